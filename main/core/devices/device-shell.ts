@@ -1,0 +1,30 @@
+/**
+ * DeviceShell: everything the android_* operations may ask of one phone. The only
+ * implementation over adb lives in adb-device-shell.ts; tests use fakes or the simulator.
+ *
+ * Commands are given as argv arrays. The implementation quotes every element for the
+ * device's `sh` (see shell-quote.ts), so no argument is ever interpreted by a shell.
+ */
+
+export interface ShellRunOptions {
+  /** Hard deadline; the call rejects with BridgeError('command_timeout') past it. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ShellOutput {
+  stdout: Buffer;
+  /** Exit status of the command when the transport reports it; undefined when unknown. */
+  exitCode: number | undefined;
+}
+
+export interface DeviceShell {
+  /** Runs one command (argv, quoted by the implementation) through `shell:`; text output. */
+  run(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput>;
+  /** Runs one command through `exec:` for raw binary output (screencap). */
+  execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer>;
+  /** Writes a file on the phone through sync (`adb push`). */
+  push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void>;
+  /** Reads a file from the phone through sync (`adb pull`). */
+  pull(remotePath: string, options: ShellRunOptions): Promise<Buffer>;
+}

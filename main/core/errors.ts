@@ -1,0 +1,77 @@
+/**
+ * Stable error codes. Every failure that crosses a boundary (packet, tool ack, HTTP, IPC)
+ * carries one of these; callers branch on `code`, never on message text.
+ */
+export const ERROR_CODES = [
+  // protocol (spec §8.23)
+  'invalid_packet',
+  'unsupported_packet',
+  'hello_required',
+  'connector_card_id_mismatch',
+  'connector_id_mismatch',
+  'protocol_version_unsupported',
+  'channel_not_open',
+  'connector_channel_id_required',
+  'connector_channel_unavailable',
+  'connection_not_found',
+  'connection_not_authenticated',
+  'auth_session_not_found',
+  'auth_flow_unknown',
+  'tool_invoke_failed',
+  'frame_too_large',
+  'rate_limited',
+  // tools and devices
+  'unknown_tool',
+  'tool_unavailable',
+  'invalid_arguments',
+  'out_of_bounds',
+  'element_not_found',
+  'not_bound',
+  'device_offline',
+  'device_unauthorized',
+  'device_not_found',
+  'adb_unavailable',
+  'command_timeout',
+  'command_failed',
+  'permission_denied',
+  'queue_full',
+  'canceled',
+  'idempotency_conflict',
+  'outcome_unknown',
+  'unicode_input_unavailable',
+  'approval_denied',
+  'approval_timeout',
+  'policy_denied',
+  'lease_conflict',
+  'file_not_found',
+  'file_too_large',
+  'invalid_address',
+  'unreachable',
+  'pairing_failed',
+  'pairing_unsupported',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An error with a stable code; `message` is for people and logs and never holds a secret. */
+export class BridgeError extends Error {
+  override readonly name = 'BridgeError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export function isBridgeError(value: unknown): value is BridgeError {
+  return value instanceof BridgeError;
+}
+
+/** Wire form of an error: `{code, message}` as the packet schema requires. */
+export function toWireError(error: unknown): { code: ErrorCode; message: string } {
+  if (isBridgeError(error)) return { code: error.code, message: error.message };
+  return { code: 'internal_error', message: 'internal error' };
+}

@@ -1,0 +1,50 @@
+/**
+ * The seam between the simulated adbd transport (adbd-server.ts, sync-service.ts) and the
+ * simulated phone behind it (phone.ts). The transport speaks the adb wire protocol and maps
+ * services (`shell:`, `shell,v2,…:`, `exec:`, `sync:`) onto these calls; the phone owns the
+ * command line, the file system, the screen and the argv log.
+ */
+
+/** Result of running one command line on the phone. */
+export interface ShellResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+}
+
+/** One entry of the phone's in-memory file system. */
+export interface PhoneFileStat {
+  /** Unix mode bits including the file type (0o100644 for a file, 0o040755 for a folder). */
+  mode: number;
+  size: number;
+  /** Modification time in seconds since the epoch. */
+  mtime: number;
+}
+
+export interface PhoneFileSystem {
+  stat(path: string): PhoneFileStat | undefined;
+  /** Names (not paths) with their stats of a folder's entries; undefined when not a folder. */
+  list(path: string): Array<{ name: string; stat: PhoneFileStat }> | undefined;
+  read(path: string): Buffer | undefined;
+  /** Creates parent folders as needed. */
+  write(path: string, data: Buffer, mode: number, mtime: number): void;
+}
+
+/** What the transport tells adb about the phone in its CNXN banner. */
+export interface PhoneIdentity {
+  serial: string;
+  /** ro.product.name, ro.product.model, ro.product.device */
+  product: string;
+  model: string;
+  device: string;
+}
+
+export interface PhoneDevice {
+  identity(): PhoneIdentity;
+  /**
+   * Runs one command line (as `sh -c` would on Android) and resolves when it finishes.
+   * A command that hangs resolves only when `signal` aborts (the stream was closed).
+   */
+  exec(commandLine: string, options: { signal: AbortSignal }): Promise<ShellResult>;
+  readonly fs: PhoneFileSystem;
+}
