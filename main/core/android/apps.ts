@@ -1,0 +1,130 @@
+/**
+ * Apps on the phone: list installed packages, launch (by launcher intent or explicit
+ * activity), force-stop, open a URL, check installation. Owns package/activity name
+ * validation and the reading of `am`/`monkey`/`pm` answers, which report most failures as
+ * text rather than exit status.
+ */
+import { BridgeError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import { excerpt, OperationDeadline, runChecked, runText } from './shell-quote';
+import type { OperationOptions } from './shell-quote';
+
+const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+/** Fully qualified (`com.app.MainActivity`) or relative to the package (`.MainActivity`); `$` for nested classes. */
+const ACTIVITY_RE = /^(\.?[A-Za-z_$][A-Za-z0-9_$]*)(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+const MAX_NAME_LENGTH = 255;
+const MAX_URL_LENGTH = 8_192;
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+export function isValidPackageName(name: string): boolean {
+  return typeof name === 'string' && name.length <= MAX_NAME_LENGTH && PACKAGE_RE.test(name);
+}
+
+export function assertPackageName(name: string): void {
+  if (!isValidPackageName(name)) {
+    throw new BridgeError('invalid_arguments', `"${String(name).slice(0, 80)}" is not a valid Android package name (e.g. com.example.app)`);
+  }
+}
+
+export function isValidActivityName(name: string): boolean {
+  return typeof name === 'string' && name.length <= MAX_NAME_LENGTH && ACTIVITY_RE.test(name);
+}
+
+export function assertActivityName(name: string): void {
+  if (!isValidActivityName(name)) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `"${String(name).slice(0, 80)}" is not a valid activity name (e.g. .MainActivity or com.example.app.MainActivity)`,
+    );
+  }
+}
+
+/** Parses `pm list packages` output (`package:NAME` lines) into sorted, unique names. */
+export function parsePackageList(output: string): string[] {
+  const names = new Set<string>();
+  for (const line of output.split('\n')) {
+    const match = /^package:(\S+)\s*$/.exec(line.trim());
+    if (match?.[1] && isValidPackageName(match[1])) names.add(match[1]);
+  }
+  return [...names].sort();
+}
+
+export interface ListPackagesOptions extends OperationOptions {
+  /** Only apps the user installed (`pm list packages -3`). */
+  thirdPartyOnly?: boolean;
+}
+
+export async function listPackages(shell: DeviceShell, options?: ListPackagesOptions): Promise<string[]> {
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'listing packages');
+  const argv = ['pm', 'list', 'packages', ...(options?.thirdPartyOnly ? ['-3'] : [])];
+  return parsePackageList(await runChecked(shell, argv, deadline.next()));
+}
+
+/** True when `pm path PKG` names an APK; `pm` exits 1 with no output for unknown packages. */
+export async function isPackageInstalled(shell: DeviceShell, pkg: string, options?: OperationOptions): Promise<boolean> {
+  assertPackageName(pkg);
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'checking a package');
+  const out = await runText(shell, ['pm', 'path', pkg], deadline.next());
+  return /^package:\S/m.test(out.text);
+}
+
+/** Reads an `am start` answer: `Error:`/`Error type N` lines mean the start failed. */
+export function checkAmStartOutput(output: string, exitCode: number | undefined, what: string): void {
+  if (/Permission Denial|SecurityException/.test(output)) {
+    throw new BridgeError('permission_denied', `${what}: the phone refused${excerpt(output)}`);
+  }
+  if (/does not exist|unable to resolve Intent|Activity not started, unable/.test(output)) {
+    throw new BridgeError('invalid_arguments', `${what}: nothing on the phone matches${excerpt(output)}`);
+  }
+  if (/^Error( type \d+)?:?/m.test(output) || (exitCode !== undefined && exitCode !== 0)) {
+    throw new BridgeError('command_failed', `${what} failed${excerpt(output)}`, { exitCode });
+  }
+}
+
+/**
+ * Starts an app. With an activity: `am start -n PKG/ACTIVITY` (an unknown activity is
+ * BridgeError('invalid_arguments')). Without: the launcher intent via
+ * `monkey -p PKG -c android.intent.category.LAUNCHER 1`.
+ */
+export async function launchApp(shell: DeviceShell, pkg: string, activity?: string, options?: OperationOptions): Promise<void> {
+  assertPackageName(pkg);
+  if (activity !== undefined) assertActivityName(activity);
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'launching an app');
+
+  if (activity !== undefined) {
+    const component = `${pkg}/${activity}`;
+    const out = await runText(shell, ['am', 'start', '-n', component], deadline.next());
+    checkAmStartOutput(out.text, out.exitCode, `starting ${component}`);
+    return;
+  }
+
+  const out = await runText(shell, ['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'], deadline.next());
+  if (/Events injected: 1\b/.test(out.text)) return;
+  if (/No activities found/.test(out.text) || !(await isPackageInstalled(shell, pkg, { timeoutMs: deadline.next().timeoutMs }))) {
+    throw new BridgeError('invalid_arguments', `${pkg} is not installed or has no launcher activity; pass an activity or check the package name`);
+  }
+  throw new BridgeError('command_failed', `launching ${pkg} failed${excerpt(out.text)}`, { exitCode: out.exitCode });
+}
+
+/** Force-stops an app (`am force-stop PKG`); stopping an app that is not running is fine. */
+export async function stopApp(shell: DeviceShell, pkg: string, options?: OperationOptions): Promise<void> {
+  assertPackageName(pkg);
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'stopping an app');
+  await runChecked(shell, ['am', 'force-stop', pkg], deadline.next());
+}
+
+/**
+ * Opens a URL with whatever app handles it: `am start -a android.intent.action.VIEW -d URL`.
+ * The caller checks the scheme; here we only refuse what could be read as an option.
+ */
+export async function openUrl(shell: DeviceShell, url: string, options?: OperationOptions): Promise<void> {
+  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_URL_LENGTH) {
+    throw new BridgeError('invalid_arguments', `url must be 1 to ${MAX_URL_LENGTH} characters`);
+  }
+  if (url.startsWith('-') || /[\s\0]/.test(url)) {
+    throw new BridgeError('invalid_arguments', 'url must not start with "-" or contain whitespace');
+  }
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'opening a URL');
+  const out = await runText(shell, ['am', 'start', '-a', 'android.intent.action.VIEW', '-d', url], deadline.next());
+  checkAmStartOutput(out.text, out.exitCode, 'opening the URL');
+}
