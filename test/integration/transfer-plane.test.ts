@@ -33,7 +33,7 @@ interface Harness {
   lookups: { count: number };
 }
 
-async function setup(t: TestContext, options: { limits?: Partial<FileCacheLimits>; maxUploadBytes?: number } = {}): Promise<Harness> {
+async function setup(t: TestContext, options: { limits?: Partial<FileCacheLimits>; maxUploadBytes?: number; idleTimeoutMs?: number } = {}): Promise<Harness> {
   const root = mkdtempSync(join(tmpdir(), 'transfer-plane-test-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const dir = join(root, 'cache');
@@ -62,6 +62,7 @@ async function setup(t: TestContext, options: { limits?: Partial<FileCacheLimits
         authorize: (r) => r.headers.authorization === `Bearer ${API_KEY}`,
         channelExists: (id) => channels.has(id),
         maxUploadBytes: options.maxUploadBytes ?? 8 * 1024 * 1024,
+        idleTimeoutMs: options.idleTimeoutMs,
       });
     } else if (url.startsWith('/files/refs/')) {
       handleDownload(req, res, { cache, signer });
@@ -533,6 +534,19 @@ void describe('POST /files/uploads', () => {
     });
     assert.equal(exact.status, 200);
     assert.equal((JSON.parse(exact.body.toString()) as { byte_size: number }).byte_size, 1024 * 1024);
+  });
+
+  void test('an upload that stalls is answered 408 and its partial file deleted', async (t) => {
+    const h = await setup(t, { idleTimeoutMs: 200 });
+    const body = new PassThrough();
+    t.after(() => body.destroy());
+    const pending = send(h.port, { method: 'POST', path: '/files/uploads', headers: uploadHeaders(), body });
+    body.write(multipartHead({ filename: 'slow.bin' }));
+    body.write(Buffer.alloc(10_000, 3));
+    const reply = await pending;
+    assert.equal(reply.status, 408);
+    assert.equal(errorOf(reply).code, 'command_timeout');
+    assert.deepEqual(readdirSync(h.dir), []);
   });
 
   void test('a client that disconnects mid-upload leaves no partial file', async (t) => {
