@@ -1,0 +1,163 @@
+/**
+ * The one contract between the UI (renderer) and the bridge: the admin API's routes with
+ * their request and response shapes. The web console calls them over HTTP; the desktop app
+ * calls the same operations over IPC through the preload. Shapes only — no runtime imports.
+ */
+
+export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
+
+export interface AdminDevice {
+  device_id: string;
+  serial: string;
+  adb_server: string;
+  state: DeviceStateName;
+  /** Why the phone is not usable (hint for the UI), or null. */
+  reason: string | null;
+  model: string | null;
+  manufacturer: string | null;
+  android_version: string | null;
+  transport: 'usb' | 'tcp';
+  display_name: string;
+  lease: { connector_channel_id: string; since: number } | null;
+  queue: { running: number; queued: number };
+}
+
+export interface AdminChannel {
+  connector_channel_id: string;
+  descriptor_status: string;
+  device_id: string | null;
+  display_name: string | null;
+  bound_at: number | null;
+  flow_id: string | null;
+  last_activity_at: number | null;
+  last_action: { tool_id: string; at: number; outcome: string } | null;
+  lease_expires_at: number | null;
+  idle_expires_at: number | null;
+  open: boolean;
+}
+
+export interface AdminPairing {
+  auth_session_id: string;
+  connector_channel_id: string;
+  flow_id: string;
+  code: string;
+  expires_at: number;
+  device_id: string | null;
+  message: string;
+}
+
+export interface AdminApproval {
+  approval_id: string;
+  connector_channel_id: string;
+  device_id: string;
+  tool_id: string;
+  arguments: Record<string, unknown>;
+  reasons: string[];
+  risk: string;
+  created_at: number;
+  expires_at: number;
+  /** Signed URL of the screen at the moment the call was held, when one could be taken. */
+  screenshot_url: string | null;
+}
+
+export interface AdminAdbServer {
+  address: string;
+  status: 'connecting' | 'connected' | 'down';
+  last_error: string | null;
+  next_retry_at: number | null;
+  device_count: number;
+}
+
+export interface AdminLanDevice {
+  address: string;
+  adb_server: string;
+  status: 'connected' | 'connecting' | 'reconnecting' | 'unauthorized' | 'failed';
+  last_error: string | null;
+  next_attempt_at: number | null;
+  attempts: number;
+  device_id: string | null;
+}
+
+export interface AdminState {
+  connector: {
+    connector_id: string | null;
+    data_planes: number;
+    runtime_lease_expires_at: number | null;
+    base_url: string;
+  };
+  devices: AdminDevice[];
+  channels: AdminChannel[];
+  pairings: AdminPairing[];
+  approvals: AdminApproval[];
+  adb_servers: AdminAdbServer[];
+  lan_devices: AdminLanDevice[];
+  limits: {
+    lease: { max_duration_ms: number | null; idle_timeout_ms: number | null; disconnect_grace_ms: number };
+    file_cache: { ttl_ms: number; max_bytes: number; max_files: number; cleanup_interval_ms: number };
+    queue: { max_depth: number; observation_concurrency: number };
+  };
+  access_codes: Array<{ scope: string; require_approval: boolean }>;
+  warnings: string[];
+}
+
+export interface AuditEntry {
+  id: string;
+  time: number;
+  connector_channel_id: string | null;
+  device_id: string | null;
+  tool_id: string;
+  arguments: Record<string, unknown>;
+  decision: string;
+  decided_by: string;
+  outcome: string;
+  error_code: string | null;
+  duration_ms: number;
+  reasons: string[];
+  screenshot_ref: string | null;
+}
+
+export interface AdminSettings {
+  base_url: string;
+  bind_host: string;
+  port: number;
+  api_key_hint: string;
+  adb_servers: string[];
+  data_dir: string;
+  version: string;
+}
+
+export type PolicyDecision = 'allow' | 'ask' | 'deny';
+
+export interface AdminPolicies {
+  /** Decision per risk class, for every phone unless overridden per device. */
+  defaults: Record<string, PolicyDecision>;
+  per_device: Record<string, Record<string, PolicyDecision>>;
+  /** User additions to the built-in sensitive-app list. */
+  sensitive_apps: string[];
+}
+
+/** Route map: method + path → request body → response body. */
+export interface AdminRoutes {
+  'GET /admin/api/state': { request: void; response: AdminState };
+  'POST /admin/api/pairings/:auth_session_id': { request: { action: 'approve'; device_id?: string } | { action: 'deny' }; response: { status: string } };
+  'POST /admin/api/approvals/:approval_id': { request: { decision: 'approve' | 'approve_for_lease' | 'deny' }; response: { status: string } };
+  'POST /admin/api/channels/:connector_channel_id/revoke': { request: void; response: { status: string } };
+  'POST /admin/api/channels/:connector_channel_id/extend': { request: { extend_ms: number }; response: { status: string } };
+  'POST /admin/api/devices/:device_id/stop': { request: void; response: { status: string; canceled: number } };
+  'POST /admin/api/access-codes': { request: { scope: string; code: string | null; require_approval: boolean }; response: { status: string } };
+  'POST /admin/api/lan-devices': { request: { address: string }; response: { status: string; lan_device: AdminLanDevice } };
+  'DELETE /admin/api/lan-devices/:address': { request: void; response: { status: string } };
+  'POST /admin/api/lan-pair': { request: { address: string; code: string }; response: { status: string; message: string } };
+  'GET /admin/api/audit': { request: void; response: { entries: AuditEntry[] } };
+  'GET /admin/api/events': { request: void; response: 'text/event-stream' };
+  /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
+  'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
+  'GET /admin/api/settings': { request: void; response: AdminSettings };
+  'POST /admin/api/api-key/reveal': { request: void; response: { api_key: string } };
+  'POST /admin/api/api-key/rotate': { request: void; response: { api_key: string } };
+  'GET /admin/api/policies': { request: void; response: AdminPolicies };
+  'PUT /admin/api/policies': { request: AdminPolicies; response: AdminPolicies };
+}
+
+export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing'] as const;
+export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];

@@ -1,0 +1,195 @@
+/**
+ * The admin API's routes (see main/contract/admin-api.ts): state for the UI, pairing
+ * decisions, lease revoke/extend, the stop button, lab access codes, settings and the
+ * API key, and the phone thumbnail.
+ */
+import sharp from 'sharp';
+import type { AdminChannel, AdminDevice, AdminState } from '../../contract/admin-api';
+import { BridgeError } from '../errors';
+import { displayName } from '../devices/device-registry';
+import type { StateStore } from '../store/state-store';
+import type { UrlSigner } from '../files/signed-url';
+import { DEFAULT_FILE_CACHE_LIMITS } from '../files/file-cache';
+import { captureRaw } from '../android/screencap';
+import type { Core } from '../create-core';
+import { type AdminRouter, requireString } from './admin-router';
+
+export interface AdminExtras {
+  store: StateStore;
+  signer: UrlSigner;
+}
+
+/** Providers other services plug in (approvals, LAN, audit, policies) so the state stays one call. */
+export interface AdminStateParts {
+  approvals?: () => AdminState['approvals'];
+  lanDevices?: () => AdminState['lan_devices'];
+}
+
+export const adminStateParts: WeakMap<Core, AdminStateParts> = new WeakMap();
+
+export function buildAdminState(core: Core, store: StateStore): AdminState {
+  const parts = adminStateParts.get(core) ?? {};
+  const channels = core.runtime.channels();
+
+  const devices: AdminDevice[] = core.registry
+    .list()
+    .filter((d) => d.state !== 'gone')
+    .map((d) => {
+      const holder = channels.find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === d.deviceId);
+      return {
+        device_id: d.deviceId,
+        serial: d.serial,
+        adb_server: d.adbServer,
+        state: d.state,
+        reason: d.reason,
+        model: d.model,
+        manufacturer: d.manufacturer,
+        android_version: d.androidVersion,
+        transport: d.transport,
+        display_name: displayName(d),
+        lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
+        queue: core.tools.queue.stats(d.deviceId),
+      };
+    });
+  const adminChannels: AdminChannel[] = channels.map((c) => {
+    const b = c.binding;
+    const last = core.tools.lastAction(c.id);
+    return {
+      connector_channel_id: c.id,
+      descriptor_status: (core.bindings.describe(c).connection as { status: string }).status,
+      device_id: b?.deviceId ?? null,
+      display_name: b?.displayName ?? null,
+      bound_at: b?.boundAt ?? null,
+      flow_id: b?.flowId ?? null,
+      last_activity_at: b?.lease.lastActivityAt ?? null,
+      last_action: last ? { tool_id: last.toolId, at: last.at, outcome: last.outcome } : null,
+      lease_expires_at: b && b.ended === null ? b.lease.maxUntil : null,
+      idle_expires_at: b && b.ended === null && b.lease.idleTimeoutMs !== null ? b.lease.lastActivityAt + b.lease.idleTimeoutMs : null,
+      open: true,
+    };
+  });
+  const limits = core.files.stats().limits;
+  return {
+    connector: {
+      connector_id: core.runtime.connectorId(),
+      data_planes: core.runtime.dataPlaneCount(),
+      runtime_lease_expires_at: core.runtime.leaseExpiresAt() ?? null,
+      base_url: core.url(),
+    },
+    devices,
+    channels: adminChannels,
+    pairings: core.bindings.pendingSessions().map((s) => ({
+      auth_session_id: s.authSessionId,
+      connector_channel_id: s.channelId,
+      flow_id: s.flowId,
+      code: s.code,
+      expires_at: s.expiresAt,
+      device_id: s.deviceId,
+      message: s.message,
+    })),
+    approvals: parts.approvals?.() ?? [],
+    adb_servers: core.adbLinks.map((l) => {
+      const h = l.getHealth();
+      return { address: h.address, status: h.status, last_error: h.lastError, next_retry_at: h.nextRetryAt, device_count: h.deviceCount };
+    }),
+    lan_devices: parts.lanDevices?.() ?? [],
+    limits: {
+      lease: {
+        max_duration_ms: core.options.lease.maxDurationMs,
+        idle_timeout_ms: core.options.lease.idleTimeoutMs,
+        disconnect_grace_ms: core.options.lease.disconnectGraceMs,
+      },
+      file_cache: {
+        ttl_ms: limits.ttlMs ?? DEFAULT_FILE_CACHE_LIMITS.ttlMs,
+        max_bytes: limits.maxBytes,
+        max_files: limits.maxFiles,
+        cleanup_interval_ms: limits.cleanupIntervalMs,
+      },
+      queue: { max_depth: core.options.queue.maxDepth, observation_concurrency: core.options.queue.observationConcurrency },
+    },
+    access_codes: store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
+    warnings: core.warnings(),
+  };
+
+}
+
+export function registerAdminRoutes(router: AdminRouter, core: Core, extras: AdminExtras): void {
+  router.add('GET', '/admin/api/state', () => buildAdminState(core, extras.store));
+
+  router.add('POST', '/admin/api/pairings/:auth_session_id', async ({ params, body }) => {
+    const b = await body();
+    if (b.action === 'deny') {
+      core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny' });
+      return { status: 'denied' };
+    }
+    if (b.action !== 'approve') throw new BridgeError('invalid_arguments', 'action must be approve or deny');
+    const deviceId = typeof b.device_id === 'string' ? b.device_id : undefined;
+    core.bindings.decidePairing(params.auth_session_id ?? '', deviceId ? { action: 'approve', deviceId } : { action: 'approve' });
+    return { status: 'approved' };
+  });
+
+  router.add('POST', '/admin/api/channels/:connector_channel_id/revoke', ({ params }) => {
+    core.bindings.revoke(params.connector_channel_id ?? '');
+    return { status: 'revoked' };
+  });
+
+  router.add('POST', '/admin/api/channels/:connector_channel_id/extend', async ({ params, body }) => {
+    const b = await body();
+    const extend = typeof b.extend_ms === 'number' ? b.extend_ms : NaN;
+    core.bindings.extendLease(params.connector_channel_id ?? '', extend);
+    return { status: 'extended' };
+  });
+
+  router.add('POST', '/admin/api/devices/:device_id/stop', ({ params }) => {
+    const deviceId = params.device_id ?? '';
+    if (!core.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
+    const canceled = core.tools.stopDevice(deviceId);
+    core.hub.publish('state');
+    return { status: 'stopped', canceled };
+  });
+
+  router.add('POST', '/admin/api/access-codes', async ({ body }) => {
+    const b = await body();
+    const scope = requireString(b, 'scope');
+    const code = b.code === null ? null : requireString(b, 'code', 128);
+    core.bindings.setAccessCode(scope, code, b.require_approval === true);
+    return { status: code === null ? 'removed' : 'set' };
+  });
+
+  router.add('GET', '/admin/api/settings', () => ({
+    base_url: core.url(),
+    bind_host: core.options.host,
+    port: Number(new URL(core.url() || 'http://x:0').port),
+    api_key_hint: `${core.apiKey().slice(0, 4)}…${core.apiKey().slice(-4)}`,
+    adb_servers: core.options.adbServers.map((s) => `${s.host}:${s.port}`),
+    data_dir: core.options.dataDir,
+    version: core.build.version,
+  }));
+
+  router.add('POST', '/admin/api/api-key/reveal', () => ({ api_key: core.apiKey() }));
+  router.add('POST', '/admin/api/api-key/rotate', () => ({ api_key: core.rotateApiKey() }));
+
+  router.add(
+    'GET',
+    '/admin/api/devices/:device_id/screen',
+    async ({ params, res }) => {
+      const jpeg = await deviceThumbnail(core, params.device_id ?? '');
+      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'no-store' });
+      res.end(jpeg);
+    },
+    true,
+  );
+}
+
+/** A small JPEG of a phone's screen for the Devices list (runs as observation work on its queue). */
+export async function deviceThumbnail(core: Core, deviceId: string): Promise<Buffer> {
+  const device = core.registry.get(deviceId);
+  if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
+  const shell = core.tools.shellFor(device);
+  const frame = await core.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) => captureRaw(shell, { timeoutMs: 15_000, signal }));
+  return sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
+    .resize({ width: 360, height: 360, fit: 'inside' })
+    .flatten({ background: '#000000' })
+    .jpeg({ quality: 70 })
+    .toBuffer();
+}

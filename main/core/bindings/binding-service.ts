@@ -1,0 +1,417 @@
+/**
+ * Bindings = authentication for this connector: a channel bound to one phone, with the
+ * consent of the person at the computer (`desktop_approval`) or a lab access code
+ * (`device_claim`). Owns auth sessions, the exclusive device lease of each binding (max
+ * duration, idle timeout, disconnect grace, admin extend/revoke) and the Descriptor of every
+ * channel, pushing it whenever what it says changes.
+ */
+import { randomInt } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { LeasePolicy } from '../config/core-options';
+import { BridgeError } from '../errors';
+import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
+import { displayName, redactedHint } from '../devices/device-registry';
+import { newId } from '../protocol/envelope';
+import type { ConnectorRuntime } from '../runtime/connector-runtime';
+import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
+import { AttemptLimiter, accessCodeMatches, hashAccessCode } from './access-codes';
+import { buildDescriptor, type DescriptorStatus } from './descriptor';
+
+export const DESKTOP_APPROVAL_FLOW = 'desktop_approval';
+export const DEVICE_CLAIM_FLOW = 'device_claim';
+
+export type AuthStatus = 'pending' | 'authenticated' | 'failed' | 'expired' | 'canceled';
+
+export interface AuthSession {
+  authSessionId: string;
+  channelId: string;
+  flowId: string;
+  code: string;
+  createdAt: number;
+  expiresAt: number;
+  status: AuthStatus;
+  message: string;
+  /** Preselected phone (device_claim that still needs a local approval). */
+  deviceId: string | null;
+}
+
+export type BindingEndReason = 'logout' | 'revoked' | 'expired' | 'runtime_lease_expired';
+
+export interface BindingServiceOptions {
+  store: StateStore;
+  runtime: ConnectorRuntime;
+  registry: DeviceRegistry;
+  toolIds: () => readonly string[];
+  lease: LeasePolicy;
+  pairingTtlMs: number;
+  push: (channelId: string, descriptor: Record<string, unknown>) => void;
+  clock?: () => number;
+}
+
+export interface BindingServiceEvents {
+  changed: [];
+  /** A binding ended: queued work for that channel must be canceled. */
+  ended: [channelId: string, deviceId: string, reason: BindingEndReason];
+}
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+export class BindingService extends EventEmitter<BindingServiceEvents> {
+  private readonly sessions = new Map<string, AuthSession>();
+  private readonly lastPushed = new Map<string, string>();
+  private readonly offlineSince = new Map<string, number>();
+  private readonly claimLimiter: AttemptLimiter;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly clock: () => number;
+  private activityDirty = false;
+
+  constructor(private readonly options: BindingServiceOptions) {
+    super();
+    this.clock = options.clock ?? Date.now;
+    this.claimLimiter = new AttemptLimiter(5, 5 * 60 * 1000, this.clock);
+    options.registry.on('changed', (device) => this.onDeviceChanged(device));
+  }
+
+  start(): void {
+    this.sweepTimer = setInterval(() => this.sweep(), 250);
+    this.sweepTimer.unref();
+  }
+
+  stop(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.flushActivity();
+  }
+
+  // ---- auth flows -------------------------------------------------------------------------
+
+  startDesktopApproval(channel: PersistedChannel): AuthSession {
+    const session = this.newSession(channel.id, DESKTOP_APPROVAL_FLOW, null);
+    session.message = `Approve pairing code ${session.code} in xAgent Device Bridge on the computer the phone is plugged into, and pick the phone there.`;
+    return session;
+  }
+
+  /** device_claim: resolve the phone, check the lab access code, bind at once or wait for a local approval. */
+  startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>): AuthSession {
+    const session = this.newSession(channel.id, DEVICE_CLAIM_FLOW, null);
+    const label = typeof input.device === 'string' ? input.device : '';
+    const code = typeof input.access_code === 'string' ? input.access_code : '';
+    const fail = (message: string): AuthSession => {
+      session.status = 'failed';
+      session.message = message;
+      return session;
+    };
+    if (!label || !code) return fail('Both the phone (label or serial shown in the app) and the access code are required.');
+    const device = this.options.registry.resolve(label);
+    const limiterKey = `${channel.id}\n${device?.deviceId ?? label}`;
+    const wait = this.claimLimiter.retryAfter(limiterKey);
+    if (wait > 0) return fail(`Too many wrong access codes; try again in ${Math.ceil(wait / 1000)} s.`);
+    if (!device) return fail(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
+    const stored = this.options.store.get().accessCodes;
+    const candidates = stored.filter((c) => c.scope === device.deviceId).concat(stored.filter((c) => c.scope === '*'));
+    if (candidates.length === 0) return fail('This phone is not open to claims: the lab admin has set no access code for it.');
+    const matched = candidates.find((c) => accessCodeMatches(code, c));
+    if (!matched) {
+      this.claimLimiter.recordFailure(limiterKey);
+      return fail('The access code is wrong.');
+    }
+    this.claimLimiter.reset(limiterKey);
+    const holder = this.leaseHolder(device.deviceId);
+    if (holder && holder !== channel.id) return fail('This phone is leased to another channel right now.');
+    if (matched.requireApproval) {
+      session.deviceId = device.deviceId;
+      session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
+      return session;
+    }
+    this.bind(channel.id, device, DEVICE_CLAIM_FLOW);
+    session.status = 'authenticated';
+    session.message = `Bound to ${displayName(device)}.`;
+    return session;
+  }
+
+  session(authSessionId: string): AuthSession | undefined {
+    const session = this.sessions.get(authSessionId);
+    if (session) this.expireIfDue(session);
+    return session;
+  }
+
+  refreshSession(session: AuthSession): void {
+    if (session.status !== 'pending' && session.status !== 'expired') return;
+    session.code = newCode();
+    session.createdAt = this.clock();
+    session.expiresAt = this.clock() + this.options.pairingTtlMs;
+    session.status = 'pending';
+    session.message = `Approve pairing code ${session.code} in xAgent Device Bridge on the computer the phone is plugged into.`;
+    this.emit('changed');
+  }
+
+  cancelSession(session: AuthSession): 'canceled' | 'ignored' {
+    this.expireIfDue(session);
+    if (session.status !== 'pending') return 'ignored';
+    session.status = 'canceled';
+    session.message = 'Authentication canceled';
+    this.emit('changed');
+    this.pushIfChanged(session.channelId);
+    return 'canceled';
+  }
+
+  pendingSessions(): AuthSession[] {
+    return [...this.sessions.values()].filter((s) => {
+      this.expireIfDue(s);
+      return s.status === 'pending';
+    });
+  }
+
+  /** Admin decision on a pending pairing. */
+  decidePairing(authSessionId: string, decision: { action: 'approve'; deviceId?: string } | { action: 'deny' }): AuthSession {
+    const session = this.session(authSessionId);
+    if (!session) throw new BridgeError('auth_session_not_found', 'no such pairing request');
+    if (session.status !== 'pending') throw new BridgeError('invalid_arguments', `the pairing request is ${session.status}`);
+    if (decision.action === 'deny') {
+      session.status = 'failed';
+      session.message = 'The person at the computer denied the pairing request.';
+      this.emit('changed');
+      this.pushIfChanged(session.channelId);
+      return session;
+    }
+    const deviceId = decision.deviceId ?? session.deviceId;
+    if (!deviceId) throw new BridgeError('invalid_arguments', 'pick the phone to bind (device_id)');
+    const device = this.options.registry.get(deviceId);
+    if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'that phone is not connected');
+    const holder = this.leaseHolder(deviceId);
+    if (holder && holder !== session.channelId) throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
+    if (!this.options.runtime.channel(session.channelId)) throw new BridgeError('connection_not_found', 'the channel no longer exists');
+    this.bind(session.channelId, device, session.flowId);
+    session.status = 'authenticated';
+    session.deviceId = deviceId;
+    session.message = `Bound to ${displayName(device)}.`;
+    this.emit('changed');
+    return session;
+  }
+
+  // ---- bindings and leases ----------------------------------------------------------------
+
+  binding(channelId: string): PersistedBinding | null {
+    return this.options.runtime.channel(channelId)?.binding ?? null;
+  }
+
+  /** The live (not ended) binding of a channel, or undefined. */
+  activeBinding(channelId: string): PersistedBinding | undefined {
+    const binding = this.binding(channelId);
+    return binding && binding.ended === null ? binding : undefined;
+  }
+
+  /** The channel holding a phone's lease, if any. */
+  leaseHolder(deviceId: string): string | undefined {
+    return this.options.runtime.channels().find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === deviceId)?.id;
+  }
+
+  /** Records a tool call for the idle timeout (persisted lazily, not on every call). */
+  touch(channelId: string): void {
+    const binding = this.activeBinding(channelId);
+    if (!binding) return;
+    binding.lease.lastActivityAt = this.clock();
+    this.activityDirty = true;
+  }
+
+  logout(channelId: string): void {
+    this.endBinding(channelId, 'logout');
+  }
+
+  revoke(channelId: string): void {
+    if (!this.activeBinding(channelId)) throw new BridgeError('connection_not_found', 'that channel has no active lease');
+    this.endBinding(channelId, 'revoked');
+  }
+
+  /** Admin: extends the lease cap by `extraMs` and counts as activity for the idle timeout. */
+  extendLease(channelId: string, extraMs: number): PersistedBinding {
+    const binding = this.activeBinding(channelId);
+    if (!binding) throw new BridgeError('connection_not_found', 'that channel has no active lease');
+    if (!Number.isInteger(extraMs) || extraMs <= 0 || extraMs > 7 * 24 * 3600 * 1000) {
+      throw new BridgeError('invalid_arguments', 'extend_ms must be a positive number of milliseconds up to 7 days');
+    }
+    this.options.store.update(() => {
+      if (binding.lease.maxUntil !== null) binding.lease.maxUntil = Math.max(binding.lease.maxUntil, this.clock()) + extraMs;
+      binding.lease.lastActivityAt = this.clock();
+    });
+    this.emit('changed');
+    return binding;
+  }
+
+  setAccessCode(scope: string, code: string | null, requireApproval: boolean): void {
+    if (scope !== '*' && !this.options.registry.get(scope)) throw new BridgeError('device_not_found', 'no such phone');
+    if (code !== null && (code.length < 4 || code.length > 128)) throw new BridgeError('invalid_arguments', 'access codes are 4 to 128 characters');
+    this.options.store.update((s) => {
+      s.accessCodes = s.accessCodes.filter((c) => c.scope !== scope);
+      if (code !== null) s.accessCodes.push(hashAccessCode(code, scope, requireApproval));
+    });
+    this.emit('changed');
+  }
+
+  /** The same path as logout, for the runtime lease cascade (spec §8.2). */
+  unregisterChannel(channel: PersistedChannel): void {
+    for (const session of this.sessions.values()) {
+      if (session.channelId === channel.id && session.status === 'pending') session.status = 'canceled';
+    }
+    if (channel.binding && channel.binding.ended === null) {
+      const deviceId = channel.binding.deviceId;
+      channel.binding = null;
+      this.emit('ended', channel.id, deviceId, 'runtime_lease_expired');
+    }
+    this.lastPushed.delete(channel.id);
+    this.emit('changed');
+  }
+
+  // ---- descriptors --------------------------------------------------------------------------
+
+  describe(channel: PersistedChannel): Record<string, unknown> {
+    const connectorId = this.options.runtime.connectorId() ?? channel.connectorId;
+    const base = { connectorId, channelId: channel.id, toolIds: this.options.toolIds() };
+    const binding = channel.binding;
+    if (!binding) {
+      const authenticating = [...this.sessions.values()].some((s) => s.channelId === channel.id && s.status === 'pending' && s.expiresAt > this.clock());
+      return buildDescriptor({ ...base, status: authenticating ? 'authenticating' : 'created', displayName: 'Android device (not bound)' });
+    }
+    const { status, reason } = this.bindingStatus(binding);
+    return buildDescriptor({ ...base, status, displayName: binding.displayName, accountHint: binding.accountHint, ...(reason ? { unavailableReason: reason } : {}) });
+  }
+
+  bindingStatus(binding: PersistedBinding): { status: DescriptorStatus; reason?: string } {
+    if (binding.ended === 'revoked') return { status: 'revoked', reason: 'the lease was revoked at the computer' };
+    if (binding.ended === 'expired') return { status: 'expired', reason: 'the lease ended; authenticate again' };
+    const device = this.options.registry.get(binding.deviceId);
+    if (!device || device.state === 'gone') return { status: 'offline', reason: 'the phone is not connected' };
+    if (device.state === 'unauthorized') return { status: 'offline', reason: 'the phone has not accepted this computer’s USB debugging key' };
+    if (device.state !== 'device') return { status: 'offline', reason: device.reason ?? 'the phone is offline' };
+    // Re-verified: facts are read with a real command once the phone is ready in this process.
+    if (device.model === null) return { status: 'offline', reason: 'verifying the phone' };
+    return { status: 'connected' };
+  }
+
+  /** Pushes the channel's Descriptor when what it says changed since the last push. */
+  pushIfChanged(channelId: string): void {
+    const channel = this.options.runtime.channel(channelId);
+    if (!channel) return;
+    const descriptor = this.describe(channel);
+    const text = JSON.stringify(descriptor);
+    if (this.lastPushed.get(channelId) === text) return;
+    this.lastPushed.set(channelId, text);
+    this.options.push(channelId, descriptor);
+  }
+
+  /** Marks what the client already saw (open/get acks) so only real changes are pushed. */
+  noteDescribed(channelId: string, descriptor: Record<string, unknown>): void {
+    this.lastPushed.set(channelId, JSON.stringify(descriptor));
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private newSession(channelId: string, flowId: string, deviceId: string | null): AuthSession {
+    const now = this.clock();
+    const session: AuthSession = {
+      authSessionId: newId('auth'),
+      channelId,
+      flowId,
+      code: newCode(),
+      createdAt: now,
+      expiresAt: now + this.options.pairingTtlMs,
+      status: 'pending',
+      message: '',
+      deviceId,
+    };
+    this.sessions.set(session.authSessionId, session);
+    this.pruneSessions();
+    this.emit('changed');
+    return session;
+  }
+
+  private expireIfDue(session: AuthSession): void {
+    if (session.status === 'pending' && session.expiresAt <= this.clock()) {
+      session.status = 'expired';
+      session.message = 'The pairing code expired; ask for a new one.';
+      this.emit('changed');
+    }
+  }
+
+  private pruneSessions(): void {
+    const cutoff = this.clock() - 3600_000;
+    for (const [id, session] of this.sessions) if (session.expiresAt < cutoff) this.sessions.delete(id);
+  }
+
+  private bind(channelId: string, device: DeviceRecord, flowId: string): void {
+    const now = this.clock();
+    const policy = this.options.lease;
+    const binding: PersistedBinding = {
+      deviceId: device.deviceId,
+      displayName: displayName(device),
+      accountHint: redactedHint(device.serial),
+      boundAt: now,
+      flowId,
+      lease: {
+        startedAt: now,
+        maxUntil: policy.maxDurationMs === null ? null : now + policy.maxDurationMs,
+        idleTimeoutMs: policy.idleTimeoutMs,
+        lastActivityAt: now,
+      },
+      ended: null,
+    };
+    this.options.store.update((s) => {
+      const channel = s.channels[channelId];
+      if (channel) channel.binding = binding;
+    });
+    this.emit('changed');
+    this.pushIfChanged(channelId);
+  }
+
+  private endBinding(channelId: string, reason: BindingEndReason): void {
+    const channel = this.options.runtime.channel(channelId);
+    const binding = channel?.binding;
+    if (!channel || !binding) return;
+    const wasActive = binding.ended === null;
+    this.options.store.update(() => {
+      if (reason === 'logout') channel.binding = null;
+      else binding.ended = reason === 'revoked' ? 'revoked' : 'expired';
+    });
+    if (wasActive) this.emit('ended', channelId, binding.deviceId, reason);
+    this.emit('changed');
+    this.pushIfChanged(channelId);
+  }
+
+  private onDeviceChanged(device: DeviceRecord): void {
+    if (device.state === 'device') this.offlineSince.delete(device.deviceId);
+    else if (!this.offlineSince.has(device.deviceId)) this.offlineSince.set(device.deviceId, this.clock());
+    for (const channel of this.options.runtime.channels()) {
+      if (channel.binding?.deviceId === device.deviceId) this.pushIfChanged(channel.id);
+    }
+  }
+
+  private sweep(): void {
+    const now = this.clock();
+    for (const channel of this.options.runtime.channels()) {
+      const binding = channel.binding;
+      if (!binding || binding.ended !== null) continue;
+      const { lease } = binding;
+      const idleOver = lease.idleTimeoutMs !== null && now - lease.lastActivityAt >= lease.idleTimeoutMs;
+      const maxOver = lease.maxUntil !== null && now >= lease.maxUntil;
+      const device = this.options.registry.get(binding.deviceId);
+      if (device?.state !== 'device' && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
+      const since = this.offlineSince.get(binding.deviceId);
+      const graceOver = device?.state !== 'device' && since !== undefined && now - since >= this.options.lease.disconnectGraceMs;
+      if (idleOver || maxOver || graceOver) this.endBinding(channel.id, 'expired');
+    }
+    for (const session of this.sessions.values()) this.expireIfDue(session);
+    if (this.activityDirty) this.flushActivity();
+  }
+
+  private flushActivity(): void {
+    if (!this.activityDirty) return;
+    this.activityDirty = false;
+    this.options.store.flush();
+  }
+}
+
+function newCode(): string {
+  let code = '';
+  for (let i = 0; i < 6; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return `${code.slice(0, 3)}-${code.slice(3)}`;
+}

@@ -1,0 +1,50 @@
+/**
+ * The Connection Descriptor (spec §9) of one channel: status from its binding, its lease and
+ * the phone's live state; tools[] lists every Card tool with its real current status.
+ * Only display-level names and redacted hints leave the bridge.
+ */
+import { CONNECTOR_CARD_ID, DEVICE_PROFILE, DESCRIPTOR_SCHEMA, TARGET } from '../protocol/identity';
+
+export type DescriptorStatus = 'created' | 'authenticating' | 'connected' | 'degraded' | 'offline' | 'expired' | 'revoked' | 'error';
+
+export interface DescriptorInput {
+  connectorId: string;
+  channelId: string;
+  status: DescriptorStatus;
+  displayName: string;
+  accountHint?: string;
+  toolIds: readonly string[];
+  /** Why tools are unavailable, when they are. */
+  unavailableReason?: string;
+}
+
+export function buildDescriptor(input: DescriptorInput): Record<string, unknown> {
+  const usable = input.status === 'connected';
+  return {
+    schema: DESCRIPTOR_SCHEMA,
+    connection: {
+      connector_card_id: CONNECTOR_CARD_ID,
+      connector_id: input.connectorId,
+      connector_channel_id: input.channelId,
+      target_type: TARGET.target_type,
+      profiles: [DEVICE_PROFILE],
+      status: input.status,
+    },
+    target: {
+      provider: TARGET.provider,
+      label: TARGET.label,
+      display_name: input.displayName,
+      ...(input.accountHint ? { account_hint: input.accountHint } : {}),
+    },
+    tools: input.toolIds.map((toolId) =>
+      usable
+        ? { tool_id: toolId, status: 'available', target_permission_state: 'granted' }
+        : {
+            tool_id: toolId,
+            status: 'unavailable',
+            target_permission_state: input.status === 'revoked' || input.status === 'expired' ? 'requires_reauth' : 'unknown',
+            reason: input.unavailableReason ?? 'no phone is bound to this channel',
+          },
+    ),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Options of the core, checked once, up front, with precise messages (a wrong option is a
+ * start-up error, never a surprise later). Defaults are the documented limits in README.md.
+ */
+import type { FileCacheLimitsInput } from './limits';
+import type { Logger } from '../logging/logger';
+import type { BuildInfo } from '../build-info';
+
+export interface AdbServerAddress {
+  host: string;
+  port: number;
+}
+
+export interface LeasePolicy {
+  /** Hard cap on one binding's lease; null = no cap. */
+  maxDurationMs: number | null;
+  /** Lease ends after this long without a tool call; null = never. */
+  idleTimeoutMs: number | null;
+  /** How long a bound phone may be offline before its lease ends. */
+  disconnectGraceMs: number;
+}
+
+export interface CoreOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  apiKey?: string;
+  adminToken?: string;
+  adbServers: AdbServerAddress[];
+  /** Spec §8.2: one hour without any data plane unregisters the runtime instance. */
+  runtimeLeaseMs: number;
+  lease: LeasePolicy;
+  fileCache: FileCacheLimitsInput;
+  /** Signed download URLs live this long (never longer than the file itself). */
+  downloadUrlTtlMs: number;
+  maxUploadBytes: number;
+  queue: { maxDepth: number; observationConcurrency: number };
+  /** How long idempotency records of finished tool calls are kept. */
+  idempotencyWindowMs: number;
+  approvalTimeoutMs: number;
+  pairingTtlMs: number;
+  /** Admin API and console answer non-loopback clients only when true. */
+  allowRemoteAdmin: boolean;
+  /** Folder with the built web console (index.html + assets); none = no console. */
+  consoleDir?: string;
+  logger?: Logger;
+  clock?: () => number;
+  build?: BuildInfo;
+  adbCommandTimeoutMs: number;
+  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number };
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8765,
+  runtimeLeaseMs: 60 * 60 * 1000,
+  lease: { maxDurationMs: null, idleTimeoutMs: 30 * 60 * 1000, disconnectGraceMs: 10 * 60 * 1000 } satisfies LeasePolicy,
+  downloadUrlTtlMs: 5 * 60 * 1000,
+  maxUploadBytes: 200 * 1024 * 1024,
+  queue: { maxDepth: 32, observationConcurrency: 4 },
+  idempotencyWindowMs: 24 * 60 * 60 * 1000,
+  approvalTimeoutMs: 2 * 60 * 1000,
+  pairingTtlMs: 5 * 60 * 1000,
+  adbCommandTimeoutMs: 20_000,
+} as const;
+
+export type CoreOptionsInput = Partial<CoreOptions> & { dataDir: string };
+
+function positiveInt(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer (got ${String(value)})`);
+  return value;
+}
+
+function nullablePositive(name: string, value: number | null): number | null {
+  return value === null ? null : positiveInt(name, value);
+}
+
+export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
+  if (typeof input.dataDir !== 'string' || input.dataDir.length === 0) throw new TypeError('dataDir must be a non-empty path');
+  const port = input.port ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`port must be an integer from 0 to 65535 (got ${String(port)})`);
+  const lease = { ...DEFAULTS.lease, ...input.lease };
+  const queue = { ...DEFAULTS.queue, ...input.queue };
+  for (const server of input.adbServers ?? []) {
+    if (!server.host || !Number.isInteger(server.port) || server.port <= 0 || server.port > 65535) {
+      throw new TypeError(`adb server must be HOST:PORT with a port from 1 to 65535 (got ${server.host}:${String(server.port)})`);
+    }
+  }
+  if (input.apiKey !== undefined && input.apiKey.length < 16) throw new TypeError('apiKey must be at least 16 characters');
+  if (input.adminToken !== undefined && input.adminToken.length < 16) throw new TypeError('adminToken must be at least 16 characters');
+  return {
+    ...input,
+    host: input.host ?? DEFAULTS.host,
+    port,
+    adbServers: input.adbServers ?? [],
+    runtimeLeaseMs: positiveInt('runtimeLeaseMs', input.runtimeLeaseMs ?? DEFAULTS.runtimeLeaseMs),
+    lease: {
+      maxDurationMs: nullablePositive('lease.maxDurationMs', lease.maxDurationMs),
+      idleTimeoutMs: nullablePositive('lease.idleTimeoutMs', lease.idleTimeoutMs),
+      disconnectGraceMs: positiveInt('lease.disconnectGraceMs', lease.disconnectGraceMs),
+    },
+    fileCache: input.fileCache ?? {},
+    downloadUrlTtlMs: positiveInt('downloadUrlTtlMs', input.downloadUrlTtlMs ?? DEFAULTS.downloadUrlTtlMs),
+    maxUploadBytes: positiveInt('maxUploadBytes', input.maxUploadBytes ?? DEFAULTS.maxUploadBytes),
+    queue: {
+      maxDepth: positiveInt('queue.maxDepth', queue.maxDepth),
+      observationConcurrency: positiveInt('queue.observationConcurrency', queue.observationConcurrency),
+    },
+    idempotencyWindowMs: positiveInt('idempotencyWindowMs', input.idempotencyWindowMs ?? DEFAULTS.idempotencyWindowMs),
+    approvalTimeoutMs: positiveInt('approvalTimeoutMs', input.approvalTimeoutMs ?? DEFAULTS.approvalTimeoutMs),
+    pairingTtlMs: positiveInt('pairingTtlMs', input.pairingTtlMs ?? DEFAULTS.pairingTtlMs),
+    adbCommandTimeoutMs: positiveInt('adbCommandTimeoutMs', input.adbCommandTimeoutMs ?? DEFAULTS.adbCommandTimeoutMs),
+    allowRemoteAdmin: input.allowRemoteAdmin ?? false,
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * createCore(options): the whole bridge in plain Node — control, data and transfer planes,
+ * devices, bindings, tools, approvals, admin API and console — with one start() and one
+ * idempotent stop() that releases every socket, timer and child process it started.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadBuildInfo, type BuildInfo } from './build-info';
+import { resolveCoreOptions, type CoreOptions, type CoreOptionsInput } from './config/core-options';
+import { createLogger, type Logger } from './logging/logger';
+import { generateToken, loadOrCreateSecret, secretEquals, storeSecret } from './secrets/secret-store';
+import { StateStore } from './store/state-store';
+import { ConnectorRuntime } from './runtime/connector-runtime';
+import { DeviceRegistry } from './devices/device-registry';
+import { AdbServerLink } from './devices/adb-server-link';
+import { BindingService } from './bindings/binding-service';
+import { AUTH_FLOWS, registerAuthHandlers } from './bindings/auth-handlers';
+import { DataPlane } from './server/data-plane';
+import { HttpServer } from './server/http-server';
+import { sendError, sendJson, sendText } from './server/http-util';
+import { buildCard } from './protocol/card';
+import { CONNECTOR_CARD_ID, CONNECTOR_VERSION, PROTOCOL_VERSION } from './protocol/identity';
+import { renderSkill } from './protocol/skill';
+import { FileCache } from './files/file-cache';
+import { UrlSigner } from './files/signed-url';
+import { handleDownload } from './files/download-handler';
+import { handleUpload } from './files/upload-handler';
+import { EventHub } from './admin/event-hub';
+import { AdminRouter } from './admin/admin-router';
+import { buildAdminState, registerAdminRoutes } from './admin/admin-routes';
+import type { AdminState } from '../contract/admin-api';
+import { serveConsole } from './server/console-static';
+import { ToolRuntime } from './tools/tool-runtime';
+
+export interface Core {
+  readonly options: CoreOptions;
+  readonly build: BuildInfo;
+  start(): Promise<{ url: string; host: string; port: number }>;
+  stop(): Promise<void>;
+  url(): string;
+  apiKey(): string;
+  adminToken(): string;
+  rotateApiKey(): string;
+  /** Problems found at start (e.g. a corrupt state file kept aside), shown in the UI. */
+  warnings(): string[];
+  readonly registry: DeviceRegistry;
+  readonly runtime: ConnectorRuntime;
+  readonly bindings: BindingService;
+  readonly tools: ToolRuntime;
+  readonly hub: EventHub;
+  readonly files: FileCache;
+  readonly logger: Logger;
+  readonly adbLinks: AdbServerLink[];
+  readonly admin: AdminRouter;
+  adminState(): AdminState;
+}
+
+export function defaultAdbServer(env: NodeJS.ProcessEnv = process.env): { host: string; port: number } {
+  const socket = env.ADB_SERVER_SOCKET;
+  if (socket) {
+    const match = /^tcp:(?:(.+):)?(\d+)$/.exec(socket.trim());
+    if (match) return { host: match[1] ?? '127.0.0.1', port: Number(match[2]) };
+  }
+  const port = Number.parseInt(env.ANDROID_ADB_SERVER_PORT ?? '', 10);
+  return { host: '127.0.0.1', port: Number.isInteger(port) && port > 0 ? port : 5037 };
+}
+
+export function createCore(input: CoreOptionsInput): Core {
+  const autoStartLocalAdb = !input.adbServers || input.adbServers.length === 0;
+  const options = resolveCoreOptions({ ...input, adbServers: input.adbServers?.length ? input.adbServers : [defaultAdbServer()] });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const clock = options.clock ?? Date.now;
+  const build = options.build ?? loadBuildInfo();
+  const warnings: string[] = [];
+
+  let apiKey = options.apiKey ?? loadOrCreateSecret(options.dataDir, 'api-key');
+  const adminToken = options.adminToken ?? loadOrCreateSecret(options.dataDir, 'admin-token');
+  const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
+  const secrets = (): string[] => [apiKey, adminToken];
+  const logger = options.logger ?? createLogger({ secrets });
+
+  const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
+    const message = `The state file was damaged (${reason.slice(0, 120)}); it was kept aside as ${movedTo} and the bridge started with empty state.`;
+    warnings.push(message);
+    logger.warn('state file corrupt; kept aside', { movedTo });
+  });
+  const hub = new EventHub();
+  const registry = new DeviceRegistry(clock);
+  const adbLinks = options.adbServers.map(
+    (server, i) =>
+      new AdbServerLink({
+        host: server.host,
+        port: server.port,
+        registry,
+        logger,
+        autoStart: autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
+        commandTimeoutMs: options.adbCommandTimeoutMs,
+        clock,
+      }),
+  );
+  for (const link of adbLinks) link.on('health', () => hub.publish('state'));
+
+  const files = new FileCache({ dir: join(options.dataDir, 'cache'), limits: options.fileCache, clock });
+  const signer = new UrlSigner(signingKey, clock);
+
+  // Filled below; the runtime and tool services are created first and reach them lazily.
+  const late: { dataPlane?: DataPlane; bindings?: BindingService } = {};
+  const runtime = new ConnectorRuntime({
+    store,
+    runtimeLeaseMs: options.runtimeLeaseMs,
+    clock,
+    onChannelUnregistered: (channel) => late.bindings?.unregisterChannel(channel),
+  });
+  const tools = new ToolRuntime({
+    dataDir: options.dataDir,
+    registry,
+    links: adbLinks,
+    files,
+    signer,
+    options,
+    logger,
+    hub,
+    clock,
+    activeDeviceFor: (channelId) => late.bindings?.activeBinding(channelId)?.deviceId,
+    bindingStatus: (channelId) => {
+      const binding = late.bindings?.binding(channelId);
+      return binding && late.bindings ? late.bindings.bindingStatus(binding).status : 'created';
+    },
+    touch: (channelId) => late.bindings?.touch(channelId),
+    progress: (channelId, payload) => late.dataPlane?.pushToChannel(channelId, 'tool.progress.push', payload) ?? false,
+  });
+  late.bindings = new BindingService({
+    store,
+    runtime,
+    registry,
+    toolIds: () => tools.toolIds(),
+    lease: options.lease,
+    pairingTtlMs: options.pairingTtlMs,
+    clock,
+    push: (channelId, descriptor) => {
+      late.dataPlane?.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
+      hub.publish('state');
+    },
+  });
+  const bindingService = late.bindings;
+  bindingService.on('changed', () => hub.publish('state'));
+  bindingService.on('ended', (channelId, deviceId, reason) => tools.onBindingEnded(channelId, deviceId, reason));
+  registry.on('changed', () => hub.publish('state'));
+  runtime.on('changed', () => hub.publish('state'));
+
+  const authorizeKey = (token: string | undefined): boolean => token !== undefined && secretEquals(token, apiKey);
+  late.dataPlane = new DataPlane({
+    runtime,
+    authorize: authorizeKey,
+    logger,
+    limits: options.dataPlane ?? {},
+    describe: (channel) => {
+      const descriptor = bindingService.describe(channel);
+      bindingService.noteDescribed(channel.id, descriptor);
+      return descriptor;
+    },
+  });
+  const plane = late.dataPlane;
+  registerAuthHandlers(plane, bindingService);
+  tools.registerHandlers(plane);
+
+  const card = (): Record<string, unknown> => buildCard({ build, tools: tools.cardTools(), authFlows: AUTH_FLOWS });
+  const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub });
+
+  let listening: { host: string; port: number } | undefined;
+  const baseUrl = (): string => {
+    if (!listening) return '';
+    const host = listening.host === '0.0.0.0' || listening.host === '::' ? '127.0.0.1' : listening.host;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`;
+  };
+
+  const http = new HttpServer(
+    {
+      routes: [
+        { prefix: '/connector-card.json', exact: true, handler: (_req, res) => sendJson(res, 200, card()) },
+        { prefix: '/skill.md', exact: true, handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(tools.cardTools())) },
+        {
+          prefix: '/health',
+          exact: true,
+          handler: (req, res) => {
+            const token = req.headers.authorization?.replace(/^Bearer\s+/i, '');
+            if (!authorizeKey(token)) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
+            sendJson(res, 200, {
+              status: 'ok',
+              connector_card_id: CONNECTOR_CARD_ID,
+              connector_card_version: CONNECTOR_VERSION,
+              protocol_version: PROTOCOL_VERSION,
+              build,
+            });
+          },
+        },
+        { prefix: '/files/refs/', handler: (req, res) => handleDownload(req, res, { cache: files, signer }) },
+        {
+          prefix: '/files/uploads',
+          exact: true,
+          handler: (req, res) =>
+            handleUpload(req, res, {
+              cache: files,
+              authorize: (r) => authorizeKey(r.headers.authorization?.replace(/^Bearer\s+/i, '')),
+              channelExists: (id) => runtime.channel(id) !== undefined,
+              maxUploadBytes: options.maxUploadBytes,
+            }),
+        },
+        { prefix: '/admin/api/', handler: (req, res, url) => admin.handle(req, res, url) },
+        { prefix: '/console', handler: (req, res, url) => serveConsole(req, res, url, options.consoleDir) },
+        {
+          prefix: '/',
+          exact: true,
+          handler: (_req, res) => sendText(res, 200, 'text/plain; charset=utf-8', 'xAgent Device Bridge — see /connector-card.json\n'),
+        },
+      ],
+      upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
+    },
+    logger,
+  );
+
+  let started = false;
+  let stopped = false;
+  const core: Core = {
+    options,
+    build,
+    registry,
+    runtime,
+    bindings: bindingService,
+    tools,
+    hub,
+    files,
+    logger,
+    adbLinks,
+    admin,
+    url: baseUrl,
+    apiKey: () => apiKey,
+    adminToken: () => adminToken,
+    rotateApiKey: () => {
+      apiKey = generateToken();
+      if (!options.apiKey) storeSecret(options.dataDir, 'api-key', apiKey);
+      return apiKey;
+    },
+    warnings: () => [...warnings],
+    adminState: () => buildAdminState(core, store),
+    async start() {
+      if (started) throw new Error('core already started');
+      started = true;
+      await files.start();
+      runtime.start();
+      bindingService.start();
+      plane.start();
+      tools.start();
+      for (const link of adbLinks) link.start();
+      listening = await http.listen(options.host, options.port);
+      logger.info('bridge started', { url: baseUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
+      return { url: baseUrl(), ...listening };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      admin.closeStreams();
+      await tools.stop();
+      for (const link of adbLinks) link.stop();
+      await plane.stop();
+      await http.close();
+      bindingService.stop();
+      runtime.stop();
+      hub.close();
+      await files.stop();
+    },
+  };
+  registerAdminRoutes(admin, core, { store, signer });
+  return core;
+}
+
+/** Reads a JSON file if present (used by the CLI for optional config). */
+export function readJsonIfExists(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * DeviceShell over adbkit for one (ADB server, serial). Every call has a deadline; on
+ * timeout or cancel the adb stream is destroyed so the phone-side command ends too.
+ * adb transport errors are mapped to stable codes (offline, unauthorized, not found).
+ */
+import type { Duplex, Readable } from 'node:stream';
+import type { Client } from '@devicefarmer/adbkit';
+import { BridgeError, isBridgeError } from '../errors';
+import { buildCommandLine } from '../android/shell-quote';
+import type { DeviceShell, ShellOutput, ShellRunOptions } from './device-shell';
+import { withDeadline } from './deadline';
+
+/** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
+const EXIT_MARKER = '__XB_EXIT_7f3a__';
+
+export function mapAdbError(error: unknown, serial: string): BridgeError {
+  if (isBridgeError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/unauthorized/i.test(message)) return new BridgeError('device_unauthorized', 'the phone has not accepted this computer’s RSA key; confirm the USB debugging prompt on the phone');
+  if (/offline/i.test(message)) return new BridgeError('device_offline', 'the phone is offline');
+  if (/not found|no devices|device .* not found/i.test(message)) return new BridgeError('device_offline', 'the phone is no longer connected');
+  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT/i.test(message)) {
+    return new BridgeError('adb_unavailable', `the ADB server is not reachable (${serial})`);
+  }
+  return new BridgeError('command_failed', `adb: ${message.slice(0, 200)}`);
+}
+
+async function readAllWithDeadline(streamPromise: Promise<Duplex | Readable>, options: ShellRunOptions, what: string, serial: string): Promise<Buffer> {
+  let stream: Duplex | Readable | undefined;
+  const work = (async () => {
+    stream = await streamPromise;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  try {
+    return await withDeadline(work, { ...options, what, onCancel: () => stream?.destroy() });
+  } catch (error) {
+    throw mapAdbError(error, serial);
+  }
+}
+
+export class AdbDeviceShell implements DeviceShell {
+  constructor(
+    private readonly client: Client,
+    readonly serial: string,
+  ) {}
+
+  async run(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput> {
+    const line = `${buildCommandLine(argv)}; echo ${EXIT_MARKER}$?`;
+    const raw = await readAllWithDeadline(
+      Promise.resolve(this.client.getDevice(this.serial).shell(line)),
+      options,
+      `${argv[0] ?? 'command'}`,
+      this.serial,
+    );
+    const at = raw.lastIndexOf(EXIT_MARKER);
+    if (at < 0) return { stdout: raw, exitCode: undefined };
+    const code = Number.parseInt(raw.subarray(at + EXIT_MARKER.length).toString('ascii').trim(), 10);
+    return { stdout: raw.subarray(0, at), exitCode: Number.isNaN(code) ? undefined : code };
+  }
+
+  async execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer> {
+    const device = this.client.getDevice(this.serial);
+    const line = `exec:${buildCommandLine(argv)}`;
+    const streamPromise = (async () => {
+      const transport = await device.transport();
+      transport.write(encodeHostRequest(line));
+      await transport.parser.readAscii(4).then(async (reply: string) => {
+        if (reply !== 'OKAY') {
+          const message = await transport.parser.readError().catch((e: unknown) => e);
+          throw message instanceof Error ? message : new Error(String(message));
+        }
+      });
+      return transport.parser.raw();
+    })();
+    return readAllWithDeadline(streamPromise, options, argv[0] ?? 'exec', this.serial);
+  }
+
+  async push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void> {
+    const device = this.client.getDevice(this.serial);
+    const { PassThrough } = await import('node:stream');
+    const source = Buffer.isBuffer(data) ? new PassThrough().end(data) : (data as Readable);
+    let transfer: { cancel?: () => void; on: (ev: string, cb: (arg?: unknown) => void) => void } | undefined;
+    const work = (async () => {
+      const t = await device.push(source, remotePath, options.mode ?? 0o644);
+      transfer = t;
+      await new Promise<void>((resolve, reject) => {
+        t.on('end', () => resolve());
+        t.on('error', (error: Error) => reject(error));
+      });
+    })();
+    try {
+      await withDeadline(work, { ...options, what: 'push', onCancel: () => transfer?.cancel?.() });
+    } catch (error) {
+      throw mapAdbError(error, this.serial);
+    }
+  }
+
+  async pull(remotePath: string, options: ShellRunOptions): Promise<Buffer> {
+    const device = this.client.getDevice(this.serial);
+    return readAllWithDeadline(Promise.resolve(device.pull(remotePath)), options, 'pull', this.serial);
+  }
+}
+
+function encodeHostRequest(payload: string): Buffer {
+  const body = Buffer.from(payload, 'utf8');
+  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'ascii'), body]);
+}

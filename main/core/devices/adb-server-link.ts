@@ -1,0 +1,179 @@
+/**
+ * One ADB server: an adbkit client, `track-devices` with reconnect and capped backoff, and
+ * health for the UI. Device facts (model, Android version) are read once a phone is ready.
+ */
+import { EventEmitter } from 'node:events';
+import Adb, { type Client, type Device } from '@devicefarmer/adbkit';
+import type { Logger } from '../logging/logger';
+import type { DeviceRegistry } from './device-registry';
+import { withDeadline } from './deadline';
+import { AdbDeviceShell } from './adb-device-shell';
+
+export interface AdbServerHealth {
+  address: string;
+  status: 'connecting' | 'connected' | 'down';
+  lastError: string | null;
+  nextRetryAt: number | null;
+  deviceCount: number;
+}
+
+export interface AdbServerLinkOptions {
+  host: string;
+  port: number;
+  registry: DeviceRegistry;
+  logger: Logger;
+  /** Only for the local default server on a desktop: let adbkit start `adb` when it is not running. */
+  autoStart: boolean;
+  commandTimeoutMs: number;
+  clock?: () => number;
+}
+
+export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
+  readonly client: Client;
+  readonly address: string;
+  private tracker: { end(): unknown; on(ev: string, cb: (...args: never[]) => void): unknown } | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs = 250;
+  private stopped = false;
+  private health: AdbServerHealth;
+  private readonly shells = new Map<string, AdbDeviceShell>();
+  private readonly factsInFlight = new Set<string>();
+
+  constructor(private readonly options: AdbServerLinkOptions) {
+    super();
+    this.address = `${options.host}:${options.port}`;
+    this.client = Adb.createClient({ host: options.host, port: options.port, bin: options.autoStart ? 'adb' : '/bin/false' });
+    this.client.on('error', (error: Error) => options.logger.debug('adb client error', { server: this.address, error: error.message }));
+    this.health = { address: this.address, status: 'connecting', lastError: null, nextRetryAt: null, deviceCount: 0 };
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.tracker?.end();
+    this.tracker = undefined;
+  }
+
+  getHealth(): AdbServerHealth {
+    return { ...this.health, deviceCount: this.options.registry.list().filter((d) => d.adbServer === this.address && d.state !== 'gone').length };
+  }
+
+  shell(serial: string): AdbDeviceShell {
+    let shell = this.shells.get(serial);
+    if (!shell) {
+      shell = new AdbDeviceShell(this.client, serial);
+      this.shells.set(serial, shell);
+    }
+    return shell;
+  }
+
+  /** Asks the server to connect a TCP phone (`host:connect:`). Resolves with adb's answer. */
+  async connectTcp(host: string, port: number, timeoutMs: number): Promise<string> {
+    return withDeadline(Promise.resolve(this.client.connect(host, port)), { timeoutMs, what: 'adb connect' });
+  }
+
+  async disconnectTcp(host: string, port: number, timeoutMs: number): Promise<void> {
+    await withDeadline(Promise.resolve(this.client.disconnect(host, port)), { timeoutMs, what: 'adb disconnect' }).catch(() => undefined);
+  }
+
+  private setHealth(patch: Partial<AdbServerHealth>): void {
+    this.health = { ...this.health, ...patch };
+    this.emit('health', this.getHealth());
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    this.setHealth({ status: 'connecting', nextRetryAt: null });
+    try {
+      const tracker = await withDeadline(Promise.resolve(this.client.trackDevices()), {
+        timeoutMs: 5000,
+        what: 'adb track-devices',
+      });
+      if (this.stopped) {
+        tracker.end();
+        return;
+      }
+      this.tracker = tracker as unknown as typeof this.tracker;
+      this.backoffMs = 250;
+      this.setHealth({ status: 'connected', lastError: null });
+      const seen = new Set<string>();
+      tracker.on('add', (device: Device) => this.onDevice(device, seen));
+      tracker.on('change', (device: Device) => this.onDevice(device, seen));
+      tracker.on('remove', (device: Device) => {
+        seen.delete(device.id);
+        this.options.registry.upsertState(this.address, device.id, 'gone');
+      });
+      tracker.on('end', () => this.onLost('adb server closed the tracking connection'));
+      tracker.on('error', (error: Error) => this.onLost(error.message));
+      // Phones that vanished while we were away are gone now.
+      const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs: 5000, what: 'adb devices' });
+      const ids = new Set(current.map((d) => d.id));
+      for (const device of this.options.registry.list()) {
+        if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
+          this.options.registry.upsertState(this.address, device.serial, 'gone');
+        }
+      }
+      for (const device of current) this.onDevice(device, seen);
+    } catch (error) {
+      this.onLost(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private onLost(reason: string): void {
+    if (this.stopped) return;
+    this.tracker?.end();
+    this.tracker = undefined;
+    this.options.registry.markServerDown(this.address, 'ADB server unreachable');
+    if (this.retryTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, 5000);
+    const now = (this.options.clock ?? Date.now)();
+    this.setHealth({ status: 'down', lastError: reason.slice(0, 200), nextRetryAt: now + delay });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private onDevice(device: Device, seen: Set<string>): void {
+    seen.add(device.id);
+    const record = this.options.registry.upsertState(this.address, device.id, device.type);
+    if (record.state === 'device' && record.model === null) void this.readFacts(record.deviceId, device.id);
+  }
+
+  private async readFacts(deviceId: string, serial: string): Promise<void> {
+    if (this.factsInFlight.has(deviceId)) return;
+    this.factsInFlight.add(deviceId);
+    try {
+      const out = await this.shell(serial).run(['getprop'], { timeoutMs: this.options.commandTimeoutMs });
+      const props = parseGetprop(out.stdout.toString('utf8'));
+      const sdk = Number.parseInt(props.get('ro.build.version.sdk') ?? '', 10);
+      this.options.registry.setFacts(deviceId, {
+        model: props.get('ro.product.model') ?? null,
+        manufacturer: props.get('ro.product.manufacturer') ?? null,
+        androidVersion: props.get('ro.build.version.release') ?? null,
+        sdk: Number.isNaN(sdk) ? null : sdk,
+      });
+    } catch (error) {
+      this.options.logger.debug('reading device facts failed', { device: deviceId, error: String(error) });
+    } finally {
+      this.factsInFlight.delete(deviceId);
+    }
+  }
+}
+
+export function parseGetprop(text: string): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^\[([^\]]+)\]: \[(.*)\]\s*$/.exec(line);
+    if (match?.[1] !== undefined) props.set(match[1], match[2] ?? '');
+  }
+  return props;
+}

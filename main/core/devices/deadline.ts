@@ -1,0 +1,39 @@
+/**
+ * Deadlines for external calls: every adb call races a timer and an optional AbortSignal,
+ * and runs `onCancel` (closing the stream) when it loses, so nothing waits forever.
+ */
+import { BridgeError } from '../errors';
+
+export async function withDeadline<T>(
+  work: Promise<T>,
+  options: { timeoutMs: number; signal?: AbortSignal; what: string; onCancel?: () => void },
+): Promise<T> {
+  const { timeoutMs, signal, what, onCancel } = options;
+  if (signal?.aborted) {
+    onCancel?.();
+    throw new BridgeError('canceled', `${what} was canceled`);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onCancel?.();
+      reject(new BridgeError('command_timeout', `${what} did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    if (signal) {
+      onAbort = () => {
+        onCancel?.();
+        reject(new BridgeError('canceled', `${what} was canceled`));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+  try {
+    return await Promise.race([work, guard]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+    // the losing promise must not become an unhandled rejection
+    work.catch(() => undefined);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * DeviceRegistry: every phone the bridge knows, identified by (ADB server, serial) and a
+ * stable `device_id` derived from both. Holds the state adb reports (`device`, `offline`,
+ * `unauthorized`, `gone`) and facts read once a phone is ready (model, Android version).
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+
+export type DeviceState = 'device' | 'offline' | 'unauthorized' | 'gone';
+
+export interface DeviceFacts {
+  model: string | null;
+  manufacturer: string | null;
+  androidVersion: string | null;
+  sdk: number | null;
+}
+
+export interface DeviceRecord extends DeviceFacts {
+  deviceId: string;
+  serial: string;
+  /** "host:port" of the ADB server the phone hangs off. */
+  adbServer: string;
+  state: DeviceState;
+  /** adb's own type string when it is not one of ours (recovery, sideload, …). */
+  rawState: string;
+  transport: 'usb' | 'tcp';
+  firstSeenAt: number;
+  lastChangeAt: number;
+  /** Why the phone is not usable, when it is not (shown in the UI). */
+  reason: string | null;
+}
+
+export function deviceIdFor(adbServer: string, serial: string): string {
+  return `dev_${createHash('sha256').update(`${adbServer}\n${serial}`).digest('base64url').slice(0, 12)}`;
+}
+
+export function transportOf(serial: string): 'usb' | 'tcp' {
+  return /^[\d.]+:\d+$/.test(serial) || /^\[[0-9a-f:]+\]:\d+$/i.test(serial) || serial.includes('._adb-tls-connect._tcp') ? 'tcp' : 'usb';
+}
+
+/** Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the full serial). */
+export function redactedHint(serial: string): string {
+  const tail = serial.replace(/[^A-Za-z0-9]/g, '').slice(-4).toUpperCase();
+  return `···${tail}`;
+}
+
+export function displayName(device: Pick<DeviceRecord, 'model' | 'serial'>): string {
+  return `${device.model ?? 'Android device'} ${redactedHint(device.serial)}`;
+}
+
+export interface DeviceRegistryEvents {
+  changed: [device: DeviceRecord, previous: DeviceState | undefined];
+}
+
+export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
+  private readonly devices = new Map<string, DeviceRecord>();
+
+  constructor(private readonly clock: () => number = Date.now) {
+    super();
+  }
+
+  get(deviceId: string): DeviceRecord | undefined {
+    return this.devices.get(deviceId);
+  }
+
+  list(): DeviceRecord[] {
+    return [...this.devices.values()];
+  }
+
+  findBySerial(adbServer: string, serial: string): DeviceRecord | undefined {
+    return this.devices.get(deviceIdFor(adbServer, serial));
+  }
+
+  /** Finds a phone by what a person may type: device_id, serial, or the label the app shows. */
+  resolve(label: string): DeviceRecord | undefined {
+    const wanted = label.trim().toLowerCase();
+    if (!wanted) return undefined;
+    const all = this.list().filter((d) => d.state !== 'gone');
+    return (
+      all.find((d) => d.deviceId.toLowerCase() === wanted) ??
+      all.find((d) => d.serial.toLowerCase() === wanted) ??
+      all.find((d) => displayName(d).toLowerCase() === wanted)
+    );
+  }
+
+  upsertState(adbServer: string, serial: string, rawState: string, reason: string | null = null): DeviceRecord {
+    const deviceId = deviceIdFor(adbServer, serial);
+    const state = normalizeState(rawState);
+    const now = this.clock();
+    const existing = this.devices.get(deviceId);
+    if (existing) {
+      const previous = existing.state;
+      if (previous === state && existing.reason === reason && existing.rawState === rawState) return existing;
+      existing.state = state;
+      existing.rawState = rawState;
+      existing.reason = reason;
+      existing.lastChangeAt = now;
+      this.emit('changed', existing, previous);
+      return existing;
+    }
+    const record: DeviceRecord = {
+      deviceId,
+      serial,
+      adbServer,
+      state,
+      rawState,
+      transport: transportOf(serial),
+      firstSeenAt: now,
+      lastChangeAt: now,
+      reason,
+      model: null,
+      manufacturer: null,
+      androidVersion: null,
+      sdk: null,
+    };
+    this.devices.set(deviceId, record);
+    this.emit('changed', record, undefined);
+    return record;
+  }
+
+  setFacts(deviceId: string, facts: DeviceFacts): void {
+    const record = this.devices.get(deviceId);
+    if (!record) return;
+    Object.assign(record, facts);
+    this.emit('changed', record, record.state);
+  }
+
+  /** Marks every phone of one ADB server unusable (the server went away). */
+  markServerDown(adbServer: string, reason: string): void {
+    for (const device of this.list()) {
+      if (device.adbServer === adbServer && device.state !== 'gone') this.upsertState(adbServer, device.serial, 'offline', reason);
+    }
+  }
+}
+
+function normalizeState(raw: string): DeviceState {
+  if (raw === 'device' || raw === 'emulator') return 'device';
+  if (raw === 'unauthorized') return 'unauthorized';
+  if (raw === 'gone') return 'gone';
+  return 'offline';
+}

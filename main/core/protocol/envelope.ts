@@ -1,0 +1,100 @@
+/**
+ * The packet envelope (spec §7): parsing at the edge, and builders for what we send.
+ * Everything we send goes through `makePacket`, so every outgoing packet has the same shape.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ErrorCode } from '../errors';
+import { PACKET_SCHEMA } from './identity';
+
+const envelopeSchema = z.object({
+  schema: z.literal(PACKET_SCHEMA),
+  packet_id: z.string().min(1).max(256),
+  request_id: z.string().max(256).optional(),
+  reply_to: z.string().max(256).optional(),
+  connector_channel_id: z.string().max(256).optional(),
+  type: z.string().min(1).max(128),
+  time: z.number().int().min(0).optional(),
+  payload: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({ code: z.string().min(1), message: z.string().optional() }).optional(),
+});
+
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+export interface OutgoingPacket {
+  schema: typeof PACKET_SCHEMA;
+  packet_id: string;
+  request_id?: string;
+  reply_to?: string;
+  connector_channel_id?: string;
+  type: string;
+  time: number;
+  payload?: Record<string, unknown>;
+  error?: { code: ErrorCode; message: string };
+}
+
+export type ParseResult =
+  | { ok: true; packet: Envelope }
+  | { ok: false; message: string; packetId?: string; requestId?: string; channelId?: string };
+
+/** Parses one text frame. Never throws; reports what could be salvaged for the error reply. */
+export function parseEnvelope(text: string): ParseResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'frame is not valid JSON' };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, message: 'packet must be a JSON object' };
+  }
+  const result = envelopeSchema.safeParse(raw);
+  if (result.success) return { ok: true, packet: result.data };
+  const record = raw as Record<string, unknown>;
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 256 ? v : undefined);
+  const issue = result.error.issues[0];
+  const where = issue ? issue.path.join('.') || 'packet' : 'packet';
+  return {
+    ok: false,
+    message: `invalid envelope: ${where}: ${issue?.message ?? 'invalid'}`.slice(0, 300),
+    packetId: str(record.packet_id),
+    requestId: str(record.request_id),
+    channelId: str(record.connector_channel_id),
+  };
+}
+
+export function newId(prefix: string, bytes = 12): string {
+  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+}
+
+export function makePacket(fields: Omit<OutgoingPacket, 'schema' | 'packet_id' | 'time'> & { time?: number }): OutgoingPacket {
+  const packet: OutgoingPacket = {
+    schema: PACKET_SCHEMA,
+    packet_id: newId('pkt'),
+    type: fields.type,
+    time: fields.time ?? Date.now(),
+  };
+  if (fields.request_id !== undefined) packet.request_id = fields.request_id;
+  if (fields.reply_to !== undefined) packet.reply_to = fields.reply_to;
+  if (fields.connector_channel_id !== undefined) packet.connector_channel_id = fields.connector_channel_id;
+  if (fields.payload !== undefined) packet.payload = fields.payload;
+  if (fields.error !== undefined) packet.error = fields.error;
+  return packet;
+}
+
+/** An ack for `request`: same request_id, reply_to its packet_id, same channel. */
+export function makeReply(
+  request: Envelope,
+  type: string,
+  body: { payload?: Record<string, unknown>; error?: { code: ErrorCode; message: string }; connector_channel_id?: string },
+): OutgoingPacket {
+  const channel = body.connector_channel_id ?? request.connector_channel_id;
+  return makePacket({
+    type,
+    request_id: request.request_id ?? request.packet_id,
+    reply_to: request.packet_id,
+    ...(channel ? { connector_channel_id: channel } : {}),
+    ...(body.payload ? { payload: body.payload } : {}),
+    ...(body.error ? { error: body.error } : {}),
+  });
+}

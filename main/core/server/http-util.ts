@@ -1,0 +1,88 @@
+/**
+ * Small HTTP helpers shared by the control plane, admin API and console: JSON replies with
+ * stable error bodies, bounded JSON body reading, loopback checks.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BridgeError } from '../errors';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, status, { error: { code, message } });
+}
+
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string | Buffer): void {
+  const body = typeof text === 'string' ? Buffer.from(text) : text;
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': body.length,
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(body);
+}
+
+/** Reads a JSON body of at most `maxBytes`; rejects with a BridgeError on anything else. */
+export async function readJsonBody(req: IncomingMessage, maxBytes = 64 * 1024): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxBytes) throw new BridgeError('invalid_arguments', `request body exceeds ${maxBytes} bytes`);
+    chunks.push(buf);
+  }
+  if (size === 0) return {};
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new BridgeError('invalid_arguments', 'request body is not valid JSON');
+  }
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/** HTTP status for a BridgeError code crossing the admin/transfer HTTP boundary. */
+export function statusForCode(code: string): number {
+  switch (code) {
+    case 'invalid_arguments':
+    case 'invalid_address':
+      return 400;
+    case 'permission_denied':
+      return 403;
+    case 'file_not_found':
+    case 'device_not_found':
+    case 'connection_not_found':
+    case 'auth_session_not_found':
+      return 404;
+    case 'lease_conflict':
+    case 'idempotency_conflict':
+      return 409;
+    case 'file_too_large':
+      return 413;
+    case 'rate_limited':
+      return 429;
+    case 'unreachable':
+    case 'adb_unavailable':
+    case 'command_timeout':
+      return 502;
+    default:
+      return 500;
+  }
+}

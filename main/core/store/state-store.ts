@@ -1,0 +1,78 @@
+/**
+ * The bridge's durable state (state.json in the data dir): the runtime instance id, channels
+ * with their bindings and leases, remembered LAN phones and admin settings. One file, written
+ * atomically on every change; a corrupt file is moved aside and reported.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { JsonFileStore } from './json-file-store';
+
+const leaseSchema = z.object({
+  startedAt: z.number(),
+  maxUntil: z.number().nullable(),
+  idleTimeoutMs: z.number().nullable(),
+  lastActivityAt: z.number(),
+});
+
+const bindingSchema = z.object({
+  deviceId: z.string(),
+  displayName: z.string(),
+  accountHint: z.string(),
+  boundAt: z.number(),
+  flowId: z.string(),
+  lease: leaseSchema,
+  /** Terminal outcome kept so the Descriptor stays truthful until the channel re-authenticates. */
+  ended: z.enum(['revoked', 'expired']).nullable().default(null),
+});
+
+const channelSchema = z.object({
+  id: z.string(),
+  connectorId: z.string(),
+  createdAt: z.number(),
+  binding: bindingSchema.nullable(),
+});
+
+const lanDeviceSchema = z.object({
+  address: z.string(),
+  addedAt: z.number(),
+  adbServer: z.string(),
+});
+
+const accessCodeSchema = z.object({
+  /** device_id, or '*' for the whole pool */
+  scope: z.string(),
+  salt: z.string(),
+  hash: z.string(),
+  requireApproval: z.boolean(),
+});
+
+const stateSchema = z.object({
+  version: z.literal(1),
+  connector: z.object({ connectorId: z.string().nullable(), lastSeenAt: z.number().nullable() }),
+  channels: z.record(z.string(), channelSchema),
+  lanDevices: z.array(lanDeviceSchema).default([]),
+  accessCodes: z.array(accessCodeSchema).default([]),
+  policies: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type PersistedState = z.infer<typeof stateSchema>;
+export type PersistedChannel = z.infer<typeof channelSchema>;
+export type PersistedBinding = z.infer<typeof bindingSchema>;
+export type PersistedLease = z.infer<typeof leaseSchema>;
+export type PersistedLanDevice = z.infer<typeof lanDeviceSchema>;
+export type PersistedAccessCode = z.infer<typeof accessCodeSchema>;
+
+export function emptyState(): PersistedState {
+  return { version: 1, connector: { connectorId: null, lastSeenAt: null }, channels: {}, lanDevices: [], accessCodes: [], policies: {} };
+}
+
+export class StateStore extends JsonFileStore<PersistedState> {
+  constructor(dataDir: string, onCorrupt?: (info: { path: string; movedTo: string; reason: string }) => void) {
+    super({
+      path: join(dataDir, 'state.json'),
+      defaults: emptyState,
+      parse: (raw) => stateSchema.parse(raw),
+      ...(onCorrupt ? { onCorrupt } : {}),
+    });
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * Control tools: serialized per phone, FIFO, journaled for exactly-once. Every argument is
+ * validated by its schema before any adb call; text and names reach the phone only as
+ * quoted argv elements through the android/ library.
+ */
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { BridgeError } from '../errors';
+import { longPress, pressKey, swipe, tap } from '../android/input';
+import { KEY_NAMES } from '../android/keys';
+import { clearField, typeText } from '../android/text-input';
+import { launchApp, openUrl, stopApp } from '../android/apps';
+import { coordinate, defineTool, elementSelector, observeFlag, type ToolContext, type ToolDefinition } from './tool-definition';
+import { describeElement, observeAfter, resolveElement, resolvePoint } from './targets';
+import { createReadStream } from 'node:fs';
+
+const PACKAGE = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'a package name like com.example.app')
+  .max(255)
+  .describe('Android package name, e.g. com.example.notes.');
+
+const RESULT = { type: 'object', properties: { status: { type: 'string' } } };
+
+async function withObserve(ctx: ToolContext, observe: boolean | undefined, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (!observe) return result;
+  return { ...result, ...(await observeAfter(ctx, ctx.lastTree()?.signature)) };
+}
+
+const tapArgs = z.strictObject({
+  x: coordinate.optional().describe('X in screen pixels (with y).'),
+  y: coordinate.optional().describe('Y in screen pixels (with x).'),
+  element: elementSelector.optional(),
+  observe: observeFlag,
+});
+
+const tapTool = defineTool({
+  id: 'android_tap',
+  title: 'Tap',
+  description: 'Tap once at x,y or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
+  kind: 'control',
+  sideEffect: true,
+  args: tapArgs,
+  output: RESULT,
+  run: async (ctx, args) => {
+    const point = await resolvePoint(ctx, args);
+    await tap(ctx.shell, point.x, point.y, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'tapped', x: point.x, y: point.y, ...(point.element ? { element: describeElement(point.element) } : {}) });
+  },
+});
+
+const longPressTool = defineTool({
+  id: 'android_long_press',
+  title: 'Long press',
+  description: 'Press and hold at x,y or on an element (default 800 ms).',
+  kind: 'control',
+  sideEffect: true,
+  args: tapArgs.extend({ duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).') }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    const point = await resolvePoint(ctx, args);
+    await longPress(ctx.shell, point.x, point.y, args.duration_ms ?? 800, { timeoutMs: ctx.timeoutMs + (args.duration_ms ?? 800), signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'long_pressed', x: point.x, y: point.y });
+  },
+});
+
+const swipeArgs = z
+  .strictObject({
+    from_x: coordinate.optional(),
+    from_y: coordinate.optional(),
+    to_x: coordinate.optional(),
+    to_y: coordinate.optional(),
+    direction: z.enum(['up', 'down', 'left', 'right']).optional().describe('Finger direction: "up" scrolls content down (reveals what is below).'),
+    distance: z.number().min(0.05).max(0.95).optional().describe('Fraction of the screen to travel with direction (default 0.5).'),
+    duration_ms: z.number().int().min(50).max(10_000).optional().describe('Gesture time (default 300 ms).'),
+    observe: observeFlag,
+  })
+  .refine((a) => a.direction !== undefined || (a.from_x !== undefined && a.from_y !== undefined && a.to_x !== undefined && a.to_y !== undefined), {
+    message: 'give direction, or from_x, from_y, to_x and to_y',
+  });
+
+const swipeTool = defineTool({
+  id: 'android_swipe',
+  title: 'Swipe',
+  description: 'Swipe between two points, or in a direction (up/down/left/right) over a fraction of the screen, to scroll or page.',
+  kind: 'control',
+  sideEffect: true,
+  args: swipeArgs,
+  output: RESULT,
+  run: async (ctx, args) => {
+    const screen = await ctx.screenSize();
+    let from: { x: number; y: number };
+    let to: { x: number; y: number };
+    if (args.direction) {
+      const d = args.distance ?? 0.5;
+      const cx = Math.round(screen.width / 2);
+      const cy = Math.round(screen.height / 2);
+      const dx = Math.round((screen.width * d) / 2);
+      const dy = Math.round((screen.height * d) / 2);
+      const moves = { up: [cx, cy + dy, cx, cy - dy], down: [cx, cy - dy, cx, cy + dy], left: [cx + dx, cy, cx - dx, cy], right: [cx - dx, cy, cx + dx, cy] } as const;
+      const m = moves[args.direction];
+      from = { x: m[0], y: m[1] };
+      to = { x: m[2], y: m[3] };
+    } else {
+      from = { x: args.from_x ?? 0, y: args.from_y ?? 0 };
+      to = { x: args.to_x ?? 0, y: args.to_y ?? 0 };
+    }
+    const duration = args.duration_ms ?? 300;
+    await swipe(ctx.shell, from, to, duration, { screen, timeoutMs: ctx.timeoutMs + duration, signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'swiped', from: [from.x, from.y], to: [to.x, to.y] });
+  },
+});
+
+const typeTextTool = defineTool({
+  id: 'android_type_text',
+  title: 'Type text',
+  description:
+    'Type text into the focused field (or tap the given element first). Any Unicode text is delivered exactly; non-ASCII text needs the ADB Keyboard IME on the phone. Optional clear first and submit (Enter) after.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    text: z.string().min(1).max(10_000).describe('The exact text to type (up to 10000 characters).'),
+    element: elementSelector.optional().describe('Field to tap before typing.'),
+    clear: z.boolean().optional().describe('Delete the field’s current text first.'),
+    submit: z.boolean().optional().describe('Press Enter after typing.'),
+    observe: observeFlag,
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
+    let currentLength: number | undefined;
+    if (args.element) {
+      const element = await resolveElement(ctx, args.element);
+      await tap(ctx.shell, element.center[0], element.center[1], opts);
+      currentLength = element.password ? undefined : element.text.length;
+    }
+    if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
+    const typed = await typeText(ctx.shell, args.text, { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() });
+    if (args.submit) await pressKey(ctx.shell, 'enter', opts);
+    return withObserve(ctx, args.observe, { status: 'typed', characters: [...args.text].length, method: typed.method, submitted: args.submit === true });
+  },
+});
+
+const pressKeyTool = defineTool({
+  id: 'android_press_key',
+  title: 'Press a key',
+  description: 'Press a named key: home, back, enter, app_switch, delete, tab, volume_up/down, dpad_*, power and more.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    key: z.enum(KEY_NAMES).describe('Named key.'),
+    long_press: z.boolean().optional(),
+    observe: observeFlag,
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    await pressKey(ctx.shell, args.key, { timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(args.long_press ? { longPress: true } : {}) });
+    return withObserve(ctx, args.observe, { status: 'pressed', key: args.key });
+  },
+});
+
+const launchAppTool = defineTool({
+  id: 'android_launch_app',
+  title: 'Launch an app',
+  description: 'Start an installed app by package name (its launcher activity, or the given activity).',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    package: PACKAGE,
+    activity: z.string().regex(/^\.?[A-Za-z][A-Za-z0-9_$]*(\.[A-Za-z][A-Za-z0-9_$]*)*$/, 'an activity class name').max(255).optional(),
+    observe: observeFlag,
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    await launchApp(ctx.shell, args.package, args.activity, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'launched', package: args.package });
+  },
+});
+
+const stopAppTool = defineTool({
+  id: 'android_stop_app',
+  title: 'Stop an app',
+  description: 'Force-stop an app by package name.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({ package: PACKAGE, observe: observeFlag }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    await stopApp(ctx.shell, args.package, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'stopped', package: args.package });
+  },
+});
+
+const openUrlTool = defineTool({
+  id: 'android_open_url',
+  title: 'Open a URL',
+  description: 'Open an http(s) URL with the phone’s default handler (browser or app link).',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    url: z
+      .string()
+      .max(4096)
+      .refine((u) => {
+        try {
+          const parsed = new URL(u);
+          return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      }, 'an absolute http or https URL'),
+    observe: observeFlag,
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    await openUrl(ctx.shell, args.url, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return withObserve(ctx, args.observe, { status: 'opened' });
+  },
+});
+
+const installApkTool = defineTool({
+  id: 'android_install_apk',
+  title: 'Install an APK',
+  description: 'Install an APK previously uploaded through the transfer plane (file_ref) on the bound phone. High risk: the person at the computer approves it.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({ file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads') }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    const file = ctx.services.uploadedFile(args.file_ref);
+    const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
+    await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
+    try {
+      const out = await ctx.shell.run(['pm', 'install', '-r', remote], { timeoutMs: 180_000, signal: ctx.signal });
+      const text = out.stdout.toString('utf8');
+      if (!/\bSuccess\b/.test(text)) throw new BridgeError('command_failed', `install failed: ${text.trim().slice(0, 300)}`);
+    } finally {
+      await ctx.shell.run(['rm', '-f', remote], { timeoutMs: 10_000 }).catch(() => undefined);
+    }
+    return { status: 'installed', filename: file.filename, byte_size: file.byteSize };
+  },
+});
+
+const pushFileTool = defineTool({
+  id: 'android_push_file',
+  title: 'Copy a file to the phone',
+  description: 'Copy a file uploaded through the transfer plane (file_ref) into the phone’s Download folder.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads'),
+    filename: z.string().min(1).max(120).regex(/^[^/\\\0]+$/, 'a plain file name without folders').optional(),
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    const file = ctx.services.uploadedFile(args.file_ref);
+    const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');
+    const remote = `/sdcard/Download/${name}`;
+    await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
+    return { status: 'copied', path: remote, byte_size: file.byteSize };
+  },
+});
+
+const BATCHABLE = [tapTool, longPressTool, swipeTool, typeTextTool, pressKeyTool, launchAppTool, stopAppTool, openUrlTool];
+
+const batchTool = defineTool({
+  id: 'android_batch',
+  title: 'Run several control steps',
+  description:
+    'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step.',
+  kind: 'control',
+  sideEffect: true,
+  args: z.strictObject({
+    steps: z
+      .array(
+        z.strictObject({
+          tool: z.enum(['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_launch_app', 'android_stop_app', 'android_open_url']),
+          arguments: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .min(1)
+      .max(20),
+    observe: observeFlag,
+  }),
+  output: RESULT,
+  run: async (ctx, args) => {
+    // Validate every step before running any, so a typo cannot leave half a batch done.
+    const planned = args.steps.map((step, i) => {
+      const tool = BATCHABLE.find((t) => t.id === step.tool) as ToolDefinition<unknown>;
+      const parsed = tool.args.safeParse(step.arguments);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new BridgeError('invalid_arguments', `step ${i + 1} (${step.tool}): ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}`);
+      }
+      return { tool, args: parsed.data };
+    });
+    const results: Array<Record<string, unknown>> = [];
+    for (const [i, step] of planned.entries()) {
+      ctx.progress('running', `step ${i + 1} of ${planned.length}: ${step.tool.id}`, i / planned.length);
+      try {
+        results.push({ tool: step.tool.id, ok: true, result: await step.tool.run(ctx, step.args) });
+      } catch (error) {
+        const code = error instanceof BridgeError ? error.code : 'internal_error';
+        const message = error instanceof BridgeError ? error.message : 'internal error';
+        results.push({ tool: step.tool.id, ok: false, error: { code, message } });
+        return withObserve(ctx, args.observe, { status: 'stopped_on_error', completed: i, steps: results });
+      }
+    }
+    return withObserve(ctx, args.observe, { status: 'done', completed: planned.length, steps: results });
+  },
+});
+
+export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
+  tapTool,
+  longPressTool,
+  swipeTool,
+  typeTextTool,
+  pressKeyTool,
+  launchAppTool,
+  stopAppTool,
+  openUrlTool,
+  batchTool,
+  installApkTool,
+  pushFileTool,
+];

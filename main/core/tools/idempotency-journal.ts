@@ -1,0 +1,113 @@
+/**
+ * Exactly-once bookkeeping for side-effecting tool calls (Device Profile §4). The key is the
+ * channel plus `context.tool_call_id` (fallback `request_id`). A call is journaled as
+ * `started` BEFORE it touches the phone and `done` with its ack after; after a crash a
+ * `started` without `done` is answered `outcome_unknown`, never re-run.
+ *
+ * Storage: an append-only JSON-lines file, compacted when expired or superseded lines
+ * outnumber live records, so its size tracks live records, not history.
+ */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../store/json-file-store';
+
+export interface StoredAck {
+  payload?: Record<string, unknown>;
+  error?: { code: string; message: string };
+}
+
+export interface JournalRecord {
+  key: string;
+  argsHash: string;
+  state: 'started' | 'done' | 'unknown';
+  at: number;
+  ack?: StoredAck;
+}
+
+interface Line {
+  k: string;
+  h: string;
+  s: 'started' | 'done';
+  t: number;
+  a?: StoredAck;
+}
+
+export class IdempotencyJournal {
+  private readonly records = new Map<string, JournalRecord>();
+  private lines = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly windowMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.load();
+  }
+
+  get(key: string): JournalRecord | undefined {
+    const record = this.records.get(key);
+    if (record && record.at + this.windowMs < this.clock()) {
+      this.records.delete(key);
+      return undefined;
+    }
+    return record;
+  }
+
+  started(key: string, argsHash: string): void {
+    const record: JournalRecord = { key, argsHash, state: 'started', at: this.clock() };
+    this.records.set(key, record);
+    this.append({ k: key, h: argsHash, s: 'started', t: record.at });
+  }
+
+  done(key: string, argsHash: string, ack: StoredAck): void {
+    const record: JournalRecord = { key, argsHash, state: 'done', at: this.clock(), ack };
+    this.records.set(key, record);
+    this.append({ k: key, h: argsHash, s: 'done', t: record.at, a: ack });
+  }
+
+  size(): number {
+    return this.records.size;
+  }
+
+  /** Drops expired records and rewrites the file with live ones only. */
+  compact(): void {
+    const cutoff = this.clock() - this.windowMs;
+    const out: string[] = [];
+    for (const [key, record] of this.records) {
+      if (record.at < cutoff) {
+        this.records.delete(key);
+        continue;
+      }
+      // An unknown outcome stays `started` on disk: it must stay unknown after another restart.
+      const line: Line = { k: key, h: record.argsHash, s: record.state === 'done' ? 'done' : 'started', t: record.at };
+      if (record.ack) line.a = record.ack;
+      out.push(JSON.stringify(line));
+    }
+    writeFileAtomic(this.path, out.length ? `${out.join('\n')}\n` : '');
+    this.lines = out.length;
+  }
+
+  private append(line: Line): void {
+    appendFileSync(this.path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    this.lines += 1;
+    if (this.lines > 256 && this.lines > this.records.size * 3) this.compact();
+  }
+
+  private load(): void {
+    if (!existsSync(this.path)) return;
+    const text = readFileSync(this.path, 'utf8');
+    for (const raw of text.split('\n')) {
+      if (!raw.trim()) continue;
+      let line: Line;
+      try {
+        line = JSON.parse(raw) as Line;
+      } catch {
+        continue; // a torn last line after a crash
+      }
+      if (typeof line.k !== 'string' || typeof line.h !== 'string') continue;
+      const record: JournalRecord = { key: line.k, argsHash: line.h, state: line.s === 'done' ? 'done' : 'unknown', at: line.t };
+      if (line.a) record.ack = line.a;
+      this.records.set(line.k, record);
+    }
+    this.compact();
+  }
+}

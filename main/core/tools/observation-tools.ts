@@ -1,0 +1,167 @@
+/**
+ * Observation tools: read the phone without changing it. They may run concurrently on one
+ * phone (bounded by the queue), and are not journaled.
+ */
+import { z } from 'zod';
+import { readDeviceStatus } from '../android/device-info';
+import { listPackages } from '../android/apps';
+import { findElements, isInteractive } from '../android/ui-tree';
+import { recordScreen } from '../android/screen-record';
+import { BridgeError } from '../errors';
+import { defineTool, elementSelector, type ToolDefinition } from './tool-definition';
+import { compactNode, freshTree } from './targets';
+import { takeScreenshot, type LastCaptureStore } from './screenshot-pipeline';
+
+const statusTool = defineTool({
+  id: 'android_device_status',
+  title: 'Phone status',
+  description: 'Model, manufacturer, Android version, screen size/density/rotation, battery, whether the screen is on, the app in front and the transport (USB or LAN).',
+  kind: 'observation',
+  sideEffect: false,
+  args: z.strictObject({}),
+  output: { type: 'object' },
+  run: async (ctx) => {
+    const status = await readDeviceStatus(ctx.shell, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return {
+      model: status.model,
+      manufacturer: status.manufacturer,
+      android_version: status.androidVersion,
+      sdk: status.sdk,
+      screen: status.screen,
+      battery: status.battery,
+      screen_on: status.screenOn,
+      foreground: status.foreground,
+      transport: ctx.device.transport,
+    };
+  },
+});
+
+const uiTreeTool = defineTool({
+  id: 'android_ui_tree',
+  title: 'UI tree',
+  description:
+    'The accessibility tree of the current screen as compact JSON: index, text, resource_id, content_desc, class, bounds, center and flags. Use the index as a selector in control tools.',
+  kind: 'observation',
+  sideEffect: false,
+  args: z.strictObject({
+    interactive_only: z.boolean().optional().describe('Only elements that can be tapped, scrolled or focused (default true).'),
+    max_nodes: z.number().int().min(1).max(3000).optional().describe('Cap on returned nodes (default 400).'),
+  }),
+  output: { type: 'object' },
+  run: async (ctx, args) => {
+    const tree = await freshTree(ctx);
+    const wanted = args.interactive_only === false ? tree.nodes : tree.nodes.filter(isInteractive);
+    const max = args.max_nodes ?? 400;
+    return {
+      nodes: wanted.slice(0, max).map(compactNode),
+      count: wanted.length,
+      truncated: wanted.length > max || tree.truncated,
+      signature: tree.signature,
+    };
+  },
+});
+
+const listAppsTool = defineTool({
+  id: 'android_list_apps',
+  title: 'Installed apps',
+  description: 'Package names of installed apps (third-party apps by default).',
+  kind: 'observation',
+  sideEffect: false,
+  args: z.strictObject({ include_system: z.boolean().optional().describe('Also list system apps.') }),
+  output: { type: 'object' },
+  run: async (ctx, args) => {
+    const packages = await listPackages(ctx.shell, { thirdPartyOnly: args.include_system !== true, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return { packages: packages.sort(), count: packages.length };
+  },
+});
+
+const waitForTool = defineTool({
+  id: 'android_wait_for',
+  title: 'Wait for the screen',
+  description: 'Wait until an element appears or disappears, or until the screen stops changing, up to a timeout. Sends progress while waiting.',
+  kind: 'observation',
+  sideEffect: false,
+  args: z
+    .strictObject({
+      element: elementSelector.optional(),
+      condition: z.enum(['appears', 'disappears', 'settled']).optional().describe('Default: appears when element is given, else settled.'),
+      timeout_ms: z.number().int().min(100).max(60_000).optional().describe('Default 10000.'),
+    })
+    .refine((a) => a.element !== undefined || a.condition === undefined || a.condition === 'settled', { message: 'appears/disappears need element' }),
+  output: { type: 'object' },
+  run: async (ctx, args) => {
+    const condition = args.condition ?? (args.element ? 'appears' : 'settled');
+    const timeout = args.timeout_ms ?? 10_000;
+    const started = Date.now();
+    let previous: string | undefined;
+    let polls = 0;
+    while (true) {
+      if (ctx.signal.aborted) throw new BridgeError('canceled', 'the wait was canceled');
+      const tree = await freshTree(ctx);
+      polls += 1;
+      const elapsed = Date.now() - started;
+      if (condition === 'settled') {
+        if (previous !== undefined && previous === tree.signature) return { met: true, condition, elapsed_ms: elapsed, polls };
+        previous = tree.signature;
+      } else if (args.element) {
+        const selector = {
+          ...(args.element.text !== undefined ? { text: args.element.text } : {}),
+          ...(args.element.text_contains !== undefined ? { textContains: args.element.text_contains } : {}),
+          ...(args.element.resource_id !== undefined ? { resourceId: args.element.resource_id } : {}),
+          ...(args.element.content_desc !== undefined ? { contentDesc: args.element.content_desc } : {}),
+          ...(args.element.index !== undefined ? { index: args.element.index } : {}),
+        };
+        const found = findElements(tree.nodes, selector);
+        if ((condition === 'appears') === found.length > 0) {
+          return { met: true, condition, elapsed_ms: elapsed, polls, ...(found[0] ? { element: compactNode(found[0]) } : {}) };
+        }
+      }
+      if (elapsed >= timeout) return { met: false, condition, elapsed_ms: elapsed, polls };
+      ctx.progress('waiting', `waiting for the screen (${condition}), ${Math.round(elapsed / 1000)} s`, Math.min(0.99, elapsed / timeout));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(250, Math.max(0, timeout - elapsed)));
+        ctx.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+    }
+  },
+});
+
+export function observationTools(lastCaptures: LastCaptureStore): ToolDefinition<unknown>[] {
+  const screenshotTool = defineTool({
+    id: 'android_screenshot',
+    title: 'Screenshot',
+    description:
+      'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional numbered boxes over interactive elements (annotate).',
+    kind: 'observation',
+    sideEffect: false,
+    args: z.strictObject({
+      format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default jpeg.'),
+      quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
+      max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
+      annotate: z.boolean().optional().describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),
+    }),
+    output: { type: 'object' },
+    run: (ctx, args) => takeScreenshot(ctx, args, lastCaptures),
+  });
+
+  const recordTool = defineTool({
+    id: 'android_screen_record',
+    title: 'Record the screen',
+    description: 'Record the screen for 1–30 seconds; returns an MP4 as file_ref + download_url.',
+    kind: 'observation',
+    sideEffect: false,
+    args: z.strictObject({ seconds: z.number().int().min(1).max(30).describe('Length of the recording.') }),
+    output: { type: 'object' },
+    run: async (ctx, args) => {
+      ctx.progress('recording', `recording ${args.seconds} s`, 0);
+      const data = await recordScreen(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
+      const stored = await ctx.services.storeFile({ data, mimeType: 'video/mp4', filename: `screen-${Date.now()}.mp4`, kind: 'recording' });
+      return { ...stored, seconds: args.seconds };
+    },
+  });
+
+  return [statusTool, uiTreeTool, listAppsTool, waitForTool, screenshotTool, recordTool];
+}

@@ -1,0 +1,168 @@
+/**
+ * The screenshot pipeline: capture the fastest way the phone allows (raw `screencap`
+ * encoded here with sharp, or `screencap -p` — decided by measuring each phone once),
+ * scale to `max_side`, encode PNG/JPEG/WebP, optionally draw numbered boxes over the
+ * interactive elements, detect FLAG_SECURE black frames, and answer `unchanged` when the
+ * pixels are the same as the channel's previous capture.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { captureRaw, capturePng, isSecureBlackFrame } from '../android/screencap';
+import { isInteractive, type UiNode } from '../android/ui-tree';
+import type { ToolContext } from './tool-definition';
+import { freshTree } from './targets';
+
+export type ImageFormat = 'png' | 'jpeg' | 'webp';
+
+export interface ScreenshotArgs {
+  format?: ImageFormat | undefined;
+  quality?: number | undefined;
+  max_side?: number | undefined;
+  annotate?: boolean | undefined;
+}
+
+export const SCREENSHOT_DEFAULTS = { format: 'jpeg' as ImageFormat, quality: 80, max_side: 1280 };
+
+interface Pixels {
+  /** A sharp pipeline over the full-size frame. */
+  image: () => sharp.Sharp;
+  width: number;
+  height: number;
+  /** Hash of the frame's pixels (what `unchanged` compares). */
+  pixelHash: string;
+  secure: boolean;
+}
+
+async function fromRaw(ctx: ToolContext): Promise<Pixels> {
+  const frame = await captureRaw(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
+  const { width, height, rgba } = frame;
+  return {
+    image: () => sharp(rgba, { raw: { width, height, channels: 4 } }),
+    width,
+    height,
+    pixelHash: createHash('sha256').update(rgba).digest('hex'),
+    secure: isSecureBlackFrame(rgba),
+  };
+}
+
+async function fromPng(ctx: ToolContext): Promise<Pixels> {
+  const png = await capturePng(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return {
+    image: () => sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }),
+    width: info.width,
+    height: info.height,
+    pixelHash: createHash('sha256').update(data).digest('hex'),
+    secure: isSecureBlackFrame(data),
+  };
+}
+
+/** Captures with the phone's best strategy; the first capture on a phone measures both. */
+async function capture(ctx: ToolContext): Promise<Pixels> {
+  const store = ctx.services.screenshotStrategy;
+  const known = store.get(ctx.device.deviceId);
+  if (known === 'raw') return fromRaw(ctx);
+  if (known === 'png') return fromPng(ctx);
+  const t0 = performance.now();
+  const raw = await fromRaw(ctx);
+  const rawMs = performance.now() - t0;
+  try {
+    const t1 = performance.now();
+    await capturePng(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
+    const pngMs = performance.now() - t1;
+    store.set(ctx.device.deviceId, pngMs < rawMs * 0.8 ? 'png' : 'raw');
+  } catch {
+    store.set(ctx.device.deviceId, 'raw');
+  }
+  return raw;
+}
+
+function annotationSvg(nodes: readonly UiNode[], width: number, height: number, scale: number): Buffer {
+  const boxes = nodes
+    .filter(isInteractive)
+    .slice(0, 300)
+    .map((n) => {
+      const [x1, y1, x2, y2] = n.bounds.map((v) => Math.round(v * scale)) as [number, number, number, number];
+      const label = String(n.index);
+      const w = 10 + label.length * 9;
+      return (
+        `<rect x="${x1}" y="${y1}" width="${Math.max(1, x2 - x1)}" height="${Math.max(1, y2 - y1)}" fill="none" stroke="#ff1744" stroke-width="2"/>` +
+        `<rect x="${x1}" y="${y1}" width="${w}" height="18" fill="#ff1744"/>` +
+        `<text x="${x1 + 4}" y="${y1 + 14}" font-family="DejaVu Sans, sans-serif" font-size="14" font-weight="bold" fill="#ffffff">${label}</text>`
+      );
+    })
+    .join('');
+  return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${boxes}</svg>`);
+}
+
+export interface ScreenshotResult {
+  [key: string]: unknown;
+}
+
+/** Per-channel memory of the last capture, for `unchanged`. */
+export type LastCaptureStore = Map<string, { key: string; fileRef: string }>;
+
+export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, last: LastCaptureStore): Promise<ScreenshotResult> {
+  const format = args.format ?? SCREENSHOT_DEFAULTS.format;
+  const quality = args.quality ?? SCREENSHOT_DEFAULTS.quality;
+  const maxSide = args.max_side ?? SCREENSHOT_DEFAULTS.max_side;
+  const pixels = await capture(ctx);
+  const scale = Math.min(1, maxSide / Math.max(pixels.width, pixels.height));
+  const width = Math.max(1, Math.round(pixels.width * scale));
+  const height = Math.max(1, Math.round(pixels.height * scale));
+
+  let tree: UiNode[] | undefined;
+  if (args.annotate && !pixels.secure) tree = (await freshTree(ctx)).nodes;
+  const key = `${pixels.pixelHash}:${format}:${quality}:${maxSide}:${args.annotate ? (ctx.lastTree()?.signature ?? '') : ''}`;
+
+  const previous = last.get(ctx.channelId);
+  if (previous && previous.key === key) {
+    const same = ctx.services.findUnchangedRef(previous.fileRef);
+    if (same) return resultFrom(same, width, height, pixels.secure, true);
+  }
+
+  let pipeline = pixels.image();
+  if (scale < 1) pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
+  if (tree) {
+    const resized = await pipeline.raw().toBuffer();
+    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([{ input: annotationSvg(tree, width, height, scale), top: 0, left: 0 }]);
+  }
+  const encoded =
+    format === 'png'
+      ? await pipeline.png({ compressionLevel: 6, palette: false }).toBuffer()
+      : format === 'webp'
+        ? await pipeline.webp({ quality }).toBuffer()
+        : await pipeline.flatten({ background: '#000000' }).jpeg({ quality, mozjpeg: true }).toBuffer();
+  const stored = await ctx.services.storeFile({
+    data: encoded,
+    mimeType: `image/${format}`,
+    filename: `screen-${Date.now()}.${format === 'jpeg' ? 'jpg' : format}`,
+    kind: 'screenshot',
+  });
+  last.set(ctx.channelId, { key, fileRef: stored.file_ref });
+  const result = resultFrom(stored, width, height, pixels.secure, false);
+  if (tree) result.elements = tree.filter(isInteractive).map((n) => ({ index: n.index, text: n.password ? '' : n.text, resource_id: n.resourceId, content_desc: n.contentDesc, center: n.center }));
+  return result;
+}
+
+function resultFrom(
+  file: { file_ref: string; download_url: string; mime_type: string; byte_size: number; expires_at: number; sha256: string },
+  width: number,
+  height: number,
+  secure: boolean,
+  unchanged: boolean,
+): ScreenshotResult {
+  return {
+    file_ref: file.file_ref,
+    download_url: file.download_url,
+    mime_type: file.mime_type,
+    width,
+    height,
+    byte_size: file.byte_size,
+    expires_at: file.expires_at,
+    sha256: file.sha256,
+    unchanged,
+    secure_screen: secure,
+    ...(secure ? { note: 'The app on screen blocks screenshots (FLAG_SECURE); the frame is black.' } : {}),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * What a tool is: id, honest description, a strict zod schema for its arguments (the same
+ * schema yields the Card's input_schema and validates every call at the edge), its kind
+ * (observation runs concurrently, control is serialized per phone), whether it has side
+ * effects (journaled for exactly-once), and how it runs against one bound phone.
+ */
+import { z } from 'zod';
+import type { DeviceShell } from '../devices/device-shell';
+import type { DeviceRecord } from '../devices/device-registry';
+import type { CardTool, JsonObjectSchema } from '../protocol/card';
+import type { UiNode } from '../android/ui-tree';
+
+export type ToolKind = 'observation' | 'control';
+
+export interface ToolContext {
+  channelId: string;
+  device: DeviceRecord;
+  shell: DeviceShell;
+  signal: AbortSignal;
+  /** Default deadline for one adb operation. */
+  timeoutMs: number;
+  progress: (status: string, message: string, progress?: number) => void;
+  /** Screen size, cached per phone. */
+  screenSize: () => Promise<{ width: number; height: number }>;
+  /** The last UI tree this channel saw (for `index` selectors and change detection). */
+  lastTree: () => { nodes: UiNode[]; signature: string } | undefined;
+  rememberTree: (nodes: UiNode[], signature: string) => void;
+  /** Services the file and media tools use. */
+  services: ToolServices;
+}
+
+export interface ToolServices {
+  storeFile: (input: { data: Buffer; mimeType: string; filename: string; kind: 'screenshot' | 'recording' | 'file' }) => Promise<StoredFileInfo>;
+  /** The stored file behind a ref, freshly signed, when it is still cached. */
+  findUnchangedRef: (fileRef: string) => StoredFileInfo | undefined;
+  uploadedFile: (fileRef: string) => { path: string; filename: string; byteSize: number };
+  unicodeIme: () => Promise<boolean>;
+  screenshotStrategy: ScreenshotStrategyStore;
+}
+
+export interface StoredFileInfo {
+  file_ref: string;
+  download_url: string;
+  mime_type: string;
+  byte_size: number;
+  expires_at: number;
+  sha256: string;
+}
+
+export interface ScreenshotStrategyStore {
+  get(deviceId: string): 'raw' | 'png' | undefined;
+  set(deviceId: string, strategy: 'raw' | 'png'): void;
+}
+
+export interface ToolDefinition<A = unknown> {
+  id: string;
+  title: string;
+  description: string;
+  kind: ToolKind;
+  sideEffect: boolean;
+  args: z.ZodType<A>;
+  output: Record<string, unknown>;
+  run: (ctx: ToolContext, args: A) => Promise<Record<string, unknown>>;
+}
+
+/** Helper that keeps each definition's argument type tied to its schema. */
+export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<unknown> {
+  return definition as unknown as ToolDefinition<unknown>;
+}
+
+export function toCardTool(tool: ToolDefinition<unknown>): CardTool {
+  const schema = z.toJSONSchema(tool.args, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  const inputSchema: JsonObjectSchema = {
+    ...schema,
+    type: 'object',
+    properties: (schema.properties as Record<string, unknown> | undefined) ?? {},
+    required: (schema.required as string[] | undefined) ?? [],
+  };
+  return { tool_id: tool.id, title: tool.title, description: tool.description, input_schema: inputSchema, output_schema: tool.output };
+}
+
+// ---- shared argument pieces ------------------------------------------------------------------
+
+export const coordinate = z.number().int().min(0).max(100_000);
+
+export const elementSelector = z
+  .strictObject({
+    text: z.string().min(1).max(500).optional().describe('Exact visible text (case-sensitive).'),
+    text_contains: z.string().min(1).max(500).optional().describe('Substring of the visible text (case-insensitive).'),
+    resource_id: z.string().min(1).max(300).optional().describe('Android resource id, e.g. com.example:id/ok or just ok.'),
+    content_desc: z.string().min(1).max(500).optional().describe('Accessibility label (content-desc), exact.'),
+    index: z.number().int().min(0).max(100_000).optional().describe('Element number from the last android_ui_tree or annotated screenshot.'),
+  })
+  .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'give at least one of text, text_contains, resource_id, content_desc, index' })
+  .describe('Which element to act on; every given field must match.');
+
+export type ElementSelectorArgs = z.infer<typeof elementSelector>;
+
+export const observeFlag = z
+  .boolean()
+  .optional()
+  .describe('When true, the result also carries the compact UI tree after the action and whether the screen changed.');

@@ -1,0 +1,355 @@
+/**
+ * ToolRuntime: `tool.invoke` from validation to ack. Checks the tool, the channel's binding
+ * and the phone's state, validates arguments, applies exactly-once semantics for side
+ * effects, asks the safety gate, queues the work on the phone (control FIFO, observation
+ * concurrent), reports progress, and always ends with one `tool.invoke.ack`.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { CoreOptions } from '../config/core-options';
+import { BridgeError, isBridgeError, toWireError } from '../errors';
+import type { DeviceRegistry, DeviceRecord } from '../devices/device-registry';
+import type { AdbServerLink } from '../devices/adb-server-link';
+import type { DeviceShell } from '../devices/device-shell';
+import type { FileCache } from '../files/file-cache';
+import type { UrlSigner } from '../files/signed-url';
+import type { Logger } from '../logging/logger';
+import type { EventHub } from '../admin/event-hub';
+import type { DataPlane, UserPacketContext } from '../server/data-plane';
+import type { CardTool } from '../protocol/card';
+import { readScreenSize } from '../android/device-info';
+import { detectUnicodeIme } from '../android/text-input';
+import type { UiNode } from '../android/ui-tree';
+import { DeviceQueue } from '../queue/device-queue';
+import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
+import { CONTROL_TOOLS } from './control-tools';
+import { observationTools } from './observation-tools';
+import type { LastCaptureStore } from './screenshot-pipeline';
+import { toCardTool, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
+
+export interface GateDecision {
+  decision: 'allow' | 'deny';
+  by: string;
+  reasons: string[];
+  errorCode?: 'approval_denied' | 'approval_timeout' | 'policy_denied' | 'canceled';
+}
+
+export interface CallInfo {
+  channelId: string;
+  device: DeviceRecord;
+  tool: ToolDefinition<unknown>;
+  args: Record<string, unknown>;
+  argsHash: string;
+  shell: DeviceShell;
+  signal: AbortSignal;
+  progress: (status: string, message: string) => void;
+}
+
+/** The safety gate (policy + approvals); allow-all until one is installed. */
+export interface SafetyGate {
+  decide(call: CallInfo): Promise<GateDecision>;
+}
+
+export interface CallRecordSink {
+  record(entry: {
+    time: number;
+    channelId: string;
+    deviceId: string;
+    toolId: string;
+    args: Record<string, unknown>;
+    decision: GateDecision | null;
+    outcome: 'ok' | 'error';
+    errorCode: string | null;
+    durationMs: number;
+  }): void;
+}
+
+export interface ToolRuntimeOptions {
+  dataDir: string;
+  registry: DeviceRegistry;
+  links: AdbServerLink[];
+  files: FileCache;
+  signer: UrlSigner;
+  options: CoreOptions;
+  logger: Logger;
+  hub: EventHub;
+  clock: () => number;
+  activeDeviceFor: (channelId: string) => string | undefined;
+  bindingStatus: (channelId: string) => string;
+  touch: (channelId: string) => void;
+  progress: (channelId: string, payload: Record<string, unknown>) => boolean;
+}
+
+const SCREEN_SIZE_TTL_MS = 30_000;
+
+export class ToolRuntime {
+  readonly queue: DeviceQueue;
+  private readonly tools: ToolDefinition<unknown>[];
+  private readonly byId: Map<string, ToolDefinition<unknown>>;
+  private readonly journal: IdempotencyJournal;
+  private readonly inFlight = new Map<string, { argsHash: string; promise: Promise<StoredAck> }>();
+  private readonly screenSizes = new Map<string, { size: { width: number; height: number }; at: number }>();
+  private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
+  private readonly imeCache = new Map<string, { value: boolean; at: number }>();
+  private readonly strategies = new Map<string, 'raw' | 'png'>();
+  private readonly lastCaptures: LastCaptureStore = new Map();
+  private readonly lastActions = new Map<string, { toolId: string; at: number; outcome: string }>();
+  private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
+  private sinks: CallRecordSink[] = [];
+  private compactTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: ToolRuntimeOptions) {
+    this.queue = new DeviceQueue(o.options.queue);
+    this.tools = [...observationTools(this.lastCaptures), ...CONTROL_TOOLS];
+    this.byId = new Map(this.tools.map((t) => [t.id, t]));
+    this.journal = new IdempotencyJournal(join(o.dataDir, 'tool-calls.jsonl'), o.options.idempotencyWindowMs, o.clock);
+  }
+
+  start(): void {
+    this.compactTimer = setInterval(() => this.journal.compact(), 10 * 60 * 1000);
+    this.compactTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.compactTimer) clearInterval(this.compactTimer);
+    this.queue.cancelAll('the bridge is stopping');
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
+  }
+
+  setGate(gate: SafetyGate): void {
+    this.gate = gate;
+  }
+
+  addSink(sink: CallRecordSink): void {
+    this.sinks.push(sink);
+  }
+
+  toolIds(): string[] {
+    return this.tools.map((t) => t.id);
+  }
+
+  tool(id: string): ToolDefinition<unknown> | undefined {
+    return this.byId.get(id);
+  }
+
+  cardTools(): CardTool[] {
+    return this.tools.map(toCardTool);
+  }
+
+  lastAction(channelId: string): { toolId: string; at: number; outcome: string } | undefined {
+    return this.lastActions.get(channelId);
+  }
+
+  shellFor(device: DeviceRecord): DeviceShell {
+    const link = this.o.links.find((l) => l.address === device.adbServer);
+    if (!link) throw new BridgeError('device_not_found', 'the phone’s ADB server is not configured');
+    return link.shell(device.serial);
+  }
+
+  onBindingEnded(channelId: string, deviceId: string, reason: string): void {
+    const n = this.queue.cancelChannel(deviceId, channelId, `the lease ended (${reason})`);
+    if (n > 0) this.o.logger.info('canceled queued work after lease end', { channel: channelId, count: n });
+    this.trees.delete(channelId);
+    this.lastCaptures.delete(channelId);
+  }
+
+  /** The stop button: cancels queued and running work on a phone at once. */
+  stopDevice(deviceId: string): number {
+    return this.queue.cancelDevice(deviceId, 'stopped at the computer');
+  }
+
+  registerHandlers(plane: DataPlane): void {
+    plane.on('tool.invoke', (ctx) => this.invoke(ctx));
+  }
+
+  private async invoke(ctx: UserPacketContext): Promise<void> {
+    const toolId = typeof ctx.payload.tool_id === 'string' ? ctx.payload.tool_id : '';
+    const ackError = (code: string, message: string): void => {
+      ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: { code: code as never, message } });
+    };
+    const tool = this.byId.get(toolId);
+    if (!tool) return ackError('unknown_tool', `no tool ${JSON.stringify(toolId.slice(0, 80))} in this connector’s Card`);
+    const rawArgs = ctx.payload.arguments ?? {};
+    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) return ackError('invalid_arguments', 'arguments must be an object');
+    const { connector_channel_id: _ignored, ...args } = rawArgs as Record<string, unknown>;
+    const context = typeof ctx.payload.context === 'object' && ctx.payload.context !== null ? (ctx.payload.context as Record<string, unknown>) : {};
+    const callId = typeof context.tool_call_id === 'string' && context.tool_call_id ? context.tool_call_id : (ctx.packet.request_id ?? ctx.packet.packet_id);
+    const key = `${ctx.channel.id}\n${callId}`;
+    const argsHash = hashArgs(toolId, args);
+
+    const ack = await this.runOnce(key, argsHash, tool, () => this.execute(ctx, tool, args, argsHash, key));
+    if (ack.error) ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: ack.error as never });
+    else ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { payload: ack.payload ?? { tool_id: toolId, result: {} } });
+  }
+
+  /** Exactly-once: stored ack for a finished call, join a running one, refuse a changed one. */
+  private async runOnce(key: string, argsHash: string, tool: ToolDefinition<unknown>, work: () => Promise<StoredAck>): Promise<StoredAck> {
+    const running = this.inFlight.get(key);
+    if (running) {
+      if (running.argsHash !== argsHash) return conflict();
+      return running.promise;
+    }
+    if (tool.sideEffect) {
+      const record = this.journal.get(key);
+      if (record) {
+        if (record.argsHash !== argsHash) return conflict();
+        if (record.state === 'done' && record.ack) return record.ack;
+        return {
+          error: {
+            code: 'outcome_unknown',
+            message: 'this call was in progress when the bridge stopped; whether it took effect is unknown, so it is not run again. Look at the screen, then use a new tool_call_id.',
+          },
+        };
+      }
+    }
+    const promise = work();
+    this.inFlight.set(key, { argsHash, promise });
+    try {
+      return await promise;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async execute(ctx: UserPacketContext, tool: ToolDefinition<unknown>, args: Record<string, unknown>, argsHash: string, key: string): Promise<StoredAck> {
+    const started = this.o.clock();
+    const channelId = ctx.channel.id;
+    const deviceId = this.o.activeDeviceFor(channelId);
+    if (!deviceId) return errorAck('not_bound', this.o.bindingStatus(channelId) === 'revoked' ? 'the lease of this channel was revoked; authenticate again' : 'no phone is bound to this channel; authenticate first');
+    const device = this.o.registry.get(deviceId);
+    if (!device || device.state === 'gone') return errorAck('device_offline', 'the bound phone is not connected');
+    if (device.state === 'unauthorized') return errorAck('device_unauthorized', 'the phone has not accepted this computer’s USB debugging key');
+    if (device.state !== 'device') return errorAck('device_offline', 'the bound phone is offline');
+
+    const parsed = tool.args.safeParse(args);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'arguments';
+      return errorAck('invalid_arguments', `${where}: ${issue?.message ?? 'invalid'}`.slice(0, 300));
+    }
+    this.o.touch(channelId);
+    const shell = this.shellFor(device);
+    const progress = (status: string, message: string, fraction?: number): void => {
+      this.o.progress(channelId, { tool_id: tool.id, status, message, ...(fraction !== undefined ? { progress: fraction } : {}), request_id: ctx.packet.request_id ?? ctx.packet.packet_id });
+    };
+
+    let decision: GateDecision | null = null;
+    const finish = (ack: StoredAck): StoredAck => {
+      const outcome = ack.error ? 'error' : 'ok';
+      this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
+      for (const sink of this.sinks) {
+        sink.record({ time: started, channelId, deviceId, toolId: tool.id, args, decision, outcome, errorCode: ack.error?.code ?? null, durationMs: this.o.clock() - started });
+      }
+      return ack;
+    };
+
+    try {
+      const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
+        decision = await this.gate.decide({ channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m) });
+        if (decision.decision === 'deny') {
+          return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
+        }
+        if (tool.sideEffect) this.journal.started(key, argsHash);
+        const context = this.context(channelId, device, shell, signal, progress);
+        const result = await tool.run(context, parsed.data);
+        return { payload: { tool_id: tool.id, result } };
+      });
+      if (tool.sideEffect && ack.payload) this.journal.done(key, argsHash, ack);
+      else if (tool.sideEffect && ack.error && this.journal.get(key)) this.journal.done(key, argsHash, ack);
+      return finish(ack);
+    } catch (error) {
+      const wire = toWireError(error);
+      if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: tool.id, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+      const ack: StoredAck = { error: wire };
+      if (tool.sideEffect && this.journal.get(key)) this.journal.done(key, argsHash, ack);
+      return finish(ack);
+    }
+  }
+
+  private context(channelId: string, device: DeviceRecord, shell: DeviceShell, signal: AbortSignal, progress: ToolContext['progress']): ToolContext {
+    const timeoutMs = this.o.options.adbCommandTimeoutMs;
+    return {
+      channelId,
+      device,
+      shell,
+      signal,
+      timeoutMs,
+      progress,
+      screenSize: async () => {
+        const cached = this.screenSizes.get(device.deviceId);
+        if (cached && this.o.clock() - cached.at < SCREEN_SIZE_TTL_MS) return cached.size;
+        const size = await readScreenSize(shell, { timeoutMs, signal });
+        if (!size) throw new BridgeError('command_failed', 'could not read the screen size');
+        this.screenSizes.set(device.deviceId, { size, at: this.o.clock() });
+        return size;
+      },
+      lastTree: () => this.trees.get(channelId),
+      rememberTree: (nodes, signature) => this.trees.set(channelId, { nodes, signature }),
+      services: {
+        storeFile: async (input) => {
+          const file = await this.o.files.put({ ...input, channelId });
+          return this.signed(file);
+        },
+        findUnchangedRef: (fileRef) => {
+          const file = this.o.files.get(fileRef);
+          return file && file.channelId === channelId ? this.signed(file) : undefined;
+        },
+        uploadedFile: (fileRef) => {
+          const file = this.o.files.get(fileRef);
+          if (!file || file.kind !== 'upload') throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
+          if (file.channelId !== channelId) throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
+          const path = this.o.files.path(fileRef);
+          if (!path) throw new BridgeError('file_not_found', 'the uploaded file is gone');
+          return { path, filename: file.filename, byteSize: file.byteSize };
+        },
+        unicodeIme: async () => {
+          const cached = this.imeCache.get(device.deviceId);
+          if (cached && this.o.clock() - cached.at < 60_000) return cached.value;
+          const value = await detectUnicodeIme(shell, { timeoutMs, signal });
+          this.imeCache.set(device.deviceId, { value, at: this.o.clock() });
+          return value;
+        },
+        screenshotStrategy: {
+          get: (id) => this.strategies.get(id),
+          set: (id, strategy) => this.strategies.set(id, strategy),
+        },
+      },
+    };
+  }
+
+  private signed(file: { fileRef: string; mimeType: string; byteSize: number; expiresAt: number; sha256: string }): StoredFileInfo {
+    const url = this.o.signer.sign(file.fileRef, this.o.options.downloadUrlTtlMs, file.expiresAt);
+    return {
+      file_ref: file.fileRef,
+      download_url: url.path,
+      mime_type: file.mimeType,
+      byte_size: file.byteSize,
+      expires_at: url.expiresAt,
+      sha256: file.sha256,
+    };
+  }
+}
+
+function errorAck(code: string, message: string): StoredAck {
+  return { error: { code, message } };
+}
+
+function conflict(): StoredAck {
+  return errorAck('idempotency_conflict', 'this tool_call_id was already used with other arguments; use a new tool_call_id');
+}
+
+/** Stable hash of a call: tool id plus arguments with keys sorted at every level. */
+export function hashArgs(toolId: string, args: unknown): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.keys(value as Record<string, unknown>)
+          .sort()
+          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  return createHash('sha256').update(toolId).update('\n').update(JSON.stringify(canonical(args))).digest('hex');
+}

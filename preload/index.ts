@@ -1,0 +1,38 @@
+/**
+ * Preload: the only place that touches ipcRenderer. Exposes `window.deviceBridge` with one
+ * named function per operation (never a generic send/invoke).
+ */
+import { contextBridge, ipcRenderer } from 'electron';
+import type { DeviceBridgeIpcApi } from '../renderer/src/api/ipc-api';
+
+const channel = (method: string): string => `device-bridge:${method}`;
+const call = (method: string) => (args?: unknown) => ipcRenderer.invoke(channel(method), args);
+
+const api: DeviceBridgeIpcApi = {
+  getState: call('getState') as DeviceBridgeIpcApi['getState'],
+  decidePairing: call('decidePairing') as DeviceBridgeIpcApi['decidePairing'],
+  decideApproval: call('decideApproval') as DeviceBridgeIpcApi['decideApproval'],
+  revokeChannel: call('revokeChannel') as DeviceBridgeIpcApi['revokeChannel'],
+  extendChannel: call('extendChannel') as DeviceBridgeIpcApi['extendChannel'],
+  stopDevice: call('stopDevice') as DeviceBridgeIpcApi['stopDevice'],
+  setAccessCode: call('setAccessCode') as DeviceBridgeIpcApi['setAccessCode'],
+  addLanDevice: call('addLanDevice') as DeviceBridgeIpcApi['addLanDevice'],
+  forgetLanDevice: call('forgetLanDevice') as DeviceBridgeIpcApi['forgetLanDevice'],
+  pairLanDevice: call('pairLanDevice') as DeviceBridgeIpcApi['pairLanDevice'],
+  getAudit: call('getAudit') as DeviceBridgeIpcApi['getAudit'],
+  getSettings: call('getSettings') as DeviceBridgeIpcApi['getSettings'],
+  revealApiKey: call('revealApiKey') as DeviceBridgeIpcApi['revealApiKey'],
+  rotateApiKey: call('rotateApiKey') as DeviceBridgeIpcApi['rotateApiKey'],
+  getPolicies: call('getPolicies') as DeviceBridgeIpcApi['getPolicies'],
+  putPolicies: call('putPolicies') as DeviceBridgeIpcApi['putPolicies'],
+  getDeviceScreen: call('getDeviceScreen') as DeviceBridgeIpcApi['getDeviceScreen'],
+  onAdminEvent: (listener) => {
+    const handler = (_event: unknown, payload: Parameters<typeof listener>[0]): void => listener(payload);
+    ipcRenderer.on('device-bridge:event', handler);
+    return () => {
+      ipcRenderer.removeListener('device-bridge:event', handler);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('deviceBridge', api);
