@@ -1,8 +1,9 @@
 /**
  * A scripted DeviceShell for unit tests of main/core/android: records every call's argv and
- * options, and answers with canned outputs chosen by the longest matching argv prefix.
- * A list of answers is consumed in order (the last one repeats), which is how tests script
- * "fails once, then succeeds". Unscripted commands reject, so a test cannot pass by accident.
+ * options, and answers with canned outputs chosen by the longest matching argv prefix (a
+ * later script for the same prefix replaces an earlier one). A list of answers is consumed
+ * in order (the last one repeats), which is how tests script "fails once, then succeeds".
+ * Unscripted commands reject, so a test cannot pass by accident.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ export class FakeDeviceShell implements DeviceShell {
     let best: Script | undefined;
     for (const script of this.scripts) {
       const matches = script.prefix.length <= argv.length && script.prefix.every((word, i) => argv[i] === word);
-      if (matches && (!best || script.prefix.length > best.prefix.length)) best = script;
+      if (matches && (!best || script.prefix.length >= best.prefix.length)) best = script;
     }
     if (!best) throw new Error(`fake device shell: no answer scripted for ${JSON.stringify(argv)}`);
     const answer = best.answers[Math.min(best.used, best.answers.length - 1)];
