@@ -49,6 +49,14 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      parserOptions: { projectService: false, program: null },
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', require: 'readonly', __dirname: 'readonly' },
+    },
+  },
+  {
+    files: ['bin/**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

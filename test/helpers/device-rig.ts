@@ -9,7 +9,7 @@ import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
-import { XAgentClient } from './xagent-client';
+import type { XAgentClient } from './xagent-client';
 
 export interface DeviceRig {
   adb: AdbServerRig;
