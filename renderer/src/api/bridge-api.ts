@@ -1,0 +1,97 @@
+/**
+ * The one client interface the UI talks to. Two transports implement it: HTTP (web console,
+ * admin token) and IPC (Electron preload). Shapes come from main/contract/admin-api.ts only;
+ * errors from either side are rebuilt as ApiError with the bridge's stable code.
+ */
+import type {
+  AdminApproval,
+  AdminEventType,
+  AdminLanDevice,
+  AdminPolicies,
+  AdminRoutes,
+  AdminSettings,
+  AdminState,
+  AuditEntry,
+} from '../../../main/contract/admin-api';
+
+export type PairingDecision = AdminRoutes['POST /admin/api/pairings/:auth_session_id']['request'];
+export type ApprovalDecision = AdminRoutes['POST /admin/api/approvals/:approval_id']['request']['decision'];
+export type AccessCodeRequest = AdminRoutes['POST /admin/api/access-codes']['request'];
+export type StatusResponse = { status: string };
+export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
+export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
+export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
+export type { AdminApproval, AdminPolicies, AdminSettings, AdminState, AuditEntry };
+
+/** One "something changed" notification from the bridge; the UI refetches state on it. */
+export interface AdminEvent {
+  type: AdminEventType;
+  [key: string]: unknown;
+}
+
+/** Health of the live-update channel, shown in the header. */
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'closed';
+
+export interface BridgeApi {
+  readonly kind: 'http' | 'ipc';
+  getState(): Promise<AdminState>;
+  decidePairing(authSessionId: string, decision: PairingDecision): Promise<StatusResponse>;
+  decideApproval(approvalId: string, decision: ApprovalDecision): Promise<StatusResponse>;
+  revokeChannel(channelId: string): Promise<StatusResponse>;
+  extendChannel(channelId: string, extendMs: number): Promise<StatusResponse>;
+  stopDevice(deviceId: string): Promise<StopDeviceResponse>;
+  setAccessCode(request: AccessCodeRequest): Promise<StatusResponse>;
+  addLanDevice(address: string): Promise<AddLanDeviceResponse>;
+  forgetLanDevice(address: string): Promise<StatusResponse>;
+  pairLanDevice(address: string, code: string): Promise<LanPairResponse>;
+  getAudit(): Promise<{ entries: AuditEntry[] }>;
+  getSettings(): Promise<AdminSettings>;
+  revealApiKey(): Promise<{ api_key: string }>;
+  rotateApiKey(): Promise<{ api_key: string }>;
+  getPolicies(): Promise<AdminPolicies>;
+  putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
+  /** A small JPEG of the phone's screen. */
+  getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
+  /**
+   * Live updates: `onEvent` for every change notification, `onStatus` when the channel's
+   * health changes. Returns an idempotent unsubscribe.
+   */
+  subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void;
+}
+
+/** Codes the UI adds for failures that never reached the bridge. */
+export type ClientErrorCode = 'unreachable' | 'unauthorized' | 'bad_response';
+
+/** A failed call, rebuilt from `{error:{code,message}}` or from a transport failure. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly code: string,
+    message: string,
+    /** HTTP status (0 when the request never got an answer; IPC uses 0 too). */
+    readonly status = 0,
+  ) {
+    super(message);
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** Turns anything thrown into an ApiError so views can show `code` and `message`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Error) return new ApiError('unreachable', error.message);
+  return new ApiError('unreachable', String(error));
+}
+
+/** Reads the bridge's error body shape; anything else yields undefined. */
+export function parseErrorBody(body: unknown): { code: string; message: string } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return undefined;
+  return { code, message: typeof message === 'string' ? message : code };
+}

@@ -1,0 +1,73 @@
+/**
+ * BridgeApi over Electron IPC: calls the named functions the preload exposes on
+ * `window.deviceBridge` and rebuilds `{ok:false,error}` results as ApiError.
+ */
+import type {
+  AccessCodeRequest,
+  AdminEvent,
+  AdminPolicies,
+  ApprovalDecision,
+  BridgeApi,
+  LiveStatus,
+  PairingDecision,
+} from './bridge-api';
+import { ApiError } from './bridge-api';
+import type { DeviceBridgeIpcApi, IpcResult } from './ipc-api';
+
+async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
+  let result: IpcResult<T>;
+  try {
+    result = await call;
+  } catch (error) {
+    throw new ApiError('unreachable', `The desktop app did not answer (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  if (result.ok) return result.value;
+  throw new ApiError(result.error.code, result.error.message);
+}
+
+export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
+  return {
+    kind: 'ipc',
+    getState: () => unwrap(bridge.getState()),
+    decidePairing: (id: string, decision: PairingDecision) => unwrap(bridge.decidePairing({ auth_session_id: id, ...decision })),
+    decideApproval: (id: string, decision: ApprovalDecision) => unwrap(bridge.decideApproval({ approval_id: id, decision })),
+    revokeChannel: (id: string) => unwrap(bridge.revokeChannel({ connector_channel_id: id })),
+    extendChannel: (id: string, extendMs: number) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
+    stopDevice: (id: string) => unwrap(bridge.stopDevice({ device_id: id })),
+    setAccessCode: (request: AccessCodeRequest) => unwrap(bridge.setAccessCode(request)),
+    addLanDevice: (address: string) => unwrap(bridge.addLanDevice({ address })),
+    forgetLanDevice: (address: string) => unwrap(bridge.forgetLanDevice({ address })),
+    pairLanDevice: (address: string, code: string) => unwrap(bridge.pairLanDevice({ address, code })),
+    getAudit: () => unwrap(bridge.getAudit()),
+    getSettings: () => unwrap(bridge.getSettings()),
+    revealApiKey: () => unwrap(bridge.revealApiKey()),
+    rotateApiKey: () => unwrap(bridge.rotateApiKey()),
+    getPolicies: () => unwrap(bridge.getPolicies()),
+    putPolicies: (policies: AdminPolicies) => unwrap(bridge.putPolicies(policies)),
+    async getDeviceScreen(id: string): Promise<Blob> {
+      const bytes = await unwrap(bridge.getDeviceScreen({ device_id: id }));
+      // Copy into a fresh ArrayBuffer-backed view: Blob wants plain ArrayBuffer memory.
+      return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
+    },
+    subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
+      let closed = false;
+      const remove = bridge.onAdminEvent((event) => {
+        if (!closed) onEvent(event);
+      });
+      // IPC is in-process: it is live as soon as the listener is registered.
+      onStatus('live');
+      return () => {
+        if (closed) return;
+        closed = true;
+        remove();
+      };
+    },
+  };
+}
+
+/** The preload's object when running inside the desktop app, else undefined. */
+export function findIpcBridge(host: object): DeviceBridgeIpcApi | undefined {
+  const candidate = (host as { deviceBridge?: unknown }).deviceBridge;
+  if (typeof candidate !== 'object' || candidate === null) return undefined;
+  return typeof (candidate as { getState?: unknown }).getState === 'function' ? (candidate as DeviceBridgeIpcApi) : undefined;
+}

@@ -1,0 +1,136 @@
+/**
+ * Activity: the audit trail as a table (what ran where, who decided, how it ended), with
+ * client-side filters by phone and channel and an export of the filtered rows as JSON lines.
+ */
+import { useMemo, useState } from 'react';
+import type { AdminState, AuditEntry } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { EmptyState, Loading } from '../../components/empty-state';
+import { ErrorBanner } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import type { Tone } from '../../components/status-badge';
+import { distinctValues, exportFileName, filterAudit, newestFirst, toJsonLines } from '../../lib/audit-export';
+import { formatClock, formatDuration, shortId } from '../../lib/time-format';
+import { useAudit } from './use-audit';
+
+const NO_ENTRIES: AuditEntry[] = [];
+
+function outcomeTone(entry: AuditEntry): Tone {
+  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return 'ok';
+  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return 'danger';
+  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return 'warn';
+  return 'neutral';
+}
+
+function download(entries: AuditEntry[], now: number): void {
+  const blob = new Blob([toJsonLines(entries)], { type: 'application/x-ndjson' });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = exportFileName(now);
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  // The download has started from the URL; release it on the next turn.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVersion: number }): React.JSX.Element {
+  const audit = useAudit(props.api, props.stateVersion);
+  const [deviceId, setDeviceId] = useState('');
+  const [channelId, setChannelId] = useState('');
+  // Only decides whether to print the date; no need to re-render every second.
+  const now = Date.now();
+  const names = useMemo(() => new Map(props.state.devices.map((d) => [d.device_id, d.display_name])), [props.state.devices]);
+
+  const all = audit.entries ?? NO_ENTRIES;
+  const rows = useMemo(() => newestFirst(filterAudit(all, { deviceId, channelId })), [all, deviceId, channelId]);
+  const deviceIds = useMemo(() => distinctValues(all, 'device_id'), [all]);
+  const channelIds = useMemo(() => distinctValues(all, 'connector_channel_id'), [all]);
+
+  return (
+    <section aria-labelledby="activity-heading">
+      <header className="view-header">
+        <h2 id="activity-heading">Activity</h2>
+        <p className="view-sub">Every tool call: where it ran, who decided, how it ended. Typed text and secrets are redacted.</p>
+      </header>
+      {audit.error ? <ErrorBanner title="Could not load the activity log." error={audit.error} onRetry={audit.refresh} testId="activity-error" /> : null}
+      <div className="toolbar">
+        <label htmlFor="activity-filter-device">Phone</label>
+        <select id="activity-filter-device" value={deviceId} onChange={(e) => setDeviceId(e.target.value)} data-testid="activity-filter-device">
+          <option value="">All phones</option>
+          {deviceIds.map((id) => (
+            <option key={id} value={id}>
+              {names.get(id) ?? id}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="activity-filter-channel">Channel</label>
+        <select id="activity-filter-channel" value={channelId} onChange={(e) => setChannelId(e.target.value)} data-testid="activity-filter-channel">
+          <option value="">All channels</option>
+          {channelIds.map((id) => (
+            <option key={id} value={id}>
+              {shortId(id)}
+            </option>
+          ))}
+        </select>
+        <span className="toolbar-spacer" />
+        <span className="muted small" data-testid="activity-count">
+          {rows.length} of {all.length}
+        </span>
+        <button type="button" className="btn" onClick={audit.refresh} data-testid="activity-refresh">
+          Refresh
+        </button>
+        <button type="button" className="btn" onClick={() => download(rows, Date.now())} disabled={rows.length === 0} data-testid="activity-export">
+          Export (.jsonl)
+        </button>
+      </div>
+      {audit.entries === null && !audit.error ? (
+        <Loading label="Loading activity…" />
+      ) : all.length === 0 ? (
+        <EmptyState title="No activity yet" testId="activity-empty">
+          <p>Tool calls from xAgent are recorded here as they happen.</p>
+        </EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="activity-table">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Decision / by</th>
+                <th scope="col">Outcome</th>
+                <th scope="col" className="num">
+                  Duration
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((entry) => (
+                <tr key={entry.id} data-testid={`activity-row-${entry.id}`}>
+                  <td className="nowrap">{formatClock(entry.time, now)}</td>
+                  <td className="mono" title={entry.connector_channel_id ?? ''}>
+                    {entry.connector_channel_id ? shortId(entry.connector_channel_id) : '—'}
+                  </td>
+                  <td>{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
+                  <td className="mono">{entry.tool_id}</td>
+                  <td title={entry.reasons.join('\n')}>
+                    {entry.decision}
+                    {entry.decided_by ? <span className="muted"> · {entry.decided_by}</span> : null}
+                  </td>
+                  <td>
+                    <StatusBadge tone={outcomeTone(entry)}>{entry.outcome}</StatusBadge>
+                    {entry.error_code ? <span className="mono small"> {entry.error_code}</span> : null}
+                  </td>
+                  <td className="num nowrap">{formatDuration(entry.duration_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * The audit trail for the Activity view: fetched on open and again whenever the bridge state
+ * changes (actions end in state changes), but at most every 2 s — the trail can be long.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { ApiError, AuditEntry, BridgeApi } from '../../api/bridge-api';
+import { toApiError } from '../../api/bridge-api';
+import { RefetchScheduler } from '../../api/refetch-scheduler';
+
+export interface AuditView {
+  entries: AuditEntry[] | null;
+  error: ApiError | null;
+  refresh: () => void;
+}
+
+export function useAudit(api: BridgeApi, stateVersion: number): AuditView {
+  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const scheduler = useRef<RefetchScheduler | null>(null);
+
+  useEffect(() => {
+    let disposed = false;
+    const refetch = new RefetchScheduler(async () => {
+      try {
+        const answer = await api.getAudit();
+        if (disposed) return;
+        setEntries(answer.entries);
+        setError(null);
+      } catch (caught) {
+        if (!disposed) setError(toApiError(caught));
+      }
+    }, 2_000);
+    scheduler.current = refetch;
+    return () => {
+      disposed = true;
+      refetch.dispose();
+      scheduler.current = null;
+    };
+  }, [api]);
+
+  useEffect(() => {
+    scheduler.current?.trigger();
+  }, [api, stateVersion]);
+
+  return { entries, error, refresh: () => scheduler.current?.trigger() };
+}

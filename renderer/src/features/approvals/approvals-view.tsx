@@ -1,0 +1,118 @@
+/**
+ * Approvals: risky tool calls held until a person decides. Shows what the agent is about
+ * to do (screen at that moment, tool, redacted arguments, why it was held) and a countdown
+ * after which the call is refused — never executed.
+ */
+import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
+import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import { Countdown } from '../../components/countdown';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import type { Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { shortId } from '../../lib/time-format';
+
+function riskTone(risk: string): Tone {
+  const r = risk.toLowerCase();
+  if (r === 'high' || r === 'critical') return 'danger';
+  if (r === 'medium') return 'warn';
+  return 'info';
+}
+
+export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { approvals } = props.state;
+  return (
+    <section aria-labelledby="approvals-heading">
+      <header className="view-header">
+        <h2 id="approvals-heading">Approvals</h2>
+        <p className="view-sub">Risky actions wait here. If nobody decides before the countdown ends, the action is refused.</p>
+      </header>
+      {approvals.length === 0 ? (
+        <EmptyState title="Nothing waiting for approval" testId="approvals-empty">
+          <p>Payments, installs, account and security screens and other high-risk actions will ask here first.</p>
+        </EmptyState>
+      ) : (
+        <ul className="approval-list" data-testid="approval-list">
+          {approvals.map((approval) => (
+            <ApprovalCard key={approval.approval_id} api={props.api} approval={approval} state={props.state} onChanged={props.onChanged} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { approval } = props;
+  const id = approval.approval_id;
+  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  const phone = props.state.devices.find((d) => d.device_id === approval.device_id);
+
+  return (
+    <li className="card approval-card" data-testid={`approval-${id}`}>
+      <div className="approval-shot">
+        {approval.screenshot_url ? (
+          <img src={approval.screenshot_url} alt={`Screen of ${phone?.display_name ?? 'the phone'} when the action was held`} data-testid={`approval-screenshot-${id}`} />
+        ) : (
+          <span className="thumb-placeholder" data-testid={`approval-screenshot-${id}`}>
+            No screenshot available
+          </span>
+        )}
+      </div>
+      <div className="approval-body">
+        <div className="card-title-row">
+          <h3 className="card-title mono" data-testid={`approval-tool-${id}`}>
+            {approval.tool_id}
+          </h3>
+          <StatusBadge tone={riskTone(approval.risk)} testId={`approval-risk-${id}`}>
+            {approval.risk} risk
+          </StatusBadge>
+        </div>
+        <p className="muted small">
+          on <b>{phone?.display_name ?? approval.device_id}</b> · channel <span className="mono">{shortId(approval.connector_channel_id)}</span> ·
+          refused automatically in <Countdown to={approval.expires_at} warnBelowMs={30_000} testId={`approval-expires-${id}`} />
+        </p>
+        {approval.reasons.length > 0 ? (
+          <>
+            <h4>Why it needs you</h4>
+            <ul className="reasons" data-testid={`approval-reasons-${id}`}>
+              {approval.reasons.map((reason, i) => (
+                <li key={`${i}-${reason}`}>{reason}</li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        <h4>Arguments</h4>
+        <pre className="json" data-testid={`approval-arguments-${id}`}>
+          {JSON.stringify(approval.arguments, null, 2)}
+        </pre>
+        <div className="actions">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={decide.pending}
+            onClick={() => decide.run('approve')}
+            data-testid={`approval-approve-once-${id}`}
+          >
+            Approve once
+          </button>
+          <button
+            type="button"
+            className="btn"
+            disabled={decide.pending}
+            onClick={() => decide.run('approve_for_lease')}
+            data-testid={`approval-approve-lease-${id}`}
+            title="Allow this kind of action for the rest of this binding's lease"
+          >
+            Approve for this lease
+          </button>
+          <button type="button" className="btn btn-danger" disabled={decide.pending} onClick={() => decide.run('deny')} data-testid={`approval-deny-${id}`}>
+            Deny
+          </button>
+        </div>
+        <ErrorText error={decide.error} testId={`approval-error-${id}`} />
+      </div>
+    </li>
+  );
+}

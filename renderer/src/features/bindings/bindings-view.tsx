@@ -1,0 +1,140 @@
+/**
+ * Bindings & leases: every channel xAgent has bound, which phone it holds, how long the
+ * lease still runs (max duration and idle timeout, ticking), and Extend / Revoke.
+ */
+import type { AdminChannel, AdminState } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ConfirmButton } from '../../components/confirm-button';
+import { Countdown, RelativeTime } from '../../components/countdown';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import type { Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { shortId } from '../../lib/time-format';
+
+export const EXTEND_MS = 30 * 60 * 1000;
+
+function statusTone(status: string): Tone {
+  if (status === 'connected') return 'ok';
+  if (status === 'revoked' || status === 'error' || status === 'expired') return 'danger';
+  if (status === 'pending' || status === 'connecting' || status === 'authenticating') return 'info';
+  if (status === 'disconnected' || status === 'unavailable') return 'warn';
+  return 'neutral';
+}
+
+export function BindingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { channels } = props.state;
+  return (
+    <section aria-labelledby="bindings-heading">
+      <header className="view-header">
+        <h2 id="bindings-heading">Bindings &amp; leases</h2>
+        <p className="view-sub">Each xAgent channel bound to a phone holds it exclusively until the lease ends or you revoke it.</p>
+      </header>
+      {channels.length === 0 ? (
+        <EmptyState title="No binding yet" testId="bindings-empty">
+          <p>
+            When someone binds a phone from xAgent, the channel appears here. Pairing requests wait under <b>Pairing requests</b>{' '}
+            until you approve them.
+          </p>
+        </EmptyState>
+      ) : (
+        <ul className="row-list" data-testid="channel-list">
+          {channels.map((channel) => (
+            <ChannelRow key={channel.connector_channel_id} api={props.api} channel={channel} onChanged={props.onChanged} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: () => void }): React.JSX.Element {
+  const { channel } = props;
+  const id = channel.connector_channel_id;
+  const extend = useAction(() => props.api.extendChannel(id, EXTEND_MS), props.onChanged);
+  const revoke = useAction(() => props.api.revokeChannel(id), props.onChanged);
+  const bound = channel.device_id !== null;
+
+  return (
+    <li className="row channel-row" data-testid={`channel-${id}`}>
+      <div className="row-main">
+        <div className="card-title-row">
+          <h3 className="card-title">{channel.display_name ?? 'No phone'}</h3>
+          <StatusBadge tone={statusTone(channel.descriptor_status)} testId={`channel-status-${id}`}>
+            {channel.descriptor_status}
+          </StatusBadge>
+          {!channel.open ? <StatusBadge tone="neutral">channel closed</StatusBadge> : null}
+        </div>
+        <dl className="facts facts-wide">
+          <dt>Channel</dt>
+          <dd className="mono" title={id}>
+            {shortId(id)}
+          </dd>
+          <dt>Bound</dt>
+          <dd>{channel.bound_at !== null ? <RelativeTime at={channel.bound_at} /> : '—'}</dd>
+          <dt>Last action</dt>
+          <dd data-testid={`channel-last-action-${id}`}>
+            {channel.last_action ? (
+              <>
+                <span className="mono">{channel.last_action.tool_id}</span> · {channel.last_action.outcome} ·{' '}
+                <RelativeTime at={channel.last_action.at} />
+              </>
+            ) : (
+              'none yet'
+            )}
+          </dd>
+          <dt>Lease ends</dt>
+          <dd>
+            {channel.lease_expires_at !== null ? (
+              <>
+                in <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId={`channel-lease-${id}`} label="Lease ends in" />
+              </>
+            ) : (
+              'no maximum'
+            )}
+          </dd>
+          <dt>Idle timeout</dt>
+          <dd>
+            {channel.idle_expires_at !== null ? (
+              <>
+                in <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} testId={`channel-idle-${id}`} label="Idle timeout in" />
+              </>
+            ) : (
+              'none'
+            )}
+          </dd>
+        </dl>
+        <ErrorText error={extend.error ?? revoke.error} testId={`channel-error-${id}`} />
+        {extend.result ? (
+          <p className="result" role="status">
+            Lease extended by 30 min.
+          </p>
+        ) : null}
+      </div>
+      <div className="row-actions">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => extend.run()}
+          disabled={!bound || extend.pending}
+          data-testid={`channel-extend-${id}`}
+          title="Add 30 minutes to this lease"
+        >
+          {extend.pending ? 'Extending…' : '+30 min'}
+        </button>
+        <ConfirmButton
+          label={revoke.pending ? 'Revoking…' : 'Revoke'}
+          prompt="Revoke this binding? xAgent loses the phone."
+          confirmLabel="Revoke"
+          danger
+          disabled={revoke.pending || channel.descriptor_status === 'revoked'}
+          onConfirm={() => revoke.run()}
+          testId={`channel-revoke-${id}`}
+          confirmTestId={`channel-revoke-confirm-${id}`}
+          cancelTestId={`channel-revoke-cancel-${id}`}
+        />
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Live thumbnail of one phone's screen: fetched as a blob (so the admin token can ride in a
+ * header) and shown through an object URL. Refreshes every ~2 s only while mounted (the
+ * Devices view is open) and the document is visible; old object URLs are revoked.
+ */
+import { useEffect, useState } from 'react';
+import type { BridgeApi } from '../../api/bridge-api';
+
+const REFRESH_MS = 2_000;
+
+export interface Thumbnail {
+  url: string | null;
+  failed: boolean;
+}
+
+export function useScreenThumbnail(api: BridgeApi, deviceId: string, enabled: boolean): Thumbnail {
+  const [thumb, setThumb] = useState<Thumbnail>({ url: null, failed: false });
+
+  useEffect(() => {
+    if (!enabled) {
+      setThumb({ url: null, failed: false });
+      return;
+    }
+    let stopped = false;
+    let inFlight = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let controller: AbortController | undefined;
+    // The URL on screen and the one before it: the older is revoked only once a newer one
+    // has been rendered, so the <img> never points at a revoked URL.
+    let shown: string | null = null;
+    let previous: string | null = null;
+    const visible = (): boolean => document.visibilityState === 'visible';
+
+    const tick = async (): Promise<void> => {
+      timer = undefined;
+      if (stopped || inFlight || !visible()) return;
+      inFlight = true;
+      controller = new AbortController();
+      try {
+        const blob = await api.getDeviceScreen(deviceId, controller.signal);
+        if (stopped) return;
+        if (previous) URL.revokeObjectURL(previous);
+        previous = shown;
+        shown = URL.createObjectURL(blob);
+        setThumb({ url: shown, failed: false });
+      } catch {
+        if (!stopped) setThumb((t) => ({ url: t.url, failed: true }));
+      } finally {
+        inFlight = false;
+      }
+      if (!stopped && visible()) timer = setTimeout(() => void tick(), REFRESH_MS);
+    };
+
+    const onVisibility = (): void => {
+      if (visible() && timer === undefined && !inFlight) void tick();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    void tick();
+
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      controller?.abort();
+      document.removeEventListener('visibilitychange', onVisibility);
+      for (const url of [shown, previous]) if (url) URL.revokeObjectURL(url);
+    };
+  }, [api, deviceId, enabled]);
+
+  return thumb;
+}

@@ -1,0 +1,145 @@
+/**
+ * The two LAN forms: add a phone by address (adb connect) and pair one with a
+ * wireless-debugging code (adb pair). Input is checked here first for a precise message;
+ * the bridge's own error (`{error:{code,message}}`) is shown next to the form.
+ */
+import { useState } from 'react';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ApiError } from '../../api/bridge-api';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+import { checkLanAddress, checkPairingCode } from '../../lib/lan-address';
+
+export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+  const [address, setAddress] = useState('');
+  const [invalid, setInvalid] = useState<ApiError | null>(null);
+  const add = useAction(
+    (value: string) => props.api.addLanDevice(value),
+    () => {
+      setAddress('');
+      props.onChanged();
+    },
+  );
+
+  return (
+    <form
+      className="form-card"
+      aria-labelledby="lan-add-heading"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const check = checkLanAddress(address);
+        if (!check.ok) {
+          setInvalid(new ApiError('invalid_address', check.message ?? 'Invalid address.'));
+          return;
+        }
+        setInvalid(null);
+        add.run(address.trim());
+      }}
+    >
+      <h3 id="lan-add-heading">Add by address</h3>
+      <p className="hint">
+        For a phone with <code>adb tcpip</code> enabled, or the address shown under <b>Wireless debugging</b>.
+      </p>
+      <label htmlFor="lan-add-input">Address (HOST or HOST:PORT, default port 5555)</label>
+      <div className="inline-form">
+        <input
+          id="lan-add-input"
+          type="text"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="192.168.1.20:5555"
+          value={address}
+          onChange={(event) => setAddress(event.target.value)}
+          aria-invalid={invalid ? true : undefined}
+          data-testid="lan-add-input"
+        />
+        <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="lan-add-submit">
+          {add.pending ? 'Adding…' : 'Add'}
+        </button>
+      </div>
+      <ErrorText error={invalid ?? add.error} testId="lan-add-error" />
+      {add.result ? (
+        <p className="result" role="status" data-testid="lan-add-result">
+          Added {add.result.lan_device.address} — {add.result.lan_device.status}.
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+export function PairLanForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+  const [address, setAddress] = useState('');
+  const [code, setCode] = useState('');
+  const [invalid, setInvalid] = useState<ApiError | null>(null);
+  const pair = useAction(
+    (a: string, c: string) => props.api.pairLanDevice(a, c),
+    () => {
+      setCode('');
+      props.onChanged();
+    },
+  );
+
+  return (
+    <form
+      className="form-card"
+      aria-labelledby="lan-pair-heading"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const check = checkLanAddress(address, true);
+        const codeCheck = checkPairingCode(code);
+        const problem = !check.ok ? check.message : !codeCheck.ok ? codeCheck.message : undefined;
+        if (problem) {
+          setInvalid(new ApiError('invalid_arguments', problem));
+          return;
+        }
+        setInvalid(null);
+        pair.run(address.trim(), code.trim());
+      }}
+    >
+      <h3 id="lan-pair-heading">Pair with a code (Android 11+)</h3>
+      <p className="hint">
+        On the phone: <b>Developer options → Wireless debugging → Pair device with pairing code</b>. Enter the address and
+        the code it shows. Then add the phone by the address on the Wireless debugging screen (a different port).
+      </p>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor="lan-pair-address">Pairing address (HOST:PORT)</label>
+          <input
+            id="lan-pair-address"
+            type="text"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="192.168.1.20:37123"
+            value={address}
+            onChange={(event) => setAddress(event.target.value)}
+            data-testid="lan-pair-address"
+          />
+        </div>
+        <div className="field field-narrow">
+          <label htmlFor="lan-pair-code">Pairing code</label>
+          <input
+            id="lan-pair-code"
+            type="text"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            placeholder="123456"
+            value={code}
+            onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}
+            data-testid="lan-pair-code"
+          />
+        </div>
+        <button type="submit" className="btn btn-primary field-button" disabled={pair.pending} data-testid="lan-pair-submit">
+          {pair.pending ? 'Pairing…' : 'Pair'}
+        </button>
+      </div>
+      <ErrorText error={invalid ?? pair.error} testId="lan-pair-error" />
+      {pair.result ? (
+        <p className="result" role="status" data-testid="lan-pair-result">
+          {pair.result.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}

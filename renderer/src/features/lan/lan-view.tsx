@@ -1,0 +1,88 @@
+/**
+ * LAN phones: the add / pair forms and every LAN phone the bridge keeps connected, with its
+ * reconnect status and a Forget button.
+ */
+import type { AdminLanDevice, AdminState } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { Countdown } from '../../components/countdown';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import type { Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { AddLanForm, PairLanForm } from './lan-forms';
+
+const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
+  connected: 'ok',
+  connecting: 'info',
+  reconnecting: 'warn',
+  unauthorized: 'warn',
+  failed: 'danger',
+};
+
+export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { state } = props;
+  return (
+    <section aria-labelledby="lan-heading">
+      <header className="view-header">
+        <h2 id="lan-heading">LAN phones</h2>
+        <p className="view-sub">Phones reached over the network through adb connect; the bridge reconnects them when they drop.</p>
+      </header>
+      <div className="two-col">
+        <AddLanForm api={props.api} onChanged={props.onChanged} />
+        <PairLanForm api={props.api} onChanged={props.onChanged} />
+      </div>
+      <h3 className="section-title">Known LAN phones</h3>
+      {state.lan_devices.length === 0 ? (
+        <EmptyState title="No LAN phone added" testId="lan-empty">
+          <p>Add one above; it stays in this list and is reconnected automatically after restarts.</p>
+        </EmptyState>
+      ) : (
+        <ul className="row-list" data-testid="lan-list">
+          {state.lan_devices.map((lan) => (
+            <LanRow key={lan.address} api={props.api} lan={lan} state={state} onChanged={props.onChanged} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { lan } = props;
+  const forget = useAction(() => props.api.forgetLanDevice(lan.address), props.onChanged);
+  const phone = lan.device_id ? props.state.devices.find((d) => d.device_id === lan.device_id) : undefined;
+  return (
+    <li className="row" data-testid={`lan-device-${lan.address}`}>
+      <div className="row-main">
+        <div className="card-title-row">
+          <span className="mono strong">{lan.address}</span>
+          <StatusBadge tone={STATUS_TONE[lan.status]} testId={`lan-status-${lan.address}`}>
+            {lan.status}
+          </StatusBadge>
+          {phone ? <span className="muted">{phone.display_name}</span> : null}
+        </div>
+        <p className="muted small">
+          via ADB server <span className="mono">{lan.adb_server}</span>
+          {lan.attempts > 0 ? ` · ${lan.attempts} attempt${lan.attempts === 1 ? '' : 's'}` : ''}
+          {lan.status === 'reconnecting' && lan.next_attempt_at !== null ? (
+            <>
+              {' '}
+              · next attempt in <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
+            </>
+          ) : null}
+        </p>
+        {lan.status === 'unauthorized' ? <p className="hint hint-warn">Accept the debugging prompt on the phone.</p> : null}
+        {lan.last_error && lan.status !== 'connected' ? (
+          <p className="error-text" data-testid={`lan-error-${lan.address}`}>
+            {lan.last_error}
+          </p>
+        ) : null}
+        <ErrorText error={forget.error} testId={`lan-forget-error-${lan.address}`} />
+      </div>
+      <button type="button" className="btn" onClick={() => forget.run()} disabled={forget.pending} data-testid={`lan-forget-${lan.address}`}>
+        {forget.pending ? 'Forgetting…' : 'Forget'}
+      </button>
+    </li>
+  );
+}

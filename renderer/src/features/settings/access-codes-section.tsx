@@ -1,0 +1,128 @@
+/**
+ * Lab access codes for the `device_claim` binding flow: one per phone or `*` for the whole
+ * pool, optionally still requiring a local approval. Codes are write-only: the list shows
+ * scopes, never the codes.
+ */
+import { useState } from 'react';
+import type { AdminState } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ApiError } from '../../api/bridge-api';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+import type { AccessCodeRequest } from '../../api/bridge-api';
+
+export const POOL_SCOPE = '*';
+
+function scopeName(scope: string, state: AdminState): string {
+  if (scope === POOL_SCOPE) return 'Every phone (pool)';
+  const device = state.devices.find((d) => d.device_id === scope || d.serial === scope);
+  return device ? device.display_name : scope;
+}
+
+export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const { api, state } = props;
+  const [scope, setScope] = useState(POOL_SCOPE);
+  const [code, setCode] = useState('');
+  const [requireApproval, setRequireApproval] = useState(false);
+  const [invalid, setInvalid] = useState<ApiError | null>(null);
+  const save = useAction(
+    (request: AccessCodeRequest) => api.setAccessCode(request),
+    () => {
+      setCode('');
+      props.onChanged();
+    },
+  );
+
+  return (
+    <section className="settings-section" aria-labelledby="codes-heading">
+      <h3 id="codes-heading">Lab access codes</h3>
+      <p className="hint">
+        xAgent users can claim a phone with its name and a code, without a pairing request. Set a code for one phone or for the
+        whole pool.
+      </p>
+      <form
+        className="field-row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (code.trim().length < 4) {
+            setInvalid(new ApiError('invalid_arguments', 'Use a code of at least 4 characters.'));
+            return;
+          }
+          setInvalid(null);
+          save.run({ scope, code: code.trim(), require_approval: requireApproval });
+        }}
+      >
+        <div className="field">
+          <label htmlFor="access-code-scope">Applies to</label>
+          <select id="access-code-scope" value={scope} onChange={(e) => setScope(e.target.value)} data-testid="access-code-scope">
+            <option value={POOL_SCOPE}>Every phone (pool)</option>
+            {state.devices.map((d) => (
+              <option key={d.device_id} value={d.device_id}>
+                {d.display_name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="access-code-input">Access code</label>
+          <input
+            id="access-code-input"
+            type="password"
+            autoComplete="new-password"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            data-testid="access-code-input"
+          />
+        </div>
+        <div className="field field-check">
+          <input
+            id="access-code-require-approval"
+            type="checkbox"
+            checked={requireApproval}
+            onChange={(e) => setRequireApproval(e.target.checked)}
+            data-testid="access-code-require-approval"
+          />
+          <label htmlFor="access-code-require-approval">Still ask me to approve</label>
+        </div>
+        <button type="submit" className="btn btn-primary field-button" disabled={save.pending} data-testid="access-code-submit">
+          Save code
+        </button>
+      </form>
+      <ErrorText error={invalid ?? save.error} testId="access-code-error" />
+      {state.access_codes.length === 0 ? (
+        <EmptyState title="No access code set">
+          <p>Without one, every binding goes through a pairing request.</p>
+        </EmptyState>
+      ) : (
+        <ul className="row-list compact" data-testid="access-code-list">
+          {state.access_codes.map((entry) => (
+            <AccessCodeRow key={entry.scope} api={api} entry={entry} name={scopeName(entry.scope, state)} onChanged={props.onChanged} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function AccessCodeRow(props: {
+  api: BridgeApi;
+  entry: AdminState['access_codes'][number];
+  name: string;
+  onChanged: () => void;
+}): React.JSX.Element {
+  const { entry } = props;
+  const remove = useAction(() => props.api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }), props.onChanged);
+  return (
+    <li className="row" data-testid={`access-code-${entry.scope}`}>
+      <div className="row-main">
+        <span className="strong">{props.name}</span>{' '}
+        <span className="muted small">{entry.require_approval ? '· code + your approval' : '· code only'}</span>
+        <ErrorText error={remove.error} />
+      </div>
+      <button type="button" className="btn" onClick={() => remove.run()} disabled={remove.pending} data-testid={`access-code-remove-${entry.scope}`}>
+        Remove
+      </button>
+    </li>
+  );
+}

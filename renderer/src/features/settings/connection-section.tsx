@@ -1,0 +1,119 @@
+/**
+ * "Connect xAgent": the base URL and API key to enter in xAgent (Reveal / Copy / Rotate) and
+ * whether xAgent is connected right now. The revealed key lives only in this component's
+ * state, so it disappears when the person navigates away.
+ */
+import { useState } from 'react';
+import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ConfirmButton } from '../../components/confirm-button';
+import { CopyButton } from '../../components/copy-button';
+import { Countdown } from '../../components/countdown';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+
+export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettings; state: AdminState }): React.JSX.Element {
+  const { api, settings } = props;
+  const [apiKey, setApiKey] = useState<string | null>(null);
+  const [rotated, setRotated] = useState(false);
+  const reveal = useAction(() => api.revealApiKey(), (r) => setApiKey(r.api_key));
+  const rotate = useAction(
+    () => api.rotateApiKey(),
+    (r) => {
+      setApiKey(r.api_key);
+      setRotated(true);
+    },
+  );
+
+  const fetchKey = async (): Promise<string> => {
+    if (apiKey) return apiKey;
+    const answer = await api.revealApiKey();
+    setApiKey(answer.api_key);
+    return answer.api_key;
+  };
+
+  return (
+    <section className="settings-section" aria-labelledby="connect-heading">
+      <h3 id="connect-heading">Connect xAgent</h3>
+      <dl className="facts facts-wide">
+        <dt>Base URL</dt>
+        <dd className="with-actions">
+          <code data-testid="settings-base-url">{settings.base_url}</code>
+          <CopyButton getText={() => settings.base_url} testId="settings-base-url-copy" />
+        </dd>
+        <dt>API key</dt>
+        <dd className="with-actions">
+          <code className="secret" data-testid="settings-api-key">
+            {apiKey ?? settings.api_key_hint}
+          </code>
+          {apiKey ? (
+            <button type="button" className="btn" onClick={() => setApiKey(null)} data-testid="settings-api-key-hide">
+              Hide
+            </button>
+          ) : (
+            <button type="button" className="btn" onClick={() => reveal.run()} disabled={reveal.pending} data-testid="settings-api-key-reveal">
+              Reveal
+            </button>
+          )}
+          <CopyButton getText={fetchKey} testId="settings-api-key-copy" />
+          <ConfirmButton
+            label={rotate.pending ? 'Rotating…' : 'Rotate'}
+            prompt="Make a new key? xAgent is disconnected until you enter the new key there."
+            confirmLabel="Rotate key"
+            danger
+            disabled={rotate.pending}
+            onConfirm={() => rotate.run()}
+            testId="settings-api-key-rotate"
+            confirmTestId="settings-api-key-rotate-confirm"
+            cancelTestId="settings-api-key-rotate-cancel"
+          />
+        </dd>
+      </dl>
+      <ErrorText error={reveal.error ?? rotate.error} testId="settings-api-key-error" />
+      {rotated ? (
+        <p className="banner banner-warn" role="status" data-testid="settings-api-key-rotated">
+          New key created. Update it in xAgent's connector settings; until then xAgent cannot connect.
+        </p>
+      ) : null}
+      <XAgentStatus state={props.state} baseUrl={settings.base_url} />
+    </section>
+  );
+}
+
+function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.Element {
+  const { connector } = props.state;
+  if (connector.connector_id === null) {
+    return (
+      <EmptyState title="xAgent has not connected yet" testId="settings-xagent-empty">
+        <p>
+          In xAgent, add a connector with base URL <code>{props.baseUrl}</code> and this API key.
+        </p>
+      </EmptyState>
+    );
+  }
+  const connected = connector.data_planes > 0;
+  return (
+    <dl className="facts facts-wide" data-testid="settings-xagent">
+      <dt>xAgent</dt>
+      <dd>
+        <StatusBadge tone={connected ? 'ok' : 'warn'} testId="settings-xagent-status">
+          {connected ? 'connected' : 'disconnected'}
+        </StatusBadge>{' '}
+        <span className="mono">{connector.connector_id}</span>
+      </dd>
+      <dt>Data planes</dt>
+      <dd>{connector.data_planes}</dd>
+      {!connected && connector.runtime_lease_expires_at !== null ? (
+        <>
+          <dt>Bindings kept for</dt>
+          <dd>
+            <Countdown to={connector.runtime_lease_expires_at} warnBelowMs={10 * 60_000} testId="settings-runtime-lease" /> — if xAgent does not
+            reconnect by then, its bindings are released.
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * Announces newly arrived approval and pairing requests to screen readers (aria-live) and
+ * keeps the tab title showing how many wait, so a person in another tab notices.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { AdminState } from '../api/bridge-api';
+
+export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string): string {
+  const [announcement, setAnnouncement] = useState('');
+  const seen = useRef<Set<string> | null>(null);
+
+  useEffect(() => {
+    if (!state) return;
+    const ids = new Set([...state.approvals.map((a) => `a:${a.approval_id}`), ...state.pairings.map((p) => `p:${p.auth_session_id}`)]);
+    const previous = seen.current;
+    seen.current = ids;
+    // The first state is what was already waiting, not news.
+    if (!previous) return;
+    const messages: string[] = [];
+    for (const approval of state.approvals) {
+      if (previous.has(`a:${approval.approval_id}`)) continue;
+      const phone = state.devices.find((d) => d.device_id === approval.device_id)?.display_name ?? approval.device_id;
+      messages.push(`Approval needed: ${approval.tool_id} on ${phone}.`);
+    }
+    for (const pairing of state.pairings) {
+      if (!previous.has(`p:${pairing.auth_session_id}`)) messages.push(`New pairing request, code ${pairing.code}.`);
+    }
+    if (messages.length > 0) setAnnouncement(messages.join(' '));
+  }, [state]);
+
+  const waiting = state ? state.approvals.length + state.pairings.length : 0;
+  useEffect(() => {
+    document.title = waiting > 0 ? `(${waiting}) ${baseTitle}` : baseTitle;
+  }, [waiting, baseTitle]);
+
+  return announcement;
+}
