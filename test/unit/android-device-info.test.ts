@@ -11,6 +11,8 @@ import {
   parseWmDensity,
   parseWmSize,
   readDeviceStatus,
+  readOrientedScreenSize,
+  readRotation,
   readScreenSize,
 } from '../../main/core/android/device-info';
 import { BridgeError } from '../../main/core/errors';
@@ -157,5 +159,14 @@ void describe('readDeviceStatus', () => {
     const shell = new FakeDeviceShell().on(['wm', 'size'], androidFixture('wm-size-override.txt'));
     assert.deepEqual(await readScreenSize(shell), { width: 720, height: 1600 });
     assert.deepEqual(shell.argvs(), [['wm', 'size']]);
+  });
+
+  void test('readOrientedScreenSize swaps width and height in landscape', async () => {
+    const shell = new FakeDeviceShell()
+      .on(['wm', 'size'], androidFixture('wm-size-physical.txt'))
+      .on(['dumpsys', 'input'], androidFixture('dumpsys-input-android14.txt'));
+    assert.deepEqual(await readOrientedScreenSize(shell), { width: 2400, height: 1080, rotation: 1 });
+    assert.equal(await readRotation(shell), 1);
+    assert.equal(await readOrientedScreenSize(new FakeDeviceShell().on([], '')), null);
   });
 });

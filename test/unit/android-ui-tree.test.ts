@@ -75,6 +75,8 @@ void describe('parseUiXml', () => {
     assert.equal(nodes.find((n) => n.resourceId.endsWith('notice'))?.text, 'Line one\nLine two 😀');
     assert.ok(nodes.some((n) => n.contentDesc === 'Help <beta>'));
     assert.equal(decodeXmlEntities('&quot;a&quot; &amp;amp; &#65;&#x42; &bogus; &#x110000;'), '"a" &amp; AB &bogus; &#x110000;');
+    assert.equal(decodeXmlEntities('&constructor; &toString; &__proto__; & x; a&b'), '&constructor; &toString; &__proto__; & x; a&b');
+    assert.equal(decodeXmlEntities('&#55357;&#56832;'), '😀', 'surrogate halves written separately');
   });
 
   void test('password fields never expose their text', () => {

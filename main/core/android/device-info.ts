@@ -123,7 +123,7 @@ export function parseBattery(output: string): BatteryInfo {
     const scaleValue = scale !== undefined && /^\d+$/.test(scale) && Number(scale) > 0 ? Number(scale) : 100;
     levelPercent = Math.round((Number(level) * 100) / scaleValue);
   }
-  const status = statusCode === undefined ? null : (BATTERY_STATUS[statusCode] ?? 'unknown');
+  const status = statusCode === undefined ? null : Object.hasOwn(BATTERY_STATUS, statusCode) ? (BATTERY_STATUS[statusCode] ?? 'unknown') : 'unknown';
   const anyPluggedKnown = plugged.some((v) => v !== undefined);
   const isPlugged = plugged.some((v) => v === 'true');
   let charging: boolean | null = null;
@@ -198,6 +198,32 @@ export function orientedSize(natural: { width: number; height: number }, rotatio
 export async function readScreenSize(shell: DeviceShell, options?: OperationOptions): Promise<{ width: number; height: number } | null> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the screen size');
   return parseWmSize((await runText(shell, ['wm', 'size'], deadline.next())).text);
+}
+
+/** The current display rotation (`dumpsys input`); null when the phone does not say. */
+export async function readRotation(shell: DeviceShell, options?: OperationOptions): Promise<Rotation | null> {
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the screen rotation');
+  return parseInputRotation((await runText(shell, ['dumpsys', 'input'], deadline.next())).text);
+}
+
+/**
+ * The screen size in the current orientation, i.e. the bounds for taps and swipes
+ * (`wm size` and `dumpsys input`, concurrently). Unlike readScreenSize, this changes when
+ * the phone rotates, so cache it only briefly.
+ */
+export async function readOrientedScreenSize(
+  shell: DeviceShell,
+  options?: OperationOptions,
+): Promise<{ width: number; height: number; rotation: Rotation | null } | null> {
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the screen size');
+  const [size, input] = await Promise.all([
+    runText(shell, ['wm', 'size'], deadline.next()),
+    runText(shell, ['dumpsys', 'input'], deadline.next()),
+  ]);
+  const natural = parseWmSize(size.text);
+  if (!natural) return null;
+  const rotation = parseInputRotation(input.text);
+  return { ...orientedSize(natural, rotation), rotation };
 }
 
 /** Everything in DeviceStatus, from seven independent calls run concurrently. */

@@ -48,6 +48,8 @@ export type { ListPackagesOptions } from './apps';
 export {
   readDeviceStatus,
   readScreenSize,
+  readOrientedScreenSize,
+  readRotation,
   orientedSize,
   parseGetprop,
   devicePropsFrom,

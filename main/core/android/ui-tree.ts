@@ -115,7 +115,14 @@ export async function readUiTree(shell: DeviceShell, options?: UiDumpOptions): P
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const NAMED_ENTITIES = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
+const MAX_ENTITY_LENGTH = 10;
 
 /** Decodes XML entities; unknown or out-of-range references stay as written. */
 export function decodeXmlEntities(raw: string): string {
@@ -128,7 +135,9 @@ export function decodeXmlEntities(raw: string): string {
     if (semi < 0) break;
     const ref = raw.slice(amp + 1, semi);
     let decoded: string | undefined;
-    if (ref.charCodeAt(0) === 35 /* # */) {
+    if (ref.length > MAX_ENTITY_LENGTH) {
+      decoded = undefined;
+    } else if (ref.charCodeAt(0) === 35 /* # */) {
       const hex = ref.charCodeAt(1) === 120 /* x */;
       const digits = ref.slice(hex ? 2 : 1);
       if (digits.length > 0 && digits.length <= 8 && (hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
@@ -136,7 +145,7 @@ export function decodeXmlEntities(raw: string): string {
         if (code <= 0x10ffff) decoded = String.fromCodePoint(code);
       }
     } else {
-      decoded = NAMED_ENTITIES[ref];
+      decoded = NAMED_ENTITIES.get(ref);
     }
     if (decoded !== undefined) {
       out += raw.slice(copied, amp) + decoded;
