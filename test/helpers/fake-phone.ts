@@ -1,7 +1,7 @@
 /**
  * A deliberately small PhoneDevice for transport tests (the real simulated phone lives in
- * main/sim/phone.ts): a handful of commands and an in-memory file system, enough to drive
- * every adbd service and fault from the real adb CLI and adbkit.
+ * main/sim/phone.ts): a handful of commands, sh-like quoting, and an in-memory file system,
+ * enough to drive every adbd service and fault from the real adb CLI and adbkit.
  *
  * Commands: `echo ARGS`, `getprop [NAME]`, `cat PATH`, `ls PATH`, `exit N`, `fail-stderr TEXT`,
  * `big N` (N bytes of a known pattern, see bigPattern), `sleep-forever` (until aborted).
@@ -74,6 +74,40 @@ class MemoryFileSystem implements PhoneFileSystem {
   }
 }
 
+/**
+ * Just enough of sh's word splitting for what adb sends: `adb exec-out big 5` arrives as
+ * `big '5'` because the CLI single-quotes every argument after the first.
+ */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
 function normalize(path: string): string {
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   return `/${parts.join('/')}`;
@@ -112,7 +146,7 @@ export class FakePhone implements PhoneDevice {
     this.running++;
     this.events.emit('exec-start', commandLine);
     try {
-      return await this.run(commandLine.trim().split(/ +/), options.signal);
+      return await this.run(splitWords(commandLine), options.signal);
     } finally {
       this.running--;
       this.events.emit('exec-end', commandLine);

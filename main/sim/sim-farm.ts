@@ -1,0 +1,176 @@
+/**
+ * A farm of simulated phones attached to a real adb server: one AdbdServer per phone on
+ * 127.0.0.1, each attached with `host:connect`, started only once adb lists every one of
+ * them as `device`. Also the helpers that (re)attach a single simulated phone, because adb
+ * 1.0.41 does not bring a TCP device back quickly by itself (see reattachToAdb).
+ */
+import { AdbdServer } from './adbd-server';
+import type { PhoneDevice } from './phone-device';
+import { hostConnect, hostDevices, hostDisconnect, waitForDeviceStates } from './adb-host-client';
+import type { AdbServerAddress } from './adb-host-client';
+
+export interface SimFarmOptions {
+  count: number;
+  /** The adb server the phones attach to. */
+  adb: AdbServerAddress;
+  createPhone: (index: number) => PhoneDevice;
+  /** Phone i listens on basePort + i; default: a free port each. */
+  basePort?: number;
+  /** Deadline for attaching all phones; default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface SimFarmPhone {
+  index: number;
+  /** The serial adb uses: 127.0.0.1:PORT (the phone's own ro.serialno may differ). */
+  serial: string;
+  port: number;
+  server: AdbdServer;
+  phone: PhoneDevice;
+}
+
+export interface SimFarm {
+  phones: SimFarmPhone[];
+  /** Brings a phone that went offline back: listens again and makes adb reattach it now. */
+  bringOnline(index: number): Promise<void>;
+  /** Disconnects every phone from adb and closes its server. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Simultaneous `host:connect` requests; adb serves each on its own thread, but not unbounded. */
+const CONNECT_CONCURRENCY = 8;
+
+/** The serial adb gives a TCP device on this machine. */
+export function serialForPort(port: number): string {
+  return `127.0.0.1:${port}`;
+}
+
+function checkOptions(options: SimFarmOptions): void {
+  if (!options || typeof options !== 'object') throw new TypeError('startSimFarm: options are required');
+  if (!Number.isInteger(options.count) || options.count < 1) {
+    throw new RangeError(`startSimFarm: count must be a positive integer, got ${String(options.count)}`);
+  }
+  const adb = options.adb as Partial<AdbServerAddress> | undefined;
+  if (!adb || typeof adb.host !== 'string' || !Number.isInteger(adb.port) || (adb.port ?? 0) < 1 || (adb.port ?? 0) > 65535) {
+    throw new TypeError('startSimFarm: adb must be { host: string; port: 1-65535 }');
+  }
+  if (typeof options.createPhone !== 'function') throw new TypeError('startSimFarm: createPhone must be a function');
+  if (options.basePort !== undefined) {
+    const last = options.basePort + options.count - 1;
+    if (!Number.isInteger(options.basePort) || options.basePort < 1 || last > 65535) {
+      throw new RangeError(`startSimFarm: basePort ${String(options.basePort)} with count ${options.count} leaves 1-65535`);
+    }
+  }
+}
+
+/** How long one connect attempt may take to show `device` before we start over. */
+const ATTEMPT_WINDOW_MS = 2_000;
+
+/**
+ * `adb connect` one simulated phone and wait until adb lists it as `device`, retrying until
+ * the deadline (see reattachToAdb for the race this survives). Returns the serial.
+ */
+export async function attachToAdb(adb: AdbServerAddress, port: number, options: { timeoutMs?: number } = {}): Promise<string> {
+  const serial = serialForPort(port);
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (let attempt = 1; ; attempt++) {
+    const left = () => Math.max(1, deadline - Date.now());
+    await hostConnect(adb, serial, { timeoutMs: left() });
+    let lastError: unknown;
+    try {
+      // Absent right after a connect means adb dropped it again: no point waiting longer.
+      const list = await waitForDeviceStates(adb, [serial], (state) => state === 'device' || state === undefined, {
+        timeoutMs: Math.min(ATTEMPT_WINDOW_MS, left()),
+      });
+      if (list.some((d) => d.serial === serial && d.state === 'device')) return serial;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() >= deadline) throw new Error(`adb did not attach ${serial} after ${attempt} attempts`, { cause: lastError });
+    // Whatever adb holds for this serial is stuck; forget it and connect afresh.
+    await hostDisconnect(adb, serial, { timeoutMs: left() });
+  }
+}
+
+/**
+ * Makes adb attach a phone again now, e.g. after AdbdServer.goOnline().
+ *
+ * Measured with adb 1.0.41: when a TCP device's connection dies adb keeps it as `offline` and
+ * retries once at once, then every 10 s. `host:connect` meanwhile only answers "already
+ * connected" and does not hurry the retry, so a phone that was offline for more than an
+ * instant comes back by itself only after up to 10 s. Disconnect + connect brings it back in
+ * milliseconds, except that a reconnect adb had in flight can make the new connect answer
+ * "already connected" and then vanish (seen about 1 in 50 times); attachToAdb retries that.
+ */
+export async function reattachToAdb(adb: AdbServerAddress, port: number, options: { timeoutMs?: number } = {}): Promise<void> {
+  const serial = serialForPort(port);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  await hostDisconnect(adb, serial, { timeoutMs });
+  await attachToAdb(adb, port, { timeoutMs });
+}
+
+/** Starts `count` simulated phones and attaches them all to the adb server. */
+export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
+  checkOptions(options);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const phones: SimFarmPhone[] = [];
+  let stopping: Promise<void> | undefined;
+
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      // Detach first so adb does not start reconnecting to ports about to close. adb removes a
+      // disconnected transport asynchronously (tens of ms), so wait until it is gone.
+      await Promise.all(
+        phones.map((p) => hostDisconnect(options.adb, p.serial, { timeoutMs: 5_000 }).catch(() => undefined)),
+      );
+      await waitForDeviceStates(
+        options.adb,
+        phones.map((p) => p.serial),
+        (state) => state === undefined,
+        { timeoutMs: 5_000 },
+      ).catch(() => undefined);
+      await Promise.all(phones.map((p) => p.server.close()));
+    })();
+    return stopping;
+  };
+
+  try {
+    for (let index = 0; index < options.count; index++) {
+      const phone = options.createPhone(index);
+      const port = options.basePort === undefined ? 0 : options.basePort + index;
+      const server = await AdbdServer.start({ phone, port });
+      phones.push({ index, serial: serialForPort(server.port), port: server.port, server, phone });
+    }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < phones.length) {
+        const entry = phones[next++];
+        if (entry) await hostConnect(options.adb, entry.serial, { timeoutMs });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, phones.length) }, () => worker()));
+    const serials = phones.map((p) => p.serial);
+    try {
+      await waitForDeviceStates(options.adb, serials, 'device', { timeoutMs: Math.min(timeoutMs, ATTEMPT_WINDOW_MS * 2) });
+    } catch {
+      // Rare adb races leave a serial stuck; attach those one by one with retries.
+      const listed = new Map((await hostDevices(options.adb)).map((d) => [d.serial, d.state]));
+      const stuck = phones.filter((p) => listed.get(p.serial) !== 'device');
+      await Promise.all(stuck.map((p) => attachToAdb(options.adb, p.port, { timeoutMs })));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    phones,
+    async bringOnline(index: number): Promise<void> {
+      const entry = phones[index];
+      if (!entry) throw new RangeError(`SimFarm.bringOnline: no phone ${index}`);
+      await entry.server.goOnline();
+      await reattachToAdb(options.adb, entry.port, { timeoutMs });
+    },
+    stop,
+  };
+}
