@@ -17,7 +17,7 @@ import type { Logger } from '../logging/logger';
 import type { EventHub } from '../admin/event-hub';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
 import type { CardTool } from '../protocol/card';
-import { readScreenSize } from '../android/device-info';
+import { readOrientedScreenSize } from '../android/device-info';
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
 import { DeviceQueue } from '../queue/device-queue';
@@ -80,7 +80,8 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
 }
 
-const SCREEN_SIZE_TTL_MS = 30_000;
+// Short: the size is oriented, and a phone can be rotated between calls.
+const SCREEN_SIZE_TTL_MS = 3_000;
 
 export class ToolRuntime {
   readonly queue: DeviceQueue;
@@ -278,7 +279,7 @@ export class ToolRuntime {
       screenSize: async () => {
         const cached = this.screenSizes.get(device.deviceId);
         if (cached && this.o.clock() - cached.at < SCREEN_SIZE_TTL_MS) return cached.size;
-        const size = await readScreenSize(shell, { timeoutMs, signal });
+        const size = await readOrientedScreenSize(shell, { timeoutMs, signal });
         if (!size) throw new BridgeError('command_failed', 'could not read the screen size');
         this.screenSizes.set(device.deviceId, { size, at: this.o.clock() });
         return size;
