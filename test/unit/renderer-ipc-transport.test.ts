@@ -1,0 +1,104 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError } from '../../renderer/src/api/bridge-api';
+import type { AdminEvent, LiveStatus } from '../../renderer/src/api/bridge-api';
+import { DEVICE_BRIDGE_IPC_METHODS } from '../../renderer/src/api/ipc-api';
+import type { DeviceBridgeIpcApi } from '../../renderer/src/api/ipc-api';
+import { createIpcTransport, findIpcBridge } from '../../renderer/src/api/ipc-transport';
+
+/** A preload stand-in: records calls, answers with IpcResult values. */
+function fakePreload() {
+  const calls: Array<{ name: string; args: unknown }> = [];
+  const listeners = new Set<(e: AdminEvent) => void>();
+  const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
+  const record =
+    <T>(name: string, value: T) =>
+    (args?: unknown) => {
+      calls.push({ name, args });
+      return ok(value);
+    };
+  const bridge: DeviceBridgeIpcApi = {
+    getState: () => Promise.reject(new Error('unused')),
+    decidePairing: record('decidePairing', { status: 'approved' }),
+    decideApproval: record('decideApproval', { status: 'denied' }),
+    revokeChannel: record('revokeChannel', { status: 'revoked' }),
+    extendChannel: record('extendChannel', { status: 'extended' }),
+    stopDevice: (args) => {
+      calls.push({ name: 'stopDevice', args });
+      return Promise.resolve({ ok: false as const, error: { code: 'device_not_found', message: 'no such phone' } });
+    },
+    setAccessCode: record('setAccessCode', { status: 'ok' }),
+    addLanDevice: () => Promise.reject(new Error('unused')),
+    forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),
+    pairLanDevice: record('pairLanDevice', { status: 'paired', message: 'Paired' }),
+    getAudit: () => ok({ entries: [] }),
+    getSettings: () => Promise.reject(new Error('Error invoking remote method: window closed')),
+    revealApiKey: () => ok({ api_key: 'k' }),
+    rotateApiKey: () => ok({ api_key: 'k2' }),
+    getPolicies: () => Promise.reject(new Error('unused')),
+    putPolicies: (p) => ok(p),
+    getDeviceScreen: record('getDeviceScreen', new Uint8Array([0xff, 0xd8, 9])),
+    onAdminEvent: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { bridge, calls, listeners };
+}
+
+void describe('IPC transport (desktop app)', () => {
+  void test('calls one named preload function per operation with one argument object', async () => {
+    const { bridge, calls } = fakePreload();
+    const api = createIpcTransport(bridge);
+    await api.decidePairing('as_1', { action: 'approve', device_id: 'dev_1' });
+    await api.decideApproval('ap_1', 'deny');
+    await api.extendChannel('ch_1', 1_800_000);
+    await api.forgetLanDevice('10.0.0.2:5555');
+    await api.pairLanDevice('10.0.0.2:37000', '123456');
+    assert.deepEqual(calls, [
+      { name: 'decidePairing', args: { auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' } },
+      { name: 'decideApproval', args: { approval_id: 'ap_1', decision: 'deny' } },
+      { name: 'extendChannel', args: { connector_channel_id: 'ch_1', extend_ms: 1_800_000 } },
+      { name: 'forgetLanDevice', args: { address: '10.0.0.2:5555' } },
+      { name: 'pairLanDevice', args: { address: '10.0.0.2:37000', code: '123456' } },
+    ]);
+  });
+
+  void test('errors keep their stable code across IPC', async () => {
+    const api = createIpcTransport(fakePreload().bridge);
+    await assert.rejects(api.stopDevice('dev_x'), (e: unknown) => e instanceof ApiError && e.code === 'device_not_found' && e.message === 'no such phone');
+    await assert.rejects(api.getSettings(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable');
+  });
+
+  void test('screen bytes become a JPEG blob', async () => {
+    const api = createIpcTransport(fakePreload().bridge);
+    const blob = await api.getDeviceScreen('dev_1');
+    assert.equal(blob.type, 'image/jpeg');
+    assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0xff, 0xd8, 9]);
+  });
+
+  void test('events flow until unsubscribed; the listener is removed from the preload', () => {
+    const { bridge, listeners } = fakePreload();
+    const api = createIpcTransport(bridge);
+    const events: AdminEvent[] = [];
+    const statuses: LiveStatus[] = [];
+    const off = api.subscribe(
+      (e) => events.push(e),
+      (s) => statuses.push(s),
+    );
+    assert.deepEqual(statuses, ['live']);
+    for (const l of listeners) l({ type: 'approval', approval_id: 'a' });
+    off();
+    off();
+    assert.equal(listeners.size, 0);
+    assert.deepEqual(events, [{ type: 'approval', approval_id: 'a' }]);
+  });
+
+  void test('the method list names every preload function, and the bridge is detected only when real', () => {
+    const { bridge } = fakePreload();
+    assert.deepEqual([...DEVICE_BRIDGE_IPC_METHODS].sort(), Object.keys(bridge).sort());
+    assert.equal(findIpcBridge({ deviceBridge: bridge }), bridge);
+    assert.equal(findIpcBridge({}), undefined);
+    assert.equal(findIpcBridge({ deviceBridge: { getState: 'nope' } }), undefined);
+  });
+});
