@@ -1,0 +1,65 @@
+/**
+ * The contract between the shell and each command family: what a command gets (argv,
+ * stdin, an abort signal, output sinks) and the phone it runs on.
+ */
+import type { FrameRenderer } from '../screen/frame-renderer';
+import type { InputDispatcher } from '../screen/input-dispatcher';
+import type { ScreenMachine } from '../screen/screen-machine';
+import type { PhoneFs } from '../phone-fs';
+import type { PackageDb } from '../phone-packages';
+import type { PhoneSettings } from '../phone-settings';
+import type { TimingProfile } from '../timing-profiles';
+
+export interface CommandIo {
+  readonly argv: readonly string[];
+  readonly stdin: Buffer;
+  readonly signal: AbortSignal;
+  /** Working directory for relative paths (adb shell starts in /). */
+  readonly cwd: string;
+  out: (data: string | Buffer) => void;
+  err: (data: string | Buffer) => void;
+}
+
+/** Returns the exit status. */
+export type CommandHandler = (io: CommandIo, phone: PhoneContext) => number | Promise<number>;
+
+export interface PhoneInfo {
+  serial: string;
+  model: string;
+  manufacturer: string;
+  brand: string;
+  /** ro.product.name / ro.product.device (e.g. panther for a Pixel 7). */
+  product: string;
+  device: string;
+  androidVersion: string;
+  sdk: number;
+  buildId: string;
+  fingerprint: string;
+  width: number;
+  height: number;
+  density: number;
+}
+
+export interface BatteryState {
+  level: number;
+  usbPowered: boolean;
+  temperature: number;
+}
+
+export interface PhoneContext {
+  readonly info: PhoneInfo;
+  readonly props: ReadonlyMap<string, string>;
+  readonly fs: PhoneFs;
+  readonly screen: ScreenMachine;
+  readonly input: InputDispatcher;
+  readonly frames: FrameRenderer;
+  readonly packages: PackageDb;
+  readonly settings: PhoneSettings;
+  readonly battery: BatteryState;
+  readonly profile: TimingProfile;
+  /** True once after failNextUiDump(): the dump must fail as real phones sometimes do. */
+  takeUiDumpFailure(): boolean;
+  now(): number;
+  /** Milliseconds since the simulated boot. */
+  uptimeMs(): number;
+}

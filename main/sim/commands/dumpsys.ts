@@ -1,0 +1,216 @@
+/**
+ * `dumpsys` for the services an adb client reads: battery, window (focus, display size),
+ * activity activities (the resumed activity), power (wakefulness) and input (touch
+ * surface orientation). Only the lines clients grep for are faithful; the rest is a short,
+ * plausible frame around them.
+ */
+import type { CommandIo, PhoneContext } from './command-types';
+import { shortComponent } from './intent';
+
+/** A stable identity-hash-like hex id for a window or record. */
+export function objectId(seed: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) {
+    h ^= seed.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h & 0xfffffff).toString(16).padStart(7, '0');
+}
+
+function focus(phone: PhoneContext): { windowToken: string; record: string } {
+  const w = phone.screen.window();
+  const full = `${w.pkg}/${w.activity}`;
+  return {
+    windowToken: `Window{${objectId(`w:${full}:${w.taskId}`)} u0 ${full}}`,
+    record: `ActivityRecord{${objectId(`r:${full}:${w.taskId}`)} u0 ${shortComponent(w.pkg, w.activity)} t${w.taskId}}`,
+  };
+}
+
+const SEPARATOR = '-'.repeat(80);
+
+function battery(phone: PhoneContext): string {
+  const b = phone.battery;
+  return [
+    'Current Battery Service state:',
+    '  AC powered: false',
+    `  USB powered: ${b.usbPowered}`,
+    '  Wireless powered: false',
+    '  Dock powered: false',
+    `  Max charging current: ${b.usbPowered ? 500000 : 0}`,
+    `  Max charging voltage: ${b.usbPowered ? 5000000 : 0}`,
+    `  Charge counter: ${Math.round(b.level * 43000)}`,
+    `  status: ${b.usbPowered ? (b.level >= 100 ? 5 : 2) : 3}`,
+    '  health: 2',
+    '  present: true',
+    `  level: ${b.level}`,
+    '  scale: 100',
+    `  voltage: ${3700 + b.level * 5}`,
+    `  temperature: ${b.temperature}`,
+    '  technology: Li-ion',
+    `  Charging state: ${b.usbPowered ? 1 : 0}`,
+    '  Charging policy: 1',
+    '  Capacity level: -1',
+    '',
+  ].join('\n');
+}
+
+function windowDisplays(phone: PhoneContext): string {
+  const { width: w, height: h, density } = phone.info;
+  const L = phone.screen.layout;
+  const appHeight = h - L.navBarHeight;
+  return [
+    'WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)',
+    '  Display: mDisplayId=0 rootTasks=2',
+    `    init=${w}x${h} ${density}dpi base=${w}x${h} ${density}dpi cur=${w}x${h} app=${w}x${appHeight} rng=${w}x${w - L.statusBarHeight}-${h}x${appHeight}`,
+    `    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,${w},${h}))`,
+    '',
+    `  mDisplayInfo=DisplayInfo{"Built-in Screen", displayId 0, displayGroupId 0, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, FLAG_TRUSTED, real ${w} x ${h}, largest app ${h} x ${appHeight}, smallest app ${w} x ${w - L.statusBarHeight}, appVsyncOff 7500000, presDeadline 12666666, mode 1, defaultMode 1, modes [{id=1, width=${w}, height=${h}, fps=60.0}], rotation 0, state ${phone.screen.awake ? 'ON' : 'OFF'}, type INTERNAL, uniqueId "local:4619827259835644672", app ${w} x ${appHeight}, density ${density} (${density}.0 x ${density}.0) dpi}`,
+    '',
+  ].join('\n');
+}
+
+function windowPolicy(phone: PhoneContext): string {
+  const awake = phone.screen.awake;
+  return [
+    'WINDOW MANAGER POLICY STATE (dumpsys window policy)',
+    '    mSafeMode=false mSystemReady=true mSystemBooted=true',
+    `    mScreenOnEarly=${awake} mScreenOnFully=${awake}`,
+    '    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true',
+    `    mAwake=${awake}`,
+    '    KeyguardServiceDelegate',
+    '      showing=false',
+    '      inputRestricted=false',
+    '      occluded=false',
+    '',
+  ].join('\n');
+}
+
+function windowWindows(phone: PhoneContext): string {
+  const f = focus(phone);
+  const w = phone.screen.window();
+  return [
+    'WINDOW MANAGER WINDOWS (dumpsys window windows)',
+    `  Window #0 Window{${objectId('NotificationShade')} u0 NotificationShade}:`,
+    '    mDisplayId=0 rootTaskId=1 mSession=Session{9a3c2e1 1874:u0a10167} mClient=android.os.BinderProxy@1d2e3f4',
+    `  Window #1 Window{${objectId('StatusBar')} u0 StatusBar}:`,
+    '    mDisplayId=0 rootTaskId=1 mSession=Session{9a3c2e1 1874:u0a10167} mClient=android.os.BinderProxy@2e3f4a5',
+    `  Window #2 ${f.windowToken}:`,
+    `    mDisplayId=0 rootTaskId=${w.taskId} mSession=Session{4b5c6d7 4321:u0a10123} mClient=android.os.BinderProxy@3f4a5b6`,
+    `    mOwnerUid=10123 showForAllUsers=false package=${w.pkg} appop=NONE`,
+    `    mAttrs={(0,0)(fillxfill) sim={adjust=resize forwardNavigation} ty=BASE_APPLICATION fmt=TRANSLUCENT${w.secure ? ' fl=SECURE' : ''}}`,
+    `    isOnScreen=${phone.screen.awake} isVisible=${phone.screen.awake}`,
+    '',
+    '  mHasPermanentDpad=false',
+    '  mTopFocusedDisplayId=0',
+    `  imeLayeringTarget in display# 0 ${f.windowToken}`,
+    `  imeInputTarget in display# 0 ${f.windowToken}`,
+    `  mCurrentFocus=${f.windowToken}`,
+    `  mFocusedApp=${f.record}`,
+    '',
+  ].join('\n');
+}
+
+function activities(phone: PhoneContext): string {
+  const f = focus(phone);
+  const lines = ['ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)', 'Display #0 (activities from top to bottom):'];
+  const tasks = [...phone.screen.allTasks()].reverse();
+  for (const task of tasks) {
+    lines.push(`  * Task{${objectId(`t:${task.id}`)} #${task.id} type=standard A=10123:${task.app.pkg} U=0 visible=${phone.screen.window().taskId === task.id} mode=fullscreen translucent=false sz=${task.stack.length}}`);
+    task.stack
+      .map((entry, i) => ({ entry, i }))
+      .reverse()
+      .forEach(({ entry, i }) => {
+        const def = phone.screen.screenDef(task.app, entry);
+        const full = `${task.app.pkg}/${def.activity}`;
+        lines.push(`    * Hist  #${i}: ActivityRecord{${objectId(`r:${full}:${task.id}`)} u0 ${shortComponent(task.app.pkg, def.activity)} t${task.id}}`);
+      });
+  }
+  lines.push(
+    '',
+    `    mResumedActivity: ${f.record}`,
+    `    topResumedActivity=${f.record}`,
+    `  ResumedActivity: ${f.record}`,
+    '',
+    `  mFocusedRootTask=Task{${objectId(`t:${phone.screen.window().taskId}`)} #${phone.screen.window().taskId}}`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+function power(phone: PhoneContext): string {
+  const awake = phone.screen.awake;
+  return [
+    'POWER MANAGER (dumpsys power)',
+    '',
+    'Power Manager State:',
+    '  mDirty=0x0',
+    `  mWakefulness=${awake ? 'Awake' : 'Asleep'}`,
+    '  mWakefulnessChanging=false',
+    `  mIsPowered=${phone.battery.usbPowered}`,
+    `  mPlugType=${phone.battery.usbPowered ? 2 : 0}`,
+    `  mBatteryLevel=${phone.battery.level}`,
+    '  mStayOn=false',
+    '  mProximityPositive=false',
+    '  mBootCompleted=true',
+    '  mSystemReady=true',
+    '  mHoldingWakeLockSuspendBlocker=false',
+    `  mHoldingDisplaySuspendBlocker=${awake}`,
+    '',
+    `Display Power: state=${awake ? 'ON' : 'OFF'}`,
+    '',
+  ].join('\n');
+}
+
+function input(phone: PhoneContext): string {
+  const { width: w, height: h } = phone.info;
+  return [
+    'INPUT MANAGER (dumpsys input)',
+    '',
+    'Input Manager State:',
+    `  Interactive: ${phone.screen.awake}`,
+    '',
+    'Input Reader State (Nums of device: 2):',
+    '  Device 4: sec_touchscreen',
+    '    Sources: TOUCHSCREEN',
+    '    Touch Input Mapper (mode - DIRECT):',
+    `      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=0, logicalFrame=[0, 0, ${w}, ${h}], physicalFrame=[0, 0, ${w}, ${h}], deviceSize=[${w}, ${h}], isActive=[1]`,
+    `      RawSurfaceWidth: ${w}px`,
+    `      RawSurfaceHeight: ${h}px`,
+    '      SurfaceLeft: 0',
+    '      SurfaceTop: 0',
+    `      SurfaceRight: ${w}`,
+    `      SurfaceBottom: ${h}`,
+    '      SurfaceOrientation: 0',
+    '',
+  ].join('\n');
+}
+
+export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
+  const [, service, section] = io.argv;
+  switch (service) {
+    case 'battery':
+      io.out(battery(phone));
+      return 0;
+    case 'window':
+      if (section === 'windows' || section === 'w') io.out(windowWindows(phone));
+      else if (section === 'displays' || section === 'd') io.out(windowDisplays(phone));
+      else if (section === 'policy' || section === 'p') io.out(windowPolicy(phone));
+      else io.out([windowPolicy(phone), windowDisplays(phone), windowWindows(phone)].join(`${SEPARATOR}\n`));
+      return 0;
+    case 'activity':
+      io.out(activities(phone));
+      return 0;
+    case 'power':
+      io.out(power(phone));
+      return 0;
+    case 'input':
+      io.out(input(phone));
+      return 0;
+    case undefined:
+      io.out('Currently running services:\n  activity\n  battery\n  input\n  power\n  window\n');
+      return 0;
+    default:
+      io.err(`Can't find service: ${service}\n`);
+      return 0;
+  }
+}

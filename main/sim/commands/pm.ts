@@ -1,0 +1,162 @@
+/**
+ * `pm` (Android 14's `cmd package`): list packages [-3|-s|-f|-e|-d|-U] [FILTER], path,
+ * install (from a file on the phone), uninstall, clear, grant/revoke. Output and failure
+ * texts follow PackageManagerShellCommand (`Success`, `Failure [CODE: detail]`, exit 1).
+ */
+import { LATIN_IME_ID } from '../phone-settings';
+import type { CommandIo, PhoneContext } from './command-types';
+import { reportShellException } from './java-exception';
+
+const USAGE = `Package manager (package) commands:
+  help
+    Print this help text.
+
+  path [--user USER_ID] PACKAGE
+    Print the path to the .apk of the given PACKAGE.
+
+  list packages [-f] [-d] [-e] [-s] [-3] [-i] [-l] [-u] [-U]
+      [--show-versioncode] [--apex-only] [--factory-only]
+      [--uid UID] [--user USER_ID] [FILTER]
+    Prints all packages; optionally only those whose name contains
+    the text in FILTER.
+
+  install [-rtfdg] [-i PACKAGE] [--user USER_ID|all|current] [PATH...]
+    Install an application.
+
+  uninstall [-k] [--user USER_ID] [--versionCode VERSION_CODE] PACKAGE
+    Remove the given package name from the system.
+
+  clear [--user USER_ID] PACKAGE
+    Deletes all data associated with a package.
+`;
+
+function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[]): number {
+  let thirdParty = false;
+  let systemOnly = false;
+  let showPath = false;
+  let showUid = false;
+  let disabledOnly = false;
+  let filter: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (a === '--user' || a === '--uid') i++;
+    else if (a.startsWith('-') && !a.startsWith('--')) {
+      for (const flag of a.slice(1)) {
+        if (flag === '3') thirdParty = true;
+        else if (flag === 's') systemOnly = true;
+        else if (flag === 'f') showPath = true;
+        else if (flag === 'U') showUid = true;
+        else if (flag === 'd') disabledOnly = true;
+        else if (!'eilua'.includes(flag)) {
+          io.err(`Error: Unknown option: -${flag}\n`);
+          return 255;
+        }
+      }
+    } else if (!a.startsWith('--')) filter = a;
+  }
+  const lines = phone.packages
+    .list()
+    .filter((p) => !disabledOnly && (!thirdParty || !p.system) && (!systemOnly || p.system) && (filter === undefined || p.name.includes(filter)))
+    .map((p, i) => `package:${showPath ? `${p.apkPath}=` : ''}${p.name}${showUid ? ` uid:${p.system ? 1000 + i : 10100 + i}` : ''}\n`);
+  io.out(lines.join(''));
+  return 0;
+}
+
+function install(io: CommandIo, phone: PhoneContext, args: readonly string[]): number {
+  let path: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (['-i', '--user', '--install-location', '--originating-uri', '--referrer', '--abi', '-S', '--install-reason'].includes(a)) i++;
+    else if (!a.startsWith('-')) path = a;
+  }
+  if (path === undefined) {
+    io.out('Error: must either specify a package size or an APK file\n');
+    return 1;
+  }
+  const data = phone.fs.stat(path) && !phone.fs.isDirectory(path) ? phone.fs.read(path) : undefined;
+  if (!data) {
+    return reportShellException(io, 'package', 'install', `java.lang.IllegalArgumentException: Error: Can't open file: ${path}`, [
+      'com.android.server.pm.PackageManagerShellCommand.setParamsSize(PackageManagerShellCommand.java:684)',
+      'com.android.server.pm.PackageManagerShellCommand.doRunInstall(PackageManagerShellCommand.java:1498)',
+      'com.android.server.pm.PackageManagerShellCommand.runInstall(PackageManagerShellCommand.java:1460)',
+      'com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:207)',
+    ]);
+  }
+  const staged = `/data/app/vmdl${100000000 + (phone.now() % 900000000)}.tmp/base.apk`;
+  const outcome = phone.packages.installApk(data, staged);
+  if (!outcome.ok) {
+    io.out(`Failure [${outcome.code}: ${outcome.message}]\n`);
+    return 1;
+  }
+  phone.screen.forceStop(outcome.name);
+  io.out('Success\n');
+  return 0;
+}
+
+/** The package argument after options like `--user 0` / `-k`. */
+function packageArg(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (a === '--user' || a === '--versionCode') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+export function pmCommand(io: CommandIo, phone: PhoneContext): number {
+  const [, sub, ...args] = io.argv;
+  switch (sub) {
+    case 'list':
+      if (args[0] === 'packages') return listPackages(io, phone, args.slice(1));
+      io.err(`Error: unknown list type '${args[0] ?? ''}'\n`);
+      return 255;
+    case 'path': {
+      const name = packageArg(args);
+      const info = name === undefined ? undefined : phone.packages.info(name);
+      if (!info) return 1;
+      io.out(`package:${info.apkPath}\n`);
+      return 0;
+    }
+    case 'install':
+      return install(io, phone, args);
+    case 'uninstall': {
+      const name = packageArg(args);
+      if (name === undefined || !phone.packages.uninstall(name)) {
+        io.out('Failure [DELETE_FAILED_INTERNAL_ERROR]\n');
+        return 1;
+      }
+      phone.screen.clearData(name);
+      // Removing the selected keyboard falls back to the default one, as the IMMS does.
+      if (phone.settings.currentIme() === undefined) phone.settings.setIme(LATIN_IME_ID);
+      io.out('Success\n');
+      return 0;
+    }
+    case 'clear': {
+      const name = packageArg(args);
+      if (name === undefined || !phone.packages.has(name)) {
+        io.out('Failed\n');
+        return 1;
+      }
+      phone.screen.clearData(name);
+      io.out('Success\n');
+      return 0;
+    }
+    case 'grant':
+    case 'revoke': {
+      const name = packageArg(args);
+      if (name === undefined || !phone.packages.has(name)) {
+        return reportShellException(io, 'package', sub, `java.lang.IllegalArgumentException: Unknown package: ${name ?? ''}`, [
+          'com.android.server.pm.permission.PermissionManagerServiceImpl.grantRuntimePermissionInternal(PermissionManagerServiceImpl.java:1361)',
+        ]);
+      }
+      return 0;
+    }
+    case undefined:
+    case 'help':
+      io.out(USAGE);
+      return 0;
+    default:
+      io.err(`Unknown command: ${sub}\n`);
+      return 255;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The phone's package database: system packages (some backed by simulated apps, most just
+ * names and APK paths, as `pm list packages` shows them), the example apps, ADB Keyboard
+ * when "installed", and packages installed with `pm install`. Also answers the screen
+ * machine's questions: which app a package is, and which apps have launcher icons.
+ */
+import { createHash } from 'node:crypto';
+import type { AppDef } from './screen/app-types';
+import { browserApp } from './screen/app-browser';
+import { createGenericApp } from './screen/app-generic';
+import { LAUNCHER_PKG, launcherApp } from './screen/app-launcher';
+import { listApp } from './screen/app-list';
+import { loginApp } from './screen/app-login';
+import { notesApp } from './screen/app-notes';
+import { settingsApp } from './screen/app-settings';
+import { walletApp } from './screen/app-wallet';
+import type { AppResolver } from './screen/screen-machine';
+
+export const ADB_KEYBOARD_PKG = 'com.android.adbkeyboard';
+
+export interface PackageInfo {
+  name: string;
+  system: boolean;
+  apkPath: string;
+  app?: AppDef;
+}
+
+const SYSTEM_PACKAGES: Array<[string, string]> = [
+  ['android', '/system/framework/framework-res.apk'],
+  ['com.android.systemui', '/system_ext/priv-app/SystemUIGoogle/SystemUIGoogle.apk'],
+  ['com.android.shell', '/system/priv-app/Shell/Shell.apk'],
+  ['com.android.phone', '/system/priv-app/TeleService/TeleService.apk'],
+  ['com.android.providers.settings', '/system/priv-app/SettingsProvider/SettingsProvider.apk'],
+  ['com.android.providers.media.module', '/apex/com.android.mediaprovider/priv-app/MediaProviderGoogle@340818022/MediaProviderGoogle.apk'],
+  ['com.android.bluetooth', '/apex/com.android.btservices/app/Bluetooth@340920000/Bluetooth.apk'],
+  ['com.google.android.gms', '/product/priv-app/PrebuiltGmsCore/PrebuiltGmsCoreSc.apk'],
+  ['com.android.vending', '/product/priv-app/Phonesky/Phonesky.apk'],
+  ['com.google.android.inputmethod.latin', '/product/app/LatinIMEGooglePrebuilt/LatinIMEGooglePrebuilt.apk'],
+  ['com.google.android.webview', '/product/app/WebViewGoogle/WebViewGoogle.apk'],
+  ['com.google.android.permissioncontroller', '/apex/com.android.permission/priv-app/GooglePermissionController@340818022/GooglePermissionController.apk'],
+  ['com.google.android.packageinstaller', '/system/priv-app/GooglePackageInstaller/GooglePackageInstaller.apk'],
+  ['com.google.android.apps.messaging', '/product/app/PrebuiltBugle/PrebuiltBugle.apk'],
+  ['com.google.android.dialer', '/product/priv-app/GoogleDialer/GoogleDialer.apk'],
+  ['com.google.android.contacts', '/product/app/GoogleContacts/GoogleContacts.apk'],
+  ['com.google.android.deskclock', '/product/app/PrebuiltDeskClockGoogle/PrebuiltDeskClockGoogle.apk'],
+  ['com.google.android.apps.photos', '/product/app/Photos/Photos.apk'],
+  ['com.google.android.GoogleCamera', '/product/app/GoogleCamera/GoogleCamera.apk'],
+];
+
+const SYSTEM_APPS: Record<string, [AppDef, string]> = {
+  [LAUNCHER_PKG]: [launcherApp, '/system_ext/priv-app/NexusLauncherRelease/NexusLauncherRelease.apk'],
+  'com.android.settings': [settingsApp, '/system_ext/priv-app/SettingsGoogle/SettingsGoogle.apk'],
+  'com.android.chrome': [browserApp, '/product/app/Chrome/Chrome.apk'],
+};
+
+/** Launcher order of the example apps (installed apps follow). */
+const EXAMPLE_APPS = [notesApp, loginApp, walletApp, listApp];
+
+function token(seed: string): string {
+  return createHash('sha256').update(seed).digest('base64').replace(/\+/g, '-').replace(/\//g, '_').slice(0, 22);
+}
+
+export type InstallOutcome = { ok: true; name: string } | { ok: false; code: string; message: string };
+
+export class PackageDb implements AppResolver {
+  private readonly packages = new Map<string, PackageInfo>();
+  private installs = 0;
+
+  constructor(options: { withAdbKeyboard: boolean }) {
+    for (const [name, apkPath] of SYSTEM_PACKAGES) this.packages.set(name, { name, system: true, apkPath });
+    for (const [name, [app, apkPath]] of Object.entries(SYSTEM_APPS)) this.packages.set(name, { name, system: true, apkPath, app });
+    for (const app of EXAMPLE_APPS) this.addThirdParty(app.pkg, app);
+    if (options.withAdbKeyboard) this.addThirdParty(ADB_KEYBOARD_PKG, undefined);
+  }
+
+  list(): PackageInfo[] {
+    return [...this.packages.values()];
+  }
+
+  info(name: string): PackageInfo | undefined {
+    return this.packages.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.packages.has(name);
+  }
+
+  /** AppResolver: the simulated app behind an installed package. */
+  get(pkg: string): AppDef | undefined {
+    return this.packages.get(pkg)?.app;
+  }
+
+  launchable(): AppDef[] {
+    const apps = [...this.packages.values()].flatMap((p) => (p.app?.launchable ? [p.app] : []));
+    const order = (app: AppDef): number => {
+      const i = EXAMPLE_APPS.findIndex((a) => a.pkg === app.pkg);
+      if (i >= 0) return i;
+      if (app.pkg === 'com.android.chrome') return 100;
+      if (app.pkg === 'com.android.settings') return 101;
+      return 200;
+    };
+    return apps.sort((a, b) => order(a) - order(b));
+  }
+
+  /**
+   * `pm install`: the bytes must be a zip (PK\x03\x04). The package name comes from a
+   * `package=NAME` line anywhere in the file (our test APKs carry one), else a made-up one.
+   */
+  installApk(data: Buffer, apkDisplayPath: string): InstallOutcome {
+    if (data.length < 4 || data.readUInt32LE(0) !== 0x04034b50) {
+      return {
+        ok: false,
+        code: 'INSTALL_PARSE_FAILED_NOT_APK',
+        message: `Failed to parse ${apkDisplayPath}: Failed to load asset path ${apkDisplayPath}`,
+      };
+    }
+    this.installs++;
+    const match = /package=([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)/.exec(data.toString('latin1'));
+    const name = match?.[1] ?? `com.sim.installed${this.installs}`;
+    const existing = this.packages.get(name);
+    if (existing?.system) return { ok: false, code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE', message: `Package ${name} signatures do not match previously installed version; ignoring!` };
+    this.addThirdParty(name, existing?.app ?? createGenericApp(name));
+    return { ok: true, name };
+  }
+
+  /** Removes a third-party package; system packages cannot be removed for all users. */
+  uninstall(name: string): boolean {
+    const info = this.packages.get(name);
+    if (!info || info.system) return false;
+    this.packages.delete(name);
+    return true;
+  }
+
+  private addThirdParty(name: string, app: AppDef | undefined): void {
+    const seed = `${name}#${this.installs}`;
+    const apkPath = `/data/app/~~${token(`a:${seed}`)}==/${name}-${token(`b:${seed}`)}==/base.apk`;
+    this.packages.set(name, { name, system: false, apkPath, app });
+  }
+}

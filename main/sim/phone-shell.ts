@@ -1,0 +1,303 @@
+/**
+ * Runs a parsed command line like mksh would: expands words (parameters, `$(…)`, field
+ * splitting of unquoted expansions), applies redirections, connects pipelines, follows
+ * `&&` / `||` / `;`, and runs each simple command through the command registry. Every
+ * simple command is reported (exact argv after quote removal) before it runs; unknown
+ * names fail with mksh's "inaccessible or not found" (127). Abort stops the script
+ * between commands and during each command's simulated delay.
+ */
+import { lookupCommand } from './commands/registry';
+import type { CommandIo, PhoneContext } from './commands/command-types';
+import { PhoneFsError, normalizePhonePath } from './phone-fs';
+import type { ShellScript, ShellWord, SimpleCommand, Pipeline } from './shell-parser';
+import { sleepUnlessAborted } from './timing-profiles';
+
+export const SHELL_NAME = '/system/bin/sh';
+
+export interface ShellHooks {
+  phone: PhoneContext;
+  signal: AbortSignal;
+  /** Called with the argv of each simple command just before it runs. */
+  onCommand(argv: readonly string[]): void;
+  /** Simulated time a command takes before it acts (timing profile). */
+  delayFor(argv: readonly string[]): number;
+  pid: number;
+}
+
+export interface ShellOutcome {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+  aborted: boolean;
+}
+
+class ShellAborted extends Error {}
+class ShellExit extends Error {
+  constructor(readonly status: number) {
+    super(`exit ${status}`);
+  }
+}
+
+type Sink = { kind: 'buffer'; chunks: Buffer[] } | { kind: 'null' } | { kind: 'file'; path: string; chunks: Buffer[] };
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function toBuffer(data: string | Buffer): Buffer {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+}
+
+export class ShellRun {
+  private status = 0;
+  private readonly stdout: Buffer[] = [];
+  private readonly stderr: Buffer[] = [];
+
+  constructor(
+    private readonly hooks: ShellHooks,
+    private readonly vars: Map<string, string>,
+    private cwd = '/',
+  ) {}
+
+  /** Runs the whole script; never throws for script errors. */
+  async run(script: ShellScript): Promise<ShellOutcome> {
+    let aborted = false;
+    try {
+      await this.runScript(script);
+    } catch (error) {
+      if (error instanceof ShellExit) this.status = error.status;
+      else if (error instanceof ShellAborted) {
+        aborted = true;
+        this.status = 130;
+      } else throw error;
+    }
+    return { stdout: Buffer.concat(this.stdout), stderr: Buffer.concat(this.stderr), exitCode: this.status & 0xff, aborted };
+  }
+
+  private async runScript(script: ShellScript): Promise<void> {
+    for (const item of script.items) {
+      let status = await this.runPipeline(item.first);
+      for (const { op, pipeline } of item.rest) {
+        if ((op === '&&' && status === 0) || (op === '||' && status !== 0)) status = await this.runPipeline(pipeline);
+      }
+    }
+  }
+
+  private async runPipeline(pipeline: Pipeline): Promise<number> {
+    let input = Buffer.alloc(0);
+    let status = 0;
+    for (let i = 0; i < pipeline.commands.length; i++) {
+      const command = pipeline.commands[i];
+      if (!command) continue;
+      const last = i === pipeline.commands.length - 1;
+      const pipe: Sink = { kind: 'buffer', chunks: last ? this.stdout : [] };
+      status = await this.runSimple(command, input, pipe);
+      input = pipe.kind === 'buffer' && !last ? Buffer.concat(pipe.chunks) : Buffer.alloc(0);
+    }
+    if (pipeline.negate) status = status === 0 ? 1 : 0;
+    this.status = status;
+    return status;
+  }
+
+  private checkAbort(): void {
+    if (this.hooks.signal.aborted) throw new ShellAborted();
+  }
+
+  private async runSimple(command: SimpleCommand, stdin: Buffer, stdoutSink: Sink): Promise<number> {
+    this.checkAbort();
+    const assignments: Array<[string, string]> = [];
+    const argv: string[] = [];
+    for (const word of command.words) {
+      const first = word.parts[0];
+      if (argv.length === 0 && first?.kind === 'text' && !first.quoted && ASSIGNMENT.test(first.value)) {
+        const text = (await this.expandWord(word, false)).join('');
+        const eq = text.indexOf('=');
+        assignments.push([text.slice(0, eq), text.slice(eq + 1)]);
+      } else {
+        argv.push(...(await this.expandWord(word, true)));
+      }
+    }
+    const fds = new Map<number, Sink>([
+      [1, stdoutSink],
+      [2, { kind: 'buffer', chunks: this.stderr }],
+    ]);
+    let input = stdin;
+    for (const redirect of command.redirects) {
+      const target = (await this.expandWord(redirect.target, false)).join('');
+      if (redirect.op === '>&' || redirect.op === '<&') {
+        if (target === '-') fds.set(redirect.fd, { kind: 'null' });
+        else if (/^\d+$/.test(target)) {
+          const source = fds.get(Number(target));
+          if (!source) return this.fail(`${target}: bad file descriptor`);
+          fds.set(redirect.fd, source);
+        } else fds.set(redirect.fd, this.openForWrite(target, false) ?? { kind: 'null' });
+        continue;
+      }
+      if (redirect.op === '<') {
+        const data = this.hooks.phone.fs.read(normalizePhonePath(target, this.cwd));
+        if (!data) return this.fail(`can't open ${target}: No such file or directory`);
+        input = data;
+        continue;
+      }
+      const sink = this.openForWrite(target, redirect.op === '>>');
+      if (!sink) return 1;
+      fds.set(redirect.fd, sink);
+    }
+    if (argv.length === 0) {
+      for (const [name, value] of assignments) this.vars.set(name, value);
+      this.flushFiles(fds);
+      return this.status;
+    }
+    this.hooks.onCommand(argv);
+    const status = await this.invoke(argv, input, fds);
+    this.flushFiles(fds);
+    return status;
+  }
+
+  private async invoke(argv: string[], stdin: Buffer, fds: Map<number, Sink>): Promise<number> {
+    const write = (fd: number) => (data: string | Buffer) => {
+      const sink = fds.get(fd);
+      if (sink && sink.kind !== 'null') sink.chunks.push(toBuffer(data));
+    };
+    const name = argv[0] ?? '';
+    const builtin = this.builtin(argv, write(2));
+    if (builtin !== undefined) return builtin;
+    const handler = lookupCommand(name);
+    if (!handler) {
+      write(2)(`${SHELL_NAME}: ${name}: inaccessible or not found\n`);
+      return 127;
+    }
+    if (!(await sleepUnlessAborted(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
+    const io: CommandIo = { argv, stdin, signal: this.hooks.signal, cwd: this.cwd, out: write(1), err: write(2) };
+    const status = await handler(io, this.hooks.phone);
+    this.checkAbort();
+    return status;
+  }
+
+  /** Shell builtins that change the shell itself: cd, exit, export, unset. */
+  private builtin(argv: string[], err: (data: string) => void): number | undefined {
+    const [name, arg] = argv;
+    switch (name) {
+      case 'cd': {
+        const target = normalizePhonePath(arg ?? '/', this.cwd);
+        if (!this.hooks.phone.fs.isDirectory(target)) {
+          err(`${SHELL_NAME}: cd: ${arg ?? '/'}: No such file or directory\n`);
+          return 2;
+        }
+        this.cwd = target;
+        this.vars.set('PWD', target);
+        return 0;
+      }
+      case 'exit':
+        throw new ShellExit(arg === undefined ? this.status : Number.parseInt(arg, 10) || 0);
+      case 'export':
+        for (const a of argv.slice(1)) {
+          const eq = a.indexOf('=');
+          if (eq > 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1));
+        }
+        return 0;
+      case 'unset':
+        for (const a of argv.slice(1)) this.vars.delete(a);
+        return 0;
+      default:
+        return undefined;
+    }
+  }
+
+  private fail(message: string): number {
+    this.stderr.push(Buffer.from(`${SHELL_NAME}: ${message}\n`));
+    return 1;
+  }
+
+  /** Opens a redirection target: truncates (or creates) it now, like open(2) would. */
+  private openForWrite(target: string, append: boolean): Sink | undefined {
+    const full = normalizePhonePath(target, this.cwd);
+    if (full === '/dev/null') return { kind: 'null' };
+    if (full === '/dev/tty') return { kind: 'buffer', chunks: this.stdout };
+    try {
+      if (append) this.hooks.phone.fs.append(full, Buffer.alloc(0));
+      else this.hooks.phone.fs.create(full, Buffer.alloc(0));
+    } catch (error) {
+      this.fail(`can't create ${target}: ${error instanceof PhoneFsError ? error.message : String(error)}`);
+      return undefined;
+    }
+    return { kind: 'file', path: full, chunks: [] };
+  }
+
+  private flushFiles(fds: Map<number, Sink>): void {
+    const done = new Set<Sink>();
+    for (const sink of fds.values()) {
+      if (sink.kind !== 'file' || done.has(sink)) continue;
+      done.add(sink);
+      if (sink.chunks.length > 0) this.hooks.phone.fs.append(sink.path, Buffer.concat(sink.chunks));
+      sink.chunks.length = 0;
+    }
+  }
+
+  private parameter(name: string): string {
+    switch (name) {
+      case '?':
+        return String(this.status);
+      case '$':
+        return String(this.hooks.pid);
+      case '#':
+        return '0';
+      case '0':
+        return SHELL_NAME;
+      case '-':
+        return 'h';
+      default:
+        return this.vars.get(name) ?? '';
+    }
+  }
+
+  private async substitute(script: ShellScript): Promise<string> {
+    const child = new ShellRun(this.hooks, new Map(this.vars), this.cwd);
+    const outcome = await child.run(script);
+    this.stderr.push(outcome.stderr);
+    this.status = outcome.exitCode;
+    if (outcome.aborted) throw new ShellAborted();
+    return outcome.stdout.toString('utf8').replace(/\n+$/, '');
+  }
+
+  /**
+   * Expands a word into fields. With `split`, unquoted expansion results are split on
+   * blanks; a word that expands to nothing unquoted disappears, while "" stays an empty field.
+   */
+  private async expandWord(word: ShellWord, split: boolean): Promise<string[]> {
+    const fields: string[] = [];
+    let current = '';
+    let open = false;
+    for (const part of word.parts) {
+      let value: string;
+      if (part.kind === 'text') {
+        current += part.value;
+        open = true;
+        continue;
+      }
+      if (part.kind === 'param') value = this.parameter(part.name);
+      else value = await this.substitute(part.script);
+      if (part.quoted || !split) {
+        current += value;
+        open = true;
+        continue;
+      }
+      const pieces = value.split(/[ \t\n]+/).filter((p) => p !== '');
+      if (/^[ \t\n]/.test(value) && open) {
+        fields.push(current);
+        current = '';
+        open = false;
+      }
+      pieces.forEach((piece, i) => {
+        if (i > 0) fields.push(current);
+        current = i > 0 ? piece : current + piece;
+        open = true;
+      });
+      if (/[ \t\n]$/.test(value) && open) {
+        fields.push(current);
+        current = '';
+        open = false;
+      }
+    }
+    if (open) fields.push(current);
+    return fields;
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * A simulated Android 14 phone behind the PhoneDevice seam: it answers adb shell command
+ * lines (through the mksh-like parser and the command registry) in the formats of a real
+ * phone, keeps an in-memory file system, and runs a small UI (launcher, example apps,
+ * Settings, Chrome) that `input` drives, `uiautomator dump` describes and `screencap`
+ * renders. Tests steer it with faults (latency, hangs, a failing UI dump) and read its
+ * argv log and screen state. `close()` ends every command still running.
+ */
+import { EventEmitter } from 'node:events';
+import type { PhoneContext, PhoneInfo } from './commands/command-types';
+import { buildProps } from './commands/getprop';
+import { BINARY_NAMES } from './commands/registry';
+import type { PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
+import { PhoneFs } from './phone-fs';
+import { PackageDb } from './phone-packages';
+import { PhoneSettings } from './phone-settings';
+import { ShellRun, SHELL_NAME } from './phone-shell';
+import { FrameRenderer } from './screen/frame-renderer';
+import { InputDispatcher, type GestureRecord } from './screen/input-dispatcher';
+import { createLayout } from './screen/layout';
+import { ScreenMachine } from './screen/screen-machine';
+import { ShellSyntaxError, parseShell } from './shell-parser';
+import { sleepUnlessAborted, timingProfile, untilAborted, type TimingProfileName } from './timing-profiles';
+
+export interface SimulatedPhoneOptions {
+  serial: string;
+  /** ro.product.model; default 'Pixel 7'. */
+  model?: string;
+  /** ro.product.manufacturer; default 'Google'. */
+  manufacturer?: string;
+  /** ro.build.version.release; default '14'. */
+  androidVersion?: string;
+  /** ro.build.version.sdk; default 34. */
+  sdk?: number;
+  /** Default 1080x2400 at 420 dpi. */
+  screen?: { width: number; height: number; density: number };
+  /** 'instant' (default) adds no delays; 'usb-phone' takes as long as a real USB phone. */
+  profile?: TimingProfileName;
+  /** ADB Keyboard (com.android.adbkeyboard/.AdbIME) installed, enabled and selected. */
+  withAdbKeyboard?: boolean;
+  /** Wall clock in ms (status bar time, file times); default Date.now. */
+  clock?: () => number;
+}
+
+/** A readable snapshot of what the phone shows. */
+export interface ScreenStateSnapshot {
+  package: string;
+  activity: string;
+  /** The app's name for the screen (e.g. 'confirm' for the wallet's payment confirmation). */
+  screen: string;
+  awake: boolean;
+  /** FLAG_SECURE: screenshots are black. */
+  secure: boolean;
+  /** Text of each field of the front task, by short resource id. */
+  fields: Record<string, string>;
+  focusedField: string | undefined;
+  /** The focused field's text is fully selected (after a long press). */
+  allSelected: boolean;
+  lastGesture: GestureRecord | undefined;
+  volume: number;
+  /** Bumps on every screen change. */
+  version: number;
+}
+
+export interface SimulatedPhone extends PhoneDevice {
+  readonly serial: string;
+  /** Every simple command run, as its exact argv after quote removal (oldest first). */
+  readonly argvLog: string[][];
+  /** Emits 'exec' (command line) and 'command' (argv) as they start. */
+  readonly events: EventEmitter;
+  clearArgvLog(): void;
+  /** Extra delay before every command line (on top of the timing profile). */
+  setLatency(ms: number): void;
+  /** The next command line containing `match` (any, if omitted) hangs until aborted. */
+  hangNextCommand(match?: string): void;
+  /** Every command line containing `match` hangs while on. */
+  setHang(match: string, on: boolean): void;
+  /** The next `uiautomator dump` fails with "ERROR: could not get idle state.". */
+  failNextUiDump(): void;
+  foregroundPackage(): string;
+  screenState(): ScreenStateSnapshot;
+  /** Current text of a field (short id like 'note_text' or full resource id), front task first. */
+  typedText(fieldId: string): string | undefined;
+  setBatteryLevel(level: number): void;
+  /** How many frames were rasterised so far (unchanged screens are served from cache). */
+  renderCount(): number;
+  /** Aborts every running command; idempotent. */
+  close(): void;
+}
+
+const PRODUCTS: Record<string, string> = { 'Pixel 6': 'oriole', 'Pixel 7': 'panther', 'Pixel 7 Pro': 'cheetah', 'Pixel 8': 'shiba', 'Pixel 8 Pro': 'husky' };
+const BUILD_IDS: Record<string, string> = { '12': 'SQ3A.220705.003', '13': 'TQ3A.230901.001', '14': 'UQ1A.240205.004', '15': 'AP4A.250105.002' };
+
+function fail(message: string): never {
+  throw new TypeError(`createSimulatedPhone: ${message}`);
+}
+
+function checkInt(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    fail(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function resolveInfo(options: SimulatedPhoneOptions): PhoneInfo {
+  if (typeof options.serial !== 'string' || !/^[\x21-\x7e]+$/.test(options.serial)) fail(`serial must be a non-empty printable string without spaces (got ${JSON.stringify(options.serial)})`);
+  if (options.profile !== undefined && options.profile !== 'instant' && options.profile !== 'usb-phone') fail(`profile must be 'instant' or 'usb-phone' (got ${JSON.stringify(options.profile)})`);
+  if (options.clock !== undefined && typeof options.clock !== 'function') fail('clock must be a function returning milliseconds');
+  const screen = options.screen ?? { width: 1080, height: 2400, density: 420 };
+  const model = options.model ?? 'Pixel 7';
+  const manufacturer = options.manufacturer ?? 'Google';
+  const androidVersion = options.androidVersion ?? '14';
+  const product = PRODUCTS[model] ?? (model.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'generic');
+  const buildId = BUILD_IDS[androidVersion] ?? 'UQ1A.240205.004';
+  const brand = manufacturer.toLowerCase();
+  return {
+    serial: options.serial,
+    model,
+    manufacturer,
+    brand,
+    product,
+    device: product,
+    androidVersion,
+    sdk: checkInt(options.sdk ?? 34, 'sdk', 1, 100),
+    buildId,
+    fingerprint: `${brand}/${product}/${product}:${androidVersion}/${buildId}/11269751:user/release-keys`,
+    width: checkInt(screen.width, 'screen.width', 64, 8192),
+    height: checkInt(screen.height, 'screen.height', 64, 8192),
+    density: checkInt(screen.density, 'screen.density', 80, 800),
+  };
+}
+
+function clockText(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+}
+
+/** Creates a phone. Options are checked up front; a bad one throws a TypeError naming it. */
+export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedPhone {
+  const info = resolveInfo(options);
+  const now = options.clock ?? Date.now;
+  const bootedAt = now() - 3_600_000;
+  const profile = timingProfile(options.profile ?? 'instant');
+  const fs = new PhoneFs(now);
+  fs.installBinaries([...BINARY_NAMES, 'sh']);
+  const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true });
+  const settings = new PhoneSettings((name) => packages.has(name), { withAdbKeyboard: options.withAdbKeyboard === true, model: info.model });
+  const battery = { level: 87, usbPowered: true, temperature: 290 };
+  const layout = createLayout({ width: info.width, height: info.height, density: info.density });
+  const screen = new ScreenMachine(layout, packages, {
+    model: info.model,
+    androidVersion: info.androidVersion,
+    buildId: info.buildId,
+    batteryLevel: () => battery.level,
+    getGlobalSetting: (key) => settings.get('global', key),
+    putGlobalSetting: (key, value) => settings.put('global', key, value),
+  });
+  const input = new InputDispatcher(screen);
+  const frames = new FrameRenderer({
+    layout,
+    version: () => screen.version,
+    awake: () => screen.awake,
+    window: () => screen.window(),
+    statusBar: () => ({ clock: clockText(now()), battery: battery.level }),
+  });
+  let uiDumpFailures = 0;
+  const context: PhoneContext = {
+    info,
+    props: buildProps(info),
+    fs,
+    screen,
+    input,
+    frames,
+    packages,
+    settings,
+    battery,
+    profile,
+    takeUiDumpFailure: () => {
+      if (uiDumpFailures === 0) return false;
+      uiDumpFailures--;
+      return true;
+    },
+    now,
+    uptimeMs: () => now() - bootedAt,
+  };
+
+  const argvLog: string[][] = [];
+  const events = new EventEmitter();
+  const lifetime = new AbortController();
+  let latencyMs = 0;
+  let nextHang: { match: string | undefined } | undefined;
+  const hangs = new Set<string>();
+  let pid = 4000;
+  const vars = new Map<string, string>([
+    ['HOME', '/'],
+    ['PATH', '/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin'],
+    ['SHELL', SHELL_NAME],
+    ['USER', 'shell'],
+    ['LOGNAME', 'shell'],
+    ['HOSTNAME', info.device],
+    ['TMPDIR', '/data/local/tmp'],
+    ['ANDROID_DATA', '/data'],
+    ['ANDROID_ROOT', '/system'],
+    ['ANDROID_STORAGE', '/storage'],
+    ['EXTERNAL_STORAGE', '/sdcard'],
+    ['PWD', '/'],
+  ]);
+
+  const shouldHang = (line: string): boolean => {
+    if (nextHang && (nextHang.match === undefined || line.includes(nextHang.match))) {
+      nextHang = undefined;
+      return true;
+    }
+    return [...hangs].some((m) => line.includes(m));
+  };
+
+  const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({ stdout, stderr, exitCode: 130 });
+
+  const exec = async (commandLine: string, execOptions: { signal: AbortSignal }): Promise<ShellResult> => {
+    events.emit('exec', commandLine);
+    const signal = AbortSignal.any([execOptions.signal, lifetime.signal]);
+    if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
+    if (shouldHang(commandLine)) {
+      await untilAborted(signal);
+      return aborted();
+    }
+    let script;
+    try {
+      script = parseShell(commandLine);
+    } catch (error) {
+      if (!(error instanceof ShellSyntaxError)) throw error;
+      return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SHELL_NAME}: ${error.message}\n`), exitCode: 2 };
+    }
+    const run = new ShellRun(
+      {
+        phone: context,
+        signal,
+        pid: pid++,
+        onCommand: (argv) => {
+          const copy = [...argv];
+          argvLog.push(copy);
+          events.emit('command', copy);
+        },
+        delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
+      },
+      new Map(vars),
+    );
+    const outcome = await run.run(script);
+    return outcome.aborted ? aborted(outcome.stdout, outcome.stderr) : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+  };
+
+  const fieldKey = (fieldId: string): string => fieldId.slice(fieldId.indexOf(':id/') >= 0 ? fieldId.indexOf(':id/') + 4 : 0);
+
+  return {
+    serial: info.serial,
+    fs,
+    argvLog,
+    events,
+    identity: (): PhoneIdentity => ({ serial: info.serial, product: info.product, model: info.model, device: info.device }),
+    exec,
+    clearArgvLog: () => {
+      argvLog.length = 0;
+    },
+    setLatency: (ms) => {
+      latencyMs = Math.max(0, ms);
+    },
+    hangNextCommand: (match) => {
+      nextHang = { match };
+    },
+    setHang: (match, on) => {
+      if (on) hangs.add(match);
+      else hangs.delete(match);
+    },
+    failNextUiDump: () => {
+      uiDumpFailures++;
+    },
+    foregroundPackage: () => screen.window().pkg,
+    screenState: (): ScreenStateSnapshot => {
+      const window = screen.window();
+      const task = screen.frontTask();
+      const fields: Record<string, string> = {};
+      for (const [id, field] of task.fields) fields[id] = field.text;
+      const focused = screen.isRecents() ? undefined : task.focused;
+      return {
+        package: window.pkg,
+        activity: window.activity,
+        screen: window.screen,
+        awake: screen.awake,
+        secure: window.secure,
+        fields,
+        focusedField: focused,
+        allSelected: focused !== undefined && (task.fields.get(focused)?.allSelected ?? false),
+        lastGesture: input.lastGesture,
+        volume: input.volume,
+        version: screen.version,
+      };
+    },
+    typedText: (fieldId) => {
+      const key = fieldKey(fieldId);
+      const front = screen.frontTask();
+      const tasks = [front, ...screen.allTasks().filter((t) => t !== front)];
+      for (const task of tasks) {
+        const field = task.fields.get(key);
+        if (field) return field.text;
+      }
+      return undefined;
+    },
+    setBatteryLevel: (level) => {
+      battery.level = checkInt(level, 'battery level', 0, 100);
+    },
+    renderCount: () => frames.renderCount(),
+    close: () => {
+      lifetime.abort();
+    },
+  };
+}

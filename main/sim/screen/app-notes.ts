@@ -1,0 +1,57 @@
+/**
+ * com.example.notes: one multi-line note field and a Save button. The saved note survives
+ * force-stop (it is restored into the field when the app starts again).
+ */
+import type { AppDef } from './app-types';
+import { APP_BACKGROUND_RGB, HINT_RGB, NOTES_HEADER_RGB, hex } from './colors';
+import { button, column, editText, textView, toolbar } from './app-widgets';
+import { rect } from './ui-node';
+
+export const NOTES_PKG = 'com.example.notes';
+
+export const notesApp: AppDef = {
+  pkg: NOTES_PKG,
+  label: 'Notes',
+  system: false,
+  launchable: true,
+  header: NOTES_HEADER_RGB,
+  background: APP_BACKGROUND_RGB,
+  launchScreen: 'main',
+  screens: {
+    main: {
+      activity: 'com.example.notes.MainActivity',
+      exported: true,
+      onCreate(ctx) {
+        const saved = ctx.data.str('saved_note');
+        if (saved) ctx.setField('note_text', saved);
+      },
+      build(ctx) {
+        const L = ctx.layout;
+        const m = L.margin;
+        const fieldTop = L.body.top + m;
+        const fieldBottom = fieldTop + L.dp(240);
+        const buttonTop = fieldBottom + m;
+        const buttonBottom = buttonTop + L.dp(48);
+        const children = [
+          toolbar(L, NOTES_PKG, 'Notes', NOTES_HEADER_RGB),
+          editText(ctx, rect(m, fieldTop, L.width - m, fieldBottom), { id: 'note_text', hint: 'Write a note', multiline: true }),
+          button(L, NOTES_PKG, rect(L.width - m - L.dp(120), buttonTop, L.width - m, buttonBottom), 'Save', {
+            id: 'save_button',
+            action: 'save',
+            color: [0xe6, 0x8a, 0x00],
+          }),
+        ];
+        const status = ctx.entry.state.str('status');
+        if (status) {
+          children.push(textView(L, NOTES_PKG, rect(m, buttonTop, L.width - m - L.dp(136), buttonBottom), status, { id: 'status', color: HINT_RGB }));
+        }
+        return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
+      },
+      onAction(action, ctx) {
+        if (action !== 'save') return;
+        ctx.data.set('saved_note', ctx.field('note_text').text);
+        ctx.entry.state.set('status', 'Saved');
+      },
+    },
+  },
+};

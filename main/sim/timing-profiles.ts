@@ -1,0 +1,137 @@
+/**
+ * How long each command takes on the simulated phone. `instant` adds nothing; `usb-phone`
+ * imitates a real phone on USB (figures and their sources: TIMING-SOURCES.md). Also owns
+ * the abortable sleep every simulated delay goes through, so a closed stream never leaves
+ * a timer behind.
+ */
+
+export type TimingProfileName = 'instant' | 'usb-phone';
+
+/**
+ * usb-phone figures in milliseconds. One row per command family; `perMegapixel` rows scale
+ * with the screen size. See TIMING-SOURCES.md for where each number comes from.
+ */
+export const USB_PHONE_TIMINGS = {
+  /** `input …`: app_process starts a JVM for every call. */
+  input: 300,
+  /** `input keyevent --longpress`: ViewConfiguration long-press timeout. */
+  longPressTimeout: 400,
+  /** `uiautomator dump`: JVM start + waitForIdle (≥ 1 s) + tree walk. */
+  uiautomatorDump: 1800,
+  /** `screencap` raw: SurfaceFlinger capture only (transfer time is the transport's). */
+  screencapRaw: 150,
+  /** `screencap -p`: fixed part + PNG compression per megapixel on the phone's CPU. */
+  screencapPngBase: 400,
+  screencapPngPerMegapixel: 310,
+  /** `am start` / `monkey`: binder call + activity launch; monkey adds its own JVM start. */
+  amStart: 400,
+  monkey: 700,
+  /** `am broadcast`, `am force-stop`: binder round trips, no JVM. */
+  amOther: 150,
+  /** `pm list packages` walks every package; `pm path` one. */
+  pmList: 400,
+  pmPath: 150,
+  pmInstall: 2500,
+  pmOther: 600,
+  getprop: 30,
+  wm: 60,
+  dumpsys: 80,
+  settings: 120,
+  ime: 150,
+  /** toybox utilities and shell builtins. */
+  toybox: 5,
+} as const;
+
+/** Delay before a command takes effect. */
+export interface TimingProfile {
+  readonly name: TimingProfileName;
+  /** Milliseconds spent before `argv` takes effect on a screen of `pixels` pixels. */
+  delayFor(argv: readonly string[], pixels: number): number;
+  /** Whether gestures take as long as their duration argument (swipe ms, screenrecord limit). */
+  readonly realDurations: boolean;
+}
+
+const INSTANT: TimingProfile = { name: 'instant', delayFor: () => 0, realDurations: false };
+
+const USB_PHONE: TimingProfile = {
+  name: 'usb-phone',
+  realDurations: true,
+  delayFor(argv, pixels) {
+    const t = USB_PHONE_TIMINGS;
+    const [name = '', sub = ''] = argv;
+    switch (name) {
+      case 'input':
+        return t.input + inputGestureMs(argv);
+      case 'uiautomator':
+        return sub === 'dump' ? t.uiautomatorDump : t.input;
+      case 'screencap':
+        return argv.includes('-p') || /\.png$/i.test(argv[argv.length - 1] ?? '')
+          ? Math.round(t.screencapPngBase + (t.screencapPngPerMegapixel * pixels) / 1e6)
+          : t.screencapRaw;
+      case 'am':
+        return sub === 'start' || sub === 'start-activity' ? t.amStart : t.amOther;
+      case 'monkey':
+        return t.monkey;
+      case 'pm':
+        if (sub === 'list') return t.pmList;
+        if (sub === 'path') return t.pmPath;
+        if (sub === 'install') return t.pmInstall;
+        return t.pmOther;
+      case 'getprop':
+        return t.getprop;
+      case 'wm':
+        return t.wm;
+      case 'dumpsys':
+        return t.dumpsys;
+      case 'settings':
+        return t.settings;
+      case 'ime':
+        return t.ime;
+      default:
+        return t.toybox;
+    }
+  },
+};
+
+/** Extra time an `input` gesture takes on a real phone: it injects moves for its duration. */
+function inputGestureMs(argv: readonly string[]): number {
+  const args = argv.slice(1).filter((a) => !['touchscreen', 'keyboard', 'mouse', 'dpad', 'stylus'].includes(a));
+  const verb = args[0];
+  if (verb === 'swipe' || verb === 'draganddrop') {
+    const duration = Number(args[5] ?? 300);
+    const base = Number.isFinite(duration) && duration >= 0 ? duration : 300;
+    return verb === 'draganddrop' ? base + USB_PHONE_TIMINGS.longPressTimeout : base;
+  }
+  if (verb === 'keyevent' && args.includes('--longpress')) return USB_PHONE_TIMINGS.longPressTimeout;
+  return 0;
+}
+
+export function timingProfile(name: TimingProfileName): TimingProfile {
+  return name === 'usb-phone' ? USB_PHONE : INSTANT;
+}
+
+/**
+ * Waits `ms` unless `signal` aborts first; resolves true when the time passed, false when
+ * aborted. The timer and the listener are released either way.
+ */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Resolves when `signal` aborts (for commands that hang). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
