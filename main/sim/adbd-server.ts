@@ -148,7 +148,10 @@ export class AdbdServer extends EventEmitter {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Listens again on the same port, so adb's reconnect (or a new `adb connect`) finds it. */
+  /**
+   * Listens again on the same port. adb 1.0.41 finds it by itself only at its next retry (every
+   * 10 s); call reattachToAdb() (sim-farm.ts) or SimFarm.bringOnline() to have it back at once.
+   */
   async goOnline(): Promise<void> {
     if (this.state !== 'offline') return;
     await this.listen();

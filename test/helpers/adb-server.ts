@@ -23,6 +23,8 @@ export interface AdbServerRig {
   /** kill-server, then end our pid and wait for it. Idempotent. */
   stop(): Promise<void>;
   readonly stopped: boolean;
+  /** False once stop() was called or the server process exited on its own. */
+  readonly running: boolean;
 }
 
 export interface RunAdbOptions {
@@ -131,6 +133,9 @@ export async function startAdbServer(options: { timeoutMs?: number } = {}): Prom
     get stopped() {
       return stopped;
     },
+    get running() {
+      return !stopped && !exited;
+    },
   };
 
   // Wait until the server accepts and answers; the process may need a moment to bind.
@@ -158,7 +163,7 @@ export async function startAdbServer(options: { timeoutMs?: number } = {}): Prom
 /** Runs the adb CLI against the rig's server with a deadline. */
 export async function runAdb(rig: AdbServerRig, args: string[], options: RunAdbOptions = {}): Promise<RunAdbResult> {
   // A CLI call with no server behind it would fork a stray background server.
-  if (rig.stopped) throw new Error('runAdb: the adb server rig is stopped');
+  if (!rig.running) throw new Error(`runAdb: the adb server on port ${rig.port} is not running`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const child = spawn(ADB, ['-P', String(rig.port), ...args], {
     env: rig.env,
