@@ -156,9 +156,11 @@ describe('binding, leases and device tools over the real adb server', () => {
     assert.equal(second.file_ref, result.file_ref);
     const small = await invoke(client, channelA, 'android_screenshot', {});
     const smallResult = small.payload?.result as Record<string, any>;
-    assert.equal(smallResult.mime_type, 'image/jpeg');
+    assert.equal(smallResult.mime_type, 'image/webp');
     assert.equal(Math.max(smallResult.width, smallResult.height), 1280);
-    assert.ok(smallResult.byte_size * 5 <= bytes.length, `default ${smallResult.byte_size} B vs png ${bytes.length} B`);
+    // Against what the phone itself would send for `adb exec-out screencap -p`.
+    const phonePng = (await rig.phones[0]!.exec('screencap -p', { signal: new AbortController().signal })).stdout;
+    assert.ok(smallResult.byte_size * 5 <= phonePng.length, `default ${smallResult.byte_size} B vs phone png ${phonePng.length} B`);
     const tampered = await fetch(`${rig.bridge.url}${String(result.download_url).replace(/sig=./, 'sig=A')}`);
     assert.equal(tampered.status, 403);
   });

@@ -33,6 +33,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   readonly address: string;
   private tracker: { end(): unknown; on(ev: string, cb: (...args: never[]) => void): unknown } | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling = false;
   private backoffMs = 250;
   private stopped = false;
   private health: AdbServerHealth;
@@ -50,10 +52,35 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   start(): void {
     this.stopped = false;
     void this.connect();
+    // adb's tracker announces new phones at once but a dropped TCP phone only at its next
+    // reconnect attempt (~10 s); a light `host:devices` poll keeps states within a second.
+    this.pollTimer = setInterval(() => void this.reconcile(), 1000);
+    this.pollTimer.unref();
+  }
+
+  private async reconcile(): Promise<void> {
+    if (this.polling || this.stopped || this.health.status !== 'connected') return;
+    this.polling = true;
+    try {
+      const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs: 2000, what: 'adb devices' });
+      const ids = new Set(current.map((d) => d.id));
+      for (const device of current) this.onDevice(device, new Set());
+      for (const device of this.options.registry.list()) {
+        if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
+          this.options.registry.upsertState(this.address, device.serial, 'gone');
+        }
+      }
+    } catch {
+      // the tracker's own error path reports a lost server
+    } finally {
+      this.polling = false;
+    }
   }
 
   stop(): void {
     this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.tracker?.end();

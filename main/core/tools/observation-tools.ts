@@ -138,7 +138,7 @@ export function observationTools(lastCaptures: LastCaptureStore): ToolDefinition
     kind: 'observation',
     sideEffect: false,
     args: z.strictObject({
-      format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default jpeg.'),
+      format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
       quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
       max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
       annotate: z.boolean().optional().describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),

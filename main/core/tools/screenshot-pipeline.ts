@@ -21,7 +21,7 @@ export interface ScreenshotArgs {
   annotate?: boolean | undefined;
 }
 
-export const SCREENSHOT_DEFAULTS = { format: 'jpeg' as ImageFormat, quality: 80, max_side: 1280 };
+export const SCREENSHOT_DEFAULTS = { format: 'webp' as ImageFormat, quality: 80, max_side: 1280 };
 
 interface Pixels {
   /** A sharp pipeline over the full-size frame. */
