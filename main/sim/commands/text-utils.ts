@@ -92,6 +92,7 @@ export function grepCommand(io: CommandIo, phone: PhoneContext): number {
     count++;
     const prefix = flags.has('n') ? `${index + 1}:` : '';
     if (flags.has('o') && !flags.has('v')) {
+      regex.lastIndex = 0;
       for (const m of line.matchAll(regex)) if (m[0] !== '') out += `${prefix}${m[0]}\n`;
     } else out += `${prefix}${line}\n`;
   });
