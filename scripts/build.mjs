@@ -20,7 +20,8 @@ let rev = 'unknown';
 let tag = `v${pkg.version}`;
 try {
   rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  tag = execFileSync('git', ['describe', '--tags', '--always'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || tag;
+  // Only an exact release tag names the build; between releases the tag stays v<version>.
+  tag = execFileSync('git', ['describe', '--tags', '--exact-match'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || tag;
 } catch {
   // not a git checkout: keep the defaults
 }
