@@ -46,6 +46,11 @@ function toBuffer(data: string | Buffer): Buffer {
   return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
 }
 
+/** One chunk is returned as is (no copy): a cached 10 MB screencap is not duplicated. */
+function joined(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
+}
+
 export class ShellRun {
   private status = 0;
   private readonly stdout: Buffer[] = [];
@@ -69,7 +74,7 @@ export class ShellRun {
         this.status = 130;
       } else throw error;
     }
-    return { stdout: Buffer.concat(this.stdout), stderr: Buffer.concat(this.stderr), exitCode: this.status & 0xff, aborted };
+    return { stdout: joined(this.stdout), stderr: joined(this.stderr), exitCode: this.status & 0xff, aborted };
   }
 
   private async runScript(script: ShellScript): Promise<void> {

@@ -76,6 +76,7 @@ export class FrameRenderer {
     const frame = this.frame();
     if (!frame.png) {
       const { width, height } = this.source.layout;
+      // Encoded from the cached pixels: one rasterisation serves raw and PNG captures alike.
       const png = this.rawScreencap().then((raw) => pngFromScreencap(raw, width, height));
       frame.png = png;
       void png.catch(() => {
@@ -108,12 +109,16 @@ export class FrameRenderer {
     return this.cache;
   }
 
+  private svg(): Buffer {
+    const { clock, battery } = this.source.statusBar();
+    this.renders++;
+    return Buffer.from(windowSvg(this.source.window(), this.source.layout, clock, battery));
+  }
+
   private async rasterise(): Promise<Buffer> {
     const { layout } = this.source;
-    const { clock, battery } = this.source.statusBar();
-    const svg = windowSvg(this.source.window(), layout, clock, battery);
-    this.renders++;
-    const pixels = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const svg = this.svg();
+    const pixels = await sharp(svg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     if (pixels.info.width !== layout.width || pixels.info.height !== layout.height || pixels.info.channels !== 4) {
       throw new Error(`renderer produced ${pixels.info.width}x${pixels.info.height}x${pixels.info.channels}`);
     }
