@@ -191,3 +191,25 @@ describe('runtime lease and persistence', () => {
     }
   });
 });
+
+describe('connection floods', () => {
+  test('bad-key upgrades are refused, the connection cap holds, and existing data planes keep working', async () => {
+    const bridge = await startBridge({ dataPlane: { maxConnections: 3 } });
+    const clients: XAgentClient[] = [];
+    try {
+      const good = await XAgentClient.connect(bridge.url, bridge.apiKey);
+      clients.push(good);
+      await good.hello();
+      const refused = await Promise.all(
+        Array.from({ length: 200 }, () => upgradeStatus(bridge.url, { Authorization: 'Bearer wrong-key-wrong-key' }, 'xagent.connector.packet.v1')),
+      );
+      assert.ok(refused.every((s) => s === 401));
+      clients.push(await XAgentClient.connect(bridge.url, bridge.apiKey), await XAgentClient.connect(bridge.url, bridge.apiKey));
+      assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }, 'xagent.connector.packet.v1'), 503);
+      assert.equal((await good.request('ping', {})).type, 'pong');
+    } finally {
+      for (const c of clients) await c.close();
+      await bridge.stop();
+    }
+  });
+});
