@@ -33,8 +33,8 @@ void describe('countdowns in the UI', () => {
   });
 
   void test('seconds-left form for reconnect attempts', () => {
-    assert.equal(formatSecondsLeft(4_200), '5 s');
-    assert.equal(formatSecondsLeft(70_000), '1 min 10 s');
+    assert.equal(formatSecondsLeft(4_200), 'in 5 s');
+    assert.equal(formatSecondsLeft(70_000), 'in 1 min 10 s');
     assert.equal(formatSecondsLeft(0), 'now');
   });
 });

@@ -60,7 +60,12 @@ export interface BridgeApi {
 }
 
 /** Codes the UI adds for failures that never reached the bridge. */
-export type ClientErrorCode = 'unreachable' | 'unauthorized' | 'bad_response';
+export type ClientErrorCode = 'unreachable' | 'unauthorized' | 'bad_response' | 'input_check';
+
+/** An ApiError for input the UI refused before sending (no bridge code to show). */
+export function inputError(message: string): ApiError {
+  return new ApiError('input_check', message);
+}
 
 /** A failed call, rebuilt from `{error:{code,message}}` or from a transport failure. */
 export class ApiError extends Error {

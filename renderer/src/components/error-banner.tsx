@@ -19,12 +19,15 @@ export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: (
   );
 }
 
+// Codes the UI made up itself: showing them adds nothing for the person.
+const LOCAL_CODES = new Set(['unreachable', 'input_check', 'bad_response']);
+
 export function ErrorText(props: { error: ApiError | null; testId?: string }): React.JSX.Element | null {
   if (!props.error) return null;
   return (
     <p className="error-text" role="alert" data-testid={props.testId}>
       {props.error.message}
-      {props.error.code && props.error.code !== 'unreachable' ? <span className="error-code"> ({props.error.code})</span> : null}
+      {props.error.code && !LOCAL_CODES.has(props.error.code) ? <span className="error-code"> ({props.error.code})</span> : null}
     </p>
   );
 }

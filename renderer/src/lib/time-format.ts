@@ -91,11 +91,11 @@ export function shortId(id: string): string {
   return id.length <= 14 ? id : `${id.slice(0, 7)}…${id.slice(-4)}`;
 }
 
-/** A short wait in whole seconds ("5 s", "1 min 10 s"); "now" once it is due. */
+/** A short wait in whole seconds ("in 5 s", "in 1 min 10 s"); "now" once it is due. */
 export function formatSecondsLeft(remainingMs: number): string {
   if (!Number.isFinite(remainingMs)) return '—';
   if (remainingMs <= 0) return 'now';
   const seconds = Math.ceil(remainingMs / SECOND);
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  if (seconds < 60) return `in ${seconds} s`;
+  return `in ${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }

@@ -85,8 +85,8 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
           Export (.jsonl)
         </button>
       </div>
-      {audit.entries === null && !audit.error ? (
-        <Loading label="Loading activity…" />
+      {audit.entries === null ? (
+        audit.error ? null : <Loading label="Loading activity…" />
       ) : all.length === 0 ? (
         <EmptyState title="No activity yet" testId="activity-empty">
           <p>Tool calls from xAgent are recorded here as they happen.</p>
@@ -116,7 +116,7 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   </td>
                   <td>{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
                   <td className="mono">{entry.tool_id}</td>
-                  <td title={entry.reasons.join('\n')}>
+                  <td className="nowrap" title={entry.reasons.join('\n')}>
                     {entry.decision}
                     {entry.decided_by ? <span className="muted"> · {entry.decided_by}</span> : null}
                   </td>

@@ -53,15 +53,15 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
         ) : device.reason ? (
           <p className="hint">{device.reason}</p>
         ) : null}
+        <p className="muted small" data-testid={`device-summary-${id}`}>
+          {details || 'Unknown model'} · {device.android_version ? `Android ${device.android_version}` : 'Android version unknown'} ·{' '}
+          <StatusBadge tone="neutral" testId={`device-transport-${id}`}>
+            {device.transport === 'usb' ? 'USB' : 'LAN'}
+          </StatusBadge>
+        </p>
         <dl className="facts">
-          <dt>Model</dt>
-          <dd>{details || 'unknown'}</dd>
-          <dt>Android</dt>
-          <dd>{device.android_version ?? 'unknown'}</dd>
-          <dt>Connection</dt>
-          <dd>
-            {device.transport === 'usb' ? 'USB' : 'LAN'} · <span className="mono">{device.serial}</span>
-          </dd>
+          <dt>Serial</dt>
+          <dd className="mono">{device.serial}</dd>
           <dt>ADB server</dt>
           <dd className="mono">{device.adb_server}</dd>
           <dt>Lease</dt>

@@ -5,7 +5,8 @@
  */
 import { useState } from 'react';
 import type { BridgeApi } from '../../api/bridge-api';
-import { ApiError } from '../../api/bridge-api';
+import type { ApiError } from '../../api/bridge-api';
+import { inputError } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { checkLanAddress, checkPairingCode } from '../../lib/lan-address';
@@ -29,7 +30,7 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
         event.preventDefault();
         const check = checkLanAddress(address);
         if (!check.ok) {
-          setInvalid(new ApiError('invalid_address', check.message ?? 'Invalid address.'));
+          setInvalid(inputError(check.message ?? 'Invalid address.'));
           return;
         }
         setInvalid(null);
@@ -90,7 +91,7 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void }): R
         const codeCheck = checkPairingCode(code);
         const problem = !check.ok ? check.message : !codeCheck.ok ? codeCheck.message : undefined;
         if (problem) {
-          setInvalid(new ApiError('invalid_arguments', problem));
+          setInvalid(inputError(problem));
           return;
         }
         setInvalid(null);

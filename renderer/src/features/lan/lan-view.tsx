@@ -60,7 +60,7 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
           <StatusBadge tone={STATUS_TONE[lan.status]} testId={`lan-status-${lan.address}`}>
             {lan.status}
           </StatusBadge>
-          {phone ? <span className="muted">{phone.display_name}</span> : null}
+          {phone && phone.display_name !== lan.address ? <span className="muted">{phone.display_name}</span> : null}
         </div>
         <p className="muted small">
           via ADB server <span className="mono">{lan.adb_server}</span>
@@ -68,7 +68,7 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
           {lan.status === 'reconnecting' && lan.next_attempt_at !== null ? (
             <>
               {' '}
-              · next attempt in <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
+              · next attempt <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
             </>
           ) : null}
         </p>

@@ -39,7 +39,14 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
   const id = pairing.auth_session_id;
   // Online phones, plus the one the request names (a device claim) even if it just dropped.
   const phones = props.devices.filter((d) => d.state === 'device' || d.device_id === pairing.device_id);
-  const preselected = pairing.device_id && phones.some((p) => p.device_id === pairing.device_id) ? pairing.device_id : phones.length === 1 ? (phones[0]?.device_id ?? '') : '';
+  // Preselect the phone the request names; otherwise the only phone, if nobody holds it.
+  const free = phones.filter((p) => p.state === 'device' && !p.lease);
+  const preselected =
+    pairing.device_id && phones.some((p) => p.device_id === pairing.device_id)
+      ? pairing.device_id
+      : phones.length === 1 && free.length === 1
+        ? (free[0]?.device_id ?? '')
+        : '';
   const [deviceId, setDeviceId] = useState(preselected);
   const decide = useAction((decision: PairingDecision) => props.api.decidePairing(id, decision), props.onChanged);
   const chosen = phones.some((p) => p.device_id === deviceId) ? deviceId : '';

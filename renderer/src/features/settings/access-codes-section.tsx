@@ -6,7 +6,8 @@
 import { useState } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
-import { ApiError } from '../../api/bridge-api';
+import type { ApiError } from '../../api/bridge-api';
+import { inputError } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
@@ -46,7 +47,7 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
         onSubmit={(event) => {
           event.preventDefault();
           if (code.trim().length < 4) {
-            setInvalid(new ApiError('invalid_arguments', 'Use a code of at least 4 characters.'));
+            setInvalid(inputError('Use a code of at least 4 characters.'));
             return;
           }
           setInvalid(null);

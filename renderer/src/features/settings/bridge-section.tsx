@@ -42,7 +42,7 @@ export function BridgeSection(props: { settings: AdminSettings; state: AdminStat
               {server.status !== 'connected' && server.last_error ? <p className="error-text">{server.last_error}</p> : null}
               {server.status !== 'connected' && server.next_retry_at !== null ? (
                 <p className="muted small">
-                  Retrying in <Countdown to={server.next_retry_at} seconds warnBelowMs={0} />
+                  Next retry <Countdown to={server.next_retry_at} seconds warnBelowMs={0} />
                 </p>
               ) : null}
             </div>

@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'react';
 import type { AdminPolicies, PolicyDecision } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
-import { ApiError, toApiError } from '../../api/bridge-api';
+import type { ApiError } from '../../api/bridge-api';
+import { inputError, toApiError } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
@@ -46,8 +47,18 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
 
   const save = useAction((policies: AdminPolicies) => api.putPolicies(policies), adopt);
 
-  if (loadError) return <ErrorBanner title="Could not load the policies." error={loadError} onRetry={() => setAttempt((n) => n + 1)} testId="policy-error-banner" />;
-  if (!draft || !saved) return <Loading label="Loading policies…" />;
+  if (loadError || !draft || !saved) {
+    return (
+      <section className="settings-section" aria-labelledby="policies-heading">
+        <h3 id="policies-heading">Policies</h3>
+        {loadError ? (
+          <ErrorBanner title="Could not load the policies." error={loadError} onRetry={() => setAttempt((n) => n + 1)} testId="policy-error-banner" />
+        ) : (
+          <Loading label="Loading policies…" />
+        )}
+      </section>
+    );
+  }
 
   const parsed = parsePackageList(appsText);
   const dirty = JSON.stringify(draft.defaults) !== JSON.stringify(saved.defaults) || parsed.packages.join('\n') !== saved.sensitive_apps.join('\n');
@@ -62,7 +73,7 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
           event.preventDefault();
           if (parsed.invalid.length > 0) {
             const first = parsed.invalid[0];
-            setInvalid(new ApiError('invalid_arguments', `Line ${first?.line ?? '?'}: "${first?.text ?? ''}" is not an Android package name (like com.example.bank).`));
+            setInvalid(inputError(`Line ${first?.line ?? '?'}: "${first?.text ?? ''}" is not an Android package name (like com.example.bank).`));
             return;
           }
           setInvalid(null);
