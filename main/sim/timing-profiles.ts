@@ -14,6 +14,8 @@ export type TimingProfileName = 'instant' | 'usb-phone';
 export const USB_PHONE_TIMINGS = {
   /** `input …`: app_process starts a JVM for every call. */
   input: 300,
+  /** `input text`: each character is a synchronously injected key event (DOWN, UP). */
+  inputTextPerChar: 10,
   /** `input keyevent --longpress`: ViewConfiguration long-press timeout. */
   longPressTimeout: 400,
   /** `uiautomator dump`: JVM start + waitForIdle (≥ 1 s) + tree walk. */
@@ -103,6 +105,7 @@ function inputGestureMs(argv: readonly string[]): number {
     return verb === 'draganddrop' ? base + USB_PHONE_TIMINGS.longPressTimeout : base;
   }
   if (verb === 'keyevent' && args.includes('--longpress')) return USB_PHONE_TIMINGS.longPressTimeout;
+  if (verb === 'text') return [...(args[1] ?? '')].length * USB_PHONE_TIMINGS.inputTextPerChar;
   return 0;
 }
 
