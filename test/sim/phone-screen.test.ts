@@ -153,6 +153,33 @@ describe('navigation', () => {
     assert.deepEqual([phone.foregroundPackage(), phone.screenState().activity], ['com.android.settings', 'com.android.settings.SubSettings']);
   });
 
+  test('a sleeping display captures black and ignores taps until woken', async () => {
+    const phone = newPhone();
+    const icon = findNode(await dump(phone), (n) => n['content-desc'] === 'Notes');
+    await sh(phone, 'input keyevent KEYCODE_SLEEP');
+    const raw = (await sh(phone, 'screencap')).raw;
+    assert.ok(raw.subarray(16, 16 + 4000).every((v, i) => v === (i % 4 === 3 ? 255 : 0)));
+    await sh(phone, `input tap ${center(icon).x} ${center(icon).y}`);
+    assert.equal(phone.foregroundPackage(), 'com.google.android.apps.nexuslauncher');
+    await sh(phone, 'input keyevent KEYCODE_WAKEUP');
+    await sh(phone, `input tap ${center(icon).x} ${center(icon).y}`);
+    assert.equal(phone.foregroundPackage(), 'com.example.notes');
+  });
+
+  test('the airplane-mode switch is checkable and follows settings global', async () => {
+    const phone = newPhone();
+    await sh(phone, 'am start -n com.android.settings/.Settings');
+    const network = findNode(await dump(phone), (n) => n.text === 'Network & internet');
+    await sh(phone, `input tap ${center(network).x} ${center(network).y}`);
+    const toggle = () => dump(phone).then((nodes) => findNode(nodes, (n) => n.class === 'android.widget.Switch'));
+    assert.deepEqual([(await toggle()).checkable, (await toggle()).checked], ['true', 'false']);
+    const t = await toggle();
+    await sh(phone, `input tap ${center(t).x} ${center(t).y}`);
+    assert.equal((await sh(phone, 'settings get global airplane_mode_on')).stdout, '1\n');
+    await sh(phone, 'settings put global airplane_mode_on 0');
+    assert.equal((await toggle()).checked, 'false');
+  });
+
   test('launcher icons launch apps by tap', async () => {
     const phone = newPhone();
     const icon = findNode(await dump(phone), (n) => n['content-desc'] === 'Wallet');
