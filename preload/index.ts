@@ -5,6 +5,8 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { DeviceBridgeIpcApi } from '../renderer/src/api/ipc-api';
 
+// A sandboxed preload may require only electron, so the channel names of
+// main/electron/ipc-routes.ts are spelled here again (ipc-routes.ts is the source of truth).
 const channel = (method: string): string => `device-bridge:${method}`;
 const call = (method: string) => (args?: unknown) => ipcRenderer.invoke(channel(method), args);
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadBuildInfo, type BuildInfo } from './build-info';
 import { resolveCoreOptions, type CoreOptions, type CoreOptionsInput } from './config/core-options';
 import { createLogger, type Logger } from './logging/logger';
-import { generateToken, loadOrCreateSecret, secretEquals, storeSecret } from './secrets/secret-store';
+import { bearerToken, generateToken, loadOrCreateSecret, secretEquals, storeSecret } from './secrets/secret-store';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
 import { DeviceRegistry } from './devices/device-registry';
@@ -183,8 +183,7 @@ export function createCore(input: CoreOptionsInput): Core {
           prefix: '/health',
           exact: true,
           handler: (req, res) => {
-            const token = req.headers.authorization?.replace(/^Bearer\s+/i, '');
-            if (!authorizeKey(token)) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
+            if (!authorizeKey(bearerToken(req.headers.authorization))) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
             sendJson(res, 200, {
               status: 'ok',
               connector_card_id: CONNECTOR_CARD_ID,
@@ -201,7 +200,7 @@ export function createCore(input: CoreOptionsInput): Core {
           handler: (req, res) =>
             handleUpload(req, res, {
               cache: files,
-              authorize: (r) => authorizeKey(r.headers.authorization?.replace(/^Bearer\s+/i, '')),
+              authorize: (r) => authorizeKey(bearerToken(r.headers.authorization)),
               channelExists: (id) => runtime.channel(id) !== undefined,
               maxUploadBytes: options.maxUploadBytes,
             }),

@@ -30,7 +30,6 @@ export const adminStateParts: WeakMap<Core, AdminStateParts> = new WeakMap();
 export function buildAdminState(core: Core, store: StateStore): AdminState {
   const parts = adminStateParts.get(core) ?? {};
   const channels = core.runtime.channels();
-
   const devices: AdminDevice[] = core.registry
     .list()
     .filter((d) => d.state !== 'gone')
@@ -110,7 +109,6 @@ export function buildAdminState(core: Core, store: StateStore): AdminState {
     access_codes: store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
     warnings: core.warnings(),
   };
-
 }
 
 export function registerAdminRoutes(router: AdminRouter, core: Core, extras: AdminExtras): void {

@@ -54,6 +54,7 @@ export interface BindingServiceEvents {
   ended: [channelId: string, deviceId: string, reason: BindingEndReason];
 }
 
+const ACTIVITY_FLUSH_MS = 5000;
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 export class BindingService extends EventEmitter<BindingServiceEvents> {
@@ -64,6 +65,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private activityDirty = false;
+  private lastActivityFlush = 0;
 
   constructor(private readonly options: BindingServiceOptions) {
     super();
@@ -400,12 +402,14 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       if (idleOver || maxOver || graceOver) this.endBinding(channel.id, 'expired');
     }
     for (const session of this.sessions.values()) this.expireIfDue(session);
-    if (this.activityDirty) this.flushActivity();
+    // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
+    if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivity();
   }
 
   private flushActivity(): void {
     if (!this.activityDirty) return;
     this.activityDirty = false;
+    this.lastActivityFlush = this.clock();
     this.options.store.flush();
   }
 }

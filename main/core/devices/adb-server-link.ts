@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger';
 import type { DeviceRegistry } from './device-registry';
 import { withDeadline } from './deadline';
 import { AdbDeviceShell } from './adb-device-shell';
+import { parseGetprop } from '../android/device-info';
 
 export interface AdbServerHealth {
   address: string;
@@ -62,14 +63,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     if (this.polling || this.stopped || this.health.status !== 'connected') return;
     this.polling = true;
     try {
-      const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs: 2000, what: 'adb devices' });
-      const ids = new Set(current.map((d) => d.id));
-      for (const device of current) this.onDevice(device, new Set());
-      for (const device of this.options.registry.list()) {
-        if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
-          this.options.registry.upsertState(this.address, device.serial, 'gone');
-        }
-      }
+      await this.syncDeviceList(2000);
     } catch {
       // the tracker's own error path reports a lost server
     } finally {
@@ -129,24 +123,15 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       this.tracker = tracker as unknown as typeof this.tracker;
       this.backoffMs = 250;
       this.setHealth({ status: 'connected', lastError: null });
-      const seen = new Set<string>();
-      tracker.on('add', (device: Device) => this.onDevice(device, seen));
-      tracker.on('change', (device: Device) => this.onDevice(device, seen));
+      tracker.on('add', (device: Device) => this.onDevice(device));
+      tracker.on('change', (device: Device) => this.onDevice(device));
       tracker.on('remove', (device: Device) => {
-        seen.delete(device.id);
         this.options.registry.upsertState(this.address, device.id, 'gone');
       });
       tracker.on('end', () => this.onLost('adb server closed the tracking connection'));
       tracker.on('error', (error: Error) => this.onLost(error.message));
       // Phones that vanished while we were away are gone now.
-      const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs: 5000, what: 'adb devices' });
-      const ids = new Set(current.map((d) => d.id));
-      for (const device of this.options.registry.list()) {
-        if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
-          this.options.registry.upsertState(this.address, device.serial, 'gone');
-        }
-      }
-      for (const device of current) this.onDevice(device, seen);
+      await this.syncDeviceList(5000);
     } catch (error) {
       this.onLost(error instanceof Error ? error.message : String(error));
     }
@@ -169,8 +154,19 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     this.retryTimer.unref();
   }
 
-  private onDevice(device: Device, seen: Set<string>): void {
-    seen.add(device.id);
+  /** Brings the registry in line with `host:devices`: listed phones updated, missing ones gone. */
+  private async syncDeviceList(timeoutMs: number): Promise<void> {
+    const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs, what: 'adb devices' });
+    const ids = new Set(current.map((d) => d.id));
+    for (const device of this.options.registry.list()) {
+      if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
+        this.options.registry.upsertState(this.address, device.serial, 'gone');
+      }
+    }
+    for (const device of current) this.onDevice(device);
+  }
+
+  private onDevice(device: Device): void {
     const record = this.options.registry.upsertState(this.address, device.id, device.type);
     if (record.state === 'device' && record.model === null) void this.readFacts(record.deviceId, device.id);
   }
@@ -194,13 +190,4 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       this.factsInFlight.delete(deviceId);
     }
   }
-}
-
-export function parseGetprop(text: string): Map<string, string> {
-  const props = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const match = /^\[([^\]]+)\]: \[(.*)\]\s*$/.exec(line);
-    if (match?.[1] !== undefined) props.set(match[1], match[2] ?? '');
-  }
-  return props;
 }

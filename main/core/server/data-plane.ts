@@ -226,8 +226,9 @@ export class DataPlane {
     }
     if (!connection.helloDone) throw new BridgeError('hello_required', 'connector.hello must complete before any other packet');
     if (packet.type === 'channel.open') return this.openChannel(connection, packet);
-    const handler = packet.type === 'channel.close' || packet.type === 'connection.descriptor.get' ? undefined : this.handlers.get(packet.type);
-    if (packet.type !== 'channel.close' && packet.type !== 'connection.descriptor.get' && !handler) {
+    const builtIn = packet.type === 'channel.close' || packet.type === 'connection.descriptor.get';
+    const handler = builtIn ? undefined : this.handlers.get(packet.type);
+    if (!builtIn && !handler) {
       throw new BridgeError('unsupported_packet', `packet type ${packet.type.slice(0, 64)} is not supported`);
     }
     const channelId = packet.connector_channel_id;

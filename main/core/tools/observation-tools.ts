@@ -9,7 +9,7 @@ import { findElements, isInteractive } from '../android/ui-tree';
 import { recordScreen } from '../android/screen-record';
 import { BridgeError } from '../errors';
 import { defineTool, elementSelector, type ToolDefinition } from './tool-definition';
-import { compactNode, freshTree } from './targets';
+import { compactNode, freshTree, toSelector } from './targets';
 import { takeScreenshot, type LastCaptureStore } from './screenshot-pipeline';
 
 const statusTool = defineTool({
@@ -104,14 +104,7 @@ const waitForTool = defineTool({
         if (previous !== undefined && previous === tree.signature) return { met: true, condition, elapsed_ms: elapsed, polls };
         previous = tree.signature;
       } else if (args.element) {
-        const selector = {
-          ...(args.element.text !== undefined ? { text: args.element.text } : {}),
-          ...(args.element.text_contains !== undefined ? { textContains: args.element.text_contains } : {}),
-          ...(args.element.resource_id !== undefined ? { resourceId: args.element.resource_id } : {}),
-          ...(args.element.content_desc !== undefined ? { contentDesc: args.element.content_desc } : {}),
-          ...(args.element.index !== undefined ? { index: args.element.index } : {}),
-        };
-        const found = findElements(tree.nodes, selector);
+        const found = findElements(tree.nodes, toSelector(args.element));
         if ((condition === 'appears') === found.length > 0) {
           return { met: true, condition, elapsed_ms: elapsed, polls, ...(found[0] ? { element: compactNode(found[0]) } : {}) };
         }

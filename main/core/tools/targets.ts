@@ -5,7 +5,7 @@
  */
 import { BridgeError } from '../errors';
 import { assertInsideScreen } from '../android/input';
-import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
+import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type ElementSelector, type UiNode } from '../android/ui-tree';
 import type { ElementSelectorArgs, ToolContext } from './tool-definition';
 
 export interface ResolvedPoint {
@@ -23,14 +23,19 @@ export async function freshTree(ctx: ToolContext): Promise<{ nodes: UiNode[]; si
   return { nodes: compact.nodes, signature, truncated: compact.truncated, total: compact.total };
 }
 
-export async function resolveElement(ctx: ToolContext, selector: ElementSelectorArgs): Promise<UiNode> {
-  const wanted = {
+/** The tool argument's snake_case selector as the android/ library's selector. */
+export function toSelector(selector: ElementSelectorArgs): ElementSelector {
+  return {
     ...(selector.text !== undefined ? { text: selector.text } : {}),
     ...(selector.text_contains !== undefined ? { textContains: selector.text_contains } : {}),
     ...(selector.resource_id !== undefined ? { resourceId: selector.resource_id } : {}),
     ...(selector.content_desc !== undefined ? { contentDesc: selector.content_desc } : {}),
     ...(selector.index !== undefined ? { index: selector.index } : {}),
   };
+}
+
+export async function resolveElement(ctx: ToolContext, selector: ElementSelectorArgs): Promise<UiNode> {
+  const wanted = toSelector(selector);
   if (selector.index !== undefined) {
     const last = ctx.lastTree();
     if (!last) throw new BridgeError('element_not_found', 'index refers to the last android_ui_tree or annotated screenshot; take one first');

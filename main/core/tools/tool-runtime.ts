@@ -255,16 +255,20 @@ export class ToolRuntime {
         const result = await tool.run(context, parsed.data);
         return { payload: { tool_id: tool.id, result } };
       });
-      if (tool.sideEffect && ack.payload) this.journal.done(key, argsHash, ack);
-      else if (tool.sideEffect && ack.error && this.journal.get(key)) this.journal.done(key, argsHash, ack);
+      this.settleJournal(tool, key, argsHash, ack);
       return finish(ack);
     } catch (error) {
       const wire = toWireError(error);
       if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: tool.id, error: error instanceof Error ? error.stack ?? error.message : String(error) });
       const ack: StoredAck = { error: wire };
-      if (tool.sideEffect && this.journal.get(key)) this.journal.done(key, argsHash, ack);
+      this.settleJournal(tool, key, argsHash, ack);
       return finish(ack);
     }
+  }
+
+  /** A side-effecting call that reached the phone (journaled `started`) records its final ack. */
+  private settleJournal(tool: ToolDefinition<unknown>, key: string, argsHash: string, ack: StoredAck): void {
+    if (tool.sideEffect && this.journal.get(key)) this.journal.done(key, argsHash, ack);
   }
 
   private context(channelId: string, device: DeviceRecord, shell: DeviceShell, signal: AbortSignal, progress: ToolContext['progress']): ToolContext {
