@@ -3,13 +3,11 @@
  * and (demo) a private ADB server plus the bridge, so a newcomer sees everything work
  * without a phone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Core } from '../core/create-core';
-import { hostVersion } from './adb-host-client';
+import { startPrivateAdbServer, type AdbServerRig } from './private-adb-server';
 import { startSimFarm, type SimFarm } from './sim-farm';
 import { createSimulatedPhone } from './phone';
 import type { TimingProfileName } from './timing-profiles';
@@ -24,47 +22,6 @@ interface CliHelpers {
 
 const MODELS = ['Pixel 7', 'Pixel 8 Pro', 'Galaxy S23', 'Redmi Note 12', 'OnePlus 11', 'Xperia 5 V'];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startPrivateAdb(): Promise<{ port: number; child: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const env = { ...process.env };
-  delete env.ADB_SERVER_SOCKET;
-  delete env.ANDROID_ADB_SERVER_PORT;
-  const child = spawn('adb', ['-L', `tcp:${port}`, 'server', 'nodaemon'], { env, stdio: 'ignore' });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error('adb server exited; is the `adb` package installed?');
-    try {
-      await hostVersion({ host: '127.0.0.1', port }, { timeoutMs: 1000 });
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error('adb server did not start within 15 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return {
-    port,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 export async function runSimCommand(command: 'sim' | 'demo', flags: Flags, helpers: CliHelpers): Promise<() => Promise<void>> {
   const count = Number(flags.get('devices')?.at(-1) ?? (command === 'demo' ? '3' : '1'));
   if (!Number.isInteger(count) || count < 1 || count > 64) throw new TypeError('--devices must be 1–64');
@@ -72,9 +29,9 @@ export async function runSimCommand(command: 'sim' | 'demo', flags: Flags, helpe
   if (profile !== 'instant' && profile !== 'usb-phone') throw new TypeError('--profile must be instant or usb-phone');
 
   let adb = flags.get('adb')?.at(-1) ? helpers.parseHostPort(flags.get('adb')?.at(-1) ?? '') : helpers.defaultAdb();
-  let privateAdb: Awaited<ReturnType<typeof startPrivateAdb>> | undefined;
+  let privateAdb: AdbServerRig | undefined;
   if (command === 'demo') {
-    privateAdb = await startPrivateAdb();
+    privateAdb = await startPrivateAdbServer();
     adb = { host: '127.0.0.1', port: privateAdb.port };
   }
   let farm: SimFarm | undefined;
