@@ -1,5 +1,6 @@
 // The simulated adbd through @devicefarmer/adbkit (what the bridge itself uses) and the real
-// adb server: shell, properties, sync push/pull/stat/readdir.
+// adb server: shell, properties, sync push/pull/stat/readdir, and against the full simulated
+// phone: screencap, install, getProperties.
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
@@ -12,6 +13,9 @@ import { attachToAdb } from '../../main/sim/sim-farm';
 import { startAdbServer } from '../helpers/adb-server';
 import type { AdbServerRig } from '../helpers/adb-server';
 import { FakePhone, bigPattern } from '../helpers/fake-phone';
+import sharp from 'sharp';
+import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
+import { WALLET_HEADER_RGB, headerProbePoint } from '../../main/sim/screen/colors';
 
 async function collect(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -90,5 +94,70 @@ void describe('adbkit against a simulated phone', () => {
     const transfer = await device().pull('/sdcard/missing');
     const [error] = (await once(transfer, 'error', { signal: AbortSignal.timeout(10_000) })) as [Error];
     assert.match(error.message, /No such file or directory/);
+  });
+});
+
+void describe('adbkit against the full simulated phone: screencap, install, properties', () => {
+  let rig: AdbServerRig;
+  let phone: SimulatedPhone;
+  let server: AdbdServer;
+  let serial: string;
+
+  before(async () => {
+    rig = await startAdbServer();
+    phone = createSimulatedPhone({ serial: 'KITSIM042', model: 'Pixel 7', screen: { width: 720, height: 1600, density: 320 } });
+    server = await AdbdServer.start({ phone });
+    serial = await attachToAdb(rig, server.port);
+  });
+  after(async () => {
+    await server?.close();
+    phone?.close();
+    await rig?.stop();
+  });
+
+  const device = () => Adb.createClient({ host: rig.host, port: rig.port }).getDevice(serial);
+
+  void test('getProperties reads the simulated phone’s identity', async () => {
+    const props = await device().getProperties();
+    assert.equal(props['ro.product.model'], 'Pixel 7');
+    assert.equal(props['ro.product.manufacturer'], 'Google');
+    assert.equal(props['ro.build.version.release'], '14');
+    assert.equal(props['ro.build.version.sdk'], '34');
+    assert.equal(props['ro.serialno'], 'KITSIM042');
+  });
+
+  void test('screencap() is a PNG of the screen size showing the front app', async () => {
+    await Adb.util.readAll(await device().shell('monkey -p com.example.wallet -c android.intent.category.LAUNCHER 1'));
+    assert.equal(phone.foregroundPackage(), 'com.example.wallet');
+    const png = await Adb.util.readAll(await device().screencap());
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    assert.deepEqual([info.width, info.height], [720, 1600]);
+    const { x, y } = headerProbePoint({ width: 720, height: 1600, density: 320 });
+    const at = (y * info.width + x) * info.channels;
+    assert.deepEqual([data[at], data[at + 1], data[at + 2]], [...WALLET_HEADER_RGB]);
+  });
+
+  void test('install(stream) pushes the APK and pm installs it; a non-APK is refused', async () => {
+    // The simulated package manager accepts a ZIP whose manifest text names the package.
+    const apk = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('AndroidManifest.xml package=com.example.kitapp '), randomBytes(4096)]);
+    const source = new PassThrough();
+    source.end(apk);
+    phone.clearArgvLog();
+    assert.equal(await device().install(source), true);
+    assert.ok(phone.argvLog.some((argv) => argv[0] === 'pm' && argv[1] === 'install'), JSON.stringify(phone.argvLog));
+    assert.equal(await device().isInstalled('com.example.kitapp'), true);
+    const third = (await Adb.util.readAll(await device().shell('pm list packages -3'))).toString();
+    assert.match(third, /^package:com\.example\.kitapp$/m);
+
+    const junk = new PassThrough();
+    junk.end(Buffer.from('not a zip at all'));
+    await assert.rejects(device().install(junk), /INSTALL_PARSE_FAILED_NOT_APK/);
+  });
+
+  void test('pull of a uiautomator dump written on the phone', async () => {
+    await Adb.util.readAll(await device().shell('uiautomator dump /sdcard/kit.xml'));
+    const xml = (await collect(await device().pull('/sdcard/kit.xml'))).toString('utf8');
+    assert.ok(xml.startsWith("<?xml version='1.0'"), xml.slice(0, 60));
+    assert.match(xml, /resource-id="com\.example\.wallet:id\//);
   });
 });
