@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'invalid_arguments',
   'out_of_bounds',
   'element_not_found',
+  'app_not_found',
   'not_bound',
   'device_offline',
   'device_unauthorized',

@@ -72,12 +72,12 @@ void describe('launchApp', () => {
     assert.deepEqual(shell.argvs(), [['monkey', '-p', 'com.android.settings', '-c', 'android.intent.category.LAUNCHER', '1']]);
   });
 
-  void test('no launcher activity / not installed is invalid_arguments', async () => {
+  void test('no launcher activity / not installed is app_not_found', async () => {
     const shell = new FakeDeviceShell().on(['monkey'], androidFixture('monkey-no-activities.txt'));
-    await assert.rejects(launchApp(shell, 'com.example.nothere'), isCode('invalid_arguments', /not installed or has no launcher activity/));
+    await assert.rejects(launchApp(shell, 'com.example.nothere'), isCode('app_not_found', /not installed or has no launcher activity/));
     // When monkey's complaint went to stderr (not captured), pm path decides.
     const quiet = new FakeDeviceShell().on(['monkey'], { stdout: '', exitCode: 251 }).on(['pm', 'path'], { stdout: '', exitCode: 1 });
-    await assert.rejects(launchApp(quiet, 'com.example.nothere'), isCode('invalid_arguments'));
+    await assert.rejects(launchApp(quiet, 'com.example.nothere'), isCode('app_not_found'));
     assert.deepEqual(quiet.argvs()[1], ['pm', 'path', 'com.example.nothere']);
   });
 

@@ -101,7 +101,7 @@ export async function launchApp(shell: DeviceShell, pkg: string, activity?: stri
   const out = await runText(shell, ['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'], deadline.next());
   if (/Events injected: 1\b/.test(out.text)) return;
   if (/No activities found/.test(out.text) || !(await isPackageInstalled(shell, pkg, { timeoutMs: deadline.next().timeoutMs }))) {
-    throw new BridgeError('invalid_arguments', `${pkg} is not installed or has no launcher activity; pass an activity or check the package name`);
+    throw new BridgeError('app_not_found', `${pkg} is not installed or has no launcher activity; pass an activity or check the package name`);
   }
   throw new BridgeError('command_failed', `launching ${pkg} failed${excerpt(out.text)}`, { exitCode: out.exitCode });
 }
