@@ -12,6 +12,8 @@ import { withDeadline } from './deadline';
 
 /** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
 const EXIT_MARKER = '__XB_EXIT_7f3a__';
+/** How long the "why was the output cut" probe may take. */
+const CUT_PROBE_MS = 1_500;
 
 export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (isBridgeError(error)) return error;
@@ -19,7 +21,7 @@ export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (/unauthorized/i.test(message)) return new BridgeError('device_unauthorized', 'the phone has not accepted this computer’s RSA key; confirm the USB debugging prompt on the phone');
   if (/offline/i.test(message)) return new BridgeError('device_offline', 'the phone is offline');
   if (/not found|no devices|device .* not found/i.test(message)) return new BridgeError('device_offline', 'the phone is no longer connected');
-  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT/i.test(message)) {
+  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT|Premature end of stream/i.test(message)) {
     return new BridgeError('adb_unavailable', `the ADB server is not reachable (${serial})`);
   }
   return new BridgeError('command_failed', `adb: ${message.slice(0, 200)}`);
@@ -55,9 +57,27 @@ export class AdbDeviceShell implements DeviceShell {
       this.serial,
     );
     const at = raw.lastIndexOf(EXIT_MARKER);
-    if (at < 0) return { stdout: raw, exitCode: undefined };
+    // Every command line ends by echoing the marker, so output without it was cut short: the
+    // adb server died or the phone dropped mid-command. Returning it as a success would report
+    // an action that may never have happened (found by test/hardening: a tap "succeeded" while
+    // the adb server was killed under it), so say why it failed instead.
+    if (at < 0) throw await this.cutShort();
+
     const code = Number.parseInt(raw.subarray(at + EXIT_MARKER.length).toString('ascii').trim(), 10);
     return { stdout: raw.subarray(0, at), exitCode: Number.isNaN(code) ? undefined : code };
+  }
+
+  /** Why a shell stream ended without its exit status: asks adb for the phone's state. */
+  private async cutShort(): Promise<BridgeError> {
+    try {
+      const state = await withDeadline(Promise.resolve(this.client.getDevice(this.serial).getState()), { timeoutMs: CUT_PROBE_MS, what: 'adb get-state' });
+      if (state === 'device') return new BridgeError('command_failed', 'the command’s output ended before its exit status; it may or may not have taken effect');
+      return mapAdbError(new Error(String(state)), this.serial);
+    } catch (error) {
+      const mapped = mapAdbError(error, this.serial);
+      // No answer at all within the probe's deadline: the server is as good as gone.
+      return mapped.code === 'command_timeout' || mapped.code === 'command_failed' ? new BridgeError('adb_unavailable', `the ADB server is not answering (${this.serial})`) : mapped;
+    }
   }
 
   async execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer> {
