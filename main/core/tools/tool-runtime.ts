@@ -32,6 +32,8 @@ export interface GateDecision {
   by: string;
   reasons: string[];
   errorCode?: 'approval_denied' | 'approval_timeout' | 'policy_denied' | 'canceled';
+  /** Shown to the agent in the result (`result.safety`): decision, who made it, risk, reasons. */
+  safety?: Record<string, unknown>;
 }
 
 export interface CallInfo {
@@ -43,6 +45,8 @@ export interface CallInfo {
   shell: DeviceShell;
   signal: AbortSignal;
   progress: (status: string, message: string) => void;
+  /** The channel's last UI tree (what `index` selectors refer to). */
+  lastTree?: () => { nodes: UiNode[]; signature: string } | undefined;
 }
 
 /** The safety gate (policy + approvals); allow-all until one is installed. */
@@ -238,6 +242,8 @@ export class ToolRuntime {
     const finish = (ack: StoredAck): StoredAck => {
       const outcome = ack.error ? 'error' : 'ok';
       this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
+      // The UI shows each channel's last action; the hub coalesces bursts of calls.
+      this.o.hub.publish('state');
       for (const sink of this.sinks) {
         sink.record({ time: started, channelId, deviceId, toolId: tool.id, args, decision, outcome, errorCode: ack.error?.code ?? null, durationMs: this.o.clock() - started });
       }
@@ -246,14 +252,14 @@ export class ToolRuntime {
 
     try {
       const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
-        decision = await this.gate.decide({ channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m) });
+        decision = await this.gate.decide({ channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) });
         if (decision.decision === 'deny') {
           return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
         }
         if (tool.sideEffect) this.journal.started(key, argsHash);
         const context = this.context(channelId, device, shell, signal, progress);
         const result = await tool.run(context, parsed.data);
-        return { payload: { tool_id: tool.id, result } };
+        return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
       this.settleJournal(tool, key, argsHash, ack);
       return finish(ack);

@@ -79,7 +79,7 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
           </dd>
           <dt>Queue</dt>
           <dd data-testid={`device-queue-${id}`}>
-            {device.queue.running} running · {device.queue.queued} waiting
+            {device.queue.running === 0 && device.queue.queued === 0 ? 'idle' : `${device.queue.running} running · ${device.queue.queued} waiting`}
           </dd>
         </dl>
         <div className="actions">

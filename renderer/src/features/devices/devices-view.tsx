@@ -18,12 +18,15 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
       </header>
       {downServers.map((server) => (
         <div key={server.address} className="banner banner-warn" role="status" data-testid={`adb-down-${server.address}`}>
-          <strong>ADB server {server.address} is not reachable.</strong> {server.last_error ?? ''}{' '}
-          {server.address.startsWith('127.') || server.address.startsWith('localhost') ? (
-            <>
-              Start it with <code>adb start-server</code>.
-            </>
-          ) : null}
+          {/* One wrapper: the banner is a flex row, and loose text nodes would become columns. */}
+          <div>
+            <strong>ADB server {server.address} is not reachable.</strong> {server.last_error ?? ''}{' '}
+            {server.address.startsWith('127.') || server.address.startsWith('localhost') ? (
+              <>
+                Start it with <code>adb start-server</code>.
+              </>
+            ) : null}
+          </div>
         </div>
       ))}
       {state.devices.length === 0 ? (

@@ -1,12 +1,26 @@
 /**
  * Live thumbnail of one phone's screen: fetched as a blob (so the admin token can ride in a
  * header) and shown through an object URL. Refreshes every ~2 s only while mounted (the
- * Devices view is open) and the document is visible; old object URLs are revoked.
+ * Devices view is open) and the document is visible; old object URLs are revoked. The last
+ * image of each phone is kept (a few KB), so coming back to Devices shows it at once
+ * instead of "Loading screen…" until the next capture.
  */
 import { useEffect, useState } from 'react';
 import type { BridgeApi } from '../../api/bridge-api';
 
 const REFRESH_MS = 2_000;
+const LAST_KEPT = 64;
+const lastImage = new Map<string, Blob>();
+
+function remember(deviceId: string, blob: Blob): void {
+  lastImage.delete(deviceId);
+  lastImage.set(deviceId, blob);
+  // Oldest first in a Map: drop phones not seen for a long while.
+  for (const key of lastImage.keys()) {
+    if (lastImage.size <= LAST_KEPT) break;
+    lastImage.delete(key);
+  }
+}
 
 export interface Thumbnail {
   url: string | null;
@@ -27,8 +41,10 @@ export function useScreenThumbnail(api: BridgeApi, deviceId: string, enabled: bo
     let controller: AbortController | undefined;
     // The URL on screen and the one before it: the older is revoked only once a newer one
     // has been rendered, so the <img> never points at a revoked URL.
-    let shown: string | null = null;
+    const kept = lastImage.get(deviceId);
+    let shown: string | null = kept ? URL.createObjectURL(kept) : null;
     let previous: string | null = null;
+    setThumb({ url: shown, failed: false });
     const visible = (): boolean => document.visibilityState === 'visible';
 
     const tick = async (): Promise<void> => {
@@ -39,6 +55,7 @@ export function useScreenThumbnail(api: BridgeApi, deviceId: string, enabled: bo
       try {
         const blob = await api.getDeviceScreen(deviceId, controller.signal);
         if (stopped) return;
+        remember(deviceId, blob);
         if (previous) URL.revokeObjectURL(previous);
         previous = shown;
         shown = URL.createObjectURL(blob);

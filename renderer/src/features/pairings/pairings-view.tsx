@@ -60,7 +60,11 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
         Channel <span className="mono">{shortId(pairing.connector_channel_id)}</span> · expires in{' '}
         <Countdown to={pairing.expires_at} testId={`pairing-expires-${id}`} />
       </p>
-      {pairing.message ? <p>{pairing.message}</p> : null}
+      {pairing.message ? (
+        <p className="hint" title="What xAgent shows the person who asked">
+          xAgent says: “{pairing.message}”
+        </p>
+      ) : null}
       <label htmlFor={`pairing-device-${id}`}>Phone to bind</label>
       {phones.length === 0 ? (
         <p className="hint hint-warn">No phone is online. Connect one (see Devices) to approve this request.</p>

@@ -82,14 +82,36 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
   );
 }
 
+function loopbackOnly(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname;
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
 function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.Element {
   const { connector } = props.state;
   if (connector.connector_id === null) {
     return (
       <EmptyState title="xAgent has not connected yet" testId="settings-xagent-empty">
-        <p>
-          In xAgent, add a connector with base URL <code>{props.baseUrl}</code> and this API key.
-        </p>
+        <ol className="steps">
+          <li>In xAgent, as an administrator, add a connector.</li>
+          <li>
+            Enter the Connector Base URL <code>{props.baseUrl}</code> (<b>Copy</b> above).
+          </li>
+          <li>
+            Enter the API key: <b>Copy</b> next to it above (<b>Reveal</b> shows it).
+          </li>
+          <li>xAgent reads this bridge's card, then connects; its connector id appears here.</li>
+        </ol>
+        {loopbackOnly(props.baseUrl) ? (
+          <p className="hint">
+            This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address
+            (<code>--host</code>) or put it behind a tunnel.
+          </p>
+        ) : null}
       </EmptyState>
     );
   }
