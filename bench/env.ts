@@ -1,0 +1,284 @@
+/**
+ * What the bench runs against: a private real adb server, simulated phones attached to it
+ * over the adbd protocol, and the bridge — either in this process (createCore) or as its
+ * own `device-bridge serve` process, so its memory can be read alone. Every piece is
+ * registered with a Cleanup, which tears down in reverse order even after an error.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAdbServer, type AdbServerRig } from '../test/helpers/adb-server';
+import { createCore, type Core } from '../main/core/create-core';
+import type { CoreOptionsInput } from '../main/core/config/core-options';
+import { silentLogger } from '../main/core/logging/logger';
+import { startSimFarm, type SimFarm } from '../main/sim/sim-farm';
+import { createSimulatedPhone, type SimulatedPhone } from '../main/sim/phone';
+import type { TimingProfileName } from '../main/sim/timing-profiles';
+import type { AdminDevice } from '../main/contract/admin-api';
+import { WireClient } from './wire-client';
+
+const REPO_ROOT = join(__dirname, '..');
+
+/** Teardown steps, run newest first; each runs once, failures are reported and do not stop the rest. */
+export class Cleanup {
+  private readonly steps: Array<{ what: string; run: () => Promise<void> | void }> = [];
+  private running: Promise<void> | undefined;
+
+  add(what: string, run: () => Promise<void> | void): void {
+    this.steps.push({ what, run });
+  }
+
+  /** Runs a step now and forgets it (for pieces stopped between bench parts). */
+  async runNow(what: string): Promise<void> {
+    const index = this.steps.findIndex((s) => s.what === what);
+    if (index < 0) return;
+    const [step] = this.steps.splice(index, 1);
+    await step?.run();
+  }
+
+  runAll(): Promise<void> {
+    this.running ??= (async () => {
+      while (this.steps.length > 0) {
+        const step = this.steps.pop();
+        if (!step) break;
+        try {
+          await withTimeout(Promise.resolve(step.run()), 20_000, `cleanup: ${step.what}`);
+        } catch (error) {
+          process.stderr.write(`cleanup of ${step.what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+    })();
+    return this.running;
+  }
+}
+
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took more than ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function startAdb(cleanup: Cleanup): Promise<AdbServerRig> {
+  const adb = await startAdbServer();
+  cleanup.add('adb server', () => adb.stop());
+  return adb;
+}
+
+export interface PhoneSet {
+  farm: SimFarm;
+  phones: SimulatedPhone[];
+  /** adb's serial of phone i (127.0.0.1:PORT). */
+  serial(i: number): string;
+}
+
+/** Starts simulated phones with the given timing profiles and attaches them to adb. */
+export async function startPhones(cleanup: Cleanup, adb: AdbServerRig, profiles: TimingProfileName[], tag: string): Promise<PhoneSet> {
+  const phones: SimulatedPhone[] = [];
+  const farm = await startSimFarm({
+    count: profiles.length,
+    adb: { host: '127.0.0.1', port: adb.port },
+    timeoutMs: 60_000,
+    createPhone: (i) => {
+      const phone = createSimulatedPhone({
+        serial: `BENCH${tag}${String(i).padStart(2, '0')}`,
+        model: 'Pixel 7',
+        withAdbKeyboard: true,
+        profile: profiles[i] ?? 'instant',
+      });
+      phones[i] = phone;
+      return phone;
+    },
+  });
+  cleanup.add(`phones ${tag}`, async () => {
+    await farm.stop();
+    for (const phone of phones) phone.close();
+  });
+  return {
+    farm,
+    phones,
+    serial: (i) => {
+      const entry = farm.phones[i];
+      if (!entry) throw new Error(`no phone ${i}`);
+      return entry.serial;
+    },
+  };
+}
+
+/** A running bridge, wherever it runs; spoken to only over its public HTTP and WebSocket. */
+export interface BridgeHandle {
+  url: string;
+  apiKey: string;
+  /** The bridge's own process id when it runs in a child process. */
+  pid: number | undefined;
+  core: Core | undefined;
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+function freshSecrets(): { apiKey: string; adminToken: string } {
+  return { apiKey: randomBytes(24).toString('base64url'), adminToken: randomBytes(24).toString('base64url') };
+}
+
+function adminClient(url: string, adminToken: string): BridgeHandle['admin'] {
+  return async (method, path, body) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : {} };
+  };
+}
+
+/** The bridge inside this process, on port 0 with a temporary data dir. */
+export async function startInProcessBridge(cleanup: Cleanup, adb: AdbServerRig, options: Partial<CoreOptionsInput> = {}): Promise<BridgeHandle> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-'));
+  cleanup.add('bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
+  const { apiKey, adminToken } = freshSecrets();
+  const core = createCore({
+    dataDir,
+    port: 0,
+    apiKey,
+    adminToken,
+    adbServers: [{ host: '127.0.0.1', port: adb.port }],
+    logger: silentLogger,
+    lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+    ...options,
+  });
+  cleanup.add('in-process bridge', () => core.stop());
+  const { url } = await core.start();
+  return { url, apiKey, pid: undefined, core, admin: adminClient(url, adminToken) };
+}
+
+/**
+ * `device-bridge serve` in its own Node process (through tsx, as `npm run bench` runs
+ * TypeScript), keys passed by environment and never printed. Its stdout is parsed for the
+ * listening line only, because the CLI also prints the console URL with the admin token.
+ */
+export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): Promise<BridgeHandle> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-proc-'));
+  cleanup.add('spawned bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
+  const { apiKey, adminToken } = freshSecrets();
+  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: apiKey, DEVICE_BRIDGE_ADMIN_TOKEN: adminToken };
+  delete env.ADB_SERVER_SOCKET;
+  delete env.ANDROID_ADB_SERVER_PORT;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'main', 'cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adb.port}`],
+    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  cleanup.add('spawned bridge', () => stopChild(child));
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (text: string) => {
+    stderr = (stderr + text).slice(-4096);
+  });
+  const url = await withTimeout(
+    new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (text: string) => {
+        out = (out + text).slice(-4096);
+        const match = /device-bridge listening on (http:\/\/[^\s]+)\n/.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the bridge exited with ${String(code)} before listening: ${stderr}`)));
+      child.once('error', reject);
+    }),
+    60_000,
+    'the bridge process to listen',
+  );
+  return { url, apiKey, pid: child.pid, core: undefined, admin: adminClient(url, adminToken) };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  try {
+    await withTimeout(exited, 10_000, 'the bridge process to exit');
+  } catch {
+    child.kill('SIGKILL');
+    await withTimeout(exited, 5_000, 'the bridge process to die').catch(() => undefined);
+  }
+}
+
+/** The bridge's view of its phones (admin API). */
+export async function bridgeDevices(bridge: BridgeHandle): Promise<AdminDevice[]> {
+  const res = await bridge.admin('GET', '/admin/api/state');
+  if (res.status !== 200) throw new Error(`admin state: HTTP ${res.status}`);
+  return (res.body as { devices: AdminDevice[] }).devices;
+}
+
+/** Waits until the bridge sees every serial ready (state device, facts read); returns their device ids in order. */
+export async function waitForDevices(bridge: BridgeHandle, serials: readonly string[], timeoutMs = 60_000): Promise<string[]> {
+  let ids: string[] = [];
+  await waitUntil(
+    async () => {
+      const devices = await bridgeDevices(bridge);
+      const found = serials.map((s) => devices.find((d) => d.serial === s && d.state === 'device' && d.model !== null));
+      if (found.some((d) => d === undefined)) return false;
+      ids = found.map((d) => d!.device_id);
+      return true;
+    },
+    timeoutMs,
+    `the bridge to see ${serials.length} phones ready`,
+  );
+  return ids;
+}
+
+export async function connectClient(cleanup: Cleanup, bridge: BridgeHandle, what: string): Promise<WireClient> {
+  const client = await WireClient.connect(bridge.url, bridge.apiKey);
+  cleanup.add(what, () => client.close());
+  return client;
+}
+
+/** Opens a channel and binds it to a phone through desktop_approval, approved over the admin API. */
+export async function bindChannel(bridge: BridgeHandle, client: WireClient, deviceId: string): Promise<string> {
+  const opened = await client.request('channel.open', {}, '');
+  const channelId = String(opened.payload?.connector_channel_id);
+  const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+  const sessionId = String(started.payload?.auth_session_id);
+  const res = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: deviceId });
+  if (res.status !== 200) throw new Error(`approve failed: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
+  if (status.payload?.status !== 'authenticated') throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
+  return channelId;
+}
+
+let callCounter = 0;
+
+/** One tool call; resolves with the ack's result or throws with the ack's error code. */
+export async function callTool(client: WireClient, channelId: string, toolId: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  callCounter += 1;
+  const ack = await client.request(
+    'tool.invoke',
+    { tool_id: toolId, arguments: { connector_channel_id: channelId, ...args }, context: { session_id: 'sess_bench', tool_call_id: `bench_${process.pid}_${callCounter}` } },
+    channelId,
+  );
+  if (ack.type !== 'tool.invoke.ack') throw new Error(`unexpected reply ${ack.type}`);
+  if (ack.error) throw new ToolCallError(ack.error.code, ack.error.message ?? '');
+  return (ack.payload?.result ?? {}) as Record<string, any>;
+}
+
+export class ToolCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
