@@ -76,6 +76,20 @@ export interface AdminLanDevice {
   next_attempt_at: number | null;
   attempts: number;
   device_id: string | null;
+  /** Stable code of last_error (unreachable, device_unauthorized, adb_unavailable, …). */
+  last_error_code?: string | null;
+}
+
+/** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
+export interface AdminLanDiscovered {
+  servers: Array<{
+    adb_server: string;
+    /** False when this ADB server has no mDNS service (adb before platform-tools 30) or did not answer. */
+    supported: boolean;
+    note: string | null;
+    services: Array<{ name: string; service_type: string; address: string; kind: 'connect' | 'pairing' | 'tcpip' | 'other' }>;
+  }>;
+  checked_at: number;
 }
 
 export interface AdminState {
@@ -148,6 +162,7 @@ export interface AdminRoutes {
   'POST /admin/api/lan-devices': { request: { address: string }; response: { status: string; lan_device: AdminLanDevice } };
   'DELETE /admin/api/lan-devices/:address': { request: void; response: { status: string } };
   'POST /admin/api/lan-pair': { request: { address: string; code: string }; response: { status: string; message: string } };
+  'GET /admin/api/lan-discovered': { request: void; response: AdminLanDiscovered };
   'GET /admin/api/audit': { request: void; response: { entries: AuditEntry[] } };
   'GET /admin/api/events': { request: void; response: 'text/event-stream' };
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */

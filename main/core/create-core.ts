@@ -28,6 +28,7 @@ import { handleUpload } from './files/upload-handler';
 import { EventHub } from './admin/event-hub';
 import { AdminRouter } from './admin/admin-router';
 import { buildAdminState, registerAdminRoutes } from './admin/admin-routes';
+import { registerLanRoutes } from './admin/lan-routes';
 import type { AdminState } from '../contract/admin-api';
 import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
@@ -251,6 +252,7 @@ export function createCore(input: CoreOptionsInput): Core {
       plane.start();
       tools.start();
       for (const link of adbLinks) link.start();
+      lan.start();
       listening = await http.listen(options.host, options.port);
       logger.info('bridge started', { url: baseUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
       return { url: baseUrl(), ...listening };
@@ -260,6 +262,7 @@ export function createCore(input: CoreOptionsInput): Core {
       stopped = true;
       admin.closeStreams();
       await tools.stop();
+      lan.stop();
       for (const link of adbLinks) link.stop();
       await plane.stop();
       await http.close();
@@ -270,6 +273,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
   };
   registerAdminRoutes(admin, core, { store, signer });
+  const lan = registerLanRoutes(admin, core, { store, ...(options.lan ? { options: options.lan } : {}) });
   return core;
 }
 

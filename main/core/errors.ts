@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   'unicode_input_unavailable',
   'approval_denied',
   'approval_timeout',
+  'approval_not_found',
   'policy_denied',
   'lease_conflict',
   'file_not_found',

@@ -5,6 +5,7 @@
 import type { FileCacheLimitsInput } from './limits';
 import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
+import type { LanOptions } from '../devices/lan-devices';
 
 export interface AdbServerAddress {
   host: string;
@@ -48,6 +49,8 @@ export interface CoreOptions {
   build?: BuildInfo;
   adbCommandTimeoutMs: number;
   dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number };
+  /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
+  lan?: LanOptions;
 }
 
 export const DEFAULTS = {

@@ -79,6 +79,9 @@ export function statusForCode(code: string): number {
     case 'rate_limited':
       return 429;
     case 'unreachable':
+    case 'device_unauthorized':
+    case 'pairing_failed':
+    case 'pairing_unsupported':
     case 'adb_unavailable':
     case 'command_timeout':
       return 502;

@@ -1,0 +1,428 @@
+/**
+ * LanDeviceManager: the LAN phones a person added by address. It asks the ADB server to
+ * connect them (`host:connect:`), remembers them in state.json, reconnects them at start and
+ * keeps them alive: when a phone drops it retries with capped exponential backoff, because
+ * adb 1.0.41 itself re-attaches a dropped TCP phone only about every 10 s. Every adb call has
+ * a deadline and each phone retries on its own timer, so one unreachable host blocks nothing.
+ */
+import type { Client } from '@devicefarmer/adbkit';
+import type { AdminLanDevice } from '../../contract/admin-api';
+import { BridgeError, isBridgeError } from '../errors';
+import type { Logger } from '../logging/logger';
+import type { StateStore } from '../store/state-store';
+import type { DeviceRecord, DeviceRegistry, DeviceState } from './device-registry';
+import { adbHostService, type HostServiceReply } from './adb-host-service';
+import { parseLanAddress } from './lan-address';
+
+export interface LanOptions {
+  /** Delay before the second attempt after a drop; doubles per failed attempt. Default 1 s. */
+  backoffInitialMs?: number;
+  /** Cap of the delay between attempts. Default 30 s. */
+  backoffMaxMs?: number;
+  /** Deadline of one `host:connect`; above adb's own 10 s so adb reports why it failed. Default 12 s. */
+  connectTimeoutMs?: number;
+  /** How long a phone adb says it connected may take to be listed as `device`. Default 4 s. */
+  verifyTimeoutMs?: number;
+}
+
+export const LAN_DEFAULTS = { backoffInitialMs: 1000, backoffMaxMs: 30_000, connectTimeoutMs: 12_000, verifyTimeoutMs: 4000 } as const;
+
+/** What the manager needs of one ADB server link (AdbServerLink provides it). */
+export interface LanAdbServer {
+  readonly address: string;
+  readonly client: Client;
+  on(event: 'health', listener: (health: { status: string }) => void): unknown;
+}
+
+export interface LanDeviceManagerDeps {
+  store: StateStore;
+  registry: DeviceRegistry;
+  links: readonly LanAdbServer[];
+  logger: Logger;
+  /** Called on every change the admin state shows (the core publishes hub 'state'). */
+  onChange: () => void;
+  clock?: () => number;
+  options?: LanOptions;
+}
+
+export type LanStatus = AdminLanDevice['status'];
+
+type Outcome = { kind: 'device' } | { kind: 'unauthorized'; error: BridgeError } | { kind: 'failed'; error: BridgeError };
+
+interface LanEntry {
+  address: string;
+  adbServer: string;
+  addedAt: number;
+  /** In state.json (false while the first connect of an add is still running). */
+  remembered: boolean;
+  status: LanStatus;
+  lastError: BridgeError | null;
+  /** Attempts since the phone was last usable. */
+  attempts: number;
+  nextAttemptAt: number | null;
+  timer: NodeJS.Timeout | undefined;
+  attempt: Promise<Outcome> | undefined;
+  removed: boolean;
+}
+
+function checkMs(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`lan.${name} must be a positive integer of milliseconds (got ${String(value)})`);
+  return value;
+}
+
+/** Resolves LAN options with defaults; a wrong value is a start-up error. */
+export function resolveLanOptions(input: LanOptions = {}): Required<LanOptions> {
+  const resolved = {
+    backoffInitialMs: checkMs('backoffInitialMs', input.backoffInitialMs ?? LAN_DEFAULTS.backoffInitialMs),
+    backoffMaxMs: checkMs('backoffMaxMs', input.backoffMaxMs ?? LAN_DEFAULTS.backoffMaxMs),
+    connectTimeoutMs: checkMs('connectTimeoutMs', input.connectTimeoutMs ?? LAN_DEFAULTS.connectTimeoutMs),
+    verifyTimeoutMs: checkMs('verifyTimeoutMs', input.verifyTimeoutMs ?? LAN_DEFAULTS.verifyTimeoutMs),
+  };
+  if (resolved.backoffMaxMs < resolved.backoffInitialMs) throw new TypeError('lan.backoffMaxMs must not be below lan.backoffInitialMs');
+  return resolved;
+}
+
+/** Delay before attempt n+1 after n failed attempts: initial·2^(n−1), capped. */
+export function backoffDelay(failedAttempts: number, options: { backoffInitialMs: number; backoffMaxMs: number }): number {
+  if (failedAttempts <= 0) return 0;
+  return Math.min(options.backoffInitialMs * 2 ** Math.min(failedAttempts - 1, 30), options.backoffMaxMs);
+}
+
+function unauthorizedError(address: string): BridgeError {
+  return new BridgeError(
+    'device_unauthorized',
+    `The phone at ${address} has not allowed this computer yet: accept the "Allow debugging?" prompt on the phone. It is kept in the list and connects as soon as you allow it.`,
+  );
+}
+
+export type ConnectVerdict = { kind: 'connected' | 'already' } | { kind: 'unauthorized' | 'unreachable'; error: BridgeError };
+
+/** Turns adb's answer to `host:connect:ADDRESS` into a stable outcome with a clear message. */
+export function interpretConnectReply(reply: HostServiceReply, address: string): ConnectVerdict {
+  const text = reply.message;
+  const quoted = text.slice(0, 200);
+  if (!reply.ok) return { kind: 'unreachable', error: new BridgeError('unreachable', `The ADB server refused to connect ${address}: ${quoted || 'no reason given'}`) };
+  if (/^already connected to /i.test(text)) return { kind: 'already' };
+  if (/^connected to /i.test(text)) return { kind: 'connected' };
+  if (/authenticat|unauthori[sz]ed/i.test(text)) return { kind: 'unauthorized', error: unauthorizedError(address) };
+  if (/failed to resolve host|name or service not known|no address associated/i.test(text)) {
+    return { kind: 'unreachable', error: new BridgeError('unreachable', `The host name in ${address} could not be resolved; check the spelling or use the phone's IP address (adb: "${quoted}").`) };
+  }
+  if (/refused/i.test(text)) {
+    return {
+      kind: 'unreachable',
+      error: new BridgeError('unreachable', `Nothing accepts connections at ${address} (connection refused): check the port and that wireless debugging or "adb tcpip" is on (adb: "${quoted}").`),
+    };
+  }
+  return {
+    kind: 'unreachable',
+    error: new BridgeError('unreachable', `${address} did not answer: check that the phone is awake and on the same network as this computer (adb: "${quoted || 'no answer'}").`),
+  };
+}
+
+export class LanDeviceManager {
+  private readonly entries = new Map<string, LanEntry>();
+  private readonly options: Required<LanOptions>;
+  private readonly clock: () => number;
+  private readonly abort = new AbortController();
+  private readonly onRegistryChange = (device: DeviceRecord): void => {
+    const entry = this.entries.get(device.serial);
+    if (entry && entry.adbServer === device.adbServer) this.reconcile(entry);
+  };
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly deps: LanDeviceManagerDeps) {
+    this.options = resolveLanOptions(deps.options);
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  /** Loads the remembered phones and connects them all at once (each on its own deadline). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.deps.registry.on('changed', this.onRegistryChange);
+    for (const link of this.deps.links) {
+      // An ADB server that comes back has forgotten its TCP phones: try them now, not at the next backoff step.
+      link.on('health', (health) => {
+        if (health.status === 'connected' && !this.stopped) this.retryNow(link.address);
+      });
+    }
+    for (const saved of this.deps.store.get().lanDevices) {
+      const entry = this.newEntry(saved.address, saved.adbServer, saved.addedAt, true);
+      this.entries.set(entry.address, entry);
+      if (!this.link(entry.adbServer)) {
+        entry.status = 'failed';
+        entry.lastError = new BridgeError('adb_unavailable', `The ADB server ${entry.adbServer} this phone was added through is no longer configured; forget it and add it again.`);
+        continue;
+      }
+      void this.runAttempt(entry, false);
+    }
+    if (this.entries.size > 0) this.deps.onChange();
+  }
+
+  /** Clears every timer and cancels adb calls in flight. Phones stay attached to adb. Idempotent. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort();
+    this.deps.registry.off('changed', this.onRegistryChange);
+    for (const entry of this.entries.values()) this.clearTimer(entry);
+  }
+
+  list(): AdminLanDevice[] {
+    return [...this.entries.values()].sort((a, b) => a.addedAt - b.addedAt).map((e) => this.view(e));
+  }
+
+  /**
+   * Adds a phone by address and connects it. Resolves once adb lists it as `device`; throws
+   * `invalid_address`, `unreachable`, `adb_unavailable` (not remembered) or
+   * `device_unauthorized` (remembered: it connects once the person allows it on the phone).
+   */
+  async add(input: unknown, adbServer?: string): Promise<AdminLanDevice> {
+    const { address } = parseLanAddress(input);
+    const link = adbServer === undefined ? this.deps.links[0] : this.link(adbServer);
+    if (!link) throw new BridgeError('invalid_arguments', adbServer === undefined ? 'no ADB server is configured' : `adb_server must be one of: ${this.deps.links.map((l) => l.address).join(', ')}`);
+    if (this.stopped) throw new BridgeError('canceled', 'the bridge is stopping');
+    const known = this.entries.get(address);
+    if (known) {
+      if (known.status === 'connected' || known.status === 'failed') return this.view(known);
+      // Adding a known phone again means "try now" (the person fixed something on the phone).
+      const outcome = await this.runAttempt(known, known.status === 'reconnecting');
+      if (outcome.kind !== 'device') throw outcome.error;
+      return this.view(known);
+    }
+    const entry = this.newEntry(address, link.address, this.clock(), false);
+    this.entries.set(address, entry);
+    const outcome = await this.runAttempt(entry, false);
+    if (entry.removed || this.stopped) throw new BridgeError('canceled', `${address} was forgotten while connecting`);
+    if (outcome.kind === 'failed') {
+      this.entries.delete(address);
+      this.deps.onChange();
+      // adb keeps a phone whose connect timed out and retries it forever; this one was never added.
+      void this.detach(entry);
+      throw outcome.error;
+    }
+    entry.remembered = true;
+    this.deps.store.update((draft) => {
+      draft.lanDevices = draft.lanDevices.filter((d) => d.address !== address);
+      draft.lanDevices.push({ address, addedAt: entry.addedAt, adbServer: entry.adbServer });
+    });
+    this.deps.logger.info('LAN phone added', { address, status: entry.status });
+    this.deps.onChange();
+    if (outcome.kind === 'unauthorized') throw outcome.error;
+    return this.view(entry);
+  }
+
+  /** Forgets a phone: out of state.json, no more retries, disconnected from its ADB server. */
+  async forget(input: unknown): Promise<void> {
+    const { address } = parseLanAddress(input);
+    const entry = this.entries.get(address);
+    const saved = this.deps.store.get().lanDevices.some((d) => d.address === address);
+    if (!entry && !saved) throw new BridgeError('device_not_found', `${address} is not in the list of LAN phones`);
+    if (saved) this.deps.store.update((draft) => void (draft.lanDevices = draft.lanDevices.filter((d) => d.address !== address)));
+    if (!entry) return;
+    entry.removed = true;
+    this.clearTimer(entry);
+    this.entries.delete(address);
+    this.deps.logger.info('LAN phone forgotten', { address });
+    this.deps.onChange();
+    await this.detach(entry);
+  }
+
+  private newEntry(address: string, adbServer: string, addedAt: number, remembered: boolean): LanEntry {
+    return { address, adbServer, addedAt, remembered, status: 'connecting', lastError: null, attempts: 0, nextAttemptAt: null, timer: undefined, attempt: undefined, removed: false };
+  }
+
+  private link(address: string): LanAdbServer | undefined {
+    return this.deps.links.find((l) => l.address === address);
+  }
+
+  private view(entry: LanEntry): AdminLanDevice {
+    const record = this.deps.registry.findBySerial(entry.adbServer, entry.address);
+    return {
+      address: entry.address,
+      adb_server: entry.adbServer,
+      status: entry.status,
+      last_error: entry.lastError?.message ?? null,
+      last_error_code: entry.lastError?.code ?? null,
+      next_attempt_at: entry.nextAttemptAt,
+      attempts: entry.attempts,
+      device_id: record && record.state !== 'gone' ? record.deviceId : null,
+    };
+  }
+
+  private stateOf(entry: LanEntry): DeviceState {
+    return this.deps.registry.findBySerial(entry.adbServer, entry.address)?.state ?? 'gone';
+  }
+
+  private clearTimer(entry: LanEntry): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    entry.nextAttemptAt = null;
+  }
+
+  private schedule(entry: LanEntry, delayMs: number): void {
+    this.clearTimer(entry);
+    entry.status = 'reconnecting';
+    entry.nextAttemptAt = this.clock() + delayMs;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      void this.runAttempt(entry, true);
+    }, delayMs);
+    entry.timer.unref();
+  }
+
+  private retryNow(adbServer: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.adbServer === adbServer && entry.remembered && entry.status === 'reconnecting' && entry.timer) this.schedule(entry, 0);
+    }
+  }
+
+  /** Follows adb's view of a remembered phone between attempts: usable, waiting for "Allow", or dropped. */
+  private reconcile(entry: LanEntry): void {
+    if (!entry.remembered || entry.removed || entry.attempt || this.stopped || entry.status === 'failed') return;
+    const state = this.stateOf(entry);
+    if (state === 'device') {
+      if (entry.status === 'connected') return;
+      this.clearTimer(entry);
+      Object.assign(entry, { status: 'connected', attempts: 0, lastError: null });
+    } else if (state === 'unauthorized') {
+      if (entry.status === 'unauthorized') return;
+      this.clearTimer(entry);
+      entry.status = 'unauthorized';
+    } else if (entry.status === 'connected' || entry.status === 'unauthorized') {
+      // First try at once (a Wi-Fi blip is often over already), then back off.
+      this.deps.logger.info('LAN phone dropped; reconnecting', { address: entry.address });
+      this.schedule(entry, backoffDelay(entry.attempts, this.options));
+    } else {
+      return;
+    }
+    this.deps.onChange();
+  }
+
+  /** One connect attempt per phone at a time; concurrent callers share it. */
+  private runAttempt(entry: LanEntry, reconnect: boolean): Promise<Outcome> {
+    if (entry.attempt) return entry.attempt;
+    this.clearTimer(entry);
+    entry.status = reconnect ? 'reconnecting' : 'connecting';
+    const attempt = this.attemptConnect(entry, reconnect)
+      .catch((error: unknown): Outcome => ({ kind: 'failed', error: asBridgeError(error) }))
+      .then((outcome) => {
+        entry.attempt = undefined;
+        this.settle(entry, outcome);
+        return outcome;
+      });
+    entry.attempt = attempt;
+    this.deps.onChange();
+    return attempt;
+  }
+
+  private settle(entry: LanEntry, outcome: Outcome): void {
+    if (this.stopped) return;
+    if (entry.removed) {
+      // Forgotten while connecting: undo what the attempt attached.
+      if (outcome.kind !== 'failed') void this.detach(entry);
+      return;
+    }
+    if (outcome.kind === 'device') {
+      Object.assign(entry, { status: 'connected', attempts: 0, lastError: null, nextAttemptAt: null });
+    } else {
+      entry.attempts += 1;
+      entry.lastError = outcome.error;
+      if (outcome.kind === 'unauthorized') entry.status = 'unauthorized';
+      else if (entry.remembered) this.schedule(entry, backoffDelay(entry.attempts, this.options));
+      else entry.status = 'failed';
+      this.deps.logger.debug('LAN connect attempt failed', { address: entry.address, attempts: entry.attempts, code: outcome.error.code });
+    }
+    this.deps.onChange();
+    // adb's view may have moved on while the attempt ran (dropped again, or allowed on the phone).
+    this.reconcile(entry);
+  }
+
+  private async attemptConnect(entry: LanEntry, reconnect: boolean): Promise<Outcome> {
+    const link = this.link(entry.adbServer);
+    if (!link) throw new BridgeError('adb_unavailable', `the ADB server ${entry.adbServer} is not configured`);
+    const before = this.stateOf(entry);
+    if (before === 'device') return { kind: 'device' };
+    // The phone shows its "Allow debugging?" prompt for this transport; a reconnect would reset it.
+    if (before === 'unauthorized') return { kind: 'unauthorized', error: unauthorizedError(entry.address) };
+    if (reconnect || before === 'offline') {
+      // adb keeps a dropped TCP phone `offline` and answers "already connected" until its own
+      // 10 s retry; dropping that transport first makes the connect below real.
+      if (await this.disconnect(link, entry.address)) await this.waitForState(entry, (s) => s === 'gone', 1000);
+    }
+    const reply = await adbHostService(link.client, `host:connect:${entry.address}`, {
+      timeoutMs: this.options.connectTimeoutMs,
+      signal: this.abort.signal,
+      server: link.address,
+    }).catch((error: unknown) => {
+      const bridgeError = asBridgeError(error);
+      if (bridgeError.code === 'command_timeout') {
+        throw new BridgeError('unreachable', `${entry.address} did not answer within ${Math.round(this.options.connectTimeoutMs / 1000)} s: check that the phone is awake and on the same network.`);
+      }
+      throw bridgeError;
+    });
+    const verdict = interpretConnectReply(reply, entry.address);
+    if (verdict.kind === 'unreachable') return { kind: 'failed', error: verdict.error };
+    // adb's answer counts once the tracker lists the phone the same way (a reconnect adb had in
+    // flight can make it answer "already connected" and then drop the phone).
+    const seen = await this.waitForState(
+      entry,
+      (s) => s === 'device' || s === 'unauthorized' || (s === 'gone' && verdict.kind !== 'unauthorized'),
+      this.options.verifyTimeoutMs,
+      true,
+    );
+    if (verdict.kind === 'unauthorized' && seen !== 'device') return { kind: 'unauthorized', error: verdict.error };
+    if (seen === 'device') return { kind: 'device' };
+    if (seen === 'unauthorized') return { kind: 'unauthorized', error: unauthorizedError(entry.address) };
+    return { kind: 'failed', error: new BridgeError('unreachable', `adb connected ${entry.address} but the phone did not come online within ${this.options.verifyTimeoutMs} ms.`) };
+  }
+
+  /**
+   * Resolves with the phone's registry state once `accept` holds (checked now and on each
+   * change), or 'timeout'. With `changesOnly`, a state that already held does not count for
+   * 'gone' (the phone was absent before the connect).
+   */
+  private waitForState(entry: LanEntry, accept: (state: DeviceState) => boolean, timeoutMs: number, changesOnly = false): Promise<DeviceState | 'timeout'> {
+    const now = this.stateOf(entry);
+    if (accept(now) && !(changesOnly && now === 'gone')) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const finish = (result: DeviceState | 'timeout'): void => {
+        clearTimeout(timer);
+        this.deps.registry.off('changed', onChange);
+        this.abort.signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const onChange = (device: DeviceRecord): void => {
+        if (device.serial === entry.address && device.adbServer === entry.adbServer && accept(device.state)) finish(device.state);
+      };
+      const onAbort = (): void => finish('timeout');
+      const timer = setTimeout(() => finish('timeout'), timeoutMs);
+      timer.unref();
+      this.deps.registry.on('changed', onChange);
+      this.abort.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** `host:disconnect:`; true when adb had the phone. Never throws. */
+  private async disconnect(link: LanAdbServer, address: string): Promise<boolean> {
+    try {
+      const reply = await adbHostService(link.client, `host:disconnect:${address}`, { timeoutMs: 3000, server: link.address, signal: this.abort.signal });
+      return reply.ok;
+    } catch (error) {
+      this.deps.logger.debug('adb disconnect failed', { address, error: asBridgeError(error).message });
+      return false;
+    }
+  }
+
+  private async detach(entry: LanEntry): Promise<void> {
+    const link = this.link(entry.adbServer);
+    if (link && !this.stopped) await this.disconnect(link, entry.address);
+  }
+}
+
+function asBridgeError(error: unknown): BridgeError {
+  if (isBridgeError(error)) return error;
+  return new BridgeError('adb_unavailable', `the ADB server failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 160)}`);
+}

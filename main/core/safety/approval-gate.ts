@@ -1,0 +1,252 @@
+/**
+ * ApprovalGate: the SafetyGate the tool runtime asks before every call, inside the phone's
+ * queue slot (so later control calls wait behind a held one). It reads the screen when the
+ * policy could care, classifies the call, and allows, denies, or holds it for a person:
+ * `waiting_approval` progress to the agent, an approval with a screenshot, the redacted
+ * arguments, the reasons and a deadline for the UI, then approve once / approve for the rest
+ * of the lease / deny / timeout / stop. Nothing reaches the phone unless it ends in allow.
+ */
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import type { AdminApproval } from '../../contract/admin-api';
+import { BridgeError } from '../errors';
+import { captureRaw } from '../android/screencap';
+import type { EventHub } from '../admin/event-hub';
+import type { FileCache } from '../files/file-cache';
+import type { UrlSigner } from '../files/signed-url';
+import type { Logger } from '../logging/logger';
+import type { CallInfo, GateDecision, SafetyGate } from '../tools/tool-runtime';
+import type { AuditLog } from './audit-log';
+import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification } from './policy-engine';
+import type { PolicyStore } from './policies';
+import { redactArguments, type RedactionContext } from './redact';
+import type { RiskClass } from './risk-classes';
+import { probeScreen, type ScreenFacts } from './screen-probe';
+
+export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
+
+/** What the gate learned about one call; the audit sink reads it (keyed by the args object). */
+export interface CallSafety {
+  classification: Classification;
+  redactedArgs: Record<string, unknown>;
+  decision: 'allow' | 'deny';
+  decidedBy: string;
+  reasons: string[];
+  approvalId: string | null;
+  screenshotRef: string | null;
+}
+
+export interface ApprovalGateOptions {
+  policies: PolicyStore;
+  files: FileCache;
+  signer: UrlSigner;
+  hub: EventHub;
+  audit: AuditLog;
+  logger: Logger;
+  clock: () => number;
+  approvalTimeoutMs: number;
+  downloadUrlTtlMs: number;
+  /** Deadline of the screen read before a call (window facts and UI tree). */
+  probeTimeoutMs: number;
+  /** Identity of the channel's current lease (its bound-at time), undefined when unbound. */
+  leaseId: (channelId: string) => number | undefined;
+  redaction: () => Omit<RedactionContext, 'secretText'>;
+}
+
+interface Pending {
+  approval: AdminApproval;
+  settle: (answer: ApprovalAnswer | 'timeout' | 'canceled') => void;
+}
+
+interface LeaseGrant {
+  leaseId: number | undefined;
+  deviceId: string;
+  classes: Set<RiskClass>;
+}
+
+const SCREENSHOT_MAX_SIDE = 720;
+const SCREENSHOT_TIMEOUT_MS = 10_000;
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url')}`;
+}
+
+export class ApprovalGate implements SafetyGate {
+  /** Per call (keyed by the runtime's args object): what the audit trail records. */
+  readonly calls = new WeakMap<object, CallSafety>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly grants = new Map<string, LeaseGrant>();
+
+  constructor(private readonly o: ApprovalGateOptions) {}
+
+  /** Pending approvals for the admin state, oldest first. */
+  list(): AdminApproval[] {
+    return [...this.pending.values()].map((p) => p.approval);
+  }
+
+  /** A person's answer; BridgeError('approval_not_found') when it is no longer pending. */
+  answer(approvalId: string, answer: ApprovalAnswer): void {
+    const pending = this.pending.get(approvalId);
+    if (!pending) throw new BridgeError('approval_not_found', 'no pending approval with that id (it may have been decided, timed out or stopped)');
+    pending.settle(answer);
+  }
+
+  /** The lease ended: its "approve for lease" grants end with it. */
+  leaseEnded(channelId: string): void {
+    this.grants.delete(channelId);
+  }
+
+  /** Cancels every held call (the bridge is stopping). */
+  stop(): void {
+    for (const pending of [...this.pending.values()]) pending.settle('canceled');
+  }
+
+  async decide(call: CallInfo): Promise<GateDecision> {
+    const policy = this.o.policies.forDevice(call.device.deviceId);
+    const facts = { toolId: call.tool.id, kind: call.tool.kind, args: call.args };
+    const needs = screenNeeds(facts);
+    // Reading the screen costs a UI dump; skip it when no screen class could change anything.
+    const screenMatters = SCREEN_CLASSES.some((c) => policy.decisions[c] !== 'allow');
+    let screen: ScreenFacts | null = null;
+    if ((needs.window || needs.tree) && (screenMatters || call.tool.id === 'android_type_text' || call.tool.id === 'android_batch')) {
+      screen = await probeScreen(call.shell, { withTree: needs.tree, timeoutMs: this.o.probeTimeoutMs, signal: call.signal });
+      if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
+    }
+    const lastTree = call.lastTree?.()?.nodes;
+    const classification = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
+    const redactedArgs = redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: classification.secretText });
+    const { decision, asking, denying } = decideFor(classification.classes, policy);
+    const reasons = classification.reasons;
+    const base = { classification, redactedArgs, reasons };
+
+    if (decision === 'deny') {
+      const why = reasons.length ? reasons : [`${denying.join(', ')} is denied on this phone`];
+      return this.finish(call, base, { decision: 'deny', by: 'policy', reasons: why, errorCode: 'policy_denied' });
+    }
+    if (decision === 'allow') return this.finish(call, base, { decision: 'allow', by: 'policy', reasons });
+    const grant = this.grants.get(call.channelId);
+    if (grant && grant.deviceId === call.device.deviceId && grant.leaseId === this.o.leaseId(call.channelId) && asking.every((c) => grant.classes.has(c))) {
+      return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
+    }
+    return this.hold(call, base, asking);
+  }
+
+  private finish(
+    call: CallInfo,
+    base: { classification: Classification; redactedArgs: Record<string, unknown>; reasons: string[] } | null,
+    decision: GateDecision,
+    extra: { approvalId?: string; screenshotRef?: string | null } = {},
+  ): GateDecision {
+    const classification = base?.classification ?? { classes: [], reasons: [], risk: 'low' as const, secretText: true };
+    const redactedArgs = base?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: true });
+    this.calls.set(call.args, {
+      classification,
+      redactedArgs,
+      decision: decision.decision,
+      decidedBy: decision.by,
+      reasons: decision.reasons,
+      approvalId: extra.approvalId ?? null,
+      screenshotRef: extra.screenshotRef ?? null,
+    });
+    if (decision.decision === 'allow' && call.tool.kind === 'control') {
+      return {
+        ...decision,
+        safety: {
+          decision: 'allow',
+          decided_by: decision.by,
+          risk: classification.risk,
+          risk_classes: classification.classes,
+          reasons: decision.reasons,
+          ...(extra.approvalId ? { approval_id: extra.approvalId } : {}),
+        },
+      };
+    }
+    return decision;
+  }
+
+  private async hold(call: CallInfo, base: { classification: Classification; redactedArgs: Record<string, unknown>; reasons: string[] }, asking: RiskClass[]): Promise<GateDecision> {
+    const approvalId = newId('appr');
+    const reasons = base.reasons.length ? base.reasons : [`${asking.join(', ')} needs approval on this phone`];
+    call.progress('waiting_approval', `waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
+    const shot = await this.screenshot(call).catch((error: unknown) => {
+      this.o.logger.warn('approval screenshot failed', { approval: approvalId, error: error instanceof Error ? error.message : String(error) });
+      return null;
+    });
+    if (call.signal.aborted) return this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId });
+    const createdAt = this.o.clock();
+    const approval: AdminApproval & { risk_classes: string[] } = {
+      approval_id: approvalId,
+      connector_channel_id: call.channelId,
+      device_id: call.device.deviceId,
+      tool_id: call.tool.id,
+      arguments: base.redactedArgs,
+      reasons,
+      risk: base.classification.risk,
+      risk_classes: asking,
+      created_at: createdAt,
+      expires_at: createdAt + this.o.approvalTimeoutMs,
+      screenshot_url: shot?.url ?? null,
+    };
+    this.o.logger.info('tool call held for approval', { approval: approvalId, tool: call.tool.id, device: call.device.deviceId, classes: asking.join(',') });
+
+    return new Promise<GateDecision>((resolve) => {
+      let done = false;
+      const settle = (answer: ApprovalAnswer | 'timeout' | 'canceled'): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        call.signal.removeEventListener('abort', onAbort);
+        this.pending.delete(approvalId);
+        this.o.hub.publish('approval', { approval_id: approvalId, outcome: answer });
+        this.o.hub.publish('state');
+        this.o.logger.info('approval settled', { approval: approvalId, outcome: answer });
+        if (answer === 'approve' || answer === 'approve_for_lease') {
+          if (answer === 'approve_for_lease') {
+            const existing = this.grants.get(call.channelId);
+            const leaseId = this.o.leaseId(call.channelId);
+            const same = existing && existing.leaseId === leaseId && existing.deviceId === call.device.deviceId;
+            const classes = new Set<RiskClass>(same ? existing.classes : []);
+            for (const c of asking) classes.add(c);
+            this.grants.set(call.channelId, { leaseId, deviceId: call.device.deviceId, classes });
+          }
+          // The approver's view is kept with the audit trail, beyond the cache's TTL.
+          const screenshotRef = shot ? `shot_${approvalId}.jpg` : null;
+          if (shot && screenshotRef) {
+            this.o.audit.keepScreenshot(screenshotRef, shot.jpeg).catch((error: unknown) => {
+              this.o.logger.warn('could not keep the approval screenshot', { error: error instanceof Error ? error.message : String(error) });
+            });
+          }
+          resolve(this.finish(call, base, { decision: 'allow', by: answer === 'approve' ? 'admin' : 'admin_for_lease', reasons }, { approvalId, screenshotRef }));
+        } else if (answer === 'deny') {
+          resolve(this.finish(call, base, { decision: 'deny', by: 'admin', reasons, errorCode: 'approval_denied' }, { approvalId }));
+        } else if (answer === 'timeout') {
+          resolve(this.finish(call, base, { decision: 'deny', by: 'timeout', reasons: [...reasons, `no answer within ${Math.round(this.o.approvalTimeoutMs / 1000)} s`], errorCode: 'approval_timeout' }, { approvalId }));
+        } else {
+          resolve(this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId }));
+        }
+      };
+      const onAbort = (): void => settle('canceled');
+      const timer = setTimeout(() => settle('timeout'), this.o.approvalTimeoutMs);
+      timer.unref();
+      call.signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(approvalId, { approval, settle });
+      if (call.signal.aborted) return settle('canceled');
+      this.o.hub.publish('approval', { approval_id: approvalId, outcome: 'pending' });
+      this.o.hub.publish('state');
+    });
+  }
+
+  /** The phone's screen at the moment the call is held, as a small JPEG in the file cache. */
+  private async screenshot(call: CallInfo): Promise<{ url: string; jpeg: Buffer }> {
+    const frame = await captureRaw(call.shell, { timeoutMs: SCREENSHOT_TIMEOUT_MS, signal: call.signal });
+    const jpeg = await sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
+      .resize({ width: SCREENSHOT_MAX_SIDE, height: SCREENSHOT_MAX_SIDE, fit: 'inside' })
+      .flatten({ background: '#000000' })
+      .jpeg({ quality: 70 })
+      .toBuffer();
+    const file = await this.o.files.put({ data: jpeg, mimeType: 'image/jpeg', filename: 'approval.jpg', channelId: call.channelId, kind: 'screenshot' });
+    // The URL must outlive the countdown so the picture stays visible while the person decides.
+    const url = this.o.signer.sign(file.fileRef, Math.max(this.o.downloadUrlTtlMs, this.o.approvalTimeoutMs + 60_000), file.expiresAt);
+    return { url: url.path, jpeg };
+  }
+}

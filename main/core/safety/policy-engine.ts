@@ -1,0 +1,308 @@
+/**
+ * The policy engine's classifier: before a call runs, which risk classes it falls into and
+ * why — from the tool itself (installs, file pushes, non-web URLs), the app in front or being
+ * launched (sensitive-app list), and what the action touches on screen (password fields,
+ * payment / transfer / delete-account / factory-reset words, FLAG_SECURE windows). Pure
+ * functions over facts the screen probe read; the gate turns classes into a decision.
+ */
+import type { PolicyDecision } from '../../contract/admin-api';
+import { compactTree, findElements, type UiNode } from '../android/ui-tree';
+import { toSelector } from '../tools/targets';
+import type { ElementSelectorArgs } from '../tools/tool-definition';
+import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
+import { SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
+import { sensitiveWord } from './screen-words';
+import type { ScreenFacts } from './screen-probe';
+
+/** Keys that only move away from what is on screen (or change volume); never sensitive. */
+const ESCAPE_KEYS = new Set([
+  'home',
+  'back',
+  'app_switch',
+  'recents',
+  'escape',
+  'volume_up',
+  'volume_down',
+  'volume_mute',
+  'mic_mute',
+  'power',
+  'sleep',
+  'wakeup',
+  'notifications',
+  'media_play_pause',
+  'media_stop',
+  'media_next',
+  'media_previous',
+  'media_rewind',
+  'media_fast_forward',
+  'media_play',
+  'media_pause',
+  'brightness_down',
+  'brightness_up',
+]);
+
+/** A Settings page with these labels anywhere on it is a security / account page. */
+const SETTINGS_PAGE_LABELS = /\b(screen lock|factory reset|reset options|erase all data|device admin(?:istrators| apps)?|encryption|add account|remove account)\b|锁屏密码|屏幕锁定|恢复出厂|清除所有数据|添加账户|删除账户/i;
+
+export interface CallFacts {
+  toolId: string;
+  kind: 'observation' | 'control';
+  args: Record<string, unknown>;
+}
+
+export interface ScreenNeeds {
+  /** Read the app in front and its window flags. */
+  window: boolean;
+  /** Read the UI tree (password fields, words, tap targets). */
+  tree: boolean;
+}
+
+export interface Classification {
+  classes: RiskClass[];
+  reasons: string[];
+  risk: RiskLevel;
+  /** Text typed by this call goes (or may go) into a password field: never echo or log it. */
+  secretText: boolean;
+}
+
+interface Step {
+  toolId: string;
+  args: Record<string, unknown>;
+}
+
+function stepsOf(call: CallFacts): Step[] {
+  if (call.toolId !== 'android_batch') return [{ toolId: call.toolId, args: call.args }];
+  const steps = Array.isArray(call.args.steps) ? (call.args.steps as unknown[]) : [];
+  return steps.map((s) => {
+    const step = (s && typeof s === 'object' ? s : {}) as Record<string, unknown>;
+    const args = step.arguments && typeof step.arguments === 'object' && !Array.isArray(step.arguments) ? (step.arguments as Record<string, unknown>) : {};
+    return { toolId: typeof step.tool === 'string' ? step.tool : '', args };
+  });
+}
+
+function stepNeeds(step: Step): ScreenNeeds {
+  switch (step.toolId) {
+    case 'android_launch_app':
+    case 'android_stop_app':
+    case 'android_open_url':
+    case 'android_install_apk':
+    case 'android_push_file':
+      return { window: false, tree: false };
+    case 'android_press_key':
+      return typeof step.args.key === 'string' && ESCAPE_KEYS.has(step.args.key) ? { window: false, tree: false } : { window: true, tree: true };
+    default:
+      return { window: true, tree: true };
+  }
+}
+
+/** What the classifier needs to read from the phone for this call (nothing for observation). */
+export function screenNeeds(call: CallFacts): ScreenNeeds {
+  if (call.kind === 'observation') return { window: false, tree: false };
+  const needs = stepsOf(call).map(stepNeeds);
+  return { window: needs.some((n) => n.window), tree: needs.some((n) => n.tree) };
+}
+
+/** The classes a screen read can add; when all of them are `allow`, reading is skipped. */
+export const SCREEN_CLASSES: readonly RiskClass[] = ['sensitive_app', 'password_field', 'sensitive_screen', 'secure_screen', 'unreadable_screen'];
+
+function urlScheme(url: unknown): string | null {
+  if (typeof url !== 'string') return null;
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url.trim());
+  return match?.[1] ? match[1].toLowerCase() : null;
+}
+
+/** The label a person would read on a node: its text, description, id and its children's. */
+export function labelOf(nodes: readonly UiNode[], node: UiNode): string {
+  const parts = [node.text, node.contentDesc, node.resourceId.slice(node.resourceId.indexOf('/') + 1)];
+  const start = nodes.indexOf(node);
+  if (start >= 0) {
+    for (let i = start + 1, n = 0; i < nodes.length && n < 30; i++, n++) {
+      const child = nodes[i];
+      if (!child || child.depth <= node.depth) break;
+      parts.push(child.text, child.contentDesc);
+    }
+  }
+  return parts.filter((p) => p).join(' · ');
+}
+
+function contains(node: UiNode, x: number, y: number): boolean {
+  const [l, t, r, b] = node.bounds;
+  return x >= l && x < r && y >= t && y < b;
+}
+
+function area(node: UiNode): number {
+  return Math.max(0, node.bounds[2] - node.bounds[0]) * Math.max(0, node.bounds[3] - node.bounds[1]);
+}
+
+/** The node a tap at x,y lands on: the smallest clickable node there, else the smallest node. */
+export function nodeAt(nodes: readonly UiNode[], x: number, y: number): UiNode | undefined {
+  const under = nodes.filter((n) => contains(n, x, y));
+  const smallest = (list: UiNode[]): UiNode | undefined => list.reduce<UiNode | undefined>((best, n) => (!best || area(n) < area(best) ? n : best), undefined);
+  return smallest(under.filter((n) => n.clickable || n.longClickable)) ?? smallest(under);
+}
+
+function isSelector(value: unknown): value is ElementSelectorArgs {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The element a step acts on, resolved the way the tool will resolve it. */
+function targetOf(step: Step, fresh: readonly UiNode[] | null, last: readonly UiNode[] | undefined): UiNode | undefined | 'unknown' {
+  const element = step.args.element;
+  if (isSelector(element)) {
+    const nodes = element.index !== undefined ? last : fresh;
+    if (!nodes) return 'unknown';
+    try {
+      return findElements(nodes, toSelector(element))[0] ?? 'unknown';
+    } catch {
+      return 'unknown';
+    }
+  }
+  if (typeof step.args.x === 'number' && typeof step.args.y === 'number') {
+    if (!fresh) return 'unknown';
+    return nodeAt(fresh, step.args.x, step.args.y) ?? 'unknown';
+  }
+  return undefined;
+}
+
+export interface ClassifyInput {
+  call: CallFacts;
+  /** What the probe read; null when nothing was read. */
+  screen: ScreenFacts | null;
+  /** The channel's last UI tree (what `index` selectors refer to). */
+  lastTree?: readonly UiNode[] | undefined;
+  userApps: readonly string[];
+}
+
+export function classify(input: ClassifyInput): Classification {
+  const { call, screen } = input;
+  const classes = new Set<RiskClass>([call.kind === 'observation' ? 'observation' : 'control']);
+  const reasons: string[] = [];
+  const add = (cls: RiskClass, reason: string): void => {
+    classes.add(cls);
+    if (!reasons.includes(reason)) reasons.push(reason);
+  };
+  let secretText = false;
+  if (call.kind === 'observation') return { classes: [...classes], reasons, risk: 'low', secretText };
+
+  const steps = stepsOf(call);
+  const needs = screenNeeds(call);
+  // The same numbering the tools use to resolve selectors.
+  const fresh = screen?.nodes ? compactTree(screen.nodes, { maxNodes: 3000 }).nodes : null;
+  const front = screen?.window?.package ?? null;
+  const inSettings = front !== null && SETTINGS_PACKAGES.has(front);
+  const screenWords = (): string | null => {
+    for (const node of fresh ?? []) {
+      if (!(node.clickable || node.longClickable)) continue;
+      const word = sensitiveWord(labelOf(fresh ?? [], node));
+      if (word) return word;
+    }
+    return null;
+  };
+
+  if (needs.window || needs.tree) {
+    if (screen === null) {
+      // Not read because no screen class can change the decision; typed text stays secret.
+      secretText = steps.some((s) => s.toolId === 'android_type_text');
+    } else {
+      if (screen.problems.length > 0 && screen.fatal === null) add('unreadable_screen', `not checked: ${screen.problems.join('; ')}`);
+      if (front) {
+        const why = sensitiveAppReason(front, input.userApps);
+        if (why) add('sensitive_app', `app in front: ${why}`);
+        if (inSettings && settingsActivityIsSensitive(screen.window?.activity ?? null)) add('sensitive_app', 'Settings → a security or account page is in front');
+        if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text))) add('sensitive_app', 'Settings → a security or account page is in front');
+      }
+      if (screen.window?.secure) add('secure_screen', 'the window in front blocks screenshots (FLAG_SECURE)');
+    }
+  }
+
+  for (const step of steps) {
+    const prefix = steps.length > 1 ? `${step.toolId.replace('android_', '')} step: ` : '';
+    switch (step.toolId) {
+      case 'android_install_apk':
+        add('install_app', 'installs an app');
+        break;
+      case 'android_push_file':
+        add('push_file', 'copies a file onto the phone');
+        break;
+      case 'android_open_url': {
+        const scheme = urlScheme(step.args.url);
+        if (scheme !== 'http' && scheme !== 'https') add('non_web_url', `${prefix}opens a non-web link (${scheme ?? 'no'} scheme), which can start any app`);
+        break;
+      }
+      case 'android_launch_app': {
+        const pkg = typeof step.args.package === 'string' ? step.args.package : '';
+        const why = sensitiveAppReason(pkg, input.userApps);
+        if (why) add('sensitive_app', `${prefix}launches ${why}`);
+        if (SETTINGS_PACKAGES.has(pkg) && typeof step.args.activity === 'string' && settingsActivityIsSensitive(step.args.activity)) {
+          add('sensitive_app', `${prefix}opens a Settings security or account page`);
+        }
+        break;
+      }
+      case 'android_stop_app':
+        break;
+      case 'android_press_key': {
+        const key = typeof step.args.key === 'string' ? step.args.key : '';
+        if (ESCAPE_KEYS.has(key)) break;
+        const focused = fresh?.find((n) => n.focused);
+        if (key === 'paste' && focused?.password) add('password_field', `${prefix}pastes into a password field`);
+        const word = screenWords();
+        if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+        break;
+      }
+      case 'android_type_text': {
+        const target = targetOf(step, fresh, input.lastTree);
+        const focused = fresh?.find((n) => n.focused && (n.password || /edit|text/i.test(n.className)));
+        const anyPassword = fresh?.some((n) => n.password) ?? false;
+        let password: boolean;
+        if (target === 'unknown') password = fresh === null || anyPassword;
+        else if (target) password = target.password;
+        else if (focused) password = focused.password;
+        else password = fresh === null || anyPassword;
+        if (password) {
+          secretText = true;
+          add('password_field', `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`);
+        }
+        const word = target && target !== 'unknown' ? sensitiveWord(labelOf(fresh ?? [], target)) : null;
+        const screenWord = word ?? screenWords();
+        if (screenWord) add('sensitive_screen', `${prefix}the screen offers "${screenWord}"`);
+        break;
+      }
+      case 'android_tap':
+      case 'android_long_press': {
+        const target = targetOf(step, fresh, input.lastTree);
+        if (target && target !== 'unknown') {
+          const label = labelOf(fresh?.includes(target) ? fresh : (input.lastTree ?? []), target);
+          const word = sensitiveWord(label);
+          if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);
+          if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label)) add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
+        } else if (target === 'unknown') {
+          const word = screenWords();
+          if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+        }
+        break;
+      }
+      default: {
+        // Swipes and anything else acting on the whole screen.
+        const word = screenWords();
+        if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+      }
+    }
+  }
+  const list = [...classes];
+  return { classes: list, reasons, risk: riskLevel(list), secretText };
+}
+
+export interface DevicePolicy {
+  decisions: Record<RiskClass, PolicyDecision>;
+  sensitiveApps: readonly string[];
+}
+
+/** The decision for a classified call, and which classes asked for it. */
+export function decideFor(classes: readonly RiskClass[], policy: DevicePolicy): { decision: PolicyDecision; asking: RiskClass[]; denying: RiskClass[] } {
+  const per = classes.map((c) => ({ c, d: policy.decisions[c] ?? DEFAULT_DECISIONS[c] }));
+  return {
+    decision: strictest(per.map((p) => p.d)),
+    asking: per.filter((p) => p.d === 'ask').map((p) => p.c),
+    denying: per.filter((p) => p.d === 'deny').map((p) => p.c),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Redaction of tool arguments before they are shown to the approver or written to the audit
+ * trail: text typed into password fields, values under secret-sounding keys, the bridge's own
+ * secrets (API key, admin token) and access codes, signature parameters of signed URLs,
+ * bearer tokens, and long random-looking tokens. What is left is what a person needs to
+ * judge the action.
+ */
+import { redact as redactKnown } from '../logging/logger';
+
+export const REDACTED = '[redacted]';
+
+const SECRET_KEYS = /^(password|passwd|passcode|pin|secret|token|api_?key|access_?code|authorization|auth|sig|signature|otp|cvv|cvc)$/i;
+const FILE_REF = /^file_[A-Za-z0-9_-]{32}$/;
+// Long runs of token characters with letters and digits: keys, session ids, one-time codes.
+const TOKEN_RE = /[A-Za-z0-9_\-+/=]{24,}/g;
+const URL_SECRET_PARAMS = /([?&#](?:sig|signature|token|access_token|api_key|apikey|key|code|password|auth)=)[^&#\s]*/gi;
+
+export interface RedactionContext {
+  /** Live secrets that must never be written (API key, admin token). */
+  secrets: readonly string[];
+  /** True when a string is one of the lab's access codes. */
+  isAccessCode?: (value: string) => boolean;
+  /** The call types into a password field (or may): typed text is dropped. */
+  secretText: boolean;
+}
+
+function looksRandom(token: string): boolean {
+  return /[A-Za-z]/.test(token) && /[0-9]/.test(token) && !FILE_REF.test(token);
+}
+
+/** Redacts one free-text value. */
+export function redactText(value: string, ctx: RedactionContext, checkCodes = true): string {
+  const isCode = checkCodes ? ctx.isAccessCode : undefined;
+  if (isCode?.(value.trim())) return REDACTED;
+  let out = redactKnown(value, ctx.secrets);
+  out = out.replace(URL_SECRET_PARAMS, `$1${REDACTED}`);
+  out = out.replace(TOKEN_RE, (token) => (looksRandom(token) ? REDACTED : token));
+  const words = out.split(/(\s+)/);
+  // Access codes are checked word by word in short texts only: each check is a scrypt hash.
+  if (isCode && words.length > 1 && words.length <= 41) {
+    out = words.map((word) => (word.trim() && isCode(word) ? REDACTED : word)).join('');
+  }
+  return out;
+}
+
+function walk(value: unknown, key: string, ctx: RedactionContext, typed: boolean, depth: number): unknown {
+  if (depth > 8) return REDACTED;
+  if (typeof value === 'string') {
+    if (SECRET_KEYS.test(key)) return REDACTED;
+    if (typed && key === 'text' && ctx.secretText) return REDACTED;
+    return redactText(value, ctx, key === 'text');
+  }
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, key, ctx, typed, depth + 1));
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    // A batch step: its own arguments are typed text when the step is type_text.
+    const stepTyped = typeof record.tool === 'string' ? record.tool === 'android_type_text' : typed;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(record)) out[k] = walk(v, k, ctx, stepTyped, depth + 1);
+    return out;
+  }
+  return value;
+}
+
+/** A redacted deep copy of a call's arguments. */
+export function redactArguments(toolId: string, args: Record<string, unknown>, ctx: RedactionContext): Record<string, unknown> {
+  return walk(args, '', ctx, toolId === 'android_type_text' || toolId === 'android_batch', 0) as Record<string, unknown>;
+}

@@ -1,0 +1,121 @@
+/**
+ * The safety layer in one place: the policy store, the approval gate the tool runtime asks
+ * before every call, and the audit trail it reports every finished call to. createCore
+ * builds one and plugs it in with `tools.setGate()` and `tools.addSink()`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { AuditEntry } from '../../contract/admin-api';
+import { accessCodeMatches } from '../bindings/access-codes';
+import type { EventHub } from '../admin/event-hub';
+import type { FileCache } from '../files/file-cache';
+import type { UrlSigner } from '../files/signed-url';
+import type { Logger } from '../logging/logger';
+import type { StateStore } from '../store/state-store';
+import type { CallRecordSink } from '../tools/tool-runtime';
+import { ApprovalGate } from './approval-gate';
+import { AuditLog, type AuditLimits } from './audit-log';
+import { PolicyStore } from './policies';
+import { redactArguments } from './redact';
+
+export interface SafetyServiceOptions {
+  dataDir: string;
+  store: StateStore;
+  files: FileCache;
+  signer: UrlSigner;
+  hub: EventHub;
+  logger: Logger;
+  clock: () => number;
+  approvalTimeoutMs: number;
+  downloadUrlTtlMs: number;
+  adbCommandTimeoutMs: number;
+  /** Live secrets that must never be written (API key, admin token). */
+  secrets: () => readonly string[];
+  leaseId: (channelId: string) => number | undefined;
+  auditLimits?: Partial<AuditLimits>;
+}
+
+// Screen reads before a call are bounded well below a tool's own deadline.
+const MAX_PROBE_MS = 15_000;
+const ACCESS_CODE_CACHE = 500;
+
+export class SafetyService {
+  readonly policies: PolicyStore;
+  readonly audit: AuditLog;
+  readonly gate: ApprovalGate;
+  readonly sink: CallRecordSink;
+  private readonly codeCache = new Map<string, boolean>();
+  private codeCacheKey = '';
+
+  constructor(private readonly o: SafetyServiceOptions) {
+    this.policies = new PolicyStore(o.store);
+    this.audit = new AuditLog({ dir: join(o.dataDir, 'audit'), ...(o.auditLimits ? { limits: o.auditLimits } : {}), secrets: o.secrets, logger: o.logger });
+    this.gate = new ApprovalGate({
+      policies: this.policies,
+      files: o.files,
+      signer: o.signer,
+      hub: o.hub,
+      audit: this.audit,
+      logger: o.logger,
+      clock: o.clock,
+      approvalTimeoutMs: o.approvalTimeoutMs,
+      downloadUrlTtlMs: o.downloadUrlTtlMs,
+      probeTimeoutMs: Math.min(o.adbCommandTimeoutMs, MAX_PROBE_MS),
+      leaseId: o.leaseId,
+      redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
+    });
+    this.sink = { record: (entry) => this.record(entry) };
+  }
+
+  async stop(): Promise<void> {
+    this.gate.stop();
+    await this.audit.close();
+  }
+
+  /**
+   * Whether a typed string is one of the lab's access codes (stored only as scrypt hashes).
+   * Results are cached by a hash of the candidate, never by the candidate itself.
+   */
+  private isAccessCode(value: string): boolean {
+    if (value.length < 4 || value.length > 128) return false;
+    const codes = this.o.store.get().accessCodes;
+    if (codes.length === 0) return false;
+    const key = codes.map((c) => c.hash).join(',');
+    if (key !== this.codeCacheKey) {
+      this.codeCache.clear();
+      this.codeCacheKey = key;
+    }
+    const digest = createHash('sha256').update(value).digest('base64url');
+    const cached = this.codeCache.get(digest);
+    if (cached !== undefined) return cached;
+    const hit = codes.some((c) => accessCodeMatches(value, c));
+    if (this.codeCache.size >= ACCESS_CODE_CACHE) this.codeCache.clear();
+    this.codeCache.set(digest, hit);
+    return hit;
+  }
+
+  private record(e: Parameters<CallRecordSink['record']>[0]): void {
+    const known = this.gate.calls.get(e.args);
+    const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
+    const entry: AuditEntry & { risk: string | null; risk_classes: string[]; approval_id: string | null } = {
+      id: `aud_${randomBytes(9).toString('base64url')}`,
+      time: e.time,
+      connector_channel_id: e.channelId,
+      device_id: e.deviceId,
+      tool_id: e.toolId,
+      // A call that never reached the gate was not classified: its typed text stays secret.
+      arguments: known?.redactedArgs ?? redactArguments(e.toolId, e.args, { ...redaction, secretText: true }),
+      decision: known?.decision ?? e.decision?.decision ?? 'not_reached',
+      decided_by: known?.decidedBy ?? e.decision?.by ?? 'none',
+      outcome: e.outcome,
+      error_code: e.errorCode,
+      duration_ms: e.durationMs,
+      reasons: known?.reasons ?? e.decision?.reasons ?? [],
+      screenshot_ref: known?.screenshotRef ?? null,
+      risk: known ? known.classification.risk : null,
+      risk_classes: known?.classification.classes ?? [],
+      approval_id: known?.approvalId ?? null,
+    };
+    this.audit.append(entry);
+  }
+}

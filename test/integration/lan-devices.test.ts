@@ -1,0 +1,300 @@
+/**
+ * LAN phones end to end: simulated phones listening on TCP (not attached to adb beforehand),
+ * a private real adb server, and the bridge's admin API adding, keeping alive, forgetting and
+ * remembering them across a restart; plus the error codes for bad input.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
+import { startBridge, type TestBridge } from '../helpers/bridge';
+import { invoke, waitUntil } from '../helpers/device-rig';
+import { validateDescriptor } from '../helpers/schemas';
+import { XAgentClient, type Packet } from '../helpers/xagent-client';
+import { AdbdServer } from '../../main/sim/adbd-server';
+import { createSimulatedPhone } from '../../main/sim/phone';
+import { hostDevices, hostDisconnect } from '../../main/sim/adb-host-client';
+import type { AdminLanDevice, AdminState } from '../../main/contract/admin-api';
+import type { CoreOptionsInput } from '../../main/core/config/core-options';
+
+const LAN = { backoffInitialMs: 200, backoffMaxMs: 800, verifyTimeoutMs: 3000 };
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return address.port;
+}
+
+function descriptorStatus(p: Packet, channelId: string): string | undefined {
+  if (p.type !== 'connection.descriptor.push' || p.connector_channel_id !== channelId) return undefined;
+  return (p.payload?.connection_descriptor as { connection?: { status?: string } } | undefined)?.connection?.status;
+}
+
+describe('LAN phones through the admin API and a real adb server', () => {
+  let adb: AdbServerRig;
+  let bridge: TestBridge;
+  let client: XAgentClient | undefined;
+  const phones: AdbdServer[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'bridge-lan-'));
+  const bridgeOptions = (): Partial<CoreOptionsInput> => ({
+    adbServers: [{ host: '127.0.0.1', port: adb.port }],
+    lan: LAN,
+    lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+  });
+
+  const newPhone = async (name: string, unauthorized = false): Promise<AdbdServer> => {
+    const server = await AdbdServer.start({ phone: createSimulatedPhone({ serial: `LAN${name}0042`, model: `Lan ${name}` }), unauthorized });
+    phones.push(server);
+    return server;
+  };
+  const state = async (): Promise<AdminState> => (await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState;
+  const lanRow = async (address: string): Promise<AdminLanDevice | undefined> => (await state()).lan_devices.find((d) => d.address === address);
+  const savedAddresses = (): string[] =>
+    (JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { lanDevices: Array<{ address: string }> }).lanDevices.map((d) => d.address);
+  const adbSerials = async (): Promise<Map<string, string>> => new Map((await hostDevices({ host: '127.0.0.1', port: adb.port })).map((d) => [d.serial, d.state]));
+  const readyDevice = (address: string) => {
+    const record = bridge.core.registry.list().find((d) => d.serial === address);
+    return record?.state === 'device' && record.model !== null ? record : undefined;
+  };
+  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string): Promise<AdminLanDevice> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = await lanRow(address);
+      if (row && check(row)) return row;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(row)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  /** desktop_approval binding of one channel to a phone, approved through the admin API. */
+  const bind = async (c: XAgentClient, deviceId: string): Promise<string> => {
+    const opened = await c.openChannel('');
+    const channelId = String(opened.payload?.connector_channel_id);
+    const started = await c.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+    const approve = await bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: deviceId });
+    assert.equal(approve.status, 200, JSON.stringify(approve.body));
+    const status = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id }, channelId);
+    assert.equal(status.payload?.status, 'authenticated');
+    return channelId;
+  };
+
+  before(async () => {
+    adb = await startAdbServer();
+    bridge = await startBridge(bridgeOptions(), dataDir);
+  });
+
+  after(async () => {
+    await client?.close();
+    await bridge?.stop();
+    if (adb) {
+      const address = { host: '127.0.0.1', port: adb.port };
+      await Promise.all(phones.map((p) => hostDisconnect(address, `127.0.0.1:${p.port}`, { timeoutMs: 3000 }).catch(() => undefined)));
+    }
+    await Promise.all(phones.map((p) => p.close()));
+    await adb?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a malformed address is invalid_address; a closed port is unreachable, quickly; neither is kept', async () => {
+    for (const address of ['', '999.1.1.1', '10.0.0.1:70000', 'http://10.0.0.1', 'a b']) {
+      const res = await bridge.admin('POST', '/admin/api/lan-devices', { address });
+      assert.equal(res.status, 400, address);
+      assert.equal((res.body.error as { code: string }).code, 'invalid_address', address);
+    }
+    const missing = await bridge.admin('POST', '/admin/api/lan-devices', {});
+    assert.equal((missing.body.error as { code: string }).code, 'invalid_address');
+    const port = await closedPort();
+    const started = Date.now();
+    const res = await bridge.admin('POST', '/admin/api/lan-devices', { address: `127.0.0.1:${port}` });
+    const tookMs = Date.now() - started;
+    assert.equal(res.status, 502);
+    const error = res.body.error as { code: string; message: string };
+    assert.equal(error.code, 'unreachable');
+    assert.match(error.message, /connection refused/);
+    assert.ok(tookMs < 2000, `unreachable took ${tookMs} ms`);
+    console.log(`# closed port answered unreachable in ${tookMs} ms`);
+    const s = await state();
+    assert.deepEqual(s.lan_devices, []);
+    assert.deepEqual(s.adb_servers.map((h) => [h.address, h.status, h.last_error, h.next_retry_at]), [[`127.0.0.1:${adb.port}`, 'connected', null, null]]);
+    assert.ok(!(await adbSerials()).has(`127.0.0.1:${port}`), 'adb keeps no transport for it');
+  });
+
+  let phoneA: AdbdServer;
+  let addressA: string;
+  let channelA: string;
+
+  test('added by address: tracked as device, listed as LAN, remembered, and bindable', async () => {
+    phoneA = await newPhone('A');
+    addressA = `127.0.0.1:${phoneA.port}`;
+    assert.ok(!(await adbSerials()).has(addressA), 'the phone is not attached to adb beforehand');
+    const res = await bridge.admin('POST', '/admin/api/lan-devices', { address: addressA });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const row = res.body.lan_device as AdminLanDevice;
+    assert.equal(res.body.status, 'connected');
+    assert.equal(row.status, 'connected');
+    assert.equal(row.attempts, 0);
+    assert.ok(row.device_id);
+    await waitUntil(() => readyDevice(addressA) !== undefined, 10_000, 'phone A ready');
+    const s = await state();
+    const device = s.devices.find((d) => d.device_id === row.device_id);
+    assert.equal(device?.state, 'device');
+    assert.equal(device?.transport, 'tcp');
+    assert.equal(device?.model, 'Lan A');
+    assert.deepEqual(savedAddresses(), [addressA]);
+    // Adding it again is harmless.
+    const again = await bridge.admin('POST', '/admin/api/lan-devices', { address: `  ${addressA} ` });
+    assert.equal(again.status, 200);
+    assert.equal((await state()).lan_devices.length, 1);
+
+    client = await XAgentClient.connect(bridge.url, bridge.apiKey);
+    await client.hello();
+    channelA = await bind(client, row.device_id ?? '');
+    const status = await invoke(client, channelA, 'android_device_status');
+    assert.equal(status.type, 'tool.invoke.ack', JSON.stringify(status.error));
+    assert.equal((status.payload?.result as { model?: string }).model, 'Lan A');
+  });
+
+  test('dropped: offline pushed, retries visible in state, back by itself when it listens again: connected pushed', async () => {
+    const c = client!;
+    const start = c.received.length;
+    const events: string[] = [];
+    const sse = await fetch(`${bridge.url}/admin/api/events`, { headers: { Authorization: `Bearer ${bridge.adminToken}` } });
+    const reader = sse.body!.getReader();
+    void (async () => {
+      for (;;) {
+        const chunk = await reader.read().catch(() => undefined);
+        if (!chunk || chunk.done) return;
+        events.push(Buffer.from(chunk.value).toString('utf8'));
+      }
+    })();
+    try {
+      await phoneA.goOffline();
+      const offline = await c.waitFor((p) => descriptorStatus(p, channelA) === 'offline', 15_000, start);
+      assert.deepEqual(validateDescriptor(offline.payload?.connection_descriptor), []);
+      const retrying = await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 3 && r.next_attempt_at !== null, 15_000, 'three failed attempts');
+      assert.ok(retrying.next_attempt_at! > Date.now() - 100, 'next_attempt_at is ahead');
+      assert.ok(retrying.next_attempt_at! <= Date.now() + LAN.backoffMaxMs + 100, 'delay is capped');
+      assert.equal(retrying.last_error_code, 'unreachable');
+      assert.match(retrying.last_error ?? '', /refused/);
+      assert.ok(events.join('').includes('"type":"state"'), 'the UI was told');
+      const whileOffline = await invoke(c, channelA, 'android_device_status');
+      assert.equal(whileOffline.error?.code, 'device_offline');
+
+      const back = Date.now();
+      await phoneA.goOnline();
+      await c.waitFor((p) => descriptorStatus(p, channelA) === 'connected', 15_000, start);
+      const tookMs = Date.now() - back;
+      console.log(`# phone back in the bound channel ${tookMs} ms after it listened again (backoff cap ${LAN.backoffMaxMs} ms)`);
+      // adb alone would take up to 10 s; the manager's own attempts bring it back within the cap.
+      assert.ok(tookMs < LAN.backoffMaxMs + 4000, `took ${tookMs} ms`);
+      const row = await waitForLan(addressA, (r) => r.status === 'connected', 5000, 'connected row');
+      assert.equal(row.attempts, 0);
+      assert.equal(row.next_attempt_at, null);
+      const status = await invoke(c, channelA, 'android_device_status');
+      assert.equal(status.type, 'tool.invoke.ack', JSON.stringify(status.error));
+
+      // A Wi-Fi blip (connection dropped, phone still listening) is over in moments.
+      const blip = c.received.length;
+      const blipAt = Date.now();
+      phoneA.dropConnections();
+      await c.waitFor((p) => descriptorStatus(p, channelA) === 'offline', 15_000, blip);
+      await c.waitFor((p) => descriptorStatus(p, channelA) === 'connected', 15_000, blip);
+      console.log(`# Wi-Fi blip: offline and connected again in ${Date.now() - blipAt} ms`);
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  });
+
+  test('an unauthorized phone gives device_unauthorized, stays listed, and connects once allowed on the phone', async () => {
+    const phone = await newPhone('U', true);
+    const address = `127.0.0.1:${phone.port}`;
+    const res = await bridge.admin('POST', '/admin/api/lan-devices', { address });
+    assert.equal(res.status, 502);
+    const error = res.body.error as { code: string; message: string };
+    assert.equal(error.code, 'device_unauthorized');
+    assert.match(error.message, /Allow debugging/);
+    const row = await lanRow(address);
+    assert.equal(row?.status, 'unauthorized');
+    assert.equal(row?.last_error_code, 'device_unauthorized');
+    assert.ok(savedAddresses().includes(address));
+    phone.authorize();
+    await waitForLan(address, (r) => r.status === 'connected', 15_000, 'allowed phone connected');
+    await waitUntil(() => readyDevice(address) !== undefined, 10_000, 'allowed phone ready');
+  });
+
+  test('pairing needs a newer adb here: pairing_unsupported naming the version; bad input is refused first', async () => {
+    const pair = await bridge.admin('POST', '/admin/api/lan-pair', { address: '127.0.0.1:37123', code: '123456' });
+    assert.equal(pair.status, 502);
+    const error = pair.body.error as { code: string; message: string };
+    assert.equal(error.code, 'pairing_unsupported');
+    assert.match(error.message, /platform-tools 30\.0\.0 or later/);
+    assert.match(error.message, /adb 1\.0\.41/);
+    const badCode = await bridge.admin('POST', '/admin/api/lan-pair', { address: '127.0.0.1:37123', code: '12345' });
+    assert.equal(badCode.status, 400);
+    assert.equal((badCode.body.error as { code: string }).code, 'invalid_arguments');
+    const noPort = await bridge.admin('POST', '/admin/api/lan-pair', { address: '127.0.0.1', code: '123456' });
+    assert.equal((noPort.body.error as { code: string }).code, 'invalid_address');
+    const discovered = await bridge.admin('GET', '/admin/api/lan-discovered');
+    assert.equal(discovered.status, 200);
+    const servers = discovered.body.servers as Array<{ supported: boolean; services: unknown[]; note: string }>;
+    assert.equal(servers.length, 1);
+    assert.equal(servers[0]?.supported, false);
+    assert.deepEqual(servers[0]?.services, []);
+    assert.match(servers[0]?.note ?? '', /platform-tools 30/);
+  });
+
+  test('forget: gone from state and state.json, detached from adb, and no more retries', async () => {
+    await phoneA.goOffline();
+    await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before forget');
+    const res = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(addressA)}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'forgotten');
+    assert.equal(await lanRow(addressA), undefined);
+    assert.ok(!savedAddresses().includes(addressA));
+    let connections = 0;
+    phoneA.on('connection', () => connections++);
+    await phoneA.goOnline();
+    // Past several backoff periods nothing may knock: neither the bridge nor adb's own retry.
+    const quietUntil = Date.now() + 3 * LAN.backoffMaxMs;
+    await waitUntil(() => Date.now() >= quietUntil, 5000, 'quiet period');
+    assert.equal(connections, 0, 'a forgotten phone is not retried');
+    assert.ok(!(await adbSerials()).has(addressA));
+    assert.equal(await lanRow(addressA), undefined);
+    const again = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(addressA)}`);
+    assert.equal(again.status, 404);
+    assert.equal((again.body.error as { code: string }).code, 'device_not_found');
+  });
+
+  test('restart with the same data dir: remembered phones reconnect by themselves', async () => {
+    const phone = await newPhone('R');
+    const address = `127.0.0.1:${phone.port}`;
+    const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
+    assert.equal(added.status, 200);
+    await client?.close();
+    client = undefined;
+    await bridge.stop();
+    // Detach it from adb, so only the new bridge can bring it back.
+    const adbAddress = { host: '127.0.0.1', port: adb.port };
+    await hostDisconnect(adbAddress, address, { timeoutMs: 3000 });
+    const deadline = Date.now() + 5000;
+    while ((await adbSerials()).has(address)) {
+      if (Date.now() > deadline) throw new Error('adb kept the phone');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const restartAt = Date.now();
+    bridge = await startBridge(bridgeOptions(), dataDir);
+    const row = await waitForLan(address, (r) => r.status === 'connected', 15_000, 'remembered phone connected');
+    await waitUntil(() => readyDevice(address) !== undefined, 10_000, 'remembered phone ready');
+    console.log(`# remembered phone connected ${Date.now() - restartAt} ms after the restart`);
+    assert.equal(row.attempts, 0);
+    const rows = (await state()).lan_devices.map((d) => d.address).sort();
+    assert.ok(rows.includes(address));
+    assert.ok(!rows.includes(addressA), 'the forgotten phone stays forgotten');
+    assert.equal((await adbSerials()).get(address), 'device');
+  });
+});
