@@ -71,7 +71,13 @@ export class StateStore extends JsonFileStore<PersistedState> {
     super({
       path: join(dataDir, 'state.json'),
       defaults: emptyState,
-      parse: (raw) => stateSchema.parse(raw),
+      // One readable line for the warning the UI shows (zod's own message is a JSON dump).
+      parse: (raw) => {
+        const result = stateSchema.safeParse(raw);
+        if (result.success) return result.data;
+        const issue = result.error.issues[0];
+        throw new Error(`unexpected contents at ${issue?.path.join('.') || 'the top level'}: ${issue?.message ?? 'invalid'}`);
+      },
       ...(onCorrupt ? { onCorrupt } : {}),
     });
   }
