@@ -5,7 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLanAddress, parsePairingCode } from '../../main/core/devices/lan-address';
-import { backoffDelay, interpretConnectReply, resolveLanOptions } from '../../main/core/devices/lan-devices';
+import { backoffDelay, resolveLanOptions } from '../../main/core/devices/lan-devices';
+import { interpretConnectReply } from '../../main/core/devices/adb-connect-reply';
 import { parseMdnsServices } from '../../main/core/devices/lan-pairing';
 import { BridgeError } from '../../main/core/errors';
 
