@@ -1,20 +1,44 @@
 /**
- * The desktop shell: one hardened BrowserWindow on the bundled renderer, IPC handlers that
- * check their sender and forward to the core's admin operations, a tray with the pending
- * approval count, notifications for new approvals, and the API key kept at rest through
- * safeStorage where the OS offers it.
+ * The desktop shell: one hardened BrowserWindow on the bundled renderer (served from
+ * app://bridge/ with a strict CSP), IPC handlers that check their sender, a tray with the
+ * pending count, notifications for new approvals, settings in electron-store and the API key
+ * at rest through safeStorage where the OS really encrypts. The rules themselves live in
+ * electron-free modules (window-security, ipc-handlers, tray-state, api-key-vault,
+ * desktop-settings) that are unit-tested.
  */
-import { app, BrowserWindow, Menu, Notification, Tray, nativeImage, session } from 'electron';
+import { app, BrowserWindow, Menu, Notification, Tray, nativeImage, safeStorage, session, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { createCore, type Core } from '../core/create-core';
+import { ApiKeyVault, corePlainKeyFile } from './api-key-vault';
+import { registerAppScheme, serveAppProtocol } from './app-protocol';
+import { encryptedKeySlot, loadDesktopSettings, openSettingsStore } from './desktop-settings';
 import { registerIpcHandlers } from './ipc-main';
-import { loadDesktopSettings, saveApiKeySecurely } from './desktop-settings';
+import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayView } from './tray-state';
+import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
 
+// dist/main/electron → dist/renderer, dist/preload, resources/ (packaged next to dist/).
 const RENDERER_DIR = join(__dirname, '..', '..', 'renderer');
+const PRELOAD = join(__dirname, '..', '..', 'preload', 'index.js');
+const ICON = join(__dirname, '..', '..', '..', 'resources', 'icon.png');
+
+/** Rules for every webContents the app ever creates (the window, and anything it might try to open). */
+function hardenContents(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!allowNavigation(url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!allowNavigation(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+}
 
 function hardenSession(): void {
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(allowPermission(permission)));
+  ses.setPermissionCheckHandler((_wc, permission) => allowPermission(permission));
+  ses.setDevicePermissionHandler(() => false);
+  ses.on('will-download', (event) => event.preventDefault());
 }
 
 function createWindow(): BrowserWindow {
@@ -23,19 +47,13 @@ function createWindow(): BrowserWindow {
     height: 800,
     minWidth: 1024,
     minHeight: 700,
-    title: 'xAgent Device Bridge',
-    webPreferences: {
-      preload: join(__dirname, '..', '..', 'preload', 'index.js'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-      spellcheck: false,
-    },
+    title: APP_NAME,
+    icon: ICON,
+    show: false,
+    webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: PRELOAD },
   });
-  win.webContents.on('will-navigate', (event) => event.preventDefault());
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  void win.loadFile(join(RENDERER_DIR, 'index.html'));
+  win.once('ready-to-show', () => win.show());
+  void win.loadURL(APP_ENTRY_URL);
   return win;
 }
 
@@ -44,50 +62,105 @@ export async function startDesktopApp(): Promise<void> {
     app.quit();
     return;
   }
+  // Before 'ready': every renderer sandboxed, and app:// a secure standard origin.
+  app.enableSandbox();
+  registerAppScheme();
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents));
   await app.whenReady();
   hardenSession();
-  const settings = await loadDesktopSettings();
+
+  const store = await openSettingsStore();
+  const { settings, warnings } = loadDesktopSettings(store);
+  const dataDir = join(app.getPath('userData'), 'bridge');
+  const vault = new ApiKeyVault({ safeStorage, slot: encryptedKeySlot(store), plainFile: corePlainKeyFile(dataDir), platform: process.platform });
+  const key = vault.load();
+  if (key.problem) warnings.push(key.problem);
+
   const core: Core = createCore({
-    dataDir: join(app.getPath('userData'), 'bridge'),
+    dataDir,
     host: settings.bindHost,
     port: settings.port,
     adbServers: settings.adbServers,
-    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    ...(key.apiKey ? { apiKey: key.apiKey } : {}),
   });
   await core.start();
-  saveApiKeySecurely(core.apiKey());
-  const win = createWindow();
-  registerIpcHandlers(core, win);
+  const persistKey = (): void => {
+    vault.sync(core.apiKey());
+  };
+  persistKey();
 
-  const tray = new Tray(nativeImage.createFromPath(join(__dirname, '..', '..', '..', 'resources', 'icon.png')));
-  tray.setToolTip('xAgent Device Bridge');
-  const seenApprovals = new Set<string>();
+  const unserve = serveAppProtocol(RENDERER_DIR, () => core.url());
+  let win: BrowserWindow | null = null;
+  const openWindow = (): BrowserWindow => {
+    const created = createWindow();
+    created.on('closed', () => {
+      if (win === created) win = null;
+    });
+    win = created;
+    return created;
+  };
+  const showWindow = (): void => {
+    // Closing the window leaves the bridge running in the tray; opening makes a fresh one.
+    const current = win && !win.isDestroyed() ? win : openWindow();
+    if (current.isMinimized()) current.restore();
+    current.show();
+    current.focus();
+  };
+  app.on('second-instance', showWindow);
+  app.on('activate', showWindow);
+  const unregisterIpc = registerIpcHandlers(core, () => win, {
+    afterCall: (name) => {
+      if (name === 'rotateApiKey') persistKey();
+    },
+    extraWarnings: () => warnings,
+  });
+
+  const tray = new Tray(nativeImage.createFromPath(ICON));
+  const notifier = new ApprovalNotifier();
   const refreshTray = (): void => {
     const state = core.adminState();
-    const pending = state.approvals.length;
-    tray.setTitle(pending ? String(pending) : '');
+    const view = trayView(state);
+    tray.setToolTip(view.tooltip);
+    tray.setTitle(view.title);
+    app.setBadgeCount(view.badgeCount);
     tray.setContextMenu(
       Menu.buildFromTemplate([
-        { label: pending ? `${pending} approval(s) waiting` : 'No approvals waiting', enabled: false },
-        { label: 'Open', click: () => win.show() },
+        { label: view.summary, enabled: false },
+        { type: 'separator' },
+        { label: 'Open Device Bridge', click: showWindow },
         { label: 'Quit', click: () => app.quit() },
       ]),
     );
-    for (const approval of state.approvals) {
-      if (seenApprovals.has(approval.approval_id)) continue;
-      seenApprovals.add(approval.approval_id);
-      if (Notification.isSupported()) {
-        new Notification({ title: 'Approval needed', body: `${approval.tool_id} on ${approval.device_id}: ${approval.reasons.join(', ')}` }).show();
-      }
+    const fresh = notifier.fresh(state.approvals);
+    const current = win && !win.isDestroyed() ? win : null;
+    const visible = current !== null && current.isVisible();
+    const focused = current !== null && current.isFocused();
+    if (fresh.length > 0 && shouldNotify({ supported: Notification.isSupported(), windowVisible: visible, windowFocused: focused })) {
+      const text = approvalNotification(fresh, state);
+      const notification = new Notification({ title: text.title, body: text.body, silent: false });
+      notification.on('click', showWindow);
+      notification.show();
     }
   };
   core.hub.on('event', refreshTray);
+  tray.on('click', showWindow);
+  openWindow();
   refreshTray();
 
   app.on('window-all-closed', () => {
-    // Keep serving xAgent from the tray; quitting is explicit.
+    // Keep serving xAgent from the tray; quitting is explicit (tray menu, or the OS).
   });
-  app.on('before-quit', () => {
-    void core.stop();
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    core.hub.off('event', refreshTray);
+    unregisterIpc();
+    unserve();
+    tray.destroy();
+    persistKey();
+    // Stop the core (close phones' sessions, flush state) before the process goes.
+    void core.stop().finally(() => app.exit(0));
   });
 }

@@ -1,32 +1,40 @@
 /**
- * IPC handlers for the renderer: one per named preload function, each checking that the
- * call comes from our own window's main frame, each forwarding to the same admin operation
- * the web console calls over HTTP. Errors travel as `{ok:false,error:{code,message}}`.
+ * Registers the IPC handlers (logic in ipc-handlers.ts) on ipcMain once for the app, bound
+ * to whichever window is current (the window may be closed to the tray and opened again),
+ * and forwards the core's "something changed" events to it. Returns a function that removes
+ * both.
  */
-import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import { ipcMain, type BrowserWindow } from 'electron';
 import type { Core } from '../core/create-core';
+import type { HubEvent } from '../core/admin/event-hub';
 import { deviceThumbnail } from '../core/admin/admin-routes';
-import { toWireError } from '../core/errors';
-import { IPC_ROUTES, IPC_EVENT_CHANNEL, ipcChannel } from './ipc-routes';
+import { createIpcHandlers } from './ipc-handlers';
+import { IPC_EVENT_CHANNEL } from './ipc-routes';
+import { isTrustedIpcSender, type IpcEventLike } from './window-security';
 
-export function registerIpcHandlers(core: Core, win: BrowserWindow): void {
-  const fromOurWindow = (event: IpcMainInvokeEvent): boolean =>
-    event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame;
-
-  for (const [name, route] of Object.entries(IPC_ROUTES)) {
-    ipcMain.handle(ipcChannel(name), async (event, rawArgs: unknown) => {
-      if (!fromOurWindow(event)) return { ok: false, error: { code: 'permission_denied', message: 'unknown sender' } };
-      const args = typeof rawArgs === 'object' && rawArgs !== null ? (rawArgs as Record<string, unknown>) : {};
-      try {
-        if (name === 'getDeviceScreen') return { ok: true, value: new Uint8Array(await deviceThumbnail(core, typeof args.device_id === 'string' ? args.device_id : '')) };
-        const { method, path } = route(args);
-        return { ok: true, value: await core.admin.call(method, path, args) };
-      } catch (error) {
-        return { ok: false, error: toWireError(error) };
-      }
-    });
-  }
-  core.hub.on('event', (event) => {
-    if (!win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, event);
+export function registerIpcHandlers(
+  core: Core,
+  getWindow: () => BrowserWindow | null,
+  hooks: { afterCall?: (name: string) => void; extraWarnings?: () => string[] } = {},
+): () => void {
+  const contents = (): Electron.WebContents | null => {
+    const win = getWindow();
+    return win && !win.isDestroyed() ? win.webContents : null;
+  };
+  const handlers = createIpcHandlers({
+    isTrusted: (event) => isTrustedIpcSender(event as IpcEventLike, contents()),
+    call: (method, path, body) => core.admin.call(method, path, body),
+    thumbnail: (deviceId) => deviceThumbnail(core, deviceId),
+    ...hooks,
   });
+  for (const [channel, handler] of handlers) ipcMain.handle(channel, handler);
+
+  const forward = (event: HubEvent): void => {
+    contents()?.send(IPC_EVENT_CHANNEL, event);
+  };
+  core.hub.on('event', forward);
+  return () => {
+    core.hub.off('event', forward);
+    for (const channel of handlers.keys()) ipcMain.removeHandler(channel);
+  };
 }

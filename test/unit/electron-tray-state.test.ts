@@ -1,0 +1,65 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AdminApproval, AdminDevice, AdminPairing } from '../../main/contract/admin-api';
+import { APP_NAME, ApprovalNotifier, approvalNotification, shouldNotify, trayView } from '../../main/electron/tray-state';
+
+function approval(id: string, extra: Partial<AdminApproval> = {}): AdminApproval {
+  return {
+    approval_id: id,
+    connector_channel_id: 'cch_1',
+    device_id: 'dev_1',
+    tool_id: 'android_install_apk',
+    arguments: { file_ref: 'file_secret_argument_value_0000000000' },
+    reasons: ['installs an app'],
+    risk: 'high',
+    created_at: 0,
+    expires_at: 60_000,
+    screenshot_url: null,
+    ...extra,
+  };
+}
+const pairing = { auth_session_id: 'auth_1' } as AdminPairing;
+const devices = [{ device_id: 'dev_1', display_name: 'Pixel 7 ···4455' } as AdminDevice];
+
+describe('tray label and approval notifications', () => {
+  test('the tray shows how many things wait, in title, tooltip, menu and badge', () => {
+    assert.deepEqual(trayView({ approvals: [], pairings: [] }), { title: '', tooltip: APP_NAME, summary: 'Nothing waiting for you', badgeCount: 0 });
+    const one = trayView({ approvals: [approval('a')], pairings: [] });
+    assert.equal(one.title, '1');
+    assert.equal(one.summary, '1 approval waiting');
+    assert.equal(one.tooltip, `${APP_NAME} — 1 approval waiting`);
+    const many = trayView({ approvals: [approval('a'), approval('b')], pairings: [pairing] });
+    assert.equal(many.title, '3');
+    assert.equal(many.badgeCount, 3);
+    assert.equal(many.summary, '2 approvals waiting, 1 pairing request waiting');
+  });
+
+  test('each approval is announced once; what was waiting at start is not news', () => {
+    const n = new ApprovalNotifier();
+    assert.deepEqual(n.fresh([approval('a')]), []);
+    assert.deepEqual(n.fresh([approval('a'), approval('b')]).map((a) => a.approval_id), ['b']);
+    assert.deepEqual(n.fresh([approval('a'), approval('b')]), []);
+    // Decided ones are forgotten; the set never grows beyond the queue.
+    assert.deepEqual(n.fresh([]), []);
+    assert.deepEqual(n.fresh([approval('c')]).map((a) => a.approval_id), ['c']);
+    assert.deepEqual(new ApprovalNotifier().fresh([approval('x')], { announceExisting: true }).map((a) => a.approval_id), ['x']);
+  });
+
+  test('notify unless the person is already looking at the window', () => {
+    assert.equal(shouldNotify({ supported: false, windowVisible: false, windowFocused: false }), false);
+    assert.equal(shouldNotify({ supported: true, windowVisible: false, windowFocused: false }), true);
+    assert.equal(shouldNotify({ supported: true, windowVisible: true, windowFocused: false }), true);
+    assert.equal(shouldNotify({ supported: true, windowVisible: true, windowFocused: true }), false);
+  });
+
+  test('the notification names the tool, the phone and the reason, never the arguments', () => {
+    const one = approvalNotification([approval('a')], { devices });
+    assert.deepEqual(one, { title: 'Approval needed', body: 'android_install_apk on Pixel 7 ···4455: installs an app' });
+    const two = approvalNotification([approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })], { devices });
+    assert.equal(two.title, '2 approvals needed');
+    assert.equal(two.body, 'android_install_apk on Pixel 7 ···4455\nandroid_open_url on a phone');
+    for (const text of [one.body, two.body]) assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
+    const long = approvalNotification([approval('a', { reasons: ['x'.repeat(500)] })], { devices });
+    assert.ok(long.body.length <= 240);
+  });
+});
