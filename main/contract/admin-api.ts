@@ -153,7 +153,7 @@ export interface AdminPolicies {
 /** Route map: method + path → request body → response body. */
 export interface AdminRoutes {
   'GET /admin/api/state': { request: void; response: AdminState };
-  'POST /admin/api/pairings/:auth_session_id': { request: { action: 'approve'; device_id?: string } | { action: 'deny' }; response: { status: string } };
+  'POST /admin/api/pairings/:auth_session_id': { request: { action: 'approve'; device_id?: string; code?: string } | { action: 'deny'; code?: string }; response: { status: string } };
   'POST /admin/api/approvals/:approval_id': { request: { decision: 'approve' | 'approve_for_lease' | 'deny' }; response: { status: string } };
   'POST /admin/api/channels/:connector_channel_id/revoke': { request: void; response: { status: string } };
   'POST /admin/api/channels/:connector_channel_id/extend': { request: { extend_ms: number }; response: { status: string } };

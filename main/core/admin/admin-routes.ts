@@ -116,13 +116,15 @@ export function registerAdminRoutes(router: AdminRouter, core: Core, extras: Adm
 
   router.add('POST', '/admin/api/pairings/:auth_session_id', async ({ params, body }) => {
     const b = await body();
+    // Optional `code`: the code the person saw; refused when a refresh replaced it.
+    const code = typeof b.code === 'string' ? { code: b.code } : {};
     if (b.action === 'deny') {
-      core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny' });
+      core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny', ...code });
       return { status: 'denied' };
     }
     if (b.action !== 'approve') throw new BridgeError('invalid_arguments', 'action must be approve or deny');
     const deviceId = typeof b.device_id === 'string' ? b.device_id : undefined;
-    core.bindings.decidePairing(params.auth_session_id ?? '', deviceId ? { action: 'approve', deviceId } : { action: 'approve' });
+    core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
     return { status: 'approved' };
   });
 

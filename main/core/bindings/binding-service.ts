@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { LeasePolicy } from '../config/core-options';
 import { BridgeError } from '../errors';
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
-import { displayName, redactedHint } from '../devices/device-registry';
+import { deviceHint, displayName } from '../devices/device-registry';
 import { newId } from '../protocol/envelope';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
@@ -55,6 +55,8 @@ export interface BindingServiceEvents {
 }
 
 const ACTIVITY_FLUSH_MS = 5000;
+/** Wrong access codes: per (channel, phone), and per phone across channels (opening channels is free). */
+const CLAIM_LIMIT = { perChannel: 5, perDevice: 20, windowMs: 5 * 60 * 1000 } as const;
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 export class BindingService extends EventEmitter<BindingServiceEvents> {
@@ -62,6 +64,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   private readonly lastPushed = new Map<string, string>();
   private readonly offlineSince = new Map<string, number>();
   private readonly claimLimiter: AttemptLimiter;
+  private readonly deviceClaimLimiter: AttemptLimiter;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private activityDirty = false;
@@ -70,7 +73,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   constructor(private readonly options: BindingServiceOptions) {
     super();
     this.clock = options.clock ?? Date.now;
-    this.claimLimiter = new AttemptLimiter(5, 5 * 60 * 1000, this.clock);
+    this.claimLimiter = new AttemptLimiter(CLAIM_LIMIT.perChannel, CLAIM_LIMIT.windowMs, this.clock);
+    this.deviceClaimLimiter = new AttemptLimiter(CLAIM_LIMIT.perDevice, CLAIM_LIMIT.windowMs, this.clock);
     options.registry.on('changed', (device) => this.onDeviceChanged(device));
   }
 
@@ -105,16 +109,20 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     };
     if (!label || !code) return fail('Both the phone (label or serial shown in the app) and the access code are required.');
     const device = this.options.registry.resolve(label);
-    const limiterKey = `${channel.id}\n${device?.deviceId ?? label}`;
-    const wait = this.claimLimiter.retryAfter(limiterKey);
-    if (wait > 0) return fail(`Too many wrong access codes; try again in ${Math.ceil(wait / 1000)} s.`);
+    const deviceKey = device?.deviceId ?? label.trim().toLowerCase();
+    const limiterKey = `${channel.id}\n${deviceKey}`;
+    // Checked before the code: once limited, even the right code is refused until the window passes.
+    const wait = Math.max(this.claimLimiter.retryAfter(limiterKey), this.deviceClaimLimiter.retryAfter(deviceKey));
+    if (wait > 0) return fail(`Too many wrong access codes for this phone; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`);
     if (!device) return fail(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
+    if (device.state !== 'device' || device.verifiedAt === null) return fail(`${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`);
     const stored = this.options.store.get().accessCodes;
     const candidates = stored.filter((c) => c.scope === device.deviceId).concat(stored.filter((c) => c.scope === '*'));
     if (candidates.length === 0) return fail('This phone is not open to claims: the lab admin has set no access code for it.');
     const matched = candidates.find((c) => accessCodeMatches(code, c));
     if (!matched) {
       this.claimLimiter.recordFailure(limiterKey);
+      this.deviceClaimLimiter.recordFailure(deviceKey);
       return fail('The access code is wrong.');
     }
     this.claimLimiter.reset(limiterKey);
@@ -165,10 +173,14 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   /** Admin decision on a pending pairing. */
-  decidePairing(authSessionId: string, decision: { action: 'approve'; deviceId?: string } | { action: 'deny' }): AuthSession {
+  decidePairing(authSessionId: string, decision: { action: 'approve'; deviceId?: string; code?: string } | { action: 'deny'; code?: string }): AuthSession {
     const session = this.session(authSessionId);
     if (!session) throw new BridgeError('auth_session_not_found', 'no such pairing request');
     if (session.status !== 'pending') throw new BridgeError('invalid_arguments', `the pairing request is ${session.status}`);
+    // The person decides on the code they see; a refresh in between replaced it.
+    if (decision.code !== undefined && decision.code !== session.code) {
+      throw new BridgeError('invalid_arguments', 'that pairing code was replaced by a new one; check the code xAgent shows now');
+    }
     if (decision.action === 'deny') {
       session.status = 'failed';
       session.message = 'The person at the computer denied the pairing request.';
@@ -180,6 +192,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     if (!deviceId) throw new BridgeError('invalid_arguments', 'pick the phone to bind (device_id)');
     const device = this.options.registry.get(deviceId);
     if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'that phone is not connected');
+    // The binding records the verified phone's name; binding an unverified one would misname it.
+    if (device.state !== 'device' || device.verifiedAt === null) throw new BridgeError('device_offline', 'that phone is not ready yet; wait until it shows as connected');
     const holder = this.leaseHolder(deviceId);
     if (holder && holder !== session.channelId) throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
     if (!this.options.runtime.channel(session.channelId)) throw new BridgeError('connection_not_found', 'the channel no longer exists');
@@ -253,13 +267,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   /** The same path as logout, for the runtime lease cascade (spec §8.2). */
   unregisterChannel(channel: PersistedChannel): void {
     for (const session of this.sessions.values()) {
-      if (session.channelId === channel.id && session.status === 'pending') session.status = 'canceled';
+      if (session.channelId === channel.id && session.status === 'pending') {
+        session.status = 'canceled';
+        session.message = 'The connector runtime expired; authenticate again.';
+      }
     }
-    if (channel.binding && channel.binding.ended === null) {
-      const deviceId = channel.binding.deviceId;
-      channel.binding = null;
-      this.emit('ended', channel.id, deviceId, 'runtime_lease_expired');
-    }
+    this.endBinding(channel.id, 'runtime_lease_expired');
     this.lastPushed.delete(channel.id);
     this.emit('changed');
   }
@@ -274,19 +287,30 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const authenticating = [...this.sessions.values()].some((s) => s.channelId === channel.id && s.status === 'pending' && s.expiresAt > this.clock());
       return buildDescriptor({ ...base, status: authenticating ? 'authenticating' : 'created', displayName: 'Android device (not bound)' });
     }
-    const { status, reason } = this.bindingStatus(binding);
-    return buildDescriptor({ ...base, status, displayName: binding.displayName, accountHint: binding.accountHint, ...(reason ? { unavailableReason: reason } : {}) });
+    const { status, reason, deniedByTarget } = this.bindingStatus(binding);
+    return buildDescriptor({
+      ...base,
+      status,
+      displayName: binding.displayName,
+      accountHint: binding.accountHint,
+      ...(reason ? { unavailableReason: reason } : {}),
+      ...(deniedByTarget ? { deniedByTarget } : {}),
+    });
   }
 
-  bindingStatus(binding: PersistedBinding): { status: DescriptorStatus; reason?: string } {
+  bindingStatus(binding: PersistedBinding): { status: DescriptorStatus; reason?: string; deniedByTarget?: boolean } {
     if (binding.ended === 'revoked') return { status: 'revoked', reason: 'the lease was revoked at the computer' };
     if (binding.ended === 'expired') return { status: 'expired', reason: 'the lease ended; authenticate again' };
     const device = this.options.registry.get(binding.deviceId);
     if (!device || device.state === 'gone') return { status: 'offline', reason: 'the phone is not connected' };
-    if (device.state === 'unauthorized') return { status: 'offline', reason: 'the phone has not accepted this computer’s USB debugging key' };
+    if (device.state === 'unauthorized') return { status: 'offline', reason: 'the phone has not accepted this computer’s USB debugging key', deniedByTarget: true };
     if (device.state !== 'device') return { status: 'offline', reason: device.reason ?? 'the phone is offline' };
-    // Re-verified: facts are read with a real command once the phone is ready in this process.
-    if (device.model === null) return { status: 'offline', reason: 'verifying the phone' };
+    // Verified = facts read by a real command since the phone last became `device` in this
+    // process (after a restart, an unplug or an adb reconnect), and they name the bound phone.
+    if (device.verifiedAt === null) return { status: 'offline', reason: 'verifying the phone' };
+    if (displayName(device) !== binding.displayName) {
+      return { status: 'error', reason: 'a different phone now answers where the bound phone was; authenticate again' };
+    }
     return { status: 'connected' };
   }
 
@@ -346,7 +370,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const binding: PersistedBinding = {
       deviceId: device.deviceId,
       displayName: displayName(device),
-      accountHint: redactedHint(device.serial),
+      accountHint: deviceHint(device),
       boundAt: now,
       flowId,
       lease: {
@@ -370,8 +394,10 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const binding = channel?.binding;
     if (!channel || !binding) return;
     const wasActive = binding.ended === null;
+    // Logout and the runtime cascade sign out (back to `created`); revoke and lease expiry keep
+    // a terminal record so the Descriptor says why until the channel authenticates again.
     this.options.store.update(() => {
-      if (reason === 'logout') channel.binding = null;
+      if (reason === 'logout' || reason === 'runtime_lease_expired') channel.binding = null;
       else binding.ended = reason === 'revoked' ? 'revoked' : 'expired';
     });
     if (wasActive) this.emit('ended', channelId, binding.deviceId, reason);

@@ -16,6 +16,15 @@ export interface DescriptorInput {
   toolIds: readonly string[];
   /** Why tools are unavailable, when they are. */
   unavailableReason?: string;
+  /** The phone refuses this computer (adb `unauthorized`): tools are denied by the target. */
+  deniedByTarget?: boolean;
+}
+
+/** tools[] entry status and permission state when the channel is not `connected`. */
+function unusableTool(input: DescriptorInput): { status: string; target_permission_state: string } {
+  if (input.status === 'revoked' || input.status === 'expired') return { status: 'requires_reauth', target_permission_state: 'requires_reauth' };
+  if (input.deniedByTarget) return { status: 'denied_by_target', target_permission_state: 'denied' };
+  return { status: 'unavailable', target_permission_state: 'unknown' };
 }
 
 export function buildDescriptor(input: DescriptorInput): Record<string, unknown> {
@@ -39,12 +48,7 @@ export function buildDescriptor(input: DescriptorInput): Record<string, unknown>
     tools: input.toolIds.map((toolId) =>
       usable
         ? { tool_id: toolId, status: 'available', target_permission_state: 'granted' }
-        : {
-            tool_id: toolId,
-            status: 'unavailable',
-            target_permission_state: input.status === 'revoked' || input.status === 'expired' ? 'requires_reauth' : 'unknown',
-            reason: input.unavailableReason ?? 'no phone is bound to this channel',
-          },
+        : { tool_id: toolId, ...unusableTool(input), reason: input.unavailableReason ?? 'no phone is bound to this channel' },
     ),
   };
 }

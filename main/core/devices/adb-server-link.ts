@@ -168,7 +168,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
 
   private onDevice(device: Device): void {
     const record = this.options.registry.upsertState(this.address, device.id, device.type);
-    if (record.state === 'device' && record.model === null) void this.readFacts(record.deviceId, device.id);
+    // Read (again) after every return to `device`: this is what verifies the phone (verifiedAt).
+    if (record.state === 'device' && record.verifiedAt === null) void this.readFacts(record.deviceId, device.id);
   }
 
   private async readFacts(deviceId: string, serial: string): Promise<void> {
@@ -180,6 +181,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       const sdk = Number.parseInt(props.get('ro.build.version.sdk') ?? '', 10);
       this.options.registry.setFacts(deviceId, {
         model: props.get('ro.product.model') ?? null,
+        hardwareSerial: props.get('ro.serialno') ?? null,
         manufacturer: props.get('ro.product.manufacturer') ?? null,
         androidVersion: props.get('ro.build.version.release') ?? null,
         sdk: Number.isNaN(sdk) ? null : sdk,

@@ -10,6 +10,8 @@ export type DeviceState = 'device' | 'offline' | 'unauthorized' | 'gone';
 
 export interface DeviceFacts {
   model: string | null;
+  /** ro.serialno: the phone's own serial (for a TCP phone the adb serial is only its address). */
+  hardwareSerial?: string | null;
   manufacturer: string | null;
   androidVersion: string | null;
   sdk: number | null;
@@ -28,6 +30,12 @@ export interface DeviceRecord extends DeviceFacts {
   lastChangeAt: number;
   /** Why the phone is not usable, when it is not (shown in the UI). */
   reason: string | null;
+  /**
+   * When facts were last read from the phone by a real command in this process, since it last
+   * became `device`; null until then. Bindings say `connected` only once this is set, so a
+   * phone that just (re)appeared, or a binding restored after a restart, is verified first.
+   */
+  verifiedAt: number | null;
 }
 
 export function deviceIdFor(adbServer: string, serial: string): string {
@@ -38,14 +46,27 @@ export function transportOf(serial: string): 'usb' | 'tcp' {
   return /^[\d.]+:\d+$/.test(serial) || /^\[[0-9a-f:]+\]:\d+$/i.test(serial) || serial.includes('._adb-tls-connect._tcp') ? 'tcp' : 'usb';
 }
 
-/** Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the full serial). */
+/** A redacted hint of a serial: its last four letters/digits, e.g. "···4F2A". */
 export function redactedHint(serial: string): string {
   const tail = serial.replace(/[^A-Za-z0-9]/g, '').slice(-4).toUpperCase();
   return `···${tail}`;
 }
 
-export function displayName(device: Pick<DeviceRecord, 'model' | 'serial'>): string {
-  return `${device.model ?? 'Android device'} ${redactedHint(device.serial)}`;
+/**
+ * The hint shown for a phone. A TCP phone's adb serial is its network address, which must
+ * not leak even in part: its own ro.serialno is used once read, else a tag hashed from the
+ * address.
+ */
+export function deviceHint(device: Pick<DeviceRecord, 'serial'> & { hardwareSerial?: string | null }): string {
+  if (transportOf(device.serial) === 'usb') return redactedHint(device.serial);
+  if (device.hardwareSerial) return redactedHint(device.hardwareSerial);
+  const tag = createHash('sha256').update(device.serial).digest('hex').slice(0, 4).toUpperCase();
+  return `···${tag}`;
+}
+
+/** Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the serial or address). */
+export function displayName(device: Pick<DeviceRecord, 'model' | 'serial'> & { hardwareSerial?: string | null }): string {
+  return `${device.model ?? 'Android device'} ${deviceHint(device)}`;
 }
 
 export interface DeviceRegistryEvents {
@@ -91,6 +112,8 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     if (existing) {
       const previous = existing.state;
       if (previous === state && existing.reason === reason && existing.rawState === rawState) return existing;
+      // Whatever answered before the phone left `device` has to be checked again.
+      if (previous !== state) existing.verifiedAt = null;
       existing.state = state;
       existing.rawState = rawState;
       existing.reason = reason;
@@ -108,7 +131,9 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
       firstSeenAt: now,
       lastChangeAt: now,
       reason,
+      verifiedAt: null,
       model: null,
+      hardwareSerial: null,
       manufacturer: null,
       androidVersion: null,
       sdk: null,
@@ -118,10 +143,12 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     return record;
   }
 
+  /** Facts read from the phone by a real command: the phone is verified (see `verifiedAt`). */
   setFacts(deviceId: string, facts: DeviceFacts): void {
     const record = this.devices.get(deviceId);
     if (!record) return;
     Object.assign(record, facts);
+    if (record.state === 'device') record.verifiedAt = this.clock();
     this.emit('changed', record, record.state);
   }
 

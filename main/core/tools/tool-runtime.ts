@@ -225,6 +225,9 @@ export class ToolRuntime {
     if (!device || device.state === 'gone') return errorAck('device_offline', 'the bound phone is not connected');
     if (device.state === 'unauthorized') return errorAck('device_unauthorized', 'the phone has not accepted this computer’s USB debugging key');
     if (device.state !== 'device') return errorAck('device_offline', 'the bound phone is offline');
+    const bound = this.o.bindingStatus(channelId);
+    if (bound === 'error') return errorAck('not_bound', 'a different phone now answers where the bound phone was; authenticate again');
+    if (bound !== 'connected') return errorAck('device_offline', 'the bound phone is being verified; try again in a moment');
 
     const parsed = tool.args.safeParse(args);
     if (!parsed.success) {
