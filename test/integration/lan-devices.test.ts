@@ -124,6 +124,39 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.ok(!(await adbSerials()).has(`127.0.0.1:${port}`), 'adb keeps no transport for it');
   });
 
+  test('a host that accepts TCP but never answers does not hold up another phone; adb keeps nothing of it', async () => {
+    const silent = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen({ host: '127.0.0.1', port: 0 }, () => resolve()));
+    const silentAddress = `127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      const hungAt = Date.now();
+      const hung = bridge.admin('POST', '/admin/api/lan-devices', { address: silentAddress });
+      await waitForLan(silentAddress, (r) => r.status === 'connecting', 5000, 'hung host connecting');
+      const phone = await newPhone('B');
+      const quickAt = Date.now();
+      const quick = await bridge.admin('POST', '/admin/api/lan-devices', { address: `127.0.0.1:${phone.port}` });
+      const quickMs = Date.now() - quickAt;
+      assert.equal(quick.status, 200, JSON.stringify(quick.body));
+      assert.ok(quickMs < 3000, `the other phone took ${quickMs} ms`);
+      const res = await hung;
+      const hungMs = Date.now() - hungAt;
+      console.log(`# other phone added in ${quickMs} ms while a silent host was pending; silent host answered unreachable after ${hungMs} ms`);
+      assert.equal(res.status, 502);
+      assert.equal((res.body.error as { code: string }).code, 'unreachable');
+      assert.ok(hungMs < 15_000, `the deadline held (${hungMs} ms)`);
+      assert.equal(await lanRow(silentAddress), undefined);
+      await waitUntil(() => !bridge.core.registry.list().some((d) => d.serial === silentAddress && d.state !== 'gone'), 5000, 'no transport left for the silent host');
+      assert.ok(!(await adbSerials()).has(silentAddress));
+      const forget = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(`127.0.0.1:${phone.port}`)}`);
+      assert.equal(forget.status, 200);
+    } finally {
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   let phoneA: AdbdServer;
   let addressA: string;
   let channelA: string;

@@ -26,6 +26,9 @@ export interface LanOptions {
   verifyTimeoutMs?: number;
 }
 
+/** How long adb 1.0.41 itself tries a `host:connect` before answering "failed to connect". */
+const ADB_CONNECT_WINDOW_MS = 10_000;
+
 export const LAN_DEFAULTS = { backoffInitialMs: 1000, backoffMaxMs: 30_000, connectTimeoutMs: 12_000, verifyTimeoutMs: 4000 } as const;
 
 /** What the manager needs of one ADB server link (AdbServerLink provides it). */
@@ -98,6 +101,8 @@ export class LanDeviceManager {
     const entry = this.entries.get(device.serial);
     if (entry && entry.adbServer === device.adbServer) this.reconcile(entry);
   };
+  /** One-shot clean-ups of adb transports registered after our own deadline gave up. */
+  private readonly cleanups = new Set<NodeJS.Timeout>();
   private started = false;
   private stopped = false;
 
@@ -137,6 +142,8 @@ export class LanDeviceManager {
     this.abort.abort();
     this.deps.registry.off('changed', this.onRegistryChange);
     for (const entry of this.entries.values()) this.clearTimer(entry);
+    for (const timer of this.cleanups) clearTimeout(timer);
+    this.cleanups.clear();
   }
 
   list(): AdminLanDevice[] {
@@ -170,6 +177,7 @@ export class LanDeviceManager {
       this.deps.onChange();
       // adb keeps a phone whose connect timed out and retries it forever; this one was never added.
       void this.detach(entry);
+      if (outcome.error.details?.timedOut === true) this.detachLater(entry);
       throw outcome.error;
     }
     entry.remembered = true;
@@ -328,7 +336,11 @@ export class LanDeviceManager {
     }).catch((error: unknown) => {
       const bridgeError = asBridgeError(error);
       if (bridgeError.code === 'command_timeout') {
-        throw new BridgeError('unreachable', `${entry.address} did not answer within ${Math.round(this.options.connectTimeoutMs / 1000)} s: check that the phone is awake and on the same network.`);
+        throw new BridgeError(
+          'unreachable',
+          `${entry.address} did not answer within ${Math.round(this.options.connectTimeoutMs / 1000)} s: check that the phone is awake and on the same network.`,
+          { timedOut: true },
+        );
       }
       throw bridgeError;
     });
@@ -383,6 +395,19 @@ export class LanDeviceManager {
       this.deps.logger.debug('adb disconnect failed', { address, error: asBridgeError(error).message });
       return false;
     }
+  }
+
+  /**
+   * adb finishes a connect we stopped waiting for on its own (after up to 10 s) and then keeps
+   * that transport and retries it; drop it once that window is over, unless it was added since.
+   */
+  private detachLater(entry: LanEntry): void {
+    const timer = setTimeout(() => {
+      this.cleanups.delete(timer);
+      if (!this.entries.has(entry.address)) void this.detach(entry);
+    }, ADB_CONNECT_WINDOW_MS + 1000);
+    timer.unref();
+    this.cleanups.add(timer);
   }
 
   private async detach(entry: LanEntry): Promise<void> {
