@@ -37,6 +37,23 @@ export type ParseResult =
   | { ok: true; packet: Envelope }
   | { ok: false; message: string; packetId?: string; requestId?: string; channelId?: string };
 
+/** Objects/arrays nested deeper than this make a packet invalid. */
+export const MAX_PACKET_DEPTH = 64;
+
+/** Iterative (no recursion, so no stack to overflow) depth check of a parsed JSON value. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ node: object; depth: number }> = [];
+  if (value !== null && typeof value === 'object') stack.push({ node: value, depth: 1 });
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push({ node: child as object, depth: depth + 1 });
+    }
+  }
+  return false;
+}
+
 /** Parses one text frame. Never throws; reports what could be salvaged for the error reply. */
 export function parseEnvelope(text: string): ParseResult {
   let raw: unknown;
@@ -48,10 +65,22 @@ export function parseEnvelope(text: string): ParseResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, message: 'packet must be a JSON object' };
   }
-  const result = envelopeSchema.safeParse(raw);
-  if (result.success) return { ok: true, packet: result.data };
   const record = raw as Record<string, unknown>;
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 256 ? v : undefined);
+  // JSON.parse copes with any depth, but the recursive code behind it (argument hashing,
+  // schema checks) overflows the stack on a few thousand levels (found by the hardening fuzz:
+  // an internal_error). No packet of ours is deep, so refuse deep ones here, at the edge.
+  if (nestedDeeperThan(raw, MAX_PACKET_DEPTH)) {
+    return {
+      ok: false,
+      message: `packet is nested deeper than ${MAX_PACKET_DEPTH} levels`,
+      packetId: str(record.packet_id),
+      requestId: str(record.request_id),
+      channelId: str(record.connector_channel_id),
+    };
+  }
+  const result = envelopeSchema.safeParse(raw);
+  if (result.success) return { ok: true, packet: result.data };
   const issue = result.error.issues[0];
   const where = issue ? issue.path.join('.') || 'packet' : 'packet';
   return {
