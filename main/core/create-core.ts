@@ -32,6 +32,8 @@ import { registerLanRoutes } from './admin/lan-routes';
 import type { AdminState } from '../contract/admin-api';
 import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
+import { SafetyService } from './safety/safety-service';
+import { registerSafetyRoutes } from './admin/safety-routes';
 
 export interface Core {
   readonly options: CoreOptions;
@@ -146,6 +148,21 @@ export function createCore(input: CoreOptionsInput): Core {
   const bindingService = late.bindings;
   bindingService.on('changed', () => hub.publish('state'));
   bindingService.on('ended', (channelId, deviceId, reason) => tools.onBindingEnded(channelId, deviceId, reason));
+  // Policy, approvals and the audit trail: asked before every tool call, told after it.
+  const safety = new SafetyService({
+    ...options,
+    store,
+    files,
+    signer,
+    hub,
+    logger,
+    clock,
+    secrets,
+    leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
+  });
+  tools.setGate(safety.gate);
+  tools.addSink(safety.sink);
+  bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
   runtime.on('changed', () => hub.publish('state'));
 
@@ -262,6 +279,7 @@ export function createCore(input: CoreOptionsInput): Core {
       stopped = true;
       admin.closeStreams();
       await tools.stop();
+      await safety.stop();
       lan.stop();
       for (const link of adbLinks) link.stop();
       await plane.stop();
@@ -273,6 +291,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
   };
   registerAdminRoutes(admin, core, { store, signer });
+  registerSafetyRoutes(admin, core, safety);
   const lan = registerLanRoutes(admin, core, { store, ...(options.lan ? { options: options.lan } : {}) });
   return core;
 }

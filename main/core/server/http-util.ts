@@ -70,6 +70,7 @@ export function statusForCode(code: string): number {
     case 'device_not_found':
     case 'connection_not_found':
     case 'auth_session_not_found':
+    case 'approval_not_found':
       return 404;
     case 'lease_conflict':
     case 'idempotency_conflict':

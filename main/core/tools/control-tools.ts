@@ -194,7 +194,8 @@ const stopAppTool = defineTool({
 const openUrlTool = defineTool({
   id: 'android_open_url',
   title: 'Open a URL',
-  description: 'Open an http(s) URL with the phone’s default handler (browser or app link).',
+  description:
+    'Open a URL with the phone’s default handler: http(s) in the browser or an app; other app links (market:, tel:, mailto:, geo:, custom schemes) need approval at the computer. file:, content:, data:, javascript: and intent: URLs are refused.',
   kind: 'control',
   sideEffect: true,
   args: z.strictObject({
@@ -203,12 +204,13 @@ const openUrlTool = defineTool({
       .max(4096)
       .refine((u) => {
         try {
-          const parsed = new URL(u);
-          return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+          // Schemes that read local data or run code are never opened; other non-web links
+          // are high risk and go through the safety policy (approval by default).
+          return !['file:', 'content:', 'data:', 'javascript:', 'intent:', 'about:'].includes(new URL(u).protocol);
         } catch {
           return false;
         }
-      }, 'an absolute http or https URL'),
+      }, 'an absolute URL (http, https or an app link; not file, content, data, javascript or intent)'),
     observe: observeFlag,
   }),
   output: RESULT,

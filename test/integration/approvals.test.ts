@@ -1,0 +1,359 @@
+/**
+ * Human approval and the safety policy, end to end: xAgent client → bridge → real adb server
+ * → simulated phones. The phone's argv log proves what ran and what did not.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger } from '../../main/core/logging/logger';
+import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { TEST_ADMIN_TOKEN, TEST_API_KEY } from '../helpers/bridge';
+import { XAgentClient, type Packet } from '../helpers/xagent-client';
+
+const APPROVAL_TIMEOUT_MS = 4_000;
+const PASSWORD = 'Zebra!Quartz-7781';
+const ACCESS_CODE = 'lab-7Q4Z-0912';
+
+type Json = Record<string, any>;
+
+describe('approvals, policy and audit over the real adb server', () => {
+  let rig: DeviceRig;
+  let client: XAgentClient;
+  let channel: string;
+  let deviceId: string;
+  const logs: string[] = [];
+  let plantedSig = '';
+  let callN = 0;
+  const callId = (name: string): string => `call_${name}_${process.pid}_${++callN}`;
+
+  const argv = (): string[][] => rig.phones[0]!.argvLog;
+  const ran = (from: number, match: (a: string[]) => boolean): boolean => argv().slice(from).some(match);
+  const isInputTap = (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap';
+  const launchedWallet = (a: string[]): boolean => a.includes('com.example.wallet') && (a[0] === 'monkey' || a[0] === 'am');
+
+  async function pendingApprovals(): Promise<Json[]> {
+    const state = await rig.bridge.admin('GET', '/admin/api/state');
+    return state.body.approvals as Json[];
+  }
+
+  async function waitForApproval(toolId: string): Promise<Json> {
+    let found: Json | undefined;
+    const deadline = Date.now() + 15_000;
+    while (!found) {
+      found = (await pendingApprovals()).find((a) => a.tool_id === toolId);
+      if (!found) {
+        if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    return found;
+  }
+
+  async function answer(approvalId: string, decision: string): Promise<void> {
+    const res = await rig.bridge.admin('POST', `/admin/api/approvals/${approvalId}`, { decision });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  }
+
+  function resultOf(ack: Packet): Json {
+    assert.equal(ack.error, undefined, JSON.stringify(ack.error));
+    return ack.payload?.result as Json;
+  }
+
+  before(async () => {
+    rig = await startDeviceRig(2, {
+      approvalTimeoutMs: APPROVAL_TIMEOUT_MS,
+      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+      logger: createLogger({ level: 'debug', write: (line) => logs.push(line), secrets: () => [TEST_API_KEY, TEST_ADMIN_TOKEN] }),
+    });
+    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+    await client.hello();
+    deviceId = rig.device(0).deviceId;
+    channel = await bindChannel(rig, client, deviceId);
+  });
+  after(async () => {
+    await client?.close();
+    await rig?.stop();
+  });
+
+  test('launching the wallet is held with a screenshot, redacted arguments, reasons and a countdown; deny runs nothing', async () => {
+    const from = argv().length;
+    const mark = client.received.length;
+    const started = Date.now();
+    const call = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('deny'));
+    const approval = await waitForApproval('android_launch_app');
+    assert.equal(approval.connector_channel_id, channel);
+    assert.equal(approval.device_id, deviceId);
+    assert.deepEqual(approval.arguments, { package: 'com.example.wallet' });
+    assert.equal(approval.risk, 'high');
+    assert.ok((approval.reasons as string[]).some((r) => /wallet/i.test(r)), JSON.stringify(approval.reasons));
+    assert.ok(approval.expires_at > approval.created_at && approval.expires_at - approval.created_at === APPROVAL_TIMEOUT_MS);
+    assert.match(String(approval.screenshot_url), /^\/files\/refs\/file_[A-Za-z0-9_-]{32}\?exp=\d+&sig=/);
+    const shot = await fetch(`${rig.bridge.url}${String(approval.screenshot_url)}`);
+    assert.equal(shot.status, 200);
+    assert.equal(shot.headers.get('content-type'), 'image/jpeg');
+    plantedSig = new URL(String(approval.screenshot_url), rig.bridge.url).searchParams.get('sig') ?? '';
+    assert.ok(plantedSig.length > 20);
+    const progress = await client.waitFor((p) => p.type === 'tool.progress.push' && p.payload?.status === 'waiting_approval', 5_000, mark);
+    assert.equal(progress.payload?.tool_id, 'android_launch_app');
+    assert.equal(progress.connector_channel_id, channel);
+    assert.ok(!ran(from, launchedWallet), 'nothing ran while held');
+
+    await answer(String(approval.approval_id), 'deny');
+    const ack = await call;
+    assert.equal(ack.error?.code, 'approval_denied', JSON.stringify(ack));
+    assert.ok(Date.now() - started < APPROVAL_TIMEOUT_MS, 'the answer, not the deadline, ended it');
+    assert.ok(!ran(from, launchedWallet), 'a denied call never reaches the phone');
+    assert.notEqual(rig.phones[0]!.foregroundPackage(), 'com.example.wallet');
+    assert.deepEqual(await pendingApprovals(), []);
+    const again = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
+    assert.equal(again.status, 404);
+    assert.equal((again.body.error as Json).code, 'approval_not_found');
+    const bad = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'yes' });
+    assert.equal(bad.status, 400);
+  });
+
+  test('no answer before the deadline: approval_timeout, nothing ran', async () => {
+    const from = argv().length;
+    const started = Date.now();
+    const ack = await invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('timeout'));
+    const elapsed = Date.now() - started;
+    assert.equal(ack.error?.code, 'approval_timeout', JSON.stringify(ack));
+    assert.ok(elapsed >= APPROVAL_TIMEOUT_MS - 50, `ended after ${elapsed} ms`);
+    assert.ok(elapsed < APPROVAL_TIMEOUT_MS + 5_000, `ended after ${elapsed} ms`);
+    assert.ok(!ran(from, launchedWallet));
+    assert.deepEqual(await pendingApprovals(), []);
+  });
+
+  test('approve runs it once; tapping Pay is held too; a retry of the same tool_call_id neither asks nor runs again', async () => {
+    let from = argv().length;
+    const launch = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('approve'));
+    await answer(String((await waitForApproval('android_launch_app')).approval_id), 'approve');
+    const launched = resultOf(await launch);
+    assert.equal(launched.safety.decided_by, 'admin');
+    assert.equal(launched.safety.risk, 'high');
+    assert.ok((launched.safety.risk_classes as string[]).includes('sensitive_app'));
+    assert.ok(ran(from, launchedWallet), 'the approved launch ran');
+    await waitUntil(() => rig.phones[0]!.foregroundPackage() === 'com.example.wallet', 5_000, 'wallet in front');
+
+    from = argv().length;
+    const payId = callId('pay');
+    const first = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
+    const approval = await waitForApproval('android_tap');
+    assert.ok((approval.reasons as string[]).some((r) => /pay/i.test(r)), JSON.stringify(approval.reasons));
+    // A network retry while the call is held joins it: still one approval, nothing ran.
+    const retry = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await pendingApprovals()).length, 1);
+    assert.ok(!ran(from, isInputTap));
+    await answer(String(approval.approval_id), 'approve');
+    const [a, b] = await Promise.all([first, retry]);
+    assert.deepEqual(resultOf(a), resultOf(b));
+    assert.equal(argv().slice(from).filter(isInputTap).length, 1, 'the pay tap ran exactly once');
+    await waitUntil(() => rig.phones[0]!.screenState().screen === 'confirm', 5_000, 'payment confirmation');
+    // A retry after it finished returns the stored ack without asking.
+    const late = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
+    assert.deepEqual(resultOf(late), resultOf(a));
+    assert.deepEqual(await pendingApprovals(), []);
+    assert.equal(argv().slice(from).filter(isInputTap).length, 1);
+  });
+
+  test('approve for the lease lets later calls of the same risk classes through; a new class still asks', async () => {
+    // On the FLAG_SECURE confirmation screen of the wallet: sensitive_app + secure_screen.
+    let from = argv().length;
+    const cancel = invoke(client, channel, 'android_tap', { element: { resource_id: 'cancel_button' } }, callId('cancel'));
+    const approval = await waitForApproval('android_tap');
+    assert.ok((approval.reasons as string[]).some((r) => /FLAG_SECURE/.test(r)), JSON.stringify(approval.reasons));
+    assert.ok(!ran(from, isInputTap), 'held');
+    await answer(String(approval.approval_id), 'approve_for_lease');
+    assert.equal(resultOf(await cancel).safety.decided_by, 'admin_for_lease');
+    await waitUntil(() => rig.phones[0]!.screenState().screen === 'home', 5_000, 'wallet home');
+
+    // Same classes (sensitive_app) on this lease: runs without asking.
+    from = argv().length;
+    const balance = await invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, callId('balance'));
+    assert.equal(resultOf(balance).safety.decided_by, 'lease_approval');
+    assert.ok(ran(from, isInputTap));
+
+    // Pay adds sensitive_screen, which this lease never approved: asked again. Deny.
+    from = argv().length;
+    const pay = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('pay2'));
+    await answer(String((await waitForApproval('android_tap')).approval_id), 'deny');
+    assert.equal((await pay).error?.code, 'approval_denied');
+    assert.ok(!ran(from, isInputTap));
+    assert.equal(rig.phones[0]!.screenState().screen, 'home');
+  });
+
+  test('policy deny refuses without asking; allow runs without asking; PUT is validated strictly', async () => {
+    const initial = await rig.bridge.admin('GET', '/admin/api/policies');
+    assert.equal(initial.status, 200);
+    assert.equal((initial.body.defaults as Json).sensitive_app, 'ask');
+    assert.equal((initial.body.defaults as Json).install_app, 'ask');
+
+    const invalid = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { sensitive_app: 'sometimes' }, per_device: {}, sensitive_apps: [] });
+    assert.equal(invalid.status, 400);
+    assert.equal((invalid.body.error as Json).code, 'invalid_arguments');
+    const unknownClass = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { payments: 'ask' }, per_device: {}, sensitive_apps: [] });
+    assert.equal(unknownClass.status, 400);
+    const badApp = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: {}, per_device: {}, sensitive_apps: ['rm -rf /'] });
+    assert.equal(badApp.status, 400);
+
+    const deny = await rig.bridge.admin('PUT', '/admin/api/policies', { ...initial.body, per_device: { [deviceId]: { sensitive_app: 'deny' } } });
+    assert.equal(deny.status, 200, JSON.stringify(deny.body));
+    let from = argv().length;
+    const started = Date.now();
+    const refused = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('policy-deny'));
+    assert.equal(refused.error?.code, 'policy_denied', JSON.stringify(refused));
+    assert.match(String(refused.error?.message), /wallet/i);
+    assert.ok(Date.now() - started < APPROVAL_TIMEOUT_MS);
+    assert.ok(!ran(from, isInputTap));
+    assert.deepEqual(await pendingApprovals(), []);
+
+    const allow = await rig.bridge.admin('PUT', '/admin/api/policies', { ...initial.body, per_device: { [deviceId]: { sensitive_app: 'allow', sensitive_screen: 'allow' } } });
+    assert.equal(allow.status, 200);
+    assert.deepEqual((allow.body.per_device as Json)[deviceId], { sensitive_app: 'allow', sensitive_screen: 'allow' });
+    from = argv().length;
+    const mark = client.received.length;
+    const paid = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('policy-allow'));
+    const safety = resultOf(paid).safety;
+    assert.equal(safety.decision, 'allow');
+    assert.equal(safety.decided_by, 'policy');
+    assert.ok((safety.reasons as string[]).length > 0, 'reasons are explicit even when allowed');
+    assert.ok(ran(from, isInputTap));
+    assert.ok(!client.received.slice(mark).some((p) => p.type === 'tool.progress.push' && p.payload?.status === 'waiting_approval'), 'not asked');
+    // Back out of the confirmation screen: escape keys never ask.
+    const back = await invoke(client, channel, 'android_press_key', { key: 'back' }, callId('back'));
+    assert.equal(resultOf(back).safety.decided_by, 'policy');
+    const reset = await rig.bridge.admin('PUT', '/admin/api/policies', initial.body);
+    assert.equal(reset.status, 200);
+    assert.deepEqual(reset.body.per_device, {});
+  });
+
+  test('a password field’s text is held, never shown, typed after approval; access codes and keys are redacted', async () => {
+    const set = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: ACCESS_CODE, require_approval: false });
+    assert.equal(set.status, 200);
+    await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
+    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
+    // The username field is not a password field: no approval; the access code typed there is redacted in the audit.
+    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: ACCESS_CODE }, callId('user')));
+    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `alice ${TEST_API_KEY}`, clear: true }, callId('user2')));
+    assert.equal(rig.phones[0]!.typedText('username'), `alice ${TEST_API_KEY}`);
+
+    const from = argv().length;
+    const typing = invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, text: PASSWORD }, callId('password'));
+    const approval = await waitForApproval('android_type_text');
+    assert.equal((approval.arguments as Json).text, '[redacted]');
+    assert.ok((approval.reasons as string[]).some((r) => /password field/.test(r)));
+    assert.ok(!JSON.stringify(await pendingApprovals()).includes(PASSWORD));
+    assert.ok(!ran(from, (a) => a.join(' ').includes(PASSWORD)));
+    await answer(String(approval.approval_id), 'approve');
+    const typed = resultOf(await typing);
+    assert.ok(!JSON.stringify(typed).includes(PASSWORD), 'the result does not echo the text');
+    assert.equal(rig.phones[0]!.typedText('password'), PASSWORD);
+
+    // A signed URL (its sig is a credential) opened on the phone: the audit keeps the URL without sig.
+    const shot = resultOf(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
+    const signed = `${rig.bridge.url}${String(shot.download_url)}`;
+    const shotSig = new URL(signed).searchParams.get('sig') ?? '';
+    assert.ok(shotSig.length > 20);
+    resultOf(await invoke(client, channel, 'android_open_url', { url: signed }, callId('url')));
+    const audit = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=5`);
+    const opened = (audit.body.entries as Json[]).find((e) => e.tool_id === 'android_open_url');
+    assert.ok(opened, 'open_url audited');
+    assert.match(String(opened.arguments.url), /sig=\[redacted\]/);
+    assert.ok(!JSON.stringify(audit.body).includes(shotSig));
+    plantedSig = `${plantedSig}|${shotSig}`;
+  });
+
+  test('the stop button cancels a held call and three queued ones; none of them runs', async () => {
+    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2')));
+    const from = argv().length;
+    // A non-web link: its class (non_web_url) was never approved for this lease.
+    const link = 'market://details?id=com.example.stop';
+    const held = invoke(client, channel, 'android_open_url', { url: link }, callId('stop-held'));
+    const approval = await waitForApproval('android_open_url');
+    assert.ok((approval.reasons as string[]).some((r) => /non-web link/.test(r)), JSON.stringify(approval.reasons));
+    const queued = [1, 2, 3].map((i) => invoke(client, channel, 'android_tap', { x: 100 + i, y: 500 }, callId(`stop-queued-${i}`)));
+    await waitUntil(() => rig.bridge.core.tools.queue.stats(deviceId).queued === 3, 5_000, 'three calls queued behind the held one');
+    const stop = await rig.bridge.admin('POST', `/admin/api/devices/${encodeURIComponent(deviceId)}/stop`);
+    assert.equal(stop.status, 200);
+    assert.equal(stop.body.canceled, 4);
+    const acks = await Promise.all([held, ...queued]);
+    assert.deepEqual(
+      acks.map((a) => a.error?.code),
+      ['canceled', 'canceled', 'canceled', 'canceled'],
+    );
+    assert.ok(!ran(from, (a) => a.includes(link)) && !ran(from, isInputTap), JSON.stringify(argv().slice(from)));
+    await waitUntil(() => rig.bridge.core.tools.queue.stats(deviceId).running === 0, 5_000, 'queue idle');
+    assert.deepEqual(await pendingApprovals(), []);
+    const gone = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
+    assert.equal(gone.status, 404);
+    // The phone still works afterwards.
+    resultOf(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
+  });
+
+  test('the audit trail: every call with decision, who decided, outcome; the approver’s screenshot kept; JSON-lines export', async () => {
+    const res = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=500`);
+    assert.equal(res.status, 200);
+    const entries = res.body.entries as Json[];
+    const byCall = (pred: (e: Json) => boolean): Json[] => entries.filter(pred);
+    assert.ok(entries.every((e) => e.device_id === deviceId && typeof e.id === 'string' && typeof e.duration_ms === 'number'));
+    assert.ok(entries[0]!.time >= entries[entries.length - 1]!.time, 'newest first');
+    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 2);
+    assert.equal(byCall((e) => e.error_code === 'approval_timeout' && e.decided_by === 'timeout').length, 1);
+    assert.equal(byCall((e) => e.error_code === 'policy_denied' && e.decided_by === 'policy').length, 1);
+    assert.ok(byCall((e) => e.decided_by === 'lease_approval' && e.outcome === 'ok').length >= 1);
+    assert.equal(byCall((e) => e.error_code === 'canceled').length, 4);
+    const approved = byCall((e) => e.decided_by === 'admin' && e.decision === 'allow' && e.outcome === 'ok');
+    assert.ok(approved.length >= 3);
+    for (const entry of approved) {
+      assert.equal(entry.risk, 'high');
+      assert.match(String(entry.screenshot_ref), /^shot_appr_[A-Za-z0-9_-]+\.jpg$/);
+    }
+    const screen = await fetch(`${rig.bridge.url}/admin/api/audit/screens/${String(approved[0]!.screenshot_ref)}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    assert.equal(screen.status, 200);
+    assert.equal(screen.headers.get('content-type'), 'image/jpeg');
+    assert.ok((await screen.arrayBuffer()).byteLength > 100);
+    const unauth = await fetch(`${rig.bridge.url}/admin/api/audit/screens/${String(approved[0]!.screenshot_ref)}`);
+    assert.equal(unauth.status, 401);
+
+    const byChannel = await rig.bridge.admin('GET', `/admin/api/audit?connector_channel_id=${encodeURIComponent(channel)}&limit=3`);
+    assert.equal((byChannel.body.entries as Json[]).length, 3);
+    const badLimit = await rig.bridge.admin('GET', '/admin/api/audit?limit=0');
+    assert.equal(badLimit.status, 400);
+
+    const exported = await fetch(`${rig.bridge.url}/admin/api/audit?format=jsonl&device_id=${encodeURIComponent(deviceId)}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    assert.equal(exported.status, 200);
+    assert.match(String(exported.headers.get('content-type')), /^application\/x-ndjson/);
+    const lines = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l) as Json);
+    assert.equal(lines.length, entries.length);
+    assert.deepEqual(lines.map((l) => l.id), entries.map((e) => e.id).reverse(), 'oldest first, the same entries');
+  });
+
+  test('no planted secret anywhere in the data dir or the logs', async () => {
+    // The audit flushes before it answers.
+    await rig.bridge.admin('GET', '/admin/api/audit?limit=1');
+    const secrets: Array<[string, string]> = [
+      ['API key', TEST_API_KEY],
+      ['admin token', TEST_ADMIN_TOKEN],
+      ['access code', ACCESS_CODE],
+      ['password text', PASSWORD],
+      ...plantedSig.split('|').filter(Boolean).map((sig, i): [string, string] => [`signed URL sig ${i}`, sig]),
+    ];
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(rig.bridge.dataDir);
+    assert.ok(files.some((f) => f.endsWith('audit.jsonl')), 'the audit trail is in the data dir');
+    assert.ok(logs.some((l) => /held for approval/.test(l)), 'logs were captured');
+    for (const [what, secret] of secrets) {
+      for (const file of files) assert.ok(!readFileSync(file).includes(secret), `${what} found in ${file}`);
+      assert.ok(!logs.some((l) => l.includes(secret)), `${what} found in the logs`);
+    }
+  });
+});
