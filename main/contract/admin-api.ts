@@ -58,6 +58,8 @@ export interface AdminApproval {
   expires_at: number;
   /** Signed URL of the screen at the moment the call was held, when one could be taken. */
   screenshot_url: string | null;
+  /** The policy classes that asked (see README "Safety policy and approvals"). */
+  risk_classes?: string[];
 }
 
 export interface AdminAdbServer {
@@ -127,7 +129,12 @@ export interface AuditEntry {
   error_code: string | null;
   duration_ms: number;
   reasons: string[];
+  /** Name of the approver's screenshot, served by GET /admin/api/audit/screens/:name. */
   screenshot_ref: string | null;
+  /** low | medium | high; null when the call never reached the policy. */
+  risk?: string | null;
+  risk_classes?: string[];
+  approval_id?: string | null;
 }
 
 export interface AdminSettings {
@@ -163,7 +170,9 @@ export interface AdminRoutes {
   'DELETE /admin/api/lan-devices/:address': { request: void; response: { status: string } };
   'POST /admin/api/lan-pair': { request: { address: string; code: string }; response: { status: string; message: string } };
   'GET /admin/api/lan-discovered': { request: void; response: AdminLanDiscovered };
+  /** Query: device_id, connector_channel_id, limit (1–5000, default 200); format=jsonl exports application/x-ndjson, oldest first. */
   'GET /admin/api/audit': { request: void; response: { entries: AuditEntry[] } };
+  'GET /admin/api/audit/screens/:name': { request: void; response: 'image/jpeg' };
   'GET /admin/api/events': { request: void; response: 'text/event-stream' };
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
   'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };

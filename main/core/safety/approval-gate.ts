@@ -174,7 +174,7 @@ export class ApprovalGate implements SafetyGate {
     });
     if (call.signal.aborted) return this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId });
     const createdAt = this.o.clock();
-    const approval: AdminApproval & { risk_classes: string[] } = {
+    const approval: AdminApproval = {
       approval_id: approvalId,
       connector_channel_id: call.channelId,
       device_id: call.device.deviceId,

@@ -97,7 +97,7 @@ export class SafetyService {
   private record(e: Parameters<CallRecordSink['record']>[0]): void {
     const known = this.gate.calls.get(e.args);
     const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
-    const entry: AuditEntry & { risk: string | null; risk_classes: string[]; approval_id: string | null } = {
+    const entry: AuditEntry = {
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: e.time,
       connector_channel_id: e.channelId,
