@@ -282,3 +282,18 @@ export class ToolCallError extends Error {
     super(`${code}: ${message}`);
   }
 }
+
+/** The risk classes whose checks read the screen before a control action (main/core/safety). */
+const SCREEN_CLASSES = ['sensitive_app', 'password_field', 'sensitive_screen', 'secure_screen', 'unreadable_screen'];
+
+/**
+ * Turns the safety policy's screen checks off (every screen class `allow`, so no UI dump
+ * before a tap) or back to the built-in defaults. False when this bridge has no policy API.
+ */
+export async function setScreenChecks(bridge: BridgeHandle, on: boolean): Promise<boolean> {
+  const defaults = on ? {} : Object.fromEntries(SCREEN_CLASSES.map((c) => [c, 'allow']));
+  const res = await bridge.admin('PUT', '/admin/api/policies', { defaults });
+  if (res.status === 404) return false;
+  if (res.status !== 200) throw new Error(`PUT /admin/api/policies: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return true;
+}

@@ -149,7 +149,7 @@ async function timed(run: () => Promise<void>): Promise<number> {
 }
 
 /** Runs every case with a non-zero sample count. */
-export async function measureLatency(target: LatencyTarget, counts: SampleCounts, log: (line: string) => void): Promise<LatencyRow[]> {
+export async function measureLatency(target: LatencyTarget, counts: SampleCounts, log: (line: string) => void, note = ''): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const c of cases(target, counts)) {
     if (c.samples <= 0) continue;
@@ -170,9 +170,9 @@ export async function measureLatency(target: LatencyTarget, counts: SampleCounts
         else adbkit.push(await timed(c.viaAdbkit));
       }
     }
-    const row = { tool: c.tool, direct: c.direct, bridge: summarize(bridge), adbkit: summarize(adbkit) };
+    const row = { tool: `${c.tool}${note}`, direct: c.direct, bridge: summarize(bridge), adbkit: summarize(adbkit) };
     rows.push(row);
-    log(`  ${c.tool} vs ${c.direct}: bridge p50 ${row.bridge.p50.toFixed(2)} ms, adbkit p50 ${row.adbkit.p50.toFixed(2)} ms (${c.samples} each)`);
+    log(`  ${row.tool} vs ${c.direct}: bridge p50 ${row.bridge.p50.toFixed(2)} ms, adbkit p50 ${row.adbkit.p50.toFixed(2)} ms (${c.samples} each)`);
   }
   return rows;
 }

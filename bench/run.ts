@@ -5,10 +5,15 @@
  * stopped at the end, after an error and on Ctrl-C too.
  */
 import { join } from 'node:path';
-import { Cleanup, bindChannel, connectClient, startAdb, startInProcessBridge, startPhones, waitForDevices } from './env';
+import { Cleanup, bindChannel, connectClient, setScreenChecks, startAdb, startInProcessBridge, startPhones, startSpawnedBridge, waitForDevices, type BridgeHandle } from './env';
 import { measureLatency, type LatencyRow, type SampleCounts } from './latency';
+import { figures, runLoad, LOAD_TOOLS, type LoadResult } from './load';
+import { mib, readCpuSeconds, readRss, RssSampler } from './memory';
 import { Report, machineInfo } from './report';
-import { ms, pct, signedMs, table } from './stats';
+import { measureScreenshots, type ScreenshotRow } from './screenshot';
+import { bytes, ms, pct, signedMs, table } from './stats';
+import type { AdbServerRig } from '../test/helpers/adb-server';
+import type { WireClient } from './wire-client';
 
 const QUICK = process.argv.includes('--quick');
 const RESULTS = join(__dirname, 'results.md');
@@ -17,6 +22,15 @@ const RESULTS = join(__dirname, 'results.md');
 const LATENCY_SAMPLES: Record<'instant' | 'usb-phone', SampleCounts> = QUICK
   ? { instant: { tap: 60, status: 40, uiTree: 30, screenshot: 12 }, 'usb-phone': { tap: 8, status: 10, uiTree: 0, screenshot: 5 } }
   : { instant: { tap: 300, status: 200, uiTree: 150, screenshot: 50 }, 'usb-phone': { tap: 30, status: 40, uiTree: 6, screenshot: 15 } };
+
+const SCREENSHOT_SAMPLES = QUICK ? { instant: 6, 'usb-phone': 3 } : { instant: 20, 'usb-phone': 8 };
+const FARM_SIZE = 32;
+const CALLERS = 4;
+const ONE_PHONE_MS = QUICK ? 4_000 : 10_000;
+const FARM_MS = QUICK ? 6_000 : 20_000;
+const SLOW_MS = 5_000;
+/** Simulated phone density (dpi), for the text-size estimate. */
+const DENSITY = 420;
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -42,6 +56,176 @@ function latencyTable(rows: LatencyRow[]): string {
         added <= 2 && ratio <= 10 ? 'met' : added <= 2 ? 'ms met, % missed' : 'missed',
       ];
     }),
+  );
+}
+
+function screenshotTables(rows: ScreenshotRow[]): string {
+  const timing = table(
+    ['phone profile', 'n', 'by hand p50', 'by hand p95', 'bridge ack p50', 'bridge +download p50', 'bridge +download p95', 'faster than by hand?'],
+    rows.map((r) => [
+      r.profile,
+      String(r.bridge.count),
+      ms(r.byHand.p50),
+      ms(r.byHand.p95),
+      ms(r.ack.p50),
+      ms(r.bridge.p50),
+      ms(r.bridge.p95),
+      r.bridge.p50 < r.byHand.p50 ? `yes, ${(r.byHand.p50 / r.bridge.p50).toFixed(1)}×` : `no (${(r.bridge.p50 / r.byHand.p50).toFixed(1)}× slower)`,
+    ]),
+  );
+  const size = table(
+    ['phone profile', 'phone PNG', 'delivered (default)', 'format, size', 'fewer bytes', 'goal ≥5×'],
+    rows.map((r) => {
+      const ratio = r.phonePngBytes / r.bridgeBytes;
+      return [r.profile, bytes(r.phonePngBytes), bytes(r.bridgeBytes), `${r.mimeType}, ${r.width}×${r.height}`, `${ratio.toFixed(1)}×`, ratio >= 5 ? 'met' : 'missed'];
+    }),
+  );
+  const legible = table(
+    ['phone profile', 'phone screen', 'delivered', 'longest side ≥1280 or full size', '14 sp text height', 'mean abs. difference vs phone PNG (0–255)'],
+    rows.map((r) => [
+      r.profile,
+      `${r.phoneWidth}×${r.phoneHeight}`,
+      `${r.width}×${r.height}`,
+      Math.max(r.width, r.height) >= Math.min(1280, Math.max(r.phoneWidth, r.phoneHeight)) ? 'yes' : 'no',
+      `${r.textPx.toFixed(1)} px`,
+      r.meanAbsError.toFixed(2),
+    ]),
+  );
+  return `${timing}\n\n${size}\n\n${legible}`;
+}
+
+interface FarmRun {
+  label: string;
+  result: LoadResult;
+  include?: (phone: number) => boolean;
+}
+
+function loadTable(runs: FarmRun[]): string {
+  const rows: string[][] = [];
+  for (const run of runs) {
+    const f = figures(run.result, run.include);
+    for (const tool of LOAD_TOOLS) {
+      const s = f.byTool[tool]!;
+      rows.push([run.label, tool, String(s.count), ms(s.p50), ms(s.p95), ms(s.p99)]);
+    }
+    const errors = Object.entries(f.errors).map(([code, n]) => `${code} ×${n}`).join(', ');
+    rows.push([run.label, 'all calls/s', f.callsPerSecond.toFixed(1), '', '', errors ? `errors: ${errors}` : 'no errors']);
+  }
+  return table(['run', 'tool', 'calls', 'p50', 'p95', 'p99'], rows);
+}
+
+/** Part b and c: 32 phones on a bridge in its own process. */
+async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): Promise<void> {
+  log(`b/c. starting ${FARM_SIZE} usb-phone simulated phones and a bridge process`);
+  const farm = await startPhones(cleanup, adb, Array.from({ length: FARM_SIZE }, () => 'usb-phone' as const), 'F');
+  const bridge: BridgeHandle = await startSpawnedBridge(cleanup, adb);
+  const pid = bridge.pid!;
+  const rssStart = readRss(pid);
+  const serials = farm.farm.phones.map((p) => p.serial);
+  const ids = await waitForDevices(bridge, serials, 90_000);
+  // Let start-up work (fact reads, first polls) finish before reading the idle figure.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const rssIdle = readRss(pid);
+  const client: WireClient = await connectClient(cleanup, bridge, 'farm client');
+  const channels: string[] = [];
+  for (const id of ids) channels.push(await bindChannel(bridge, client, id));
+  const rssBound = readRss(pid);
+  const target = { client, channels };
+
+  log('b. warm-up, then one phone with 4 callers');
+  await runLoad(target, ids.map((_id, i) => i), 1, 1_000);
+  const one = await runLoad(target, [0], CALLERS, ONE_PHONE_MS);
+  const rssBeforeLoad = readRss(pid);
+
+  log(`b. ${FARM_SIZE} phones × ${CALLERS} callers for ${FARM_MS / 1000} s`);
+  const all = Array.from({ length: FARM_SIZE }, (_v, i) => i);
+  const cpu0 = { bridge: readCpuSeconds(pid), bench: readCpuSeconds(process.pid), adb: readCpuSeconds(adb.pid) };
+  const sampler = new RssSampler(pid);
+  const farmRun = await runLoad(target, all, CALLERS, FARM_MS);
+  const rssPeakLoad = sampler.stop();
+  const cpuSeconds = (farmRun.elapsedMs / 1000);
+  const cpuShare = (key: 'bridge' | 'bench' | 'adb', p: number): string => `${(((readCpuSeconds(p) - cpu0[key]) / cpuSeconds) * 100).toFixed(0)}%`;
+  const cpu = { bridge: cpuShare('bridge', pid), bench: cpuShare('bench', process.pid), adb: cpuShare('adb', adb.pid) };
+  const rssAfterLoad = readRss(pid);
+
+  const slowIndex = FARM_SIZE - 1;
+  const slowPhone = farm.phones[slowIndex]!;
+  log(`b. again with phone ${slowIndex} answering every command after ${SLOW_MS / 1000} s`);
+  slowPhone.setLatency(SLOW_MS);
+  const slowRun = await runLoad(target, all, CALLERS, FARM_MS, async () => {
+    // Time is up: the slow phone's queue would keep callers waiting for many seconds more.
+    slowPhone.setLatency(0);
+    await bridge.admin('POST', `/admin/api/devices/${ids[slowIndex]!}/stop`);
+  });
+  const rssAfterSlow = readRss(pid);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const rssEnd = readRss(pid);
+
+  const oneRate = figures(one).callsPerSecond;
+  const farmRate = figures(farmRun).callsPerSecond;
+  const goal = 0.8 * FARM_SIZE * oneRate;
+  report.section(`b. ${FARM_SIZE} phones × ${CALLERS} concurrent callers`);
+  report.add(
+    `usb-phone simulated phones; each caller alternates android_tap and android_device_status as fast as answers come ` +
+      `(taps on a phone run one at a time, FIFO; status calls run concurrently). Bridge in its own process (\`device-bridge serve\`), ` +
+      `one WebSocket. One phone for ${ONE_PHONE_MS / 1000} s, then ${FARM_SIZE} phones for ${FARM_MS / 1000} s each.`,
+  );
+  report.add(
+    loadTable([
+      { label: '1 phone', result: one },
+      { label: `${FARM_SIZE} phones`, result: farmRun },
+      { label: `${FARM_SIZE} phones, one slow: the other ${FARM_SIZE - 1}`, result: slowRun, include: (p) => p !== slowIndex },
+      { label: `${FARM_SIZE} phones, one slow: the slow phone`, result: slowRun, include: (p) => p === slowIndex },
+    ]),
+  );
+  const others = (run: LoadResult): ReturnType<typeof figures> => figures(run, (p) => p !== slowIndex);
+  report.add(
+    table(
+      ['figure', 'value', 'goal', 'verdict'],
+      [
+        [
+          'throughput, 32 phones',
+          `${farmRate.toFixed(1)} calls/s = ${(farmRate / (FARM_SIZE * oneRate)).toFixed(2)} × 32 × one-phone rate (${oneRate.toFixed(1)}/s)`,
+          `≥ ${goal.toFixed(1)} calls/s (0.8×)`,
+          farmRate >= goal ? 'met' : 'missed',
+        ],
+        ...LOAD_TOOLS.map((tool) => {
+          const before = others(farmRun).byTool[tool]!.p95;
+          const after = others(slowRun).byTool[tool]!.p95;
+          return [
+            `p95 ${tool}, the other ${FARM_SIZE - 1} phones`,
+            `${ms(before)} → ${ms(after)} with one phone slow (${signedMs(after - before)})`,
+            'unchanged (within noise)',
+            after <= before * 1.1 + 5 ? 'met' : 'missed',
+          ];
+        }),
+        ['CPU during the 32-phone run', `bridge ${cpu.bridge}, simulated phones + client ${cpu.bench}, adb server ${cpu.adb} of one core`, '', ''],
+      ],
+    ),
+  );
+
+  report.section(`c. Resident memory of the bridge process with ${FARM_SIZE} phones`);
+  const bench = readRss(process.pid);
+  const adbRss = readRss(adb.pid);
+  report.add(
+    table(
+      ['moment', 'bridge RSS'],
+      [
+        ['just started (phones not yet read)', mib(rssStart?.rssKiB ?? Number.NaN)],
+        [`idle, ${FARM_SIZE} phones attached and read`, mib(rssIdle?.rssKiB ?? Number.NaN)],
+        [`${FARM_SIZE} channels bound`, mib(rssBound?.rssKiB ?? Number.NaN)],
+        ['after warm-up and the one-phone run', mib(rssBeforeLoad?.rssKiB ?? Number.NaN)],
+        [`highest during the ${FARM_SIZE}-phone run`, mib(rssPeakLoad)],
+        [`after the ${FARM_SIZE}-phone run (${figures(farmRun).callsPerSecond.toFixed(0)} calls/s)`, mib(rssAfterLoad?.rssKiB ?? Number.NaN)],
+        ['after the slow-phone run', mib(rssAfterSlow?.rssKiB ?? Number.NaN)],
+        ['3 s later, idle', mib(rssEnd?.rssKiB ?? Number.NaN)],
+        ['peak (VmHWM)', mib(rssEnd?.peakKiB ?? Number.NaN)],
+      ],
+    ),
+  );
+  report.add(
+    `The bridge runs through tsx (TypeScript loaded at run time), which accounts for part of the baseline. For scale: the bench process ` +
+      `(${FARM_SIZE + 2} simulated phones, their frame caches and the clients) holds ${mib(bench?.rssKiB ?? Number.NaN)}, the adb server ${mib(adbRss?.rssKiB ?? Number.NaN)}.`,
   );
 }
 
@@ -76,13 +260,48 @@ async function main(): Promise<void> {
     for (const profile of ['instant', 'usb-phone'] as const) {
       log(`a. latency, ${profile} phone`);
       const index = profile === 'instant' ? 0 : 1;
-      const rows = await measureLatency(
-        { client, channelId: channels[profile], adbPort: adb.port, serial: pair.serial(index), phone: pair.phones[index]! },
-        LATENCY_SAMPLES[profile],
-        log,
-      );
+      const target = { client, channelId: channels[profile], adbPort: adb.port, serial: pair.serial(index), phone: pair.phones[index]! };
+      const rows = await measureLatency(target, LATENCY_SAMPLES[profile], log);
+      // The safety gate reads the screen (a UI dump) before a control action by default; the
+      // same taps with those checks off show what the transport and queue alone add.
+      if (await setScreenChecks(bridge, false)) {
+        const counts = { tap: LATENCY_SAMPLES[profile].tap, status: 0, uiTree: 0, screenshot: 0 };
+        rows.splice(1, 0, ...(await measureLatency(target, counts, log, ' (screen checks off)')));
+        await setScreenChecks(bridge, true);
+      }
       report.add(`**${profile} phone**\n\n${latencyTable(rows)}`);
     }
+    report.add(
+      'By default the safety gate reads the screen before every control action (`dumpsys window windows` and a `uiautomator dump`, ' +
+        'to classify what the tap touches), so a default tap costs a UI dump on top of `input tap`; "screen checks off" is the same tap ' +
+        'with every screen-based risk class set to allow (PUT /admin/api/policies), i.e. transport, queue and journal only. ' +
+        'Device status, UI tree and screenshot are observation tools and are not probed.',
+    );
+
+    report.section('d. Screenshot: bridge (invoke → ack → download) vs `adb exec-out screencap -p` by hand');
+    report.add(
+      'Default settings (no arguments). By hand = the real adb CLI (`adb -P PORT -s SERIAL exec-out screencap -p`), process start included, ' +
+        'as a person or script would run it. Every capture is of a new frame.',
+    );
+    const shots: ScreenshotRow[] = [];
+    for (const profile of ['instant', 'usb-phone'] as const) {
+      log(`d. screenshots, ${profile} phone`);
+      const index = profile === 'instant' ? 0 : 1;
+      shots.push(
+        await measureScreenshots(
+          { bridge, client, channelId: channels[profile], adb, serial: pair.serial(index), phone: pair.phones[index]!, density: DENSITY },
+          profile,
+          SCREENSHOT_SAMPLES[profile],
+          log,
+        ),
+      );
+    }
+    report.add(screenshotTables(shots));
+
+    await cleanup.runNow('bench client');
+    await cleanup.runNow('in-process bridge');
+    await cleanup.runNow('phones A');
+    await farmParts(report, cleanup, adb);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -1,0 +1,60 @@
+/**
+ * Part c: resident memory, read from /proc/PID/status (VmRSS, and VmHWM for the peak), for
+ * the bridge's own process, and for the bench process (simulated phones) and the adb server
+ * to show where the rest of the machine's memory went. Linux only; elsewhere it says so.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+export interface Rss {
+  rssKiB: number;
+  peakKiB: number;
+}
+
+export function readRss(pid: number): Rss | undefined {
+  const path = `/proc/${pid}/status`;
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };
+}
+
+export function mib(kib: number): string {
+  return Number.isFinite(kib) ? `${(kib / 1024).toFixed(1)} MiB` : '–';
+}
+
+/** Samples a process's RSS every `intervalMs` until stopped; reports the highest seen. */
+export class RssSampler {
+  private max = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pid: number,
+    intervalMs = 250,
+  ) {
+    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer.unref();
+    this.sample();
+  }
+
+  private sample(): void {
+    const rss = readRss(this.pid);
+    if (rss && rss.rssKiB > this.max) this.max = rss.rssKiB;
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    this.sample();
+    return this.max;
+  }
+}
+
+/** User + system CPU seconds a process has used so far (/proc/PID/stat), for CPU shares during a run. */
+export function readCpuSeconds(pid: number): number {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return Number.NaN;
+  const text = readFileSync(path, 'utf8');
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
