@@ -7,7 +7,7 @@
  * cascade. Every Descriptor the client receives is checked against the official schema and
  * for leaked serials or addresses.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +18,9 @@ import { validateDescriptor } from '../helpers/schemas';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
+import { AdbdServer } from '../../main/sim/adbd-server';
+import { createSimulatedPhone } from '../../main/sim/phone';
+import { reattachToAdb } from '../../main/sim/sim-farm';
 
 interface Descriptor {
   connection: { status: string; connector_channel_id: string; connector_id: string };
@@ -191,6 +194,35 @@ describe('auth flows', () => {
     assert.equal(unknown.error?.code, 'auth_session_not_found');
   });
 
+  test('desktop_approval: an unapproved code expires (pushed), cannot be approved, and refresh starts over', async () => {
+    const bridge = await extraBridge({ pairingTtlMs: 800 });
+    const c = await connect(bridge);
+    const { channelId } = await open(c);
+    const started = await c.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+    const sessionId = String(started.payload?.auth_session_id);
+    assert.ok(Math.abs(Number(started.payload?.expires_at) - (Date.now() + 800)) < 500);
+    const from = c.received.length;
+    await waitDescriptor(c, channelId, 'created', from, 3000);
+    const expired = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
+    assert.equal(expired.payload?.status, 'expired');
+    assert.equal(expired.payload?.qr_code_text, undefined);
+    assert.match(String(expired.payload?.message), /expired/);
+    const state = await bridge.admin('GET', '/admin/api/state');
+    assert.ok(!(state.body.pairings as Array<{ auth_session_id: string }>).some((x) => x.auth_session_id === sessionId), 'no longer offered to the person');
+    const late = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: record(bridge, 0).deviceId });
+    assert.equal(late.status, 400);
+    assert.match(String((late.body.error as { message: string }).message), /expired/);
+    const refreshed = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId, refresh: true }, channelId);
+    assert.equal(refreshed.payload?.status, 'pending');
+    assert.notEqual(refreshed.payload?.qr_code_text, started.payload?.qr_code_text);
+    assert.ok(Number(refreshed.payload?.expires_at) > Date.now());
+    const ok = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: record(bridge, 0).deviceId, code: refreshed.payload?.qr_code_text });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const done = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
+    assert.equal(done.payload?.status, 'authenticated');
+    assert.ok(checkDescriptors(c) > 3);
+  });
+
   test('device_claim: per-phone and pool access codes; wrong code fails clearly; approval-required claims wait for the admin', async () => {
     const phone0 = record(rig.bridge, 0);
     const phone1 = record(rig.bridge, 1);
@@ -294,6 +326,16 @@ describe('auth flows', () => {
     assert.equal(late.status, 400, 'a canceled request cannot be approved');
     const again = await client.request('auth.cancel', { auth_session_id: sessionId }, channelId);
     assert.equal(again.payload?.status, 'ignored');
+    // A newer request on the same channel replaces an older one: the older can no longer be approved.
+    const older = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+    const newer = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+    assert.equal(newer.payload?.status, 'pending');
+    const replaced = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: older.payload?.auth_session_id }, channelId);
+    assert.equal(replaced.payload?.status, 'failed');
+    assert.match(String(replaced.payload?.message), /Replaced by a newer/);
+    const stale = await rig.bridge.admin('POST', `/admin/api/pairings/${String(older.payload?.auth_session_id)}`, { action: 'approve', device_id: record(rig.bridge, 0).deviceId });
+    assert.equal(stale.status, 400);
+    assert.equal((await client.request('auth.cancel', { auth_session_id: newer.payload?.auth_session_id }, channelId)).payload?.status, 'canceled');
     const notFound = await client.request('auth.cancel', { auth_session_id: 'auth_does_not_exist' }, channelId);
     assert.equal(notFound.payload?.status, 'not_found');
     // A session of another channel is not found from this one.
@@ -564,6 +606,53 @@ describe('restart and the runtime lease', () => {
       await second.stop();
     } finally {
       rig.phones[2]!.setHang('getprop', false);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a different phone answering at the bound phone’s address is not taken for it', async () => {
+    const bridge = await extraBridge({});
+    const c = await connect(bridge);
+    const { channelId } = await bindByApproval(bridge, c, 1);
+    const entry = rig.farm.phones[1]!;
+    const deviceId = record(bridge, 1).deviceId;
+    const from = c.received.length;
+    await entry.server.goOffline();
+    const impostorPhone = createSimulatedPhone({ serial: 'IMPOSTOR77Q9', model: 'Galaxy S23' });
+    let impostor: AdbdServer | undefined;
+    try {
+      impostor = await AdbdServer.start({ phone: impostorPhone, port: entry.port });
+      await reattachToAdb({ host: '127.0.0.1', port: rig.adb.port }, entry.port);
+      await waitUntil(() => bridge.core.registry.get(deviceId)?.verifiedAt != null, 10_000, 'the impostor read');
+      const pushed = descriptorOf(await waitDescriptor(c, channelId, 'error', from, 3000))!;
+      assert.equal(pushed.target.display_name, 'Galaxy S23 ···4F2B', 'still names the bound phone');
+      assert.match(pushed.tools[0]?.reason ?? '', /different phone/);
+      assert.ok(!c.received.slice(from).some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'));
+      impostorPhone.clearArgvLog();
+      assert.equal((await invoke(c, channelId, 'android_tap', { x: 10, y: 10 })).error?.code, 'not_bound');
+      assert.deepEqual(impostorPhone.argvLog.filter((argv) => argv[0] === 'input'), [], 'nothing ran on the impostor');
+    } finally {
+      await impostor?.close();
+      impostorPhone.close();
+      await rig.farm.bringOnline(1);
+    }
+    await waitDescriptor(c, channelId, 'connected', from, 10_000);
+    assert.ok(checkDescriptors(c) > 3);
+  });
+
+  test('a corrupt state file is kept aside and reported, never silently wiped', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'binding-corrupt-'));
+    try {
+      writeFileSync(join(dataDir, 'state.json'), '{"version":1,"channels":{"cch_x":');
+      const bridge = await startBridge({ adbServers: [{ host: '127.0.0.1', port: rig.adb.port }] }, dataDir);
+      extraBridges.push(bridge);
+      const kept = readdirSync(dataDir).filter((name) => name.startsWith('state.json.corrupt-'));
+      assert.equal(kept.length, 1);
+      assert.equal(readFileSync(join(dataDir, kept[0]!), 'utf8'), '{"version":1,"channels":{"cch_x":');
+      const warnings = (await bridge.admin('GET', '/admin/api/state')).body.warnings as string[];
+      assert.ok(warnings.some((w) => w.includes(kept[0]!)), JSON.stringify(warnings));
+      await bridge.stop();
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -197,6 +197,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const holder = this.leaseHolder(deviceId);
     if (holder && holder !== session.channelId) throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
     if (!this.options.runtime.channel(session.channelId)) throw new BridgeError('connection_not_found', 'the channel no longer exists');
+    const current = this.activeBinding(session.channelId);
+    if (current && current.deviceId !== deviceId) throw new BridgeError('lease_conflict', `that channel is already bound to ${current.displayName}; it must sign out first`);
     this.bind(session.channelId, device, session.flowId);
     session.status = 'authenticated';
     session.deviceId = deviceId;
@@ -334,6 +336,14 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   private newSession(channelId: string, flowId: string, deviceId: string | null): AuthSession {
     const now = this.clock();
+    // One authentication in progress per channel: an older request left pending could
+    // otherwise be approved later and silently rebind the channel to another phone.
+    for (const older of this.sessions.values()) {
+      if (older.channelId === channelId && older.status === 'pending') {
+        older.status = 'canceled';
+        older.message = 'Replaced by a newer authentication request on this channel.';
+      }
+    }
     const session: AuthSession = {
       authSessionId: newId('auth'),
       channelId,
@@ -356,6 +366,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       session.status = 'expired';
       session.message = 'The pairing code expired; ask for a new one.';
       this.emit('changed');
+      // The channel is no longer authenticating: tell xAgent without waiting for a poll.
+      this.pushIfChanged(session.channelId);
     }
   }
 
