@@ -48,7 +48,8 @@ export interface CoreOptions {
   clock?: () => number;
   build?: BuildInfo;
   adbCommandTimeoutMs: number;
-  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number };
+  /** Data-plane limits (defaults in server/data-plane.ts); maxBufferedBytes caps what a peer that does not read may hold. */
+  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number };
   /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
   lan?: LanOptions;
 }
