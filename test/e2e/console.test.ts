@@ -242,13 +242,20 @@ describe('web console with simulated phones and an xAgent client', () => {
       t.diagnostic('LAN routes are not registered yet: Forget is not exercised');
       return;
     }
-    // A well-formed address where nothing listens: the bridge reports its own error for it.
-    const address = '127.0.0.1:1';
+    // A well-formed address where nothing listens: the bridge's own error is shown.
+    await page.getByTestId('lan-add-input').fill('127.0.0.1:1');
+    await page.getByTestId('lan-add-submit').click();
+    await eventually(async () => /127\.0\.0\.1:1/.test(await addError.innerText().catch(() => '')), 'the bridge error for an unreachable address', 15_000);
+    await shot(page, 'lan-unreachable');
+
+    // The second simulated phone is itself a TCP phone: adding its address lists it, Forget drops it.
+    const address = rig.device(1).serial;
+    assert.match(address, /^127\.0\.0\.1:\d+$/);
     await page.getByTestId('lan-add-input').fill(address);
     await page.getByTestId('lan-add-submit').click();
     const row = page.getByTestId(`lan-device-${address}`);
-    await row.waitFor({ timeout: UI_MS });
-    await eventually(async () => (await page.getByTestId(`lan-error-${address}`).count()) > 0 || (await addError.count()) > 0, 'an error for the unreachable address');
+    await row.waitFor({ timeout: 15_000 });
+    await eventually(async () => (await page.getByTestId(`lan-status-${address}`).innerText()) === 'connected', 'the LAN phone connected');
     await shot(page, 'lan-with-device');
     await page.getByTestId(`lan-forget-${address}`).click();
     await row.waitFor({ state: 'detached', timeout: UI_MS });
@@ -280,14 +287,15 @@ describe('web console with simulated phones and an xAgent client', () => {
       gate = !(probe.status === 404 && (probe.body.error as { message?: string } | undefined)?.message === 'no such admin endpoint');
     });
 
-    test('a high-risk call waits in Approvals; approving once lets it run', async (t: TestContext) => {
+    test('a high-risk call (launching a wallet app) waits in Approvals; approving once lets it run', async (t: TestContext) => {
       if (!gate) return t.skip('approval routes are not registered');
-      await approvalRound(true);
+      await approvalRound({ approve: true, tool: 'android_launch_app', args: { package: 'com.example.wallet' }, ranWith: 'com.example.wallet', shown: /com\.example\.wallet/ });
     });
 
-    test('another high-risk call denied in the UI never runs', async (t: TestContext) => {
+    test('another high-risk call (a market: link) denied in the UI never runs', async (t: TestContext) => {
       if (!gate) return t.skip('approval routes are not registered');
-      await approvalRound(false);
+      const url = 'market://details?id=com.example.no';
+      await approvalRound({ approve: false, tool: 'android_open_url', args: { url }, ranWith: url, shown: /market:/ });
     });
 
     test('Activity shows the audit trail', async (t: TestContext) => {
@@ -297,6 +305,8 @@ describe('web console with simulated phones and an xAgent client', () => {
       await eventually(async () => (await page.locator('[data-testid^="activity-row-"]').count()) >= 2, 'audit rows');
       const table = await page.getByTestId('activity-table').innerText();
       assert.match(table, /android_device_status/);
+      assert.match(table, /android_launch_app/);
+      assert.match(table, /denied/, 'the denied call is shown as denied, not as a phone error');
       await shot(page, 'activity');
       await page.setViewportSize(LARGE);
       await shot(page, 'activity-large');
@@ -305,10 +315,10 @@ describe('web console with simulated phones and an xAgent client', () => {
   });
 
   /** Holds a high-risk call, decides it in the UI and checks what the client and phone saw. */
-  async function approvalRound(approve: boolean): Promise<void> {
-    const url = `market://details?id=com.example.${approve ? 'yes' : 'no'}`;
+  async function approvalRound(round: { approve: boolean; tool: string; args: Record<string, unknown>; ranWith: string; shown: RegExp }): Promise<void> {
+    const { approve, ranWith } = round;
     const argvBefore = rig.phones[0]!.argvLog.length;
-    const call = invoke(client, channelId, 'android_open_url', { url });
+    const call = invoke(client, channelId, round.tool, round.args);
     await page.getByTestId('badge-approvals').waitFor({ timeout: UI_MS });
     await go(page, 'approvals');
     await page.getByTestId('approval-list').waitFor({ timeout: UI_MS });
@@ -316,8 +326,8 @@ describe('web console with simulated phones and an xAgent client', () => {
       const ids = await page.locator('[data-testid^="approval-tool-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
       return ids[0]?.replace('approval-tool-', '');
     }, 'the approval card');
-    assert.equal(await page.getByTestId(`approval-tool-${approvalId}`).innerText(), 'android_open_url');
-    assert.match(await page.getByTestId(`approval-arguments-${approvalId}`).innerText(), /market:/);
+    assert.equal(await page.getByTestId(`approval-tool-${approvalId}`).innerText(), round.tool);
+    assert.match(await page.getByTestId(`approval-arguments-${approvalId}`).innerText(), round.shown);
     assert.ok((await page.getByTestId(`approval-reasons-${approvalId}`).innerText()).length > 0);
     assert.match(await page.getByTestId(`approval-expires-${approvalId}`).innerText(), /\d/);
     const screenshot = page.getByTestId(`approval-screenshot-${approvalId}`);
@@ -326,7 +336,7 @@ describe('web console with simulated phones and an xAgent client', () => {
       'the screenshot of the held call',
     );
     // Nothing ran on the phone while the call waited.
-    assert.ok(!opened(argvBefore, url), 'held call did not run');
+    assert.ok(!ran(argvBefore, ranWith), 'held call did not run');
     await shot(page, approve ? 'approvals' : 'approvals-deny');
     if (approve) {
       await page.setViewportSize(LARGE);
@@ -338,16 +348,16 @@ describe('web console with simulated phones and an xAgent client', () => {
     if (approve) {
       assert.equal(ack.type, 'tool.invoke.ack', JSON.stringify(ack.error));
       assert.equal(ack.error, undefined);
-      await waitUntil(() => opened(argvBefore, url), 5_000, 'the approved call to reach the phone');
+      await waitUntil(() => ran(argvBefore, ranWith), 5_000, 'the approved call to reach the phone');
     } else {
       assert.equal(ack.error?.code, 'approval_denied');
-      assert.ok(!opened(argvBefore, url), 'the denied call never reached the phone');
+      assert.ok(!ran(argvBefore, ranWith), 'the denied call never reached the phone');
     }
     await page.getByTestId('approvals-empty').waitFor({ timeout: UI_MS });
   }
 
-  function opened(from: number, url: string): boolean {
-    return rig.phones[0]!.argvLog.slice(from).some((argv) => argv.includes(url));
+  function ran(from: number, needle: string): boolean {
+    return rig.phones[0]!.argvLog.slice(from).some((argv) => argv.some((word) => word.includes(needle)));
   }
 
   test('revoking the lease in the UI (with its confirm step) pushes revoked to xAgent', async () => {

@@ -15,11 +15,21 @@ import { useAudit } from './use-audit';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
-function outcomeTone(entry: AuditEntry): Tone {
-  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return 'ok';
-  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return 'danger';
-  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return 'warn';
-  return 'neutral';
+// Calls a person or the policy stopped are not failures of the phone: named, in amber.
+const STOPPED: Record<string, string> = {
+  approval_denied: 'denied',
+  approval_timeout: 'no answer',
+  policy_denied: 'blocked by policy',
+  canceled: 'canceled',
+};
+
+export function outcomeView(entry: Pick<AuditEntry, 'outcome' | 'error_code'>): { label: string; tone: Tone; code: string | null } {
+  const stopped = entry.error_code ? STOPPED[entry.error_code] : undefined;
+  if (stopped) return { label: stopped, tone: 'warn', code: null };
+  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return { label: entry.outcome, tone: 'ok', code: null };
+  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return { label: entry.outcome, tone: 'danger', code: entry.error_code };
+  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return { label: entry.outcome, tone: 'warn', code: null };
+  return { label: entry.outcome, tone: 'neutral', code: entry.error_code };
 }
 
 function download(entries: AuditEntry[], now: number): void {
@@ -100,7 +110,9 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                 <th scope="col">Channel</th>
                 <th scope="col">Phone</th>
                 <th scope="col">Tool</th>
-                <th scope="col">Decision / by</th>
+                <th scope="col" className="nowrap">
+                  Decision · by
+                </th>
                 <th scope="col">Outcome</th>
                 <th scope="col" className="num">
                   Duration
@@ -114,15 +126,14 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   <td className="mono" title={entry.connector_channel_id ?? ''}>
                     {entry.connector_channel_id ? shortId(entry.connector_channel_id) : '—'}
                   </td>
-                  <td>{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
+                  <td className="nowrap">{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
                   <td className="mono">{entry.tool_id}</td>
                   <td className="nowrap" title={entry.reasons.join('\n')}>
                     {entry.decision}
                     {entry.decided_by ? <span className="muted"> · {entry.decided_by}</span> : null}
                   </td>
                   <td>
-                    <StatusBadge tone={outcomeTone(entry)}>{entry.outcome}</StatusBadge>
-                    {entry.error_code ? <span className="mono small"> {entry.error_code}</span> : null}
+                    <OutcomeCell entry={entry} />
                   </td>
                   <td className="num nowrap">{formatDuration(entry.duration_ms)}</td>
                 </tr>
@@ -132,5 +143,15 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         </div>
       )}
     </section>
+  );
+}
+
+function OutcomeCell(props: { entry: AuditEntry }): React.JSX.Element {
+  const view = outcomeView(props.entry);
+  return (
+    <>
+      <StatusBadge tone={view.tone}>{view.label}</StatusBadge>
+      {view.code ? <span className="mono small"> {view.code}</span> : null}
+    </>
   );
 }
