@@ -303,29 +303,31 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.equal((again.body.error as { code: string }).code, 'device_not_found');
   });
 
-  test('restart with the same data dir: remembered phones reconnect by themselves', async () => {
+  test('stopping the bridge stops the retries; restarted with the same data dir, remembered phones reconnect by themselves', async () => {
     const phone = await newPhone('R');
     const address = `127.0.0.1:${phone.port}`;
     const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
     assert.equal(added.status, 200);
+    await phone.goOffline();
+    await waitForLan(address, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before the stop');
     await client?.close();
     client = undefined;
     await bridge.stop();
-    // Detach it from adb, so only the new bridge can bring it back.
-    const adbAddress = { host: '127.0.0.1', port: adb.port };
-    await hostDisconnect(adbAddress, address, { timeoutMs: 3000 });
-    const deadline = Date.now() + 5000;
-    while ((await adbSerials()).has(address)) {
-      if (Date.now() > deadline) throw new Error('adb kept the phone');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    let connections = 0;
+    phone.on('connection', () => connections++);
+    await phone.goOnline();
+    const quietUntil = Date.now() + 3 * LAN.backoffMaxMs;
+    await waitUntil(() => Date.now() >= quietUntil, 5000, 'quiet period');
+    assert.equal(connections, 0, 'a stopped bridge leaves no retry timer behind');
+    assert.ok(!(await adbSerials()).has(address), 'adb does not hold the phone: only the new bridge can bring it back');
+
     const restartAt = Date.now();
     bridge = await startBridge(bridgeOptions(), dataDir);
     const row = await waitForLan(address, (r) => r.status === 'connected', 15_000, 'remembered phone connected');
     await waitUntil(() => readyDevice(address) !== undefined, 10_000, 'remembered phone ready');
     console.log(`# remembered phone connected ${Date.now() - restartAt} ms after the restart`);
     assert.equal(row.attempts, 0);
-    const rows = (await state()).lan_devices.map((d) => d.address).sort();
+    const rows = (await state()).lan_devices.map((d) => d.address);
     assert.ok(rows.includes(address));
     assert.ok(!rows.includes(addressA), 'the forgotten phone stays forgotten');
     assert.equal((await adbSerials()).get(address), 'device');

@@ -5,6 +5,7 @@
  * adb 1.0.41 itself re-attaches a dropped TCP phone only about every 10 s. Every adb call has
  * a deadline and each phone retries on its own timer, so one unreachable host blocks nothing.
  */
+import { setMaxListeners } from 'node:events';
 import type { Client } from '@devicefarmer/adbkit';
 import type { AdminLanDevice } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
@@ -14,28 +15,16 @@ import type { DeviceRecord, DeviceRegistry, DeviceState } from './device-registr
 import { adbHostService } from './adb-host-service';
 import { interpretConnectReply, unauthorizedError } from './adb-connect-reply';
 import { parseLanAddress } from './lan-address';
+import { ADB_CONNECT_WINDOW_MS, backoffDelay, resolveLanOptions, type LanOptions } from './lan-reconnect-policy';
 
-export interface LanOptions {
-  /** Delay before the second attempt after a drop; doubles per failed attempt. Default 1 s. */
-  backoffInitialMs?: number;
-  /** Cap of the delay between attempts. Default 30 s. */
-  backoffMaxMs?: number;
-  /** Deadline of one `host:connect`; above adb's own 10 s so adb reports why it failed. Default 12 s. */
-  connectTimeoutMs?: number;
-  /** How long a phone adb says it connected may take to be listed as `device`. Default 4 s. */
-  verifyTimeoutMs?: number;
-}
-
-/** How long adb 1.0.41 itself tries a `host:connect` before answering "failed to connect". */
-const ADB_CONNECT_WINDOW_MS = 10_000;
-
-export const LAN_DEFAULTS = { backoffInitialMs: 1000, backoffMaxMs: 30_000, connectTimeoutMs: 12_000, verifyTimeoutMs: 4000 } as const;
+export { backoffDelay, LAN_DEFAULTS, resolveLanOptions, type LanOptions } from './lan-reconnect-policy';
 
 /** What the manager needs of one ADB server link (AdbServerLink provides it). */
 export interface LanAdbServer {
   readonly address: string;
   readonly client: Client;
   on(event: 'health', listener: (health: { status: string }) => void): unknown;
+  off(event: 'health', listener: (health: { status: string }) => void): unknown;
 }
 
 export interface LanDeviceManagerDeps {
@@ -67,29 +56,8 @@ interface LanEntry {
   timer: NodeJS.Timeout | undefined;
   attempt: Promise<Outcome> | undefined;
   removed: boolean;
-}
-
-function checkMs(name: string, value: number): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`lan.${name} must be a positive integer of milliseconds (got ${String(value)})`);
-  return value;
-}
-
-/** Resolves LAN options with defaults; a wrong value is a start-up error. */
-export function resolveLanOptions(input: LanOptions = {}): Required<LanOptions> {
-  const resolved = {
-    backoffInitialMs: checkMs('backoffInitialMs', input.backoffInitialMs ?? LAN_DEFAULTS.backoffInitialMs),
-    backoffMaxMs: checkMs('backoffMaxMs', input.backoffMaxMs ?? LAN_DEFAULTS.backoffMaxMs),
-    connectTimeoutMs: checkMs('connectTimeoutMs', input.connectTimeoutMs ?? LAN_DEFAULTS.connectTimeoutMs),
-    verifyTimeoutMs: checkMs('verifyTimeoutMs', input.verifyTimeoutMs ?? LAN_DEFAULTS.verifyTimeoutMs),
-  };
-  if (resolved.backoffMaxMs < resolved.backoffInitialMs) throw new TypeError('lan.backoffMaxMs must not be below lan.backoffInitialMs');
-  return resolved;
-}
-
-/** Delay before attempt n+1 after n failed attempts: initial·2^(n−1), capped. */
-export function backoffDelay(failedAttempts: number, options: { backoffInitialMs: number; backoffMaxMs: number }): number {
-  if (failedAttempts <= 0) return 0;
-  return Math.min(options.backoffInitialMs * 2 ** Math.min(failedAttempts - 1, 30), options.backoffMaxMs);
+  /** Attempts waiting for adb's device list to show this phone in some state. */
+  waiters: Set<(state: DeviceState) => void>;
 }
 
 export class LanDeviceManager {
@@ -99,8 +67,11 @@ export class LanDeviceManager {
   private readonly abort = new AbortController();
   private readonly onRegistryChange = (device: DeviceRecord): void => {
     const entry = this.entries.get(device.serial);
-    if (entry && entry.adbServer === device.adbServer) this.reconcile(entry);
+    if (!entry || entry.adbServer !== device.adbServer) return;
+    for (const waiter of [...entry.waiters]) waiter(device.state);
+    this.reconcile(entry);
   };
+  private readonly healthListeners: Array<{ link: LanAdbServer; listener: (health: { status: string }) => void }> = [];
   /** One-shot clean-ups of adb transports registered after our own deadline gave up. */
   private readonly cleanups = new Set<NodeJS.Timeout>();
   private started = false;
@@ -108,6 +79,8 @@ export class LanDeviceManager {
 
   constructor(private readonly deps: LanDeviceManagerDeps) {
     this.options = resolveLanOptions(deps.options);
+    // Every adb call and wait of every phone listens on this one signal; dozens are normal.
+    setMaxListeners(0, this.abort.signal);
     this.clock = deps.clock ?? Date.now;
   }
 
@@ -118,9 +91,11 @@ export class LanDeviceManager {
     this.deps.registry.on('changed', this.onRegistryChange);
     for (const link of this.deps.links) {
       // An ADB server that comes back has forgotten its TCP phones: try them now, not at the next backoff step.
-      link.on('health', (health) => {
+      const listener = (health: { status: string }): void => {
         if (health.status === 'connected' && !this.stopped) this.retryNow(link.address);
-      });
+      };
+      link.on('health', listener);
+      this.healthListeners.push({ link, listener });
     }
     for (const saved of this.deps.store.get().lanDevices) {
       const entry = this.newEntry(saved.address, saved.adbServer, saved.addedAt, true);
@@ -141,6 +116,7 @@ export class LanDeviceManager {
     this.stopped = true;
     this.abort.abort();
     this.deps.registry.off('changed', this.onRegistryChange);
+    for (const { link, listener } of this.healthListeners.splice(0)) link.off('health', listener);
     for (const entry of this.entries.values()) this.clearTimer(entry);
     for (const timer of this.cleanups) clearTimeout(timer);
     this.cleanups.clear();
@@ -208,7 +184,7 @@ export class LanDeviceManager {
   }
 
   private newEntry(address: string, adbServer: string, addedAt: number, remembered: boolean): LanEntry {
-    return { address, adbServer, addedAt, remembered, status: 'connecting', lastError: null, attempts: 0, nextAttemptAt: null, timer: undefined, attempt: undefined, removed: false };
+    return { address, adbServer, addedAt, remembered, status: 'connecting', lastError: null, attempts: 0, nextAttemptAt: null, timer: undefined, attempt: undefined, removed: false, waiters: new Set() };
   }
 
   private link(address: string): LanAdbServer | undefined {
@@ -371,17 +347,17 @@ export class LanDeviceManager {
     return new Promise((resolve) => {
       const finish = (result: DeviceState | 'timeout'): void => {
         clearTimeout(timer);
-        this.deps.registry.off('changed', onChange);
+        entry.waiters.delete(onChange);
         this.abort.signal.removeEventListener('abort', onAbort);
         resolve(result);
       };
-      const onChange = (device: DeviceRecord): void => {
-        if (device.serial === entry.address && device.adbServer === entry.adbServer && accept(device.state)) finish(device.state);
+      const onChange = (state: DeviceState): void => {
+        if (accept(state)) finish(state);
       };
       const onAbort = (): void => finish('timeout');
       const timer = setTimeout(() => finish('timeout'), timeoutMs);
       timer.unref();
-      this.deps.registry.on('changed', onChange);
+      entry.waiters.add(onChange);
       this.abort.signal.addEventListener('abort', onAbort, { once: true });
     });
   }
