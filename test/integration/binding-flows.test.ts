@@ -389,6 +389,12 @@ describe('auth flows', () => {
     assert.equal(ok.status, 200);
     assert.equal(rig.bridge.core.bindings.leaseHolder(phone1), blocked.channelId);
     await client.request('auth.logout', {}, blocked.channelId);
+    // Signing out also ends an authentication still in flight on that channel.
+    const inFlight = await client.request('auth.start', { flow_id: 'desktop_approval' }, first.channelId);
+    assert.equal((await client.request('auth.logout', {}, first.channelId)).payload?.status, 'ok');
+    const ended = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: inFlight.payload?.auth_session_id }, first.channelId);
+    assert.equal(ended.payload?.status, 'failed');
+    assert.equal((await describeChannel(client, first.channelId)).connection.status, 'created');
   });
 
   test('channel.close then reopening the same id finds the binding intact', async () => {

@@ -232,7 +232,14 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.activityDirty = true;
   }
 
+  /** Signs the channel out: its binding and lease end, and no authentication stays in flight. */
   logout(channelId: string): void {
+    for (const session of this.sessions.values()) {
+      if (session.channelId === channelId && session.status === 'pending') {
+        session.status = 'canceled';
+        session.message = 'The channel signed out.';
+      }
+    }
     this.endBinding(channelId, 'logout');
   }
 

@@ -175,8 +175,11 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   private async readFacts(deviceId: string, serial: string): Promise<void> {
     if (this.factsInFlight.has(deviceId)) return;
     this.factsInFlight.add(deviceId);
+    const stateStamp = this.options.registry.get(deviceId)?.lastChangeAt;
     try {
       const out = await this.shell(serial).run(['getprop'], { timeoutMs: this.options.commandTimeoutMs });
+      // The phone left and came back while we read: that answer verifies nothing; the next poll reads again.
+      if (this.options.registry.get(deviceId)?.lastChangeAt !== stateStamp) return;
       const props = parseGetprop(out.stdout.toString('utf8'));
       const sdk = Number.parseInt(props.get('ro.build.version.sdk') ?? '', 10);
       this.options.registry.setFacts(deviceId, {
