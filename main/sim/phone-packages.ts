@@ -13,6 +13,7 @@ import { listApp } from './screen/app-list';
 import { loginApp } from './screen/app-login';
 import { notesApp } from './screen/app-notes';
 import { settingsApp } from './screen/app-settings';
+import { STORE_PKG, storeApp } from './screen/app-store';
 import { walletApp } from './screen/app-wallet';
 import type { AppResolver } from './screen/screen-machine';
 
@@ -51,6 +52,7 @@ const SYSTEM_APPS: Record<string, [AppDef, string]> = {
   [LAUNCHER_PKG]: [launcherApp, '/system_ext/priv-app/NexusLauncherRelease/NexusLauncherRelease.apk'],
   'com.android.settings': [settingsApp, '/system_ext/priv-app/SettingsGoogle/SettingsGoogle.apk'],
   'com.android.chrome': [browserApp, '/product/app/Chrome/Chrome.apk'],
+  [STORE_PKG]: [storeApp, '/product/priv-app/Phonesky/Phonesky.apk'],
 };
 
 /** Launcher order of the example apps (installed apps follow). */

@@ -292,6 +292,21 @@ describe('approvals, policy and audit over the real adb server', () => {
     resultOf(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
   });
 
+  test('a non-web link is held; approved, it opens the app store', async () => {
+    const link = 'market://details?id=com.example.approved';
+    const from = argv().length;
+    const call = invoke(client, channel, 'android_open_url', { url: link }, callId('market'));
+    const approval = await waitForApproval('android_open_url');
+    assert.deepEqual(approval.risk_classes, ['non_web_url']);
+    assert.ok(!ran(from, (a) => a.includes(link)));
+    await answer(String(approval.approval_id), 'approve');
+    assert.equal(resultOf(await call).safety.decided_by, 'admin');
+    assert.ok(ran(from, (a) => a[0] === 'am' && a.includes(link)));
+    assert.equal(rig.phones[0]!.foregroundPackage(), 'com.android.vending');
+    const refused = await invoke(client, channel, 'android_open_url', { url: 'file:///sdcard/secret.txt' }, callId('file'));
+    assert.equal(refused.error?.code, 'invalid_arguments');
+  });
+
   test('the audit trail: every call with decision, who decided, outcome; the approver’s screenshot kept; JSON-lines export', async () => {
     const res = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=500`);
     assert.equal(res.status, 200);

@@ -6,6 +6,7 @@
  */
 import { BROWSER_ACTIVITY, BROWSER_PKG } from '../screen/app-browser';
 import { LAUNCHER_ACTIVITY, LAUNCHER_PKG } from '../screen/app-launcher';
+import { STORE_ACTIVITY, STORE_PKG } from '../screen/app-store';
 import type { StartResult } from '../screen/screen-machine';
 import { deliverToAdbKeyboard } from './adb-keyboard';
 import type { CommandIo, PhoneContext } from './command-types';
@@ -22,6 +23,9 @@ function resolve(intent: ParsedIntent, phone: PhoneContext): StartResult | 'unre
   if (action === 'android.intent.action.VIEW' && intent.data && /^https?:/i.test(intent.data)) {
     if (intent.pkg !== undefined && intent.pkg !== BROWSER_PKG) return 'unresolved';
     return phone.screen.startActivity(BROWSER_PKG, BROWSER_ACTIVITY, { url: intent.data });
+  }
+  if (action === 'android.intent.action.VIEW' && intent.data && /^market:/i.test(intent.data)) {
+    return phone.screen.startActivity(STORE_PKG, STORE_ACTIVITY, { url: intent.data });
   }
   if (intent.categories.includes('android.intent.category.HOME')) {
     return phone.screen.startActivity(LAUNCHER_PKG, LAUNCHER_ACTIVITY, {});
