@@ -33,7 +33,8 @@ async function buildConsole(outDir: string): Promise<void> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  // Let countdowns and images settle into one frame.
+  // No hover effects in the picture; let countdowns and images settle into one frame.
+  await page.mouse.move(1, 1);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
@@ -278,6 +279,11 @@ describe('web console with simulated phones and an xAgent client', () => {
     await page.setViewportSize(LARGE);
     await shot(page, 'settings-large');
     await page.setViewportSize(SMALL);
+    // The rest of Settings: policies (per risk class) and limits.
+    await page.getByTestId('policy-table').scrollIntoViewIfNeeded({ timeout: UI_MS });
+    await shot(page, 'settings-policies');
+    await page.locator('.content').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await shot(page, 'settings-limits');
   });
 
   describe('approvals (needs the approval gate: POST /admin/api/approvals/:id)', () => {

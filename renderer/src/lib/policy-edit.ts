@@ -43,3 +43,32 @@ export function riskLabel(riskClass: string): string {
   const words = riskClass.replace(/[_-]+/g, ' ').trim();
   return words ? words.charAt(0).toUpperCase() + words.slice(1) : riskClass;
 }
+
+/**
+ * What each risk class of main/core/safety/risk-classes.ts means, in the order the editor
+ * lists them (everyday work first, then the high-risk classes). Classes the bridge adds
+ * later still show, after these, with a label made from their name.
+ */
+export const RISK_CLASS_INFO: ReadonlyArray<{ id: string; label: string; hint: string }> = [
+  { id: 'observation', label: 'Reading the phone', hint: 'Status, screenshots, UI tree, app list' },
+  { id: 'control', label: 'Ordinary control', hint: 'Tap, type, swipe, keys, launching apps' },
+  { id: 'unreadable_screen', label: 'Screen could not be read', hint: 'The UI could not be read, so the screen checks were skipped' },
+  { id: 'install_app', label: 'Installing an app', hint: 'An APK the agent uploaded' },
+  { id: 'push_file', label: 'Copying a file onto the phone', hint: 'A file the agent uploaded' },
+  { id: 'non_web_url', label: 'Opening app links', hint: 'market:, tel:, sms: and other non-web URLs' },
+  { id: 'sensitive_app', label: 'Sensitive apps', hint: 'Payments, banking, wallets, app stores, security settings' },
+  { id: 'password_field', label: 'Password fields', hint: 'Typing into a password field' },
+  { id: 'sensitive_screen', label: 'Sensitive buttons', hint: 'Pay, transfer, delete account, factory reset…' },
+  { id: 'secure_screen', label: 'Protected screens', hint: 'Windows that block screenshots' },
+];
+
+/** The classes present in `defaults`, known ones in RISK_CLASS_INFO order, unknown ones after (sorted). */
+export function orderedRiskClasses(defaults: Record<string, unknown>): Array<{ id: string; label: string; hint: string | null }> {
+  const present = new Set(Object.keys(defaults));
+  const known = RISK_CLASS_INFO.filter((info) => present.has(info.id));
+  const unknown = [...present]
+    .filter((id) => !RISK_CLASS_INFO.some((info) => info.id === id))
+    .sort()
+    .map((id) => ({ id, label: riskLabel(id), hint: null }));
+  return [...known, ...unknown];
+}

@@ -11,7 +11,7 @@ import { inputError, toApiError } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
-import { POLICY_DECISIONS, formatPackageList, parsePackageList, riskLabel, withDefault } from '../../lib/policy-edit';
+import { POLICY_DECISIONS, formatPackageList, orderedRiskClasses, parsePackageList, withDefault } from '../../lib/policy-edit';
 
 export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   const { api } = props;
@@ -62,12 +62,16 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
 
   const parsed = parsePackageList(appsText);
   const dirty = JSON.stringify(draft.defaults) !== JSON.stringify(saved.defaults) || parsed.packages.join('\n') !== saved.sensitive_apps.join('\n');
-  const classes = Object.keys(draft.defaults).sort();
+  const classes = orderedRiskClasses(draft.defaults);
   const overrides = Object.keys(draft.per_device).length;
 
   return (
     <section className="settings-section" aria-labelledby="policies-heading">
       <h3 id="policies-heading">Policies</h3>
+      <p className="hint">
+        For every phone: <b>allow</b> runs the action, <b>ask</b> holds it under Approvals until you decide, <b>deny</b> refuses it.
+        When an action falls into several classes, the strictest decision wins.
+      </p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -89,10 +93,11 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
               </tr>
             </thead>
             <tbody>
-              {classes.map((riskClass) => (
+              {classes.map(({ id: riskClass, label, hint }) => (
                 <tr key={riskClass}>
                   <th scope="row">
-                    <label htmlFor={`policy-${riskClass}`}>{riskLabel(riskClass)}</label>
+                    <label htmlFor={`policy-${riskClass}`}>{label}</label>
+                    {hint ? <span className="policy-hint">{hint}</span> : null}
                   </th>
                   <td>
                     <select
