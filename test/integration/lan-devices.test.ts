@@ -303,6 +303,28 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.equal((again.body.error as { code: string }).code, 'device_not_found');
   });
 
+  test('eight phones added at once all connect; forgetting them all detaches them all', async () => {
+    const batch = await Promise.all(Array.from({ length: 8 }, (_v, i) => newPhone(`M${i}`)));
+    const addresses = batch.map((p) => `127.0.0.1:${p.port}`);
+    const startedAt = Date.now();
+    const results = await Promise.all(addresses.map((address) => bridge.admin('POST', '/admin/api/lan-devices', { address })));
+    const tookMs = Date.now() - startedAt;
+    assert.deepEqual(results.map((r) => r.status), addresses.map(() => 200), JSON.stringify(results.find((r) => r.status !== 200)?.body));
+    await waitUntil(() => addresses.every((a) => readyDevice(a) !== undefined), 15_000, 'eight phones ready');
+    console.log(`# eight LAN phones added concurrently in ${tookMs} ms`);
+    const forgotten = await Promise.all(addresses.map((a) => bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(a)}`)));
+    assert.deepEqual(forgotten.map((r) => r.status), addresses.map(() => 200));
+    const rows = (await state()).lan_devices.map((d) => d.address);
+    assert.ok(addresses.every((a) => !rows.includes(a)));
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const listed = await adbSerials();
+      if (addresses.every((a) => !listed.has(a))) break;
+      if (Date.now() > deadline) throw new Error('adb still lists forgotten phones');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  });
+
   test('stopping the bridge stops the retries; restarted with the same data dir, remembered phones reconnect by themselves', async () => {
     const phone = await newPhone('R');
     const address = `127.0.0.1:${phone.port}`;
