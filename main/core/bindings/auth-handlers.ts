@@ -79,7 +79,8 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
     const input = typeof ctx.payload.input === 'object' && ctx.payload.input !== null ? (ctx.payload.input as Record<string, unknown>) : {};
     const session = flowId === DESKTOP_APPROVAL_FLOW ? service.startDesktopApproval(ctx.channel) : service.startDeviceClaim(ctx.channel, input);
     ctx.connection.reply(ctx.packet, 'auth.start.ack', { payload: sessionPayload(ctx, service, session) });
-    if (session.status === 'pending') service.pushIfChanged(ctx.channel.id);
+    // pending → authenticating; a failed start may also have ended an older pending request.
+    service.pushIfChanged(ctx.channel.id);
   });
 
   plane.on('auth.status', (ctx) => {

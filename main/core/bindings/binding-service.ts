@@ -1,39 +1,26 @@
 /**
  * Bindings = authentication for this connector: a channel bound to one phone, with the
  * consent of the person at the computer (`desktop_approval`) or a lab access code
- * (`device_claim`). Owns auth sessions, the exclusive device lease of each binding (max
- * duration, idle timeout, disconnect grace, admin extend/revoke) and the Descriptor of every
- * channel, pushing it whenever what it says changes.
+ * (`device_claim`). Decides what the auth flows' sessions (auth-sessions.ts) lead to, owns
+ * the exclusive device lease of each binding (max duration, idle timeout, disconnect grace,
+ * admin extend/revoke) and the Descriptor of every channel, pushing it whenever what it says
+ * changes.
  */
-import { randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LeasePolicy } from '../config/core-options';
 import { BridgeError } from '../errors';
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { deviceHint, displayName } from '../devices/device-registry';
-import { newId } from '../protocol/envelope';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
 import { AttemptLimiter, accessCodeMatches, hashAccessCode } from './access-codes';
+import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 
 export const DESKTOP_APPROVAL_FLOW = 'desktop_approval';
 export const DEVICE_CLAIM_FLOW = 'device_claim';
 
-export type AuthStatus = 'pending' | 'authenticated' | 'failed' | 'expired' | 'canceled';
-
-export interface AuthSession {
-  authSessionId: string;
-  channelId: string;
-  flowId: string;
-  code: string;
-  createdAt: number;
-  expiresAt: number;
-  status: AuthStatus;
-  message: string;
-  /** Preselected phone (device_claim that still needs a local approval). */
-  deviceId: string | null;
-}
+export type { AuthSession, AuthStatus } from './auth-sessions';
 
 export type BindingEndReason = 'logout' | 'revoked' | 'expired' | 'runtime_lease_expired';
 
@@ -57,10 +44,9 @@ export interface BindingServiceEvents {
 const ACTIVITY_FLUSH_MS = 5000;
 /** Wrong access codes: per (channel, phone), and per phone across channels (opening channels is free). */
 const CLAIM_LIMIT = { perChannel: 5, perDevice: 20, windowMs: 5 * 60 * 1000 } as const;
-const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 export class BindingService extends EventEmitter<BindingServiceEvents> {
-  private readonly sessions = new Map<string, AuthSession>();
+  private readonly sessions: AuthSessions;
   private readonly lastPushed = new Map<string, string>();
   private readonly offlineSince = new Map<string, number>();
   private readonly claimLimiter: AttemptLimiter;
@@ -75,6 +61,14 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.clock = options.clock ?? Date.now;
     this.claimLimiter = new AttemptLimiter(CLAIM_LIMIT.perChannel, CLAIM_LIMIT.windowMs, this.clock);
     this.deviceClaimLimiter = new AttemptLimiter(CLAIM_LIMIT.perDevice, CLAIM_LIMIT.windowMs, this.clock);
+    this.sessions = new AuthSessions({
+      ttlMs: options.pairingTtlMs,
+      clock: this.clock,
+      onChange: (session) => {
+        this.emit('changed');
+        this.pushIfChanged(session.channelId);
+      },
+    });
     options.registry.on('changed', (device) => this.onDeviceChanged(device));
   }
 
@@ -92,14 +86,16 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   // ---- auth flows -------------------------------------------------------------------------
 
   startDesktopApproval(channel: PersistedChannel): AuthSession {
-    const session = this.newSession(channel.id, DESKTOP_APPROVAL_FLOW, null);
-    session.message = `Approve pairing code ${session.code} in xAgent Device Bridge on the computer the phone is plugged into, and pick the phone there.`;
+    const session = this.sessions.create(channel.id, DESKTOP_APPROVAL_FLOW);
+    session.message = approvalMessage(session.code);
+    this.emit('changed');
     return session;
   }
 
   /** device_claim: resolve the phone, check the lab access code, bind at once or wait for a local approval. */
   startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>): AuthSession {
-    const session = this.newSession(channel.id, DEVICE_CLAIM_FLOW, null);
+    const session = this.sessions.create(channel.id, DEVICE_CLAIM_FLOW);
+    this.emit('changed');
     const label = typeof input.device === 'string' ? input.device : '';
     const code = typeof input.access_code === 'string' ? input.access_code : '';
     const fail = (message: string): AuthSession => {
@@ -140,36 +136,21 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   session(authSessionId: string): AuthSession | undefined {
-    const session = this.sessions.get(authSessionId);
-    if (session) this.expireIfDue(session);
-    return session;
+    return this.sessions.get(authSessionId);
   }
 
   refreshSession(session: AuthSession): void {
-    if (session.status !== 'pending' && session.status !== 'expired') return;
-    session.code = newCode();
-    session.createdAt = this.clock();
-    session.expiresAt = this.clock() + this.options.pairingTtlMs;
-    session.status = 'pending';
-    session.message = `Approve pairing code ${session.code} in xAgent Device Bridge on the computer the phone is plugged into.`;
-    this.emit('changed');
+    this.sessions.refresh(session, (code) =>
+      session.deviceId === null ? approvalMessage(code) : `Waiting for the person at the computer to approve code ${code}.`,
+    );
   }
 
   cancelSession(session: AuthSession): 'canceled' | 'ignored' {
-    this.expireIfDue(session);
-    if (session.status !== 'pending') return 'ignored';
-    session.status = 'canceled';
-    session.message = 'Authentication canceled';
-    this.emit('changed');
-    this.pushIfChanged(session.channelId);
-    return 'canceled';
+    return this.sessions.cancel(session);
   }
 
   pendingSessions(): AuthSession[] {
-    return [...this.sessions.values()].filter((s) => {
-      this.expireIfDue(s);
-      return s.status === 'pending';
-    });
+    return this.sessions.pending();
   }
 
   /** Admin decision on a pending pairing. */
@@ -234,12 +215,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   /** Signs the channel out: its binding and lease end, and no authentication stays in flight. */
   logout(channelId: string): void {
-    for (const session of this.sessions.values()) {
-      if (session.channelId === channelId && session.status === 'pending') {
-        session.status = 'canceled';
-        session.message = 'The channel signed out.';
-      }
-    }
+    this.sessions.endForChannel(channelId, 'The channel signed out.');
     this.endBinding(channelId, 'logout');
   }
 
@@ -275,12 +251,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   /** The same path as logout, for the runtime lease cascade (spec §8.2). */
   unregisterChannel(channel: PersistedChannel): void {
-    for (const session of this.sessions.values()) {
-      if (session.channelId === channel.id && session.status === 'pending') {
-        session.status = 'canceled';
-        session.message = 'The connector runtime expired; authenticate again.';
-      }
-    }
+    this.sessions.endForChannel(channel.id, 'The connector runtime expired; authenticate again.');
     this.endBinding(channel.id, 'runtime_lease_expired');
     this.lastPushed.delete(channel.id);
     this.emit('changed');
@@ -293,8 +264,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const base = { connectorId, channelId: channel.id, toolIds: this.options.toolIds() };
     const binding = channel.binding;
     if (!binding) {
-      const authenticating = [...this.sessions.values()].some((s) => s.channelId === channel.id && s.status === 'pending' && s.expiresAt > this.clock());
-      return buildDescriptor({ ...base, status: authenticating ? 'authenticating' : 'created', displayName: 'Android device (not bound)' });
+      return buildDescriptor({ ...base, status: this.sessions.hasPending(channel.id) ? 'authenticating' : 'created', displayName: 'Android device (not bound)' });
     }
     const { status, reason, deniedByTarget } = this.bindingStatus(binding);
     return buildDescriptor({
@@ -340,48 +310,6 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   // ---- internals ----------------------------------------------------------------------------
-
-  private newSession(channelId: string, flowId: string, deviceId: string | null): AuthSession {
-    const now = this.clock();
-    // One authentication in progress per channel: an older request left pending could
-    // otherwise be approved later and silently rebind the channel to another phone.
-    for (const older of this.sessions.values()) {
-      if (older.channelId === channelId && older.status === 'pending') {
-        older.status = 'canceled';
-        older.message = 'Replaced by a newer authentication request on this channel.';
-      }
-    }
-    const session: AuthSession = {
-      authSessionId: newId('auth'),
-      channelId,
-      flowId,
-      code: newCode(),
-      createdAt: now,
-      expiresAt: now + this.options.pairingTtlMs,
-      status: 'pending',
-      message: '',
-      deviceId,
-    };
-    this.sessions.set(session.authSessionId, session);
-    this.pruneSessions();
-    this.emit('changed');
-    return session;
-  }
-
-  private expireIfDue(session: AuthSession): void {
-    if (session.status === 'pending' && session.expiresAt <= this.clock()) {
-      session.status = 'expired';
-      session.message = 'The pairing code expired; ask for a new one.';
-      this.emit('changed');
-      // The channel is no longer authenticating: tell xAgent without waiting for a poll.
-      this.pushIfChanged(session.channelId);
-    }
-  }
-
-  private pruneSessions(): void {
-    const cutoff = this.clock() - 3600_000;
-    for (const [id, session] of this.sessions) if (session.expiresAt < cutoff) this.sessions.delete(id);
-  }
 
   private bind(channelId: string, device: DeviceRecord, flowId: string): void {
     const now = this.clock();
@@ -446,7 +374,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const graceOver = device?.state !== 'device' && since !== undefined && now - since >= this.options.lease.disconnectGraceMs;
       if (idleOver || maxOver || graceOver) this.endBinding(channel.id, 'expired');
     }
-    for (const session of this.sessions.values()) this.expireIfDue(session);
+    this.sessions.sweep();
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
     if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivity();
   }
@@ -459,8 +387,6 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 }
 
-function newCode(): string {
-  let code = '';
-  for (let i = 0; i < 6; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
-  return `${code.slice(0, 3)}-${code.slice(3)}`;
+function approvalMessage(code: string): string {
+  return `Approve pairing code ${code} in xAgent Device Bridge on the computer the phone is plugged into, and pick the phone there.`;
 }
