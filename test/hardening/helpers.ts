@@ -8,6 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { hostVersion } from '../../main/sim/adb-host-client';
 import type { XAgentClient } from '../helpers/xagent-client';
 
@@ -191,12 +193,25 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i] ?? 0;
 }
 
-/** Forces a full collection when the process runs with --expose-gc; a no-op otherwise. */
+let gcFn: (() => void) | undefined;
+
+/**
+ * A full garbage collection, so heap figures compare live data only. The test runner starts
+ * files without --expose-gc, so turn the flag on at run time and take `gc` from a fresh context.
+ */
+export function forceGc(): void {
+  if (!gcFn) {
+    setFlagsFromString('--expose-gc');
+    gcFn = runInNewContext('gc') as () => void;
+  }
+  gcFn();
+}
+
+/** Heap in use after full collections (and a few turns of the event loop to let closers run). */
 export async function settleHeap(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < 3; i++) {
-    gc?.();
-    await new Promise((r) => setImmediate(r));
+    forceGc();
+    await new Promise((r) => setTimeout(r, 20));
   }
   return process.memoryUsage().heapUsed;
 }

@@ -89,7 +89,22 @@ export class IdempotencyJournal {
   private append(line: Line): void {
     appendFileSync(this.path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
     this.lines += 1;
+    this.dropExpired();
     if (this.lines > 256 && this.lines > this.records.size * 3) this.compact();
+  }
+
+  /**
+   * Expired records leave memory as new ones arrive, not only at the periodic compaction:
+   * under sustained load the map would otherwise hold every call since the last compaction
+   * (found by the hardening load test). The map is in first-journaled order, so the oldest
+   * are at the front; stop at the first live one (amortised O(1) per call).
+   */
+  private dropExpired(): void {
+    const cutoff = this.clock() - this.windowMs;
+    for (const [key, record] of this.records) {
+      if (record.at >= cutoff) break;
+      this.records.delete(key);
+    }
   }
 
   private load(): void {
