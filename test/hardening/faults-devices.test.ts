@@ -84,7 +84,7 @@ describe('hardening: adb server killed mid-action', () => {
     revived = await startAdbServerOnPort(rig.adb.port);
     const address = { host: '127.0.0.1', port: rig.adb.port };
     await Promise.all(rig.farm.phones.map((p) => attachToAdb(address, p.port, { timeoutMs: 15_000 })));
-    await waitUntil(() => deviceIds.every((id) => rig.bridge.core.registry.get(id)?.state === 'device'), 20_000, 'phones back as device');
+    await waitUntil(() => deviceIds.every((id) => rig.bridge.core.registry.get(id)?.state === 'device' && rig.bridge.core.registry.get(id)?.verifiedAt != null), 20_000, 'phones back as device and re-verified');
     await waitUntil(() => rig.bridge.core.adbLinks[0]!.getHealth().status === 'connected', 10_000, 'link connected');
     assert.equal(await descriptorStatus(client, channel), 'connected');
 
@@ -146,7 +146,7 @@ describe('hardening: phone faults', () => {
     assert.equal(await descriptorStatus(client, channelA), 'offline');
 
     await rig.farm.bringOnline(0);
-    await waitUntil(() => rig.device(0).state === 'device', 15_000, 'phone 0 back');
+    await waitUntil(() => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null, 15_000, 'phone 0 back and re-verified');
     assert.equal(await descriptorStatus(client, channelA), 'connected');
     const again = await invokeWith(client, channelA, 'android_tap', { x: 103, y: 203 }, callId('back'));
     assert.equal(again.error, undefined, JSON.stringify(again.error));
@@ -202,7 +202,7 @@ describe('hardening: phone faults', () => {
         await rig.farm.phones[0]!.server.goOffline();
         await waitUntil(() => rig.device(0).state !== 'device', 5_000, `offline #${i}`);
         await rig.farm.bringOnline(0);
-        await waitUntil(() => rig.device(0).state === 'device', 15_000, `online #${i}`);
+        await waitUntil(() => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null, 15_000, `online #${i}`);
         // Each time it is back, phone 0 must actually work again before the next flap.
         const before = results.length;
         await waitUntil(() => results.slice(before).some((r) => r.phone === 0 && r.code === undefined), 10_000, `a call on phone 0 after flap #${i}`);
