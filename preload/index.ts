@@ -22,6 +22,7 @@ const api: DeviceBridgeIpcApi = {
   forgetLanDevice: call('forgetLanDevice') as DeviceBridgeIpcApi['forgetLanDevice'],
   pairLanDevice: call('pairLanDevice') as DeviceBridgeIpcApi['pairLanDevice'],
   getAudit: call('getAudit') as DeviceBridgeIpcApi['getAudit'],
+  getLanDiscovered: call('getLanDiscovered') as DeviceBridgeIpcApi['getLanDiscovered'],
   getSettings: call('getSettings') as DeviceBridgeIpcApi['getSettings'],
   revealApiKey: call('revealApiKey') as DeviceBridgeIpcApi['revealApiKey'],
   rotateApiKey: call('rotateApiKey') as DeviceBridgeIpcApi['rotateApiKey'],

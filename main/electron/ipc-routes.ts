@@ -21,6 +21,7 @@ export const IPC_ROUTES: Record<Method, Route> = {
   forgetLanDevice: (a) => ({ method: 'DELETE', path: `/admin/api/lan-devices/${seg(a.address)}` }),
   pairLanDevice: () => ({ method: 'POST', path: '/admin/api/lan-pair' }),
   getAudit: () => ({ method: 'GET', path: '/admin/api/audit' }),
+  getLanDiscovered: () => ({ method: 'GET', path: '/admin/api/lan-discovered' }),
   getSettings: () => ({ method: 'GET', path: '/admin/api/settings' }),
   revealApiKey: () => ({ method: 'POST', path: '/admin/api/api-key/reveal' }),
   rotateApiKey: () => ({ method: 'POST', path: '/admin/api/api-key/rotate' }),

@@ -236,6 +236,12 @@ describe('web console with simulated phones and an xAgent client', () => {
     const pairError = page.getByTestId('lan-pair-error');
     await pairError.waitFor({ timeout: UI_MS });
     assert.match(await pairError.innerText(), /port/i);
+    // mDNS discovery answers something: phones, "none found", or why this adb cannot look.
+    await eventually(
+      async () =>
+        (await page.locator('[data-testid="lan-discovered-empty"], [data-testid^="lan-discovered-note-"], [data-testid="lan-discovered-list"], [data-testid="lan-discovered-error"]').count()) > 0,
+      'the discovery answer',
+    );
     await shot(page, 'lan');
 
     const probe = await rig.bridge.admin('DELETE', '/admin/api/lan-devices/probe.invalid%3A5555');

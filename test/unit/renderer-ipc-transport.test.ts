@@ -32,6 +32,7 @@ function fakePreload() {
     forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),
     pairLanDevice: record('pairLanDevice', { status: 'paired', message: 'Paired' }),
     getAudit: () => ok({ entries: [] }),
+    getLanDiscovered: () => ok({ servers: [], checked_at: 0 }),
     getSettings: () => Promise.reject(new Error('Error invoking remote method: window closed')),
     revealApiKey: () => ok({ api_key: 'k' }),
     rotateApiKey: () => ok({ api_key: 'k2' }),

@@ -7,6 +7,7 @@ import type {
   AdminApproval,
   AdminEventType,
   AdminLanDevice,
+  AdminLanDiscovered,
   AdminPolicies,
   AdminRoutes,
   AdminSettings,
@@ -21,7 +22,7 @@ export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
 export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
 export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
-export type { AdminApproval, AdminPolicies, AdminSettings, AdminState, AuditEntry };
+export type { AdminApproval, AdminLanDiscovered, AdminPolicies, AdminSettings, AdminState, AuditEntry };
 
 /** One "something changed" notification from the bridge; the UI refetches state on it. */
 export interface AdminEvent {
@@ -44,6 +45,8 @@ export interface BridgeApi {
   addLanDevice(address: string): Promise<AddLanDeviceResponse>;
   forgetLanDevice(address: string): Promise<StatusResponse>;
   pairLanDevice(address: string, code: string): Promise<LanPairResponse>;
+  /** Phones adb's mDNS browser sees on the network (wireless debugging), per ADB server. */
+  getLanDiscovered(): Promise<AdminLanDiscovered>;
   getAudit(): Promise<{ entries: AuditEntry[] }>;
   getSettings(): Promise<AdminSettings>;
   revealApiKey(): Promise<{ api_key: string }>;

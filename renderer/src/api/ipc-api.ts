@@ -31,6 +31,7 @@ export interface DeviceBridgeIpcApi {
   forgetLanDevice(args: { address: string }): Promise<IpcResult<Res<'DELETE /admin/api/lan-devices/:address'>>>;
   pairLanDevice(args: Req<'POST /admin/api/lan-pair'>): Promise<IpcResult<Res<'POST /admin/api/lan-pair'>>>;
   getAudit(): Promise<IpcResult<{ entries: AuditEntry[] }>>;
+  getLanDiscovered(): Promise<IpcResult<Res<'GET /admin/api/lan-discovered'>>>;
   getSettings(): Promise<IpcResult<AdminSettings>>;
   revealApiKey(): Promise<IpcResult<{ api_key: string }>>;
   rotateApiKey(): Promise<IpcResult<{ api_key: string }>>;
@@ -55,6 +56,7 @@ export const DEVICE_BRIDGE_IPC_METHODS = [
   'forgetLanDevice',
   'pairLanDevice',
   'getAudit',
+  'getLanDiscovered',
   'getSettings',
   'revealApiKey',
   'rotateApiKey',

@@ -39,6 +39,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     forgetLanDevice: (address: string) => unwrap(bridge.forgetLanDevice({ address })),
     pairLanDevice: (address: string, code: string) => unwrap(bridge.pairLanDevice({ address, code })),
     getAudit: () => unwrap(bridge.getAudit()),
+    getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
     getSettings: () => unwrap(bridge.getSettings()),
     revealApiKey: () => unwrap(bridge.revealApiKey()),
     rotateApiKey: () => unwrap(bridge.rotateApiKey()),

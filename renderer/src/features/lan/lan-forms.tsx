@@ -69,8 +69,9 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
   );
 }
 
-export function PairLanForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
-  const [address, setAddress] = useState('');
+/** `initialAddress`: prefilled from a discovered phone (the parent re-mounts the form with a new key). */
+export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; initialAddress?: string }): React.JSX.Element {
+  const [address, setAddress] = useState(props.initialAddress ?? '');
   const [code, setCode] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const pair = useAction(
@@ -125,6 +126,8 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void }): R
             inputMode="numeric"
             autoComplete="one-time-code"
             maxLength={6}
+            // Coming from "Pair…" on a discovered phone, the code is the one thing left to type.
+            autoFocus={Boolean(props.initialAddress)}
             placeholder="123456"
             value={code}
             onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}

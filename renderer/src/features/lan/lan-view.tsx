@@ -1,7 +1,9 @@
 /**
- * LAN phones: the add / pair forms and every LAN phone the bridge keeps connected, with its
- * reconnect status and a Forget button.
+ * LAN phones: the add / pair forms, the phones adb's mDNS browser finds on the network (one
+ * click to add, or to start pairing), and every LAN phone the bridge keeps connected, with
+ * its reconnect status and a Forget button.
  */
+import { useState } from 'react';
 import type { AdminLanDevice, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
@@ -11,6 +13,7 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { AddLanForm, PairLanForm } from './lan-forms';
+import { DiscoveredPhones } from './discovered-phones';
 
 const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
   connected: 'ok',
@@ -22,6 +25,7 @@ const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
 
 export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { state } = props;
+  const [pairAddress, setPairAddress] = useState<{ address: string; n: number }>({ address: '', n: 0 });
   return (
     <section aria-labelledby="lan-heading">
       <header className="view-header">
@@ -30,8 +34,14 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
       </header>
       <div className="two-col">
         <AddLanForm api={props.api} onChanged={props.onChanged} />
-        <PairLanForm api={props.api} onChanged={props.onChanged} />
+        <PairLanForm key={pairAddress.n} api={props.api} onChanged={props.onChanged} initialAddress={pairAddress.address} />
       </div>
+      <DiscoveredPhones
+        api={props.api}
+        state={state}
+        onChanged={props.onChanged}
+        onPair={(address) => setPairAddress((p) => ({ address, n: p.n + 1 }))}
+      />
       <h3 className="section-title">Known LAN phones</h3>
       {state.lan_devices.length === 0 ? (
         <EmptyState title="No LAN phone added" testId="lan-empty">

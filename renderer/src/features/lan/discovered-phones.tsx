@@ -1,0 +1,113 @@
+/**
+ * Phones with wireless debugging that adb's mDNS browser sees on the network, per ADB
+ * server: a connectable phone is added with one click; a phone showing its pairing code
+ * prefills the pairing form. Asked when the view opens and on Refresh (the bridge caches
+ * the answer for a few seconds), never polled.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { AdminLanDiscovered, AdminState } from '../../../../main/contract/admin-api';
+import type { ApiError, BridgeApi } from '../../api/bridge-api';
+import { toApiError } from '../../api/bridge-api';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+
+type Service = AdminLanDiscovered['servers'][number]['services'][number];
+
+export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
+  const { api, state } = props;
+  const [found, setFound] = useState<AdminLanDiscovered | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+  const refresh = useCallback(() => setAttempt((n) => n + 1), []);
+
+  useEffect(() => {
+    let active = true;
+    setLoading(true);
+    api.getLanDiscovered().then(
+      (answer) => {
+        if (!active) return;
+        setFound(answer);
+        setError(null);
+        setLoading(false);
+      },
+      (caught: unknown) => {
+        if (!active) return;
+        setError(toApiError(caught));
+        setLoading(false);
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [api, attempt]);
+
+  const known = new Set([...state.lan_devices.map((l) => l.address), ...state.devices.map((d) => d.serial)]);
+  const services = found?.servers.flatMap((s) => s.services.filter((svc) => svc.kind !== 'other').map((svc) => ({ ...svc, server: s.adb_server }))) ?? [];
+  const notes = found?.servers.filter((s) => s.note) ?? [];
+  // Looking again cannot help when no ADB server can browse mDNS at all.
+  const canLook = !found || found.servers.some((s) => s.supported);
+
+  return (
+    <section className="discovered" aria-labelledby="lan-discovered-heading" data-testid="lan-discovered">
+      <div className="section-title-row">
+        <h3 id="lan-discovered-heading" className="section-title">
+          Found on the network
+        </h3>
+        {canLook ? (
+          <button type="button" className="btn btn-small" onClick={refresh} disabled={loading} data-testid="lan-discovered-refresh">
+            {loading ? 'Looking…' : 'Look again'}
+          </button>
+        ) : null}
+      </div>
+      <ErrorText error={error} testId="lan-discovered-error" />
+      {notes.map((s) => (
+        <p key={s.adb_server} className="hint" data-testid={`lan-discovered-note-${s.adb_server}`}>
+          ADB server <span className="mono">{s.adb_server}</span>: {s.note}
+        </p>
+      ))}
+      {found && services.length === 0 && notes.length < found.servers.length ? (
+        <p className="hint" data-testid="lan-discovered-empty">
+          No phone announces wireless debugging right now. Phones appear here when <b>Wireless debugging</b> is on and they share a
+          network with the ADB server.
+        </p>
+      ) : null}
+      {services.length > 0 ? (
+        <ul className="row-list" data-testid="lan-discovered-list">
+          {services.map((svc) => (
+            <DiscoveredRow key={`${svc.server}|${svc.service_type}|${svc.address}`} api={api} service={svc} known={known.has(svc.address)} onChanged={props.onChanged} onPair={props.onPair} />
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+function DiscoveredRow(props: { api: BridgeApi; service: Service; known: boolean; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
+  const { service } = props;
+  const add = useAction(() => props.api.addLanDevice(service.address), props.onChanged);
+  const pairing = service.kind === 'pairing';
+  return (
+    <li className="row" data-testid={`lan-discovered-${service.address}`}>
+      <div className="row-main">
+        <div className="card-title-row">
+          <span className="strong">{service.name}</span>
+          <span className="mono muted">{service.address}</span>
+        </div>
+        <p className="muted small">{pairing ? 'Showing a pairing code on its screen' : 'Ready to connect'}</p>
+        <ErrorText error={add.error} testId={`lan-discovered-error-${service.address}`} />
+      </div>
+      {pairing ? (
+        <button type="button" className="btn" onClick={() => props.onPair(service.address)} data-testid={`lan-discovered-pair-${service.address}`}>
+          Pair…
+        </button>
+      ) : props.known ? (
+        <span className="muted small">Added</span>
+      ) : (
+        <button type="button" className="btn btn-primary" onClick={() => add.run()} disabled={add.pending} data-testid={`lan-discovered-add-${service.address}`}>
+          {add.pending ? 'Adding…' : 'Add'}
+        </button>
+      )}
+    </li>
+  );
+}
