@@ -46,7 +46,13 @@ function node(partial: Partial<UiNode> & { bounds?: [number, number, number, num
 }
 
 function screen(pkg: string, nodes: UiNode[], extra: { secure?: boolean; activity?: string } = {}): ScreenFacts {
-  return { window: { package: pkg, activity: extra.activity ?? `${pkg}.MainActivity`, secure: extra.secure ?? false }, nodes: [node({ className: 'android.widget.FrameLayout', depth: 0, bounds: [0, 0, 1080, 2400] }), ...nodes], problems: [], fatal: null };
+  return {
+    window: { token: `Window{1 u0 ${pkg}}`, package: pkg, activity: extra.activity ?? `${pkg}.MainActivity`, secure: extra.secure ?? false },
+    nodes: [node({ className: 'android.widget.FrameLayout', depth: 0, bounds: [0, 0, 1080, 2400] }), ...nodes],
+    problems: [],
+    fatal: null,
+    reusedTree: false,
+  };
 }
 
 function control(toolId: string, args: Record<string, unknown>): CallFacts {
@@ -172,7 +178,7 @@ describe('classification', () => {
 
   test('a FLAG_SECURE window, an unreadable screen, and Settings security pages', () => {
     assert.ok(classify({ call: control('android_tap', { x: 5, y: 5 }), screen: screen('com.example.app', [], { secure: true }), userApps: [] }).classes.includes('secure_screen'));
-    const unreadable = classify({ call: control('android_tap', { x: 5, y: 5 }), screen: { window: null, nodes: null, problems: ['the screen content could not be read'], fatal: null }, userApps: [] });
+    const unreadable = classify({ call: control('android_tap', { x: 5, y: 5 }), screen: { window: null, nodes: null, problems: ['the screen content could not be read'], fatal: null, reusedTree: false }, userApps: [] });
     assert.ok(unreadable.classes.includes('unreadable_screen'));
     assert.equal(unreadable.risk, 'medium');
     const top = screen('com.android.settings', [
@@ -249,7 +255,7 @@ describe('window facts', () => {
       '',
       '  mCurrentFocus=Window{4d5e6f u0 com.example.wallet/com.example.wallet.ConfirmPaymentActivity}',
     ].join('\n');
-    assert.deepEqual(parseWindowFacts(out), { package: 'com.example.wallet', activity: 'com.example.wallet.ConfirmPaymentActivity', secure: true });
+    assert.deepEqual(parseWindowFacts(out), { token: 'Window{4d5e6f', package: 'com.example.wallet', activity: 'com.example.wallet.ConfirmPaymentActivity', secure: true });
     assert.equal(parseWindowFacts(out.replace(' fl=SECURE', ''))?.secure, false);
   });
 
@@ -265,7 +271,7 @@ describe('window facts', () => {
       '  mCurrentFocus=Window{9f8e7d u0 com.bank.app/com.bank.app.LoginActivity}',
       '  mFocusedApp=ActivityRecord{1 u0 com.bank.app/.LoginActivity t31}',
     ].join('\n');
-    assert.deepEqual(parseWindowFacts(real), { package: 'com.bank.app', activity: 'com.bank.app.LoginActivity', secure: true });
+    assert.deepEqual(parseWindowFacts(real), { token: 'Window{9f8e7d', package: 'com.bank.app', activity: 'com.bank.app.LoginActivity', secure: true });
     const hex = ['  Window #3 Window{b1 u0 com.a/com.a.Main}:', '    mAttrs=WM.LayoutParams{(0,0)(fillxfill) ty=1 fl=#81812100 fmt=-3}', '  mCurrentFocus=Window{b1 u0 com.a/com.a.Main}'].join('\n');
     assert.equal(parseWindowFacts(hex)?.secure, true);
     assert.equal(parseWindowFacts(hex.replace('#81812100', '#81810100'))?.secure, false);

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import type { AdminApproval } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { captureRaw } from '../android/screencap';
+import type { UiNode } from '../android/ui-tree';
 import type { EventHub } from '../admin/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
@@ -64,6 +65,30 @@ interface LeaseGrant {
   classes: Set<RiskClass>;
 }
 
+/**
+ * How long the runtime's cached UI tree may stand in for a new dump (a dump costs 1–3 s on a
+ * real phone). Only a tree taken after the last action on the phone, with the same window in
+ * front as before that action, qualifies; a dialog or a new activity forces a dump.
+ */
+export const TREE_REUSE_MAX_AGE_MS = 15_000;
+
+interface PhoneHistory {
+  channelId: string;
+  /** Focused window before the last allowed control action (null: not read). */
+  token: string | null;
+  /** The channel's cached tree when that action ended, and whether it was taken after the action. */
+  endTree: object | undefined;
+  observedAfter: boolean;
+  endAt: number;
+}
+
+interface RunningCall {
+  channelId: string;
+  token: string | null;
+  observe: boolean;
+  lastTree: CallInfo['lastTree'];
+}
+
 const SCREENSHOT_MAX_SIDE = 720;
 const SCREENSHOT_TIMEOUT_MS = 10_000;
 
@@ -76,6 +101,8 @@ export class ApprovalGate implements SafetyGate {
   readonly calls = new WeakMap<object, CallSafety>();
   private readonly pending = new Map<string, Pending>();
   private readonly grants = new Map<string, LeaseGrant>();
+  private readonly history = new Map<string, PhoneHistory>();
+  private readonly running = new WeakMap<object, RunningCall>();
 
   constructor(private readonly o: ApprovalGateOptions) {}
 
@@ -109,8 +136,16 @@ export class ApprovalGate implements SafetyGate {
     const screenMatters = SCREEN_CLASSES.some((c) => policy.decisions[c] !== 'allow');
     let screen: ScreenFacts | null = null;
     if ((needs.window || needs.tree) && (screenMatters || call.tool.id === 'android_type_text' || call.tool.id === 'android_batch')) {
-      screen = await probeScreen(call.shell, { withTree: needs.tree, timeoutMs: this.o.probeTimeoutMs, signal: call.signal });
+      screen = await probeScreen(call.shell, {
+        withTree: needs.tree,
+        timeoutMs: this.o.probeTimeoutMs,
+        signal: call.signal,
+        reuseTree: (window) => this.currentTree(call, window?.token ?? null),
+      });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
+    }
+    if (call.tool.kind === 'control') {
+      this.running.set(call.args, { channelId: call.channelId, token: screen?.window?.token ?? null, observe: call.args.observe === true, lastTree: call.lastTree });
     }
     const lastTree = call.lastTree?.()?.nodes;
     const classification = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
@@ -129,6 +164,30 @@ export class ApprovalGate implements SafetyGate {
       return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
     }
     return this.hold(call, base, asking);
+  }
+
+  /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */
+  private currentTree(call: CallInfo, token: string | null): UiNode[] | null {
+    const h = this.history.get(call.device.deviceId);
+    if (!h || h.channelId !== call.channelId || h.token === null || token !== h.token) return null;
+    if (this.o.clock() - h.endAt > TREE_REUSE_MAX_AGE_MS) return null;
+    const current = call.lastTree?.();
+    if (!current || (current === h.endTree && !h.observedAfter)) return null;
+    return current.nodes;
+  }
+
+  /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
+  callFinished(args: object, deviceId: string, outcome: 'ok' | 'error'): void {
+    const run = this.running.get(args);
+    if (!run || this.calls.get(args)?.decision !== 'allow') return;
+    this.history.set(deviceId, {
+      channelId: run.channelId,
+      token: run.token,
+      endTree: run.lastTree?.(),
+      // With `observe`, the last tree the call took is the screen after its action.
+      observedAfter: run.observe && outcome === 'ok',
+      endAt: this.o.clock(),
+    });
   }
 
   private finish(

@@ -117,5 +117,6 @@ export class SafetyService {
       approval_id: known?.approvalId ?? null,
     };
     this.audit.append(entry);
+    this.gate.callFinished(e.args, e.deviceId, e.outcome);
   }
 }

@@ -11,6 +11,8 @@ import { OperationDeadline, runText } from '../android/shell-quote';
 import { readUiTree, type UiNode } from '../android/ui-tree';
 
 export interface WindowFacts {
+  /** The focused window's identity (`Window{hash u0 …}`): a dialog or new activity changes it. */
+  token: string | null;
   package: string | null;
   activity: string | null;
   /** null when the window's flags were not found. */
@@ -25,6 +27,8 @@ export interface ScreenFacts {
   problems: string[];
   /** The phone is gone or the call was canceled: the tool itself will report it. */
   fatal: 'canceled' | 'offline' | null;
+  /** The UI tree came from the runtime's cache instead of a new dump. */
+  reusedTree: boolean;
 }
 
 const FLAG_SECURE = 0x2000;
@@ -57,11 +61,13 @@ export function parseWindowFacts(output: string): WindowFacts | null {
     }
   }
   if (!app && secure === null) return null;
-  return { package: app?.package ?? null, activity: app?.activity ?? null, secure };
+  return { token: focus ?? null, package: app?.package ?? null, activity: app?.activity ?? null, secure };
 }
 
 export interface ProbeOptions {
   withTree: boolean;
+  /** Given the fresh window facts, a still-current UI tree to use instead of dumping, or null. */
+  reuseTree?: (window: WindowFacts | null) => UiNode[] | null;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -72,11 +78,14 @@ function fatalOf(error: unknown, signal: AbortSignal): ScreenFacts['fatal'] {
   return null;
 }
 
-/** Reads the window facts and (optionally) the UI tree concurrently, each within the deadline. */
+/**
+ * Reads the window facts, then the UI tree unless `reuseTree` offers a current one (the
+ * window read decides that, so the two run one after the other only when reuse is possible).
+ */
 export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Promise<ScreenFacts> {
   const problems: string[] = [];
   let fatal: ScreenFacts['fatal'] = null;
-  const windowRead = (async (): Promise<WindowFacts | null> => {
+  const readWindow = async (): Promise<WindowFacts | null> => {
     try {
       const deadline = new OperationDeadline({ timeoutMs: options.timeoutMs, signal: options.signal }, options.timeoutMs, 'reading the window in front');
       const facts = parseWindowFacts((await runText(shell, ['dumpsys', 'window', 'windows'], deadline.next())).text);
@@ -87,9 +96,8 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
       problems.push('the app in front could not be read');
       return null;
     }
-  })();
-  const treeRead = (async (): Promise<UiNode[] | null> => {
-    if (!options.withTree) return null;
+  };
+  const readTree = async (): Promise<UiNode[] | null> => {
     try {
       return await readUiTree(shell, { timeoutMs: options.timeoutMs, signal: options.signal });
     } catch (error) {
@@ -97,7 +105,15 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
       problems.push('the screen content could not be read');
       return null;
     }
-  })();
-  const [window, nodes] = await Promise.all([windowRead, treeRead]);
-  return { window, nodes, problems, fatal };
+  };
+  if (!options.withTree) return { window: await readWindow(), nodes: null, problems, fatal, reusedTree: false };
+  if (options.reuseTree) {
+    const window = await readWindow();
+    const cached = options.reuseTree(window);
+    if (cached) return { window, nodes: cached, problems, fatal, reusedTree: true };
+    if (fatal) return { window, nodes: null, problems, fatal, reusedTree: false };
+    return { window, nodes: await readTree(), problems, fatal, reusedTree: false };
+  }
+  const [window, nodes] = await Promise.all([readWindow(), readTree()]);
+  return { window, nodes, problems, fatal, reusedTree: false };
 }
