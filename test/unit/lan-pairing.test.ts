@@ -11,7 +11,7 @@ import { pairLanDevice, LanDiscovery } from '../../main/core/devices/lan-pairing
 import type { LanAdbServer } from '../../main/core/devices/lan-devices';
 import { BridgeError } from '../../main/core/errors';
 
-type Answer = { ok: boolean; text: string } | 'silent';
+type Answer = { ok: boolean; text: string } | 'silent' | 'hangup';
 
 function frame(text: string): Buffer {
   const body = Buffer.from(text, 'utf8');
@@ -36,6 +36,7 @@ async function scriptedAdb(answer: (service: string) => Answer): Promise<{ serve
       requests.push(service);
       const reply = answer(service);
       if (reply === 'silent') return;
+      if (reply === 'hangup') return void socket.destroy();
       socket.end(Buffer.concat([Buffer.from(reply.ok ? 'OKAY' : 'FAIL', 'latin1'), frame(reply.text)]));
     });
   });
@@ -66,6 +67,7 @@ describe('pairing and discovery through a newer ADB server', () => {
       if (service === 'host:pair:123456:10.0.0.5:37001') return { ok: true, text: 'Successfully paired to 10.0.0.5:37001 [guid=adb-R5CT1-AbCd]' };
       if (service.startsWith('host:pair:654321:')) return { ok: true, text: 'Failed: Wrong password or connection was dropped.' };
       if (service.startsWith('host:pair:111111:')) return 'silent';
+      if (service.startsWith('host:pair:222222:')) return 'hangup';
       if (service === 'host:mdns:services') return { ok: true, text: 'adb-R5CT1-AbCd\t_adb-tls-connect._tcp.\t10.0.0.5:41235\n' };
       return { ok: false, text: 'unknown host service' };
     });
@@ -105,6 +107,18 @@ describe('pairing and discovery through a newer ADB server', () => {
     assert.equal((await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5', '123456', { timeoutMs: 300 }))).code, 'invalid_address');
     assert.equal((await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5:37001', '12a456', { timeoutMs: 300 }))).code, 'invalid_arguments');
     assert.equal(modern.requests.length, before);
+  });
+
+  test('a server that hangs up or is not there is adb_unavailable', async () => {
+    const hangup = await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5:37001', '222222', { timeoutMs: 2000 }));
+    assert.equal(hangup.code, 'adb_unavailable');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen({ host: '127.0.0.1', port: 0 }, () => resolve()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const absent = await codeOf(pairLanDevice(linkTo(port), '10.0.0.5:37001', '123456', { timeoutMs: 2000 }));
+    assert.equal(absent.code, 'adb_unavailable');
+    assert.match(absent.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
   });
 
   test('discovery lists services where offered, notes where not, and caches', async () => {

@@ -67,6 +67,11 @@ export async function adbHostService(
       onCancel: close,
       ...(options.signal ? { signal: options.signal } : {}),
     });
+  } catch (error) {
+    if (error instanceof BridgeError) throw error;
+    // The server hung up mid-answer (restarting, or killed): callers see one stable code.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BridgeError('adb_unavailable', `the ADB server ${options.server} broke off ${what} (${reason.slice(0, 160)})`);
   } finally {
     close();
   }
