@@ -180,6 +180,21 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.equal((await pay).error?.code, 'approval_denied');
     assert.ok(!ran(from, isInputTap));
     assert.equal(rig.phones[0]!.screenState().screen, 'home');
+
+    // The grant ends with the lease: revoke, authenticate the same channel again, and the
+    // same kind of call asks again.
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channel);
+    const sessionId = String(started.payload?.auth_session_id);
+    const approved = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: deviceId, code: started.payload?.qr_code_text });
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    assert.equal((await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channel)).payload?.status, 'authenticated');
+    await waitUntil(() => rig.bridge.core.bindings.activeBinding(channel) !== undefined, 5_000, 'bound again');
+    from = argv().length;
+    const again = invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, callId('balance2'));
+    await answer(String((await waitForApproval('android_tap')).approval_id), 'deny');
+    assert.equal((await again).error?.code, 'approval_denied');
+    assert.ok(!ran(from, isInputTap));
   });
 
   test('policy deny refuses without asking; allow runs without asking; PUT is validated strictly', async () => {
@@ -310,7 +325,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const byCall = (pred: (e: Json) => boolean): Json[] => entries.filter(pred);
     assert.ok(entries.every((e) => e.device_id === deviceId && typeof e.id === 'string' && typeof e.duration_ms === 'number'));
     assert.ok(entries[0]!.time >= entries[entries.length - 1]!.time, 'newest first');
-    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 2);
+    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 3);
     assert.equal(byCall((e) => e.error_code === 'approval_timeout' && e.decided_by === 'timeout').length, 1);
     assert.equal(byCall((e) => e.error_code === 'policy_denied' && e.decided_by === 'policy').length, 1);
     assert.ok(byCall((e) => e.decided_by === 'lease_approval' && e.outcome === 'ok').length >= 1);
@@ -381,6 +396,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     walk(rig.bridge.dataDir);
     assert.ok(files.some((f) => f.endsWith('audit.jsonl')), 'the audit trail is in the data dir');
     assert.ok(logs.some((l) => /held for approval/.test(l)), 'logs were captured');
+    assert.deepEqual(client.invalid, [], 'every packet (waiting_approval progress included) follows the official schema');
     for (const [what, secret] of secrets) {
       for (const file of files) assert.ok(!readFileSync(file).includes(secret), `${what} found in ${file}`);
       assert.ok(!logs.some((l) => l.includes(secret)), `${what} found in the logs`);
