@@ -27,6 +27,10 @@ interface Route {
   raw: boolean;
 }
 
+// Events are small "something changed" notes; a healthy reader never has this much pending.
+const MAX_STREAM_BACKLOG_BYTES = 256 * 1024;
+const MAX_EVENT_STREAMS = 32;
+
 export class AdminRouter {
   private readonly routes: Route[] = [];
   private readonly streams = new Set<ServerResponse>();
@@ -36,7 +40,7 @@ export class AdminRouter {
   ) {
     options.hub.on('event', (event) => {
       const line = `data: ${JSON.stringify(event)}\n\n`;
-      for (const res of this.streams) res.write(line);
+      for (const res of this.streams) this.send(res, line);
     });
   }
 
@@ -111,6 +115,17 @@ export class AdminRouter {
     throw new BridgeError('invalid_arguments', `no admin operation ${method} ${path}`);
   }
 
+  /** Writes to one stream; a reader that stopped reading is dropped instead of buffered forever. */
+  private send(res: ServerResponse, text: string): void {
+    if (res.writableLength > MAX_STREAM_BACKLOG_BYTES) return this.drop(res);
+    res.write(text);
+  }
+
+  private drop(res: ServerResponse): void {
+    this.streams.delete(res);
+    res.destroy();
+  }
+
   private openStream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
@@ -118,9 +133,14 @@ export class AdminRouter {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    res.write(`data: ${JSON.stringify({ type: 'state', at: Date.now() })}\n\n`);
+    if (this.streams.size >= MAX_EVENT_STREAMS) {
+      // The oldest stream is most likely a forgotten tab; the UI reconnects by itself.
+      const oldest = this.streams.values().next().value;
+      if (oldest) this.drop(oldest);
+    }
     this.streams.add(res);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    this.send(res, `data: ${JSON.stringify({ type: 'state', at: Date.now() })}\n\n`);
+    const keepAlive = setInterval(() => this.send(res, ': keep-alive\n\n'), 15_000);
     keepAlive.unref();
     req.on('close', () => {
       clearInterval(keepAlive);
