@@ -355,3 +355,48 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.equal((await adbSerials()).get(address), 'device');
   });
 });
+
+describe('LAN phones when the ADB server itself restarts', () => {
+  test('a restarted ADB server has lost its TCP phones: the bridge connects them again', async (t) => {
+    let adb = await startAdbServer();
+    const phone = await AdbdServer.start({ phone: createSimulatedPhone({ serial: 'LANS0042', model: 'Lan S' }) });
+    const address = `127.0.0.1:${phone.port}`;
+    // A long backoff: only the bridge noticing the server is back can explain a quick return.
+    const bridge = await startBridge({ adbServers: [{ host: '127.0.0.1', port: adb.port }], lan: { ...LAN, backoffInitialMs: 10_000, backoffMaxMs: 30_000 } });
+    t.after(async () => {
+      await bridge.stop();
+      await hostDisconnect({ host: '127.0.0.1', port: adb.port }, address, { timeoutMs: 3000 }).catch(() => undefined);
+      await phone.close();
+      await adb.stop();
+    });
+    const row = async (): Promise<AdminLanDevice | undefined> =>
+      ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).lan_devices.find((d) => d.address === address);
+    const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const r = await row();
+        if (r && check(r)) return r;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(r)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+
+    const port = adb.port;
+    await adb.stop();
+    const down = await waitRow((r) => r.status === 'reconnecting' && r.attempts >= 1, 'reconnecting while the ADB server is down');
+    assert.equal(down.last_error_code, 'adb_unavailable');
+    const health = ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0];
+    assert.equal(health?.status, 'down');
+    assert.ok(health?.last_error);
+
+    const restartedAt = Date.now();
+    adb = await startAdbServer({ port });
+    await waitRow((r) => r.status === 'connected', 'connected through the restarted server');
+    await waitUntil(() => bridge.core.registry.list().some((d) => d.serial === address && d.state === 'device'), 10_000, 'device again');
+    const tookMs = Date.now() - restartedAt;
+    console.log(`# LAN phone back ${tookMs} ms after the ADB server restarted (backoff step was 10 s)`);
+    assert.ok(tookMs < 6000, `took ${tookMs} ms`);
+  });
+});
