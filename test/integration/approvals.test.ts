@@ -79,7 +79,8 @@ describe('approvals, policy and audit over the real adb server', () => {
   test('launching the wallet is held with a screenshot, redacted arguments, reasons and a countdown; deny runs nothing', async () => {
     const from = argv().length;
     const mark = client.received.length;
-    const call = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('deny'));
+    const denyId = callId('deny');
+    const call = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, denyId);
     const approval = await waitForApproval('android_launch_app');
     assert.equal(approval.connector_channel_id, channel);
     assert.equal(approval.device_id, deviceId);
@@ -101,6 +102,9 @@ describe('approvals, policy and audit over the real adb server', () => {
     await answer(String(approval.approval_id), 'deny');
     const ack = await call;
     assert.equal(ack.error?.code, 'approval_denied', JSON.stringify(ack));
+    // A retry of the same tool_call_id gets the same answer without asking twice.
+    const retried = await invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, denyId);
+    assert.deepEqual(retried.error, ack.error);
     assert.ok(!ran(from, launchedWallet), 'a denied call never reaches the phone');
     assert.notEqual(rig.phones[0]!.foregroundPackage(), 'com.example.wallet');
     assert.deepEqual(await pendingApprovals(), []);

@@ -257,6 +257,9 @@ export class ToolRuntime {
       const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
         decision = await this.gate.decide({ channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) });
         if (decision.decision === 'deny') {
+          // A refusal is this call's answer: a retry of the same tool_call_id gets it again
+          // without asking twice (a stop is not an answer; that call may be asked again).
+          if (tool.sideEffect && decision.errorCode !== 'canceled') this.journal.started(key, argsHash);
           return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
         }
         if (tool.sideEffect) this.journal.started(key, argsHash);
