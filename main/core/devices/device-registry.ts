@@ -43,7 +43,9 @@ export function deviceIdFor(adbServer: string, serial: string): string {
 }
 
 export function transportOf(serial: string): 'usb' | 'tcp' {
-  return /^[\d.]+:\d+$/.test(serial) || /^\[[0-9a-f:]+\]:\d+$/i.test(serial) || serial.includes('._adb-tls-connect._tcp') ? 'tcp' : 'usb';
+  // adb names network phones HOST:PORT (IPv4, [IPv6] or a host name) or by their mDNS service.
+  const hostPort = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9a-f:.]+\]):\d{1,5}$/i;
+  return hostPort.test(serial) || /\._adb-tls-(?:connect|pairing)\._tcp/.test(serial) ? 'tcp' : 'usb';
 }
 
 /** A redacted hint of a serial: its last four letters/digits, e.g. "···4F2A". */
