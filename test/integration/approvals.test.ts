@@ -307,6 +307,18 @@ describe('approvals, policy and audit over the real adb server', () => {
     resultOf(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
   });
 
+  test('tapping the Wallet icon on the home screen is held like launching it', async () => {
+    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home3')));
+    const from = argv().length;
+    const call = invoke(client, channel, 'android_tap', { element: { content_desc: 'Wallet' } }, callId('icon'));
+    const approval = await waitForApproval('android_tap');
+    assert.ok((approval.reasons as string[]).some((r) => /home screen/.test(r)), JSON.stringify(approval.reasons));
+    await answer(String(approval.approval_id), 'deny');
+    assert.equal((await call).error?.code, 'approval_denied');
+    assert.ok(!ran(from, isInputTap));
+    assert.notEqual(rig.phones[0]!.foregroundPackage(), 'com.example.wallet');
+  });
+
   test('a non-web link is held; approved, it opens the app store', async () => {
     const link = 'market://details?id=com.example.approved';
     const from = argv().length;
@@ -329,7 +341,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const byCall = (pred: (e: Json) => boolean): Json[] => entries.filter(pred);
     assert.ok(entries.every((e) => e.device_id === deviceId && typeof e.id === 'string' && typeof e.duration_ms === 'number'));
     assert.ok(entries[0]!.time >= entries[entries.length - 1]!.time, 'newest first');
-    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 3);
+    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 4);
     assert.equal(byCall((e) => e.error_code === 'approval_timeout' && e.decided_by === 'timeout').length, 1);
     assert.equal(byCall((e) => e.error_code === 'policy_denied' && e.decided_by === 'policy').length, 1);
     assert.ok(byCall((e) => e.decided_by === 'lease_approval' && e.outcome === 'ok').length >= 1);

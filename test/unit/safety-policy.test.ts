@@ -122,6 +122,18 @@ describe('classification', () => {
     assert.ok(inside.classes.includes('sensitive_app'));
   });
 
+  test('tapping a wallet, bank or store icon on the home screen is like launching it', () => {
+    const home = screen('com.google.android.apps.nexuslauncher', [
+      node({ text: 'Notes', contentDesc: 'Notes', clickable: true, bounds: [0, 300, 200, 500] }),
+      node({ text: 'Wallet', contentDesc: 'Wallet', clickable: true, bounds: [200, 300, 400, 500] }),
+      node({ text: '招商银行', clickable: true, bounds: [400, 300, 600, 500] }),
+    ]);
+    assert.deepEqual(classify({ call: control('android_tap', { x: 100, y: 400 }), screen: home, userApps: [] }).classes, ['control']);
+    assert.ok(classify({ call: control('android_tap', { x: 300, y: 400 }), screen: home, userApps: [] }).classes.includes('sensitive_app'));
+    assert.ok(classify({ call: control('android_tap', { element: { text: '招商银行' } }), screen: home, userApps: [] }).classes.includes('sensitive_app'));
+    assert.deepEqual(classify({ call: control('android_swipe', { direction: 'left' }), screen: home, userApps: [] }).classes, ['control'], 'paging the home screen is fine');
+  });
+
   test('payment words on the tap target (by element or coordinates), in English and Chinese', () => {
     const pay = node({ resourceId: 'com.shop:id/buy', text: 'Pay $25.00', className: 'android.widget.Button', clickable: true, bounds: [40, 800, 1040, 900] });
     const other = node({ text: 'Reviews', clickable: true, bounds: [40, 1000, 1040, 1100] });

@@ -10,7 +10,7 @@ import { compactTree, findElements, type UiNode } from '../android/ui-tree';
 import { toSelector } from '../tools/targets';
 import type { ElementSelectorArgs } from '../tools/tool-definition';
 import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
-import { SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
+import { LAUNCHER_PACKAGE, SENSITIVE_ICON_LABELS, SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
 import { sensitiveWord } from './screen-words';
 import type { ScreenFacts } from './screen-probe';
 
@@ -275,6 +275,7 @@ export function classify(input: ClassifyInput): Classification {
           const word = sensitiveWord(label);
           if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);
           if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label)) add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
+          if (front !== null && LAUNCHER_PACKAGE.test(front) && SENSITIVE_ICON_LABELS.test(label)) add('sensitive_app', `${prefix}opens "${label.slice(0, 60)}" from the home screen`);
         } else if (target === 'unknown') {
           const word = screenWords();
           if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
