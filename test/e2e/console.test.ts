@@ -92,7 +92,11 @@ after(async () => {
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
-describe('web console before any phone or xAgent (empty states)', () => {
+// The two suites share the browser and run side by side: the empty bridge's screens are
+// checked while the phones' rig starts.
+describe('web console', { concurrency: 2 }, () => {
+  // Each suite's own steps build on each other: one at a time inside.
+  describe('web console before any phone or xAgent (empty states)', { concurrency: 1 }, () => {
   let bridge: TestBridge;
   let context: BrowserContext;
 
@@ -126,11 +130,27 @@ describe('web console before any phone or xAgent (empty states)', () => {
     await xagent.waitFor({ timeout: UI_MS });
     assert.ok((await xagent.innerText()).includes(bridge.url), 'tells what base URL to paste into xAgent');
     await shot(page, 'empty-settings');
+
+    for (const area of ['pairings', 'approvals', 'activity']) {
+      await go(page, area);
+      await page.getByTestId(`${area}-empty`).waitFor({ timeout: UI_MS });
+      await shot(page, `empty-${area}`);
+    }
+
+    // A reload keeps the session (token in sessionStorage, not in the URL). Keyboard: the
+    // first Tab reaches "Skip to content"; the sections are buttons.
+    await page.reload();
+    await page.getByTestId('live-status').filter({ hasText: 'Live' }).waitFor({ timeout: UI_MS });
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.getByTestId('nav-devices').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('devices-empty').waitFor({ timeout: UI_MS });
     await page.close();
   });
 });
 
-describe('web console with simulated phones and an xAgent client', () => {
+describe('web console with simulated phones and an xAgent client', { concurrency: 1 }, () => {
   let rig: DeviceRig;
   let client: XAgentClient;
   let context: BrowserContext;
@@ -292,7 +312,7 @@ describe('web console with simulated phones and an xAgent client', () => {
     await shot(page, 'settings-limits');
   });
 
-  describe('approvals (needs the approval gate: POST /admin/api/approvals/:id)', () => {
+  describe('approvals (needs the approval gate: POST /admin/api/approvals/:id)', { concurrency: 1 }, () => {
     let gate = false;
     before(async () => {
       const probe = await rig.bridge.admin('POST', '/admin/api/approvals/appr_probe', { decision: 'deny' });
@@ -381,7 +401,9 @@ describe('web console with simulated phones and an xAgent client', () => {
     await shot(page, 'bindings-revoke-confirm');
     // Nothing happened yet: the first press only asks.
     assert.ok(!client.received.slice(from).some((p) => p.type === 'connection.descriptor.push' && descriptorStatus(p) === 'revoked'));
-    await confirm.click();
+    // Focus moved to the confirm button, so the keyboard answers it.
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), `channel-revoke-confirm-${channelId}`);
+    await page.keyboard.press('Enter');
     const push = await client.waitFor(
       (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelId && descriptorStatus(p) === 'revoked',
       UI_MS,
@@ -393,4 +415,5 @@ describe('web console with simulated phones and an xAgent client', () => {
     const problems = (page as Page & { problems?: string[] }).problems ?? [];
     assert.deepEqual(problems.filter((p) => !/Failed to load resource/.test(p)), [], 'no script errors in the console');
   });
+});
 });

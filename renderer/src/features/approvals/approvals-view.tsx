@@ -31,6 +31,10 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
       {approvals.length === 0 ? (
         <EmptyState title="Nothing waiting for approval" testId="approvals-empty">
           <p>Payments, installs, account and security screens and other high-risk actions will ask here first.</p>
+          <p className="hint">
+            You see the phone's screen, the action and why it was held; approve it once, for the rest of the lease, or deny it. What asks
+            is set under <b>Settings → Policies</b>.
+          </p>
         </EmptyState>
       ) : (
         <ul className="approval-list" data-testid="approval-list">

@@ -22,6 +22,10 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
       {pairings.length === 0 ? (
         <EmptyState title="No pairing request waiting" testId="pairings-empty">
           <p>When someone binds this connector in xAgent, a code appears there and here at the same time.</p>
+          <p className="hint">
+            Check that the codes match, pick the phone, and approve. To let lab users claim phones by name without a request, set an
+            access code under <b>Settings → Lab access codes</b>.
+          </p>
         </EmptyState>
       ) : (
         <ul className="card-grid card-grid-wide" data-testid="pairing-list">
