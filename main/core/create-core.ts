@@ -150,7 +150,10 @@ export function createCore(input: CoreOptionsInput): Core {
   bindingService.on('ended', (channelId, deviceId, reason) => tools.onBindingEnded(channelId, deviceId, reason));
   // Policy, approvals and the audit trail: asked before every tool call, told after it.
   const safety = new SafetyService({
-    ...options,
+    dataDir: options.dataDir,
+    approvalTimeoutMs: options.approvalTimeoutMs,
+    downloadUrlTtlMs: options.downloadUrlTtlMs,
+    adbCommandTimeoutMs: options.adbCommandTimeoutMs,
     store,
     files,
     signer,
