@@ -18,7 +18,7 @@ const URL_SECRET_PARAMS = /([?&#](?:sig|signature|token|access_token|api_key|api
 export interface RedactionContext {
   /** Live secrets that must never be written (API key, admin token). */
   secrets: readonly string[];
-  /** True when a string is one of the lab's access codes. */
+  /** True when a string is one of the lab's access codes (a scrypt check: whole typed texts only). */
   isAccessCode?: (value: string) => boolean;
   /** The call types into a password field (or may): typed text is dropped. */
   secretText: boolean;
@@ -35,11 +35,6 @@ export function redactText(value: string, ctx: RedactionContext, checkCodes = tr
   let out = redactKnown(value, ctx.secrets);
   out = out.replace(URL_SECRET_PARAMS, `$1${REDACTED}`);
   out = out.replace(TOKEN_RE, (token) => (looksRandom(token) ? REDACTED : token));
-  const words = out.split(/(\s+)/);
-  // Access codes are checked word by word in short texts only: each check is a scrypt hash.
-  if (isCode && words.length > 1 && words.length <= 41) {
-    out = words.map((word) => (word.trim() && isCode(word) ? REDACTED : word)).join('');
-  }
   return out;
 }
 
