@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createCore, type Core } from '../core/create-core';
 import { ApiKeyVault, corePlainKeyFile } from './api-key-vault';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
-import { encryptedKeySlot, loadDesktopSettings, openSettingsStore } from './desktop-settings';
+import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
 import { registerIpcHandlers } from './ipc-main';
 import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayView } from './tray-state';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
@@ -57,7 +57,8 @@ function createWindow(): BrowserWindow {
   return win;
 }
 
-export async function startDesktopApp(): Promise<void> {
+/** `openStore` is replaceable so the wiring can be tested with a fake electron and store. */
+export async function startDesktopApp(deps: { openStore?: () => Promise<SettingsStore> } = {}): Promise<void> {
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;
@@ -69,7 +70,7 @@ export async function startDesktopApp(): Promise<void> {
   await app.whenReady();
   hardenSession();
 
-  const store = await openSettingsStore();
+  const store = await (deps.openStore ?? openSettingsStore)();
   const { settings, warnings } = loadDesktopSettings(store);
   const dataDir = join(app.getPath('userData'), 'bridge');
   const vault = new ApiKeyVault({ safeStorage, slot: encryptedKeySlot(store), plainFile: corePlainKeyFile(dataDir), platform: process.platform });
