@@ -186,6 +186,21 @@ describe('classification', () => {
     });
     assert.ok(batch.classes.includes('password_field'));
     assert.equal(batch.secretText, true);
+    // Even when the username field has focus now: the tap step moves it to the password field.
+    const moved = classify({
+      call: control('android_batch', { steps: [{ tool: 'android_tap', arguments: { element: { resource_id: 'password' } } }, { tool: 'android_type_text', arguments: { text: 'x' } }] }),
+      screen: screen('com.example.login', focusedUser),
+      userApps: [],
+    });
+    assert.ok(moved.classes.includes('password_field'));
+    // A batch typing after another step on a screen without password fields: allowed, but its text is never logged.
+    const notes = classify({
+      call: control('android_batch', { steps: [{ tool: 'android_tap', arguments: { x: 5, y: 5 } }, { tool: 'android_type_text', arguments: { text: 'milk' } }] }),
+      screen: screen('com.example.notes', [node({ className: 'android.widget.EditText', focused: true })]),
+      userApps: [],
+    });
+    assert.deepEqual(notes.classes, ['control']);
+    assert.equal(notes.secretText, true);
   });
 
   test('a FLAG_SECURE window, an unreadable screen, and Settings security pages', () => {

@@ -215,7 +215,7 @@ export function classify(input: ClassifyInput): Classification {
     }
   }
 
-  for (const step of steps) {
+  for (const [stepIndex, step] of steps.entries()) {
     const prefix = steps.length > 1 ? `${step.toolId.replace('android_', '')} step: ` : '';
     switch (step.toolId) {
       case 'android_install_apk':
@@ -258,6 +258,12 @@ export function classify(input: ClassifyInput): Classification {
         else if (target) password = target.password;
         else if (focused) password = focused.password;
         else password = fresh === null || anyPassword;
+        if (stepIndex > 0) {
+          // Earlier steps of the batch may have moved focus or the screen: any password field
+          // on the screen counts, and the text is never logged since its field is unknown.
+          password = fresh === null || anyPassword || (target !== undefined && target !== 'unknown' && target.password);
+          secretText = true;
+        }
         if (password) {
           secretText = true;
           add('password_field', `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`);
