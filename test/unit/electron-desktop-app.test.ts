@@ -4,145 +4,14 @@
  * the app:// handler's CSP, the IPC sender check end to end, the tray, the API key kept
  * encrypted, and a clean stop on quit. A real core runs behind it (port 0, no phones).
  */
+// First: the electron stand-in must be in require's cache before the shell is loaded.
+import { FakeWebContents, FakeWindow, appProtocol, encryptedWith, fakeApp, fakeElectron, ipcHandlers, log, permissionHandlers, ready, trays, userData } from './electron-fake';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SettingsStore } from '../../main/electron/desktop-settings';
-
-type Handler = (...args: any[]) => any;
-const log: string[] = [];
-const userData = mkdtempSync(join(tmpdir(), 'desktop-app-'));
-
-class FakeWebContents extends EventEmitter {
-  readonly mainFrame = { url: 'app://bridge/index.html', parent: null };
-  readonly sent: unknown[] = [];
-  windowOpenHandler: Handler | undefined;
-  send(channel: string, payload: unknown): void {
-    this.sent.push({ channel, payload });
-  }
-  isDestroyed(): boolean {
-    return false;
-  }
-  setWindowOpenHandler(h: Handler): void {
-    this.windowOpenHandler = h;
-  }
-}
-
-class FakeWindow extends EventEmitter {
-  static last: FakeWindow | undefined;
-  readonly webContents = new FakeWebContents();
-  loadedUrl = '';
-  constructor(readonly options: any) {
-    super();
-    FakeWindow.last = this;
-    log.push('BrowserWindow');
-    fakeApp.emit('web-contents-created', {}, this.webContents);
-  }
-  loadURL(url: string): Promise<void> {
-    this.loadedUrl = url;
-    return Promise.resolve();
-  }
-  isDestroyed = (): boolean => false;
-  isMinimized = (): boolean => false;
-  isVisible = (): boolean => true;
-  isFocused = (): boolean => false;
-  restore(): void {}
-  show(): void {}
-  focus(): void {}
-}
-
-let ready!: () => void;
-const readyPromise = new Promise<void>((r) => (ready = r));
-const fakeApp = Object.assign(new EventEmitter(), {
-  exitCode: undefined as number | undefined,
-  requestSingleInstanceLock: () => true,
-  enableSandbox: () => log.push('enableSandbox'),
-  whenReady: () => readyPromise.then(() => void log.push('ready')),
-  getPath: (name: string) => (name === 'userData' ? userData : tmpdir()),
-  setBadgeCount: (n: number) => log.push(`badge:${n}`),
-  quit: () => log.push('quit'),
-  exit: (code: number) => {
-    fakeApp.exitCode = code;
-    log.push(`exit:${code}`);
-  },
-});
-
-const permissionHandlers: { request?: Handler; check?: Handler } = {};
-const ipcHandlers = new Map<string, Handler>();
-let appProtocol: Handler | undefined;
-const trays: any[] = [];
-const encryptedWith = 'fake-keyring:';
-
-const fakeElectron = {
-  app: fakeApp,
-  BrowserWindow: FakeWindow,
-  Menu: { buildFromTemplate: (template: unknown[]) => ({ template }) },
-  Notification: Object.assign(
-    class {
-      constructor(readonly options: unknown) {}
-      on(): void {}
-      show(): void {
-        log.push('notification');
-      }
-    },
-    { isSupported: () => true },
-  ),
-  Tray: class {
-    tooltip = '';
-    title = '';
-    menu: unknown;
-    constructor() {
-      trays.push(this);
-    }
-    setToolTip(t: string): void {
-      this.tooltip = t;
-    }
-    setTitle(t: string): void {
-      this.title = t;
-    }
-    setContextMenu(m: unknown): void {
-      this.menu = m;
-    }
-    on(): void {}
-    destroy(): void {
-      log.push('tray.destroy');
-    }
-  },
-  nativeImage: { createFromPath: (p: string) => ({ path: p }) },
-  safeStorage: {
-    isEncryptionAvailable: () => true,
-    getSelectedStorageBackend: () => 'gnome_libsecret',
-    encryptString: (s: string) => Buffer.from(encryptedWith + Buffer.from(s).toString('hex')),
-    decryptString: (b: Buffer) => Buffer.from(b.toString().slice(encryptedWith.length), 'hex').toString(),
-  },
-  session: {
-    defaultSession: Object.assign(new EventEmitter(), {
-      setPermissionRequestHandler: (h: Handler) => (permissionHandlers.request = h),
-      setPermissionCheckHandler: (h: Handler) => (permissionHandlers.check = h),
-      setDevicePermissionHandler: () => undefined,
-    }),
-  },
-  protocol: {
-    registerSchemesAsPrivileged: (schemes: Array<{ scheme: string; privileges: Record<string, boolean> }>) => log.push(`privileged:${schemes.map((s) => `${s.scheme}:${s.privileges.secure}:${s.privileges.standard}`).join(',')}`),
-    handle: (scheme: string, h: Handler) => {
-      log.push(`protocol.handle:${scheme}`);
-      appProtocol = h;
-    },
-    unhandle: (scheme: string) => log.push(`protocol.unhandle:${scheme}`),
-  },
-  ipcMain: {
-    handle: (channel: string, h: Handler) => ipcHandlers.set(channel, h),
-    removeHandler: (channel: string) => ipcHandlers.delete(channel),
-  },
-  dialog: { showErrorBox: () => undefined },
-};
-
-// Answer `require('electron')` with the stand-in (the package's own index.js needs the binary).
-const electronPath = require.resolve('electron');
-require.cache[electronPath] = { id: electronPath, filename: electronPath, loaded: true, exports: fakeElectron } as unknown as NodeModule;
+import { startDesktopApp } from '../../main/electron/desktop-app';
 
 const storeData: Record<string, unknown> = { bindHost: '127.0.0.1', port: 0, adbServers: [{ host: '127.0.0.1', port: 1 }], encryptedApiKey: null };
 const store: SettingsStore = { get: (k) => storeData[k], set: (k, v) => void (storeData[k] = v), store: storeData };
@@ -151,7 +20,6 @@ describe('desktop shell wiring (fake electron, real core)', () => {
   let started: Promise<void>;
 
   before(async () => {
-    const { startDesktopApp } = await import('../../main/electron/desktop-app');
     started = startDesktopApp({ openStore: async () => store });
     // Everything that must happen before 'ready' has happened by now.
     assert.deepEqual(log.slice(0, 2), ['enableSandbox', 'privileged:app:true:true']);
@@ -199,15 +67,15 @@ describe('desktop shell wiring (fake electron, real core)', () => {
   });
 
   test('app:// serves the page with the strict CSP and refuses other paths', async () => {
-    assert.ok(appProtocol);
-    const page = (await appProtocol(new Request('app://bridge/index.html'))) as Response;
+    assert.ok(appProtocol.handler);
+    const page = (await appProtocol.handler(new Request('app://bridge/index.html'))) as Response;
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
     assert.match(await page.text(), /<div id="root">/);
     for (const url of ['app://bridge/../package.json', 'app://bridge/main/index.ts', 'app://evil/index.html']) {
-      assert.equal(((await appProtocol(new Request(url))) as Response).status, 404, url);
+      assert.equal(((await appProtocol.handler(new Request(url))) as Response).status, 404, url);
     }
-    assert.equal(((await appProtocol(new Request('app://bridge/index.html', { method: 'POST', body: 'x' }))) as Response).status, 404);
+    assert.equal(((await appProtocol.handler(new Request('app://bridge/index.html', { method: 'POST', body: 'x' }))) as Response).status, 404);
   });
 
   test('IPC: our page gets the state; any other sender gets nothing', async () => {
