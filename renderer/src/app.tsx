@@ -95,8 +95,8 @@ export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): Rea
         </nav>
         <p className={`live live-${bridge.live}`} data-testid="live-status" title="Live updates from the bridge">
           <span className="live-dot" aria-hidden="true" />
-          {LIVE_TEXT[bridge.live]}
-          {api.kind === 'http' ? ' · web console' : ''}
+          <span>{LIVE_TEXT[bridge.live]}</span>
+          {api.kind === 'http' ? <span className="live-mode">web console</span> : null}
         </p>
       </aside>
       <main id="main" className="content" tabIndex={-1}>

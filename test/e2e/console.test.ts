@@ -148,6 +148,35 @@ describe('web console', { concurrency: 2 }, () => {
     await page.getByTestId('devices-empty').waitFor({ timeout: UI_MS });
     await page.close();
   });
+
+  test('without the token, or with a wrong one, the console says how to get in', async () => {
+    const fresh = await browser.newContext({ viewport: SMALL });
+    try {
+      const page = await fresh.newPage();
+      await page.goto(`${bridge.url}/console/`);
+      await page.getByTestId('token-screen').waitFor({ timeout: UI_MS });
+      assert.equal(await page.getByTestId('token-invalid').count(), 0);
+      await page.goto(`${bridge.url}/console/#token=not-the-token-0123456789`);
+      await page.reload();
+      await page.getByTestId('token-invalid').waitFor({ timeout: UI_MS });
+      await shot(page, 'token-invalid');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('when the bridge goes away, the console says so and keeps the last state', async () => {
+    const page = await openConsole(context, bridge);
+    await page.getByTestId('devices-empty').waitFor({ timeout: UI_MS });
+    await bridge.stop();
+    await page.getByTestId('live-status').filter({ hasText: 'Reconnecting' }).waitFor({ timeout: UI_MS });
+    // The fallback poll (every 5 s while the stream is down) finds the bridge gone.
+    await page.getByTestId('error-banner').waitFor({ timeout: 12_000 });
+    assert.match(await page.getByTestId('error-banner').innerText(), /not answering/);
+    await page.getByTestId('devices-empty').waitFor();
+    await shot(page, 'bridge-down');
+    await page.close();
+  });
 });
 
 describe('web console with simulated phones and an xAgent client', { concurrency: 1 }, () => {

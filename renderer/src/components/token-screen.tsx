@@ -21,6 +21,10 @@ export function TokenScreen(props: { reason: 'missing' | 'invalid' }): React.JSX
           It looks like <code>http://127.0.0.1:8765/console/#token=…</code>. To choose the token yourself, start the bridge with{' '}
           <code>DEVICE_BRIDGE_ADMIN_TOKEN</code> set.
         </p>
+        <p className="hint">
+          Lost the link? <code>device-bridge admin-token</code> prints the token (add <code>--data-dir</code> if the bridge uses another
+          folder).
+        </p>
       </div>
     </main>
   );

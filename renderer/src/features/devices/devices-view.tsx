@@ -20,7 +20,7 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
         <div key={server.address} className="banner banner-warn" role="status" data-testid={`adb-down-${server.address}`}>
           {/* One wrapper: the banner is a flex row, and loose text nodes would become columns. */}
           <div>
-            <strong>ADB server {server.address} is not reachable.</strong> {server.last_error ?? ''}{' '}
+            <strong>ADB server {server.address} is not reachable.</strong> {server.last_error ? <span>({server.last_error.trim().replace(/\.$/, '')}).</span> : null}{' '}
             {server.address.startsWith('127.') || server.address.startsWith('localhost') ? (
               <>
                 Start it with <code>adb start-server</code>.
