@@ -105,6 +105,13 @@ export async function startPhones(cleanup: Cleanup, adb: AdbServerRig, profiles:
     await farm.stop();
     for (const phone of phones) phone.close();
   });
+  // Every phone starts in the Notes app, where the bench's idle tap lands on the toolbar.
+  await Promise.all(
+    phones.map(async (phone) => {
+      const out = await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: AbortSignal.timeout(15_000) });
+      if (out.exitCode !== 0) throw new Error(`could not open Notes on ${phone.serial}: ${out.stderr.toString()}`);
+    }),
+  );
   return {
     farm,
     phones,
@@ -122,6 +129,8 @@ export interface BridgeHandle {
   apiKey: string;
   /** The bridge's own process id when it runs in a child process. */
   pid: number | undefined;
+  /** Where the child's bench/bridge-probe.ts writes memory figures after a forced GC (SIGUSR2). */
+  probeFile: string | undefined;
   core: Core | undefined;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
@@ -160,7 +169,7 @@ export async function startInProcessBridge(cleanup: Cleanup, adb: AdbServerRig, 
   });
   cleanup.add('in-process bridge', () => core.stop());
   const { url } = await core.start();
-  return { url, apiKey, pid: undefined, core, admin: adminClient(url, adminToken) };
+  return { url, apiKey, pid: undefined, probeFile: undefined, core, admin: adminClient(url, adminToken) };
 }
 
 /**
@@ -172,12 +181,13 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-proc-'));
   cleanup.add('spawned bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
   const { apiKey, adminToken } = freshSecrets();
-  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: apiKey, DEVICE_BRIDGE_ADMIN_TOKEN: adminToken };
+  const probeFile = join(dataDir, 'bench-memory.json');
+  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: apiKey, DEVICE_BRIDGE_ADMIN_TOKEN: adminToken, BENCH_PROBE_FILE: probeFile };
   delete env.ADB_SERVER_SOCKET;
   delete env.ANDROID_ADB_SERVER_PORT;
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'main', 'cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adb.port}`],
+    ['--expose-gc', '--import', 'tsx', '--import', join(REPO_ROOT, 'bench', 'bridge-probe.ts'), join(REPO_ROOT, 'main', 'cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adb.port}`],
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   cleanup.add('spawned bridge', () => stopChild(child));
@@ -201,7 +211,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
     60_000,
     'the bridge process to listen',
   );
-  return { url, apiKey, pid: child.pid, core: undefined, admin: adminClient(url, adminToken) };
+  return { url, apiKey, pid: child.pid, probeFile, core: undefined, admin: adminClient(url, adminToken) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -268,6 +278,7 @@ export async function callTool(client: WireClient, channelId: string, toolId: st
     'tool.invoke',
     { tool_id: toolId, arguments: { connector_channel_id: channelId, ...args }, context: { session_id: 'sess_bench', tool_call_id: `bench_${process.pid}_${callCounter}` } },
     channelId,
+    30_000,
   );
   if (ack.type !== 'tool.invoke.ack') throw new Error(`unexpected reply ${ack.type}`);
   if (ack.error) throw new ToolCallError(ack.error.code, ack.error.message ?? '');

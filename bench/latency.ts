@@ -38,8 +38,12 @@ interface Case {
   viaAdbkit: () => Promise<void>;
 }
 
-/** A point on the launcher's wallpaper, above the icon grid: a tap there changes nothing. */
-export const IDLE_TAP = { x: 540, y: 200 };
+/**
+ * A point on the Notes app's toolbar (the phones are put in Notes first): a tap there changes
+ * nothing, and the default safety policy allows it. (On the launcher, even the wallpaper
+ * between icons is read as "opens …" an app, and Wallet makes that an approval.)
+ */
+export const IDLE_TAP = { x: 540, y: 147 };
 
 /** The commands readDeviceStatus runs concurrently (main/core/android/device-info.ts). */
 const STATUS_COMMANDS = ['getprop', 'wm size', 'wm density', 'dumpsys battery', 'dumpsys power', 'dumpsys window', 'dumpsys input'];

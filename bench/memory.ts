@@ -4,6 +4,7 @@
  * to show where the rest of the machine's memory went. Linux only; elsewhere it says so.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { waitUntil } from './env';
 
 export interface Rss {
   rssKiB: number;
@@ -57,4 +58,36 @@ export function readCpuSeconds(pid: number): number {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / 100;
+}
+
+export interface AfterGc {
+  rssKiB: number;
+  heapUsedKiB: number;
+  externalKiB: number;
+}
+
+/**
+ * Asks the bridge process to collect garbage (SIGUSR2 to bench/bridge-probe.ts), then reads
+ * its RSS and the heap figures it wrote. Undefined when the probe does not answer.
+ */
+export async function readAfterGc(pid: number, probeFile: string): Promise<AfterGc | undefined> {
+  const asked = Date.now();
+  const answer = (): { heapUsed: number; external: number; at: number } | undefined => {
+    try {
+      const parsed = JSON.parse(readFileSync(probeFile, 'utf8')) as { heapUsed: number; external: number; at: number };
+      return parsed.at >= asked ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  try {
+    process.kill(pid, 'SIGUSR2');
+    await waitUntil(() => answer() !== undefined, 5_000, 'the bridge memory probe');
+  } catch {
+    return undefined;
+  }
+  const figures = answer();
+  const rss = readRss(pid);
+  if (!figures || !rss) return undefined;
+  return { rssKiB: rss.rssKiB, heapUsedKiB: figures.heapUsed / 1024, externalKiB: figures.external / 1024 };
 }
