@@ -132,6 +132,14 @@ describe('classification', () => {
     assert.ok(classify({ call: control('android_tap', { x: 300, y: 400 }), screen: home, userApps: [] }).classes.includes('sensitive_app'));
     assert.ok(classify({ call: control('android_tap', { element: { text: '招商银行' } }), screen: home, userApps: [] }).classes.includes('sensitive_app'));
     assert.deepEqual(classify({ call: control('android_swipe', { direction: 'left' }), screen: home, userApps: [] }).classes, ['control'], 'paging the home screen is fine');
+    // A tap on empty wallpaper lands on the page container, not on the icons drawn inside it.
+    const page = screen('com.google.android.apps.nexuslauncher', [
+      node({ className: 'android.widget.FrameLayout', longClickable: true, bounds: [0, 200, 1080, 2000], depth: 1 }),
+      node({ text: 'Wallet', contentDesc: 'Wallet', clickable: true, bounds: [200, 300, 400, 500], depth: 2 }),
+      node({ className: 'android.view.View', bounds: [0, 1500, 1080, 1900], depth: 2 }),
+    ]);
+    assert.deepEqual(classify({ call: control('android_tap', { x: 500, y: 1000 }), screen: page, userApps: [] }).classes, ['control']);
+    assert.deepEqual(classify({ call: control('android_tap', { x: 21, y: 1600 }), screen: page, userApps: [] }).classes, ['control']);
   });
 
   test('payment words on the tap target (by element or coordinates), in English and Chinese', () => {

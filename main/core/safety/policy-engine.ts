@@ -111,14 +111,25 @@ function urlScheme(url: unknown): string | null {
   return match?.[1] ? match[1].toLowerCase() : null;
 }
 
-/** The label a person would read on a node: its text, description, id and its children's. */
+/**
+ * The label a person would read on a node: its text, description and id; a node without
+ * text of its own (a clickable row or button container) also shows its children's text,
+ * except children that are tappable targets of their own.
+ */
 export function labelOf(nodes: readonly UiNode[], node: UiNode): string {
   const parts = [node.text, node.contentDesc, node.resourceId.slice(node.resourceId.indexOf('/') + 1)];
   const start = nodes.indexOf(node);
-  if (start >= 0) {
+  if (!node.text && !node.contentDesc && start >= 0) {
+    let skipBelow = Number.POSITIVE_INFINITY;
     for (let i = start + 1, n = 0; i < nodes.length && n < 30; i++, n++) {
       const child = nodes[i];
       if (!child || child.depth <= node.depth) break;
+      if (child.depth > skipBelow) continue;
+      skipBelow = Number.POSITIVE_INFINITY;
+      if (child.clickable || child.longClickable) {
+        skipBelow = child.depth;
+        continue;
+      }
       parts.push(child.text, child.contentDesc);
     }
   }
@@ -277,7 +288,9 @@ export function classify(input: ClassifyInput): Classification {
       case 'android_long_press': {
         const target = targetOf(step, fresh, input.lastTree);
         if (target && target !== 'unknown') {
-          const label = labelOf(fresh?.includes(target) ? fresh : (input.lastTree ?? []), target);
+          // A tap that lands on no tappable element acts on nothing in particular: only the
+          // node's own words count, not everything drawn inside it.
+          const label = target.clickable || target.longClickable ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree ?? []), target) : [target.text, target.contentDesc].filter((p) => p).join(' · ');
           const word = sensitiveWord(label);
           if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);
           if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label)) add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
