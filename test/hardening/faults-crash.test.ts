@@ -13,7 +13,7 @@ import { startBridge } from '../helpers/bridge';
 import { XAgentClient } from '../helpers/xagent-client';
 import { startSimFarm } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
-import { bindWith, CHILD_API_KEY, invokeWith, startChildBridge, type ChildBridge } from './helpers';
+import { bindWith, CHILD_API_KEY, invokeWith, openHarmlessApp, startChildBridge, type ChildBridge } from './helpers';
 
 const TAP = (x: number) => (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap' && a[2] === String(x);
 
@@ -60,6 +60,7 @@ describe('hardening: bridge crash and damaged state', () => {
     clients.push(c1);
     await c1.hello();
     const channel = await bindWith((m, p, b) => first.admin(m, p, b), c1, deviceId);
+    await openHarmlessApp(c1, channel);
 
     // A finished call whose ack may or may not have reached xAgent before the crash.
     const finishedId = `call_k9_done_${process.pid}`;

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bindChannel, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
-import { invokeWith } from './helpers';
+import { invokeWith, openHarmlessApp } from './helpers';
 
 let seq = 0;
 const callId = (tag: string): string => `call_dp_${tag}_${process.pid}_${++seq}`;
@@ -25,6 +25,7 @@ describe('hardening: data plane faults', () => {
     first = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await first.hello();
     channel = await bindChannel(rig, first, rig.device(0).deviceId);
+    await openHarmlessApp(first, channel);
   });
   after(async () => {
     await first?.close();

@@ -10,7 +10,7 @@ import { attachToAdb } from '../../main/sim/sim-farm';
 import { bindChannel, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { validateDescriptor } from '../helpers/schemas';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
-import { invokeWith, killPid, startAdbServerOnPort } from './helpers';
+import { invokeWith, killPid, openHarmlessApp, startAdbServerOnPort } from './helpers';
 
 let seq = 0;
 const callId = (tag: string): string => `call_hard_${tag}_${process.pid}_${++seq}`;
@@ -58,6 +58,7 @@ describe('hardening: adb server killed mid-action', () => {
     });
     await client.hello();
     const channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    await openHarmlessApp(client, channel);
     const deviceIds = [rig.device(0).deviceId, rig.device(1).deviceId];
     rig.phones[0]!.clearArgvLog();
 
@@ -113,6 +114,8 @@ describe('hardening: phone faults', () => {
     await client.hello();
     channelA = await bindChannel(rig, client, rig.device(0).deviceId);
     channelB = await bindChannel(rig, client, rig.device(1).deviceId);
+    await openHarmlessApp(client, channelA);
+    await openHarmlessApp(client, channelB);
   });
   after(async () => {
     await client?.close();

@@ -217,3 +217,14 @@ export async function settleHeap(): Promise<number> {
 }
 
 export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * Brings the simulated "Long list" app to the front of a bound phone. The fault and load
+ * tests tap at arbitrary points; on the home screen such a tap may land on the Wallet or Store
+ * icon, which the safety policy rightly holds for approval. Inside the list every tap is a
+ * harmless one, so these tests measure what they are about.
+ */
+export async function openHarmlessApp(client: XAgentClient, channelId: string): Promise<void> {
+  const ack = await invokeWith(client, channelId, 'android_launch_app', { package: 'com.example.list' }, `call_open_list_${channelId}_${Date.now()}`);
+  if (ack.error) throw new Error(`could not open the list app: ${JSON.stringify(ack.error)}`);
+}

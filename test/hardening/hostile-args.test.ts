@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bindChannel, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient } from '../helpers/xagent-client';
-import { invokeWith } from './helpers';
+import { invokeWith, openHarmlessApp } from './helpers';
 
 // Commands that only read (screen size, UI dump, package look-ups); everything else acts.
 const READ_ONLY = (argv: string[]): boolean =>
@@ -101,6 +101,7 @@ describe('hardening: tool arguments at every bound', () => {
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    await openHarmlessApp(client, channel);
   });
   after(async () => {
     await client?.close();

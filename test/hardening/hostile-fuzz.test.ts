@@ -142,7 +142,8 @@ describe('hardening: packet fuzz', () => {
   let channel: string;
 
   before(async () => {
-    rig = await startDeviceRig(1, { lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 } });
+    // A fuzzed call that happens to need approval ends as approval_timeout soon (a spec error).
+    rig = await startDeviceRig(1, { approvalTimeoutMs: 1_000, lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 } });
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     observer = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
