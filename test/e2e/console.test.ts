@@ -187,6 +187,19 @@ describe('web console with simulated phones and an xAgent client', { concurrency
   let channelId = '';
   let phone0 = '';
 
+  /** A test whose failure also leaves a picture of the page (failed-*.png), for CI. */
+  const uiTest = (name: string, fn: (t: TestContext) => Promise<unknown>): void => {
+    test(name, async (t) => {
+      try {
+        await fn(t);
+      } catch (error) {
+        const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+        await page?.screenshot({ path: join(SHOTS, `failed-${slug}.png`) }).catch(() => undefined);
+        throw error;
+      }
+    });
+  };
+
   before(async () => {
     rig = await startDeviceRig(2, {
       consoleDir: buildDir,
@@ -204,7 +217,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await rig?.stop();
   });
 
-  test('Devices shows both phones with live thumbnails', async () => {
+  uiTest('Devices shows both phones with live thumbnails', async () => {
     for (const i of [0, 1]) {
       const id = rig.device(i).deviceId;
       await page.getByTestId(`device-${id}`).waitFor({ timeout: UI_MS });
@@ -218,7 +231,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await shot(page, 'devices');
   });
 
-  test('a pairing request from xAgent shows the same code; approving it in the UI binds the phone', async () => {
+  uiTest('a pairing request from xAgent shows the same code; approving it in the UI binds the phone', async () => {
     const opened = await client.openChannel('');
     channelId = String(opened.payload?.connector_channel_id);
     const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
@@ -244,7 +257,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await page.getByTestId('pairings-empty').waitFor({ timeout: UI_MS });
   });
 
-  test('Bindings shows the binding with lease and idle countdowns', async () => {
+  uiTest('Bindings shows the binding with lease and idle countdowns', async () => {
     await go(page, 'bindings');
     await page.getByTestId(`channel-${channelId}`).waitFor({ timeout: UI_MS });
     assert.equal(await page.getByTestId(`channel-status-${channelId}`).innerText(), 'connected');
@@ -271,7 +284,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await page.setViewportSize(SMALL);
   });
 
-  test('LAN phones: add/pair/forget controls, errors for a bad address', async (t: TestContext) => {
+  uiTest('LAN phones: add/pair/forget controls, errors for a bad address', async (t: TestContext) => {
     await go(page, 'lan');
     await page.getByTestId('lan-add-input').fill('phone..local:99999');
     await page.getByTestId('lan-add-submit').click();
@@ -317,7 +330,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await row.waitFor({ state: 'detached', timeout: UI_MS });
   });
 
-  test('Settings shows the base URL and keeps the API key hidden until revealed', async () => {
+  uiTest('Settings shows the base URL and keeps the API key hidden until revealed', async () => {
     await go(page, 'settings');
     const base = page.getByTestId('settings-base-url');
     await base.waitFor({ timeout: UI_MS });
@@ -348,18 +361,18 @@ describe('web console with simulated phones and an xAgent client', { concurrency
       gate = !(probe.status === 404 && (probe.body.error as { message?: string } | undefined)?.message === 'no such admin endpoint');
     });
 
-    test('a high-risk call (launching a wallet app) waits in Approvals; approving once lets it run', async (t: TestContext) => {
+    uiTest('a high-risk call (launching a wallet app) waits in Approvals; approving once lets it run', async (t: TestContext) => {
       if (!gate) return t.skip('approval routes are not registered');
       await approvalRound({ approve: true, tool: 'android_launch_app', args: { package: 'com.example.wallet' }, ranWith: 'com.example.wallet', shown: /com\.example\.wallet/ });
     });
 
-    test('another high-risk call (a market: link) denied in the UI never runs', async (t: TestContext) => {
+    uiTest('another high-risk call (a market: link) denied in the UI never runs', async (t: TestContext) => {
       if (!gate) return t.skip('approval routes are not registered');
       const url = 'market://details?id=com.example.no';
       await approvalRound({ approve: false, tool: 'android_open_url', args: { url }, ranWith: url, shown: /market:/ });
     });
 
-    test('Activity shows the audit trail', async (t: TestContext) => {
+    uiTest('Activity shows the audit trail', async (t: TestContext) => {
       if (!gate) return t.skip('audit route is not registered');
       await go(page, 'activity');
       await page.getByTestId('activity-table').waitFor({ timeout: UI_MS });
@@ -421,7 +434,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     return rig.phones[0]!.argvLog.slice(from).some((argv) => argv.some((word) => word.includes(needle)));
   }
 
-  test('revoking the lease in the UI (with its confirm step) pushes revoked to xAgent', async () => {
+  uiTest('revoking the lease in the UI (with its confirm step) pushes revoked to xAgent', async () => {
     await go(page, 'bindings');
     const from = client.received.length;
     await page.getByTestId(`channel-revoke-${channelId}`).click();
