@@ -217,8 +217,24 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({ stdout, stderr, exitCode: 130 });
 
   const exec = async (commandLine: string, execOptions: { signal: AbortSignal }): Promise<ShellResult> => {
+    // Not AbortSignal.any([…, lifetime.signal]): on Node 20 every combined signal stays
+    // referenced from the long-lived lifetime signal, ~60 B per command for the phone's whole
+    // life (seen in the hardening load test). A plain controller unhooked when done is free.
+    const combined = new AbortController();
+    const abort = (): void => combined.abort();
+    if (execOptions.signal.aborted || lifetime.signal.aborted) combined.abort();
+    execOptions.signal.addEventListener('abort', abort, { once: true });
+    lifetime.signal.addEventListener('abort', abort, { once: true });
+    try {
+      return await execWithSignal(commandLine, combined.signal);
+    } finally {
+      execOptions.signal.removeEventListener('abort', abort);
+      lifetime.signal.removeEventListener('abort', abort);
+    }
+  };
+
+  const execWithSignal = async (commandLine: string, signal: AbortSignal): Promise<ShellResult> => {
     events.emit('exec', commandLine);
-    const signal = AbortSignal.any([execOptions.signal, lifetime.signal]);
     if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
     if (shouldHang(commandLine)) {
       await untilAborted(signal);

@@ -164,6 +164,12 @@ describe('hardening: load', () => {
     const rssPeak = process.memoryUsage().rss;
     // Let expiring records go (window 5 s) and the last acks drain, then compare live heap.
     await new Promise((r) => setTimeout(r, 6_000));
+    // Exactly-once records expire with their window: one more call after it, and the journal
+    // file is compacted down to live records (it is rewritten once stale lines pass 256), so
+    // its size tracks live records, not the calls above.
+    const last = await load.send('tool.invoke', { tool_id: 'android_tap', arguments: { x: 1, y: 1 }, context: { tool_call_id: `call_load_last_${process.pid}` } }, channels[0]);
+    assert.equal(last.error, undefined);
+    const journalLines = readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl'), 'utf8').trim().split('\n').length;
     clearPhoneLogs();
     const heapAfter = await settleHeap();
     const rssAfter = process.memoryUsage().rss;
@@ -178,21 +184,15 @@ describe('hardening: load', () => {
     const growth = heapAfter - heapBefore;
     lines.push(`  heap (after full GC): before ${mb(heapBefore)}, after ${mb(heapAfter)}, growth ${mb(growth)} = ${(growth / Math.max(1, calls)).toFixed(1)} B/call`);
     lines.push(`  rss: before ${mb(rssBefore)}, at end of load ${mb(rssPeak)}, after ${mb(rssAfter)} (test process = bridge + client + ${PHONES} simulated phones)`);
+    lines.push(`  idempotency journal after the window: ${journalLines} lines`);
     for (const line of lines) console.log(`# ${line}`);
 
     assert.deepEqual(errors.slice(0, 10), [], `${errors.length} errors`);
     assert.ok(calls > PHONES * CALLERS * 2, `only ${calls} calls`);
     assert.ok(growth < FLAT_BOUND, `heap grew ${mb(growth)} over ${calls} calls`);
     assert.ok(growth < NOISE_FLOOR || growth / calls < MAX_BYTES_PER_CALL, `heap grew ${(growth / calls).toFixed(0)} B per call`);
-    for (let i = 0; i < PHONES; i++) assert.deepEqual(rig.bridge.core.tools.queue.stats(rig.device(i).deviceId), { running: 0, queued: 0 });
-    // Exactly-once records expire with their window: one more call after it, and the journal
-    // file is compacted down to live records (it is rewritten once stale lines pass 256), so
-    // its size tracks live records, not the calls above.
-    const last = await load.send('tool.invoke', { tool_id: 'android_tap', arguments: { x: 1, y: 1 }, context: { tool_call_id: `call_load_last_${process.pid}` } }, channels[0]);
-    assert.equal(last.error, undefined);
-    const journalLines = readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl'), 'utf8').trim().split('\n').length;
-    console.log(`#   idempotency journal after the window: ${journalLines} lines`);
     assert.ok(journalLines <= 258, `journal still holds ${journalLines} lines`);
+    for (let i = 0; i < PHONES; i++) assert.deepEqual(rig.bridge.core.tools.queue.stats(rig.device(i).deviceId), { running: 0, queued: 0 });
     assert.ok(rig.bridge.core.registry.list().every((d) => d.state === 'device'));
   });
 });
