@@ -6,7 +6,7 @@
  * renders. Tests steer it with faults (latency, hangs, a failing UI dump) and read its
  * argv log and screen state. `close()` ends every command still running.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { PhoneContext, PhoneInfo } from './commands/command-types';
 import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
@@ -187,6 +187,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const argvLog: string[][] = [];
   const events = new EventEmitter();
   const lifetime = new AbortController();
+  // Every running command listens on it (a busy phone runs more than 10 at once); each
+  // listener is removed when its command ends.
+  setMaxListeners(0, lifetime.signal);
   let latencyMs = 0;
   let nextHang: { match: string | undefined } | undefined;
   const hangs = new Set<string>();
