@@ -117,7 +117,7 @@ function cases(target: LatencyTarget, counts: SampleCounts): Case[] {
       tool: 'android_screenshot',
       direct: 'screencap (raw, what the bridge captures)',
       samples: counts.screenshot,
-      warmup: Math.min(5, counts.screenshot),
+      warmup: Math.min(2, counts.screenshot),
       // A new frame every call (the status-bar battery changes), so neither path gets the
       // phone's frame cache or the bridge's `unchanged` shortcut.
       prepare: nextFrame,
@@ -134,7 +134,7 @@ function cases(target: LatencyTarget, counts: SampleCounts): Case[] {
       tool: 'android_screenshot',
       direct: 'screencap -p (PNG on the phone)',
       samples: counts.screenshot,
-      warmup: Math.min(5, counts.screenshot),
+      warmup: Math.min(2, counts.screenshot),
       prepare: nextFrame,
       viaBridge: async () => {
         await callTool(target.client, target.channelId, 'android_screenshot');
