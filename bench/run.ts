@@ -254,8 +254,10 @@ async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): P
 
 async function main(): Promise<void> {
   const cleanup = new Cleanup();
+  let interrupted = false;
   const onSignal = (): void => {
-    log('interrupted; cleaning up');
+    interrupted = true;
+    log('interrupted; cleaning up (bench/results.md is left as it was)');
     void cleanup.runAll().then(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
@@ -337,6 +339,7 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
+  if (interrupted) return;
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);
