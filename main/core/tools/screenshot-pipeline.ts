@@ -1,6 +1,6 @@
 /**
  * The screenshot pipeline: capture the fastest way the phone allows (raw `screencap`
- * encoded here with sharp, or `screencap -p` — decided by measuring each phone once),
+ * encoded here with sharp, or `screencap -p` — decided by measuring each phone as it goes),
  * scale to `max_side`, encode PNG/JPEG/WebP, optionally draw numbered boxes over the
  * interactive elements, detect FLAG_SECURE black frames, and answer `unchanged` when the
  * pixels are the same as the channel's previous capture.
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { captureRaw, capturePng, isSecureBlackFrame } from '../android/screencap';
 import { isInteractive, type UiNode } from '../android/ui-tree';
-import type { ToolContext } from './tool-definition';
+import type { CaptureTimings, ToolContext } from './tool-definition';
 import { freshTree } from './targets';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -33,6 +33,8 @@ interface Pixels {
   secure: boolean;
 }
 
+type Strategy = 'raw' | 'png';
+
 async function fromRaw(ctx: ToolContext): Promise<Pixels> {
   const frame = await captureRaw(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
   const { width, height, rgba } = frame;
@@ -40,41 +42,53 @@ async function fromRaw(ctx: ToolContext): Promise<Pixels> {
     image: () => sharp(rgba, { raw: { width, height, channels: 4 } }),
     width,
     height,
-    pixelHash: createHash('sha256').update(rgba).digest('hex'),
+    pixelHash: `raw:${createHash('sha256').update(rgba).digest('hex')}`,
     secure: isSecureBlackFrame(rgba),
   };
 }
 
+// A black frame deflates about 1000:1; a PNG bigger than 1/200 of its pixels cannot be one,
+// so only small PNGs are decoded to check (most frames skip the decode entirely).
+const SECURE_CHECK_RATIO = 200;
+
 async function fromPng(ctx: ToolContext): Promise<Pixels> {
   const png = await capturePng(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  // IHDR is always first: width and height are big-endian at bytes 16 and 20.
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  let secure = false;
+  if (png.length * SECURE_CHECK_RATIO < width * height * 4) {
+    const { data } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    secure = isSecureBlackFrame(data);
+  }
   return {
-    image: () => sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }),
-    width: info.width,
-    height: info.height,
-    pixelHash: createHash('sha256').update(data).digest('hex'),
-    secure: isSecureBlackFrame(data),
+    image: () => sharp(png),
+    width,
+    height,
+    // The phone's encoder is deterministic: the same pixels give the same PNG bytes.
+    pixelHash: `png:${createHash('sha256').update(png).digest('hex')}`,
+    secure,
   };
 }
 
-/** Captures with the phone's best strategy; the first capture on a phone measures both. */
-async function capture(ctx: ToolContext): Promise<Pixels> {
-  const store = ctx.services.screenshotStrategy;
-  const known = store.get(ctx.device.deviceId);
-  if (known === 'raw') return fromRaw(ctx);
-  if (known === 'png') return fromPng(ctx);
-  const t0 = performance.now();
-  const raw = await fromRaw(ctx);
-  const rawMs = performance.now() - t0;
-  try {
-    const t1 = performance.now();
-    await capturePng(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 20_000), signal: ctx.signal });
-    const pngMs = performance.now() - t1;
-    store.set(ctx.device.deviceId, pngMs < rawMs * 0.8 ? 'png' : 'raw');
-  } catch {
-    store.set(ctx.device.deviceId, 'raw');
-  }
-  return raw;
+// Every so often the slower strategy is tried again: a phone's load, or the link, changes.
+const REPROBE_EVERY = 25;
+const SMOOTHING = 0.3;
+
+/** raw first, then png once, then whichever has been faster (with an occasional re-probe). */
+export function chooseStrategy(timings: CaptureTimings | undefined): Strategy {
+  if (timings?.raw === undefined) return 'raw';
+  if (timings.png === undefined) return 'png';
+  const faster: Strategy = timings.png < timings.raw ? 'png' : 'raw';
+  if (timings.captures % REPROBE_EVERY === 0) return faster === 'png' ? 'raw' : 'png';
+  return faster;
+}
+
+export function recordTiming(timings: CaptureTimings | undefined, strategy: Strategy, ms: number): CaptureTimings {
+  const next: CaptureTimings = { ...(timings ?? {}), captures: (timings?.captures ?? 0) + 1 };
+  const previous = next[strategy];
+  next[strategy] = previous === undefined ? ms : previous + SMOOTHING * (ms - previous);
+  return next;
 }
 
 function annotationSvg(nodes: readonly UiNode[], width: number, height: number, scale: number): Buffer {
@@ -100,13 +114,22 @@ export interface ScreenshotResult {
 }
 
 /** Per-channel memory of the last capture, for `unchanged`. */
-export type LastCaptureStore = Map<string, { key: string; fileRef: string }>;
+/** Per channel: the last capture's pixel key, its output key (settings + encoded bytes) and file. */
+export type LastCaptureStore = Map<string, { key: string; outputKey: string; fileRef: string }>;
 
 export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, last: LastCaptureStore): Promise<ScreenshotResult> {
   const format = args.format ?? SCREENSHOT_DEFAULTS.format;
   const quality = args.quality ?? SCREENSHOT_DEFAULTS.quality;
   const maxSide = args.max_side ?? SCREENSHOT_DEFAULTS.max_side;
-  const pixels = await capture(ctx);
+  const store = ctx.services.screenshotStrategy;
+  const strategy = chooseStrategy(store.get(ctx.device.deviceId));
+  const started = performance.now();
+  // Timed to the encoded image, so a PNG's decode here counts against the png strategy.
+  const timed = <T>(value: T): T => {
+    store.set(ctx.device.deviceId, recordTiming(store.get(ctx.device.deviceId), strategy, performance.now() - started));
+    return value;
+  };
+  const pixels = strategy === 'png' ? await fromPng(ctx) : await fromRaw(ctx);
   const scale = Math.min(1, maxSide / Math.max(pixels.width, pixels.height));
   const width = Math.max(1, Math.round(pixels.width * scale));
   const height = Math.max(1, Math.round(pixels.height * scale));
@@ -118,7 +141,7 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
   const previous = last.get(ctx.channelId);
   if (previous && previous.key === key) {
     const same = ctx.services.findUnchangedRef(previous.fileRef);
-    if (same) return resultFrom(same, width, height, pixels.secure, true);
+    if (same) return timed(withElements(resultFrom(same, width, height, pixels.secure, true), tree));
   }
 
   let pipeline = pixels.image();
@@ -133,14 +156,28 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
       : format === 'webp'
         ? await pipeline.webp({ quality }).toBuffer()
         : await pipeline.flatten({ background: '#000000' }).jpeg({ quality, mozjpeg: true }).toBuffer();
+  timed(undefined);
+  // Same image through the other strategy (different pixel key, same encoded bytes): still unchanged.
+  const outputKey = `${format}:${quality}:${maxSide}:${createHash('sha256').update(encoded).digest('hex')}`;
+  if (previous && previous.outputKey === outputKey) {
+    const same = ctx.services.findUnchangedRef(previous.fileRef);
+    if (same) {
+      last.set(ctx.channelId, { key, outputKey, fileRef: previous.fileRef });
+      return withElements(resultFrom(same, width, height, pixels.secure, true), tree);
+    }
+  }
   const stored = await ctx.services.storeFile({
     data: encoded,
     mimeType: `image/${format}`,
     filename: `screen-${Date.now()}.${format === 'jpeg' ? 'jpg' : format}`,
     kind: 'screenshot',
   });
-  last.set(ctx.channelId, { key, fileRef: stored.file_ref });
-  const result = resultFrom(stored, width, height, pixels.secure, false);
+  last.set(ctx.channelId, { key, outputKey, fileRef: stored.file_ref });
+  return withElements(resultFrom(stored, width, height, pixels.secure, false), tree);
+}
+
+/** An annotated capture lists the numbered elements (password text blanked). */
+function withElements(result: ScreenshotResult, tree: UiNode[] | undefined): ScreenshotResult {
   if (tree) result.elements = tree.filter(isInteractive).map((n) => ({ index: n.index, text: n.password ? '' : n.text, resource_id: n.resourceId, content_desc: n.contentDesc, center: n.center }));
   return result;
 }

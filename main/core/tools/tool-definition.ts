@@ -47,9 +47,16 @@ export interface StoredFileInfo {
   sha256: string;
 }
 
+/** Per phone: how long each capture strategy took lately (ms, smoothed), to pick the faster. */
+export interface CaptureTimings {
+  raw?: number;
+  png?: number;
+  captures: number;
+}
+
 export interface ScreenshotStrategyStore {
-  get(deviceId: string): 'raw' | 'png' | undefined;
-  set(deviceId: string, strategy: 'raw' | 'png'): void;
+  get(deviceId: string): CaptureTimings | undefined;
+  set(deviceId: string, timings: CaptureTimings): void;
 }
 
 export interface ToolDefinition<A = unknown> {

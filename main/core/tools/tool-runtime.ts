@@ -25,7 +25,7 @@ import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
-import { toCardTool, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
+import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
 
 export interface GateDecision {
   decision: 'allow' | 'deny';
@@ -96,7 +96,7 @@ export class ToolRuntime {
   private readonly screenSizes = new Map<string, { size: { width: number; height: number }; at: number }>();
   private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
   private readonly imeCache = new Map<string, { value: boolean; at: number }>();
-  private readonly strategies = new Map<string, 'raw' | 'png'>();
+  private readonly strategies = new Map<string, CaptureTimings>();
   private readonly lastCaptures: LastCaptureStore = new Map();
   private readonly lastActions = new Map<string, { toolId: string; at: number; outcome: string }>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
@@ -328,7 +328,7 @@ export class ToolRuntime {
         },
         screenshotStrategy: {
           get: (id) => this.strategies.get(id),
-          set: (id, strategy) => this.strategies.set(id, strategy),
+          set: (id, timings) => this.strategies.set(id, timings),
         },
       },
     };

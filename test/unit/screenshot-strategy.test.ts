@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chooseStrategy, recordTiming } from '../../main/core/tools/screenshot-pipeline';
+import type { CaptureTimings } from '../../main/core/tools/tool-definition';
+
+void test('a phone is measured both ways once, then the faster way is used', () => {
+  let timings: CaptureTimings | undefined;
+  assert.equal(chooseStrategy(timings), 'raw');
+  timings = recordTiming(timings, 'raw', 300);
+  assert.equal(chooseStrategy(timings), 'png');
+  timings = recordTiming(timings, 'png', 90);
+  const picks: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const pick = chooseStrategy(timings);
+    picks.push(pick);
+    timings = recordTiming(timings, pick, pick === 'png' ? 90 : 300);
+  }
+  assert.deepEqual(new Set(picks), new Set(['png']));
+});
+
+void test('the slower way is probed again now and then, and a change of speed moves the choice', () => {
+  let timings: CaptureTimings = recordTiming(recordTiming(undefined, 'raw', 300), 'png', 90);
+  const picks: string[] = [];
+  // The phone's PNG encoder becomes slow (e.g. the phone is busy): png now costs 1200 ms.
+  for (let i = 0; i < 60; i++) {
+    const pick = chooseStrategy(timings);
+    picks.push(pick);
+    timings = recordTiming(timings, pick, pick === 'png' ? 1200 : 300);
+  }
+  assert.ok(picks.includes('raw'), 'raw was probed again');
+  assert.equal(picks.at(-1), 'raw', 'and is now the choice');
+  assert.ok(picks.filter((p) => p === 'png').length < 10, 'the slow way is not kept');
+});
+
+void test('timings are smoothed, not replaced by one outlier', () => {
+  const timings = recordTiming(recordTiming(undefined, 'raw', 100), 'raw', 1100);
+  assert.ok(timings.raw !== undefined && timings.raw > 100 && timings.raw < 1100);
+  assert.equal(timings.captures, 2);
+});
