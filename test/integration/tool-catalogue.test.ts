@@ -103,6 +103,19 @@ describe('the android_* tool set on a simulated phone', () => {
     assert.equal(halfSwipe.error?.code, 'invalid_arguments');
   });
 
+  test('ordinary taps are not held by the default safety policy: home-screen wallpaper, a Notes field', async () => {
+    await ok('android_press_key', { key: 'home' });
+    rig.phones[0]!.clearArgvLog();
+    const wallpaper = await ok('android_tap', { x: 540, y: 1900 });
+    assert.equal(wallpaper.safety?.decision, 'allow', JSON.stringify(wallpaper.safety));
+    await ok('android_launch_app', { package: 'com.example.notes' });
+    const field = await ok('android_tap', { element: { resource_id: 'note_text' } });
+    assert.equal(field.safety?.decision, 'allow', JSON.stringify(field.safety));
+    assert.equal(argvs('input').filter((argv) => argv[1] === 'tap').length, 2);
+    const state = await rig.bridge.admin('GET', '/admin/api/state');
+    assert.deepEqual(state.body.approvals, [], 'nothing waited for a person');
+  });
+
   test('open an https URL with one VIEW intent; other schemes are refused by the tool schema', async () => {
     rig.phones[0]!.clearArgvLog();
     const url = 'https://example.com/a?b=1&c=$(reboot)';
