@@ -306,18 +306,30 @@ async function main(): Promise<void> {
         'that simulator charge (on a phone `echo` is an mksh builtin costing microseconds).',
     );
 
+    await cleanup.runNow('bench client');
+    await cleanup.runNow('in-process bridge');
+
     report.section('d. Screenshot: bridge (invoke → ack → download) vs `adb exec-out screencap -p` by hand');
     report.add(
       'Default settings (no arguments). By hand = the real adb CLI (`adb -P PORT -s SERIAL exec-out screencap -p`), process start included, ' +
-        'as a person or script would run it. Every capture is of a new frame.',
+        'as a person or script would run it. Every capture is of a new frame. The bridge runs in its own process here ' +
+        '(`device-bridge serve`), as the by-hand adb CLI does: the simulated phones draw every new frame in the bench process, ' +
+        'and a bridge sharing that JavaScript thread would be charged for the phone\'s own work.',
     );
+    const shotBridge = await startSpawnedBridge(cleanup, adb);
+    const [shotInstantId, shotUsbId] = await waitForDevices(shotBridge, [pair.serial(0), pair.serial(1)]);
+    const shotClient = await connectClient(cleanup, shotBridge, 'screenshot client');
+    const shotChannels = {
+      instant: await bindChannel(shotBridge, shotClient, shotInstantId!),
+      'usb-phone': await bindChannel(shotBridge, shotClient, shotUsbId!),
+    };
     const shots: ScreenshotRow[] = [];
     for (const profile of ['instant', 'usb-phone'] as const) {
       log(`d. screenshots, ${profile} phone`);
       const index = profile === 'instant' ? 0 : 1;
       shots.push(
         await measureScreenshots(
-          { bridge, client, channelId: channels[profile], adb, serial: pair.serial(index), phone: pair.phones[index]!, density: DENSITY },
+          { bridge: shotBridge, client: shotClient, channelId: shotChannels[profile], adb, serial: pair.serial(index), phone: pair.phones[index]!, density: DENSITY },
           profile,
           SCREENSHOT_SAMPLES[profile],
           log,
@@ -326,8 +338,8 @@ async function main(): Promise<void> {
     }
     report.add(screenshotTables(shots));
 
-    await cleanup.runNow('bench client');
-    await cleanup.runNow('in-process bridge');
+    await cleanup.runNow('screenshot client');
+    await cleanup.runNow('spawned bridge');
     await cleanup.runNow('phones A');
     await farmParts(report, cleanup, adb);
   } catch (error) {
