@@ -12,6 +12,12 @@ import { withDeadline } from './deadline';
 
 /** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
 const EXIT_MARKER = '__XB_EXIT_7f3a__';
+/** Shell protocol v2 packet ids (adb's shell_protocol.h): [id u8][length u32 LE][payload]. */
+const V2_STDOUT = 1;
+const V2_STDERR = 2;
+const V2_EXIT = 3;
+const V2_CLOSE_STDIN = 4;
+const V2_HEADER = 5;
 /** How long the "why was the output cut" probe may take. */
 const CUT_PROBE_MS = 1_500;
 
@@ -48,7 +54,67 @@ export class AdbDeviceShell implements DeviceShell {
     readonly serial: string,
   ) {}
 
+  /**
+   * Whether the phone speaks shell protocol v2 (Android 7+): its exit status comes in the
+   * protocol, so no extra `echo` runs on the phone. Unknown until the first command.
+   */
+  private shellV2: boolean | undefined;
+
   async run(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput> {
+    if (this.shellV2 === false) return this.runWithMarker(argv, options);
+    const result = await this.runV2(argv, options);
+    if (result !== 'refused') {
+      this.shellV2 = true;
+      return result;
+    }
+    // The phone refused the v2 service: an older adbd. Remember it once the legacy way works.
+    const legacy = await this.runWithMarker(argv, options);
+    this.shellV2 = false;
+    return legacy;
+  }
+
+  /** `shell,v2,raw:` — stdout and stderr in arrival order (as the legacy shell merges them) and the exit packet. */
+  private async runV2(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput | 'refused'> {
+    const device = this.client.getDevice(this.serial);
+    let refused = false;
+    const streamPromise = (async () => {
+      const transport = await device.transport();
+      transport.write(encodeHostRequest(`shell,v2,raw:${buildCommandLine(argv)}`));
+      const reply = await transport.parser.readAscii(4);
+      if (reply !== 'OKAY') {
+        refused = true;
+        const message = await transport.parser.readError().catch((e: unknown) => e);
+        transport.end();
+        throw message instanceof Error ? message : new Error(String(message));
+      }
+      // Nothing is ever typed into our commands: close their stdin so none can wait on it.
+      transport.write(Buffer.from([V2_CLOSE_STDIN, 0, 0, 0, 0]));
+      return transport.parser.raw();
+    })();
+    let raw: Buffer;
+    try {
+      raw = await readAllWithDeadline(streamPromise, options, argv[0] ?? 'command', this.serial);
+    } catch (error) {
+      if (refused && this.shellV2 === undefined) return 'refused';
+      throw error;
+    }
+    const output: Buffer[] = [];
+    let exitCode: number | undefined;
+    for (let at = 0; at + V2_HEADER <= raw.length; ) {
+      const id = raw[at] ?? -1;
+      const length = raw.readUInt32LE(at + 1);
+      const payload = raw.subarray(at + V2_HEADER, at + V2_HEADER + length);
+      if (payload.length < length) break;
+      if (id === V2_STDOUT || id === V2_STDERR) output.push(payload);
+      else if (id === V2_EXIT) exitCode = payload[0];
+      at += V2_HEADER + length;
+    }
+    // No exit packet: the stream was cut (adb server gone, phone dropped) — never a success.
+    if (exitCode === undefined) throw await this.cutShort();
+    return { stdout: Buffer.concat(output), exitCode };
+  }
+
+  private async runWithMarker(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput> {
     const line = `${buildCommandLine(argv)}; echo ${EXIT_MARKER}$?`;
     const raw = await readAllWithDeadline(
       Promise.resolve(this.client.getDevice(this.serial).shell(line)),

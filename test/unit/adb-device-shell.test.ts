@@ -1,0 +1,107 @@
+/**
+ * AdbDeviceShell against a scripted ADB server (smart-socket protocol): exit codes from shell
+ * protocol v2 with stdout and stderr kept in order, a v2 stream cut before its exit packet is
+ * an error, and an older phone that refuses v2 falls back to the legacy shell with an exit
+ * marker — remembered, so v2 is not tried again.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
+import Adb from '@devicefarmer/adbkit';
+import { AdbDeviceShell } from '../../main/core/devices/adb-device-shell';
+import { BridgeError } from '../../main/core/errors';
+
+type Reply = Buffer | 'fail' | 'cut';
+
+function frame(text: string): Buffer {
+  const body = Buffer.from(text, 'utf8');
+  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'latin1'), body]);
+}
+
+function packet(id: number, payload: Buffer | string): Buffer {
+  const data = Buffer.from(payload);
+  const header = Buffer.alloc(5);
+  header[0] = id;
+  header.writeUInt32LE(data.length, 1);
+  return Buffer.concat([header, data]);
+}
+
+/** A scripted ADB server: `host:transport:*` and `host:*` answered, then the device service by `answer`. */
+async function scriptedAdb(answer: (service: string) => Reply): Promise<{ server: Server; port: number; services: string[] }> {
+  const services: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let buffer = Buffer.alloc(0);
+    let transported = false;
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 4) {
+        const length = Number.parseInt(buffer.subarray(0, 4).toString('latin1'), 16);
+        if (Number.isNaN(length) || buffer.length < 4 + length) return;
+        const service = buffer.subarray(4, 4 + length).toString('utf8');
+        buffer = buffer.subarray(4 + length);
+        if (!transported && service.startsWith('host:transport')) {
+          transported = true;
+          socket.write('OKAY');
+          continue;
+        }
+        services.push(service);
+        const reply = answer(service);
+        if (reply === 'fail') return void socket.end(Buffer.concat([Buffer.from('FAIL'), frame('closed')]));
+        socket.write('OKAY');
+        if (reply === 'cut') return void socket.destroy();
+        // Whatever else the client sends now (v2's close-stdin packet) is ignored.
+        buffer = Buffer.alloc(0);
+        return void socket.end(reply);
+      }
+    });
+  });
+  after(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, () => resolve()));
+  return { server, port: (server.address() as { port: number }).port, services };
+}
+
+function shellOn(port: number): AdbDeviceShell {
+  return new AdbDeviceShell(Adb.createClient({ host: '127.0.0.1', port, bin: '/bin/false' }), 'SERIAL1');
+}
+
+describe('AdbDeviceShell', () => {
+  test('shell v2: exit status from the protocol, stdout and stderr in arrival order, no extra command', async () => {
+    const adb = await scriptedAdb((service) =>
+      service.startsWith('shell,v2,raw:') ? Buffer.concat([packet(1, 'Starting: Intent\n'), packet(2, 'Error: Activity not started\n'), packet(3, Buffer.from([1]))]) : 'fail',
+    );
+    const shell = shellOn(adb.port);
+    const out = await shell.run(['am', 'start', '-n', "a.b/.C'; reboot"], { timeoutMs: 5_000 });
+    assert.equal(out.exitCode, 1);
+    assert.equal(out.stdout.toString(), 'Starting: Intent\nError: Activity not started\n');
+    assert.deepEqual(adb.services, [`shell,v2,raw:'am' 'start' '-n' 'a.b/.C'\\''; reboot'`]);
+  });
+
+  test('a v2 stream cut before its exit packet is an error, never a success', async () => {
+    const adb = await scriptedAdb((service) => (service.startsWith('shell,v2,raw:') ? packet(1, 'partial') : 'fail'));
+    const shell = shellOn(adb.port);
+    await assert.rejects(shell.run(['input', 'tap', '1', '2'], { timeoutMs: 5_000 }), (error: unknown) => error instanceof BridgeError && error.code !== 'internal_error');
+  });
+
+  test('an older phone that refuses v2 gets the legacy shell with an exit marker, and v2 is not tried again', async () => {
+    const adb = await scriptedAdb((service) => {
+      if (service.startsWith('shell,v2,')) return 'fail';
+      const marker = /echo (\S+)\$\?$/.exec(service)?.[1];
+      return marker ? Buffer.from(`hello\n${marker}3\n`) : 'fail';
+    });
+    const shell = shellOn(adb.port);
+    const first = await shell.run(['echo', 'hello'], { timeoutMs: 5_000 });
+    assert.equal(first.stdout.toString(), 'hello\n');
+    assert.equal(first.exitCode, 3);
+    const second = await shell.run(['echo', 'hello'], { timeoutMs: 5_000 });
+    assert.equal(second.exitCode, 3);
+    assert.equal(adb.services.filter((s) => s.startsWith('shell,v2,')).length, 1, JSON.stringify(adb.services));
+    assert.equal(adb.services.filter((s) => s.startsWith('shell:')).length, 2);
+  });
+});
