@@ -301,9 +301,8 @@ async function main(): Promise<void> {
         'to classify what the tap touches), so a default tap costs a UI dump on top of `input tap`; "screen checks off" is the same tap ' +
         'with every screen-based risk class set to allow (PUT /admin/api/policies), i.e. transport, queue and journal only. ' +
         'Device status, UI tree and screenshot are observation tools and are not probed. ' +
-        'On usb-phone the simulator charges 5 ms for every simple command, `echo` included; the bridge appends ' +
-        '`; echo <marker>$?` to each shell command to read its exit status, so about 5 ms of every usb-phone "added" figure is ' +
-        'that simulator charge (on a phone `echo` is an mksh builtin costing microseconds).',
+        'The bridge reads exit statuses through adb\'s shell protocol v2, so each command is one command on the phone, as in ' +
+        'the direct adbkit call (phones without v2 get a legacy shell with an `echo` of the exit status).',
     );
 
     await cleanup.runNow('bench client');
