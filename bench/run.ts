@@ -322,6 +322,18 @@ async function main(): Promise<void> {
       instant: await bindChannel(shotBridge, shotClient, shotInstantId!),
       'usb-phone': await bindChannel(shotBridge, shotClient, shotUsbId!),
     };
+    // Part a again against this bridge: deployed, the bridge has its own process too.
+    const ownProcessRows: string[] = [];
+    if (await setScreenChecks(shotBridge, false)) {
+      for (const profile of ['instant', 'usb-phone'] as const) {
+        log(`a (own process). latency, ${profile} phone, screen checks off`);
+        const index = profile === 'instant' ? 0 : 1;
+        const target = { client: shotClient, channelId: shotChannels[profile], adbPort: adb.port, serial: pair.serial(index), phone: pair.phones[index]! };
+        const rows = await measureLatency(target, { ...LATENCY_SAMPLES[profile], screenshot: 0 }, log, ' (screen checks off)');
+        ownProcessRows.push(`**${profile} phone, bridge in its own process**\n\n${latencyTable(rows)}`);
+      }
+      await setScreenChecks(shotBridge, true);
+    }
     const shots: ScreenshotRow[] = [];
     for (const profile of ['instant', 'usb-phone'] as const) {
       log(`d. screenshots, ${profile} phone`);
@@ -336,6 +348,15 @@ async function main(): Promise<void> {
       );
     }
     report.add(screenshotTables(shots));
+
+    if (ownProcessRows.length > 0) {
+      report.section('a, again: the bridge in its own process');
+      report.add(
+        'Part a measured against the `device-bridge serve` process of part d (screen checks off), as a bridge is deployed: ' +
+          'the simulated phones and the direct adbkit calls stay in the bench process, the bridge does not share their thread.',
+      );
+      for (const rows of ownProcessRows) report.add(rows);
+    }
 
     await cleanup.runNow('screenshot client');
     await cleanup.runNow('spawned bridge');
