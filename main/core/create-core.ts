@@ -152,6 +152,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const safety = new SafetyService({
     dataDir: options.dataDir,
     approvalTimeoutMs: options.approvalTimeoutMs,
+    ...(options.audit ? { auditLimits: options.audit } : {}),
     downloadUrlTtlMs: options.downloadUrlTtlMs,
     adbCommandTimeoutMs: options.adbCommandTimeoutMs,
     store,

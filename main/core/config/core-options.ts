@@ -52,6 +52,8 @@ export interface CoreOptions {
   dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number };
   /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
   lan?: LanOptions;
+  /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
+  audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
 }
 
 export const DEFAULTS = {
@@ -115,5 +117,14 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
     pairingTtlMs: positiveInt('pairingTtlMs', input.pairingTtlMs ?? DEFAULTS.pairingTtlMs),
     adbCommandTimeoutMs: positiveInt('adbCommandTimeoutMs', input.adbCommandTimeoutMs ?? DEFAULTS.adbCommandTimeoutMs),
     allowRemoteAdmin: input.allowRemoteAdmin ?? false,
+    ...(input.audit ? { audit: resolveAudit(input.audit) } : {}),
   };
+}
+
+function resolveAudit(audit: NonNullable<CoreOptions['audit']>): NonNullable<CoreOptions['audit']> {
+  const out: NonNullable<CoreOptions['audit']> = {};
+  if (audit.maxFileBytes !== undefined) out.maxFileBytes = positiveInt('audit.maxFileBytes', audit.maxFileBytes);
+  if (audit.maxFiles !== undefined) out.maxFiles = positiveInt('audit.maxFiles', audit.maxFiles);
+  if (audit.maxScreenshots !== undefined) out.maxScreenshots = positiveInt('audit.maxScreenshots', audit.maxScreenshots);
+  return out;
 }
