@@ -9,6 +9,7 @@ import { BridgeError, isBridgeError } from '../errors';
 import { buildCommandLine } from '../android/shell-quote';
 import type { DeviceShell, ShellOutput, ShellRunOptions } from './device-shell';
 import { withDeadline } from './deadline';
+import { encodeAdbRequest } from './adb-host-service';
 
 /** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
 const EXIT_MARKER = '__XB_EXIT_7f3a__';
@@ -48,6 +49,8 @@ async function readAllWithDeadline(streamPromise: Promise<Duplex | Readable>, op
   }
 }
 
+type Transport = Awaited<ReturnType<ReturnType<Client['getDevice']>['transport']>>;
+
 export class AdbDeviceShell implements DeviceShell {
   constructor(
     private readonly client: Client,
@@ -75,18 +78,11 @@ export class AdbDeviceShell implements DeviceShell {
 
   /** `shell,v2,raw:` — stdout and stderr in arrival order (as the legacy shell merges them) and the exit packet. */
   private async runV2(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput | 'refused'> {
-    const device = this.client.getDevice(this.serial);
     let refused = false;
     const streamPromise = (async () => {
-      const transport = await device.transport();
-      transport.write(encodeHostRequest(`shell,v2,raw:${buildCommandLine(argv)}`));
-      const reply = await transport.parser.readAscii(4);
-      if (reply !== 'OKAY') {
+      const transport = await this.openService(`shell,v2,raw:${buildCommandLine(argv)}`, () => {
         refused = true;
-        const message = await transport.parser.readError().catch((e: unknown) => e);
-        transport.end();
-        throw message instanceof Error ? message : new Error(String(message));
-      }
+      });
       // Nothing is ever typed into our commands: close their stdin so none can wait on it.
       transport.write(Buffer.from([V2_CLOSE_STDIN, 0, 0, 0, 0]));
       return transport.parser.raw();
@@ -147,20 +143,23 @@ export class AdbDeviceShell implements DeviceShell {
   }
 
   async execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer> {
-    const device = this.client.getDevice(this.serial);
-    const line = `exec:${buildCommandLine(argv)}`;
-    const streamPromise = (async () => {
-      const transport = await device.transport();
-      transport.write(encodeHostRequest(line));
-      await transport.parser.readAscii(4).then(async (reply: string) => {
-        if (reply !== 'OKAY') {
-          const message = await transport.parser.readError().catch((e: unknown) => e);
-          throw message instanceof Error ? message : new Error(String(message));
-        }
-      });
-      return transport.parser.raw();
-    })();
+    const streamPromise = this.openService(`exec:${buildCommandLine(argv)}`).then((transport) => transport.parser.raw());
     return readAllWithDeadline(streamPromise, options, argv[0] ?? 'exec', this.serial);
+  }
+
+  /**
+   * Opens a device service over a transport to the phone. A FAIL answer is thrown as adb's
+   * own message (mapped later like every adb error); `onRefused` hears of it first.
+   */
+  private async openService(service: string, onRefused?: () => void): Promise<Transport> {
+    const transport = await this.client.getDevice(this.serial).transport();
+    transport.write(encodeAdbRequest(service));
+    const reply = await transport.parser.readAscii(4);
+    if (reply === 'OKAY') return transport;
+    onRefused?.();
+    const message = await transport.parser.readError().catch((e: unknown) => e);
+    transport.end();
+    throw message instanceof Error ? message : new Error(String(message));
   }
 
   async push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void> {
@@ -187,9 +186,4 @@ export class AdbDeviceShell implements DeviceShell {
     const device = this.client.getDevice(this.serial);
     return readAllWithDeadline(Promise.resolve(device.pull(remotePath)), options, 'pull', this.serial);
   }
-}
-
-function encodeHostRequest(payload: string): Buffer {
-  const body = Buffer.from(payload, 'utf8');
-  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'ascii'), body]);
 }

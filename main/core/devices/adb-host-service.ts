@@ -15,7 +15,8 @@ export interface HostServiceReply {
   message: string;
 }
 
-function encodeRequest(service: string): Buffer {
+/** One smart-socket request: 4 hex digits of length, then the service (host or device). */
+export function encodeAdbRequest(service: string): Buffer {
   const body = Buffer.from(service, 'utf8');
   if (body.length > 0xffff) throw new BridgeError('invalid_arguments', 'adb request too long');
   return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'latin1'), body]);
@@ -51,7 +52,7 @@ export async function adbHostService(
   };
   try {
     const exchange = (async (): Promise<HostServiceReply> => {
-      connection.write(encodeRequest(service));
+      connection.write(encodeAdbRequest(service));
       const status = await connection.parser.readAscii(4);
       if (status !== 'OKAY' && status !== 'FAIL') throw new BridgeError('command_failed', `${what}: unexpected answer ${JSON.stringify(status)}`);
       // Some adb versions close right after a bare OKAY; that is an empty answer.
