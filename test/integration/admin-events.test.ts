@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { XAgentClient } from '../helpers/xagent-client';
+import { SseParser } from '../../renderer/src/api/sse-parser';
 
 interface EventStream {
   status: number;
@@ -18,28 +19,17 @@ interface EventStream {
   close(): void;
 }
 
-/** A plain SSE reader over node:http (EventSource cannot send an Authorization header). */
+/** An SSE reader over node:http (EventSource cannot send an Authorization header), with the console's own parser. */
 function openEvents(url: string, token: string | undefined): Promise<EventStream> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/admin/api/events`, { headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
       const events: Array<Record<string, unknown>> = [];
       const waiters = new Set<() => void>();
-      let buffer = '';
+      const parser = new SseParser();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n');
-          if (data) events.push(JSON.parse(data) as Record<string, unknown>);
-          for (const wake of waiters) wake();
-        }
+        for (const message of parser.push(chunk)) events.push(JSON.parse(message.data) as Record<string, unknown>);
+        for (const wake of waiters) wake();
       });
       const ended = new Promise<void>((done) => {
         res.once('end', done);
