@@ -75,9 +75,10 @@ export async function attachToAdb(adb: AdbServerAddress, port: number, options: 
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (let attempt = 1; ; attempt++) {
     const left = () => Math.max(1, deadline - Date.now());
-    await hostConnect(adb, serial, { timeoutMs: left() });
     let lastError: unknown;
     try {
+      // adb 1.0.41 now and then hangs up on a host request while many phones attach: an attempt like any other.
+      await hostConnect(adb, serial, { timeoutMs: left() });
       // Absent right after a connect means adb dropped it again: no point waiting longer.
       const list = await waitForDeviceStates(adb, [serial], (state) => state === 'device' || state === undefined, {
         timeoutMs: Math.min(ATTEMPT_WINDOW_MS, left()),
@@ -145,7 +146,8 @@ export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
     const worker = async (): Promise<void> => {
       while (next < phones.length) {
         const entry = phones[next++];
-        if (entry) await hostConnect(options.adb, entry.serial, { timeoutMs });
+        // A request adb hung up on leaves the phone unlisted; the one-by-one attach below retries it.
+        if (entry) await hostConnect(options.adb, entry.serial, { timeoutMs }).catch(() => undefined);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, phones.length) }, () => worker()));
