@@ -33,6 +33,11 @@ const DEFAULT_DRAG_MS = 1_000;
 /** `input` starts a JVM per call (300–400 ms on phones); the gesture itself adds its duration. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** Whether a point lies on a screen of this size (pixels 0..width-1, 0..height-1). */
+export function isInside(point: Point, screen: ScreenSize): boolean {
+  return point.x >= 0 && point.y >= 0 && point.x < screen.width && point.y < screen.height;
+}
+
 /** Throws BridgeError('out_of_bounds') unless the point is inside the screen. */
 export function assertInsideScreen(point: Point, screen: ScreenSize): void {
   assertPoint(point);

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { BridgeError } from '../errors';
-import { longPress, pressKey, swipe, tap } from '../android/input';
+import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
 import { launchApp, openUrl, stopApp } from '../android/apps';
@@ -88,7 +88,8 @@ const swipeTool = defineTool({
   args: swipeArgs,
   output: RESULT,
   run: async (ctx, args) => {
-    const screen = await ctx.screenSize();
+    // Coordinates: a cached size both points fit will do; a direction is scaled to a fresh size.
+    const screen = await ctx.screenSize(args.direction ? undefined : (size) => isInside({ x: args.from_x ?? 0, y: args.from_y ?? 0 }, size) && isInside({ x: args.to_x ?? 0, y: args.to_y ?? 0 }, size));
     let from: { x: number; y: number };
     let to: { x: number; y: number };
     if (args.direction) {

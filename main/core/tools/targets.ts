@@ -4,7 +4,7 @@
  * tree for `index`). Also the shared `observe` step after an action.
  */
 import { BridgeError } from '../errors';
-import { assertInsideScreen } from '../android/input';
+import { assertInsideScreen, isInside } from '../android/input';
 import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type ElementSelector, type UiNode } from '../android/ui-tree';
 import type { ElementSelectorArgs, ToolContext } from './tool-definition';
 
@@ -52,7 +52,7 @@ export async function resolvePoint(ctx: ToolContext, args: { x?: number | undefi
   }
   if (args.x === undefined || args.y === undefined) throw new BridgeError('invalid_arguments', 'give x and y, or element');
   const point = { x: args.x, y: args.y };
-  assertInsideScreen(point, await ctx.screenSize());
+  assertInsideScreen(point, await ctx.screenSize((size) => isInside(point, size)));
   return point;
 }
 

@@ -20,8 +20,11 @@ export interface ToolContext {
   /** Default deadline for one adb operation. */
   timeoutMs: number;
   progress: (status: string, message: string, progress?: number) => void;
-  /** Screen size, cached per phone. */
-  screenSize: () => Promise<{ width: number; height: number }>;
+  /**
+   * The oriented screen size, cached per phone. `accepts` says whether a cached size will do
+   * for this call (a point inside it); otherwise the size is read again (the phone may have rotated).
+   */
+  screenSize: (accepts?: (size: { width: number; height: number }) => boolean) => Promise<{ width: number; height: number }>;
   /** The last UI tree this channel saw (for `index` selectors and change detection). */
   lastTree: () => { nodes: UiNode[]; signature: string } | undefined;
   rememberTree: (nodes: UiNode[], signature: string) => void;

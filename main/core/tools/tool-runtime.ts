@@ -18,6 +18,7 @@ import type { EventHub } from '../admin/event-hub';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
 import type { CardTool } from '../protocol/card';
 import { readOrientedScreenSize } from '../android/device-info';
+import { ScreenSizeCache } from './screen-size-cache';
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
 import { DeviceQueue } from '../queue/device-queue';
@@ -84,8 +85,13 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
 }
 
-// Short: the size is oriented, and a phone can be rotated between calls.
-const SCREEN_SIZE_TTL_MS = 3_000;
+/**
+ * The oriented size changes when the phone rotates: younger than 3 s it is used as is, up to
+ * 60 s it is used while a background read refreshes it (a point outside it is checked against
+ * a size read now), older it is read first. See screen-size-cache.ts.
+ */
+const SCREEN_SIZE_FRESH_MS = 3_000;
+const SCREEN_SIZE_USABLE_MS = 60_000;
 
 export class ToolRuntime {
   readonly queue: DeviceQueue;
@@ -93,7 +99,7 @@ export class ToolRuntime {
   private readonly byId: Map<string, ToolDefinition<unknown>>;
   private readonly journal: IdempotencyJournal;
   private readonly inFlight = new Map<string, { argsHash: string; promise: Promise<StoredAck> }>();
-  private readonly screenSizes = new Map<string, { size: { width: number; height: number }; at: number }>();
+  private readonly screenSizes: ScreenSizeCache;
   private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
   private readonly imeCache = new Map<string, { value: boolean; at: number }>();
   private readonly strategies = new Map<string, CaptureTimings>();
@@ -108,6 +114,13 @@ export class ToolRuntime {
     this.tools = [...observationTools(this.lastCaptures), ...CONTROL_TOOLS];
     this.byId = new Map(this.tools.map((t) => [t.id, t]));
     this.journal = new IdempotencyJournal(join(o.dataDir, 'tool-calls.jsonl'), o.options.idempotencyWindowMs, o.clock);
+    this.screenSizes = new ScreenSizeCache({
+      read: (shell, options) => readOrientedScreenSize(shell, options),
+      clock: o.clock,
+      freshMs: SCREEN_SIZE_FRESH_MS,
+      usableMs: SCREEN_SIZE_USABLE_MS,
+      refreshTimeoutMs: o.options.adbCommandTimeoutMs,
+    });
   }
 
   start(): void {
@@ -292,12 +305,9 @@ export class ToolRuntime {
       signal,
       timeoutMs,
       progress,
-      screenSize: async () => {
-        const cached = this.screenSizes.get(device.deviceId);
-        if (cached && this.o.clock() - cached.at < SCREEN_SIZE_TTL_MS) return cached.size;
-        const size = await readOrientedScreenSize(shell, { timeoutMs, signal });
+      screenSize: async (accepts) => {
+        const size = await this.screenSizes.get(device.deviceId, shell, { timeoutMs, signal }, accepts);
         if (!size) throw new BridgeError('command_failed', 'could not read the screen size');
-        this.screenSizes.set(device.deviceId, { size, at: this.o.clock() });
         return size;
       },
       lastTree: () => this.trees.get(channelId),
