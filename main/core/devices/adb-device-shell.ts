@@ -10,6 +10,7 @@ import { buildCommandLine } from '../android/shell-quote';
 import type { DeviceShell, ShellOutput, ShellRunOptions } from './device-shell';
 import { withDeadline } from './deadline';
 import { encodeAdbRequest } from './adb-host-service';
+import { SpareConnectionSlot } from './spare-connection';
 
 /** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
 const EXIT_MARKER = '__XB_EXIT_7f3a__';
@@ -21,6 +22,8 @@ const V2_CLOSE_STDIN = 4;
 const V2_HEADER = 5;
 /** How long the "why was the output cut" probe may take. */
 const CUT_PROBE_MS = 1_500;
+/** A connection opened ahead for the next command is closed when no command comes this long. */
+const SPARE_IDLE_MS = 20_000;
 
 export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (isBridgeError(error)) return error;
@@ -52,10 +55,24 @@ async function readAllWithDeadline(streamPromise: Promise<Duplex | Readable>, op
 type Transport = Awaited<ReturnType<ReturnType<Client['getDevice']>['transport']>>;
 
 export class AdbDeviceShell implements DeviceShell {
+  /** The next command's connection, switched to this phone while the current one runs. */
+  private readonly transports: SpareConnectionSlot<Transport>;
+
   constructor(
     private readonly client: Client,
     readonly serial: string,
-  ) {}
+  ) {
+    this.transports = new SpareConnectionSlot(() => Promise.resolve(this.client.getDevice(this.serial).transport()), SPARE_IDLE_MS);
+  }
+
+  /** Closes the connection kept ready for this phone (it went away, or the bridge stops). */
+  releaseSpare(): void {
+    this.transports.drop();
+  }
+
+  close(): void {
+    this.transports.close();
+  }
 
   /**
    * Whether the phone speaks shell protocol v2 (Android 7+): its exit status comes in the
@@ -149,13 +166,29 @@ export class AdbDeviceShell implements DeviceShell {
 
   /**
    * Opens a device service over a transport to the phone. A FAIL answer is thrown as adb's
-   * own message (mapped later like every adb error); `onRefused` hears of it first.
+   * own message (mapped later like every adb error); `onRefused` hears of it first. A spare
+   * connection that fails before the service opened ran nothing on the phone, so the
+   * request is made once more on a new connection before anything is concluded.
    */
   private async openService(service: string, onRefused?: () => void): Promise<Transport> {
-    const transport = await this.client.getDevice(this.serial).transport();
+    const { connection, spare } = await this.transports.take();
+    const answer = await this.request(connection, service).catch((error: unknown) => (spare ? 'retry' : Promise.reject(error)));
+    if (answer === 'OKAY') return connection;
+    if (answer === 'retry' || spare) {
+      connection.end();
+      const again = await this.transports.fresh();
+      if ((await this.request(again, service)) === 'OKAY') return again;
+      return this.refuse(again, onRefused);
+    }
+    return this.refuse(connection, onRefused);
+  }
+
+  private async request(transport: Transport, service: string): Promise<string> {
     transport.write(encodeAdbRequest(service));
-    const reply = await transport.parser.readAscii(4);
-    if (reply === 'OKAY') return transport;
+    return transport.parser.readAscii(4);
+  }
+
+  private async refuse(transport: Transport, onRefused?: () => void): Promise<never> {
     onRefused?.();
     const message = await transport.parser.readError().catch((e: unknown) => e);
     transport.end();

@@ -79,6 +79,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     this.retryTimer = undefined;
     this.tracker?.end();
     this.tracker = undefined;
+    for (const shell of this.shells.values()) shell.close();
+    this.shells.clear();
   }
 
   getHealth(): AdbServerHealth {
@@ -125,9 +127,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       this.setHealth({ status: 'connected', lastError: null });
       tracker.on('add', (device: Device) => this.onDevice(device));
       tracker.on('change', (device: Device) => this.onDevice(device));
-      tracker.on('remove', (device: Device) => {
-        this.options.registry.upsertState(this.address, device.id, 'gone');
-      });
+      tracker.on('remove', (device: Device) => this.markGone(device.id));
       tracker.on('end', () => this.onLost('adb server closed the tracking connection'));
       tracker.on('error', (error: Error) => this.onLost(error.message));
       // Phones that vanished while we were away are gone now.
@@ -142,6 +142,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     this.tracker?.end();
     this.tracker = undefined;
     this.options.registry.markServerDown(this.address, 'ADB server unreachable');
+    for (const shell of this.shells.values()) shell.releaseSpare();
     if (this.retryTimer) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, 5000);
@@ -159,15 +160,20 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs, what: 'adb devices' });
     const ids = new Set(current.map((d) => d.id));
     for (const device of this.options.registry.list()) {
-      if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') {
-        this.options.registry.upsertState(this.address, device.serial, 'gone');
-      }
+      if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') this.markGone(device.serial);
     }
     for (const device of current) this.onDevice(device);
   }
 
+  private markGone(serial: string): void {
+    this.options.registry.upsertState(this.address, serial, 'gone');
+    this.shells.get(serial)?.releaseSpare();
+  }
+
   private onDevice(device: Device): void {
     const record = this.options.registry.upsertState(this.address, device.id, device.type);
+    // A connection opened ahead for a phone that is not ready would only fail.
+    if (record.state !== 'device') this.shells.get(device.id)?.releaseSpare();
     // Read (again) after every return to `device`: this is what verifies the phone (verifiedAt).
     if (record.state === 'device' && record.verifiedAt === null) void this.readFacts(record.deviceId, device.id);
   }
