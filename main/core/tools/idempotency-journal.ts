@@ -7,7 +7,7 @@
  * Storage: an append-only JSON-lines file, compacted when expired or superseded lines
  * outnumber live records, so its size tracks live records, not history.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../store/json-file-store';
 
 export interface StoredAck {
@@ -34,6 +34,8 @@ interface Line {
 export class IdempotencyJournal {
   private readonly records = new Map<string, JournalRecord>();
   private lines = 0;
+  /** Kept open between calls (one write per line, not open/write/close); reopened after a compaction replaced the file. */
+  private fd: number | undefined;
 
   constructor(
     private readonly path: string,
@@ -84,10 +86,21 @@ export class IdempotencyJournal {
     }
     writeFileAtomic(this.path, out.length ? `${out.join('\n')}\n` : '');
     this.lines = out.length;
+    // The open descriptor still points at the replaced file.
+    this.close();
+  }
+
+  /** Closes the file; the next record opens it again. */
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    closeSync(fd);
   }
 
   private append(line: Line): void {
-    appendFileSync(this.path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    this.fd ??= openSync(this.path, 'a', 0o600);
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
     this.lines += 1;
     this.dropExpired();
     if (this.lines > 256 && this.lines > this.records.size * 3) this.compact();

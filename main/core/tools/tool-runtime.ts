@@ -132,6 +132,7 @@ export class ToolRuntime {
     if (this.compactTimer) clearInterval(this.compactTimer);
     this.queue.cancelAll('the bridge is stopping');
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
+    this.journal.close();
   }
 
   setGate(gate: SafetyGate): void {

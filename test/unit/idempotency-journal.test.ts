@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IdempotencyJournal } from '../../main/core/tools/idempotency-journal';
+
+function tempJournalPath(): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+  return { path: join(dir, 'tool-calls.jsonl'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const ACK = { payload: { tool_id: 'android_tap', result: { status: 'tapped' } } };
+
+void test('a finished call is answered from the file after a restart; a started one is unknown', (t) => {
+  const { path, remove } = tempJournalPath();
+  t.after(remove);
+  const journal = new IdempotencyJournal(path, 60_000);
+  journal.started('ch\ncall_1', 'h1');
+  journal.done('ch\ncall_1', 'h1', ACK);
+  journal.started('ch\ncall_2', 'h2');
+  journal.close();
+
+  const reopened = new IdempotencyJournal(path, 60_000);
+  assert.deepEqual(reopened.get('ch\ncall_1'), { key: 'ch\ncall_1', argsHash: 'h1', state: 'done', at: reopened.get('ch\ncall_1')?.at, ack: ACK });
+  assert.equal(reopened.get('ch\ncall_2')?.state, 'unknown');
+  reopened.close();
+});
+
+void test('the file stays the size of the live records under many calls, and records written after a compaction survive a restart', (t) => {
+  const { path, remove } = tempJournalPath();
+  t.after(remove);
+  let now = 1_000_000;
+  const journal = new IdempotencyJournal(path, 10_000, () => now);
+  for (let i = 0; i < 5_000; i++) {
+    now += 10; // 1,000 calls per 10 s window are live at any time
+    journal.started(`ch\ncall_${i}`, 'h');
+    journal.done(`ch\ncall_${i}`, 'h', ACK);
+  }
+  const lines = readFileSync(path, 'utf8').trim().split('\n').length;
+  assert.ok(lines <= 3 * 1_001 + 2, `the file has ${lines} lines for ≤ 1001 live records`);
+  journal.close();
+
+  const reopened = new IdempotencyJournal(path, 10_000, () => now);
+  // The newest call was appended after the last compaction replaced the file.
+  assert.equal(reopened.get('ch\ncall_4999')?.state, 'done');
+  assert.equal(reopened.get('ch\ncall_0'), undefined, 'expired');
+  reopened.close();
+});
