@@ -129,6 +129,16 @@ void describe('readDeviceStatus', () => {
     for (const call of shell.calls) assert.ok(call.options.timeoutMs <= 9_000);
   });
 
+  void test('build properties already read on this connection are not read again', async () => {
+    const shell = fullShell();
+    const props = { model: 'Pixel 7', manufacturer: 'Google', androidVersion: '14', sdk: 34 };
+    const status = await readDeviceStatus(shell, { timeoutMs: 9_000 }, props);
+    assert.deepEqual({ model: status.model, manufacturer: status.manufacturer, androidVersion: status.androidVersion, sdk: status.sdk }, props);
+    assert.equal(status.battery.level, 87);
+    assert.equal(shell.argvs().filter((a) => a[0] === 'getprop').length, 0);
+    assert.equal(shell.calls.length, 6);
+  });
+
   void test('runs its calls concurrently', async () => {
     const shell = fullShell().on(['dumpsys', 'input'], { hang: true });
     const controller = new AbortController();

@@ -226,12 +226,17 @@ export async function readOrientedScreenSize(
   return { ...orientedSize(natural, rotation), rotation };
 }
 
-/** Everything in DeviceStatus, from seven independent calls run concurrently. */
-export async function readDeviceStatus(shell: DeviceShell, options?: OperationOptions): Promise<DeviceStatus> {
+/**
+ * Everything in DeviceStatus, from independent calls run concurrently. `buildProps` are the
+ * phone's `ro.*` build properties when the caller already read them on this connection: they
+ * cannot change without a reboot (which drops the connection), so `getprop` — the largest
+ * answer, hundreds of lines on a real phone — is then skipped.
+ */
+export async function readDeviceStatus(shell: DeviceShell, options?: OperationOptions, buildProps?: DeviceProps): Promise<DeviceStatus> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the device status');
   const read = async (argv: string[]): Promise<string> => (await runText(shell, argv, deadline.next())).text;
-  const [getprop, wmSize, wmDensity, battery, power, window, input] = await Promise.all([
-    read(['getprop']),
+  const [props, wmSize, wmDensity, battery, power, window, input] = await Promise.all([
+    buildProps ?? read(['getprop']).then((text) => devicePropsFrom(parseGetprop(text))),
     read(['wm', 'size']),
     read(['wm', 'density']),
     read(['dumpsys', 'battery']),
@@ -243,7 +248,7 @@ export async function readDeviceStatus(shell: DeviceShell, options?: OperationOp
   const rotation = parseInputRotation(input);
   const oriented = natural ? orientedSize(natural, rotation) : null;
   return {
-    ...devicePropsFrom(parseGetprop(getprop)),
+    ...props,
     screen: {
       width: oriented?.width ?? null,
       height: oriented?.height ?? null,

@@ -21,7 +21,10 @@ const statusTool = defineTool({
   args: z.strictObject({}),
   output: { type: 'object' },
   run: async (ctx) => {
-    const status = await readDeviceStatus(ctx.shell, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    const device = ctx.device;
+    // Build properties were read when the phone was (re)verified on this connection.
+    const buildProps = device.verifiedAt !== null ? { model: device.model, manufacturer: device.manufacturer, androidVersion: device.androidVersion, sdk: device.sdk } : undefined;
+    const status = await readDeviceStatus(ctx.shell, { timeoutMs: ctx.timeoutMs, signal: ctx.signal }, buildProps);
     return {
       model: status.model,
       manufacturer: status.manufacturer,
