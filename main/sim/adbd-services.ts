@@ -84,16 +84,19 @@ async function runShell(stream: DeviceStream, phone: PhoneDevice, request: Shell
     ? // A pty merges the two outputs and turns "\n" into "\r\n".
       { stdout: toCrLf(Buffer.concat([result.stdout, result.stderr])), stderr: Buffer.alloc(0) }
     : result;
+  // adbd writes the packets into a byte stream (a socketpair) that its transport reads up to
+  // a full payload at a time, so packets that are ready together travel in the same WRTEs:
+  // the exit packet rides with the end of the output instead of waiting for its own OKAY.
   const room = Math.max(1, 64 * 1024 - SHELL_HEADER_LENGTH);
+  const packets: Buffer[] = [];
   for (const [id, data] of [
     [SHELL_STDOUT, stdout],
     [SHELL_STDERR, stderr],
   ] as const) {
-    for (let offset = 0; offset < data.length; offset += room) {
-      await stream.write(encodeShellPacket(id, data.subarray(offset, offset + room)));
-    }
+    for (let offset = 0; offset < data.length; offset += room) packets.push(encodeShellPacket(id, data.subarray(offset, offset + room)));
   }
-  await stream.write(encodeShellPacket(SHELL_EXIT, Buffer.from([result.exitCode & 0xff])));
+  packets.push(encodeShellPacket(SHELL_EXIT, Buffer.from([result.exitCode & 0xff])));
+  await stream.write(Buffer.concat(packets));
   stream.close();
   await draining;
 }
