@@ -69,6 +69,12 @@ export class SafetyService {
 
   async stop(): Promise<void> {
     this.gate.stop();
+    // Calls that finished just before the stop still get their audit line.
+    for (const [timer, entry] of this.unwritten) {
+      clearImmediate(timer);
+      this.appendAudit(entry);
+    }
+    this.unwritten.clear();
     await this.audit.close();
   }
 
@@ -95,6 +101,20 @@ export class SafetyService {
   }
 
   private record(e: Parameters<CallRecordSink['record']>[0]): void {
+    // What the next call's screen check relies on is settled now; the audit line is built
+    // and queued once the ack is on its way (it goes to disk asynchronously either way).
+    this.gate.callFinished(e.args, e.deviceId, e.outcome);
+    const timer = setImmediate(() => {
+      this.unwritten.delete(timer);
+      this.appendAudit(e);
+    });
+    this.unwritten.set(timer, e);
+  }
+
+  /** Audit lines of finished calls not yet built (see record). */
+  private readonly unwritten = new Map<NodeJS.Immediate, Parameters<CallRecordSink['record']>[0]>();
+
+  private appendAudit(e: Parameters<CallRecordSink['record']>[0]): void {
     const known = this.gate.calls.get(e.args);
     const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
     const entry: AuditEntry = {
@@ -117,6 +137,5 @@ export class SafetyService {
       approval_id: known?.approvalId ?? null,
     };
     this.audit.append(entry);
-    this.gate.callFinished(e.args, e.deviceId, e.outcome);
   }
 }
