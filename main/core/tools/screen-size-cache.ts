@@ -52,7 +52,10 @@ export class ScreenSizeCache {
       const age = this.o.clock() - entry.at;
       if (age < this.o.freshMs) return entry.size;
       if (age < this.o.usableMs && accepts?.(entry.size)) {
-        this.refresh(deviceId, shell).catch(() => undefined);
+        // After this turn: the caller's own command reaches the phone first.
+        setImmediate(() => {
+          this.refresh(deviceId, shell).catch(() => undefined);
+        });
         return entry.size;
       }
     }
