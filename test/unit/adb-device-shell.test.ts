@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import Adb from '@devicefarmer/adbkit';
-import { AdbDeviceShell } from '../../main/core/devices/adb-device-shell';
+import { AdbDeviceShell, mapAdbError } from '../../main/core/devices/adb-device-shell';
 import { BridgeError } from '../../main/core/errors';
 
 type Reply = Buffer | 'fail' | 'cut';
@@ -104,4 +104,17 @@ describe('AdbDeviceShell', () => {
     assert.equal(adb.services.filter((s) => s.startsWith('shell,v2,')).length, 1, JSON.stringify(adb.services));
     assert.equal(adb.services.filter((s) => s.startsWith('shell:')).length, 2);
   });
+});
+
+void test('adb errors map to stable codes; a server adbkit could not start is adb_unavailable, not a command failure', () => {
+  const cases: Array<[string, string]> = [
+    ['connect ECONNREFUSED 127.0.0.1:5037', 'adb_unavailable'],
+    ['Command failed: /bin/false -P 40677 start-server\n', 'adb_unavailable'],
+    ['Premature end of stream, needed 4 bytes, only 0 read', 'adb_unavailable'],
+    ["device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set", 'device_unauthorized'],
+    ['device offline', 'device_offline'],
+    ["device 'X1' not found", 'device_offline'],
+    ['something else entirely', 'command_failed'],
+  ];
+  for (const [message, code] of cases) assert.equal(mapAdbError(new Error(message), 'X1').code, code, message);
 });

@@ -10,7 +10,7 @@ import { buildCommandLine } from '../android/shell-quote';
 import type { DeviceShell, ShellOutput, ShellRunOptions } from './device-shell';
 import { withDeadline } from './deadline';
 import { encodeAdbRequest } from './adb-host-service';
-import { SpareConnectionSlot } from './spare-connection';
+import { SpareConnectionPool } from './spare-connection';
 
 /** Appended to `shell:` commands so the exit status survives adb's legacy shell protocol. */
 const EXIT_MARKER = '__XB_EXIT_7f3a__';
@@ -24,6 +24,8 @@ const V2_HEADER = 5;
 const CUT_PROBE_MS = 1_500;
 /** A connection opened ahead for the next command is closed when no command comes this long. */
 const SPARE_IDLE_MS = 20_000;
+/** Connections kept ready per phone at most: android_device_status sends six commands at once. */
+const MAX_SPARES = 6;
 
 export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (isBridgeError(error)) return error;
@@ -31,7 +33,8 @@ export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (/unauthorized/i.test(message)) return new BridgeError('device_unauthorized', 'the phone has not accepted this computer’s RSA key; confirm the USB debugging prompt on the phone');
   if (/offline/i.test(message)) return new BridgeError('device_offline', 'the phone is offline');
   if (/not found|no devices|device .* not found/i.test(message)) return new BridgeError('device_offline', 'the phone is no longer connected');
-  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT|Premature end of stream/i.test(message)) {
+  // `start-server`: adbkit found no server and could not start one (autoStart is off).
+  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT|Premature end of stream|start-server/i.test(message)) {
     return new BridgeError('adb_unavailable', `the ADB server is not reachable (${serial})`);
   }
   return new BridgeError('command_failed', `adb: ${message.slice(0, 200)}`);
@@ -55,17 +58,17 @@ async function readAllWithDeadline(streamPromise: Promise<Duplex | Readable>, op
 type Transport = Awaited<ReturnType<ReturnType<Client['getDevice']>['transport']>>;
 
 export class AdbDeviceShell implements DeviceShell {
-  /** The next command's connection, switched to this phone while the current one runs. */
-  private readonly transports: SpareConnectionSlot<Transport>;
+  /** The next commands' connections, switched to this phone while the current ones run. */
+  private readonly transports: SpareConnectionPool<Transport>;
 
   constructor(
     private readonly client: Client,
     readonly serial: string,
   ) {
-    this.transports = new SpareConnectionSlot(() => Promise.resolve(this.client.getDevice(this.serial).transport()), SPARE_IDLE_MS);
+    this.transports = new SpareConnectionPool(() => Promise.resolve(this.client.getDevice(this.serial).transport()), { idleMs: SPARE_IDLE_MS, maxSpares: MAX_SPARES });
   }
 
-  /** Closes the connection kept ready for this phone (it went away, or the bridge stops). */
+  /** Closes the connections kept ready for this phone (it went away). */
   releaseSpare(): void {
     this.transports.drop();
   }
@@ -166,21 +169,22 @@ export class AdbDeviceShell implements DeviceShell {
 
   /**
    * Opens a device service over a transport to the phone. A FAIL answer is thrown as adb's
-   * own message (mapped later like every adb error); `onRefused` hears of it first. A spare
-   * connection that fails before the service opened ran nothing on the phone, so the
-   * request is made once more on a new connection before anything is concluded.
+   * own message (mapped later like every adb error); `onRefused` hears of it first.
+   *
+   * A spare connection was switched to the phone earlier; if adb now refuses the service on
+   * it (the phone reconnected since, say), nothing ran, and the request is made once more on
+   * a new connection. A connection that breaks after the request was sent is never retried:
+   * the phone may already have started the command (found by test/hardening: a tap's
+   * command started, then the server died before its OKAY came back).
    */
   private async openService(service: string, onRefused?: () => void): Promise<Transport> {
     const { connection, spare } = await this.transports.take();
-    const answer = await this.request(connection, service).catch((error: unknown) => (spare ? 'retry' : Promise.reject(error)));
-    if (answer === 'OKAY') return connection;
-    if (answer === 'retry' || spare) {
-      connection.end();
-      const again = await this.transports.fresh();
-      if ((await this.request(again, service)) === 'OKAY') return again;
-      return this.refuse(again, onRefused);
-    }
-    return this.refuse(connection, onRefused);
+    if ((await this.request(connection, service)) === 'OKAY') return connection;
+    if (!spare) return this.refuse(connection, onRefused);
+    connection.end();
+    const again = await this.transports.fresh();
+    if ((await this.request(again, service)) === 'OKAY') return again;
+    return this.refuse(again, onRefused);
   }
 
   private async request(transport: Transport, service: string): Promise<string> {
