@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { SpareConnectionSlot } from '../../main/core/devices/spare-connection';
+import { SpareConnectionPool } from '../../main/core/devices/spare-connection';
 
 class FakeConnection extends EventEmitter {
   ended = false;
@@ -13,17 +13,20 @@ class FakeConnection extends EventEmitter {
   }
 }
 
-function rig(idleMs = 60_000) {
+/** By default each take() sees a clock 1 s later, so no two takes form a burst. */
+function rig(idleMs = 60_000, clock?: () => number) {
+  let tick = 0;
+  const stepClock = () => (tick += 1_000);
   const opened: FakeConnection[] = [];
   let attempts = 0;
   const failing = new Set<number>();
-  const slot = new SpareConnectionSlot(async () => {
+  const slot = new SpareConnectionPool(async () => {
     attempts += 1;
     if (failing.has(attempts)) throw new Error('ECONNREFUSED');
     const c = new FakeConnection(opened.length + 1);
     opened.push(c);
     return c;
-  }, idleMs);
+  }, { idleMs, maxSpares: 6, clock: clock ?? stepClock });
   return { slot, opened, failAttempt: (n: number) => failing.add(n) };
 }
 
@@ -53,13 +56,16 @@ void test('a spare whose socket closed is never handed out', async () => {
 });
 
 void test('a spare that could not connect (server down) is skipped for a new connection, whose error is the answer', async () => {
-  const { slot, failAttempt } = rig();
+  let now = 1_000;
+  const { slot, failAttempt } = rig(60_000, () => now);
   failAttempt(2); // the spare readied by the first take
   await slot.take();
   await settle();
-  const second = await slot.take();
+  now += 100;
+  const second = await slot.take(); // opens its own (3) and a spare (4)
   assert.equal(second.spare, false, 'the failed spare was skipped');
   slot.drop();
+  now += 100;
   failAttempt(5); // the third take's own connection
   await assert.rejects(slot.take(), /ECONNREFUSED/);
   slot.close();
@@ -93,5 +99,40 @@ void test('an unused spare is closed after the idle time', async () => {
   });
   const next = await slot.take();
   assert.equal(next.spare, false, 'the expired spare was not handed out');
+  slot.close();
+});
+
+void test('a burst of commands (one status call) is followed by as many spares, which the next burst finds ready', async () => {
+  let now = 1_000;
+  const { slot, opened } = rig(60_000, () => now);
+  await Promise.all(Array.from({ length: 6 }, () => slot.take()));
+  await settle();
+  assert.equal(slot.size(), 6);
+  now += 1_000;
+  const second = await Promise.all(Array.from({ length: 6 }, () => slot.take()));
+  assert.ok(second.every((t) => t.spare), 'all six found a ready connection');
+  const before = opened.length;
+  // A single command later keeps the pool at its size (each take opens one replacement).
+  now += 1_000;
+  await slot.take();
+  assert.equal(opened.length, before + 1);
+  slot.close();
+});
+
+void test('the pool shrinks back once bursts stop: after the idle time only single commands count', async () => {
+  let now = 1_000;
+  const { slot } = rig(10_000, () => now);
+  await Promise.all(Array.from({ length: 6 }, () => slot.take()));
+  slot.drop();
+  now += 11_000;
+  await slot.take();
+  assert.equal(slot.size(), 1);
+  slot.close();
+});
+
+void test('never more spares than maxSpares', async () => {
+  const { slot } = rig(60_000, () => 1_000);
+  await Promise.all(Array.from({ length: 20 }, () => slot.take()));
+  assert.equal(slot.size(), 6);
   slot.close();
 });

@@ -1,13 +1,17 @@
 /**
- * One connection kept ready ahead of need. Every command on a phone starts with a new
+ * Connections kept ready ahead of need. Every command on a phone starts with a new
  * connection to the adb server switched to that phone (`host:transport:SERIAL`): a TCP
  * connect and a request/OKAY round trip before the command itself is even sent. Taking a
  * connection starts opening the next one, so a phone that is being driven finds that work
- * already done and its command goes out at once. A spare nobody takes within `idleMs` is
- * closed; one whose socket closes (server gone, phone dropped) is never handed out.
+ * already done and its command goes out at once.
+ *
+ * Some tools send several commands at once (device status sends six). The pool keeps as
+ * many spares as the largest such burst seen within `idleMs`, at most `maxSpares`. A spare
+ * nobody takes within `idleMs` is closed; one whose socket closes (server gone, phone
+ * dropped) is never handed out.
  */
 
-/** What the slot needs of a connection (adbkit's Connection has these). */
+/** What the pool needs of a connection (adbkit's Connection has these). */
 export interface SpareableConnection {
   end(): unknown;
   on(event: 'close' | 'error', listener: () => void): unknown;
@@ -19,56 +23,93 @@ interface Spare<T> {
   timer: NodeJS.Timeout | undefined;
 }
 
-export class SpareConnectionSlot<T extends SpareableConnection> {
-  private spare: Spare<T> | undefined;
+/** Takes this close together count as one burst (they come from one tool call). */
+const BURST_MS = 5;
+
+export interface SparePoolOptions {
+  /** Spares unused this long are closed; the burst size they were kept for is forgotten. */
+  idleMs: number;
+  /** Most spares kept at once. */
+  maxSpares: number;
+  clock?: () => number;
+}
+
+export class SpareConnectionPool<T extends SpareableConnection> {
+  private spares: Array<Spare<T>> = [];
   private closed = false;
+  private burst = { startedAt: -Infinity, size: 0 };
+  private wanted = { size: 1, at: -Infinity };
+  private readonly clock: () => number;
 
   constructor(
     private readonly open: () => Promise<T>,
-    private readonly idleMs: number,
-  ) {}
+    private readonly options: SparePoolOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
 
   /**
-   * A connection for one request: the spare when it is alive, otherwise a new one. `spare`
-   * tells the caller it may retry on a new connection if the spare fails before answering
-   * (adb may have dropped the phone it was switched to since).
+   * A connection for one request: a live spare when there is one, otherwise a new one.
+   * `spare` tells the caller it may retry on a new connection if the spare fails before
+   * answering (adb may have dropped the phone it was switched to since).
    */
   async take(): Promise<{ connection: T; spare: boolean }> {
-    const spare = this.spare;
-    this.spare = undefined;
+    this.countTake();
+    let spare = this.spares.shift();
+    while (spare?.dead) {
+      this.discard(spare);
+      spare = this.spares.shift();
+    }
     if (spare?.timer) clearTimeout(spare.timer);
-    if (spare && !spare.dead) {
-      if (!this.closed) this.prepare();
+    // This command's own connection (when there is no spare) goes first, the spares after it.
+    const own = spare ? undefined : this.open();
+    this.topUp();
+    if (spare) {
       const connection = await spare.ready.catch(() => undefined);
       if (connection && !spare.dead) return { connection, spare: true };
       connection?.end();
       return { connection: await this.open(), spare: false };
     }
-    // This command's own connection goes first; the spare for the next one after it.
-    const own = this.open();
-    if (!this.closed) this.prepare();
-    return { connection: await own, spare: false };
+    return { connection: await own!, spare: false };
   }
 
-  /** A new connection, never the spare (the retry after a spare failed). */
+  /** A new connection, never a spare (the retry after a spare failed). */
   fresh(): Promise<T> {
     return this.open();
   }
 
-  /** Closes the spare (the phone went away); the next take() starts over. */
+  /** Closes the spares (the phone went away); the next take() starts over. */
   drop(): void {
-    const spare = this.spare;
-    this.spare = undefined;
-    if (spare) this.discard(spare);
+    const spares = this.spares;
+    this.spares = [];
+    for (const spare of spares) this.discard(spare);
   }
 
-  /** Closes the spare and keeps no more. */
+  /** Closes the spares and keeps no more. */
   close(): void {
     this.closed = true;
     this.drop();
   }
 
-  private prepare(): void {
+  /** Number of spares held or being opened (for tests and the admin view). */
+  size(): number {
+    return this.spares.length;
+  }
+
+  private countTake(): void {
+    const now = this.clock();
+    if (now - this.burst.startedAt > BURST_MS) this.burst = { startedAt: now, size: 0 };
+    this.burst.size += 1;
+    const size = Math.min(this.burst.size, this.options.maxSpares);
+    if (size >= this.wanted.size || now - this.wanted.at > this.options.idleMs) this.wanted = { size, at: now };
+  }
+
+  private topUp(): void {
+    if (this.closed) return;
+    while (this.spares.length < this.wanted.size) this.spares.push(this.prepare());
+  }
+
+  private prepare(): Spare<T> {
     const spare: Spare<T> = { ready: this.open(), dead: false, timer: undefined };
     spare.ready.then(
       (connection) => {
@@ -83,10 +124,12 @@ export class SpareConnectionSlot<T extends SpareableConnection> {
       },
     );
     spare.timer = setTimeout(() => {
-      if (this.spare === spare) this.drop();
-    }, this.idleMs);
+      const index = this.spares.indexOf(spare);
+      if (index >= 0) this.spares.splice(index, 1);
+      this.discard(spare);
+    }, this.options.idleMs);
     spare.timer.unref();
-    this.spare = spare;
+    return spare;
   }
 
   private discard(spare: Spare<T>): void {
