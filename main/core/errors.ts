@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'outcome_unknown',
   'unicode_input_unavailable',
   'approval_denied',
+  'approval_required',
   'approval_timeout',
   'approval_not_found',
   'policy_denied',

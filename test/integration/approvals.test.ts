@@ -266,6 +266,34 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!JSON.stringify(typed).includes(PASSWORD), 'the result does not echo the text');
     assert.equal(rig.phones[0]!.typedText('password'), PASSWORD);
 
+    // A batch judged on the home screen opens the login page, then types into its password
+    // field: the field was not on the screen the batch was judged on, so the batch stops
+    // before typing, and nothing asks or types behind the person's back.
+    const SECOND = 'Other!Secret-4242';
+    await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2'));
+    const beforeBatch = argv().length;
+    const batch = resultOf(
+      await invoke(
+        client,
+        channel,
+        'android_batch',
+        {
+          steps: [
+            { tool: 'android_launch_app', arguments: { package: 'com.example.login' } },
+            { tool: 'android_type_text', arguments: { element: { resource_id: 'password' }, text: SECOND, clear: true } },
+          ],
+        },
+        callId('batch-password'),
+      ),
+    );
+    assert.equal(batch.status, 'stopped_on_error', JSON.stringify(batch));
+    assert.equal(batch.completed, 1);
+    assert.equal(batch.steps[1].error.code, 'approval_required');
+    assert.match(String(batch.steps[1].error.message), /password field/);
+    assert.ok(!ran(beforeBatch, (a) => a.join(' ').includes(SECOND)), 'the password was never sent to the phone');
+    assert.equal(rig.phones[0]!.typedText('password'), PASSWORD, 'the field still holds what was approved before');
+    assert.ok(!JSON.stringify(await pendingApprovals()).includes('android_batch'));
+
     // A signed URL (its sig is a credential) opened on the phone: the audit keeps the URL without sig.
     const shot = resultOf(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
     const signed = `${rig.bridge.url}${String(shot.download_url)}`;

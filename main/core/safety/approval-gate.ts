@@ -16,7 +16,7 @@ import type { EventHub } from '../admin/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
-import type { CallInfo, GateDecision, SafetyGate } from '../tools/tool-runtime';
+import type { BatchStep, CallInfo, GateDecision, SafetyGate } from '../tools/tool-runtime';
 import type { AuditLog } from './audit-log';
 import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification } from './policy-engine';
 import type { PolicyStore } from './policies';
@@ -164,6 +164,32 @@ export class ApprovalGate implements SafetyGate {
       return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
     }
     return this.hold(call, base, asking);
+  }
+
+  /**
+   * Before a later `android_type_text` step of a batch. The batch was judged on the screen
+   * before its first step, so a password field that earlier steps brought up (a login page
+   * that opened) was not part of that decision. Unless password fields are allowed on this
+   * phone, or this call was already approved as typing into one, the screen is read again;
+   * if the text would go into a password field, the batch stops there with
+   * `approval_required` (or `policy_denied`), and that step can be sent on its own to be
+   * approved. Nothing is typed.
+   */
+  async checkStep(call: CallInfo, step: BatchStep): Promise<void> {
+    if (step.index === 0 || step.toolId !== 'android_type_text') return;
+    const policy = this.o.policies.forDevice(call.device.deviceId);
+    const rule = policy.decisions.password_field;
+    if (rule === 'allow') return;
+    const known = this.calls.get(call.args);
+    if (known?.decision === 'allow' && known.classification.classes.includes('password_field')) return;
+    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal });
+    if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
+    const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
+    const classification = classify({ call: facts, screen, lastTree: call.lastTree?.()?.nodes, userApps: policy.sensitiveApps });
+    if (!classification.classes.includes('password_field')) return;
+    const where = `step ${step.index + 1} would type into a password field that appeared after the earlier steps`;
+    if (rule === 'deny') throw new BridgeError('policy_denied', `${where}; password fields are denied on this phone`);
+    throw new BridgeError('approval_required', `${where}; nothing was typed. Send that step as its own android_type_text call so the person at the computer can approve it.`);
   }
 
   /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */

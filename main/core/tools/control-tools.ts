@@ -301,6 +301,7 @@ const batchTool = defineTool({
     for (const [i, step] of planned.entries()) {
       ctx.progress('running', `step ${i + 1} of ${planned.length}: ${step.tool.id}`, i / planned.length);
       try {
+        if (i > 0) await ctx.checkStep?.({ index: i, toolId: step.tool.id, args: step.args as Record<string, unknown> });
         results.push({ tool: step.tool.id, ok: true, result: await step.tool.run(ctx, step.args) });
       } catch (error) {
         const code = error instanceof BridgeError ? error.code : 'internal_error';

@@ -30,6 +30,8 @@ export interface ToolContext {
   rememberTree: (nodes: UiNode[], signature: string) => void;
   /** Services the file and media tools use. */
   services: ToolServices;
+  /** The safety gate's look before a later step of a batch; throws to stop the batch there. */
+  checkStep?: (step: { index: number; toolId: string; args: Record<string, unknown> }) => Promise<void>;
 }
 
 export interface ToolServices {

@@ -53,6 +53,18 @@ export interface CallInfo {
 /** The safety gate (policy + approvals); allow-all until one is installed. */
 export interface SafetyGate {
   decide(call: CallInfo): Promise<GateDecision>;
+  /**
+   * Before a later step of a batch: what the earlier steps put on the screen may need a
+   * decision the batch did not get (a password field that appeared). Throws to stop the batch.
+   */
+  checkStep?(call: CallInfo, step: BatchStep): Promise<void>;
+}
+
+export interface BatchStep {
+  /** 0-based position in the batch. */
+  index: number;
+  toolId: string;
+  args: Record<string, unknown>;
 }
 
 export interface CallRecordSink {
@@ -269,7 +281,8 @@ export class ToolRuntime {
 
     try {
       const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
-        decision = await this.gate.decide({ channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) });
+        const call: CallInfo = { channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) };
+        decision = await this.gate.decide(call);
         if (decision.decision === 'deny') {
           // A refusal is this call's answer: a retry of the same tool_call_id gets it again
           // without asking twice (a stop is not an answer; that call may be asked again).
@@ -278,6 +291,8 @@ export class ToolRuntime {
         }
         if (tool.sideEffect) this.journal.started(key, argsHash);
         const context = this.context(channelId, device, shell, signal, progress);
+        const gate = this.gate;
+        if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
         const result = await tool.run(context, parsed.data);
         return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
