@@ -91,7 +91,7 @@ export class SpareConnectionPool<T extends SpareableConnection> {
     this.drop();
   }
 
-  /** Number of spares held or being opened (for tests and the admin view). */
+  /** Number of spares held or being opened (for tests). */
   size(): number {
     return this.spares.length;
   }
