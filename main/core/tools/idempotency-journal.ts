@@ -84,10 +84,11 @@ export class IdempotencyJournal {
       if (record.ack) line.a = record.ack;
       out.push(JSON.stringify(line));
     }
+    // Closed first: the descriptor would point at the replaced file, and Windows may refuse
+    // to rename over a file that is still open.
+    this.close();
     writeFileAtomic(this.path, out.length ? `${out.join('\n')}\n` : '');
     this.lines = out.length;
-    // The open descriptor still points at the replaced file.
-    this.close();
   }
 
   /** Closes the file; the next record opens it again. */
