@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ScreenSizeCache, type ScreenSize } from '../../main/core/tools/screen-size-cache';
+import { ScreenSizeCache } from '../../main/core/tools/screen-size-cache';
+import type { ScreenSize } from '../../main/core/android/input';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
 
 const PORTRAIT = { width: 1080, height: 2400 };

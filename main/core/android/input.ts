@@ -41,7 +41,7 @@ export function isInside(point: Point, screen: ScreenSize): boolean {
 /** Throws BridgeError('out_of_bounds') unless the point is inside the screen. */
 export function assertInsideScreen(point: Point, screen: ScreenSize): void {
   assertPoint(point);
-  if (point.x >= screen.width || point.y >= screen.height) {
+  if (!isInside(point, screen)) {
     throw new BridgeError(
       'out_of_bounds',
       `point (${point.x}, ${point.y}) is outside the screen, which is ${screen.width}x${screen.height} (x 0..${screen.width - 1}, y 0..${screen.height - 1})`,

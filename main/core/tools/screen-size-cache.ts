@@ -8,14 +8,10 @@
  * size would refuse is checked against a size read now, so a rotation never makes a valid
  * tap fail. A tap every few seconds thus never waits for these two commands.
  */
+import type { ScreenSize } from '../android/input';
 import type { OperationOptions } from '../android/shell-quote';
 import { withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
-
-export interface ScreenSize {
-  width: number;
-  height: number;
-}
 
 export interface ScreenSizeCacheOptions {
   /** Reads the size from the phone; null when it answers nothing usable. */

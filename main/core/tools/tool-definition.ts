@@ -31,7 +31,15 @@ export interface ToolContext {
   /** Services the file and media tools use. */
   services: ToolServices;
   /** The safety gate's look before a later step of a batch; throws to stop the batch there. */
-  checkStep?: (step: { index: number; toolId: string; args: Record<string, unknown> }) => Promise<void>;
+  checkStep?: (step: BatchStep) => Promise<void>;
+}
+
+/** One step of android_batch, as the safety gate sees it before the step runs. */
+export interface BatchStep {
+  /** 0-based position in the batch. */
+  index: number;
+  toolId: string;
+  args: Record<string, unknown>;
 }
 
 export interface ToolServices {

@@ -26,7 +26,7 @@ import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
-import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
+import { toCardTool, type BatchStep, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
 
 export interface GateDecision {
   decision: 'allow' | 'deny';
@@ -58,13 +58,6 @@ export interface SafetyGate {
    * decision the batch did not get (a password field that appeared). Throws to stop the batch.
    */
   checkStep?(call: CallInfo, step: BatchStep): Promise<void>;
-}
-
-export interface BatchStep {
-  /** 0-based position in the batch. */
-  index: number;
-  toolId: string;
-  args: Record<string, unknown>;
 }
 
 export interface CallRecordSink {
