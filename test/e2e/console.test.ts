@@ -15,7 +15,8 @@ import { startBridge, type TestBridge } from '../helpers/bridge';
 import { invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's Chromium, or any Chromium / Chrome named by CHROMIUM_PATH (macOS, Windows); never downloaded.
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const SMALL = { width: 1024, height: 700 };
@@ -79,7 +80,7 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   buildDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
   await buildConsole(buildDir);
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium)`);
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   // launch() runs Chromium on a fresh temporary profile that is deleted on close.
   browser = await chromium.launch({
     executablePath: CHROMIUM,
