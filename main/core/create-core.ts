@@ -27,7 +27,7 @@ import { handleDownload } from './files/download-handler';
 import { handleUpload } from './files/upload-handler';
 import { EventHub } from './admin/event-hub';
 import { AdminRouter } from './admin/admin-router';
-import { buildAdminState, registerAdminRoutes } from './admin/admin-routes';
+import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin/admin-routes';
 import { registerLanRoutes } from './admin/lan-routes';
 import type { AdminState } from '../contract/admin-api';
 import { serveConsole } from './server/console-static';
@@ -263,7 +263,7 @@ export function createCore(input: CoreOptionsInput): Core {
       return apiKey;
     },
     warnings: () => [...warnings],
-    adminState: () => buildAdminState(core, store),
+    adminState: () => buildAdminState(adminDeps),
     async start() {
       if (started) throw new Error('core already started');
       started = true;
@@ -294,9 +294,35 @@ export function createCore(input: CoreOptionsInput): Core {
       await files.stop();
     },
   };
-  registerAdminRoutes(admin, core, { store, signer });
-  registerSafetyRoutes(admin, core, safety);
-  const lan = registerLanRoutes(admin, core, { store, ...(options.lan ? { options: options.lan } : {}) });
+  const lan = registerLanRoutes(admin, {
+    store,
+    registry,
+    adbLinks,
+    logger,
+    hub,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.lan ? { options: options.lan } : {}),
+  });
+  registerSafetyRoutes(admin, { safety, hub });
+  const adminDeps: AdminRouteDeps = {
+    options,
+    build,
+    registry,
+    runtime,
+    bindings: bindingService,
+    tools,
+    files,
+    hub,
+    adbLinks,
+    store,
+    url: baseUrl,
+    apiKey: () => apiKey,
+    rotateApiKey: () => core.rotateApiKey(),
+    warnings: () => [...warnings],
+    approvals: () => safety.gate.list(),
+    lanDevices: () => lan.manager.list(),
+  };
+  registerAdminRoutes(admin, adminDeps);
   return core;
 }
 

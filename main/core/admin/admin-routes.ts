@@ -6,31 +6,50 @@
 import sharp from 'sharp';
 import type { AdminChannel, AdminDevice, AdminState } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
-import { displayName } from '../devices/device-registry';
+import type { CoreOptions } from '../config/core-options';
+import type { BuildInfo } from '../build-info';
+import { displayName, type DeviceRegistry } from '../devices/device-registry';
+import type { AdbServerLink } from '../devices/adb-server-link';
+import type { ConnectorRuntime } from '../runtime/connector-runtime';
+import type { BindingService } from '../bindings/binding-service';
+import type { ToolRuntime } from '../tools/tool-runtime';
 import type { StateStore } from '../store/state-store';
-import type { UrlSigner } from '../files/signed-url';
-import { DEFAULT_FILE_CACHE_LIMITS } from '../files/file-cache';
+import { DEFAULT_FILE_CACHE_LIMITS, type FileCache } from '../files/file-cache';
 import { captureRaw } from '../android/screencap';
-import type { Core } from '../create-core';
+import type { EventHub } from './event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 
-export interface AdminExtras {
+/** What the phone thumbnail needs: the phone, its shell and its queue. */
+export interface ThumbnailDeps {
+  registry: Pick<DeviceRegistry, 'get'>;
+  tools: Pick<ToolRuntime, 'shellFor' | 'queue'>;
+}
+
+/** What these routes and GET /admin/api/state read and change; createCore passes the pieces in. */
+export interface AdminRouteDeps extends ThumbnailDeps {
+  options: Pick<CoreOptions, 'host' | 'adbServers' | 'dataDir' | 'lease' | 'queue'>;
+  build: Pick<BuildInfo, 'version'>;
+  registry: DeviceRegistry;
+  runtime: ConnectorRuntime;
+  bindings: BindingService;
+  tools: Pick<ToolRuntime, 'shellFor' | 'queue' | 'lastAction' | 'stopDevice'>;
+  files: Pick<FileCache, 'stats'>;
+  hub: Pick<EventHub, 'publish'>;
+  adbLinks: readonly Pick<AdbServerLink, 'getHealth'>[];
   store: StateStore;
-  signer: UrlSigner;
+  url(): string;
+  apiKey(): string;
+  rotateApiKey(): string;
+  warnings(): string[];
+  /** Pending approvals (the safety layer's). */
+  approvals(): AdminState['approvals'];
+  /** LAN phones the bridge keeps connecting (the LAN feature's). */
+  lanDevices(): AdminState['lan_devices'];
 }
 
-/** Providers other services plug in (approvals, LAN, audit, policies) so the state stays one call. */
-export interface AdminStateParts {
-  approvals?: () => AdminState['approvals'];
-  lanDevices?: () => AdminState['lan_devices'];
-}
-
-export const adminStateParts: WeakMap<Core, AdminStateParts> = new WeakMap();
-
-export function buildAdminState(core: Core, store: StateStore): AdminState {
-  const parts = adminStateParts.get(core) ?? {};
-  const channels = core.runtime.channels();
-  const devices: AdminDevice[] = core.registry
+export function buildAdminState(deps: AdminRouteDeps): AdminState {
+  const channels = deps.runtime.channels();
+  const devices: AdminDevice[] = deps.registry
     .list()
     .filter((d) => d.state !== 'gone')
     .map((d) => {
@@ -47,15 +66,15 @@ export function buildAdminState(core: Core, store: StateStore): AdminState {
         transport: d.transport,
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
-        queue: core.tools.queue.stats(d.deviceId),
+        queue: deps.tools.queue.stats(d.deviceId),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
     const b = c.binding;
-    const last = core.tools.lastAction(c.id);
+    const last = deps.tools.lastAction(c.id);
     return {
       connector_channel_id: c.id,
-      descriptor_status: (core.bindings.describe(c).connection as { status: string }).status,
+      descriptor_status: (deps.bindings.describe(c).connection as { status: string }).status,
       device_id: b?.deviceId ?? null,
       display_name: b?.displayName ?? null,
       bound_at: b?.boundAt ?? null,
@@ -67,17 +86,17 @@ export function buildAdminState(core: Core, store: StateStore): AdminState {
       open: true,
     };
   });
-  const limits = core.files.stats().limits;
+  const limits = deps.files.stats().limits;
   return {
     connector: {
-      connector_id: core.runtime.connectorId(),
-      data_planes: core.runtime.dataPlaneCount(),
-      runtime_lease_expires_at: core.runtime.leaseExpiresAt() ?? null,
-      base_url: core.url(),
+      connector_id: deps.runtime.connectorId(),
+      data_planes: deps.runtime.dataPlaneCount(),
+      runtime_lease_expires_at: deps.runtime.leaseExpiresAt() ?? null,
+      base_url: deps.url(),
     },
     devices,
     channels: adminChannels,
-    pairings: core.bindings.pendingSessions().map((s) => ({
+    pairings: deps.bindings.pendingSessions().map((s) => ({
       auth_session_id: s.authSessionId,
       connector_channel_id: s.channelId,
       flow_id: s.flowId,
@@ -86,17 +105,17 @@ export function buildAdminState(core: Core, store: StateStore): AdminState {
       device_id: s.deviceId,
       message: s.message,
     })),
-    approvals: parts.approvals?.() ?? [],
-    adb_servers: core.adbLinks.map((l) => {
+    approvals: deps.approvals(),
+    adb_servers: deps.adbLinks.map((l) => {
       const h = l.getHealth();
       return { address: h.address, status: h.status, last_error: h.lastError, next_retry_at: h.nextRetryAt, device_count: h.deviceCount };
     }),
-    lan_devices: parts.lanDevices?.() ?? [],
+    lan_devices: deps.lanDevices(),
     limits: {
       lease: {
-        max_duration_ms: core.options.lease.maxDurationMs,
-        idle_timeout_ms: core.options.lease.idleTimeoutMs,
-        disconnect_grace_ms: core.options.lease.disconnectGraceMs,
+        max_duration_ms: deps.options.lease.maxDurationMs,
+        idle_timeout_ms: deps.options.lease.idleTimeoutMs,
+        disconnect_grace_ms: deps.options.lease.disconnectGraceMs,
       },
       file_cache: {
         ttl_ms: limits.ttlMs ?? DEFAULT_FILE_CACHE_LIMITS.ttlMs,
@@ -104,47 +123,47 @@ export function buildAdminState(core: Core, store: StateStore): AdminState {
         max_files: limits.maxFiles,
         cleanup_interval_ms: limits.cleanupIntervalMs,
       },
-      queue: { max_depth: core.options.queue.maxDepth, observation_concurrency: core.options.queue.observationConcurrency },
+      queue: { max_depth: deps.options.queue.maxDepth, observation_concurrency: deps.options.queue.observationConcurrency },
     },
-    access_codes: store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
-    warnings: core.warnings(),
+    access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
+    warnings: deps.warnings(),
   };
 }
 
-export function registerAdminRoutes(router: AdminRouter, core: Core, extras: AdminExtras): void {
-  router.add('GET', '/admin/api/state', () => buildAdminState(core, extras.store));
+export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): void {
+  router.add('GET', '/admin/api/state', () => buildAdminState(deps));
 
   router.add('POST', '/admin/api/pairings/:auth_session_id', async ({ params, body }) => {
     const b = await body();
     // Optional `code`: the code the person saw; refused when a refresh replaced it.
     const code = typeof b.code === 'string' ? { code: b.code } : {};
     if (b.action === 'deny') {
-      core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny', ...code });
+      deps.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny', ...code });
       return { status: 'denied' };
     }
     if (b.action !== 'approve') throw new BridgeError('invalid_arguments', 'action must be approve or deny');
     const deviceId = typeof b.device_id === 'string' ? b.device_id : undefined;
-    core.bindings.decidePairing(params.auth_session_id ?? '', { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
+    deps.bindings.decidePairing(params.auth_session_id ?? '', { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
     return { status: 'approved' };
   });
 
   router.add('POST', '/admin/api/channels/:connector_channel_id/revoke', ({ params }) => {
-    core.bindings.revoke(params.connector_channel_id ?? '');
+    deps.bindings.revoke(params.connector_channel_id ?? '');
     return { status: 'revoked' };
   });
 
   router.add('POST', '/admin/api/channels/:connector_channel_id/extend', async ({ params, body }) => {
     const b = await body();
     const extend = typeof b.extend_ms === 'number' ? b.extend_ms : NaN;
-    core.bindings.extendLease(params.connector_channel_id ?? '', extend);
+    deps.bindings.extendLease(params.connector_channel_id ?? '', extend);
     return { status: 'extended' };
   });
 
   router.add('POST', '/admin/api/devices/:device_id/stop', ({ params }) => {
     const deviceId = params.device_id ?? '';
-    if (!core.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
-    const canceled = core.tools.stopDevice(deviceId);
-    core.hub.publish('state');
+    if (!deps.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
+    const canceled = deps.tools.stopDevice(deviceId);
+    deps.hub.publish('state');
     return { status: 'stopped', canceled };
   });
 
@@ -152,28 +171,28 @@ export function registerAdminRoutes(router: AdminRouter, core: Core, extras: Adm
     const b = await body();
     const scope = requireString(b, 'scope');
     const code = b.code === null ? null : requireString(b, 'code', 128);
-    core.bindings.setAccessCode(scope, code, b.require_approval === true);
+    deps.bindings.setAccessCode(scope, code, b.require_approval === true);
     return { status: code === null ? 'removed' : 'set' };
   });
 
   router.add('GET', '/admin/api/settings', () => ({
-    base_url: core.url(),
-    bind_host: core.options.host,
-    port: Number(new URL(core.url() || 'http://x:0').port),
-    api_key_hint: `${core.apiKey().slice(0, 4)}…${core.apiKey().slice(-4)}`,
-    adb_servers: core.options.adbServers.map((s) => `${s.host}:${s.port}`),
-    data_dir: core.options.dataDir,
-    version: core.build.version,
+    base_url: deps.url(),
+    bind_host: deps.options.host,
+    port: Number(new URL(deps.url() || 'http://x:0').port),
+    api_key_hint: `${deps.apiKey().slice(0, 4)}…${deps.apiKey().slice(-4)}`,
+    adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
+    data_dir: deps.options.dataDir,
+    version: deps.build.version,
   }));
 
-  router.add('POST', '/admin/api/api-key/reveal', () => ({ api_key: core.apiKey() }));
-  router.add('POST', '/admin/api/api-key/rotate', () => ({ api_key: core.rotateApiKey() }));
+  router.add('POST', '/admin/api/api-key/reveal', () => ({ api_key: deps.apiKey() }));
+  router.add('POST', '/admin/api/api-key/rotate', () => ({ api_key: deps.rotateApiKey() }));
 
   router.add(
     'GET',
     '/admin/api/devices/:device_id/screen',
     async ({ params, res }) => {
-      const jpeg = await deviceThumbnail(core, params.device_id ?? '');
+      const jpeg = await deviceThumbnail(deps, params.device_id ?? '');
       res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'no-store' });
       res.end(jpeg);
     },
@@ -182,11 +201,11 @@ export function registerAdminRoutes(router: AdminRouter, core: Core, extras: Adm
 }
 
 /** A small JPEG of a phone's screen for the Devices list (runs as observation work on its queue). */
-export async function deviceThumbnail(core: Core, deviceId: string): Promise<Buffer> {
-  const device = core.registry.get(deviceId);
+export async function deviceThumbnail(deps: ThumbnailDeps, deviceId: string): Promise<Buffer> {
+  const device = deps.registry.get(deviceId);
   if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
-  const shell = core.tools.shellFor(device);
-  const frame = await core.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) => captureRaw(shell, { timeoutMs: 15_000, signal }));
+  const shell = deps.tools.shellFor(device);
+  const frame = await deps.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) => captureRaw(shell, { timeoutMs: 15_000, signal }));
   return sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
     .resize({ width: 360, height: 360, fit: 'inside' })
     .flatten({ background: '#000000' })

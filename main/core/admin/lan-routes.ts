@@ -1,19 +1,31 @@
 /**
  * Admin routes for LAN phones (main/contract/admin-api.ts): add by address, forget, pair with
- * a code, list mDNS-discovered phones. Owns the LanDeviceManager's wiring into the core: its
- * rows in GET /admin/api/state and a hub 'state' event on every change.
+ * a code, list mDNS-discovered phones. Owns the LanDeviceManager's wiring into the core: a
+ * hub 'state' event on every change, and its rows for GET /admin/api/state (`manager.list()`).
  */
 import type { AdminLanDevice, AdminLanDiscovered } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
-import { LanDeviceManager, type LanOptions } from '../devices/lan-devices';
+import type { DeviceRegistry } from '../devices/device-registry';
+import { LanDeviceManager, type LanAdbServer, type LanOptions } from '../devices/lan-devices';
 import { LanDiscovery, pairLanDevice } from '../devices/lan-pairing';
+import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
-import type { Core } from '../create-core';
 import type { AdminRouter } from './admin-router';
-import { adminStateParts } from './admin-routes';
+import type { EventHub } from './event-hub';
 
 /** How long adb may take to pair (it runs the TLS pairing handshake with the phone). */
 const PAIRING_TIMEOUT_MS = 15_000;
+
+/** What the LAN routes and their manager use; createCore passes the pieces in. */
+export interface LanRouteDeps {
+  store: StateStore;
+  registry: DeviceRegistry;
+  adbLinks: readonly LanAdbServer[];
+  logger: Logger;
+  hub: Pick<EventHub, 'publish'>;
+  clock?: () => number;
+  options?: LanOptions;
+}
 
 export interface LanFeature {
   manager: LanDeviceManager;
@@ -28,22 +40,21 @@ function optionalServer(body: Record<string, unknown>): string | undefined {
   return value;
 }
 
-export function registerLanRoutes(router: AdminRouter, core: Core, extras: { store: StateStore; options?: LanOptions }): LanFeature {
+export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): LanFeature {
   const manager = new LanDeviceManager({
-    store: extras.store,
-    registry: core.registry,
-    links: core.adbLinks,
-    logger: core.logger,
-    onChange: () => core.hub.publish('state'),
-    ...(core.options.clock ? { clock: core.options.clock } : {}),
-    ...(extras.options ? { options: extras.options } : {}),
+    store: deps.store,
+    registry: deps.registry,
+    links: deps.adbLinks,
+    logger: deps.logger,
+    onChange: () => deps.hub.publish('state'),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.options ? { options: deps.options } : {}),
   });
-  const discovery = new LanDiscovery(core.adbLinks, { cacheMs: 5000, timeoutMs: 2000 });
-  adminStateParts.set(core, { ...adminStateParts.get(core), lanDevices: () => manager.list() });
+  const discovery = new LanDiscovery(deps.adbLinks, { cacheMs: 5000, timeoutMs: 2000 });
 
-  const linkFor = (adbServer: string | undefined): Core['adbLinks'][number] => {
-    const link = adbServer === undefined ? core.adbLinks[0] : core.adbLinks.find((l) => l.address === adbServer);
-    if (!link) throw new BridgeError('invalid_arguments', `adb_server must be one of: ${core.adbLinks.map((l) => l.address).join(', ')}`);
+  const linkFor = (adbServer: string | undefined): LanAdbServer => {
+    const link = adbServer === undefined ? deps.adbLinks[0] : deps.adbLinks.find((l) => l.address === adbServer);
+    if (!link) throw new BridgeError('invalid_arguments', `adb_server must be one of: ${deps.adbLinks.map((l) => l.address).join(', ')}`);
     return link;
   };
 

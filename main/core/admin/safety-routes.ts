@@ -1,17 +1,17 @@
 /**
  * Admin routes of the safety layer (main/contract/admin-api.ts): answering approvals, the
  * audit trail (JSON, or JSON lines with `?format=jsonl` for export) and the approvers' kept
- * screenshots, and the per-phone policies. Also plugs pending approvals into GET state.
+ * screenshots, and the per-phone policies. Pending approvals reach GET state through
+ * createCore (`safety.gate.list()`).
  */
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { BridgeError } from '../errors';
-import type { Core } from '../create-core';
 import type { AuditFilter } from '../safety/audit-log';
 import type { ApprovalAnswer } from '../safety/approval-gate';
 import type { SafetyService } from '../safety/safety-service';
-import { adminStateParts } from './admin-routes';
 import type { AdminRouter } from './admin-router';
+import type { EventHub } from './event-hub';
 
 export const AUDIT_DEFAULT_LIMIT = 200;
 export const AUDIT_MAX_LIMIT = 5000;
@@ -32,7 +32,7 @@ function auditQuery(url: URL): { filter: AuditFilter; limit: number; format: 'js
   return { filter: { deviceId: text('device_id'), channelId: text('connector_channel_id') }, limit, format };
 }
 
-async function streamJsonLines(res: ServerResponse, safety: SafetyService, filter: AuditFilter): Promise<void> {
+async function streamJsonLines(res: ServerResponse, safety: SafetyRouteDeps['safety'], filter: AuditFilter): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'application/x-ndjson; charset=utf-8',
     'Content-Disposition': 'attachment; filename="audit.jsonl"',
@@ -45,8 +45,14 @@ async function streamJsonLines(res: ServerResponse, safety: SafetyService, filte
   res.end();
 }
 
-export function registerSafetyRoutes(router: AdminRouter, core: Core, safety: SafetyService): void {
-  adminStateParts.set(core, { ...adminStateParts.get(core), approvals: () => safety.gate.list() });
+/** What the safety routes use; createCore passes the pieces in. */
+export interface SafetyRouteDeps {
+  safety: Pick<SafetyService, 'gate' | 'audit' | 'policies'>;
+  hub: Pick<EventHub, 'publish'>;
+}
+
+export function registerSafetyRoutes(router: AdminRouter, deps: SafetyRouteDeps): void {
+  const { safety, hub } = deps;
 
   router.add('POST', '/admin/api/approvals/:approval_id', async ({ params, body }) => {
     const b = await body();
@@ -99,7 +105,7 @@ export function registerSafetyRoutes(router: AdminRouter, core: Core, safety: Sa
   router.add('GET', '/admin/api/policies', () => safety.policies.get());
   router.add('PUT', '/admin/api/policies', async ({ body }) => {
     const updated = safety.policies.put(await body());
-    core.hub.publish('state');
+    hub.publish('state');
     return updated;
   });
 }

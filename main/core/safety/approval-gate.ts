@@ -16,13 +16,13 @@ import type { EventHub } from '../admin/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
-import type { CallInfo, GateDecision, SafetyGate } from '../tools/tool-runtime';
 import type { BatchStep } from '../tools/tool-definition';
 import type { AuditLog } from './audit-log';
 import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification } from './policy-engine';
 import type { PolicyStore } from './policies';
 import { redactArguments, type RedactionContext } from './redact';
 import type { RiskClass } from './risk-classes';
+import type { CallInfo, GateDecision, SafetyGate } from './safety-gate';
 import { probeScreen, type ScreenFacts } from './screen-probe';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';

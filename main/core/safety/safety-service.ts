@@ -12,11 +12,11 @@ import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
-import type { CallRecordSink } from '../tools/tool-runtime';
 import { ApprovalGate } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { redactArguments } from './redact';
+import type { CallRecordSink } from './safety-gate';
 
 export interface SafetyServiceOptions {
   dataDir: string;

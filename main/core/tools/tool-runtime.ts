@@ -21,58 +21,13 @@ import { readOrientedScreenSize } from '../android/device-info';
 import { ScreenSizeCache } from './screen-size-cache';
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
+import type { CallInfo, CallRecordSink, GateDecision, SafetyGate } from '../safety/safety-gate';
 import { DeviceQueue } from '../queue/device-queue';
 import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
-import { toCardTool, type BatchStep, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
-
-export interface GateDecision {
-  decision: 'allow' | 'deny';
-  by: string;
-  reasons: string[];
-  errorCode?: 'approval_denied' | 'approval_timeout' | 'policy_denied' | 'canceled';
-  /** Shown to the agent in the result (`result.safety`): decision, who made it, risk, reasons. */
-  safety?: Record<string, unknown>;
-}
-
-export interface CallInfo {
-  channelId: string;
-  device: DeviceRecord;
-  tool: ToolDefinition<unknown>;
-  args: Record<string, unknown>;
-  argsHash: string;
-  shell: DeviceShell;
-  signal: AbortSignal;
-  progress: (status: string, message: string) => void;
-  /** The channel's last UI tree (what `index` selectors refer to). */
-  lastTree?: () => { nodes: UiNode[]; signature: string } | undefined;
-}
-
-/** The safety gate (policy + approvals); allow-all until one is installed. */
-export interface SafetyGate {
-  decide(call: CallInfo): Promise<GateDecision>;
-  /**
-   * Before a later step of a batch: what the earlier steps put on the screen may need a
-   * decision the batch did not get (a password field that appeared). Throws to stop the batch.
-   */
-  checkStep?(call: CallInfo, step: BatchStep): Promise<void>;
-}
-
-export interface CallRecordSink {
-  record(entry: {
-    time: number;
-    channelId: string;
-    deviceId: string;
-    toolId: string;
-    args: Record<string, unknown>;
-    decision: GateDecision | null;
-    outcome: 'ok' | 'error';
-    errorCode: string | null;
-    durationMs: number;
-  }): void;
-}
+import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
 
 export interface ToolRuntimeOptions {
   dataDir: string;
