@@ -3,9 +3,10 @@
  * the phone's live state; tools[] lists every Card tool with its real current status.
  * Only display-level names and redacted hints leave the bridge.
  */
+import type { ConnectionDescriptor, ConnectionStatus, DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
 import { CONNECTOR_CARD_ID, DEVICE_PROFILE, DESCRIPTOR_SCHEMA, TARGET } from '../protocol/identity';
 
-export type DescriptorStatus = 'created' | 'authenticating' | 'connected' | 'degraded' | 'offline' | 'expired' | 'revoked' | 'error';
+export type DescriptorStatus = ConnectionStatus;
 
 export interface DescriptorInput {
   connectorId: string;
@@ -21,13 +22,13 @@ export interface DescriptorInput {
 }
 
 /** tools[] entry status and permission state when the channel is not `connected`. */
-function unusableTool(input: DescriptorInput): { status: string; target_permission_state: string } {
+function unusableTool(input: DescriptorInput): { status: DescriptorToolStatus; target_permission_state: TargetPermissionState } {
   if (input.status === 'revoked' || input.status === 'expired') return { status: 'requires_reauth', target_permission_state: 'requires_reauth' };
   if (input.deniedByTarget) return { status: 'denied_by_target', target_permission_state: 'denied' };
   return { status: 'unavailable', target_permission_state: 'unknown' };
 }
 
-export function buildDescriptor(input: DescriptorInput): Record<string, unknown> {
+export function buildDescriptor(input: DescriptorInput): ConnectionDescriptor {
   const usable = input.status === 'connected';
   return {
     schema: DESCRIPTOR_SCHEMA,

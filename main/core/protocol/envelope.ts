@@ -1,25 +1,13 @@
 /**
- * The packet envelope (spec §7): parsing at the edge, and builders for what we send.
+ * The packet envelope (spec §7): parsing at the edge with the contract's envelope schema, and
+ * builders for what we send.
  * Everything we send goes through `makePacket`, so every outgoing packet has the same shape.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import { formatIssue, MAX_WIRE_ID_LENGTH, packetEnvelopeSchema, PACKET_SCHEMA, type PacketEnvelope } from '../../contract/wire-schemas';
 import type { ErrorCode } from '../errors';
-import { PACKET_SCHEMA } from './identity';
 
-const envelopeSchema = z.object({
-  schema: z.literal(PACKET_SCHEMA),
-  packet_id: z.string().min(1).max(256),
-  request_id: z.string().max(256).optional(),
-  reply_to: z.string().max(256).optional(),
-  connector_channel_id: z.string().max(256).optional(),
-  type: z.string().min(1).max(128),
-  time: z.number().int().min(0).optional(),
-  payload: z.record(z.string(), z.unknown()).optional(),
-  error: z.object({ code: z.string().min(1), message: z.string().optional() }).optional(),
-});
-
-export type Envelope = z.infer<typeof envelopeSchema>;
+export type Envelope = PacketEnvelope;
 
 export interface OutgoingPacket {
   schema: typeof PACKET_SCHEMA;
@@ -66,7 +54,7 @@ export function parseEnvelope(text: string): ParseResult {
     return { ok: false, message: 'packet must be a JSON object' };
   }
   const record = raw as Record<string, unknown>;
-  const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 256 ? v : undefined);
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= MAX_WIRE_ID_LENGTH ? v : undefined);
   // JSON.parse copes with any depth, but the recursive code behind it (argument hashing,
   // schema checks) overflows the stack on a few thousand levels (found by the hardening fuzz:
   // an internal_error). No packet of ours is deep, so refuse deep ones here, at the edge.
@@ -79,13 +67,12 @@ export function parseEnvelope(text: string): ParseResult {
       channelId: str(record.connector_channel_id),
     };
   }
-  const result = envelopeSchema.safeParse(raw);
+  const result = packetEnvelopeSchema.safeParse(raw);
   if (result.success) return { ok: true, packet: result.data };
   const issue = result.error.issues[0];
-  const where = issue ? issue.path.join('.') || 'packet' : 'packet';
   return {
     ok: false,
-    message: `invalid envelope: ${where}: ${issue?.message ?? 'invalid'}`.slice(0, 300),
+    message: `invalid envelope: ${issue ? formatIssue(issue) : 'invalid'}`.slice(0, 300),
     packetId: str(record.packet_id),
     requestId: str(record.request_id),
     channelId: str(record.connector_channel_id),

@@ -5,6 +5,7 @@
  * effects (journaled for exactly-once), and how it runs against one bound phone.
  */
 import { z } from 'zod';
+import type { DeliveredFile } from '../../contract/outgoing-packets';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { CardTool, JsonObjectSchema } from '../protocol/card';
@@ -51,14 +52,8 @@ export interface ToolServices {
   screenshotStrategy: ScreenshotStrategyStore;
 }
 
-export interface StoredFileInfo {
-  file_ref: string;
-  download_url: string;
-  mime_type: string;
-  byte_size: number;
-  expires_at: number;
-  sha256: string;
-}
+/** A stored file as a tool result hands it to xAgent (the wire contract's shape). */
+export type StoredFileInfo = DeliveredFile;
 
 /** Per phone: how long each capture strategy took lately (ms, smoothed), to pick the faster. */
 export interface CaptureTimings {
