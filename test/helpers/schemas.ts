@@ -1,20 +1,15 @@
 /**
- * The official JSON Schemas from ../shared/spec/schemas (never copied into the project),
- * compiled once with ajv (draft 2020-12).
+ * Validators for what the bridge sends, against the project's own wire schemas
+ * (main/contract/). Nothing outside the repository is read, so every test that uses them runs
+ * in a bare clone; test/integration/official-schemas.test.ts also checks samples against the
+ * official JSON Schemas when the spec folder is there.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020';
+import { outgoingPacketSchema } from '../../main/contract/outgoing-packets';
+import { connectionDescriptorSchema, connectorCardSchema, schemaIssues } from '../../main/contract/wire-schemas';
 
-const SCHEMA_DIR = join(__dirname, '..', '..', '..', 'shared', 'spec', 'schemas');
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-
-function compile(name: string): (value: unknown) => string[] {
-  const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, name), 'utf8')) as object;
-  const validate = ajv.compile(schema);
-  return (value) => (validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
-}
-
-export const validateCard = compile('xagent.connector.v1.schema.json');
-export const validateDescriptor = compile('xagent.connection.v2.schema.json');
-export const validatePacket = compile('xagent.connector.packet.v1.schema.json');
+/** `path: message` lines; empty when the Card is valid. */
+export const validateCard = (value: unknown): string[] => schemaIssues(connectorCardSchema, value);
+/** `path: message` lines; empty when the Descriptor is valid. */
+export const validateDescriptor = (value: unknown): string[] => schemaIssues(connectionDescriptorSchema, value);
+/** `path: message` lines; empty when the packet is one the Connector may send as it is. */
+export const validatePacket = (value: unknown): string[] => schemaIssues(outgoingPacketSchema, value);

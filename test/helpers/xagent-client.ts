@@ -1,7 +1,7 @@
 /**
  * A test client that behaves like xAgent's backend on the data plane, following the spec:
  * hello first, request/ack matching by request_id, pushes collected per type, and every
- * packet it receives validated against the official packet schema.
+ * packet it receives validated against the project's packet schema (main/contract/).
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';

@@ -440,7 +440,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     walk(rig.bridge.dataDir);
     assert.ok(files.some((f) => f.endsWith('audit.jsonl')), 'the audit trail is in the data dir');
     assert.ok(logs.some((l) => /held for approval/.test(l)), 'logs were captured');
-    assert.deepEqual(client.invalid, [], 'every packet (waiting_approval progress included) follows the official schema');
+    assert.deepEqual(client.invalid, [], 'every packet (waiting_approval progress included) follows the packet schema');
     for (const [what, secret] of secrets) {
       for (const file of files) assert.ok(!readFileSync(file).includes(secret), `${what} found in ${file}`);
       assert.ok(!logs.some((l) => l.includes(secret)), `${what} found in the logs`);

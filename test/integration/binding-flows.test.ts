@@ -4,7 +4,7 @@
  * pairing refresh and expiry, lab claims with access codes and their rate limit, cancel,
  * logout, close/reopen, admin extend/revoke, lease idle/max/grace expiry, unauthorized
  * phones, re-verification after a reconnect and after a restart, and the runtime-lease
- * cascade. Every Descriptor the client receives is checked against the official schema and
+ * cascade. Every Descriptor the client receives is checked against the wire schema and
  * for leaked serials or addresses.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,9 +38,9 @@ function descriptorOf(packet: Packet): Descriptor | undefined {
   return packet.payload?.connection_descriptor as Descriptor | undefined;
 }
 
-/** Every Descriptor a client received: valid against the official schema, no device facts inside. */
+/** Every Descriptor a client received: valid against the wire schema, no device facts inside. */
 function checkDescriptors(client: XAgentClient): number {
-  assert.deepEqual(client.invalid, [], 'every packet matches the official packet schema');
+  assert.deepEqual(client.invalid, [], 'every packet matches the packet schema');
   const forbidden = rig.farm.phones.flatMap((p) => [p.serial, `:${p.port}`]).concat(rig.phones.map((p) => p.serial), ['127.0.0.1']);
   let count = 0;
   for (const packet of client.received) {

@@ -10,7 +10,7 @@ describe('control plane', () => {
   });
   after(() => bridge.stop());
 
-  test('the Card validates against the official schema and keeps the hard rules', async () => {
+  test('the Card validates against the wire schema and keeps the hard rules', async () => {
     const res = await fetch(`${bridge.url}/connector-card.json`);
     assert.equal(res.status, 200);
     const text = await res.text();
