@@ -3,6 +3,7 @@
  * their request and response shapes. The web console calls them over HTTP; the desktop app
  * calls the same operations over IPC through the preload. Shapes only — no runtime imports.
  */
+import type { LimitKey, LimitValues } from './limits';
 
 export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
 
@@ -107,7 +108,9 @@ export interface AdminState {
   approvals: AdminApproval[];
   adb_servers: AdminAdbServer[];
   lan_devices: AdminLanDevice[];
+  /** The live limits (they change when someone saves Settings → Limits or PATCHes settings). */
   limits: {
+    approval_timeout_ms: number;
     lease: { max_duration_ms: number | null; idle_timeout_ms: number | null; disconnect_grace_ms: number };
     file_cache: { ttl_ms: number; max_bytes: number; max_files: number; cleanup_interval_ms: number };
     queue: { max_depth: number; observation_concurrency: number };
@@ -137,6 +140,14 @@ export interface AuditEntry {
   approval_id?: string | null;
 }
 
+/** Where a live limit's value came from (see README "Documented limits"). */
+export interface AdminLimitSource {
+  /** Built-in default, a saved change (Settings, admin API), or a start option (flag, env, core option). */
+  from: 'default' | 'saved' | 'start';
+  /** The flag, env variable or core option that sets this limit at every start, else null. */
+  start_option: string | null;
+}
+
 export interface AdminSettings {
   base_url: string;
   bind_host: string;
@@ -145,6 +156,14 @@ export interface AdminSettings {
   adb_servers: string[];
   data_dir: string;
   version: string;
+  /** The live limits people may change (ranges and units in main/contract/limits.ts). */
+  limits: LimitValues;
+  limit_sources: Record<LimitKey, AdminLimitSource>;
+}
+
+/** `PATCH /admin/api/settings`: only what changes; each key checked strictly (400 invalid_arguments names the field). */
+export interface AdminSettingsPatch {
+  limits: Partial<LimitValues>;
 }
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
@@ -177,6 +196,8 @@ export interface AdminRoutes {
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
   'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
   'GET /admin/api/settings': { request: void; response: AdminSettings };
+  /** Changes limits live and saves them; answers the settings after the change. */
+  'PATCH /admin/api/settings': { request: AdminSettingsPatch; response: AdminSettings };
   'POST /admin/api/api-key/reveal': { request: void; response: { api_key: string } };
   'POST /admin/api/api-key/rotate': { request: void; response: { api_key: string } };
   'GET /admin/api/policies': { request: void; response: AdminPolicies };

@@ -6,7 +6,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadBuildInfo, type BuildInfo } from './build-info';
-import { resolveCoreOptions, type CoreOptions, type CoreOptionsInput } from './config/core-options';
+import { resolveCoreOptions, startLimits, type CoreOptions, type CoreOptionsInput, type LeasePolicy } from './config/core-options';
+import { LiveLimits } from './config/live-limits';
+import type { LimitValues } from '../contract/limits';
 import { createLogger, type Logger } from './logging/logger';
 import { bearerToken, generateToken, loadOrCreateSecret, secretEquals, storeSecret } from './secrets/secret-store';
 import { StateStore } from './store/state-store';
@@ -55,7 +57,17 @@ export interface Core {
   readonly logger: Logger;
   readonly adbLinks: AdbServerLink[];
   readonly admin: AdminRouter;
+  /** The limits people may change while the bridge runs (Settings → Limits, PATCH settings). */
+  readonly limits: LiveLimits;
   adminState(): AdminState;
+}
+
+function leasePolicyOf(limits: LimitValues): LeasePolicy {
+  return {
+    maxDurationMs: limits.lease_max_duration_ms,
+    idleTimeoutMs: limits.lease_idle_timeout_ms,
+    disconnectGraceMs: limits.lease_disconnect_grace_ms,
+  };
 }
 
 export function defaultAdbServer(env: NodeJS.ProcessEnv = process.env): { host: string; port: number } {
@@ -87,6 +99,18 @@ export function createCore(input: CoreOptionsInput): Core {
     warnings.push(message);
     logger.warn('state file corrupt; kept aside', { movedTo });
   });
+  // Start options win over saved changes, saved changes over defaults (config/live-limits.ts).
+  const startValues = startLimits(input);
+  const limits = new LiveLimits({
+    store,
+    start: startValues.values,
+    startNames: startValues.names,
+    warn: (message) => {
+      warnings.push(message);
+      logger.warn('saved limit ignored', { message });
+    },
+  });
+  const live = limits.values();
   const hub = new EventHub();
   const registry = new DeviceRegistry(clock);
   const adbLinks = options.adbServers.map(
@@ -103,7 +127,11 @@ export function createCore(input: CoreOptionsInput): Core {
   );
   for (const link of adbLinks) link.on('health', () => hub.publish('state'));
 
-  const files = new FileCache({ dir: join(options.dataDir, 'cache'), limits: options.fileCache, clock });
+  const files = new FileCache({
+    dir: join(options.dataDir, 'cache'),
+    limits: { ...options.fileCache, ttlMs: live.file_cache_ttl_ms, maxBytes: live.file_cache_max_bytes, maxFiles: live.file_cache_max_files },
+    clock,
+  });
   const signer = new UrlSigner(signingKey, clock);
 
   // Filled below; the runtime and tool services are created first and reach them lazily.
@@ -132,12 +160,13 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => late.bindings?.touch(channelId),
     progress: (channelId, payload) => late.dataPlane?.pushToChannel(channelId, 'tool.progress.push', payload) ?? false,
   });
+  tools.queue.setMaxDepth(live.queue_max_depth);
   late.bindings = new BindingService({
     store,
     runtime,
     registry,
     toolIds: () => tools.toolIds(),
-    lease: options.lease,
+    lease: leasePolicyOf(live),
     pairingTtlMs: options.pairingTtlMs,
     clock,
     push: (channelId, descriptor) => {
@@ -151,7 +180,7 @@ export function createCore(input: CoreOptionsInput): Core {
   // Policy, approvals and the audit trail: asked before every tool call, told after it.
   const safety = new SafetyService({
     dataDir: options.dataDir,
-    approvalTimeoutMs: options.approvalTimeoutMs,
+    approvalTimeoutMs: live.approval_timeout_ms,
     ...(options.audit ? { auditLimits: options.audit } : {}),
     downloadUrlTtlMs: options.downloadUrlTtlMs,
     adbCommandTimeoutMs: options.adbCommandTimeoutMs,
@@ -169,6 +198,19 @@ export function createCore(input: CoreOptionsInput): Core {
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
   runtime.on('changed', () => hub.publish('state'));
+  limits.on('changed', (changed) => {
+    const now = limits.values();
+    if (changed.approval_timeout_ms !== undefined) safety.gate.setApprovalTimeout(now.approval_timeout_ms);
+    if (changed.lease_max_duration_ms !== undefined || changed.lease_idle_timeout_ms !== undefined || changed.lease_disconnect_grace_ms !== undefined) {
+      bindingService.setLeasePolicy(leasePolicyOf(now));
+    }
+    if (changed.file_cache_ttl_ms !== undefined || changed.file_cache_max_bytes !== undefined || changed.file_cache_max_files !== undefined) {
+      files.setLimits({ ttlMs: now.file_cache_ttl_ms, maxBytes: now.file_cache_max_bytes, maxFiles: now.file_cache_max_files });
+    }
+    if (changed.queue_max_depth !== undefined) tools.queue.setMaxDepth(now.queue_max_depth);
+    logger.info('limits changed', changed);
+    hub.publish('state');
+  });
 
   const authorizeKey = (token: string | undefined): boolean => token !== undefined && secretEquals(token, apiKey);
   late.dataPlane = new DataPlane({
@@ -254,6 +296,7 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     adbLinks,
     admin,
+    limits,
     url: baseUrl,
     apiKey: () => apiKey,
     adminToken: () => adminToken,
@@ -306,6 +349,7 @@ export function createCore(input: CoreOptionsInput): Core {
   registerSafetyRoutes(admin, { safety, hub });
   const adminDeps: AdminRouteDeps = {
     options,
+    limits,
     build,
     registry,
     runtime,

@@ -386,3 +386,61 @@ void describe('FileCache putStream', () => {
     assert.ok(!diskUsage(dir).names.some((n) => n.endsWith('.part')));
   });
 });
+
+void describe('FileCache limits changed while running', () => {
+  const waitForDisk = async (dir: string, files: number): Promise<void> => {
+    const deadline = Date.now() + 5000;
+    while (diskUsage(dir).files !== files) {
+      if (Date.now() > deadline) throw new Error(`expected ${files} files on disk, found ${diskUsage(dir).files}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  void test('smaller caps evict the least recently used files at once; the next put keeps to them', async (t) => {
+    const evicted: Array<[string, EvictReason]> = [];
+    const { cache, dir } = await startedCache(t, { limits: { maxFiles: 10, maxBytes: 10_000 }, onEvict: (file, reason) => evicted.push([file.fileRef, reason]) });
+    const files: CachedFile[] = [];
+    for (let i = 0; i < 4; i += 1) files.push(await cache.put({ ...base, data: Buffer.alloc(1000, i) }));
+    cache.get(files[0]!.fileRef); // the oldest is now the most recently used
+    cache.setLimits({ maxFiles: 2 });
+    assert.deepEqual(evicted, [
+      [files[1]!.fileRef, 'count'],
+      [files[2]!.fileRef, 'count'],
+    ]);
+    await waitForDisk(dir, 2);
+    assert.equal(cache.stats().limits.maxFiles, 2);
+    cache.setLimits({ maxBytes: 1500 });
+    assert.deepEqual(evicted.at(-1), [files[3]!.fileRef, 'bytes']);
+    await waitForDisk(dir, 1);
+    assert.ok(cache.get(files[0]!.fileRef));
+    await assert.rejects(cache.put({ ...base, data: Buffer.alloc(1600) }), expectCode('file_too_large'));
+    await cache.put({ ...base, data: Buffer.alloc(1000) });
+    assert.equal(cache.get(files[0]!.fileRef), undefined, 'evicted to make room');
+    assert.ok(diskUsage(dir).bytes <= 1500);
+  });
+
+  void test('a new TTL applies to new files; a shorter one also ends older files early', async (t) => {
+    let now = 1_000_000;
+    const { cache } = await startedCache(t, { clock: () => now, limits: { ttlMs: 600_000 } });
+    const old = await cache.put({ ...base, data: Buffer.from('old') });
+    assert.equal(old.expiresAt, now + 600_000);
+    now += 120_000;
+    cache.setLimits({ ttlMs: 900_000 });
+    assert.equal(cache.get(old.fileRef)?.expiresAt, old.expiresAt, 'a longer TTL does not extend stored files');
+    const longer = await cache.put({ ...base, data: Buffer.from('longer') });
+    assert.equal(longer.expiresAt, now + 900_000);
+    cache.setLimits({ ttlMs: 60_000 });
+    assert.equal(cache.get(old.fileRef), undefined, 'created 2 min ago: past the new 1 min lifetime');
+    assert.equal(cache.get(longer.fileRef)?.expiresAt, now + 60_000);
+    now += 60_000;
+    assert.equal(cache.get(longer.fileRef), undefined);
+  });
+
+  void test('setLimits checks its input and keeps the cleanup interval', async (t) => {
+    const { cache } = await startedCache(t);
+    assert.throws(() => cache.setLimits({ maxBytes: 0 }), expectCode('invalid_arguments', 'limits.maxBytes must be a positive integer'));
+    assert.throws(() => cache.setLimits({ cleanupIntervalMs: 5 } as never), expectCode('invalid_arguments', 'limits.cleanupIntervalMs is fixed while the cache runs'));
+    assert.throws(() => cache.setLimits({ size: 5 } as never), expectCode('invalid_arguments', 'limits.size is not a known limit'));
+    assert.deepEqual(cache.stats().limits, DEFAULT_FILE_CACHE_LIMITS);
+  });
+});

@@ -1,10 +1,12 @@
 /**
  * The admin API's routes (see main/contract/admin-api.ts): state for the UI, pairing
- * decisions, lease revoke/extend, the stop button, lab access codes, settings and the
- * API key, and the phone thumbnail.
+ * decisions, lease revoke/extend, the stop button, lab access codes, settings (the live
+ * limits people may change, checked here with the contract's rules) and the API key, and
+ * the phone thumbnail.
  */
 import sharp from 'sharp';
-import type { AdminChannel, AdminDevice, AdminState } from '../../contract/admin-api';
+import type { AdminChannel, AdminDevice, AdminSettings, AdminState } from '../../contract/admin-api';
+import { checkLimitsPatch } from '../../contract/limits';
 import { BridgeError } from '../errors';
 import type { CoreOptions } from '../config/core-options';
 import type { BuildInfo } from '../build-info';
@@ -14,7 +16,8 @@ import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { BindingService } from '../bindings/binding-service';
 import type { ToolRuntime } from '../tools/tool-runtime';
 import type { StateStore } from '../store/state-store';
-import { DEFAULT_FILE_CACHE_LIMITS, type FileCache } from '../files/file-cache';
+import type { FileCache } from '../files/file-cache';
+import type { LiveLimits } from '../config/live-limits';
 import { captureRaw } from '../android/screencap';
 import type { EventHub } from './event-hub';
 import { type AdminRouter, requireString } from './admin-router';
@@ -27,7 +30,9 @@ export interface ThumbnailDeps {
 
 /** What these routes and GET /admin/api/state read and change; createCore passes the pieces in. */
 export interface AdminRouteDeps extends ThumbnailDeps {
-  options: Pick<CoreOptions, 'host' | 'adbServers' | 'dataDir' | 'lease' | 'queue'>;
+  options: Pick<CoreOptions, 'host' | 'adbServers' | 'dataDir' | 'queue'>;
+  /** The limits people may change while the bridge runs. */
+  limits: Pick<LiveLimits, 'values' | 'sources' | 'update'>;
   build: Pick<BuildInfo, 'version'>;
   registry: DeviceRegistry;
   runtime: ConnectorRuntime;
@@ -86,7 +91,8 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       open: true,
     };
   });
-  const limits = deps.files.stats().limits;
+  const cache = deps.files.stats().limits;
+  const live = deps.limits.values();
   return {
     connector: {
       connector_id: deps.runtime.connectorId(),
@@ -112,18 +118,20 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     }),
     lan_devices: deps.lanDevices(),
     limits: {
+      approval_timeout_ms: live.approval_timeout_ms,
       lease: {
-        max_duration_ms: deps.options.lease.maxDurationMs,
-        idle_timeout_ms: deps.options.lease.idleTimeoutMs,
-        disconnect_grace_ms: deps.options.lease.disconnectGraceMs,
+        max_duration_ms: live.lease_max_duration_ms,
+        idle_timeout_ms: live.lease_idle_timeout_ms,
+        disconnect_grace_ms: live.lease_disconnect_grace_ms,
       },
+      // What the cache enforces (the same values once a change is applied).
       file_cache: {
-        ttl_ms: limits.ttlMs ?? DEFAULT_FILE_CACHE_LIMITS.ttlMs,
-        max_bytes: limits.maxBytes,
-        max_files: limits.maxFiles,
-        cleanup_interval_ms: limits.cleanupIntervalMs,
+        ttl_ms: cache.ttlMs,
+        max_bytes: cache.maxBytes,
+        max_files: cache.maxFiles,
+        cleanup_interval_ms: cache.cleanupIntervalMs,
       },
-      queue: { max_depth: deps.options.queue.maxDepth, observation_concurrency: deps.options.queue.observationConcurrency },
+      queue: { max_depth: live.queue_max_depth, observation_concurrency: deps.options.queue.observationConcurrency },
     },
     access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
     warnings: deps.warnings(),
@@ -175,7 +183,7 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     return { status: code === null ? 'removed' : 'set' };
   });
 
-  router.add('GET', '/admin/api/settings', () => ({
+  const settings = (): AdminSettings => ({
     base_url: deps.url(),
     bind_host: deps.options.host,
     port: Number(new URL(deps.url() || 'http://x:0').port),
@@ -183,7 +191,24 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
     data_dir: deps.options.dataDir,
     version: deps.build.version,
-  }));
+    limits: deps.limits.values(),
+    limit_sources: deps.limits.sources(),
+  });
+  router.add('GET', '/admin/api/settings', settings);
+
+  // Strict: only `limits`, only known limits, each of the right type and in range; the
+  // first problem is a 400 invalid_arguments naming its field, and nothing is changed.
+  router.add('PATCH', '/admin/api/settings', async ({ body }) => {
+    const b = await body();
+    const unknown = Object.keys(b).find((key) => key !== 'limits');
+    if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits)`);
+    if (!('limits' in b)) throw new BridgeError('invalid_arguments', 'limits is required: an object of the limits to change');
+    const checked = checkLimitsPatch(b.limits);
+    if (!checked.ok) throw new BridgeError('invalid_arguments', checked.message, { field: checked.field });
+    deps.limits.update(checked.value);
+    deps.hub.publish('state');
+    return settings();
+  });
 
   router.add('POST', '/admin/api/api-key/reveal', () => ({ api_key: deps.apiKey() }));
   router.add('POST', '/admin/api/api-key/rotate', () => ({ api_key: deps.rotateApiKey() }));

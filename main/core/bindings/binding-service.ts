@@ -4,7 +4,8 @@
  * (`device_claim`). Decides what the auth flows' sessions (auth-sessions.ts) lead to, owns
  * the exclusive device lease of each binding (max duration, idle timeout, disconnect grace,
  * admin extend/revoke) and the Descriptor of every channel, pushing it whenever what it says
- * changes.
+ * changes. A new lease policy (`setLeasePolicy`) gives new leases the new maximum; the idle
+ * timeout and disconnect grace apply to running leases too.
  */
 import { EventEmitter } from 'node:events';
 import type { LeasePolicy } from '../config/core-options';
@@ -55,10 +56,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   private readonly clock: () => number;
   private activityDirty = false;
   private lastActivityFlush = 0;
+  private lease: LeasePolicy;
 
   constructor(private readonly options: BindingServiceOptions) {
     super();
     this.clock = options.clock ?? Date.now;
+    this.lease = { ...options.lease };
     this.claimLimiter = new AttemptLimiter(CLAIM_LIMIT.perChannel, CLAIM_LIMIT.windowMs, this.clock);
     this.deviceClaimLimiter = new AttemptLimiter(CLAIM_LIMIT.perDevice, CLAIM_LIMIT.windowMs, this.clock);
     this.sessions = new AuthSessions({
@@ -239,6 +242,24 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     return binding;
   }
 
+  /**
+   * Changes the lease policy while running. New leases get all of it; running leases keep
+   * their end (maxUntil: what the person agreed to, extend or revoke them by hand) but take
+   * the new idle timeout (still counted from their last tool call, so a shorter one may end
+   * an idle lease at the next check) and the new disconnect grace.
+   */
+  setLeasePolicy(policy: LeasePolicy): void {
+    const idleChanged = policy.idleTimeoutMs !== this.lease.idleTimeoutMs;
+    this.lease = { ...policy };
+    if (!idleChanged) return;
+    const active = this.options.runtime.channels().flatMap((c) => (c.binding && c.binding.ended === null ? [c.binding] : []));
+    if (active.length === 0) return;
+    this.options.store.update(() => {
+      for (const binding of active) binding.lease.idleTimeoutMs = policy.idleTimeoutMs;
+    });
+    this.emit('changed');
+  }
+
   setAccessCode(scope: string, code: string | null, requireApproval: boolean): void {
     if (scope !== '*' && !this.options.registry.get(scope)) throw new BridgeError('device_not_found', 'no such phone');
     if (code !== null && (code.length < 4 || code.length > 128)) throw new BridgeError('invalid_arguments', 'access codes are 4 to 128 characters');
@@ -313,7 +334,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   private bind(channelId: string, device: DeviceRecord, flowId: string): void {
     const now = this.clock();
-    const policy = this.options.lease;
+    const policy = this.lease;
     const binding: PersistedBinding = {
       deviceId: device.deviceId,
       displayName: displayName(device),
@@ -371,7 +392,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const device = this.options.registry.get(binding.deviceId);
       if (device?.state !== 'device' && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
       const since = this.offlineSince.get(binding.deviceId);
-      const graceOver = device?.state !== 'device' && since !== undefined && now - since >= this.options.lease.disconnectGraceMs;
+      const graceOver = device?.state !== 'device' && since !== undefined && now - since >= this.lease.disconnectGraceMs;
       if (idleOver || maxOver || graceOver) this.endBinding(channel.id, 'expired');
     }
     this.sessions.sweep();

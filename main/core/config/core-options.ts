@@ -1,7 +1,10 @@
 /**
  * Options of the core, checked once, up front, with precise messages (a wrong option is a
- * start-up error, never a surprise later). Defaults are the documented limits in README.md.
+ * start-up error, never a surprise later). Defaults are the documented limits in README.md;
+ * those a person may change while the bridge runs are defined in main/contract/limits.ts,
+ * and their options here are start values (the live ones are in config/live-limits.ts).
  */
+import { LIMIT_DEFINITIONS, type LimitKey, type LimitValues } from '../../contract/limits';
 import type { FileCacheLimitsInput } from './limits';
 import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
@@ -54,23 +57,36 @@ export interface CoreOptions {
   lan?: LanOptions;
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
   audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
+  /**
+   * What set the changeable limits given here, as the UI shows it ("--approval-timeout",
+   * "DEVICE_BRIDGE_APPROVAL_TIMEOUT"); a limit given without a name shows its option name.
+   */
+  limitOrigins?: Partial<Record<LimitKey, string>>;
 }
 
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8765,
   runtimeLeaseMs: 60 * 60 * 1000,
-  lease: { maxDurationMs: null, idleTimeoutMs: 30 * 60 * 1000, disconnectGraceMs: 10 * 60 * 1000 } satisfies LeasePolicy,
+  lease: {
+    maxDurationMs: LIMIT_DEFINITIONS.lease_max_duration_ms.default,
+    idleTimeoutMs: LIMIT_DEFINITIONS.lease_idle_timeout_ms.default,
+    disconnectGraceMs: LIMIT_DEFINITIONS.lease_disconnect_grace_ms.default,
+  } satisfies LeasePolicy,
   downloadUrlTtlMs: 5 * 60 * 1000,
   maxUploadBytes: 200 * 1024 * 1024,
-  queue: { maxDepth: 32, observationConcurrency: 4 },
+  queue: { maxDepth: LIMIT_DEFINITIONS.queue_max_depth.default, observationConcurrency: 4 },
   idempotencyWindowMs: 24 * 60 * 60 * 1000,
-  approvalTimeoutMs: 2 * 60 * 1000,
+  approvalTimeoutMs: LIMIT_DEFINITIONS.approval_timeout_ms.default,
   pairingTtlMs: 5 * 60 * 1000,
   adbCommandTimeoutMs: 20_000,
 } as const;
 
-export type CoreOptionsInput = Partial<CoreOptions> & { dataDir: string };
+export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue'>> & {
+  dataDir: string;
+  lease?: Partial<LeasePolicy>;
+  queue?: Partial<CoreOptions['queue']>;
+};
 
 function positiveInt(name: string, value: number): number {
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer (got ${String(value)})`);
@@ -127,4 +143,30 @@ function resolveAudit(audit: NonNullable<CoreOptions['audit']>): NonNullable<Cor
   if (audit.maxFiles !== undefined) out.maxFiles = positiveInt('audit.maxFiles', audit.maxFiles);
   if (audit.maxScreenshots !== undefined) out.maxScreenshots = positiveInt('audit.maxScreenshots', audit.maxScreenshots);
   return out;
+}
+
+/**
+ * The changeable limits the embedding code (or the CLI, from flags and env) gave explicitly,
+ * by their contract keys: these win over saved values at start. Read from the unresolved
+ * input, since resolving fills in defaults.
+ */
+export function startLimits(input: CoreOptionsInput): { values: Partial<LimitValues>; names: Partial<Record<LimitKey, string>> } {
+  const found: Array<[LimitKey, number | null | undefined, string]> = [
+    ['approval_timeout_ms', input.approvalTimeoutMs, 'approvalTimeoutMs'],
+    ['lease_max_duration_ms', input.lease?.maxDurationMs, 'lease.maxDurationMs'],
+    ['lease_idle_timeout_ms', input.lease?.idleTimeoutMs, 'lease.idleTimeoutMs'],
+    ['lease_disconnect_grace_ms', input.lease?.disconnectGraceMs, 'lease.disconnectGraceMs'],
+    ['file_cache_ttl_ms', input.fileCache?.ttlMs, 'fileCache.ttlMs'],
+    ['file_cache_max_bytes', input.fileCache?.maxBytes, 'fileCache.maxBytes'],
+    ['file_cache_max_files', input.fileCache?.maxFiles, 'fileCache.maxFiles'],
+    ['queue_max_depth', input.queue?.maxDepth, 'queue.maxDepth'],
+  ];
+  const values: Partial<Record<LimitKey, number | null>> = {};
+  const names: Partial<Record<LimitKey, string>> = {};
+  for (const [key, value, option] of found) {
+    if (value === undefined) continue;
+    values[key] = value;
+    names[key] = input.limitOrigins?.[key] ?? option;
+  }
+  return { values: values as Partial<LimitValues>, names };
 }

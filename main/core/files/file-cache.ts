@@ -11,10 +11,15 @@
  * counting until its temporary file is renamed or deleted; an evicted file keeps counting
  * until its unlink has finished. So the caps hold for the directory itself at every moment,
  * even under a burst of concurrent writes.
+ *
+ * Limits may change while it runs (`setLimits`): a new TTL applies to files stored from then
+ * on and a shorter one also ends older files early; smaller caps evict least-recently-used
+ * files at once (writes already admitted still finish).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LIMIT_DEFINITIONS } from '../../contract/limits';
 import { BridgeError } from '../errors';
 
 export interface FileCacheLimits {
@@ -28,10 +33,11 @@ export interface FileCacheLimits {
   cleanupIntervalMs: number;
 }
 
+/** TTL and caps as main/contract/limits.ts defines them (people may change those three). */
 export const DEFAULT_FILE_CACHE_LIMITS: Readonly<FileCacheLimits> = Object.freeze({
-  ttlMs: 10 * 60_000,
-  maxBytes: 256 * 1024 * 1024,
-  maxFiles: 500,
+  ttlMs: LIMIT_DEFINITIONS.file_cache_ttl_ms.default,
+  maxBytes: LIMIT_DEFINITIONS.file_cache_max_bytes.default,
+  maxFiles: LIMIT_DEFINITIONS.file_cache_max_files.default,
   cleanupIntervalMs: 30_000,
 });
 
@@ -117,7 +123,7 @@ type State = 'idle' | 'running' | 'stopped';
 
 export class FileCache {
   private readonly dir: string;
-  private readonly limits: Readonly<FileCacheLimits>;
+  private limits: Readonly<FileCacheLimits>;
   private readonly clock: () => number;
   private readonly onEvict: ((file: CachedFile, reason: EvictReason) => void) | undefined;
 
@@ -148,22 +154,7 @@ export class FileCache {
     if (typeof options.dir !== 'string' || options.dir.trim() === '') {
       throw new BridgeError('invalid_arguments', 'dir must be a non-empty string');
     }
-    const limits: FileCacheLimits = { ...DEFAULT_FILE_CACHE_LIMITS };
-    if (options.limits !== undefined) {
-      if (typeof options.limits !== 'object' || options.limits === null) {
-        throw new BridgeError('invalid_arguments', 'limits must be an object');
-      }
-      for (const [key, value] of Object.entries(options.limits)) {
-        if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
-          throw new BridgeError('invalid_arguments', `limits.${key} is not a known limit`);
-        }
-        if (value === undefined) continue;
-        if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-          throw new BridgeError('invalid_arguments', `limits.${key} must be a positive integer`);
-        }
-        limits[key as keyof FileCacheLimits] = value;
-      }
-    }
+    const limits = withLimits(DEFAULT_FILE_CACHE_LIMITS, options.limits);
     if (options.clock !== undefined && typeof options.clock !== 'function') {
       throw new BridgeError('invalid_arguments', 'clock must be a function');
     }
@@ -171,7 +162,7 @@ export class FileCache {
       throw new BridgeError('invalid_arguments', 'onEvict must be a function');
     }
     this.dir = resolve(options.dir);
-    this.limits = Object.freeze(limits);
+    this.limits = limits;
     this.clock = options.clock ?? Date.now;
     this.onEvict = options.onEvict;
   }
@@ -342,6 +333,28 @@ export class FileCache {
     await this.evict(entry, 'removed');
   }
 
+  /**
+   * Changes the TTL and caps while running (the cleanup interval stays). A shorter TTL moves
+   * older files' expiry forward to createdAt + the new TTL; smaller caps evict LRU files now.
+   */
+  setLimits(next: Partial<Pick<FileCacheLimits, 'ttlMs' | 'maxBytes' | 'maxFiles'>>): void {
+    if (typeof next === 'object' && next !== null && 'cleanupIntervalMs' in next) {
+      throw new BridgeError('invalid_arguments', 'limits.cleanupIntervalMs is fixed while the cache runs');
+    }
+    const limits = withLimits(this.limits, next);
+    const ttlShrank = limits.ttlMs < this.limits.ttlMs;
+    this.limits = limits;
+    if (ttlShrank) {
+      for (const entry of this.entries.values()) {
+        const capped = entry.file.createdAt + limits.ttlMs;
+        if (capped < entry.file.expiresAt) entry.file = Object.freeze({ ...entry.file, expiresAt: capped });
+      }
+      this.sweep();
+    }
+    this.trim();
+    this.pump();
+  }
+
   stats(): { files: number; bytes: number; limits: FileCacheLimits } {
     return { files: this.entries.size, bytes: this.committedBytes, limits: { ...this.limits } };
   }
@@ -401,6 +414,16 @@ export class FileCache {
       return undefined;
     }
     return entry;
+  }
+
+  /** Evicts LRU files until what is on disk fits the caps again (after they were lowered). */
+  private trim(): void {
+    for (const entry of [...this.entries.values()]) {
+      const overBytes = this.usedBytes - this.deletingBytes > this.limits.maxBytes;
+      const overFiles = this.usedFiles - this.deletingFiles > this.limits.maxFiles;
+      if (!overBytes && !overFiles) break;
+      void this.evict(entry, overBytes ? 'bytes' : 'count');
+    }
   }
 
   private sweep(): void {
@@ -572,6 +595,26 @@ export class FileCache {
     void done.then(() => this.pending.delete(done));
     return done;
   }
+}
+
+/** `base` with the given limits replaced, each checked (a positive integer, a known name). */
+function withLimits(base: Readonly<FileCacheLimits>, next: unknown): Readonly<FileCacheLimits> {
+  const limits: FileCacheLimits = { ...base };
+  if (next === undefined) return Object.freeze(limits);
+  if (typeof next !== 'object' || next === null) {
+    throw new BridgeError('invalid_arguments', 'limits must be an object');
+  }
+  for (const [key, value] of Object.entries(next)) {
+    if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
+      throw new BridgeError('invalid_arguments', `limits.${key} is not a known limit`);
+    }
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new BridgeError('invalid_arguments', `limits.${key} must be a positive integer`);
+    }
+    limits[key as keyof FileCacheLimits] = value;
+  }
+  return Object.freeze(limits);
 }
 
 /** A name safe to show and to put in a header: no directories, control or bidi characters. */

@@ -1,6 +1,7 @@
 /**
  * DeviceQueue: the per-phone execution order. Control work runs one at a time, strictly
- * FIFO across every channel that reaches the phone, with a bounded depth (`queue_full`).
+ * FIFO across every channel that reaches the phone, with a bounded depth (`queue_full`; a
+ * new depth applies from the next enqueue, work already waiting stays).
  * Observation work runs concurrently up to a small limit. Queued and running work can be
  * canceled per phone, per channel or per job; a canceled job's AbortSignal fires at once.
  */
@@ -34,8 +35,17 @@ class PhoneLane {
 export class DeviceQueue {
   private readonly lanes = new Map<string, PhoneLane>();
   private nextId = 1;
+  private readonly limits: QueueLimits;
 
-  constructor(private readonly limits: QueueLimits) {}
+  constructor(limits: QueueLimits) {
+    this.limits = { ...limits };
+  }
+
+  /** Changes the depth for the next enqueue on every phone. */
+  setMaxDepth(maxDepth: number): void {
+    if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) throw new TypeError(`queue depth must be a positive integer (got ${String(maxDepth)})`);
+    this.limits.maxDepth = maxDepth;
+  }
 
   /** Enqueues work for a phone; resolves with its result or rejects (canceled, queue_full, its own error). */
   submit<T>(deviceId: string, kind: JobKind, channelId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -46,6 +46,7 @@ export interface ApprovalGateOptions {
   audit: AuditLog;
   logger: Logger;
   clock: () => number;
+  /** Countdown of a held call; setApprovalTimeout changes it for calls held later. */
   approvalTimeoutMs: number;
   downloadUrlTtlMs: number;
   /** Deadline of the screen read before a call (window facts and UI tree). */
@@ -104,8 +105,17 @@ export class ApprovalGate implements SafetyGate {
   private readonly grants = new Map<string, LeaseGrant>();
   private readonly history = new Map<string, PhoneHistory>();
   private readonly running = new WeakMap<object, RunningCall>();
+  private approvalTimeoutMs: number;
 
-  constructor(private readonly o: ApprovalGateOptions) {}
+  constructor(private readonly o: ApprovalGateOptions) {
+    this.approvalTimeoutMs = o.approvalTimeoutMs;
+  }
+
+  /** A new countdown for calls held from now on; a pending approval keeps the one it was shown with. */
+  setApprovalTimeout(ms: number): void {
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new TypeError(`approval timeout must be a positive integer (got ${String(ms)})`);
+    this.approvalTimeoutMs = ms;
+  }
 
   /** Pending approvals for the admin state, oldest first. */
   list(): AdminApproval[] {
@@ -252,9 +262,10 @@ export class ApprovalGate implements SafetyGate {
 
   private async hold(call: CallInfo, base: { classification: Classification; redactedArgs: Record<string, unknown>; reasons: string[] }, asking: RiskClass[]): Promise<GateDecision> {
     const approvalId = newId('appr');
+    const countdownMs = this.approvalTimeoutMs;
     const reasons = base.reasons.length ? base.reasons : [`${asking.join(', ')} needs approval on this phone`];
     call.progress('waiting_approval', `waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
-    const shot = await this.screenshot(call).catch((error: unknown) => {
+    const shot = await this.screenshot(call, countdownMs).catch((error: unknown) => {
       this.o.logger.warn('approval screenshot failed', { approval: approvalId, error: error instanceof Error ? error.message : String(error) });
       return null;
     });
@@ -270,7 +281,7 @@ export class ApprovalGate implements SafetyGate {
       risk: base.classification.risk,
       risk_classes: asking,
       created_at: createdAt,
-      expires_at: createdAt + this.o.approvalTimeoutMs,
+      expires_at: createdAt + countdownMs,
       screenshot_url: shot?.url ?? null,
     };
     this.o.logger.info('tool call held for approval', { approval: approvalId, tool: call.tool.id, device: call.device.deviceId, classes: asking.join(',') });
@@ -306,13 +317,13 @@ export class ApprovalGate implements SafetyGate {
         } else if (answer === 'deny') {
           resolve(this.finish(call, base, { decision: 'deny', by: 'admin', reasons, errorCode: 'approval_denied' }, { approvalId }));
         } else if (answer === 'timeout') {
-          resolve(this.finish(call, base, { decision: 'deny', by: 'timeout', reasons: [...reasons, `no answer within ${Math.round(this.o.approvalTimeoutMs / 1000)} s`], errorCode: 'approval_timeout' }, { approvalId }));
+          resolve(this.finish(call, base, { decision: 'deny', by: 'timeout', reasons: [...reasons, `no answer within ${Math.round(countdownMs / 1000)} s`], errorCode: 'approval_timeout' }, { approvalId }));
         } else {
           resolve(this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId }));
         }
       };
       const onAbort = (): void => settle('canceled');
-      const timer = setTimeout(() => settle('timeout'), this.o.approvalTimeoutMs);
+      const timer = setTimeout(() => settle('timeout'), countdownMs);
       timer.unref();
       call.signal.addEventListener('abort', onAbort, { once: true });
       this.pending.set(approvalId, { approval, settle });
@@ -323,7 +334,7 @@ export class ApprovalGate implements SafetyGate {
   }
 
   /** The phone's screen at the moment the call is held, as a small JPEG in the file cache. */
-  private async screenshot(call: CallInfo): Promise<{ url: string; jpeg: Buffer }> {
+  private async screenshot(call: CallInfo, countdownMs: number): Promise<{ url: string; jpeg: Buffer }> {
     const frame = await captureRaw(call.shell, { timeoutMs: SCREENSHOT_TIMEOUT_MS, signal: call.signal });
     const jpeg = await sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
       .resize({ width: SCREENSHOT_MAX_SIDE, height: SCREENSHOT_MAX_SIDE, fit: 'inside' })
@@ -332,7 +343,7 @@ export class ApprovalGate implements SafetyGate {
       .toBuffer();
     const file = await this.o.files.put({ data: jpeg, mimeType: 'image/jpeg', filename: 'approval.jpg', channelId: call.channelId, kind: 'screenshot' });
     // The URL must outlive the countdown so the picture stays visible while the person decides.
-    const url = this.o.signer.sign(file.fileRef, Math.max(this.o.downloadUrlTtlMs, this.o.approvalTimeoutMs + 60_000), file.expiresAt);
+    const url = this.o.signer.sign(file.fileRef, Math.max(this.o.downloadUrlTtlMs, countdownMs + 60_000), file.expiresAt);
     return { url: url.path, jpeg };
   }
 }

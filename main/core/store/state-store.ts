@@ -1,6 +1,7 @@
 /**
  * The bridge's durable state (state.json in the data dir): the runtime instance id, channels
- * with their bindings and leases, remembered LAN phones and admin settings. One file, written
+ * with their bindings and leases, remembered LAN phones, admin settings and the limits people
+ * changed (`settings.limits`). One file, written
  * atomically on every change; a corrupt file is moved aside and reported.
  */
 import { join } from 'node:path';
@@ -46,6 +47,15 @@ const accessCodeSchema = z.object({
   requireApproval: z.boolean(),
 });
 
+/**
+ * Settings people changed while the bridge ran. `limits` holds the limits of
+ * main/contract/limits.ts by key; each value is checked where it is read (config/live-limits.ts),
+ * so one damaged value is dropped with a warning instead of setting the whole file aside.
+ */
+const settingsSchema = z
+  .object({ limits: z.record(z.string(), z.unknown()).catch({}).default({}) })
+  .catch({ limits: {} });
+
 const stateSchema = z.object({
   version: z.literal(1),
   connector: z.object({ connectorId: z.string().nullable(), lastSeenAt: z.number().nullable() }),
@@ -53,6 +63,7 @@ const stateSchema = z.object({
   lanDevices: z.array(lanDeviceSchema).default([]),
   accessCodes: z.array(accessCodeSchema).default([]),
   policies: z.record(z.string(), z.unknown()).default({}),
+  settings: settingsSchema.default({ limits: {} }),
 });
 
 export type PersistedState = z.infer<typeof stateSchema>;
@@ -63,7 +74,7 @@ export type PersistedLanDevice = z.infer<typeof lanDeviceSchema>;
 export type PersistedAccessCode = z.infer<typeof accessCodeSchema>;
 
 export function emptyState(): PersistedState {
-  return { version: 1, connector: { connectorId: null, lastSeenAt: null }, channels: {}, lanDevices: [], accessCodes: [], policies: {} };
+  return { version: 1, connector: { connectorId: null, lastSeenAt: null }, channels: {}, lanDevices: [], accessCodes: [], policies: {}, settings: { limits: {} } };
 }
 
 export class StateStore extends JsonFileStore<PersistedState> {
