@@ -1,35 +1,70 @@
 /**
  * The one HTTP server: control plane (/connector-card.json, /skill.md, /health), data-plane
  * upgrades (/ws), transfer plane (/files/...), admin API (/admin/api/...) and the web
- * console (/console). Routing only; each plane's logic lives with its owner.
+ * console (/console). Plain HTTP, or HTTPS/WSS for every plane on the same port when a
+ * certificate is given (a renewed certificate is picked up on the next connection).
+ * Routing and the network gate only; each plane's logic lives with its owner.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { bearerToken } from '../secrets/secret-store';
 import type { Logger } from '../logging/logger';
+import type { TlsMaterial } from '../tls/tls-material';
 import { sendError } from './http-util';
+import type { NetworkAccess } from './network-access';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
 export interface HttpRoutes {
-  /** Exact-path or prefix routes, checked in order. */
-  routes: Array<{ prefix: string; exact?: boolean; handler: RouteHandler }>;
+  /**
+   * Exact-path or prefix routes, checked in order. `xagentPlane` routes (/health, the
+   * transfer plane) answer only clients the network gate admits; /ws always is one.
+   */
+  routes: Array<{ prefix: string; exact?: boolean; xagentPlane?: boolean; handler: RouteHandler }>;
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined) => void;
 }
 
+export interface HttpServerOptions {
+  /** Serve HTTPS/WSS with this certificate instead of plain HTTP. */
+  tls?: TlsMaterial;
+  /** Client addresses (trusted proxies) and the --allow-from gate; none = everyone, socket addresses. */
+  access?: NetworkAccess;
+}
+
+const SERVER_LIMITS = { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024 } as const;
+/** Older protocol versions are off in every client xAgent runs on. */
+const TLS_MIN_VERSION = 'TLSv1.2';
+
 export class HttpServer {
-  private readonly server: Server;
+  private readonly server: Server | TlsServer;
   private readonly sockets = new Set<Duplex>();
+  readonly scheme: 'http' | 'https';
 
   constructor(
     private readonly routes: HttpRoutes,
     private readonly logger: Logger,
+    private readonly options: HttpServerOptions = {},
   ) {
-    this.server = createServer({ requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
+    const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
       void this.handle(req, res);
-    });
-    this.server.on('connection', (socket) => {
+    };
+    const tls = options.tls;
+    if (tls) {
+      const identity = tls.current;
+      const server = createTlsServer({ ...SERVER_LIMITS, cert: identity.cert, key: identity.key, minVersion: TLS_MIN_VERSION }, onRequest);
+      // Before the TLS socket is made for this connection: a renewed certificate serves it already.
+      server.prependListener('connection', () => {
+        const renewed = tls.refresh();
+        if (renewed) server.setSecureContext({ cert: renewed.cert, key: renewed.key, minVersion: TLS_MIN_VERSION });
+      });
+      this.server = server;
+    } else {
+      this.server = createServer(SERVER_LIMITS, onRequest);
+    }
+    this.scheme = tls ? 'https' : 'http';
+    this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
@@ -44,6 +79,10 @@ export class HttpServer {
       const url = safeUrl(req.url);
       if (!url || url.pathname !== '/ws') {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      if (this.options.access && !this.options.access.admits(req, url.pathname)) {
+        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${FORBIDDEN_BODY.length}\r\n\r\n${FORBIDDEN_BODY}`);
         return;
       }
       this.routes.upgrade(req, socket, head, bearerToken(req.headers.authorization));
@@ -73,10 +112,15 @@ export class HttpServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = safeUrl(req.url);
     if (!url) return sendError(res, 400, 'invalid_request', 'malformed request target');
+    const access = this.options.access;
+    access?.resolve(req);
     try {
       for (const route of this.routes.routes) {
         const match = route.exact ? url.pathname === route.prefix : url.pathname.startsWith(route.prefix);
         if (match) {
+          if (route.xagentPlane && access && !access.admits(req, url.pathname)) {
+            return sendError(res, 403, 'permission_denied', FORBIDDEN_MESSAGE);
+          }
           await route.handler(req, res, url);
           return;
         }
@@ -88,6 +132,9 @@ export class HttpServer {
     }
   }
 }
+
+const FORBIDDEN_MESSAGE = 'this address may not connect to the bridge (--allow-from)';
+const FORBIDDEN_BODY = JSON.stringify({ error: { code: 'permission_denied', message: FORBIDDEN_MESSAGE } });
 
 function safeUrl(raw: string | undefined): URL | undefined {
   try {
