@@ -3,32 +3,30 @@
  * and (demo) a private ADB server plus the bridge, so a newcomer sees everything work
  * without a phone.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Core } from '../core/create-core';
+import { defaultAdbServer, type Core } from '../core/create-core';
+import type { AdbServerAddress } from '../core/config/core-options';
+import { parseHostPort, type ParsedFlags } from '../cli-args';
 import { startPrivateAdbServer, type AdbServerRig } from './private-adb-server';
 import { startSimFarm, type SimFarm } from './sim-farm';
 import { createSimulatedPhone } from './phone';
 import type { TimingProfileName } from './timing-profiles';
 
-type Flags = Map<string, string[]>;
+/** Starts the bridge on the given ADB server with the command's own bridge flags (demo). */
+export type StartBridge = (adb: AdbServerAddress) => Promise<Core>;
 
-interface CliHelpers {
-  parseHostPort: (text: string, defaultPort?: number) => { host: string; port: number };
-  defaultAdb: () => { host: string; port: number };
-  serve: (flags: Flags) => Promise<Core>;
-}
+const PROFILES: readonly TimingProfileName[] = ['instant', 'usb-phone'];
 
 const MODELS = ['Pixel 7', 'Pixel 8 Pro', 'Galaxy S23', 'Redmi Note 12', 'OnePlus 11', 'Xperia 5 V'];
 
-export async function runSimCommand(command: 'sim' | 'demo', flags: Flags, helpers: CliHelpers): Promise<() => Promise<void>> {
-  const count = Number(flags.get('devices')?.at(-1) ?? (command === 'demo' ? '3' : '1'));
-  if (!Number.isInteger(count) || count < 1 || count > 64) throw new TypeError('--devices must be 1–64');
-  const profile = (flags.get('profile')?.at(-1) ?? 'instant') as TimingProfileName;
-  if (profile !== 'instant' && profile !== 'usb-phone') throw new TypeError('--profile must be instant or usb-phone');
-
-  let adb = flags.get('adb')?.at(-1) ? helpers.parseHostPort(flags.get('adb')?.at(-1) ?? '') : helpers.defaultAdb();
+/**
+ * Starts the phones (and for demo a private ADB server and the bridge); resolves to a stop
+ * function once everything is up. Flags are those cli-commands.ts declares for the command.
+ */
+export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags, startBridge: StartBridge): Promise<() => Promise<void>> {
+  const count = flags.integer('devices', { min: 1, max: 64 }) ?? (command === 'demo' ? 3 : 1);
+  const profile = flags.choice('profile', PROFILES) ?? 'instant';
+  const adbFlag = command === 'sim' ? flags.value('adb') : undefined;
+  let adb = adbFlag !== undefined ? parseHostPort(adbFlag, '--adb') : defaultAdbServer();
   let privateAdb: AdbServerRig | undefined;
   if (command === 'demo') {
     privateAdb = await startPrivateAdbServer();
@@ -49,13 +47,7 @@ export async function runSimCommand(command: 'sim' | 'demo', flags: Flags, helpe
         }),
     });
     process.stdout.write(`${count} simulated phone(s) attached to adb at ${adb.host}:${adb.port}: ${farm.phones.map((p) => p.serial).join(', ')}\n`);
-    if (command === 'demo') {
-      const demoFlags: Flags = new Map(flags);
-      demoFlags.set('adb', [`${adb.host}:${adb.port}`]);
-      if (!demoFlags.has('data-dir')) demoFlags.set('data-dir', [mkdtempSync(join(tmpdir(), 'device-bridge-demo-'))]);
-      if (!demoFlags.has('port')) demoFlags.set('port', ['0']);
-      core = await helpers.serve(demoFlags);
-    }
+    if (command === 'demo') core = await startBridge(adb);
   } catch (error) {
     await farm?.stop();
     await privateAdb?.stop();
