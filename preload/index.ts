@@ -24,6 +24,7 @@ const api: DeviceBridgeIpcApi = {
   getAudit: call('getAudit') as DeviceBridgeIpcApi['getAudit'],
   getLanDiscovered: call('getLanDiscovered') as DeviceBridgeIpcApi['getLanDiscovered'],
   getSettings: call('getSettings') as DeviceBridgeIpcApi['getSettings'],
+  patchSettings: call('patchSettings') as DeviceBridgeIpcApi['patchSettings'],
   revealApiKey: call('revealApiKey') as DeviceBridgeIpcApi['revealApiKey'],
   rotateApiKey: call('rotateApiKey') as DeviceBridgeIpcApi['rotateApiKey'],
   getPolicies: call('getPolicies') as DeviceBridgeIpcApi['getPolicies'],

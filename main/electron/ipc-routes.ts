@@ -5,7 +5,7 @@
 import type { DEVICE_BRIDGE_IPC_METHODS } from '../../renderer/src/api/ipc-api';
 
 type Method = Exclude<(typeof DEVICE_BRIDGE_IPC_METHODS)[number], 'onAdminEvent'>;
-type Route = (args: Record<string, unknown>) => { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string };
+type Route = (args: Record<string, unknown>) => { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string };
 
 const seg = (value: unknown): string => encodeURIComponent(typeof value === 'string' ? value : '');
 
@@ -23,6 +23,7 @@ export const IPC_ROUTES: Record<Method, Route> = {
   getAudit: () => ({ method: 'GET', path: '/admin/api/audit' }),
   getLanDiscovered: () => ({ method: 'GET', path: '/admin/api/lan-discovered' }),
   getSettings: () => ({ method: 'GET', path: '/admin/api/settings' }),
+  patchSettings: () => ({ method: 'PATCH', path: '/admin/api/settings' }),
   revealApiKey: () => ({ method: 'POST', path: '/admin/api/api-key/reveal' }),
   rotateApiKey: () => ({ method: 'POST', path: '/admin/api/api-key/rotate' }),
   getPolicies: () => ({ method: 'GET', path: '/admin/api/policies' }),

@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { startBridge } from '../helpers/bridge';
+import { createIpcHandlers } from '../../main/electron/ipc-handlers';
+import { ipcChannel } from '../../main/electron/ipc-routes';
 import { XAgentClient } from '../helpers/xagent-client';
 
 type Json = Record<string, any>;
@@ -132,11 +134,38 @@ describe('limits changed over the admin API take effect at once', () => {
     ];
     for (const [body, message] of cases) {
       const res = await rig.bridge.admin('PATCH', '/admin/api/settings', body);
+      const error = res.body.error as Json;
       assert.equal(res.status, 400, JSON.stringify(body));
-      assert.equal(res.body.error.code, 'invalid_arguments');
-      assert.match(res.body.error.message, message);
+      assert.equal(error.code, 'invalid_arguments');
+      assert.match(error.message, message);
     }
     assert.deepEqual((await rig.bridge.admin('GET', '/admin/api/settings')).body.limits, before);
+  });
+});
+
+describe('limits over the desktop app\'s IPC', () => {
+  test('patchSettings runs the same checked operation in-process', async () => {
+    const bridge = await startBridge();
+    try {
+      const handlers = createIpcHandlers({
+        isTrusted: () => true,
+        call: (method, path, body) => bridge.core.admin.call(method, path, body),
+        thumbnail: () => Promise.reject(new Error('unused')),
+      });
+      const patch = handlers.get(ipcChannel('patchSettings'))!;
+      const ok = (await patch({}, { limits: { lease_idle_timeout_ms: 3_600_000 } })) as Json;
+      assert.equal(ok.ok, true, JSON.stringify(ok));
+      assert.equal(ok.value.limits.lease_idle_timeout_ms, 3_600_000);
+      assert.equal(bridge.core.limits.get('lease_idle_timeout_ms'), 3_600_000);
+      const bad = (await patch({}, { limits: { lease_idle_timeout_ms: 5 } })) as Json;
+      assert.equal(bad.ok, false);
+      assert.equal(bad.error.code, 'invalid_arguments');
+      assert.match(bad.error.message, /^limits\.lease_idle_timeout_ms is below its minimum/);
+      const state = (await handlers.get(ipcChannel('getState'))!({}, undefined)) as Json;
+      assert.equal(state.value.limits.lease.idle_timeout_ms, 3_600_000);
+    } finally {
+      await bridge.stop();
+    }
   });
 });
 
@@ -157,14 +186,14 @@ describe('limits across a restart', () => {
 
     const second = await startBridge({}, dataDir);
     try {
-      const settings = (await second.admin('GET', '/admin/api/settings')).body;
+      const settings = (await second.admin('GET', '/admin/api/settings')).body as Json;
       assert.equal(settings.limits.approval_timeout_ms, 2000);
       assert.equal(settings.limits.queue_max_depth, 3);
       assert.equal(settings.limits.file_cache_ttl_ms, 90_000);
       assert.equal(settings.limits.lease_max_duration_ms, 3_600_000);
       assert.deepEqual(settings.limit_sources.queue_max_depth, { from: 'saved', start_option: null });
       assert.deepEqual(settings.limit_sources.lease_idle_timeout_ms, { from: 'default', start_option: null });
-      const state = (await second.admin('GET', '/admin/api/state')).body;
+      const state = (await second.admin('GET', '/admin/api/state')).body as Json;
       assert.equal(state.limits.approval_timeout_ms, 2000);
       assert.equal(state.limits.queue.max_depth, 3);
       assert.deepEqual(state.limits.file_cache, { ttl_ms: 90_000, max_bytes: 32 * 1024 * 1024, max_files: 500, cleanup_interval_ms: 30_000 });
@@ -175,7 +204,7 @@ describe('limits across a restart', () => {
 
     const third = await startBridge({ approvalTimeoutMs: 5000, limitOrigins: { approval_timeout_ms: '--approval-timeout' } }, dataDir);
     try {
-      const settings = (await third.admin('GET', '/admin/api/settings')).body;
+      const settings = (await third.admin('GET', '/admin/api/settings')).body as Json;
       assert.equal(settings.limits.approval_timeout_ms, 5000);
       assert.deepEqual(settings.limit_sources.approval_timeout_ms, { from: 'start', start_option: '--approval-timeout' });
       assert.equal(settings.limits.queue_max_depth, 3, 'the other saved values still apply');

@@ -52,7 +52,9 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
     assert.deepEqual(h.calls[2], { method: 'GET', path: '/admin/api/state', body: {} });
     await h.handler('putPolicies')(TRUSTED, { defaults: {}, per_device: {}, sensitive_apps: [] });
     assert.equal(h.calls[3]?.method, 'PUT');
-    assert.deepEqual(h.after, ['decidePairing', 'revokeChannel', 'getState', 'putPolicies']);
+    await h.handler('patchSettings')(TRUSTED, { limits: { queue_max_depth: 4 } });
+    assert.deepEqual(h.calls[4], { method: 'PATCH', path: '/admin/api/settings', body: { limits: { queue_max_depth: 4 } } });
+    assert.deepEqual(h.after, ['decidePairing', 'revokeChannel', 'getState', 'putPolicies', 'patchSettings']);
   });
 
   test('the argument must be one plain, modest object', async () => {

@@ -34,6 +34,7 @@ function fakePreload() {
     getAudit: () => ok({ entries: [] }),
     getLanDiscovered: () => ok({ servers: [], checked_at: 0 }),
     getSettings: () => Promise.reject(new Error('Error invoking remote method: window closed')),
+    patchSettings: record('patchSettings', {} as never),
     revealApiKey: () => ok({ api_key: 'k' }),
     rotateApiKey: () => ok({ api_key: 'k2' }),
     getPolicies: () => Promise.reject(new Error('unused')),
@@ -56,12 +57,14 @@ void describe('IPC transport (desktop app)', () => {
     await api.extendChannel('ch_1', 1_800_000);
     await api.forgetLanDevice('10.0.0.2:5555');
     await api.pairLanDevice('10.0.0.2:37000', '123456');
+    await api.patchSettings({ limits: { approval_timeout_ms: 2000, lease_max_duration_ms: null } });
     assert.deepEqual(calls, [
       { name: 'decidePairing', args: { auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' } },
       { name: 'decideApproval', args: { approval_id: 'ap_1', decision: 'deny' } },
       { name: 'extendChannel', args: { connector_channel_id: 'ch_1', extend_ms: 1_800_000 } },
       { name: 'forgetLanDevice', args: { address: '10.0.0.2:5555' } },
       { name: 'pairLanDevice', args: { address: '10.0.0.2:37000', code: '123456' } },
+      { name: 'patchSettings', args: { limits: { approval_timeout_ms: 2000, lease_max_duration_ms: null } } },
     ]);
   });
 

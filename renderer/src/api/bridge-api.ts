@@ -11,6 +11,7 @@ import type {
   AdminPolicies,
   AdminRoutes,
   AdminSettings,
+  AdminSettingsPatch,
   AdminState,
   AuditEntry,
 } from '../../../main/contract/admin-api';
@@ -22,7 +23,7 @@ export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
 export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
 export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
-export type { AdminApproval, AdminLanDiscovered, AdminPolicies, AdminSettings, AdminState, AuditEntry };
+export type { AdminApproval, AdminLanDiscovered, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
 
 /** One "something changed" notification from the bridge; the UI refetches state on it. */
 export interface AdminEvent {
@@ -49,6 +50,8 @@ export interface BridgeApi {
   getLanDiscovered(): Promise<AdminLanDiscovered>;
   getAudit(): Promise<{ entries: AuditEntry[] }>;
   getSettings(): Promise<AdminSettings>;
+  /** Changes limits live (saved across restarts); answers the settings after the change. */
+  patchSettings(patch: AdminSettingsPatch): Promise<AdminSettings>;
   revealApiKey(): Promise<{ api_key: string }>;
   rotateApiKey(): Promise<{ api_key: string }>;
   getPolicies(): Promise<AdminPolicies>;

@@ -9,6 +9,7 @@ import type {
   AdminPolicies,
   AdminRoutes,
   AdminSettings,
+  AdminSettingsPatch,
   AdminState,
   AuditEntry,
 } from '../../../main/contract/admin-api';
@@ -33,6 +34,7 @@ export interface DeviceBridgeIpcApi {
   getAudit(): Promise<IpcResult<{ entries: AuditEntry[] }>>;
   getLanDiscovered(): Promise<IpcResult<Res<'GET /admin/api/lan-discovered'>>>;
   getSettings(): Promise<IpcResult<AdminSettings>>;
+  patchSettings(args: AdminSettingsPatch): Promise<IpcResult<Res<'PATCH /admin/api/settings'>>>;
   revealApiKey(): Promise<IpcResult<{ api_key: string }>>;
   rotateApiKey(): Promise<IpcResult<{ api_key: string }>>;
   getPolicies(): Promise<IpcResult<AdminPolicies>>;
@@ -58,6 +60,7 @@ export const DEVICE_BRIDGE_IPC_METHODS = [
   'getAudit',
   'getLanDiscovered',
   'getSettings',
+  'patchSettings',
   'revealApiKey',
   'rotateApiKey',
   'getPolicies',
