@@ -96,6 +96,8 @@ export function createCore(input: CoreOptionsInput): Core {
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
     const message = `The state file was damaged (${reason.slice(0, 120)}); it was kept aside as ${movedTo} and the bridge started with empty state.`;
+  // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
+  const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
     warnings.push(message);
     logger.warn('state file corrupt; kept aside', { movedTo });
   });
@@ -149,6 +151,7 @@ export function createCore(input: CoreOptionsInput): Core {
     files,
     signer,
     options,
+    hashKey,
     logger,
     hub,
     clock,
@@ -196,6 +199,7 @@ export function createCore(input: CoreOptionsInput): Core {
   tools.setGate(safety.gate);
   tools.addSink(safety.sink);
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
+    hashKey,
   registry.on('changed', () => hub.publish('state'));
   runtime.on('changed', () => hub.publish('state'));
   limits.on('changed', (changed) => {

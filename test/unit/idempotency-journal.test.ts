@@ -47,3 +47,22 @@ void test('the file stays the size of the live records under many calls, and rec
   assert.equal(reopened.get('ch\ncall_0'), undefined, 'expired');
   reopened.close();
 });
+
+void test('the file keeps the at-rest form of an ack; the exact ack answers retries until the bridge stops', (t) => {
+  const { path, remove } = tempJournalPath();
+  t.after(remove);
+  const typed = { payload: { tool_id: 'android_type_text', result: { status: 'typed', ui: [{ text: 'Meet me at 221B Baker Street' }] } } };
+  const atRest = { payload: { tool_id: 'android_type_text', result: { status: 'typed', ui: [{ text: '[text: 28 chars, hmac-sha256:0badc0de]' }] } } };
+  const journal = new IdempotencyJournal(path, 60_000);
+  journal.started('ch\ncall_t', 'h');
+  journal.done('ch\ncall_t', 'h', typed, atRest);
+  assert.deepEqual(journal.get('ch\ncall_t')?.ack, typed);
+  assert.ok(!readFileSync(path, 'utf8').includes('Baker'), 'appended line');
+  journal.compact();
+  assert.ok(!readFileSync(path, 'utf8').includes('Baker'), 'compacted file');
+  assert.match(readFileSync(path, 'utf8'), /hmac-sha256:0badc0de/);
+  journal.close();
+  const reopened = new IdempotencyJournal(path, 60_000);
+  assert.deepEqual(reopened.get('ch\ncall_t')?.ack, atRest);
+  reopened.close();
+});

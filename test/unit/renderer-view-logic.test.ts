@@ -55,7 +55,7 @@ void describe('Settings: policy editing', () => {
   });
 
   void test('changing one decision keeps the rest', () => {
-    const policies = { defaults: { payment: 'ask' as const, install: 'deny' as const }, per_device: { d: { payment: 'allow' as const } }, sensitive_apps: ['a.b'] };
+    const policies = { defaults: { payment: 'ask' as const, install: 'deny' as const }, per_device: { d: { payment: 'allow' as const } }, sensitive_apps: ['a.b'], audit_typed_text: 'digest' as const };
     const next = withDefault(policies, 'payment', 'deny');
     assert.deepEqual(next, { ...policies, defaults: { payment: 'deny', install: 'deny' } });
     assert.equal(policies.defaults.payment, 'ask', 'the original is not mutated');

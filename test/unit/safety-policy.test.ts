@@ -267,6 +267,8 @@ describe('policies', () => {
       [{ sensitive_apps: ['not a package'] }, /sensitive_apps\[0\]/],
       [{ sensitive_apps: 'com.x.y' }, /array/],
       [{ extra: 1 }, /unknown field extra/],
+      [{ audit_typed_text: 'hashed' }, /audit_typed_text must be digest or full/],
+      [{ audit_typed_text: true }, /audit_typed_text must be digest or full/],
     ];
     for (const [body, message] of bad) {
       assert.throws(
@@ -276,6 +278,9 @@ describe('policies', () => {
       );
     }
     assert.deepEqual(parsePolicies({ defaults: { ...DEFAULT_DECISIONS }, per_device: {}, sensitive_apps: [] }).sensitiveApps, []);
+    // Typed text in the audit trail: digest unless the body says full.
+    assert.equal(parsePolicies({}).auditTypedText, 'digest');
+    assert.equal(parsePolicies({ audit_typed_text: 'full' }).auditTypedText, 'full');
   });
 });
 

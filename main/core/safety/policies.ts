@@ -1,16 +1,21 @@
 /**
  * Per-phone safety policy: a decision (allow / ask / deny) per risk class, defaults for every
- * phone, overrides per device_id, and the person's additions to the sensitive-app list.
+ * phone, overrides per device_id, the person's additions to the sensitive-app list, and how
+ * typed text is kept in the audit trail (`audit_typed_text`).
  * Stored in state.json (`policies`); `PUT /admin/api/policies` bodies are checked strictly
  * here, at the edge, with messages that name the wrong field.
  */
-import type { AdminPolicies, PolicyDecision } from '../../contract/admin-api';
+import type { AdminPolicies, AuditTypedText, PolicyDecision } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import type { StateStore } from '../store/state-store';
 import { DEFAULT_DECISIONS, RISK_CLASSES, isRiskClass, type RiskClass } from './risk-classes';
 import type { DevicePolicy } from './policy-engine';
 
 const DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
+const TYPED_TEXT_FORMS: readonly AuditTypedText[] = ['digest', 'full'];
+const FIELDS = ['defaults', 'per_device', 'sensitive_apps', 'audit_typed_text'];
+/** Typed text in the audit trail unless someone chooses otherwise: length and keyed hash only. */
+export const DEFAULT_AUDIT_TYPED_TEXT: AuditTypedText = 'digest';
 const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 export const MAX_SENSITIVE_APPS = 500;
 export const MAX_DEVICE_OVERRIDES = 1000;
@@ -38,13 +43,14 @@ export interface StoredPolicies {
   defaults: Partial<Record<RiskClass, PolicyDecision>>;
   perDevice: Record<string, Partial<Record<RiskClass, PolicyDecision>>>;
   sensitiveApps: string[];
+  auditTypedText: AuditTypedText;
 }
 
 /** Strict check of a PUT body; throws BridgeError('invalid_arguments') naming the field. */
 export function parsePolicies(body: unknown): StoredPolicies {
   if (!isObject(body)) throw invalid('policies must be a JSON object');
   for (const key of Object.keys(body)) {
-    if (!['defaults', 'per_device', 'sensitive_apps'].includes(key)) throw invalid(`unknown field ${key.slice(0, 60)} (expected defaults, per_device, sensitive_apps)`);
+    if (!FIELDS.includes(key)) throw invalid(`unknown field ${key.slice(0, 60)} (expected ${FIELDS.join(', ')})`);
   }
   const defaults = parseDecisions(body.defaults ?? {}, 'defaults');
   const perDeviceRaw = body.per_device ?? {};
@@ -65,7 +71,9 @@ export function parsePolicies(body: unknown): StoredPolicies {
     if (typeof pkg !== 'string' || pkg.length > 255 || !PACKAGE_RE.test(pkg)) throw invalid(`sensitive_apps[${i}] is not an Android package name (like com.example.bank)`);
     if (!sensitiveApps.includes(pkg)) sensitiveApps.push(pkg);
   });
-  return { defaults, perDevice, sensitiveApps };
+  const typedText = body.audit_typed_text ?? DEFAULT_AUDIT_TYPED_TEXT;
+  if (typeof typedText !== 'string' || !TYPED_TEXT_FORMS.includes(typedText as AuditTypedText)) throw invalid('audit_typed_text must be digest or full');
+  return { defaults, perDevice, sensitiveApps, auditTypedText: typedText as AuditTypedText };
 }
 
 /** Reads and writes the policies in state.json; a damaged entry falls back to the defaults. */
@@ -75,9 +83,9 @@ export class PolicyStore {
   stored(): StoredPolicies {
     const raw = this.store.get().policies;
     try {
-      return parsePolicies({ defaults: raw.defaults ?? {}, per_device: raw.per_device ?? {}, sensitive_apps: raw.sensitive_apps ?? [] });
+      return parsePolicies({ defaults: raw.defaults ?? {}, per_device: raw.per_device ?? {}, sensitive_apps: raw.sensitive_apps ?? [], audit_typed_text: raw.audit_typed_text });
     } catch {
-      return { defaults: {}, perDevice: {}, sensitiveApps: [] };
+      return { defaults: {}, perDevice: {}, sensitiveApps: [], auditTypedText: DEFAULT_AUDIT_TYPED_TEXT };
     }
   }
 
@@ -88,15 +96,21 @@ export class PolicyStore {
       defaults: { ...DEFAULT_DECISIONS, ...s.defaults },
       per_device: s.perDevice,
       sensitive_apps: s.sensitiveApps,
+      audit_typed_text: s.auditTypedText,
     };
   }
 
   put(body: unknown): AdminPolicies {
     const parsed = parsePolicies(body);
     this.store.update((state) => {
-      state.policies = { defaults: parsed.defaults, per_device: parsed.perDevice, sensitive_apps: parsed.sensitiveApps };
+      state.policies = { defaults: parsed.defaults, per_device: parsed.perDevice, sensitive_apps: parsed.sensitiveApps, audit_typed_text: parsed.auditTypedText };
     });
     return this.get();
+  }
+
+  /** How typed text goes into the audit trail from now on. */
+  auditTypedText(): AuditTypedText {
+    return this.stored().auditTypedText;
   }
 
   /** The effective decisions for one phone: built-in ← defaults ← per-device overrides. */

@@ -1,21 +1,23 @@
 /**
  * The safety layer in one place: the policy store, the approval gate the tool runtime asks
  * before every call, and the audit trail it reports every finished call to. createCore
- * builds one and plugs it in with `tools.setGate()` and `tools.addSink()`.
+ * builds one and plugs it in with `tools.setGate()` and `tools.addSink()`. The approver sees
+ * typed text in full; the audit line keeps it as the policies' `audit_typed_text` says.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { AuditEntry } from '../../contract/admin-api';
+import type { AuditEntry, AuditTypedText } from '../../contract/admin-api';
 import { accessCodeMatches } from '../bindings/access-codes';
 import type { EventHub } from '../admin/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
+import { replaceTypedText, typedTextDigest } from '../tools/typed-text';
 import { ApprovalGate } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
-import { redactArguments } from './redact';
+import { REDACTED, redactArguments } from './redact';
 import type { CallRecordSink } from './safety-gate';
 
 export interface SafetyServiceOptions {
@@ -31,6 +33,8 @@ export interface SafetyServiceOptions {
   adbCommandTimeoutMs: number;
   /** Live secrets that must never be written (API key, admin token). */
   secrets: () => readonly string[];
+  /** Key of the hashes that stand in for typed text in the audit trail (tools/typed-text.ts). */
+  hashKey: Buffer;
   leaseId: (channelId: string) => number | undefined;
   auditLimits?: Partial<AuditLimits>;
 }
@@ -104,17 +108,19 @@ export class SafetyService {
     // What the next call's screen check relies on is settled now; the audit line is built
     // and queued once the ack is on its way (it goes to disk asynchronously either way).
     this.gate.callFinished(e.args, e.deviceId, e.outcome);
+    // The typed-text setting as the call finished: a change applies to calls from then on.
+    const finished = { ...e, typedText: this.policies.auditTypedText() };
     const timer = setImmediate(() => {
       this.unwritten.delete(timer);
-      this.appendAudit(e);
+      this.appendAudit(finished);
     });
-    this.unwritten.set(timer, e);
+    this.unwritten.set(timer, finished);
   }
 
   /** Audit lines of finished calls not yet built (see record). */
-  private readonly unwritten = new Map<NodeJS.Immediate, Parameters<CallRecordSink['record']>[0]>();
+  private readonly unwritten = new Map<NodeJS.Immediate, FinishedCall>();
 
-  private appendAudit(e: Parameters<CallRecordSink['record']>[0]): void {
+  private appendAudit(e: FinishedCall): void {
     const known = this.gate.calls.get(e.args);
     const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
     const entry: AuditEntry = {
@@ -124,7 +130,7 @@ export class SafetyService {
       device_id: e.deviceId,
       tool_id: e.toolId,
       // A call that never reached the gate was not classified: its typed text stays secret.
-      arguments: known?.redactedArgs ?? redactArguments(e.toolId, e.args, { ...redaction, secretText: true }),
+      arguments: this.atRest(e, known?.redactedArgs ?? redactArguments(e.toolId, e.args, { ...redaction, secretText: true })),
       decision: known?.decision ?? e.decision?.decision ?? 'not_reached',
       decided_by: known?.decidedBy ?? e.decision?.by ?? 'none',
       outcome: e.outcome,
@@ -138,4 +144,16 @@ export class SafetyService {
     };
     this.audit.append(entry);
   }
+
+  /**
+   * The arguments as the audit trail keeps them: with `digest`, each typed text becomes its
+   * length and keyed hash (computed from the text as typed); text already redacted as a
+   * secret stays `[redacted]`, never hashed.
+   */
+  private atRest(e: FinishedCall, shown: Record<string, unknown>): Record<string, unknown> {
+    if (e.typedText === 'full') return shown;
+    return replaceTypedText(e.toolId, e.args, shown, (text, shownValue) => (shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey)));
+  }
 }
+
+type FinishedCall = Parameters<CallRecordSink['record']>[0] & { typedText: AuditTypedText };

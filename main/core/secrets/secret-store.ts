@@ -1,14 +1,15 @@
 /**
  * The bridge's own secrets in the data dir, each in its own 0600 file: the system API key
- * (shared with xAgent), the admin token (the local console / lab scripts) and the key that
- * signs download URLs. Generated on first start when not given; never logged.
+ * (shared with xAgent), the admin token (the local console / lab scripts), the key that
+ * signs download URLs and the key of the hashes kept at rest instead of typed text
+ * (tools/typed-text.ts). Generated on first start when not given; never logged.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/json-file-store';
 
-export type SecretName = 'api-key' | 'admin-token' | 'url-signing-key';
+export type SecretName = 'api-key' | 'admin-token' | 'url-signing-key' | 'text-hash-key';
 
 export function generateToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');

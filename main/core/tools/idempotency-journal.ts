@@ -5,7 +5,10 @@
  * `started` without `done` is answered `outcome_unknown`, never re-run.
  *
  * Storage: an append-only JSON-lines file, compacted when expired or superseded lines
- * outnumber live records, so its size tracks live records, not history.
+ * outnumber live records, so its size tracks live records, not history. The file holds an
+ * arguments hash (keyed by the runtime) and, per finished call, the ack as it may be kept at
+ * rest: a call's typed text is replaced in it (typed-text.ts); the exact ack stays in memory
+ * for retries until the bridge stops.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../store/json-file-store';
@@ -21,6 +24,8 @@ export interface JournalRecord {
   state: 'started' | 'done' | 'unknown';
   at: number;
   ack?: StoredAck;
+  /** What the file holds instead of `ack`, when they differ (typed text replaced). */
+  atRest?: StoredAck;
 }
 
 interface Line {
@@ -60,10 +65,12 @@ export class IdempotencyJournal {
     this.append({ k: key, h: argsHash, s: 'started', t: record.at });
   }
 
-  done(key: string, argsHash: string, ack: StoredAck): void {
+  /** The call finished with `ack`; the file gets `atRest` (the ack without typed text) when given. */
+  done(key: string, argsHash: string, ack: StoredAck, atRest?: StoredAck): void {
     const record: JournalRecord = { key, argsHash, state: 'done', at: this.clock(), ack };
+    if (atRest && atRest !== ack) record.atRest = atRest;
     this.records.set(key, record);
-    this.append({ k: key, h: argsHash, s: 'done', t: record.at, a: ack });
+    this.append({ k: key, h: argsHash, s: 'done', t: record.at, a: record.atRest ?? ack });
   }
 
   size(): number {
@@ -81,7 +88,8 @@ export class IdempotencyJournal {
       }
       // An unknown outcome stays `started` on disk: it must stay unknown after another restart.
       const line: Line = { k: key, h: record.argsHash, s: record.state === 'done' ? 'done' : 'started', t: record.at };
-      if (record.ack) line.a = record.ack;
+      const kept = record.atRest ?? record.ack;
+      if (kept) line.a = kept;
       out.push(JSON.stringify(line));
     }
     // Closed first: the descriptor would point at the replaced file, and Windows may refuse

@@ -4,7 +4,7 @@
  * effects, asks the safety gate, queues the work on the phone (control FIFO, observation
  * concurrent), reports progress, and always ends with one `tool.invoke.ack`.
  */
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { CoreOptions } from '../config/core-options';
 import { BridgeError, isBridgeError, toWireError } from '../errors';
@@ -25,6 +25,7 @@ import type { CallInfo, CallRecordSink, GateDecision, SafetyGate } from '../safe
 import { DeviceQueue } from '../queue/device-queue';
 import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { CONTROL_TOOLS } from './control-tools';
+import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
@@ -32,6 +33,8 @@ import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext,
 export interface ToolRuntimeOptions {
   dataDir: string;
   registry: DeviceRegistry;
+  /** Keys the hashes kept at rest: call arguments and typed text in the journal (typed-text.ts). */
+  hashKey: Buffer;
   links: AdbServerLink[];
   files: FileCache;
   signer: UrlSigner;
@@ -154,7 +157,7 @@ export class ToolRuntime {
     const context = typeof ctx.payload.context === 'object' && ctx.payload.context !== null ? (ctx.payload.context as Record<string, unknown>) : {};
     const callId = typeof context.tool_call_id === 'string' && context.tool_call_id ? context.tool_call_id : (ctx.packet.request_id ?? ctx.packet.packet_id);
     const key = `${ctx.channel.id}\n${callId}`;
-    const argsHash = hashArgs(toolId, args);
+    const argsHash = hashArgs(toolId, args, this.o.hashKey);
 
     const ack = await this.runOnce(key, argsHash, tool, () => this.execute(ctx, tool, args, argsHash, key));
     if (ack.error) ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: ack.error as never });
@@ -244,20 +247,26 @@ export class ToolRuntime {
         const result = await tool.run(context, parsed.data);
         return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
-      this.settleJournal(tool, key, argsHash, ack);
+      this.settleJournal(tool, key, args, argsHash, ack);
       return finish(ack);
     } catch (error) {
       const wire = toWireError(error);
       if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: tool.id, error: error instanceof Error ? error.stack ?? error.message : String(error) });
       const ack: StoredAck = { error: wire };
-      this.settleJournal(tool, key, argsHash, ack);
+      this.settleJournal(tool, key, args, argsHash, ack);
       return finish(ack);
     }
   }
 
-  /** A side-effecting call that reached the phone (journaled `started`) records its final ack. */
-  private settleJournal(tool: ToolDefinition<unknown>, key: string, argsHash: string, ack: StoredAck): void {
-    if (tool.sideEffect && this.journal.get(key)) this.journal.done(key, argsHash, ack);
+  /**
+   * A side-effecting call that reached the phone (journaled `started`) records its final ack;
+   * the file keeps it without observed screens and with the call's typed text replaced by its
+   * length and keyed hash (typed-text.ts ackAtRest).
+   */
+  private settleJournal(tool: ToolDefinition<unknown>, key: string, args: Record<string, unknown>, argsHash: string, ack: StoredAck): void {
+    if (!tool.sideEffect || !this.journal.get(key)) return;
+    const atRest = ackAtRest(ack, typedTexts(tool.id, args), (text) => typedTextDigest(text, this.o.hashKey));
+    this.journal.done(key, argsHash, ack, atRest);
   }
 
   private context(channelId: string, device: DeviceRecord, shell: DeviceShell, signal: AbortSignal, progress: ToolContext['progress']): ToolContext {
@@ -329,8 +338,11 @@ function conflict(): StoredAck {
   return errorAck('idempotency_conflict', 'this tool_call_id was already used with other arguments; use a new tool_call_id');
 }
 
-/** Stable hash of a call: tool id plus arguments with keys sorted at every level. */
-export function hashArgs(toolId: string, args: unknown): string {
+/**
+ * Stable hash of a call: tool id plus arguments with keys sorted at every level. Keyed, as it
+ * is kept in the journal and a plain hash of a short typed text could be reversed by guessing.
+ */
+export function hashArgs(toolId: string, args: unknown, key: Buffer): string {
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
     if (value && typeof value === 'object') {
@@ -342,5 +354,5 @@ export function hashArgs(toolId: string, args: unknown): string {
     }
     return value;
   };
-  return createHash('sha256').update(toolId).update('\n').update(JSON.stringify(canonical(args))).digest('hex');
+  return createHmac('sha256', key).update(toolId).update('\n').update(JSON.stringify(canonical(args))).digest('hex');
 }
