@@ -174,7 +174,15 @@ export interface AdminPolicies {
   per_device: Record<string, Record<string, PolicyDecision>>;
   /** User additions to the built-in sensitive-app list. */
   sensitive_apps: string[];
+  /**
+   * How text an agent types is kept in the audit trail: `digest` (default; a PUT without the
+   * field sets it) keeps only its length and a keyed hash, `full` keeps the text. Secrets are
+   * redacted either way; the tool-call journal never keeps typed text.
+   */
+  audit_typed_text: AuditTypedText;
 }
+
+export type AuditTypedText = 'digest' | 'full';
 
 /** Route map: method + path → request body → response body. */
 export interface AdminRoutes {
@@ -194,16 +202,8 @@ export interface AdminRoutes {
   'GET /admin/api/audit/screens/:name': { request: void; response: 'image/jpeg' };
   'GET /admin/api/events': { request: void; response: 'text/event-stream' };
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
-  /**
-   * How text an agent types is kept in the audit trail: `digest` (default; a PUT without the
-   * field sets it) keeps only its length and a keyed hash, `full` keeps the text. Secrets are
-   * redacted either way; the tool-call journal never keeps typed text.
-   */
-  audit_typed_text: AuditTypedText;
   'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
   'GET /admin/api/settings': { request: void; response: AdminSettings };
-export type AuditTypedText = 'digest' | 'full';
-
   /** Changes limits live and saves them; answers the settings after the change. */
   'PATCH /admin/api/settings': { request: AdminSettingsPatch; response: AdminSettings };
   'POST /admin/api/api-key/reveal': { request: void; response: { api_key: string } };

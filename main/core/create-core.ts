@@ -91,13 +91,13 @@ export function createCore(input: CoreOptionsInput): Core {
   let apiKey = options.apiKey ?? loadOrCreateSecret(options.dataDir, 'api-key');
   const adminToken = options.adminToken ?? loadOrCreateSecret(options.dataDir, 'admin-token');
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
+  // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
+  const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
   const secrets = (): string[] => [apiKey, adminToken];
   const logger = options.logger ?? createLogger({ secrets });
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
     const message = `The state file was damaged (${reason.slice(0, 120)}); it was kept aside as ${movedTo} and the bridge started with empty state.`;
-  // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
-  const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
     warnings.push(message);
     logger.warn('state file corrupt; kept aside', { movedTo });
   });
@@ -146,12 +146,12 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   const tools = new ToolRuntime({
     dataDir: options.dataDir,
+    hashKey,
     registry,
     links: adbLinks,
     files,
     signer,
     options,
-    hashKey,
     logger,
     hub,
     clock,
@@ -194,12 +194,12 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     clock,
     secrets,
+    hashKey,
     leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
   });
   tools.setGate(safety.gate);
   tools.addSink(safety.sink);
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
-    hashKey,
   registry.on('changed', () => hub.publish('state'));
   runtime.on('changed', () => hub.publish('state'));
   limits.on('changed', (changed) => {

@@ -24,17 +24,17 @@ import type { UiNode } from '../android/ui-tree';
 import type { CallInfo, CallRecordSink, GateDecision, SafetyGate } from '../safety/safety-gate';
 import { DeviceQueue } from '../queue/device-queue';
 import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
-import { CONTROL_TOOLS } from './control-tools';
 import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
+import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
 
 export interface ToolRuntimeOptions {
   dataDir: string;
-  registry: DeviceRegistry;
   /** Keys the hashes kept at rest: call arguments and typed text in the journal (typed-text.ts). */
   hashKey: Buffer;
+  registry: DeviceRegistry;
   links: AdbServerLink[];
   files: FileCache;
   signer: UrlSigner;
