@@ -44,7 +44,7 @@ export interface LimitDefinition {
   /** `serve`/`demo` flag and env variable that set it at start (they win over the saved value). */
   flag: string;
   env: string;
-  /** What a change touches, in words (UI hint and README). */
+  /** What a change touches, one sentence (UI hint and README). */
   applies: string;
 }
 
@@ -59,7 +59,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 2 * MINUTE,
     flag: '--approval-timeout',
     env: 'DEVICE_BRIDGE_APPROVAL_TIMEOUT',
-    applies: 'calls held from now on; a pending approval keeps the countdown it was shown with',
+    applies: 'Applies to calls held from now on; a pending approval keeps the countdown it was shown with.',
   },
   lease_max_duration_ms: {
     key: 'lease_max_duration_ms',
@@ -71,7 +71,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: null,
     flag: '--lease-max',
     env: 'DEVICE_BRIDGE_LEASE_MAX',
-    applies: 'leases that start from now on; running leases keep their end (extend or revoke them)',
+    applies: 'Applies to leases that start from now on; running leases keep their end (extend or revoke them).',
   },
   lease_idle_timeout_ms: {
     key: 'lease_idle_timeout_ms',
@@ -83,7 +83,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 30 * MINUTE,
     flag: '--lease-idle',
     env: 'DEVICE_BRIDGE_LEASE_IDLE',
-    applies: 'every lease at once, running ones included, counted from its last tool call',
+    applies: 'Applies to every lease at once, running ones included, counted from its last tool call.',
   },
   lease_disconnect_grace_ms: {
     key: 'lease_disconnect_grace_ms',
@@ -95,7 +95,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 10 * MINUTE,
     flag: '--lease-disconnect-grace',
     env: 'DEVICE_BRIDGE_LEASE_DISCONNECT_GRACE',
-    applies: 'every lease at once, counted from when its phone went offline',
+    applies: 'Applies to every lease at once, counted from when its phone went offline.',
   },
   file_cache_ttl_ms: {
     key: 'file_cache_ttl_ms',
@@ -107,7 +107,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 10 * MINUTE,
     flag: '--cache-ttl',
     env: 'DEVICE_BRIDGE_CACHE_TTL',
-    applies: 'files stored from now on; a shorter lifetime also ends older files early',
+    applies: 'Applies to files stored from now on; a shorter lifetime also ends older files early.',
   },
   file_cache_max_bytes: {
     key: 'file_cache_max_bytes',
@@ -119,7 +119,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 256 * MIB,
     flag: '--cache-size',
     env: 'DEVICE_BRIDGE_CACHE_SIZE',
-    applies: 'at once: a smaller cap deletes the least recently used files',
+    applies: 'Applies at once: a smaller cap deletes the least recently used files.',
   },
   file_cache_max_files: {
     key: 'file_cache_max_files',
@@ -131,7 +131,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 500,
     flag: '--cache-max-files',
     env: 'DEVICE_BRIDGE_CACHE_MAX_FILES',
-    applies: 'at once: a smaller cap deletes the least recently used files',
+    applies: 'Applies at once: a smaller cap deletes the least recently used files.',
   },
   queue_max_depth: {
     key: 'queue_max_depth',
@@ -143,7 +143,7 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 32,
     flag: '--queue-depth',
     env: 'DEVICE_BRIDGE_QUEUE_DEPTH',
-    applies: 'the next control call queued on each phone; calls already waiting stay',
+    applies: 'Applies to the next call queued on each phone; calls already waiting stay.',
   },
 };
 

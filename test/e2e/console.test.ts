@@ -353,6 +353,39 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await shot(page, 'settings-policies');
     await page.locator('.content').evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await shot(page, 'settings-limits');
+
+    // Limits are edited in everyday units; a wrong value is refused next to its field and
+    // nothing is sent; a good one applies at once (GET state shows it).
+    const stateLimits = async (): Promise<Record<string, any>> => (await rig.bridge.admin('GET', '/admin/api/state')).body.limits as Record<string, any>;
+    const countdown = page.getByTestId('limit-approval_timeout_ms');
+    assert.equal(await countdown.inputValue(), '2');
+    assert.equal(await page.getByTestId('limit-approval_timeout_ms-unit').inputValue(), 'min');
+    // The lease values came from this rig's start options: the form says so.
+    assert.match(await page.locator('#limit-lease_max_duration_ms-hint').innerText(), /Set at start by lease\.maxDurationMs/);
+    await page.getByTestId('limit-queue_max_depth').fill('0');
+    await countdown.fill('3');
+    await page.getByTestId('limits-save').click();
+    const depthError = page.getByTestId('limit-queue_max_depth-error');
+    await depthError.waitFor({ timeout: UI_MS });
+    assert.equal(await depthError.innerText(), '0 is too low. Use 1 to 1000.');
+    assert.equal(await page.getByTestId('limit-queue_max_depth').getAttribute('aria-invalid'), 'true');
+    await shot(page, 'settings-limits-invalid');
+    assert.equal((await stateLimits()).approval_timeout_ms, 120_000, 'nothing was sent');
+    await page.getByTestId('limit-queue_max_depth').fill('16');
+    await depthError.waitFor({ state: 'detached', timeout: UI_MS });
+    await page.getByTestId('limit-lease_idle_timeout_ms-none').check();
+    await page.getByTestId('limits-save').click();
+    await page.getByTestId('limits-saved').waitFor({ timeout: UI_MS });
+    const saved = await stateLimits();
+    assert.equal(saved.approval_timeout_ms, 180_000);
+    assert.equal(saved.queue.max_depth, 16);
+    assert.equal(saved.lease.idle_timeout_ms, null);
+    assert.equal(saved.lease.max_duration_ms, 2 * 60 * 60_000, 'untouched limits are not sent');
+    assert.match(await page.locator('#limit-lease_idle_timeout_ms-hint').innerText(), /Changed here; lease\.idleTimeoutMs sets it again when the bridge restarts/);
+    await shot(page, 'settings-limits-saved');
+    // A change made elsewhere (the admin API) shows in the form at once.
+    assert.equal((await rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { approval_timeout_ms: 240_000, lease_idle_timeout_ms: 15 * 60_000 } })).status, 200);
+    await eventually(async () => (await countdown.inputValue()) === '4', 'the countdown changed over the API');
   });
 
   describe('approvals (needs the approval gate: POST /admin/api/approvals/:id)', { concurrency: 1 }, () => {

@@ -1,42 +1,185 @@
 /**
- * The limits this bridge runs with (leases, file cache, queues), read-only: they are set at
- * startup and documented in the README, as the Device Profile requires.
+ * Settings → Limits: the limits a person may change while the bridge runs (approval
+ * countdown, leases, file cache, queue depth), edited in everyday units and checked next to
+ * each field before Save; the bridge applies them at once and keeps them across restarts.
+ * The rest (cleanup interval, parallel reads) is shown read-only; every limit is in the README.
  */
-import type { AdminState } from '../../../../main/contract/admin-api';
-import { formatBytes, formatLimit } from '../../lib/time-format';
+import { useEffect, useMemo, useState } from 'react';
+import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
+import { LIMIT_DEFINITIONS, type LimitKey } from '../../../../main/contract/limits';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+import { draftsFor, limitValuesFromState, limitsToSave, sourceNote, unitsFor, type LimitDraft, type LimitDrafts } from '../../lib/limit-edit';
+import { formatLimit } from '../../lib/time-format';
 
-export function LimitsSection(props: { limits: AdminState['limits'] }): React.JSX.Element {
-  const { lease, file_cache: cache, queue } = props.limits;
+const GROUPS: ReadonlyArray<{ title: string; keys: readonly LimitKey[] }> = [
+  { title: 'Leases', keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] },
+  { title: 'Approvals and queue', keys: ['approval_timeout_ms', 'queue_max_depth'] },
+  { title: 'File cache', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
+];
+
+export function LimitsSection(props: {
+  api: BridgeApi;
+  limits: AdminState['limits'];
+  /** Where each value came from (GET settings), once loaded. */
+  sources: AdminSettings['limit_sources'] | null;
+  onSaved: (settings: AdminSettings) => void;
+}): React.JSX.Element {
+  const values = useMemo(() => limitValuesFromState(props.limits), [props.limits]);
+  const valuesKey = JSON.stringify(values);
+  const [drafts, setDrafts] = useState<LimitDrafts>(() => draftsFor(values));
+  const [dirty, setDirty] = useState(false);
+  const [errors, setErrors] = useState<Partial<Record<LimitKey, string>>>({});
+  const [saved, setSaved] = useState(false);
+  const save = useAction(
+    (patch: Parameters<BridgeApi['patchSettings']>[0]) => props.api.patchSettings(patch),
+    (settings) => {
+      setDirty(false);
+      setSaved(true);
+      setDrafts(draftsFor(settings.limits));
+      props.onSaved(settings);
+    },
+  );
+
+  // Someone else's change (another console, the API) shows here unless this form has edits.
+  // Keyed by the values' text (the state object is new on every refetch), and not by
+  // `dirty`: right after a save the state may not have caught up yet.
+  useEffect(() => {
+    if (!dirty) setDrafts(draftsFor(JSON.parse(valuesKey) as typeof values));
+  }, [valuesKey]);
+
+  const edit = (key: LimitKey, change: Partial<LimitDraft>): void => {
+    setDrafts((current) => ({ ...current, [key]: { ...current[key], ...change } }));
+    setErrors((current) => ({ ...current, [key]: undefined }));
+    setDirty(true);
+    setSaved(false);
+    save.reset();
+  };
+
   return (
     <section className="settings-section" aria-labelledby="limits-heading">
       <h3 id="limits-heading">Limits</h3>
-      <p className="hint">Set when the bridge starts; each one is documented in the README.</p>
-      <div className="three-col" data-testid="settings-limits">
-        <dl className="facts">
-          <dt>Lease maximum</dt>
-          <dd>{formatLimit(lease.max_duration_ms)}</dd>
-          <dt>Idle timeout</dt>
-          <dd>{formatLimit(lease.idle_timeout_ms)}</dd>
-          <dt>Disconnect grace</dt>
-          <dd>{formatLimit(lease.disconnect_grace_ms)}</dd>
-        </dl>
-        <dl className="facts">
-          <dt>File lifetime</dt>
-          <dd>{formatLimit(cache.ttl_ms)}</dd>
-          <dt>Cache size</dt>
-          <dd>
-            {formatBytes(cache.max_bytes)}, {cache.max_files} files
-          </dd>
-          <dt>Cleanup every</dt>
-          <dd>{formatLimit(cache.cleanup_interval_ms)}</dd>
-        </dl>
-        <dl className="facts">
-          <dt>Queue depth</dt>
-          <dd>{queue.max_depth} per phone</dd>
-          <dt>Parallel reads</dt>
-          <dd>{queue.observation_concurrency} per phone</dd>
-        </dl>
-      </div>
+      <p className="hint">Changes apply at once and are kept when the bridge restarts. Each limit is documented in the README.</p>
+      <form
+        data-testid="limits-form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          const checked = limitsToSave(values, drafts);
+          if (!checked.ok) {
+            setErrors(checked.errors);
+            return;
+          }
+          setErrors({});
+          if (Object.keys(checked.patch).length === 0) {
+            setDirty(false);
+            setSaved(true);
+            return;
+          }
+          save.run({ limits: checked.patch });
+        }}
+      >
+        <div className="three-col" data-testid="settings-limits">
+          {GROUPS.map((group) => (
+            <fieldset key={group.title} className="limit-group">
+              <legend>{group.title}</legend>
+              {group.keys.map((key) => (
+                <LimitField
+                  key={key}
+                  limitKey={key}
+                  draft={drafts[key]}
+                  error={errors[key] ?? null}
+                  note={sourceNote(props.sources?.[key])}
+                  onChange={(change) => edit(key, change)}
+                />
+              ))}
+            </fieldset>
+          ))}
+        </div>
+        <div className="actions">
+          <button type="submit" className="btn btn-primary" disabled={save.pending || !dirty} data-testid="limits-save">
+            Save limits
+          </button>
+          {saved ? (
+            <span className="result" data-testid="limits-saved">
+              Saved.
+            </span>
+          ) : null}
+        </div>
+        <ErrorText error={save.error} testId="limits-error" />
+      </form>
+      <dl className="facts" data-testid="settings-limits-fixed">
+        <dt>Cache cleanup every</dt>
+        <dd>{formatLimit(props.limits.file_cache.cleanup_interval_ms)}</dd>
+        <dt>Parallel reads</dt>
+        <dd>{props.limits.queue.observation_concurrency} per phone</dd>
+      </dl>
     </section>
+  );
+}
+
+function LimitField(props: {
+  limitKey: LimitKey;
+  draft: LimitDraft;
+  error: string | null;
+  note: string | null;
+  onChange: (change: Partial<LimitDraft>) => void;
+}): React.JSX.Element {
+  const { limitKey: key, draft } = props;
+  const definition = LIMIT_DEFINITIONS[key];
+  const units = unitsFor(key);
+  const id = `limit-${key}`;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  return (
+    <div className="field limit-field">
+      <label htmlFor={id}>{definition.label}</label>
+      <div className="limit-input">
+        <input
+          id={id}
+          type="text"
+          inputMode={definition.unit === 'count' ? 'numeric' : 'decimal'}
+          value={draft.amount}
+          disabled={draft.none}
+          aria-invalid={props.error ? 'true' : 'false'}
+          aria-describedby={props.error ? `${errorId} ${hintId}` : hintId}
+          onChange={(e) => props.onChange({ amount: e.target.value })}
+          data-testid={id}
+        />
+        {units.length > 1 ? (
+          <select
+            aria-label={`${definition.label} unit`}
+            value={draft.unit}
+            disabled={draft.none}
+            onChange={(e) => props.onChange({ unit: e.target.value })}
+            data-testid={`${id}-unit`}
+          >
+            {units.map(([name]) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <span className="limit-unit">{key === 'queue_max_depth' ? 'calls per phone' : 'files'}</span>
+        )}
+        {definition.nullable ? (
+          <span className="field-check">
+            <input id={`${id}-none`} type="checkbox" checked={draft.none} onChange={(e) => props.onChange({ none: e.target.checked })} data-testid={`${id}-none`} />
+            <label htmlFor={`${id}-none`}>No cap</label>
+          </span>
+        ) : null}
+      </div>
+      {props.error ? (
+        <p className="error-text" id={errorId} role="alert" data-testid={errorId}>
+          {props.error}
+        </p>
+      ) : null}
+      <p className="hint limit-hint" id={hintId}>
+        {definition.applies}
+        {props.note ? ` ${props.note}` : ''}
+      </p>
+    </div>
   );
 }

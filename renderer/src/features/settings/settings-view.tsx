@@ -53,7 +53,15 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
       )}
       <AccessCodesSection api={api} state={state} onChanged={props.onChanged} />
       <PoliciesSection api={api} />
-      <LimitsSection limits={state.limits} />
+      <LimitsSection
+        api={api}
+        limits={state.limits}
+        sources={settings?.limit_sources ?? null}
+        onSaved={(next) => {
+          setSettings(next);
+          props.onChanged();
+        }}
+      />
     </section>
   );
 }
