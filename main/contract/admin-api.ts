@@ -159,6 +159,26 @@ export interface AdminSettings {
   /** The live limits people may change (ranges and units in main/contract/limits.ts). */
   limits: LimitValues;
   limit_sources: Record<LimitKey, AdminLimitSource>;
+  /** TLS in the bridge, when on (set at start: flags, env, desktop settings). */
+  tls: AdminTls | null;
+  /** The base URL xAgent is given behind a reverse proxy (--public-url), else null; base_url then equals it. */
+  public_url: string | null;
+  /** CIDRs that may reach /ws, /health and the transfer plane (--allow-from); [] = anyone who can connect. */
+  allow_from: string[];
+  /** Proxies whose X-Forwarded-For names the client (--trust-proxy). */
+  trust_proxy: string[];
+}
+
+/** The certificate the bridge serves over https/wss (README "For labs"). */
+export interface AdminTls {
+  source: 'files' | 'self-signed';
+  cert_file: string;
+  key_file: string;
+  /** SHA-256 of the certificate, `AB:CD:…`: what the xAgent host pins or compares. */
+  fingerprint_sha256: string;
+  /** e.g. `DNS:localhost`, `IP Address:192.168.1.20` */
+  subject_alt_names: string[];
+  valid_to: number;
 }
 
 /** `PATCH /admin/api/settings`: only what changes; each key checked strictly (400 invalid_arguments names the field). */

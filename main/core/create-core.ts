@@ -18,7 +18,7 @@ import { AdbServerLink } from './devices/adb-server-link';
 import { BindingService } from './bindings/binding-service';
 import { AUTH_FLOWS, registerAuthHandlers } from './bindings/auth-handlers';
 import { DataPlane } from './server/data-plane';
-import { HttpServer } from './server/http-server';
+import { NetworkEndpoint, type TlsSummary } from './server/network-endpoint';
 import { sendError, sendJson, sendText } from './server/http-util';
 import { buildCard } from './protocol/card';
 import { CONNECTOR_CARD_ID, CONNECTOR_VERSION, PROTOCOL_VERSION } from './protocol/identity';
@@ -42,7 +42,12 @@ export interface Core {
   readonly build: BuildInfo;
   start(): Promise<{ url: string; host: string; port: number }>;
   stop(): Promise<void>;
+  /** Where the bridge itself answers: http(s)://host:port ('' before start). */
   url(): string;
+  /** The base URL xAgent is given: --public-url behind a proxy, else url(). */
+  publicUrl(): string;
+  /** The certificate served over https/wss (fingerprint, files, names), or null without TLS. */
+  tls(): TlsSummary | null;
   apiKey(): string;
   adminToken(): string;
   rotateApiKey(): string;
@@ -235,21 +240,23 @@ export function createCore(input: CoreOptionsInput): Core {
   const card = (): Record<string, unknown> => buildCard({ build, tools: tools.cardTools(), authFlows: AUTH_FLOWS });
   const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub });
 
-  let listening: { host: string; port: number } | undefined;
-  const baseUrl = (): string => {
-    if (!listening) return '';
-    const host = listening.host === '0.0.0.0' || listening.host === '::' ? '127.0.0.1' : listening.host;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`;
-  };
-
-  const http = new HttpServer(
-    {
+  // One server for every plane, http or https/wss; /health and the transfer plane are
+  // xAgent planes (with /ws) that --allow-from guards. The Card and Skill stay public (spec §3).
+  const endpoint = new NetworkEndpoint({
+    host: options.host,
+    port: options.port,
+    dataDir: options.dataDir,
+    network: options.network,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    routes: {
       routes: [
         { prefix: '/connector-card.json', exact: true, handler: (_req, res) => sendJson(res, 200, card()) },
         { prefix: '/skill.md', exact: true, handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(tools.cardTools())) },
         {
           prefix: '/health',
           exact: true,
+          xagentPlane: true,
           handler: (req, res) => {
             if (!authorizeKey(bearerToken(req.headers.authorization))) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
             sendJson(res, 200, {
@@ -261,10 +268,11 @@ export function createCore(input: CoreOptionsInput): Core {
             });
           },
         },
-        { prefix: '/files/refs/', handler: (req, res) => handleDownload(req, res, { cache: files, signer }) },
+        { prefix: '/files/refs/', xagentPlane: true, handler: (req, res) => handleDownload(req, res, { cache: files, signer }) },
         {
           prefix: '/files/uploads',
           exact: true,
+          xagentPlane: true,
           handler: (req, res) =>
             handleUpload(req, res, {
               cache: files,
@@ -283,8 +291,9 @@ export function createCore(input: CoreOptionsInput): Core {
       ],
       upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
     },
-    logger,
-  );
+  });
+  const baseUrl = (): string => endpoint.localUrl();
+  const allWarnings = (): string[] => [...warnings, ...endpoint.warnings()];
 
   let started = false;
   let stopped = false;
@@ -302,6 +311,8 @@ export function createCore(input: CoreOptionsInput): Core {
     admin,
     limits,
     url: baseUrl,
+    publicUrl: () => endpoint.publicUrl(),
+    tls: () => endpoint.tlsSummary(),
     apiKey: () => apiKey,
     adminToken: () => adminToken,
     rotateApiKey: () => {
@@ -309,11 +320,13 @@ export function createCore(input: CoreOptionsInput): Core {
       if (!options.apiKey) storeSecret(options.dataDir, 'api-key', apiKey);
       return apiKey;
     },
-    warnings: () => [...warnings],
+    warnings: allWarnings,
     adminState: () => buildAdminState(adminDeps),
     async start() {
       if (started) throw new Error('core already started');
       started = true;
+      // A bad certificate file stops the start here, before anything else runs.
+      endpoint.loadTls();
       await files.start();
       runtime.start();
       bindingService.start();
@@ -321,8 +334,8 @@ export function createCore(input: CoreOptionsInput): Core {
       tools.start();
       for (const link of adbLinks) link.start();
       lan.start();
-      listening = await http.listen(options.host, options.port);
-      logger.info('bridge started', { url: baseUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
+      const listening = await endpoint.listen();
+      logger.info('bridge started', { url: baseUrl(), public_url: endpoint.publicUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
       return { url: baseUrl(), ...listening };
     },
     async stop() {
@@ -334,7 +347,7 @@ export function createCore(input: CoreOptionsInput): Core {
       lan.stop();
       for (const link of adbLinks) link.stop();
       await plane.stop();
-      await http.close();
+      await endpoint.close();
       bindingService.stop();
       runtime.stop();
       hub.close();
@@ -363,10 +376,11 @@ export function createCore(input: CoreOptionsInput): Core {
     hub,
     adbLinks,
     store,
-    url: baseUrl,
+    url: () => endpoint.publicUrl(),
+    network: () => endpoint.adminView(),
     apiKey: () => apiKey,
     rotateApiKey: () => core.rotateApiKey(),
-    warnings: () => [...warnings],
+    warnings: allWarnings,
     approvals: () => safety.gate.list(),
     lanDevices: () => lan.manager.list(),
   };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createCore, type Core } from '../../main/core/create-core';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 import { silentLogger } from '../../main/core/logging/logger';
+import { urlRequest } from './url-request';
 
 export interface TestBridge {
   core: Core;
@@ -16,6 +17,8 @@ export interface TestBridge {
   adminToken: string;
   dataDir: string;
   stop(): Promise<void>;
+  /** PEM of the CA the test client trusts when the bridge serves https (admin() uses it). */
+  ca?: string;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
@@ -35,7 +38,7 @@ export async function startBridge(options: Partial<CoreOptionsInput> = {}, keepD
   });
   const { url } = await core.start();
   let stopped = false;
-  return {
+  const bridge: TestBridge = {
     core,
     url,
     apiKey: TEST_API_KEY,
@@ -48,13 +51,15 @@ export async function startBridge(options: Partial<CoreOptionsInput> = {}, keepD
       if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async admin(method, path, body) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+      const headers = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+      if (bridge.ca !== undefined) {
+        const res = await urlRequest(`${url}${path}`, { method, headers, ca: bridge.ca, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+        return { status: res.status, body: res.body.length ? res.json() : {} };
+      }
+      const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();
       return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     },
   };
+  return bridge;
 }

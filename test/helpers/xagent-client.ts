@@ -41,9 +41,11 @@ export class XAgentClient {
     });
   }
 
-  static async connect(baseUrl: string, apiKey: string, options: { protocol?: string } = {}): Promise<XAgentClient> {
+  /** `ca`: over wss, the only CA the client trusts. */
+  static async connect(baseUrl: string, apiKey: string, options: { protocol?: string; ca?: string } = {}): Promise<XAgentClient> {
     const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws`, options.protocol ?? 'xagent.connector.packet.v1', {
       headers: { Authorization: `Bearer ${apiKey}` },
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
     });
     const client = new XAgentClient(ws);
     await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BridgeError, isBridgeError } from '../errors';
 import { bearerToken, secretEquals } from '../secrets/secret-store';
 import { isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
+import { clientAddressOf } from '../server/network-access';
 import type { EventHub } from './event-hub';
 
 export interface AdminRequest {
@@ -62,7 +63,8 @@ export class AdminRouter {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    if (!this.options.allowRemote && !isLoopback(req.socket.remoteAddress)) {
+    // The client behind a --trust-proxy proxy, not the proxy: a proxy on this machine does not make everyone local.
+    if (!this.options.allowRemote && !isLoopback(clientAddressOf(req))) {
       return sendError(res, 403, 'forbidden', 'the admin API answers loopback clients only');
     }
     const token = bearerToken(req.headers.authorization);

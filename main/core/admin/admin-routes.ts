@@ -42,7 +42,10 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   hub: Pick<EventHub, 'publish'>;
   adbLinks: readonly Pick<AdbServerLink, 'getHealth'>[];
   store: StateStore;
+  /** The base URL xAgent is given (the public URL behind a proxy). */
   url(): string;
+  /** Port, certificate, public URL and address rules (server/network-endpoint.ts). */
+  network(): Pick<AdminSettings, 'port' | 'tls' | 'public_url' | 'allow_from' | 'trust_proxy'>;
   apiKey(): string;
   rotateApiKey(): string;
   warnings(): string[];
@@ -186,13 +189,13 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
   const settings = (): AdminSettings => ({
     base_url: deps.url(),
     bind_host: deps.options.host,
-    port: Number(new URL(deps.url() || 'http://x:0').port),
     api_key_hint: `${deps.apiKey().slice(0, 4)}…${deps.apiKey().slice(-4)}`,
     adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
     data_dir: deps.options.dataDir,
     version: deps.build.version,
     limits: deps.limits.values(),
     limit_sources: deps.limits.sources(),
+    ...deps.network(),
   });
   router.add('GET', '/admin/api/settings', settings);
 

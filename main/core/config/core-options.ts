@@ -9,6 +9,7 @@ import type { FileCacheLimitsInput } from './limits';
 import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
 import type { LanOptions } from '../devices/lan-devices';
+import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
 
 export interface AdbServerAddress {
   host: string;
@@ -62,6 +63,8 @@ export interface CoreOptions {
    * "DEVICE_BRIDGE_APPROVAL_TIMEOUT"); a limit given without a name shows its option name.
    */
   limitOrigins?: Partial<Record<LimitKey, string>>;
+  /** TLS, public URL behind a proxy, trusted proxies, --allow-from (config/network-options.ts). */
+  network: NetworkOptions;
 }
 
 export const DEFAULTS = {
@@ -82,7 +85,8 @@ export const DEFAULTS = {
   adbCommandTimeoutMs: 20_000,
 } as const;
 
-export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue'>> & {
+export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'network'>> & {
+  network?: NetworkOptionsInput;
   dataDir: string;
   lease?: Partial<LeasePolicy>;
   queue?: Partial<CoreOptions['queue']>;
@@ -133,6 +137,7 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
     pairingTtlMs: positiveInt('pairingTtlMs', input.pairingTtlMs ?? DEFAULTS.pairingTtlMs),
     adbCommandTimeoutMs: positiveInt('adbCommandTimeoutMs', input.adbCommandTimeoutMs ?? DEFAULTS.adbCommandTimeoutMs),
     allowRemoteAdmin: input.allowRemoteAdmin ?? false,
+    network: resolveNetworkOptions(input.network),
     ...(input.audit ? { audit: resolveAudit(input.audit) } : {}),
   };
 }

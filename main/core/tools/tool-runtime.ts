@@ -7,6 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { CoreOptions } from '../config/core-options';
+import { publicHref } from '../config/network-options';
 import { BridgeError, isBridgeError, toWireError } from '../errors';
 import type { DeviceRegistry, DeviceRecord } from '../devices/device-registry';
 import type { AdbServerLink } from '../devices/adb-server-link';
@@ -321,7 +322,8 @@ export class ToolRuntime {
     const url = this.o.signer.sign(file.fileRef, this.o.options.downloadUrlTtlMs, file.expiresAt);
     return {
       file_ref: file.fileRef,
-      download_url: url.path,
+      // Absolute under --public-url (a proxy's path prefix survives); else relative, resolved by xAgent against its base URL.
+      download_url: publicHref(this.o.options.network.publicUrl, url.path),
       mime_type: file.mimeType,
       byte_size: file.byteSize,
       expires_at: url.expiresAt,
