@@ -5,6 +5,9 @@
  * read in cli.ts where the core's options are built.
  */
 import { formatUsage, type CommandSpec, type FlagSpec } from './cli-args';
+import { NETWORK_FLAGS } from './cli-network';
+import { LIMIT_FLAGS } from './cli-limits';
+import { LIMIT_DEFINITIONS, LIMIT_KEYS } from './contract/limits';
 
 export const PROGRAM = 'device-bridge';
 
@@ -15,12 +18,14 @@ const DATA_DIR_FLAG = {
   help: 'state folder (default $DEVICE_BRIDGE_DATA_DIR, else ~/.xagent-device-bridge)',
 } as const satisfies FlagSpec;
 
-/** Settings of the bridge itself, taken by both `serve` and `demo`. */
+/** Settings of the bridge itself, taken by both `serve` and `demo`; then its changeable limits (cli-limits.ts). */
 export const BRIDGE_FLAGS = [
   { name: 'host', kind: 'value', placeholder: 'HOST', help: 'bind address (default 127.0.0.1)' },
   { name: 'port', kind: 'value', placeholder: 'PORT', help: 'port of all planes and the console (default 8765; 0 = any free port)' },
   DATA_DIR_FLAG,
   { name: 'allow-remote-admin', kind: 'boolean', help: 'let non-loopback clients use the admin API and console' },
+  ...NETWORK_FLAGS,
+  ...LIMIT_FLAGS,
 ] as const satisfies readonly FlagSpec[];
 
 /** Simulated phones, taken by `sim` and `demo`. */
@@ -64,7 +69,11 @@ export type CommandName = (typeof COMMANDS)[number]['name'];
 export const DEFAULT_COMMAND: CommandName = 'serve';
 
 const ENVIRONMENT = `Environment: DEVICE_BRIDGE_API_KEY, DEVICE_BRIDGE_ADMIN_TOKEN, DEVICE_BRIDGE_DATA_DIR,
-ADB_SERVER_SOCKET (tcp:HOST:PORT), ANDROID_ADB_SERVER_PORT.
+ADB_SERVER_SOCKET (tcp:HOST:PORT), ANDROID_ADB_SERVER_PORT,
+DEVICE_BRIDGE_TLS_CERT + DEVICE_BRIDGE_TLS_KEY, DEVICE_BRIDGE_PUBLIC_URL (flags win over them).
+Limits: ${LIMIT_KEYS.map((key) => LIMIT_DEFINITIONS[key].env).join(', ')}
+take the same values as their flags (durations like 90s, 2m, 8h; sizes like 256MiB, 1GiB;
+none for no cap). A flag wins over its variable; both win over a value saved in Settings.
 Unknown commands and flags are refused with exit status 2.`;
 
 /** The usage text printed by `help`, `--help` and after a refused command line. */

@@ -12,7 +12,10 @@ import type { AdbServerAddress } from './core/config/core-options';
 import { loadOrCreateSecret } from './core/secrets/secret-store';
 import { projectRoot } from './core/build-info';
 import { parseCommandLine, parseHostPort, UsageError, type ParsedFlags } from './cli-args';
+import { coreOptionsForLimits, limitsFromCommandLine } from './cli-limits';
 import { COMMANDS, DEFAULT_COMMAND, PROGRAM, usage, type CommandName } from './cli-commands';
+import { networkFromCommandLine, startBanner } from './cli-network';
+import type { NetworkOptionsInput } from './core/config/network-options';
 
 /** The bridge's settings from BRIDGE_FLAGS, checked before anything starts. */
 interface BridgeSettings {
@@ -20,6 +23,10 @@ interface BridgeSettings {
   port: number;
   dataDir: () => string;
   allowRemoteAdmin: boolean;
+  /** TLS, public URL, trusted proxies, --allow-from (cli-network.ts). */
+  network: NetworkOptionsInput;
+  /** Limits set by flags or env: they win over the values saved in Settings. */
+  limits: ReturnType<typeof limitsFromCommandLine>;
 }
 
 function defaultDataDir(): string {
@@ -33,6 +40,8 @@ function bridgeSettings(flags: ParsedFlags, defaults: { port: number; dataDir: (
     port: flags.integer('port', { min: 0, max: 65535 }) ?? defaults.port,
     dataDir: dataDir === undefined ? defaults.dataDir : () => dataDir,
     allowRemoteAdmin: flags.has('allow-remote-admin'),
+    network: networkFromCommandLine(flags, process.env),
+    limits: limitsFromCommandLine((name) => flags.value(name), process.env),
   };
 }
 
@@ -53,6 +62,8 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
       ...(process.env.DEVICE_BRIDGE_API_KEY ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY } : {}),
       ...(process.env.DEVICE_BRIDGE_ADMIN_TOKEN ? { adminToken: process.env.DEVICE_BRIDGE_ADMIN_TOKEN } : {}),
       allowRemoteAdmin: settings.allowRemoteAdmin,
+      network: settings.network,
+      ...coreOptionsForLimits(settings.limits),
       consoleDir: consoleDir(),
     });
   } catch (error) {
@@ -61,11 +72,9 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
     throw error;
   }
   try {
-    const { host, port } = await core.start();
-    const shownHost = host.includes(':') ? `[${host}]` : host;
-    process.stdout.write(`${PROGRAM} listening on http://${shownHost}:${port}\n`);
-    process.stdout.write(`web console: ${core.url()}/console/#token=${core.adminToken()}\n`);
-    process.stdout.write(`system API key for xAgent: ${PROGRAM} api-key --data-dir ${core.options.dataDir}\n`);
+    const banner = startBanner(core, await core.start(), PROGRAM);
+    process.stdout.write(banner.out);
+    if (banner.err) process.stderr.write(banner.err);
     return core;
   } catch (error) {
     await core.stop();
