@@ -37,9 +37,6 @@ export interface SimFarm {
   stop(): Promise<void>;
 }
 
-/** Simultaneous `host:connect` requests; adb serves each on its own thread, but not unbounded. */
-const CONNECT_CONCURRENCY = 8;
-
 /** The serial adb gives a TCP device on this machine. */
 export function serialForPort(port: number): string {
   return `127.0.0.1:${port}`;
@@ -75,10 +72,9 @@ export async function attachToAdb(adb: AdbServerAddress, port: number, options: 
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (let attempt = 1; ; attempt++) {
     const left = () => Math.max(1, deadline - Date.now());
+    await hostConnect(adb, serial, { timeoutMs: left() });
     let lastError: unknown;
     try {
-      // adb 1.0.41 now and then hangs up on a host request while many phones attach: an attempt like any other.
-      await hostConnect(adb, serial, { timeoutMs: left() });
       // Absent right after a connect means adb dropped it again: no point waiting longer.
       const list = await waitForDeviceStates(adb, [serial], (state) => state === 'device' || state === undefined, {
         timeoutMs: Math.min(ATTEMPT_WINDOW_MS, left()),
@@ -142,15 +138,10 @@ export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
       const server = await AdbdServer.start({ phone, port });
       phones.push({ index, serial: serialForPort(server.port), port: server.port, server, phone });
     }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < phones.length) {
-        const entry = phones[next++];
-        // A request adb hung up on leaves the phone unlisted; the one-by-one attach below retries it.
-        if (entry) await hostConnect(options.adb, entry.serial, { timeoutMs }).catch(() => undefined);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, phones.length) }, () => worker()));
+    // One at a time: adb 1.0.41 crashes when it serves several `host:connect` at once (see
+    // hostConnect, which queues them anyway). Each takes a few ms with a simulated phone.
+    const deadline = Date.now() + timeoutMs;
+    for (const entry of phones) await hostConnect(options.adb, entry.serial, { timeoutMs: Math.max(1, deadline - Date.now()) });
     const serials = phones.map((p) => p.serial);
     try {
       await waitForDeviceStates(options.adb, serials, 'device', { timeoutMs: Math.min(timeoutMs, ATTEMPT_WINDOW_MS * 2) });
