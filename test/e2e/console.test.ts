@@ -348,8 +348,10 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await page.setViewportSize(LARGE);
     await shot(page, 'settings-large');
     await page.setViewportSize(SMALL);
-    // The rest of Settings: policies (per risk class) and limits.
+    // The rest of Settings: policies (per risk class, typed text in the log) and limits.
     await page.getByTestId('policy-table').scrollIntoViewIfNeeded({ timeout: UI_MS });
+    assert.ok(await page.getByTestId('policy-typed-text-digest').isChecked(), 'typed text is kept as a hash by default');
+    assert.match(await page.getByTestId('policy-typed-text-hint').innerText(), /only as its length and a hash/);
     await shot(page, 'settings-policies');
     await page.locator('.content').evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await shot(page, 'settings-limits');
@@ -415,7 +417,16 @@ describe('web console with simulated phones and an xAgent client', { concurrency
       assert.match(table, /android_device_status/);
       assert.match(table, /android_launch_app/);
       assert.match(table, /denied/, 'the denied call is shown as denied, not as a phone error');
+      // The note says how entries keep typed text, and follows the setting (here changed through the admin API).
+      const privacy = page.getByTestId('activity-privacy');
+      await eventually(async () => /only as its length and a hash/.test(await privacy.innerText()), 'the digest wording');
       await shot(page, 'activity');
+      const policies = (await rig.bridge.admin('GET', '/admin/api/policies')).body;
+      assert.equal(policies.audit_typed_text, 'digest');
+      assert.equal((await rig.bridge.admin('PUT', '/admin/api/policies', { ...policies, audit_typed_text: 'full' })).status, 200);
+      await eventually(async () => /kept in full/.test(await privacy.innerText()), 'the full-text wording');
+      assert.equal((await rig.bridge.admin('PUT', '/admin/api/policies', policies)).status, 200);
+      await eventually(async () => /only as its length and a hash/.test(await privacy.innerText()), 'the digest wording again');
       await page.setViewportSize(LARGE);
       await shot(page, 'activity-large');
       await page.setViewportSize(SMALL);

@@ -11,6 +11,7 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { distinctValues, exportFileName, filterAudit, newestFirst, toJsonLines } from '../../lib/audit-export';
 import { formatClock, formatDuration, shortId } from '../../lib/time-format';
+import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 
 const NO_ENTRIES: AuditEntry[] = [];
@@ -62,7 +63,9 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
     <section aria-labelledby="activity-heading">
       <header className="view-header">
         <h2 id="activity-heading">Activity</h2>
-        <p className="view-sub">Every tool call: where it ran, who decided, how it ended. Typed text and secrets are redacted.</p>
+        <p className="view-sub">
+          Every tool call: where it ran, who decided, how it ended. <span data-testid="activity-privacy">{activityPrivacyNote(audit.typedText)}</span>
+        </p>
       </header>
       {audit.error ? <ErrorBanner title="Could not load the activity log." error={audit.error} onRetry={audit.refresh} testId="activity-error" /> : null}
       <div className="toolbar">

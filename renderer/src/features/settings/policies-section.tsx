@@ -1,7 +1,7 @@
 /**
- * Policies: per risk class, whether the bridge allows, asks or denies; plus the person's
- * additions to the sensitive-app list. Edited as a draft and saved with PUT; per-phone
- * overrides are kept untouched.
+ * Policies: per risk class, whether the bridge allows, asks or denies; the person's
+ * additions to the sensitive-app list; and how the activity log keeps typed text. Edited as
+ * a draft and saved with PUT; per-phone overrides are kept untouched.
  */
 import { useEffect, useState } from 'react';
 import type { AdminPolicies, PolicyDecision } from '../../../../main/contract/admin-api';
@@ -12,6 +12,7 @@ import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { POLICY_DECISIONS, formatPackageList, orderedRiskClasses, parsePackageList, withDefault } from '../../lib/policy-edit';
+import { TYPED_TEXT_CHOICES, typedTextHint } from '../../lib/typed-text-wording';
 
 export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   const { api } = props;
@@ -61,7 +62,10 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   }
 
   const parsed = parsePackageList(appsText);
-  const dirty = JSON.stringify(draft.defaults) !== JSON.stringify(saved.defaults) || parsed.packages.join('\n') !== saved.sensitive_apps.join('\n');
+  const dirty =
+    JSON.stringify(draft.defaults) !== JSON.stringify(saved.defaults) ||
+    parsed.packages.join('\n') !== saved.sensitive_apps.join('\n') ||
+    draft.audit_typed_text !== saved.audit_typed_text;
   const classes = orderedRiskClasses(draft.defaults);
   const overrides = Object.keys(draft.per_device).length;
 
@@ -117,19 +121,43 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
               ))}
             </tbody>
           </table>
-          <div className="field">
-            <label htmlFor="policy-sensitive-apps">Extra sensitive apps (one package per line)</label>
-            <textarea
-              id="policy-sensitive-apps"
-              rows={8}
-              spellCheck={false}
-              placeholder={'com.example.bank\ncom.example.wallet'}
-              value={appsText}
-              onChange={(e) => setAppsText(e.target.value)}
-              aria-invalid={parsed.invalid.length > 0 ? true : undefined}
-              data-testid="policy-sensitive-apps"
-            />
-            <p className="hint">Added to the built-in list (payments, banking, settings, app stores). Actions in these apps are treated as high risk.</p>
+          <div>
+            <div className="field">
+              <label htmlFor="policy-sensitive-apps">Extra sensitive apps (one package per line)</label>
+              <textarea
+                id="policy-sensitive-apps"
+                rows={8}
+                spellCheck={false}
+                placeholder={'com.example.bank\ncom.example.wallet'}
+                value={appsText}
+                onChange={(e) => setAppsText(e.target.value)}
+                aria-invalid={parsed.invalid.length > 0 ? true : undefined}
+                data-testid="policy-sensitive-apps"
+              />
+              <p className="hint">Added to the built-in list (payments, banking, settings, app stores). Actions in these apps are treated as high risk.</p>
+            </div>
+            <div className="field" role="radiogroup" aria-labelledby="policy-typed-text-label" data-testid="policy-typed-text">
+              <span id="policy-typed-text-label" className="field-label">
+                Typed text in the activity log
+              </span>
+              {TYPED_TEXT_CHOICES.map((choice) => (
+                <div className="field-check" key={choice.value}>
+                  <input
+                    type="radio"
+                    id={`policy-typed-text-${choice.value}`}
+                    name="audit_typed_text"
+                    value={choice.value}
+                    checked={draft.audit_typed_text === choice.value}
+                    onChange={() => setDraft({ ...draft, audit_typed_text: choice.value })}
+                    data-testid={`policy-typed-text-${choice.value}`}
+                  />
+                  <label htmlFor={`policy-typed-text-${choice.value}`}>{choice.label}</label>
+                </div>
+              ))}
+              <p className="hint" data-testid="policy-typed-text-hint">
+                {typedTextHint(draft.audit_typed_text)}
+              </p>
+            </div>
           </div>
         </div>
         {overrides > 0 ? (
