@@ -130,10 +130,11 @@ export async function startPrivateAdbServer(options: PrivateAdbServerOptions = {
     taken.push(`${port} (${result.reason})`);
     if (Date.now() >= deadline) break;
   }
-  const where = options.port !== undefined ? `port ${options.port}` : `any of ${taken.length} port(s)`;
   throw new PrivateAdbServerError(
     'port_taken',
-    `adb could not listen on ${where}: another process took the port before adb bound it: ${taken.join(', ')}`,
+    options.port !== undefined
+      ? `adb could not listen on port ${taken.join(', ')}: another process holds it`
+      : `adb could not listen on any of ${taken.length} port(s): another process took the port before adb bound it: ${taken.join(', ')}`,
   );
 }
 
@@ -156,9 +157,15 @@ async function launch(port: number, deadline: number): Promise<Launch> {
   child.stderr?.on('data', append);
   let exited = false;
   let spawnError: Error | undefined;
-  child.once('exit', (code, signal) => {
+  child.once('exit', () => {
     exited = true;
-    append(`[adb server exited: ${signal ? `signal ${signal}` : `code ${String(code)}`}]\n`);
+  });
+  // 'close' comes after the last of stderr, so the log is complete and the exit line is last.
+  const closed = new Promise<void>((resolve) => {
+    child.once('close', (code, signal) => {
+      append(`[adb server exited: ${signal ? `signal ${signal}` : `code ${String(code)}`}]\n`);
+      resolve();
+    });
   });
   child.once('error', (error) => {
     spawnError = error;
@@ -210,6 +217,7 @@ async function launch(port: number, deadline: number): Promise<Launch> {
     for (let attempt = 0; ; attempt++) {
       if (spawnError) throw new PrivateAdbServerError('spawn_failed', `could not run ${ADB}: ${spawnError.message}`, { cause: spawnError });
       if (exited) {
+        await closed;
         const listenFailed = LISTEN_FAILED.exec(log);
         if (listenFailed) {
           await stop();

@@ -103,7 +103,7 @@ void describe('a private adb server whose port is taken before adb binds it', ()
     const taken = portOf(squatter);
 
     const error = await isPortTaken(startPrivateAdbServer({ port: taken }));
-    assert.match(error.message, new RegExp(`^adb could not listen on port ${taken}: .*${taken} \\(Address already in use\\)$`));
+    assert.equal(error.message, `adb could not listen on port ${taken} (Address already in use): another process holds it`);
   });
 });
 
