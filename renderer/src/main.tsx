@@ -4,6 +4,7 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { bridgePathBase } from './api/bridge-path';
 import { forgetConsoleToken, takeConsoleToken } from './api/console-token';
 import { createHttpTransport } from './api/http-transport';
 import { createIpcTransport, findIpcBridge } from './api/ipc-transport';
@@ -28,7 +29,8 @@ function start(): void {
     root.render(<TokenScreen reason="missing" />);
     return;
   }
-  const api = createHttpTransport({ origin: '', token });
+  // The page's own origin, under a reverse proxy's path prefix when there is one.
+  const api = createHttpTransport({ origin: bridgePathBase(window.location.pathname), token });
   root.render(
     <StrictMode>
       <App api={api} onUnauthorized={() => forgetConsoleToken(window)} />

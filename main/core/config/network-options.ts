@@ -86,6 +86,6 @@ export function clearTextWarning(host: string, network: NetworkOptions): string 
   return (
     `The bridge listens on ${where} over plain HTTP. Anyone on the network path can read the system API key ` +
     '(sent with every /ws connection and every upload) and the signed screenshot and file download URLs. ' +
-    'Fix: --tls self-signed (or --tls-cert FILE --tls-key FILE), or put it behind your TLS proxy with --public-url https://….'
+    'Fix: start it with --tls self-signed (or --tls-cert FILE --tls-key FILE), or behind your TLS proxy with --public-url set to the https:// address xAgent uses.'
   );
 }

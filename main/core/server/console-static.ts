@@ -27,7 +27,8 @@ export const CONSOLE_CSP =
 
 export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL, dir: string | undefined): void {
   if (url.pathname === '/console') {
-    res.writeHead(308, { Location: '/console/' });
+    // Relative, so a reverse proxy's path prefix (/devices/console → /devices/console/) is kept.
+    res.writeHead(308, { Location: 'console/' });
     res.end();
     return;
   }

@@ -5,6 +5,7 @@
  */
 import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
 import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import { bridgePath } from '../../api/bridge-path';
 import { Countdown } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
@@ -57,7 +58,7 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
     <li className="card approval-card" data-testid={`approval-${id}`}>
       <div className="approval-shot">
         {approval.screenshot_url ? (
-          <img src={approval.screenshot_url} alt={`Screen of ${phone?.display_name ?? 'the phone'} when the action was held`} data-testid={`approval-screenshot-${id}`} />
+          <img src={bridgePath(approval.screenshot_url)} alt={`Screen of ${phone?.display_name ?? 'the phone'} when the action was held`} data-testid={`approval-screenshot-${id}`} />
         ) : (
           <span className="thumb-placeholder" data-testid={`approval-screenshot-${id}`}>
             No screenshot available

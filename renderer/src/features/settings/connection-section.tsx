@@ -13,6 +13,7 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { NetworkFacts } from './network-facts';
 
 export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettings; state: AdminState }): React.JSX.Element {
   const { api, settings } = props;
@@ -71,6 +72,7 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
           />
         </dd>
       </dl>
+      <NetworkFacts settings={settings} />
       <ErrorText error={reveal.error ?? rotate.error} testId="settings-api-key-error" />
       {rotated ? (
         <p className="banner banner-warn" role="status" data-testid="settings-api-key-rotated">
@@ -109,7 +111,8 @@ function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.
         {loopbackOnly(props.baseUrl) ? (
           <p className="hint">
             This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address
-            (<code>--host</code>) or put it behind a tunnel.
+            with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>).
+            README, “For labs”.
           </p>
         ) : null}
       </EmptyState>
