@@ -75,6 +75,9 @@ function leasePolicyOf(limits: LimitValues): LeasePolicy {
   };
 }
 
+/** Where the console fetches approval screenshots (see the route). */
+const CONSOLE_FILES_PREFIX = '/console/files/refs/';
+
 export function defaultAdbServer(env: NodeJS.ProcessEnv = process.env): { host: string; port: number } {
   const socket = env.ADB_SERVER_SOCKET;
   if (socket) {
@@ -282,6 +285,16 @@ export function createCore(input: CoreOptionsInput): Core {
             }),
         },
         { prefix: '/admin/api/', handler: (req, res, url) => admin.handle(req, res, url) },
+        {
+          // Approval screenshots for the person at the console: signed like any download, but
+          // gated like the console (loopback unless remote admin), not by --allow-from.
+          prefix: CONSOLE_FILES_PREFIX,
+          handler: (req, res) => {
+            if (!admin.admitsClient(req)) return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
+            req.url = (req.url ?? '').slice('/console'.length);
+            handleDownload(req, res, { cache: files, signer });
+          },
+        },
         { prefix: '/console', handler: (req, res, url) => serveConsole(req, res, url, options.consoleDir) },
         {
           prefix: '/',
@@ -381,7 +394,7 @@ export function createCore(input: CoreOptionsInput): Core {
     apiKey: () => apiKey,
     rotateApiKey: () => core.rotateApiKey(),
     warnings: allWarnings,
-    approvals: () => safety.gate.list(),
+    approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
     lanDevices: () => lan.manager.list(),
   };
   registerAdminRoutes(admin, adminDeps);

@@ -56,8 +56,11 @@ const APP_FILES: Record<string, { file: string; type: string }> = {
   '/icon.png': { file: 'icon.png', type: 'image/png' },
 };
 
-/** The path shape of a signed download URL (main/core/files/signed-url.ts), e.g. an approval screenshot. */
-const SIGNED_FILE_PATH = /^\/files\/refs\/file_[A-Za-z0-9_-]{32}$/;
+/**
+ * The path shape of a signed download URL (main/core/files/signed-url.ts); approval
+ * screenshots come under /console/ (gated like the console, not by --allow-from).
+ */
+const SIGNED_FILE_PATH = /^(?:\/console)?\/files\/refs\/file_[A-Za-z0-9_-]{32}$/;
 
 export type AppResource = { kind: 'file'; file: string; type: string } | { kind: 'bridge'; pathAndQuery: string } | null;
 

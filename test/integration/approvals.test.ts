@@ -88,7 +88,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.equal(approval.risk, 'high');
     assert.ok((approval.reasons as string[]).some((r) => /wallet/i.test(r)), JSON.stringify(approval.reasons));
     assert.ok(approval.expires_at > approval.created_at && approval.expires_at - approval.created_at === APPROVAL_TIMEOUT_MS);
-    assert.match(String(approval.screenshot_url), /^\/files\/refs\/file_[A-Za-z0-9_-]{32}\?exp=\d+&sig=/);
+    assert.match(String(approval.screenshot_url), /^\/console\/files\/refs\/file_[A-Za-z0-9_-]{32}\?exp=\d+&sig=/);
     const shot = await fetch(`${rig.bridge.url}${String(approval.screenshot_url)}`);
     assert.equal(shot.status, 200);
     assert.equal(shot.headers.get('content-type'), 'image/jpeg');

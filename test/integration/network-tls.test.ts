@@ -16,6 +16,8 @@ import { connect as tlsConnect } from 'node:tls';
 import sharp from 'sharp';
 import WebSocket from 'ws';
 import { createCore } from '../../main/core/create-core';
+import { UrlSigner } from '../../main/core/files/signed-url';
+import { loadOrCreateSecret } from '../../main/core/secrets/secret-store';
 import type { Logger } from '../../main/core/logging/logger';
 import { silentLogger } from '../../main/core/logging/logger';
 import { startBridge, TEST_ADMIN_TOKEN, TEST_API_KEY, type TestBridge } from '../helpers/bridge';
@@ -282,6 +284,19 @@ void describe('--allow-from and --trust-proxy', () => {
     assert.equal(refusals[0]?.fields?.client, '127.0.0.1');
   });
 
+  void test('the console on this machine still shows approval screenshots: /console/files/refs/ is gated like the console, not by --allow-from', async () => {
+    const file = await bridge.core.files.put({ data: Buffer.from('jpeg bytes'), mimeType: 'image/jpeg', filename: 'approval.jpg', channelId: 'ch-1', kind: 'screenshot' });
+    // Signed with the bridge's own key from its data dir, as the approval gate signs.
+    const signer = new UrlSigner(Buffer.from(loadOrCreateSecret(bridge.dataDir, 'url-signing-key'), 'base64url'));
+    const { path } = signer.sign(file.fileRef, 60_000, file.expiresAt);
+    assert.equal((await urlRequest(`${bridge.url}${path}`)).status, 403, 'the transfer plane refuses loopback under --allow-from 10.0.0.0/8');
+    const forConsole = await urlRequest(`${bridge.url}/console${path}`);
+    assert.equal(forConsole.status, 200);
+    assert.equal(forConsole.body.toString(), 'jpeg bytes');
+    const tampered = `${path.slice(0, -1)}${path.endsWith('A') ? 'B' : 'A'}`;
+    assert.equal((await urlRequest(`${bridge.url}/console${tampered}`)).status, 403, 'still signed');
+  });
+
   void test('with --trust-proxy the forwarded client is judged: inside the range passes, outside is refused', async () => {
     const proxied = await startBridge({ logger: silentLogger, network: { allowFrom: ['10.0.0.0/8'], trustProxy: ['127.0.0.1/32'] } });
     try {
@@ -319,7 +334,7 @@ void describe('clear-text warning', () => {
     assert.match(warning ?? '', /every network interface over plain HTTP/);
     assert.match(warning ?? '', /system API key \(sent with every \/ws connection and every upload\)/);
     assert.match(warning ?? '', /signed screenshot and file download URLs/);
-    assert.match(warning ?? '', /--tls self-signed .*--public-url https:/);
+    assert.match(warning ?? '', /Fix: start it with --tls self-signed .*--public-url set to the https:\/\/ address xAgent uses\.$/);
     assert.equal((await warningsFor('192.168.1.20', { publicUrl: 'http://lab.example/devices' })).length, 1, 'an http public URL is still clear text');
     assert.deepEqual(await warningsFor('0.0.0.0', { tls: 'self-signed' }), []);
     assert.deepEqual(await warningsFor('0.0.0.0', { publicUrl: 'https://lab.example/devices' }), []);

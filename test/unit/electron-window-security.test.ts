@@ -63,6 +63,9 @@ describe('Electron window security (pure rules)', () => {
     const signed = resolveAppRequest(SIGNED);
     assert.equal(signed?.kind, 'bridge');
     assert.match((signed as { pathAndQuery: string }).pathAndQuery, /^\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
+    const approvalShot = resolveAppRequest(SIGNED.replace('app://bridge/files/', 'app://bridge/console/files/'));
+    assert.match((approvalShot as { pathAndQuery: string }).pathAndQuery, /^\/console\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
+    assert.equal(resolveAppRequest(SIGNED.replace('app://bridge/files/', 'app://bridge/other/files/')), null);
     for (const bad of [
       'app://bridge/../../etc/passwd',
       'app://bridge/%2e%2e/%2e%2e/etc/passwd',

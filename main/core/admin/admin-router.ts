@@ -62,9 +62,17 @@ export class AdminRouter {
     this.streams.clear();
   }
 
+  /**
+   * Whether this client may use the admin API and console at all: loopback, or anyone with
+   * remote admin. The client behind a --trust-proxy proxy counts, not the proxy: a proxy on
+   * this machine does not make everyone local.
+   */
+  admitsClient(req: IncomingMessage): boolean {
+    return this.options.allowRemote || isLoopback(clientAddressOf(req));
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    // The client behind a --trust-proxy proxy, not the proxy: a proxy on this machine does not make everyone local.
-    if (!this.options.allowRemote && !isLoopback(clientAddressOf(req))) {
+    if (!this.admitsClient(req)) {
       return sendError(res, 403, 'forbidden', 'the admin API answers loopback clients only');
     }
     const token = bearerToken(req.headers.authorization);
