@@ -2,11 +2,13 @@
  * The `app://bridge/` origin the window loads the UI from (instead of file://, which would
  * open the whole disk to the page and give it no CSP header). What it may serve is decided
  * by window-security.ts resolveAppRequest; signed screenshot URLs are fetched from the
- * bridge itself, which checks their signature.
+ * bridge itself, which checks their signature (over https pinned to its own certificate
+ * when TLS is on: own-bridge-fetch.ts).
  */
 import { protocol } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fetchFromOwnBridge, type OwnBridge } from './own-bridge-fetch';
 import { APP_SCHEME, appResponseHeaders, resolveAppRequest } from './window-security';
 
 const BRIDGE_FETCH_TIMEOUT_MS = 10_000;
@@ -23,7 +25,7 @@ function notFound(): Response {
 }
 
 /** Serves app:// from the built renderer folder; returns a function that unregisters it. */
-export function serveAppProtocol(rendererDir: string, bridgeUrl: () => string): () => void {
+export function serveAppProtocol(rendererDir: string, bridge: OwnBridge): () => void {
   protocol.handle(APP_SCHEME, async (request) => {
     if (request.method !== 'GET') return notFound();
     const resource = resolveAppRequest(request.url);
@@ -33,11 +35,11 @@ export function serveAppProtocol(rendererDir: string, bridgeUrl: () => string): 
         const body = await readFile(join(rendererDir, resource.file));
         return new Response(new Uint8Array(body), { status: 200, headers: appResponseHeaders(resource.type) });
       }
-      const upstream = await fetch(`${bridgeUrl()}${resource.pathAndQuery}`, { signal: AbortSignal.timeout(BRIDGE_FETCH_TIMEOUT_MS) });
-      const type = upstream.headers.get('content-type') ?? '';
+      const upstream = await fetchFromOwnBridge(bridge, resource.pathAndQuery, BRIDGE_FETCH_TIMEOUT_MS);
+      const type = upstream.contentType;
       // Only pictures go back to the page: a signed URL of any other file is not for the UI.
-      if (!upstream.ok || !/^image\/(jpeg|png|webp)$/.test(type)) return notFound();
-      return new Response(new Uint8Array(await upstream.arrayBuffer()), { status: 200, headers: appResponseHeaders(type) });
+      if (upstream.status !== 200 || !/^image\/(jpeg|png|webp)$/.test(type)) return notFound();
+      return new Response(new Uint8Array(upstream.body), { status: 200, headers: appResponseHeaders(type) });
     } catch {
       return notFound();
     }

@@ -12,6 +12,7 @@ import { createCore, type Core } from '../core/create-core';
 import { ApiKeyVault, corePlainKeyFile } from './api-key-vault';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
+import { normalizeDesktopNetwork, startWithTlsFallback } from './desktop-network-settings';
 import { registerIpcHandlers } from './ipc-main';
 import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayView } from './tray-state';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
@@ -77,20 +78,26 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
   const key = vault.load();
   if (key.problem) warnings.push(key.problem);
 
-  const core: Core = createCore({
-    dataDir,
-    host: settings.bindHost,
-    port: settings.port,
-    adbServers: settings.adbServers,
-    ...(key.apiKey ? { apiKey: key.apiKey } : {}),
-  });
-  await core.start();
+  const network = normalizeDesktopNetwork(store.store);
+  warnings.push(...network.warnings);
+  const core: Core = await startWithTlsFallback(
+    (fallback) =>
+      createCore({
+        dataDir,
+        host: fallback ? '127.0.0.1' : settings.bindHost,
+        port: settings.port,
+        adbServers: settings.adbServers,
+        ...(key.apiKey ? { apiKey: key.apiKey } : {}),
+        ...(fallback ? {} : { network: network.network }),
+      }),
+    warnings,
+  );
   const persistKey = (): void => {
     vault.sync(core.apiKey());
   };
   persistKey();
 
-  const unserve = serveAppProtocol(RENDERER_DIR, () => core.url());
+  const unserve = serveAppProtocol(RENDERER_DIR, { url: () => core.url(), tls: () => core.tls() });
   let win: BrowserWindow | null = null;
   const openWindow = (): BrowserWindow => {
     const created = createWindow();

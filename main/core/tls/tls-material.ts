@@ -41,7 +41,6 @@ export class TlsFileError extends Error {
 /** Reads and checks a certificate (chain) and its key; throws TlsFileError naming the bad file. */
 export function loadTlsIdentity(files: TlsFiles): TlsIdentity {
   const cert = readPem(files.certFile, 'certificate');
-  const key = readPem(files.keyFile, 'private key');
   let x509: X509Certificate;
   try {
     if (!cert.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no "BEGIN CERTIFICATE" block');
@@ -49,6 +48,7 @@ export function loadTlsIdentity(files: TlsFiles): TlsIdentity {
   } catch (error) {
     throw new TlsFileError(files.certFile, `TLS certificate ${files.certFile} is not a PEM certificate (${reason(error)})`);
   }
+  const key = readPem(files.keyFile, 'private key');
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
