@@ -82,18 +82,34 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
   }
 }
 
-function onSignals(stop: () => Promise<void>): void {
+/**
+ * Catches SIGINT/SIGTERM from the moment a long-running command begins and returns where to
+ * hand its stop function. The start-up lines are printed before that function exists; a
+ * signal in between (a script that reads the listening line and stops the bridge at once)
+ * still stops it cleanly with exit 0 instead of killing it.
+ */
+function catchStopSignals(): (stop: () => Promise<void>) => void {
+  let stop: (() => Promise<void>) | undefined;
+  let requested = false;
   let stopping = false;
-  const handler = (): void => {
-    if (stopping) return;
+  const run = (): void => {
+    if (!requested || !stop || stopping) return;
     stopping = true;
     stop().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
+  const handler = (): void => {
+    requested = true;
+    run();
+  };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  return (given) => {
+    stop = given;
+    run();
+  };
 }
 
 /** Runs one parsed command; serve, sim and demo return once started and run until a signal. */
@@ -105,8 +121,9 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
     case 'serve': {
       const settings = bridgeSettings(flags, { port: 8765, dataDir: defaultDataDir });
       const adb = flags.values('adb').map((a) => parseHostPort(a, '--adb'));
+      const onStop = catchStopSignals();
       const core = await startBridge(settings, adb);
-      onSignals(() => core.stop());
+      onStop(() => core.stop());
       return;
     }
     case 'api-key':
@@ -120,11 +137,12 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       const settings =
         name === 'demo' ? bridgeSettings(flags, { port: 0, dataDir: () => mkdtempSync(join(tmpdir(), 'device-bridge-demo-')) }) : undefined;
       const { runSimCommand } = await import('./sim/sim-cli.js');
+      const onStop = catchStopSignals();
       const stop = await runSimCommand(name, flags, (adb) => {
         if (!settings) throw new Error('only demo starts the bridge');
         return startBridge(settings, [adb]);
       });
-      onSignals(stop);
+      onStop(stop);
       return;
     }
   }
