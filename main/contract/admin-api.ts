@@ -14,6 +14,8 @@ export interface AdminDevice {
   state: DeviceStateName;
   /** Why the phone is not usable (hint for the UI), or null. */
   reason: string | null;
+  /** Stable code of `reason` when the bridge knows it (usb_permission, device_unauthorized), else null. */
+  reason_code: string | null;
   model: string | null;
   manufacturer: string | null;
   android_version: string | null;
@@ -21,6 +23,39 @@ export interface AdminDevice {
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
   queue: { running: number; queued: number };
+  /** The latest phone check (README "Phone check"), or null before the first one. */
+  check: AdminPhoneCheck | null;
+}
+
+/** What the phone check looks at, one row each (README "Phone check"). */
+export type PhoneCheckId =
+  | 'authorized'
+  | 'usb_permission'
+  | 'screen_awake'
+  | 'unlocked'
+  | 'input_accepted'
+  | 'ui_tree_readable'
+  | 'display'
+  | 'unicode_typing'
+  | 'free_storage'
+  | 'android_version';
+
+export interface AdminPhoneCheckItem {
+  id: PhoneCheckId;
+  /** `unknown`: the bridge could not tell (the phone is not reachable, or the output said nothing). */
+  status: 'ok' | 'problem' | 'unknown';
+  detail: string;
+  /** What the person does about a problem, in words; null when there is nothing to do. */
+  fix: string | null;
+}
+
+/** `GET /admin/api/devices/:device_id/check` and `devices[].check` in the admin state. */
+export interface AdminPhoneCheck {
+  device_id: string;
+  checked_at: number;
+  /** True while a newer check is running (this result is the previous one). */
+  running: boolean;
+  checks: AdminPhoneCheckItem[];
 }
 
 export interface AdminChannel {
@@ -223,6 +258,8 @@ export interface AdminRoutes {
   'GET /admin/api/events': { request: void; response: 'text/event-stream' };
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
   'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
+  /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
+  'GET /admin/api/devices/:device_id/check': { request: void; response: AdminPhoneCheck };
   'GET /admin/api/settings': { request: void; response: AdminSettings };
   /** Changes limits live and saves them; answers the settings after the change. */
   'PATCH /admin/api/settings': { request: AdminSettingsPatch; response: AdminSettings };

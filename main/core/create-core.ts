@@ -30,6 +30,7 @@ import { handleUpload } from './files/upload-handler';
 import { EventHub } from './admin/event-hub';
 import { AdminRouter } from './admin/admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin/admin-routes';
+import { PhoneCheck } from './phone-check/phone-check';
 import { registerLanRoutes } from './admin/lan-routes';
 import type { AdminState } from '../contract/admin-api';
 import { serveConsole } from './server/console-static';
@@ -209,6 +210,15 @@ export function createCore(input: CoreOptionsInput): Core {
   tools.addSink(safety.sink);
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
+  // Observation only: its commands wait behind no control call and never hold one up.
+  const phoneCheck = new PhoneCheck({
+    registry,
+    shellFor: (device) => tools.shellFor(device),
+    observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
+    onResult: () => hub.publish('state'),
+    clock,
+    commandTimeoutMs: options.adbCommandTimeoutMs,
+  });
   runtime.on('changed', () => hub.publish('state'));
   limits.on('changed', (changed) => {
     const now = limits.values();
@@ -345,6 +355,7 @@ export function createCore(input: CoreOptionsInput): Core {
       bindingService.start();
       plane.start();
       tools.start();
+      phoneCheck.start();
       for (const link of adbLinks) link.start();
       lan.start();
       const listening = await endpoint.listen();
@@ -355,6 +366,7 @@ export function createCore(input: CoreOptionsInput): Core {
       if (stopped) return;
       stopped = true;
       admin.closeStreams();
+      phoneCheck.stop();
       await tools.stop();
       await safety.stop();
       lan.stop();
@@ -378,6 +390,7 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   registerSafetyRoutes(admin, { safety, hub });
   const adminDeps: AdminRouteDeps = {
+    phoneCheck,
     options,
     limits,
     build,

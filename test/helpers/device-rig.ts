@@ -58,6 +58,14 @@ export async function startDeviceRig(count: number, bridgeOptions: Partial<CoreO
       return record && record.state === 'device' && record.model !== null ? record : undefined;
     };
     await waitUntil(() => f.phones.every((_p, i) => ready(i) !== undefined), 20_000, 'phones ready in the bridge');
+    // The phone check a ready phone gets in the background (README "Phone check") is over
+    // before a test starts, so its reads are in no test's argv log and take no faults.
+    const checked = (i: number): boolean => {
+      const id = ready(i)?.deviceId;
+      const check = b.core.adminState().devices.find((d) => d.device_id === id)?.check;
+      return check !== null && check !== undefined && !check.running;
+    };
+    await waitUntil(() => f.phones.every((_p, i) => checked(i)), 20_000, 'first phone check of every phone');
     return {
       adb,
       farm,

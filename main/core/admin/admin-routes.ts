@@ -5,12 +5,13 @@
  * the phone thumbnail.
  */
 import sharp from 'sharp';
-import type { AdminChannel, AdminDevice, AdminSettings, AdminState } from '../../contract/admin-api';
+import type { AdminChannel, AdminDevice, AdminPhoneCheck, AdminSettings, AdminState } from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
 import { BridgeError } from '../errors';
 import type { CoreOptions } from '../config/core-options';
 import type { BuildInfo } from '../build-info';
 import { displayName, type DeviceRegistry } from '../devices/device-registry';
+import { reasonForAdbState } from '../devices/adb-state-reason';
 import type { AdbServerLink } from '../devices/adb-server-link';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { BindingService } from '../bindings/binding-service';
@@ -28,8 +29,16 @@ export interface ThumbnailDeps {
   tools: Pick<ToolRuntime, 'shellFor' | 'queue'>;
 }
 
+/** The phone check as these routes use it (phone-check/phone-check.ts implements it). */
+export interface PhoneCheckAccess {
+  /** Runs the check now (joins one already running). */
+  run(deviceId: string): Promise<AdminPhoneCheck>;
+  latest(deviceId: string): AdminPhoneCheck | null;
+}
+
 /** What these routes and GET /admin/api/state read and change; createCore passes the pieces in. */
 export interface AdminRouteDeps extends ThumbnailDeps {
+  phoneCheck: PhoneCheckAccess;
   options: Pick<CoreOptions, 'host' | 'adbServers' | 'dataDir' | 'queue'>;
   /** The limits people may change while the bridge runs. */
   limits: Pick<LiveLimits, 'values' | 'sources' | 'update'>;
@@ -68,6 +77,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         adb_server: d.adbServer,
         state: d.state,
         reason: d.reason,
+        reason_code: reasonForAdbState(d.rawState)?.code ?? null,
         model: d.model,
         manufacturer: d.manufacturer,
         android_version: d.androidVersion,
@@ -75,6 +85,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
         queue: deps.tools.queue.stats(d.deviceId),
+        check: deps.phoneCheck.latest(d.deviceId),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
@@ -176,6 +187,15 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     const canceled = deps.tools.stopDevice(deviceId);
     deps.hub.publish('state');
     return { status: 'stopped', canceled };
+  });
+
+  router.add('GET', '/admin/api/devices/:device_id/check', async ({ params }) => {
+    const deviceId = params.device_id ?? '';
+    const device = deps.registry.get(deviceId);
+    if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'no such phone');
+    const result = await deps.phoneCheck.run(deviceId);
+    deps.hub.publish('state');
+    return result;
   });
 
   router.add('POST', '/admin/api/access-codes', async ({ body }) => {

@@ -9,6 +9,7 @@ import type { DeviceRegistry } from './device-registry';
 import { withDeadline } from './deadline';
 import { AdbDeviceShell } from './adb-device-shell';
 import { parseGetprop } from '../android/device-info';
+import { reasonForAdbState } from './adb-state-reason';
 
 export interface AdbServerHealth {
   address: string;
@@ -171,7 +172,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   private onDevice(device: Device): void {
-    const record = this.options.registry.upsertState(this.address, device.id, device.type);
+    // adb's type is a sentence for a phone it cannot open ("no permissions (…); see […]").
+    const record = this.options.registry.upsertState(this.address, device.id, device.type, reasonForAdbState(device.type)?.reason ?? null);
     // A connection opened ahead for a phone that is not ready would only fail.
     if (record.state !== 'device') this.shells.get(device.id)?.releaseSpare();
     // Read (again) after every return to `device`: this is what verifies the phone (verifiedAt).
