@@ -17,6 +17,7 @@ const api: DeviceBridgeIpcApi = {
   revokeChannel: call('revokeChannel') as DeviceBridgeIpcApi['revokeChannel'],
   extendChannel: call('extendChannel') as DeviceBridgeIpcApi['extendChannel'],
   stopDevice: call('stopDevice') as DeviceBridgeIpcApi['stopDevice'],
+  checkDevice: call('checkDevice') as DeviceBridgeIpcApi['checkDevice'],
   setAccessCode: call('setAccessCode') as DeviceBridgeIpcApi['setAccessCode'],
   addLanDevice: call('addLanDevice') as DeviceBridgeIpcApi['addLanDevice'],
   forgetLanDevice: call('forgetLanDevice') as DeviceBridgeIpcApi['forgetLanDevice'],

@@ -16,6 +16,7 @@ export const IPC_ROUTES: Record<Method, Route> = {
   revokeChannel: (a) => ({ method: 'POST', path: `/admin/api/channels/${seg(a.connector_channel_id)}/revoke` }),
   extendChannel: (a) => ({ method: 'POST', path: `/admin/api/channels/${seg(a.connector_channel_id)}/extend` }),
   stopDevice: (a) => ({ method: 'POST', path: `/admin/api/devices/${seg(a.device_id)}/stop` }),
+  checkDevice: (a) => ({ method: 'GET', path: `/admin/api/devices/${seg(a.device_id)}/check` }),
   setAccessCode: () => ({ method: 'POST', path: '/admin/api/access-codes' }),
   addLanDevice: () => ({ method: 'POST', path: '/admin/api/lan-devices' }),
   forgetLanDevice: (a) => ({ method: 'DELETE', path: `/admin/api/lan-devices/${seg(a.address)}` }),

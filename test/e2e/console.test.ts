@@ -232,6 +232,28 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     await shot(page, 'devices');
   });
 
+  uiTest('the phone check on the card: a screen turned off is a problem with its fix; Check again clears it', async () => {
+    const id = rig.device(1).deviceId;
+    const phone = rig.phones[1];
+    assert.ok(phone);
+    const row = page.getByTestId(`phone-check-${id}-screen_awake`);
+    await eventually(async () => (await row.getAttribute('data-status').catch(() => null)) === 'ok', 'the check from attach on the card');
+    // Someone presses the power button (KEYCODE_SLEEP); the person asks for a new check.
+    await phone.exec('input keyevent 223', { signal: new AbortController().signal });
+    await page.getByTestId(`phone-check-again-${id}`).click();
+    const fix = page.getByTestId(`phone-check-fix-${id}-screen_awake`);
+    await fix.waitFor({ timeout: UI_MS });
+    assert.match(await fix.innerText(), /Wake the screen: press the power button/);
+    assert.match(await row.innerText(), /the screen is off \(mWakefulness=Asleep\)/);
+    assert.match(await page.getByTestId(`phone-check-${id}`).innerText(), /1 problem/i);
+    await page.getByTestId(`phone-check-${id}`).scrollIntoViewIfNeeded();
+    await shot(page, 'devices-phone-check-problem');
+    await phone.exec('input keyevent 224', { signal: new AbortController().signal });
+    await page.getByTestId(`phone-check-again-${id}`).click();
+    await eventually(async () => (await row.getAttribute('data-status').catch(() => null)) === 'ok', 'the screen awake again');
+    assert.equal(await fix.count(), 0);
+  });
+
   uiTest('a pairing request from xAgent shows the same code; approving it in the UI binds the phone', async () => {
     const opened = await client.openChannel('');
     channelId = String(opened.payload?.connector_channel_id);

@@ -27,6 +27,7 @@ function fakePreload() {
       calls.push({ name: 'stopDevice', args });
       return Promise.resolve({ ok: false as const, error: { code: 'device_not_found', message: 'no such phone' } });
     },
+    checkDevice: record('checkDevice', { device_id: 'dev_1', checked_at: 1, running: false, checks: [] }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     addLanDevice: () => Promise.reject(new Error('unused')),
     forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),
@@ -72,6 +73,13 @@ void describe('IPC transport (desktop app)', () => {
     const api = createIpcTransport(fakePreload().bridge);
     await assert.rejects(api.stopDevice('dev_x'), (e: unknown) => e instanceof ApiError && e.code === 'device_not_found' && e.message === 'no such phone');
     await assert.rejects(api.getSettings(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable');
+  });
+
+  void test('the phone check is asked for by device_id', async () => {
+    const { bridge, calls } = fakePreload();
+    const check = await createIpcTransport(bridge).checkDevice('dev_1');
+    assert.equal(check.device_id, 'dev_1');
+    assert.deepEqual(calls.at(-1), { name: 'checkDevice', args: { device_id: 'dev_1' } });
   });
 
   void test('screen bytes become a JPEG blob', async () => {

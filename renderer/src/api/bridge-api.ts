@@ -21,6 +21,7 @@ export type ApprovalDecision = AdminRoutes['POST /admin/api/approvals/:approval_
 export type AccessCodeRequest = AdminRoutes['POST /admin/api/access-codes']['request'];
 export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
+export type PhoneCheckResponse = AdminRoutes['GET /admin/api/devices/:device_id/check']['response'];
 export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
 export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
 export type { AdminApproval, AdminLanDiscovered, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
@@ -56,6 +57,8 @@ export interface BridgeApi {
   rotateApiKey(): Promise<{ api_key: string }>;
   getPolicies(): Promise<AdminPolicies>;
   putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
+  /** Runs the phone check now and answers it (README "Phone check"). */
+  checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /**

@@ -20,6 +20,7 @@ import type {
   LiveStatus,
   PairingDecision,
   StatusResponse,
+  PhoneCheckResponse,
   StopDeviceResponse,
 } from './bridge-api';
 import { ApiError, parseErrorBody } from './bridge-api';
@@ -98,6 +99,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     revokeChannel: (id: string) => json<StatusResponse>('POST', `/channels/${seg(id)}/revoke`, {}),
     extendChannel: (id: string, extendMs: number) => json<StatusResponse>('POST', `/channels/${seg(id)}/extend`, { extend_ms: extendMs }),
     stopDevice: (id: string) => json<StopDeviceResponse>('POST', `/devices/${seg(id)}/stop`, {}),
+    checkDevice: (id: string) => json<PhoneCheckResponse>('GET', `/devices/${seg(id)}/check`),
     setAccessCode: (request: AccessCodeRequest) => json<StatusResponse>('POST', '/access-codes', request),
     addLanDevice: (address: string) => json<AddLanDeviceResponse>('POST', '/lan-devices', { address }),
     forgetLanDevice: (address: string) => json<StatusResponse>('DELETE', `/lan-devices/${seg(address)}`),

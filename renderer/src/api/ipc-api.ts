@@ -27,6 +27,7 @@ export interface DeviceBridgeIpcApi {
   revokeChannel(args: { connector_channel_id: string }): Promise<IpcResult<Res<'POST /admin/api/channels/:connector_channel_id/revoke'>>>;
   extendChannel(args: { connector_channel_id: string } & Req<'POST /admin/api/channels/:connector_channel_id/extend'>): Promise<IpcResult<Res<'POST /admin/api/channels/:connector_channel_id/extend'>>>;
   stopDevice(args: { device_id: string }): Promise<IpcResult<Res<'POST /admin/api/devices/:device_id/stop'>>>;
+  checkDevice(args: { device_id: string }): Promise<IpcResult<Res<'GET /admin/api/devices/:device_id/check'>>>;
   setAccessCode(args: Req<'POST /admin/api/access-codes'>): Promise<IpcResult<Res<'POST /admin/api/access-codes'>>>;
   addLanDevice(args: Req<'POST /admin/api/lan-devices'>): Promise<IpcResult<Res<'POST /admin/api/lan-devices'>>>;
   forgetLanDevice(args: { address: string }): Promise<IpcResult<Res<'DELETE /admin/api/lan-devices/:address'>>>;
@@ -53,6 +54,7 @@ export const DEVICE_BRIDGE_IPC_METHODS = [
   'revokeChannel',
   'extendChannel',
   'stopDevice',
+  'checkDevice',
   'setAccessCode',
   'addLanDevice',
   'forgetLanDevice',

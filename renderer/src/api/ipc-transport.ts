@@ -35,6 +35,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     revokeChannel: (id: string) => unwrap(bridge.revokeChannel({ connector_channel_id: id })),
     extendChannel: (id: string, extendMs: number) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
     stopDevice: (id: string) => unwrap(bridge.stopDevice({ device_id: id })),
+    checkDevice: (id: string) => unwrap(bridge.checkDevice({ device_id: id })),
     setAccessCode: (request: AccessCodeRequest) => unwrap(bridge.setAccessCode(request)),
     addLanDevice: (address: string) => unwrap(bridge.addLanDevice({ address })),
     forgetLanDevice: (address: string) => unwrap(bridge.forgetLanDevice({ address })),

@@ -1,6 +1,6 @@
 /**
- * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue
- * and a Stop button that aborts its queued and running actions.
+ * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue,
+ * a Stop button that aborts its queued and running actions, and the phone check.
  */
 import type { AdminDevice } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -11,6 +11,7 @@ import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import { useScreenThumbnail } from './use-screen-thumbnail';
+import { PhoneCheckPanel } from './phone-check-panel';
 
 const STATE_LABEL: Record<AdminDevice['state'], { text: string; tone: Tone }> = {
   device: { text: 'online', tone: 'ok' },
@@ -51,7 +52,9 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
             {UNAUTHORIZED_HINT}
           </p>
         ) : device.reason ? (
-          <p className="hint">{device.reason}</p>
+          <p className={device.reason_code ? 'hint hint-warn' : 'hint'} data-testid={`device-hint-${id}`}>
+            {device.reason}
+          </p>
         ) : null}
         <p className="muted small" data-testid={`device-summary-${id}`}>
           {details || 'Unknown model'} · {device.android_version ? `Android ${device.android_version}` : 'Android version unknown'} ·{' '}
@@ -100,6 +103,7 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
+        <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
       </div>
     </li>
   );
