@@ -33,18 +33,24 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   return { child, out: () => out, err: () => err, exited };
 }
 
-/** Resolves once stdout holds `pattern` (the listening banner is written in one piece). */
-function waitForOutput(run: CliRun, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+/**
+ * Resolves once stdout (or stderr) holds `pattern` (the listening banner is written in one
+ * piece). stdout and stderr are two pipes with no order between them, so a line on one is
+ * awaited on that one, never assumed to have arrived with the other.
+ */
+function waitForOutput(run: CliRun, pattern: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> {
+  const source = stream === 'stdout' ? run.child.stdout : run.child.stderr;
+  const text = stream === 'stdout' ? run.out : run.err;
   return new Promise((resolve, reject) => {
     const check = (): void => {
-      const match = pattern.exec(run.out());
+      const match = pattern.exec(text());
       if (!match) return;
       clearTimeout(timer);
-      run.child.stdout?.off('data', check);
+      source?.off('data', check);
       resolve(match);
     };
-    const timer = setTimeout(() => reject(new Error(`no ${String(pattern)} within ${timeoutMs} ms; stdout: ${run.out()} stderr: ${run.err()}`)), timeoutMs);
-    run.child.stdout?.on('data', check);
+    const timer = setTimeout(() => reject(new Error(`no ${String(pattern)} on ${stream} within ${timeoutMs} ms; stdout: ${run.out()} stderr: ${run.err()}`)), timeoutMs);
+    source?.on('data', check);
     void run.exited.then((code) => reject(new Error(`exited ${String(code)} before ${String(pattern)}: ${run.err()}`)));
     check();
   });
@@ -117,7 +123,7 @@ void describe('device-bridge serve with network flags', () => {
       try {
         await waitForOutput(clear, /listening on http:\/\//);
         await waitForOutput(clear, /system API key for xAgent/);
-        assert.match(clear.err(), new RegExp(`device-bridge: WARNING: The bridge listens on ${lan.replace(/\./g, '\\.')} over plain HTTP\\. .*system API key .*--tls self-signed`));
+        await waitForOutput(clear, new RegExp(`device-bridge: WARNING: The bridge listens on ${lan.replace(/\./g, '\\.')} over plain HTTP\\. .*system API key .*--tls self-signed`), 30_000, 'stderr');
       } finally {
         await stopCli(clear);
       }
