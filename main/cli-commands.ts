@@ -32,6 +32,7 @@ export const BRIDGE_FLAGS = [
 const SIM_FLAGS = [
   { name: 'devices', kind: 'value', placeholder: 'N', help: 'how many simulated phones, 1-64 (default 1; demo 3)' },
   { name: 'profile', kind: 'value', placeholder: 'instant|usb-phone', help: 'timing of the simulated phones (default instant)' },
+  { name: 'quirks', kind: 'value', placeholder: 'a,b', help: 'named ways real phones fail, carried by every simulated phone (main/sim/QUIRKS.md)' },
 ] as const satisfies readonly FlagSpec[];
 
 export const COMMANDS = [

@@ -12,6 +12,7 @@ import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
 import type { PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
 import { PhoneFs } from './phone-fs';
+import { checkQuirks, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
 import { PhoneSettings } from './phone-settings';
 import { ShellRun, SHELL_NAME } from './phone-shell';
@@ -40,6 +41,8 @@ export interface SimulatedPhoneOptions {
   withAdbKeyboard?: boolean;
   /** Wall clock in ms (status bar time, file times); default Date.now. */
   clock?: () => number;
+  /** Named ways real phones fail (phone-quirks.ts, QUIRKS.md); unknown names throw. */
+  quirks?: readonly string[];
 }
 
 /** A readable snapshot of what the phone shows. */
@@ -77,6 +80,10 @@ export interface SimulatedPhone extends PhoneDevice {
   setHang(match: string, on: boolean): void;
   /** The next `uiautomator dump` fails with "ERROR: could not get idle state.". */
   failNextUiDump(): void;
+  /** The quirks the phone carries now. */
+  quirks(): QuirkName[];
+  /** Replaces the phone's quirks (checked like the option); takes effect with the next command. */
+  setQuirks(names: readonly string[]): void;
   foregroundPackage(): string;
   screenState(): ScreenStateSnapshot;
   /** Current text of a field (short id like 'note_text' or full resource id), front task first. */
@@ -106,6 +113,7 @@ function resolveInfo(options: SimulatedPhoneOptions): PhoneInfo {
   if (typeof options.serial !== 'string' || !/^[\x21-\x7e]+$/.test(options.serial)) fail(`serial must be a non-empty printable string without spaces (got ${JSON.stringify(options.serial)})`);
   if (options.profile !== undefined && options.profile !== 'instant' && options.profile !== 'usb-phone') fail(`profile must be 'instant' or 'usb-phone' (got ${JSON.stringify(options.profile)})`);
   if (options.clock !== undefined && typeof options.clock !== 'function') fail('clock must be a function returning milliseconds');
+  if (options.quirks !== undefined && (!Array.isArray(options.quirks) || options.quirks.some((q) => typeof q !== 'string'))) fail('quirks must be an array of quirk names');
   const screen = options.screen ?? { width: 1080, height: 2400, density: 420 };
   const model = options.model ?? 'Pixel 7';
   const manufacturer = options.manufacturer ?? 'Google';
@@ -164,6 +172,18 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     statusBar: () => ({ clock: clockText(now()), battery: battery.level }),
   });
   let uiDumpFailures = 0;
+  const quirks = new Set<QuirkName>();
+  const setQuirks = (names: readonly string[]): void => {
+    let checked: QuirkName[];
+    try {
+      checked = checkQuirks(names);
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+    }
+    quirks.clear();
+    for (const name of checked) quirks.add(name);
+  };
+  setQuirks(options.quirks ?? []);
   const context: PhoneContext = {
     info,
     props: buildProps(info),
@@ -175,6 +195,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     settings,
     battery,
     profile,
+    quirks,
     takeUiDumpFailure: () => {
       if (uiDumpFailures === 0) return false;
       uiDumpFailures--;
@@ -293,6 +314,8 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     failNextUiDump: () => {
       uiDumpFailures++;
     },
+    quirks: () => [...quirks],
+    setQuirks,
     foregroundPackage: () => screen.window().pkg,
     screenState: (): ScreenStateSnapshot => {
       const window = screen.window();

@@ -5,7 +5,8 @@
  */
 import { defaultAdbServer, type Core } from '../core/create-core';
 import type { AdbServerAddress } from '../core/config/core-options';
-import { parseHostPort, type ParsedFlags } from '../cli-args';
+import { parseHostPort, UsageError, type ParsedFlags } from '../cli-args';
+import { parseQuirkList, type QuirkName } from './phone-quirks';
 import { startPrivateAdbServer, type AdbServerRig } from './private-adb-server';
 import { startSimFarm, type SimFarm } from './sim-farm';
 import { createSimulatedPhone } from './phone';
@@ -25,6 +26,7 @@ const MODELS = ['Pixel 7', 'Pixel 8 Pro', 'Galaxy S23', 'Redmi Note 12', 'OnePlu
 export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags, startBridge: StartBridge): Promise<() => Promise<void>> {
   const count = flags.integer('devices', { min: 1, max: 64 }) ?? (command === 'demo' ? 3 : 1);
   const profile = flags.choice('profile', PROFILES) ?? 'instant';
+  const quirks = quirksFlag(flags.value('quirks'));
   const adbFlag = command === 'sim' ? flags.value('adb') : undefined;
   let adb = adbFlag !== undefined ? parseHostPort(adbFlag, '--adb') : defaultAdbServer();
   let privateAdb: AdbServerRig | undefined;
@@ -44,9 +46,10 @@ export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags,
           model: MODELS[i % MODELS.length] ?? 'Pixel 7',
           profile,
           withAdbKeyboard: i % 2 === 0,
+          quirks,
         }),
     });
-    process.stdout.write(`${count} simulated phone(s) attached to adb at ${adb.host}:${adb.port}: ${farm.phones.map((p) => p.serial).join(', ')}\n`);
+    process.stdout.write(`${count} simulated phone(s) attached to adb at ${adb.host}:${adb.port}: ${farm.phones.map((p) => p.serial).join(', ')}${quirks.length ? ` (quirks: ${quirks.join(', ')})` : ''}\n`);
     if (command === 'demo') core = await startBridge(adb);
   } catch (error) {
     await farm?.stop();
@@ -58,4 +61,14 @@ export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags,
     await farm?.stop();
     await privateAdb?.stop();
   };
+}
+
+/** `--quirks a,b`: every name checked before anything starts; an unknown one is a usage error listing the known ones. */
+export function quirksFlag(text: string | undefined): QuirkName[] {
+  if (text === undefined) return [];
+  try {
+    return parseQuirkList(text);
+  } catch (error) {
+    throw new UsageError('invalid_value', `--quirks: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

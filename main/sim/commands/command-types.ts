@@ -8,6 +8,7 @@ import type { ScreenMachine } from '../screen/screen-machine';
 import type { PhoneFs } from '../phone-fs';
 import type { PackageDb } from '../phone-packages';
 import type { PhoneSettings } from '../phone-settings';
+import type { QuirkName } from '../phone-quirks';
 import type { TimingProfile } from '../timing-profiles';
 
 export interface CommandIo {
@@ -57,6 +58,8 @@ export interface PhoneContext {
   readonly settings: PhoneSettings;
   readonly battery: BatteryState;
   readonly profile: TimingProfile;
+  /** The quirks this phone carries now (phone-quirks.ts); tests may change them while it runs. */
+  readonly quirks: ReadonlySet<QuirkName>;
   /** True once after failNextUiDump(): the dump must fail as real phones sometimes do. */
   takeUiDumpFailure(): boolean;
   now(): number;

@@ -3,7 +3,10 @@
  * motionevent, keycombination, with InputShellCommand's argument rules and failures:
  * `%s` is a space in text; a string with any character the virtual keyboard cannot type
  * (non-ASCII) fails with the NullPointerException real phones print and types nothing;
- * missing or malformed numbers fail with IllegalArgumentException (exit 255).
+ * missing or malformed numbers fail with IllegalArgumentException (exit 255). With the
+ * `inject-events-denied` quirk (MIUI/HyperOS without "USB debugging (Security settings)")
+ * every injection throws the SecurityException those phones print, after the arguments were
+ * read and before anything reaches the screen (exit 255).
  */
 import { KEYCODE, keyCodeFromString, virtualKeyboardCanType } from '../screen/keycodes';
 import type { CommandIo, PhoneContext } from './command-types';
@@ -39,6 +42,33 @@ class InputArgumentError extends Error {
   }
 }
 class NumberFormatError extends Error {}
+/** The input service refused to inject (INJECT_EVENTS), thrown from the frame that injected. */
+class InjectionDenied extends Error {
+  constructor(readonly frames: string[]) {
+    super('INJECT_EVENTS');
+  }
+}
+
+/** The SecurityException text: Android 13 reworded it when injection moved to injectInputEventToTarget. */
+function injectEventsMessage(sdk: number): string {
+  return sdk >= 33
+    ? 'Injecting input events requires the caller (or the source of the instrumentation, if any) to have the INJECT_EVENTS permission.'
+    : 'Injecting to another application requires INJECT_EVENTS permission';
+}
+
+/** Throws InjectionDenied when the phone carries `inject-events-denied`. */
+function checkInjection(phone: PhoneContext, inject: 'injectKeyEvent' | 'injectMotionEvent', caller: string): void {
+  if (!phone.quirks.has('inject-events-denied')) return;
+  const frame = (method: string, line: number): string => `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
+  throw new InjectionDenied([
+    'com.android.server.input.InputManagerService.injectInputEventToTarget(InputManagerService.java:912)',
+    'android.hardware.input.InputManagerGlobal.injectInputEvent(InputManagerGlobal.java:1217)',
+    'android.hardware.input.InputManagerGlobal.injectInputEvent(InputManagerGlobal.java:1227)',
+    frame(inject, inject === 'injectKeyEvent' ? 181 : 196),
+    frame(caller, 430),
+    frame('onCommand', 257),
+  ]);
+}
 
 /** Java Float.parseFloat: trims, accepts exponents, NaN/Infinity and an f/d suffix. */
 function parseJavaFloat(text: string): number {
@@ -104,6 +134,9 @@ export async function inputCommand(io: CommandIo, phone: PhoneContext): Promise<
       throw error;
     }
   } catch (error) {
+    if (error instanceof InjectionDenied) {
+      return reportShellException(io, 'input', firstArg, `java.lang.SecurityException: ${injectEventsMessage(phone.info.sdk)}`, error.frames);
+    }
     if (error instanceof InputArgumentError) {
       return reportShellException(io, 'input', firstArg, `java.lang.IllegalArgumentException: ${error.message}`, [
         ...(error.message.startsWith('Argument expected') ? ['com.android.modules.utils.BasicShellCommandHandler.getNextArgRequired(BasicShellCommandHandler.java:295)'] : []),
@@ -134,6 +167,7 @@ async function runVerb(
           frame('onCommand', 237),
         ]);
       }
+      checkInjection(phone, 'injectKeyEvent', 'sendText');
       input.typeText(text);
       return 0;
     }
@@ -146,6 +180,7 @@ async function runVerb(
         arg = nextArg();
       }
       if (arg === undefined) throw new InputArgumentError('Argument expected after "keyevent"', frame('runKeyEvent', 356));
+      checkInjection(phone, 'injectKeyEvent', 'sendKeyEvent');
       for (; arg !== undefined; arg = nextArg()) {
         const code = keyCodeFromString(arg);
         input.key(code);
@@ -156,6 +191,7 @@ async function runVerb(
     case 'tap': {
       const x = parseJavaFloat(required(frame('runTap', 382)));
       const y = parseJavaFloat(required(frame('runTap', 383)));
+      checkInjection(phone, 'injectMotionEvent', 'sendTap');
       input.tap(x, y);
       return 0;
     }
@@ -166,6 +202,7 @@ async function runVerb(
       const durationArg = nextArg();
       let duration = durationArg === undefined ? -1 : parseJavaInt(durationArg);
       if (duration < 0) duration = 300;
+      checkInjection(phone, 'injectMotionEvent', verb === 'draganddrop' ? 'sendDragAndDrop' : 'sendSwipe');
       if (verb === 'draganddrop') input.dragAndDrop(x1, y1, x2, y2);
       else input.swipe(x1, y1, x2, y2, duration);
       return 0;
@@ -187,6 +224,7 @@ async function runVerb(
       }
       const x = parseJavaFloat(required(frame('runMotionEvent', 497)));
       const y = parseJavaFloat(required(frame('runMotionEvent', 498)));
+      checkInjection(phone, 'injectMotionEvent', 'runMotionEvent');
       if (action === 'DOWN') motionDowns.set(input, { x, y, at: phone.now() });
       if (action === 'UP') {
         const down = motionDowns.get(input);
@@ -208,6 +246,7 @@ async function runVerb(
         codes.push(code);
       }
       if (codes.length < 2) throw new InputArgumentError('keycombination requires at least 2 keycodes', frame('runKeyCombination', 545));
+      checkInjection(phone, 'injectKeyEvent', 'runKeyCombination');
       const ctrl = codes.some((c) => c === KEYCODE.CTRL_LEFT || c === KEYCODE.CTRL_RIGHT);
       if (ctrl && codes.includes(29)) input.selectAllInFocused();
       return 0;

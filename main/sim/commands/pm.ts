@@ -2,8 +2,12 @@
  * `pm` (Android 14's `cmd package`): list packages [-3|-s|-f|-e|-d|-U] [FILTER], path,
  * install (from a file on the phone), uninstall, clear, grant/revoke. Output and failure
  * texts follow PackageManagerShellCommand (`Success`, `Failure [CODE: detail]`, exit 1).
+ * Install quirks (phone-quirks.ts) refuse the install the way those phones do, after the
+ * APK was read; the verifier quirk first waits for a prompt nobody answers.
  */
 import { LATIN_IME_ID } from '../phone-settings';
+import { quirkWaitMs } from '../phone-quirks';
+import { sleepUnlessAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 import { reportShellException } from './java-exception';
 
@@ -62,7 +66,16 @@ function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[
   return 0;
 }
 
-function install(io: CommandIo, phone: PhoneContext, args: readonly string[]): number {
+/** The failure line an install quirk prints, or undefined when the phone has none. */
+function installQuirkFailure(phone: PhoneContext): string | undefined {
+  if (phone.quirks.has('install-user-restricted')) return 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user';
+  if (phone.quirks.has('install-version-downgrade')) return 'INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35';
+  if (phone.quirks.has('install-insufficient-storage')) return 'INSTALL_FAILED_INSUFFICIENT_STORAGE';
+  if (phone.quirks.has('install-verifier-timeout')) return 'INSTALL_FAILED_VERIFICATION_FAILURE';
+  return undefined;
+}
+
+async function install(io: CommandIo, phone: PhoneContext, args: readonly string[]): Promise<number> {
   let path: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
@@ -81,6 +94,12 @@ function install(io: CommandIo, phone: PhoneContext, args: readonly string[]): n
       'com.android.server.pm.PackageManagerShellCommand.runInstall(PackageManagerShellCommand.java:1460)',
       'com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:207)',
     ]);
+  }
+  const refused = installQuirkFailure(phone);
+  if (refused !== undefined) {
+    if (phone.quirks.has('install-verifier-timeout') && !(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'verifier'), io.signal))) return 130;
+    io.out(`Failure [${refused}]\n`);
+    return 1;
   }
   const staged = `/data/app/vmdl${100000000 + (phone.now() % 900000000)}.tmp/base.apk`;
   const outcome = phone.packages.installApk(data, staged);
@@ -103,7 +122,7 @@ function packageArg(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-export function pmCommand(io: CommandIo, phone: PhoneContext): number {
+export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
   const [, sub, ...args] = io.argv;
   switch (sub) {
     case 'list':

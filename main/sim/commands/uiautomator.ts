@@ -3,9 +3,12 @@
  * /sdcard/window_dump.xml; /dev/tty means stdout) and prints "UI hierchary dumped to:
  * FILE" (Android 14's spelling). After failNextUiDump() it prints "ERROR: could not get
  * idle state." on stderr and, like the real tool, still exits 0 without writing anything.
+ * The ui-dump-* quirks (phone-quirks.ts) fail every dump the way those phones do, and
+ * ui-huge-tree adds several thousand nodes to the front window.
  */
 import { dumpWindowXml } from '../screen/ui-dump';
-import { untilAborted } from '../timing-profiles';
+import { hugeTreeNodes, quirkWaitMs } from '../phone-quirks';
+import { sleepUnlessAborted, untilAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 
 export const DEFAULT_DUMP_FILE = '/sdcard/window_dump.xml';
@@ -28,6 +31,16 @@ dump: creates an XML dump of current UI hierarchy
 events: prints out accessibility events until terminated
 `;
 
+function dumpXml(phone: PhoneContext): string {
+  if (phone.quirks.has('ui-dump-empty')) return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
+  const window = phone.screen.window();
+  const xml = dumpWindowXml(window, phone.info.width, phone.info.height);
+  if (!phone.quirks.has('ui-huge-tree')) return xml;
+  // Inside the root window, after its own children.
+  const close = xml.lastIndexOf('</node></hierarchy>');
+  return close < 0 ? xml : xml.slice(0, close) + hugeTreeNodes(window.pkg, phone.info.width, phone.info.height) + xml.slice(close);
+}
+
 export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
   const [, sub, ...args] = io.argv;
   if (sub === 'events') {
@@ -40,11 +53,26 @@ export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Pr
   }
   let file = DEFAULT_DUMP_FILE;
   for (const arg of args) if (!arg.startsWith('-')) file = arg.startsWith('/') ? arg : `/${arg}`;
+  if (phone.quirks.has('ui-dump-idle-timeout')) {
+    // DumpCommand: waitForIdle(1000, 10 * 1000) times out, then it prints and returns.
+    if (!(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'idle'), io.signal))) return 130;
+    io.err('ERROR: could not get idle state.\n');
+    return 0;
+  }
   if (phone.takeUiDumpFailure()) {
     io.err('ERROR: could not get idle state.\n');
     return 0;
   }
-  const xml = dumpWindowXml(phone.screen.window(), phone.info.width, phone.info.height);
+  if (phone.quirks.has('ui-dump-null-root')) {
+    io.err('ERROR: null root node returned by UiTestAutomationBridge.\n');
+    return 0;
+  }
+  const xml = dumpXml(phone);
+  if (phone.quirks.has('ui-dump-unreadable')) {
+    // The dumper's IOException is only logged: the success line is printed, nothing is written.
+    io.out(`UI hierchary dumped to: ${file}\n`);
+    return 0;
+  }
   if (file === '/dev/tty') io.out(xml);
   else {
     try {
