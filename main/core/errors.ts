@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   'idempotency_conflict',
   'outcome_unknown',
   'unicode_input_unavailable',
+  // a phone that refuses what was asked, with a fix in words (android/phone-fixes.ts)
+  'input_blocked',
+  'install_blocked',
+  'screen_unreadable',
   'approval_denied',
   'approval_required',
   'approval_timeout',

@@ -1,6 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  checkInstallOutput,
+  installApk,
   isPackageInstalled,
   isValidActivityName,
   isValidPackageName,
@@ -117,5 +119,30 @@ void describe('stopApp, openUrl, isPackageInstalled', () => {
     assert.deepEqual(yes.argvs(), [['pm', 'path', 'com.whatsapp']]);
     const no = new FakeDeviceShell().on(['pm', 'path'], { stdout: '', exitCode: 1 });
     assert.equal(await isPackageInstalled(no, 'com.nothere.app'), false);
+  });
+});
+
+void describe('installApk', () => {
+  void test('Success installs with one pm install -r', async () => {
+    const shell = new FakeDeviceShell().on(['pm', 'install'], { stdout: 'Success\n', exitCode: 0 });
+    await installApk(shell, '/data/local/tmp/a.apk');
+    assert.deepEqual(shell.argvs(), [['pm', 'install', '-r', '/data/local/tmp/a.apk']]);
+  });
+
+  void test('refusals a person can fix are install_blocked with the fix; others are command_failed', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]', /Fix: turn on Install via USB in Developer options/],
+      ['Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35]', /Fix: uninstall the newer version first/],
+      ['Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]', /Fix: free storage on the phone/],
+      ['Failure [INSTALL_FAILED_VERIFICATION_FAILURE]', /Fix: accept the prompt on the phone/],
+    ];
+    for (const [output, fix] of cases) assert.throws(() => checkInstallOutput(`${output}\n`, 1), isCode('install_blocked', fix), output);
+    assert.throws(() => checkInstallOutput('Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse]\n', 1), isCode('command_failed', /NOT_APK/));
+    assert.doesNotThrow(() => checkInstallOutput('Performing Streamed Install\nSuccess\n', 0));
+  });
+
+  void test('no answer before the deadline is install_blocked: a prompt may be waiting', async () => {
+    const shell = new FakeDeviceShell().on(['pm', 'install'], { hang: true });
+    await assert.rejects(installApk(shell, '/data/local/tmp/a.apk', { timeoutMs: 50 }), isCode('install_blocked', /prompt may be waiting.*Fix: accept the prompt on the phone/));
   });
 });

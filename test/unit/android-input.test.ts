@@ -113,3 +113,21 @@ void describe('input gestures', () => {
     await assert.rejects(tap(shell, 1, 1, { timeoutMs: 20 }), isCode('command_timeout'));
   });
 });
+
+void describe('input refused by the phone', () => {
+  const denied = (message: string): { stdout: string; exitCode: number } => ({
+    stdout: `\nException occurred while executing 'tap':\njava.lang.SecurityException: ${message}\n\tat com.android.server.input.InputManagerService.injectInputEventToTarget(InputManagerService.java:912)\n`,
+    exitCode: 255,
+  });
+
+  void test('the INJECT_EVENTS SecurityException (both wordings) is input_blocked with its fix, after one call', async () => {
+    for (const message of [
+      'Injecting input events requires the caller (or the source of the instrumentation, if any) to have the INJECT_EVENTS permission.',
+      'Injecting to another application requires INJECT_EVENTS permission',
+    ]) {
+      const shell = new FakeDeviceShell().on(['input'], denied(message));
+      await assert.rejects(tap(shell, 10, 20), isCode('input_blocked', /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again/));
+      assert.deepEqual(shell.argvs(), [['input', 'tap', '10', '20']]);
+    }
+  });
+});

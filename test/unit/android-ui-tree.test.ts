@@ -263,10 +263,32 @@ void describe('dumpUiXml', () => {
     assert.deepEqual(shell.argvs()[5], ['uiautomator', 'dump', '/sdcard/window_dump.xml'], 'second dump goes straight to the file');
   });
 
-  void test('nothing usable anywhere is command_failed quoting the phone', async () => {
+  void test('"could not get idle state" twice is screen_unreadable with its fix, after two dumps and no file', async () => {
     const shell = new FakeDeviceShell().on(['uiautomator'], 'ERROR: could not get idle state.\n').on(['rm'], '');
-    await assert.rejects(dumpUiXml(shell), isCode('command_failed', /could not get idle state/));
-    assert.equal(shell.argvs().filter((a) => a[0] === 'uiautomator').length, 3);
+    await assert.rejects(dumpUiXml(shell), isCode('screen_unreadable', /could not get idle state.*Fix: stop the animation or video/));
+    assert.deepEqual(shell.argvs(), [
+      ['uiautomator', 'dump', '/dev/tty'],
+      ['uiautomator', 'dump', '/dev/tty'],
+    ]);
+  });
+
+  void test('"null root node" twice and an empty hierarchy twice are screen_unreadable with their fixes', async () => {
+    const nullRoot = new FakeDeviceShell().on(['uiautomator'], 'ERROR: null root node returned by UiTestAutomationBridge.\n');
+    await assert.rejects(dumpUiXml(nullRoot), isCode('screen_unreadable', /null root node.*Fix: wake and unlock the phone/));
+    assert.equal(nullRoot.argvs().length, 2);
+    const empty = new FakeDeviceShell().on(['uiautomator'], `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />UI hierchary dumped to: /dev/tty\n`);
+    await assert.rejects(dumpUiXml(empty), isCode('screen_unreadable', /empty hierarchy.*Fix: try again once the app has drawn/));
+    assert.equal(empty.argvs().length, 2);
+  });
+
+  void test('a dump reported written that cannot be read back is screen_unreadable, and the file is removed', async () => {
+    const shell = new FakeDeviceShell()
+      .on(['uiautomator', 'dump', '/dev/tty'], 'UI hierchary dumped to: /dev/tty\n')
+      .on(['uiautomator', 'dump', '/sdcard/window_dump.xml'], 'UI hierchary dumped to: /sdcard/window_dump.xml\n')
+      .on(['cat'], { stdout: 'cat: /sdcard/window_dump.xml: No such file or directory\n', exitCode: 1 })
+      .on(['rm'], '');
+    await assert.rejects(dumpUiXml(shell), isCode('screen_unreadable', /could not be read back.*Fix: try again; if it keeps failing, restart the phone/));
     assert.deepEqual(shell.argvs().at(-1), ['rm', '-f', '/sdcard/window_dump.xml']);
+    assert.equal(shell.argvs().filter((a) => a[0] === 'uiautomator').length, 3);
   });
 });

@@ -2,10 +2,12 @@
  * Apps on the phone: list installed packages, launch (by launcher intent or explicit
  * activity), force-stop, open a URL, check installation. Owns package/activity name
  * validation and the reading of `am`/`monkey`/`pm` answers, which report most failures as
- * text rather than exit status.
+ * text rather than exit status. Installs a phone refuses for a reason a person can fix are
+ * BridgeError('install_blocked') with the fix (phone-fixes.ts).
  */
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
+import { phoneProblem, type PhoneProblem } from './phone-fixes';
 import { excerpt, OperationDeadline, runChecked, runText } from './shell-quote';
 import type { OperationOptions } from './shell-quote';
 
@@ -127,4 +129,50 @@ export async function openUrl(shell: DeviceShell, url: string, options?: Operati
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'opening a URL');
   const out = await runText(shell, ['am', 'start', '-a', 'android.intent.action.VIEW', '-d', url], deadline.next());
   checkAmStartOutput(out.text, out.exitCode, 'opening the URL');
+}
+
+/** `pm install` failure codes a person can fix, with what they mean. */
+const INSTALL_REFUSALS: ReadonlyArray<readonly [RegExp, PhoneProblem, string]> = [
+  [/^INSTALL_FAILED_USER_RESTRICTED\b/, 'install_user_restricted', 'the phone refused installs over USB'],
+  [/^INSTALL_FAILED_VERSION_DOWNGRADE\b/, 'install_version_downgrade', 'a newer version of this app is installed'],
+  [/^INSTALL_FAILED_INSUFFICIENT_STORAGE\b/, 'install_insufficient_storage', 'the phone has not enough free storage'],
+  [/^INSTALL_FAILED_VERIFICATION_(?:FAILURE|TIMEOUT)\b/, 'install_verification', 'the phone’s app verification did not allow the install'],
+];
+
+/**
+ * Reads a `pm install` answer: nothing when it says `Success`; BridgeError('install_blocked')
+ * with the fix for a refusal a person can fix; BridgeError('command_failed') quoting the
+ * phone otherwise.
+ */
+export function checkInstallOutput(output: string, exitCode: number | undefined): void {
+  if (/^Success\b/m.test(output) && !/^Failure \[/m.test(output)) return;
+  const failure = /^Failure \[([^\]\n]*)\]?/m.exec(output)?.[1]?.trim();
+  if (failure !== undefined) {
+    for (const [pattern, problem, what] of INSTALL_REFUSALS) {
+      if (pattern.test(failure)) throw phoneProblem(problem, `install refused: ${what} (${failure.slice(0, 200)})`, { exitCode });
+    }
+  }
+  throw new BridgeError('command_failed', `install failed${excerpt(output)}`, { exitCode });
+}
+
+/**
+ * Installs an APK already on the phone: `pm install -r PATH`, once. A phone that gives no
+ * answer before the deadline is usually showing a prompt nobody answered, so that is
+ * install_blocked (whether it installed later is unknown: check before trying again).
+ */
+export async function installApk(shell: DeviceShell, remotePath: string, options?: OperationOptions): Promise<void> {
+  if (typeof remotePath !== 'string' || !remotePath.startsWith('/') || /[\s\0]/.test(remotePath)) {
+    throw new BridgeError('invalid_arguments', 'the APK path on the phone must be absolute, without whitespace');
+  }
+  const deadline = new OperationDeadline(options, 180_000, 'installing an APK');
+  let out;
+  try {
+    out = await runText(shell, ['pm', 'install', '-r', remotePath], deadline.next());
+  } catch (error) {
+    if (error instanceof BridgeError && error.code === 'command_timeout') {
+      throw phoneProblem('install_no_answer', 'the phone did not answer the install in time; a prompt may be waiting on it');
+    }
+    throw error;
+  }
+  checkInstallOutput(out.text, out.exitCode);
 }

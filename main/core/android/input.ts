@@ -6,6 +6,7 @@
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { keyCode } from './keys';
+import { phoneProblem } from './phone-fixes';
 import { excerpt, OperationDeadline, runText } from './shell-quote';
 import type { OperationOptions } from './shell-quote';
 
@@ -74,12 +75,23 @@ export function assertGestureDuration(durationMs: number): void {
   }
 }
 
+/** MIUI/HyperOS without "USB debugging (Security settings)" (both wordings, before and after Android 13). */
+const INJECT_DENIED_RE = /SecurityException: Injecting (?:to another application|input events) requires[^\n]*INJECT_EVENTS/;
+
 /**
- * Runs one `input …` argv. `input` reports bad arguments on stderr with a non-zero status,
- * and some builds print `Error:` or an exception on stdout with status 0; both are failures.
+ * Runs one `input …` argv, once: a refused injection is never retried (nothing reached the
+ * screen, and the phone will refuse again until a person changes a setting). `input` reports
+ * bad arguments on stderr with a non-zero status, and some builds print `Error:` or an
+ * exception on stdout with status 0; both are failures. The INJECT_EVENTS SecurityException
+ * is BridgeError('input_blocked') with its fix.
  */
 export async function runInput(shell: DeviceShell, argv: readonly string[], deadline: OperationDeadline): Promise<void> {
   const out = await runText(shell, argv, deadline.next());
+  if (INJECT_DENIED_RE.test(out.text)) {
+    throw phoneProblem('inject_events_denied', `the phone refused ${argv.slice(0, 2).join(' ')}: it does not let USB debugging inject input (SecurityException: INJECT_EVENTS)`, {
+      exitCode: out.exitCode,
+    });
+  }
   const failed =
     (out.exitCode !== undefined && out.exitCode !== 0) || /^(Error:|Exception|java\.lang\.)/m.test(out.text) || /Unknown command/.test(out.text);
   if (failed) {

@@ -9,7 +9,7 @@ import { BridgeError } from '../errors';
 import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
-import { launchApp, openUrl, stopApp } from '../android/apps';
+import { installApk, launchApp, openUrl, stopApp } from '../android/apps';
 import { coordinate, defineTool, elementSelector, observeFlag, type ToolContext, type ToolDefinition } from './tool-definition';
 import { describeElement, observeAfter, resolveElement, resolvePoint } from './targets';
 import { createReadStream } from 'node:fs';
@@ -234,9 +234,7 @@ const installApkTool = defineTool({
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
     await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
     try {
-      const out = await ctx.shell.run(['pm', 'install', '-r', remote], { timeoutMs: 180_000, signal: ctx.signal });
-      const text = out.stdout.toString('utf8');
-      if (!/\bSuccess\b/.test(text)) throw new BridgeError('command_failed', `install failed: ${text.trim().slice(0, 300)}`);
+      await installApk(ctx.shell, remote, { timeoutMs: 180_000, signal: ctx.signal });
     } finally {
       await ctx.shell.run(['rm', '-f', remote], { timeoutMs: 10_000 }).catch(() => undefined);
     }

@@ -55,10 +55,17 @@ const uiTreeTool = defineTool({
     const tree = await freshTree(ctx);
     const wanted = args.interactive_only === false ? tree.nodes : tree.nodes.filter(isInteractive);
     const max = args.max_nodes ?? 400;
+    const truncated = wanted.length > max || tree.truncated;
+    const shown = Math.min(max, wanted.length);
     return {
       nodes: wanted.slice(0, max).map(compactNode),
       count: wanted.length,
-      truncated: wanted.length > max || tree.truncated,
+      truncated,
+      ...(truncated
+        ? {
+            note: `the screen has ${tree.truncated ? `more than ${tree.nodes.length}` : wanted.length} elements; the first ${shown} are listed. Select by text or resource_id, raise max_nodes (up to 3000), or scroll to a smaller part of the screen.`,
+          }
+        : {}),
       signature: tree.signature,
     };
   },
