@@ -215,6 +215,7 @@ export function createCore(input: CoreOptionsInput): Core {
     registry,
     shellFor: (device) => tools.shellFor(device),
     observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
+    inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     onResult: () => hub.publish('state'),
     clock,
     commandTimeoutMs: options.adbCommandTimeoutMs,

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'not_bound',
   'device_offline',
   'device_unauthorized',
+  'device_locked',
   'device_not_found',
   'adb_unavailable',
   'command_timeout',

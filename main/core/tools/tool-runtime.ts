@@ -20,6 +20,7 @@ import type { DataPlane, UserPacketContext } from '../server/data-plane';
 import type { CardTool } from '../protocol/card';
 import { readOrientedScreenSize } from '../android/device-info';
 import { ScreenSizeCache } from './screen-size-cache';
+import { mayWake, needsUnlockedScreen, ScreenLockGuard } from './screen-lock-guard';
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
 import type { CallInfo, CallRecordSink, GateDecision, SafetyGate } from '../safety/safety-gate';
@@ -56,6 +57,8 @@ export interface ToolRuntimeOptions {
  */
 const SCREEN_SIZE_FRESH_MS = 3_000;
 const SCREEN_SIZE_USABLE_MS = 60_000;
+/** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
+const SCREEN_LOCK_FRESH_MS = 5_000;
 
 export class ToolRuntime {
   readonly queue: DeviceQueue;
@@ -64,11 +67,14 @@ export class ToolRuntime {
   private readonly journal: IdempotencyJournal;
   private readonly inFlight = new Map<string, { argsHash: string; promise: Promise<StoredAck> }>();
   private readonly screenSizes: ScreenSizeCache;
+  private readonly lockGuard: ScreenLockGuard;
   private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
   private readonly imeCache = new Map<string, { value: boolean; at: number }>();
   private readonly strategies = new Map<string, CaptureTimings>();
   private readonly lastCaptures: LastCaptureStore = new Map();
   private readonly lastActions = new Map<string, { toolId: string; at: number; outcome: string }>();
+  /** Per phone, the last refusal of each error code (the phone check shows input_blocked from here). */
+  private readonly lastRefusals = new Map<string, Map<string, { at: number; message: string }>>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
   private sinks: CallRecordSink[] = [];
   private compactTimer: NodeJS.Timeout | undefined;
@@ -78,6 +84,7 @@ export class ToolRuntime {
     this.tools = [...observationTools(this.lastCaptures), ...CONTROL_TOOLS];
     this.byId = new Map(this.tools.map((t) => [t.id, t]));
     this.journal = new IdempotencyJournal(join(o.dataDir, 'tool-calls.jsonl'), o.options.idempotencyWindowMs, o.clock);
+    this.lockGuard = new ScreenLockGuard({ clock: o.clock, freshMs: SCREEN_LOCK_FRESH_MS });
     this.screenSizes = new ScreenSizeCache({
       read: (shell, options) => readOrientedScreenSize(shell, options),
       clock: o.clock,
@@ -117,6 +124,11 @@ export class ToolRuntime {
 
   cardTools(): CardTool[] {
     return this.tools.map(toCardTool);
+  }
+
+  /** The last call on this phone refused with `code`, if any. */
+  lastRefusal(deviceId: string, code: string): { at: number; message: string } | null {
+    return this.lastRefusals.get(deviceId)?.get(code) ?? null;
   }
 
   lastAction(channelId: string): { toolId: string; at: number; outcome: string } | undefined {
@@ -223,6 +235,11 @@ export class ToolRuntime {
     const finish = (ack: StoredAck): StoredAck => {
       const outcome = ack.error ? 'error' : 'ok';
       this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
+      if (ack.error) {
+        const refusals = this.lastRefusals.get(deviceId) ?? new Map<string, { at: number; message: string }>();
+        refusals.set(ack.error.code, { at: this.o.clock(), message: ack.error.message });
+        this.lastRefusals.set(deviceId, refusals);
+      }
       // The UI shows each channel's last action; the hub coalesces bursts of calls.
       this.o.hub.publish('state');
       for (const sink of this.sinks) {
@@ -234,6 +251,8 @@ export class ToolRuntime {
     try {
       const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
         const call: CallInfo = { channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) };
+        // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
+        if (tool.kind === 'control' && needsUnlockedScreen(tool.id, args)) await this.lockGuard.assertUsable(deviceId, shell, { timeoutMs: this.o.options.adbCommandTimeoutMs, signal });
         decision = await this.gate.decide(call);
         if (decision.decision === 'deny') {
           // A refusal is this call's answer: a retry of the same tool_call_id gets it again
@@ -249,8 +268,10 @@ export class ToolRuntime {
         return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
       this.settleJournal(tool, key, args, argsHash, ack);
+      if (ack.error || mayWake(tool.id, args)) this.lockGuard.forget(deviceId);
       return finish(ack);
     } catch (error) {
+      this.lockGuard.forget(deviceId);
       const wire = toWireError(error);
       if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: tool.id, error: error instanceof Error ? error.stack ?? error.message : String(error) });
       const ack: StoredAck = { error: wire };
