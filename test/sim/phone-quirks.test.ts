@@ -92,4 +92,21 @@ describe('simulated phone quirks', () => {
     assert.ok((xml.match(/<node /g) ?? []).length > 6000);
     assert.match(xml, /<\/node><\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
   });
+
+  test('timing on the usb-phone profile: the idle timeout and the verifier each take 10 s, as on a real phone', async () => {
+    const idle = createSimulatedPhone({ serial: 'Q9', profile: 'usb-phone', quirks: ['ui-dump-idle-timeout'] });
+    const verifier = createSimulatedPhone({ serial: 'Q10', profile: 'usb-phone', quirks: ['install-verifier-timeout'] });
+    verifier.fs.write('/data/local/tmp/a.apk', Buffer.from([0x50, 0x4b, 0x03, 0x04]), 0o100644, 0);
+    const timed = async (run: () => Promise<unknown>): Promise<number> => {
+      const started = Date.now();
+      await run();
+      return Date.now() - started;
+    };
+    const [dumpMs, installMs] = await Promise.all([
+      timed(() => run(idle, 'uiautomator dump /dev/tty')),
+      timed(() => run(verifier, 'pm install -r /data/local/tmp/a.apk')),
+    ]);
+    assert.ok(dumpMs >= 10_000 && dumpMs < 15_000, `dump took ${dumpMs} ms`);
+    assert.ok(installMs >= 10_000 && installMs < 15_000, `install took ${installMs} ms`);
+  });
 });
