@@ -3,8 +3,9 @@
  * lines (through the mksh-like parser and the command registry) in the formats of a real
  * phone, keeps an in-memory file system, and runs a small UI (launcher, example apps,
  * Settings, Chrome) that `input` drives, `uiautomator dump` describes and `screencap`
- * renders. Tests steer it with faults (latency, hangs, a failing UI dump) and read its
- * argv log and screen state. `close()` ends every command still running.
+ * renders. Tests steer it with faults (latency, hangs, a failing UI dump) and named quirks
+ * of real phones (phone-quirks.ts, QUIRKS.md), and read its argv log and screen state.
+ * `close()` ends every command still running.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { PhoneContext, PhoneInfo } from './commands/command-types';

@@ -181,6 +181,10 @@ describe('quirks of real phones, end to end', () => {
     assert.match(String(tree.note), /^the screen has more than 3000 elements; the first 400 are listed\. Select by text or resource_id/);
     assert.ok(HUGE_TREE_NODES > 3000);
     assert.equal(dumps().length, 1);
+    // The largest answer an agent can ask for still fits a frame.
+    const all = result(await invoke(client, channel, 'android_ui_tree', { interactive_only: false, max_nodes: 3000 }));
+    assert.equal((all.nodes as unknown[]).length, 3000);
+    assert.equal(all.truncated, true);
     phone.clearArgvLog();
     const tapped = result(await invoke(client, channel, 'android_tap', { element: { text: 'Cell 25' } }));
     assert.equal(tapped.status, 'tapped');
