@@ -216,7 +216,10 @@ export function createCore(input: CoreOptionsInput): Core {
     shellFor: (device) => tools.shellFor(device),
     observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
-    onResult: () => hub.publish('state'),
+    onResult: (check) => {
+      tools.forgetScreenState(check.device_id);
+      hub.publish('state');
+    },
     clock,
     commandTimeoutMs: options.adbCommandTimeoutMs,
   });

@@ -26,6 +26,14 @@ export const QUIRK_NAMES = [
   'ui-dump-unreadable',
   /** The screen holds several thousand nodes (a long web page, a big grid). */
   'ui-huge-tree',
+  /** The screen is off (mWakefulness=Asleep) until a wake key or the power button. */
+  'screen-off',
+  /** Always-on display: the screen dozes (mWakefulness=Dozing, Display Power: state=DOZE) until woken. */
+  'dozing',
+  /** A lock screen without a secret (swipe): the keyguard shows, secure=false, until the person unlocks. */
+  'locked-swipe',
+  /** A lock screen with a PIN or pattern: the keyguard shows, secure=true, until the person unlocks. */
+  'locked-pin',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];

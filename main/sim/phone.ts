@@ -181,8 +181,11 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     } catch (error) {
       fail(error instanceof Error ? error.message : String(error));
     }
+    const wasDark = quirks.has('screen-off') || quirks.has('dozing');
     quirks.clear();
     for (const name of checked) quirks.add(name);
+    // A phone that gains screen-off or dozing goes dark now; a wake key or the power button wakes it.
+    if (!wasDark && (quirks.has('screen-off') || quirks.has('dozing'))) screen.setAwake(false);
   };
   setQuirks(options.quirks ?? []);
   const context: PhoneContext = {

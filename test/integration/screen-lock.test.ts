@@ -52,3 +52,82 @@ describe('screen off: device_locked, then an explicit wake', () => {
     assert.equal(lockReads(), reads, JSON.stringify(phone.argvLog.slice(-6)));
   });
 });
+
+describe('quirks: screen-off, dozing, locked-swipe, locked-pin (main/sim/QUIRKS.md)', () => {
+  let rig: DeviceRig;
+  let client: XAgentClient;
+  let channel = '';
+  before(async () => {
+    rig = await startDeviceRig(1);
+    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+    await client.hello();
+    channel = await bindChannel(rig, client, rig.device(0).deviceId);
+  });
+  after(async () => {
+    await client?.close();
+    await rig?.stop();
+  });
+
+  const phone = () => {
+    const p = rig.phones[0];
+    assert.ok(p);
+    return p;
+  };
+  const inputs = (): string[] => phone().argvLog.filter((a) => a[0] === 'input').map((a) => a.join(' '));
+  const check = async (): Promise<AdminPhoneCheck> => (await rig.bridge.admin('GET', `/admin/api/devices/${rig.device(0).deviceId}/check`)).body as unknown as AdminPhoneCheck;
+  const row = (c: AdminPhoneCheck, id: string) => c.checks.find((x) => x.id === id);
+
+  for (const [quirk, wakefulness] of [
+    ['screen-off', 'Asleep'],
+    ['dozing', 'Dozing'],
+  ] as const) {
+    test(`${quirk}: refused with device_locked; the check says ${wakefulness}; wakeup, then the tap, each once`, async () => {
+      phone().setQuirks([quirk]);
+      const c = await check();
+      assert.equal(row(c, 'screen_awake')?.status, 'problem');
+      assert.match(row(c, 'screen_awake')?.detail ?? '', new RegExp(`mWakefulness=${wakefulness}`));
+      assert.match(row(c, 'screen_awake')?.fix ?? '', /android_press_key wakeup/);
+      phone().clearArgvLog();
+      const refused = await invoke(client, channel, 'android_tap', { x: 300, y: 400 });
+      assert.equal(refused.error?.code, 'device_locked', JSON.stringify(refused.error ?? refused.payload));
+      assert.match(String(refused.error?.message), new RegExp(`mWakefulness=${wakefulness}.*Fix: wake the screen`));
+      assert.deepEqual(inputs(), []);
+      const woke = await invoke(client, channel, 'android_press_key', { key: 'wakeup' });
+      assert.equal(woke.error, undefined, JSON.stringify(woke.error));
+      const tapped = await invoke(client, channel, 'android_tap', { x: 300, y: 400 });
+      assert.equal(tapped.error, undefined, JSON.stringify(tapped.error));
+      assert.deepEqual(inputs(), ['input keyevent 224', 'input tap 300 400']);
+      phone().setQuirks([]);
+    });
+  }
+
+  for (const [quirk, kind] of [
+    ['locked-swipe', /a lock screen without a secret \(swipe\)/],
+    ['locked-pin', /a lock screen that asks for a PIN, pattern or password/],
+  ] as const) {
+    test(`${quirk}: taps, swipes and typing refused with device_locked, never a PIN; the check says so; unlocked by the person, the tap runs once`, async () => {
+      phone().setQuirks([quirk]);
+      const c = await check();
+      assert.equal(row(c, 'unlocked')?.status, 'problem');
+      assert.match(row(c, 'unlocked')?.detail ?? '', kind);
+      assert.match(row(c, 'unlocked')?.fix ?? '', /never types a PIN/);
+      phone().clearArgvLog();
+      for (const [tool, args] of [
+        ['android_tap', { x: 300, y: 400 }],
+        ['android_swipe', { direction: 'up' }],
+        ['android_type_text', { text: '1234' }],
+      ] as const) {
+        const refused = await invoke(client, channel, tool, args);
+        assert.equal(refused.error?.code, 'device_locked', `${tool}: ${JSON.stringify(refused.error ?? refused.payload)}`);
+        assert.match(String(refused.error?.message), /Fix: unlock the phone; the bridge never types a PIN/);
+      }
+      assert.deepEqual(inputs(), [], 'nothing reached the lock screen');
+      // The person unlocks the phone, then checks again.
+      phone().setQuirks([]);
+      assert.equal(row(await check(), 'unlocked')?.status, 'ok');
+      const tapped = await invoke(client, channel, 'android_tap', { x: 300, y: 400 });
+      assert.equal(tapped.error, undefined, JSON.stringify(tapped.error));
+      assert.deepEqual(inputs(), ['input tap 300 400']);
+    });
+  }
+});

@@ -25,8 +25,8 @@ export interface KeyguardState {
 
 /** The lock screen as `dumpsys window` reports it, or null when none of the known lines is there. */
 export function parseKeyguard(output: string): KeyguardState | null {
-  const delegate = /KeyguardServiceDelegate\s*\n((?:[ \t]+\w+=\w+\s*\n?)+)/.exec(output)?.[1];
-  if (delegate !== undefined) {
+  const delegate = delegateBlock(output);
+  if (delegate !== null) {
     const showing = /\bshowing=(true|false)/.exec(delegate)?.[1];
     const secure = /\bsecure=(true|false)/.exec(delegate)?.[1];
     if (showing !== undefined) return { showing: showing === 'true', secure: secure === undefined ? null : secure === 'true' };
@@ -43,12 +43,26 @@ export function parseKeyguard(output: string): KeyguardState | null {
   return null;
 }
 
+/** The `key=value` lines right under `KeyguardServiceDelegate`, or null when it is not there. */
+function delegateBlock(output: string): string | null {
+  const lines = output.split(/\r?\n/);
+  const start = lines.findIndex((l) => l.trim() === 'KeyguardServiceDelegate');
+  if (start < 0) return null;
+  const block: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (!/^\s+\w+=\S*\s*$/.test(line)) break;
+    block.push(line.trim());
+  }
+  return block.join('\n');
+}
+
 /** `df /data` (toybox): the Available column of its one data row, in KiB; null when unreadable. */
 export function parseDfAvailableKib(output: string): number | null {
   const lines = output.trim().split('\n');
   const header = lines[0]?.trim().split(/\s+/) ?? [];
   const column = header.findIndex((h) => /^avail/i.test(h));
-  const row = lines.slice(1).map((l) => l.trim().split(/\s+/)).find((cols) => cols.length >= header.length);
+  // "Mounted on" is one column in two words: a data row has one word fewer than the header.
+  const row = lines.slice(1).map((l) => l.trim().split(/\s+/)).find((cols) => cols.length > column && cols.length >= header.length - 1);
   if (column < 0 || row === undefined) return null;
   const value = row[column] ?? '';
   const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(value);

@@ -126,6 +126,11 @@ export class ToolRuntime {
     return this.tools.map(toCardTool);
   }
 
+  /** The next control call on this phone reads its screen state again (a phone check just looked). */
+  forgetScreenState(deviceId: string): void {
+    this.lockGuard.forget(deviceId);
+  }
+
   /** The last call on this phone refused with `code`, if any. */
   lastRefusal(deviceId: string, code: string): { at: number; message: string } | null {
     return this.lastRefusals.get(deviceId)?.get(code) ?? null;

@@ -69,8 +69,14 @@ function windowDisplays(phone: PhoneContext): string {
   ].join('\n');
 }
 
+/**
+ * The keyguard as Android 10+ dumps it (KeyguardServiceDelegate.dump and its
+ * KeyguardStateMonitor); the locked-* quirks show it, `secure` telling a PIN/pattern apart.
+ */
 function windowPolicy(phone: PhoneContext): string {
   const awake = phone.screen.awake;
+  const showing = phone.quirks.has('locked-swipe') || phone.quirks.has('locked-pin');
+  const secure = phone.quirks.has('locked-pin');
   return [
     'WINDOW MANAGER POLICY STATE (dumpsys window policy)',
     '    mSafeMode=false mSystemReady=true mSystemBooted=true',
@@ -78,9 +84,25 @@ function windowPolicy(phone: PhoneContext): string {
     '    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true',
     `    mAwake=${awake}`,
     '    KeyguardServiceDelegate',
-    '      showing=false',
-    '      inputRestricted=false',
+    `      showing=${showing}`,
+    `      inputRestricted=${showing}`,
     '      occluded=false',
+    `      secure=${secure}`,
+    '      dreaming=false',
+    '      systemIsReady=true',
+    '      deviceHasKeyguard=true',
+    '      enabled=true',
+    '      offReason=OFF_BECAUSE_OF_USER',
+    '      currentUser=0',
+    '      bootCompleted=true',
+    `      screenState=${awake ? 'SCREEN_STATE_ON' : 'SCREEN_STATE_OFF'}`,
+    `      interactiveState=${awake ? 'INTERACTIVE_STATE_AWAKE' : 'INTERACTIVE_STATE_SLEEP'}`,
+    '      KeyguardStateMonitor',
+    `        mIsShowing=${showing}`,
+    '        mSimSecure=false',
+    `        mInputRestricted=${showing}`,
+    '        mTrusted=false',
+    '        mCurrentUserId=0',
     '',
   ].join('\n');
 }
@@ -139,12 +161,14 @@ function activities(phone: PhoneContext): string {
 
 function power(phone: PhoneContext): string {
   const awake = phone.screen.awake;
+  // Always-on display: a phone that is not awake dozes rather than sleeps.
+  const dozing = !awake && phone.quirks.has('dozing');
   return [
     'POWER MANAGER (dumpsys power)',
     '',
     'Power Manager State:',
     '  mDirty=0x0',
-    `  mWakefulness=${awake ? 'Awake' : 'Asleep'}`,
+    `  mWakefulness=${awake ? 'Awake' : dozing ? 'Dozing' : 'Asleep'}`,
     '  mWakefulnessChanging=false',
     `  mIsPowered=${phone.battery.usbPowered}`,
     `  mPlugType=${phone.battery.usbPowered ? 2 : 0}`,
@@ -156,7 +180,7 @@ function power(phone: PhoneContext): string {
     '  mHoldingWakeLockSuspendBlocker=false',
     `  mHoldingDisplaySuspendBlocker=${awake}`,
     '',
-    `Display Power: state=${awake ? 'ON' : 'OFF'}`,
+    `Display Power: state=${awake ? 'ON' : dozing ? 'DOZE' : 'OFF'}`,
     '',
   ].join('\n');
 }
