@@ -8,7 +8,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { XAgentClient } from '../helpers/xagent-client';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import type { AdminPhoneCheck, AdminState } from '../../main/contract/admin-api';
 
@@ -60,6 +61,33 @@ describe('phone check on a ready phone', () => {
     assert.equal(log.filter((line) => line === 'dumpsys window').length, 1);
     const unknown = await rig.bridge.admin('GET', '/admin/api/devices/dev_nope/check');
     assert.equal(unknown.status, 404);
+  });
+
+  test('what calls met shows: input_blocked (inject-events-denied), an unreadable screen (ui-dump-null-root)', async () => {
+    const id = rig.device(0).deviceId;
+    const phone = rig.phones[0];
+    assert.ok(phone);
+    const client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+    try {
+      await client.hello();
+      const channel = await bindChannel(rig, client, id);
+      phone.setQuirks(['inject-events-denied', 'ui-dump-null-root']);
+      const tap = await invoke(client, channel, 'android_tap', { x: 10, y: 20 });
+      assert.equal(tap.error?.code, 'input_blocked', JSON.stringify(tap.error ?? tap.payload));
+      phone.clearArgvLog();
+      const check = (await rig.bridge.admin('GET', `/admin/api/devices/${id}/check`)).body as unknown as AdminPhoneCheck;
+      const input = byId(check, 'input_accepted');
+      assert.equal(input.status, 'problem');
+      assert.match(input.detail, /INJECT_EVENTS/);
+      assert.match(input.fix ?? '', /USB debugging \(Security settings\)/);
+      const ui = byId(check, 'ui_tree_readable');
+      assert.equal(ui.status, 'problem');
+      assert.match(ui.fix ?? '', /wake and unlock the phone/);
+      assert.ok(!phone.argvLog.some((a) => a[0] === 'input'), 'the check injected nothing');
+    } finally {
+      phone.setQuirks([]);
+      await client.close();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import { parseDfAvailableKib, parseKeyguard, parseWakefulness } from '../android
 import { parseWmSize } from '../android/device-info';
 import { dumpUiXml } from '../android/ui-tree';
 import { ADB_KEYBOARD_IME } from '../android/text-input';
+import { isBridgeError } from '../errors';
 
 /** Android versions the bridge is tested against (API 26–35). */
 export const SUPPORTED_SDK = { min: 26, max: 35 } as const;
@@ -119,7 +120,7 @@ export class PhoneCheck {
     const ui = await this.deps
       .observe(device.deviceId, (signal) => dumpUiXml(shell, { timeoutMs: timeoutMs * 2, signal }))
       .then(() => null)
-      .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+      .catch((error: unknown) => error);
 
     return [
       item('authorized', 'ok', 'adb lists the phone as ready'),
@@ -127,7 +128,7 @@ export class PhoneCheck {
       screenAwake(power),
       unlocked(window),
       this.inputAccepted(device.deviceId),
-      ui === null ? item('ui_tree_readable', 'ok', 'uiautomator dumped the screen') : item('ui_tree_readable', 'problem', `uiautomator could not dump the screen: ${ui.slice(0, 160)}`, 'Close animations or videos on the screen and check again; if it persists, restart the phone'),
+      uiTreeReadable(ui),
       display(size),
       unicodeTyping(imes),
       freeStorage(df),
@@ -155,6 +156,14 @@ function checkUnreachable(device: DeviceRecord): Item[] {
     ...rest,
     androidVersion(device),
   ];
+}
+
+/** The dump's failure (null: it worked); a phone problem (android/phone-fixes.ts) brings its own fix. */
+function uiTreeReadable(failure: unknown): Item {
+  if (failure === null) return item('ui_tree_readable', 'ok', 'uiautomator dumped the screen');
+  const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : 'close animations or videos on the screen and check again; if it persists, restart the phone';
+  const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
+  return item('ui_tree_readable', 'problem', `uiautomator could not dump the screen: ${message.slice(0, 160)}`, fix);
 }
 
 function screenAwake(power: string | null): Item {
