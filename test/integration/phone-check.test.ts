@@ -39,6 +39,7 @@ describe('phone check on a ready phone', () => {
     assert.equal(byId(check, 'ui_tree_readable').status, 'ok');
     assert.match(byId(check, 'display').detail, /display 0 \(default\), 1080×2400/);
     assert.equal(byId(check, 'android_version').status, 'ok');
+    assert.match(byId(check, 'free_storage').detail, /87\.1 GiB free on \/data/);
     // No ADB Keyboard on this phone: a problem with its fix in words.
     const unicode = byId(check, 'unicode_typing');
     assert.equal(unicode.status, 'problem');
@@ -63,7 +64,7 @@ describe('phone check on a ready phone', () => {
     assert.equal(unknown.status, 404);
   });
 
-  test('what calls met shows: input_blocked (inject-events-denied), an unreadable screen (ui-dump-null-root)', async () => {
+  test('what calls met shows: input_blocked (inject-events-denied), an unreadable screen (ui-dump-null-root), a full phone', async () => {
     const id = rig.device(0).deviceId;
     const phone = rig.phones[0];
     assert.ok(phone);
@@ -71,7 +72,7 @@ describe('phone check on a ready phone', () => {
     try {
       await client.hello();
       const channel = await bindChannel(rig, client, id);
-      phone.setQuirks(['inject-events-denied', 'ui-dump-null-root']);
+      phone.setQuirks(['inject-events-denied', 'ui-dump-null-root', 'install-insufficient-storage']);
       const tap = await invoke(client, channel, 'android_tap', { x: 10, y: 20 });
       assert.equal(tap.error?.code, 'input_blocked', JSON.stringify(tap.error ?? tap.payload));
       phone.clearArgvLog();
@@ -83,6 +84,9 @@ describe('phone check on a ready phone', () => {
       const ui = byId(check, 'ui_tree_readable');
       assert.equal(ui.status, 'problem');
       assert.match(ui.fix ?? '', /wake and unlock the phone/);
+      const storage = byId(check, 'free_storage');
+      assert.equal(storage.status, 'problem');
+      assert.match(storage.detail, /50 MiB free/);
       assert.ok(!phone.argvLog.some((a) => a[0] === 'input'), 'the check injected nothing');
     } finally {
       phone.setQuirks([]);

@@ -5,6 +5,7 @@
  */
 import { amCommand, monkeyCommand } from './am';
 import type { CommandHandler, CommandIo, PhoneContext } from './command-types';
+import { dfCommand } from './df';
 import { dumpsysCommand } from './dumpsys';
 import { catCommand, lsCommand, mkdirCommand, rmCommand, touchCommand } from './file-utils';
 import { getpropCommand, wmCommand } from './getprop';
@@ -44,6 +45,7 @@ export const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   getprop: getpropCommand,
   wm: wmCommand,
   dumpsys: dumpsysCommand,
+  df: dfCommand,
   pm: pmCommand,
   am: amCommand,
   monkey: monkeyCommand,
