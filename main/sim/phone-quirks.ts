@@ -34,6 +34,8 @@ export const QUIRK_NAMES = [
   'locked-swipe',
   /** A lock screen with a PIN or pattern: the keyguard shows, secure=true, until the person unlocks. */
   'locked-pin',
+  /** A Chinese-language phone (zh-CN): launcher labels, buttons and pages in Simplified Chinese; persist.sys.locale=zh-CN. */
+  'zh-cn',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];
@@ -91,4 +93,79 @@ export function hugeTreeNodes(pkg: string, width: number, height: number): strin
     );
   }
   return out.join('');
+}
+
+/** The locale a phone with `zh-cn` reports (`persist.sys.locale`, `ro.product.locale`). */
+export const ZH_CN_LOCALE = 'zh-CN';
+
+/**
+ * What the sim's screens show on a zh-CN phone: each English string of the screen model and
+ * its Simplified Chinese form (AOSP / Pixel zh-CN wording where the app is a system app).
+ * Strings not listed (names, amounts, typed text) stay as they are.
+ */
+const ZH_CN_TEXT: ReadonlyMap<string, string> = new Map([
+  // launcher labels and recents
+  ['Settings', '设置'],
+  ['Wallet', '钱包'],
+  ['Notes', '笔记'],
+  ['Login', '登录'],
+  ['Play Store', 'Play 商店'],
+  ['Long list', '长列表'],
+  ['Chrome', 'Chrome'],
+  ['Pixel Launcher', 'Pixel 启动器'],
+  ['Clear all', '全部清除'],
+  ['No recent items', '近期没有任何内容'],
+  // wallet
+  ['Balance', '余额'],
+  ['Recent activity', '最近活动'],
+  ['Confirm payment', '确认付款'],
+  ['Cancel', '取消'],
+  ['Receipt', '付款凭证'],
+  ['Payment sent', '付款成功'],
+  ['Done', '完成'],
+  ['OK', '确定'],
+  // settings
+  ['Network & internet', '网络和互联网'],
+  ['Mobile, Wi\u2011Fi, hotspot', '移动网络、WLAN、热点'],
+  ['Connected devices', '已连接的设备'],
+  ['Bluetooth, pairing', '蓝牙、配对'],
+  ['Apps', '应用'],
+  ['Assistant, recent apps, default apps', '助理、最近使用的应用、默认应用'],
+  ['Battery', '电池'],
+  ['Display', '显示'],
+  ['Dark theme, font size, brightness', '深色主题、字号、亮度'],
+  ['Security & privacy', '安全和隐私'],
+  ['App security, device lock, permissions', '应用安全、设备锁定、权限'],
+  ['About phone', '关于手机'],
+  ['Internet', '互联网'],
+  ['Airplane mode', '飞行模式'],
+  ['Screen lock', '屏幕锁定'],
+  ['None', '无'],
+  ['Find My Device', '查找我的设备'],
+  ['On', '已开启'],
+  ['Factory reset', '恢复出厂设置'],
+  ['Erase all data', '清除所有数据'],
+  ['Device name', '设备名称'],
+  ['Model', '型号'],
+  ['Android version', 'Android 版本'],
+  ['Build number', '版本号'],
+]);
+
+/** Strings built around a value (an amount, a balance). */
+const ZH_CN_PATTERNS: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
+  [/^Pay (\$[\d,]+\.\d\d)$/, (m) => `立即支付 ${m[1]}`],
+  [/^Send (\$[\d,]+\.\d\d) to (.+)\?$/, (m) => `向 ${m[2]} 支付 ${m[1]}？`],
+  [/^New balance: (.+)$/, (m) => `新余额：${m[1]}`],
+];
+
+/** `text` as a zh-CN phone shows it (unchanged when the screen model has no Chinese for it). */
+export function zhCnText(text: string): string {
+  if (text === '') return text;
+  const exact = ZH_CN_TEXT.get(text);
+  if (exact !== undefined) return exact;
+  for (const [re, make] of ZH_CN_PATTERNS) {
+    const m = re.exec(text);
+    if (m) return make(m);
+  }
+  return text;
 }

@@ -13,7 +13,7 @@ import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
 import type { PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
 import { PhoneFs } from './phone-fs';
-import { checkQuirks, type QuirkName } from './phone-quirks';
+import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
 import { PhoneSettings } from './phone-settings';
 import { ShellRun, SHELL_NAME } from './phone-shell';
@@ -174,6 +174,8 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   });
   let uiDumpFailures = 0;
   const quirks = new Set<QuirkName>();
+  const props = buildProps(info);
+  const defaultLocale = props.get('persist.sys.locale') ?? 'en-US';
   const setQuirks = (names: readonly string[]): void => {
     let checked: QuirkName[];
     try {
@@ -186,11 +188,15 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     for (const name of checked) quirks.add(name);
     // A phone that gains screen-off or dozing goes dark now; a wake key or the power button wakes it.
     if (!wasDark && (quirks.has('screen-off') || quirks.has('dozing'))) screen.setAwake(false);
+    // A Chinese-language phone: its locale properties and every screen's strings in zh-CN.
+    const zh = quirks.has('zh-cn');
+    for (const key of ['persist.sys.locale', 'ro.product.locale']) props.set(key, zh ? ZH_CN_LOCALE : defaultLocale);
+    screen.setTranslate(zh ? zhCnText : undefined);
   };
   setQuirks(options.quirks ?? []);
   const context: PhoneContext = {
     info,
-    props: buildProps(info),
+    props,
     fs,
     screen,
     input,

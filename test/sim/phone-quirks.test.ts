@@ -109,4 +109,20 @@ describe('simulated phone quirks', () => {
     assert.ok(dumpMs >= 10_000 && dumpMs < 15_000, `dump took ${dumpMs} ms`);
     assert.ok(installMs >= 10_000 && installMs < 15_000, `install took ${installMs} ms`);
   });
+  test('zh-cn: the locale properties say zh-CN and the screens show Simplified Chinese (UTF-8 in the dump); typed text and the frame are kept', async () => {
+    const phone = createSimulatedPhone({ serial: 'Q9', quirks: ['zh-cn'] });
+    assert.equal((await run(phone, 'getprop persist.sys.locale')).stdout, 'zh-CN\n');
+    assert.equal((await run(phone, 'getprop ro.product.locale')).stdout, 'zh-CN\n');
+    const home = await run(phone, 'uiautomator dump /dev/tty');
+    assert.equal(home.exitCode, 0);
+    for (const label of ['设置', '钱包', '笔记', '登录']) assert.ok(home.stdout.includes(`text="${label}"`), label);
+    assert.ok(!home.stdout.includes('text="Settings"'));
+    assert.equal((await run(phone, 'am start -n com.example.wallet/.WalletActivity')).exitCode, 0);
+    const wallet = (await run(phone, 'uiautomator dump /dev/tty')).stdout;
+    assert.ok(wallet.includes('text="立即支付 $25.00"') && wallet.includes('text="余额"'), wallet);
+    // Back to English when the quirk goes: the same phone, the same screen.
+    phone.setQuirks([]);
+    assert.equal((await run(phone, 'getprop persist.sys.locale')).stdout, 'en-US\n');
+    assert.ok((await run(phone, 'uiautomator dump /dev/tty')).stdout.includes('text="Pay $25.00"'));
+  });
 });

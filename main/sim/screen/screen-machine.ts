@@ -9,7 +9,7 @@ import type { Rgb } from './colors';
 import { LAUNCHER_PKG, launcherApp } from './app-launcher';
 import type { Layout } from './layout';
 import { emptyField, setText } from './text-field';
-import type { UiNode } from './ui-node';
+import { walk, type UiNode } from './ui-node';
 import { buildDecor } from './window-builder';
 
 export interface Task {
@@ -57,6 +57,8 @@ export class ScreenMachine {
   private foreground: Foreground = { kind: 'home' };
   private nextTaskId = 12;
   private cached: { version: number; window: ScreenWindow } | undefined;
+  /** The phone's language for the screen model's strings (zh-cn quirk); undefined: as built. */
+  private translate: ((text: string) => string) | undefined;
 
   constructor(
     readonly layout: Layout,
@@ -75,6 +77,16 @@ export class ScreenMachine {
       },
     };
     this.homeTask = { id: HOME_TASK_ID, app: launcherApp, stack: [{ screen: 'home', params: {}, state: new AppData() }], fields: new Map(), focused: undefined };
+  }
+
+  /**
+   * Shows the screen model's strings through `translate` (a phone in another language), or
+   * as built when undefined. Typed text in fields is never translated.
+   */
+  setTranslate(translate: ((text: string) => string) | undefined): void {
+    if (this.translate === translate) return;
+    this.translate = translate;
+    this.touch();
   }
 
   /** Marks the screen changed (invalidates window and frame caches). */
@@ -122,6 +134,7 @@ export class ScreenMachine {
     const entry = this.frontEntry();
     const def = this.screenDef(task.app, entry);
     const content = def.build(this.buildContext(task, entry));
+    if (this.translate) for (const node of content) translateTree(node, this.translate);
     const window: ScreenWindow = {
       pkg: task.app.pkg,
       activity: def.activity,
@@ -325,5 +338,14 @@ export class ScreenMachine {
     }
     this.foreground = { kind: 'task', taskId: task.id };
     this.touch();
+  }
+}
+
+/** Puts a node tree's strings in the phone's language; a field's typed text stays as typed. */
+function translateTree(root: UiNode, translate: (text: string) => string): void {
+  for (const node of walk(root)) {
+    if (!node.fieldId) node.text = translate(node.text);
+    node.contentDesc = translate(node.contentDesc);
+    if (node.paint?.label && !node.fieldId) node.paint = { ...node.paint, label: translate(node.paint.label) };
   }
 }
