@@ -9,7 +9,7 @@ import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
-import type { XAgentClient } from './xagent-client';
+import { XAgentClient } from './xagent-client';
 
 export interface DeviceRig {
   adb: AdbServerRig;
@@ -101,6 +101,41 @@ export async function bindChannel(rig: DeviceRig, client: XAgentClient, deviceId
   const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
   if (status.payload?.status !== 'authenticated') throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
   return channelId;
+}
+
+export interface BoundRig {
+  rig: DeviceRig;
+  /** Connected, hello done. */
+  client: XAgentClient;
+  /** Bound to phone 0. */
+  channel: string;
+  /** Closes the client, then the rig. */
+  stop(): Promise<void>;
+}
+
+/** One phone, an xAgent client that said hello, and a channel bound to that phone: the setup most tool tests share. */
+export async function startBoundRig(bridgeOptions: Partial<CoreOptionsInput> = {}, phoneOptions: Parameters<typeof startDeviceRig>[2] = {}): Promise<BoundRig> {
+  const rig = await startDeviceRig(1, bridgeOptions, phoneOptions);
+  let client: XAgentClient | undefined;
+  try {
+    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+    await client.hello();
+    const channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    const connected = client;
+    return {
+      rig,
+      client: connected,
+      channel,
+      stop: async () => {
+        await connected.close();
+        await rig.stop();
+      },
+    };
+  } catch (error) {
+    await client?.close();
+    await rig.stop();
+    throw error;
+  }
 }
 
 let callCounter = 0;

@@ -8,8 +8,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
-import { XAgentClient } from '../helpers/xagent-client';
+import { invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
 type Ack = Awaited<ReturnType<typeof invoke>>;
@@ -57,19 +57,15 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await waitUntil(() => phone.foregroundPackage() === 'com.google.android.apps.nexuslauncher', 5_000, 'home screen');
   }
 
+  let bound: BoundRig | undefined;
   before(async () => {
     // Default policy: sensitive_app and sensitive_screen are `ask`.
-    rig = await startDeviceRig(1);
+    bound = await startBoundRig();
+    ({ rig, client, channel } = bound);
     phone = rig.phones[0]!;
     phone.setQuirks(['zh-cn']);
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   test('the phone says zh-CN; android_ui_tree returns the Chinese home-screen labels intact', async () => {
     assert.equal(await shell('getprop persist.sys.locale'), 'zh-CN\n');
@@ -153,17 +149,13 @@ describe('zh-cn without ADB Keyboard', () => {
   let client: XAgentClient;
   let channel: string;
 
+  let bound: BoundRig | undefined;
   before(async () => {
-    rig = await startDeviceRig(1, {}, { withAdbKeyboard: false });
+    bound = await startBoundRig({}, { withAdbKeyboard: false });
+    ({ rig, client, channel } = bound);
     rig.phones[0]!.setQuirks(['zh-cn']);
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   test('typing Chinese is unicode_input_unavailable with the ADB Keyboard fix; nothing is typed', async () => {
     const phone = rig.phones[0]!;

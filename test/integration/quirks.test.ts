@@ -6,8 +6,8 @@
  */
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
-import { XAgentClient } from '../helpers/xagent-client';
+import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { HUGE_TREE_NODES } from '../../main/sim/phone-quirks';
 
@@ -34,12 +34,11 @@ describe('quirks of real phones, end to end', () => {
 
   const argvs = (name: string): string[][] => phone.argvLog.filter((argv) => argv[0] === name);
 
+  let bound: BoundRig | undefined;
   before(async () => {
-    rig = await startDeviceRig(1);
+    bound = await startBoundRig();
+    ({ rig, client, channel } = bound);
     phone = rig.phones[0]!;
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
     const res = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { install_app: 'allow', push_file: 'allow' }, per_device: {}, sensitive_apps: [] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
@@ -48,10 +47,7 @@ describe('quirks of real phones, end to end', () => {
     phone.setQuirks([]);
     phone.clearArgvLog();
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   test('inject-events-denied: tap, swipe, typing and keys are input_blocked with the fix, one input call each, nothing on screen', async () => {
     phone.setQuirks(['inject-events-denied']);

@@ -6,24 +6,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
-import { XAgentClient } from '../helpers/xagent-client';
+import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import type { XAgentClient } from '../helpers/xagent-client';
 import type { AdminPhoneCheck } from '../../main/contract/admin-api';
 
 describe('screen off: device_locked, then an explicit wake', () => {
   let rig: DeviceRig;
   let client: XAgentClient;
   let channel = '';
+  let bound: BoundRig | undefined;
   before(async () => {
-    rig = await startDeviceRig(1);
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    bound = await startBoundRig();
+    ({ rig, client, channel } = bound);
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   test('a tap on a sleeping phone is refused; wakeup runs once; the tap then runs once', async () => {
     const phone = rig.phones[0];
@@ -57,16 +53,12 @@ describe('quirks: screen-off, dozing, locked-swipe, locked-pin (main/sim/QUIRKS.
   let rig: DeviceRig;
   let client: XAgentClient;
   let channel = '';
+  let bound: BoundRig | undefined;
   before(async () => {
-    rig = await startDeviceRig(1);
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    bound = await startBoundRig();
+    ({ rig, client, channel } = bound);
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   const phone = () => {
     const p = rig.phones[0];

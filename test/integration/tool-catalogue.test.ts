@@ -5,9 +5,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
+import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
 import { validateDescriptor } from '../helpers/schemas';
-import { XAgentClient } from '../helpers/xagent-client';
+import type { XAgentClient } from '../helpers/xagent-client';
 
 type Result = Record<string, any>;
 
@@ -25,16 +25,12 @@ describe('the android_* tool set on a simulated phone', () => {
     return ack.payload?.result as Result;
   };
 
+  let bound: BoundRig | undefined;
   before(async () => {
-    rig = await startDeviceRig(1, { lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 } });
-    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
-    await client.hello();
-    channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    bound = await startBoundRig({ lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 } });
+    ({ rig, client, channel } = bound);
   });
-  after(async () => {
-    await client?.close();
-    await rig?.stop();
-  });
+  after(() => bound?.stop());
 
   test('the Descriptor lists every Card tool, each available on a bound, online phone', async () => {
     const card = (await (await fetch(`${rig.bridge.url}/connector-card.json`)).json()) as { tools: Array<{ tool_id: string }> };
