@@ -1,0 +1,9 @@
+/** bindings area: English and Simplified Chinese. */
+import { defineMessages } from '../define';
+
+export default defineMessages(
+  {
+  },
+  {
+  },
+);

@@ -1,0 +1,9 @@
+/** errors area: English and Simplified Chinese. */
+import { defineMessages } from '../define';
+
+export default defineMessages(
+  {
+  },
+  {
+  },
+);

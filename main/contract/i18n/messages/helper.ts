@@ -1,0 +1,12 @@
+/**
+ * Fast lane helper area (device card and Settings sections): English and Simplified Chinese.
+ * Add each key to both objects; the zh-CN object must have exactly the English keys.
+ */
+import { defineMessages } from '../define';
+
+export default defineMessages(
+  {
+  },
+  {
+  },
+);

@@ -1,0 +1,9 @@
+/** lan area: English and Simplified Chinese. */
+import { defineMessages } from '../define';
+
+export default defineMessages(
+  {
+  },
+  {
+  },
+);

@@ -1,0 +1,9 @@
+/** phone-check area: English and Simplified Chinese. */
+import { defineMessages } from '../define';
+
+export default defineMessages(
+  {
+  },
+  {
+  },
+);
