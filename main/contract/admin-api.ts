@@ -239,6 +239,50 @@ export interface AdminPolicies {
 
 export type AuditTypedText = 'digest' | 'full';
 
+/** Where a tap, long press, swipe or drag landed, in the phone's screen pixels (`to_*` for swipes and drags). */
+export interface AdminActionPoint {
+  kind: 'tap' | 'long_press' | 'swipe' | 'drag';
+  x: number;
+  y: number;
+  to_x: number | null;
+  to_y: number | null;
+}
+
+/** One of the agent's recent calls on a phone: the phone view's timeline (README "The phone view"). */
+export interface AdminPhoneAction {
+  action_id: string;
+  /** Grows by one per call on this bridge; newer calls have larger numbers. */
+  seq: number;
+  device_id: string;
+  connector_channel_id: string;
+  tool_id: string;
+  /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
+  arguments: Record<string, unknown>;
+  /** `held`: waiting for a person's approval (the pending approval of this phone and tool). */
+  state: 'queued' | 'running' | 'held' | 'done';
+  outcome: 'ok' | 'error' | null;
+  error_code: string | null;
+  queued_at: number;
+  started_at: number | null;
+  duration_ms: number | null;
+  /** The fast lane that ran it (`helper` on the phone, `adb` commands), when the result says. */
+  lane: 'helper' | 'adb' | null;
+  /** Resolved points, also when the agent targeted an element by selector or text. */
+  points: AdminActionPoint[];
+  /**
+   * The screen the action was made on, when a picture was taken (the phone was being watched):
+   * the phone's screen size (the points' space) and the thumbnail's pixel size.
+   */
+  screen: { width: number; height: number; thumb_width: number; thumb_height: number; taken_at: number } | null;
+}
+
+/** `GET /admin/api/devices/:device_id/actions`: newest first, at most `capacity` per phone. */
+export interface AdminPhoneActions {
+  device_id: string;
+  capacity: number;
+  actions: AdminPhoneAction[];
+}
+
 /** Route map: method + path → request body → response body. */
 export interface AdminRoutes {
   'GET /admin/api/state': { request: void; response: AdminState };
@@ -258,6 +302,16 @@ export interface AdminRoutes {
   'GET /admin/api/events': { request: void; response: 'text/event-stream' };
   /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
   'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
+  /** The agent's recent calls on this phone, newest first (the phone view's timeline). */
+  'GET /admin/api/devices/:device_id/actions': { request: void; response: AdminPhoneActions };
+  /** The thumbnail of the screen an action was made on (see AdminPhoneAction.screen). */
+  'GET /admin/api/devices/:device_id/actions/:action_id/screen': { request: void; response: 'image/jpeg' };
+  /**
+   * A live frame for the phone view (query max_side 160–1280, default 720). Never waits for the
+   * agent's calls: while control work runs or waits on the phone, the last frame is served again.
+   * Headers: X-Frame-Seq (a new number per new picture), X-Screen-Width/-Height (the phone's pixels).
+   */
+  'GET /admin/api/devices/:device_id/frame': { request: void; response: 'image/jpeg' };
   /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
   'GET /admin/api/devices/:device_id/check': { request: void; response: AdminPhoneCheck };
   'GET /admin/api/settings': { request: void; response: AdminSettings };
@@ -269,5 +323,6 @@ export interface AdminRoutes {
   'PUT /admin/api/policies': { request: AdminPolicies; response: AdminPolicies };
 }
 
-export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing'] as const;
+/** `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline. */
+export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing', 'action'] as const;
 export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];

@@ -37,6 +37,9 @@ import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
 import { SafetyService } from './safety/safety-service';
 import { registerSafetyRoutes } from './admin/safety-routes';
+import { registerPhoneViewRoutes } from './admin/phone-view-routes';
+import { ActionTimeline } from './phone-view/action-timeline';
+import { LiveFrames } from './phone-view/live-frames';
 
 export interface Core {
   readonly options: CoreOptions;
@@ -208,6 +211,23 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   tools.setGate(safety.gate);
   tools.addSink(safety.sink);
+  // The phone view: live frames that never wait for the agent, and the timeline of its calls.
+  const frames = new LiveFrames({
+    device: (deviceId) => registry.get(deviceId),
+    shellFor: (device) => tools.shellFor(device),
+    observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-view', run),
+    agentBusy: (deviceId) => tools.queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
+    clock,
+    captureTimeoutMs: Math.min(options.adbCommandTimeoutMs, 15_000),
+  });
+  const timeline = new ActionTimeline({
+    clock,
+    redact: (toolId, args) => safety.auditArguments(toolId, args),
+    changed: (deviceId) => hub.publish('action', { device_id: deviceId }),
+    frames,
+    logger,
+  });
+  tools.setObserver(timeline);
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
   // Observation only: its commands wait behind no control call and never hold one up.
@@ -393,6 +413,7 @@ export function createCore(input: CoreOptionsInput): Core {
     ...(options.lan ? { options: options.lan } : {}),
   });
   registerSafetyRoutes(admin, { safety, hub });
+  registerPhoneViewRoutes(admin, { known: (deviceId) => registry.get(deviceId) !== undefined, timeline, frames });
   const adminDeps: AdminRouteDeps = {
     phoneCheck,
     options,

@@ -81,6 +81,12 @@ export class DeviceQueue {
     };
   }
 
+  /** Control work running or waiting on a phone (the phone view's live frames wait for none of it). */
+  controlLoad(deviceId: string): number {
+    const lane = this.lanes.get(deviceId);
+    return lane ? lane.control.length + (lane.controlRunning ? 1 : 0) : 0;
+  }
+
   cancelAll(reason: string): void {
     for (const deviceId of this.lanes.keys()) this.cancelDevice(deviceId, reason);
   }

@@ -120,17 +120,31 @@ export class SafetyService {
   /** Audit lines of finished calls not yet built (see record). */
   private readonly unwritten = new Map<NodeJS.Immediate, FinishedCall>();
 
+  /**
+   * A call's arguments as its audit line shows them, with the typed-text setting of now: the
+   * gate's redaction once it decided, else everything typed counts as secret. The phone view's
+   * timeline shows calls with this, so it never shows more than the audit trail keeps.
+   */
+  auditArguments(toolId: string, args: Record<string, unknown>): Record<string, unknown> {
+    return this.argumentsAtRest(toolId, args, this.policies.auditTypedText());
+  }
+
+  private argumentsAtRest(toolId: string, args: Record<string, unknown>, typedText: AuditTypedText): Record<string, unknown> {
+    const known = this.gate.calls.get(args);
+    const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
+    // A call that never reached the gate was not classified: its typed text stays secret.
+    return this.atRest({ toolId, args, typedText }, known?.redactedArgs ?? redactArguments(toolId, args, { ...redaction, secretText: true }));
+  }
+
   private appendAudit(e: FinishedCall): void {
     const known = this.gate.calls.get(e.args);
-    const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
     const entry: AuditEntry = {
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: e.time,
       connector_channel_id: e.channelId,
       device_id: e.deviceId,
       tool_id: e.toolId,
-      // A call that never reached the gate was not classified: its typed text stays secret.
-      arguments: this.atRest(e, known?.redactedArgs ?? redactArguments(e.toolId, e.args, { ...redaction, secretText: true })),
+      arguments: this.argumentsAtRest(e.toolId, e.args, e.typedText),
       decision: known?.decision ?? e.decision?.decision ?? 'not_reached',
       decided_by: known?.decidedBy ?? e.decision?.by ?? 'none',
       outcome: e.outcome,
@@ -150,7 +164,7 @@ export class SafetyService {
    * length and keyed hash (computed from the text as typed); text already redacted as a
    * secret stays `[redacted]`, never hashed.
    */
-  private atRest(e: FinishedCall, shown: Record<string, unknown>): Record<string, unknown> {
+  private atRest(e: Pick<FinishedCall, 'toolId' | 'args' | 'typedText'>, shown: Record<string, unknown>): Record<string, unknown> {
     if (e.typedText === 'full') return shown;
     return replaceTypedText(e.toolId, e.args, shown, (text, shownValue) => (shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey)));
   }

@@ -30,6 +30,7 @@ import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
 import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
+import type { CallObserver } from './call-observer';
 import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
 
 export interface ToolRuntimeOptions {
@@ -77,6 +78,7 @@ export class ToolRuntime {
   private readonly lastRefusals = new Map<string, Map<string, { at: number; message: string }>>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
   private sinks: CallRecordSink[] = [];
+  private observer: CallObserver | undefined;
   private compactTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: ToolRuntimeOptions) {
@@ -112,6 +114,11 @@ export class ToolRuntime {
 
   addSink(sink: CallRecordSink): void {
     this.sinks.push(sink);
+  }
+
+  /** Told about each call while it happens (the phone view's timeline). */
+  setObserver(observer: CallObserver): void {
+    this.observer = observer;
   }
 
   toolIds(): string[] {
@@ -237,8 +244,11 @@ export class ToolRuntime {
     };
 
     let decision: GateDecision | null = null;
+    const observed = this.observer?.queued({ deviceId, channelId, toolId: tool.id, kind: tool.kind, args });
     const finish = (ack: StoredAck): StoredAck => {
       const outcome = ack.error ? 'error' : 'ok';
+      const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
+      observed?.finished({ ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) }, this.o.clock() - started);
       this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
       if (ack.error) {
         const refusals = this.lastRefusals.get(deviceId) ?? new Map<string, { at: number; message: string }>();
@@ -255,7 +265,21 @@ export class ToolRuntime {
 
     try {
       const ack = await this.queue.submit(deviceId, tool.kind, channelId, async (signal) => {
-        const call: CallInfo = { channelId, device, tool, args, argsHash, shell, signal, progress: (s, m) => progress(s, m), lastTree: () => this.trees.get(channelId) };
+        observed?.running();
+        const call: CallInfo = {
+          channelId,
+          device,
+          tool,
+          args,
+          argsHash,
+          shell,
+          signal,
+          progress: (s, m) => {
+            if (s === 'waiting_approval') observed?.held();
+            progress(s, m);
+          },
+          lastTree: () => this.trees.get(channelId),
+        };
         // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
         if (tool.kind === 'control' && needsUnlockedScreen(tool.id, args)) await this.lockGuard.assertUsable(deviceId, shell, { timeoutMs: this.o.options.adbCommandTimeoutMs, signal });
         decision = await this.gate.decide(call);
@@ -265,6 +289,7 @@ export class ToolRuntime {
           if (tool.sideEffect && decision.errorCode !== 'canceled') this.journal.started(key, argsHash);
           return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
         }
+        await observed?.beforeAction(shell, signal);
         if (tool.sideEffect) this.journal.started(key, argsHash);
         const context = this.context(channelId, device, shell, signal, progress);
         const gate = this.gate;

@@ -1,0 +1,73 @@
+/**
+ * The phone view's admin routes: the timeline of a phone's recent calls, each call's picture,
+ * and live frames (main/contract/admin-api.ts). Stop, approvals, leases and the phone check
+ * are the existing routes.
+ */
+import { BridgeError } from '../errors';
+import type { AdminPhoneActions } from '../../contract/admin-api';
+import type { ActionTimeline } from '../phone-view/action-timeline';
+import { MASTER_MAX_SIDE, MIN_MAX_SIDE, type LiveFrames } from '../phone-view/live-frames';
+import type { AdminRouter } from './admin-router';
+
+export interface PhoneViewRouteDeps {
+  known(deviceId: string): boolean;
+  timeline: Pick<ActionTimeline, 'list' | 'screen' | 'capacity'>;
+  frames: Pick<LiveFrames, 'frame' | 'scaled'>;
+}
+
+function maxSideOf(url: URL): number {
+  const raw = url.searchParams.get('max_side');
+  if (raw === null) return MASTER_MAX_SIDE;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < MIN_MAX_SIDE || n > 1280) throw new BridgeError('invalid_arguments', `max_side must be an integer from ${MIN_MAX_SIDE} to 1280`);
+  return n;
+}
+
+export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRouteDeps): void {
+  const deviceOf = (params: Record<string, string>): string => {
+    const deviceId = params.device_id ?? '';
+    if (!deps.known(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
+    return deviceId;
+  };
+
+  router.add('GET', '/admin/api/devices/:device_id/actions', ({ params }): AdminPhoneActions => {
+    const deviceId = deviceOf(params);
+    return { device_id: deviceId, capacity: deps.timeline.capacity, actions: deps.timeline.list(deviceId) };
+  });
+
+  router.add(
+    'GET',
+    '/admin/api/devices/:device_id/actions/:action_id/screen',
+    ({ params, res }) => {
+      const jpeg = deps.timeline.screen(deviceOf(params), params.action_id ?? '');
+      if (!jpeg) throw new BridgeError('file_not_found', 'no picture for that action (none was taken, or the action left the timeline)');
+      // A call's picture never changes: the browser may keep it.
+      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'private, max-age=3600' });
+      res.end(jpeg);
+    },
+    true,
+  );
+
+  router.add(
+    'GET',
+    '/admin/api/devices/:device_id/frame',
+    async ({ params, res, url }) => {
+      const deviceId = deviceOf(params);
+      const maxSide = maxSideOf(url);
+      const { frame, fresh } = await deps.frames.frame(deviceId);
+      const out = await deps.frames.scaled(deviceId, frame, maxSide);
+      res.writeHead(200, {
+        'Content-Type': 'image/jpeg',
+        'Content-Length': out.jpeg.length,
+        'Cache-Control': 'no-store',
+        'X-Frame-Seq': String(frame.seq),
+        'X-Frame-At': String(frame.at),
+        'X-Frame-Fresh': fresh ? '1' : '0',
+        'X-Screen-Width': String(frame.screenWidth),
+        'X-Screen-Height': String(frame.screenHeight),
+      });
+      res.end(out.jpeg);
+    },
+    true,
+  );
+}

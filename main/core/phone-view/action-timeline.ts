@@ -1,0 +1,229 @@
+/**
+ * The phone view's timeline: per phone, the agent's recent calls (tool, arguments redacted as
+ * the audit trail keeps them, state, outcome, duration, lane), the points where taps, long
+ * presses, swipes and drags landed, and a small picture of the screen each pointing action
+ * was made on. A ring of CAPACITY calls per phone (and at most MAX_PHONES phones), so a view
+ * left open for hours keeps memory flat: a call that falls off the ring takes its picture with it.
+ *
+ * The picture is taken only while someone watches the phone (live frames asked for within
+ * the last minute): a frame already taken after the previous action ended is reused, else
+ * one is taken inside the agent's queue slot just before the action (one `screencap`). When
+ * nobody watches, the timeline costs the agent nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import type { AdminActionPoint, AdminPhoneAction } from '../../contract/admin-api';
+import type { DeviceShell } from '../devices/device-shell';
+import type { Logger } from '../logging/logger';
+import type { CallObserver, ObservedCall, ObservedCallStart } from '../tools/call-observer';
+import type { LiveFrame } from './live-frames';
+
+/** Calls kept per phone. */
+export const TIMELINE_CAPACITY = 50;
+/** Phones with a timeline; the one idle longest is forgotten beyond it. */
+export const MAX_PHONES = 64;
+/** Max side of an action's picture. */
+export const ACTION_THUMB_MAX_SIDE = 240;
+/** A frame this young, taken after the previous action ended, stands for the screen before the next. */
+const REUSE_FRAME_MS = 3_000;
+const CAPTURE_TIMEOUT_MS = 5_000;
+
+const POINTING_TOOLS = new Set(['android_tap', 'android_long_press', 'android_swipe', 'android_drag', 'android_batch']);
+
+export interface ActionTimelineDeps {
+  clock: () => number;
+  /** The call's arguments as the audit trail would keep them now (safety-service.ts). */
+  redact(toolId: string, args: Record<string, unknown>): Record<string, unknown>;
+  /** Told when a phone's timeline changed. */
+  changed(deviceId: string): void;
+  frames: {
+    watched(deviceId: string): boolean;
+    latest(deviceId: string): LiveFrame | undefined;
+    captureIn(deviceId: string, shell: DeviceShell, signal: AbortSignal, timeoutMs: number): Promise<LiveFrame>;
+  };
+  logger: Pick<Logger, 'warn'>;
+  capacity?: number;
+}
+
+interface Entry {
+  view: AdminPhoneAction;
+  /** The live arguments until the call ends (redaction looks them up by identity). */
+  args: Record<string, unknown> | null;
+  thumb: Buffer | null;
+}
+
+interface PhoneRing {
+  entries: Entry[];
+  lastControlEndAt: number;
+  touchedAt: number;
+}
+
+export class ActionTimeline implements CallObserver {
+  readonly capacity: number;
+  private readonly phones = new Map<string, PhoneRing>();
+  private seq = 0;
+
+  constructor(private readonly deps: ActionTimelineDeps) {
+    this.capacity = deps.capacity ?? TIMELINE_CAPACITY;
+    if (!Number.isSafeInteger(this.capacity) || this.capacity <= 0) throw new TypeError(`timeline capacity must be a positive integer (got ${String(deps.capacity)})`);
+  }
+
+  /** Newest first. */
+  list(deviceId: string): AdminPhoneAction[] {
+    const ring = this.phones.get(deviceId);
+    if (!ring) return [];
+    return ring.entries.map((e) => ({ ...e.view, arguments: e.args ? this.deps.redact(e.view.tool_id, e.args) : e.view.arguments })).reverse();
+  }
+
+  /** The picture of the screen an action was made on. */
+  screen(deviceId: string, actionId: string): Buffer | undefined {
+    return this.phones.get(deviceId)?.entries.find((e) => e.view.action_id === actionId)?.thumb ?? undefined;
+  }
+
+  /** Thumbnails kept over all phones (for the memory-bound test). */
+  stats(): { phones: number; entries: number; thumbBytes: number } {
+    let entries = 0;
+    let thumbBytes = 0;
+    for (const ring of this.phones.values()) {
+      entries += ring.entries.length;
+      for (const e of ring.entries) thumbBytes += e.thumb?.length ?? 0;
+    }
+    return { phones: this.phones.size, entries, thumbBytes };
+  }
+
+  queued(call: ObservedCallStart): ObservedCall {
+    const now = this.deps.clock();
+    const ring = this.ring(call.deviceId, now);
+    this.seq += 1;
+    const entry: Entry = {
+      view: {
+        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        seq: this.seq,
+        device_id: call.deviceId,
+        connector_channel_id: call.channelId,
+        tool_id: call.toolId,
+        arguments: {},
+        state: 'queued',
+        outcome: null,
+        error_code: null,
+        queued_at: now,
+        started_at: null,
+        duration_ms: null,
+        lane: null,
+        points: [],
+        screen: null,
+      },
+      args: call.args,
+      thumb: null,
+    };
+    ring.entries.push(entry);
+    while (ring.entries.length > this.capacity) ring.entries.shift();
+    this.deps.changed(call.deviceId);
+    const set = (state: AdminPhoneAction['state']): void => {
+      if (entry.view.state === state || entry.view.state === 'done') return;
+      entry.view.state = state;
+      if (state === 'running' && entry.view.started_at === null) entry.view.started_at = this.deps.clock();
+      this.deps.changed(call.deviceId);
+    };
+    return {
+      running: () => set('running'),
+      held: () => set('held'),
+      beforeAction: async (shell, signal) => {
+        set('running');
+        if (!POINTING_TOOLS.has(call.toolId) || !this.deps.frames.watched(call.deviceId)) return;
+        const frame = await this.frameBefore(call.deviceId, ring, shell, signal);
+        if (frame) this.attachPicture(call.deviceId, entry, frame);
+      },
+      finished: (ack, durationMs) => {
+        const end = this.deps.clock();
+        entry.view.arguments = this.deps.redact(call.toolId, call.args);
+        entry.args = null;
+        entry.view.state = 'done';
+        entry.view.outcome = ack.errorCode ? 'error' : 'ok';
+        entry.view.error_code = ack.errorCode ?? null;
+        entry.view.duration_ms = durationMs;
+        const lane = ack.result?.lane;
+        entry.view.lane = lane === 'helper' || lane === 'adb' ? lane : null;
+        entry.view.points = ack.result ? pointsOf(call.toolId, ack.result) : [];
+        if (call.kind === 'control') ring.lastControlEndAt = end;
+        this.deps.changed(call.deviceId);
+      },
+    };
+  }
+
+  /** A frame of the screen as it is before this action: reused when taken since the last action ended. */
+  private async frameBefore(deviceId: string, ring: PhoneRing, shell: DeviceShell, signal: AbortSignal): Promise<LiveFrame | null> {
+    const latest = this.deps.frames.latest(deviceId);
+    const now = this.deps.clock();
+    if (latest && latest.at >= ring.lastControlEndAt && now - latest.at <= REUSE_FRAME_MS) return latest;
+    try {
+      return await this.deps.frames.captureIn(deviceId, shell, signal, CAPTURE_TIMEOUT_MS);
+    } catch (error) {
+      if (!signal.aborted) this.deps.logger.warn('timeline screen capture failed', { device: deviceId, error: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+
+  /** Shrinks the frame in the background: the action does not wait for it. */
+  private attachPicture(deviceId: string, entry: Entry, frame: LiveFrame): void {
+    sharp(frame.jpeg)
+      .resize({ width: ACTION_THUMB_MAX_SIDE, height: ACTION_THUMB_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: 65 })
+      .toBuffer({ resolveWithObject: true })
+      .then((out) => {
+        entry.thumb = out.data;
+        entry.view.screen = { width: frame.screenWidth, height: frame.screenHeight, thumb_width: out.info.width, thumb_height: out.info.height, taken_at: frame.at };
+        this.deps.changed(deviceId);
+      })
+      .catch((error: unknown) => this.deps.logger.warn('timeline thumbnail failed', { device: deviceId, error: error instanceof Error ? error.message : String(error) }));
+  }
+
+  private ring(deviceId: string, now: number): PhoneRing {
+    let ring = this.phones.get(deviceId);
+    if (!ring) {
+      ring = { entries: [], lastControlEndAt: 0, touchedAt: now };
+      this.phones.set(deviceId, ring);
+      if (this.phones.size > MAX_PHONES) {
+        let oldest: string | undefined;
+        let oldestAt = Infinity;
+        for (const [id, r] of this.phones) if (r.touchedAt < oldestAt && id !== deviceId) [oldest, oldestAt] = [id, r.touchedAt];
+        if (oldest !== undefined) this.phones.delete(oldest);
+      }
+    }
+    ring.touchedAt = now;
+    return ring;
+  }
+}
+
+function pair(value: unknown): [number, number] | null {
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [x, y] = value as unknown[];
+  return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
+}
+
+function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {
+  if (typeof result.x === 'number' && typeof result.y === 'number') {
+    return { kind: toolId === 'android_long_press' ? 'long_press' : 'tap', x: result.x, y: result.y, to_x: null, to_y: null };
+  }
+  const from = pair(result.from);
+  const to = pair(result.to);
+  if (from && to) return { kind: toolId.includes('drag') ? 'drag' : 'swipe', x: from[0], y: from[1], to_x: to[0], to_y: to[1] };
+  return null;
+}
+
+/** Where a finished call acted, read from its result (a batch: each step that pointed). */
+export function pointsOf(toolId: string, result: Record<string, unknown>): AdminActionPoint[] {
+  if (toolId === 'android_batch' && Array.isArray(result.steps)) {
+    const out: AdminActionPoint[] = [];
+    for (const step of result.steps as unknown[]) {
+      if (typeof step !== 'object' || step === null) continue;
+      const s = step as { tool?: unknown; result?: unknown };
+      if (typeof s.tool !== 'string' || typeof s.result !== 'object' || s.result === null) continue;
+      const p = pointOf(s.tool, s.result as Record<string, unknown>);
+      if (p) out.push(p);
+    }
+    return out;
+  }
+  const p = pointOf(toolId, result);
+  return p ? [p] : [];
+}

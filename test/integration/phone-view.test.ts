@@ -1,0 +1,148 @@
+/**
+ * The phone view's timeline and live frames, end to end: xAgent client → bridge → real adb
+ * server → simulated phone. Taps by selector land where the element is, typed text is shown
+ * as the audit trail keeps it, the ring stays bounded, and each change is announced live.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import sharp from 'sharp';
+import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
+import { SseParser } from '../../renderer/src/api/sse-parser';
+import type { AdminPhoneAction, AdminPhoneActions, AuditEntry } from '../../main/contract/admin-api';
+import { TIMELINE_CAPACITY } from '../../main/core/phone-view/action-timeline';
+
+type Json = Record<string, any>;
+
+async function getBytes(url: string): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const res = await fetch(url, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe('phone view: timeline and live frames', () => {
+  let bound: BoundRig;
+  let deviceId: string;
+  let n = 0;
+  const call = (tool: string, args: Record<string, unknown> = {}) => invoke(bound.client, bound.channel, tool, args, `call_pv_${process.pid}_${++n}`);
+  const actions = async (): Promise<AdminPhoneActions> => {
+    const res = await bound.rig.bridge.admin('GET', `/admin/api/devices/${deviceId}/actions`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as unknown as AdminPhoneActions;
+  };
+  const newest = async (toolId: string): Promise<AdminPhoneAction> => {
+    const found = (await actions()).actions.find((a) => a.tool_id === toolId);
+    assert.ok(found, `no ${toolId} in the timeline`);
+    return found;
+  };
+
+  before(async () => {
+    bound = await startBoundRig();
+    deviceId = bound.rig.device(0).deviceId;
+  });
+  after(async () => {
+    await bound?.stop();
+  });
+
+  test('a live frame carries the phone’s size and a sequence number; viewers asking at once share one capture', async () => {
+    const url = `${bound.rig.bridge.url}/admin/api/devices/${deviceId}/frame`;
+    const from = bound.rig.phones[0]!.argvLog.length;
+    const [a, b] = await Promise.all([getBytes(url), getBytes(url)]);
+    for (const r of [a, b]) {
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('content-type'), 'image/jpeg');
+    }
+    assert.equal(a.headers.get('x-frame-seq'), b.headers.get('x-frame-seq'), 'two viewers at once get the same frame');
+    const captures = bound.rig.phones[0]!.argvLog.slice(from).filter((argv) => argv[0] === 'screencap').length;
+    assert.equal(captures, 1, 'one screencap for both viewers');
+    const meta = await sharp(a.body).metadata();
+    assert.equal(Math.max(meta.width ?? 0, meta.height ?? 0), 720);
+    const screenW = Number(a.headers.get('x-screen-width'));
+    const screenH = Number(a.headers.get('x-screen-height'));
+    assert.ok(screenW > 0 && screenH > 0);
+    assert.ok(Math.abs((meta.width ?? 0) / (meta.height ?? 1) - screenW / screenH) < 0.01, 'the frame keeps the screen’s shape');
+    const small = await getBytes(`${url}?max_side=200`);
+    assert.equal(Math.max((await sharp(small.body).metadata()).height ?? 0, (await sharp(small.body).metadata()).width ?? 0), 200);
+    assert.equal((await getBytes(`${url}?max_side=5`)).status, 400);
+    assert.equal((await getBytes(`${bound.rig.bridge.url}/admin/api/devices/nope/frame`)).status, 404);
+  });
+
+  test('a tap by selector shows where it landed, with the screen it was made on; a swipe shows both ends', async () => {
+    assert.equal((await call('android_launch_app', { package: 'com.example.notes' })).error, undefined);
+    await waitUntil(() => bound.rig.phones[0]!.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+    // Someone is watching: the timeline takes pictures.
+    assert.equal((await getBytes(`${bound.rig.bridge.url}/admin/api/devices/${deviceId}/frame`)).status, 200);
+    const tree = (await call('android_ui_tree')).payload?.result as Json;
+    const save = (tree.nodes ?? tree.ui ?? []).find((node: Json) => node.resource_id?.endsWith('save_button'));
+    assert.ok(save, JSON.stringify(tree).slice(0, 400));
+    const tapped = (await call('android_tap', { element: { resource_id: 'save_button' } })).payload?.result as Json;
+    assert.deepEqual([tapped.x, tapped.y], save.center);
+
+    let tap = await newest('android_tap');
+    assert.equal(tap.state, 'done');
+    assert.equal(tap.outcome, 'ok');
+    assert.deepEqual(tap.points, [{ kind: 'tap', x: save.center[0], y: save.center[1], to_x: null, to_y: null }]);
+    assert.ok(tap.duration_ms !== null && tap.duration_ms >= 0);
+    assert.deepEqual(tap.arguments, { element: { resource_id: 'save_button' } });
+    const deadline = Date.now() + 5_000;
+    while (!tap.screen && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      tap = await newest('android_tap');
+    }
+    assert.ok(tap.screen, 'the tap has a picture');
+    const pic = await getBytes(`${bound.rig.bridge.url}/admin/api/devices/${deviceId}/actions/${tap.action_id}/screen`);
+    assert.equal(pic.status, 200);
+    const meta = await sharp(pic.body).metadata();
+    assert.deepEqual([meta.width, meta.height], [tap.screen.thumb_width, tap.screen.thumb_height]);
+    assert.equal(Math.max(meta.width ?? 0, meta.height ?? 0), 240);
+    assert.ok(tap.screen.width > save.center[0] && tap.screen.height > save.center[1]);
+
+    const swiped = (await call('android_swipe', { direction: 'up' })).payload?.result as Json;
+    const swipe = await newest('android_swipe');
+    assert.deepEqual(swipe.points, [{ kind: 'swipe', x: swiped.from[0], y: swiped.from[1], to_x: swiped.to[0], to_y: swiped.to[1] }]);
+  });
+
+  test('typed text is shown as the audit trail keeps it (never the text itself)', async () => {
+    const secret = 'meet me at pier 7 at noon';
+    assert.equal((await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error, undefined);
+    const typed = await newest('android_type_text');
+    assert.ok(!JSON.stringify(typed).includes(secret), JSON.stringify(typed));
+    let audit: AuditEntry | undefined;
+    const deadline = Date.now() + 5_000;
+    while (!audit && Date.now() < deadline) {
+      const res = await bound.rig.bridge.admin('GET', `/admin/api/audit?device_id=${deviceId}&limit=20`);
+      audit = (res.body.entries as AuditEntry[]).find((e) => e.tool_id === 'android_type_text');
+      if (!audit) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(audit);
+    assert.deepEqual(typed.arguments, audit.arguments);
+    // The tap inside type_text (element) is a tap but not a pointing tool: no points shown for typing.
+    assert.deepEqual(typed.points, []);
+  });
+
+  test('every change is announced on the events stream, and the ring keeps the newest calls only', async () => {
+    const events: Json[] = [];
+    const parser = new SseParser();
+    const req = http.get(`${bound.rig.bridge.url}/admin/api/events`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        for (const m of parser.push(chunk)) events.push(JSON.parse(m.data) as Json);
+      });
+    });
+    try {
+      await waitUntil(() => events.length > 0, 5_000, 'first event');
+      const before = (await actions()).actions[0]!.seq;
+      assert.equal((await call('android_press_key', { key: 'volume_up' })).error, undefined);
+      await waitUntil(() => events.some((e) => e.type === 'action' && e.device_id === deviceId), 5_000, 'an action event');
+
+      for (let i = 0; i < TIMELINE_CAPACITY + 5; i++) assert.equal((await call('android_device_status')).error, undefined);
+      const list = await actions();
+      assert.equal(list.capacity, TIMELINE_CAPACITY);
+      assert.equal(list.actions.length, TIMELINE_CAPACITY);
+      assert.ok(list.actions.every((a) => a.seq > before + 1), 'the older calls left the ring');
+      assert.ok(list.actions.every((a, i) => i === 0 || a.seq < list.actions[i - 1]!.seq), 'newest first');
+    } finally {
+      req.destroy();
+    }
+  });
+});
