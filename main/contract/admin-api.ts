@@ -3,6 +3,7 @@
  * their request and response shapes. The web console calls them over HTTP; the desktop app
  * calls the same operations over IPC through the preload. Shapes only — no runtime imports.
  */
+import type { LanguageSetting } from './i18n/locale';
 import type { LimitKey, LimitValues } from './limits';
 
 export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
@@ -152,6 +153,8 @@ export interface AdminState {
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
   warnings: string[];
+  /** The UI's language (Settings → Language): the console, the desktop app and its tray follow it. */
+  language: LanguageSetting;
 }
 
 export interface AuditEntry {
@@ -202,6 +205,8 @@ export interface AdminSettings {
   allow_from: string[];
   /** Proxies whose X-Forwarded-For names the client (--trust-proxy). */
   trust_proxy: string[];
+  /** The UI's language: `system` follows the system's or browser's languages (main/contract/i18n). */
+  language: LanguageSetting;
 }
 
 /** The certificate the bridge serves over https/wss (README "For labs"). */
@@ -218,7 +223,8 @@ export interface AdminTls {
 
 /** `PATCH /admin/api/settings`: only what changes; each key checked strictly (400 invalid_arguments names the field). */
 export interface AdminSettingsPatch {
-  limits: Partial<LimitValues>;
+  limits?: Partial<LimitValues>;
+  language?: LanguageSetting;
 }
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';

@@ -1,6 +1,7 @@
 /**
  * The app shell: left navigation with pending counts, the live-update indicator, page-level
- * error and warning banners, and the current view. Transport-agnostic: it only sees BridgeApi.
+ * error and warning banners, and the current view, in the language of the bridge's setting (else
+ * the browser's). Transport-agnostic: it only sees BridgeApi.
  */
 import { useEffect, useState } from 'react';
 import type { BridgeApi, LiveStatus } from './api/bridge-api';
@@ -15,36 +16,46 @@ import { DevicesView } from './features/devices/devices-view';
 import { LanView } from './features/lan/lan-view';
 import { PairingsView } from './features/pairings/pairings-view';
 import { SettingsView } from './features/settings/settings-view';
+import type { MessageKey } from '../../main/contract/i18n';
+import { I18nProvider, useT } from './i18n/i18n-context';
 import { useApprovalAnnouncer } from './state/use-approval-announcer';
-import { useBridgeState } from './state/use-bridge-state';
+import { useBridgeState, type BridgeStateView } from './state/use-bridge-state';
 
 export type Area = 'devices' | 'lan' | 'bindings' | 'pairings' | 'approvals' | 'activity' | 'settings';
 
-const AREAS: Array<{ id: Area; label: string }> = [
-  { id: 'devices', label: 'Devices' },
-  { id: 'lan', label: 'LAN phones' },
-  { id: 'bindings', label: 'Bindings & leases' },
-  { id: 'pairings', label: 'Pairing requests' },
-  { id: 'approvals', label: 'Approvals' },
-  { id: 'activity', label: 'Activity' },
-  { id: 'settings', label: 'Settings' },
+const AREAS: ReadonlyArray<{ id: Area; label: MessageKey }> = [
+  { id: 'devices', label: 'common.nav.devices' },
+  { id: 'lan', label: 'common.nav.lan' },
+  { id: 'bindings', label: 'common.nav.bindings' },
+  { id: 'pairings', label: 'common.nav.pairings' },
+  { id: 'approvals', label: 'common.nav.approvals' },
+  { id: 'activity', label: 'common.nav.activity' },
+  { id: 'settings', label: 'common.nav.settings' },
 ];
 
-const LIVE_TEXT: Record<LiveStatus, string> = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  reconnecting: 'Reconnecting…',
-  unauthorized: 'Not authorised',
-  closed: 'Offline',
+const LIVE_TEXT: Record<LiveStatus, MessageKey> = {
+  connecting: 'common.live.connecting',
+  live: 'common.live.live',
+  reconnecting: 'common.live.reconnecting',
+  unauthorized: 'common.live.unauthorized',
+  closed: 'common.live.closed',
 };
 
-const TITLE = 'Device Bridge';
-
 export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): React.JSX.Element {
-  const { api } = props;
-  const bridge = useBridgeState(api);
+  const bridge = useBridgeState(props.api);
+  return (
+    <I18nProvider setting={bridge.state?.language}>
+      <Shell api={props.api} bridge={bridge} {...(props.onUnauthorized ? { onUnauthorized: props.onUnauthorized } : {})} />
+    </I18nProvider>
+  );
+}
+
+function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?: () => void }): React.JSX.Element {
+  const { api, bridge } = props;
+  const { t } = useT();
+  const title = t('common.app.title');
   const [area, setArea] = useState<Area>('devices');
-  const announcement = useApprovalAnnouncer(bridge.state, TITLE);
+  const announcement = useApprovalAnnouncer(bridge.state, title);
   const { state } = bridge;
   const unauthorized = bridge.error?.code === 'unauthorized' || bridge.live === 'unauthorized';
   const { onUnauthorized } = props;
@@ -57,22 +68,22 @@ export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): Rea
 
   const counts: Partial<Record<Area, { n: number; label: string; urgent: boolean }>> = state
     ? {
-        approvals: { n: state.approvals.length, label: 'approvals waiting', urgent: true },
-        pairings: { n: state.pairings.length, label: 'pairing requests waiting', urgent: true },
+        approvals: { n: state.approvals.length, label: t('common.nav.approvalsWaiting', { count: state.approvals.length }), urgent: true },
+        pairings: { n: state.pairings.length, label: t('common.nav.pairingsWaiting', { count: state.pairings.length }), urgent: true },
       }
     : {};
 
   return (
     <div className="app">
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('common.skipToContent')}
       </a>
       <aside className="sidebar">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />
-          {TITLE}
+          {title}
         </div>
-        <nav aria-label="Sections">
+        <nav aria-label={t('common.nav.sections')}>
           <ul>
             {AREAS.map(({ id, label }) => {
               const count = counts[id];
@@ -85,7 +96,7 @@ export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): Rea
                     onClick={() => setArea(id)}
                     data-testid={`nav-${id}`}
                   >
-                    <span>{label}</span>
+                    <span>{t(label)}</span>
                     {count ? <CountBadge count={count.n} label={count.label} urgent={count.urgent} testId={`badge-${id}`} /> : null}
                   </button>
                 </li>
@@ -93,22 +104,20 @@ export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): Rea
             })}
           </ul>
         </nav>
-        <p className={`live live-${bridge.live}`} data-testid="live-status" title="Live updates from the bridge">
+        <p className={`live live-${bridge.live}`} data-testid="live-status" title={t('common.live.title')}>
           <span className="live-dot" aria-hidden="true" />
-          <span>{LIVE_TEXT[bridge.live]}</span>
-          {api.kind === 'http' ? <span className="live-mode">web console</span> : null}
+          <span>{t(LIVE_TEXT[bridge.live])}</span>
+          {api.kind === 'http' ? <span className="live-mode">{t('common.live.webConsole')}</span> : null}
         </p>
       </aside>
       <main id="main" className="content" tabIndex={-1}>
-        {bridge.error && state ? (
-          <ErrorBanner title="The bridge is not answering; showing the last known state." error={bridge.error} onRetry={bridge.refresh} />
-        ) : null}
+        {bridge.error && state ? <ErrorBanner title={t('common.bridge.staleState')} error={bridge.error} onRetry={bridge.refresh} /> : null}
         {state ? <WarningBanner messages={state.warnings} /> : null}
         {!state ? (
           bridge.error ? (
-            <ErrorBanner title="Cannot reach the bridge." error={bridge.error} onRetry={bridge.refresh} />
+            <ErrorBanner title={t('common.bridge.unreachable')} error={bridge.error} onRetry={bridge.refresh} />
           ) : (
-            <Loading label="Connecting to the bridge…" />
+            <Loading label={t('common.bridge.connecting')} />
           )
         ) : area === 'devices' ? (
           <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => setArea('lan')} />

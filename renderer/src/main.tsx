@@ -10,6 +10,7 @@ import { createHttpTransport } from './api/http-transport';
 import { createIpcTransport, findIpcBridge } from './api/ipc-transport';
 import { App } from './app';
 import { TokenScreen } from './components/token-screen';
+import { I18nProvider } from './i18n/i18n-context';
 
 function start(): void {
   const container = document.getElementById('root');
@@ -26,7 +27,11 @@ function start(): void {
   }
   const token = takeConsoleToken(window);
   if (!token) {
-    root.render(<TokenScreen reason="missing" />);
+    root.render(
+      <I18nProvider>
+        <TokenScreen reason="missing" />
+      </I18nProvider>,
+    );
     return;
   }
   // The page's own origin, under a reverse proxy's path prefix when there is one.

@@ -130,7 +130,8 @@ describe('limits changed over the admin API take effect at once', () => {
       [{ limits: { approvalTimeout: 2000 } }, /^limits\.approvalTimeout is not a limit that can be set/],
       [{ limits: 5 }, /^limits must be an object/],
       [{ port: 1 }, /^port is not a setting that can be changed here/],
-      [{}, /^limits is required/],
+      [{}, /^nothing to change/],
+      [{ language: 'fr' }, /^language must be one of system, en, zh-CN/],
     ];
     for (const [body, message] of cases) {
       const res = await rig.bridge.admin('PATCH', '/admin/api/settings', body);

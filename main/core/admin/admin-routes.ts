@@ -7,6 +7,7 @@
 import sharp from 'sharp';
 import type { AdminChannel, AdminDevice, AdminPhoneCheck, AdminSettings, AdminState } from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
+import { isLanguageSetting, LANGUAGE_SETTINGS } from '../../contract/i18n/locale';
 import { BridgeError } from '../errors';
 import type { CoreOptions } from '../config/core-options';
 import type { BuildInfo } from '../build-info';
@@ -149,6 +150,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     },
     access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
     warnings: deps.warnings(),
+    language: deps.store.get().settings.language ?? 'system',
   };
 }
 
@@ -216,19 +218,31 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     limits: deps.limits.values(),
     limit_sources: deps.limits.sources(),
     ...deps.network(),
+    language: deps.store.get().settings.language ?? 'system',
   });
   router.add('GET', '/admin/api/settings', settings);
 
-  // Strict: only `limits`, only known limits, each of the right type and in range; the
-  // first problem is a 400 invalid_arguments naming its field, and nothing is changed.
+  // Strict: only `limits` (known limits, each of the right type and in range) and `language`;
+  // the first problem is a 400 invalid_arguments naming its field, and nothing is changed.
   router.add('PATCH', '/admin/api/settings', async ({ body }) => {
     const b = await body();
-    const unknown = Object.keys(b).find((key) => key !== 'limits');
-    if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits)`);
-    if (!('limits' in b)) throw new BridgeError('invalid_arguments', 'limits is required: an object of the limits to change');
-    const checked = checkLimitsPatch(b.limits);
-    if (!checked.ok) throw new BridgeError('invalid_arguments', checked.message, { field: checked.field });
-    deps.limits.update(checked.value);
+    const unknown = Object.keys(b).find((key) => key !== 'limits' && key !== 'language');
+    if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits and language)`);
+    if (!('limits' in b) && !('language' in b)) {
+      throw new BridgeError('invalid_arguments', 'nothing to change: give limits (an object of the limits to change) or language');
+    }
+    const checked = 'limits' in b ? checkLimitsPatch(b.limits) : null;
+    if (checked && !checked.ok) throw new BridgeError('invalid_arguments', checked.message, { field: checked.field });
+    if ('language' in b && !isLanguageSetting(b.language)) {
+      throw new BridgeError('invalid_arguments', `language must be one of ${LANGUAGE_SETTINGS.join(', ')}`, { field: 'language' });
+    }
+    if (checked?.ok) deps.limits.update(checked.value);
+    if (isLanguageSetting(b.language)) {
+      const language = b.language;
+      deps.store.update((state) => {
+        state.settings.language = language;
+      });
+    }
     deps.hub.publish('state');
     return settings();
   });

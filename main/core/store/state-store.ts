@@ -53,7 +53,11 @@ const accessCodeSchema = z.object({
  * so one damaged value is dropped with a warning instead of setting the whole file aside.
  */
 const settingsSchema = z
-  .object({ limits: z.record(z.string(), z.unknown()).catch({}).default({}) })
+  .object({
+    limits: z.record(z.string(), z.unknown()).catch({}).default({}),
+    /** The UI's language (Settings → Language); absent or unknown reads as 'system'. */
+    language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
+  })
   .catch({ limits: {} });
 
 const stateSchema = z.object({

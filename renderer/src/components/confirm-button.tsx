@@ -4,6 +4,7 @@
  * Escape or Cancel backs out.
  */
 import { useEffect, useRef, useState } from 'react';
+import { useT } from '../i18n/i18n-context';
 
 export interface ConfirmButtonProps {
   label: string;
@@ -19,6 +20,7 @@ export interface ConfirmButtonProps {
 }
 
 export function ConfirmButton(props: ConfirmButtonProps): React.JSX.Element {
+  const { t } = useT();
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const triggerRef = useRef<HTMLButtonElement>(null);
@@ -67,7 +69,7 @@ export function ConfirmButton(props: ConfirmButtonProps): React.JSX.Element {
         {props.confirmLabel}
       </button>
       <button type="button" className="btn" onClick={() => setAsking(false)} data-testid={props.cancelTestId}>
-        Cancel
+        {t('common.cancel')}
       </button>
     </span>
   );

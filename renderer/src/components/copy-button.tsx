@@ -3,8 +3,10 @@
  * instead of failing silently.
  */
 import { useEffect, useState } from 'react';
+import { useT } from '../i18n/i18n-context';
 
 export function CopyButton(props: { getText: () => Promise<string> | string; label?: string; testId: string; disabled?: boolean }): React.JSX.Element {
+  const { t } = useT();
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -26,10 +28,10 @@ export function CopyButton(props: { getText: () => Promise<string> | string; lab
   return (
     <span className="copy">
       <button type="button" className="btn" onClick={() => void copy()} data-testid={props.testId} disabled={props.disabled}>
-        {props.label ?? 'Copy'}
+        {props.label ?? t('common.copy')}
       </button>
       <span className="copy-status" role="status">
-        {status === 'copied' ? 'Copied' : status === 'failed' ? 'Copy blocked — select and copy by hand' : ''}
+        {status === 'copied' ? t('common.copied') : status === 'failed' ? t('common.copyBlocked') : ''}
       </span>
     </span>
   );

@@ -1,33 +1,36 @@
 /**
- * Live-ticking time displays: a countdown to a deadline and a relative "5 min ago".
+ * Live-ticking time displays: a countdown to a deadline and a relative "5 min ago", in the
+ * UI's language (the tooltip is the full date and time in that language too).
  */
-import { formatCountdown, formatRelative, formatSecondsLeft } from '../lib/time-format';
+import { useT } from '../i18n/i18n-context';
 import { useNow } from './use-now';
 
 export function Countdown(props: { to: number; warnBelowMs?: number; testId?: string; label?: string; seconds?: boolean }): React.JSX.Element {
   const now = useNow();
+  const { format } = useT();
   const left = props.to - now;
-  const format = props.seconds ? formatSecondsLeft : formatCountdown;
+  const text = props.seconds ? format.secondsLeft(left) : format.countdown(left);
   const warn = props.warnBelowMs ?? 60_000;
   const tone = left <= 0 ? 'expired' : left < warn ? 'urgent' : 'normal';
   return (
     <time
       className={`countdown countdown-${tone}`}
       dateTime={new Date(props.to).toISOString()}
-      title={new Date(props.to).toLocaleString()}
+      title={format.dateTime(props.to)}
       data-testid={props.testId}
-      aria-label={props.label ? `${props.label}: ${format(left)}` : undefined}
+      aria-label={props.label ? `${props.label}: ${text}` : undefined}
     >
-      {format(left)}
+      {text}
     </time>
   );
 }
 
 export function RelativeTime(props: { at: number; testId?: string }): React.JSX.Element {
   const now = useNow();
+  const { format } = useT();
   return (
-    <time dateTime={new Date(props.at).toISOString()} title={new Date(props.at).toLocaleString()} data-testid={props.testId}>
-      {formatRelative(props.at, now)}
+    <time dateTime={new Date(props.at).toISOString()} title={format.dateTime(props.at)} data-testid={props.testId}>
+      {format.relative(props.at, now)}
     </time>
   );
 }

@@ -2,6 +2,7 @@
  * What a view shows when it has nothing yet: says why, and what to do next.
  */
 import type { ReactNode } from 'react';
+import { useT } from '../i18n/i18n-context';
 
 export function EmptyState(props: { title: string; children?: ReactNode; testId?: string }): React.JSX.Element {
   return (
@@ -13,10 +14,11 @@ export function EmptyState(props: { title: string; children?: ReactNode; testId?
 }
 
 export function Loading(props: { label?: string }): React.JSX.Element {
+  const { t } = useT();
   return (
     <p className="loading" role="status" data-testid="loading">
       <span className="spinner" aria-hidden="true" />
-      {props.label ?? 'Loading…'}
+      {props.label ?? t('common.loading')}
     </p>
   );
 }

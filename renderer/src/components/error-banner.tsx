@@ -1,10 +1,21 @@
 /**
  * Error displays: a page-level banner (bridge unreachable, with Retry) and an inline message
- * next to the form or button whose action failed. Both show the bridge's own message.
+ * next to the form or button whose action failed. A known error code is explained in the UI's
+ * language (catalogue area `errors`), the code itself shown unchanged, and the bridge's own
+ * message (which may name a field or a fix) kept next to it.
  */
+import { hasMessage } from '../../../main/contract/i18n';
 import type { ApiError } from '../api/bridge-api';
+import { useT, type I18n } from '../i18n/i18n-context';
+
+/** The explanation of an error code in the UI's language, or null when the code is not known. */
+export function explainError(t: I18n['t'], code: string): string | null {
+  const key = `errors.${code}`;
+  return hasMessage(key) ? t(key) : null;
+}
 
 export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: () => void; testId?: string }): React.JSX.Element {
+  const { t } = useT();
   return (
     <div className="banner banner-error" role="alert" data-testid={props.testId ?? 'error-banner'}>
       <div>
@@ -12,7 +23,7 @@ export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: (
       </div>
       {props.onRetry ? (
         <button type="button" className="btn btn-small" onClick={props.onRetry} data-testid={`${props.testId ?? 'error-banner'}-retry`}>
-          Retry
+          {t('common.retry')}
         </button>
       ) : null}
     </div>
@@ -23,11 +34,19 @@ export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: (
 const LOCAL_CODES = new Set(['unreachable', 'input_check', 'bad_response']);
 
 export function ErrorText(props: { error: ApiError | null; testId?: string }): React.JSX.Element | null {
+  const { t, locale } = useT();
   if (!props.error) return null;
+  const { code, message } = props.error;
+  const explanation = LOCAL_CODES.has(code) ? null : explainError(t, code);
+  // English keeps the bridge's own sentence (it is already the most precise); other
+  // languages lead with the explanation and keep the bridge's words as detail.
+  const lead = explanation !== null && locale !== 'en' ? explanation : message;
+  const detail = lead === message ? null : message;
   return (
-    <p className="error-text" role="alert" data-testid={props.testId}>
-      {props.error.message}
-      {props.error.code && !LOCAL_CODES.has(props.error.code) ? <span className="error-code"> ({props.error.code})</span> : null}
+    <p className="error-text" role="alert" data-testid={props.testId} data-code={code}>
+      {lead}
+      {code && !LOCAL_CODES.has(code) ? <span className="error-code"> ({code})</span> : null}
+      {detail ? <span className="error-detail"> {t('common.error.detail', { message: detail })}</span> : null}
     </p>
   );
 }

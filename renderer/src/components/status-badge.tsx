@@ -14,11 +14,11 @@ export function StatusBadge(props: { tone: Tone; children: ReactNode; testId?: s
   );
 }
 
-/** Counter shown next to a nav item (pending approvals / pairings). */
+/** Counter shown next to a nav item (pending approvals / pairings); `label` is read aloud, count included. */
 export function CountBadge(props: { count: number; label: string; testId?: string; urgent?: boolean }): React.JSX.Element | null {
   if (props.count <= 0) return null;
   return (
-    <span className={`count-badge${props.urgent ? ' count-badge-urgent' : ''}`} data-testid={props.testId} aria-label={`${props.count} ${props.label}`}>
+    <span className={`count-badge${props.urgent ? ' count-badge-urgent' : ''}`} data-testid={props.testId} aria-label={props.label}>
       {props.count}
     </span>
   );

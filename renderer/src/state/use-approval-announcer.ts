@@ -4,8 +4,10 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AdminState } from '../api/bridge-api';
+import { useT } from '../i18n/i18n-context';
 
 export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string): string {
+  const { t } = useT();
   const [announcement, setAnnouncement] = useState('');
   const seen = useRef<Set<string> | null>(null);
 
@@ -20,13 +22,13 @@ export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string
     for (const approval of state.approvals) {
       if (previous.has(`a:${approval.approval_id}`)) continue;
       const phone = state.devices.find((d) => d.device_id === approval.device_id)?.display_name ?? approval.device_id;
-      messages.push(`Approval needed: ${approval.tool_id} on ${phone}.`);
+      messages.push(t('common.announce.approval', { tool: approval.tool_id, phone }));
     }
     for (const pairing of state.pairings) {
-      if (!previous.has(`p:${pairing.auth_session_id}`)) messages.push(`New pairing request, code ${pairing.code}.`);
+      if (!previous.has(`p:${pairing.auth_session_id}`)) messages.push(t('common.announce.pairing', { code: pairing.code }));
     }
     if (messages.length > 0) setAnnouncement(messages.join(' '));
-  }, [state]);
+  }, [state, t]);
 
   const waiting = state ? state.approvals.length + state.pairings.length : 0;
   useEffect(() => {
