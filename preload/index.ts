@@ -31,6 +31,9 @@ const api: DeviceBridgeIpcApi = {
   getPolicies: call('getPolicies') as DeviceBridgeIpcApi['getPolicies'],
   putPolicies: call('putPolicies') as DeviceBridgeIpcApi['putPolicies'],
   getDeviceScreen: call('getDeviceScreen') as DeviceBridgeIpcApi['getDeviceScreen'],
+  getDeviceActions: call('getDeviceActions') as DeviceBridgeIpcApi['getDeviceActions'],
+  getDeviceFrame: call('getDeviceFrame') as DeviceBridgeIpcApi['getDeviceFrame'],
+  getActionScreen: call('getActionScreen') as DeviceBridgeIpcApi['getActionScreen'],
   onAdminEvent: (listener) => {
     const handler = (_event: unknown, payload: Parameters<typeof listener>[0]): void => listener(payload);
     ipcRenderer.on('device-bridge:event', handler);

@@ -61,6 +61,8 @@ export interface Core {
   readonly runtime: ConnectorRuntime;
   readonly bindings: BindingService;
   readonly tools: ToolRuntime;
+  /** The phone view's timeline and live frames (README "The phone view"). */
+  readonly phoneView: { timeline: ActionTimeline; frames: LiveFrames };
   readonly hub: EventHub;
   readonly files: FileCache;
   readonly logger: Logger;
@@ -236,6 +238,7 @@ export function createCore(input: CoreOptionsInput): Core {
     shellFor: (device) => tools.shellFor(device),
     observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
     onResult: (check) => {
       tools.forgetScreenState(check.device_id);
       hub.publish('state');
@@ -351,6 +354,7 @@ export function createCore(input: CoreOptionsInput): Core {
     runtime,
     bindings: bindingService,
     tools,
+    phoneView: { timeline, frames },
     hub,
     files,
     logger,

@@ -5,8 +5,8 @@
  * operation the web console calls over HTTP. Errors travel as `{ok:false,error:{code,message}}`
  * because an exception thrown across ipcMain.handle loses its code.
  */
-import type { IpcResult } from '../../renderer/src/api/ipc-api';
-import { toWireError } from '../core/errors';
+import type { IpcLiveFrame, IpcResult } from '../../renderer/src/api/ipc-api';
+import { BridgeError, toWireError } from '../core/errors';
 import { IPC_ROUTES, ipcChannel } from './ipc-routes';
 
 export interface IpcHandlerDeps {
@@ -16,6 +16,9 @@ export interface IpcHandlerDeps {
   call(method: string, path: string, body: Record<string, unknown>): Promise<unknown>;
   /** JPEG bytes of a phone's screen (raw bytes: the admin route writes them itself). */
   thumbnail(deviceId: string): Promise<Buffer>;
+  /** The phone view's live frame and an action's picture (raw bytes too). */
+  frame?(deviceId: string, maxSide: number): Promise<IpcLiveFrame>;
+  actionScreen?(deviceId: string, actionId: string): Promise<Buffer>;
   /** Told after every successful operation (the shell persists a rotated API key). */
   afterCall?(name: string): void;
   /** Problems only the desktop shell knows (settings, key storage), added to the state's warnings. */
@@ -52,6 +55,14 @@ export function createIpcHandlers(deps: IpcHandlerDeps): Map<string, IpcHandler>
         if (name === 'getDeviceScreen') {
           const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
           value = new Uint8Array(await deps.thumbnail(deviceId));
+        } else if (name === 'getDeviceFrame') {
+          const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
+          if (!deps.frame) throw new BridgeError('invalid_arguments', 'live frames are not available here');
+          value = await deps.frame(deviceId, typeof args.max_side === 'number' ? args.max_side : 720);
+        } else if (name === 'getActionScreen') {
+          const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
+          if (!deps.actionScreen) throw new BridgeError('invalid_arguments', 'action pictures are not available here');
+          value = new Uint8Array(await deps.actionScreen(deviceId, typeof args.action_id === 'string' ? args.action_id : ''));
         } else {
           const { method, path } = route(args);
           value = await deps.call(method, path, args);

@@ -8,6 +8,7 @@ import { ipcMain, type BrowserWindow } from 'electron';
 import type { Core } from '../core/create-core';
 import type { HubEvent } from '../core/admin/event-hub';
 import { deviceThumbnail } from '../core/admin/admin-routes';
+import { BridgeError } from '../core/errors';
 import { createIpcHandlers } from './ipc-handlers';
 import { IPC_EVENT_CHANNEL } from './ipc-routes';
 import { isTrustedIpcSender, type IpcEventLike } from './window-security';
@@ -25,6 +26,17 @@ export function registerIpcHandlers(
     isTrusted: (event) => isTrustedIpcSender(event as IpcEventLike, contents()),
     call: (method, path, body) => core.admin.call(method, path, body),
     thumbnail: (deviceId) => deviceThumbnail(core, deviceId),
+    frame: async (deviceId, maxSide) => {
+      if (!core.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
+      const { frame, fresh } = await core.phoneView.frames.frame(deviceId);
+      const out = await core.phoneView.frames.scaled(deviceId, frame, Math.min(1280, Math.max(160, Math.round(maxSide))));
+      return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh };
+    },
+    actionScreen: async (deviceId, actionId) => {
+      const jpeg = core.phoneView.timeline.screen(deviceId, actionId);
+      if (!jpeg) throw new BridgeError('file_not_found', 'no picture for that action');
+      return jpeg;
+    },
     ...hooks,
   });
   for (const [channel, handler] of handlers) ipcMain.handle(channel, handler);

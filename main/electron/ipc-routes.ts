@@ -30,6 +30,9 @@ export const IPC_ROUTES: Record<Method, Route> = {
   getPolicies: () => ({ method: 'GET', path: '/admin/api/policies' }),
   putPolicies: () => ({ method: 'PUT', path: '/admin/api/policies' }),
   getDeviceScreen: (a) => ({ method: 'GET', path: `/admin/api/devices/${seg(a.device_id)}/screen` }),
+  getDeviceActions: (a) => ({ method: 'GET', path: `/admin/api/devices/${seg(a.device_id)}/actions` }),
+  getDeviceFrame: (a) => ({ method: 'GET', path: `/admin/api/devices/${seg(a.device_id)}/frame` }),
+  getActionScreen: (a) => ({ method: 'GET', path: `/admin/api/devices/${seg(a.device_id)}/actions/${seg(a.action_id)}/screen` }),
 };
 
 export const IPC_EVENT_CHANNEL = 'device-bridge:event';

@@ -41,6 +41,9 @@ function fakePreload() {
     getPolicies: () => Promise.reject(new Error('unused')),
     putPolicies: (p) => ok(p),
     getDeviceScreen: record('getDeviceScreen', new Uint8Array([0xff, 0xd8, 9])),
+    getDeviceActions: record('getDeviceActions', { device_id: 'dev_1', capacity: 50, actions: [] }),
+    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, screen_width: 1080, screen_height: 2400, fresh: false }),
+    getActionScreen: record('getActionScreen', new Uint8Array([0xff, 0xd8, 5])),
     onAdminEvent: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -87,6 +90,18 @@ void describe('IPC transport (desktop app)', () => {
     const blob = await api.getDeviceScreen('dev_1');
     assert.equal(blob.type, 'image/jpeg');
     assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0xff, 0xd8, 9]);
+  });
+
+  void test('a live frame keeps its sequence number and screen size; an action picture is asked for by phone and action', async () => {
+    const { bridge, calls } = fakePreload();
+    const api = createIpcTransport(bridge);
+    const frame = await api.getDeviceFrame('dev_1', 719.6);
+    assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720 } });
+    assert.deepEqual([frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh], [12, 1080, 2400, false]);
+    assert.equal(frame.blob.type, 'image/jpeg');
+    const shot = await api.getActionScreen('dev_1', 'act_1');
+    assert.deepEqual(calls.at(-1), { name: 'getActionScreen', args: { device_id: 'dev_1', action_id: 'act_1' } });
+    assert.deepEqual([...new Uint8Array(await shot.arrayBuffer())], [0xff, 0xd8, 5]);
   });
 
   void test('events flow until unsubscribed; the listener is removed from the preload', () => {

@@ -8,6 +8,7 @@ import type {
   AdminEventType,
   AdminLanDevice,
   AdminLanDiscovered,
+  AdminPhoneActions,
   AdminPolicies,
   AdminRoutes,
   AdminSettings,
@@ -24,7 +25,17 @@ export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id
 export type PhoneCheckResponse = AdminRoutes['GET /admin/api/devices/:device_id/check']['response'];
 export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
 export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
-export type { AdminApproval, AdminLanDiscovered, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
+export type { AdminApproval, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
+
+/** A live frame: the JPEG, its sequence number (new picture, new number) and the phone's screen size. */
+export interface LiveFrameImage {
+  blob: Blob;
+  seq: number;
+  screenWidth: number;
+  screenHeight: number;
+  /** False when the bridge served the last frame again because the agent's calls were running. */
+  fresh: boolean;
+}
 
 /** One "something changed" notification from the bridge; the UI refetches state on it. */
 export interface AdminEvent {
@@ -61,6 +72,12 @@ export interface BridgeApi {
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
+  /** The phone view's timeline: the agent's recent calls on this phone, newest first. */
+  getDeviceActions(deviceId: string): Promise<AdminPhoneActions>;
+  /** A live frame of the phone's screen for the phone view (never waits for the agent's calls). */
+  getDeviceFrame(deviceId: string, maxSide: number, signal?: AbortSignal): Promise<LiveFrameImage>;
+  /** The picture of the screen one action was made on. */
+  getActionScreen(deviceId: string, actionId: string, signal?: AbortSignal): Promise<Blob>;
   /**
    * Live updates: `onEvent` for every change notification, `onStatus` when the channel's
    * health changes. Returns an idempotent unsubscribe.

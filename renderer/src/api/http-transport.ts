@@ -9,6 +9,7 @@ import type {
   AddLanDeviceResponse,
   AdminEvent,
   AdminLanDiscovered,
+  AdminPhoneActions,
   AdminPolicies,
   AdminSettings,
   AdminSettingsPatch,
@@ -17,6 +18,7 @@ import type {
   AuditEntry,
   BridgeApi,
   LanPairResponse,
+  LiveFrameImage,
   LiveStatus,
   PairingDecision,
   StatusResponse,
@@ -114,6 +116,22 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     putPolicies: (policies: AdminPolicies) => json<AdminPolicies>('PUT', '/policies', policies),
     async getDeviceScreen(id: string, signal?: AbortSignal): Promise<Blob> {
       const response = await send('GET', `/devices/${seg(id)}/screen`, undefined, signal);
+      return response.blob();
+    },
+    getDeviceActions: (id: string) => json<AdminPhoneActions>('GET', `/devices/${seg(id)}/actions`),
+    async getDeviceFrame(id: string, maxSide: number, signal?: AbortSignal): Promise<LiveFrameImage> {
+      const response = await send('GET', `/devices/${seg(id)}/frame?max_side=${Math.round(maxSide)}`, undefined, signal);
+      const header = (name: string): number => Number(response.headers.get(name) ?? '0');
+      return {
+        blob: await response.blob(),
+        seq: header('X-Frame-Seq'),
+        screenWidth: header('X-Screen-Width'),
+        screenHeight: header('X-Screen-Height'),
+        fresh: response.headers.get('X-Frame-Fresh') !== '0',
+      };
+    },
+    async getActionScreen(id: string, actionId: string, signal?: AbortSignal): Promise<Blob> {
+      const response = await send('GET', `/devices/${seg(id)}/actions/${seg(actionId)}/screen`, undefined, signal);
       return response.blob();
     },
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {

@@ -6,6 +6,7 @@
  * Types only plus the method-name list, so preload and main can import it safely.
  */
 import type {
+  AdminPhoneActions,
   AdminPolicies,
   AdminRoutes,
   AdminSettings,
@@ -42,8 +43,23 @@ export interface DeviceBridgeIpcApi {
   putPolicies(args: AdminPolicies): Promise<IpcResult<AdminPolicies>>;
   /** JPEG bytes of the phone's screen (max side 360 px), as `GET devices/:id/screen`. */
   getDeviceScreen(args: { device_id: string }): Promise<IpcResult<Uint8Array>>;
+  /** The phone view's timeline, as `GET devices/:id/actions`. */
+  getDeviceActions(args: { device_id: string }): Promise<IpcResult<AdminPhoneActions>>;
+  /** A live frame, as `GET devices/:id/frame` (its headers as fields). */
+  getDeviceFrame(args: { device_id: string; max_side: number }): Promise<IpcResult<IpcLiveFrame>>;
+  /** The picture of the screen an action was made on, as `GET devices/:id/actions/:action_id/screen`. */
+  getActionScreen(args: { device_id: string; action_id: string }): Promise<IpcResult<Uint8Array>>;
   /** Registers a listener for admin events; returns a function that removes it. */
   onAdminEvent(listener: (event: AdminEvent) => void): () => void;
+}
+
+/** A live frame over IPC: JPEG bytes and what the HTTP route sends as headers. */
+export interface IpcLiveFrame {
+  bytes: Uint8Array;
+  seq: number;
+  screen_width: number;
+  screen_height: number;
+  fresh: boolean;
 }
 
 /** Every function the preload must expose, for the main process to register handlers. */
@@ -68,6 +84,9 @@ export const DEVICE_BRIDGE_IPC_METHODS = [
   'getPolicies',
   'putPolicies',
   'getDeviceScreen',
+  'getDeviceActions',
+  'getDeviceFrame',
+  'getActionScreen',
   'onAdminEvent',
 ] as const satisfies ReadonlyArray<keyof DeviceBridgeIpcApi>;
 

@@ -9,6 +9,7 @@ import type {
   AdminSettingsPatch,
   ApprovalDecision,
   BridgeApi,
+  LiveFrameImage,
   LiveStatus,
   PairingDecision,
 } from './bridge-api';
@@ -51,6 +52,21 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     async getDeviceScreen(id: string): Promise<Blob> {
       const bytes = await unwrap(bridge.getDeviceScreen({ device_id: id }));
       // Copy into a fresh ArrayBuffer-backed view: Blob wants plain ArrayBuffer memory.
+      return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
+    },
+    getDeviceActions: (id: string) => unwrap(bridge.getDeviceActions({ device_id: id })),
+    async getDeviceFrame(id: string, maxSide: number): Promise<LiveFrameImage> {
+      const frame = await unwrap(bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide) }));
+      return {
+        blob: new Blob([new Uint8Array(frame.bytes)], { type: 'image/jpeg' }),
+        seq: frame.seq,
+        screenWidth: frame.screen_width,
+        screenHeight: frame.screen_height,
+        fresh: frame.fresh,
+      };
+    },
+    async getActionScreen(id: string, actionId: string): Promise<Blob> {
+      const bytes = await unwrap(bridge.getActionScreen({ device_id: id, action_id: actionId }));
       return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
     },
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
