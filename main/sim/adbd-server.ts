@@ -10,7 +10,7 @@ import type { Server, Socket } from 'node:net';
 import { deviceBanner } from './adb-protocol';
 import { AdbdConnection } from './adbd-connection';
 import type { ServiceResolver } from './adbd-connection';
-import { createServiceResolver } from './adbd-services';
+import { createServiceResolver, phoneFeatures } from './adbd-services';
 import type { PhoneDevice } from './phone-device';
 
 /**
@@ -187,7 +187,7 @@ export class AdbdServer extends EventEmitter {
     socket.once('close', () => this.sockets.delete(socket));
     const connection = new AdbdConnection({
       socket,
-      banner: () => deviceBanner(this.phone.identity(), this.features),
+      banner: () => deviceBanner(this.phone.identity(), phoneFeatures(this.phone, this.features)),
       requiresAuth: () => this.unauthorized,
       resolveService: this.resolveService,
       takeDropMidway: () => {

@@ -47,6 +47,14 @@ export function parseShellService(service: string): ShellRequest | undefined {
   return { protocol: v2 ? 'v2' : 'raw-v1', pty, command };
 }
 
+const DEFAULT_SHELL_FEATURES: readonly string[] = ['shell_v2'];
+
+/** The adbd features this phone announces: `features` less what its quirks take away. */
+export function phoneFeatures(phone: PhoneDevice, features: readonly string[]): readonly string[] {
+  const quirks = phone.quirks?.() ?? [];
+  return quirks.includes('no-shell-v2') ? features.filter((f) => f !== 'shell_v2') : features;
+}
+
 /** Builds the OPEN dispatcher for one phone. */
 export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
   return (service: string): ServiceHandler | undefined => {
@@ -56,6 +64,9 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
       return (stream) => runExec(stream, phone, command);
     }
     const shell = parseShellService(service);
+    // adbd without shell_v2 (quirk no-shell-v2) knows only `shell:`; old adbd matches the
+    // service name by its `shell:` prefix, so `shell,v2,raw:…` is an unknown service (CLSE).
+    if (shell?.protocol === 'v2' && !phoneFeatures(phone, DEFAULT_SHELL_FEATURES).includes('shell_v2')) return undefined;
     if (shell) return (stream) => runShell(stream, phone, shell);
     return undefined;
   };
@@ -72,7 +83,9 @@ async function runShell(stream: DeviceStream, phone: PhoneDevice, request: Shell
   // No interactive shell on the simulator: an empty command just ends the session.
   if (request.command.trim() === '') return;
   if (request.protocol === 'raw-v1') {
-    const result = await execUntilClosed(stream, phone, request.command);
+    // One stream for both outputs, in the order written: a failure's message comes before
+    // whatever the command line prints after it.
+    const result = await execUntilClosed(stream, phone, request.command, true);
     if (!result) return;
     await stream.write(Buffer.concat([result.stdout, result.stderr]));
     return;
@@ -105,7 +118,7 @@ async function runShell(stream: DeviceStream, phone: PhoneDevice, request: Shell
  * Runs the command with the stream's lifetime as its cancellation: resolves undefined when the
  * stream closes first, so a hung command never holds the service open.
  */
-async function execUntilClosed(stream: DeviceStream, phone: PhoneDevice, command: string): Promise<ShellResult | undefined> {
+async function execUntilClosed(stream: DeviceStream, phone: PhoneDevice, command: string, mergeStderr = false): Promise<ShellResult | undefined> {
   const signal = stream.signal;
   if (signal.aborted) return undefined;
   let onAbort: (() => void) | undefined;
@@ -115,7 +128,7 @@ async function execUntilClosed(stream: DeviceStream, phone: PhoneDevice, command
   });
   try {
     const result = await Promise.race([
-      phone.exec(command, { signal }).catch(
+      phone.exec(command, { signal, mergeStderr }).catch(
         (error: unknown): ShellResult => ({
           stdout: Buffer.alloc(0),
           stderr: Buffer.from(`${error instanceof Error ? error.message : String(error)}\n`),

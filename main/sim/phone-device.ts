@@ -44,7 +44,10 @@ export interface PhoneDevice {
   /**
    * Runs one command line (as `sh -c` would on Android) and resolves when it finishes.
    * A command that hangs resolves only when `signal` aborts (the stream was closed).
+   * `mergeStderr`: stderr goes into stdout in the order written (legacy `shell:`).
    */
-  exec(commandLine: string, options: { signal: AbortSignal }): Promise<ShellResult>;
+  exec(commandLine: string, options: { signal: AbortSignal; mergeStderr?: boolean }): Promise<ShellResult>;
   readonly fs: PhoneFileSystem;
+  /** Named quirks (phone-quirks.ts) the transport honours too, e.g. no-shell-v2 in the CNXN features. */
+  quirks?(): readonly string[];
 }

@@ -26,6 +26,8 @@ export const QUIRK_NAMES = [
   'ui-dump-unreadable',
   /** The screen holds several thousand nodes (a long web page, a big grid). */
   'ui-huge-tree',
+  /** adbd without the `shell_v2` feature (vendor adbd, Android < 7): `shell,v2,…` is refused; `shell:` merges stderr into stdout and sends no exit status. */
+  'no-shell-v2',
   /** The screen is off (mWakefulness=Asleep) until a wake key or the power button. */
   'screen-off',
   /** Always-on display: the screen dozes (mWakefulness=Dozing, Display Power: state=DOZE) until woken. */

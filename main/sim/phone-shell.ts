@@ -22,6 +22,11 @@ export interface ShellHooks {
   /** Simulated time a command takes before it acts (timing profile). */
   delayFor(argv: readonly string[]): number;
   pid: number;
+  /**
+   * stderr is the same stream as stdout, in the order written (a legacy `shell:` session: one
+   * pty or socket for both); the outcome's stderr is then empty.
+   */
+  mergeStderr?: boolean;
 }
 
 export interface ShellOutcome {
@@ -54,13 +59,15 @@ function joined(chunks: Buffer[]): Buffer {
 export class ShellRun {
   private status = 0;
   private readonly stdout: Buffer[] = [];
-  private readonly stderr: Buffer[] = [];
+  private readonly stderr: Buffer[];
 
   constructor(
     private readonly hooks: ShellHooks,
     private readonly vars: Map<string, string>,
     private cwd = '/',
-  ) {}
+  ) {
+    this.stderr = hooks.mergeStderr === true ? this.stdout : [];
+  }
 
   /** Runs the whole script; never throws for script errors. */
   async run(script: ShellScript): Promise<ShellOutcome> {
@@ -74,7 +81,8 @@ export class ShellRun {
         this.status = 130;
       } else throw error;
     }
-    return { stdout: joined(this.stdout), stderr: joined(this.stderr), exitCode: this.status & 0xff, aborted };
+    const stderr = this.stderr === this.stdout ? Buffer.alloc(0) : joined(this.stderr);
+    return { stdout: joined(this.stdout), stderr, exitCode: this.status & 0xff, aborted };
   }
 
   private async runScript(script: ShellScript): Promise<void> {
@@ -255,7 +263,8 @@ export class ShellRun {
   }
 
   private async substitute(script: ShellScript): Promise<string> {
-    const child = new ShellRun(this.hooks, new Map(this.vars), this.cwd);
+    // Its stdout is the value; its stderr goes where this run's stderr goes.
+    const child = new ShellRun({ ...this.hooks, mergeStderr: false }, new Map(this.vars), this.cwd);
     const outcome = await child.run(script);
     this.stderr.push(outcome.stderr);
     this.status = outcome.exitCode;

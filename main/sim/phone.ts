@@ -250,7 +250,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
 
   const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({ stdout, stderr, exitCode: 130 });
 
-  const exec = async (commandLine: string, execOptions: { signal: AbortSignal }): Promise<ShellResult> => {
+  const exec = async (commandLine: string, execOptions: { signal: AbortSignal; mergeStderr?: boolean }): Promise<ShellResult> => {
     // Not AbortSignal.any([…, lifetime.signal]): on Node 20 every combined signal stays
     // referenced from the long-lived lifetime signal, ~60 B per command for the phone's whole
     // life (seen in the hardening load test). A plain controller unhooked when done is free.
@@ -260,14 +260,14 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     execOptions.signal.addEventListener('abort', abort, { once: true });
     lifetime.signal.addEventListener('abort', abort, { once: true });
     try {
-      return await execWithSignal(commandLine, combined.signal);
+      return await execWithSignal(commandLine, combined.signal, execOptions.mergeStderr === true);
     } finally {
       execOptions.signal.removeEventListener('abort', abort);
       lifetime.signal.removeEventListener('abort', abort);
     }
   };
 
-  const execWithSignal = async (commandLine: string, signal: AbortSignal): Promise<ShellResult> => {
+  const execWithSignal = async (commandLine: string, signal: AbortSignal, mergeStderr: boolean): Promise<ShellResult> => {
     events.emit('exec', commandLine);
     if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
     if (shouldHang(commandLine)) {
@@ -292,6 +292,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
           events.emit('command', copy);
         },
         delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
+        mergeStderr,
       },
       new Map(vars),
     );

@@ -6,7 +6,7 @@
 import { startAdbServer, type AdbServerRig } from './adb-server';
 import { startBridge, type TestBridge } from './bridge';
 import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
-import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
+import { createSimulatedPhone, type SimulatedPhone, type SimulatedPhoneOptions } from '../../main/sim/phone';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import { XAgentClient } from './xagent-client';
@@ -29,7 +29,11 @@ export async function waitUntil(check: () => boolean, timeoutMs = 15_000, what =
   }
 }
 
-export async function startDeviceRig(count: number, bridgeOptions: Partial<CoreOptionsInput> = {}, phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } = {}): Promise<DeviceRig> {
+export async function startDeviceRig(
+  count: number,
+  bridgeOptions: Partial<CoreOptionsInput> = {},
+  phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<SimulatedPhoneOptions, 'sdk' | 'androidVersion' | 'quirks'> = {},
+): Promise<DeviceRig> {
   const adb = await startAdbServer();
   const phones: SimulatedPhone[] = [];
   let farm: SimFarm | undefined;
@@ -44,6 +48,9 @@ export async function startDeviceRig(count: number, bridgeOptions: Partial<CoreO
           model: i % 2 === 0 ? 'Pixel 7' : 'Galaxy S23',
           withAdbKeyboard: phoneOptions.withAdbKeyboard ?? true,
           profile: phoneOptions.profile ?? 'instant',
+          ...(phoneOptions.sdk !== undefined ? { sdk: phoneOptions.sdk } : {}),
+          ...(phoneOptions.androidVersion !== undefined ? { androidVersion: phoneOptions.androidVersion } : {}),
+          ...(phoneOptions.quirks !== undefined ? { quirks: phoneOptions.quirks } : {}),
         });
         phones[i] = phone;
         return phone;

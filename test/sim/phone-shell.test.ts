@@ -30,7 +30,7 @@ describe('shell parsing and execution', () => {
     const phone = newPhone();
     const r = await sh(phone, 'dumpsys window | grep mCurrentFocus | wc -l');
     assert.equal(r.stdout, '1\n');
-    const focus = await sh(phone, 'dumpsys window windows | grep -o "mCurrentFocus=.*"');
+    const focus = await sh(phone, 'dumpsys window displays | grep -o "mCurrentFocus=.*"');
     assert.match(focus.stdout, /^mCurrentFocus=Window\{[0-9a-f]+ u0 com\.google\.android\.apps\.nexuslauncher\//);
   });
 

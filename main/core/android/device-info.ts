@@ -155,11 +155,14 @@ function componentFrom(pkg: string, activity: string): ForegroundApp {
  */
 export function parseForegroundApp(output: string): ForegroundApp | null {
   const component = /([A-Za-z][\w.]*)\/([.\w$]+)/;
+  // Every line of each key, in order: a phone with several displays prints one per display,
+  // `null` for those without focus (appium-adb#797); a focused window that is no activity
+  // (`Window{… u0 Application Not Responding: pkg}`) has no component either.
   for (const key of ['mCurrentFocus', 'mFocusedApp']) {
-    const line = new RegExp(`${key}=(.*)$`, 'm').exec(output)?.[1];
-    if (line === undefined) continue;
-    const match = component.exec(line);
-    if (match?.[1] && match[2]) return componentFrom(match[1], match[2]);
+    for (const found of output.matchAll(new RegExp(`${key}=(.*)$`, 'gm'))) {
+      const match = component.exec(found[1] ?? '');
+      if (match?.[1] && match[2]) return componentFrom(match[1], match[2]);
+    }
   }
   return null;
 }

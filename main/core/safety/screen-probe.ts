@@ -1,6 +1,7 @@
 /**
  * A cheap look at the phone before a control action runs: which app and activity are in
- * front and whether their window is FLAG_SECURE (one `dumpsys window windows`), and, when
+ * front and whether their window is FLAG_SECURE (`dumpsys window displays` and `windows`,
+ * concurrently: the focus line moved to the display section in Android 10), and, when
  * the action works on screen content, the UI tree (one `uiautomator dump`). Failures never
  * throw: the engine learns what could not be read and decides with that.
  */
@@ -34,12 +35,13 @@ export interface ScreenFacts {
 const FLAG_SECURE = 0x2000;
 
 /**
- * Parses `dumpsys window windows`: the focused window (mCurrentFocus) and whether its
+ * Parses `dumpsys window displays` + `windows`: the focused window (mCurrentFocus) and whether its
  * attributes carry FLAG_SECURE — `fl=… SECURE …` (names, Android 5+) or `fl=#2000` bits
  * (hex, older builds). The flags may sit on the mAttrs line or the next one.
  */
 export function parseWindowFacts(output: string): WindowFacts | null {
   const app = parseForegroundApp(output);
+  // The first focus that is a window (a display without focus prints `mCurrentFocus=null`).
   const focus = /mCurrentFocus=(Window\{[^}\s]+)/.exec(output)?.[1];
   let secure: boolean | null = null;
   if (focus) {
@@ -88,7 +90,10 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
   const readWindow = async (): Promise<WindowFacts | null> => {
     try {
       const deadline = new OperationDeadline({ timeoutMs: options.timeoutMs, signal: options.signal }, options.timeoutMs, 'reading the window in front');
-      const facts = parseWindowFacts((await runText(shell, ['dumpsys', 'window', 'windows'], deadline.next())).text);
+      // Android 10+ print the focus (mCurrentFocus) only in the display section, 8–9 only in the
+      // windows section, whose window blocks carry the flags: read both, at once.
+      const [displays, windows] = await Promise.all([runText(shell, ['dumpsys', 'window', 'displays'], deadline.next()), runText(shell, ['dumpsys', 'window', 'windows'], deadline.next())]);
+      const facts = parseWindowFacts(`${displays.text}\n${windows.text}`);
       if (!facts) problems.push('the app in front could not be identified');
       return facts;
     } catch (error) {

@@ -6,6 +6,7 @@
  */
 import type { CommandIo, PhoneContext } from './command-types';
 import { shortComponent } from './intent';
+import { displaySectionFocus, legacyWindowPolicy, windowsSectionTail } from './window-versions';
 
 /** A stable identity-hash-like hex id for a window or record. */
 export function objectId(seed: string): string {
@@ -74,6 +75,7 @@ function windowDisplays(phone: PhoneContext): string {
  * KeyguardStateMonitor); the locked-* quirks show it, `secure` telling a PIN/pattern apart.
  */
 function windowPolicy(phone: PhoneContext): string {
+  if (phone.info.sdk <= 28) return legacyWindowPolicy(phone);
   const awake = phone.screen.awake;
   const showing = phone.quirks.has('locked-swipe') || phone.quirks.has('locked-pin');
   const secure = phone.quirks.has('locked-pin');
@@ -122,13 +124,8 @@ function windowWindows(phone: PhoneContext): string {
     `    mAttrs={(0,0)(fillxfill) sim={adjust=resize forwardNavigation} ty=BASE_APPLICATION fmt=TRANSLUCENT${w.secure ? ' fl=SECURE' : ''}}`,
     `    isOnScreen=${phone.screen.awake} isVisible=${phone.screen.awake}`,
     '',
-    '  mHasPermanentDpad=false',
-    '  mTopFocusedDisplayId=0',
-    `  imeLayeringTarget in display# 0 ${f.windowToken}`,
-    `  imeInputTarget in display# 0 ${f.windowToken}`,
-    `  mCurrentFocus=${f.windowToken}`,
-    `  mFocusedApp=${f.record}`,
-    '',
+    // Android 10+ keep the focus lines in the display section; 8–9 end this one with them.
+    ...windowsSectionTail(phone, f),
   ].join('\n');
 }
 
@@ -217,9 +214,9 @@ export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
       return 0;
     case 'window':
       if (section === 'windows' || section === 'w') io.out(windowWindows(phone));
-      else if (section === 'displays' || section === 'd') io.out(windowDisplays(phone));
+      else if (section === 'displays' || section === 'd') io.out(windowDisplays(phone) + displaySectionFocus(phone, focus(phone)));
       else if (section === 'policy' || section === 'p') io.out(windowPolicy(phone));
-      else io.out([windowPolicy(phone), windowDisplays(phone), windowWindows(phone)].join(`${SEPARATOR}\n`));
+      else io.out([windowPolicy(phone), windowDisplays(phone) + displaySectionFocus(phone, focus(phone)), windowWindows(phone)].join(`${SEPARATOR}\n`));
       return 0;
     case 'activity':
       io.out(activities(phone));

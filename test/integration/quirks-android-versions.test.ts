@@ -1,0 +1,117 @@
+/**
+ * Quirk group "Android 8–9 and 13+" and `no-shell-v2` (main/sim/QUIRKS.md), behind the real
+ * adb server: the same agent calls on an Android 8.0 (API 26) phone, an Android 9 (API 28)
+ * phone — whose `dumpsys window` keeps the focus in the windows section, wraps it in an
+ * AppWindowToken and prints the keyguard as mShowingLockscreen — and an Android 14 phone whose
+ * adbd has no shell protocol v2 (no exit status, stderr inside stdout). Each still reports the
+ * app in front, reads the screen, holds a tap in a wallet app for approval (the safety gate
+ * found the app in front), refuses a tap on a locked phone with device_locked and a refused
+ * injection with input_blocked, each after one `input` at most.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import type { SimulatedPhone } from '../../main/sim/phone';
+
+type Json = Record<string, any>;
+type Ack = Awaited<ReturnType<typeof invoke>>;
+
+function result(ack: Ack): Json {
+  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
+  return ack.payload?.result as Json;
+}
+
+const cases: Array<{ name: string; sdk: number; androidVersion: string; quirks: string[] }> = [
+  { name: 'Android 8.0 (API 26)', sdk: 26, androidVersion: '8.0.0', quirks: [] },
+  { name: 'Android 9 (API 28)', sdk: 28, androidVersion: '9', quirks: [] },
+  { name: 'Android 14 without shell protocol v2 (no-shell-v2)', sdk: 34, androidVersion: '14', quirks: ['no-shell-v2'] },
+];
+
+for (const c of cases) {
+  describe(`${c.name}: every tool still works`, () => {
+    let bound: BoundRig | undefined;
+    let phone: SimulatedPhone;
+    let n = 0;
+    const call = (tool: string, args: Record<string, unknown> = {}): ReturnType<typeof invoke> => invoke(bound!.client, bound!.channel, tool, args, `call_v${c.sdk}_${c.quirks.join('_')}_${process.pid}_${++n}`);
+    const inputs = (from: number): string[][] => phone.argvLog.slice(from).filter((a) => a[0] === 'input');
+
+    async function pendingApproval(toolId: string): Promise<Json> {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const state = await bound!.rig.bridge.admin('GET', '/admin/api/state');
+        const found = (state.body.approvals as Json[]).find((a) => a.tool_id === toolId);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+
+    before(async () => {
+      bound = await startBoundRig({}, { sdk: c.sdk, androidVersion: c.androidVersion, quirks: c.quirks });
+      phone = bound.rig.phones[0]!;
+    });
+    after(() => bound?.stop());
+
+    test('android_device_status: version, screen and the app in front', async () => {
+      const status = result(await call('android_device_status'));
+      assert.equal(status.sdk, c.sdk);
+      assert.equal(status.android_version, c.androidVersion);
+      assert.equal(status.screen_on, true);
+      assert.equal(status.foreground?.package, 'com.google.android.apps.nexuslauncher', JSON.stringify(status));
+      assert.deepEqual([status.screen?.width, status.screen?.height], [1080, 2400], JSON.stringify(status.screen));
+      const check = bound!.rig.bridge.core.adminState().devices.find((d) => d.device_id === bound!.rig.device(0).deviceId)?.check;
+      const version = check?.checks.find((i) => i.id === 'android_version');
+      assert.equal(version?.status, 'ok', JSON.stringify(version));
+    });
+
+    test('android_ui_tree reads the home screen; a tap by text runs one input tap', async () => {
+      const tree = result(await call('android_ui_tree'));
+      assert.ok((tree.nodes as Json[]).some((node) => node.text === 'Notes'), JSON.stringify(tree.nodes));
+      const from = phone.argvLog.length;
+      const tapped = result(await call('android_tap', { element: { text: 'Notes' } }));
+      assert.equal(tapped.status, 'tapped');
+      assert.equal(inputs(from).length, 1);
+      await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'Notes in front');
+      const status = result(await call('android_device_status'));
+      assert.equal(status.foreground?.package, 'com.example.notes');
+      result(await call('android_press_key', { key: 'home' }));
+    });
+
+    test('a failing command keeps its stable code (the exit status is known without the v2 protocol)', async () => {
+      const launch = await call('android_launch_app', { package: 'com.example.absent' });
+      assert.equal(launch.error?.code, 'app_not_found', JSON.stringify(launch.error));
+      const apps = result(await call('android_list_apps'));
+      assert.ok(JSON.stringify(apps).includes('com.example.wallet'), JSON.stringify(apps).slice(0, 400));
+    });
+
+    test('a tap while the wallet is in front is held for approval (sensitive_app: the app in front was found); denied, nothing is tapped', async () => {
+      const started = await phone.exec('am start -n com.example.wallet/.WalletActivity', { signal: new AbortController().signal });
+      assert.equal(started.exitCode, 0, started.stderr.toString());
+      const from = phone.argvLog.length;
+      const pending = call('android_tap', { x: 540, y: 1200 });
+      const approval = await pendingApproval('android_tap');
+      assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
+      assert.ok((approval.reasons as string[]).some((r) => r.startsWith('app in front:')), JSON.stringify(approval.reasons));
+      const res = await bound!.rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
+      assert.equal(res.status, 200);
+      assert.equal((await pending).error?.code, 'approval_denied');
+      assert.equal(inputs(from).length, 0);
+      result(await call('android_press_key', { key: 'home' }));
+    });
+
+    test('a refused injection is input_blocked after one input call; a lock screen is device_locked before any', async () => {
+      phone.setQuirks([...c.quirks, 'inject-events-denied']);
+      let from = phone.argvLog.length;
+      const blocked = await call('android_tap', { x: 540, y: 1500 });
+      assert.equal(blocked.error?.code, 'input_blocked', JSON.stringify(blocked.error));
+      assert.equal(inputs(from).length, 1);
+      phone.setQuirks([...c.quirks, 'locked-swipe']);
+      from = phone.argvLog.length;
+      const locked = await call('android_tap', { x: 540, y: 1500 });
+      assert.equal(locked.error?.code, 'device_locked', JSON.stringify(locked.error));
+      assert.match(String(locked.error?.message), /lock screen/);
+      assert.equal(inputs(from).length, 0);
+      phone.setQuirks(c.quirks);
+    });
+  });
+}
