@@ -1,7 +1,7 @@
 /**
  * The device-side services a simulated adbd offers on a stream, and how each maps onto the
  * PhoneDevice: `shell:` (raw output), `shell,v2,…:` (shell protocol packets with the exit
- * code), `exec:` (raw stdout only) and `sync:` (files, see sync-service.ts). Anything else
+ * code), `exec:` (raw: stderr and stdout in one stream) and `sync:` (files, see sync-service.ts). Anything else
  * (`reboot:`, `root:`, `tcpip:`, …) is unknown and the OPEN is refused with CLSE.
  */
 import type { PhoneDevice, ShellResult } from './phone-device';
@@ -76,7 +76,10 @@ async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string
   if (command.trim() === '') return;
   const result = await execUntilClosed(stream, phone, command);
   if (!result) return;
-  await stream.write(result.stdout);
+  // adbd runs exec: without the shell protocol, so the child's stderr is the same socket as
+  // its stdout (shell_service.cpp dups one fd to both): what a command prints on stderr is
+  // in the bytes. Commands here print their warnings before their output, as screencap does.
+  await stream.write(Buffer.concat([result.stderr, result.stdout]));
 }
 
 async function runShell(stream: DeviceStream, phone: PhoneDevice, request: ShellRequest): Promise<void> {

@@ -38,6 +38,20 @@ export const QUIRK_NAMES = [
   'locked-pin',
   /** A Chinese-language phone (zh-CN): launcher labels, buttons and pages in Simplified Chinese; persist.sys.locale=zh-CN. */
   'zh-cn',
+  /** Turned a quarter clockwise (rotation 1): landscape pixels, taps and dump bounds; `wm size` still says the portrait size. */
+  'landscape',
+  /** Turned the other way (rotation 3, "seascape"). */
+  'reverse-landscape',
+  /** A tablet whose natural orientation is landscape (2560x1600 at rotation 0, Samsung Galaxy Tab class). */
+  'landscape-tablet',
+  /** `wm size` override in force: `Physical size:` and `Override size:`; apps, taps and screenshots use the override. */
+  'wm-size-override',
+  /** `wm density` override in force: `Physical density:` and `Override density:`. */
+  'wm-density-override',
+  /** A foldable (Pixel Fold): inner and outer panels, folded (outer in use) until setFolded(false); screencap without -d warns on stderr. */
+  'foldable',
+  /** Casting to a second (virtual) display, logical display 2, while the phone's own screen stays display 0. */
+  'cast-second-display',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];

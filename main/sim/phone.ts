@@ -13,6 +13,7 @@ import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
 import type { PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
 import { PhoneFs } from './phone-fs';
+import { SimDisplays } from './phone-displays';
 import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
 import { PhoneSettings } from './phone-settings';
@@ -85,6 +86,8 @@ export interface SimulatedPhone extends PhoneDevice {
   quirks(): QuirkName[];
   /** Replaces the phone's quirks (checked like the option); takes effect with the next command. */
   setQuirks(names: readonly string[]): void;
+  /** A `foldable` phone is folded (outer panel in use, the default) or unfolded (inner panel). */
+  setFolded(folded: boolean): void;
   foregroundPackage(): string;
   screenState(): ScreenStateSnapshot;
   /** Current text of a field (short id like 'note_text' or full resource id), front task first. */
@@ -155,6 +158,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true });
   const settings = new PhoneSettings((name) => packages.has(name), { withAdbKeyboard: options.withAdbKeyboard === true, model: info.model });
   const battery = { level: 87, usbPowered: true, temperature: 290 };
+  const displays = new SimDisplays({ width: info.width, height: info.height, density: info.density });
   const layout = createLayout({ width: info.width, height: info.height, density: info.density });
   const screen = new ScreenMachine(layout, packages, {
     model: info.model,
@@ -192,6 +196,17 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     const zh = quirks.has('zh-cn');
     for (const key of ['persist.sys.locale', 'ro.product.locale']) props.set(key, zh ? ZH_CN_LOCALE : defaultLocale);
     screen.setTranslate(zh ? zhCnText : undefined);
+    displays.setQuirks(quirks);
+    applyDisplays();
+  };
+  // Rotation, overrides and fold state: every app lays itself out again at the new logical size.
+  let displayKey = displays.key();
+  const applyDisplays = (): void => {
+    settings.put('system', 'user_rotation', String(displays.rotation()));
+    if (displays.key() === displayKey) return;
+    displayKey = displays.key();
+    Object.assign(layout, createLayout({ ...displays.logicalSize(), density: displays.density() }));
+    screen.touch();
   };
   setQuirks(options.quirks ?? []);
   const context: PhoneContext = {
@@ -199,6 +214,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     props,
     fs,
     screen,
+    displays,
     input,
     frames,
     packages,
@@ -327,6 +343,10 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     },
     quirks: () => [...quirks],
     setQuirks,
+    setFolded: (folded) => {
+      displays.setFolded(folded);
+      applyDisplays();
+    },
     foregroundPackage: () => screen.window().pkg,
     screenState: (): ScreenStateSnapshot => {
       const window = screen.window();

@@ -6,6 +6,7 @@ import type { FrameRenderer } from '../screen/frame-renderer';
 import type { InputDispatcher } from '../screen/input-dispatcher';
 import type { ScreenMachine } from '../screen/screen-machine';
 import type { PhoneFs } from '../phone-fs';
+import type { SimDisplays } from '../phone-displays';
 import type { PackageDb } from '../phone-packages';
 import type { PhoneSettings } from '../phone-settings';
 import type { QuirkName } from '../phone-quirks';
@@ -52,6 +53,8 @@ export interface PhoneContext {
   readonly props: ReadonlyMap<string, string>;
   readonly fs: PhoneFs;
   readonly screen: ScreenMachine;
+  /** Panels, rotation, size/density overrides and a cast display (phone-displays.ts). */
+  readonly displays: SimDisplays;
   readonly input: InputDispatcher;
   readonly frames: FrameRenderer;
   readonly packages: PackageDb;

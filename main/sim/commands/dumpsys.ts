@@ -6,6 +6,7 @@
  */
 import type { CommandIo, PhoneContext } from './command-types';
 import { shortComponent } from './intent';
+import { defaultDisplayInfo, displayRotationLines, dumpsysDisplay, surfaceFlingerDisplayIds } from './displays';
 import { displaySectionFocus, legacyWindowPolicy, windowsSectionTail } from './window-versions';
 
 /** A stable identity-hash-like hex id for a window or record. */
@@ -56,16 +57,30 @@ function battery(phone: PhoneContext): string {
 }
 
 function windowDisplays(phone: PhoneContext): string {
-  const { width: w, height: h, density } = phone.info;
+  const d = phone.displays;
+  const { width: w, height: h } = d.logicalSize();
+  const natural = d.physicalSize();
+  const base = d.naturalLogicalSize();
+  const density = d.density();
   const L = phone.screen.layout;
   const appHeight = h - L.navBarHeight;
+  const cast = d.castDisplay();
   return [
     'WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)',
-    '  Display: mDisplayId=0 rootTasks=2',
-    `    init=${w}x${h} ${density}dpi base=${w}x${h} ${density}dpi cur=${w}x${h} app=${w}x${appHeight} rng=${w}x${w - L.statusBarHeight}-${h}x${appHeight}`,
+    ...(cast
+      ? [
+          `  Display: mDisplayId=${cast.id}`,
+          `    init=${cast.width}x${cast.height} ${cast.density}dpi mMinSizeOfResizeableTaskDp=220 cur=${cast.width}x${cast.height} app=${cast.width}x${cast.height} rng=${cast.height}x${cast.height}-${cast.width}x${cast.width}`,
+          '    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()',
+          '',
+        ]
+      : []),
+    '  Display: mDisplayId=0 (organized) rootTasks=2',
+    `    init=${natural.width}x${natural.height} ${d.physicalDensity()}dpi mMinSizeOfResizeableTaskDp=220 base=${base.width}x${base.height} ${density}dpi cur=${w}x${h} app=${w}x${appHeight} rng=${Math.min(w, h)}x${Math.min(w, h) - L.statusBarHeight}-${Math.max(w, h)}x${Math.max(w, appHeight)}`,
     `    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,${w},${h}))`,
     '',
-    `  mDisplayInfo=DisplayInfo{"Built-in Screen", displayId 0, displayGroupId 0, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, FLAG_TRUSTED, real ${w} x ${h}, largest app ${h} x ${appHeight}, smallest app ${w} x ${w - L.statusBarHeight}, appVsyncOff 7500000, presDeadline 12666666, mode 1, defaultMode 1, modes [{id=1, width=${w}, height=${h}, fps=60.0}], rotation 0, state ${phone.screen.awake ? 'ON' : 'OFF'}, type INTERNAL, uniqueId "local:4619827259835644672", app ${w} x ${appHeight}, density ${density} (${density}.0 x ${density}.0) dpi}`,
+    `  mDisplayInfo=${defaultDisplayInfo(phone)}`,
+    ...displayRotationLines(phone),
     '',
   ].join('\n');
 }
@@ -183,7 +198,13 @@ function power(phone: PhoneContext): string {
 }
 
 function input(phone: PhoneContext): string {
-  const { width: w, height: h } = phone.info;
+  const d = phone.displays;
+  const { width: w, height: h } = d.logicalSize();
+  const physical = d.orientedPhysicalSize();
+  const natural = d.physicalSize();
+  const panel = d.activePanel();
+  const rotation = d.rotation();
+  const cast = d.castDisplay();
   return [
     'INPUT MANAGER (dumpsys input)',
     '',
@@ -194,14 +215,17 @@ function input(phone: PhoneContext): string {
     '  Device 4: sec_touchscreen',
     '    Sources: TOUCHSCREEN',
     '    Touch Input Mapper (mode - DIRECT):',
-    `      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=0, logicalFrame=[0, 0, ${w}, ${h}], physicalFrame=[0, 0, ${w}, ${h}], deviceSize=[${w}, ${h}], isActive=[1]`,
-    `      RawSurfaceWidth: ${w}px`,
-    `      RawSurfaceHeight: ${h}px`,
+    `      Viewport INTERNAL: displayId=0, uniqueId=local:${panel.physicalId}, port=${panel.port}, orientation=${rotation}, logicalFrame=[0, 0, ${w}, ${h}], physicalFrame=[0, 0, ${physical.width}, ${physical.height}], deviceSize=[${natural.width}, ${natural.height}], isActive=[1]`,
+    ...(cast
+      ? [`      Viewport VIRTUAL: displayId=${cast.id}, uniqueId=virtual:${cast.ownerPackage},10139,${cast.name},0, port=<none>, orientation=0, logicalFrame=[0, 0, ${cast.width}, ${cast.height}], physicalFrame=[0, 0, ${cast.width}, ${cast.height}], deviceSize=[${cast.width}, ${cast.height}], isActive=[1]`]
+      : []),
+    `      RawSurfaceWidth: ${natural.width}px`,
+    `      RawSurfaceHeight: ${natural.height}px`,
     '      SurfaceLeft: 0',
     '      SurfaceTop: 0',
-    `      SurfaceRight: ${w}`,
-    `      SurfaceBottom: ${h}`,
-    '      SurfaceOrientation: 0',
+    `      SurfaceRight: ${physical.width}`,
+    `      SurfaceBottom: ${physical.height}`,
+    `      SurfaceOrientation: ${rotation}`,
     '',
   ].join('\n');
 }
@@ -227,8 +251,16 @@ export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
     case 'input':
       io.out(input(phone));
       return 0;
+    case 'display':
+      io.out(dumpsysDisplay(phone));
+      return 0;
+    case 'SurfaceFlinger':
+      // Only the --display-id listing is simulated; the full dump is many kilobytes of layers.
+      if (section === '--display-id') io.out(surfaceFlingerDisplayIds(phone));
+      else io.out(`Display ${phone.displays.activePanel().physicalId} (HWC display 0)\n`);
+      return 0;
     case undefined:
-      io.out('Currently running services:\n  activity\n  battery\n  input\n  power\n  window\n');
+      io.out('Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  input\n  power\n  window\n');
       return 0;
     default:
       io.err(`Can't find service: ${service}\n`);

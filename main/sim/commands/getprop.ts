@@ -58,12 +58,17 @@ export function getpropCommand(io: CommandIo, phone: PhoneContext): number {
 
 export function wmCommand(io: CommandIo, phone: PhoneContext): number {
   const sub = io.argv[1];
+  const d = phone.displays;
+  // WindowManagerShellCommand: the natural (rotation 0) size; an override adds its own line.
   if (sub === 'size' && io.argv.length === 2) {
-    io.out(`Physical size: ${phone.info.width}x${phone.info.height}\n`);
+    const p = d.physicalSize();
+    const o = d.overrideSize();
+    io.out(`Physical size: ${p.width}x${p.height}\n${o ? `Override size: ${o.width}x${o.height}\n` : ''}`);
     return 0;
   }
   if (sub === 'density' && io.argv.length === 2) {
-    io.out(`Physical density: ${phone.info.density}\n`);
+    const o = d.overrideDensity();
+    io.out(`Physical density: ${d.physicalDensity()}\n${o !== undefined ? `Override density: ${o}\n` : ''}`);
     return 0;
   }
   if (sub === undefined) {

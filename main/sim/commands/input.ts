@@ -101,6 +101,16 @@ export function decodeInputText(text: string): string {
   return out.join('');
 }
 
+/** Where touches for another display go: that display's windows, never this screen. */
+const OTHER_DISPLAY = {
+  typeText: () => undefined,
+  key: () => undefined,
+  tap: () => undefined,
+  swipe: () => undefined,
+  dragAndDrop: () => undefined,
+  selectAllInFocused: () => undefined,
+} as unknown as PhoneContext['input'];
+
 const motionDowns = new WeakMap<object, { x: number; y: number; at: number }>();
 
 export async function inputCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
@@ -121,11 +131,19 @@ export async function inputCommand(io: CommandIo, phone: PhoneContext): Promise<
   let verb = nextArg() ?? '';
   try {
     if (SOURCES.includes(verb)) verb = required('com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:226)');
+    let display = 0;
     if (verb === '-d') {
-      required('com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:133)');
+      const id = required('com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:133)');
+      try {
+        display = parseJavaInt(id);
+      } catch {
+        throw new InputArgumentError(`Error: Invalid arguments for command: -d`, 'com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:137)');
+      }
       verb = required('com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:233)');
     }
     try {
+      // Events for another display (a cast screen) never reach the phone's own screen.
+      if (display !== 0 && ['tap', 'swipe', 'draganddrop', 'motionevent'].includes(verb)) return await runVerb(verb, io, phone, required, nextArg, true);
       return await runVerb(verb, io, phone, required, nextArg);
     } catch (error) {
       if (error instanceof NumberFormatError) {
@@ -153,9 +171,10 @@ async function runVerb(
   phone: PhoneContext,
   required: (frame: string) => string,
   nextArg: () => string | undefined,
+  elsewhere = false,
 ): Promise<number> {
   const frame = (method: string, line: number): string => `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
-  const input = phone.input;
+  const input = elsewhere ? OTHER_DISPLAY : phone.input;
   switch (verb) {
     case 'text': {
       const text = decodeInputText(required(frame('runText', 311)));

@@ -37,8 +37,7 @@ export function minimalMp4(width: number, height: number, durationMs: number, no
 
 export async function screenrecordCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
   let timeLimit = 180;
-  let width = phone.info.width;
-  let height = phone.info.height;
+  let { width, height } = phone.displays.logicalSize();
   let file: string | undefined;
   const args = io.argv.slice(1);
   for (let i = 0; i < args.length; i++) {

@@ -34,11 +34,13 @@ events: prints out accessibility events until terminated
 function dumpXml(phone: PhoneContext): string {
   if (phone.quirks.has('ui-dump-empty')) return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
   const window = phone.screen.window();
-  const xml = dumpWindowXml(window, phone.info.width, phone.info.height);
+  // Bounds are in the display's current orientation; <hierarchy rotation> says which it is.
+  const { width, height } = phone.displays.logicalSize();
+  const xml = dumpWindowXml(window, width, height, phone.displays.rotation());
   if (!phone.quirks.has('ui-huge-tree')) return xml;
   // Inside the root window, after its own children.
   const close = xml.lastIndexOf('</node></hierarchy>');
-  return close < 0 ? xml : xml.slice(0, close) + hugeTreeNodes(window.pkg, phone.info.width, phone.info.height) + xml.slice(close);
+  return close < 0 ? xml : xml.slice(0, close) + hugeTreeNodes(window.pkg, width, height) + xml.slice(close);
 }
 
 export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Promise<number> {

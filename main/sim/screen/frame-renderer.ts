@@ -47,6 +47,12 @@ function pngFromScreencap(screencap: Buffer, width: number, height: number): Pro
     .toBuffer();
 }
 
+/** An opaque black capture of a display that is off (a foldable's unused panel), raw or PNG. */
+export function blackCapture(width: number, height: number, png: boolean): Promise<Buffer> {
+  const raw = Buffer.concat([header(width, height), Buffer.alloc(width * height * 4, Buffer.from([0, 0, 0, 255]))]);
+  return png ? pngFromScreencap(raw, width, height) : Promise.resolve(raw);
+}
+
 export class FrameRenderer {
   private cache: CachedFrame | undefined;
   private renders = 0;

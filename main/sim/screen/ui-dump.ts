@@ -80,8 +80,8 @@ function dumpNode(node: UiNode, index: number, pkg: string, display: ReturnType<
 }
 
 /** The dump document (no trailing newline, like the real file). */
-export function dumpWindowXml(window: ScreenWindow, width: number, height: number): string {
-  const out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", '<hierarchy rotation="0">'];
+export function dumpWindowXml(window: ScreenWindow, width: number, height: number, rotation = 0): string {
+  const out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", `<hierarchy rotation="${rotation}">`];
   dumpNode(window.root, 0, window.pkg, rect(0, 0, width, height), out);
   out.push('</hierarchy>');
   return out.join('');
