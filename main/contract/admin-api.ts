@@ -26,6 +26,8 @@ export interface AdminDevice {
   queue: { running: number; queued: number };
   /** The latest phone check (README "Phone check"), or null before the first one. */
   check: AdminPhoneCheck | null;
+  /** The fast lane's helper on this phone (README "Fast lane"). */
+  helper?: AdminHelper;
 }
 
 /** What the phone check looks at, one row each (README "Phone check"). */
@@ -152,6 +154,8 @@ export interface AdminState {
     queue: { max_depth: number; observation_concurrency: number };
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
+  /** The fast lane's lab-wide default and whether this build carries the helper. */
+  fast_lane?: AdminFastLane;
   warnings: string[];
   /** The UI's language (Settings → Language): the console, the desktop app and its tray follow it. */
   language: LanguageSetting;
@@ -327,8 +331,44 @@ export interface AdminRoutes {
   'POST /admin/api/api-key/rotate': { request: void; response: { api_key: string } };
   'GET /admin/api/policies': { request: void; response: AdminPolicies };
   'PUT /admin/api/policies': { request: AdminPolicies; response: AdminPolicies };
+  /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs). */
+  'POST /admin/api/devices/:device_id/helper': { request: { action: 'enable' | 'disable' | 'remove' }; response: { status: string; helper: AdminHelper } };
+  'GET /admin/api/fast-lane': { request: void; response: AdminFastLane };
+  'PUT /admin/api/fast-lane': { request: { default: 'ask' | 'on' }; response: AdminFastLane };
 }
 
 /** `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline. */
 export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing', 'action'] as const;
 export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];
+
+/**
+ * The resident helper on one phone (README "Fast lane"): absent (not installed by the bridge),
+ * installing, stopped (installed; started by the next call that can use it), starting,
+ * running, failed (with the reason; the stock lane keeps working).
+ */
+export type HelperState = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
+
+export interface AdminHelper {
+  /** Whether the fast lane may be used on this phone (its own choice, else the lab-wide default). */
+  enabled: boolean;
+  /** False while the lab-wide default decides for this phone. */
+  chosen: boolean;
+  state: HelperState;
+  version: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  /** Calls served by each lane on this phone since the bridge started. */
+  lanes: { helper: number; adb: number };
+  /** After a sparse or stale tree the helper stays stopped until then (ms since epoch), else null. */
+  paused_until: number | null;
+}
+
+/** `GET|PUT /admin/api/fast-lane` and `fast_lane` in the admin state. */
+export interface AdminFastLane {
+  /** `ask`: only phones a person enabled; `on`: every phone unless turned off on its card. */
+  default: 'ask' | 'on';
+  /** False when this build has no helper APKs. */
+  available: boolean;
+  /** The helper's version (appium-uiautomator2-server). */
+  version: string | null;
+}

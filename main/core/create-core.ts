@@ -37,6 +37,10 @@ import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
 import { SafetyService } from './safety/safety-service';
 import { registerSafetyRoutes } from './admin/safety-routes';
+import { HelperManager } from './helper/helper-manager';
+import { FastLanes } from './helper/fast-lane';
+import { findHelperApks } from './helper/helper-apks';
+import { registerHelperRoutes } from './admin/helper-routes';
 import { registerPhoneViewRoutes } from './admin/phone-view-routes';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { LiveFrames } from './phone-view/live-frames';
@@ -212,6 +216,31 @@ export function createCore(input: CoreOptionsInput): Core {
     leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
   });
   tools.setGate(safety.gate);
+  // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
+  const helpers = new HelperManager({
+    consent: {
+      get: () => store.get().settings.fastLane ?? { default: 'ask', devices: {} },
+      set: (next) =>
+        store.update((draft) => {
+          draft.settings.fastLane = next;
+        }),
+    },
+    shellFor: (deviceId) => {
+      const device = registry.get(deviceId);
+      if (!device || device.state !== 'device') return undefined;
+      return adbLinks.find((l) => l.address === device.adbServer)?.shell(device.serial);
+    },
+    apks: findHelperApks(),
+    logger,
+    clock,
+    onChange: () => hub.publish('state'),
+    ...options.fastLane,
+  });
+  tools.setLanes(new FastLanes(helpers));
+  bindingService.on('ended', (_channelId, deviceId) => helpers.leaseEnded(deviceId));
+  registry.on('changed', (device) => {
+    if (device.state !== 'device') helpers.deviceGone(device.deviceId);
+  });
   tools.addSink(safety.sink);
   // The phone view: live frames that never wait for the agent, and the timeline of its calls.
   const frames = new LiveFrames({
@@ -395,6 +424,8 @@ export function createCore(input: CoreOptionsInput): Core {
       admin.closeStreams();
       phoneCheck.stop();
       await tools.stop();
+      // Before the ADB links close: each running helper is force-stopped on its phone.
+      await helpers.stop();
       await safety.stop();
       lan.stop();
       for (const link of adbLinks) link.stop();
@@ -416,6 +447,7 @@ export function createCore(input: CoreOptionsInput): Core {
     ...(options.lan ? { options: options.lan } : {}),
   });
   registerSafetyRoutes(admin, { safety, hub });
+  registerHelperRoutes(admin, { helpers, registry, hub });
   registerPhoneViewRoutes(admin, { known: (deviceId) => registry.get(deviceId) !== undefined, timeline, frames });
   const adminDeps: AdminRouteDeps = {
     phoneCheck,
@@ -437,6 +469,7 @@ export function createCore(input: CoreOptionsInput): Core {
     warnings: allWarnings,
     approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
     lanDevices: () => lan.manager.list(),
+    helpers,
   };
   registerAdminRoutes(admin, adminDeps);
   return core;

@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   'idempotency_conflict',
   'outcome_unknown',
   'unicode_input_unavailable',
+  // the fast lane's helper on the phone (main/core/helper/): not answering, or refused what was asked
+  'helper_unavailable',
   // a phone that refuses what was asked, with a fix in words (android/phone-fixes.ts)
   'input_blocked',
   'install_blocked',

@@ -5,7 +5,7 @@
  * the phone thumbnail.
  */
 import sharp from 'sharp';
-import type { AdminChannel, AdminDevice, AdminPhoneCheck, AdminSettings, AdminState } from '../../contract/admin-api';
+import type { AdminChannel, AdminDevice, AdminFastLane, AdminHelper, AdminPhoneCheck, AdminSettings, AdminState } from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
 import { isLanguageSetting, LANGUAGE_SETTINGS } from '../../contract/i18n/locale';
 import { BridgeError } from '../errors';
@@ -63,6 +63,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   approvals(): AdminState['approvals'];
   /** LAN phones the bridge keeps connecting (the LAN feature's). */
   lanDevices(): AdminState['lan_devices'];
+  /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
+  helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -87,6 +89,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
         queue: deps.tools.queue.stats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
+        ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
@@ -150,6 +153,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     },
     access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
     warnings: deps.warnings(),
+    ...(deps.helpers ? { fast_lane: deps.helpers.settings() } : {}),
     language: deps.store.get().settings.language ?? 'system',
   };
 }

@@ -162,6 +162,26 @@ export class AdbDeviceShell implements DeviceShell {
     }
   }
 
+  /**
+   * A raw device service stream (e.g. `tcp:6790`, the fast lane's helper on the phone), on a
+   * connection already switched to the phone when one is ready. adb's FAIL (nothing listens
+   * there) is thrown before anything was written to the service.
+   */
+  async openStream(service: string, options: ShellRunOptions): Promise<Duplex> {
+    let transport: Transport | undefined;
+    const work = this.openService(service).then((t) => {
+      transport = t;
+      return t.parser.raw();
+    });
+    try {
+      return await withDeadline(work, { ...options, what: service, onCancel: () => transport?.end() });
+    } catch (error) {
+      // Opened after the deadline: nobody will use it.
+      void work.then((stream) => stream.destroy()).catch(() => undefined);
+      throw mapAdbError(error, this.serial);
+    }
+  }
+
   async execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer> {
     const streamPromise = this.openService(`exec:${buildCommandLine(argv)}`).then((transport) => transport.parser.raw());
     return readAllWithDeadline(streamPromise, options, argv[0] ?? 'exec', this.serial);

@@ -5,6 +5,7 @@
  * Commands are given as argv arrays. The implementation quotes every element for the
  * device's `sh` (see shell-quote.ts), so no argument is ever interpreted by a shell.
  */
+import type { Duplex } from 'node:stream';
 
 export interface ShellRunOptions {
   /** Hard deadline; the call rejects with BridgeError('command_timeout') past it. */
@@ -27,4 +28,6 @@ export interface DeviceShell {
   push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void>;
   /** Reads a file from the phone through sync (`adb pull`). */
   pull(remotePath: string, options: ShellRunOptions): Promise<Buffer>;
+  /** A raw device service stream such as `tcp:6790` (the fast lane's helper); absent on fakes that have none. */
+  openStream?(service: string, options: ShellRunOptions): Promise<Duplex>;
 }

@@ -152,6 +152,7 @@ export class ApprovalGate implements SafetyGate {
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
         reuseTree: (window) => this.currentTree(call, window?.token ?? null),
+        ...(call.readTree ? { readTree: call.readTree } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
@@ -193,7 +194,7 @@ export class ApprovalGate implements SafetyGate {
     if (rule === 'allow') return;
     const known = this.calls.get(call.args);
     if (known?.decision === 'allow' && known.classification.classes.includes('password_field')) return;
-    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal });
+    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal, ...(call.readTree ? { readTree: call.readTree } : {}) });
     if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
     const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
     const classification = classify({ call: facts, screen, lastTree: call.lastTree?.()?.nodes, userApps: policy.sensitiveApps });

@@ -29,6 +29,8 @@ export interface CallInfo {
   progress: (status: string, message: string) => void;
   /** The channel's last UI tree (what `index` selectors refer to). */
   lastTree?: () => { nodes: UiNode[]; signature: string } | undefined;
+  /** Reads the screen's tree through the fast lane (helper or stock dump); absent: the stock dump. */
+  readTree?: (window: Promise<{ token: string | null; package: string | null } | null>) => Promise<UiNode[]>;
 }
 
 /** The safety gate (policy + approvals); the runtime allows everything until one is installed. */

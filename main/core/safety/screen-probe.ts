@@ -72,6 +72,11 @@ export interface ProbeOptions {
   reuseTree?: (window: WindowFacts | null) => UiNode[] | null;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * Reads the tree another way (the fast lane: the helper when it runs, else the stock dump),
+   * given the window read running at the same time; default: one `uiautomator dump`.
+   */
+  readTree?: (window: Promise<WindowFacts | null>) => Promise<UiNode[]>;
 }
 
 function fatalOf(error: unknown, signal: AbortSignal): ScreenFacts['fatal'] {
@@ -102,8 +107,9 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
       return null;
     }
   };
-  const readTree = async (): Promise<UiNode[] | null> => {
+  const readTree = async (window: Promise<WindowFacts | null>): Promise<UiNode[] | null> => {
     try {
+      if (options.readTree) return await options.readTree(window);
       return await readUiTree(shell, { timeoutMs: options.timeoutMs, signal: options.signal });
     } catch (error) {
       fatal = fatal ?? fatalOf(error, options.signal);
@@ -117,8 +123,9 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
     const cached = options.reuseTree(window);
     if (cached) return { window, nodes: cached, problems, fatal, reusedTree: true };
     if (fatal) return { window, nodes: null, problems, fatal, reusedTree: false };
-    return { window, nodes: await readTree(), problems, fatal, reusedTree: false };
+    return { window, nodes: await readTree(Promise.resolve(window)), problems, fatal, reusedTree: false };
   }
-  const [window, nodes] = await Promise.all([readWindow(), readTree()]);
+  const windowRead = readWindow();
+  const [window, nodes] = await Promise.all([windowRead, readTree(windowRead)]);
   return { window, nodes, problems, fatal, reusedTree: false };
 }

@@ -57,6 +57,11 @@ const settingsSchema = z
     limits: z.record(z.string(), z.unknown()).catch({}).default({}),
     /** The UI's language (Settings → Language); absent or unknown reads as 'system'. */
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
+    /** The fast lane's consent (main/core/helper/helper-manager.ts): lab-wide default and each phone's choice. */
+    fastLane: z
+      .object({ default: z.enum(['ask', 'on']).catch('ask'), devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
+      .optional()
+      .catch(undefined),
   })
   .catch({ limits: {} });
 

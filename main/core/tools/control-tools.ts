@@ -44,8 +44,9 @@ const tapTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
-    await tap(ctx.shell, point.x, point.y, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    return withObserve(ctx, args.observe, { status: 'tapped', x: point.x, y: point.y, ...(point.element ? { element: describeElement(point.element) } : {}) });
+    const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
+    const lane = ctx.lanes ? await ctx.lanes.tap(point.x, point.y, opts) : (await tap(ctx.shell, point.x, point.y, opts), 'adb');
+    return withObserve(ctx, args.observe, { status: 'tapped', x: point.x, y: point.y, ...(point.element ? { element: describeElement(point.element) } : {}), lane });
   },
 });
 
@@ -59,8 +60,10 @@ const longPressTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
-    await longPress(ctx.shell, point.x, point.y, args.duration_ms ?? 800, { timeoutMs: ctx.timeoutMs + (args.duration_ms ?? 800), signal: ctx.signal });
-    return withObserve(ctx, args.observe, { status: 'long_pressed', x: point.x, y: point.y });
+    const hold = args.duration_ms ?? 800;
+    const opts = { timeoutMs: ctx.timeoutMs + hold, signal: ctx.signal };
+    const lane = ctx.lanes ? await ctx.lanes.longPress(point.x, point.y, hold, opts) : (await longPress(ctx.shell, point.x, point.y, hold, opts), 'adb');
+    return withObserve(ctx, args.observe, { status: 'long_pressed', x: point.x, y: point.y, lane });
   },
 });
 
@@ -107,8 +110,9 @@ const swipeTool = defineTool({
       to = { x: args.to_x ?? 0, y: args.to_y ?? 0 };
     }
     const duration = args.duration_ms ?? 300;
-    await swipe(ctx.shell, from, to, duration, { screen, timeoutMs: ctx.timeoutMs + duration, signal: ctx.signal });
-    return withObserve(ctx, args.observe, { status: 'swiped', from: [from.x, from.y], to: [to.x, to.y] });
+    const opts = { screen, timeoutMs: ctx.timeoutMs + duration, signal: ctx.signal };
+    const lane = ctx.lanes ? await ctx.lanes.swipe(from, to, duration, opts) : (await swipe(ctx.shell, from, to, duration, opts), 'adb');
+    return withObserve(ctx, args.observe, { status: 'swiped', from: [from.x, from.y], to: [to.x, to.y], lane });
   },
 });
 
@@ -132,13 +136,19 @@ const typeTextTool = defineTool({
     let currentLength: number | undefined;
     if (args.element) {
       const element = await resolveElement(ctx, args.element);
-      await tap(ctx.shell, element.center[0], element.center[1], opts);
+      if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
+      else await tap(ctx.shell, element.center[0], element.center[1], opts);
       currentLength = element.password ? undefined : element.text.length;
     }
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
-    const typed = await typeText(ctx.shell, args.text, { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() });
-    if (args.submit) await pressKey(ctx.shell, 'enter', opts);
-    return withObserve(ctx, args.observe, { status: 'typed', characters: [...args.text].length, method: typed.method, submitted: args.submit === true });
+    const typeOptions = { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() };
+    // The helper types any Unicode without ADB Keyboard; the stock lane needs it for non-ASCII.
+    const typed = ctx.lanes ? await ctx.lanes.typeText(args.text, typeOptions) : { ...(await typeText(ctx.shell, args.text, typeOptions)), lane: 'adb' };
+    if (args.submit) {
+      if (ctx.lanes) await ctx.lanes.pressKey('enter', opts);
+      else await pressKey(ctx.shell, 'enter', opts);
+    }
+    return withObserve(ctx, args.observe, { status: 'typed', characters: [...args.text].length, method: typed.method, submitted: args.submit === true, lane: typed.lane });
   },
 });
 
@@ -155,8 +165,9 @@ const pressKeyTool = defineTool({
   }),
   output: RESULT,
   run: async (ctx, args) => {
-    await pressKey(ctx.shell, args.key, { timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(args.long_press ? { longPress: true } : {}) });
-    return withObserve(ctx, args.observe, { status: 'pressed', key: args.key });
+    const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(args.long_press ? { longPress: true } : {}) };
+    const lane = ctx.lanes ? await ctx.lanes.pressKey(args.key, opts) : (await pressKey(ctx.shell, args.key, opts), 'adb');
+    return withObserve(ctx, args.observe, { status: 'pressed', key: args.key, lane });
   },
 });
 

@@ -67,6 +67,7 @@ const uiTreeTool = defineTool({
           }
         : {}),
       signature: tree.signature,
+      lane: tree.lane,
     };
   },
 });

@@ -6,7 +6,7 @@
 import { BridgeError } from '../errors';
 import { assertInsideScreen, isInside } from '../android/input';
 import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type ElementSelector, type UiNode } from '../android/ui-tree';
-import type { ElementSelectorArgs, ToolContext } from './tool-definition';
+import type { ElementSelectorArgs, Lane, ToolContext } from './tool-definition';
 
 export interface ResolvedPoint {
   x: number;
@@ -15,12 +15,15 @@ export interface ResolvedPoint {
 }
 
 /** Reads the UI tree, numbers it once (the numbers agents use as `index`) and remembers it. */
-export async function freshTree(ctx: ToolContext): Promise<{ nodes: UiNode[]; signature: string; truncated: boolean; total: number }> {
-  const raw = await readUiTree(ctx.shell, { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal });
+export async function freshTree(ctx: ToolContext): Promise<{ nodes: UiNode[]; signature: string; truncated: boolean; total: number; lane: Lane }> {
+  const options = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
+  // The fast lane when there is one (helper, else the stock dump in the same call).
+  const read = ctx.lanes ? await ctx.lanes.tree(options) : { nodes: await readUiTree(ctx.shell, options), lane: 'adb' as const };
+  const raw = read.nodes;
   const compact = compactTree(raw, { maxNodes: 3000 });
   const signature = screenSignature(raw);
   ctx.rememberTree(compact.nodes, signature);
-  return { nodes: compact.nodes, signature, truncated: compact.truncated, total: compact.total };
+  return { nodes: compact.nodes, signature, truncated: compact.truncated, total: compact.total, lane: read.lane };
 }
 
 /** The tool argument's snake_case selector as the android/ library's selector. */

@@ -10,6 +10,8 @@ import type { DeviceShell } from '../devices/device-shell';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { CardTool, JsonObjectSchema } from '../protocol/card';
 import type { UiNode } from '../android/ui-tree';
+import type { InputOptions, Point, PressKeyOptions } from '../android/input';
+import type { TypeTextOptions } from '../android/text-input';
 
 export type ToolKind = 'observation' | 'control';
 
@@ -33,6 +35,32 @@ export interface ToolContext {
   services: ToolServices;
   /** The safety gate's look before a later step of a batch; throws to stop the batch there. */
   checkStep?: (step: BatchStep) => Promise<void>;
+  /** The fast lane (the helper on the phone when running) with the stock lane behind it; absent: stock only. */
+  lanes?: ToolLanes;
+}
+
+/** Which lane served a call: the resident helper on the phone, or stock adb commands. */
+export type Lane = 'helper' | 'adb';
+
+/** The focused window as `dumpsys window windows` shows it (the stale-tree check compares it). */
+export interface WindowGlance {
+  token: string | null;
+  package: string | null;
+}
+
+/**
+ * What the tools ask of the lanes (main/core/helper/fast-lane.ts implements it). Each method
+ * uses the helper when it runs and falls back to the stock adb way in the same call, never
+ * sending a side effect twice; it answers which lane served it.
+ */
+export interface ToolLanes {
+  /** `window`: the focused window read at the same time, when the caller reads it anyway. */
+  tree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<{ nodes: UiNode[]; lane: Lane }>;
+  tap(x: number, y: number, options?: InputOptions): Promise<Lane>;
+  longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane>;
+  swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
+  pressKey(name: string, options?: PressKeyOptions): Promise<Lane>;
+  typeText(text: string, options: TypeTextOptions): Promise<{ lane: Lane; method: string }>;
 }
 
 /** One step of android_batch, as the safety gate sees it before the step runs. */

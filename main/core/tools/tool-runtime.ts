@@ -31,7 +31,7 @@ import { CONTROL_TOOLS } from './control-tools';
 import { observationTools } from './observation-tools';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import type { CallObserver } from './call-observer';
-import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition } from './tool-definition';
+import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition, type ToolLanes } from './tool-definition';
 
 export interface ToolRuntimeOptions {
   dataDir: string;
@@ -78,6 +78,7 @@ export class ToolRuntime {
   private readonly lastRefusals = new Map<string, Map<string, { at: number; message: string }>>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
   private sinks: CallRecordSink[] = [];
+  private lanes: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
   private observer: CallObserver | undefined;
   private compactTimer: NodeJS.Timeout | undefined;
 
@@ -110,6 +111,11 @@ export class ToolRuntime {
 
   setGate(gate: SafetyGate): void {
     this.gate = gate;
+  }
+
+  /** The fast lane (main/core/helper/fast-lane.ts): tools use the helper on the phone when it runs. */
+  setLanes(lanes: { forCall(deviceId: string, shell: DeviceShell): ToolLanes }): void {
+    this.lanes = lanes;
   }
 
   addSink(sink: CallRecordSink): void {
@@ -280,6 +286,9 @@ export class ToolRuntime {
           },
           lastTree: () => this.trees.get(channelId),
         };
+        const lanes = this.lanes?.forCall(deviceId, shell);
+        // The gate's screen read takes the fast lane too (a sparse or stale helper tree falls back to the dump).
+        if (lanes) call.readTree = async (window) => (await lanes.tree({ timeoutMs: this.o.options.adbCommandTimeoutMs, signal }, window)).nodes;
         // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
         if (tool.kind === 'control' && needsUnlockedScreen(tool.id, args)) await this.lockGuard.assertUsable(deviceId, shell, { timeoutMs: this.o.options.adbCommandTimeoutMs, signal });
         decision = await this.gate.decide(call);
@@ -292,6 +301,7 @@ export class ToolRuntime {
         await observed?.beforeAction(shell, signal);
         if (tool.sideEffect) this.journal.started(key, argsHash);
         const context = this.context(channelId, device, shell, signal, progress);
+        if (lanes) context.lanes = lanes;
         const gate = this.gate;
         if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
         const result = await tool.run(context, parsed.data);

@@ -1,0 +1,326 @@
+/**
+ * The lanes a call can take on one phone: the helper when it is running ("helper"), else the
+ * stock adb commands ("adb") — in the same call, with no side effect sent twice.
+ *
+ * Fallback rules:
+ * - an input (tap, press, swipe, key, text) goes the stock way only when the helper request
+ *   was provably not performed (helper-client.ts: nothing answered before the request could
+ *   be sent, or the helper answered with an error). When the request left and no answer came
+ *   back, the call fails with `outcome_unknown` and nothing is sent again;
+ * - a tree read is only a read: any helper failure falls back. So does a tree that lost its
+ *   content (sparse) or one that did not follow a navigation (stale). The stock dump needs the
+ *   phone's one UiAutomation connection, so the helper is stopped first and left off for a
+ *   cool-down (helper-manager.ts), and the safety gate never judges a screen on such a tree.
+ */
+import { BridgeError, isBridgeError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import { assertGestureDuration, assertInsideScreen, longPress, pressKey, swipe, tap, type InputOptions, type Point, type PressKeyOptions } from '../android/input';
+import { keyCode } from '../android/keys';
+import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
+import { typeText, type TypeTextOptions } from '../android/text-input';
+import { parseForegroundApp } from '../android/device-info';
+import { runText } from '../android/shell-quote';
+import type { Lane, ToolLanes, WindowGlance } from '../tools/tool-definition';
+import { notPerformed } from './helper-client';
+import type { HelperManager, HelperSession } from './helper-manager';
+import { parseAppiumSource, planHelperTyping, pointerActions } from './helper-protocol';
+
+/** A helper tree with fewer than this share of the stock tree's nodes or texts (same app) is sparse. */
+const SPARSE_SHARE = 0.5;
+const SYSTEM_UI = 'com.android.systemui';
+const HELPER_INPUT_TIMEOUT_MS = 10_000;
+
+interface TreeMark {
+  signature: string;
+  package: string | null;
+  token: string | null;
+  actions: number;
+}
+
+interface TreeStats {
+  nodes: number;
+  texts: number;
+}
+
+/** The app a tree shows: the package most of its nodes belong to, the status bar aside. */
+export function treePackage(nodes: readonly UiNode[]): string | null {
+  const counts = new Map<string, number>();
+  for (const n of nodes) if (n.package && n.package !== SYSTEM_UI) counts.set(n.package, (counts.get(n.package) ?? 0) + 1);
+  let best: string | null = null;
+  let most = 0;
+  for (const [pkg, count] of counts) {
+    if (count > most) {
+      best = pkg;
+      most = count;
+    }
+  }
+  return best;
+}
+
+function statsOf(nodes: readonly UiNode[], pkg: string | null): TreeStats {
+  let count = 0;
+  let texts = 0;
+  for (const n of nodes) {
+    if (pkg !== null && n.package !== pkg) continue;
+    count += 1;
+    if (n.text || n.contentDesc) texts += 1;
+  }
+  return { nodes: count, texts };
+}
+
+/**
+ * Whether a helper tree lost content: no element of the app carries text or a description,
+ * or (when a stock tree of the same app was seen) far fewer elements or texts than it had.
+ */
+export function isSparse(nodes: readonly UiNode[], baseline: TreeStats | undefined): boolean {
+  if (nodes.length === 0) return true;
+  const pkg = treePackage(nodes);
+  const own = statsOf(nodes, pkg);
+  if (own.texts === 0) return true;
+  if (!baseline) return false;
+  return own.nodes < baseline.nodes * SPARSE_SHARE || own.texts < baseline.texts * SPARSE_SHARE;
+}
+
+/** Per bridge: lane bookkeeping per phone (last trees, actions since) over one HelperManager. */
+export class FastLanes {
+  private readonly stock = new Map<string, Map<string, TreeStats>>();
+  private readonly marks = new Map<string, TreeMark>();
+  private readonly actions = new Map<string, number>();
+
+  constructor(private readonly manager: HelperManager) {}
+
+  /** The lanes of one call on one phone. */
+  forCall(deviceId: string, shell: DeviceShell): ToolLanes {
+    return new CallLanes(this, this.manager, deviceId, shell);
+  }
+
+  /** @internal */
+  noteAction(deviceId: string): void {
+    this.actions.set(deviceId, (this.actions.get(deviceId) ?? 0) + 1);
+  }
+
+  /** @internal */
+  noteStockTree(deviceId: string, nodes: readonly UiNode[]): void {
+    const pkg = treePackage(nodes);
+    if (pkg === null) return;
+    let byPackage = this.stock.get(deviceId);
+    if (!byPackage) {
+      byPackage = new Map();
+      this.stock.set(deviceId, byPackage);
+    }
+    byPackage.set(pkg, statsOf(nodes, pkg));
+    this.marks.delete(deviceId);
+  }
+
+  /** @internal Why a helper tree must not be used, or null. */
+  async judge(deviceId: string, nodes: UiNode[], window: Promise<WindowGlance | null> | undefined, glance: () => Promise<WindowGlance | null>): Promise<string | null> {
+    const pkg = treePackage(nodes);
+    if (isSparse(nodes, pkg === null ? undefined : this.stock.get(deviceId)?.get(pkg))) return 'the helper’s tree was missing content the stock dump shows (sparse tree)';
+    const signature = screenSignature(nodes);
+    const actions = this.actions.get(deviceId) ?? 0;
+    const previous = this.marks.get(deviceId);
+    let token: string | null = null;
+    if (previous && previous.signature === signature && previous.actions !== actions) {
+      // Same tree as before an action: check with a cheap stock signal that nothing moved.
+      const now = (window ? await window : null) ?? (await glance());
+      token = now?.token ?? null;
+      const windowMoved = previous.token !== null && token !== null && previous.token !== token;
+      const otherApp = now?.package != null && pkg !== null && now.package !== pkg;
+      if (windowMoved || otherApp) return 'the helper’s tree did not follow the last action (stale tree)';
+    } else if (window) {
+      token = (await window)?.token ?? null;
+    }
+    this.marks.set(deviceId, { signature, package: pkg, token, actions });
+    return null;
+  }
+}
+
+class CallLanes implements ToolLanes {
+  constructor(
+    private readonly lanes: FastLanes,
+    private readonly manager: HelperManager,
+    private readonly deviceId: string,
+    private readonly shell: DeviceShell,
+  ) {}
+
+  async tree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<{ nodes: UiNode[]; lane: Lane }> {
+    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    if (session) {
+      let reason: string;
+      try {
+        const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
+        if (typeof source !== 'string') throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
+        const nodes = parseAppiumSource(source);
+        const verdict = await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options));
+        if (verdict === null) {
+          this.manager.noteLane(this.deviceId, 'helper');
+          return { nodes, lane: 'helper' };
+        }
+        reason = verdict;
+      } catch (error) {
+        if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+        await this.manager.helperFailed(this.deviceId, error);
+        reason = `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})`;
+      }
+      // The stock dump needs UiAutomation: the helper steps aside first.
+      await this.manager.pause(this.deviceId, reason);
+    }
+    const nodes = await readUiTree(this.shell, options);
+    this.lanes.noteStockTree(this.deviceId, nodes);
+    this.manager.noteLane(this.deviceId, 'adb');
+    return { nodes, lane: 'adb' };
+  }
+
+  private async glance(options: { timeoutMs: number; signal: AbortSignal }): Promise<WindowGlance | null> {
+    try {
+      const out = await runText(this.shell, ['dumpsys', 'window', 'windows'], { timeoutMs: Math.min(options.timeoutMs, 10_000), signal: options.signal });
+      const token = /mCurrentFocus=(Window\{[^}\s]+)/.exec(out.text)?.[1] ?? null;
+      return { token, package: parseForegroundApp(out.text)?.package ?? null };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Runs `helper` on the running helper, else (or when it provably did nothing) `stock`.
+   * An answer that never came after the request left is `outcome_unknown`: not sent again.
+   */
+  private async act(signal: AbortSignal | undefined, helper: (session: HelperSession) => Promise<void>, stock: () => Promise<void>): Promise<Lane> {
+    const session = await this.manager.acquire(this.deviceId, signal ? { signal } : {});
+    if (session) {
+      try {
+        await helper(session);
+        this.lanes.noteAction(this.deviceId);
+        this.manager.noteLane(this.deviceId, 'helper');
+        return 'helper';
+      } catch (error) {
+        if (isBridgeError(error) && error.code === 'canceled') throw error;
+        await this.manager.helperFailed(this.deviceId, error);
+        if (!notPerformed(error)) throw error;
+      }
+    }
+    await stock();
+    this.lanes.noteAction(this.deviceId);
+    this.manager.noteLane(this.deviceId, 'adb');
+    return 'adb';
+  }
+
+  private requestOptions(options: { timeoutMs?: number; signal?: AbortSignal } | undefined, extraMs = 0): { timeoutMs: number; signal?: AbortSignal } {
+    return { timeoutMs: Math.min(options?.timeoutMs ?? HELPER_INPUT_TIMEOUT_MS, HELPER_INPUT_TIMEOUT_MS) + extraMs, ...(options?.signal ? { signal: options.signal } : {}) };
+  }
+
+  tap(x: number, y: number, options?: InputOptions): Promise<Lane> {
+    checkPoint({ x, y }, options);
+    return this.act(
+      options?.signal,
+      async (s) => {
+        await s.call('POST', '/actions', pointerActions({ x, y }, null, 0), this.requestOptions(options));
+      },
+      () => tap(this.shell, x, y, options),
+    );
+  }
+
+  longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane> {
+    checkPoint({ x, y }, options);
+    assertGestureDuration(durationMs);
+    return this.act(
+      options?.signal,
+      async (s) => {
+        await s.call('POST', '/actions', pointerActions({ x, y }, null, durationMs), this.requestOptions(options, durationMs));
+      },
+      () => longPress(this.shell, x, y, durationMs, options),
+    );
+  }
+
+  swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane> {
+    checkPoint(from, options);
+    checkPoint(to, options);
+    assertGestureDuration(durationMs);
+    return this.act(
+      options?.signal,
+      async (s) => {
+        await s.call('POST', '/actions', pointerActions(from, to, 0, durationMs), this.requestOptions(options, durationMs));
+      },
+      () => swipe(this.shell, from, to, durationMs, options),
+    );
+  }
+
+  pressKey(name: string, options?: PressKeyOptions): Promise<Lane> {
+    const code = keyCode(name);
+    // A held key has its own endpoint the bridge does not use: the stock lane presses it.
+    if (options?.longPress) {
+      return (async () => {
+        await pressKey(this.shell, name, options);
+        this.lanes.noteAction(this.deviceId);
+        this.manager.noteLane(this.deviceId, 'adb');
+        return 'adb' as const;
+      })();
+    }
+    return this.act(
+      options?.signal,
+      async (s) => {
+        await s.call('POST', '/appium/device/press_keycode', { keycode: code, metastate: 0 }, this.requestOptions(options));
+      },
+      () => pressKey(this.shell, name, options),
+    );
+  }
+
+  /**
+   * Types through the helper's `keys` (any Unicode, no ADB Keyboard needed), appending to the
+   * focused field; line breaks and tabs as key presses. When a step provably did nothing, the
+   * rest of the text (never what was already typed) goes the stock way.
+   */
+  async typeText(text: string, options: TypeTextOptions): Promise<{ lane: Lane; method: string }> {
+    const session = await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
+    if (session) {
+      const steps = planHelperTyping(text);
+      let done = 0;
+      let typedChars = 0;
+      try {
+        for (const step of steps) {
+          if ('text' in step) {
+            await session.call('POST', '/keys', { text: step.text, replace: false }, this.requestOptions(options, Math.ceil(step.text.length / 10)));
+            typedChars += step.text.length;
+          } else {
+            await session.call('POST', '/appium/device/press_keycode', { keycode: step.keycode, metastate: 0 }, this.requestOptions(options));
+            typedChars += 1;
+          }
+          done += 1;
+        }
+        this.lanes.noteAction(this.deviceId);
+        this.manager.noteLane(this.deviceId, 'helper');
+        return { lane: 'helper', method: 'helper' };
+      } catch (error) {
+        if (isBridgeError(error) && error.code === 'canceled') throw error;
+        await this.manager.helperFailed(this.deviceId, error);
+        if (!notPerformed(error)) throw error;
+        if (done > 0) {
+          const rest = normalised(text).slice(typedChars);
+          const typed = await typeText(this.shell, rest, options);
+          this.lanes.noteAction(this.deviceId);
+          this.manager.noteLane(this.deviceId, 'adb');
+          return { lane: 'adb', method: typed.method };
+        }
+      }
+    }
+    const typed = await typeText(this.shell, text, options);
+    this.lanes.noteAction(this.deviceId);
+    this.manager.noteLane(this.deviceId, 'adb');
+    return { lane: 'adb', method: typed.method };
+  }
+}
+
+function normalised(text: string): string {
+  return text.replaceAll('\r\n', '\n').replaceAll('\r', '\n');
+}
+
+function checkPoint(point: Point, options: InputOptions | undefined): void {
+  if (options?.screen) {
+    assertInsideScreen(point, options.screen);
+    return;
+  }
+  for (const value of [point.x, point.y]) {
+    if (!Number.isSafeInteger(value)) throw new BridgeError('invalid_arguments', `coordinates must be integer pixels, got ${String(value)}`);
+    if (value < 0) throw new BridgeError('out_of_bounds', `coordinates must not be negative, got ${value}`);
+  }
+}

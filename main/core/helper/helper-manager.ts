@@ -1,0 +1,545 @@
+/**
+ * The fast lane's helper, per phone: consent, install, start, health, restart, stop, remove.
+ *
+ * - Consent first: nothing is installed on a phone until a person enables the fast lane for
+ *   it (device card, admin API) or sets the lab-wide default to `on`. Disable stops it; Remove
+ *   uninstalls both APKs.
+ * - Install checks the installed version (`dumpsys package`) and skips when it is equal; a
+ *   refused install leaves the phone `failed` with the phone's reason, and the stock lane works.
+ * - Started on demand by the first tool call that can use it (`am instrument -w`, kept open:
+ *   its end is the server's end), health-checked through `GET /status`, then one session.
+ * - A crash (the instrumentation ended, or the helper stopped answering) stops it; the next
+ *   call starts it again once; a second crash leaves it `failed` until enabled again.
+ * - Stopped when the phone's lease ends, after HELPER_IDLE_STOP_MS without use, after a sparse
+ *   or stale tree (then not restarted for a cool-down), and when the bridge stops. Stopping
+ *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
+ *   `uiautomator dump`, Android Studio and Appium work again.
+ */
+import { createReadStream } from 'node:fs';
+import type { Duplex } from 'node:stream';
+import { BridgeError, isBridgeError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import { buildCommandLine, runText } from '../android/shell-quote';
+import { installApk } from '../android/apps';
+import type { Logger } from '../logging/logger';
+import { HelperClient, notPerformed } from './helper-client';
+import type { HelperApks } from './helper-apks';
+import {
+  HELPER_INSTRUMENT_ARGV,
+  HELPER_SERVER_PACKAGE,
+  HELPER_STOP_ARGV,
+  HELPER_TEST_PACKAGE,
+  isNoInstrumentation,
+  parseInstalledVersion,
+} from './helper-protocol';
+
+export type HelperStateName = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
+export type FastLaneDefault = 'ask' | 'on';
+
+/** Documented limits (README "Fast lane"). */
+export const HELPER_IDLE_STOP_MS = 5 * 60_000;
+export const HELPER_START_TIMEOUT_MS = 30_000;
+export const HELPER_PAUSE_MS = 60_000;
+const INSTALL_TIMEOUT_MS = 180_000;
+const PUSH_TIMEOUT_MS = 120_000;
+const STATUS_POLL_MS = 100;
+const STATUS_REQUEST_MS = 2_000;
+const COMMAND_TIMEOUT_MS = 10_000;
+
+/** What is kept across restarts: the lab-wide default and each phone's own choice. */
+export interface FastLaneConsent {
+  default: FastLaneDefault;
+  devices: Record<string, 'on' | 'off'>;
+}
+
+export interface FastLaneConsentStore {
+  get(): FastLaneConsent;
+  set(next: FastLaneConsent): void;
+}
+
+/** A phone's helper as the admin state shows it. */
+export interface HelperView {
+  enabled: boolean;
+  /** Whether the person chose for this phone (false: the lab-wide default applies). */
+  chosen: boolean;
+  state: HelperStateName;
+  version: string | null;
+  last_error: string | null;
+  last_error_code: string | null;
+  /** Calls served by each lane on this phone since the bridge started. */
+  lanes: { helper: number; adb: number };
+  /** While a sparse or stale tree keeps it stopped (ms since epoch), else null. */
+  paused_until: number | null;
+}
+
+/** A running helper's session, as the lanes use it. */
+export interface HelperSession {
+  readonly version: string;
+  /** `path` is below the session (`/source`, `/actions`, …). */
+  call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
+}
+
+interface PhoneHelper {
+  deviceId: string;
+  state: HelperStateName;
+  version: string | null;
+  lastError: string | null;
+  lastErrorCode: string | null;
+  lanes: { helper: number; adb: number };
+  crashes: number;
+  pausedUntil: number;
+  instrument: Duplex | undefined;
+  sessionId: string | undefined;
+  starting: Promise<boolean> | undefined;
+  installing: Promise<void> | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+  /** Bumped by every stop: a start that began before it gives up. */
+  generation: number;
+}
+
+export interface HelperManagerOptions {
+  consent: FastLaneConsentStore;
+  /** The phone's shell, or undefined when it is not connected. */
+  shellFor: (deviceId: string) => DeviceShell | undefined;
+  apks: HelperApks | null;
+  logger: Logger;
+  clock?: () => number;
+  onChange?: () => void;
+  idleStopMs?: number;
+  startTimeoutMs?: number;
+  pauseMs?: number;
+}
+
+export class HelperManager {
+  private readonly phones = new Map<string, PhoneHelper>();
+  private readonly clock: () => number;
+  private stopped = false;
+
+  constructor(private readonly o: HelperManagerOptions) {
+    this.clock = o.clock ?? Date.now;
+  }
+
+  // ---- consent ----------------------------------------------------------------------------
+
+  settings(): { default: FastLaneDefault; available: boolean; version: string | null } {
+    return { default: this.o.consent.get().default, available: this.o.apks !== null, version: this.o.apks?.version ?? null };
+  }
+
+  setDefault(mode: FastLaneDefault): void {
+    const consent = this.o.consent.get();
+    this.o.consent.set({ ...consent, default: mode });
+    this.changed();
+  }
+
+  enabled(deviceId: string): boolean {
+    const consent = this.o.consent.get();
+    const own = consent.devices[deviceId];
+    return own ? own === 'on' : consent.default === 'on';
+  }
+
+  /** The person's yes for this phone: installs now (in the background) when the phone is here. */
+  enable(deviceId: string): HelperView {
+    this.requireApks();
+    this.choose(deviceId, 'on');
+    const phone = this.phone(deviceId);
+    if (phone.state === 'failed') {
+      phone.state = 'absent';
+      phone.crashes = 0;
+    }
+    phone.pausedUntil = 0;
+    void this.install(phone);
+    return this.view(deviceId);
+  }
+
+  /** No fast lane on this phone: the helper is stopped (and stays installed). */
+  async disable(deviceId: string): Promise<HelperView> {
+    this.choose(deviceId, 'off');
+    await this.stopPhone(deviceId, 'the fast lane was turned off for this phone');
+    return this.view(deviceId);
+  }
+
+  /** Stops the helper and uninstalls both APKs; the phone's choice becomes "off". */
+  async remove(deviceId: string): Promise<HelperView> {
+    this.choose(deviceId, 'off');
+    const phone = this.phone(deviceId);
+    await phone.installing?.catch(() => undefined);
+    await this.stopPhone(deviceId, 'removed');
+    const shell = this.o.shellFor(deviceId);
+    if (!shell) throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
+    for (const pkg of [HELPER_TEST_PACKAGE, HELPER_SERVER_PACKAGE]) {
+      await runText(shell, ['pm', 'uninstall', pkg], { timeoutMs: 60_000 }).catch(() => undefined);
+    }
+    phone.state = 'absent';
+    phone.version = null;
+    phone.crashes = 0;
+    phone.lastError = null;
+    phone.lastErrorCode = null;
+    this.changed();
+    return this.view(deviceId);
+  }
+
+  private choose(deviceId: string, value: 'on' | 'off'): void {
+    const consent = this.o.consent.get();
+    this.o.consent.set({ ...consent, devices: { ...consent.devices, [deviceId]: value } });
+  }
+
+  private requireApks(): HelperApks {
+    if (!this.o.apks) throw new BridgeError('tool_unavailable', 'the helper APKs are not part of this build (package appium-uiautomator2-server is missing)');
+    return this.o.apks;
+  }
+
+  // ---- views ------------------------------------------------------------------------------
+
+  view(deviceId: string): HelperView {
+    const phone = this.phones.get(deviceId);
+    return {
+      enabled: this.enabled(deviceId),
+      chosen: this.o.consent.get().devices[deviceId] !== undefined,
+      state: phone?.state ?? 'absent',
+      version: phone?.version ?? null,
+      last_error: phone?.lastError ?? null,
+      last_error_code: phone?.lastErrorCode ?? null,
+      lanes: { ...(phone?.lanes ?? { helper: 0, adb: 0 }) },
+      paused_until: phone && phone.pausedUntil > this.clock() ? phone.pausedUntil : null,
+    };
+  }
+
+  /** Counts which lane served a call on this phone. */
+  noteLane(deviceId: string, lane: 'helper' | 'adb'): void {
+    this.phone(deviceId).lanes[lane] += 1;
+  }
+
+  private phone(deviceId: string): PhoneHelper {
+    let phone = this.phones.get(deviceId);
+    if (!phone) {
+      phone = {
+        deviceId,
+        state: 'absent',
+        version: null,
+        lastError: null,
+        lastErrorCode: null,
+        lanes: { helper: 0, adb: 0 },
+        crashes: 0,
+        pausedUntil: 0,
+        instrument: undefined,
+        sessionId: undefined,
+        starting: undefined,
+        installing: undefined,
+        idleTimer: undefined,
+        generation: 0,
+      };
+      this.phones.set(deviceId, phone);
+    }
+    return phone;
+  }
+
+  private changed(): void {
+    this.o.onChange?.();
+  }
+
+  private fail(phone: PhoneHelper, message: string, code: string): void {
+    phone.state = 'failed';
+    phone.lastError = message;
+    phone.lastErrorCode = code;
+    this.o.logger.warn('fast lane helper failed', { device: phone.deviceId, code, message });
+    this.changed();
+  }
+
+  // ---- use --------------------------------------------------------------------------------
+
+  /**
+   * The running helper for a call, starting it when it is installed and allowed; null when the
+   * call should go the stock way (no consent, not installed yet, failed, paused, no start).
+   */
+  async acquire(deviceId: string, options: { signal?: AbortSignal }): Promise<HelperSession | null> {
+    if (this.stopped || !this.o.apks || !this.enabled(deviceId)) return null;
+    const phone = this.phone(deviceId);
+    if (phone.state === 'failed' || phone.state === 'installing') return null;
+    if (phone.pausedUntil > this.clock()) return null;
+    if (phone.state === 'absent') {
+      void this.install(phone);
+      return null;
+    }
+    if (phone.state !== 'running' || !phone.sessionId) {
+      const started = await this.start(phone, options.signal);
+      if (!started) return null;
+    }
+    this.touch(phone);
+    return this.session(phone);
+  }
+
+  private session(phone: PhoneHelper): HelperSession {
+    const sessionId = phone.sessionId ?? '';
+    const shell = this.o.shellFor(phone.deviceId);
+    const client = new HelperClient(opener(shell));
+    return {
+      version: phone.version ?? '',
+      call: (method, path, body, options) => client.call(method, `/session/${encodeURIComponent(sessionId)}${path}`, body, options),
+    };
+  }
+
+  private touch(phone: PhoneHelper): void {
+    if (phone.idleTimer) clearTimeout(phone.idleTimer);
+    phone.idleTimer = setTimeout(() => {
+      phone.idleTimer = undefined;
+      void this.stopPhone(phone.deviceId, null);
+    }, this.o.idleStopMs ?? HELPER_IDLE_STOP_MS);
+    phone.idleTimer.unref();
+  }
+
+  /**
+   * A helper request failed. A connection-level failure (nothing answers, or no answer came)
+   * is a crash: the helper is stopped (so the stock lane can read the screen) and started
+   * again once by a later call. An error answer means it is alive and only refused this one.
+   */
+  async helperFailed(deviceId: string, error: unknown): Promise<void> {
+    const phone = this.phone(deviceId);
+    if (isBridgeError(error) && error.code === 'canceled') return;
+    const answered = isBridgeError(error) && error.code === 'helper_unavailable' && error.details?.status !== undefined;
+    if (answered) {
+      if (error.details?.helperError === 'invalid session id') phone.sessionId = undefined;
+      return;
+    }
+    await this.crashed(phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+  }
+
+  /** A sparse or stale tree: stop the helper so the stock dump can read, and leave it off a while. */
+  async pause(deviceId: string, reason: string): Promise<void> {
+    const phone = this.phone(deviceId);
+    phone.pausedUntil = this.clock() + (this.o.pauseMs ?? HELPER_PAUSE_MS);
+    phone.lastError = reason;
+    phone.lastErrorCode = 'helper_paused';
+    await this.stopPhone(deviceId, null);
+  }
+
+  private async crashed(phone: PhoneHelper, message: string): Promise<void> {
+    if (phone.state !== 'running' && phone.state !== 'starting') return;
+    phone.crashes += 1;
+    await this.stopPhone(phone.deviceId, null);
+    if (phone.crashes >= 2) {
+      this.fail(phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
+    } else {
+      phone.lastError = `${message}; it starts again on the next call`;
+      phone.lastErrorCode = 'helper_crashed';
+      this.changed();
+    }
+  }
+
+  // ---- install ----------------------------------------------------------------------------
+
+  private install(phone: PhoneHelper): Promise<void> {
+    if (phone.installing) return phone.installing;
+    const apks = this.o.apks;
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!apks || !shell || phone.state === 'running' || phone.state === 'starting') return Promise.resolve();
+    phone.state = 'installing';
+    phone.lastError = null;
+    phone.lastErrorCode = null;
+    this.changed();
+    const work = (async () => {
+      try {
+        const [server, test] = await Promise.all(
+          [HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => parseInstalledVersion((await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text, pkg)),
+        );
+        if (server !== apks.version || test === null) {
+          for (const [path, name] of [
+            [apks.serverApk, 'server'],
+            [apks.testApk, 'test'],
+          ] as const) {
+            const remote = `/data/local/tmp/xagent-helper-${name}.apk`;
+            await shell.push(createReadStream(path), remote, { timeoutMs: PUSH_TIMEOUT_MS });
+            try {
+              await installApk(shell, remote, { timeoutMs: INSTALL_TIMEOUT_MS });
+            } finally {
+              await shell.run(['rm', '-f', remote], { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
+            }
+          }
+        }
+        if (this.stopped) return;
+        phone.version = apks.version;
+        phone.state = 'stopped';
+        this.changed();
+      } catch (error) {
+        const code = isBridgeError(error) ? error.code : 'internal_error';
+        const message = error instanceof Error ? error.message : String(error);
+        this.fail(phone, `the helper could not be installed: ${message.slice(0, 300)}`, code);
+      } finally {
+        phone.installing = undefined;
+      }
+    })();
+    phone.installing = work;
+    return work;
+  }
+
+  // ---- start and stop ---------------------------------------------------------------------
+
+  private start(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
+    if (phone.starting) return phone.starting;
+    const work = this.startNow(phone, signal).finally(() => {
+      phone.starting = undefined;
+    });
+    phone.starting = work;
+    return work;
+  }
+
+  private async startNow(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell?.openStream) return false;
+    const generation = ++phone.generation;
+    phone.state = 'starting';
+    phone.sessionId = undefined;
+    this.changed();
+    const started = this.clock();
+    const timeoutMs = this.o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS;
+    let output = '';
+    let ended = false;
+    let stream: Duplex;
+    try {
+      stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      this.fail(phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
+      return false;
+    }
+    phone.instrument = stream;
+    stream.on('data', (chunk: Buffer) => {
+      if (output.length < 8192) output += chunk.toString('utf8');
+    });
+    const onEnd = (): void => {
+      if (ended) return;
+      ended = true;
+      if (phone.instrument !== stream) return;
+      phone.instrument = undefined;
+      if (phone.state === 'running') void this.crashed(phone, 'the helper’s instrumentation ended');
+    };
+    stream.on('end', onEnd);
+    stream.on('close', onEnd);
+    stream.on('error', onEnd);
+
+    const client = new HelperClient(opener(shell));
+    const gaveUp = async (message: string, code: string): Promise<false> => {
+      if (phone.generation === generation) {
+        await this.stopPhone(phone.deviceId, null);
+        this.fail(phone, message, code);
+      }
+      return false;
+    };
+    // Health: /status answers once the server listens.
+    for (;;) {
+      if (phone.generation !== generation || this.stopped) return false;
+      if (signal?.aborted) {
+        await this.stopPhone(phone.deviceId, null);
+        return false;
+      }
+      if (ended) {
+        const text = output.trim().slice(0, 300);
+        if (isNoInstrumentation(output)) return gaveUp(`this phone cannot run the helper’s instrumentation: ${text || 'am instrument failed'}`, 'helper_no_instrumentation');
+        return gaveUp(`the helper ended while starting${text ? `: ${text}` : ''}`, 'helper_unavailable');
+      }
+      if (this.clock() - started > timeoutMs) return gaveUp(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s of starting`, 'command_timeout');
+      try {
+        const status = await client.request('GET', '/status', undefined, { timeoutMs: STATUS_REQUEST_MS, ...(signal ? { signal } : {}) });
+        if (status.status === 200) break;
+      } catch (error) {
+        if (isBridgeError(error) && error.code === 'canceled') continue;
+        if (!notPerformed(error) && !(isBridgeError(error) && error.code === 'outcome_unknown')) return gaveUp(`the helper could not be reached: ${error instanceof Error ? error.message : ''}`, 'helper_unavailable');
+      }
+      await pauseFor(STATUS_POLL_MS, signal);
+    }
+    try {
+      const created = await client.request('POST', '/session', { capabilities: { firstMatch: [{}], alwaysMatch: {} } }, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+      const value = created.body.value as { sessionId?: unknown } | undefined;
+      const sessionId = typeof created.body.sessionId === 'string' ? created.body.sessionId : typeof value?.sessionId === 'string' ? value.sessionId : undefined;
+      if (created.status !== 200 || !sessionId) return gaveUp(`the helper refused a session (HTTP ${created.status})`, 'helper_unavailable');
+      if (phone.generation !== generation) return false;
+      phone.sessionId = sessionId;
+      // Trees are read without waiting for the app to go idle (the stock dump's slow part);
+      // the stale-tree check in fast-lane.ts covers a read taken mid-transition.
+      await client
+        .call('POST', `/session/${encodeURIComponent(sessionId)}/appium/settings`, { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } }, { timeoutMs: COMMAND_TIMEOUT_MS })
+        .catch(() => undefined);
+    } catch (error) {
+      return gaveUp(`the helper did not open a session: ${error instanceof Error ? error.message.slice(0, 200) : ''}`, 'helper_unavailable');
+    }
+    if (phone.generation !== generation) return false;
+    phone.state = 'running';
+    phone.version = this.o.apks?.version ?? phone.version;
+    if (phone.lastErrorCode !== 'helper_crashed') {
+      phone.lastError = null;
+      phone.lastErrorCode = null;
+    }
+    this.o.logger.info('fast lane helper running', { device: phone.deviceId, ms: this.clock() - started });
+    this.changed();
+    return true;
+  }
+
+  /**
+   * Stops the helper on a phone and force-stops its app (UiAutomation is free afterwards).
+   * `reason` (when given) is shown as the last error.
+   */
+  async stopPhone(deviceId: string, reason: string | null): Promise<void> {
+    const phone = this.phones.get(deviceId);
+    if (!phone) return;
+    phone.generation += 1;
+    if (phone.idleTimer) clearTimeout(phone.idleTimer);
+    phone.idleTimer = undefined;
+    const wasUp = phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined;
+    const stream = phone.instrument;
+    phone.instrument = undefined;
+    phone.sessionId = undefined;
+    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
+    if (reason) phone.lastError = reason;
+    stream?.destroy();
+    if (wasUp) {
+      const shell = this.o.shellFor(deviceId);
+      if (shell) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
+      this.changed();
+    }
+  }
+
+  /** The phone's lease ended: its helper stops (the next holder's first call starts it again). */
+  leaseEnded(deviceId: string): void {
+    void this.stopPhone(deviceId, null);
+  }
+
+  /** The phone went away: nothing to stop on it, only the bookkeeping. */
+  deviceGone(deviceId: string): void {
+    const phone = this.phones.get(deviceId);
+    if (!phone) return;
+    phone.generation += 1;
+    phone.instrument?.destroy();
+    phone.instrument = undefined;
+    phone.sessionId = undefined;
+    if (phone.idleTimer) clearTimeout(phone.idleTimer);
+    phone.idleTimer = undefined;
+    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
+  }
+
+  /** Bridge shutdown: every running helper is stopped and force-stopped. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
+    await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
+  }
+}
+
+function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
+  return {
+    openStream: (service, options) => {
+      if (!shell?.openStream) return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
+      return shell.openStream(service, options);
+    },
+  };
+}
+
+function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
