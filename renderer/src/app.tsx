@@ -13,6 +13,8 @@ import { ActivityView } from './features/activity/activity-view';
 import { ApprovalsView } from './features/approvals/approvals-view';
 import { BindingsView } from './features/bindings/bindings-view';
 import { DevicesView } from './features/devices/devices-view';
+import { PhoneView } from './features/phone-view/phone-view';
+import { usePhoneRoute } from './features/phone-view/use-phone-route';
 import { LanView } from './features/lan/lan-view';
 import { PairingsView } from './features/pairings/pairings-view';
 import { SettingsView } from './features/settings/settings-view';
@@ -55,6 +57,8 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
   const { t } = useT();
   const title = t('common.app.title');
   const [area, setArea] = useState<Area>('devices');
+  // A phone's own view (#/devices/<id>) shows over the Devices area; any section closes it.
+  const phone = usePhoneRoute();
   const announcement = useApprovalAnnouncer(bridge.state, title);
   const { state } = bridge;
   const unauthorized = bridge.error?.code === 'unauthorized' || bridge.live === 'unauthorized';
@@ -93,7 +97,10 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
                     type="button"
                     className="nav-item"
                     aria-current={area === id ? 'page' : undefined}
-                    onClick={() => setArea(id)}
+                    onClick={() => {
+                      phone.close();
+                      setArea(id);
+                    }}
                     data-testid={`nav-${id}`}
                   >
                     <span>{t(label)}</span>
@@ -119,6 +126,8 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           ) : (
             <Loading label={t('common.bridge.connecting')} />
           )
+        ) : phone.deviceId !== null ? (
+          <PhoneView api={api} state={state} deviceId={phone.deviceId} onChanged={bridge.refresh} onClose={phone.close} />
         ) : area === 'devices' ? (
           <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => setArea('lan')} />
         ) : area === 'lan' ? (

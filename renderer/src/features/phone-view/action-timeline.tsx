@@ -1,0 +1,216 @@
+/**
+ * The agent's last actions on one phone, newest first: tool, redacted arguments, state
+ * (queued, running, held, done), outcome, duration and lane, with the picture of the screen
+ * each tap, long press, swipe or drag was made on and a marker where it landed (a dot for a
+ * tap or long press, an arrow for a swipe or drag), placed by the point's share of the
+ * phone's screen so it sits right at any picture size. A held call shows its approval here.
+ */
+import type { AdminActionPoint, AdminApproval, AdminPhoneAction } from '../../../../main/contract/admin-api';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import { Countdown } from '../../components/countdown';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge, type Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+
+const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: MessageKey; tone: Tone }> = {
+  queued: { key: 'phone-view.state.queued', tone: 'neutral' },
+  running: { key: 'phone-view.state.running', tone: 'info' },
+  held: { key: 'phone-view.state.held', tone: 'warn' },
+};
+
+const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
+  tap: 'phone-view.point.tap',
+  long_press: 'phone-view.point.long_press',
+  swipe: 'phone-view.point.swipe',
+  drag: 'phone-view.point.drag',
+};
+
+/** The approval waiting for this held call (one control call per phone can be held at a time). */
+export function approvalFor(action: AdminPhoneAction, approvals: readonly AdminApproval[]): AdminApproval | undefined {
+  if (action.state !== 'held') return undefined;
+  return approvals.find((a) => a.device_id === action.device_id && a.tool_id === action.tool_id && a.connector_channel_id === action.connector_channel_id);
+}
+
+export function ActionTimeline(props: {
+  api: BridgeApi;
+  actions: AdminPhoneAction[];
+  pictures: ReadonlyMap<string, string>;
+  approvals: readonly AdminApproval[];
+  capacity: number;
+  onChanged: () => void;
+}): React.JSX.Element {
+  const { t } = useT();
+  return (
+    <section className="pv-timeline" aria-labelledby="pv-timeline-heading">
+      <h3 id="pv-timeline-heading" className="pv-section-title">
+        {t('phone-view.timeline.title')}
+      </h3>
+      <p className="hint">{t('phone-view.timeline.hint', { count: props.capacity })}</p>
+      {props.actions.length === 0 ? (
+        <p className="muted" data-testid="pv-timeline-empty">
+          {t('phone-view.timeline.empty')}
+        </p>
+      ) : (
+        <ol className="pv-actions" data-testid="pv-timeline">
+          {props.actions.map((action) => (
+            <ActionRow key={action.action_id} api={props.api} action={action} picture={props.pictures.get(action.action_id)} approval={approvalFor(action, props.approvals)} onChanged={props.onChanged} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function ActionRow(props: { api: BridgeApi; action: AdminPhoneAction; picture: string | undefined; approval: AdminApproval | undefined; onChanged: () => void }): React.JSX.Element {
+  const { t, format } = useT();
+  // The day is what matters here (clock() adds the date for other days): no ticking needed.
+  const now = Date.now();
+  const { action } = props;
+  const id = action.action_id;
+  const args = JSON.stringify(action.arguments);
+  return (
+    <li className={`pv-action pv-action-${action.state}`} data-testid={`pv-action-${id}`} data-tool={action.tool_id} data-state={action.state} data-seq={action.seq}>
+      <div className="pv-action-main">
+        <div className="pv-action-head">
+          <span className="mono strong">{action.tool_id}</span>
+          <ActionStatus action={action} />
+          {action.lane ? (
+            <StatusBadge tone="neutral" testId={`pv-action-lane-${id}`} title={t('phone-view.lane.title')}>
+              {action.lane === 'helper' ? t('phone-view.lane.helper') : t('phone-view.lane.adb')}
+            </StatusBadge>
+          ) : null}
+          <span className="muted small nowrap">
+            <time dateTime={new Date(action.queued_at).toISOString()} title={format.dateTime(action.queued_at)}>
+              {format.clock(action.queued_at, now)}
+            </time>
+            {action.duration_ms !== null ? ` · ${format.duration(action.duration_ms)}` : ''}
+          </span>
+        </div>
+        {args !== '{}' ? (
+          <code className="pv-args" title={args} data-testid={`pv-action-args-${id}`}>
+            {args}
+          </code>
+        ) : null}
+        {action.points.length > 0 ? (
+          <p className="muted small" data-testid={`pv-action-points-${id}`}>
+            {action.points
+              .map((p) => t(POINT_TEXT[p.kind], { x: p.x, y: p.y, to_x: p.to_x ?? 0, to_y: p.to_y ?? 0 }))
+              .join(' · ')}
+          </p>
+        ) : null}
+        {props.approval ? <HeldApproval api={props.api} approval={props.approval} onChanged={props.onChanged} /> : null}
+      </div>
+      {action.screen && action.points.length > 0 ? <ActionPicture action={action} picture={props.picture} /> : null}
+    </li>
+  );
+}
+
+function ActionStatus(props: { action: AdminPhoneAction }): React.JSX.Element {
+  const { t } = useT();
+  const { action } = props;
+  const testId = `pv-action-status-${action.action_id}`;
+  if (action.state !== 'done') {
+    const s = STATE_TEXT[action.state];
+    return (
+      <StatusBadge tone={s.tone} testId={testId}>
+        {action.state === 'running' ? <span className="pv-spinner" aria-hidden="true" /> : null}
+        {t(s.key)}
+      </StatusBadge>
+    );
+  }
+  if (action.outcome === 'ok') {
+    return (
+      <StatusBadge tone="ok" testId={testId}>
+        {t('phone-view.outcome.ok')}
+      </StatusBadge>
+    );
+  }
+  return (
+    <StatusBadge tone={action.error_code === 'canceled' ? 'neutral' : 'danger'} testId={testId} title={action.error_code ?? undefined}>
+      {action.error_code === 'canceled' ? t('phone-view.outcome.canceled') : t('phone-view.outcome.error', { code: action.error_code ?? '' })}
+    </StatusBadge>
+  );
+}
+
+/** The screen the action was made on, with its markers placed by share of the screen. */
+function ActionPicture(props: { action: AdminPhoneAction; picture: string | undefined }): React.JSX.Element | null {
+  const { t } = useT();
+  const { action } = props;
+  const screen = action.screen;
+  if (!screen) return null;
+  const id = action.action_id;
+  const pct = (v: number, of: number): string => `${((v / of) * 100).toFixed(3)}%`;
+  return (
+    <div
+      className="pv-shot"
+      style={{ aspectRatio: `${screen.thumb_width} / ${screen.thumb_height}` }}
+      data-testid={`pv-action-shot-${id}`}
+      data-screen-width={screen.width}
+      data-screen-height={screen.height}
+    >
+      {props.picture ? <img src={props.picture} alt={t('phone-view.shot.alt', { tool: action.tool_id })} data-testid={`pv-action-img-${id}`} /> : <span className="pv-shot-wait" />}
+      <svg className="pv-shot-overlay" viewBox={`0 0 ${screen.width} ${screen.height}`} preserveAspectRatio="none" aria-hidden="true">
+        <defs>
+          <marker id={`pv-arrow-${id}`} viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+            <path d="M 0 0 L 10 5 L 0 10 z" className="pv-arrow-head" />
+          </marker>
+        </defs>
+        {action.points.map((p, i) =>
+          p.to_x !== null && p.to_y !== null ? (
+            <line key={i} x1={p.x} y1={p.y} x2={p.to_x} y2={p.to_y} className="pv-arrow" vectorEffect="non-scaling-stroke" markerEnd={`url(#pv-arrow-${id})`} />
+          ) : null,
+        )}
+      </svg>
+      {action.points.map((p, i) => (
+        <span
+          key={i}
+          className={`pv-marker pv-marker-${p.kind}`}
+          style={{ left: pct(p.x, screen.width), top: pct(p.y, screen.height) }}
+          data-testid={`pv-marker-${id}-${i}`}
+          data-kind={p.kind}
+          data-x={p.x}
+          data-y={p.y}
+        />
+      ))}
+    </div>
+  );
+}
+
+/** A held call's approval, answered right here (the same operation as in Approvals). */
+function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChanged: () => void }): React.JSX.Element {
+  const { t } = useT();
+  const { approval } = props;
+  const id = approval.approval_id;
+  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  return (
+    <div className="pv-approval" role="group" aria-label={t('phone-view.approval.label')} data-testid={`pv-approval-${id}`}>
+      <p className="pv-approval-title">
+        <strong>{t('phone-view.approval.title')}</strong>{' '}
+        <span className="muted small">
+          {t('phone-view.approval.refusedIn')} <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
+        </span>
+      </p>
+      {approval.reasons.length > 0 ? (
+        <ul className="reasons small">
+          {approval.reasons.map((reason, i) => (
+            <li key={`${i}-${reason}`}>{reason}</li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="actions">
+        <button type="button" className="btn btn-primary" disabled={decide.pending} onClick={() => decide.run('approve')} data-testid={`pv-approve-once-${id}`}>
+          {t('phone-view.approval.once')}
+        </button>
+        <button type="button" className="btn" disabled={decide.pending} onClick={() => decide.run('approve_for_lease')} data-testid={`pv-approve-lease-${id}`} title={t('phone-view.approval.leaseTitle')}>
+          {t('phone-view.approval.lease')}
+        </button>
+        <button type="button" className="btn btn-danger" disabled={decide.pending} onClick={() => decide.run('deny')} data-testid={`pv-deny-${id}`}>
+          {t('phone-view.approval.deny')}
+        </button>
+      </div>
+      <ErrorText error={decide.error} testId={`pv-approval-error-${id}`} />
+    </div>
+  );
+}

@@ -1,0 +1,181 @@
+/**
+ * The phone view (#/devices/<id>): the phone's screen, large and live while the page is
+ * visible; one big Stop button that cancels the running and queued calls; the lease and
+ * channel with extend and revoke; the agent's last actions with a picture and a marker each,
+ * and a held call's approval inline; the phone check.
+ */
+import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ConfirmButton } from '../../components/confirm-button';
+import { Countdown, RelativeTime } from '../../components/countdown';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+import { shortId } from '../../lib/time-format';
+import { PhoneCheckPanel } from '../devices/phone-check-panel';
+import { ActionTimeline } from './action-timeline';
+import { useLiveFrames } from './use-live-frames';
+import { usePhoneActions } from './use-phone-actions';
+
+/** What "Extend" adds to a lease, as on the Bindings screen. */
+const EXTEND_MS = 30 * 60_000;
+/** The live screen's picture size (max side, px): sharp on a large screen, cheap to send. */
+const LIVE_MAX_SIDE = 720;
+
+export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: string; onChanged: () => void; onClose: () => void }): React.JSX.Element {
+  const { t } = useT();
+  const { api, state, deviceId } = props;
+  const device = state.devices.find((d) => d.device_id === deviceId);
+  const online = device?.state === 'device';
+  const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
+  const timeline = usePhoneActions(api, deviceId);
+  const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
+  const channel = device?.lease ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id) : undefined;
+  const name = device?.display_name ?? deviceId;
+
+  return (
+    <section className="phone-view" aria-labelledby="phone-view-heading" data-testid="phone-view" data-device={deviceId}>
+      <header className="view-header pv-header">
+        <button type="button" className="btn btn-small" onClick={props.onClose} data-testid="phone-view-back">
+          {t('phone-view.back')}
+        </button>
+        <h2 id="phone-view-heading">{name}</h2>
+        {device ? <DeviceState device={device} /> : null}
+        <div className="pv-stop">
+          <button
+            type="button"
+            className="btn btn-danger pv-stop-button"
+            onClick={() => stop.run()}
+            disabled={stop.pending || !device}
+            data-testid="phone-view-stop"
+            title={t('phone-view.stop.title')}
+          >
+            {stop.pending ? t('phone-view.stop.pending') : t('phone-view.stop.label')}
+          </button>
+          {stop.result ? (
+            <span className="result" role="status" data-testid="phone-view-stop-result">
+              {stop.result.canceled === 0 ? t('phone-view.stop.nothing') : t('phone-view.stop.done', { count: stop.result.canceled })}
+            </span>
+          ) : null}
+          <ErrorText error={stop.error} testId="phone-view-stop-error" />
+        </div>
+      </header>
+      {!device ? (
+        <p className="banner banner-warn" data-testid="phone-view-missing">
+          {t('phone-view.missing')}
+        </p>
+      ) : null}
+      <div className="pv-layout">
+        <div className="pv-screen-col">
+          <div className="pv-screen" data-testid="phone-view-screen">
+            {online && live.url ? (
+              <img
+                src={live.url}
+                alt={t('phone-view.screen.alt', { name })}
+                data-testid="phone-view-frame"
+                data-seq={live.seq}
+                data-shown={live.shown}
+                style={live.screenWidth > 0 ? { aspectRatio: `${live.screenWidth} / ${live.screenHeight}` } : undefined}
+              />
+            ) : (
+              <span className="thumb-placeholder">{!online ? t('phone-view.screen.offline') : live.failed ? t('phone-view.screen.failed') : t('phone-view.screen.loading')}</span>
+            )}
+          </div>
+          <p className="muted small" data-testid="phone-view-screen-note">
+            {live.paused ? t('phone-view.screen.paused') : live.waiting ? t('phone-view.screen.agentBusy') : t('phone-view.screen.live')}
+          </p>
+        </div>
+        <div className="pv-side">
+          <LeasePanel api={api} device={device} channel={channel} onChanged={props.onChanged} />
+          <ActionTimeline api={api} actions={timeline.actions} pictures={timeline.pictures} approvals={state.approvals} capacity={timeline.capacity} onChanged={props.onChanged} />
+          {device ? (
+            <div className="card pv-check">
+              <PhoneCheckPanel api={api} deviceId={deviceId} check={device.check} onChanged={props.onChanged} />
+            </div>
+          ) : null}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function DeviceState(props: { device: AdminDevice }): React.JSX.Element {
+  const { t } = useT();
+  const { device } = props;
+  const busy = device.queue.running + device.queue.queued > 0;
+  return (
+    <span className="pv-state">
+      <StatusBadge tone={device.state === 'device' ? 'ok' : 'warn'} testId="phone-view-state">
+        {device.state === 'device' ? t('phone-view.online') : t('phone-view.offline')}
+      </StatusBadge>{' '}
+      <span className="muted small" data-testid="phone-view-queue">
+        {busy ? t('phone-view.queue.busy', { running: device.queue.running, queued: device.queue.queued }) : t('phone-view.queue.idle')}
+      </span>
+    </span>
+  );
+}
+
+/** Who holds the phone, until when, and extend / revoke (the Bindings screen's operations). */
+function LeasePanel(props: { api: BridgeApi; device: AdminDevice | undefined; channel: AdminChannel | undefined; onChanged: () => void }): React.JSX.Element {
+  const { t } = useT();
+  const { channel } = props;
+  const id = channel?.connector_channel_id ?? '';
+  const extend = useAction(() => props.api.extendChannel(id, EXTEND_MS), props.onChanged);
+  const revoke = useAction(() => props.api.revokeChannel(id), props.onChanged);
+  if (!props.device?.lease || !channel) {
+    return (
+      <div className="card pv-lease" data-testid="phone-view-lease">
+        <h3 className="pv-section-title">{t('phone-view.lease.title')}</h3>
+        <p className="muted">{t('phone-view.lease.free')}</p>
+      </div>
+    );
+  }
+  return (
+    <div className="card pv-lease" data-testid="phone-view-lease">
+      <h3 className="pv-section-title">{t('phone-view.lease.title')}</h3>
+      <dl className="facts">
+        <dt>{t('phone-view.lease.channel')}</dt>
+        <dd className="mono" title={id} data-testid="phone-view-channel">
+          {shortId(id)}
+        </dd>
+        <dt>{t('phone-view.lease.since')}</dt>
+        <dd>
+          <RelativeTime at={props.device.lease.since} />
+        </dd>
+        <dt>{t('phone-view.lease.ends')}</dt>
+        <dd>
+          {channel.lease_expires_at !== null ? (
+            <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId="phone-view-lease-ends" label={t('phone-view.lease.ends')} />
+          ) : (
+            t('phone-view.lease.noMaximum')
+          )}
+        </dd>
+        <dt>{t('phone-view.lease.idle')}</dt>
+        <dd>{channel.idle_expires_at !== null ? <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} label={t('phone-view.lease.idle')} /> : t('phone-view.lease.noIdle')}</dd>
+      </dl>
+      <div className="actions">
+        <button type="button" className="btn" onClick={() => extend.run()} disabled={extend.pending} data-testid="phone-view-extend" title={t('phone-view.lease.extendTitle')}>
+          {t('phone-view.lease.extend')}
+        </button>
+        <ConfirmButton
+          label={t('phone-view.lease.revoke')}
+          prompt={t('phone-view.lease.revokePrompt')}
+          confirmLabel={t('phone-view.lease.revoke')}
+          onConfirm={() => revoke.run()}
+          disabled={revoke.pending}
+          danger
+          testId="phone-view-revoke"
+          confirmTestId="phone-view-revoke-confirm"
+          cancelTestId="phone-view-revoke-cancel"
+        />
+      </div>
+      {extend.result ? (
+        <p className="result" role="status">
+          {t('phone-view.lease.extended')}
+        </p>
+      ) : null}
+      <ErrorText error={extend.error ?? revoke.error} testId="phone-view-lease-error" />
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * The phone view's live screen: asks the bridge for the next frame as soon as the last one
+ * is shown (the bridge paces it: a capture takes what the phone takes, viewers share it, and
+ * while the agent works the last frame comes back), so the rate is as high as the phone
+ * allows without a fixed timer. Paused while the page is hidden and stopped when the view
+ * closes; at most two object URLs live at a time. Counts the distinct frames shown.
+ */
+import { useEffect, useState } from 'react';
+import type { BridgeApi } from '../../api/bridge-api';
+
+/** Pause between asks when the bridge served the same frame again (the agent is working). */
+const SAME_FRAME_PAUSE_MS = 250;
+/** Pause between asks after a failure (the phone went away, the bridge is busy). */
+const FAILURE_PAUSE_MS = 1_000;
+/** The shortest gap between two asks. */
+const MIN_GAP_MS = 30;
+
+export interface LiveScreenState {
+  url: string | null;
+  seq: number;
+  screenWidth: number;
+  screenHeight: number;
+  /** Distinct frames shown since the view opened. */
+  shown: number;
+  failed: boolean;
+  /** The agent is working: the picture is the last one taken before. */
+  waiting: boolean;
+  paused: boolean;
+}
+
+const INITIAL: LiveScreenState = { url: null, seq: 0, screenWidth: 0, screenHeight: 0, shown: 0, failed: false, waiting: false, paused: false };
+
+export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean, maxSide: number): LiveScreenState {
+  const [state, setState] = useState<LiveScreenState>(INITIAL);
+
+  useEffect(() => {
+    setState(INITIAL);
+    if (!enabled) return;
+    let stopped = false;
+    let running = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let controller: AbortController | undefined;
+    let shown: string | null = null;
+    let previous: string | null = null;
+    let lastSeq = 0;
+    const visible = (): boolean => document.visibilityState === 'visible';
+
+    const schedule = (ms: number): void => {
+      if (stopped) return;
+      timer = setTimeout(() => void tick(), ms);
+    };
+
+    const tick = async (): Promise<void> => {
+      timer = undefined;
+      if (stopped || running) return;
+      if (!visible()) {
+        setState((s) => ({ ...s, paused: true }));
+        return;
+      }
+      running = true;
+      controller = new AbortController();
+      let pause = MIN_GAP_MS;
+      try {
+        const frame = await api.getDeviceFrame(deviceId, maxSide, controller.signal);
+        if (stopped) return;
+        if (frame.seq !== lastSeq) {
+          lastSeq = frame.seq;
+          // The URL before the one on screen is released once a newer one replaces it.
+          if (previous) URL.revokeObjectURL(previous);
+          previous = shown;
+          shown = URL.createObjectURL(frame.blob);
+          const url = shown;
+          setState((s) => ({ url, seq: frame.seq, screenWidth: frame.screenWidth, screenHeight: frame.screenHeight, shown: s.shown + 1, failed: false, waiting: !frame.fresh, paused: false }));
+        } else {
+          pause = SAME_FRAME_PAUSE_MS;
+          setState((s) => (s.waiting === !frame.fresh && !s.failed && !s.paused ? s : { ...s, waiting: !frame.fresh, failed: false, paused: false }));
+        }
+      } catch {
+        if (stopped) return;
+        pause = FAILURE_PAUSE_MS;
+        setState((s) => ({ ...s, failed: true }));
+      } finally {
+        running = false;
+      }
+      schedule(pause);
+    };
+
+    const onVisibility = (): void => {
+      if (visible() && timer === undefined && !running) void tick();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    void tick();
+
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      controller?.abort();
+      document.removeEventListener('visibilitychange', onVisibility);
+      for (const url of [shown, previous]) if (url) URL.revokeObjectURL(url);
+    };
+  }, [api, deviceId, enabled, maxSide]);
+
+  return state;
+}
