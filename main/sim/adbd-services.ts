@@ -8,6 +8,7 @@ import type { PhoneDevice, ShellResult } from './phone-device';
 import type { DeviceStream } from './adbd-stream';
 import type { ServiceHandler, ServiceResolver } from './adbd-connection';
 import { runSyncService } from './sync-service';
+import { installStdinSize, resolveTcpService, runLiveService } from './adbd-live-services';
 
 /** Shell protocol v2 packet ids. */
 export const SHELL_STDIN = 0;
@@ -59,6 +60,7 @@ export function phoneFeatures(phone: PhoneDevice, features: readonly string[]): 
 export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
   return (service: string): ServiceHandler | undefined => {
     if (service === 'sync:') return (stream) => runSyncService(stream, phone.fs);
+    if (service.startsWith('tcp:')) return resolveTcpService(phone, service);
     if (service.startsWith('exec:')) {
       const command = service.slice('exec:'.length);
       return (stream) => runExec(stream, phone, command);
@@ -74,6 +76,7 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
 
 async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string): Promise<void> {
   if (command.trim() === '') return;
+  if (phone.execLive && installStdinSize(command) !== undefined) return runLiveService(stream, phone, { kind: 'exec', command });
   const result = await execUntilClosed(stream, phone, command);
   if (!result) return;
   // adbd runs exec: without the shell protocol, so the child's stderr is the same socket as
@@ -85,6 +88,7 @@ async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string
 async function runShell(stream: DeviceStream, phone: PhoneDevice, request: ShellRequest): Promise<void> {
   // No interactive shell on the simulator: an empty command just ends the session.
   if (request.command.trim() === '') return;
+  if (phone.execLive && phone.streamsOutput?.(request.command) === true) return runLiveService(stream, phone, { kind: 'shell', ...request });
   if (request.protocol === 'raw-v1') {
     // One stream for both outputs, in the order written: a failure's message comes before
     // whatever the command line prints after it.

@@ -39,6 +39,23 @@ export interface PhoneIdentity {
   device: string;
 }
 
+/** Options of PhoneDevice.execLive. */
+export interface LiveExecOptions {
+  signal: AbortSignal;
+  /** Bytes the command line reads on stdin. */
+  stdin?: Buffer;
+  /** Receives stdout as a streaming command writes it (the result then holds only the rest). */
+  onStdout: (chunk: Buffer) => void;
+}
+
+/** A byte pipe as the phone's TCP services see it (an adb stream fits). */
+export interface PhoneByteChannel {
+  readSome(): Promise<Buffer | undefined>;
+  write(data: Buffer): Promise<void>;
+  close(): void;
+  readonly signal: AbortSignal;
+}
+
 export interface PhoneDevice {
   identity(): PhoneIdentity;
   /**
@@ -48,6 +65,12 @@ export interface PhoneDevice {
    */
   exec(commandLine: string, options: { signal: AbortSignal; mergeStderr?: boolean }): Promise<ShellResult>;
   readonly fs: PhoneFileSystem;
+  /** Whether a command line's output must reach the host while it runs (`am instrument -w`). */
+  streamsOutput?(commandLine: string): boolean;
+  /** Like exec, with stdin and with stdout delivered as written (see LiveExecOptions). */
+  execLive?(commandLine: string, options: LiveExecOptions): Promise<ShellResult>;
+  /** The device side of `tcp:PORT` (adb forward): a handler while a process listens, else undefined. */
+  openTcp?(port: number): ((channel: PhoneByteChannel) => Promise<void>) | undefined;
   /** Named quirks (phone-quirks.ts) the transport honours too, e.g. no-shell-v2 in the CNXN features. */
   quirks?(): readonly string[];
 }

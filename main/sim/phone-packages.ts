@@ -5,6 +5,8 @@
  * machine's questions: which app a package is, and which apps have launcher icons.
  */
 import { createHash } from 'node:crypto';
+import { readApkManifest, type ApkInstrumentation } from './helper/apk-manifest';
+import { HEADLESS_PACKAGES } from './helper/uia2-ids';
 import type { AppDef } from './screen/app-types';
 import { browserApp } from './screen/app-browser';
 import { createGenericApp } from './screen/app-generic';
@@ -24,6 +26,10 @@ export interface PackageInfo {
   system: boolean;
   apkPath: string;
   app?: AppDef;
+  /** From the APK's own manifest when it had one (the resident helper's APKs do). */
+  versionCode?: number;
+  versionName?: string;
+  instrumentation?: ApkInstrumentation[];
 }
 
 const SYSTEM_PACKAGES: Array<[string, string]> = [
@@ -105,8 +111,9 @@ export class PackageDb implements AppResolver {
   }
 
   /**
-   * `pm install`: the bytes must be a zip (PK\x03\x04). The package name comes from a
-   * `package=NAME` line anywhere in the file (our test APKs carry one), else a made-up one.
+   * `pm install`: the bytes must be a zip (PK\x03\x04). The package name (and version and
+   * instrumentation) come from the APK's binary AndroidManifest.xml when it has one; else
+   * from a `package=NAME` line anywhere in the file (our test APKs carry one), else made up.
    */
   installApk(data: Buffer, apkDisplayPath: string): InstallOutcome {
     if (data.length < 4 || data.readUInt32LE(0) !== 0x04034b50) {
@@ -117,6 +124,19 @@ export class PackageDb implements AppResolver {
       };
     }
     this.installs++;
+    const manifest = readApkManifest(data);
+    if (manifest) {
+      const existing = this.packages.get(manifest.package);
+      if (existing?.system) return { ok: false, code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE', message: `Package ${manifest.package} signatures do not match previously installed version; ignoring!` };
+      this.addThirdParty(manifest.package, existing?.app ?? (HEADLESS_PACKAGES.has(manifest.package) ? undefined : createGenericApp(manifest.package)));
+      const info = this.packages.get(manifest.package);
+      if (info) {
+        info.versionCode = manifest.versionCode;
+        if (manifest.versionName !== undefined) info.versionName = manifest.versionName;
+        info.instrumentation = manifest.instrumentation;
+      }
+      return { ok: true, name: manifest.package };
+    }
     const match = /package=([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)/.exec(data.toString('latin1'));
     const name = match?.[1] ?? `com.sim.installed${this.installs}`;
     const existing = this.packages.get(name);

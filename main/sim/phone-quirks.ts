@@ -38,6 +38,20 @@ export const QUIRK_NAMES = [
   'locked-pin',
   /** A Chinese-language phone (zh-CN): launcher labels, buttons and pages in Simplified Chinese; persist.sys.locale=zh-CN. */
   'zh-cn',
+  /** The resident helper's instrumentation dies on the next action request (once per time the quirk is set): its connection resets, its port refuses. */
+  'helper-crash',
+  /** The system kills the resident helper's process a while after it started (background killers, low memory). */
+  'helper-killed',
+  /** `pm install` of the helper's APKs is refused (INSTALL_FAILED_USER_RESTRICTED); other installs work. */
+  'helper-install-refused',
+  /** The helper's server answers only after many seconds (slow or busy phone). */
+  'helper-slow-start',
+  /** The helper's page source misses content `uiautomator dump` sees (React Native new architecture, custom views). */
+  'helper-sparse-tree',
+  /** After a navigation the helper's page source shows the previous screen for a few reads. */
+  'helper-stale-tree',
+  /** The phone refuses to start the helper's instrumentation (`am instrument` fails with a SecurityException). */
+  'helper-no-instrumentation',
   /** Turned a quarter clockwise (rotation 1): landscape pixels, taps and dump bounds; `wm size` still says the portrait size. */
   'landscape',
   /** Turned the other way (rotation 3, "seascape"). */

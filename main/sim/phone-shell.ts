@@ -22,6 +22,10 @@ export interface ShellHooks {
   /** Simulated time a command takes before it acts (timing profile). */
   delayFor(argv: readonly string[]): number;
   pid: number;
+  /** Receives stdout as written by commands that stream (CommandIo.outNow), when set. */
+  onLiveStdout?: (chunk: Buffer) => void;
+  /** Bytes for the first command's stdin (a streamed `cmd package install -S SIZE`). */
+  stdin?: Buffer;
   /**
    * stderr is the same stream as stdout, in the order written (a legacy `shell:` session: one
    * pty or socket for both); the outcome's stderr is then empty.
@@ -95,7 +99,7 @@ export class ShellRun {
   }
 
   private async runPipeline(pipeline: Pipeline): Promise<number> {
-    let input = Buffer.alloc(0);
+    let input = this.takeStdin();
     let status = 0;
     for (let i = 0; i < pipeline.commands.length; i++) {
       const command = pipeline.commands[i];
@@ -179,10 +183,35 @@ export class ShellRun {
       return 127;
     }
     if (!(await sleepUnlessAborted(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
-    const io: CommandIo = { argv, stdin, signal: this.hooks.signal, cwd: this.cwd, out: write(1), err: write(2) };
+    const io: CommandIo = { argv, stdin, signal: this.hooks.signal, cwd: this.cwd, out: write(1), err: write(2), outNow: this.liveWriter(fds, write(1)) };
     const status = await handler(io, this.hooks.phone);
     this.checkAbort();
     return status;
+  }
+
+  /** The session's stdin, once: the first command of the first pipeline reads it. */
+  private takeStdin(): Buffer {
+    const stdin = this.hooks.stdin;
+    if (!stdin || this.stdinTaken) return Buffer.alloc(0);
+    this.stdinTaken = true;
+    return stdin;
+  }
+
+  private stdinTaken = false;
+
+  /**
+   * CommandIo.outNow: when this command's stdout is the session's own and the caller streams,
+   * what was buffered so far goes out first, then `data`; otherwise a plain write.
+   */
+  private liveWriter(fds: Map<number, Sink>, write: (data: string | Buffer) => void): (data: string | Buffer) => void {
+    return (data) => {
+      const live = this.hooks.onLiveStdout;
+      const sink = fds.get(1);
+      if (!live || sink?.kind !== 'buffer' || sink.chunks !== this.stdout) return write(data);
+      const pending = this.stdout.splice(0, this.stdout.length);
+      if (pending.length > 0) live(Buffer.concat(pending));
+      live(toBuffer(data));
+    };
   }
 
   /** Shell builtins that change the shell itself: cd, exit, export, unset. */

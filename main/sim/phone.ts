@@ -11,11 +11,12 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import type { PhoneContext, PhoneInfo } from './commands/command-types';
 import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
-import type { PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
+import type { LiveExecOptions, PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
 import { PhoneFs } from './phone-fs';
 import { SimDisplays } from './phone-displays';
 import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
+import { SimHelper, type HelperControl } from './helper/helper-runtime';
 import { PhoneSettings } from './phone-settings';
 import { ShellRun, SHELL_NAME } from './phone-shell';
 import { FrameRenderer } from './screen/frame-renderer';
@@ -86,6 +87,8 @@ export interface SimulatedPhone extends PhoneDevice {
   quirks(): QuirkName[];
   /** Replaces the phone's quirks (checked like the option); takes effect with the next command. */
   setQuirks(names: readonly string[]): void;
+  /** The resident helper (appium-uiautomator2-server): its state and test controls for faults. */
+  readonly helper: HelperControl;
   /** A `foldable` phone is folded (outer panel in use, the default) or unfolded (inner panel). */
   setFolded(folded: boolean): void;
   foregroundPackage(): string;
@@ -178,6 +181,17 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   });
   let uiDumpFailures = 0;
   const quirks = new Set<QuirkName>();
+  // The resident helper logs its actions in the argv log, like the commands it stands in for.
+  const helper = new SimHelper({
+    packages,
+    quirks,
+    profile,
+    phone: { screen, input, frames, display: () => ({ width: layout.width, height: layout.height, rotation: 0 }), slopPx: () => layout.dp(8) },
+    log: (argv) => {
+      argvLog.push(argv);
+      events.emit('command', argv);
+    },
+  });
   const props = buildProps(info);
   const defaultLocale = props.get('persist.sys.locale') ?? 'en-US';
   const setQuirks = (names: readonly string[]): void => {
@@ -188,8 +202,10 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       fail(error instanceof Error ? error.message : String(error));
     }
     const wasDark = quirks.has('screen-off') || quirks.has('dozing');
+    const before = new Set(quirks);
     quirks.clear();
     for (const name of checked) quirks.add(name);
+    helper.quirksChanged(before);
     // A phone that gains screen-off or dozing goes dark now; a wake key or the power button wakes it.
     if (!wasDark && (quirks.has('screen-off') || quirks.has('dozing'))) screen.setAwake(false);
     // A Chinese-language phone: its locale properties and every screen's strings in zh-CN.
@@ -222,6 +238,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     battery,
     profile,
     quirks,
+    helper,
     takeUiDumpFailure: () => {
       if (uiDumpFailures === 0) return false;
       uiDumpFailures--;
@@ -234,6 +251,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const argvLog: string[][] = [];
   const events = new EventEmitter();
   const lifetime = new AbortController();
+  lifetime.signal.addEventListener('abort', () => helper.close(), { once: true });
   // Every running command listens on it (a busy phone runs more than 10 at once); each
   // listener is removed when its command ends.
   setMaxListeners(0, lifetime.signal);
@@ -316,6 +334,55 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     return outcome.aborted ? aborted(outcome.stdout, outcome.stderr) : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
   };
 
+  /**
+   * exec with stdin and live stdout, for the adbd services that stream (adbd-live-services.ts):
+   * the same shell, argv log, latency and hang faults as exec.
+   */
+  const execLive = async (commandLine: string, o: LiveExecOptions): Promise<ShellResult> => {
+    const combined = new AbortController();
+    const abort = (): void => combined.abort();
+    if (o.signal.aborted || lifetime.signal.aborted) combined.abort();
+    o.signal.addEventListener('abort', abort, { once: true });
+    lifetime.signal.addEventListener('abort', abort, { once: true });
+    try {
+      const signal = combined.signal;
+      events.emit('exec', commandLine);
+      if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
+      if (shouldHang(commandLine)) {
+        await untilAborted(signal);
+        return aborted();
+      }
+      let script;
+      try {
+        script = parseShell(commandLine);
+      } catch (error) {
+        if (!(error instanceof ShellSyntaxError)) throw error;
+        return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SHELL_NAME}: ${error.message}\n`), exitCode: 2 };
+      }
+      const run = new ShellRun(
+        {
+          phone: context,
+          signal,
+          pid: pid++,
+          onCommand: (argv) => {
+            const copy = [...argv];
+            argvLog.push(copy);
+            events.emit('command', copy);
+          },
+          delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
+          onLiveStdout: o.onStdout,
+          ...(o.stdin ? { stdin: o.stdin } : {}),
+        },
+        new Map(vars),
+      );
+      const outcome = await run.run(script);
+      return outcome.aborted ? aborted(outcome.stdout, outcome.stderr) : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+    } finally {
+      o.signal.removeEventListener('abort', abort);
+      lifetime.signal.removeEventListener('abort', abort);
+    }
+  };
+
   const fieldKey = (fieldId: string): string => fieldId.slice(fieldId.indexOf(':id/') >= 0 ? fieldId.indexOf(':id/') + 4 : 0);
 
   return {
@@ -325,6 +392,11 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     events,
     identity: (): PhoneIdentity => ({ serial: info.serial, product: info.product, model: info.model, device: info.device }),
     exec,
+    execLive,
+    // `am instrument -w` prints as the instrumentation runs and may run for hours.
+    streamsOutput: (commandLine) => /(^|[\s;&|(])am\s+instrument\b/.test(commandLine),
+    openTcp: (port) => helper.openTcp(port),
+    helper,
     clearArgvLog: () => {
       argvLog.length = 0;
     },

@@ -42,7 +42,55 @@ export const USB_PHONE_TIMINGS = {
   ime: 150,
   /** toybox utilities and shell builtins. */
   toybox: 5,
+  /** Resident helper (appium-uiautomator2-server): `am instrument` until GET /status answers. */
+  helperStart: 3000,
+  /** helper-slow-start: a slow or busy phone; still inside the driver's 30 s launch timeout. */
+  helperSlowStart: 20000,
+  /** W3C actions tap through the resident server's UiAutomation: no JVM start per call. */
+  helperTap: 6,
+  /** GET /source: accessibility snapshot and serialisation of a whole screen. */
+  helperSource: 900,
+  /** POST /keys: find the focused node, ACTION_SET_TEXT. */
+  helperKeys: 30,
+  /** press_keycode, settings, sessions, status: in-process, a binder call at most. */
+  helperCall: 3,
+  /** GET /screenshot: UiAutomation.takeScreenshot + PNG per megapixel (no process start). */
+  helperScreenshotBase: 100,
+  /** helper-killed: the system kills the idle background instrumentation after minutes. */
+  helperKilledAfter: 180000,
 } as const;
+
+/** What the resident helper spends on each kind of work (see TIMING-SOURCES.md). */
+export type HelperTiming = 'start' | 'slowStart' | 'tap' | 'source' | 'keys' | 'call' | 'screenshotBase' | 'killedAfter';
+
+const INSTANT_HELPER: Record<HelperTiming, number> = {
+  start: 0,
+  // Long enough that a test sees "starting" (connections refused), short enough for CI.
+  slowStart: 300,
+  tap: 0,
+  source: 0,
+  keys: 0,
+  call: 0,
+  screenshotBase: 0,
+  killedAfter: 50,
+};
+
+/** Milliseconds the helper takes for `what` on a phone with this profile. */
+export function helperTimingMs(profile: TimingProfile, what: HelperTiming): number {
+  if (!profile.realDurations) return INSTANT_HELPER[what];
+  const t = USB_PHONE_TIMINGS;
+  const usb: Record<HelperTiming, number> = {
+    start: t.helperStart,
+    slowStart: t.helperSlowStart,
+    tap: t.helperTap,
+    source: t.helperSource,
+    keys: t.helperKeys,
+    call: t.helperCall,
+    screenshotBase: t.helperScreenshotBase,
+    killedAfter: t.helperKilledAfter,
+  };
+  return usb[what];
+}
 
 /** Delay before a command takes effect. */
 export interface TimingProfile {

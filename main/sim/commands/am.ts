@@ -1,6 +1,7 @@
 /**
  * `am` (Android 14's `cmd activity`): start / start-activity (explicit components, VIEW
- * URLs to the browser, HOME), force-stop, broadcast (ADB Keyboard's receiver), kill.
+ * URLs to the browser, HOME), force-stop, broadcast (ADB Keyboard's receiver), kill, and
+ * instrument (the resident helper: helper/helper-runtime.ts).
  * Messages follow ActivityManagerShellCommand: "Starting: Intent { … }" on stdout, warnings
  * and errors ("Error type 3", "does not exist.") on stderr, exit 1 on failure.
  */
@@ -81,7 +82,7 @@ function broadcast(io: CommandIo, phone: PhoneContext, args: readonly string[]):
   return 0;
 }
 
-export function amCommand(io: CommandIo, phone: PhoneContext): number {
+export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
   const [, sub, ...args] = io.argv;
   try {
     switch (sub) {
@@ -90,6 +91,9 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number {
         return start(io, phone, args);
       case 'broadcast':
         return broadcast(io, phone, args);
+      case 'instrument':
+        // Runs in Am.java (app_process), not `cmd activity`; the resident helper lives here.
+        return phone.helper.instrument(io, args);
       case 'force-stop':
       case 'kill': {
         const pkg = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--user').pop();
@@ -97,7 +101,10 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number {
           io.err(`\nException occurred while executing '${sub}':\njava.lang.IllegalArgumentException: Argument expected after "${sub}"\n`);
           return 255;
         }
-        if (sub === 'force-stop') phone.screen.forceStop(pkg);
+        if (sub === 'force-stop') {
+          phone.screen.forceStop(pkg);
+          phone.helper.packageStopped(pkg);
+        }
         return 0;
       }
       case undefined:

@@ -10,6 +10,7 @@ import type { SimDisplays } from '../phone-displays';
 import type { PackageDb } from '../phone-packages';
 import type { PhoneSettings } from '../phone-settings';
 import type { QuirkName } from '../phone-quirks';
+import type { SimHelper } from '../helper/helper-runtime';
 import type { TimingProfile } from '../timing-profiles';
 
 export interface CommandIo {
@@ -20,6 +21,11 @@ export interface CommandIo {
   readonly cwd: string;
   out: (data: string | Buffer) => void;
   err: (data: string | Buffer) => void;
+  /**
+   * Writes to stdout and, when the caller streams this command line's output (a long-running
+   * `am instrument -w` over adb), delivers it now instead of when the line finishes.
+   */
+  outNow?: (data: string | Buffer) => void;
 }
 
 /** Returns the exit status. */
@@ -63,6 +69,8 @@ export interface PhoneContext {
   readonly profile: TimingProfile;
   /** The quirks this phone carries now (phone-quirks.ts); tests may change them while it runs. */
   readonly quirks: ReadonlySet<QuirkName>;
+  /** The resident helper (appium-uiautomator2-server) when installed and started (helper/helper-runtime.ts). */
+  readonly helper: SimHelper;
   /** True once after failNextUiDump(): the dump must fail as real phones sometimes do. */
   takeUiDumpFailure(): boolean;
   now(): number;

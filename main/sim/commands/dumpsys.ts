@@ -5,6 +5,7 @@
  * plausible frame around them.
  */
 import type { CommandIo, PhoneContext } from './command-types';
+import { dumpsysPackage } from './dumpsys-package';
 import { shortComponent } from './intent';
 import { defaultDisplayInfo, displayRotationLines, dumpsysDisplay, surfaceFlingerDisplayIds } from './displays';
 import { displaySectionFocus, legacyWindowPolicy, windowsSectionTail } from './window-versions';
@@ -251,6 +252,8 @@ export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
     case 'input':
       io.out(input(phone));
       return 0;
+    case 'package':
+      return dumpsysPackage(io, phone, section);
     case 'display':
       io.out(dumpsysDisplay(phone));
       return 0;

@@ -5,6 +5,8 @@
  * Install quirks (phone-quirks.ts) refuse the install the way those phones do, after the
  * APK was read; the verifier quirk first waits for a prompt nobody answers.
  */
+import { HEADLESS_PACKAGES } from '../helper/uia2-ids';
+import { readApkManifest } from '../helper/apk-manifest';
 import { LATIN_IME_ID } from '../phone-settings';
 import { quirkWaitMs } from '../phone-quirks';
 import { sleepUnlessAborted } from '../timing-profiles';
@@ -77,16 +79,24 @@ function installQuirkFailure(phone: PhoneContext): string | undefined {
 
 async function install(io: CommandIo, phone: PhoneContext, args: readonly string[]): Promise<number> {
   let path: string | undefined;
+  let size: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
-    if (['-i', '--user', '--install-location', '--originating-uri', '--referrer', '--abi', '-S', '--install-reason'].includes(a)) i++;
+    if (a === '-S') size = Number(args[++i]);
+    else if (['-i', '--user', '--install-location', '--originating-uri', '--referrer', '--abi', '--install-reason'].includes(a)) i++;
     else if (!a.startsWith('-')) path = a;
   }
-  if (path === undefined) {
+  if (path === undefined && size === undefined) {
     io.out('Error: must either specify a package size or an APK file\n');
     return 1;
   }
-  const data = phone.fs.stat(path) && !phone.fs.isDirectory(path) ? phone.fs.read(path) : undefined;
+  // `-S SIZE` with no path: the APK arrives on stdin (adb install's streamed mode).
+  if (path === undefined && size !== undefined && io.stdin.length !== size) {
+    io.out(`Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl.tmp/base.apk: read ${io.stdin.length} of ${size} bytes]\n`);
+    return 1;
+  }
+  path ??= 'base.apk';
+  const data = size !== undefined && io.stdin.length === size ? io.stdin : phone.fs.stat(path) && !phone.fs.isDirectory(path) ? phone.fs.read(path) : undefined;
   if (!data) {
     return reportShellException(io, 'package', 'install', `java.lang.IllegalArgumentException: Error: Can't open file: ${path}`, [
       'com.android.server.pm.PackageManagerShellCommand.setParamsSize(PackageManagerShellCommand.java:684)',
@@ -95,7 +105,7 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
       'com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:207)',
     ]);
   }
-  const refused = installQuirkFailure(phone);
+  const refused = installQuirkFailure(phone) ?? helperInstallRefused(phone, data);
   if (refused !== undefined) {
     if (phone.quirks.has('install-verifier-timeout') && !(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'verifier'), io.signal))) return 130;
     io.out(`Failure [${refused}]\n`);
@@ -108,8 +118,17 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
     return 1;
   }
   phone.screen.forceStop(outcome.name);
+  // Updating the helper's packages kills its running instrumentation, as an update does.
+  phone.helper.packageStopped(outcome.name);
   io.out('Success\n');
   return 0;
+}
+
+/** helper-install-refused: the phone refuses the resident helper's APKs (and only those). */
+function helperInstallRefused(phone: PhoneContext, data: Buffer): string | undefined {
+  if (!phone.quirks.has('helper-install-refused')) return undefined;
+  const name = readApkManifest(data)?.package;
+  return name !== undefined && HEADLESS_PACKAGES.has(name) ? 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user' : undefined;
 }
 
 /** The package argument after options like `--user 0` / `-k`. */
@@ -127,6 +146,10 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
   switch (sub) {
     case 'list':
       if (args[0] === 'packages') return listPackages(io, phone, args.slice(1));
+      if (args[0] === 'instrumentation') {
+        io.out(phone.helper.instrumentationLines().join(''));
+        return 0;
+      }
       io.err(`Error: unknown list type '${args[0] ?? ''}'\n`);
       return 255;
     case 'path': {
@@ -140,6 +163,7 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
       return install(io, phone, args);
     case 'uninstall': {
       const name = packageArg(args);
+      if (name !== undefined) phone.helper.packageStopped(name);
       if (name === undefined || !phone.packages.uninstall(name)) {
         io.out('Failure [DELETE_FAILED_INTERNAL_ERROR]\n');
         return 1;

@@ -55,6 +55,11 @@ export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Pr
   }
   let file = DEFAULT_DUMP_FILE;
   for (const arg of args) if (!arg.startsWith('-')) file = arg.startsWith('/') ? arg : `/${arg}`;
+  if (phone.helper.holdsUiAutomation()) {
+    // Another UiAutomation client (the resident helper's instrumentation) is connected: the
+    // dump's own connection fails and the process dies with no output, exit 137 (QUIRKS.md).
+    return 137;
+  }
   if (phone.quirks.has('ui-dump-idle-timeout')) {
     // DumpCommand: waitForIdle(1000, 10 * 1000) times out, then it prints and returns.
     if (!(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'idle'), io.signal))) return 130;

@@ -1,0 +1,33 @@
+/**
+ * `dumpsys package PKG`: the lines tools read from it (appium-adb's getPackageInfo reads
+ * `versionName=` and `versionCode=`), in the layout of Android 14's PackageManagerService
+ * dump for one package. An unknown package prints the headers with no package section.
+ */
+import type { CommandIo, PhoneContext } from './command-types';
+
+export function dumpsysPackage(io: CommandIo, phone: PhoneContext, name: string | undefined): number {
+  const info = name === undefined ? undefined : phone.packages.info(name);
+  const lines = ['Activity Resolver Table:', '  Non-Data Actions:', '', 'Key Set Manager:', ''];
+  if (info) {
+    const codePath = info.apkPath.replace(/\/base\.apk$/, '');
+    const uid = info.system ? 1000 : 10_200 + ([...info.name].reduce((a, c) => a + c.charCodeAt(0), 0) % 300);
+    lines.push(
+      'Packages:',
+      `  Package [${info.name}] (${uid.toString(16)}e1a2b):`,
+      `    userId=${uid}`,
+      `    pkg=Package{${uid.toString(16)}c3d4 ${info.name}}`,
+      `    codePath=${codePath}`,
+      `    resourcePath=${codePath}`,
+      '    legacyNativeLibraryDir=' + `${codePath}/lib`,
+      `    versionCode=${info.versionCode ?? 1} minSdk=24 targetSdk=34`,
+      `    versionName=${info.versionName ?? '1.0'}`,
+      '    usesNonSdkApi=false',
+      `    flags=[ ${info.system ? 'SYSTEM ' : ''}HAS_CODE ALLOW_CLEAR_USER_DATA ]`,
+      '    timeStamp=2026-01-01 00:00:00',
+      '    User 0: ceDataInode=0 installed=true hidden=false suspended=false distractionFlags=0 stopped=false notLaunched=false enabled=0 instant=false virtual=false',
+      '',
+    );
+  }
+  io.out(`${lines.join('\n')}\n`);
+  return 0;
+}

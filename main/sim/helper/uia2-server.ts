@@ -1,0 +1,364 @@
+/**
+ * The subset of appium-uiautomator2-server's HTTP API the bridge uses, with the real
+ * server's JSON: every answer is `{ value, sessionId }` (Gson with nulls kept; "None" where
+ * no session applies), errors are `{ value: { error, message, stacktrace } }` with the
+ * exception's HTTP status (404 unknown command / invalid session id / no such element, 400
+ * invalid argument, 500 otherwise). Routes and semantics follow the server's AppiumServlet
+ * and handlers (Status, NewSession, DeleteSession, GetSessions, Source, W3CActions,
+ * PressKeyCode, SendKeysToElement on the focused element, Update/GetSettings,
+ * CaptureScreenshot), read from its public source and written anew here. A legacy `/wd/hub`
+ * prefix is stripped as ServerHandler does. Effects go through the same screen model as the
+ * sim's `input` command, so both lanes change the screen the same way.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FrameRenderer } from '../screen/frame-renderer';
+import type { InputDispatcher } from '../screen/input-dispatcher';
+import { KEYCODE } from '../screen/keycodes';
+import type { ScreenMachine } from '../screen/screen-machine';
+import type { HttpReply, HttpRequest } from './http-wire';
+import { pageSourceXml } from './page-source';
+import { ActionsError, parseActions, type Gesture } from './w3c-actions';
+
+export const NO_SESSION_ID = 'None';
+
+/** What the server reads and drives on the phone. */
+export interface Uia2Phone {
+  readonly screen: ScreenMachine;
+  readonly input: InputDispatcher;
+  readonly frames: FrameRenderer;
+  display(): { width: number; height: number; rotation: number };
+  /** Touch slop in pixels (8 dp), to tell a tap from a swipe. */
+  slopPx(): number;
+}
+
+/** How the runtime shapes what the server does (faults and timing). */
+export interface Uia2Hooks {
+  /** Waits the profile's time for this kind of work; false when the process died meanwhile. */
+  spend(what: 'tap' | 'source' | 'keys' | 'call' | 'screenshot', extraMs?: number): Promise<boolean>;
+  /** The source to serve: `fresh`, or an older one (helper-stale-tree); `screenKey` names the screen. */
+  staleSource(fresh: string, screenKey: string): string;
+  /** Levels kept below the window root (helper-sparse-tree), or undefined for all. */
+  sparseDepth(): number | undefined;
+  /** An action was performed: recorded in the phone's argv log. */
+  performed(argv: string[]): void;
+}
+
+export interface BuildInfo {
+  versionName: string;
+  versionCode: number;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+class ServerError extends Error {
+  constructor(
+    readonly error: string,
+    readonly status: number,
+    message: string,
+    readonly javaClass: string,
+  ) {
+    super(message);
+  }
+}
+
+const unknownCommand = (): ServerError =>
+  new ServerError(
+    'unknown command',
+    404,
+    'The requested resource could not be found, or a request was received using an HTTP method that is not supported by the mapped resource',
+    'io.appium.uiautomator2.common.exceptions.UnknownCommandException',
+  );
+const invalidArgument = (message: string): ServerError => new ServerError('invalid argument', 400, message, 'io.appium.uiautomator2.common.exceptions.InvalidArgumentException');
+const noSuchElement = (): ServerError =>
+  new ServerError('no such element', 404, 'An element could not be located on the page using the given search parameters', 'io.appium.uiautomator2.common.exceptions.ElementNotFoundException');
+
+/** A Java-looking stack trace for the error body, as Log.getStackTraceString gives. */
+function stacktrace(error: ServerError, handler: string | undefined): string {
+  if (handler === undefined) {
+    // No handler matched: ServerHandler renders UnknownCommandException itself.
+    return [`${error.javaClass}: ${error.message}`, '\tat io.appium.uiautomator2.http.ServerHandler.channelRead(ServerHandler.java:72)', '\tat io.netty.channel.AbstractChannelHandlerContext.invokeChannelRead(AbstractChannelHandlerContext.java:444)'].join('\n');
+  }
+  return [
+    `${error.javaClass}: ${error.message}`,
+    `\tat io.appium.uiautomator2.handler.${handler}.safeHandle(${handler}.java:48)`,
+    '\tat io.appium.uiautomator2.handler.request.SafeRequestHandler.handle(SafeRequestHandler.java:59)',
+    '\tat io.appium.uiautomator2.server.AppiumServlet.handleRequest(AppiumServlet.java:267)',
+    '\tat io.appium.uiautomator2.server.AppiumServlet.handleHttpRequest(AppiumServlet.java:261)',
+    '\tat io.appium.uiautomator2.http.ServerHandler.channelRead(ServerHandler.java:77)',
+  ].join('\n');
+}
+
+function reply(status: number, value: Json, sessionId: string | null): HttpReply {
+  return { status, body: JSON.stringify({ value, sessionId }) };
+}
+
+/** Current value of every setting GetSettings lists, with the server's defaults. */
+function defaultSettings(): Map<string, Json> {
+  return new Map<string, Json>([
+    ['actionAcknowledgmentTimeout', 3000],
+    ['allowInvisibleElements', false],
+    ['alwaysTraversableViewClasses', ''],
+    ['ignoreUnimportantViews', false],
+    ['currentDisplayId', 0],
+    ['deferAccessibilityCacheReset', false],
+    ['disableIdLocatorAutocompletion', false],
+    ['elementResponseAttributes', 'name,text'],
+    ['enableMultiWindows', false],
+    ['enableNotificationListener', true],
+    ['enableTopmostWindowFromActivePackage', false],
+    ['enforceXPath1', false],
+    ['includeA11yActionsInPageSource', false],
+    ['includeExtraRenderingInfo', false],
+    ['includeExtrasInPageSource', false],
+    ['keyInjectionDelay', 0],
+    ['limitXPathContextScope', true],
+    ['mapTestTagToResourceId', false],
+    ['mjpegBilinearFiltering', false],
+    ['mjpegScalingFactor', 50],
+    ['mjpegServerFramerate', 10],
+    ['mjpegServerPort', 7810],
+    ['mjpegServerScreenshotQuality', 50],
+    ['normalizeTagNames', false],
+    ['scrollAcknowledgmentTimeout', 200],
+    ['serverPort', 6790],
+    ['shouldUseCompactResponses', true],
+    ['shutdownOnPowerDisconnect', true],
+    ['simpleBoundsCalculation', false],
+    ['snapshotMaxDepth', 70],
+    ['trackScrollEvents', true],
+    ['useResourcesForOrientationDetection', false],
+    ['waitForIdleTimeout', 10000],
+    ['waitForSelectorTimeout', 10000],
+    ['wakeLockTimeout', 86_400_000],
+  ]);
+}
+
+interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  pattern: string[];
+  handler: string;
+  /** NoSessionCommandHandler: answers without a session. */
+  noSession?: boolean;
+}
+
+const ROUTES: Route[] = [
+  { method: 'GET', pattern: ['status'], handler: 'Status', noSession: true },
+  { method: 'POST', pattern: ['session'], handler: 'NewSession', noSession: true },
+  { method: 'GET', pattern: ['sessions'], handler: 'GetSessions', noSession: true },
+  { method: 'DELETE', pattern: ['session', ':sessionId'], handler: 'DeleteSession' },
+  { method: 'GET', pattern: ['session', ':sessionId'], handler: 'GetSessionDetails' },
+  { method: 'GET', pattern: ['session', ':sessionId', 'source'], handler: 'Source' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'actions'], handler: 'W3CActions' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'appium', 'device', 'press_keycode'], handler: 'PressKeyCode' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'keys'], handler: 'SendKeysToElement' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'appium', 'settings'], handler: 'UpdateSettings' },
+  { method: 'GET', pattern: ['session', ':sessionId', 'appium', 'settings'], handler: 'GetSettings' },
+  { method: 'GET', pattern: ['session', ':sessionId', 'screenshot'], handler: 'CaptureScreenshot' },
+];
+
+/** The route and session id a request maps to; the server's matcher compares path sections. */
+export function matchRoute(method: string, path: string): { route: Route; sessionId: string | undefined } | undefined {
+  const sections = path.replace(/^\/wd\/hub(?=\/|$)/, '').split('/').slice(1);
+  for (const route of ROUTES) {
+    if (route.method !== method || route.pattern.length !== sections.length) continue;
+    if (!route.pattern.every((p, i) => p.startsWith(':') || p === sections[i])) continue;
+    const at = route.pattern.indexOf(':sessionId');
+    return { route, sessionId: at >= 0 ? decodeURIComponent(sections[at] ?? '') : undefined };
+  }
+  return undefined;
+}
+
+/** The request path as the argv log shows it: without `/wd/hub` and `/session/<id>`. */
+export function shortPath(path: string): string {
+  const bare = path.replace(/^\/wd\/hub(?=\/|$)/, '');
+  const m = /^\/session\/[^/]+(\/.*)?$/.exec(bare);
+  return m ? m[1] ?? '/session' : bare;
+}
+
+function parseJson(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw invalidArgument(`com.google.gson.JsonSyntaxException: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidArgument('The request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function gestureArgv(g: Gesture): string[] {
+  switch (g.kind) {
+    case 'tap':
+      return ['tap', `${g.x},${g.y}`];
+    case 'long-press':
+      return ['long-press', `${g.x},${g.y}`, `${g.durationMs}ms`];
+    default:
+      return [g.kind, `${g.x},${g.y}`, `${g.x2},${g.y2}`, `${g.durationMs}ms`];
+  }
+}
+
+export class Uia2Server {
+  private session: { id: string; capabilities: Record<string, Json> } | undefined;
+  private readonly settings = defaultSettings();
+  /** Set once DELETE /session was answered: the instrumentation then ends on its own. */
+  private stopRequestedValue = false;
+
+  constructor(
+    private readonly phone: Uia2Phone,
+    private readonly build: BuildInfo,
+  ) {}
+
+  get stopRequested(): boolean {
+    return this.stopRequestedValue;
+  }
+
+  /** Answers one request; undefined when the process died while handling it. */
+  async handle(request: HttpRequest, hooks: Uia2Hooks): Promise<HttpReply | undefined> {
+    const match = matchRoute(request.method, request.path);
+    if (!match) {
+      const error = unknownCommand();
+      return reply(error.status, { error: error.error, message: error.message, stacktrace: stacktrace(error, undefined) }, null);
+    }
+    const { route, sessionId } = match;
+    const echoId = sessionId ?? NO_SESSION_ID;
+    try {
+      if (!route.noSession && (sessionId === undefined || this.session?.id !== sessionId)) {
+        throw new ServerError('invalid session id', 404, `The session identified by ${sessionId ?? 'null'} is not known`, 'io.appium.uiautomator2.common.exceptions.NoSuchDriverException');
+      }
+      const value = await this.dispatch(route.handler, request, hooks);
+      if (value === undefined) return undefined;
+      const id = route.handler === 'NewSession' ? this.session?.id ?? NO_SESSION_ID : echoId;
+      return reply(200, value.json, id);
+    } catch (error) {
+      if (!(error instanceof ServerError)) throw error;
+      return reply(error.status, { error: error.error, message: error.message, stacktrace: stacktrace(error, route.handler) }, sessionId ?? null);
+    }
+  }
+
+  /** The handler's value ({json}); undefined when the process died meanwhile. */
+  private async dispatch(handler: string, request: HttpRequest, hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    const done = (json: Json): { json: Json } => ({ json });
+    switch (handler) {
+      case 'Status':
+        if (!(await hooks.spend('call'))) return undefined;
+        return done({ ready: true, message: 'UiAutomator2 Server is ready to accept commands', build: { version: this.build.versionName, versionCode: this.build.versionCode } });
+      case 'NewSession': {
+        const body = parseJson(request.body);
+        const caps = body.capabilities;
+        if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
+          throw new ServerError('session not created', 500, "io.appium.uiautomator2.common.exceptions.InvalidArgumentException: 'capabilities' are mandatory for session creation", 'io.appium.uiautomator2.common.exceptions.SessionNotCreatedException');
+        }
+        const c = caps as Record<string, Json>;
+        const always = typeof c.alwaysMatch === 'object' && c.alwaysMatch !== null && !Array.isArray(c.alwaysMatch) ? c.alwaysMatch : {};
+        const first = Array.isArray(c.firstMatch) && typeof c.firstMatch[0] === 'object' && c.firstMatch[0] !== null && !Array.isArray(c.firstMatch[0]) ? c.firstMatch[0] : {};
+        // Settings.resetForNewSession(): a new session starts from the defaults.
+        for (const [k, v] of defaultSettings()) this.settings.set(k, v);
+        this.session = { id: randomUUID(), capabilities: { ...always, ...first } };
+        if (!(await hooks.spend('call'))) return undefined;
+        return done({ sessionId: this.session.id, capabilities: c });
+      }
+      case 'GetSessions':
+        return done(this.session ? [{ sessionId: this.session.id, capabilities: this.session.capabilities, id: this.session.id }] : []);
+      case 'GetSessionDetails':
+        return done(this.session ? { ...this.session.capabilities } : null);
+      case 'DeleteSession':
+        this.session = undefined;
+        // DeleteSession posts ServerInstrumentation.stop() 15 ms after answering.
+        this.stopRequestedValue = true;
+        return done(null);
+      case 'Source':
+        return this.source(hooks);
+      case 'W3CActions':
+        return this.actions(request, hooks);
+      case 'PressKeyCode': {
+        const body = parseJson(request.body);
+        const keycode = body.keycode;
+        if (typeof keycode !== 'number' || !Number.isInteger(keycode)) throw invalidArgument("'keycode' is mandatory and must be an integer");
+        if (!(await hooks.spend('call'))) return undefined;
+        this.phone.input.key(keycode);
+        hooks.performed(['press_keycode', String(keycode)]);
+        return done(null);
+      }
+      case 'SendKeysToElement':
+        return this.keys(request, hooks);
+      case 'UpdateSettings': {
+        const body = parseJson(request.body);
+        const settings = body.settings;
+        if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw invalidArgument("'settings' are mandatory and must be an object");
+        // Unknown settings are skipped, as UpdateSettings logs and continues.
+        for (const [k, v] of Object.entries(settings as Record<string, Json>)) if (this.settings.has(k)) this.settings.set(k, v);
+        return done(null);
+      }
+      case 'GetSettings':
+        return done(Object.fromEntries(this.settings));
+      case 'CaptureScreenshot': {
+        const { width, height } = this.phone.display();
+        if (!(await hooks.spend('screenshot', Math.round((310 * width * height) / 1e6)))) return undefined;
+        const png = await this.phone.frames.png();
+        return done(png.toString('base64'));
+      }
+      default:
+        throw unknownCommand();
+    }
+  }
+
+  private async source(hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    if (!(await hooks.spend('source'))) return undefined;
+    const display = this.phone.display();
+    const maxDepthSetting = this.settings.get('snapshotMaxDepth');
+    const sparse = hooks.sparseDepth();
+    const limits = [typeof maxDepthSetting === 'number' ? maxDepthSetting : 70, ...(sparse === undefined ? [] : [sparse])];
+    const window = this.phone.screen.window();
+    const fresh = pageSourceXml(window, { ...display, windowId: 1000 + window.taskId, maxDepth: Math.min(...limits) });
+    return { json: hooks.staleSource(fresh, `${window.pkg}/${window.activity}/${window.screen}`) };
+  }
+
+  private async actions(request: HttpRequest, hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    let parsed;
+    try {
+      parsed = parseActions(parseJson(request.body), this.phone.slopPx());
+    } catch (error) {
+      if (error instanceof ActionsError) throw invalidArgument(error.message);
+      throw error;
+    }
+    if (!(await hooks.spend('tap', parsed.durationMs))) return undefined;
+    const argv: string[] = [];
+    for (const g of parsed.gestures) {
+      if (g.kind === 'tap') this.phone.input.tap(g.x, g.y);
+      else if (g.kind === 'long-press') this.phone.input.longPress(g.x, g.y);
+      else if (g.kind === 'swipe') this.phone.input.swipe(g.x, g.y, g.x2, g.y2, g.durationMs);
+      else this.phone.input.dragAndDrop(g.x, g.y, g.x2, g.y2);
+      argv.push(...gestureArgv(g));
+    }
+    for (const k of parsed.keys) {
+      if (k.kind === 'char') this.phone.input.commitText(k.text);
+      else this.phone.input.key(k.keycode);
+      argv.push(k.kind === 'char' ? `key ${k.text}` : `keycode ${k.keycode}`);
+    }
+    hooks.performed(argv);
+    return { json: null };
+  }
+
+  private async keys(request: HttpRequest, hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    const body = parseJson(request.body);
+    if (typeof body.text !== 'string') throw invalidArgument("'text' is mandatory and must be a string");
+    const replace = body.replace === true;
+    const state = this.phone.screen;
+    const task = state.isRecents() ? undefined : state.frontTask();
+    const focused = task?.focused;
+    if (!task || focused === undefined) throw noSuchElement();
+    if (!(await hooks.spend('keys'))) return undefined;
+    let text = body.text;
+    const pressEnter = text.endsWith('\n');
+    if (pressEnter) text = text.slice(0, -1);
+    // replace=false appends to what the field holds (a hint is not text), as setText does.
+    const current = state.fieldOf(task, focused).text;
+    const next = replace ? text : current + text;
+    this.phone.input.clearFocusedText();
+    if (next !== '') this.phone.input.commitText(next);
+    if (pressEnter) this.phone.input.key(KEYCODE.ENTER);
+    hooks.performed(['keys', body.text, ...(replace ? ['replace'] : [])]);
+    return { json: null };
+  }
+}
