@@ -159,11 +159,12 @@ class CallLanes implements ToolLanes {
         reason = verdict;
       } catch (error) {
         if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+        // A crash stops the helper (it starts again on a later call); an error answer leaves it running.
         await this.manager.helperFailed(this.deviceId, error);
         reason = `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})`;
       }
-      // The stock dump needs UiAutomation: the helper steps aside first.
-      await this.manager.pause(this.deviceId, reason);
+      // The stock dump needs UiAutomation: a helper still running steps aside first, for a while.
+      if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, reason);
     }
     const nodes = await readUiTree(this.shell, options);
     this.lanes.noteStockTree(this.deviceId, nodes);
@@ -173,9 +174,12 @@ class CallLanes implements ToolLanes {
 
   private async glance(options: { timeoutMs: number; signal: AbortSignal }): Promise<WindowGlance | null> {
     try {
-      const out = await runText(this.shell, ['dumpsys', 'window', 'windows'], { timeoutMs: Math.min(options.timeoutMs, 10_000), signal: options.signal });
-      const token = /mCurrentFocus=(Window\{[^}\s]+)/.exec(out.text)?.[1] ?? null;
-      return { token, package: parseForegroundApp(out.text)?.package ?? null };
+      // Android 10+ print the focus in the display section, 8–9 in the windows section (as the safety probe reads it).
+      const read = { timeoutMs: Math.min(options.timeoutMs, 10_000), signal: options.signal };
+      const outs = await Promise.all([runText(this.shell, ['dumpsys', 'window', 'displays'], read), runText(this.shell, ['dumpsys', 'window', 'windows'], read)]);
+      const text = outs.map((o) => o.text).join('\n');
+      const token = /mCurrentFocus=(Window\{[^}\s]+)/.exec(text)?.[1] ?? null;
+      return { token, package: parseForegroundApp(text)?.package ?? null };
     } catch {
       return null;
     }

@@ -204,6 +204,12 @@ export class HelperManager {
     };
   }
 
+  /** Whether the helper runs (or starts) on this phone: it then holds the phone's UiAutomation. */
+  isRunning(deviceId: string): boolean {
+    const phone = this.phones.get(deviceId);
+    return phone !== undefined && (phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined);
+  }
+
   /** Counts which lane served a call on this phone. */
   noteLane(deviceId: string, lane: 'helper' | 'adb'): void {
     this.phone(deviceId).lanes[lane] += 1;

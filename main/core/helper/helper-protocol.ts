@@ -28,7 +28,7 @@ export const HELPER_INSTRUMENT_ARGV: readonly string[] = [
 export const HELPER_STOP_ARGV: readonly string[] = ['am', 'force-stop', HELPER_SERVER_PACKAGE];
 
 /** Lines `am instrument` prints when the phone cannot run the instrumentation at all. */
-const NO_INSTRUMENTATION_RE = /Unable to find instrumentation|INSTRUMENTATION_FAILED|INSTRUMENTATION_ABORTED|Error: Unknown command|not found/i;
+const NO_INSTRUMENTATION_RE = /Unable to find instrumentation|INSTRUMENTATION_FAILED|INSTRUMENTATION_ABORTED|starting instrumentation|SecurityException|Error: Unknown command|not found/i;
 
 /** True when `am instrument` output says the instrumentation cannot run on this phone. */
 export function isNoInstrumentation(output: string): boolean {

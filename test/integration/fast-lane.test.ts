@@ -1,0 +1,246 @@
+/**
+ * The fast lane (#17) against simulated phones through the real adb server: consent, install
+ * (with the version check), on-demand start, tree / tap / Chinese text through the helper with
+ * no ADB Keyboard (`lane: "helper"`), the helper holding UiAutomation until the lease ends,
+ * a crash falling back in the same call and the restart, a tap whose answer never came
+ * reported and not sent again, sparse and stale trees falling back, remove, a refused install
+ * and a phone without instrumentation falling back cleanly. The phone's argv log is the proof
+ * of what ran where.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import type { XAgentClient } from '../helpers/xagent-client';
+import type { SimulatedPhone } from '../../main/sim/phone';
+
+type Ack = Awaited<ReturnType<typeof invoke>>;
+type Json = Record<string, any>;
+
+function result(ack: Ack): Json {
+  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
+  return ack.payload?.result as Json;
+}
+
+const isInputTap = (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap';
+const isHelperAction = (a: string[]): boolean => a[0] === 'helper' && a[1] === 'POST' && a[2] === '/actions';
+const isPmInstall = (a: string[]): boolean => a[0] === 'pm' && a[1] === 'install';
+
+async function helperOf(rig: DeviceRig): Promise<Json> {
+  const state = await rig.bridge.admin('GET', '/admin/api/state');
+  const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(0).deviceId);
+  return device?.helper as Json;
+}
+
+async function waitForHelper(rig: DeviceRig, wanted: string, timeoutMs = 20_000): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const helper = await helperOf(rig);
+    if (helper?.state === wanted) return helper;
+    if (Date.now() > deadline) throw new Error(`helper never ${wanted}: ${JSON.stringify(helper)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove'): Promise<Json> {
+  const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, { action });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+async function stockDumpWorks(phone: SimulatedPhone): Promise<boolean> {
+  const out = await phone.exec('uiautomator dump /dev/tty', { signal: new AbortController().signal });
+  return out.stdout.toString('utf8').includes('<hierarchy');
+}
+
+describe('fast lane: consent, install, start, use, lease end, crash, remove', () => {
+  let bound: BoundRig;
+  let rig: DeviceRig;
+  let client: XAgentClient;
+  let channel: string;
+  let phone: SimulatedPhone;
+  let n = 0;
+  const callId = (name: string): string => `call_fast_${name}_${process.pid}_${++n}`;
+
+  before(async () => {
+    bound = await startBoundRig({ fastLane: { pauseMs: 50 } }, { withAdbKeyboard: false });
+    ({ rig, client, channel } = bound);
+    phone = rig.phones[0]!;
+  });
+  after(() => bound?.stop());
+
+  test('without consent nothing is installed and calls go the stock way', async () => {
+    const from = phone.argvLog.length;
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree0')));
+    assert.equal(tree.lane, 'adb');
+    assert.ok(!phone.argvLog.slice(from).some(isPmInstall));
+    const helper = await helperOf(rig);
+    assert.equal(helper.enabled, false);
+    assert.equal(helper.state, 'absent');
+    const lane = await rig.bridge.admin('GET', '/admin/api/fast-lane');
+    assert.deepEqual(lane.body, { default: 'ask', available: true, version: lane.body.version });
+    assert.match(String(lane.body.version), /^\d+\.\d+\.\d+$/);
+  });
+
+  test('enable installs both APKs once; enabling again checks the version and skips the install', async () => {
+    const from = phone.argvLog.length;
+    const enabled = await setHelper(rig, 'enable');
+    assert.equal(enabled.status, 'enabled');
+    const helper = await waitForHelper(rig, 'stopped');
+    assert.equal(helper.enabled, true);
+    assert.equal(helper.chosen, true);
+    assert.match(String(helper.version), /^\d+\.\d+\.\d+$/);
+    assert.equal(phone.argvLog.slice(from).filter(isPmInstall).length, 2);
+    await setHelper(rig, 'disable');
+    const again = phone.argvLog.length;
+    await setHelper(rig, 'enable');
+    await waitForHelper(rig, 'stopped');
+    assert.equal(phone.argvLog.slice(again).filter(isPmInstall).length, 0, 'same version: no install');
+    assert.ok(phone.argvLog.slice(again).some((a) => a[0] === 'dumpsys' && a[1] === 'package'));
+  });
+
+  test('the first call starts the helper; tree, tap and Chinese text go through it (no ADB Keyboard)', async () => {
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree1')));
+    assert.equal(tree.lane, 'helper');
+    assert.equal((await helperOf(rig)).state, 'running');
+    assert.ok((tree.nodes as Json[]).length > 0);
+    // While the helper runs it holds UiAutomation: the stock dump cannot read.
+    assert.equal(await stockDumpWorks(phone), false);
+
+    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: new AbortController().signal });
+    await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+    const from = phone.argvLog.length;
+    const text = '你好，世界 😀 こんにちは';
+    const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text }, callId('type')));
+    assert.equal(typed.lane, 'helper');
+    assert.equal(phone.screenState().fields.note_text, text);
+    const sent = phone.argvLog.slice(from);
+    assert.equal(sent.filter(isHelperAction).length, 1, 'the field was tapped once, through the helper');
+    assert.ok(!sent.some(isInputTap), JSON.stringify(sent));
+    assert.ok(!sent.some((a) => a[0] === 'input' || a[0] === 'am'), 'no input or ADB Keyboard broadcast');
+    assert.ok(!sent.some((a) => a[0] === 'uiautomator'), 'the tree came from the helper');
+    const helper = await helperOf(rig);
+    assert.ok(helper.lanes.helper >= 3, JSON.stringify(helper.lanes));
+  });
+
+  test('a crash falls back in the same call, and the next call starts the helper again', async () => {
+    phone.helper.crashOnNextRequest({ match: 'GET /source', when: 'before' });
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('crash-tree')));
+    assert.equal(tree.lane, 'adb');
+    const crashed = await helperOf(rig);
+    assert.equal(crashed.state, 'stopped');
+    assert.equal(crashed.last_error_code, 'helper_crashed');
+    const next = result(await invoke(client, channel, 'android_ui_tree', {}, callId('restart-tree')));
+    assert.equal(next.lane, 'helper');
+  });
+
+  test('a tap whose answer never came is reported (outcome_unknown) and not sent again', async () => {
+    phone.helper.crashOnNextRequest({ match: 'POST /actions', when: 'after' });
+    const from = phone.argvLog.length;
+    const ack = await invoke(client, channel, 'android_tap', { x: 10, y: 10 }, callId('lost-tap'));
+    assert.equal(ack.error?.code, 'outcome_unknown', JSON.stringify(ack));
+    const sent = phone.argvLog.slice(from);
+    assert.equal(sent.filter(isHelperAction).length, 1, JSON.stringify(sent));
+    assert.ok(!sent.some(isInputTap), 'never tapped again the stock way');
+    // That was its second crash: the stock lane serves until a person enables it again.
+    const failed = await helperOf(rig);
+    assert.equal(failed.state, 'failed');
+    assert.equal(failed.last_error_code, 'helper_crashed');
+    const stock = result(await invoke(client, channel, 'android_tap', { x: 10, y: 10 }, callId('stock-tap')));
+    assert.equal(stock.lane, 'adb');
+    await setHelper(rig, 'enable');
+    await waitForHelper(rig, 'stopped');
+  });
+
+  test('the lease ends: the helper is force-stopped and the stock dump works again', async () => {
+    result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-before-end')));
+    assert.equal((await helperOf(rig)).state, 'running');
+    const res = await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await waitForHelper(rig, 'stopped');
+    await waitUntil(() => phone.argvLog.some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop');
+    assert.equal(await stockDumpWorks(phone), true);
+    channel = await bindChannel(rig, client, rig.device(0).deviceId);
+  });
+
+  test('a sparse tree falls back to the stock dump in the same call', async () => {
+    result(await invoke(client, channel, 'android_ui_tree', {}, callId('dense')));
+    phone.setQuirks(['helper-sparse-tree']);
+    try {
+      const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('sparse')));
+      assert.equal(tree.lane, 'adb');
+      assert.ok((tree.nodes as Json[]).some((node) => typeof node.text === 'string' && node.text.length > 0));
+      assert.equal((await helperOf(rig)).last_error_code, 'helper_paused');
+    } finally {
+      phone.setQuirks([]);
+    }
+  });
+
+  test('a stale tree after a navigation falls back to the stock dump', async () => {
+    await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
+    await waitUntil(() => phone.foregroundPackage() === 'com.google.android.apps.nexuslauncher', 5_000, 'home');
+    // The cool-down after the sparse tree (pauseMs) is over before the helper is used again.
+    for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig)) await new Promise((r) => setImmediate(r));
+    phone.setQuirks(['helper-stale-tree']);
+    try {
+      const home = result(await invoke(client, channel, 'android_ui_tree', {}, callId('home-tree')));
+      assert.equal(home.lane, 'helper');
+      const icon = (home.nodes as Json[]).find((node) => node.text === 'Settings' || node.content_desc === 'Settings');
+      assert.ok(icon, JSON.stringify(home.nodes));
+      const tapped = result(await invoke(client, channel, 'android_tap', { x: icon.center[0], y: icon.center[1] }, callId('open-settings')));
+      assert.equal(tapped.lane, 'helper');
+      await waitUntil(() => phone.foregroundPackage() === 'com.android.settings', 5_000, 'settings in front');
+      const after = result(await invoke(client, channel, 'android_ui_tree', {}, callId('after-nav')));
+      assert.equal(after.lane, 'adb', 'the stale helper tree was not used');
+      assert.notEqual(after.signature, home.signature);
+    } finally {
+      phone.setQuirks([]);
+    }
+  });
+
+  test('remove stops the helper and uninstalls both APKs', async () => {
+    const from = phone.argvLog.length;
+    const removed = await setHelper(rig, 'remove');
+    assert.equal(removed.helper.state, 'absent');
+    assert.equal(removed.helper.enabled, false);
+    const uninstalls = phone.argvLog.slice(from).filter((a) => a[0] === 'pm' && a[1] === 'uninstall');
+    assert.deepEqual(
+      uninstalls.map((a) => a[2]),
+      ['io.appium.uiautomator2.server.test', 'io.appium.uiautomator2.server'],
+    );
+    assert.equal(await stockDumpWorks(phone), true);
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('after-remove')));
+    assert.equal(tree.lane, 'adb');
+  });
+});
+
+describe('fast lane: phones that refuse it fall back cleanly', () => {
+  test('a refused install leaves the helper failed with the reason; the stock lane works', async () => {
+    const bound = await startBoundRig({}, { quirks: ['helper-install-refused'] });
+    try {
+      await setHelper(bound.rig, 'enable');
+      const helper = await waitForHelper(bound.rig, 'failed');
+      assert.equal(helper.last_error_code, 'install_blocked');
+      assert.match(String(helper.last_error), /INSTALL_FAILED_USER_RESTRICTED|USB/);
+      const tree = result(await invoke(bound.client, bound.channel, 'android_ui_tree', {}));
+      assert.equal(tree.lane, 'adb');
+    } finally {
+      await bound.stop();
+    }
+  });
+
+  test('a phone that cannot run the instrumentation: the call falls back, the helper shows failed', async () => {
+    const bound = await startBoundRig({}, { quirks: ['helper-no-instrumentation'] });
+    try {
+      await setHelper(bound.rig, 'enable');
+      await waitForHelper(bound.rig, 'stopped');
+      const tree = result(await invoke(bound.client, bound.channel, 'android_ui_tree', {}));
+      assert.equal(tree.lane, 'adb');
+      const helper = await helperOf(bound.rig);
+      assert.equal(helper.state, 'failed');
+      assert.equal(helper.last_error_code, 'helper_no_instrumentation', JSON.stringify(helper));
+      assert.equal(await stockDumpWorks(bound.rig.phones[0]!), true);
+    } finally {
+      await bound.stop();
+    }
+  });
+});
