@@ -267,6 +267,7 @@ export function createCore(input: CoreOptionsInput): Core {
     shellFor: (device) => tools.shellFor(device),
     observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
     onResult: (check) => {
       tools.forgetScreenState(check.device_id);
       hub.publish('state');

@@ -62,16 +62,35 @@ export function decodeRawScreencap(buffer: Buffer): RawFrame {
   return { width, height, rgba };
 }
 
+/**
+ * Lines Android 14+ `screencap` prints on stderr before the image when it was not told which
+ * of several displays to capture (AOSP cmds/screencap/screencap.cpp). `exec:` carries stderr
+ * in the same stream as the image, so they arrive in front of its bytes.
+ */
+const SCREENCAP_NOTICE_LINES = ['[Warning] Multiple displays were found', 'A display ID can be specified with the [-d display-id] option.', 'See "dumpsys SurfaceFlinger --display-id" for valid display IDs.'];
+
+/** The image bytes without screencap's multiple-display warning lines in front (never a failure). */
+export function stripScreencapNotices(buffer: Buffer): Buffer {
+  let rest = buffer;
+  for (;;) {
+    const line = SCREENCAP_NOTICE_LINES.find((prefix) => rest.length > prefix.length && rest.subarray(0, prefix.length).toString('latin1') === prefix);
+    if (!line) return rest;
+    const end = rest.indexOf(0x0a);
+    if (end < 0) return rest;
+    rest = rest.subarray(end + 1);
+  }
+}
+
 /** Captures the screen as raw pixels (`screencap` over exec:). */
 export async function captureRaw(shell: DeviceShell, options?: OperationOptions): Promise<RawFrame> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'taking a screenshot');
-  return decodeRawScreencap(await shell.execOut(['screencap'], deadline.next()));
+  return decodeRawScreencap(stripScreencapNotices(await shell.execOut(['screencap'], deadline.next())));
 }
 
 /** Captures the screen as a PNG encoded on the phone (`screencap -p`); checks the PNG signature. */
 export async function capturePng(shell: DeviceShell, options?: OperationOptions): Promise<Buffer> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'taking a screenshot');
-  const png = await shell.execOut(['screencap', '-p'], deadline.next());
+  const png = stripScreencapNotices(await shell.execOut(['screencap', '-p'], deadline.next()));
   if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) {
     throw failed(`expected a PNG, got ${png.length} bytes starting ${JSON.stringify(png.subarray(0, 16).toString('latin1'))}`);
   }

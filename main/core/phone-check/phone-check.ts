@@ -11,6 +11,7 @@ import type { DeviceShell } from '../devices/device-shell';
 import { reasonForAdbState, UNAUTHORIZED_FIX, USB_PERMISSION_FIX } from '../devices/adb-state-reason';
 import { parseDfAvailableKib, parseKeyguard, parseWakefulness } from '../android/screen-state';
 import { parseWmSize } from '../android/device-info';
+import { isMultiDisplay, parseDumpsysDisplay, pickDisplay, type DisplayTarget } from '../android/displays';
 import { dumpUiXml } from '../android/ui-tree';
 import { ADB_KEYBOARD_IME } from '../android/text-input';
 import { isBridgeError } from '../errors';
@@ -37,6 +38,8 @@ export interface PhoneCheckDeps {
   observe<T>(deviceId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** The last time a control call on this phone was refused for input (input_blocked), if any. */
   inputRefusal?(deviceId: string): { at: number; message: string } | null;
+  /** Told what `dumpsys display` said (the display calls act on), or null when it did not say. */
+  onDisplays?(deviceId: string, target: DisplayTarget | null): void;
   /** Told after every finished check (the admin state changed). */
   onResult?(check: AdminPhoneCheck): void;
   clock?: () => number;
@@ -115,6 +118,9 @@ export class PhoneCheck {
     const power = await text(['dumpsys', 'power']);
     const window = await text(['dumpsys', 'window']);
     const size = await text(['wm', 'size']);
+    const displaysText = await text(['dumpsys', 'display']);
+    const displays = displaysText === null ? null : pickDisplay(parseDumpsysDisplay(displaysText));
+    if (displaysText !== null) this.deps.onDisplays?.(device.deviceId, displays);
     const imes = await text(['ime', 'list', '-s']);
     const df = await text(['df', '/data']);
     const ui = await this.deps
@@ -129,7 +135,7 @@ export class PhoneCheck {
       unlocked(window),
       this.inputAccepted(device.deviceId),
       uiTreeReadable(ui),
-      display(size),
+      display(size, displays),
       unicodeTyping(imes),
       freeStorage(df),
       androidVersion(device),
@@ -181,7 +187,14 @@ function unlocked(window: string | null): Item {
   return item('unlocked', 'problem', `the phone shows ${kind}`, LOCKED_FIX);
 }
 
-function display(size: string | null): Item {
+function display(size: string | null, displays: DisplayTarget | null): Item {
+  if (displays && isMultiDisplay(displays)) {
+    // A foldable's two panels, or a second (cast) display: which one the bridge acts on.
+    const d = displays.display;
+    const count = Math.max(displays.logicalCount, displays.physicalCount);
+    const panel = d.physicalId ? `, panel ${d.physicalId}` : '';
+    return item('display', 'ok', `display ${d.id} "${d.name}" (${d.width}×${d.height}${panel}) is in use, of ${count} displays; screenshots and taps go to it`);
+  }
   const parsed = size === null ? null : parseWmSize(size);
   if (parsed === null) return item('display', 'unknown', 'wm size did not say');
   return item('display', 'ok', `display 0 (default), ${parsed.width}×${parsed.height}`);

@@ -60,6 +60,31 @@ export class ScreenSizeCache {
     return withDeadline(this.refresh(deviceId, shell), { timeoutMs: options.timeoutMs ?? this.o.refreshTimeoutMs, ...(options.signal ? { signal: options.signal } : {}), what: 'reading the screen size' });
   }
 
+  /**
+   * What the phone just showed: a screenshot's width and height are the oriented size. When
+   * they differ from the cached size the phone has turned (or been folded, or `wm size` was
+   * changed): the observed size replaces it at once, so the next swipe by direction or bounds
+   * check uses the new orientation without waiting for the cache to age.
+   */
+  observe(deviceId: string, size: ScreenSize): void {
+    const entry = this.entries.get(deviceId);
+    if (!entry || (entry.size.width === size.width && entry.size.height === size.height)) return;
+    // The rotation behind it is not known (undefined): the next UI dump settles it.
+    this.entries.set(deviceId, { size: { width: size.width, height: size.height }, at: this.o.clock() });
+  }
+
+  /**
+   * A UI dump's `<hierarchy rotation>`: when it differs from the rotation the cached size was
+   * read with, or that rotation is not known (a size taken from a screenshot), the size is read
+   * again next time. A phone that never says its rotation (null) keeps its size.
+   */
+  observeRotation(deviceId: string, rotation: number): void {
+    const entry = this.entries.get(deviceId);
+    if (!entry) return;
+    const cached = (entry.size as { rotation?: unknown }).rotation;
+    if (cached === undefined || (typeof cached === 'number' && cached !== rotation)) this.entries.delete(deviceId);
+  }
+
   /** One read per phone at a time; callers arriving meanwhile share it. */
   private refresh(deviceId: string, shell: DeviceShell): Promise<ScreenSize | null> {
     const running = this.refreshing.get(deviceId);

@@ -20,6 +20,8 @@ import type { DataPlane, UserPacketContext } from '../server/data-plane';
 import type { CardTool } from '../protocol/card';
 import { readOrientedScreenSize } from '../android/device-info';
 import { ScreenSizeCache } from './screen-size-cache';
+import { DisplayTracker } from './display-tracker';
+import { displayRef, type DisplayTarget } from '../android/displays';
 import { mayWake, needsUnlockedScreen, ScreenLockGuard } from './screen-lock-guard';
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
@@ -58,6 +60,10 @@ export interface ToolRuntimeOptions {
  */
 const SCREEN_SIZE_FRESH_MS = 3_000;
 const SCREEN_SIZE_USABLE_MS = 60_000;
+/** A phone with one display is read again after this long (the phone check reads it on attach). */
+const SINGLE_DISPLAY_FRESH_MS = 10 * 60_000;
+/** Tools that look at or act on the screen: on a phone with several displays their result names the display. */
+const DISPLAY_TOOLS = new Set(['android_screenshot', 'android_ui_tree', 'android_wait_for', 'android_screen_record', 'android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch']);
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
 const SCREEN_LOCK_FRESH_MS = 5_000;
 
@@ -68,6 +74,7 @@ export class ToolRuntime {
   private readonly journal: IdempotencyJournal;
   private readonly inFlight = new Map<string, { argsHash: string; promise: Promise<StoredAck> }>();
   private readonly screenSizes: ScreenSizeCache;
+  private readonly displays: DisplayTracker;
   private readonly lockGuard: ScreenLockGuard;
   private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
   private readonly imeCache = new Map<string, { value: boolean; at: number }>();
@@ -95,6 +102,17 @@ export class ToolRuntime {
       usableMs: SCREEN_SIZE_USABLE_MS,
       refreshTimeoutMs: o.options.adbCommandTimeoutMs,
     });
+    this.displays = new DisplayTracker({
+      clock: o.clock,
+      singleDisplayFreshMs: SINGLE_DISPLAY_FRESH_MS,
+      onFrame: (deviceId, size) => this.screenSizes.observe(deviceId, size),
+      onRotation: (deviceId, rotation) => this.screenSizes.observeRotation(deviceId, rotation),
+    });
+  }
+
+  /** A phone check read the phone's displays (`dumpsys display`): calls act on that display. */
+  noteDisplays(deviceId: string, target: DisplayTarget | null): void {
+    this.displays.set(deviceId, target);
   }
 
   start(): void {
@@ -156,7 +174,8 @@ export class ToolRuntime {
   shellFor(device: DeviceRecord): DeviceShell {
     const link = this.o.links.find((l) => l.address === device.adbServer);
     if (!link) throw new BridgeError('device_not_found', 'the phone’s ADB server is not configured');
-    return link.shell(device.serial);
+    // screencap and input go to the display in use (display-tracker.ts).
+    return this.displays.shellFor(device.deviceId, device.sdk, link.shell(device.serial));
   }
 
   onBindingEnded(channelId: string, deviceId: string, reason: string): void {
@@ -304,7 +323,11 @@ export class ToolRuntime {
         if (lanes) context.lanes = lanes;
         const gate = this.gate;
         if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
-        const result = await tool.run(context, parsed.data);
+        this.displays.beginCall(deviceId);
+        const ran = await tool.run(context, parsed.data);
+        // A phone with several displays: the result says which one was used.
+        const shown = DISPLAY_TOOLS.has(tool.id) ? this.displays.current(deviceId) : null;
+        const result = shown ? { ...ran, display: displayRef(shown) } : ran;
         return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
       this.settleJournal(tool, key, args, argsHash, ack);
