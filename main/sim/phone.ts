@@ -96,6 +96,13 @@ export interface SimulatedPhone extends PhoneDevice {
   /** Current text of a field (short id like 'note_text' or full resource id), front task first. */
   typedText(fieldId: string): string | undefined;
   setBatteryLevel(level: number): void;
+  /**
+   * The phone restarts (QUIRKS.md "reboot"): the screen goes back to the home screen, uptime
+   * starts again, and `sys.boot_completed` / `dev.bootcomplete` are absent and
+   * `init.svc.bootanim` is `running` until `bootMs` later. The adbd side (the connection
+   * dropping, adb listing the phone again before boot completes) is SimFarm.reboot's.
+   */
+  reboot(bootMs: number): void;
   /** How many frames were rasterised so far (unchanged screens are served from cache). */
   renderCount(): number;
   /** Aborts every running command; idempotent. */
@@ -154,7 +161,8 @@ function clockText(ms: number): string {
 export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedPhone {
   const info = resolveInfo(options);
   const now = options.clock ?? Date.now;
-  const bootedAt = now() - 3_600_000;
+  let bootedAt = now() - 3_600_000;
+  let bootTimer: NodeJS.Timeout | undefined;
   const profile = timingProfile(options.profile ?? 'instant');
   const fs = new PhoneFs(now);
   fs.installBinaries([...BINARY_NAMES, 'sh']);
@@ -454,7 +462,25 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       battery.level = checkInt(level, 'battery level', 0, 100);
     },
     renderCount: () => frames.renderCount(),
+    reboot: (bootMs) => {
+      checkInt(bootMs, 'bootMs', 0, 600_000);
+      if (bootTimer) clearTimeout(bootTimer);
+      bootedAt = now();
+      screen.goHome();
+      screen.setAwake(true);
+      props.delete('sys.boot_completed');
+      props.delete('dev.bootcomplete');
+      props.set('init.svc.bootanim', 'running');
+      bootTimer = setTimeout(() => {
+        bootTimer = undefined;
+        props.set('sys.boot_completed', '1');
+        props.set('dev.bootcomplete', '1');
+        props.set('init.svc.bootanim', 'stopped');
+      }, bootMs);
+      bootTimer.unref();
+    },
     close: () => {
+      if (bootTimer) clearTimeout(bootTimer);
       lifetime.abort();
     },
   };

@@ -33,9 +33,32 @@ export interface SimFarm {
   phones: SimFarmPhone[];
   /** Brings a phone that went offline back: listens again and makes adb reattach it now. */
   bringOnline(index: number): Promise<void>;
+  /**
+   * Phone i restarts (QUIRKS.md "reboot"): its connection drops at once, its adbd is back
+   * `downMs` later with the same serial, and adb lists it as `device` while Android still
+   * boots: `sys.boot_completed` is set `bootMs` after that. Resolves once adb lists it again.
+   */
+  reboot(index: number, timing?: RebootTiming): Promise<void>;
   /** Disconnects every phone from adb and closes its server. Idempotent. */
   stop(): Promise<void>;
 }
+
+export interface RebootTiming {
+  /** From the reboot until adbd answers again (the phone is absent or offline meanwhile). */
+  downMs: number;
+  /** From adbd answering until `sys.boot_completed=1`. */
+  bootMs: number;
+}
+
+/**
+ * How long a reboot takes: `usb-phone` about 40 s in all (issue #16's figure for a phone; adbd
+ * starts early in boot, so adb lists the phone some 15 s in, well before boot completes);
+ * `instant` keeps the order of events in about a second.
+ */
+export const REBOOT_TIMING: Readonly<Record<'instant' | 'usb-phone', RebootTiming>> = {
+  instant: { downMs: 300, bootMs: 700 },
+  'usb-phone': { downMs: 15_000, bootMs: 25_000 },
+};
 
 /** The serial adb gives a TCP device on this machine. */
 export function serialForPort(port: number): string {
@@ -161,6 +184,17 @@ export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
     async bringOnline(index: number): Promise<void> {
       const entry = phones[index];
       if (!entry) throw new RangeError(`SimFarm.bringOnline: no phone ${index}`);
+      await entry.server.goOnline();
+      await reattachToAdb(options.adb, entry.port, { timeoutMs });
+    },
+    async reboot(index: number, timing: RebootTiming = REBOOT_TIMING.instant): Promise<void> {
+      const entry = phones[index];
+      if (!entry) throw new RangeError(`SimFarm.reboot: no phone ${index}`);
+      const phone = entry.phone as PhoneDevice & { reboot?: (bootMs: number) => void };
+      phone.reboot?.(timing.downMs + timing.bootMs);
+      await entry.server.goOffline();
+      await new Promise((resolve) => setTimeout(resolve, timing.downMs));
+      if (stopping) return;
       await entry.server.goOnline();
       await reattachToAdb(options.adb, entry.port, { timeoutMs });
     },

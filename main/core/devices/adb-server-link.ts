@@ -189,6 +189,14 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       // The phone left and came back while we read: that answer verifies nothing; the next poll reads again.
       if (this.options.registry.get(deviceId)?.lastChangeAt !== stateStamp) return;
       const props = parseGetprop(out.stdout.toString('utf8'));
+      // A phone that restarts is listed as `device` as soon as adbd runs, long before Android
+      // has booted: until `sys.boot_completed` is 1 its input, package and UI services fail or
+      // hang. It stays unverified (bindings `offline`, "verifying the phone"); the next poll,
+      // a second later, reads again.
+      if (props.get('sys.boot_completed') !== '1') {
+        this.options.logger.debug('phone still booting', { device: deviceId });
+        return;
+      }
       const sdk = Number.parseInt(props.get('ro.build.version.sdk') ?? '', 10);
       this.options.registry.setFacts(deviceId, {
         model: props.get('ro.product.model') ?? null,
