@@ -51,7 +51,7 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
   if (request.kind === 'exec') {
     const size = installStdinSize(request.command);
     if (size !== undefined) {
-      stdin = size === 0 ? Buffer.alloc(0) : await stream.read(size);
+      stdin = await readExactly(stream, size);
       if (!stdin) return;
     }
   }
@@ -80,6 +80,23 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
   if (v2) send(shellPacket(SHELL_EXIT, Buffer.from([result.exitCode & 0xff])));
   await writing;
   stream.close();
+}
+
+/**
+ * `size` bytes from the host, read piecewise: the stream withholds its OKAY beyond 1 MiB
+ * buffered, so a large APK only keeps coming while we consume it.
+ */
+async function readExactly(stream: DeviceStream, size: number): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  while (got < size) {
+    const chunk = await stream.readSome();
+    if (!chunk) return undefined;
+    parts.push(chunk);
+    got += chunk.length;
+  }
+  // Anything past the announced size is not part of the APK (adb sends nothing more).
+  return Buffer.concat(parts).subarray(0, size);
 }
 
 /** Consumes what the host sends on a v2 shell (stdin, close-stdin, window size) until it closes. */
