@@ -7,6 +7,7 @@
 import { createContext, useContext, useEffect, useMemo, useState } from 'react';
 import {
   formatters,
+  hasMessage,
   resolveLocale,
   translator,
   type Formatters,
@@ -58,4 +59,13 @@ export function I18nProvider(props: { setting?: LanguageSetting | undefined; chi
 
 export function useT(): I18n {
   return useContext(I18nContext);
+}
+
+/**
+ * The catalogue's word for a value the bridge sends (a status, an outcome), built as a key at
+ * run time: `known(t, 'lan.status.' + status, status)`; the value itself when the catalogue
+ * has no such key (a value added later still shows, untranslated).
+ */
+export function known(t: Translate, key: string, fallback: string): string {
+  return hasMessage(key) ? t(key) : fallback;
 }

@@ -1,7 +1,9 @@
 /**
  * Checks a LAN phone address typed by a person (HOST[:PORT]) before it is sent, so obvious
- * typos get an immediate, specific message; the bridge validates again.
+ * typos get an immediate, specific message (in the UI's language: pass its `t`); the bridge
+ * validates again.
  */
+import { translator, type Translate } from '../../../main/contract/i18n';
 
 export interface AddressCheck {
   ok: boolean;
@@ -9,10 +11,11 @@ export interface AddressCheck {
 }
 
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)$/;
+const ENGLISH = translator('en');
 
-export function checkLanAddress(input: string, requirePort = false): AddressCheck {
+export function checkLanAddress(input: string, requirePort = false, t: Translate = ENGLISH): AddressCheck {
   const value = input.trim();
-  if (value === '') return { ok: false, message: 'Enter the phone address, e.g. 192.168.1.20:5555.' };
+  if (value === '') return { ok: false, message: t('lan.check.empty') };
   let host = value;
   let port: string | undefined;
   const bracketed = /^(\[[^\]]+\])(?::(.*))?$/.exec(value);
@@ -22,16 +25,16 @@ export function checkLanAddress(input: string, requirePort = false): AddressChec
   } else if ((value.match(/:/g) ?? []).length === 1) {
     [host, port] = value.split(':') as [string, string];
   }
-  if (!HOST_RE.test(host)) return { ok: false, message: `"${host}" is not a host name or IP address.` };
+  if (!HOST_RE.test(host)) return { ok: false, message: t('lan.check.host', { host }) };
   if (port === undefined) {
-    return requirePort ? { ok: false, message: 'Include the port shown on the phone, e.g. 192.168.1.20:37123.' } : { ok: true };
+    return requirePort ? { ok: false, message: t('lan.check.needPort') } : { ok: true };
   }
   const n = Number(port);
-  if (!/^\d+$/.test(port) || n < 1 || n > 65535) return { ok: false, message: `Port "${port}" must be a number from 1 to 65535.` };
+  if (!/^\d+$/.test(port) || n < 1 || n > 65535) return { ok: false, message: t('lan.check.port', { port }) };
   return { ok: true };
 }
 
 /** Wireless-debugging pairing codes are six digits. */
-export function checkPairingCode(input: string): AddressCheck {
-  return /^\d{6}$/.test(input.trim()) ? { ok: true } : { ok: false, message: 'The pairing code is the 6 digits shown on the phone.' };
+export function checkPairingCode(input: string, t: Translate = ENGLISH): AddressCheck {
+  return /^\d{6}$/.test(input.trim()) ? { ok: true } : { ok: false, message: t('lan.check.code') };
 }

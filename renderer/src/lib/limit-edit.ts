@@ -6,6 +6,29 @@
  */
 import type { AdminLimitSource, AdminState } from '../../../main/contract/admin-api';
 import { LIMIT_DEFINITIONS, LIMIT_KEYS, formatLimitValue, type LimitKey, type LimitUnit, type LimitValues } from '../../../main/contract/limits';
+import { translator, type Translate } from '../../../main/contract/i18n';
+
+const ENGLISH = translator('en');
+
+/** A value in the limit's own unit, in the UI's words: "2 min" / "2 分钟", "256 MiB", "32". */
+export function limitValueText(unit: LimitUnit, value: number, t: Translate = ENGLISH): string {
+  if (unit !== 'duration') return formatLimitValue(unit, value);
+  const parts: string[] = [];
+  let rest = value;
+  const sizes = [
+    ['common.time.d', 86_400_000],
+    ['common.time.h', 3_600_000],
+    ['common.time.min', 60_000],
+    ['common.time.s', 1000],
+    ['common.time.ms', 1],
+  ] as const;
+  for (const [key, size] of sizes) {
+    const count = Math.floor(rest / size);
+    if (count > 0) parts.push(t(key, { n: count }));
+    rest -= count * size;
+  }
+  return parts.length > 0 ? parts.join(t('common.time.listSeparator')) : t('common.time.ms', { n: 0 });
+}
 
 export interface LimitDraft {
   /** What the person typed, in `unit`. */
@@ -79,33 +102,34 @@ export function limitValuesFromState(limits: AdminState['limits']): LimitValues 
 }
 
 /** The accepted range as the editor says it: "Use 1 s to 1 h." / "…, or tick No cap." */
-export function rangeText(key: LimitKey): string {
+export function rangeText(key: LimitKey, t: Translate = ENGLISH): string {
   const d = LIMIT_DEFINITIONS[key];
-  const range = `Use ${formatLimitValue(d.unit, d.min)} to ${formatLimitValue(d.unit, d.max)}`;
-  return d.nullable ? `${range}, or tick No cap.` : `${range}.`;
+  const bounds = { min: limitValueText(d.unit, d.min, t), max: limitValueText(d.unit, d.max, t) };
+  return d.nullable ? t('settings.limits.rangeNullable', bounds) : t('settings.limits.range', bounds);
 }
 
 /** The value a draft stands for, or the message to show next to its field. */
-export function readDraft(key: LimitKey, draft: LimitDraft): { ok: true; value: number | null } | { ok: false; message: string } {
+export function readDraft(key: LimitKey, draft: LimitDraft, t: Translate = ENGLISH): { ok: true; value: number | null } | { ok: false; message: string } {
   const d = LIMIT_DEFINITIONS[key];
+  const range = rangeText(key, t);
   if (draft.none && d.nullable) return { ok: true, value: null };
   const text = draft.amount.trim().replace(',', '.');
-  if (text === '') return { ok: false, message: `Enter a value. ${rangeText(key)}` };
-  if (!/^\d+(\.\d+)?$/.test(text)) return { ok: false, message: `“${draft.amount.trim().slice(0, 20)}” is not a number. ${rangeText(key)}` };
+  if (text === '') return { ok: false, message: t('settings.limits.enterValue', { range }) };
+  if (!/^\d+(\.\d+)?$/.test(text)) return { ok: false, message: t('settings.limits.notNumber', { text: draft.amount.trim().slice(0, 20), range }) };
   const amount = Number(text);
-  if (d.unit === 'count' && !Number.isInteger(amount)) return { ok: false, message: `Use a whole number. ${rangeText(key)}` };
+  if (d.unit === 'count' && !Number.isInteger(amount)) return { ok: false, message: t('settings.limits.wholeNumber', { range }) };
   const value = Math.round(amount * unitSize(key, draft.unit));
-  if (value < d.min) return { ok: false, message: `${formatLimitValue(d.unit, value)} is too low. ${rangeText(key)}` };
-  if (value > d.max) return { ok: false, message: `${formatLimitValue(d.unit, value)} is too high. ${rangeText(key)}` };
+  if (value < d.min) return { ok: false, message: t('settings.limits.tooLow', { value: limitValueText(d.unit, value, t), range }) };
+  if (value > d.max) return { ok: false, message: t('settings.limits.tooHigh', { value: limitValueText(d.unit, value, t), range }) };
   return { ok: true, value };
 }
 
 /** What Save sends (only limits whose value changed), or the message per field that is wrong. */
-export function limitsToSave(current: LimitValues, drafts: LimitDrafts): { ok: true; patch: Partial<LimitValues> } | { ok: false; errors: Partial<Record<LimitKey, string>> } {
+export function limitsToSave(current: LimitValues, drafts: LimitDrafts, t: Translate = ENGLISH): { ok: true; patch: Partial<LimitValues> } | { ok: false; errors: Partial<Record<LimitKey, string>> } {
   const errors: Partial<Record<LimitKey, string>> = {};
   const patch: Partial<Record<LimitKey, number | null>> = {};
   for (const key of LIMIT_KEYS) {
-    const read = readDraft(key, drafts[key]);
+    const read = readDraft(key, drafts[key], t);
     if (!read.ok) errors[key] = read.message;
     else if (read.value !== current[key]) patch[key] = read.value;
   }
@@ -114,8 +138,7 @@ export function limitsToSave(current: LimitValues, drafts: LimitDrafts): { ok: t
 }
 
 /** Where a value came from, when the person needs to know (a start flag sets it again at restart). */
-export function sourceNote(source: AdminLimitSource | undefined): string | null {
+export function sourceNote(source: AdminLimitSource | undefined, t: Translate = ENGLISH): string | null {
   if (!source?.start_option) return null;
-  if (source.from === 'start') return `Set at start by ${source.start_option}; a change here lasts until the bridge restarts.`;
-  return `Changed here; ${source.start_option} sets it again when the bridge restarts.`;
+  return t(source.from === 'start' ? 'settings.limits.setAtStart' : 'settings.limits.changedHere', { option: source.start_option });
 }

@@ -3,6 +3,9 @@
  * checked before it is sent, so the person sees which line is wrong.
  */
 import type { AdminPolicies, PolicyDecision } from '../../../main/contract/admin-api';
+import { hasMessage, translator, type Translate } from '../../../main/contract/i18n';
+
+const ENGLISH = translator('en');
 
 export const POLICY_DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
 
@@ -45,29 +48,34 @@ export function riskLabel(riskClass: string): string {
 }
 
 /**
- * What each risk class of main/core/safety/risk-classes.ts means, in the order the editor
- * lists them (everyday work first, then the high-risk classes). Classes the bridge adds
+ * The risk classes of main/core/safety/risk-classes.ts the editor knows, in the order it
+ * lists them (everyday work first, then the high-risk classes); each has a label and a hint
+ * in the catalogue (`settings.risk.<id>`, `settings.risk.<id>.hint`). Classes the bridge adds
  * later still show, after these, with a label made from their name.
  */
-export const RISK_CLASS_INFO: ReadonlyArray<{ id: string; label: string; hint: string }> = [
-  { id: 'observation', label: 'Reading the phone', hint: 'Status, screenshots, UI tree, app list' },
-  { id: 'control', label: 'Ordinary control', hint: 'Tap, type, swipe, keys, launching apps' },
-  { id: 'unreadable_screen', label: 'Screen could not be read', hint: 'The UI could not be read, so the screen checks were skipped' },
-  { id: 'install_app', label: 'Installing an app', hint: 'An APK the agent uploaded' },
-  { id: 'push_file', label: 'Copying a file onto the phone', hint: 'A file the agent uploaded' },
-  { id: 'non_web_url', label: 'Opening app links', hint: 'market:, tel:, sms: and other non-web URLs' },
-  { id: 'sensitive_app', label: 'Sensitive apps', hint: 'Payments, banking, wallets, app stores, security settings' },
-  { id: 'password_field', label: 'Password fields', hint: 'Typing into a password field' },
-  { id: 'sensitive_screen', label: 'Sensitive buttons', hint: 'Pay, transfer, delete account, factory reset…' },
-  { id: 'secure_screen', label: 'Protected screens', hint: 'Windows that block screenshots' },
+export const KNOWN_RISK_CLASSES: readonly string[] = [
+  'observation',
+  'control',
+  'unreadable_screen',
+  'install_app',
+  'push_file',
+  'non_web_url',
+  'sensitive_app',
+  'password_field',
+  'sensitive_screen',
+  'secure_screen',
 ];
 
-/** The classes present in `defaults`, known ones in RISK_CLASS_INFO order, unknown ones after (sorted). */
-export function orderedRiskClasses(defaults: Record<string, unknown>): Array<{ id: string; label: string; hint: string | null }> {
+/** The classes present in `defaults`, known ones in KNOWN_RISK_CLASSES order, unknown ones after (sorted). */
+export function orderedRiskClasses(defaults: Record<string, unknown>, t: Translate = ENGLISH): Array<{ id: string; label: string; hint: string | null }> {
   const present = new Set(Object.keys(defaults));
-  const known = RISK_CLASS_INFO.filter((info) => present.has(info.id));
+  const known = KNOWN_RISK_CLASSES.filter((id) => present.has(id)).map((id) => {
+    const label = `settings.risk.${id}`;
+    const hint = `${label}.hint`;
+    return { id, label: hasMessage(label) ? t(label) : riskLabel(id), hint: hasMessage(hint) ? t(hint) : null };
+  });
   const unknown = [...present]
-    .filter((id) => !RISK_CLASS_INFO.some((info) => info.id === id))
+    .filter((id) => !KNOWN_RISK_CLASSES.includes(id))
     .sort()
     .map((id) => ({ id, label: riskLabel(id), hint: null }));
   return [...known, ...unknown];

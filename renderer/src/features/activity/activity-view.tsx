@@ -10,27 +10,30 @@ import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { distinctValues, exportFileName, filterAudit, newestFirst, toJsonLines } from '../../lib/audit-export';
-import { formatClock, formatDuration, shortId } from '../../lib/time-format';
+import { shortId } from '../../lib/time-format';
+import { hasMessage, translator, type Translate } from '../../../../main/contract/i18n';
+import { useT } from '../../i18n/i18n-context';
 import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
 // Calls a person or the policy stopped are not failures of the phone: named, in amber.
-const STOPPED: Record<string, string> = {
-  approval_denied: 'denied',
-  approval_timeout: 'no answer',
-  policy_denied: 'blocked by policy',
-  canceled: 'canceled',
-};
+const STOPPED = new Set(['approval_denied', 'approval_timeout', 'policy_denied', 'canceled']);
 
-export function outcomeView(entry: Pick<AuditEntry, 'outcome' | 'error_code'>): { label: string; tone: Tone; code: string | null } {
-  const stopped = entry.error_code ? STOPPED[entry.error_code] : undefined;
-  if (stopped) return { label: stopped, tone: 'warn', code: null };
-  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return { label: entry.outcome, tone: 'ok', code: null };
-  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return { label: entry.outcome, tone: 'danger', code: entry.error_code };
-  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return { label: entry.outcome, tone: 'warn', code: null };
-  return { label: entry.outcome, tone: 'neutral', code: entry.error_code };
+/** A catalogue word for a value the bridge sends (`activity.outcome.ok`), else the value as sent. */
+function word(t: Translate, prefix: string, value: string): string {
+  const key = `${prefix}.${value}`;
+  return hasMessage(key) ? t(key) : value;
+}
+
+export function outcomeView(entry: Pick<AuditEntry, 'outcome' | 'error_code'>, t: Translate = translator('en')): { label: string; tone: Tone; code: string | null } {
+  if (entry.error_code && STOPPED.has(entry.error_code)) return { label: word(t, 'activity.stopped', entry.error_code), tone: 'warn', code: null };
+  const label = word(t, 'activity.outcome', entry.outcome);
+  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return { label, tone: 'ok', code: null };
+  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return { label, tone: 'danger', code: entry.error_code };
+  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return { label, tone: 'warn', code: null };
+  return { label, tone: 'neutral', code: entry.error_code };
 }
 
 function download(entries: AuditEntry[], now: number): void {
@@ -48,6 +51,7 @@ function download(entries: AuditEntry[], now: number): void {
 
 export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVersion: number }): React.JSX.Element {
   const audit = useAudit(props.api, props.stateVersion);
+  const { t, format } = useT();
   const [deviceId, setDeviceId] = useState('');
   const [channelId, setChannelId] = useState('');
   // Only decides whether to print the date; no need to re-render every second.
@@ -62,25 +66,25 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
   return (
     <section aria-labelledby="activity-heading">
       <header className="view-header">
-        <h2 id="activity-heading">Activity</h2>
+        <h2 id="activity-heading">{t('activity.title')}</h2>
         <p className="view-sub">
-          Every tool call: where it ran, who decided, how it ended. <span data-testid="activity-privacy">{activityPrivacyNote(audit.typedText)}</span>
+          {t('activity.sub')} <span data-testid="activity-privacy">{activityPrivacyNote(audit.typedText, t)}</span>
         </p>
       </header>
-      {audit.error ? <ErrorBanner title="Could not load the activity log." error={audit.error} onRetry={audit.refresh} testId="activity-error" /> : null}
+      {audit.error ? <ErrorBanner title={t('activity.loadFailed')} error={audit.error} onRetry={audit.refresh} testId="activity-error" /> : null}
       <div className="toolbar">
-        <label htmlFor="activity-filter-device">Phone</label>
+        <label htmlFor="activity-filter-device">{t('activity.filter.phone')}</label>
         <select id="activity-filter-device" value={deviceId} onChange={(e) => setDeviceId(e.target.value)} data-testid="activity-filter-device">
-          <option value="">All phones</option>
+          <option value="">{t('activity.filter.allPhones')}</option>
           {deviceIds.map((id) => (
             <option key={id} value={id}>
               {names.get(id) ?? id}
             </option>
           ))}
         </select>
-        <label htmlFor="activity-filter-channel">Channel</label>
+        <label htmlFor="activity-filter-channel">{t('activity.filter.channel')}</label>
         <select id="activity-filter-channel" value={channelId} onChange={(e) => setChannelId(e.target.value)} data-testid="activity-filter-channel">
-          <option value="">All channels</option>
+          <option value="">{t('activity.filter.allChannels')}</option>
           {channelIds.map((id) => (
             <option key={id} value={id}>
               {shortId(id)}
@@ -89,56 +93,56 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         </select>
         <span className="toolbar-spacer" />
         <span className="muted small" data-testid="activity-count">
-          {rows.length} of {all.length}
+          {t('activity.count', { shown: rows.length, total: all.length })}
         </span>
         <button type="button" className="btn" onClick={audit.refresh} data-testid="activity-refresh">
-          Refresh
+          {t('activity.refresh')}
         </button>
         <button type="button" className="btn" onClick={() => download(rows, Date.now())} disabled={rows.length === 0} data-testid="activity-export">
-          Export (.jsonl)
+          {t('activity.export')}
         </button>
       </div>
       {audit.entries === null ? (
-        audit.error ? null : <Loading label="Loading activity…" />
+        audit.error ? null : <Loading label={t('activity.loading')} />
       ) : all.length === 0 ? (
-        <EmptyState title="No activity yet" testId="activity-empty">
-          <p>Tool calls from xAgent are recorded here as they happen.</p>
+        <EmptyState title={t('activity.empty.title')} testId="activity-empty">
+          <p>{t('activity.empty.text')}</p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" data-testid="activity-table">
             <thead>
               <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Tool</th>
+                <th scope="col">{t('activity.col.time')}</th>
+                <th scope="col">{t('activity.col.channel')}</th>
+                <th scope="col">{t('activity.col.phone')}</th>
+                <th scope="col">{t('activity.col.tool')}</th>
                 <th scope="col" className="nowrap">
-                  Decision · by
+                  {t('activity.col.decision')}
                 </th>
-                <th scope="col">Outcome</th>
+                <th scope="col">{t('activity.col.outcome')}</th>
                 <th scope="col" className="num">
-                  Duration
+                  {t('activity.col.duration')}
                 </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((entry) => (
                 <tr key={entry.id} data-testid={`activity-row-${entry.id}`}>
-                  <td className="nowrap">{formatClock(entry.time, now)}</td>
+                  <td className="nowrap">{format.clock(entry.time, now)}</td>
                   <td className="mono" title={entry.connector_channel_id ?? ''}>
                     {entry.connector_channel_id ? shortId(entry.connector_channel_id) : '—'}
                   </td>
                   <td className="nowrap">{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
                   <td className="mono">{entry.tool_id}</td>
                   <td className="nowrap" title={entry.reasons.join('\n')}>
-                    {entry.decision}
+                    {word(t, 'activity.decision', entry.decision)}
                     {entry.decided_by ? <span className="muted"> · {entry.decided_by}</span> : null}
                   </td>
                   <td>
                     <OutcomeCell entry={entry} />
                   </td>
-                  <td className="num nowrap">{formatDuration(entry.duration_ms)}</td>
+                  <td className="num nowrap">{format.duration(entry.duration_ms)}</td>
                 </tr>
               ))}
             </tbody>
@@ -150,7 +154,8 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
 }
 
 function OutcomeCell(props: { entry: AuditEntry }): React.JSX.Element {
-  const view = outcomeView(props.entry);
+  const { t } = useT();
+  const view = outcomeView(props.entry, t);
   return (
     <>
       <StatusBadge tone={view.tone}>{view.label}</StatusBadge>

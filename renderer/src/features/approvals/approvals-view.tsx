@@ -13,6 +13,9 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
+import { hasMessage } from '../../../../main/contract/i18n';
+import { useT, type I18n } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 function riskTone(risk: string): Tone {
   const r = risk.toLowerCase();
@@ -21,20 +24,25 @@ function riskTone(risk: string): Tone {
   return 'info';
 }
 
+function riskText(t: I18n['t'], risk: string): string {
+  const key = `approvals.risk.${risk.toLowerCase()}`;
+  return hasMessage(key) ? t(key) : t('approvals.risk.other', { risk });
+}
+
 export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { approvals } = props.state;
+  const { t } = useT();
   return (
     <section aria-labelledby="approvals-heading">
       <header className="view-header">
-        <h2 id="approvals-heading">Approvals</h2>
-        <p className="view-sub">Risky actions wait here. If nobody decides before the countdown ends, the action is refused.</p>
+        <h2 id="approvals-heading">{t('approvals.title')}</h2>
+        <p className="view-sub">{t('approvals.sub')}</p>
       </header>
       {approvals.length === 0 ? (
-        <EmptyState title="Nothing waiting for approval" testId="approvals-empty">
-          <p>Payments, installs, account and security screens and other high-risk actions will ask here first.</p>
+        <EmptyState title={t('approvals.empty.title')} testId="approvals-empty">
+          <p>{t('approvals.empty.text')}</p>
           <p className="hint">
-            You see the phone's screen, the action and why it was held; approve it once, for the rest of the lease, or deny it. What asks
-            is set under <b>Settings → Policies</b>.
+            <Rich text={t('approvals.empty.hint')} />
           </p>
         </EmptyState>
       ) : (
@@ -50,6 +58,7 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
 
 function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { approval } = props;
+  const { t } = useT();
   const id = approval.approval_id;
   const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
   const phone = props.state.devices.find((d) => d.device_id === approval.device_id);
@@ -58,10 +67,10 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
     <li className="card approval-card" data-testid={`approval-${id}`}>
       <div className="approval-shot">
         {approval.screenshot_url ? (
-          <img src={bridgePath(approval.screenshot_url)} alt={`Screen of ${phone?.display_name ?? 'the phone'} when the action was held`} data-testid={`approval-screenshot-${id}`} />
+          <img src={bridgePath(approval.screenshot_url)} alt={t('approvals.shot.alt', { name: phone?.display_name ?? t('approvals.shot.thePhone') })} data-testid={`approval-screenshot-${id}`} />
         ) : (
           <span className="thumb-placeholder" data-testid={`approval-screenshot-${id}`}>
-            No screenshot available
+            {t('approvals.shot.none')}
           </span>
         )}
       </div>
@@ -71,16 +80,17 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             {approval.tool_id}
           </h3>
           <StatusBadge tone={riskTone(approval.risk)} testId={`approval-risk-${id}`}>
-            {approval.risk} risk
+            {riskText(t, approval.risk)}
           </StatusBadge>
         </div>
         <p className="muted small">
-          on <b>{phone?.display_name ?? approval.device_id}</b> · channel <span className="mono">{shortId(approval.connector_channel_id)}</span> ·
-          refused automatically in <Countdown to={approval.expires_at} warnBelowMs={30_000} testId={`approval-expires-${id}`} />
+          {t('approvals.on')} <b>{phone?.display_name ?? approval.device_id}</b> · {t('approvals.channel')}{' '}
+          <span className="mono">{shortId(approval.connector_channel_id)}</span> · {t('approvals.refusedIn')}{' '}
+          <Countdown to={approval.expires_at} warnBelowMs={30_000} testId={`approval-expires-${id}`} />
         </p>
         {approval.reasons.length > 0 ? (
           <>
-            <h4>Why it needs you</h4>
+            <h4>{t('approvals.why')}</h4>
             <ul className="reasons" data-testid={`approval-reasons-${id}`}>
               {approval.reasons.map((reason, i) => (
                 <li key={`${i}-${reason}`}>{reason}</li>
@@ -88,7 +98,7 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             </ul>
           </>
         ) : null}
-        <h4>Arguments</h4>
+        <h4>{t('approvals.arguments')}</h4>
         <pre className="json" data-testid={`approval-arguments-${id}`}>
           {JSON.stringify(approval.arguments, null, 2)}
         </pre>
@@ -100,7 +110,7 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             onClick={() => decide.run('approve')}
             data-testid={`approval-approve-once-${id}`}
           >
-            Approve once
+            {t('approvals.approveOnce')}
           </button>
           <button
             type="button"
@@ -108,12 +118,12 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             disabled={decide.pending}
             onClick={() => decide.run('approve_for_lease')}
             data-testid={`approval-approve-lease-${id}`}
-            title="Allow this kind of action for the rest of this binding's lease"
+            title={t('approvals.approveLeaseTitle')}
           >
-            Approve for this lease
+            {t('approvals.approveLease')}
           </button>
           <button type="button" className="btn btn-danger" disabled={decide.pending} onClick={() => decide.run('deny')} data-testid={`approval-deny-${id}`}>
-            Deny
+            {t('approvals.deny')}
           </button>
         </div>
         <ErrorText error={decide.error} testId={`approval-error-${id}`} />

@@ -12,6 +12,9 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
+import { hasMessage } from '../../../../main/contract/i18n';
+import { useT, type I18n } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 export const EXTEND_MS = 30 * 60 * 1000;
 
@@ -23,19 +26,24 @@ function statusTone(status: string): Tone {
   return 'neutral';
 }
 
+function statusText(t: I18n['t'], status: string): string {
+  const key = `bindings.status.${status}`;
+  return hasMessage(key) ? t(key) : status;
+}
+
 export function BindingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { channels } = props.state;
+  const { t } = useT();
   return (
     <section aria-labelledby="bindings-heading">
       <header className="view-header">
-        <h2 id="bindings-heading">Bindings &amp; leases</h2>
-        <p className="view-sub">Each xAgent channel bound to a phone holds it exclusively until the lease ends or you revoke it.</p>
+        <h2 id="bindings-heading">{t('bindings.title')}</h2>
+        <p className="view-sub">{t('bindings.sub')}</p>
       </header>
       {channels.length === 0 ? (
-        <EmptyState title="No binding yet" testId="bindings-empty">
+        <EmptyState title={t('bindings.empty.title')} testId="bindings-empty">
           <p>
-            When someone binds a phone from xAgent, the channel appears here. Pairing requests wait under <b>Pairing requests</b>{' '}
-            until you approve them.
+            <Rich text={t('bindings.empty.text')} />
           </p>
         </EmptyState>
       ) : (
@@ -51,6 +59,7 @@ export function BindingsView(props: { api: BridgeApi; state: AdminState; onChang
 
 function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: () => void }): React.JSX.Element {
   const { channel } = props;
+  const { t } = useT();
   const id = channel.connector_channel_id;
   const extend = useAction(() => props.api.extendChannel(id, EXTEND_MS), props.onChanged);
   const revoke = useAction(() => props.api.revokeChannel(id), props.onChanged);
@@ -60,20 +69,20 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
     <li className="row channel-row" data-testid={`channel-${id}`}>
       <div className="row-main">
         <div className="card-title-row">
-          <h3 className="card-title">{channel.display_name ?? 'No phone'}</h3>
+          <h3 className="card-title">{channel.display_name ?? t('bindings.noPhone')}</h3>
           <StatusBadge tone={statusTone(channel.descriptor_status)} testId={`channel-status-${id}`}>
-            {channel.descriptor_status}
+            {statusText(t, channel.descriptor_status)}
           </StatusBadge>
-          {!channel.open ? <StatusBadge tone="neutral">channel closed</StatusBadge> : null}
+          {!channel.open ? <StatusBadge tone="neutral">{t('bindings.channelClosed')}</StatusBadge> : null}
         </div>
         <dl className="facts facts-wide">
-          <dt>Channel</dt>
+          <dt>{t('bindings.fact.channel')}</dt>
           <dd className="mono" title={id}>
             {shortId(id)}
           </dd>
-          <dt>Bound</dt>
+          <dt>{t('bindings.fact.bound')}</dt>
           <dd>{channel.bound_at !== null ? <RelativeTime at={channel.bound_at} /> : '—'}</dd>
-          <dt>Last action</dt>
+          <dt>{t('bindings.fact.lastAction')}</dt>
           <dd data-testid={`channel-last-action-${id}`}>
             {channel.last_action ? (
               <>
@@ -81,34 +90,36 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
                 <RelativeTime at={channel.last_action.at} />
               </>
             ) : (
-              'none yet'
+              t('bindings.noneYet')
             )}
           </dd>
-          <dt>Lease ends</dt>
+          <dt>{t('bindings.fact.leaseEnds')}</dt>
           <dd>
             {channel.lease_expires_at !== null ? (
               <>
-                in <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId={`channel-lease-${id}`} label="Lease ends in" />
+                {t('bindings.in')}{' '}
+                <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId={`channel-lease-${id}`} label={t('bindings.lease.label')} />
               </>
             ) : (
-              'no maximum'
+              t('bindings.noMaximum')
             )}
           </dd>
-          <dt>Idle timeout</dt>
+          <dt>{t('bindings.fact.idleTimeout')}</dt>
           <dd>
             {channel.idle_expires_at !== null ? (
               <>
-                in <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} testId={`channel-idle-${id}`} label="Idle timeout in" />
+                {t('bindings.in')}{' '}
+                <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} testId={`channel-idle-${id}`} label={t('bindings.idle.label')} />
               </>
             ) : (
-              'none'
+              t('bindings.none')
             )}
           </dd>
         </dl>
         <ErrorText error={extend.error ?? revoke.error} testId={`channel-error-${id}`} />
         {extend.result ? (
           <p className="result" role="status">
-            Lease extended by 30 min.
+            {t('bindings.extended')}
           </p>
         ) : null}
       </div>
@@ -119,14 +130,14 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
           onClick={() => extend.run()}
           disabled={!bound || extend.pending}
           data-testid={`channel-extend-${id}`}
-          title="Add 30 minutes to this lease"
+          title={t('bindings.extendTitle')}
         >
-          {extend.pending ? 'Extending…' : '+30 min'}
+          {extend.pending ? t('bindings.extending') : t('bindings.extend')}
         </button>
         <ConfirmButton
-          label={revoke.pending ? 'Revoking…' : 'Revoke'}
-          prompt="Revoke this binding? xAgent loses the phone."
-          confirmLabel="Revoke"
+          label={revoke.pending ? t('bindings.revoking') : t('bindings.revoke')}
+          prompt={t('bindings.revokePrompt')}
+          confirmLabel={t('bindings.revoke')}
           danger
           disabled={revoke.pending || channel.descriptor_status === 'revoked'}
           onConfirm={() => revoke.run()}

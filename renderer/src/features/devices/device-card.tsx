@@ -2,7 +2,7 @@
  * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue,
  * a Stop button that aborts its queued and running actions, and the phone check.
  */
-import type { AdminDevice } from '../../../../main/contract/admin-api';
+import type { AdminDevice, AdminFastLane } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
@@ -10,34 +10,37 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import { useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
+import { HelperPanel } from './helper-panel';
+import { phoneHash } from '../phone-view/use-phone-route';
 
-const STATE_LABEL: Record<AdminDevice['state'], { text: string; tone: Tone }> = {
-  device: { text: 'online', tone: 'ok' },
-  offline: { text: 'offline', tone: 'danger' },
-  unauthorized: { text: 'unauthorized', tone: 'warn' },
-  gone: { text: 'disconnected', tone: 'neutral' },
+const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }> = {
+  device: { text: 'devices.state.device', tone: 'ok' },
+  offline: { text: 'devices.state.offline', tone: 'danger' },
+  unauthorized: { text: 'devices.state.unauthorized', tone: 'warn' },
+  gone: { text: 'devices.state.gone', tone: 'neutral' },
 };
 
-export const UNAUTHORIZED_HINT = "Unlock the phone and accept the 'Allow USB debugging' prompt";
-
-export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChanged: () => void }): React.JSX.Element {
+export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLane?: AdminFastLane | undefined; onChanged: () => void }): React.JSX.Element {
   const { api, device } = props;
+  const { t } = useT();
   const id = device.device_id;
   const online = device.state === 'device';
   const thumb = useScreenThumbnail(api, id, online);
   const stop = useAction(() => api.stopDevice(id), props.onChanged);
-  const state = STATE_LABEL[device.state];
+  const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
   const details = [device.manufacturer, device.model].filter(Boolean).join(' ');
 
   return (
     <li className="card device-card" data-testid={`device-${id}`}>
       <div className="device-thumb" data-testid={`device-thumb-${id}`}>
         {online && thumb.url ? (
-          <img src={thumb.url} alt={`Screen of ${device.display_name}`} />
+          <img src={thumb.url} alt={t('devices.thumb.alt', { name: device.display_name })} />
         ) : (
-          <span className="thumb-placeholder">{online ? (thumb.failed ? 'No screen image' : 'Loading screen…') : state.text}</span>
+          <span className="thumb-placeholder">{online ? (thumb.failed ? t('devices.thumb.none') : t('devices.thumb.loading')) : state.text}</span>
         )}
       </div>
       <div className="device-body">
@@ -49,7 +52,7 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
         </div>
         {device.state === 'unauthorized' ? (
           <p className="hint hint-warn" data-testid={`device-hint-${id}`}>
-            {UNAUTHORIZED_HINT}
+            {t('devices.unauthorizedHint')}
           </p>
         ) : device.reason ? (
           <p className={device.reason_code ? 'hint hint-warn' : 'hint'} data-testid={`device-hint-${id}`}>
@@ -57,53 +60,60 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; onChang
           </p>
         ) : null}
         <p className="muted small" data-testid={`device-summary-${id}`}>
-          {details || 'Unknown model'} · {device.android_version ? `Android ${device.android_version}` : 'Android version unknown'} ·{' '}
+          {details || t('devices.unknownModel')} ·{' '}
+          {device.android_version ? t('devices.android', { version: device.android_version }) : t('devices.androidUnknown')} ·{' '}
           <StatusBadge tone="neutral" testId={`device-transport-${id}`}>
             {device.transport === 'usb' ? 'USB' : 'LAN'}
           </StatusBadge>
         </p>
         <dl className="facts">
-          <dt>Serial</dt>
+          <dt>{t('devices.fact.serial')}</dt>
           <dd className="mono">{device.serial}</dd>
-          <dt>ADB server</dt>
+          <dt>{t('devices.fact.adbServer')}</dt>
           <dd className="mono">{device.adb_server}</dd>
-          <dt>Lease</dt>
+          <dt>{t('devices.fact.lease')}</dt>
           <dd data-testid={`device-lease-${id}`}>
             {device.lease ? (
               <>
                 <span className="mono" title={device.lease.connector_channel_id}>
                   {shortId(device.lease.connector_channel_id)}
                 </span>{' '}
-                since <RelativeTime at={device.lease.since} />
+                {t('devices.lease.since')} <RelativeTime at={device.lease.since} />
               </>
             ) : (
-              'free'
+              t('devices.lease.free')
             )}
           </dd>
-          <dt>Queue</dt>
+          <dt>{t('devices.fact.queue')}</dt>
           <dd data-testid={`device-queue-${id}`}>
-            {device.queue.running === 0 && device.queue.queued === 0 ? 'idle' : `${device.queue.running} running · ${device.queue.queued} waiting`}
+            {device.queue.running === 0 && device.queue.queued === 0
+              ? t('devices.queue.idle')
+              : t('devices.queue.busy', { running: device.queue.running, queued: device.queue.queued })}
           </dd>
         </dl>
         <div className="actions">
+          <a className="btn btn-primary" href={phoneHash(id)} data-testid={`device-open-${id}`} title={t('phone-view.openTitle')}>
+            {t('phone-view.open')}
+          </a>
           <button
             type="button"
             className="btn btn-danger-outline"
             onClick={() => stop.run()}
             disabled={stop.pending}
             data-testid={`device-stop-${id}`}
-            title="Abort queued and running actions on this phone"
+            title={t('devices.stop.title')}
           >
-            {stop.pending ? 'Stopping…' : 'Stop'}
+            {stop.pending ? t('devices.stop.pending') : t('devices.stop.button')}
           </button>
           {stop.result ? (
             <span className="result" role="status" data-testid={`device-stop-result-${id}`}>
-              {stop.result.canceled === 0 ? 'Nothing was running.' : `Stopped ${stop.result.canceled} action${stop.result.canceled === 1 ? '' : 's'}.`}
+              {stop.result.canceled === 0 ? t('devices.stop.nothing') : t('devices.stop.done', { count: stop.result.canceled })}
             </span>
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
         <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
+        <HelperPanel api={api} deviceId={id} helper={device.helper} fastLane={props.fastLane} online={online} onChanged={props.onChanged} />
       </div>
     </li>
   );

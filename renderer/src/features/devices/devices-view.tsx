@@ -5,26 +5,27 @@
 import type { AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
+import { useT, type I18n } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 import { DeviceCard } from './device-card';
 
 export function DevicesView(props: { api: BridgeApi; state: AdminState; onChanged: () => void; onOpenLan: () => void }): React.JSX.Element {
   const { state } = props;
+  const { t } = useT();
   const downServers = state.adb_servers.filter((s) => s.status === 'down');
   return (
     <section aria-labelledby="devices-heading">
       <header className="view-header">
-        <h2 id="devices-heading">Devices</h2>
-        <p className="view-sub">{countText(state)}</p>
+        <h2 id="devices-heading">{t('devices.title')}</h2>
+        <p className="view-sub">{countText(t, state)}</p>
       </header>
       {downServers.map((server) => (
         <div key={server.address} className="banner banner-warn" role="status" data-testid={`adb-down-${server.address}`}>
           {/* One wrapper: the banner is a flex row, and loose text nodes would become columns. */}
           <div>
-            <strong>ADB server {server.address} is not reachable.</strong> {server.last_error ? <span>({server.last_error.trim().replace(/\.$/, '')}).</span> : null}{' '}
+            <strong>{t('devices.adbDown.title', { address: server.address })}</strong> {server.last_error ? <span>({server.last_error.trim().replace(/\.$/, '')}).</span> : null}{' '}
             {server.address.startsWith('127.') || server.address.startsWith('localhost') ? (
-              <>
-                Start it with <code>adb start-server</code>.
-              </>
+              <Rich text={t('devices.adbDown.start')} />
             ) : null}
           </div>
         </div>
@@ -34,7 +35,7 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
       ) : (
         <ul className="card-grid" data-testid="device-list">
           {state.devices.map((device) => (
-            <DeviceCard key={device.device_id} api={props.api} device={device} onChanged={props.onChanged} />
+            <DeviceCard key={device.device_id} api={props.api} device={device} fastLane={props.state.fast_lane} onChanged={props.onChanged} />
           ))}
         </ul>
       )}
@@ -42,42 +43,41 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
   );
 }
 
-function countText(state: AdminState): string {
+function countText(t: I18n['t'], state: AdminState): string {
   const online = state.devices.filter((d) => d.state === 'device').length;
   const total = state.devices.length;
-  if (total === 0) return 'No phone yet';
-  return `${online} of ${total} online`;
+  if (total === 0) return t('devices.countNone');
+  return t('devices.countOnline', { online, total });
 }
 
 function NoDevices(props: { onOpenLan: () => void }): React.JSX.Element {
+  const { t } = useT();
   return (
-    <EmptyState title="No phone connected yet" testId="devices-empty">
+    <EmptyState title={t('devices.empty.title')} testId="devices-empty">
       <div className="two-col">
         <div>
-          <h4>A phone on USB</h4>
+          <h4>{t('devices.empty.usb.title')}</h4>
           <ol className="steps">
             <li>
-              On the phone open <b>Settings → About phone</b> and tap <b>Build number</b> seven times to enable{' '}
-              <b>Developer options</b>.
+              <Rich text={t('devices.empty.usb.step1')} />
             </li>
             <li>
-              In <b>Settings → System → Developer options</b>, turn on <b>USB debugging</b>.
+              <Rich text={t('devices.empty.usb.step2')} />
             </li>
-            <li>Plug the phone into this computer (or into a lab host whose ADB server this bridge uses).</li>
+            <li>{t('devices.empty.usb.step3')}</li>
             <li>
-              Unlock the phone and accept the <b>Allow USB debugging</b> prompt (tick “Always allow from this computer”).
+              <Rich text={t('devices.empty.usb.step4')} />
             </li>
           </ol>
-          <p className="hint">The phone appears here within a second or two.</p>
+          <p className="hint">{t('devices.empty.usb.appears')}</p>
         </div>
         <div>
-          <h4>A phone on the network</h4>
+          <h4>{t('devices.empty.lan.title')}</h4>
           <p>
-            Turn on <b>Wireless debugging</b> in Developer options (Android 11+), or run <code>adb tcpip 5555</code> once over USB.
-            Then add the phone by its address.
+            <Rich text={t('devices.empty.lan.text')} />
           </p>
           <button type="button" className="btn btn-primary" onClick={props.onOpenLan} data-testid="devices-empty-add-lan">
-            Add a LAN phone
+            {t('devices.empty.lan.add')}
           </button>
         </div>
       </div>

@@ -7,44 +7,53 @@ import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import { useT } from '../../i18n/i18n-context';
 
-const LABEL: Record<PhoneCheckId, string> = {
-  authorized: 'USB debugging allowed',
-  usb_permission: 'USB permission',
-  screen_awake: 'Screen awake',
-  unlocked: 'Unlocked',
-  input_accepted: 'Taps accepted',
-  ui_tree_readable: 'Screen readable',
-  display: 'Display',
-  unicode_typing: 'Unicode typing',
-  free_storage: 'Free storage',
-  android_version: 'Android version',
+const LABEL: Record<PhoneCheckId, MessageKey> = {
+  authorized: 'phone-check.label.authorized',
+  usb_permission: 'phone-check.label.usb_permission',
+  screen_awake: 'phone-check.label.screen_awake',
+  unlocked: 'phone-check.label.unlocked',
+  input_accepted: 'phone-check.label.input_accepted',
+  ui_tree_readable: 'phone-check.label.ui_tree_readable',
+  display: 'phone-check.label.display',
+  unicode_typing: 'phone-check.label.unicode_typing',
+  free_storage: 'phone-check.label.free_storage',
+  android_version: 'phone-check.label.android_version',
+};
+
+const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
+  ok: 'phone-check.status.ok',
+  problem: 'phone-check.status.problem',
+  unknown: 'phone-check.status.unknown',
 };
 
 const MARK: Record<AdminPhoneCheckItem['status'], string> = { ok: '✓', problem: '!', unknown: '?' };
 
 export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check: AdminPhoneCheck | null; onChanged: () => void }): React.JSX.Element {
   const { api, deviceId, check } = props;
+  const { t } = useT();
   const again = useAction(() => api.checkDevice(deviceId), props.onChanged);
   const problems = check?.checks.filter((c) => c.status === 'problem') ?? [];
   const running = again.pending || check?.running === true;
   return (
-    <section className="phone-check" data-testid={`phone-check-${deviceId}`} aria-label="Phone check">
+    <section className="phone-check" data-testid={`phone-check-${deviceId}`} aria-label={t('phone-check.title')}>
       <div className="card-title-row">
         <h4 className="phone-check-title">
-          Phone check{' '}
+          {t('phone-check.title')}{' '}
           <span className="muted small">
             {check ? (
               <>
-                {problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`} · <RelativeTime at={check.checked_at} />
+                {problems.length === 0 ? t('phone-check.noProblems') : t('phone-check.problems', { count: problems.length })} · <RelativeTime at={check.checked_at} />
               </>
             ) : (
-              'not run yet'
+              t('phone-check.notRun')
             )}
           </span>
         </h4>
         <button type="button" className="btn btn-small" onClick={() => again.run()} disabled={running} data-testid={`phone-check-again-${deviceId}`}>
-          {running ? 'Checking…' : 'Check again'}
+          {running ? t('phone-check.checking') : t('phone-check.again')}
         </button>
       </div>
       {check ? (
@@ -53,13 +62,13 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
             .sort((a, b) => order(a) - order(b))
             .map((c) => (
               <li key={c.id} className={`phone-check-row status-${c.status}`} data-testid={`phone-check-${deviceId}-${c.id}`} data-status={c.status}>
-                <span className="phone-check-mark" aria-label={c.status}>
+                <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
                   {MARK[c.status]}
                 </span>{' '}
-                <strong>{LABEL[c.id]}</strong>: {c.detail}
+                <strong>{t(LABEL[c.id])}</strong>: {c.detail}
                 {c.status === 'problem' && c.fix ? (
                   <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
-                    Fix: {c.fix}
+                    {t('phone-check.fix', { fix: c.fix })}
                   </p>
                 ) : null}
               </li>

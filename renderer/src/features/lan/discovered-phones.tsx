@@ -10,11 +10,14 @@ import type { ApiError, BridgeApi } from '../../api/bridge-api';
 import { toApiError } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 type Service = AdminLanDiscovered['servers'][number]['services'][number];
 
 export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
   const { api, state } = props;
+  const { t } = useT();
   const [found, setFound] = useState<AdminLanDiscovered | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(false);
@@ -52,24 +55,23 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
     <section className="discovered" aria-labelledby="lan-discovered-heading" data-testid="lan-discovered">
       <div className="section-title-row">
         <h3 id="lan-discovered-heading" className="section-title">
-          Found on the network
+          {t('lan.found.title')}
         </h3>
         {canLook ? (
           <button type="button" className="btn btn-small" onClick={refresh} disabled={loading} data-testid="lan-discovered-refresh">
-            {loading ? 'Looking…' : 'Look again'}
+            {loading ? t('lan.found.looking') : t('lan.found.again')}
           </button>
         ) : null}
       </div>
       <ErrorText error={error} testId="lan-discovered-error" />
       {notes.map((s) => (
         <p key={s.adb_server} className="hint" data-testid={`lan-discovered-note-${s.adb_server}`}>
-          ADB server <span className="mono">{s.adb_server}</span>: {s.note}
+          {t('lan.found.server')} <span className="mono">{s.adb_server}</span>: {s.note}
         </p>
       ))}
       {found && services.length === 0 && notes.length < found.servers.length ? (
         <p className="hint" data-testid="lan-discovered-empty">
-          No phone announces wireless debugging right now. Phones appear here when <b>Wireless debugging</b> is on and they share a
-          network with the ADB server.
+          <Rich text={t('lan.found.empty')} />
         </p>
       ) : null}
       {services.length > 0 ? (
@@ -85,6 +87,7 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
 
 function DiscoveredRow(props: { api: BridgeApi; service: Service; known: boolean; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
   const { service } = props;
+  const { t } = useT();
   const add = useAction(() => props.api.addLanDevice(service.address), props.onChanged);
   const pairing = service.kind === 'pairing';
   return (
@@ -94,18 +97,18 @@ function DiscoveredRow(props: { api: BridgeApi; service: Service; known: boolean
           <span className="strong">{service.name}</span>
           <span className="mono muted">{service.address}</span>
         </div>
-        <p className="muted small">{pairing ? 'Showing a pairing code on its screen' : 'Ready to connect'}</p>
+        <p className="muted small">{pairing ? t('lan.found.pairing') : t('lan.found.ready')}</p>
         <ErrorText error={add.error} testId={`lan-discovered-error-${service.address}`} />
       </div>
       {pairing ? (
         <button type="button" className="btn" onClick={() => props.onPair(service.address)} data-testid={`lan-discovered-pair-${service.address}`}>
-          Pair…
+          {t('lan.found.pair')}
         </button>
       ) : props.known ? (
-        <span className="muted small">Added</span>
+        <span className="muted small">{t('lan.found.added')}</span>
       ) : (
         <button type="button" className="btn btn-primary" onClick={() => add.run()} disabled={add.pending} data-testid={`lan-discovered-add-${service.address}`}>
-          {add.pending ? 'Adding…' : 'Add'}
+          {add.pending ? t('lan.add.pending') : t('lan.add.button')}
         </button>
       )}
     </li>

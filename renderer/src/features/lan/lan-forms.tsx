@@ -10,8 +10,12 @@ import { inputError } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { checkLanAddress, checkPairingCode } from '../../lib/lan-address';
+import { known, useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+  const { t } = useT();
+  const lanStatus = (status: string): string => known(t, `lan.status.${status}`, status);
   const [address, setAddress] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const add = useAction(
@@ -28,20 +32,20 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
       aria-labelledby="lan-add-heading"
       onSubmit={(event) => {
         event.preventDefault();
-        const check = checkLanAddress(address);
+        const check = checkLanAddress(address, false, t);
         if (!check.ok) {
-          setInvalid(inputError(check.message ?? 'Invalid address.'));
+          setInvalid(inputError(check.message ?? t('lan.check.empty')));
           return;
         }
         setInvalid(null);
         add.run(address.trim());
       }}
     >
-      <h3 id="lan-add-heading">Add by address</h3>
+      <h3 id="lan-add-heading">{t('lan.add.title')}</h3>
       <p className="hint">
-        For a phone with <code>adb tcpip</code> enabled, or the address shown under <b>Wireless debugging</b>.
+        <Rich text={t('lan.add.hint')} />
       </p>
-      <label htmlFor="lan-add-input">Address (HOST or HOST:PORT, default port 5555)</label>
+      <label htmlFor="lan-add-input">{t('lan.add.label')}</label>
       <div className="inline-form">
         <input
           id="lan-add-input"
@@ -56,13 +60,13 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
           data-testid="lan-add-input"
         />
         <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="lan-add-submit">
-          {add.pending ? 'Adding…' : 'Add'}
+          {add.pending ? t('lan.add.pending') : t('lan.add.button')}
         </button>
       </div>
       <ErrorText error={invalid ?? add.error} testId="lan-add-error" />
       {add.result ? (
         <p className="result" role="status" data-testid="lan-add-result">
-          Added {add.result.lan_device.address} — {add.result.lan_device.status}.
+          {t('lan.add.result', { address: add.result.lan_device.address, status: lanStatus(add.result.lan_device.status) })}
         </p>
       ) : null}
     </form>
@@ -71,6 +75,7 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
 
 /** `initialAddress`: prefilled from a discovered phone (the parent re-mounts the form with a new key). */
 export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; initialAddress?: string }): React.JSX.Element {
+  const { t } = useT();
   const [address, setAddress] = useState(props.initialAddress ?? '');
   const [code, setCode] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
@@ -88,8 +93,8 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; init
       aria-labelledby="lan-pair-heading"
       onSubmit={(event) => {
         event.preventDefault();
-        const check = checkLanAddress(address, true);
-        const codeCheck = checkPairingCode(code);
+        const check = checkLanAddress(address, true, t);
+        const codeCheck = checkPairingCode(code, t);
         const problem = !check.ok ? check.message : !codeCheck.ok ? codeCheck.message : undefined;
         if (problem) {
           setInvalid(inputError(problem));
@@ -99,14 +104,13 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; init
         pair.run(address.trim(), code.trim());
       }}
     >
-      <h3 id="lan-pair-heading">Pair with a code (Android 11+)</h3>
+      <h3 id="lan-pair-heading">{t('lan.pair.title')}</h3>
       <p className="hint">
-        On the phone: <b>Developer options → Wireless debugging → Pair device with pairing code</b>. Enter the address and
-        the code it shows. Then add the phone by the address on the Wireless debugging screen (a different port).
+        <Rich text={t('lan.pair.hint')} />
       </p>
       <div className="field-row">
         <div className="field">
-          <label htmlFor="lan-pair-address">Pairing address (HOST:PORT)</label>
+          <label htmlFor="lan-pair-address">{t('lan.pair.address')}</label>
           <input
             id="lan-pair-address"
             type="text"
@@ -119,7 +123,7 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; init
           />
         </div>
         <div className="field field-narrow">
-          <label htmlFor="lan-pair-code">Pairing code</label>
+          <label htmlFor="lan-pair-code">{t('lan.pair.code')}</label>
           <input
             id="lan-pair-code"
             type="text"
@@ -135,7 +139,7 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; init
           />
         </div>
         <button type="submit" className="btn btn-primary field-button" disabled={pair.pending} data-testid="lan-pair-submit">
-          {pair.pending ? 'Pairing…' : 'Pair'}
+          {pair.pending ? t('lan.pair.pending') : t('lan.pair.button')}
         </button>
       </div>
       <ErrorText error={invalid ?? pair.error} testId="lan-pair-error" />

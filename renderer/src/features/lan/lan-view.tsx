@@ -12,6 +12,7 @@ import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { known, useT } from '../../i18n/i18n-context';
 import { AddLanForm, PairLanForm } from './lan-forms';
 import { DiscoveredPhones } from './discovered-phones';
 
@@ -25,12 +26,13 @@ const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
 
 export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { state } = props;
+  const { t } = useT();
   const [pairAddress, setPairAddress] = useState<{ address: string; n: number }>({ address: '', n: 0 });
   return (
     <section aria-labelledby="lan-heading">
       <header className="view-header">
-        <h2 id="lan-heading">LAN phones</h2>
-        <p className="view-sub">Phones reached over the network through adb connect; the bridge reconnects them when they drop.</p>
+        <h2 id="lan-heading">{t('lan.title')}</h2>
+        <p className="view-sub">{t('lan.sub')}</p>
       </header>
       <div className="two-col">
         <AddLanForm api={props.api} onChanged={props.onChanged} />
@@ -42,10 +44,10 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
         onChanged={props.onChanged}
         onPair={(address) => setPairAddress((p) => ({ address, n: p.n + 1 }))}
       />
-      <h3 className="section-title">Known LAN phones</h3>
+      <h3 className="section-title">{t('lan.known')}</h3>
       {state.lan_devices.length === 0 ? (
-        <EmptyState title="No LAN phone added" testId="lan-empty">
-          <p>Add one above; it stays in this list and is reconnected automatically after restarts.</p>
+        <EmptyState title={t('lan.empty.title')} testId="lan-empty">
+          <p>{t('lan.empty.text')}</p>
         </EmptyState>
       ) : (
         <ul className="row-list" data-testid="lan-list">
@@ -60,6 +62,7 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
 
 function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { lan } = props;
+  const { t } = useT();
   const forget = useAction(() => props.api.forgetLanDevice(lan.address), props.onChanged);
   const phone = lan.device_id ? props.state.devices.find((d) => d.device_id === lan.device_id) : undefined;
   return (
@@ -68,21 +71,21 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
         <div className="card-title-row">
           <span className="mono strong">{lan.address}</span>
           <StatusBadge tone={STATUS_TONE[lan.status]} testId={`lan-status-${lan.address}`}>
-            {lan.status}
+            {known(t, `lan.status.${lan.status}`, lan.status)}
           </StatusBadge>
           {phone && phone.display_name !== lan.address ? <span className="muted">{phone.display_name}</span> : null}
         </div>
         <p className="muted small">
-          via ADB server <span className="mono">{lan.adb_server}</span>
-          {lan.attempts > 0 ? ` · ${lan.attempts} attempt${lan.attempts === 1 ? '' : 's'}` : ''}
+          {t('lan.via')} <span className="mono">{lan.adb_server}</span>
+          {lan.attempts > 0 ? ` · ${t('lan.attempts', { count: lan.attempts })}` : ''}
           {lan.status === 'reconnecting' && lan.next_attempt_at !== null ? (
             <>
               {' '}
-              · next attempt <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
+              · {t('lan.nextAttempt')} <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
             </>
           ) : null}
         </p>
-        {lan.status === 'unauthorized' ? <p className="hint hint-warn">Accept the debugging prompt on the phone.</p> : null}
+        {lan.status === 'unauthorized' ? <p className="hint hint-warn">{t('lan.acceptPrompt')}</p> : null}
         {lan.last_error && lan.status !== 'connected' ? (
           <p className="error-text" data-testid={`lan-error-${lan.address}`}>
             {lan.last_error}
@@ -91,7 +94,7 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
         <ErrorText error={forget.error} testId={`lan-forget-error-${lan.address}`} />
       </div>
       <button type="button" className="btn" onClick={() => forget.run()} disabled={forget.pending} data-testid={`lan-forget-${lan.address}`}>
-        {forget.pending ? 'Forgetting…' : 'Forget'}
+        {forget.pending ? t('lan.forgetting') : t('lan.forget')}
       </button>
     </li>
   );

@@ -10,21 +10,23 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
+import { useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 export function PairingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { pairings, devices } = props.state;
+  const { t } = useT();
   return (
     <section aria-labelledby="pairings-heading">
       <header className="view-header">
-        <h2 id="pairings-heading">Pairing requests</h2>
-        <p className="view-sub">Approve only when the code matches the one shown in xAgent.</p>
+        <h2 id="pairings-heading">{t('pairings.title')}</h2>
+        <p className="view-sub">{t('pairings.sub')}</p>
       </header>
       {pairings.length === 0 ? (
-        <EmptyState title="No pairing request waiting" testId="pairings-empty">
-          <p>When someone binds this connector in xAgent, a code appears there and here at the same time.</p>
+        <EmptyState title={t('pairings.empty.title')} testId="pairings-empty">
+          <p>{t('pairings.empty.text')}</p>
           <p className="hint">
-            Check that the codes match, pick the phone, and approve. To let lab users claim phones by name without a request, set an
-            access code under <b>Settings → Lab access codes</b>.
+            <Rich text={t('pairings.empty.hint')} />
           </p>
         </EmptyState>
       ) : (
@@ -40,6 +42,7 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
 
 function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: AdminDevice[]; onChanged: () => void }): React.JSX.Element {
   const { pairing } = props;
+  const { t } = useT();
   const id = pairing.auth_session_id;
   // Online phones, plus the one the request names (a device claim) even if it just dropped.
   const phones = props.devices.filter((d) => d.state === 'device' || d.device_id === pairing.device_id);
@@ -57,28 +60,28 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
 
   return (
     <li className="card pairing-card" data-testid={`pairing-${id}`}>
-      <div className="pairing-code" data-testid={`pairing-code-${id}`} aria-label={`Pairing code ${pairing.code.split('').join(' ')}`}>
+      <div className="pairing-code" data-testid={`pairing-code-${id}`} aria-label={t('pairings.codeLabel', { code: pairing.code.split('').join(' ') })}>
         {pairing.code}
       </div>
       <p className="muted small">
-        Channel <span className="mono">{shortId(pairing.connector_channel_id)}</span> · expires in{' '}
+        {t('pairings.channel')} <span className="mono">{shortId(pairing.connector_channel_id)}</span> · {t('pairings.expiresIn')}{' '}
         <Countdown to={pairing.expires_at} testId={`pairing-expires-${id}`} />
       </p>
       {pairing.message ? (
-        <p className="hint" title="What xAgent shows the person who asked">
-          xAgent says: “{pairing.message}”
+        <p className="hint" title={t('pairings.messageTitle')}>
+          {t('pairings.says', { message: pairing.message })}
         </p>
       ) : null}
-      <label htmlFor={`pairing-device-${id}`}>Phone to bind</label>
+      <label htmlFor={`pairing-device-${id}`}>{t('pairings.phoneToBind')}</label>
       {phones.length === 0 ? (
-        <p className="hint hint-warn">No phone is online. Connect one (see Devices) to approve this request.</p>
+        <p className="hint hint-warn">{t('pairings.noPhoneOnline')}</p>
       ) : (
         <select id={`pairing-device-${id}`} value={chosen} onChange={(event) => setDeviceId(event.target.value)} data-testid={`pairing-device-${id}`}>
-          <option value="">Choose a phone…</option>
+          <option value="">{t('pairings.choosePhone')}</option>
           {phones.map((phone) => (
             <option key={phone.device_id} value={phone.device_id}>
               {phone.display_name}
-              {phone.state !== 'device' ? ` (${phone.state})` : phone.lease ? ' (in use)' : ''}
+              {phone.state !== 'device' ? t(`pairings.state.${phone.state}`) : phone.lease ? t('pairings.inUse') : ''}
             </option>
           ))}
         </select>
@@ -91,10 +94,10 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
           onClick={() => decide.run({ action: 'approve', device_id: chosen })}
           data-testid={`pairing-approve-${id}`}
         >
-          Approve
+          {t('pairings.approve')}
         </button>
         <button type="button" className="btn" disabled={decide.pending} onClick={() => decide.run({ action: 'deny' })} data-testid={`pairing-deny-${id}`}>
-          Deny
+          {t('pairings.deny')}
         </button>
       </div>
       <ErrorText error={decide.error} testId={`pairing-error-${id}`} />

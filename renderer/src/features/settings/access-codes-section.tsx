@@ -12,17 +12,20 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import type { AccessCodeRequest } from '../../api/bridge-api';
+import type { Translate } from '../../../../main/contract/i18n';
+import { useT } from '../../i18n/i18n-context';
 
 export const POOL_SCOPE = '*';
 
-function scopeName(scope: string, state: AdminState): string {
-  if (scope === POOL_SCOPE) return 'Every phone (pool)';
+function scopeName(t: Translate, scope: string, state: AdminState): string {
+  if (scope === POOL_SCOPE) return t('settings.codes.pool');
   const device = state.devices.find((d) => d.device_id === scope || d.serial === scope);
   return device ? device.display_name : scope;
 }
 
 export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { api, state } = props;
+  const { t } = useT();
   const [scope, setScope] = useState(POOL_SCOPE);
   const [code, setCode] = useState('');
   const [requireApproval, setRequireApproval] = useState(false);
@@ -37,17 +40,16 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
 
   return (
     <section className="settings-section" aria-labelledby="codes-heading">
-      <h3 id="codes-heading">Lab access codes</h3>
+      <h3 id="codes-heading">{t('settings.codes.title')}</h3>
       <p className="hint">
-        xAgent users can claim a phone with its name and a code, without a pairing request. Set a code for one phone or for the
-        whole pool.
+        {t('settings.codes.hint')}
       </p>
       <form
         className="field-row"
         onSubmit={(event) => {
           event.preventDefault();
           if (code.trim().length < 4) {
-            setInvalid(inputError('Use a code of at least 4 characters.'));
+            setInvalid(inputError(t('settings.codes.tooShort')));
             return;
           }
           setInvalid(null);
@@ -55,9 +57,9 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
         }}
       >
         <div className="field">
-          <label htmlFor="access-code-scope">Applies to</label>
+          <label htmlFor="access-code-scope">{t('settings.codes.appliesTo')}</label>
           <select id="access-code-scope" value={scope} onChange={(e) => setScope(e.target.value)} data-testid="access-code-scope">
-            <option value={POOL_SCOPE}>Every phone (pool)</option>
+            <option value={POOL_SCOPE}>{t('settings.codes.pool')}</option>
             {state.devices.map((d) => (
               <option key={d.device_id} value={d.device_id}>
                 {d.display_name}
@@ -66,7 +68,7 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
           </select>
         </div>
         <div className="field">
-          <label htmlFor="access-code-input">Access code</label>
+          <label htmlFor="access-code-input">{t('settings.codes.code')}</label>
           <input
             id="access-code-input"
             type="password"
@@ -84,21 +86,21 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
             onChange={(e) => setRequireApproval(e.target.checked)}
             data-testid="access-code-require-approval"
           />
-          <label htmlFor="access-code-require-approval">Still ask me to approve</label>
+          <label htmlFor="access-code-require-approval">{t('settings.codes.stillAsk')}</label>
         </div>
         <button type="submit" className="btn btn-primary field-button" disabled={save.pending} data-testid="access-code-submit">
-          Save code
+          {t('settings.codes.save')}
         </button>
       </form>
       <ErrorText error={invalid ?? save.error} testId="access-code-error" />
       {state.access_codes.length === 0 ? (
-        <EmptyState title="No access code set">
-          <p>Without one, every binding goes through a pairing request.</p>
+        <EmptyState title={t('settings.codes.emptyTitle')}>
+          <p>{t('settings.codes.emptyText')}</p>
         </EmptyState>
       ) : (
         <ul className="row-list compact" data-testid="access-code-list">
           {state.access_codes.map((entry) => (
-            <AccessCodeRow key={entry.scope} api={api} entry={entry} name={scopeName(entry.scope, state)} onChanged={props.onChanged} />
+            <AccessCodeRow key={entry.scope} api={api} entry={entry} name={scopeName(t, entry.scope, state)} onChanged={props.onChanged} />
           ))}
         </ul>
       )}
@@ -113,16 +115,17 @@ function AccessCodeRow(props: {
   onChanged: () => void;
 }): React.JSX.Element {
   const { entry } = props;
+  const { t } = useT();
   const remove = useAction(() => props.api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }), props.onChanged);
   return (
     <li className="row" data-testid={`access-code-${entry.scope}`}>
       <div className="row-main">
         <span className="strong">{props.name}</span>{' '}
-        <span className="muted small">{entry.require_approval ? '· code + your approval' : '· code only'}</span>
+        <span className="muted small">{entry.require_approval ? t('settings.codes.withApproval') : t('settings.codes.codeOnly')}</span>
         <ErrorText error={remove.error} />
       </div>
       <button type="button" className="btn" onClick={() => remove.run()} disabled={remove.pending} data-testid={`access-code-remove-${entry.scope}`}>
-        Remove
+        {t('settings.codes.remove')}
       </button>
     </li>
   );

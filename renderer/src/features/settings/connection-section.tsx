@@ -13,10 +13,13 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 import { NetworkFacts } from './network-facts';
 
 export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettings; state: AdminState }): React.JSX.Element {
   const { api, settings } = props;
+  const { t } = useT();
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [rotated, setRotated] = useState(false);
   const reveal = useAction(() => api.revealApiKey(), (r) => setApiKey(r.api_key));
@@ -37,32 +40,32 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
 
   return (
     <section className="settings-section" aria-labelledby="connect-heading">
-      <h3 id="connect-heading">Connect xAgent</h3>
+      <h3 id="connect-heading">{t('settings.connect.title')}</h3>
       <dl className="facts facts-wide">
-        <dt>Base URL</dt>
+        <dt>{t('settings.connect.baseUrl')}</dt>
         <dd className="with-actions">
           <code data-testid="settings-base-url">{settings.base_url}</code>
           <CopyButton getText={() => settings.base_url} testId="settings-base-url-copy" />
         </dd>
-        <dt>API key</dt>
+        <dt>{t('settings.connect.apiKey')}</dt>
         <dd className="with-actions">
           <code className="secret" data-testid="settings-api-key">
             {apiKey ?? settings.api_key_hint}
           </code>
           {apiKey ? (
             <button type="button" className="btn" onClick={() => setApiKey(null)} data-testid="settings-api-key-hide">
-              Hide
+              {t('settings.connect.hide')}
             </button>
           ) : (
             <button type="button" className="btn" onClick={() => reveal.run()} disabled={reveal.pending} data-testid="settings-api-key-reveal">
-              Reveal
+              {t('settings.connect.reveal')}
             </button>
           )}
           <CopyButton getText={fetchKey} testId="settings-api-key-copy" />
           <ConfirmButton
-            label={rotate.pending ? 'Rotating…' : 'Rotate'}
-            prompt="Make a new key? xAgent is disconnected until you enter the new key there."
-            confirmLabel="Rotate key"
+            label={rotate.pending ? t('settings.connect.rotating') : t('settings.connect.rotate')}
+            prompt={t('settings.connect.rotatePrompt')}
+            confirmLabel={t('settings.connect.rotateConfirm')}
             danger
             disabled={rotate.pending}
             onConfirm={() => rotate.run()}
@@ -76,7 +79,7 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
       <ErrorText error={reveal.error ?? rotate.error} testId="settings-api-key-error" />
       {rotated ? (
         <p className="banner banner-warn" role="status" data-testid="settings-api-key-rotated">
-          New key created. Update it in xAgent's connector settings; until then xAgent cannot connect.
+          {t('settings.connect.rotated')}
         </p>
       ) : null}
       <XAgentStatus state={props.state} baseUrl={settings.base_url} />
@@ -95,24 +98,23 @@ function loopbackOnly(baseUrl: string): boolean {
 
 function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.Element {
   const { connector } = props.state;
+  const { t } = useT();
   if (connector.connector_id === null) {
     return (
-      <EmptyState title="xAgent has not connected yet" testId="settings-xagent-empty">
+      <EmptyState title={t('settings.xagent.emptyTitle')} testId="settings-xagent-empty">
         <ol className="steps">
-          <li>In xAgent, as an administrator, add a connector.</li>
+          <li>{t('settings.xagent.step1')}</li>
           <li>
-            Enter the Connector Base URL <code>{props.baseUrl}</code> (<b>Copy</b> above).
+            <Rich text={t('settings.xagent.step2', { url: props.baseUrl })} />
           </li>
           <li>
-            Enter the API key: <b>Copy</b> next to it above (<b>Reveal</b> shows it).
+            <Rich text={t('settings.xagent.step3')} />
           </li>
-          <li>xAgent reads this bridge's card, then connects; its connector id appears here.</li>
+          <li>{t('settings.xagent.step4')}</li>
         </ol>
         {loopbackOnly(props.baseUrl) ? (
           <p className="hint">
-            This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address
-            with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>).
-            README, “For labs”.
+            <Rich text={t('settings.xagent.loopback')} />
           </p>
         ) : null}
       </EmptyState>
@@ -121,21 +123,21 @@ function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.
   const connected = connector.data_planes > 0;
   return (
     <dl className="facts facts-wide" data-testid="settings-xagent">
-      <dt>xAgent</dt>
+      <dt>{t('settings.xagent.label')}</dt>
       <dd>
         <StatusBadge tone={connected ? 'ok' : 'warn'} testId="settings-xagent-status">
-          {connected ? 'connected' : 'disconnected'}
+          {connected ? t('settings.xagent.connected') : t('settings.xagent.disconnected')}
         </StatusBadge>{' '}
         <span className="mono">{connector.connector_id}</span>
       </dd>
-      <dt>Data planes</dt>
+      <dt>{t('settings.xagent.dataPlanes')}</dt>
       <dd>{connector.data_planes}</dd>
       {!connected && connector.runtime_lease_expires_at !== null ? (
         <>
-          <dt>Bindings kept for</dt>
+          <dt>{t('settings.xagent.keptFor')}</dt>
           <dd>
-            <Countdown to={connector.runtime_lease_expires_at} warnBelowMs={10 * 60_000} testId="settings-runtime-lease" /> — if xAgent does not
-            reconnect by then, its bindings are released.
+            <Countdown to={connector.runtime_lease_expires_at} warnBelowMs={10 * 60_000} testId="settings-runtime-lease" />{' '}
+            {t('settings.xagent.keptText')}
           </dd>
         </>
       ) : null}

@@ -11,12 +11,13 @@ import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { draftsFor, limitValuesFromState, limitsToSave, sourceNote, unitsFor, type LimitDraft, type LimitDrafts } from '../../lib/limit-edit';
-import { formatLimit } from '../../lib/time-format';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import { known, useT } from '../../i18n/i18n-context';
 
-const GROUPS: ReadonlyArray<{ title: string; keys: readonly LimitKey[] }> = [
-  { title: 'Leases', keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] },
-  { title: 'Approvals and queue', keys: ['approval_timeout_ms', 'queue_max_depth'] },
-  { title: 'File cache', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
+const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = [
+  { title: 'settings.limits.group.leases', keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] },
+  { title: 'settings.limits.group.approvals', keys: ['approval_timeout_ms', 'queue_max_depth'] },
+  { title: 'settings.limits.group.files', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
 ];
 
 export function LimitsSection(props: {
@@ -26,6 +27,7 @@ export function LimitsSection(props: {
   sources: AdminSettings['limit_sources'] | null;
   onSaved: (settings: AdminSettings) => void;
 }): React.JSX.Element {
+  const { t, format } = useT();
   const values = useMemo(() => limitValuesFromState(props.limits), [props.limits]);
   const valuesKey = JSON.stringify(values);
   const [drafts, setDrafts] = useState<LimitDrafts>(() => draftsFor(values));
@@ -59,14 +61,14 @@ export function LimitsSection(props: {
 
   return (
     <section className="settings-section" aria-labelledby="limits-heading">
-      <h3 id="limits-heading">Limits</h3>
-      <p className="hint">Changes apply at once and are kept when the bridge restarts. Each limit is documented in the README.</p>
+      <h3 id="limits-heading">{t('settings.limits.title')}</h3>
+      <p className="hint">{t('settings.limits.hint')}</p>
       <form
         data-testid="limits-form"
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          const checked = limitsToSave(values, drafts);
+          const checked = limitsToSave(values, drafts, t);
           if (!checked.ok) {
             setErrors(checked.errors);
             return;
@@ -83,14 +85,14 @@ export function LimitsSection(props: {
         <div className="three-col" data-testid="settings-limits">
           {GROUPS.map((group) => (
             <fieldset key={group.title} className="limit-group">
-              <legend>{group.title}</legend>
+              <legend>{t(group.title)}</legend>
               {group.keys.map((key) => (
                 <LimitField
                   key={key}
                   limitKey={key}
                   draft={drafts[key]}
                   error={errors[key] ?? null}
-                  note={sourceNote(props.sources?.[key])}
+                  note={sourceNote(props.sources?.[key], t)}
                   onChange={(change) => edit(key, change)}
                 />
               ))}
@@ -99,21 +101,21 @@ export function LimitsSection(props: {
         </div>
         <div className="actions">
           <button type="submit" className="btn btn-primary" disabled={save.pending || !dirty} data-testid="limits-save">
-            Save limits
+            {t('settings.limits.save')}
           </button>
           {saved ? (
             <span className="result" data-testid="limits-saved">
-              Saved.
+              {t('common.saved')}
             </span>
           ) : null}
         </div>
         <ErrorText error={save.error} testId="limits-error" />
       </form>
       <dl className="facts" data-testid="settings-limits-fixed">
-        <dt>Cache cleanup every</dt>
-        <dd>{formatLimit(props.limits.file_cache.cleanup_interval_ms)}</dd>
-        <dt>Parallel reads</dt>
-        <dd>{props.limits.queue.observation_concurrency} per phone</dd>
+        <dt>{t('settings.limits.cleanup')}</dt>
+        <dd>{format.limit(props.limits.file_cache.cleanup_interval_ms)}</dd>
+        <dt>{t('settings.limits.parallel')}</dt>
+        <dd>{t('settings.limits.perPhone', { count: props.limits.queue.observation_concurrency })}</dd>
       </dl>
     </section>
   );
@@ -127,6 +129,8 @@ function LimitField(props: {
   onChange: (change: Partial<LimitDraft>) => void;
 }): React.JSX.Element {
   const { limitKey: key, draft } = props;
+  const { t } = useT();
+  const label = t(`settings.limit.${key}`);
   const definition = LIMIT_DEFINITIONS[key];
   const units = unitsFor(key);
   const id = `limit-${key}`;
@@ -134,7 +138,7 @@ function LimitField(props: {
   const errorId = `${id}-error`;
   return (
     <div className="field limit-field">
-      <label htmlFor={id}>{definition.label}</label>
+      <label htmlFor={id}>{label}</label>
       <div className="limit-input">
         <input
           id={id}
@@ -149,7 +153,7 @@ function LimitField(props: {
         />
         {units.length > 1 ? (
           <select
-            aria-label={`${definition.label} unit`}
+            aria-label={t('settings.limits.unit', { label })}
             value={draft.unit}
             disabled={draft.none}
             onChange={(e) => props.onChange({ unit: e.target.value })}
@@ -157,17 +161,17 @@ function LimitField(props: {
           >
             {units.map(([name]) => (
               <option key={name} value={name}>
-                {name}
+                {known(t, `settings.limits.unitName.${name}`, name)}
               </option>
             ))}
           </select>
         ) : (
-          <span className="limit-unit">{key === 'queue_max_depth' ? 'calls per phone' : 'files'}</span>
+          <span className="limit-unit">{key === 'queue_max_depth' ? t('settings.limits.callsPerPhone') : t('settings.limits.files')}</span>
         )}
         {definition.nullable ? (
           <span className="field-check">
             <input id={`${id}-none`} type="checkbox" checked={draft.none} onChange={(e) => props.onChange({ none: e.target.checked })} data-testid={`${id}-none`} />
-            <label htmlFor={`${id}-none`}>No cap</label>
+            <label htmlFor={`${id}-none`}>{t('settings.limits.noCap')}</label>
           </span>
         ) : null}
       </div>
@@ -177,7 +181,7 @@ function LimitField(props: {
         </p>
       ) : null}
       <p className="hint limit-hint" id={hintId}>
-        {definition.applies}
+        {t(`settings.limit.${key}.applies`)}
         {props.note ? ` ${props.note}` : ''}
       </p>
     </div>

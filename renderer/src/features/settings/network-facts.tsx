@@ -6,54 +6,56 @@
  */
 import type { AdminSettings } from '../../../../main/contract/admin-api';
 import { CopyButton } from '../../components/copy-button';
+import { useT } from '../../i18n/i18n-context';
 
 export function NetworkFacts(props: { settings: AdminSettings }): React.JSX.Element {
   const { tls, public_url: publicUrl, allow_from: allowFrom, trust_proxy: trustProxy } = props.settings;
+  const { t } = useT();
   return (
     <dl className="facts facts-wide" data-testid="settings-network">
-      <dt>TLS</dt>
+      <dt>{t('settings.network.tls')}</dt>
       <dd data-testid="settings-tls">
         {tls ? (
-          <>
-            https/wss, {tls.source === 'self-signed' ? 'self-signed certificate' : 'certificate from --tls-cert'}, valid until{' '}
-            {new Date(tls.valid_to).toISOString().slice(0, 10)}
-          </>
+          t('settings.network.tlsOn', {
+            source: tls.source === 'self-signed' ? t('settings.network.selfSigned') : t('settings.network.certFile'),
+            date: new Date(tls.valid_to).toISOString().slice(0, 10),
+          })
         ) : publicUrl?.startsWith('https://') ? (
-          'off in the bridge; your proxy terminates TLS'
+          t('settings.network.proxyTls')
         ) : (
-          'off (plain http)'
+          t('settings.network.tlsOff')
         )}
       </dd>
       {tls ? (
         <>
-          <dt>Fingerprint</dt>
+          <dt>{t('settings.network.fingerprint')}</dt>
           <dd className="with-actions">
             <code data-testid="settings-tls-fingerprint">SHA-256 {tls.fingerprint_sha256}</code>
             <CopyButton getText={() => tls.fingerprint_sha256} testId="settings-tls-fingerprint-copy" />
           </dd>
-          <dt>Certificate</dt>
+          <dt>{t('settings.network.certificate')}</dt>
           <dd className="mono" data-testid="settings-tls-cert">
             {tls.cert_file}
           </dd>
-          <dt>Key</dt>
+          <dt>{t('settings.network.key')}</dt>
           <dd className="mono">{tls.key_file}</dd>
-          <dt>Names</dt>
+          <dt>{t('settings.network.names')}</dt>
           <dd className="mono small">{tls.subject_alt_names.join(', ')}</dd>
         </>
       ) : null}
       {publicUrl ? (
         <>
-          <dt>Public URL</dt>
+          <dt>{t('settings.network.publicUrl')}</dt>
           <dd className="mono" data-testid="settings-public-url">
             {publicUrl}
           </dd>
         </>
       ) : null}
-      <dt>Who may connect</dt>
-      <dd data-testid="settings-allow-from">{allowFrom.length ? <code>{allowFrom.join(', ')}</code> : 'anyone who can reach the port'}</dd>
+      <dt>{t('settings.network.whoMayConnect')}</dt>
+      <dd data-testid="settings-allow-from">{allowFrom.length ? <code>{allowFrom.join(', ')}</code> : t('settings.network.anyone')}</dd>
       {trustProxy.length ? (
         <>
-          <dt>Trusted proxies</dt>
+          <dt>{t('settings.network.trustedProxies')}</dt>
           <dd>
             <code>{trustProxy.join(', ')}</code>
           </dd>

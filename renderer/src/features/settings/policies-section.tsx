@@ -13,9 +13,12 @@ import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { POLICY_DECISIONS, formatPackageList, orderedRiskClasses, parsePackageList, withDefault } from '../../lib/policy-edit';
 import { TYPED_TEXT_CHOICES, typedTextHint } from '../../lib/typed-text-wording';
+import { known, useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   const { api } = props;
+  const { t } = useT();
   const [saved, setSaved] = useState<AdminPolicies | null>(null);
   const [draft, setDraft] = useState<AdminPolicies | null>(null);
   const [appsText, setAppsText] = useState('');
@@ -51,11 +54,11 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   if (loadError || !draft || !saved) {
     return (
       <section className="settings-section" aria-labelledby="policies-heading">
-        <h3 id="policies-heading">Policies</h3>
+        <h3 id="policies-heading">{t('settings.policies.title')}</h3>
         {loadError ? (
-          <ErrorBanner title="Could not load the policies." error={loadError} onRetry={() => setAttempt((n) => n + 1)} testId="policy-error-banner" />
+          <ErrorBanner title={t('settings.policies.loadFailed')} error={loadError} onRetry={() => setAttempt((n) => n + 1)} testId="policy-error-banner" />
         ) : (
-          <Loading label="Loading policies…" />
+          <Loading label={t('settings.policies.loading')} />
         )}
       </section>
     );
@@ -66,22 +69,21 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
     JSON.stringify(draft.defaults) !== JSON.stringify(saved.defaults) ||
     parsed.packages.join('\n') !== saved.sensitive_apps.join('\n') ||
     draft.audit_typed_text !== saved.audit_typed_text;
-  const classes = orderedRiskClasses(draft.defaults);
+  const classes = orderedRiskClasses(draft.defaults, t);
   const overrides = Object.keys(draft.per_device).length;
 
   return (
     <section className="settings-section" aria-labelledby="policies-heading">
-      <h3 id="policies-heading">Policies</h3>
+      <h3 id="policies-heading">{t('settings.policies.title')}</h3>
       <p className="hint">
-        For every phone: <b>allow</b> runs the action, <b>ask</b> holds it under Approvals until you decide, <b>deny</b> refuses it.
-        When an action falls into several classes, the strictest decision wins.
+        <Rich text={t('settings.policies.hint')} />
       </p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
           if (parsed.invalid.length > 0) {
             const first = parsed.invalid[0];
-            setInvalid(inputError(`Line ${first?.line ?? '?'}: "${first?.text ?? ''}" is not an Android package name (like com.example.bank).`));
+            setInvalid(inputError(t('settings.policies.badPackage', { line: first?.line ?? '?', text: first?.text ?? '' })));
             return;
           }
           setInvalid(null);
@@ -92,8 +94,8 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
           <table className="table policy-table" data-testid="policy-table">
             <thead>
               <tr>
-                <th scope="col">Risk class</th>
-                <th scope="col">Decision</th>
+                <th scope="col">{t('settings.policies.riskClass')}</th>
+                <th scope="col">{t('settings.policies.decision')}</th>
               </tr>
             </thead>
             <tbody>
@@ -112,7 +114,7 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
                     >
                       {POLICY_DECISIONS.map((decision) => (
                         <option key={decision} value={decision}>
-                          {decision}
+                          {known(t, `settings.policies.decision.${decision}`, decision)}
                         </option>
                       ))}
                     </select>
@@ -123,7 +125,7 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
           </table>
           <div>
             <div className="field">
-              <label htmlFor="policy-sensitive-apps">Extra sensitive apps (one package per line)</label>
+              <label htmlFor="policy-sensitive-apps">{t('settings.policies.apps')}</label>
               <textarea
                 id="policy-sensitive-apps"
                 rows={8}
@@ -134,11 +136,11 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
                 aria-invalid={parsed.invalid.length > 0 ? true : undefined}
                 data-testid="policy-sensitive-apps"
               />
-              <p className="hint">Added to the built-in list (payments, banking, settings, app stores). Actions in these apps are treated as high risk.</p>
+              <p className="hint">{t('settings.policies.appsHint')}</p>
             </div>
             <div className="field" role="radiogroup" aria-labelledby="policy-typed-text-label" data-testid="policy-typed-text">
               <span id="policy-typed-text-label" className="field-label">
-                Typed text in the activity log
+                {t('settings.policies.typedText')}
               </span>
               {TYPED_TEXT_CHOICES.map((choice) => (
                 <div className="field-check" key={choice.value}>
@@ -151,30 +153,30 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
                     onChange={() => setDraft({ ...draft, audit_typed_text: choice.value })}
                     data-testid={`policy-typed-text-${choice.value}`}
                   />
-                  <label htmlFor={`policy-typed-text-${choice.value}`}>{choice.label}</label>
+                  <label htmlFor={`policy-typed-text-${choice.value}`}>{t(choice.label)}</label>
                 </div>
               ))}
               <p className="hint" data-testid="policy-typed-text-hint">
-                {typedTextHint(draft.audit_typed_text)}
+                {typedTextHint(draft.audit_typed_text, t)}
               </p>
             </div>
           </div>
         </div>
         {overrides > 0 ? (
           <p className="hint">
-            {overrides} phone{overrides === 1 ? ' has' : 's have'} its own overrides; they are kept as they are.
+            {t('settings.policies.overrides', { count: overrides })}
           </p>
         ) : null}
         <div className="actions">
           <button type="submit" className="btn btn-primary" disabled={!dirty || save.pending} data-testid="policy-save">
-            {save.pending ? 'Saving…' : 'Save policies'}
+            {save.pending ? t('common.saving') : t('settings.policies.save')}
           </button>
           <button type="button" className="btn" disabled={!dirty || save.pending} onClick={() => adopt(saved)} data-testid="policy-reset">
-            Discard changes
+            {t('settings.policies.discard')}
           </button>
           {save.result && !dirty ? (
             <span className="result" role="status" data-testid="policy-saved">
-              Saved.
+              {t('common.saved')}
             </span>
           ) : null}
         </div>

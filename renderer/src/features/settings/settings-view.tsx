@@ -1,6 +1,6 @@
 /**
- * Settings: how to connect xAgent, the bridge and its ADB servers, lab access codes,
- * policies and limits. Loads `GET settings` once per visit.
+ * Settings: the app's language, how to connect xAgent, the bridge and its ADB servers, lab
+ * access codes, policies and limits. Loads `GET settings` once per visit.
  */
 import { useEffect, useState } from 'react';
 import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
@@ -11,11 +11,15 @@ import { ErrorBanner } from '../../components/error-banner';
 import { AccessCodesSection } from './access-codes-section';
 import { BridgeSection } from './bridge-section';
 import { ConnectionSection } from './connection-section';
+import { LanguageSection } from './language-section';
+import { FastLaneSection } from './fast-lane-section';
+import { useT } from '../../i18n/i18n-context';
 import { LimitsSection } from './limits-section';
 import { PoliciesSection } from './policies-section';
 
 export function SettingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { api, state } = props;
+  const { t } = useT();
   const [settings, setSettings] = useState<AdminSettings | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -40,19 +44,21 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
   return (
     <section aria-labelledby="settings-heading">
       <header className="view-header">
-        <h2 id="settings-heading">Settings</h2>
+        <h2 id="settings-heading">{t('settings.title')}</h2>
       </header>
-      {error ? <ErrorBanner title="Could not load the settings." error={error} onRetry={() => setAttempt((n) => n + 1)} testId="settings-error" /> : null}
+      <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} />
+      {error ? <ErrorBanner title={t('settings.loadFailed')} error={error} onRetry={() => setAttempt((n) => n + 1)} testId="settings-error" /> : null}
       {settings ? (
         <>
           <ConnectionSection api={api} settings={settings} state={state} />
           <BridgeSection settings={settings} state={state} />
         </>
       ) : error ? null : (
-        <Loading label="Loading settings…" />
+        <Loading label={t('settings.loading')} />
       )}
       <AccessCodesSection api={api} state={state} onChanged={props.onChanged} />
       <PoliciesSection api={api} />
+      <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} />
       <LimitsSection
         api={api}
         limits={state.limits}
