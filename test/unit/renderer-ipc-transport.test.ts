@@ -28,6 +28,12 @@ function fakePreload() {
       return Promise.resolve({ ok: false as const, error: { code: 'device_not_found', message: 'no such phone' } });
     },
     checkDevice: record('checkDevice', { device_id: 'dev_1', checked_at: 1, running: false, checks: [] }),
+    setDeviceHelper: record('setDeviceHelper', {
+      status: 'enabled',
+      helper: { enabled: true, chosen: true, state: 'installing', version: null, last_error: null, last_error_code: null, lanes: { helper: 0, adb: 0 }, paused_until: null },
+    }),
+    getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6' }),
+    putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6' }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     addLanDevice: () => Promise.reject(new Error('unused')),
     forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),

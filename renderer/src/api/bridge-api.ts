@@ -5,6 +5,7 @@
  */
 import type {
   AdminApproval,
+  AdminFastLane,
   AdminEventType,
   AdminLanDevice,
   AdminLanDiscovered,
@@ -23,9 +24,11 @@ export type AccessCodeRequest = AdminRoutes['POST /admin/api/access-codes']['req
 export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
 export type PhoneCheckResponse = AdminRoutes['GET /admin/api/devices/:device_id/check']['response'];
+export type HelperAction = AdminRoutes['POST /admin/api/devices/:device_id/helper']['request']['action'];
+export type DeviceHelperResponse = AdminRoutes['POST /admin/api/devices/:device_id/helper']['response'];
 export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
 export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
-export type { AdminApproval, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
+export type { AdminApproval, AdminFastLane, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
 
 /** A live frame: the JPEG, its sequence number (new picture, new number) and the phone's screen size. */
 export interface LiveFrameImage {
@@ -70,6 +73,11 @@ export interface BridgeApi {
   putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
   /** Runs the phone check now and answers it (README "Phone check"). */
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
+  /** The fast lane on one phone: enable (consent; installs the helper), disable, or remove (uninstalls). */
+  setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
+  /** The fast lane's lab-wide default. */
+  getFastLane(): Promise<AdminFastLane>;
+  putFastLane(mode: AdminFastLane['default']): Promise<AdminFastLane>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

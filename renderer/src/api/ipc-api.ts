@@ -29,6 +29,10 @@ export interface DeviceBridgeIpcApi {
   extendChannel(args: { connector_channel_id: string } & Req<'POST /admin/api/channels/:connector_channel_id/extend'>): Promise<IpcResult<Res<'POST /admin/api/channels/:connector_channel_id/extend'>>>;
   stopDevice(args: { device_id: string }): Promise<IpcResult<Res<'POST /admin/api/devices/:device_id/stop'>>>;
   checkDevice(args: { device_id: string }): Promise<IpcResult<Res<'GET /admin/api/devices/:device_id/check'>>>;
+  /** The fast lane on one phone (README "Fast lane"): enable, disable or remove its helper. */
+  setDeviceHelper(args: { device_id: string } & Req<'POST /admin/api/devices/:device_id/helper'>): Promise<IpcResult<Res<'POST /admin/api/devices/:device_id/helper'>>>;
+  getFastLane(): Promise<IpcResult<Res<'GET /admin/api/fast-lane'>>>;
+  putFastLane(args: Req<'PUT /admin/api/fast-lane'>): Promise<IpcResult<Res<'PUT /admin/api/fast-lane'>>>;
   setAccessCode(args: Req<'POST /admin/api/access-codes'>): Promise<IpcResult<Res<'POST /admin/api/access-codes'>>>;
   addLanDevice(args: Req<'POST /admin/api/lan-devices'>): Promise<IpcResult<Res<'POST /admin/api/lan-devices'>>>;
   forgetLanDevice(args: { address: string }): Promise<IpcResult<Res<'DELETE /admin/api/lan-devices/:address'>>>;
@@ -71,6 +75,9 @@ export const DEVICE_BRIDGE_IPC_METHODS = [
   'extendChannel',
   'stopDevice',
   'checkDevice',
+  'setDeviceHelper',
+  'getFastLane',
+  'putFastLane',
   'setAccessCode',
   'addLanDevice',
   'forgetLanDevice',

@@ -1,0 +1,79 @@
+/**
+ * The fast lane in the web console: Debian's Chromium (playwright-core, no download) on a
+ * bridge with a simulated phone behind a real adb server. The person enables the helper from
+ * the phone's card, sees it installed, an agent's call starts it and the card shows it
+ * running with its version and the call counted on the fast lane; Settings shows the
+ * lab-wide default. Screenshot: test-artifacts/screenshots/fast-lane-card.png.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ROOT = resolve(__dirname, '..', '..');
+const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
+const UI_MS = 15_000;
+
+type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
+
+let browser: Browser;
+let buildDir = '';
+let bound: BoundRig;
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
+  mkdirSync(SHOTS, { recursive: true });
+  buildDir = mkdtempSync(join(tmpdir(), 'fast-lane-e2e-'));
+  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as { buildRenderer: BuildRenderer };
+  await buildRenderer({ outDir: buildDir, minify: false });
+  bound = await startBoundRig({ consoleDir: buildDir });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await bound?.stop();
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+test('enable the fast lane from a phone card, and see the helper running', async () => {
+  const deviceId = bound.rig.device(0).deviceId;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
+    const panel = page.getByTestId(`helper-${deviceId}`);
+    await panel.waitFor({ timeout: UI_MS });
+    // Before consent: one line on what would be installed, and the button.
+    assert.match((await panel.innerText()).replace(/\s+/g, ' '), /appium-uiautomator2-server \d+\.\d+\.\d+, Apache-2\.0/);
+    await page.getByTestId(`helper-enable-${deviceId}`).click();
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
+    // An agent's call starts it; the card follows through the live events.
+    const tree = await invoke(bound.client, bound.channel, 'android_ui_tree', {});
+    assert.equal((tree.payload?.result as { lane?: string } | undefined)?.lane, 'helper', JSON.stringify(tree));
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
+    const facts = await page.getByTestId(`helper-facts-${deviceId}`).innerText();
+    assert.match(facts, /version \d+\.\d+\.\d+/);
+    assert.match(facts, /1 fast lane/);
+    await panel.scrollIntoViewIfNeeded();
+    await page.mouse.move(1, 1);
+    await page.screenshot({ path: join(SHOTS, 'fast-lane-card.png') });
+    await page.getByTestId('nav-settings').click();
+    const section = page.getByTestId('settings-fast-lane');
+    await section.waitFor({ timeout: UI_MS });
+    assert.equal(await page.getByTestId('settings-fast-lane-default').inputValue(), 'ask');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
