@@ -42,7 +42,7 @@ export interface HelperRig {
   /** `adb forward tcp:0 tcp:6790`: the host port. */
   forward(): Promise<number>;
   http(port: number, method: string, path: string, body?: unknown): Promise<HttpAnswer>;
-  /** GET /status until it answers 200 (the server listens a moment after the stream line). */
+  /** Waits until the server listens, then GET /status. */
   waitReady(port: number): Promise<HttpAnswer>;
   /** POST /session with empty capabilities: the session id. */
   newSession(port: number): Promise<string>;
@@ -138,16 +138,9 @@ export async function startHelperRig(options: Partial<SimulatedPhoneOptions> = {
       return port;
     },
     waitReady: async (port) => {
-      // The server listens a moment after the stream line; a connection before that resets.
-      let last: unknown;
-      for (let attempt = 0; attempt < 200; attempt++) {
-        try {
-          return await http(port, 'GET', '/status');
-        } catch (error) {
-          last = error;
-        }
-      }
-      throw new Error(`the helper never answered /status: ${String(last)}`);
+      // The server listens a moment after the stream line: wait for that, then ask.
+      await phone.helper.waitForState('running', AbortSignal.timeout(30_000));
+      return http(port, 'GET', '/status');
     },
     newSession: async (port) => {
       const r = await http(port, 'POST', '/session', { capabilities: { alwaysMatch: { platformName: 'Android' }, firstMatch: [{}] } });

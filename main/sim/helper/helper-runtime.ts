@@ -48,6 +48,8 @@ export interface HelperControl {
   kill(): void;
   /** How many source reads after a navigation return the previous screen (helper-stale-tree); default 2. */
   setStaleReads(count: number): void;
+  /** Resolves when the helper is in `state` (at once if it is); rejects when `signal` aborts. */
+  waitForState(state: HelperState, signal: AbortSignal): Promise<void>;
 }
 
 const ACTION_ROUTES = ['POST /actions', 'POST /keys', 'POST /appium/device/press_keycode'];
@@ -78,17 +80,26 @@ class HelperProcess {
   lastSource: { key: string; xml: string } | undefined;
   stale: { xml: string; left: number } | undefined;
 
-  constructor(server: Uia2Server) {
+  get dead(): boolean {
+    return this.state === 'dead';
+  }
+
+  constructor(
+    server: Uia2Server,
+    private readonly changed: () => void,
+  ) {
     this.server = server;
   }
 
-  get dead(): boolean {
-    return this.state === 'dead';
+  markRunning(): void {
+    this.state = 'running';
+    this.changed();
   }
 
   end(reason: EndReason): void {
     if (this.state === 'dead') return;
     this.state = 'dead';
+    this.changed();
     this.died.abort();
     // The process is gone: every connection to its port drops with it.
     for (const channel of this.channels) channel.close();
@@ -107,6 +118,7 @@ export class SimHelper implements HelperControl {
   private crashPlan: CrashPlan | undefined;
   private staleReads = 2;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly waiters = new Set<() => void>();
 
   constructor(private readonly deps: HelperRuntimeDeps) {}
 
@@ -118,6 +130,29 @@ export class SimHelper implements HelperControl {
   /** The instrumentation holds the UiAutomation connection from its start until it dies. */
   holdsUiAutomation(): boolean {
     return this.state() !== 'stopped';
+  }
+
+  waitForState(state: HelperState, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (this.state() !== state) return;
+        this.waiters.delete(check);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiters.delete(check);
+        reject(signal.reason instanceof Error ? signal.reason : new Error(`the helper never reached ${state}`));
+      };
+      if (signal.aborted) return onAbort();
+      this.waiters.add(check);
+      signal.addEventListener('abort', onAbort, { once: true });
+      check();
+    });
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   crashOnNextRequest(plan: CrashPlan): void {
@@ -217,6 +252,7 @@ export class SimHelper implements HelperControl {
     this.kill();
     const p = this.spawn();
     this.process = p;
+    this.notify();
     (io.outNow ?? io.out)(STREAM_START);
     if (!wait) return 0;
     const aborted = new Promise<'aborted'>((resolve) => {
@@ -232,7 +268,7 @@ export class SimHelper implements HelperControl {
 
   private spawn(): HelperProcess {
     const { deps } = this;
-    const p = new HelperProcess(new Uia2Server(deps.phone, versionOf(deps.packages)));
+    const p = new HelperProcess(new Uia2Server(deps.phone, versionOf(deps.packages)), () => this.notify());
     void this.bringUp(p);
     return p;
   }
@@ -243,7 +279,7 @@ export class SimHelper implements HelperControl {
     // Even an instant phone starts the server on a later turn: `am` has printed its first line.
     if (!(await sleepUnlessAborted(Math.max(1, ms), p.died.signal))) return;
     if (p.state !== 'starting') return;
-    p.state = 'running';
+    p.markRunning();
     if (this.deps.quirks.has('helper-killed')) this.scheduleKill(p);
   }
 
