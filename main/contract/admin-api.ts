@@ -317,8 +317,9 @@ export interface AdminRoutes {
   /** The thumbnail of the screen an action was made on (see AdminPhoneAction.screen). */
   'GET /admin/api/devices/:device_id/actions/:action_id/screen': { request: void; response: 'image/jpeg' };
   /**
-   * A live frame for the phone view (query max_side 160–1280, default 720). Never waits for the
-   * agent's calls: while control work runs or waits on the phone, the last frame is served again.
+   * A live frame for the phone view (query max_side 160–1280, default 720; after = the X-Frame-Seq
+   * the viewer shows, to get the next one). Never waits for the agent's calls: while control work
+   * runs or waits on the phone, the last frame is served again.
    * Headers: X-Frame-Seq (a new number per new picture), X-Screen-Width/-Height (the phone's pixels).
    */
   'GET /admin/api/devices/:device_id/frame': { request: void; response: 'image/jpeg' };

@@ -17,7 +17,7 @@ export interface IpcHandlerDeps {
   /** JPEG bytes of a phone's screen (raw bytes: the admin route writes them itself). */
   thumbnail(deviceId: string): Promise<Buffer>;
   /** The phone view's live frame and an action's picture (raw bytes too). */
-  frame?(deviceId: string, maxSide: number): Promise<IpcLiveFrame>;
+  frame?(deviceId: string, maxSide: number, after: number): Promise<IpcLiveFrame>;
   actionScreen?(deviceId: string, actionId: string): Promise<Buffer>;
   /** Told after every successful operation (the shell persists a rotated API key). */
   afterCall?(name: string): void;
@@ -58,7 +58,7 @@ export function createIpcHandlers(deps: IpcHandlerDeps): Map<string, IpcHandler>
         } else if (name === 'getDeviceFrame') {
           const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
           if (!deps.frame) throw new BridgeError('invalid_arguments', 'live frames are not available here');
-          value = await deps.frame(deviceId, typeof args.max_side === 'number' ? args.max_side : 720);
+          value = await deps.frame(deviceId, typeof args.max_side === 'number' ? args.max_side : 720, typeof args.after === 'number' ? args.after : 0);
         } else if (name === 'getActionScreen') {
           const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
           if (!deps.actionScreen) throw new BridgeError('invalid_arguments', 'action pictures are not available here');

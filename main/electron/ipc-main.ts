@@ -26,9 +26,9 @@ export function registerIpcHandlers(
     isTrusted: (event) => isTrustedIpcSender(event as IpcEventLike, contents()),
     call: (method, path, body) => core.admin.call(method, path, body),
     thumbnail: (deviceId) => deviceThumbnail(core, deviceId),
-    frame: async (deviceId, maxSide) => {
+    frame: async (deviceId, maxSide, after) => {
       if (!core.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
-      const { frame, fresh } = await core.phoneView.frames.frame(deviceId);
+      const { frame, fresh } = await core.phoneView.frames.frame(deviceId, Number.isSafeInteger(after) && after > 0 ? after : 0);
       const out = await core.phoneView.frames.scaled(deviceId, frame, Math.min(1280, Math.max(160, Math.round(maxSide))));
       return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh };
     },

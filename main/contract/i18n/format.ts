@@ -69,7 +69,7 @@ export function formatLimit(locale: Locale, ms: number | null): string {
     rest -= count * size;
     if (parts.length === 2) break;
   }
-  return parts.join(translate(locale, 'common.time.listSeparator'));
+  return parts.join(' ');
 }
 
 /** A short wait in whole seconds ("in 5 s", "in 1 min 10 s"); "now" once it is due. */

@@ -54,7 +54,8 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
     async ({ params, res, url }) => {
       const deviceId = deviceOf(params);
       const maxSide = maxSideOf(url);
-      const { frame, fresh } = await deps.frames.frame(deviceId);
+      const after = Number(url.searchParams.get('after') ?? '0');
+      const { frame, fresh } = await deps.frames.frame(deviceId, Number.isSafeInteger(after) && after > 0 ? after : 0);
       const out = await deps.frames.scaled(deviceId, frame, maxSide);
       res.writeHead(200, {
         'Content-Type': 'image/jpeg',

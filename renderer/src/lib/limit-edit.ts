@@ -27,7 +27,7 @@ export function limitValueText(unit: LimitUnit, value: number, t: Translate = EN
     if (count > 0) parts.push(t(key, { n: count }));
     rest -= count * size;
   }
-  return parts.length > 0 ? parts.join(t('common.time.listSeparator')) : t('common.time.ms', { n: 0 });
+  return parts.length > 0 ? parts.join(' ') : t('common.time.ms', { n: 0 });
 }
 
 export interface LimitDraft {

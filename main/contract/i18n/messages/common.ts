@@ -58,7 +58,6 @@ export default defineMessages(
     'time.hoursMinutes': '{h} h {m} min',
     'time.daysHours': '{d} d {h} h',
     'time.minutesSeconds': '{m} min {s} s',
-    'time.listSeparator': ' ',
   },
   {
     'nav.sections': '栏目',
@@ -116,6 +115,5 @@ export default defineMessages(
     'time.hoursMinutes': '{h} 小时 {m} 分',
     'time.daysHours': '{d} 天 {h} 小时',
     'time.minutesSeconds': '{m} 分 {s} 秒',
-    'time.listSeparator': ' ',
   },
 );

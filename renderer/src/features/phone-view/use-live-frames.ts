@@ -1,8 +1,8 @@
 /**
- * The phone view's live screen: asks the bridge for the next frame as soon as the last one
- * is shown (the bridge paces it: a capture takes what the phone takes, viewers share it, and
- * while the agent works the last frame comes back), so the rate is as high as the phone
- * allows without a fixed timer. Paused while the page is hidden and stopped when the view
+ * The phone view's live screen: asks the bridge for the frame after the one shown as soon as
+ * it is shown (the bridge paces it: it captures back to back while asked, viewers share the
+ * captures, and while the agent works the last frame comes back), so the rate is as high as
+ * the phone allows without a fixed timer. Paused while the page is hidden and stopped when the view
  * closes; at most two object URLs live at a time. Counts the distinct frames shown.
  */
 import { useEffect, useState } from 'react';
@@ -61,7 +61,7 @@ export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean
       controller = new AbortController();
       let pause = MIN_GAP_MS;
       try {
-        const frame = await api.getDeviceFrame(deviceId, maxSide, controller.signal);
+        const frame = await api.getDeviceFrame(deviceId, maxSide, lastSeq, controller.signal);
         if (stopped) return;
         if (frame.seq !== lastSeq) {
           lastSeq = frame.seq;
