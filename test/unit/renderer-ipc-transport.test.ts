@@ -101,8 +101,8 @@ void describe('IPC transport (desktop app)', () => {
   void test('a live frame keeps its sequence number and screen size; an action picture is asked for by phone and action', async () => {
     const { bridge, calls } = fakePreload();
     const api = createIpcTransport(bridge);
-    const frame = await api.getDeviceFrame('dev_1', 719.6);
-    assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720 } });
+    const frame = await api.getDeviceFrame('dev_1', 719.6, 11);
+    assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720, after: 11 } });
     assert.deepEqual([frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh], [12, 1080, 2400, false]);
     assert.equal(frame.blob.type, 'image/jpeg');
     const shot = await api.getActionScreen('dev_1', 'act_1');

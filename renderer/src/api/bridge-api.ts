@@ -82,8 +82,8 @@ export interface BridgeApi {
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */
   getDeviceActions(deviceId: string): Promise<AdminPhoneActions>;
-  /** A live frame of the phone's screen for the phone view (never waits for the agent's calls). */
-  getDeviceFrame(deviceId: string, maxSide: number, signal?: AbortSignal): Promise<LiveFrameImage>;
+  /** The live frame after frame `after` (0: any) of the phone's screen for the phone view (never waits for the agent's calls). */
+  getDeviceFrame(deviceId: string, maxSide: number, after: number, signal?: AbortSignal): Promise<LiveFrameImage>;
   /** The picture of the screen one action was made on. */
   getActionScreen(deviceId: string, actionId: string, signal?: AbortSignal): Promise<Blob>;
   /**

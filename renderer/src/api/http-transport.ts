@@ -125,8 +125,8 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
       return response.blob();
     },
     getDeviceActions: (id: string) => json<AdminPhoneActions>('GET', `/devices/${seg(id)}/actions`),
-    async getDeviceFrame(id: string, maxSide: number, signal?: AbortSignal): Promise<LiveFrameImage> {
-      const response = await send('GET', `/devices/${seg(id)}/frame?max_side=${Math.round(maxSide)}`, undefined, signal);
+    async getDeviceFrame(id: string, maxSide: number, after: number, signal?: AbortSignal): Promise<LiveFrameImage> {
+      const response = await send('GET', `/devices/${seg(id)}/frame?max_side=${Math.round(maxSide)}&after=${Math.max(0, Math.round(after))}`, undefined, signal);
       const header = (name: string): number => Number(response.headers.get(name) ?? '0');
       return {
         blob: await response.blob(),

@@ -50,7 +50,7 @@ export interface DeviceBridgeIpcApi {
   /** The phone view's timeline, as `GET devices/:id/actions`. */
   getDeviceActions(args: { device_id: string }): Promise<IpcResult<AdminPhoneActions>>;
   /** A live frame, as `GET devices/:id/frame` (its headers as fields). */
-  getDeviceFrame(args: { device_id: string; max_side: number }): Promise<IpcResult<IpcLiveFrame>>;
+  getDeviceFrame(args: { device_id: string; max_side: number; after: number }): Promise<IpcResult<IpcLiveFrame>>;
   /** The picture of the screen an action was made on, as `GET devices/:id/actions/:action_id/screen`. */
   getActionScreen(args: { device_id: string; action_id: string }): Promise<IpcResult<Uint8Array>>;
   /** Registers a listener for admin events; returns a function that removes it. */

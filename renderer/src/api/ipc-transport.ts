@@ -60,8 +60,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
       return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
     },
     getDeviceActions: (id: string) => unwrap(bridge.getDeviceActions({ device_id: id })),
-    async getDeviceFrame(id: string, maxSide: number): Promise<LiveFrameImage> {
-      const frame = await unwrap(bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide) }));
+    async getDeviceFrame(id: string, maxSide: number, after: number): Promise<LiveFrameImage> {
+      const frame = await unwrap(bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }));
       return {
         blob: new Blob([new Uint8Array(frame.bytes)], { type: 'image/jpeg' }),
         seq: frame.seq,
