@@ -102,6 +102,16 @@ describe('rotation and size overrides: coordinates, swipes, screenshots and the 
     });
   }
 
+  test('the phone check on a one-display phone says so', async () => {
+    phone.setQuirks(['landscape']);
+    const res = await bound.rig.bridge.admin('GET', `/admin/api/devices/${bound.rig.device(0).deviceId}/check`);
+    const row = (res.body.checks as Json[]).find((c) => c.id === 'display') as Json;
+    assert.equal(row.status, 'ok');
+    // wm size's natural size; the display is turned, and it is the only one.
+    assert.equal(row.detail, 'display 0 (default), 1080×2400, the only display');
+    phone.setQuirks([]);
+  });
+
   test('a rotation between two calls: the next UI tree or screenshot makes the size cache follow at once', async () => {
     phone.setQuirks([]);
     await home();

@@ -197,7 +197,7 @@ function display(size: string | null, displays: DisplayTarget | null): Item {
   }
   const parsed = size === null ? null : parseWmSize(size);
   if (parsed === null) return item('display', 'unknown', 'wm size did not say');
-  return item('display', 'ok', `display 0 (default), ${parsed.width}×${parsed.height}`);
+  return item('display', 'ok', `display 0 (default), ${parsed.width}×${parsed.height}${displays ? ', the only display' : ''}`);
 }
 
 function unicodeTyping(imes: string | null): Item {
