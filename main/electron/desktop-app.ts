@@ -14,7 +14,8 @@ import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
 import { normalizeDesktopNetwork, startWithTlsFallback } from './desktop-network-settings';
 import { registerIpcHandlers } from './ipc-main';
-import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayView } from './tray-state';
+import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayMenuLabels, trayView } from './tray-state';
+import { resolveLocale } from '../contract/i18n';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
 
 // dist/main/electron → dist/renderer, dist/preload, resources/ (packaged next to dist/).
@@ -127,7 +128,10 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
   const notifier = new ApprovalNotifier();
   const refreshTray = (): void => {
     const state = core.adminState();
-    const view = trayView(state);
+    // The bridge's language setting (Settings → Language), else the system's languages.
+    const locale = resolveLocale(state.language, app.getPreferredSystemLanguages());
+    const view = trayView(state, locale);
+    const labels = trayMenuLabels(locale);
     tray.setToolTip(view.tooltip);
     tray.setTitle(view.title);
     app.setBadgeCount(view.badgeCount);
@@ -135,8 +139,8 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
       Menu.buildFromTemplate([
         { label: view.summary, enabled: false },
         { type: 'separator' },
-        { label: 'Open Device Bridge', click: showWindow },
-        { label: 'Quit', click: () => app.quit() },
+        { label: labels.open, click: showWindow },
+        { label: labels.quit, click: () => app.quit() },
       ]),
     );
     const fresh = notifier.fresh(state.approvals);
@@ -144,7 +148,7 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
     const visible = current !== null && current.isVisible();
     const focused = current !== null && current.isFocused();
     if (fresh.length > 0 && shouldNotify({ supported: Notification.isSupported(), windowVisible: visible, windowFocused: focused })) {
-      const text = approvalNotification(fresh, state);
+      const text = approvalNotification(fresh, state, locale);
       const notification = new Notification({ title: text.title, body: text.body, silent: false });
       notification.on('click', showWindow);
       notification.show();

@@ -2,9 +2,11 @@
  * What the tray and desktop notifications say, as pure functions of the admin state (no
  * electron import, unit-tested): the pending count in the tray's title and tooltip, which
  * approvals are new enough to notify, whether to notify at all, and the notification text
- * (tool and phone only: arguments stay in the window, where they are shown redacted).
+ * (tool and phone only: arguments stay in the window, where they are shown redacted), in the
+ * language of the bridge's setting (the caller resolves it; English when not given).
  */
 import type { AdminApproval, AdminState } from '../contract/admin-api';
+import { translate, type Locale } from '../contract/i18n';
 
 export const APP_NAME = 'xAgent Device Bridge';
 
@@ -18,24 +20,26 @@ export interface TrayView {
   badgeCount: number;
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>): TrayView {
+export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>, locale: Locale = 'en'): TrayView {
   const approvals = state.approvals.length;
   const pairings = state.pairings.length;
   const waiting: string[] = [];
-  if (approvals > 0) waiting.push(`${plural(approvals, 'approval', 'approvals')} waiting`);
-  if (pairings > 0) waiting.push(`${plural(pairings, 'pairing request', 'pairing requests')} waiting`);
-  const summary = waiting.length > 0 ? waiting.join(', ') : 'Nothing waiting for you';
+  if (approvals > 0) waiting.push(translate(locale, 'tray.approvalsWaiting', { count: approvals }));
+  if (pairings > 0) waiting.push(translate(locale, 'tray.pairingsWaiting', { count: pairings }));
+  const summary = waiting.length > 0 ? waiting.join(translate(locale, 'tray.listSeparator')) : translate(locale, 'tray.nothingWaiting');
   const total = approvals + pairings;
+  const app = translate(locale, 'common.app.name');
   return {
     title: total > 0 ? String(total) : '',
-    tooltip: waiting.length > 0 ? `${APP_NAME} — ${summary}` : APP_NAME,
+    tooltip: waiting.length > 0 ? translate(locale, 'tray.tooltip', { app, summary }) : app,
     summary,
     badgeCount: total,
   };
+}
+
+/** The tray menu's own items. */
+export function trayMenuLabels(locale: Locale = 'en'): { open: string; quit: string } {
+  return { open: translate(locale, 'tray.open'), quit: translate(locale, 'tray.quit') };
 }
 
 /**
@@ -63,16 +67,22 @@ export function shouldNotify(context: { supported: boolean; windowVisible: boole
   return !(context.windowVisible && context.windowFocused);
 }
 
-export function approvalNotification(approvals: readonly AdminApproval[], state: Pick<AdminState, 'devices'>): { title: string; body: string } {
-  const phone = (a: AdminApproval): string => state.devices.find((d) => d.device_id === a.device_id)?.display_name ?? 'a phone';
+export function approvalNotification(
+  approvals: readonly AdminApproval[],
+  state: Pick<AdminState, 'devices'>,
+  locale: Locale = 'en',
+): { title: string; body: string } {
+  const phone = (a: AdminApproval): string =>
+    state.devices.find((d) => d.device_id === a.device_id)?.display_name ?? translate(locale, 'tray.notify.aPhone');
+  const line = (a: AdminApproval): string => translate(locale, 'tray.notify.line', { tool: a.tool_id, phone: phone(a) });
   const first = approvals[0];
-  if (!first) return { title: 'Approval needed', body: '' };
+  if (!first) return { title: translate(locale, 'tray.notify.title'), body: '' };
   if (approvals.length === 1) {
     const reason = first.reasons[0];
     return {
-      title: 'Approval needed',
-      body: `${first.tool_id} on ${phone(first)}${reason ? `: ${reason}` : ''}`.slice(0, 240),
+      title: translate(locale, 'tray.notify.title'),
+      body: (reason ? translate(locale, 'tray.notify.reason', { line: line(first), reason }) : line(first)).slice(0, 240),
     };
   }
-  return { title: `${approvals.length} approvals needed`, body: approvals.map((a) => `${a.tool_id} on ${phone(a)}`).join('\n').slice(0, 240) };
+  return { title: translate(locale, 'tray.notify.titleMany', { count: approvals.length }), body: approvals.map(line).join('\n').slice(0, 240) };
 }

@@ -61,6 +61,7 @@ export const fakeApp = Object.assign(new EventEmitter(), {
   whenReady: () => readyPromise.then(() => void log.push('ready')),
   getPath: (name: string) => (name === 'userData' ? userData : tmpdir()),
   setBadgeCount: (n: number) => log.push(`badge:${n}`),
+  getPreferredSystemLanguages: () => ['en-US'],
   quit: () => log.push('quit'),
   exit: (code: number) => {
     fakeApp.exitCode = code;

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdminApproval, AdminDevice, AdminPairing } from '../../main/contract/admin-api';
-import { APP_NAME, ApprovalNotifier, approvalNotification, shouldNotify, trayView } from '../../main/electron/tray-state';
+import { APP_NAME, ApprovalNotifier, approvalNotification, shouldNotify, trayMenuLabels, trayView } from '../../main/electron/tray-state';
 
 function approval(id: string, extra: Partial<AdminApproval> = {}): AdminApproval {
   return {
@@ -61,5 +61,19 @@ describe('tray label and approval notifications', () => {
     for (const text of [one.body, two.body]) assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
     const long = approvalNotification([approval('a', { reasons: ['x'.repeat(500)] })], { devices });
     assert.ok(long.body.length <= 240);
+  });
+
+  test('in Simplified Chinese: tray summary, tooltip, menu and notifications from the same catalogue', () => {
+    assert.deepEqual(trayView({ approvals: [], pairings: [] }, 'zh-CN'), { title: '', tooltip: 'xAgent 设备桥', summary: '没有需要你处理的事项', badgeCount: 0 });
+    const many = trayView({ approvals: [approval('a'), approval('b')], pairings: [pairing] }, 'zh-CN');
+    assert.equal(many.summary, '2 个审批等待处理，1 个配对请求等待处理');
+    assert.equal(many.tooltip, 'xAgent 设备桥 — 2 个审批等待处理，1 个配对请求等待处理');
+    assert.deepEqual(trayMenuLabels('zh-CN'), { open: '打开设备桥', quit: '退出' });
+    assert.deepEqual(trayMenuLabels(), { open: 'Open Device Bridge', quit: 'Quit' });
+    const one = approvalNotification([approval('a')], { devices }, 'zh-CN');
+    assert.deepEqual(one, { title: '需要审批', body: 'Pixel 7 ···4455 上的 android_install_apk：installs an app' });
+    const two = approvalNotification([approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })], { devices }, 'zh-CN');
+    assert.equal(two.title, '2 个操作需要审批');
+    assert.equal(two.body, 'Pixel 7 ···4455 上的 android_install_apk\n一台手机 上的 android_open_url');
   });
 });
