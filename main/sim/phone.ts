@@ -194,7 +194,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     packages,
     quirks,
     profile,
-    phone: { screen, input, frames, display: () => ({ width: layout.width, height: layout.height, rotation: 0 }), slopPx: () => layout.dp(8) },
+    phone: { screen, input, frames, display: () => ({ ...displays.logicalSize(), rotation: displays.rotation() }), slopPx: () => layout.dp(8) },
     log: (argv) => {
       argvLog.push(argv);
       events.emit('command', argv);
