@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Adb from '@devicefarmer/adbkit';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
 import { AdbDeviceShell } from '../../main/core/devices/adb-device-shell';
 import { captureRaw, capturePng } from '../../main/core/android/screencap';
 import type { SimulatedPhone } from '../../main/sim/phone';
@@ -81,13 +82,34 @@ describe('foldable: the display in use, end to end', () => {
     assert.equal(log.filter((a) => a.join(' ') === 'dumpsys display').length, 2);
   });
 
+  test('a screen recording names the panel in use too (screenrecord --display-id), and says which display', async () => {
+    phone.clearArgvLog();
+    const recorded = await call('android_screen_record', { seconds: 1 });
+    assert.equal(recorded.display.physical_id, FOLD_OUTER.physicalId);
+    const records = phone.argvLog.filter((a) => a[0] === 'screenrecord');
+    assert.equal(records.length, 1);
+    assert.deepEqual(records[0]!.slice(0, 3), ['screenrecord', '--display-id', FOLD_OUTER.physicalId]);
+  });
+
+  test('the phone view’s live frame shows the panel in use (screencap -d), at its size', async () => {
+    phone.clearArgvLog();
+    const res = await fetch(`${bound.rig.bridge.url}/admin/api/devices/${bound.rig.device(0).deviceId}/frame`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    assert.deepEqual([res.headers.get('x-screen-width'), res.headers.get('x-screen-height')], [String(FOLD_OUTER.width), String(FOLD_OUTER.height)]);
+    for (const argv of phone.argvLog.filter(isScreencap)) assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_OUTER.physicalId], argv.join(' '));
+  });
+
   test('unfolding mid-lease: the next call captures the inner panel, at its size; the tree agrees', async () => {
     phone.setFolded(false);
     phone.clearArgvLog();
     const shot = await call('android_screenshot', { format: 'png', max_side: 4096 });
     assert.deepEqual([shot.width, shot.height], [FOLD_INNER.width, FOLD_INNER.height]);
     assert.equal(shot.display.physical_id, FOLD_INNER.physicalId);
-    assert.deepEqual(phone.argvLog.filter(isScreencap).map((a) => a.slice(0, 3)), [['screencap', '-d', FOLD_INNER.physicalId]]);
+    // (The phone view may still be capturing after the previous test: every capture names the inner panel.)
+    const caps = phone.argvLog.filter(isScreencap);
+    assert.ok(caps.length >= 1);
+    for (const argv of caps) assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_INNER.physicalId], argv.join(' '));
     const tree = await call('android_ui_tree', { interactive_only: false });
     assert.deepEqual(extent(tree), [FOLD_INNER.width, FOLD_INNER.height]);
     const swiped = await call('android_swipe', { direction: 'up' });

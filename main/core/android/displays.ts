@@ -100,8 +100,9 @@ export async function readDisplayTarget(shell: DeviceShell, options?: OperationO
 }
 
 /**
- * `argv` aimed at the target: `screencap -d <physical id>` when the phone has several physical
- * displays, `input -d <display id>` when it has several displays of any kind (Android 10+,
+ * `argv` aimed at the target: `screencap -d <physical id>` and `screenrecord --display-id
+ * <physical id>` when the phone has several physical displays, `input -d <display id>` when it
+ * has several displays of any kind (Android 10+,
  * where `input` takes -d). Anything else, or a command that already names a display, is
  * returned unchanged.
  */
@@ -109,6 +110,8 @@ export function aimAtDisplay(argv: readonly string[], target: DisplayTarget | nu
   if (!target || !isMultiDisplay(target)) return argv;
   if (argv.includes('-d')) return argv;
   if (argv[0] === 'screencap' && target.physicalCount > 1 && target.display.physicalId) return ['screencap', '-d', target.display.physicalId, ...argv.slice(1)];
+  // screenrecord (Android 10+) records "the primary display" unless told: on a folded foldable, the inner panel.
+  if (argv[0] === 'screenrecord' && !argv.includes('--display-id') && target.physicalCount > 1 && target.display.physicalId) return ['screenrecord', '--display-id', target.display.physicalId, ...argv.slice(1)];
   if (argv[0] === 'input' && (sdk === null || sdk >= 29)) return ['input', '-d', String(target.display.id), ...argv.slice(1)];
   return argv;
 }
@@ -129,7 +132,7 @@ export function displayRef(target: DisplayTarget): { id: number; name: string; p
  */
 export function shellOnDisplay(base: DeviceShell, target: (options: ShellRunOptions) => Promise<DisplayTarget | null>, sdk: number | null, seen?: (target: DisplayTarget) => void): DeviceShell {
   const aim = async (argv: readonly string[], options: ShellRunOptions): Promise<readonly string[]> => {
-    if (argv[0] !== 'screencap' && argv[0] !== 'input') return argv;
+    if (argv[0] !== 'screencap' && argv[0] !== 'input' && argv[0] !== 'screenrecord') return argv;
     const t = await target(options);
     if (t) seen?.(t);
     return aimAtDisplay(argv, t, sdk);

@@ -62,6 +62,8 @@ const SCREEN_SIZE_FRESH_MS = 3_000;
 const SCREEN_SIZE_USABLE_MS = 60_000;
 /** A phone with one display is read again after this long (the phone check reads it on attach). */
 const SINGLE_DISPLAY_FRESH_MS = 10 * 60_000;
+/** A phone with several displays is read at each call's first screen command, and otherwise after this long. */
+const MULTI_DISPLAY_FRESH_MS = 2_000;
 /** Tools that look at or act on the screen: on a phone with several displays their result names the display. */
 const DISPLAY_TOOLS = new Set(['android_screenshot', 'android_ui_tree', 'android_wait_for', 'android_screen_record', 'android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch']);
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
@@ -105,6 +107,7 @@ export class ToolRuntime {
     this.displays = new DisplayTracker({
       clock: o.clock,
       singleDisplayFreshMs: SINGLE_DISPLAY_FRESH_MS,
+      multiDisplayFreshMs: MULTI_DISPLAY_FRESH_MS,
       onFrame: (deviceId, size) => this.screenSizes.observe(deviceId, size),
       onRotation: (deviceId, rotation) => this.screenSizes.observeRotation(deviceId, rotation),
     });

@@ -56,7 +56,12 @@ export async function screenrecordCommand(io: CommandIo, phone: PhoneContext): P
       }
       width = Number(m[1]);
       height = Number(m[2]);
-    } else if (a === '--bit-rate' || a === '--output-format' || a === '--display-id' || a === '--bugreport-lines') i++;
+    } else if (a === '--display-id') {
+      // A foldable's panel that is not in use records at its own (natural) size.
+      const panel = phone.displays.panels().find((p) => p.physicalId === args[i + 1]);
+      if (panel && panel.physicalId !== phone.displays.activePanel().physicalId) ({ width, height } = panel);
+      i++;
+    } else if (a === '--bit-rate' || a === '--output-format' || a === '--bugreport-lines') i++;
     else if (a.startsWith('--')) continue;
     else file = a;
   }
