@@ -41,7 +41,9 @@ export type PhoneCheckId =
   | 'display'
   | 'unicode_typing'
   | 'free_storage'
-  | 'android_version';
+  | 'android_version'
+  | 'shell_protocol'
+  | 'system_dialog';
 
 export interface AdminPhoneCheckItem {
   id: PhoneCheckId;

@@ -26,6 +26,10 @@ export const QUIRK_NAMES = [
   'ui-dump-unreadable',
   /** The screen holds several thousand nodes (a long web page, a big grid). */
   'ui-huge-tree',
+  /** The runtime permission prompt (GrantPermissionsActivity, "Allow … to …?") over the app in front until a button or BACK answers it. */
+  'permission-dialog',
+  /** "App isn't responding" (window `Application Not Responding: <pkg>`, Close app / Wait) over the app in front until answered. */
+  'anr-dialog',
   /** adbd without the `shell_v2` feature (vendor adbd, Android < 7): `shell,v2,…` is refused; `shell:` merges stderr into stdout and sends no exit status. */
   'no-shell-v2',
   /** The screen is off (mWakefulness=Asleep) until a wake key or the power button. */

@@ -220,6 +220,12 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     const zh = quirks.has('zh-cn');
     for (const key of ['persist.sys.locale', 'ro.product.locale']) props.set(key, zh ? ZH_CN_LOCALE : defaultLocale);
     screen.setTranslate(zh ? zhCnText : undefined);
+    // A system dialog over the app (permission prompt, App isn't responding) until a tap or
+    // BACK answers it; answered, the quirk is gone.
+    const dialogQuirk = quirks.has('permission-dialog') ? 'permission-dialog' : quirks.has('anr-dialog') ? 'anr-dialog' : undefined;
+    screen.setSystemDialog(dialogQuirk === undefined ? undefined : dialogQuirk === 'permission-dialog' ? 'permission' : 'anr', () => {
+      if (dialogQuirk) quirks.delete(dialogQuirk);
+    });
     displays.setQuirks(quirks);
     applyDisplays();
   };

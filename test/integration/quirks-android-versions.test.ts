@@ -59,9 +59,12 @@ for (const c of cases) {
       assert.equal(status.screen_on, true);
       assert.equal(status.foreground?.package, 'com.google.android.apps.nexuslauncher', JSON.stringify(status));
       assert.deepEqual([status.screen?.width, status.screen?.height], [1080, 2400], JSON.stringify(status.screen));
-      const check = bound!.rig.bridge.core.adminState().devices.find((d) => d.device_id === bound!.rig.device(0).deviceId)?.check;
-      const version = check?.checks.find((i) => i.id === 'android_version');
-      assert.equal(version?.status, 'ok', JSON.stringify(version));
+      const check = (await bound!.rig.bridge.admin('GET', `/admin/api/devices/${bound!.rig.device(0).deviceId}/check`)).body as Json;
+      const row = (id: string): Json => (check.checks as Json[]).find((i) => i.id === id)!;
+      assert.equal(row('android_version').status, 'ok', JSON.stringify(row('android_version')));
+      // Both ways of running commands work; the check says which one this phone uses.
+      assert.equal(row('shell_protocol').status, 'ok');
+      assert.match(String(row('shell_protocol').detail), c.quirks.includes('no-shell-v2') ? /has no shell protocol v2/ : /^adb shell protocol v2/);
     });
 
     test('android_ui_tree reads the home screen; a tap by text runs one input tap', async () => {

@@ -123,6 +123,7 @@ void describe('readDeviceStatus', () => {
       battery: { level: 87, charging: true, status: 'charging', temperatureC: 29.1 },
       screenOn: true,
       foreground: { package: 'com.android.chrome', activity: 'org.chromium.chrome.browser.ChromeTabbedActivity' },
+      systemDialog: null,
     });
     assert.equal(shell.argvs().filter((a) => a[0] === 'getprop').length, 1, 'one getprop call for all props');
     assert.equal(shell.calls.length, 7);
@@ -162,6 +163,7 @@ void describe('readDeviceStatus', () => {
       battery: { level: null, charging: null, status: null, temperatureC: null },
       screenOn: null,
       foreground: null,
+      systemDialog: null,
     });
   });
 

@@ -5,6 +5,7 @@
  * null field, never an exception, because dumpsys formats drift between Android versions.
  */
 import type { DeviceShell } from '../devices/device-shell';
+import { parseSystemDialog, type SystemDialog } from './system-dialogs';
 import { OperationDeadline, runText } from './shell-quote';
 import type { OperationOptions } from './shell-quote';
 
@@ -48,6 +49,8 @@ export interface DeviceStatus {
   battery: BatteryInfo;
   screenOn: boolean | null;
   foreground: ForegroundApp | null;
+  /** A permission prompt or "App isn't responding" over the app (system-dialogs.ts), or null. */
+  systemDialog: SystemDialog | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -263,5 +266,6 @@ export async function readDeviceStatus(shell: DeviceShell, options?: OperationOp
     battery: parseBattery(battery),
     screenOn: parseScreenOn(power),
     foreground: parseForegroundApp(window),
+    systemDialog: parseSystemDialog(window),
   };
 }

@@ -83,6 +83,10 @@ export class AdbDeviceShell implements DeviceShell {
    */
   private shellV2: boolean | undefined;
 
+  shellProtocol(): 'v2' | 'legacy' | null {
+    return this.shellV2 === undefined ? null : this.shellV2 ? 'v2' : 'legacy';
+  }
+
   async run(argv: readonly string[], options: ShellRunOptions): Promise<ShellOutput> {
     if (this.shellV2 === false) return this.runWithMarker(argv, options);
     const result = await this.runV2(argv, options);

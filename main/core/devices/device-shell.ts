@@ -26,6 +26,12 @@ export interface DeviceShell {
   execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer>;
   /** Writes a file on the phone through sync (`adb push`). */
   push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void>;
+  /**
+   * How commands learn their exit status: `v2` (adb's shell protocol), `legacy` (a plain
+   * `shell:` stream with a status marker appended: an adbd without shell_v2), or null before
+   * the first command; absent on fakes.
+   */
+  shellProtocol?(): 'v2' | 'legacy' | null;
   /** Reads a file from the phone through sync (`adb pull`). */
   pull(remotePath: string, options: ShellRunOptions): Promise<Buffer>;
   /** A raw device service stream such as `tcp:6790` (the fast lane's helper); absent on fakes that have none. */

@@ -15,6 +15,7 @@ import { isMultiDisplay, parseDumpsysDisplay, pickDisplay, type DisplayTarget } 
 import { dumpUiXml } from '../android/ui-tree';
 import { ADB_KEYBOARD_IME } from '../android/text-input';
 import { isBridgeError } from '../errors';
+import { parseSystemDialog } from '../android/system-dialogs';
 
 /** Android versions the bridge is tested against (API 26–35). */
 export const SUPPORTED_SDK = { min: 26, max: 35 } as const;
@@ -139,6 +140,8 @@ export class PhoneCheck {
       unicodeTyping(imes),
       freeStorage(df),
       androidVersion(device),
+      shellProtocol(shell.shellProtocol?.() ?? null),
+      systemDialog(window),
     ];
   }
 
@@ -161,6 +164,8 @@ function checkUnreachable(device: DeviceRecord): Item[] {
       : item('usb_permission', device.transport === 'usb' ? 'unknown' : 'ok', device.transport === 'usb' ? 'adb has not said' : 'connected over the network (no USB permission needed)'),
     ...rest,
     androidVersion(device),
+    item('shell_protocol', 'unknown', 'not checked: adb cannot reach the phone'),
+    item('system_dialog', 'unknown', 'not checked: adb cannot reach the phone'),
   ];
 }
 
@@ -170,6 +175,25 @@ function uiTreeReadable(failure: unknown): Item {
   const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : 'close animations or videos on the screen and check again; if it persists, restart the phone';
   const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
   return item('ui_tree_readable', 'problem', `uiautomator could not dump the screen: ${message.slice(0, 160)}`, fix);
+}
+
+/** How the phone's adbd runs commands; both work (README "Phone check"). */
+function shellProtocol(protocol: 'v2' | 'legacy' | null): Item {
+  if (protocol === null) return item('shell_protocol', 'unknown', 'no command has run yet');
+  if (protocol === 'v2') return item('shell_protocol', 'ok', 'adb shell protocol v2: exit status and errors come back with each command');
+  return item('shell_protocol', 'ok', 'this phone’s adbd has no shell protocol v2 (Android before 7, or a vendor adbd): the bridge reads each command’s exit status from a marker it appends; everything works, each command prints a few bytes more');
+}
+
+/** A permission prompt or "App isn't responding" over the app (QUIRKS.md): the person answers it. */
+function systemDialog(window: string | null): Item {
+  if (window === null) return item('system_dialog', 'unknown', 'dumpsys window did not answer');
+  const dialog = parseSystemDialog(window);
+  if (dialog === null) return item('system_dialog', 'ok', 'no system dialog over the app');
+  const fix =
+    dialog.kind === 'permission_prompt'
+      ? 'Answer the permission prompt on the phone (While using the app, Only this time or Don’t allow), or let the agent answer it with your approval'
+      : 'On the phone, tap Close app or Wait; if the app keeps not responding, close it and start it again';
+  return item('system_dialog', 'problem', `a system dialog is over the app: ${dialog.description}`, fix);
 }
 
 function screenAwake(power: string | null): Item {

@@ -12,6 +12,7 @@ import type { ElementSelectorArgs } from '../tools/tool-definition';
 import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
 import { LAUNCHER_PACKAGE, SENSITIVE_ICON_LABELS, SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
 import { sensitiveWord } from './screen-words';
+import { isPermissionPrompt } from '../android/system-dialogs';
 import type { ScreenFacts } from './screen-probe';
 
 /** Keys that only move away from what is on screen (or change volume); never sensitive. */
@@ -221,6 +222,9 @@ export function classify(input: ClassifyInput): Classification {
         if (why) add('sensitive_app', `app in front: ${why}`);
         if (inSettings && settingsActivityIsSensitive(screen.window?.activity ?? null)) add('sensitive_app', 'Settings → a security or account page is in front');
         if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text))) add('sensitive_app', 'Settings → a security or account page is in front');
+        // The runtime permission prompt: a tap on it may grant an app the camera, location,
+        // contacts … (BACK and HOME, which deny or leave it, need no screen read at all).
+        if (isPermissionPrompt(front, screen.window?.activity ?? null)) add('sensitive_app', 'a permission prompt is in front: answering it can grant an app access (camera, location, contacts …)');
       }
       if (screen.window?.secure) add('secure_screen', 'the window in front blocks screenshots (FLAG_SECURE)');
     }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { readDeviceStatus } from '../android/device-info';
 import { listPackages } from '../android/apps';
 import { findElements, isInteractive } from '../android/ui-tree';
+import { systemDialogFromTree, systemDialogNote } from '../android/system-dialogs';
 import { recordScreen } from '../android/screen-record';
 import { BridgeError } from '../errors';
 import { defineTool, elementSelector, type ToolDefinition } from './tool-definition';
@@ -34,6 +35,9 @@ const statusTool = defineTool({
       battery: status.battery,
       screen_on: status.screenOn,
       foreground: status.foreground,
+      // A dialog over the app: the agent sees it rather than tapping the app under it.
+      system_dialog: status.systemDialog?.description ?? null,
+      ...(status.systemDialog ? { note: systemDialogNote(status.systemDialog) } : {}),
       transport: ctx.device.transport,
     };
   },
@@ -57,15 +61,21 @@ const uiTreeTool = defineTool({
     const max = args.max_nodes ?? 400;
     const truncated = wanted.length > max || tree.truncated;
     const shown = Math.min(max, wanted.length);
+    const dialog = systemDialogFromTree(tree.nodes);
+    const notes = [
+      ...(dialog ? [systemDialogNote(dialog)] : []),
+      ...(truncated
+        ? [
+            `the screen has ${tree.truncated ? `more than ${tree.nodes.length}` : wanted.length} elements; the first ${shown} are listed. Select by text or resource_id, raise max_nodes (up to 3000), or scroll to a smaller part of the screen.`,
+          ]
+        : []),
+    ];
     return {
       nodes: wanted.slice(0, max).map(compactNode),
       count: wanted.length,
       truncated,
-      ...(truncated
-        ? {
-            note: `the screen has ${tree.truncated ? `more than ${tree.nodes.length}` : wanted.length} elements; the first ${shown} are listed. Select by text or resource_id, raise max_nodes (up to 3000), or scroll to a smaller part of the screen.`,
-          }
-        : {}),
+      ...(dialog ? { system_dialog: dialog.description } : {}),
+      ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
       signature: tree.signature,
       lane: tree.lane,
     };

@@ -22,10 +22,13 @@ export function objectId(seed: string): string {
 
 function focus(phone: PhoneContext): { windowToken: string; record: string } {
   const w = phone.screen.window();
-  const full = `${w.pkg}/${w.activity}`;
+  // A system dialog that is no activity (ANR) has its own title; the app's record keeps focus.
+  const app = w.focusedApp ?? { pkg: w.pkg, activity: w.activity };
+  const full = `${app.pkg}/${app.activity}`;
+  const title = w.title ?? `${w.pkg}/${w.activity}`;
   return {
-    windowToken: `Window{${objectId(`w:${full}:${w.taskId}`)} u0 ${full}}`,
-    record: `ActivityRecord{${objectId(`r:${full}:${w.taskId}`)} u0 ${shortComponent(w.pkg, w.activity)} t${w.taskId}}`,
+    windowToken: `Window{${objectId(`w:${title}:${w.taskId}`)} u0 ${title}}`,
+    record: `ActivityRecord{${objectId(`r:${full}:${w.taskId}`)} u0 ${shortComponent(app.pkg, app.activity)} t${w.taskId}}`,
   };
 }
 

@@ -10,6 +10,7 @@ import { KEYCODE, keyChar } from './keycodes';
 import type { ScreenMachine, Task } from './screen-machine';
 import { deleteBackward, deleteForward, insertText, moveCursor, selectAll, setText } from './text-field';
 import { hitTest, scrollableAt, type UiNode } from './ui-node';
+import { DIALOG_ACTION_PREFIX, type DialogAnswer } from './system-dialogs';
 import { fieldOrder, findFieldNode } from './window-builder';
 
 export interface GestureRecord {
@@ -37,6 +38,12 @@ export class InputDispatcher {
     const hit = this.inNavBar(y) ? undefined : hitTest(window.root, x, y);
     this.lastGesture = { kind: 'tap', x, y, target: describe(hit) };
     if (!hit) return;
+    if (hit.action?.startsWith(DIALOG_ACTION_PREFIX)) {
+      this.m.answerSystemDialog(hit.action.slice(DIALOG_ACTION_PREFIX.length) as DialogAnswer);
+      return;
+    }
+    // Under a system dialog, the app's views take no taps.
+    if (this.m.systemDialog() !== undefined) return;
     const { task, ctx, def } = this.front();
     if (hit.fieldId) {
       if (task.focused !== hit.fieldId) {

@@ -11,6 +11,7 @@ import type { Layout } from './layout';
 import { emptyField, setText } from './text-field';
 import { walk, type UiNode } from './ui-node';
 import { buildDecor } from './window-builder';
+import { systemDialogWindow, type DialogAnswer, type SystemDialogKind } from './system-dialogs';
 
 export interface Task {
   id: number;
@@ -29,6 +30,10 @@ export interface ScreenWindow {
   root: UiNode;
   header: Rgb;
   background: Rgb;
+  /** A system dialog over the app (system-dialogs.ts): its window title for `dumpsys window`. */
+  title?: string;
+  /** Under a dialog that is no activity (ANR), the app whose record stays focused. */
+  focusedApp?: { pkg: string; activity: string } | null;
 }
 
 /** Outcome of an activity start, mapped by `am` onto ActivityManager.START_* messages. */
@@ -59,6 +64,8 @@ export class ScreenMachine {
   private cached: { version: number; window: ScreenWindow } | undefined;
   /** The phone's language for the screen model's strings (zh-cn quirk); undefined: as built. */
   private translate: ((text: string) => string) | undefined;
+  /** A system dialog over the app in front, until a tap (or BACK) answers it. */
+  private dialog: { kind: SystemDialogKind; onAnswer: ((answer: DialogAnswer) => void) | undefined } | undefined;
 
   constructor(
     readonly layout: Layout,
@@ -87,6 +94,27 @@ export class ScreenMachine {
     if (this.translate === translate) return;
     this.translate = translate;
     this.touch();
+  }
+
+  /** Shows a system dialog over the app in front (undefined: none); `onAnswer` hears how it was answered. */
+  setSystemDialog(kind: SystemDialogKind | undefined, onAnswer?: (answer: DialogAnswer) => void): void {
+    if (this.dialog?.kind === kind) return;
+    this.dialog = kind === undefined ? undefined : { kind, onAnswer };
+    this.touch();
+  }
+
+  systemDialog(): SystemDialogKind | undefined {
+    return this.dialog?.kind;
+  }
+
+  /** A dialog button was tapped (or BACK pressed): Close app stops the app; the dialog goes. */
+  answerSystemDialog(answer: DialogAnswer): void {
+    const dialog = this.dialog;
+    if (!dialog) return;
+    this.dialog = undefined;
+    if (answer === 'anr-close') this.forceStop(this.frontTask().app.pkg);
+    this.touch();
+    dialog.onAnswer?.(answer);
   }
 
   /** Marks the screen changed (invalidates window and frame caches). */
@@ -145,8 +173,10 @@ export class ScreenMachine {
       header: task.app.header,
       background: task.app.background,
     };
-    this.cached = { version: this.version, window };
-    return window;
+    const dialog = this.dialog && systemDialogWindow(this.dialog.kind, { pkg: window.pkg, label: task.app.label, activity: window.activity }, this.layout);
+    const front: ScreenWindow = dialog ? { ...window, pkg: dialog.pkg, activity: dialog.activity, screen: dialog.screen, secure: false, root: dialog.root, title: dialog.title, focusedApp: dialog.focusedApp } : window;
+    this.cached = { version: this.version, window: front };
+    return front;
   }
 
   screenDef(app: AppDef, entry: ScreenEntry): ScreenDef {
@@ -168,6 +198,11 @@ export class ScreenMachine {
   }
 
   back(): void {
+    // BACK answers a system dialog: the permission prompt as "Don't allow", ANR as "Wait".
+    if (this.dialog) {
+      this.answerSystemDialog(this.dialog.kind === 'permission' ? 'deny' : 'anr-wait');
+      return;
+    }
     if (this.foreground.kind === 'recents') {
       this.foreground = this.foreground.previous;
     } else if (this.foreground.kind === 'task') {

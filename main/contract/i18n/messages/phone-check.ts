@@ -23,6 +23,8 @@ export default defineMessages(
     'label.unicode_typing': 'Unicode typing',
     'label.free_storage': 'Free storage',
     'label.android_version': 'Android version',
+    'label.shell_protocol': 'Shell protocol',
+    'label.system_dialog': 'No system dialog',
   },
   {
     title: '手机检查',
@@ -45,5 +47,7 @@ export default defineMessages(
     'label.unicode_typing': 'Unicode 输入',
     'label.free_storage': '可用存储空间',
     'label.android_version': 'Android 版本',
+    'label.shell_protocol': 'Shell 协议',
+    'label.system_dialog': '没有系统对话框',
   },
 );

@@ -21,6 +21,8 @@ const LABEL: Record<PhoneCheckId, MessageKey> = {
   unicode_typing: 'phone-check.label.unicode_typing',
   free_storage: 'phone-check.label.free_storage',
   android_version: 'phone-check.label.android_version',
+  shell_protocol: 'phone-check.label.shell_protocol',
+  system_dialog: 'phone-check.label.system_dialog',
 };
 
 const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
