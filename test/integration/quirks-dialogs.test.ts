@@ -66,7 +66,7 @@ describe('system dialogs over the app', () => {
 
     const tree = result(await invoke(client, channel, 'android_ui_tree'));
     const texts = (tree.nodes as Json[]).map((n) => n.text);
-    for (const label of ['While using the app', 'Only this time', 'Don’t allow']) assert.ok(texts.includes(label), JSON.stringify(texts));
+    for (const label of ['While using the app', 'Only this time', "Don't allow"]) assert.ok(texts.includes(label), JSON.stringify(texts));
     assert.equal(tree.system_dialog, 'a permission prompt: "Allow Notes to take pictures and record video?"');
     assert.match(String(tree.note), /answering a permission prompt asks for approval first/);
 

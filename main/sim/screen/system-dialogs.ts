@@ -78,7 +78,7 @@ export function systemDialogWindow(kind: SystemDialogKind, app: { pkg: string; l
           message('com.android.permissioncontroller:id/permission_message', text),
           button('com.android.permissioncontroller:id/permission_allow_foreground_only_button', 'While using the app', 'allow-foreground', at(0), font),
           button('com.android.permissioncontroller:id/permission_allow_one_time_button', 'Only this time', 'allow-once', at(1), font),
-          button('com.android.permissioncontroller:id/permission_deny_button', 'Don’t allow', 'deny', at(2), font),
+          button('com.android.permissioncontroller:id/permission_deny_button', "Don't allow", 'deny', at(2), font),
         ]),
       ]),
     };
