@@ -142,6 +142,25 @@ void describe('helper parts', () => {
     assert.ok(c.signal.aborted, 'closed after the 400');
   });
 
+  test('POST /keys with no focused field is 404 no such element; am instrument without -w returns at once, silent', async () => {
+    const phone = newPhone();
+    phone.fs.write('/data/local/tmp/s.apk', readFileSync(SERVER_APK_PATH), 0o100644, 0);
+    phone.fs.write('/data/local/tmp/t.apk', readFileSync(TEST_APK_PATH), 0o100644, 0);
+    await sh(phone, 'pm install /data/local/tmp/s.apk; pm install /data/local/tmp/t.apk');
+    const started = await sh(phone, 'am instrument io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    assert.deepEqual([started.stdout, started.stderr, started.exitCode], ['', '', 0]);
+    await phone.helper.waitForState('running', AbortSignal.timeout(10_000));
+    const c = connect(phone);
+    c.send(`POST /session HTTP/1.1\r\ncontent-length: ${'{"capabilities":{}}'.length}\r\n\r\n{"capabilities":{}}`);
+    const id = bodyOf((await c.responses(1))[0] ?? '').sessionId ?? '';
+    c.send(`POST /session/${id}/keys HTTP/1.1\r\ncontent-length: 12\r\n\r\n{"text":"x"}`);
+    const answer = (await c.responses(2))[1] ?? '';
+    assert.match(answer, /^HTTP\/1\.1 404 Not Found\r\n/);
+    assert.equal((bodyOf(answer).value as { error: string }).error, 'no such element');
+    await sh(phone, 'am force-stop io.appium.uiautomator2.server.test');
+    assert.equal(phone.helper.state(), 'stopped');
+  });
+
   test('on a turned phone the page source says rotation 1 and describes the same nodes as the stock dump', async () => {
     const phone = await startedPhone({ quirks: ['landscape'] });
     const c = connect(phone);

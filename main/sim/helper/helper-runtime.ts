@@ -253,8 +253,9 @@ export class SimHelper implements HelperControl {
     const p = this.spawn();
     this.process = p;
     this.notify();
-    (io.outNow ?? io.out)(STREAM_START);
+    // Without -w, `am` returns at once and prints nothing of the test.
     if (!wait) return 0;
+    (io.outNow ?? io.out)(STREAM_START);
     const aborted = new Promise<'aborted'>((resolve) => {
       if (io.signal.aborted) resolve('aborted');
       io.signal.addEventListener('abort', () => resolve('aborted'), { once: true });

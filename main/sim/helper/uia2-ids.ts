@@ -6,7 +6,10 @@
 export const UIA2_SERVER_PKG = 'io.appium.uiautomator2.server';
 export const UIA2_TEST_PKG = 'io.appium.uiautomator2.server.test';
 export const UIA2_RUNNER = 'androidx.test.runner.AndroidJUnitRunner';
-/** `am instrument … io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner` */
+/**
+ * What appium-uiautomator2-driver starts (lib/uiautomator2-server/core.ts):
+ * `am instrument -w [--no-window-animation] -e disableAnalytics true` + this component.
+ */
 export const UIA2_INSTRUMENTATION = `${UIA2_TEST_PKG}/${UIA2_RUNNER}`;
 export const UIA2_TEST_CLASS = 'io.appium.uiautomator2.server.test.AppiumUiAutomator2Server';
 export const UIA2_DEVICE_PORT = 6790;

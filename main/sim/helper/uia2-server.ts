@@ -15,6 +15,7 @@ import type { FrameRenderer } from '../screen/frame-renderer';
 import type { InputDispatcher } from '../screen/input-dispatcher';
 import { KEYCODE } from '../screen/keycodes';
 import type { ScreenMachine } from '../screen/screen-machine';
+import { findFieldNode } from '../screen/window-builder';
 import type { HttpReply, HttpRequest } from './http-wire';
 import { pageSourceXml } from './page-source';
 import { ActionsError, parseActions, type Gesture } from './w3c-actions';
@@ -347,7 +348,8 @@ export class Uia2Server {
     const state = this.phone.screen;
     const task = state.isRecents() ? undefined : state.frontTask();
     const focused = task?.focused;
-    if (!task || focused === undefined) throw noSuchElement();
+    // findElement(focused(true)): the focused field must be on the screen shown now.
+    if (!task || focused === undefined || !findFieldNode(state.window().root, focused)) throw noSuchElement();
     if (!(await hooks.spend('keys'))) return undefined;
     let text = body.text;
     const pressEnter = text.endsWith('\n');
