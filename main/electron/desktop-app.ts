@@ -14,7 +14,8 @@ import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
 import { normalizeDesktopNetwork, startWithTlsFallback } from './desktop-network-settings';
 import { registerIpcHandlers } from './ipc-main';
-import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayMenuLabels, trayView } from './tray-state';
+import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayMenuLabels, trayPhoneEntries, trayView } from './tray-state';
+import { phoneHash } from '../contract/phone-view-route';
 import { resolveLocale } from '../contract/i18n';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
 
@@ -43,7 +44,7 @@ function hardenSession(): void {
   ses.on('will-download', (event) => event.preventDefault());
 }
 
-function createWindow(): BrowserWindow {
+function createWindow(hash = ''): BrowserWindow {
   const win = new BrowserWindow({
     width: 1200,
     height: 800,
@@ -55,7 +56,7 @@ function createWindow(): BrowserWindow {
     webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: PRELOAD },
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(APP_ENTRY_URL);
+  void win.loadURL(`${APP_ENTRY_URL}${hash}`);
   return win;
 }
 
@@ -100,8 +101,8 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
 
   const unserve = serveAppProtocol(RENDERER_DIR, { url: () => core.url(), tls: () => core.tls() });
   let win: BrowserWindow | null = null;
-  const openWindow = (): BrowserWindow => {
-    const created = createWindow();
+  const openWindow = (hash = ''): BrowserWindow => {
+    const created = createWindow(hash);
     created.on('closed', () => {
       if (win === created) win = null;
     });
@@ -114,6 +115,13 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
     if (current.isMinimized()) current.restore();
     current.show();
     current.focus();
+  };
+  /** The tray's "Watch <phone>": the window, on that phone's view (an in-page address change, no reload). */
+  const showPhone = (deviceId: string): void => {
+    const hash = phoneHash(deviceId);
+    if (win && !win.isDestroyed()) void win.webContents.executeJavaScript(`window.location.hash = ${JSON.stringify(hash)};`);
+    else openWindow(hash);
+    showWindow();
   };
   app.on('second-instance', showWindow);
   app.on('activate', showWindow);
@@ -140,6 +148,7 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
         { label: view.summary, enabled: false },
         { type: 'separator' },
         { label: labels.open, click: showWindow },
+        ...trayPhoneEntries(state, locale).map((phone) => ({ label: phone.label, click: () => showPhone(phone.deviceId) })),
         { label: labels.quit, click: () => app.quit() },
       ]),
     );

@@ -38,6 +38,18 @@ export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>, loca
 }
 
 /** The tray menu's own items. */
+/** Most phones the tray menu lists (the rest are one click away in the window). */
+export const TRAY_PHONES_MAX = 10;
+
+/** "Watch <phone>" entries of the tray menu: the connected phones, by name, each opening its phone view. */
+export function trayPhoneEntries(state: Pick<AdminState, 'devices'>, locale: Locale = 'en'): Array<{ deviceId: string; label: string }> {
+  return state.devices
+    .filter((d) => d.state === 'device')
+    .sort((a, b) => a.display_name.localeCompare(b.display_name))
+    .slice(0, TRAY_PHONES_MAX)
+    .map((d) => ({ deviceId: d.device_id, label: translate(locale, 'tray.openPhone', { phone: d.display_name }) }));
+}
+
 export function trayMenuLabels(locale: Locale = 'en'): { open: string; quit: string } {
   return { open: translate(locale, 'tray.open'), quit: translate(locale, 'tray.quit') };
 }

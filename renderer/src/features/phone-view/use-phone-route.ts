@@ -1,27 +1,13 @@
 /**
- * The phone view's address: `#/devices/<device_id>` in the page's fragment, so a link, the
- * device card and the desktop app's tray can all open it, and Back closes it. The console's
+ * The phone view's address: `#/devices/<device_id>` in the page's fragment (format in
+ * main/contract/phone-view-route.ts), so a link, the device card and the desktop app's tray
+ * can all open it, and Back closes it. The console's
  * token travels in the fragment only on the first load (`#token=…`), before this is read.
  */
 import { useCallback, useEffect, useState } from 'react';
+import { phoneFromHash, phoneHash } from '../../../../main/contract/phone-view-route';
 
-const ROUTE = /^#\/devices\/([^/?#]+)$/;
-
-/** The phone a fragment opens, or null. */
-export function phoneFromHash(hash: string): string | null {
-  const match = ROUTE.exec(hash);
-  if (!match?.[1]) return null;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return null;
-  }
-}
-
-/** The fragment that opens a phone's view. */
-export function phoneHash(deviceId: string): string {
-  return `#/devices/${encodeURIComponent(deviceId)}`;
-}
+export { phoneFromHash, phoneHash };
 
 export interface PhoneRoute {
   deviceId: string | null;
