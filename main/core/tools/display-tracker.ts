@@ -10,7 +10,8 @@
  * Cost: a phone with one display is read by the phone check when it attaches (or at its first
  * screen command) and again every `singleDisplayFreshMs` (`dumpsys display`, one command); one
  * with several displays (a foldable, a phone casting) is read again at the first screen
- * command of every call, so a fold or unfold between two calls is never missed. A phone that
+ * command of every call (and, for the phone view's live frames, when older than
+ * `multiDisplayFreshMs`), so a fold or unfold between two calls is never missed. A phone that
  * starts casting while it is believed single keeps acting on display 0, which is right.
  */
 import { isMultiDisplay, readDisplayTarget, shellOnDisplay, type DisplayTarget } from '../android/displays';
@@ -21,6 +22,8 @@ export interface DisplayTrackerOptions {
   clock: () => number;
   /** How long a one-display phone's reading is used. */
   singleDisplayFreshMs: number;
+  /** How long a several-display phone's reading is used outside tool calls (live frames of the phone view). */
+  multiDisplayFreshMs: number;
   onFrame: (deviceId: string, size: { width: number; height: number }) => void;
   onRotation: (deviceId: string, rotation: number) => void;
 }
@@ -102,7 +105,8 @@ export class DisplayTracker {
 
   private target(deviceId: string, base: DeviceShell, options: ShellRunOptions): Promise<DisplayTarget | null> {
     const entry = this.entries.get(deviceId);
-    if (entry && !entry.stale && this.o.clock() - entry.at < this.o.singleDisplayFreshMs) return Promise.resolve(entry.target);
+    const freshMs = isMultiDisplay(entry?.target ?? null) ? this.o.multiDisplayFreshMs : this.o.singleDisplayFreshMs;
+    if (entry && !entry.stale && this.o.clock() - entry.at < freshMs) return Promise.resolve(entry.target);
     const running = this.reading.get(deviceId);
     if (running) return running;
     const started = this.o.clock();
