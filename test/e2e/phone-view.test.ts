@@ -198,7 +198,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.deepEqual((page as Page & { problems?: string[] }).problems, []);
     });
 
-    test('Back closes the view (and the live screen stops asking)', async () => {
+    test('Back closes the view', async () => {
       await page.getByTestId('phone-view-back').click();
       await page.getByTestId(`device-open-${deviceId}`).waitFor({ timeout: UI_MS });
       assert.equal(await page.getByTestId('phone-view').count(), 0);

@@ -1,0 +1,126 @@
+/**
+ * ActionTimeline (main/core/phone-view/action-timeline.ts) with fake frames: a ring per phone
+ * whose pictures leave with their calls, points read from results (batch steps too), states
+ * from queued to done, and pictures only while the phone is watched.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { ActionTimeline, pointsOf } from '../../main/core/phone-view/action-timeline';
+import type { LiveFrame } from '../../main/core/phone-view/live-frames';
+import type { DeviceShell } from '../../main/core/devices/device-shell';
+
+async function frameOf(seq: number): Promise<LiveFrame> {
+  const jpeg = await sharp({ create: { width: 324, height: 720, channels: 3, background: { r: seq % 255, g: 40, b: 90 } } }).jpeg().toBuffer();
+  return { jpeg, jpegWidth: 324, jpegHeight: 720, screenWidth: 1080, screenHeight: 2400, at: 0, seq };
+}
+
+function timeline(options: { watched: boolean; capacity?: number }) {
+  let now = 1_000;
+  let captures = 0;
+  const changes: string[] = [];
+  const t = new ActionTimeline({
+    clock: () => now,
+    redact: (_tool, args) => ({ ...args, ...(typeof args.text === 'string' ? { text: '[redacted]' } : {}) }),
+    changed: (deviceId) => changes.push(deviceId),
+    frames: {
+      watched: () => options.watched,
+      latest: () => undefined,
+      captureIn: async () => {
+        captures += 1;
+        return frameOf(captures);
+      },
+    },
+    logger: { warn: () => undefined },
+    ...(options.capacity ? { capacity: options.capacity } : {}),
+  });
+  return { t, changes, captures: () => captures, tick: (ms: number) => (now += ms) };
+}
+
+const shell = {} as DeviceShell;
+
+async function settle(t: ActionTimeline, deviceId: string): Promise<void> {
+  for (let i = 0; i < 200 && t.list(deviceId).some((a) => a.points.length > 0 && a.screen === null); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+void describe('action timeline', () => {
+  void test('a tap goes queued → running → done with its point, picture and redacted arguments', async () => {
+    const { t, changes } = timeline({ watched: true });
+    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { element: { text: 'OK' } } });
+    assert.equal(t.list('dev_1')[0]?.state, 'queued');
+    call.running();
+    assert.equal(t.list('dev_1')[0]?.state, 'running');
+    call.held();
+    assert.equal(t.list('dev_1')[0]?.state, 'held');
+    await call.beforeAction(shell, new AbortController().signal);
+    call.finished({ result: { status: 'tapped', x: 540, y: 1200, lane: 'helper' } }, 42);
+    await settle(t, 'dev_1');
+    const [tap] = t.list('dev_1');
+    assert.ok(tap);
+    assert.equal(tap.state, 'done');
+    assert.equal(tap.outcome, 'ok');
+    assert.equal(tap.lane, 'helper');
+    assert.equal(tap.duration_ms, 42);
+    assert.deepEqual(tap.points, [{ kind: 'tap', x: 540, y: 1200, to_x: null, to_y: null }]);
+    assert.deepEqual(tap.arguments, { element: { text: 'OK' } });
+    assert.deepEqual([tap.screen?.width, tap.screen?.height, tap.screen?.thumb_height], [1080, 2400, 240]);
+    assert.ok(t.screen('dev_1', tap.action_id)?.length);
+    assert.ok(changes.length >= 4);
+  });
+
+  void test('typed text is what the redaction gives, never the text', () => {
+    const { t } = timeline({ watched: false });
+    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_type_text', kind: 'control', args: { text: 'hunter2' } });
+    assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
+    call.finished({ result: { status: 'typed' } }, 5);
+    assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
+  });
+
+  void test('not watched: no picture is taken', async () => {
+    const { t, captures } = timeline({ watched: false });
+    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { x: 1, y: 2 } });
+    await call.beforeAction(shell, new AbortController().signal);
+    call.finished({ result: { x: 1, y: 2 } }, 1);
+    assert.equal(captures(), 0);
+    assert.equal(t.list('dev_1')[0]?.screen, null);
+  });
+
+  void test('the ring keeps the newest calls; pictures leave with their calls', async () => {
+    const { t } = timeline({ watched: true, capacity: 10 });
+    for (let i = 0; i < 40; i++) {
+      const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { x: i, y: i } });
+      await call.beforeAction(shell, new AbortController().signal);
+      call.finished({ result: { x: i, y: i } }, 1);
+    }
+    await settle(t, 'dev_1');
+    const list = t.list('dev_1');
+    assert.equal(list.length, 10);
+    assert.deepEqual(
+      list.map((a) => a.points[0]?.x),
+      [39, 38, 37, 36, 35, 34, 33, 32, 31, 30],
+    );
+    const stats = t.stats();
+    assert.equal(stats.entries, 10);
+    assert.ok(stats.thumbBytes < 10 * 20_000, `${stats.thumbBytes} bytes of pictures`);
+  });
+
+  void test('points of swipes, drags and batch steps', () => {
+    assert.deepEqual(pointsOf('android_swipe', { from: [1, 2], to: [3, 4] }), [{ kind: 'swipe', x: 1, y: 2, to_x: 3, to_y: 4 }]);
+    assert.deepEqual(pointsOf('android_drag', { from: [1, 2], to: [3, 4] }), [{ kind: 'drag', x: 1, y: 2, to_x: 3, to_y: 4 }]);
+    assert.deepEqual(pointsOf('android_long_press', { x: 5, y: 6 }), [{ kind: 'long_press', x: 5, y: 6, to_x: null, to_y: null }]);
+    assert.deepEqual(
+      pointsOf('android_batch', {
+        steps: [
+          { tool: 'android_tap', ok: true, result: { x: 7, y: 8 } },
+          { tool: 'android_press_key', ok: true, result: { key: 'back' } },
+          { tool: 'android_swipe', ok: true, result: { from: [1, 1], to: [2, 2] } },
+        ],
+      }),
+      [
+        { kind: 'tap', x: 7, y: 8, to_x: null, to_y: null },
+        { kind: 'swipe', x: 1, y: 1, to_x: 2, to_y: 2 },
+      ],
+    );
+    assert.deepEqual(pointsOf('android_device_status', { battery: 80 }), []);
+  });
+});
