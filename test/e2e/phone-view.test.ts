@@ -183,8 +183,12 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const queued = call('android_tap', { x: 111, y: 222 });
       await eventually(async () => (await page.locator('[data-testid^="pv-action-"][data-state="queued"]').count()) === 1, 'the queued tap in the timeline');
       mkdirSync(join(DOCS_SHOTS, locale), { recursive: true });
+      // Tall enough to show the held call, the queued one and the taps with their markers.
+      await page.setViewportSize({ width: VIEWPORT.width, height: 1500 });
       await page.mouse.move(1, 1);
-      await page.screenshot({ path: join(DOCS_SHOTS, locale, 'phone-view.png'), fullPage: true });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+      await page.screenshot({ path: join(DOCS_SHOTS, locale, 'phone-view.png') });
+      await page.setViewportSize(VIEWPORT);
 
       await page.getByTestId('phone-view-stop').click();
       const [heldAck, queuedAck] = await Promise.all([held, queued]);
