@@ -3,7 +3,7 @@
  * `adb forward` and adbkit's openTcp open on the device: a connection to a port a phone
  * process listens on, refused with CLSE when nothing does), shell sessions whose output must
  * reach the host while they run (`am instrument -w` keeps its stream open for as long as the
- * instrumentation lives), and `exec:cmd package install -S SIZE` (adb ≥ 1.0.40's streamed
+ * instrumentation lives; over `shell:`, `shell,v2,…:` or `exec:`), and `exec:cmd package install -S SIZE` (adb ≥ 1.0.40's streamed
  * install: the APK's bytes follow the OPEN on the same stream and become the command's stdin).
  */
 import type { DeviceStream } from './adbd-stream';

@@ -76,7 +76,7 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
 
 async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string): Promise<void> {
   if (command.trim() === '') return;
-  if (phone.execLive && installStdinSize(command) !== undefined) return runLiveService(stream, phone, { kind: 'exec', command });
+  if (phone.execLive && (installStdinSize(command) !== undefined || phone.streamsOutput?.(command) === true)) return runLiveService(stream, phone, { kind: 'exec', command });
   const result = await execUntilClosed(stream, phone, command);
   if (!result) return;
   // adbd runs exec: without the shell protocol, so the child's stderr is the same socket as

@@ -408,7 +408,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     exec,
     execLive,
     // `am instrument -w` prints as the instrumentation runs and may run for hours.
-    streamsOutput: (commandLine) => /(^|[\s;&|(])am\s+instrument\b/.test(commandLine),
+    streamsOutput: (commandLine) => /(^|[\s;&|(])am\s+instrument\b/.test(commandLine.replace(/['"]/g, '')),
     openTcp: (port) => helper.openTcp(port),
     helper,
     clearArgvLog: () => {

@@ -3,8 +3,11 @@
 // to device tcp:6790, and the HTTP subset the bridge uses — status, sessions, page source,
 // W3C taps, keycodes, Unicode text, settings, screenshot — plus the single UiAutomation
 // connection (stock dump refused while it runs, fine after force-stop).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { ADB } from '../../main/sim/private-adb-server';
 import { NOTES_PKG } from '../../main/sim/screen/app-notes';
 import { parseDump } from './phone-test-kit';
 import { centreOf, sourceNodes, startHelperRig, tapActions, type HelperRig, type Instrumentation } from './helper-kit';
@@ -135,6 +138,28 @@ void describe('resident helper on a simulated phone through the real adb server'
     } finally {
       instrumentation?.child.kill('SIGKILL');
       await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
+    }
+  });
+
+  void test('over exec: (adb exec-out) the instrumentation output streams too', async () => {
+    const child = spawn(ADB, ['-P', String(h.rig.port), '-s', h.serial, 'exec-out', 'am', 'instrument', '-w', 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner'], { env: h.rig.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      const first = new Promise<void>((resolve) =>
+        child.stdout.on('data', (t: string) => {
+          out += t;
+          if (out.includes('AppiumUiAutomator2Server:')) resolve();
+        }),
+      );
+      await Promise.race([first, once(child, 'close').then(() => assert.fail(`exec-out ended early: ${out}`))]);
+      await h.phone.helper.waitForState('running', AbortSignal.timeout(10_000));
+      const closed = once(child, 'close');
+      await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
+      await closed;
+      assert.equal(out, '\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
