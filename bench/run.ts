@@ -11,11 +11,14 @@ import { figures, runLoad, LOAD_TOOLS, type LoadResult } from './load';
 import { mib, readAfterGc, readCpuSeconds, readRss, RssSampler, type AfterGc } from './memory';
 import { Report, machineInfo } from './report';
 import { measureScreenshots, type ScreenshotRow } from './screenshot';
+import { fastLaneBench } from './fast-lane';
 import { bytes, ms, pct, signedMs, table } from './stats';
 import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
 
 const QUICK = process.argv.includes('--quick');
+/** `-- --fast-lane-only`: part e alone (#17), printed, bench/results.md left as it was. */
+const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
 const RESULTS = join(__dirname, 'results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
@@ -271,6 +274,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   let failed: unknown;
   try {
+    if (FAST_LANE_ONLY) {
+      await fastLaneBench(report, cleanup, await startAdb(cleanup), QUICK, log);
+      return;
+    }
     log('starting a private adb server and two simulated phones (instant, usb-phone)');
     const adb = await startAdb(cleanup);
     const pair = await startPhones(cleanup, adb, ['instant', 'usb-phone'], 'A');
@@ -367,6 +374,7 @@ async function main(): Promise<void> {
     await cleanup.runNow('spawned bridge');
     await cleanup.runNow('phones A');
     await farmParts(report, cleanup, adb);
+    await fastLaneBench(report, cleanup, adb, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -376,7 +384,7 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted) return;
+  if (interrupted || FAST_LANE_ONLY) return;
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);

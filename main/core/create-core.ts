@@ -65,6 +65,8 @@ export interface Core {
   readonly runtime: ConnectorRuntime;
   readonly bindings: BindingService;
   readonly tools: ToolRuntime;
+  /** The fast lane's helper per phone (README "Fast lane"). */
+  readonly helpers: HelperManager;
   /** The phone view's timeline and live frames (README "The phone view"). */
   readonly phoneView: { timeline: ActionTimeline; frames: LiveFrames };
   readonly hub: EventHub;
@@ -383,6 +385,7 @@ export function createCore(input: CoreOptionsInput): Core {
     runtime,
     bindings: bindingService,
     tools,
+    helpers,
     phoneView: { timeline, frames },
     hub,
     files,

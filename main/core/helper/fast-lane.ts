@@ -172,6 +172,10 @@ class CallLanes implements ToolLanes {
     return { nodes, lane: 'adb' };
   }
 
+  helperRunning(): boolean {
+    return this.manager.isRunning(this.deviceId);
+  }
+
   private async glance(options: { timeoutMs: number; signal: AbortSignal }): Promise<WindowGlance | null> {
     try {
       // Android 10+ print the focus in the display section, 8–9 in the windows section (as the safety probe reads it).

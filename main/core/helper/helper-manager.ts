@@ -210,6 +210,11 @@ export class HelperManager {
     return phone !== undefined && (phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined);
   }
 
+  /** The running helper's session id (the bench times the same request sent directly). */
+  sessionIdOf(deviceId: string): string | undefined {
+    return this.phones.get(deviceId)?.sessionId;
+  }
+
   /** Counts which lane served a call on this phone. */
   noteLane(deviceId: string, lane: 'helper' | 'adb'): void {
     this.phone(deviceId).lanes[lane] += 1;

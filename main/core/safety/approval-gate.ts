@@ -152,7 +152,7 @@ export class ApprovalGate implements SafetyGate {
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
         reuseTree: (window) => this.currentTree(call, window?.token ?? null),
-        ...(call.readTree ? { readTree: call.readTree } : {}),
+        ...(call.readTree ? { readTree: call.readTree, cheapTree: call.cheapTree === true } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }

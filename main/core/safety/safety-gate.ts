@@ -31,6 +31,8 @@ export interface CallInfo {
   lastTree?: () => { nodes: UiNode[]; signature: string } | undefined;
   /** Reads the screen's tree through the fast lane (helper or stock dump); absent: the stock dump. */
   readTree?: (window: Promise<{ token: string | null; package: string | null } | null>) => Promise<UiNode[]>;
+  /** True while the fast lane's helper runs on the phone: a tree read costs the phone nothing. */
+  cheapTree?: boolean;
 }
 
 /** The safety gate (policy + approvals); the runtime allows everything until one is installed. */

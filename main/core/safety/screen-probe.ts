@@ -77,6 +77,8 @@ export interface ProbeOptions {
    * given the window read running at the same time; default: one `uiautomator dump`.
    */
   readTree?: (window: Promise<WindowFacts | null>) => Promise<UiNode[]>;
+  /** The tree read costs the phone nothing (the fast lane's helper runs): it may start before reuse is decided. */
+  cheapTree?: boolean;
 }
 
 function fatalOf(error: unknown, signal: AbortSignal): ScreenFacts['fatal'] {
@@ -118,6 +120,17 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
     }
   };
   if (!options.withTree) return { window: await readWindow(), nodes: null, problems, fatal, reusedTree: false };
+  if (options.reuseTree && options.readTree && options.cheapTree) {
+    // The fast lane's tree read costs the phone nothing but the helper's time: it starts with
+    // the window read instead of after it, and is dropped when the cached tree is current.
+    const windowRead = readWindow();
+    const treeRead = readTree(windowRead);
+    const window = await windowRead;
+    const cached = options.reuseTree(window);
+    if (cached) return { window, nodes: cached, problems: [...problems], fatal, reusedTree: true };
+    const nodes = await treeRead;
+    return { window, nodes, problems, fatal, reusedTree: false };
+  }
   if (options.reuseTree) {
     const window = await readWindow();
     const cached = options.reuseTree(window);

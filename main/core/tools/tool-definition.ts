@@ -61,6 +61,8 @@ export interface ToolLanes {
   swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
   pressKey(name: string, options?: PressKeyOptions): Promise<Lane>;
   typeText(text: string, options: TypeTextOptions): Promise<{ lane: Lane; method: string }>;
+  /** Whether the helper runs now (its tree reads cost the phone nothing). */
+  helperRunning(): boolean;
 }
 
 /** One step of android_batch, as the safety gate sees it before the step runs. */

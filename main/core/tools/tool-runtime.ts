@@ -310,7 +310,10 @@ export class ToolRuntime {
         };
         const lanes = this.lanes?.forCall(deviceId, shell);
         // The gate's screen read takes the fast lane too (a sparse or stale helper tree falls back to the dump).
-        if (lanes) call.readTree = async (window) => (await lanes.tree({ timeoutMs: this.o.options.adbCommandTimeoutMs, signal }, window)).nodes;
+        if (lanes) {
+          call.readTree = async (window) => (await lanes.tree({ timeoutMs: this.o.options.adbCommandTimeoutMs, signal }, window)).nodes;
+          call.cheapTree = lanes.helperRunning();
+        }
         // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
         if (tool.kind === 'control' && needsUnlockedScreen(tool.id, args)) await this.lockGuard.assertUsable(deviceId, shell, { timeoutMs: this.o.options.adbCommandTimeoutMs, signal });
         decision = await this.gate.decide(call);
