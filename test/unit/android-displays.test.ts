@@ -87,6 +87,24 @@ describe('dumpsys display: the display in use', () => {
     assert.deepEqual(aimAtDisplay(['input', 'keyevent', '3'], cast, 34), ['input', '-d', '0', 'keyevent', '3']);
   });
 
+  test('Android 10–11 (`"NAME, displayId N"`) and Android 9 (no id in DisplayInfo: the block’s mDisplayId) are read too', () => {
+    const android11 = [
+      'Logical Displays: size=2',
+      '  Display 0:',
+      '    mDisplayId=0',
+      '    mBaseDisplayInfo=DisplayInfo{"Built-in Screen, displayId 0", uniqueId "local:0", app 1080 x 2214, real 1080 x 2340, largest app 2340 x 2214, rotation 0, state ON, type INTERNAL, address {port=0}, FLAG_SECURE}',
+      '  Display 2:',
+      '    mDisplayId=2',
+      '    mBaseDisplayInfo=DisplayInfo{"Cast screen, displayId 2", uniqueId "virtual:com.example,10100,Cast screen,0", app 1280 x 720, real 1280 x 720, rotation 0, state ON, type VIRTUAL, FLAG_PRESENTATION}',
+    ].join('\n');
+    const t11 = pickDisplay(parseDumpsysDisplay(android11));
+    assert.deepEqual([t11?.display.id, t11?.display.name, t11?.display.width, t11?.display.height, t11?.display.physicalId, t11?.logicalCount], [0, 'Built-in Screen', 1080, 2340, '0', 2]);
+    const android9 = ['  Display 0:', '    mDisplayId=0', '    mBaseDisplayInfo=DisplayInfo{"Built-in Screen", uniqueId "local:0", app 2560 x 1704, real 2560 x 1800, rotation 1}'].join('\n');
+    const t9 = pickDisplay(parseDumpsysDisplay(android9));
+    assert.deepEqual([t9?.display.id, t9?.display.width, t9?.display.height, t9?.display.rotation, t9?.display.state], [0, 2560, 1800, 1, 'UNKNOWN']);
+    assert.equal(isMultiDisplay(t9), false);
+  });
+
   test('asleep (every display off): display 0; Android 9 and older get no input -d; a command that names a display is left alone', () => {
     const asleep = pickDisplay(parseDumpsysDisplay(TWO_LOGICAL.replace('state ON, type', 'state OFF, type')));
     assert.equal(asleep?.display.id, 0);

@@ -47,27 +47,40 @@ export interface DisplayTarget {
   physicalCount: number;
 }
 
-const DISPLAY_INFO_RE = /DisplayInfo\{"([^"]*)", displayId (\d+)([^\n]*)/g;
+/** DisplayInfo's name and id: `{"NAME", displayId N` (Android 12+) or `{"NAME, displayId N"` (10–11). */
+const INFO_NEW_RE = /DisplayInfo\{"([^"]*)", displayId (\d+)/;
+const INFO_OLD_RE = /DisplayInfo\{"(.*?), displayId (\d+)"/;
+/** Android 9 and older print no id in DisplayInfo; the logical display block's `mDisplayId=N` says it. */
+const INFO_BARE_RE = /DisplayInfo\{"([^"]*)"/;
 
 /**
- * Parses `dumpsys display` (Android 10+). Each logical display's DisplayInfo appears as
- * mBaseDisplayInfo then mOverrideDisplayInfo (what apps see now); the last one of an id wins.
+ * Parses `dumpsys display`. Each logical display's DisplayInfo appears as mBaseDisplayInfo
+ * then mOverrideDisplayInfo (what apps see now); the last one of an id wins. The three
+ * DisplayInfo formats of Android 9, 10–11 and 12+ are read; a field a version does not print
+ * (state, type) is UNKNOWN.
  */
 export function parseDumpsysDisplay(output: string): DisplayLayout {
   const byId = new Map<number, LogicalDisplay>();
-  for (const m of output.matchAll(DISPLAY_INFO_RE)) {
-    const rest = m[3] ?? '';
-    const real = /\breal (\d+) x (\d+)/.exec(rest);
-    if (!real) continue;
-    const unique = /uniqueId "([^"]*)"/.exec(rest)?.[1] ?? '';
-    byId.set(Number(m[2]), {
-      id: Number(m[2]),
-      name: m[1] ?? '',
-      type: /\btype (\w+)/.exec(rest)?.[1] ?? 'UNKNOWN',
-      state: /\bstate (\w+)/.exec(rest)?.[1] ?? 'UNKNOWN',
+  let blockId: number | null = null;
+  for (const line of output.split('\n')) {
+    const block = /^\s*mDisplayId=(\d+)/.exec(line);
+    if (block) blockId = Number(block[1]);
+    if (!line.includes('DisplayInfo{')) continue;
+    const named = INFO_NEW_RE.exec(line) ?? INFO_OLD_RE.exec(line);
+    const bare = named ? null : INFO_BARE_RE.exec(line);
+    const id = named ? Number(named[2]) : blockId;
+    const name = named?.[1] ?? bare?.[1];
+    const real = /\breal (\d+) x (\d+)/.exec(line);
+    if (id === null || name === undefined || !real) continue;
+    const unique = /uniqueId "([^"]*)"/.exec(line)?.[1] ?? '';
+    byId.set(id, {
+      id,
+      name,
+      type: /\btype (\w+)/.exec(line)?.[1] ?? 'UNKNOWN',
+      state: /\bstate (\w+)/.exec(line)?.[1] ?? 'UNKNOWN',
       width: Number(real[1]),
       height: Number(real[2]),
-      rotation: Number(/\brotation (\d)/.exec(rest)?.[1] ?? 0),
+      rotation: Number(/\brotation (\d)/.exec(line)?.[1] ?? 0),
       physicalId: /^local:(\d+)$/.exec(unique)?.[1] ?? null,
     });
   }
