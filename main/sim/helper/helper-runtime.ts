@@ -39,7 +39,7 @@ export interface HelperRuntimeDeps {
   log(argv: string[]): void;
 }
 
-/** Reads one session's test-side view of the helper (tests and the sim CLI). */
+/** What tests see of a phone's helper and how they make it fail (SimulatedPhone.helper). */
 export interface HelperControl {
   state(): HelperState;
   /** The next matching request makes the instrumentation die (once). */
