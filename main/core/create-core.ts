@@ -4,6 +4,7 @@
  * idempotent stop() that releases every socket, timer and child process it started.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
+import { toolMarks, type ToolMark } from './bindings/tool-marks';
 import { join } from 'node:path';
 import { loadBuildInfo, type BuildInfo } from './build-info';
 import { resolveCoreOptions, startLimits, type CoreOptions, type CoreOptionsInput, type LeasePolicy } from './config/core-options';
@@ -192,6 +193,7 @@ export function createCore(input: CoreOptionsInput): Core {
     lease: leasePolicyOf(live),
     pairingTtlMs: options.pairingTtlMs,
     clock,
+    toolMarks: (deviceId) => marksFor(deviceId),
     push: (channelId, descriptor) => {
       late.dataPlane?.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
       hub.publish('state');
@@ -272,11 +274,22 @@ export function createCore(input: CoreOptionsInput): Core {
     onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
     onResult: (check) => {
       tools.forgetScreenState(check.device_id);
+      bindingService.toolMarksChanged(check.device_id);
       hub.publish('state');
     },
     clock,
     commandTimeoutMs: options.adbCommandTimeoutMs,
   });
+  // Tools a phone refuses are marked in its channels' Descriptors (bindings/tool-marks.ts).
+  function marksFor(deviceId: string): Map<string, ToolMark> {
+    return toolMarks({
+      check: phoneCheck.latest(deviceId),
+      inputRefusal: tools.lastRefusal(deviceId, 'input_blocked'),
+      installRefusal: tools.lastRefusal(deviceId, 'install_blocked'),
+      treeReadAt: tools.lastTreeRead(deviceId),
+    });
+  }
+  tools.onMarksChanged = (deviceId) => bindingService.toolMarksChanged(deviceId);
   runtime.on('changed', () => hub.publish('state'));
   limits.on('changed', (changed) => {
     const now = limits.values();

@@ -118,6 +118,16 @@ async function gatherSamples(): Promise<Samples> {
     assert.equal(ack.type, 'tool.invoke.ack');
     assert.equal(ack.error, undefined, `${toolId}: ${JSON.stringify(ack.error)}`);
   }
+  // The phone refuses injected input: degraded, the input tools denied by the target with a reason; then back.
+  const phone = rig.phones[0]!;
+  let marked = client.received.length;
+  phone.setQuirks(['inject-events-denied']);
+  assert.equal((await invoke(client, channelId, 'android_tap', { x: 10, y: 10 })).error?.code, 'input_blocked');
+  await pushed(channelId, 'degraded', marked);
+  phone.setQuirks([]);
+  marked = client.received.length;
+  assert.equal((await invoke(client, channelId, 'android_tap', { x: 10, y: 10 })).error, undefined);
+  await pushed(channelId, 'connected', marked);
   assert.equal((await invoke(client, channelId, 'android_no_such_tool')).error?.code, 'unknown_tool');
   await client.waitFor((p) => p.type === 'tool.progress.push', 5000);
 

@@ -17,6 +17,7 @@ import type { PersistedBinding, PersistedChannel, StateStore } from '../store/st
 import { AttemptLimiter, accessCodeMatches, hashAccessCode } from './access-codes';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
+import type { ToolMark } from './tool-marks';
 
 export const DESKTOP_APPROVAL_FLOW = 'desktop_approval';
 export const DEVICE_CLAIM_FLOW = 'device_claim';
@@ -33,6 +34,8 @@ export interface BindingServiceOptions {
   lease: LeasePolicy;
   pairingTtlMs: number;
   push: (channelId: string, descriptor: Record<string, unknown>) => void;
+  /** Tools that cannot work on a phone (tool-marks.ts), shown in its channels' Descriptors. */
+  toolMarks?: (deviceId: string) => ReadonlyMap<string, ToolMark>;
   clock?: () => number;
 }
 
@@ -295,7 +298,15 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       accountHint: binding.accountHint,
       ...(reason ? { unavailableReason: reason } : {}),
       ...(deniedByTarget ? { deniedByTarget } : {}),
+      ...(status === 'connected' && this.options.toolMarks ? { toolMarks: this.options.toolMarks(binding.deviceId) } : {}),
     });
+  }
+
+  /** What can work on a phone changed (a phone check, a refusal, a success): push its channels' Descriptors if they changed. */
+  toolMarksChanged(deviceId: string): void {
+    for (const channel of this.options.runtime.channels()) {
+      if (channel.binding?.deviceId === deviceId && channel.binding.ended === null) this.pushIfChanged(channel.id);
+    }
   }
 
   bindingStatus(binding: PersistedBinding): { status: DescriptorStatus; reason?: string; deniedByTarget?: boolean } {

@@ -5,6 +5,7 @@
  */
 import type { ConnectionDescriptor, ConnectionStatus, DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
 import { CONNECTOR_CARD_ID, DEVICE_PROFILE, DESCRIPTOR_SCHEMA, TARGET } from '../protocol/identity';
+import { degrades, type ToolMark } from './tool-marks';
 
 export type DescriptorStatus = ConnectionStatus;
 
@@ -19,6 +20,8 @@ export interface DescriptorInput {
   unavailableReason?: string;
   /** The phone refuses this computer (adb `unauthorized`): tools are denied by the target. */
   deniedByTarget?: boolean;
+  /** On a connected phone, tools that cannot work there (tool-marks.ts), by tool id. */
+  toolMarks?: ReadonlyMap<string, ToolMark>;
 }
 
 /** tools[] entry status and permission state when the channel is not `connected`. */
@@ -30,6 +33,9 @@ function unusableTool(input: DescriptorInput): { status: DescriptorToolStatus; t
 
 export function buildDescriptor(input: DescriptorInput): ConnectionDescriptor {
   const usable = input.status === 'connected';
+  const marks = usable ? (input.toolMarks ?? new Map<string, ToolMark>()) : new Map<string, ToolMark>();
+  // Spec §9: `degraded` = bound with some capabilities degraded.
+  const status: DescriptorStatus = usable && degrades(marks) ? 'degraded' : input.status;
   return {
     schema: DESCRIPTOR_SCHEMA,
     connection: {
@@ -38,7 +44,7 @@ export function buildDescriptor(input: DescriptorInput): ConnectionDescriptor {
       connector_channel_id: input.channelId,
       target_type: TARGET.target_type,
       profiles: [DEVICE_PROFILE],
-      status: input.status,
+      status,
     },
     target: {
       provider: TARGET.provider,
@@ -46,10 +52,11 @@ export function buildDescriptor(input: DescriptorInput): ConnectionDescriptor {
       display_name: input.displayName,
       ...(input.accountHint ? { account_hint: input.accountHint } : {}),
     },
-    tools: input.toolIds.map((toolId) =>
-      usable
-        ? { tool_id: toolId, status: 'available', target_permission_state: 'granted' }
-        : { tool_id: toolId, ...unusableTool(input), reason: input.unavailableReason ?? 'no phone is bound to this channel' },
-    ),
+    tools: input.toolIds.map((toolId) => {
+      if (!usable) return { tool_id: toolId, ...unusableTool(input), reason: input.unavailableReason ?? 'no phone is bound to this channel' };
+      const mark = marks.get(toolId);
+      if (mark) return { tool_id: toolId, status: mark.status, target_permission_state: mark.targetPermissionState, reason: mark.reason };
+      return { tool_id: toolId, status: 'available', target_permission_state: 'granted' };
+    }),
   };
 }

@@ -172,6 +172,10 @@ function checkUnreachable(device: DeviceRecord): Item[] {
 /** The dump's failure (null: it worked); a phone problem (android/phone-fixes.ts) brings its own fix. */
 function uiTreeReadable(failure: unknown): Item {
   if (failure === null) return item('ui_tree_readable', 'ok', 'uiautomator dumped the screen');
+  // The phone or the ADB server went away during the check: that says nothing about the screen.
+  if (isBridgeError(failure) && ['adb_unavailable', 'device_offline', 'device_unauthorized', 'canceled'].includes(failure.code)) {
+    return item('ui_tree_readable', 'unknown', 'the phone went away during the check');
+  }
   const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : 'close animations or videos on the screen and check again; if it persists, restart the phone';
   const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
   return item('ui_tree_readable', 'problem', `uiautomator could not dump the screen: ${message.slice(0, 160)}`, fix);

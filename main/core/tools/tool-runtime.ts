@@ -69,6 +69,18 @@ const DISPLAY_TOOLS = new Set(['android_screenshot', 'android_ui_tree', 'android
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
 const SCREEN_LOCK_FRESH_MS = 5_000;
 
+/** Refusals that mark tools in the Descriptor (tool-marks.ts). */
+const MARKING_REFUSALS: ReadonlySet<string> = new Set(['input_blocked', 'install_blocked']);
+/** A success of these tools shows the refusal no longer holds. */
+const CLEARED_BY_SUCCESS: Readonly<Record<string, string>> = {
+  android_tap: 'input_blocked',
+  android_long_press: 'input_blocked',
+  android_swipe: 'input_blocked',
+  android_type_text: 'input_blocked',
+  android_press_key: 'input_blocked',
+  android_install_apk: 'install_blocked',
+};
+
 export class ToolRuntime {
   readonly queue: DeviceQueue;
   private readonly tools: ToolDefinition<unknown>[];
@@ -85,6 +97,7 @@ export class ToolRuntime {
   private readonly lastActions = new Map<string, { toolId: string; at: number; outcome: string }>();
   /** Per phone, the last refusal of each error code (the phone check shows input_blocked from here). */
   private readonly lastRefusals = new Map<string, Map<string, { at: number; message: string }>>();
+  private readonly treeReadAt = new Map<string, number>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
   private sinks: CallRecordSink[] = [];
   private lanes: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
@@ -164,6 +177,14 @@ export class ToolRuntime {
   forgetScreenState(deviceId: string): void {
     this.lockGuard.forget(deviceId);
   }
+
+  /** When a tool call last read this phone's UI tree (tool-marks.ts), or null. */
+  lastTreeRead(deviceId: string): number | null {
+    return this.treeReadAt.get(deviceId) ?? null;
+  }
+
+  /** Told when a refusal or a success may change which tools are marked on a phone. */
+  onMarksChanged: ((deviceId: string) => void) | undefined;
 
   /** The last call on this phone refused with `code`, if any. */
   lastRefusal(deviceId: string, code: string): { at: number; message: string } | null {
@@ -282,6 +303,16 @@ export class ToolRuntime {
         const refusals = this.lastRefusals.get(deviceId) ?? new Map<string, { at: number; message: string }>();
         refusals.set(ack.error.code, { at: this.o.clock(), message: ack.error.message });
         this.lastRefusals.set(deviceId, refusals);
+        if (MARKING_REFUSALS.has(ack.error.code)) this.onMarksChanged?.(deviceId);
+      } else {
+        // It works again (the person changed the setting): forget the refusal it replaces.
+        const cleared = CLEARED_BY_SUCCESS[tool.id];
+        const refusals = this.lastRefusals.get(deviceId);
+        if (cleared && refusals?.delete(cleared)) this.onMarksChanged?.(deviceId);
+        if (tool.id === 'android_ui_tree' || tool.id === 'android_wait_for') {
+          this.treeReadAt.set(deviceId, this.o.clock());
+          this.onMarksChanged?.(deviceId);
+        }
       }
       // The UI shows each channel's last action; the hub coalesces bursts of calls.
       this.o.hub.publish('state');

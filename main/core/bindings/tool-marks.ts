@@ -1,0 +1,82 @@
+/**
+ * Tools that cannot work on the bound phone, marked in the Descriptor's `tools[]` with a
+ * reason (README "Phone check"), so the agent does not keep trying what the phone refuses:
+ *   - input refused (input_blocked: MIUI without "USB debugging (Security settings)") →
+ *     the control tools that inject input are `denied_by_target` (target_permission_state
+ *     `denied`) until an input call works again;
+ *   - installs refused (install_blocked) → android_install_apk `denied_by_target` until an
+ *     install works again;
+ *   - the screen could not be read by the phone check (screen_unreadable) → android_ui_tree
+ *     and android_wait_for `unavailable` until a UI tree is read again;
+ *   - no Unicode keyboard (ADB Keyboard not enabled) → android_type_text stays `available`
+ *     with a reason: plain ASCII only.
+ * Only the spec's own fields are used (status, target_permission_state, reason: schema
+ * xagent.connection.v2 `tool`); a Descriptor with a tool that is not available says
+ * `degraded` ("bound with some capabilities degraded", spec §9) instead of `connected`.
+ */
+import type { AdminPhoneCheck } from '../../contract/admin-api';
+import type { DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
+
+export interface ToolMark {
+  status: DescriptorToolStatus;
+  targetPermissionState: TargetPermissionState;
+  reason: string;
+}
+
+/** The tools whose work is injected input (`input tap|swipe|text|keyevent`). */
+export const INPUT_TOOLS = ['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch'] as const;
+/** The tools that need the UI tree. */
+export const TREE_TOOLS = ['android_ui_tree', 'android_wait_for'] as const;
+
+export interface MarkFacts {
+  /** The latest phone check, or null before the first. */
+  check: AdminPhoneCheck | null;
+  /** The last input refused with input_blocked since input last worked, or null. */
+  inputRefusal: { message: string } | null;
+  /** The last install refused with install_blocked since installs last worked, or null. */
+  installRefusal: { message: string } | null;
+  /** When a UI tree was last read by a tool call (ms), or null. */
+  treeReadAt: number | null;
+}
+
+/**
+ * The fix part of a refusal (`… Fix: …`), or `fallback`. Only fixed phrases leave the bridge in a
+ * Descriptor: messages and check details can name serials and addresses (spec §9: display-level only).
+ */
+function fixOf(message: string | null, fallback: string): string {
+  const at = message === null ? -1 : message.indexOf('Fix: ');
+  return message !== null && at >= 0 ? message.slice(at + 5) : fallback;
+}
+
+/** The marks for one phone; empty when every tool can work. */
+export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
+  const marks = new Map<string, ToolMark>();
+  const row = (id: string): AdminPhoneCheck['checks'][number] | undefined => facts.check?.checks.find((c) => c.id === id);
+
+  const unicode = row('unicode_typing');
+  if (unicode?.status === 'problem') {
+    marks.set('android_type_text', { status: 'available', targetPermissionState: 'granted', reason: `plain ASCII text only (no Unicode keyboard on the phone; other text is refused with unicode_input_unavailable). Fix: ${unicode.fix ?? 'install and enable ADB Keyboard'}` });
+  }
+
+  if (facts.inputRefusal) {
+    const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${fixOf(facts.inputRefusal.message, 'allow USB debugging to inject input in Developer options, then try again')}`;
+    for (const id of INPUT_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
+  }
+
+  const tree = row('ui_tree_readable');
+  if (tree?.status === 'problem' && !(facts.treeReadAt !== null && facts.check !== null && facts.treeReadAt >= facts.check.checked_at)) {
+    const reason = `the phone's screen could not be read by the phone check; android_screenshot still works. Fix: ${tree.fix ?? 'check again'}`;
+    for (const id of TREE_TOOLS) marks.set(id, { status: 'unavailable', targetPermissionState: 'unknown', reason });
+  }
+
+  if (facts.installRefusal) {
+    marks.set('android_install_apk', { status: 'denied_by_target', targetPermissionState: 'denied', reason: `the phone refused the last install. Fix: ${fixOf(facts.installRefusal.message, 'see the phone check')}` });
+  }
+  return marks;
+}
+
+/** Whether any mark takes a tool away (a note on an available tool does not). */
+export function degrades(marks: ReadonlyMap<string, ToolMark>): boolean {
+  for (const mark of marks.values()) if (mark.status !== 'available') return true;
+  return false;
+}
