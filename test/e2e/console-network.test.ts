@@ -48,7 +48,7 @@ void describe('web console: network setup', () => {
   void test('over https with the self-signed certificate, Settings shows the fingerprint the bridge serves', async () => {
     const bridge: TestBridge = await startBridge({ consoleDir: buildDir, network: { tls: 'self-signed' } });
     // The browser is told to accept this one certificate, as a person would after comparing the fingerprint.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
     try {
       const fingerprint = bridge.core.tls()?.fingerprint256 ?? '';
       assert.match(fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
@@ -80,7 +80,7 @@ void describe('web console: network setup', () => {
     }
     // The console is reached on the LAN address itself, so remote admin must be allowed here.
     const bridge = await startBridge({ consoleDir: buildDir, host: lan, allowRemoteAdmin: true });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     try {
       const page = await context.newPage();
       await openConsole(page, bridge.url, bridge.adminToken);
@@ -107,7 +107,7 @@ void describe('web console: network setup', () => {
     const proxy = await startReverseProxy({ prefix: '/devices', cert: issued.certPem, key: issued.keyPem });
     const bridge = await startBridge({ consoleDir: buildDir, allowRemoteAdmin: true, network: { publicUrl: proxy.url, trustProxy: ['127.0.0.1/32'] } });
     proxy.upstream = { host: '127.0.0.1', port: Number(new URL(bridge.url).port) };
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
     try {
       const page = await context.newPage();
       // Without the trailing slash: the console's redirect must keep the prefix.

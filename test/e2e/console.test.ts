@@ -104,7 +104,7 @@ describe('web console', { concurrency: 2 }, () => {
   before(async () => {
     // The adb server address is a closed port: the Devices screen must say so.
     bridge = await startBridge({ consoleDir: buildDir });
-    context = await browser.newContext({ viewport: SMALL });
+    context = await browser.newContext({ viewport: SMALL, locale: 'en-US' });
   });
   after(async () => {
     await context?.close();
@@ -151,7 +151,7 @@ describe('web console', { concurrency: 2 }, () => {
   });
 
   test('without the token, or with a wrong one, the console says how to get in', async () => {
-    const fresh = await browser.newContext({ viewport: SMALL });
+    const fresh = await browser.newContext({ viewport: SMALL, locale: 'en-US' });
     try {
       const page = await fresh.newPage();
       await page.goto(`${bridge.url}/console/`);
@@ -209,7 +209,7 @@ describe('web console with simulated phones and an xAgent client', { concurrency
     phone0 = rig.device(0).deviceId;
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
-    context = await browser.newContext({ viewport: SMALL });
+    context = await browser.newContext({ viewport: SMALL, locale: 'en-US' });
     page = await openConsole(context, rig.bridge);
   });
   after(async () => {

@@ -46,7 +46,7 @@ after(async () => {
 
 test('enable the fast lane from a phone card, and see the helper running', async () => {
   const deviceId = bound.rig.device(0).deviceId;
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   try {
     const page = await context.newPage();
     const problems: string[] = [];

@@ -4,7 +4,7 @@ import { defineMessages } from '../define';
 export default defineMessages(
   {
     title: 'LAN phones',
-    sub: 'Phones reached over the network through adb connect; the bridge reconnects them when they drop.',
+    sub: 'Phones reached over the network through <code>adb connect</code>; the bridge reconnects them when they drop.',
     known: 'Known LAN phones',
     'empty.title': 'No LAN phone added',
     'empty.text': 'Add one above; it stays in this list and is reconnected automatically after restarts.',
@@ -48,7 +48,7 @@ export default defineMessages(
   },
   {
     title: '局域网手机',
-    sub: '通过 adb connect 经网络连接的手机；连接断开时桥接服务会自动重连。',
+    sub: '通过 <code>adb connect</code> 经网络连接的手机；连接断开时桥接服务会自动重连。',
     known: '已添加的局域网手机',
     'empty.title': '尚未添加局域网手机',
     'empty.text': '在上方添加一台；它会保留在此列表中，重启后也会自动重新连接。',

@@ -137,7 +137,7 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   <td className="mono">{entry.tool_id}</td>
                   <td className="nowrap" title={entry.reasons.join('\n')}>
                     {word(t, 'activity.decision', entry.decision)}
-                    {entry.decided_by ? <span className="muted"> · {entry.decided_by}</span> : null}
+                    {entry.decided_by ? <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span> : null}
                   </td>
                   <td>
                     <OutcomeCell entry={entry} />

@@ -67,7 +67,7 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
                 <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
                   {MARK[c.status]}
                 </span>{' '}
-                <strong>{t(LABEL[c.id])}</strong>: {c.detail}
+                <strong>{t(LABEL[c.id])}</strong>: <span className="phone-check-detail">{c.detail}</span>
                 {c.status === 'problem' && c.fix ? (
                   <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
                     {t('phone-check.fix', { fix: c.fix })}

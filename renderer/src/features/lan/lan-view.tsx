@@ -13,6 +13,7 @@ import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { known, useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 import { AddLanForm, PairLanForm } from './lan-forms';
 import { DiscoveredPhones } from './discovered-phones';
 
@@ -32,7 +33,9 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
     <section aria-labelledby="lan-heading">
       <header className="view-header">
         <h2 id="lan-heading">{t('lan.title')}</h2>
-        <p className="view-sub">{t('lan.sub')}</p>
+        <p className="view-sub">
+          <Rich text={t('lan.sub')} />
+        </p>
       </header>
       <div className="two-col">
         <AddLanForm api={props.api} onChanged={props.onChanged} />

@@ -22,6 +22,7 @@ export function LanguageSection(props: { api: BridgeApi; setting: LanguageSettin
         <label htmlFor="settings-language">{t('settings.language.label')}</label>
         <select
           id="settings-language"
+          className="language-select"
           value={props.setting}
           disabled={save.pending}
           onChange={(event) => save.run(event.target.value as LanguageSetting)}
