@@ -213,6 +213,27 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   });
 });
 
+describe('fast lane: idle stop and bridge shutdown', () => {
+  test('the helper stops after the idle time, and when the bridge stops; the stock dump works again each time', async () => {
+    const bound = await startBoundRig({ fastLane: { idleStopMs: 300 } });
+    try {
+      const phone = bound.rig.phones[0]!;
+      await setHelper(bound.rig, 'enable');
+      await waitForHelper(bound.rig, 'stopped');
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
+      await waitForHelper(bound.rig, 'stopped');
+      assert.equal(await stockDumpWorks(phone), true);
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', 'started again on demand');
+      const from = phone.argvLog.length;
+      await bound.rig.bridge.stop();
+      assert.ok(phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'));
+      assert.equal(await stockDumpWorks(phone), true);
+    } finally {
+      await bound.stop();
+    }
+  });
+});
+
 describe('fast lane: phones that refuse it fall back cleanly', () => {
   test('a refused install leaves the helper failed with the reason; the stock lane works', async () => {
     const bound = await startBoundRig({}, { quirks: ['helper-install-refused'] });
