@@ -102,6 +102,25 @@ for (const c of cases) {
       result(await call('android_press_key', { key: 'home' }));
     });
 
+    test('the other tools: launch, type (ASCII and Unicode), long press, swipe, keys, batch, wait, screenshot, screen record, open URL, stop', async () => {
+      result(await call('android_launch_app', { package: 'com.example.notes' }));
+      await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'Notes in front');
+      result(await call('android_tap', { element: { resource_id: 'com.example.notes:id/note_text' } }));
+      result(await call('android_type_text', { text: 'hello 8 · 你好' }));
+      assert.equal(phone.typedText('note_text'), 'hello 8 · 你好');
+      result(await call('android_long_press', { element: { resource_id: 'com.example.notes:id/note_text' } }));
+      result(await call('android_press_key', { key: 'back' }));
+      result(await call('android_batch', { steps: [{ tool: 'android_press_key', arguments: { key: 'home' } }, { tool: 'android_swipe', arguments: { direction: 'up' } }] }));
+      result(await call('android_wait_for', { element: { text: 'Notes' }, timeout_ms: 5_000 }));
+      const shot = result(await call('android_screenshot', { format: 'png' }));
+      assert.ok(JSON.stringify(shot).length > 10, JSON.stringify(shot).slice(0, 200));
+      result(await call('android_screen_record', { seconds: 1 }));
+      result(await call('android_open_url', { url: 'https://example.com/' }));
+      await waitUntil(() => phone.foregroundPackage() === 'com.android.chrome', 5_000, 'Chrome in front');
+      result(await call('android_stop_app', { package: 'com.android.chrome' }));
+      result(await call('android_press_key', { key: 'home' }));
+    });
+
     test('a refused injection is input_blocked after one input call; a lock screen is device_locked before any', async () => {
       phone.setQuirks([...c.quirks, 'inject-events-denied']);
       let from = phone.argvLog.length;
