@@ -37,7 +37,8 @@ describe('reboot: the phone restarts mid-lease', () => {
     const inflight = invoke(client, channel, 'android_tap', { x: 120, y: 240 }, `call_reboot_inflight_${process.pid}`);
     await waitUntil(() => taps().length === 1, 10_000, 'the tap reached the phone');
 
-    const timing = { downMs: 300, bootMs: 3_000 };
+    // Boot long enough for the checks below to run while it boots, even on a loaded machine.
+    const timing = { downMs: 300, bootMs: 5_000 };
     const rebootedAt = Date.now();
     const listedAgain = rig.farm.reboot(0, timing);
     await pushed('offline', from);
