@@ -222,6 +222,15 @@ async function soak(): Promise<void> {
 
     const steady = samples.filter((s) => s.minute * 60_000 >= Math.min(WARMUP_MS, (minutes * 60_000) / 4));
     const slope = (pick: (s: Sample) => number): string => slopePerHour(steady.map((s) => [s.minute, pick(s)])).toFixed(2);
+    // RSS swings by tens of MiB between samples (native image buffers come and go): the medians
+    // of the first and last third of the steady samples say more than a slope through the noise.
+    const third = Math.max(1, Math.floor(steady.length / 3));
+    const median = (values: number[]): number => {
+      const sorted = [...values].sort((x, y) => x - y);
+      return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    };
+    const thirds = (pick: (s: Sample) => number): string =>
+      `${median(steady.slice(0, third).map(pick)).toFixed(1)} → ${median(steady.slice(-third).map(pick)).toFixed(1)}`;
     const last = samples[samples.length - 1];
     const first = steady[0];
     const fps = last && samples[0] ? (last.frames - samples[0].frames) / ((last.minute - samples[0].minute) * 60) : Number.NaN;
@@ -230,7 +239,9 @@ async function soak(): Promise<void> {
       '',
       `Actions: ${last?.actions ?? 0} (${failures} failed); live screen: ${fps.toFixed(2)} distinct frames a second over the run.`,
       `Slopes after ${(Math.min(WARMUP_MS, (minutes * 60_000) / 4) / 60_000).toFixed(1)} min (least squares, per hour): page JS heap ${slope((s) => s.pageHeapMiB)} MiB/h, DOM nodes ${slope((s) => s.domNodes)}/h, listeners ${slope((s) => s.listeners)}/h, bridge RSS ${slope((s) => s.bridgeRssMiB)} MiB/h, bridge heap ${slope((s) => s.bridgeHeapMiB)} MiB/h.`,
-      first && last ? `From ${first.minute.toFixed(1)} to ${last.minute.toFixed(1)} min: page heap ${first.pageHeapMiB.toFixed(2)} → ${last.pageHeapMiB.toFixed(2)} MiB, bridge RSS ${first.bridgeRssMiB.toFixed(1)} → ${last.bridgeRssMiB.toFixed(1)} MiB, bridge heap ${first.bridgeHeapMiB.toFixed(1)} → ${last.bridgeHeapMiB.toFixed(1)} MiB.` : '',
+      first && last
+        ? `Medians of the first and last third from ${first.minute.toFixed(1)} to ${last.minute.toFixed(1)} min: page heap ${thirds((s) => s.pageHeapMiB)} MiB, DOM nodes ${thirds((s) => s.domNodes)}, bridge RSS ${thirds((s) => s.bridgeRssMiB)} MiB, bridge heap ${thirds((s) => s.bridgeHeapMiB)} MiB.`
+        : '',
       '',
       '| min | page heap MiB | DOM nodes | listeners | bridge RSS MiB | bridge heap MiB | frames | actions |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
