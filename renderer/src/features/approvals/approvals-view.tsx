@@ -14,7 +14,7 @@ import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import { hasMessage } from '../../../../main/contract/i18n';
-import { useT, type I18n } from '../../i18n/i18n-context';
+import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 
 function riskTone(risk: string): Tone {
@@ -91,6 +91,11 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
         {approval.reasons.length > 0 ? (
           <>
             <h4>{t('approvals.why')}</h4>
+            {approval.risk_classes && approval.risk_classes.length > 0 ? (
+              <p className="small" data-testid={`approval-classes-${id}`}>
+                {t('approvals.classes')}: {approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · ')}
+              </p>
+            ) : null}
             <ul className="reasons" data-testid={`approval-reasons-${id}`}>
               {approval.reasons.map((reason, i) => (
                 <li key={`${i}-${reason}`}>{reason}</li>

@@ -11,7 +11,7 @@ import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import type { MessageKey } from '../../../../main/contract/i18n';
-import { useT } from '../../i18n/i18n-context';
+import { known, useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
@@ -56,7 +56,7 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLan
           </p>
         ) : device.reason ? (
           <p className={device.reason_code ? 'hint hint-warn' : 'hint'} data-testid={`device-hint-${id}`}>
-            {device.reason}
+            {device.reason_code ? known(t, `devices.reason.${device.reason_code}`, device.reason) : device.reason}
           </p>
         ) : null}
         <p className="muted small" data-testid={`device-summary-${id}`}>
