@@ -60,6 +60,8 @@ export class DisplayTracker {
     let shell = this.shells.get(base);
     if (!shell) {
       const aimed = shellOnDisplay(base, (options) => this.target(deviceId, base, options), sdk);
+      // Raw service streams (the fast lane's helper) pass through untouched.
+      const openStream = base.openStream?.bind(base);
       shell = {
         run: async (argv, options) => {
           const out = await aimed.run(argv, options);
@@ -80,6 +82,7 @@ export class DisplayTracker {
         push: (data, remotePath, options) => aimed.push(data, remotePath, options),
         pull: (remotePath, options) => aimed.pull(remotePath, options),
         shellProtocol: () => base.shellProtocol?.() ?? null,
+        ...(openStream ? { openStream } : {}),
       };
       this.shells.set(base, shell);
     }
