@@ -109,6 +109,9 @@ describe('dumpsys display: the display in use', () => {
     const asleep = pickDisplay(parseDumpsysDisplay(TWO_LOGICAL.replace('state ON, type', 'state OFF, type')));
     assert.equal(asleep?.display.id, 0);
     assert.deepEqual(aimAtDisplay(['input', 'tap', '1', '1'], asleep, 28), ['input', 'tap', '1', '1']);
+    assert.deepEqual(aimAtDisplay(['screencap', '-p'], asleep, 28), ['screencap', '-p']);
+    assert.deepEqual(aimAtDisplay(['screenrecord', '/sdcard/a.mp4'], asleep, 28), ['screenrecord', '/sdcard/a.mp4']);
+    assert.deepEqual(aimAtDisplay(['screencap', '-p'], asleep, 29), ['screencap', '-d', '4630946317637160339', '-p']);
     assert.deepEqual(aimAtDisplay(['screencap', '-d', '42'], asleep, 34), ['screencap', '-d', '42']);
     assert.equal(pickDisplay(parseDumpsysDisplay('Can\'t find service: display\n')), null);
     assert.deepEqual(aimAtDisplay(['input', 'tap', '1', '1'], null, 34), ['input', 'tap', '1', '1']);

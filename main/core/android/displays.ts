@@ -115,17 +115,19 @@ export async function readDisplayTarget(shell: DeviceShell, options?: OperationO
 /**
  * `argv` aimed at the target: `screencap -d <physical id>` and `screenrecord --display-id
  * <physical id>` when the phone has several physical displays, `input -d <display id>` when it
- * has several displays of any kind (Android 10+,
- * where `input` takes -d). Anything else, or a command that already names a display, is
- * returned unchanged.
+ * has several displays of any kind — Android 10+ only (before, `input` had no -d and
+ * screencap's -d meant something else). Anything else, or a command that already names a
+ * display, is returned unchanged.
  */
 export function aimAtDisplay(argv: readonly string[], target: DisplayTarget | null, sdk: number | null): readonly string[] {
   if (!target || !isMultiDisplay(target)) return argv;
+  // Android 9 and older: `input` has no -d, screencap's -d is a small display number, screenrecord has no --display-id.
+  if (sdk !== null && sdk < 29) return argv;
   if (argv.includes('-d')) return argv;
   if (argv[0] === 'screencap' && target.physicalCount > 1 && target.display.physicalId) return ['screencap', '-d', target.display.physicalId, ...argv.slice(1)];
   // screenrecord (Android 10+) records "the primary display" unless told: on a folded foldable, the inner panel.
   if (argv[0] === 'screenrecord' && !argv.includes('--display-id') && target.physicalCount > 1 && target.display.physicalId) return ['screenrecord', '--display-id', target.display.physicalId, ...argv.slice(1)];
-  if (argv[0] === 'input' && (sdk === null || sdk >= 29)) return ['input', '-d', String(target.display.id), ...argv.slice(1)];
+  if (argv[0] === 'input') return ['input', '-d', String(target.display.id), ...argv.slice(1)];
   return argv;
 }
 
