@@ -15,7 +15,7 @@
  * Sources: main/sim/QUIRKS.md ("Android 8–9 and 13+").
  */
 import type { PhoneContext } from './command-types';
-import { objectId } from './dumpsys';
+import { objectId } from './object-id';
 
 export interface FocusTokens {
   /** `Window{hash u0 pkg/activity}` */
