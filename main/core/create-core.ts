@@ -269,7 +269,11 @@ export function createCore(input: CoreOptionsInput): Core {
   const phoneCheck = new PhoneCheck({
     registry,
     shellFor: (device) => tools.shellFor(device),
-    observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-check', run),
+    // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
+    observe: async (deviceId, run) => {
+      await helpers.stopPhone(deviceId, null);
+      return tools.queue.submit(deviceId, 'observation', 'phone-check', run);
+    },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
     onResult: (check) => {

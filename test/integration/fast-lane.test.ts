@@ -197,6 +197,27 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     }
   });
 
+  test('a password field is typed the stock way; the field next to it through the helper', async () => {
+    const policy = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { password_field: 'allow' } });
+    assert.equal(policy.status, 200, JSON.stringify(policy.body));
+    try {
+      result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
+      const user = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: 'alice' }, callId('user')));
+      assert.equal(user.lane, 'helper');
+      const from = phone.argvLog.length;
+      const secret = 'Sesame-4242';
+      const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, text: secret }, callId('password')));
+      assert.equal(typed.lane, 'adb');
+      assert.equal(phone.typedText('password'), secret);
+      assert.equal(phone.typedText('username'), 'alice');
+      const sent = phone.argvLog.slice(from);
+      assert.ok(sent.some((a) => a[0] === 'input' && a[1] === 'text'), JSON.stringify(sent));
+      assert.ok(!sent.some((a) => a[0] === 'helper' && a[2] === '/keys'), 'the helper never saw the password');
+    } finally {
+      await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: {} });
+    }
+  });
+
   test('remove stops the helper and uninstalls both APKs', async () => {
     const from = phone.argvLog.length;
     const removed = await setHelper(rig, 'remove');

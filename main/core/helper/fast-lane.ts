@@ -276,10 +276,13 @@ class CallLanes implements ToolLanes {
   /**
    * Types through the helper's `keys` (any Unicode, no ADB Keyboard needed), appending to the
    * focused field; line breaks and tabs as key presses. When a step provably did nothing, the
-   * rest of the text (never what was already typed) goes the stock way.
+   * rest of the text (never what was already typed) goes the stock way. A password field goes
+   * the stock way from the start (text-input.ts): the helper appends after reading the field's
+   * text, and Android masks a password field's text.
    */
-  async typeText(text: string, options: TypeTextOptions): Promise<{ lane: Lane; method: string }> {
-    const session = await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
+  async typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }> {
+    // The helper appends by reading the field's text first, which a password field masks: stock way.
+    const session = options.password ? null : await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
     if (session) {
       const steps = planHelperTyping(text);
       let done = 0;

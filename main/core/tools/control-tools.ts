@@ -134,8 +134,11 @@ const typeTextTool = defineTool({
   run: async (ctx, args) => {
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
     let currentLength: number | undefined;
+    // A password field (as the last tree shows the focused one) is typed the stock way.
+    let password = ctx.lastTree()?.nodes.some((n) => n.focused && n.password) ?? false;
     if (args.element) {
       const element = await resolveElement(ctx, args.element);
+      password = element.password;
       if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
       else await tap(ctx.shell, element.center[0], element.center[1], opts);
       currentLength = element.password ? undefined : element.text.length;
@@ -143,7 +146,7 @@ const typeTextTool = defineTool({
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
     const typeOptions = { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() };
     // The helper types any Unicode without ADB Keyboard; the stock lane needs it for non-ASCII.
-    const typed = ctx.lanes ? await ctx.lanes.typeText(args.text, typeOptions) : { ...(await typeText(ctx.shell, args.text, typeOptions)), lane: 'adb' };
+    const typed = ctx.lanes ? await ctx.lanes.typeText(args.text, { ...typeOptions, password }) : { ...(await typeText(ctx.shell, args.text, typeOptions)), lane: 'adb' };
     if (args.submit) {
       if (ctx.lanes) await ctx.lanes.pressKey('enter', opts);
       else await pressKey(ctx.shell, 'enter', opts);

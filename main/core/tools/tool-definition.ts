@@ -60,7 +60,8 @@ export interface ToolLanes {
   longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane>;
   swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
   pressKey(name: string, options?: PressKeyOptions): Promise<Lane>;
-  typeText(text: string, options: TypeTextOptions): Promise<{ lane: Lane; method: string }>;
+  /** `password`: the focused field is a password field; its text goes the stock way (text-input.ts). */
+  typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }>;
   /** Whether the helper runs now (its tree reads cost the phone nothing). */
   helperRunning(): boolean;
 }
