@@ -52,6 +52,14 @@ export interface AdminPhoneCheckItem {
   detail: string;
   /** What the person does about a problem, in words; null when there is nothing to do. */
   fix: string | null;
+  /**
+   * `detail` and `fix` as keys of the UI's catalogue (main/contract/i18n, area phone-check)
+   * with their parameters, so the UI writes them in its language; `detail`/`fix` are their
+   * English text. Absent when the words come from elsewhere (a phone problem's own fix).
+   */
+  detail_key?: string;
+  detail_params?: Record<string, string | number>;
+  fix_key?: string;
 }
 
 /** `GET /admin/api/devices/:device_id/check` and `devices[].check` in the admin state. */

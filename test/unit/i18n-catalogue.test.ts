@@ -19,6 +19,7 @@ import {
   type MessageKey,
 } from '../../main/contract/i18n';
 import { ERROR_CODES } from '../../main/core/errors';
+import { UNAUTHORIZED_FIX, USB_PERMISSION_FIX } from '../../main/core/devices/adb-state-reason';
 
 const areas = Object.entries(catalogue) as Array<[string, { en: Record<string, string>; 'zh-CN': Record<string, string> }]>;
 const CJK = /[\u4e00-\u9fff]/;
@@ -138,5 +139,18 @@ void describe('formatters follow the language', () => {
     assert.equal(zh.clock(now - 1000, now).length, 8);
     assert.match(zh.dateTime(may1), /^2024年5月1日/);
     assert.match(en.dateTime(may1), /May 1, 2024/);
+  });
+});
+
+void describe('the phone check speaks the catalogue', () => {
+  void test('the fixes the bridge also tells agents are the catalogue’s English words', () => {
+    assert.equal(translate('en', 'phone-check.fix.unauthorized'), UNAUTHORIZED_FIX);
+    assert.equal(translate('en', 'phone-check.fix.usbPermission'), USB_PERMISSION_FIX);
+  });
+
+  void test('a row in Chinese: the same key and parameters, other words', () => {
+    const key = 'phone-check.detail.displayOnly';
+    assert.equal(translate('en', key, { width: 1080, height: 2400 }), 'display 0 (default), 1080×2400, the only display');
+    assert.equal(translate('zh-CN', key, { width: 1080, height: 2400 }), '显示屏 0（默认），1080×2400，唯一的显示屏');
   });
 });

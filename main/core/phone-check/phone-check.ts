@@ -8,7 +8,7 @@
 import type { AdminPhoneCheck, AdminPhoneCheckItem, PhoneCheckId } from '../../contract/admin-api';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
-import { reasonForAdbState, UNAUTHORIZED_FIX, USB_PERMISSION_FIX } from '../devices/adb-state-reason';
+import { reasonForAdbState } from '../devices/adb-state-reason';
 import { parseDfAvailableKib, parseKeyguard, parseWakefulness } from '../android/screen-state';
 import { parseWmSize } from '../android/device-info';
 import { isMultiDisplay, parseDumpsysDisplay, pickDisplay, type DisplayTarget } from '../android/displays';
@@ -16,16 +16,17 @@ import { dumpUiXml } from '../android/ui-tree';
 import { ADB_KEYBOARD_IME } from '../android/text-input';
 import { isBridgeError } from '../errors';
 import { parseSystemDialog } from '../android/system-dialogs';
+import { translate, type MessageKey, type MessageParams } from '../../contract/i18n';
 
 /** Android versions the bridge is tested against (API 26–35). */
 export const SUPPORTED_SDK = { min: 26, max: 35 } as const;
 /** Below this, installs and screenshots start to fail. */
 export const LOW_STORAGE_KIB = 500 * 1024;
 
-export const SCREEN_OFF_FIX = 'Wake the screen: press the power button, or let the agent press the wakeup key (android_press_key wakeup)';
-export const LOCKED_FIX = 'Unlock the phone; the bridge never types a PIN, pattern or password';
-export const ADB_KEYBOARD_FIX =
-  'Install ADB Keyboard (https://github.com/senzhk/ADBKeyBoard) and enable it (adb shell ime enable com.android.adbkeyboard/.AdbIME) to type text beyond plain ASCII';
+// The fixes in English (errors and notes to the agent); the UI shows them in its language.
+export const SCREEN_OFF_FIX = translate('en', 'phone-check.fix.screenOff');
+export const LOCKED_FIX = translate('en', 'phone-check.fix.locked');
+export const ADB_KEYBOARD_FIX = translate('en', 'phone-check.fix.adbKeyboard');
 
 /** What the check needs; createCore passes the pieces in. */
 export interface PhoneCheckDeps {
@@ -49,7 +50,23 @@ export interface PhoneCheckDeps {
 }
 
 type Item = AdminPhoneCheckItem;
-const item = (id: PhoneCheckId, status: Item['status'], detail: string, fix: string | null = null): Item => ({ id, status, detail, fix });
+
+/** Words from the catalogue (area phone-check): English here, the UI's language on screen. */
+interface Words {
+  key: MessageKey;
+  params: Record<string, string | number>;
+}
+const w = (key: MessageKey, params: MessageParams = {}): Words => ({ key, params: { ...params } });
+
+const item = (id: PhoneCheckId, status: Item['status'], detail: Words, fix: Words | string | null = null): Item => ({
+  id,
+  status,
+  detail: translate('en', detail.key, detail.params),
+  fix: fix === null || typeof fix === 'string' ? fix : translate('en', fix.key, fix.params),
+  detail_key: detail.key,
+  ...(Object.keys(detail.params).length > 0 ? { detail_params: detail.params } : {}),
+  ...(fix !== null && typeof fix !== 'string' ? { fix_key: fix.key } : {}),
+});
 
 export class PhoneCheck {
   private readonly results = new Map<string, AdminPhoneCheck>();
@@ -130,8 +147,8 @@ export class PhoneCheck {
       .catch((error: unknown) => error);
 
     return [
-      item('authorized', 'ok', 'adb lists the phone as ready'),
-      item('usb_permission', 'ok', device.transport === 'usb' ? 'adb can open the phone over USB' : 'connected over the network (no USB permission needed)'),
+      item('authorized', 'ok', w('phone-check.detail.authorizedReady')),
+      item('usb_permission', 'ok', w(device.transport === 'usb' ? 'phone-check.detail.usbOk' : 'phone-check.detail.overNetwork')),
       screenAwake(power),
       unlocked(window),
       this.inputAccepted(device.deviceId),
@@ -147,72 +164,71 @@ export class PhoneCheck {
 
   private inputAccepted(deviceId: string): Item {
     const refusal = this.deps.inputRefusal?.(deviceId) ?? null;
-    if (refusal) return item('input_accepted', 'problem', `a tap or key was refused: ${refusal.message.slice(0, 160)}`, 'Turn on "USB debugging (Security settings)" in Developer options (Xiaomi, Redmi, POCO), then check again');
-    return item('input_accepted', 'unknown', 'no control call has been refused; the check never injects input to find out');
+    if (refusal) return item('input_accepted', 'problem', w('phone-check.detail.inputRefused', { message: refusal.message.slice(0, 160) }), w('phone-check.fix.inputBlocked'));
+    return item('input_accepted', 'unknown', w('phone-check.detail.inputNone'));
   }
 }
 
 function checkUnreachable(device: DeviceRecord): Item[] {
   const why = reasonForAdbState(device.rawState);
   const rest = (['screen_awake', 'unlocked', 'input_accepted', 'ui_tree_readable', 'display', 'unicode_typing', 'free_storage'] as const).map((id) =>
-    item(id, 'unknown', 'not checked: adb cannot reach the phone'),
+    item(id, 'unknown', w('phone-check.detail.unreachable')),
   );
   return [
-    why?.code === 'device_unauthorized' ? item('authorized', 'problem', 'adb lists the phone as unauthorized', UNAUTHORIZED_FIX) : item('authorized', 'unknown', `adb lists the phone as ${device.rawState.slice(0, 80)}`),
+    why?.code === 'device_unauthorized'
+      ? item('authorized', 'problem', w('phone-check.detail.adbUnauthorized'), w('phone-check.fix.unauthorized'))
+      : item('authorized', 'unknown', w('phone-check.detail.adbState', { state: device.rawState.slice(0, 80) })),
     why?.code === 'usb_permission'
-      ? item('usb_permission', 'problem', `adb lists the phone as "${device.rawState.slice(0, 160)}"`, USB_PERMISSION_FIX)
-      : item('usb_permission', device.transport === 'usb' ? 'unknown' : 'ok', device.transport === 'usb' ? 'adb has not said' : 'connected over the network (no USB permission needed)'),
+      ? item('usb_permission', 'problem', w('phone-check.detail.adbStateQuoted', { state: device.rawState.slice(0, 160) }), w('phone-check.fix.usbPermission'))
+      : item('usb_permission', device.transport === 'usb' ? 'unknown' : 'ok', w(device.transport === 'usb' ? 'phone-check.detail.adbNotSaid' : 'phone-check.detail.overNetwork')),
     ...rest,
     androidVersion(device),
-    item('shell_protocol', 'unknown', 'not checked: adb cannot reach the phone'),
-    item('system_dialog', 'unknown', 'not checked: adb cannot reach the phone'),
+    item('shell_protocol', 'unknown', w('phone-check.detail.unreachable')),
+    item('system_dialog', 'unknown', w('phone-check.detail.unreachable')),
   ];
 }
 
 /** The dump's failure (null: it worked); a phone problem (android/phone-fixes.ts) brings its own fix. */
 function uiTreeReadable(failure: unknown): Item {
-  if (failure === null) return item('ui_tree_readable', 'ok', 'uiautomator dumped the screen');
+  if (failure === null) return item('ui_tree_readable', 'ok', w('phone-check.detail.dumpOk'));
   // The phone or the ADB server went away during the check: that says nothing about the screen.
   if (isBridgeError(failure) && ['adb_unavailable', 'device_offline', 'device_unauthorized', 'canceled'].includes(failure.code)) {
-    return item('ui_tree_readable', 'unknown', 'the phone went away during the check');
+    return item('ui_tree_readable', 'unknown', w('phone-check.detail.wentAway'));
   }
-  const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : 'close animations or videos on the screen and check again; if it persists, restart the phone';
+  const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : w('phone-check.fix.dumpDefault');
   const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
-  return item('ui_tree_readable', 'problem', `uiautomator could not dump the screen: ${message.slice(0, 160)}`, fix);
+  return item('ui_tree_readable', 'problem', w('phone-check.detail.dumpFailed', { message: message.slice(0, 160) }), fix);
 }
 
 /** How the phone's adbd runs commands; both work (README "Phone check"). */
 function shellProtocol(protocol: 'v2' | 'legacy' | null): Item {
-  if (protocol === null) return item('shell_protocol', 'unknown', 'no command has run yet');
-  if (protocol === 'v2') return item('shell_protocol', 'ok', 'adb shell protocol v2: exit status and errors come back with each command');
-  return item('shell_protocol', 'ok', 'this phone’s adbd has no shell protocol v2 (Android before 7, or a vendor adbd): the bridge reads each command’s exit status from a marker it appends; everything works, each command prints a few bytes more');
+  if (protocol === null) return item('shell_protocol', 'unknown', w('phone-check.detail.shellNone'));
+  if (protocol === 'v2') return item('shell_protocol', 'ok', w('phone-check.detail.shellV2'));
+  return item('shell_protocol', 'ok', w('phone-check.detail.shellLegacy'));
 }
 
 /** A permission prompt or "App isn't responding" over the app (QUIRKS.md): the person answers it. */
 function systemDialog(window: string | null): Item {
-  if (window === null) return item('system_dialog', 'unknown', 'dumpsys window did not answer');
+  if (window === null) return item('system_dialog', 'unknown', w('phone-check.detail.windowNoAnswer'));
   const dialog = parseSystemDialog(window);
-  if (dialog === null) return item('system_dialog', 'ok', 'no system dialog over the app');
-  const fix =
-    dialog.kind === 'permission_prompt'
-      ? 'Answer the permission prompt on the phone (While using the app, Only this time or Don’t allow), or let the agent answer it with your approval'
-      : 'On the phone, tap Close app or Wait; if the app keeps not responding, close it and start it again';
-  return item('system_dialog', 'problem', `a system dialog is over the app: ${dialog.description}`, fix);
+  if (dialog === null) return item('system_dialog', 'ok', w('phone-check.detail.noDialog'));
+  const fix = w(dialog.kind === 'permission_prompt' ? 'phone-check.fix.permissionPrompt' : 'phone-check.fix.anr');
+  return item('system_dialog', 'problem', w('phone-check.detail.dialog', { description: dialog.description }), fix);
 }
 
 function screenAwake(power: string | null): Item {
   const wake = power === null ? null : parseWakefulness(power);
-  if (wake === null) return item('screen_awake', 'unknown', 'dumpsys power did not say');
-  if (wake === 'Awake') return item('screen_awake', 'ok', 'the screen is on (mWakefulness=Awake)');
-  return item('screen_awake', 'problem', `the screen is off (mWakefulness=${wake})`, SCREEN_OFF_FIX);
+  if (wake === null) return item('screen_awake', 'unknown', w('phone-check.detail.powerNotSaid'));
+  if (wake === 'Awake') return item('screen_awake', 'ok', w('phone-check.detail.screenOn'));
+  return item('screen_awake', 'problem', w('phone-check.detail.screenOff', { wake }), w('phone-check.fix.screenOff'));
 }
 
 function unlocked(window: string | null): Item {
   const keyguard = window === null ? null : parseKeyguard(window);
-  if (keyguard === null) return item('unlocked', 'unknown', 'dumpsys window did not say');
-  if (!keyguard.showing) return item('unlocked', 'ok', 'no lock screen');
-  const kind = keyguard.secure === true ? 'a lock screen that asks for a PIN, pattern or password' : keyguard.secure === false ? 'a lock screen without a secret (swipe)' : 'a lock screen';
-  return item('unlocked', 'problem', `the phone shows ${kind}`, LOCKED_FIX);
+  if (keyguard === null) return item('unlocked', 'unknown', w('phone-check.detail.windowNotSaid'));
+  if (!keyguard.showing) return item('unlocked', 'ok', w('phone-check.detail.noLock'));
+  const kind = keyguard.secure === true ? 'phone-check.detail.lockSecure' : keyguard.secure === false ? 'phone-check.detail.lockSwipe' : 'phone-check.detail.lockAny';
+  return item('unlocked', 'problem', w(kind), w('phone-check.fix.locked'));
 }
 
 function display(size: string | null, displays: DisplayTarget | null): Item {
@@ -220,32 +236,32 @@ function display(size: string | null, displays: DisplayTarget | null): Item {
     // A foldable's two panels, or a second (cast) display: which one the bridge acts on.
     const d = displays.display;
     const count = Math.max(displays.logicalCount, displays.physicalCount);
-    const panel = d.physicalId ? `, panel ${d.physicalId}` : '';
-    return item('display', 'ok', `display ${d.id} "${d.name}" (${d.width}×${d.height}${panel}) is in use, of ${count} displays; screenshots and taps go to it`);
+    const shown = { id: d.id, name: d.name, width: d.width, height: d.height, count };
+    return item('display', 'ok', d.physicalId ? w('phone-check.detail.displayMultiPanel', { ...shown, panel: d.physicalId }) : w('phone-check.detail.displayMulti', shown));
   }
   const parsed = size === null ? null : parseWmSize(size);
-  if (parsed === null) return item('display', 'unknown', 'wm size did not say');
-  return item('display', 'ok', `display 0 (default), ${parsed.width}×${parsed.height}${displays ? ', the only display' : ''}`);
+  if (parsed === null) return item('display', 'unknown', w('phone-check.detail.sizeNotSaid'));
+  return item('display', 'ok', w(displays ? 'phone-check.detail.displayOnly' : 'phone-check.detail.displayDefault', { width: parsed.width, height: parsed.height }));
 }
 
 function unicodeTyping(imes: string | null): Item {
-  if (imes === null) return item('unicode_typing', 'unknown', 'ime list did not answer');
-  if (imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME)) return item('unicode_typing', 'ok', 'ADB Keyboard is enabled: any text can be typed');
-  return item('unicode_typing', 'problem', 'ADB Keyboard is not enabled: only plain ASCII text can be typed', ADB_KEYBOARD_FIX);
+  if (imes === null) return item('unicode_typing', 'unknown', w('phone-check.detail.imeNoAnswer'));
+  if (imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME)) return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
+  return item('unicode_typing', 'problem', w('phone-check.detail.adbKeyboardOff'), w('phone-check.fix.adbKeyboard'));
 }
 
 function freeStorage(df: string | null): Item {
   const kib = df === null ? null : parseDfAvailableKib(df);
-  if (kib === null) return item('free_storage', 'unknown', 'df /data did not say');
+  if (kib === null) return item('free_storage', 'unknown', w('phone-check.detail.dfNotSaid'));
   const text = kib >= 1024 * 1024 ? `${(kib / 1024 / 1024).toFixed(1)} GiB` : `${Math.round(kib / 1024)} MiB`;
-  if (kib < LOW_STORAGE_KIB) return item('free_storage', 'problem', `${text} free on /data`, 'Free space on the phone (delete apps, photos or downloads): installs and screenshots need room');
-  return item('free_storage', 'ok', `${text} free on /data`);
+  if (kib < LOW_STORAGE_KIB) return item('free_storage', 'problem', w('phone-check.detail.freeSpace', { size: text }), w('phone-check.fix.freeSpace'));
+  return item('free_storage', 'ok', w('phone-check.detail.freeSpace', { size: text }));
 }
 
 function androidVersion(device: DeviceRecord): Item {
-  if (device.sdk === null) return item('android_version', 'unknown', 'not read yet');
+  if (device.sdk === null) return item('android_version', 'unknown', w('phone-check.detail.notRead'));
   const name = `Android ${device.androidVersion ?? '?'} (API ${device.sdk})`;
-  if (device.sdk < SUPPORTED_SDK.min) return item('android_version', 'problem', `${name} is older than Android 8`, 'Use a phone with Android 8 or newer');
-  if (device.sdk > SUPPORTED_SDK.max) return item('android_version', 'unknown', `${name} is newer than the bridge was tested with (up to Android 15)`);
-  return item('android_version', 'ok', `${name} is supported`);
+  if (device.sdk < SUPPORTED_SDK.min) return item('android_version', 'problem', w('phone-check.detail.androidOld', { name }), w('phone-check.fix.androidOld'));
+  if (device.sdk > SUPPORTED_SDK.max) return item('android_version', 'unknown', w('phone-check.detail.androidNew', { name }));
+  return item('android_version', 'ok', w('phone-check.detail.androidOk', { name }));
 }

@@ -7,7 +7,7 @@ import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
-import type { MessageKey } from '../../../../main/contract/i18n';
+import { hasMessage, type MessageKey, type MessageParams, type Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
 
 const LABEL: Record<PhoneCheckId, MessageKey> = {
@@ -67,10 +67,10 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
                 <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
                   {MARK[c.status]}
                 </span>{' '}
-                <strong>{t(LABEL[c.id])}</strong>: <span className="phone-check-detail">{c.detail}</span>
+                <strong>{t(LABEL[c.id])}</strong>: <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
                 {c.status === 'problem' && c.fix ? (
                   <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
-                    {t('phone-check.fix', { fix: c.fix })}
+                    {t('phone-check.fix', { fix: words(t, c.fix_key, undefined, c.fix) })}
                   </p>
                 ) : null}
               </li>
@@ -80,6 +80,11 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
       <ErrorText error={again.error} testId={`phone-check-error-${deviceId}`} />
     </section>
   );
+}
+
+/** A row's words in the UI's language when the bridge sent their catalogue key, else the bridge's English. */
+function words(t: Translate, key: string | undefined, params: MessageParams | undefined, english: string): string {
+  return key !== undefined && hasMessage(key) ? t(key, params) : english;
 }
 
 /** Problems first, then what could not be told, then what is fine. */
