@@ -202,6 +202,9 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.equal(policy.status, 200, JSON.stringify(policy.body));
     try {
       result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
+      await waitUntil(() => phone.foregroundPackage() === 'com.example.login', 5_000, 'login in front');
+      // A tree read mid-launch may have been judged stale (the helper then pauses for pauseMs).
+      for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig)) await new Promise((r) => setImmediate(r));
       const user = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: 'alice' }, callId('user')));
       assert.equal(user.lane, 'helper');
       const from = phone.argvLog.length;
@@ -234,6 +237,31 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   });
 });
 
+describe('fast lane: the lab-wide default', () => {
+  test('default on: the first call installs it in the background (that call goes stock), later calls use it', async () => {
+    const bound = await startBoundRig();
+    try {
+      const put = await bound.rig.bridge.admin('PUT', '/admin/api/fast-lane', { default: 'on' });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      assert.equal(put.body.default, 'on');
+      const bad = await bound.rig.bridge.admin('PUT', '/admin/api/fast-lane', { default: 'always' });
+      assert.equal(bad.status, 400);
+      assert.equal((await helperOf(bound.rig)).enabled, true);
+      assert.equal((await helperOf(bound.rig)).chosen, false);
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
+      await waitForHelper(bound.rig, 'stopped');
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
+      // Turned off on this phone's card: the phone's own choice wins over the default.
+      await setHelper(bound.rig, 'disable');
+      const off = await helperOf(bound.rig);
+      assert.deepEqual([off.enabled, off.chosen, off.state], [false, true, 'stopped']);
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
+    } finally {
+      await bound.stop();
+    }
+  });
+});
+
 describe('fast lane: idle stop and bridge shutdown', () => {
   test('the helper stops after the idle time, and when the bridge stops; the stock dump works again each time', async () => {
     const bound = await startBoundRig({ fastLane: { idleStopMs: 300 } });
@@ -241,8 +269,10 @@ describe('fast lane: idle stop and bridge shutdown', () => {
       const phone = bound.rig.phones[0]!;
       await setHelper(bound.rig, 'enable');
       await waitForHelper(bound.rig, 'stopped');
+      const before = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       await waitForHelper(bound.rig, 'stopped');
+      await waitUntil(() => phone.argvLog.slice(before).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop after the idle time');
       assert.equal(await stockDumpWorks(phone), true);
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', 'started again on demand');
       const from = phone.argvLog.length;
