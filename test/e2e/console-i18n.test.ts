@@ -66,7 +66,7 @@ const mainText = (page: Page): Promise<string> => page.locator('main').innerText
 const ownWords = (page: Page): Promise<string> =>
   page.locator('main').evaluate((main) => {
     const copy = main.cloneNode(true) as HTMLElement;
-    const bridgeWords = '.error-detail, .error-text, .phone-check-detail, [data-testid^="phone-check-fix-"], [data-testid^="lan-discovered-note-"], [data-testid^="adb-down-"]';
+    const bridgeWords = '.error-detail, .error-text, [data-testid^="lan-discovered-note-"], [data-testid^="adb-down-"]';
     copy.querySelectorAll(`code, .mono, pre, ${bridgeWords}`).forEach((el) => el.remove());
     return copy.textContent ?? '';
   });
@@ -179,8 +179,11 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     assert.match(await mainText(zh), /按地址添加/);
     assert.deepEqual(englishWords(await ownWords(zh), []), [], 'no English left on the LAN screen');
     await go(zh, 'devices');
-    // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard.
-    assert.deepEqual(englishWords(await ownWords(zh), ['Pixel', 'Google', 'appium', 'uiautomator2', 'server', 'Apache', 'APK', 'Keyboard']), [], 'no English left on the Devices screen');
+    // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard,
+    // and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
+    const names = ['Pixel', 'Google', 'appium', 'uiautomator2', 'server', 'Apache', 'APK', 'Keyboard', 'uiautomator', 'mWakefulness', 'Awake', 'data', 'adb', 'shell'];
+    assert.deepEqual(englishWords(await ownWords(zh), names), [], 'no English left on the Devices screen, phone check included');
+    assert.match(await zh.getByTestId(`phone-check-${phone}`).innerText(), /屏幕已亮起/);
   });
 
   test('a pairing request, the binding and its lease', async () => {

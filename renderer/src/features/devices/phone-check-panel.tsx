@@ -67,7 +67,9 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
                 <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
                   {MARK[c.status]}
                 </span>{' '}
-                <strong>{t(LABEL[c.id])}</strong>: <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
+                <strong>{t(LABEL[c.id])}</strong>
+                {t('phone-check.separator')}
+                <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
                 {c.status === 'problem' && c.fix ? (
                   <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
                     {t('phone-check.fix', { fix: words(t, c.fix_key, undefined, c.fix) })}
