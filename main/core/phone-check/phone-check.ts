@@ -195,6 +195,12 @@ function uiTreeReadable(failure: unknown): Item {
   if (isBridgeError(failure) && ['adb_unavailable', 'device_offline', 'device_unauthorized', 'canceled'].includes(failure.code)) {
     return item('ui_tree_readable', 'unknown', w('phone-check.detail.wentAway'));
   }
+  // No answer in time, or a failure that is not the phone saying it cannot read its screen
+  // (screen_unreadable): the check cannot tell, so it marks nothing (bindings/tool-marks.ts).
+  if (!isBridgeError(failure) || failure.code !== 'screen_unreadable') {
+    const said = failure instanceof Error ? failure.message : 'the dump failed';
+    return item('ui_tree_readable', 'unknown', w('phone-check.detail.dumpFailed', { message: said.slice(0, 160) }));
+  }
   const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : w('phone-check.fix.dumpDefault');
   const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
   return item('ui_tree_readable', 'problem', w('phone-check.detail.dumpFailed', { message: message.slice(0, 160) }), fix);
