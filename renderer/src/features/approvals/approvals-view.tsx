@@ -93,7 +93,7 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             <h4>{t('approvals.why')}</h4>
             {approval.risk_classes && approval.risk_classes.length > 0 ? (
               <p className="small" data-testid={`approval-classes-${id}`}>
-                {t('approvals.classes')}: {approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · ')}
+                {t('approvals.classes', { classes: approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · ') })}
               </p>
             ) : null}
             <ul className="reasons" data-testid={`approval-reasons-${id}`}>
