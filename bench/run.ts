@@ -309,7 +309,7 @@ async function main(): Promise<void> {
       report.add(`**${profile} phone**\n\n${latencyTable(rows)}`);
     }
     report.add(
-      'By default the safety gate reads the screen before every control action (`dumpsys window windows` and a `uiautomator dump`, ' +
+      'By default the safety gate reads the screen before every control action (`dumpsys window displays` and `windows` at once, and a `uiautomator dump`, ' +
         'to classify what the tap touches), so a default tap costs a UI dump on top of `input tap`; "screen checks off" is the same tap ' +
         'with every screen-based risk class set to allow (PUT /admin/api/policies), i.e. transport, queue and journal only. ' +
         'Device status, UI tree and screenshot are observation tools and are not probed. ' +
