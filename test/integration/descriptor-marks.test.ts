@@ -69,7 +69,18 @@ describe('Descriptor marks for tools the phone refuses', () => {
     assert.equal(tool(degraded, 'android_screenshot').status, 'available');
     assert.equal(tool(degraded, 'android_launch_app').status, 'available');
 
-    // The person turns the setting on; the next tap works and the marks go.
+    // The person turns the setting on and presses Check again: the tools are offered again.
+    phone.setQuirks([]);
+    from = client.received.length;
+    await bound!.rig.bridge.admin('GET', `/admin/api/devices/${bound!.rig.device(0).deviceId}/check`);
+    const offered = await pushedWhere((d) => d.connection.status === 'connected', from);
+    assert.equal(tool(offered, 'android_tap').status, 'available');
+
+    // Refused again, then a tap works (an agent that called it anyway): the marks go too.
+    phone.setQuirks(['inject-events-denied']);
+    from = client.received.length;
+    assert.equal((await invoke(client, channel, 'android_tap', { x: 500, y: 900 })).error?.code, 'input_blocked');
+    await pushedWhere((d) => d.connection.status === 'degraded', from);
     phone.setQuirks([]);
     from = client.received.length;
     assert.equal((await invoke(client, channel, 'android_tap', { x: 500, y: 900 })).error, undefined);

@@ -10,6 +10,10 @@
  *     and android_wait_for `unavailable` until a UI tree is read again;
  *   - no Unicode keyboard (ADB Keyboard not enabled) → android_type_text stays `available`
  *     with a reason: plain ASCII only.
+ * A refusal mark also goes when the phone check runs after it ("Check again" on the card, or
+ * the phone coming back): the check cannot inject input or install to find out, so a person
+ * who changed the setting and checks again lets the agent try again. The tools taken away are
+ * not offered to the agent (spec §9), so a working call alone could never clear them.
  * Only the spec's own fields are used (status, target_permission_state, reason: schema
  * xagent.connection.v2 `tool`); a Descriptor with a tool that is not available says
  * `degraded` ("bound with some capabilities degraded", spec §9) instead of `connected`.
@@ -32,9 +36,9 @@ export interface MarkFacts {
   /** The latest phone check, or null before the first. */
   check: AdminPhoneCheck | null;
   /** The last input refused with input_blocked since input last worked, or null. */
-  inputRefusal: { message: string } | null;
+  inputRefusal: { at: number; message: string } | null;
   /** The last install refused with install_blocked since installs last worked, or null. */
-  installRefusal: { message: string } | null;
+  installRefusal: { at: number; message: string } | null;
   /** When a UI tree was last read by a tool call (ms), or null. */
   treeReadAt: number | null;
 }
@@ -51,6 +55,9 @@ function fixOf(message: string | null, fallback: string): string {
 /** The marks for one phone; empty when every tool can work. */
 export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   const marks = new Map<string, ToolMark>();
+  const checkedSince = (refusal: { at: number } | null): boolean => refusal !== null && facts.check !== null && facts.check.checked_at > refusal.at;
+  const inputRefusal = checkedSince(facts.inputRefusal) ? null : facts.inputRefusal;
+  const installRefusal = checkedSince(facts.installRefusal) ? null : facts.installRefusal;
   const row = (id: string): AdminPhoneCheck['checks'][number] | undefined => facts.check?.checks.find((c) => c.id === id);
 
   const unicode = row('unicode_typing');
@@ -58,8 +65,8 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
     marks.set('android_type_text', { status: 'available', targetPermissionState: 'granted', reason: `plain ASCII text only (no Unicode keyboard on the phone; other text is refused with unicode_input_unavailable). Fix: ${unicode.fix ?? 'install and enable ADB Keyboard'}` });
   }
 
-  if (facts.inputRefusal) {
-    const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${fixOf(facts.inputRefusal.message, 'allow USB debugging to inject input in Developer options, then try again')}`;
+  if (inputRefusal) {
+    const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${fixOf(inputRefusal.message, 'allow USB debugging to inject input in Developer options, then try again')}`;
     for (const id of INPUT_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
 
@@ -69,8 +76,8 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
     for (const id of TREE_TOOLS) marks.set(id, { status: 'unavailable', targetPermissionState: 'unknown', reason });
   }
 
-  if (facts.installRefusal) {
-    marks.set('android_install_apk', { status: 'denied_by_target', targetPermissionState: 'denied', reason: `the phone refused the last install. Fix: ${fixOf(facts.installRefusal.message, 'see the phone check')}` });
+  if (installRefusal) {
+    marks.set('android_install_apk', { status: 'denied_by_target', targetPermissionState: 'denied', reason: `the phone refused the last install. Fix: ${fixOf(installRefusal.message, 'see the phone check')}` });
   }
   return marks;
 }
