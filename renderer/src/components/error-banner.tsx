@@ -37,7 +37,8 @@ export function ErrorText(props: { error: ApiError | null; testId?: string }): R
   const { t, locale } = useT();
   if (!props.error) return null;
   const { code, message } = props.error;
-  const explanation = LOCAL_CODES.has(code) ? null : explainError(t, code);
+  // A refused input already says what is wrong, in the UI's language (lib checks take t).
+  const explanation = code === 'input_check' ? null : explainError(t, code);
   // English keeps the bridge's own sentence (it is already the most precise); other
   // languages lead with the explanation and keep the bridge's words as detail.
   const lead = explanation !== null && locale !== 'en' ? explanation : message;
