@@ -154,10 +154,11 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   test('the lease ends: the helper is force-stopped and the stock dump works again', async () => {
     result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-before-end')));
     assert.equal((await helperOf(rig)).state, 'running');
+    const from = phone.argvLog.length;
     const res = await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     await waitForHelper(rig, 'stopped');
-    await waitUntil(() => phone.argvLog.some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop');
+    await waitUntil(() => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop');
     assert.equal(await stockDumpWorks(phone), true);
     channel = await bindChannel(rig, client, rig.device(0).deviceId);
   });

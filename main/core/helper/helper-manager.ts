@@ -352,6 +352,9 @@ export class HelperManager {
         const [server, test] = await Promise.all(
           [HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => parseInstalledVersion((await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text, pkg)),
         );
+        // A helper left running by an earlier bridge (stopped without its stop, say) would hold
+        // UiAutomation while this bridge thinks it stopped: end it first.
+        if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
         if (server !== apks.version || test === null) {
           for (const [path, name] of [
             [apks.serverApk, 'server'],
