@@ -163,6 +163,15 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     channel = await bindChannel(rig, client, rig.device(0).deviceId);
   });
 
+  test('the system kills the helper: the card shows it stopped, the next call starts it again', async () => {
+    assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('before-kill'))).lane, 'helper');
+    phone.helper.kill();
+    const killed = await waitForHelper(rig, 'stopped');
+    assert.equal(killed.last_error_code, 'helper_crashed');
+    assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('after-kill'))).lane, 'helper');
+    assert.equal((await helperOf(rig)).state, 'running');
+  });
+
   test('a sparse tree falls back to the stock dump in the same call', async () => {
     result(await invoke(client, channel, 'android_ui_tree', {}, callId('dense')));
     phone.setQuirks(['helper-sparse-tree']);
