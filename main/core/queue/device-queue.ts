@@ -62,9 +62,12 @@ export class DeviceQueue {
     });
   }
 
-  /** Cancels queued and running work on a phone (the stop button). Returns how many jobs. */
-  cancelDevice(deviceId: string, reason: string): number {
-    return this.cancelWhere(deviceId, () => true, reason);
+  /**
+   * Cancels queued and running work on a phone (the stop button). Returns how many jobs, or
+   * how many of them `counted` names by channel (the stop button counts the agent's own).
+   */
+  cancelDevice(deviceId: string, reason: string, counted: (channelId: string) => boolean = () => true): number {
+    return this.cancelWhere(deviceId, () => true, reason, counted);
   }
 
   /** Cancels one channel's work on a phone (lease ended, channel unregistered). */
@@ -100,7 +103,7 @@ export class DeviceQueue {
     return lane;
   }
 
-  private cancelWhere(deviceId: string, match: (job: Job<unknown>) => boolean, reason: string): number {
+  private cancelWhere(deviceId: string, match: (job: Job<unknown>) => boolean, reason: string, counted: (channelId: string) => boolean = () => true): number {
     const lane = this.lanes.get(deviceId);
     if (!lane) return 0;
     let count = 0;
@@ -112,7 +115,7 @@ export class DeviceQueue {
           queue.splice(i, 1);
           job.controller.abort(error());
           job.reject(error());
-          count += 1;
+          if (counted(job.channelId)) count += 1;
         }
       }
     }
@@ -120,7 +123,7 @@ export class DeviceQueue {
     for (const job of running) {
       if (match(job) && !job.controller.signal.aborted) {
         job.controller.abort(error());
-        count += 1;
+        if (counted(job.channelId)) count += 1;
       }
     }
     return count;

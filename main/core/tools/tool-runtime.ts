@@ -209,9 +209,12 @@ export class ToolRuntime {
     this.lastCaptures.delete(channelId);
   }
 
-  /** The stop button: cancels queued and running work on a phone at once. */
+  /**
+   * The stop button: cancels queued and running work on a phone at once, the bridge's own
+   * reads too (a phone view's frame, the phone check); answers how many of the agents' calls.
+   */
   stopDevice(deviceId: string): number {
-    return this.queue.cancelDevice(deviceId, 'stopped at the computer');
+    return this.queue.cancelDevice(deviceId, 'stopped at the computer', (channelId) => this.o.activeDeviceFor(channelId) !== undefined);
   }
 
   registerHandlers(plane: DataPlane): void {
