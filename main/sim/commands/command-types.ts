@@ -12,21 +12,9 @@ import type { PhoneSettings } from '../phone-settings';
 import type { QuirkName } from '../phone-quirks';
 import type { SimHelper } from '../helper/helper-runtime';
 import type { TimingProfile } from '../timing-profiles';
+import type { CommandIo } from './command-io';
 
-export interface CommandIo {
-  readonly argv: readonly string[];
-  readonly stdin: Buffer;
-  readonly signal: AbortSignal;
-  /** Working directory for relative paths (adb shell starts in /). */
-  readonly cwd: string;
-  out: (data: string | Buffer) => void;
-  err: (data: string | Buffer) => void;
-  /**
-   * Writes to stdout and, when the caller streams this command line's output (a long-running
-   * `am instrument -w` over adb), delivers it now instead of when the line finishes.
-   */
-  outNow?: (data: string | Buffer) => void;
-}
+export type { CommandIo } from './command-io';
 
 /** Returns the exit status. */
 export type CommandHandler = (io: CommandIo, phone: PhoneContext) => number | Promise<number>;

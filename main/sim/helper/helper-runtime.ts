@@ -10,7 +10,7 @@
  * a real phone: only force-stop does. Faults are quirks (phone-quirks.ts: helper-*) plus
  * test controls (crash on a chosen request, before or after it acts; kill now).
  */
-import type { CommandIo } from '../commands/command-types';
+import type { CommandIo } from '../commands/command-io';
 import type { PackageDb } from '../phone-packages';
 import type { QuirkName } from '../phone-quirks';
 import { helperTimingMs, sleepUnlessAborted, type TimingProfile } from '../timing-profiles';
