@@ -43,7 +43,8 @@ export type PhoneCheckId =
   | 'free_storage'
   | 'android_version'
   | 'shell_protocol'
-  | 'system_dialog';
+  | 'system_dialog'
+  | 'battery';
 
 export interface AdminPhoneCheckItem {
   id: PhoneCheckId;

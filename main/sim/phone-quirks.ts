@@ -30,6 +30,8 @@ export const QUIRK_NAMES = [
   'permission-dialog',
   /** "App isn't responding" (window `Application Not Responding: <pkg>`, Close app / Wait) over the app in front until answered. */
   'anr-dialog',
+  /** 5 % and not charging (a phone on Wi-Fi, or a USB port that gives too little current): the status bar shows it, `dumpsys battery` says status 3, unplugged. */
+  'low-battery',
   /** adbd without the `shell_v2` feature (vendor adbd, Android < 7): `shell,v2,…` is refused; `shell:` merges stderr into stdout and sends no exit status. */
   'no-shell-v2',
   /** The screen is off (mWakefulness=Asleep) until a wake key or the power button. */

@@ -169,6 +169,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true });
   const settings = new PhoneSettings((name) => packages.has(name), { withAdbKeyboard: options.withAdbKeyboard === true, model: info.model });
   const battery = { level: 87, usbPowered: true, temperature: 290 };
+  let batteryBeforeLow: { level: number; usbPowered: boolean } | undefined;
   const displays = new SimDisplays({ width: info.width, height: info.height, density: info.density });
   const layout = createLayout({ width: info.width, height: info.height, density: info.density });
   const screen = new ScreenMachine(layout, packages, {
@@ -226,6 +227,14 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     screen.setSystemDialog(dialogQuirk === undefined ? undefined : dialogQuirk === 'permission-dialog' ? 'permission' : 'anr', () => {
       if (dialogQuirk) quirks.delete(dialogQuirk);
     });
+    // low-battery: 5 % and unplugged while the quirk is on; what the battery was comes back after.
+    if (quirks.has('low-battery') && batteryBeforeLow === undefined) {
+      batteryBeforeLow = { level: battery.level, usbPowered: battery.usbPowered };
+      Object.assign(battery, { level: 5, usbPowered: false });
+    } else if (!quirks.has('low-battery') && batteryBeforeLow !== undefined) {
+      Object.assign(battery, batteryBeforeLow);
+      batteryBeforeLow = undefined;
+    }
     displays.setQuirks(quirks);
     applyDisplays();
   };

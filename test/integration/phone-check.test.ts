@@ -55,7 +55,7 @@ describe('phone check on a ready phone', () => {
     assert.equal(res.status, 200);
     const check = res.body as unknown as AdminPhoneCheck;
     assert.equal(check.device_id, id);
-    assert.equal(check.checks.length, 12);
+    assert.equal(check.checks.length, 13);
     const log = (rig.phones[0]?.argvLog ?? []).map((argv) => argv.join(' '));
     assert.ok(!log.some((line) => line.startsWith('input ')), `no input injected: ${log.join(' | ')}`);
     assert.equal(log.filter((line) => line === 'dumpsys power').length, 1);

@@ -1,5 +1,5 @@
 /**
- * Quirks permission-dialog and anr-dialog (main/sim/QUIRKS.md): a system dialog over the app,
+ * Quirks permission-dialog, anr-dialog and low-battery (main/sim/QUIRKS.md): a system dialog over the app,
  * behind the real adb server. The agent sees it (android_device_status and android_ui_tree
  * name it in `system_dialog` and a note), the phone check shows it with the fix, a tap on the
  * permission prompt is held for approval (it can grant access) and runs once when approved,
@@ -118,5 +118,32 @@ describe('system dialogs over the app', () => {
     assert.equal(phone.foregroundPackage(), 'com.example.notes');
     assert.equal(phone.screenState().screen === 'anr-dialog', false);
     assert.ok(!phone.quirks().includes('anr-dialog'));
+  });
+
+  test('low battery: status says 5 % and not charging, the check shows it with the fix; plugged in again, the check is ok; nothing is sent to the phone but reads', async () => {
+    const { client, channel } = bound!;
+    await openNotes();
+    phone.setQuirks(['low-battery']);
+    const from = phone.argvLog.length;
+
+    const status = result(await invoke(client, channel, 'android_device_status'));
+    assert.equal(status.battery?.level, 5);
+    assert.equal(status.battery?.charging, false);
+    assert.equal(status.battery?.status, 'discharging');
+    const row = await checkRow('battery');
+    assert.equal(row.status, 'problem');
+    assert.match(String(row.detail), /^5%, not charging: Android warns about a low battery/);
+    assert.match(String(row.fix), /^Plug the phone into a charger/);
+    assert.equal(row.fix_key, 'phone-check.fix.batteryLow');
+    const sent = phone.argvLog.slice(from).map((a) => a.join(' '));
+    assert.equal(sent.filter((line) => line === 'dumpsys battery').length, 2, 'one read for the status, one for the check');
+    assert.ok(!sent.some((line) => line.startsWith('input ') || line.startsWith('svc ') || line.startsWith('cmd battery')), sent.join(' | '));
+    // The app in front is untouched: the warning is the person's to act on.
+    assert.equal(phone.foregroundPackage(), 'com.example.notes');
+
+    phone.setQuirks([]);
+    const charging = await checkRow('battery');
+    assert.equal(charging.status, 'ok');
+    assert.equal(charging.detail, '87%, charging');
   });
 });

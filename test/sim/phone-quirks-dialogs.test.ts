@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
-import { parseForegroundApp } from '../../main/core/android/device-info';
+import { parseBattery, parseForegroundApp } from '../../main/core/android/device-info';
 import { parseSystemDialog, systemDialogFromTree } from '../../main/core/android/system-dialogs';
 import { parseUiXml } from '../../main/core/android/ui-tree';
 
@@ -71,5 +71,20 @@ describe('system dialogs on the simulated phone', () => {
     const [l, t, r, b] = close.slice(1).map(Number) as [number, number, number, number];
     await text(phone, `input tap ${Math.round((l + r) / 2)} ${Math.round((t + b) / 2)}`);
     assert.equal(phone.foregroundPackage(), 'com.google.android.apps.nexuslauncher');
+  });
+
+  test('low-battery: dumpsys battery says 5 %, discharging, nothing plugged; without the quirk the battery is back as it was', async () => {
+    const phone = createSimulatedPhone({ serial: 'LOWBAT1' });
+    phone.setBatteryLevel(64);
+    phone.setQuirks(['low-battery']);
+    const low = await text(phone, 'dumpsys battery');
+    assert.match(low, /\n {2}USB powered: false\n/);
+    assert.match(low, /\n {2}status: 3\n/);
+    assert.match(low, /\n {2}level: 5\n/);
+    assert.deepEqual({ ...parseBattery(low), temperatureC: null }, { level: 5, charging: false, status: 'discharging', temperatureC: null });
+    phone.setQuirks([]);
+    const back = parseBattery(await text(phone, 'dumpsys battery'));
+    assert.equal(back.level, 64);
+    assert.equal(back.charging, true);
   });
 });

@@ -10,7 +10,7 @@ import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import { reasonForAdbState } from '../devices/adb-state-reason';
 import { parseDfAvailableKib, parseKeyguard, parseWakefulness } from '../android/screen-state';
-import { parseWmSize } from '../android/device-info';
+import { parseBattery, parseWmSize } from '../android/device-info';
 import { isMultiDisplay, parseDumpsysDisplay, pickDisplay, type DisplayTarget } from '../android/displays';
 import { dumpUiXml } from '../android/ui-tree';
 import { ADB_KEYBOARD_IME } from '../android/text-input';
@@ -141,6 +141,7 @@ export class PhoneCheck {
     if (displaysText !== null) this.deps.onDisplays?.(device.deviceId, displays);
     const imes = await text(['ime', 'list', '-s']);
     const df = await text(['df', '/data']);
+    const battery = await text(['dumpsys', 'battery']);
     const ui = await this.deps
       .observe(device.deviceId, (signal) => dumpUiXml(shell, { timeoutMs: timeoutMs * 2, signal }))
       .then(() => null)
@@ -159,6 +160,7 @@ export class PhoneCheck {
       androidVersion(device),
       shellProtocol(shell.shellProtocol?.() ?? null),
       systemDialog(window),
+      batteryRow(battery),
     ];
   }
 
@@ -185,6 +187,7 @@ function checkUnreachable(device: DeviceRecord): Item[] {
     androidVersion(device),
     item('shell_protocol', 'unknown', w('phone-check.detail.unreachable')),
     item('system_dialog', 'unknown', w('phone-check.detail.unreachable')),
+    item('battery', 'unknown', w('phone-check.detail.unreachable')),
   ];
 }
 
@@ -220,6 +223,24 @@ function systemDialog(window: string | null): Item {
   if (dialog === null) return item('system_dialog', 'ok', w('phone-check.detail.noDialog'));
   const fix = w(dialog.kind === 'permission_prompt' ? 'phone-check.fix.permissionPrompt' : 'phone-check.fix.anr');
   return item('system_dialog', 'problem', w('phone-check.detail.dialog', { description: dialog.description }), fix);
+}
+
+/**
+ * Android's low-battery warning level (config_lowBatteryWarningLevel, 15 % in AOSP): below it,
+ * SystemUI posts its warning over the top of the screen, which `uiautomator dump` does not see
+ * (it reads the app's window only) but a tap there hits; and an empty phone ends the task.
+ */
+const LOW_BATTERY_PERCENT = 15;
+
+/** The battery's level and whether it charges (QUIRKS.md "low-battery"). */
+function batteryRow(output: string | null): Item {
+  const battery = output === null ? null : parseBattery(output);
+  if (battery === null || battery.level === null) return item('battery', 'unknown', w('phone-check.detail.batteryNotSaid'));
+  const level = battery.level;
+  if (battery.status === 'full') return item('battery', 'ok', w('phone-check.detail.batteryFull', { level }));
+  if (battery.charging === true) return item('battery', 'ok', w('phone-check.detail.batteryCharging', { level }));
+  if (level <= LOW_BATTERY_PERCENT) return item('battery', 'problem', w('phone-check.detail.batteryLow', { level }), w('phone-check.fix.batteryLow'));
+  return item('battery', 'ok', w('phone-check.detail.batteryDischarging', { level }));
 }
 
 function screenAwake(power: string | null): Item {

@@ -23,6 +23,7 @@ const LABEL: Record<PhoneCheckId, MessageKey> = {
   android_version: 'phone-check.label.android_version',
   shell_protocol: 'phone-check.label.shell_protocol',
   system_dialog: 'phone-check.label.system_dialog',
+  battery: 'phone-check.label.battery',
 };
 
 const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
