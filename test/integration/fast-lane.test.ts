@@ -247,6 +247,100 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   });
 });
 
+describe('fast lane: the screen read after an action', () => {
+  let bound: BoundRig;
+  let rig: DeviceRig;
+  let client: XAgentClient;
+  let channel: string;
+  let phone: SimulatedPhone;
+  let n = 0;
+  const callId = (name: string): string => `call_after_${name}_${process.pid}_${++n}`;
+  const isSource = (a: string[]): boolean => a[0] === 'helper' && a[1] === 'GET' && a[2] === '/source';
+  const lastIndex = (from: number, match: (a: string[]) => boolean): number => {
+    for (let i = phone.argvLog.length - 1; i >= from; i--) if (match(phone.argvLog[i]!)) return i;
+    return -1;
+  };
+
+  before(async () => {
+    bound = await startBoundRig({ fastLane: { pauseMs: 50 } }, { withAdbKeyboard: false });
+    ({ rig, client, channel } = bound);
+    phone = rig.phones[0]!;
+    await setHelper(rig, 'enable');
+    await waitForHelper(rig, 'stopped');
+    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: new AbortController().signal });
+    await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+    assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('start'))).lane, 'helper');
+  });
+  after(() => bound?.stop());
+
+  test("the helper reads the screen once a tap has ended; the next tap's check uses that read and reads only the window", async () => {
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree')));
+    const field = (tree.nodes as Json[]).find((node) => String(node.resource_id).endsWith('note_text'));
+    assert.ok(field, JSON.stringify(tree.nodes));
+    const at = { x: field.center[0] as number, y: field.center[1] as number };
+    const first = phone.argvLog.length;
+    assert.equal(result(await invoke(client, channel, 'android_tap', at, callId('tap1'))).lane, 'helper');
+    const tap1 = lastIndex(first, isHelperAction);
+    assert.ok(tap1 >= first);
+    // With no call from the agent, the helper reads the screen after the action.
+    await waitUntil(() => phone.argvLog.slice(tap1 + 1).some(isSource), 10_000, 'the read after the tap');
+
+    const second = phone.argvLog.length;
+    assert.equal(result(await invoke(client, channel, 'android_tap', at, callId('tap2'))).lane, 'helper');
+    const tap2 = lastIndex(second, isHelperAction);
+    assert.ok(tap2 >= second, 'the second tap went through the helper');
+    const beforeAction = phone.argvLog.slice(second, tap2);
+    assert.ok(!beforeAction.some(isSource), `no tree read before the second tap: ${JSON.stringify(beforeAction)}`);
+    assert.ok(!beforeAction.some((a) => a[0] === 'uiautomator'), 'nor a stock dump');
+    assert.ok(beforeAction.some((a) => a.join(' ') === 'dumpsys window displays'), 'the window was read');
+    assert.equal(phone.argvLog.slice(first).filter(isHelperAction).length, 2, 'each tap sent once');
+  });
+
+  test('a tap sent while that read runs waits for it: one tree read between the taps, not a second one alongside', async () => {
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-b')));
+    const field = (tree.nodes as Json[]).find((node) => String(node.resource_id).endsWith('note_text'));
+    assert.ok(field);
+    const at = { x: field.center[0] as number, y: field.center[1] as number };
+    const first = phone.argvLog.length;
+    result(await invoke(client, channel, 'android_tap', at, callId('tap-b1')));
+    result(await invoke(client, channel, 'android_tap', at, callId('tap-b2')));
+    const taps = phone.argvLog.map((a, i) => (i >= first && isHelperAction(a) ? i : -1)).filter((i) => i >= 0);
+    assert.equal(taps.length, 2);
+    const between = phone.argvLog.slice(taps[0]! + 1, taps[1]);
+    assert.equal(between.filter(isSource).length, 1, `one tree read between the taps (the read after the first): ${JSON.stringify(between)}`);
+  });
+
+  test('a window that changed after that read is read afresh: a permission prompt that came up is seen, and the tap on it is held', async () => {
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-c')));
+    const field = (tree.nodes as Json[]).find((node) => String(node.resource_id).endsWith('note_text'));
+    assert.ok(field);
+    const at = { x: field.center[0] as number, y: field.center[1] as number };
+    const first = phone.argvLog.length;
+    result(await invoke(client, channel, 'android_tap', at, callId('tap-c1')));
+    const tap1 = lastIndex(first, isHelperAction);
+    await waitUntil(() => phone.argvLog.slice(tap1 + 1).some(isSource), 10_000, 'the read after the tap');
+    phone.setQuirks(['permission-dialog']);
+    try {
+      const second = phone.argvLog.length;
+      const held = invoke(client, channel, 'android_tap', at, callId('tap-c2'));
+      let approval: Json | undefined;
+      for (const deadline = Date.now() + 15_000; !approval; ) {
+        const state = await rig.bridge.admin('GET', '/admin/api/state');
+        approval = (state.body.approvals as Json[]).find((a) => a.tool_id === 'android_tap');
+        if (!approval && Date.now() > deadline) throw new Error('the tap was never held for approval');
+        if (!approval) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(phone.argvLog.slice(second).some(isSource), 'the screen was read again');
+      await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
+      const ack = await held;
+      assert.equal(ack.error?.code, 'approval_denied');
+      assert.equal(phone.argvLog.slice(second).filter(isHelperAction).length, 0, 'nothing tapped');
+    } finally {
+      phone.setQuirks([]);
+    }
+  });
+});
+
 describe('fast lane: the lab-wide default', () => {
   test('default on: the first call installs it in the background (that call goes stock), later calls use it', async () => {
     const bound = await startBoundRig();

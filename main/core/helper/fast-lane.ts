@@ -176,6 +176,22 @@ class CallLanes implements ToolLanes {
     return this.manager.isRunning(this.deviceId);
   }
 
+  async helperTree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<UiNode[] | null> {
+    if (!this.manager.isRunning(this.deviceId)) return null;
+    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    if (!session) return null;
+    try {
+      const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
+      if (typeof source !== 'string') return null;
+      const nodes = parseAppiumSource(source);
+      // A sparse or stale tree is left unused here; the next call's own read makes the helper step aside.
+      return (await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options))) === null ? nodes : null;
+    } catch (error) {
+      if (!options.signal.aborted && !(isBridgeError(error) && error.code === 'canceled')) await this.manager.helperFailed(this.deviceId, error);
+      return null;
+    }
+  }
+
   private async glance(options: { timeoutMs: number; signal: AbortSignal }): Promise<WindowGlance | null> {
     try {
       // Android 10+ print the focus in the display section, 8–9 in the windows section (as the safety probe reads it).

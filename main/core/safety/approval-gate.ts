@@ -74,6 +74,16 @@ interface LeaseGrant {
  */
 export const TREE_REUSE_MAX_AGE_MS = 15_000;
 
+/** The screen as the fast lane's helper read it after the last action (CallInfo.screenAfter). */
+interface ScreenAfter {
+  token: string;
+  nodes: UiNode[];
+  /** When the read started (after the action had ended). */
+  at: number;
+  /** The phone's control-call count when the read started: a later control call voids it. */
+  generation: number;
+}
+
 interface PhoneHistory {
   channelId: string;
   /** Focused window before the last allowed control action (null: not read). */
@@ -82,6 +92,10 @@ interface PhoneHistory {
   endTree: object | undefined;
   observedAfter: boolean;
   endAt: number;
+  /** The helper's read of the screen after that action, once it came (fast lane only). */
+  after?: ScreenAfter;
+  /** That read while it runs (settles, never rejects). */
+  afterRead?: Promise<void>;
 }
 
 interface RunningCall {
@@ -89,6 +103,7 @@ interface RunningCall {
   token: string | null;
   observe: boolean;
   lastTree: CallInfo['lastTree'];
+  screenAfter: CallInfo['screenAfter'];
 }
 
 const SCREENSHOT_MAX_SIDE = 720;
@@ -105,6 +120,8 @@ export class ApprovalGate implements SafetyGate {
   private readonly grants = new Map<string, LeaseGrant>();
   private readonly history = new Map<string, PhoneHistory>();
   private readonly running = new WeakMap<object, RunningCall>();
+  /** Control calls judged per phone: a screen read after one action is void once the next is judged. */
+  private readonly generations = new Map<string, number>();
   private approvalTimeoutMs: number;
 
   constructor(private readonly o: ApprovalGateOptions) {
@@ -147,17 +164,23 @@ export class ApprovalGate implements SafetyGate {
     const screenMatters = SCREEN_CLASSES.some((c) => policy.decisions[c] !== 'allow');
     let screen: ScreenFacts | null = null;
     if ((needs.window || needs.tree) && (screenMatters || call.tool.id === 'android_type_text' || call.tool.id === 'android_batch')) {
+      // With the helper's read after the last action at hand, the window read alone decides
+      // whether it still shows the screen: no second tree read starts alongside it.
+      await this.awaitScreenAfter(call);
+      const afterAtHand = this.screenAfterFor(call) !== null;
       screen = await probeScreen(call.shell, {
         withTree: needs.tree,
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
         reuseTree: (window) => this.currentTree(call, window?.token ?? null),
-        ...(call.readTree ? { readTree: call.readTree, cheapTree: call.cheapTree === true } : {}),
+        ...(call.readTree ? { readTree: call.readTree, cheapTree: call.cheapTree === true && !afterAtHand } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
     if (call.tool.kind === 'control') {
-      this.running.set(call.args, { channelId: call.channelId, token: screen?.window?.token ?? null, observe: call.args.observe === true, lastTree: call.lastTree });
+      const deviceId = call.device.deviceId;
+      this.generations.set(deviceId, (this.generations.get(deviceId) ?? 0) + 1);
+      this.running.set(call.args, { channelId: call.channelId, token: screen?.window?.token ?? null, observe: call.args.observe === true, lastTree: call.lastTree, screenAfter: call.screenAfter });
     }
     const lastTree = call.lastTree?.()?.nodes;
     const classification = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
@@ -207,25 +230,81 @@ export class ApprovalGate implements SafetyGate {
   /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */
   private currentTree(call: CallInfo, token: string | null): UiNode[] | null {
     const h = this.history.get(call.device.deviceId);
-    if (!h || h.channelId !== call.channelId || h.token === null || token !== h.token) return null;
-    if (this.o.clock() - h.endAt > TREE_REUSE_MAX_AGE_MS) return null;
-    const current = call.lastTree?.();
-    if (!current || (current === h.endTree && !h.observedAfter)) return null;
-    return current.nodes;
+    if (!h || h.channelId !== call.channelId || token === null) return null;
+    if (h.token === token && this.o.clock() - h.endAt <= TREE_REUSE_MAX_AGE_MS) {
+      const current = call.lastTree?.();
+      if (current && (current !== h.endTree || h.observedAfter)) return current.nodes;
+    }
+    // The helper's read after the last action, while the same window is in front.
+    const after = this.screenAfterFor(call);
+    return after && after.token === token ? after.nodes : null;
+  }
+
+  /** The helper's read of the screen after this channel's last action, while it may stand in (see TREE_REUSE_MAX_AGE_MS). */
+  private screenAfterFor(call: CallInfo): ScreenAfter | null {
+    const deviceId = call.device.deviceId;
+    const after = this.history.get(deviceId)?.after;
+    if (!after || this.history.get(deviceId)?.channelId !== call.channelId) return null;
+    if (after.generation !== (this.generations.get(deviceId) ?? 0)) return null;
+    if (this.o.clock() - after.at > TREE_REUSE_MAX_AGE_MS) return null;
+    return after;
   }
 
   /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
   callFinished(args: object, deviceId: string, outcome: 'ok' | 'error'): void {
     const run = this.running.get(args);
     if (!run || this.calls.get(args)?.decision !== 'allow') return;
-    this.history.set(deviceId, {
+    const history: PhoneHistory = {
       channelId: run.channelId,
       token: run.token,
       endTree: run.lastTree?.(),
       // With `observe`, the last tree the call took is the screen after its action.
       observedAfter: run.observe && outcome === 'ok',
       endAt: this.o.clock(),
-    });
+    };
+    this.history.set(deviceId, history);
+    // The fast lane reads the screen again now, while the agent decides its next call (the
+    // helper's page source waits for the screen to settle first); the next control call's
+    // gate then needs only the window read when that window is still in front.
+    if (!run.screenAfter || outcome !== 'ok' || history.observedAfter) return;
+    const generation = this.generations.get(deviceId) ?? 0;
+    const at = this.o.clock();
+    history.afterRead = run
+      .screenAfter()
+      .then((read) => {
+        if (!read || read.token === null) return;
+        if (this.history.get(deviceId) !== history || (this.generations.get(deviceId) ?? 0) !== generation) return;
+        history.after = { token: read.token, nodes: read.nodes, at, generation };
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        history.afterRead = undefined;
+      });
+  }
+
+  /**
+   * A control call that comes while the helper still reads the screen after the last action
+   * waits for that read (it began earlier than a new one would), at most the probe's deadline.
+   */
+  private async awaitScreenAfter(call: CallInfo): Promise<void> {
+    const h = this.history.get(call.device.deviceId);
+    const reading = h?.afterRead;
+    if (!reading || h.channelId !== call.channelId) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      await Promise.race([
+        reading,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, this.o.probeTimeoutMs);
+          onAbort = resolve;
+          call.signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) call.signal.removeEventListener('abort', onAbort);
+    }
   }
 
   private finish(

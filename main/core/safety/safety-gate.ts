@@ -33,6 +33,12 @@ export interface CallInfo {
   readTree?: (window: Promise<{ token: string | null; package: string | null } | null>) => Promise<UiNode[]>;
   /** True while the fast lane's helper runs on the phone: a tree read costs the phone nothing. */
   cheapTree?: boolean;
+  /**
+   * Reads the screen again once this call's action has ended: the focused window and the
+   * helper's tree (never the stock dump), as observation work that waits behind no agent call.
+   * Null when no usable tree came. Present only while the fast lane's helper runs.
+   */
+  screenAfter?: () => Promise<{ token: string | null; nodes: UiNode[] } | null>;
 }
 
 /** The safety gate (policy + approvals); the runtime allows everything until one is installed. */

@@ -64,6 +64,11 @@ export interface ToolLanes {
   typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }>;
   /** Whether the helper runs now (its tree reads cost the phone nothing). */
   helperRunning(): boolean;
+  /**
+   * The helper's tree only, judged like `tree` (sparse, stale), or null when the helper is not
+   * running, fails, or its tree must not be used: never the stock dump, never starts the helper.
+   */
+  helperTree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<UiNode[] | null>;
 }
 
 /** One step of android_batch, as the safety gate sees it before the step runs. */

@@ -26,6 +26,7 @@ import { mayWake, needsUnlockedScreen, ScreenLockGuard } from './screen-lock-gua
 import { detectUnicodeIme } from '../android/text-input';
 import type { UiNode } from '../android/ui-tree';
 import type { CallInfo, CallRecordSink, GateDecision, SafetyGate } from '../safety/safety-gate';
+import { probeScreen } from '../safety/screen-probe';
 import { DeviceQueue } from '../queue/device-queue';
 import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
@@ -80,6 +81,9 @@ const CLEARED_BY_SUCCESS: Readonly<Record<string, string>> = {
   android_press_key: 'input_blocked',
   android_install_apk: 'install_blocked',
 };
+
+/** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
+const SCREEN_AFTER_CHANNEL = 'fast-lane';
 
 export class ToolRuntime {
   readonly queue: DeviceQueue;
@@ -348,6 +352,7 @@ export class ToolRuntime {
         if (lanes) {
           call.readTree = async (window) => (await lanes.tree({ timeoutMs: this.o.options.adbCommandTimeoutMs, signal }, window)).nodes;
           call.cheapTree = lanes.helperRunning();
+          if (tool.kind === 'control' && call.cheapTree) call.screenAfter = () => this.screenAfter(deviceId, shell, lanes);
         }
         // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
         if (tool.kind === 'control' && needsUnlockedScreen(tool.id, args)) await this.lockGuard.assertUsable(deviceId, shell, { timeoutMs: this.o.options.adbCommandTimeoutMs, signal });
@@ -393,6 +398,26 @@ export class ToolRuntime {
     if (!tool.sideEffect || !this.journal.get(key)) return;
     const atRest = ackAtRest(ack, typedTexts(tool.id, args), (text) => typedTextDigest(text, this.o.hashKey));
     this.journal.done(key, argsHash, ack, atRest);
+  }
+
+  /**
+   * The screen after a control call's action, read by the fast lane's helper (CallInfo.screenAfter):
+   * observation work on the phone's queue, so it waits behind no agent call and a Stop ends it.
+   */
+  private screenAfter(deviceId: string, shell: DeviceShell, lanes: ToolLanes): Promise<{ token: string | null; nodes: UiNode[] } | null> {
+    return this.queue.submit(deviceId, 'observation', SCREEN_AFTER_CHANNEL, async (signal) => {
+      const read = { timeoutMs: this.o.options.adbCommandTimeoutMs, signal };
+      const screen = await probeScreen(shell, {
+        withTree: true,
+        ...read,
+        readTree: async (window) => {
+          const nodes = await lanes.helperTree(read, window);
+          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable helper tree');
+          return nodes;
+        },
+      });
+      return screen.window && screen.nodes ? { token: screen.window.token, nodes: screen.nodes } : null;
+    });
   }
 
   private context(channelId: string, device: DeviceRecord, shell: DeviceShell, signal: AbortSignal, progress: ToolContext['progress']): ToolContext {
