@@ -166,14 +166,16 @@ export class ApprovalGate implements SafetyGate {
     if ((needs.window || needs.tree) && (screenMatters || call.tool.id === 'android_type_text' || call.tool.id === 'android_batch')) {
       // With the helper's read after the last action at hand, the window read alone decides
       // whether it still shows the screen: no second tree read starts alongside it.
-      await this.awaitScreenAfter(call);
-      const afterAtHand = this.screenAfterFor(call) !== null;
+      // A read still running (the call came back to back) is waited for while the window is read.
+      const afterRunning = needs.tree ? this.awaitScreenAfter(call) : null;
+      const afterAtHand = afterRunning !== null || this.screenAfterFor(call) !== null;
       screen = await probeScreen(call.shell, {
         withTree: needs.tree,
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
         reuseTree: (window) => this.currentTree(call, window?.token ?? null),
         ...(call.readTree ? { readTree: call.readTree, cheapTree: call.cheapTree === true && !afterAtHand } : {}),
+        ...(afterRunning ? { beforeReuse: afterRunning } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
@@ -286,10 +288,14 @@ export class ApprovalGate implements SafetyGate {
    * A control call that comes while the helper still reads the screen after the last action
    * waits for that read (it began earlier than a new one would), at most the probe's deadline.
    */
-  private async awaitScreenAfter(call: CallInfo): Promise<void> {
+  private awaitScreenAfter(call: CallInfo): Promise<void> | null {
     const h = this.history.get(call.device.deviceId);
     const reading = h?.afterRead;
-    if (!reading || h.channelId !== call.channelId) return;
+    if (!reading || h.channelId !== call.channelId) return null;
+    return this.settleWithin(reading, call.signal);
+  }
+
+  private async settleWithin(reading: Promise<void>, signal: AbortSignal): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
@@ -298,12 +304,12 @@ export class ApprovalGate implements SafetyGate {
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, this.o.probeTimeoutMs);
           onAbort = resolve;
-          call.signal.addEventListener('abort', onAbort, { once: true });
+          signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
     } finally {
       clearTimeout(timer);
-      if (onAbort) call.signal.removeEventListener('abort', onAbort);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 

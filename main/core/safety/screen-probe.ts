@@ -79,6 +79,8 @@ export interface ProbeOptions {
   readTree?: (window: Promise<WindowFacts | null>) => Promise<UiNode[]>;
   /** The tree read costs the phone nothing (the fast lane's helper runs): it may start before reuse is decided. */
   cheapTree?: boolean;
+  /** Settles before `reuseTree` is asked (a tree read that may stand in is still running); the window is read meanwhile. */
+  beforeReuse?: Promise<void>;
 }
 
 function fatalOf(error: unknown, signal: AbortSignal): ScreenFacts['fatal'] {
@@ -133,6 +135,7 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
   }
   if (options.reuseTree) {
     const window = await readWindow();
+    if (options.beforeReuse) await options.beforeReuse;
     const cached = options.reuseTree(window);
     if (cached) return { window, nodes: cached, problems, fatal, reusedTree: true };
     if (fatal) return { window, nodes: null, problems, fatal, reusedTree: false };
