@@ -221,6 +221,8 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   tools.setGate(safety.gate);
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
+  // The phone check (made below) follows the helper's state in its Unicode row.
+  let helperChanged = (): void => undefined;
   const helpers = new HelperManager({
     consent: {
       get: () => store.get().settings.fastLane ?? { default: 'ask', devices: {} },
@@ -237,7 +239,10 @@ export function createCore(input: CoreOptionsInput): Core {
     apks: findHelperApks(),
     logger,
     clock,
-    onChange: () => hub.publish('state'),
+    onChange: () => {
+      helperChanged();
+      hub.publish('state');
+    },
     ...options.fastLane,
   });
   tools.setLanes(new FastLanes(helpers));
@@ -275,6 +280,10 @@ export function createCore(input: CoreOptionsInput): Core {
       return tools.queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    helperTypes: (deviceId) => {
+      const helper = helpers.view(deviceId);
+      return helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running');
+    },
     onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
     onResult: (check) => {
       tools.forgetScreenState(check.device_id);
@@ -284,6 +293,7 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     commandTimeoutMs: options.adbCommandTimeoutMs,
   });
+  helperChanged = () => phoneCheck.helperChanged();
   // Tools a phone refuses are marked in its channels' Descriptors (bindings/tool-marks.ts).
   function marksFor(deviceId: string): Map<string, ToolMark> {
     return toolMarks({

@@ -339,6 +339,22 @@ describe('fast lane: the screen read after an action', () => {
       phone.setQuirks([]);
     }
   });
+
+  test("the phone check's Unicode row follows the helper: ok while it may type, a problem again once turned off (no ADB Keyboard here)", async () => {
+    const row = async (): Promise<Json | undefined> => {
+      const state = await rig.bridge.admin('GET', '/admin/api/state');
+      const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(0).deviceId);
+      return (device?.check?.checks as Json[] | undefined)?.find((c) => c.id === 'unicode_typing');
+    };
+    let unicode = await row();
+    for (const deadline = Date.now() + 15_000; unicode?.status !== 'ok' && Date.now() < deadline; unicode = await row()) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(unicode?.status, 'ok', JSON.stringify(unicode));
+    assert.match(String(unicode?.detail), /fast lane’s helper types any text/);
+    await setHelper(rig, 'disable');
+    unicode = await row();
+    assert.equal(unicode?.status, 'problem', JSON.stringify(unicode));
+    assert.match(String(unicode?.fix), /Install ADB Keyboard/);
+  });
 });
 
 describe('fast lane: the lab-wide default', () => {

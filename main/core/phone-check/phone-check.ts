@@ -40,6 +40,8 @@ export interface PhoneCheckDeps {
   observe<T>(deviceId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** The last time a control call on this phone was refused for input (input_blocked), if any. */
   inputRefusal?(deviceId: string): { at: number; message: string } | null;
+  /** Whether the fast lane's helper is installed and allowed on this phone (it types any text, no ADB Keyboard needed). */
+  helperTypes?(deviceId: string): boolean;
   /** Told what `dumpsys display` said (the display calls act on), or null when it did not say. */
   onDisplays?(deviceId: string, target: DisplayTarget | null): void;
   /** Told after every finished check (the admin state changed). */
@@ -70,6 +72,8 @@ const item = (id: PhoneCheckId, status: Item['status'], detail: Words, fix: Word
 
 export class PhoneCheck {
   private readonly results = new Map<string, AdminPhoneCheck>();
+  /** What `ime list -s` said at each phone's last check (the Unicode row is worked out again when the helper changes). */
+  private readonly imes = new Map<string, string | null>();
   private readonly running = new Map<string, Promise<AdminPhoneCheck>>();
   /** The verification each phone was last checked for (run once per return to `device`). */
   private readonly checkedFor = new Map<string, number | string>();
@@ -93,6 +97,22 @@ export class PhoneCheck {
     const last = this.results.get(deviceId);
     if (!last) return null;
     return { ...last, running: this.running.has(deviceId) };
+  }
+
+  /**
+   * The fast lane's helper was allowed, installed, turned off or removed: the Unicode row follows
+   * without a new check (which would stop a running helper for its dump).
+   */
+  helperChanged(): void {
+    for (const [deviceId, result] of this.results) {
+      if (!this.imes.has(deviceId)) continue;
+      const row = unicodeTyping(this.imes.get(deviceId) ?? null, this.deps.helperTypes?.(deviceId) === true);
+      const at = result.checks.findIndex((c) => c.id === 'unicode_typing');
+      if (at < 0 || JSON.stringify(result.checks[at]) === JSON.stringify(row)) continue;
+      const next = { ...result, checks: result.checks.map((c, i) => (i === at ? row : c)) };
+      this.results.set(deviceId, next);
+      this.deps.onResult?.(next);
+    }
   }
 
   /** Runs the check now (joins one already running) and keeps its result. */
@@ -140,6 +160,7 @@ export class PhoneCheck {
     const displays = displaysText === null ? null : pickDisplay(parseDumpsysDisplay(displaysText));
     if (displaysText !== null) this.deps.onDisplays?.(device.deviceId, displays);
     const imes = await text(['ime', 'list', '-s']);
+    this.imes.set(device.deviceId, imes);
     const df = await text(['df', '/data']);
     const battery = await text(['dumpsys', 'battery']);
     const ui = await this.deps
@@ -155,7 +176,7 @@ export class PhoneCheck {
       this.inputAccepted(device.deviceId),
       uiTreeReadable(ui),
       display(size, displays),
-      unicodeTyping(imes),
+      unicodeTyping(imes, this.deps.helperTypes?.(device.deviceId) === true),
       freeStorage(df),
       androidVersion(device),
       shellProtocol(shell.shellProtocol?.() ?? null),
@@ -271,9 +292,11 @@ function display(size: string | null, displays: DisplayTarget | null): Item {
   return item('display', 'ok', w(displays ? 'phone-check.detail.displayOnly' : 'phone-check.detail.displayDefault', { width: parsed.width, height: parsed.height }));
 }
 
-function unicodeTyping(imes: string | null): Item {
+function unicodeTyping(imes: string | null, helperTypes: boolean): Item {
+  if (imes !== null && imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME)) return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
+  // The fast lane's helper sets a field's text directly, in any script (README "Fast lane").
+  if (helperTypes) return item('unicode_typing', 'ok', w('phone-check.detail.helperTypes'));
   if (imes === null) return item('unicode_typing', 'unknown', w('phone-check.detail.imeNoAnswer'));
-  if (imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME)) return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
   return item('unicode_typing', 'problem', w('phone-check.detail.adbKeyboardOff'), w('phone-check.fix.adbKeyboard'));
 }
 
