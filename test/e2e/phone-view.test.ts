@@ -4,7 +4,7 @@
  * server, while an xAgent client calls tools. Each tap and swipe appears with its marker at
  * the right place on its picture; a held call is approved in the view; Stop cancels a queued
  * call that then never reaches the phone. Also measures the live screen's frame rate on a
- * `usb-phone` profile phone. Screenshots go to docs/screenshots/<locale>/phone-view.png.
+ * `usb-phone` profile phone. Screenshots go to docs/screenshots/<locale>/phone-view.png with UPDATE_SCREENSHOTS=1.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,8 @@ import type { Packet } from '../helpers/xagent-client';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
-const DOCS_SHOTS = join(ROOT, 'docs', 'screenshots');
+/** docs/screenshots/ with UPDATE_SCREENSHOTS=1 (scripts/screenshots.mjs), else a temp folder: a test run leaves the clone unchanged. */
+const DOCS_SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(tmpdir(), 'xagent-phone-view-shots');
 const VIEWPORT = { width: 1280, height: 860 };
 const UI_MS = 10_000;
 /** How long the frame rate is counted. */
