@@ -56,12 +56,14 @@ export const USB_PHONE_TIMINGS = {
   helperCall: 3,
   /** GET /screenshot: UiAutomation.takeScreenshot + PNG per megapixel (no process start). */
   helperScreenshotBase: 100,
+  /** One MJPEG stream frame (port 7810): takeScreenshot + scale + JPEG; the stream also caps at mjpegServerFramerate. */
+  helperMjpegFrame: 150,
   /** helper-killed: the system kills the idle background instrumentation after minutes. */
   helperKilledAfter: 180000,
 } as const;
 
 /** What the resident helper spends on each kind of work (see TIMING-SOURCES.md). */
-export type HelperTiming = 'start' | 'slowStart' | 'tap' | 'source' | 'keys' | 'call' | 'screenshotBase' | 'killedAfter';
+export type HelperTiming = 'start' | 'slowStart' | 'tap' | 'source' | 'keys' | 'call' | 'screenshotBase' | 'mjpegFrame' | 'killedAfter';
 
 const INSTANT_HELPER: Record<HelperTiming, number> = {
   start: 0,
@@ -72,6 +74,8 @@ const INSTANT_HELPER: Record<HelperTiming, number> = {
   keys: 0,
   call: 0,
   screenshotBase: 0,
+  // The stream's framerate cap still paces it (the server's own behaviour).
+  mjpegFrame: 0,
   killedAfter: 50,
 };
 
@@ -87,6 +91,7 @@ export function helperTimingMs(profile: TimingProfile, what: HelperTiming): numb
     keys: t.helperKeys,
     call: t.helperCall,
     screenshotBase: t.helperScreenshotBase,
+    mjpegFrame: t.helperMjpegFrame,
     killedAfter: t.helperKilledAfter,
   };
   return usb[what];

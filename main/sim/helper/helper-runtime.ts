@@ -1,8 +1,9 @@
 /**
  * The resident helper's life on a simulated phone: `am instrument -w … AndroidJUnitRunner`
  * starts the appium-uiautomator2-server instrumentation (when both APKs are installed), its
- * HTTP server answers on device port 6790 once started (the adbd `tcp:6790` service reaches
- * it; before that, and after it died, the connection is refused), it holds the phone's single
+ * HTTP server answers on device port 6790 and its MJPEG screenshot stream on 7810 once
+ * started (the adbd `tcp:PORT` service reaches them; before that, and after it died, the
+ * connection is refused, and open connections drop when it dies), it holds the phone's single
  * UiAutomation connection while alive (stock `uiautomator dump` is then killed), and it ends
  * with `am force-stop`, an uninstall or update of its packages, DELETE /session, a crash or
  * the system killing it — each ending the instrumentation's shell stream with what `am`
@@ -15,8 +16,9 @@ import type { PackageDb } from '../phone-packages';
 import type { QuirkName } from '../phone-quirks';
 import { helperTimingMs, sleepUnlessAborted, type TimingProfile } from '../timing-profiles';
 import { serveHttpConnection, type ByteChannel, type HttpReply, type HttpRequest } from './http-wire';
+import { serveMjpegConnection } from './mjpeg-stream';
 import { shortPath, Uia2Server, type Uia2Hooks, type Uia2Phone } from './uia2-server';
-import { UIA2_DEVICE_PORT, UIA2_INSTRUMENTATION, UIA2_SERVER_PKG, UIA2_TEST_CLASS, UIA2_TEST_PKG } from './uia2-ids';
+import { UIA2_DEVICE_PORT, UIA2_INSTRUMENTATION, UIA2_MJPEG_PORT, UIA2_SERVER_PKG, UIA2_TEST_CLASS, UIA2_TEST_PKG } from './uia2-ids';
 
 export type HelperState = 'stopped' | 'starting' | 'running';
 
@@ -192,7 +194,18 @@ export class SimHelper implements HelperControl {
   /** The adbd `tcp:PORT` service: a handler while the server listens, else undefined (refused). */
   openTcp(port: number): ((channel: ByteChannel) => Promise<void>) | undefined {
     const p = this.process;
-    if (port !== UIA2_DEVICE_PORT || !p || p.state !== 'running') return undefined;
+    if ((port !== UIA2_DEVICE_PORT && port !== UIA2_MJPEG_PORT) || !p || p.state !== 'running') return undefined;
+    const serve =
+      port === UIA2_MJPEG_PORT
+        ? (channel: ByteChannel) =>
+            serveMjpegConnection(channel, {
+              phone: this.deps.phone,
+              setting: (name) => p.server.setting(name),
+              frameCostMs: () => helperTimingMs(this.deps.profile, 'mjpegFrame'),
+              died: p.died.signal,
+              started: () => this.deps.log(['helper', 'MJPEG', '/']),
+            })
+        : (channel: ByteChannel) => serveHttpConnection(channel, (request) => this.handleRequest(p, request));
     return async (channel) => {
       if (p.state !== 'running') {
         channel.close();
@@ -200,7 +213,7 @@ export class SimHelper implements HelperControl {
       }
       p.channels.add(channel);
       try {
-        await serveHttpConnection(channel, (request) => this.handleRequest(p, request));
+        await serve(channel);
       } finally {
         p.channels.delete(channel);
       }

@@ -214,6 +214,11 @@ export class Uia2Server {
     return this.stopRequestedValue;
   }
 
+  /** A setting's current value (as POST /appium/settings left it), or undefined if unknown. */
+  setting(name: string): Json | undefined {
+    return this.settings.get(name);
+  }
+
   /** Answers one request; undefined when the process died while handling it. */
   async handle(request: HttpRequest, hooks: Uia2Hooks): Promise<HttpReply | undefined> {
     const match = matchRoute(request.method, request.path);
