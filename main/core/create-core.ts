@@ -259,6 +259,8 @@ export function createCore(input: CoreOptionsInput): Core {
     agentBusy: (deviceId) => tools.queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
     clock,
     captureTimeoutMs: Math.min(options.adbCommandTimeoutMs, 15_000),
+    // The helper's stream shows display 0 only (as its other lanes work there).
+    helperStream: (deviceId, read) => (tools.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null)),
   });
   const timeline = new ActionTimeline({
     clock,

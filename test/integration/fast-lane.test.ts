@@ -12,6 +12,8 @@ import assert from 'node:assert/strict';
 import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
+import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
+import sharp from 'sharp';
 
 type Ack = Awaited<ReturnType<typeof invoke>>;
 type Json = Record<string, any>;
@@ -338,6 +340,39 @@ describe('fast lane: the screen read after an action', () => {
     } finally {
       phone.setQuirks([]);
     }
+  });
+
+  test("the phone view's live frames come from the helper's screen stream while it runs, from screencap once it stops", async () => {
+    const url = `${rig.bridge.url}/admin/api/devices/${rig.device(0).deviceId}/frame`;
+    const get = async (after: string | null): Promise<{ headers: Headers; body: Buffer }> => {
+      const res = await fetch(after ? `${url}?after=${after}` : url, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      assert.equal(res.status, 200);
+      return { headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    };
+    // Nothing of the agent's runs now, so the view's frames are captured (a frame left from before may come first).
+    const from = phone.argvLog.length;
+    let frame = await get(null);
+    for (let i = 0; i < 5 && frame.headers.get('x-frame-lane') !== 'helper'; i++) frame = await get(frame.headers.get('x-frame-seq'));
+    assert.equal(frame.headers.get('x-frame-lane'), 'helper');
+    assert.equal(frame.headers.get('content-type'), 'image/jpeg');
+    // The stream's pictures are half the screen (540×1200); the frame still says the screen's size, the space of taps.
+    assert.equal(frame.headers.get('x-screen-width'), '1080');
+    assert.equal(frame.headers.get('x-screen-height'), '2400');
+    const meta = await sharp(frame.body).metadata();
+    assert.equal(Math.max(meta.width ?? 0, meta.height ?? 0), 720);
+    const next = await get(frame.headers.get('x-frame-seq'));
+    assert.equal(next.headers.get('x-frame-lane'), 'helper');
+    assert.ok(Number(next.headers.get('x-frame-seq')) > Number(frame.headers.get('x-frame-seq')));
+    const sent = phone.argvLog.slice(from);
+    assert.equal(sent.filter((a) => a.join(' ') === 'helper MJPEG /').length, 1, 'one stream for both frames');
+    assert.ok(!sent.some((a) => a[0] === 'screencap'), `no screencap while the stream serves: ${JSON.stringify(sent)}`);
+
+    // The helper stops (turned off): the next frames are screencap's.
+    await setHelper(rig, 'disable');
+    let after = await get(next.headers.get('x-frame-seq'));
+    for (let i = 0; i < 5 && after.headers.get('x-frame-lane') !== 'adb'; i++) after = await get(after.headers.get('x-frame-seq'));
+    assert.equal(after.headers.get('x-frame-lane'), 'adb');
+    await setHelper(rig, 'enable');
   });
 
   test("the phone check's Unicode row follows the helper: ok while it may type, a problem again once turned off (no ADB Keyboard here)", async () => {

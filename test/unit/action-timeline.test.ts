@@ -12,7 +12,7 @@ import type { DeviceShell } from '../../main/core/devices/device-shell';
 
 async function frameOf(seq: number): Promise<LiveFrame> {
   const jpeg = await sharp({ create: { width: 324, height: 720, channels: 3, background: { r: seq % 255, g: 40, b: 90 } } }).jpeg().toBuffer();
-  return { jpeg, jpegWidth: 324, jpegHeight: 720, screenWidth: 1080, screenHeight: 2400, at: 0, seq };
+  return { jpeg, jpegWidth: 324, jpegHeight: 720, screenWidth: 1080, screenHeight: 2400, at: 0, seq, lane: 'adb' };
 }
 
 function timeline(options: { watched: boolean; capacity?: number }) {

@@ -64,6 +64,7 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
         'X-Frame-Seq': String(frame.seq),
         'X-Frame-At': String(frame.at),
         'X-Frame-Fresh': fresh ? '1' : '0',
+        'X-Frame-Lane': frame.lane,
         'X-Screen-Width': String(frame.screenWidth),
         'X-Screen-Height': String(frame.screenHeight),
       });

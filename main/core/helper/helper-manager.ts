@@ -23,6 +23,7 @@ import { buildCommandLine, runText } from '../android/shell-quote';
 import { installApk } from '../android/apps';
 import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';
+import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
 import {
   HELPER_INSTRUMENT_ARGV,
@@ -181,6 +182,7 @@ export class HelperManager {
   private choose(deviceId: string, value: 'on' | 'off'): void {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, devices: { ...consent.devices, [deviceId]: value } });
+    this.changed();
   }
 
   private requireApks(): HelperApks {
@@ -277,6 +279,20 @@ export class HelperManager {
     }
     this.touch(phone);
     return this.session(phone);
+  }
+
+  /**
+   * The running helper's screen stream for the phone view, at a scale the bridge sets (so it
+   * knows the screen's size from each picture); null when the helper does not run. Watching
+   * never starts the helper, nor keeps it from its idle stop.
+   */
+  async screenStream(deviceId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<{ stream: MjpegStream; scale: number } | null> {
+    const phone = this.phones.get(deviceId);
+    if (this.stopped || !phone || phone.state !== 'running' || !phone.sessionId) return null;
+    const shell = this.o.shellFor(deviceId);
+    if (!shell?.openStream) return null;
+    await this.session(phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
+    return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
   }
 
   private session(phone: PhoneHelper): HelperSession {
@@ -536,6 +552,9 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
 }
+
+/** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
+const SCREEN_STREAM_SCALE_PERCENT = 50;
 
 function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
   return {

@@ -6,6 +6,11 @@
  * is captured back to back and every viewer of it shares those captures (a viewer says which
  * frame it has and gets the next). One frame per phone is kept, and dropped once nobody has
  * watched it for FORGET_AFTER_MS, so memory does not grow with time or viewers.
+ *
+ * While the fast lane's helper runs on the phone, the pictures come from its MJPEG screen
+ * stream instead (small JPEGs the phone encodes itself, read over one connection while someone
+ * watches, closed when nobody does or the agent's work runs); without it, or when the stream
+ * fails, from `screencap`.
  */
 import sharp from 'sharp';
 import { BridgeError } from '../errors';
@@ -24,6 +29,15 @@ export interface LiveFrame {
   at: number;
   /** A new number per new picture, across phones. */
   seq: number;
+  /** Where the picture came from: the helper's screen stream, or `screencap`. */
+  lane: 'helper' | 'adb';
+}
+
+/** The helper's screen stream as the frames use it (HelperManager.screenStream). */
+export interface ScreenStream {
+  stream: { next(timeoutMs: number, signal?: AbortSignal): Promise<Buffer>; close(): void; readonly closed: boolean };
+  /** Picture size / screen size. */
+  scale: number;
 }
 
 export interface LiveFramesDeps {
@@ -36,6 +50,8 @@ export interface LiveFramesDeps {
   clock: () => number;
   /** Deadline of one capture. */
   captureTimeoutMs: number;
+  /** The helper's screen stream while the helper runs on the display in use, else null. */
+  helperStream?(deviceId: string, options: { timeoutMs: number }): Promise<ScreenStream | null>;
 }
 
 export const MASTER_MAX_SIDE = 720;
@@ -137,6 +153,7 @@ export class LiveFrames {
     this.capturing.add(deviceId);
     const shell = this.deps.shellFor(device);
     let encoding: Promise<unknown> = Promise.resolve();
+    let helper = await this.openHelperStream(deviceId);
     try {
       for (;;) {
         const asked = this.askedAt.get(deviceId) ?? 0;
@@ -145,6 +162,24 @@ export class LiveFrames {
           const last = this.last.get(deviceId);
           if (last) this.settle(deviceId, last);
           break;
+        }
+        if (helper) {
+          let jpeg: Buffer | undefined;
+          try {
+            jpeg = await helper.stream.next(this.deps.captureTimeoutMs);
+          } catch {
+            // The helper stopped or its stream broke: screencap from here on.
+            helper.stream.close();
+            helper = null;
+          }
+          if (jpeg && helper) {
+            await encoding;
+            encoding = this.keepJpeg(deviceId, jpeg, helper.scale).then(
+              (frame) => this.settle(deviceId, frame),
+              (error: unknown) => this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
+            );
+            continue;
+          }
         }
         let raw: RawFrame;
         try {
@@ -161,7 +196,16 @@ export class LiveFrames {
       }
       await encoding;
     } finally {
+      helper?.stream.close();
       this.capturing.delete(deviceId);
+    }
+  }
+
+  private async openHelperStream(deviceId: string): Promise<ScreenStream | null> {
+    try {
+      return (await this.deps.helperStream?.(deviceId, { timeoutMs: this.deps.captureTimeoutMs })) ?? null;
+    } catch {
+      return null;
     }
   }
 
@@ -196,6 +240,27 @@ export class LiveFrames {
     return this.last.size;
   }
 
+  /** A picture of the helper's stream: kept as it came when small enough, else scaled to MASTER_MAX_SIDE. */
+  private async keepJpeg(deviceId: string, jpeg: Buffer, scale: number): Promise<LiveFrame> {
+    const meta = await sharp(jpeg).metadata();
+    const width = meta.width ?? 0;
+    const height = meta.height ?? 0;
+    if (width <= 0 || height <= 0) throw new BridgeError('command_failed', 'the helper’s screen stream sent a picture without a size');
+    let out = { data: jpeg, width, height };
+    if (Math.max(width, height) > MASTER_MAX_SIDE) {
+      const scaled = await sharp(jpeg).resize({ width: MASTER_MAX_SIDE, height: MASTER_MAX_SIDE, fit: 'inside', kernel: 'linear' }).jpeg({ quality: JPEG_QUALITY }).toBuffer({ resolveWithObject: true });
+      out = { data: scaled.data, width: scaled.info.width, height: scaled.info.height };
+    }
+    return this.remember(deviceId, { jpeg: out.data, jpegWidth: out.width, jpegHeight: out.height, screenWidth: Math.round(width / scale), screenHeight: Math.round(height / scale), lane: 'helper' });
+  }
+
+  private remember(deviceId: string, picture: Omit<LiveFrame, 'at' | 'seq'>): LiveFrame {
+    this.seq += 1;
+    const frame: LiveFrame = { ...picture, at: this.deps.clock(), seq: this.seq };
+    this.last.set(deviceId, frame);
+    return frame;
+  }
+
   private async keep(deviceId: string, raw: RawFrame): Promise<LiveFrame> {
     const out = await sharp(raw.rgba, { raw: { width: raw.width, height: raw.height, channels: 4 } })
       // Bilinear: a fifth of the default kernel's time on a 1080×2400 screen (25 ms, not 118), no visible loss at this size.
@@ -203,18 +268,7 @@ export class LiveFrames {
       .flatten({ background: '#000000' })
       .jpeg({ quality: JPEG_QUALITY })
       .toBuffer({ resolveWithObject: true });
-    this.seq += 1;
-    const frame: LiveFrame = {
-      jpeg: out.data,
-      jpegWidth: out.info.width,
-      jpegHeight: out.info.height,
-      screenWidth: raw.width,
-      screenHeight: raw.height,
-      at: this.deps.clock(),
-      seq: this.seq,
-    };
-    this.last.set(deviceId, frame);
-    return frame;
+    return this.remember(deviceId, { jpeg: out.data, jpegWidth: out.info.width, jpegHeight: out.info.height, screenWidth: raw.width, screenHeight: raw.height, lane: 'adb' });
   }
 
   private prune(now: number): void {

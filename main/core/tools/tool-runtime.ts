@@ -130,6 +130,11 @@ export class ToolRuntime {
     });
   }
 
+  /** The display calls act on (0 unless a phone with several displays is driven on another). */
+  displayInUse(deviceId: string): number {
+    return this.displays.current(deviceId)?.display.id ?? 0;
+  }
+
   /** A phone check read the phone's displays (`dumpsys display`): calls act on that display. */
   noteDisplays(deviceId: string, target: DisplayTarget | null): void {
     this.displays.set(deviceId, target);
