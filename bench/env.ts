@@ -133,10 +133,19 @@ export interface BridgeHandle {
   probeFile: string | undefined;
   core: Core | undefined;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** GET of an admin path whose answer is bytes (a live frame), with its headers. */
+  adminBytes(path: string): Promise<{ status: number; headers: Headers; body: Buffer }>;
 }
 
 function freshSecrets(): { apiKey: string; adminToken: string } {
   return { apiKey: randomBytes(24).toString('base64url'), adminToken: randomBytes(24).toString('base64url') };
+}
+
+function adminBytes(url: string, adminToken: string): BridgeHandle['adminBytes'] {
+  return async (path) => {
+    const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(15_000) });
+    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+  };
 }
 
 function adminClient(url: string, adminToken: string): BridgeHandle['admin'] {
@@ -169,7 +178,7 @@ export async function startInProcessBridge(cleanup: Cleanup, adb: AdbServerRig, 
   });
   cleanup.add('in-process bridge', () => core.stop());
   const { url } = await core.start();
-  return { url, apiKey, pid: undefined, probeFile: undefined, core, admin: adminClient(url, adminToken) };
+  return { url, apiKey, pid: undefined, probeFile: undefined, core, admin: adminClient(url, adminToken), adminBytes: adminBytes(url, adminToken) };
 }
 
 /**
@@ -211,7 +220,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
     60_000,
     'the bridge process to listen',
   );
-  return { url, apiKey, pid: child.pid, probeFile, core: undefined, admin: adminClient(url, adminToken) };
+  return { url, apiKey, pid: child.pid, probeFile, core: undefined, admin: adminClient(url, adminToken), adminBytes: adminBytes(url, adminToken) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

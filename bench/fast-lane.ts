@@ -213,6 +213,28 @@ export async function fastLaneBench(report: Report, cleanup: Cleanup, adb: AdbSe
   });
   rows.push({ what: 'android_screenshot (both lanes capture with screencap)', stock: r.stock, fast: r.fast, mcp: r['mobile-mcp'], goal: '—' });
 
+  log('e. phone view: live frames a second, screencap vs the helper\'s screen stream');
+  const viewSeconds = quick ? 3 : 8;
+  const framesPerSecond = async (deviceId: string, lane: string): Promise<number> => {
+    let seq = '0';
+    let distinct = 0;
+    for (let warm = 0; warm < 3; warm++) {
+      const res = await bridge.adminBytes(`/admin/api/devices/${deviceId}/frame?after=${seq}`);
+      seq = res.headers.get('x-frame-seq') ?? seq;
+    }
+    const started = now();
+    while (now() - started < viewSeconds * 1000) {
+      const res = await bridge.adminBytes(`/admin/api/devices/${deviceId}/frame?after=${seq}`);
+      if (res.status !== 200) throw new Error(`frame: HTTP ${res.status}`);
+      if (res.headers.get('x-frame-lane') !== lane) throw new Error(`frame lane ${String(res.headers.get('x-frame-lane'))}, expected ${lane}`);
+      const next = res.headers.get('x-frame-seq') ?? seq;
+      if (next !== seq && res.headers.get('x-frame-fresh') === '1') distinct++;
+      seq = next;
+    }
+    return distinct / ((now() - started) / 1000);
+  };
+  const viewFps = { stock: await framesPerSecond(idS, 'adb'), fast: await framesPerSecond(idF, 'helper') };
+
   log('e. tap, screen checks off; and the same request sent to the helper directly');
   if (!(await setScreenChecks(bridge, false))) throw new Error('no policy API');
   const sessionId = bridge.core?.helpers.sessionIdOf(idF);
@@ -273,6 +295,15 @@ export async function fastLaneBench(report: Report, cleanup: Cleanup, adb: AdbSe
         line('android_ui_tree through the bridge (page source parsed, judged, compacted)', addedTree.fast),
         line('GET /source sent directly', addedTree.stock),
         ['bridge\'s own added time, tree', '', Number.isFinite(treeOverhead) ? ms(treeOverhead) : '—', ''],
+      ],
+    ),
+  );
+  report.add(
+    table(
+      ['phone view, one viewer asking back to back', 'seconds', 'distinct frames a second'],
+      [
+        ['stock: screencap (raw) on the phone, scaled and encoded by the bridge', String(viewSeconds), viewFps.stock.toFixed(1)],
+        ['fast lane: the helper\'s MJPEG screen stream (half size, up to 10 a second)', String(viewSeconds), viewFps.fast.toFixed(1)],
       ],
     ),
   );

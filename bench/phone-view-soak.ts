@@ -107,7 +107,11 @@ async function spawnBridge(cleanup: Cleanup, consoleDir: string, adbPort: number
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
-  return { url, apiKey, pid: child.pid ?? 0, probeFile, core: undefined, admin, adminToken };
+  const adminBytes: BridgeHandle['adminBytes'] = async (path) => {
+    const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${adminToken}` } });
+    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+  };
+  return { url, apiKey, pid: child.pid ?? 0, probeFile, core: undefined, admin, adminBytes, adminToken };
 }
 
 interface Sample {
