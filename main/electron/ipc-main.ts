@@ -30,7 +30,7 @@ export function registerIpcHandlers(
       if (!core.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
       const { frame, fresh } = await core.phoneView.frames.frame(deviceId, Number.isSafeInteger(after) && after > 0 ? after : 0);
       const out = await core.phoneView.frames.scaled(deviceId, frame, Math.min(1280, Math.max(160, Math.round(maxSide))));
-      return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh };
+      return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh, lane: frame.lane };
     },
     actionScreen: async (deviceId, actionId) => {
       const jpeg = core.phoneView.timeline.screen(deviceId, actionId);

@@ -48,7 +48,7 @@ function fakePreload() {
     putPolicies: (p) => ok(p),
     getDeviceScreen: record('getDeviceScreen', new Uint8Array([0xff, 0xd8, 9])),
     getDeviceActions: record('getDeviceActions', { device_id: 'dev_1', capacity: 50, actions: [] }),
-    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, screen_width: 1080, screen_height: 2400, fresh: false }),
+    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, screen_width: 1080, screen_height: 2400, fresh: false, lane: 'helper' }),
     getActionScreen: record('getActionScreen', new Uint8Array([0xff, 0xd8, 5])),
     onAdminEvent: (listener) => {
       listeners.add(listener);
@@ -103,7 +103,7 @@ void describe('IPC transport (desktop app)', () => {
     const api = createIpcTransport(bridge);
     const frame = await api.getDeviceFrame('dev_1', 719.6, 11);
     assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720, after: 11 } });
-    assert.deepEqual([frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh], [12, 1080, 2400, false]);
+    assert.deepEqual([frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh, frame.lane], [12, 1080, 2400, false, 'helper']);
     assert.equal(frame.blob.type, 'image/jpeg');
     const shot = await api.getActionScreen('dev_1', 'act_1');
     assert.deepEqual(calls.at(-1), { name: 'getActionScreen', args: { device_id: 'dev_1', action_id: 'act_1' } });

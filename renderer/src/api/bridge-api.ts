@@ -38,6 +38,8 @@ export interface LiveFrameImage {
   screenHeight: number;
   /** False when the bridge served the last frame again because the agent's calls were running. */
   fresh: boolean;
+  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
+  lane: 'helper' | 'adb';
 }
 
 /** One "something changed" notification from the bridge; the UI refetches state on it. */

@@ -134,6 +134,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
         screenWidth: header('X-Screen-Width'),
         screenHeight: header('X-Screen-Height'),
         fresh: response.headers.get('X-Frame-Fresh') !== '0',
+        lane: response.headers.get('X-Frame-Lane') === 'helper' ? 'helper' : 'adb',
       };
     },
     async getActionScreen(id: string, actionId: string, signal?: AbortSignal): Promise<Blob> {

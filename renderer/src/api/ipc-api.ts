@@ -64,6 +64,8 @@ export interface IpcLiveFrame {
   screen_width: number;
   screen_height: number;
   fresh: boolean;
+  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
+  lane: 'helper' | 'adb';
 }
 
 /** Every function the preload must expose, for the main process to register handlers. */

@@ -68,6 +68,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
         screenWidth: frame.screen_width,
         screenHeight: frame.screen_height,
         fresh: frame.fresh,
+        lane: frame.lane,
       };
     },
     async getActionScreen(id: string, actionId: string): Promise<Blob> {

@@ -83,7 +83,7 @@ export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: 
             )}
           </div>
           <p className="muted small" data-testid="phone-view-screen-note">
-            {live.paused ? t('phone-view.screen.paused') : live.waiting ? t('phone-view.screen.agentBusy') : t('phone-view.screen.live')}
+            {live.paused ? t('phone-view.screen.paused') : live.waiting ? t('phone-view.screen.agentBusy') : t(live.lane === 'helper' ? 'phone-view.screen.liveHelper' : 'phone-view.screen.live')}
           </p>
         </div>
         <div className="pv-side">
