@@ -11,6 +11,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { BridgeError } from '../errors';
+import { withDeadline } from '../devices/deadline';
 import type { DeviceStreamOpener } from './helper-client';
 
 export const MJPEG_DEVICE_PORT = 7810;
@@ -83,31 +84,16 @@ export class MjpegStream {
     }
     if (this.failure) return Promise.reject(this.failure);
     if (this.waiter) return Promise.reject(new BridgeError('internal_error', 'one reader at a time'));
-    return new Promise<Buffer>((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+    const waiting = new Promise<Buffer>((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+    return withDeadline(waiting, {
+      timeoutMs,
+      ...(signal ? { signal } : {}),
+      what: 'waiting for a frame from the helper’s screen stream',
+      onCancel: () => {
         this.waiter = undefined;
-      };
-      const onAbort = (): void => {
-        done();
-        reject(new BridgeError('canceled', 'stopped'));
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new BridgeError('command_timeout', `no frame from the helper’s screen stream within ${timeoutMs} ms`));
-      }, timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiter = {
-        resolve: (jpeg) => {
-          done();
-          resolve(jpeg);
-        },
-        reject: (error) => {
-          done();
-          reject(error);
-        },
-      };
+      },
     });
   }
 
@@ -135,7 +121,9 @@ export class MjpegStream {
       newest = parsed.jpeg;
     }
     if (!newest) return;
-    if (this.waiter) this.waiter.resolve(newest);
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter) waiter.resolve(newest);
     else this.latest = newest;
   }
 
@@ -144,7 +132,9 @@ export class MjpegStream {
     this.failure = new BridgeError('helper_unavailable', why);
     this.latest = undefined;
     this.buffer = Buffer.alloc(0);
-    this.waiter?.reject(this.failure);
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.reject(this.failure);
     if (destroy) this.stream.destroy();
   }
 }

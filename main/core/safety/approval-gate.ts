@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import type { AdminApproval } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { captureRaw } from '../android/screencap';
+import { withDeadline } from '../devices/deadline';
 import type { UiNode } from '../android/ui-tree';
 import type { EventHub } from '../admin/event-hub';
 import type { FileCache } from '../files/file-cache';
@@ -292,26 +293,10 @@ export class ApprovalGate implements SafetyGate {
     const h = this.history.get(call.device.deviceId);
     const reading = h?.afterRead;
     if (!reading || h.channelId !== call.channelId) return null;
-    return this.settleWithin(reading, call.signal);
+    // Past the deadline or a stop, the call goes on without it (a timeout or cancel is no error here).
+    return withDeadline(reading, { timeoutMs: this.o.probeTimeoutMs, signal: call.signal, what: 'the screen read after the last action' }).catch(() => undefined);
   }
 
-  private async settleWithin(reading: Promise<void>, signal: AbortSignal): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    try {
-      await Promise.race([
-        reading,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, this.o.probeTimeoutMs);
-          onAbort = resolve;
-          signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    }
-  }
 
   private finish(
     call: CallInfo,
