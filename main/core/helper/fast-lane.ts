@@ -146,25 +146,13 @@ class CallLanes implements ToolLanes {
   async tree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<{ nodes: UiNode[]; lane: Lane }> {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (session) {
-      let reason: string;
-      try {
-        const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
-        if (typeof source !== 'string') throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
-        const nodes = parseAppiumSource(source);
-        const verdict = await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options));
-        if (verdict === null) {
-          this.manager.noteLane(this.deviceId, 'helper');
-          return { nodes, lane: 'helper' };
-        }
-        reason = verdict;
-      } catch (error) {
-        if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
-        // A crash stops the helper (it starts again on a later call); an error answer leaves it running.
-        await this.manager.helperFailed(this.deviceId, error);
-        reason = `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})`;
+      const read = await this.readHelperTree(session, options, window);
+      if ('nodes' in read) {
+        this.manager.noteLane(this.deviceId, 'helper');
+        return { nodes: read.nodes, lane: 'helper' };
       }
       // The stock dump needs UiAutomation: a helper still running steps aside first, for a while.
-      if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, reason);
+      if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, read.reason);
     }
     const nodes = await readUiTree(this.shell, options);
     this.lanes.noteStockTree(this.deviceId, nodes);
@@ -181,14 +169,30 @@ class CallLanes implements ToolLanes {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (!session) return null;
     try {
-      const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
-      if (typeof source !== 'string') return null;
-      const nodes = parseAppiumSource(source);
       // A sparse or stale tree is left unused here; the next call's own read makes the helper step aside.
-      return (await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options))) === null ? nodes : null;
+      const read = await this.readHelperTree(session, options, window);
+      return 'nodes' in read ? read.nodes : null;
+    } catch {
+      return null; // canceled
+    }
+  }
+
+  /**
+   * The helper's page source, judged (sparse, stale): its nodes, or why it must not be used. A
+   * failed read is reported to the manager (a crash stops the helper; an error answer leaves it
+   * running); a canceled one throws.
+   */
+  private async readHelperTree(session: HelperSession, options: { timeoutMs: number; signal: AbortSignal }, window: Promise<WindowGlance | null> | undefined): Promise<{ nodes: UiNode[] } | { reason: string }> {
+    try {
+      const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
+      if (typeof source !== 'string') throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
+      const nodes = parseAppiumSource(source);
+      const verdict = await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options));
+      return verdict === null ? { nodes } : { reason: verdict };
     } catch (error) {
-      if (!options.signal.aborted && !(isBridgeError(error) && error.code === 'canceled')) await this.manager.helperFailed(this.deviceId, error);
-      return null;
+      if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+      await this.manager.helperFailed(this.deviceId, error);
+      return { reason: `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})` };
     }
   }
 

@@ -352,7 +352,7 @@ export class ToolRuntime {
           lastTree: () => this.trees.get(channelId),
         };
         // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
-        const lanes = (this.displays.current(deviceId)?.display.id ?? 0) === 0 ? this.lanes?.forCall(deviceId, shell) : undefined;
+        const lanes = this.displayInUse(deviceId) === 0 ? this.lanes?.forCall(deviceId, shell) : undefined;
         // The gate's screen read takes the fast lane too (a sparse or stale helper tree falls back to the dump).
         if (lanes) {
           call.readTree = async (window) => (await lanes.tree({ timeoutMs: this.o.options.adbCommandTimeoutMs, signal }, window)).nodes;
