@@ -24,7 +24,7 @@ import { InputDispatcher, type GestureRecord } from './screen/input-dispatcher';
 import { createLayout } from './screen/layout';
 import { ScreenMachine } from './screen/screen-machine';
 import { ShellSyntaxError, parseShell } from './shell-parser';
-import { sleepUnlessAborted, timingProfile, untilAborted, type TimingProfileName } from './timing-profiles';
+import { eitherAborted, sleepUnlessAborted, timingProfile, untilAborted, type TimingProfileName } from './timing-profiles';
 
 export interface SimulatedPhoneOptions {
   serial: string;
@@ -308,19 +308,12 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({ stdout, stderr, exitCode: 130 });
 
   const exec = async (commandLine: string, execOptions: { signal: AbortSignal; mergeStderr?: boolean }): Promise<ShellResult> => {
-    // Not AbortSignal.any([…, lifetime.signal]): on Node 20 every combined signal stays
-    // referenced from the long-lived lifetime signal, ~60 B per command for the phone's whole
-    // life (seen in the hardening load test). A plain controller unhooked when done is free.
-    const combined = new AbortController();
-    const abort = (): void => combined.abort();
-    if (execOptions.signal.aborted || lifetime.signal.aborted) combined.abort();
-    execOptions.signal.addEventListener('abort', abort, { once: true });
-    lifetime.signal.addEventListener('abort', abort, { once: true });
+    // Unhooked when done: the phone's lifetime signal outlives every command.
+    const combined = eitherAborted(execOptions.signal, lifetime.signal);
     try {
       return await execWithSignal(commandLine, combined.signal, execOptions.mergeStderr === true);
     } finally {
-      execOptions.signal.removeEventListener('abort', abort);
-      lifetime.signal.removeEventListener('abort', abort);
+      combined.release();
     }
   };
 

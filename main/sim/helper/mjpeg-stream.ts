@@ -10,7 +10,7 @@
  */
 import sharp from 'sharp';
 import { SCREENCAP_HEADER_BYTES } from '../screen/frame-renderer';
-import { sleepUnlessAborted } from '../timing-profiles';
+import { eitherAborted, sleepUnlessAborted } from '../timing-profiles';
 import type { ByteChannel } from './http-wire';
 import type { Uia2Phone } from './uia2-server';
 
@@ -80,30 +80,12 @@ export function mjpegPart(jpeg: Buffer): Buffer {
   return Buffer.concat([Buffer.from(head, 'latin1'), jpeg, FRAME_TAIL]);
 }
 
-/** Either signal aborting aborts the result (AbortSignal.any without its listener leaks). */
-function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort();
-  if (a.aborted || b.aborted) controller.abort();
-  else {
-    a.addEventListener('abort', abort, { once: true });
-    b.addEventListener('abort', abort, { once: true });
-  }
-  return {
-    signal: controller.signal,
-    release: () => {
-      a.removeEventListener('abort', abort);
-      b.removeEventListener('abort', abort);
-    },
-  };
-}
-
 /**
  * Serves one MJPEG connection until the client leaves or the process dies; closes the
  * channel at the end. Never throws.
  */
 export async function serveMjpegConnection(channel: ByteChannel, deps: MjpegStreamDeps): Promise<void> {
-  const stop = eitherSignal(deps.died, channel.signal);
+  const stop = eitherAborted(deps.died, channel.signal);
   const { signal } = stop;
   const encoder = new FrameEncoder();
   try {
