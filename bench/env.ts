@@ -141,7 +141,8 @@ function freshSecrets(): { apiKey: string; adminToken: string } {
   return { apiKey: randomBytes(24).toString('base64url'), adminToken: randomBytes(24).toString('base64url') };
 }
 
-function adminBytes(url: string, adminToken: string): BridgeHandle['adminBytes'] {
+/** GET of admin bytes (a live frame) with the admin token. */
+export function adminBytes(url: string, adminToken: string): BridgeHandle['adminBytes'] {
   return async (path) => {
     const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(15_000) });
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };

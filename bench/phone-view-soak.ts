@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createCore } from '../main/core/create-core';
-import { Cleanup, bindChannel, callTool, connectClient, startAdb, startPhones, waitForDevices, withTimeout, type BridgeHandle } from './env';
+import { Cleanup, adminBytes, bindChannel, callTool, connectClient, startAdb, startPhones, waitForDevices, withTimeout, type BridgeHandle } from './env';
 import { readAfterGc } from './memory';
 
 const ROOT = resolve(__dirname, '..');
@@ -107,11 +107,7 @@ async function spawnBridge(cleanup: Cleanup, consoleDir: string, adbPort: number
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
-  const adminBytes: BridgeHandle['adminBytes'] = async (path) => {
-    const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${adminToken}` } });
-    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-  };
-  return { url, apiKey, pid: child.pid ?? 0, probeFile, core: undefined, admin, adminBytes, adminToken };
+  return { url, apiKey, pid: child.pid ?? 0, probeFile, core: undefined, admin, adminBytes: adminBytes(url, adminToken), adminToken };
 }
 
 interface Sample {
