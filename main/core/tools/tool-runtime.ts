@@ -309,28 +309,40 @@ export class ToolRuntime {
     const finish = (ack: StoredAck): StoredAck => {
       const outcome = ack.error ? 'error' : 'ok';
       const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
-      observed?.finished({ ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) }, this.o.clock() - started);
+      const durationMs = this.o.clock() - started;
       this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
+      let marksChanged = false;
       if (ack.error) {
         const refusals = this.lastRefusals.get(deviceId) ?? new Map<string, { at: number; message: string }>();
         refusals.set(ack.error.code, { at: this.o.clock(), message: ack.error.message });
         this.lastRefusals.set(deviceId, refusals);
-        if (MARKING_REFUSALS.has(ack.error.code)) this.onMarksChanged?.(deviceId);
+        marksChanged = MARKING_REFUSALS.has(ack.error.code);
       } else {
         // It works again (the person changed the setting): forget the refusal it replaces.
         const cleared = CLEARED_BY_SUCCESS[tool.id];
         const refusals = this.lastRefusals.get(deviceId);
-        if (cleared && refusals?.delete(cleared)) this.onMarksChanged?.(deviceId);
+        if (cleared && refusals?.delete(cleared)) marksChanged = true;
         if (tool.id === 'android_ui_tree' || tool.id === 'android_wait_for') {
           this.treeReadAt.set(deviceId, this.o.clock());
-          this.onMarksChanged?.(deviceId);
+          marksChanged = true;
         }
       }
-      // The UI shows each channel's last action; the hub coalesces bursts of calls.
-      this.o.hub.publish('state');
+      // The gate's history the next call is judged on is settled now (the sinks build their
+      // audit lines later themselves).
       for (const sink of this.sinks) {
-        sink.record({ time: started, channelId, deviceId, toolId: tool.id, args, decision, outcome, errorCode: ack.error?.code ?? null, durationMs: this.o.clock() - started });
+        sink.record({ time: started, channelId, deviceId, toolId: tool.id, args, decision, outcome, errorCode: ack.error?.code ?? null, durationMs });
       }
+      // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits
+      // until the ack is on its way: the state above is already set, so a Descriptor asked
+      // for after the ack says the same, and the agent's answer is not held up by packets it
+      // did not ask for. setImmediate runs after the reply, which is sent as this call's
+      // promise settles.
+      setImmediate(() => {
+        observed?.finished({ ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) }, durationMs);
+        if (marksChanged) this.onMarksChanged?.(deviceId);
+        // The UI shows each channel's last action; the hub coalesces bursts of calls.
+        this.o.hub.publish('state');
+      });
       return ack;
     };
 
