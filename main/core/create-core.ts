@@ -465,6 +465,8 @@ export function createCore(input: CoreOptionsInput): Core {
       await plane.stop();
       await endpoint.close();
       bindingService.stop();
+      // A lease-activity write still on the thread pool finishes before the folder may go.
+      await store.settled();
       runtime.stop();
       hub.close();
       await files.stop();

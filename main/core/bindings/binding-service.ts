@@ -408,14 +408,25 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     }
     this.sessions.sweep();
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
-    if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivity();
+    if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivityInBackground();
   }
 
+  /** At stop: written before returning. */
   private flushActivity(): void {
     if (!this.activityDirty) return;
     this.activityDirty = false;
     this.lastActivityFlush = this.clock();
     this.options.store.flush();
+  }
+
+  /** While serving: written off the event loop (calls keep flowing); a failed write is tried again at the next sweep. */
+  private flushActivityInBackground(): void {
+    if (!this.activityDirty) return;
+    this.activityDirty = false;
+    this.lastActivityFlush = this.clock();
+    this.options.store.flushInBackground().catch(() => {
+      this.activityDirty = true;
+    });
   }
 }
 
