@@ -18,8 +18,12 @@ export const USB_PHONE_TIMINGS = {
   inputTextPerChar: 10,
   /** `input keyevent --longpress`: ViewConfiguration long-press timeout. */
   longPressTimeout: 400,
-  /** `uiautomator dump`: JVM start + waitForIdle (≥ 1 s) + tree walk. */
-  uiautomatorDump: 1800,
+  /**
+   * `uiautomator dump`: JVM start (as `input`, 300) + waitForIdle on a fresh UiAutomation
+   * connection (always the full 1000 ms) + the tree walk (as the resident helper's page
+   * source, 900). TIMING-SOURCES.md.
+   */
+  uiautomatorDump: 2200,
   /** `screencap` raw: SurfaceFlinger capture only (transfer time is the transport's). */
   screencapRaw: 150,
   /** `screencap -p`: fixed part + PNG compression per megapixel on the phone's CPU. */
