@@ -111,10 +111,13 @@ void test('a burst of commands (one status call) is followed by as many spares, 
   now += 1_000;
   const second = await Promise.all(Array.from({ length: 6 }, () => slot.take()));
   assert.ok(second.every((t) => t.spare), 'all six found a ready connection');
+  await settle();
+  assert.equal(slot.size(), 6, 'the burst’s spares were replaced once its requests were on their way');
   const before = opened.length;
   // A single command later keeps the pool at its size (each take opens one replacement).
   now += 1_000;
   await slot.take();
+  await settle();
   assert.equal(opened.length, before + 1);
   slot.close();
 });
@@ -133,6 +136,7 @@ void test('the pool shrinks back once bursts stop: after the idle time only sing
 void test('never more spares than maxSpares', async () => {
   const { slot } = rig(60_000, () => 1_000);
   await Promise.all(Array.from({ length: 20 }, () => slot.take()));
+  await settle();
   assert.equal(slot.size(), 6);
   slot.close();
 });

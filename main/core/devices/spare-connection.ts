@@ -63,7 +63,11 @@ export class SpareConnectionPool<T extends SpareableConnection> {
     if (spare?.timer) clearTimeout(spare.timer);
     // This command's own connection (when there is no spare) goes first, the spares after it.
     const own = spare ? undefined : this.open();
-    this.topUp();
+    // With a spare in hand, the next one is opened once this command's request is on its way
+    // (setImmediate runs after the caller's write): opening a connection is CPU work the
+    // command need not wait behind.
+    if (spare) setImmediate(() => this.topUp());
+    else this.topUp();
     if (spare) {
       const connection = await spare.ready.catch(() => undefined);
       if (connection && !spare.dead) return { connection, spare: true };
