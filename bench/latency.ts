@@ -156,8 +156,12 @@ async function timed(run: () => Promise<void>): Promise<number> {
   return now() - t0;
 }
 
-/** Runs every case with a non-zero sample count. */
-export async function measureLatency(target: LatencyTarget, counts: SampleCounts, log: (line: string) => void, note = ''): Promise<LatencyRow[]> {
+/**
+ * Runs every case with a non-zero sample count. `pauseMs`: the process idles that long before
+ * each timed call on either path (outside the timing), as it does while a phone works on a
+ * command; it shows what an idle CPU adds to the same code.
+ */
+export async function measureLatency(target: LatencyTarget, counts: SampleCounts, log: (line: string) => void, note = '', pauseMs = 0): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const c of cases(target, counts)) {
     if (c.samples <= 0) continue;
@@ -174,6 +178,7 @@ export async function measureLatency(target: LatencyTarget, counts: SampleCounts
       const order = i % 2 === 0 ? (['bridge', 'adbkit'] as const) : (['adbkit', 'bridge'] as const);
       for (const path of order) {
         c.prepare?.();
+        if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
         if (path === 'bridge') bridge.push(await timed(c.viaBridge));
         else adbkit.push(await timed(c.viaAdbkit));
       }
