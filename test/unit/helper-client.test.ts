@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { BridgeError } from '../../main/core/errors';
-import { HelperClient, notPerformed, parseHttpResponse } from '../../main/core/helper/helper-client';
+import { HelperClient, announcedLength, notPerformed, parseHttpResponse } from '../../main/core/helper/helper-client';
 import { parseAppiumSource, parseInstalledVersion, planHelperTyping, pointerActions, isNoInstrumentation } from '../../main/core/helper/helper-protocol';
 import { isSparse, treePackage } from '../../main/core/helper/fast-lane';
 
@@ -82,6 +82,27 @@ describe('HelperClient over a stream', () => {
     assert.match(seen, /^POST \/session\/s1\/keys HTTP\/1\.1\r\n/);
     assert.match(seen, /Connection: close/);
     assert.ok(seen.endsWith(JSON.stringify({ text: '你好 😀', replace: false })));
+  });
+
+  test('a large page source arriving in many small pieces is read whole, once', async () => {
+    // 4 MiB of XML in 4 KiB writes: the answer must come back intact however it is cut.
+    const xml = `<hierarchy>${'<node text="你好 world" bounds="[0,0][1,1]" />'.repeat(90_000)}</hierarchy>`;
+    behave = (socket) => {
+      const text = Buffer.from(JSON.stringify({ sessionId: 's1', value: xml }), 'utf8');
+      const whole = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n`), text]);
+      for (let at = 0; at < whole.length; at += 4096) socket.write(whole.subarray(at, at + 4096));
+      socket.end();
+    };
+    const value = await client().call('GET', '/session/s1/source', undefined, { timeoutMs: 10_000 });
+    assert.equal(value, xml);
+  });
+
+  test('announcedLength: the whole answer’s length once the head names its Content-Length', () => {
+    const head = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 12\r\n\r\n';
+    assert.equal(announcedLength(Buffer.from(head)), head.length + 12);
+    assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nContent-Len')), null, 'head not complete');
+    assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n')), null, 'chunked: no length');
+    assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nX-Content-Length: 9\r\n\r\n')), null, 'another header');
   });
 
   test('an error answer is helper_unavailable: provably not performed', async () => {

@@ -86,6 +86,8 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
   return new Promise<HelperResponse>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    /** The answer's whole length once its head named a Content-Length: no parse before then. */
+    let expected: number | null = null;
     let settled = false;
     const finish = (error: BridgeError | null, response?: HelperResponse): void => {
       if (settled) return;
@@ -108,6 +110,7 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
       const parsed = parseHttpResponse(data, ended);
       if (parsed === 'incomplete') {
         if (ended) finish(unknown(size === 0 ? 'the connection closed before any answer' : 'the answer was cut short'));
+        else expected = announcedLength(data);
         return;
       }
       if (parsed === 'malformed') return finish(unknown('its answer was not HTTP'));
@@ -123,7 +126,9 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
       chunks.push(chunk);
       size += chunk.length;
       if (size > MAX_RESPONSE_BYTES) return finish(new BridgeError('command_failed', 'the helper’s answer is too large'));
-      tryParse(false);
+      // A large page source comes in many chunks: joining and parsing them all again on each
+      // one would cost time growing with the square of its size.
+      if (expected === null || size >= expected) tryParse(false);
     };
     const onEnd = (): void => tryParse(true);
     const onError = (): void => tryParse(true);
@@ -136,6 +141,14 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
     stream.on('error', onError);
     stream.write(encodeRequest(method, path, body));
   });
+}
+
+/** The whole length of a response whose head is in and names its Content-Length; null otherwise. */
+export function announcedLength(data: Buffer): number | null {
+  const headEnd = data.indexOf('\r\n\r\n');
+  if (headEnd < 0) return null;
+  const length = /\r\ncontent-length:[ \t]*(\d+)[ \t]*(?:\r\n|$)/i.exec(data.subarray(0, headEnd).toString('latin1'))?.[1];
+  return length === undefined ? null : headEnd + 4 + Number.parseInt(length, 10);
 }
 
 /** One HTTP/1.1 response from the bytes so far; 'incomplete' until it is whole. */
