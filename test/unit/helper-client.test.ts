@@ -172,6 +172,13 @@ describe('helper protocol', () => {
     assert.equal(nodes[2]?.contentDesc, 'Save');
     assert.equal(nodes[2]?.depth, 1);
     assert.equal(treePackage(nodes), 'com.example.notes');
+    // Element names as Appium writes them (dots, hyphens, underscores, an inner class's `$`
+    // turned into `.`); a tree cut short is still refused, as a dump would be.
+    const odd =
+      '<hierarchy rotation="0"><com.example.my-view_Outer.Inner class="x" bounds="[0,0][10,10]"><_Custom bounds="[0,0][5,5]"/></com.example.my-view_Outer.Inner></hierarchy>';
+    assert.deepEqual(parseAppiumSource(odd).map((n) => [n.className, n.depth]), [['x', 0], ['', 1]]);
+    assert.throws(() => parseAppiumSource(xml.slice(0, xml.length - 40)), (e: unknown) => e instanceof BridgeError && e.code === 'command_failed');
+    assert.throws(() => parseAppiumSource('<hierarchy><android.widget.Button bounds="[0,0][1,1]"></hierarchy>'), (e: unknown) => e instanceof BridgeError && e.code === 'command_failed');
   });
 
   test('typing steps: text runs appended, line breaks and tabs as keys, a trailing backslash-n split', () => {

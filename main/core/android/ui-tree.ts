@@ -340,7 +340,11 @@ function nodeFrom(draft: NodeDraft, index: number, depth: number): UiNode {
  * for anything that is not a complete `<hierarchy>` of `<node>` elements (truncated output,
  * unbalanced tags, broken attributes).
  */
-export function parseUiXml(xml: string): UiNode[] {
+export function parseUiXml(xml: string, options: { anyElementName?: boolean } = {}): UiNode[] {
+  // Appium's page source names each element by its class (`<android.widget.TextView …>`)
+  // where uiautomator writes `<node …>`: with anyElementName every element but <hierarchy>
+  // is a node, read in place rather than renamed first.
+  const anyName = options.anyElementName === true;
   const nodes: UiNode[] = [];
   const len = xml.length;
   let pos = 0;
@@ -372,7 +376,7 @@ export function parseUiXml(xml: string): UiNode[] {
       const end = xml.indexOf('>', lt + 2);
       if (end < 0) throw malformed('unterminated end tag', lt);
       const name = xml.slice(lt + 2, end).trim();
-      if (name === 'node') {
+      if (name === 'node' || (anyName && name !== 'hierarchy' && name.length > 0 && isNameStart(name.charCodeAt(0)))) {
         if (depth === 0) throw malformed('</node> without <node>', lt);
         depth--;
       } else if (name === 'hierarchy') {
@@ -388,12 +392,15 @@ export function parseUiXml(xml: string): UiNode[] {
     // Start tag: only <hierarchy …> and <node …> exist in a dump.
     let i = lt + 1;
     let isNode: boolean;
-    if (xml.startsWith('node', i) && !isNameChar(xml.charCodeAt(i + 4))) {
-      isNode = true;
-      i += 4;
-    } else if (xml.startsWith('hierarchy', i) && !isNameChar(xml.charCodeAt(i + 9))) {
+    if (xml.startsWith('hierarchy', i) && !isNameChar(xml.charCodeAt(i + 9))) {
       isNode = false;
       i += 9;
+    } else if (xml.startsWith('node', i) && !isNameChar(xml.charCodeAt(i + 4))) {
+      isNode = true;
+      i += 4;
+    } else if (anyName && isNameStart(xml.charCodeAt(i))) {
+      isNode = true;
+      while (i < len && isNameChar(xml.charCodeAt(i))) i++;
     } else {
       throw malformed('unexpected element', lt);
     }
@@ -480,6 +487,10 @@ export function parseUiXml(xml: string): UiNode[] {
 }
 
 /** Characters of XML names as uiautomator writes them: letters, digits, '-', '_', ':', '.'. */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
 function isNameChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 58 || c === 46;
 }
@@ -615,7 +626,18 @@ export function findElement(nodes: readonly UiNode[], selector: ElementSelector)
  * A short stable hash of what is on screen (classes, ids, texts, descriptions, bounds,
  * states). Equal trees give equal signatures regardless of numbering.
  */
+/** Signatures already computed, by tree (a tree is never changed once read). */
+const signatures = new WeakMap<readonly UiNode[], string>();
+
 export function screenSignature(nodes: readonly UiNode[]): string {
+  const known = signatures.get(nodes);
+  if (known !== undefined) return known;
+  const signature = computeSignature(nodes);
+  signatures.set(nodes, signature);
+  return signature;
+}
+
+function computeSignature(nodes: readonly UiNode[]): string {
   const hash = createHash('sha256');
   for (const n of nodes) {
     const flags =

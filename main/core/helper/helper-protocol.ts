@@ -49,13 +49,12 @@ export function parseInstalledVersion(dumpsys: string, packageName: string): str
 /**
  * Appium's page source names each element by its class (`<android.widget.TextView …>`) where
  * uiautomator writes `<node class="…">`; the attributes are the same ones (text, resource-id,
- * content-desc, bounds, flags), and the class is also an attribute. Renaming the tags lets the
- * one parser of ui-tree.ts read both. `<` never occurs unescaped inside attribute values.
+ * content-desc, bounds, flags), and the class is also an attribute: the one parser of
+ * ui-tree.ts reads both, taking any element name but <hierarchy> as a node.
  */
 export function parseAppiumSource(xml: string): UiNode[] {
   if (!xml.includes('<hierarchy')) throw new BridgeError('command_failed', 'the helper’s page source has no <hierarchy> element');
-  const renamed = xml.replace(/<(\/?)(?!hierarchy[\s/>])([A-Za-z_][^\s/>]*)/g, '<$1node');
-  return parseUiXml(renamed);
+  return parseUiXml(xml, { anyElementName: true });
 }
 
 /** W3C pointer actions for one finger: down at `from`, optionally move to `to` over `moveMs`, held `holdMs`. */
