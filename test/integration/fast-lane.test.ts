@@ -440,6 +440,28 @@ describe('fast lane: idle stop and bridge shutdown', () => {
   });
 });
 
+describe('fast lane: a helper that ran well since its last crash', () => {
+  test('has that crash forgiven: a later crash restarts it again instead of leaving it failed', async () => {
+    // Forgiven after 0 ms here (10 minutes by default; the two quick crashes above fail it).
+    const bound = await startBoundRig({ fastLane: { crashForgivenMs: 0 } });
+    try {
+      const phone = bound.rig.phones[0]!;
+      await setHelper(bound.rig, 'enable');
+      await waitForHelper(bound.rig, 'stopped');
+      for (const round of [1, 2, 3]) {
+        assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', `round ${round}: running`);
+        phone.helper.crashOnNextRequest({ match: 'GET /source', when: 'before' });
+        assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb', `round ${round}: fell back`);
+        const crashed = await helperOf(bound.rig);
+        assert.equal(crashed.state, 'stopped', `round ${round}: stopped, not failed`);
+        assert.equal(crashed.last_error_code, 'helper_crashed');
+      }
+    } finally {
+      await bound.stop();
+    }
+  });
+});
+
 describe('fast lane: phones that refuse it fall back cleanly', () => {
   test('a refused install leaves the helper failed with the reason; the stock lane works', async () => {
     const bound = await startBoundRig({}, { quirks: ['helper-install-refused'] });

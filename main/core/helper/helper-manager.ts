@@ -9,7 +9,9 @@
  * - Started on demand by the first tool call that can use it (`am instrument -w`, kept open:
  *   its end is the server's end), health-checked through `GET /status`, then one session.
  * - A crash (the instrumentation ended, or the helper stopped answering) stops it; the next
- *   call starts it again once; a second crash leaves it `failed` until enabled again.
+ *   call starts it again once; a second crash leaves it `failed` until enabled again, unless
+ *   the helper had run for HELPER_CRASH_FORGIVEN_MS since the first: a phone whose helper
+ *   crashes once a day keeps its fast lane.
  * - Stopped when the phone's lease ends, after HELPER_IDLE_STOP_MS without use, after a sparse
  *   or stale tree (then not restarted for a cool-down), and when the bridge stops. Stopping
  *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
@@ -41,6 +43,8 @@ export type FastLaneDefault = 'ask' | 'on';
 export const HELPER_IDLE_STOP_MS = 5 * 60_000;
 export const HELPER_START_TIMEOUT_MS = 30_000;
 export const HELPER_PAUSE_MS = 60_000;
+/** A helper that ran this long since its last start has its earlier crash forgiven. */
+export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
 const INSTALL_TIMEOUT_MS = 180_000;
 const PUSH_TIMEOUT_MS = 120_000;
 const STATUS_POLL_MS = 100;
@@ -88,6 +92,8 @@ interface PhoneHelper {
   lastErrorCode: string | null;
   lanes: { helper: number; adb: number };
   crashes: number;
+  /** When it last became `running` (null while not running). */
+  runningSince: number | null;
   pausedUntil: number;
   instrument: Duplex | undefined;
   sessionId: string | undefined;
@@ -109,6 +115,7 @@ export interface HelperManagerOptions {
   idleStopMs?: number;
   startTimeoutMs?: number;
   pauseMs?: number;
+  crashForgivenMs?: number;
 }
 
 export class HelperManager {
@@ -233,6 +240,7 @@ export class HelperManager {
         lastErrorCode: null,
         lanes: { helper: 0, adb: 0 },
         crashes: 0,
+        runningSince: null,
         pausedUntil: 0,
         instrument: undefined,
         sessionId: undefined,
@@ -341,6 +349,8 @@ export class HelperManager {
 
   private async crashed(phone: PhoneHelper, message: string): Promise<void> {
     if (phone.state !== 'running' && phone.state !== 'starting') return;
+    const ranFor = phone.runningSince === null ? 0 : this.clock() - phone.runningSince;
+    if (ranFor >= (this.o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS)) phone.crashes = 0;
     phone.crashes += 1;
     await this.stopPhone(phone.deviceId, null);
     if (phone.crashes >= 2) {
@@ -492,6 +502,7 @@ export class HelperManager {
     }
     if (phone.generation !== generation) return false;
     phone.state = 'running';
+    phone.runningSince = this.clock();
     phone.version = this.o.apks?.version ?? phone.version;
     if (phone.lastErrorCode !== 'helper_crashed') {
       phone.lastError = null;
@@ -517,6 +528,7 @@ export class HelperManager {
     phone.instrument = undefined;
     phone.sessionId = undefined;
     if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
+    phone.runningSince = null;
     if (reason) phone.lastError = reason;
     stream?.destroy();
     if (wasUp) {
@@ -542,6 +554,7 @@ export class HelperManager {
     if (phone.idleTimer) clearTimeout(phone.idleTimer);
     phone.idleTimer = undefined;
     if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
+    phone.runningSince = null;
   }
 
   /** Bridge shutdown: every running helper is stopped and force-stopped. */
