@@ -65,6 +65,7 @@ export function coreOptionsForLimits(limits: { values: Partial<LimitValues>; ori
     ...(Object.keys(lease).length > 0 ? { lease } : {}),
     ...(Object.keys(fileCache).length > 0 ? { fileCache } : {}),
     ...(v.queue_max_depth !== undefined ? { queue: { maxDepth: v.queue_max_depth } } : {}),
+    ...(v.fast_lane_idle_stop_ms !== undefined ? { fastLane: { idleStopMs: v.fast_lane_idle_stop_ms } } : {}),
     ...(Object.keys(limits.origins).length > 0 ? { limitOrigins: limits.origins } : {}),
   };
 }

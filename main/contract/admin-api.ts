@@ -163,6 +163,7 @@ export interface AdminState {
     lease: { max_duration_ms: number | null; idle_timeout_ms: number | null; disconnect_grace_ms: number };
     file_cache: { ttl_ms: number; max_bytes: number; max_files: number; cleanup_interval_ms: number };
     queue: { max_depth: number; observation_concurrency: number };
+    fast_lane: { idle_stop_ms: number };
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
   /** The fast lane's lab-wide default and whether this build carries the helper. */

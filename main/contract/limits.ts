@@ -23,6 +23,7 @@ export interface LimitValues {
   file_cache_max_bytes: number;
   file_cache_max_files: number;
   queue_max_depth: number;
+  fast_lane_idle_stop_ms: number;
 }
 
 export type LimitKey = keyof LimitValues;
@@ -144,6 +145,18 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     flag: '--queue-depth',
     env: 'DEVICE_BRIDGE_QUEUE_DEPTH',
     applies: 'Applies to the next call queued on each phone; calls already waiting stay.',
+  },
+  fast_lane_idle_stop_ms: {
+    key: 'fast_lane_idle_stop_ms',
+    label: 'Fast lane idle stop',
+    unit: 'duration',
+    nullable: false,
+    min: 10 * SECOND,
+    max: DAY,
+    default: 5 * MINUTE,
+    flag: '--fast-lane-idle',
+    env: 'DEVICE_BRIDGE_FAST_LANE_IDLE',
+    applies: 'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
   },
 };
 

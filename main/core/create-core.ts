@@ -244,6 +244,8 @@ export function createCore(input: CoreOptionsInput): Core {
       hub.publish('state');
     },
     ...options.fastLane,
+    // Settings → Limits (the start flag or env has already won over the saved value).
+    idleStopMs: live.fast_lane_idle_stop_ms,
   });
   tools.setLanes(new FastLanes(helpers));
   bindingService.on('ended', (_channelId, deviceId) => helpers.leaseEnded(deviceId));
@@ -317,6 +319,7 @@ export function createCore(input: CoreOptionsInput): Core {
       files.setLimits({ ttlMs: now.file_cache_ttl_ms, maxBytes: now.file_cache_max_bytes, maxFiles: now.file_cache_max_files });
     }
     if (changed.queue_max_depth !== undefined) tools.queue.setMaxDepth(now.queue_max_depth);
+    if (changed.fast_lane_idle_stop_ms !== undefined) helpers.setIdleStopMs(now.fast_lane_idle_stop_ms);
     logger.info('limits changed', changed);
     hub.publish('state');
   });

@@ -440,6 +440,36 @@ describe('fast lane: idle stop and bridge shutdown', () => {
   });
 });
 
+describe('fast lane: the idle stop is a limit people set (Settings → Limits)', () => {
+  test('shortening it applies to the running helper at once, counted from its last call', async () => {
+    const bound = await startBoundRig();
+    try {
+      const phone = bound.rig.phones[0]!;
+      const settings = await bound.rig.bridge.admin('GET', '/admin/api/settings');
+      assert.equal((settings.body.limits as Json).fast_lane_idle_stop_ms, 5 * 60_000, 'default 5 min');
+      await setHelper(bound.rig, 'enable');
+      await waitForHelper(bound.rig, 'stopped');
+      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
+      const lastCall = Date.now();
+      const from = phone.argvLog.length;
+      const patched = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 10_000 } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      const state = await bound.rig.bridge.admin('GET', '/admin/api/state');
+      assert.deepEqual((state.body.limits as Json).fast_lane, { idle_stop_ms: 10_000 });
+      assert.equal((await helperOf(bound.rig)).state, 'running', 'not stopped before its new idle time');
+      await waitForHelper(bound.rig, 'stopped', 30_000);
+      const stoppedAfter = Date.now() - lastCall;
+      assert.ok(stoppedAfter >= 9_900 && stoppedAfter < 25_000, `stopped ${stoppedAfter} ms after the last call`);
+      assert.ok(phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'));
+      const refused = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 500 } });
+      assert.equal(refused.status, 400);
+      assert.match(JSON.stringify(refused.body), /fast_lane_idle_stop_ms is below its minimum/);
+    } finally {
+      await bound.stop();
+    }
+  });
+});
+
 describe('fast lane: a helper that ran well since its last crash', () => {
   test('has that crash forgiven: a later crash restarts it again instead of leaving it failed', async () => {
     // Forgiven after 0 ms here (10 minutes by default; the two quick crashes above fail it).

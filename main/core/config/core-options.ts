@@ -167,6 +167,7 @@ export function startLimits(input: CoreOptionsInput): { values: Partial<LimitVal
     ['file_cache_max_bytes', input.fileCache?.maxBytes, 'fileCache.maxBytes'],
     ['file_cache_max_files', input.fileCache?.maxFiles, 'fileCache.maxFiles'],
     ['queue_max_depth', input.queue?.maxDepth, 'queue.maxDepth'],
+    ['fast_lane_idle_stop_ms', input.fastLane?.idleStopMs, 'fastLane.idleStopMs'],
   ];
   const values: Partial<Record<LimitKey, number | null>> = {};
   const names: Partial<Record<LimitKey, string>> = {};

@@ -92,6 +92,8 @@ interface PhoneHelper {
   lastErrorCode: string | null;
   lanes: { helper: number; adb: number };
   crashes: number;
+  /** Its last use (the idle stop counts from it). */
+  lastUsedAt: number;
   /** When it last became `running` (null while not running). */
   runningSince: number | null;
   pausedUntil: number;
@@ -121,10 +123,18 @@ export interface HelperManagerOptions {
 export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
+  private idleStopMs: number;
   private stopped = false;
 
   constructor(private readonly o: HelperManagerOptions) {
     this.clock = o.clock ?? Date.now;
+    this.idleStopMs = o.idleStopMs ?? HELPER_IDLE_STOP_MS;
+  }
+
+  /** A running helper stops this long after its last use (Settings → Limits): applies at once. */
+  setIdleStopMs(ms: number): void {
+    this.idleStopMs = ms;
+    for (const phone of this.phones.values()) if (phone.idleTimer) this.armIdleStop(phone);
   }
 
   // ---- consent ----------------------------------------------------------------------------
@@ -240,6 +250,7 @@ export class HelperManager {
         lastErrorCode: null,
         lanes: { helper: 0, adb: 0 },
         crashes: 0,
+        lastUsedAt: 0,
         runningSince: null,
         pausedUntil: 0,
         instrument: undefined,
@@ -314,11 +325,19 @@ export class HelperManager {
   }
 
   private touch(phone: PhoneHelper): void {
+    phone.lastUsedAt = this.clock();
+    this.armIdleStop(phone);
+  }
+
+  private armIdleStop(phone: PhoneHelper): void {
     if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = setTimeout(() => {
-      phone.idleTimer = undefined;
-      void this.stopPhone(phone.deviceId, null);
-    }, this.o.idleStopMs ?? HELPER_IDLE_STOP_MS);
+    phone.idleTimer = setTimeout(
+      () => {
+        phone.idleTimer = undefined;
+        void this.stopPhone(phone.deviceId, null);
+      },
+      Math.max(0, phone.lastUsedAt + this.idleStopMs - this.clock()),
+    );
     phone.idleTimer.unref();
   }
 

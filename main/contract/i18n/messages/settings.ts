@@ -119,6 +119,7 @@ export default defineMessages(
     'limits.group.leases': 'Leases',
     'limits.group.approvals': 'Approvals and queue',
     'limits.group.files': 'File cache',
+    'limits.group.fastLane': 'Fast lane',
     'limits.save': 'Save limits',
     'limits.cleanup': 'Cache cleanup every',
     'limits.parallel': 'Parallel reads',
@@ -156,6 +157,8 @@ export default defineMessages(
     'limit.file_cache_max_files.applies': 'Applies at once: a smaller cap deletes the least recently used files.',
     'limit.queue_max_depth': 'Queue depth',
     'limit.queue_max_depth.applies': 'Applies to the next call queued on each phone; calls already waiting stay.',
+    'limit.fast_lane_idle_stop_ms': 'Fast lane idle stop',
+    'limit.fast_lane_idle_stop_ms.applies': 'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
   },
   {
     title: '设置',
@@ -274,6 +277,7 @@ export default defineMessages(
     'limits.group.leases': '租约',
     'limits.group.approvals': '审批与队列',
     'limits.group.files': '文件缓存',
+    'limits.group.fastLane': '快速通道',
     'limits.save': '保存限制',
     'limits.cleanup': '缓存清理间隔',
     'limits.parallel': '并行读取',
@@ -311,5 +315,7 @@ export default defineMessages(
     'limit.file_cache_max_files.applies': '立即生效：上限变小时会删除最久未使用的文件。',
     'limit.queue_max_depth': '队列深度',
     'limit.queue_max_depth.applies': '对每台手机上下一个排队的调用生效；已在等待的调用保留。',
+    'limit.fast_lane_idle_stop_ms': '快速通道空闲停止',
+    'limit.fast_lane_idle_stop_ms.applies': '立即生效：运行中的助手在最后一次调用后经过这段时间即停止，让手机可供 Android Studio 和 Appium 使用。',
   },
 );

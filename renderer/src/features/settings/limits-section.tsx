@@ -1,6 +1,6 @@
 /**
  * Settings → Limits: the limits a person may change while the bridge runs (approval
- * countdown, leases, file cache, queue depth), edited in everyday units and checked next to
+ * countdown, leases, file cache, queue depth, the fast lane's idle stop), edited in everyday units and checked next to
  * each field before Save; the bridge applies them at once and keeps them across restarts.
  * The rest (cleanup interval, parallel reads) is shown read-only; every limit is in the README.
  */
@@ -18,6 +18,7 @@ const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = 
   { title: 'settings.limits.group.leases', keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] },
   { title: 'settings.limits.group.approvals', keys: ['approval_timeout_ms', 'queue_max_depth'] },
   { title: 'settings.limits.group.files', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
+  { title: 'settings.limits.group.fastLane', keys: ['fast_lane_idle_stop_ms'] },
 ];
 
 export function LimitsSection(props: {
