@@ -275,6 +275,7 @@ async function main(): Promise<void> {
   const report = new Report(machineInfo(), QUICK ? 'quick' : 'full');
   const started = Date.now();
   let failed: unknown;
+  let adbServer: AdbServerRig | undefined;
   try {
     if (FAST_LANE_ONLY) {
       await fastLaneBench(report, cleanup, await startAdb(cleanup), QUICK, log);
@@ -282,6 +283,7 @@ async function main(): Promise<void> {
     }
     log('starting a private adb server and two simulated phones (instant, usb-phone)');
     const adb = await startAdb(cleanup);
+    adbServer = adb;
     const pair = await startPhones(cleanup, adb, ['instant', 'usb-phone'], 'A');
     const bridge = await startInProcessBridge(cleanup, adb);
     const [instantId, usbId] = await waitForDevices(bridge, [pair.serial(0), pair.serial(1)]);
@@ -388,6 +390,12 @@ async function main(): Promise<void> {
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     report.section('Bench failed');
     report.add(`The run stopped early: ${error instanceof Error ? error.message : String(error)}`);
+    // A private adb server that died on its own says why in its log (adb prints its fatal line last).
+    if (adbServer && !adbServer.running) {
+      const tail = adbServer.log().split('\n').slice(-12).join('\n');
+      log(`the private adb server is no longer running; the end of its log:\n${tail}`);
+      report.add(`The private adb server had stopped; the end of its log:\n\n\`\`\`\n${tail}\n\`\`\``);
+    }
   } finally {
     log('cleaning up');
     await cleanup.runAll();

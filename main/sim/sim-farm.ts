@@ -139,10 +139,10 @@ export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       // Detach first so adb does not start reconnecting to ports about to close. adb removes a
-      // disconnected transport asynchronously (tens of ms), so wait until it is gone.
-      await Promise.all(
-        phones.map((p) => hostDisconnect(options.adb, p.serial, { timeoutMs: 5_000 }).catch(() => undefined)),
-      );
+      // disconnected transport asynchronously (tens of ms), so wait until it is gone. One at a
+      // time, as the connects: a bench run's private adb server was found gone right after 32
+      // phones were detached at once (adb 1.0.41 is known to crash on concurrent host:connect).
+      for (const p of phones) await hostDisconnect(options.adb, p.serial, { timeoutMs: 5_000 }).catch(() => undefined);
       await waitForDeviceStates(
         options.adb,
         phones.map((p) => p.serial),
