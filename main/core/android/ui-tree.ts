@@ -486,11 +486,12 @@ export function parseUiXml(xml: string, options: { anyElementName?: boolean } = 
   return nodes;
 }
 
-/** Characters of XML names as uiautomator writes them: letters, digits, '-', '_', ':', '.'. */
+/** The first character of an element name as Appium writes it: a letter or '_'. */
 function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 }
 
+/** Characters of XML names as uiautomator writes them: letters, digits, '-', '_', ':', '.'. */
 function isNameChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 58 || c === 46;
 }
@@ -622,13 +623,13 @@ export function findElement(nodes: readonly UiNode[], selector: ElementSelector)
 // ---------------------------------------------------------------------------------------------
 // Change detection
 
+/** Signatures already computed, by tree (a tree is never changed once read). */
+const signatures = new WeakMap<readonly UiNode[], string>();
+
 /**
  * A short stable hash of what is on screen (classes, ids, texts, descriptions, bounds,
  * states). Equal trees give equal signatures regardless of numbering.
  */
-/** Signatures already computed, by tree (a tree is never changed once read). */
-const signatures = new WeakMap<readonly UiNode[], string>();
-
 export function screenSignature(nodes: readonly UiNode[]): string {
   const known = signatures.get(nodes);
   if (known !== undefined) return known;
