@@ -86,7 +86,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   stop(): void {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    this.flushActivity();
+    this.flushActivity('now');
   }
 
   // ---- auth flows -------------------------------------------------------------------------
@@ -408,22 +408,21 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     }
     this.sessions.sweep();
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
-    if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivityInBackground();
+    if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivity('in background');
   }
 
-  /** At stop: written before returning. */
-  private flushActivity(): void {
+  /**
+   * Writes the leases' last activity: at stop before returning; while serving off the event
+   * loop (calls keep flowing), and a failed write is tried again at the next sweep.
+   */
+  private flushActivity(when: 'now' | 'in background'): void {
     if (!this.activityDirty) return;
     this.activityDirty = false;
     this.lastActivityFlush = this.clock();
-    this.options.store.flush();
-  }
-
-  /** While serving: written off the event loop (calls keep flowing); a failed write is tried again at the next sweep. */
-  private flushActivityInBackground(): void {
-    if (!this.activityDirty) return;
-    this.activityDirty = false;
-    this.lastActivityFlush = this.clock();
+    if (when === 'now') {
+      this.options.store.flush();
+      return;
+    }
     this.options.store.flushInBackground().catch(() => {
       this.activityDirty = true;
     });
