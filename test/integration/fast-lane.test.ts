@@ -49,6 +49,18 @@ async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove'
   return res.body;
 }
 
+/** A bridge of its own with one phone whose helper is enabled and installed (not yet started); stopped after `body`. */
+async function withInstalledHelper(coreOptions: Parameters<typeof startBoundRig>[0], body: (bound: BoundRig, phone: SimulatedPhone) => Promise<void>): Promise<void> {
+  const bound = await startBoundRig(coreOptions);
+  try {
+    await setHelper(bound.rig, 'enable');
+    await waitForHelper(bound.rig, 'stopped');
+    await body(bound, bound.rig.phones[0]!);
+  } finally {
+    await bound.stop();
+  }
+}
+
 async function stockDumpWorks(phone: SimulatedPhone): Promise<boolean> {
   const out = await phone.exec('uiautomator dump /dev/tty', { signal: new AbortController().signal });
   return out.stdout.toString('utf8').includes('<hierarchy');
@@ -419,11 +431,7 @@ describe('fast lane: the lab-wide default', () => {
 
 describe('fast lane: idle stop and bridge shutdown', () => {
   test('the helper stops after the idle time, and when the bridge stops; the stock dump works again each time', async () => {
-    const bound = await startBoundRig({ fastLane: { idleStopMs: 300 } });
-    try {
-      const phone = bound.rig.phones[0]!;
-      await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+    await withInstalledHelper({ fastLane: { idleStopMs: 300 } }, async (bound, phone) => {
       const before = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       await waitForHelper(bound.rig, 'stopped');
@@ -434,21 +442,15 @@ describe('fast lane: idle stop and bridge shutdown', () => {
       await bound.rig.bridge.stop();
       assert.ok(phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'));
       assert.equal(await stockDumpWorks(phone), true);
-    } finally {
-      await bound.stop();
-    }
+    });
   });
 });
 
 describe('fast lane: the idle stop is a limit people set (Settings → Limits)', () => {
   test('shortening it applies to the running helper at once, counted from its last call', async () => {
-    const bound = await startBoundRig();
-    try {
-      const phone = bound.rig.phones[0]!;
+    await withInstalledHelper({}, async (bound, phone) => {
       const settings = await bound.rig.bridge.admin('GET', '/admin/api/settings');
       assert.equal((settings.body.limits as Json).fast_lane_idle_stop_ms, 5 * 60_000, 'default 5 min');
-      await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       const lastCall = Date.now();
       const from = phone.argvLog.length;
@@ -464,20 +466,14 @@ describe('fast lane: the idle stop is a limit people set (Settings → Limits)',
       const refused = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 500 } });
       assert.equal(refused.status, 400);
       assert.match(JSON.stringify(refused.body), /fast_lane_idle_stop_ms is below its minimum/);
-    } finally {
-      await bound.stop();
-    }
+    });
   });
 });
 
 describe('fast lane: a helper that ran well since its last crash', () => {
   test('has that crash forgiven: a later crash restarts it again instead of leaving it failed', async () => {
     // Forgiven after 0 ms here (10 minutes by default; the two quick crashes above fail it).
-    const bound = await startBoundRig({ fastLane: { crashForgivenMs: 0 } });
-    try {
-      const phone = bound.rig.phones[0]!;
-      await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+    await withInstalledHelper({ fastLane: { crashForgivenMs: 0 } }, async (bound, phone) => {
       for (const round of [1, 2, 3]) {
         assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', `round ${round}: running`);
         phone.helper.crashOnNextRequest({ match: 'GET /source', when: 'before' });
@@ -486,9 +482,7 @@ describe('fast lane: a helper that ran well since its last crash', () => {
         assert.equal(crashed.state, 'stopped', `round ${round}: stopped, not failed`);
         assert.equal(crashed.last_error_code, 'helper_crashed');
       }
-    } finally {
-      await bound.stop();
-    }
+    });
   });
 });
 
