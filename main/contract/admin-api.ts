@@ -345,9 +345,9 @@ export interface AdminRoutes {
   'GET /admin/api/policies': { request: void; response: AdminPolicies };
   'PUT /admin/api/policies': { request: AdminPolicies; response: AdminPolicies };
   /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs). */
-  'POST /admin/api/devices/:device_id/helper': { request: { action: 'enable' | 'disable' | 'remove' }; response: { status: string; helper: AdminHelper } };
+  'POST /admin/api/devices/:device_id/helper': { request: { action: 'enable' | 'disable' | 'remove' | 'accept_network' }; response: { status: string; helper: AdminHelper } };
   'GET /admin/api/fast-lane': { request: void; response: AdminFastLane };
-  'PUT /admin/api/fast-lane': { request: { default: 'ask' | 'on' }; response: AdminFastLane };
+  'PUT /admin/api/fast-lane': { request: { default?: 'ask' | 'on'; network_default?: boolean }; response: AdminFastLane };
 }
 
 /** `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline. */
@@ -374,6 +374,16 @@ export interface AdminHelper {
   lanes: { helper: number; adb: number };
   /** After a sparse or stale tree the helper stays stopped until then (ms since epoch), else null. */
   paused_until: number | null;
+  /**
+   * The phone's addresses another host could reach ("wlan0 192.168.1.23"), as last read
+   * before a start or while the helper ran; null before the first read. While the helper
+   * runs, its ports accept anyone who can reach one of them.
+   */
+  network_addresses: string[] | null;
+  /** Whether the person accepted that exposure for this phone (or lab-wide): the helper starts on a phone with an address only then. */
+  network_accepted: boolean;
+  /** When the guard last read who is connected to the running helper (ms since epoch), else null. */
+  watched_at: number | null;
 }
 
 /** `GET|PUT /admin/api/fast-lane` and `fast_lane` in the admin state. */
@@ -384,4 +394,6 @@ export interface AdminFastLane {
   available: boolean;
   /** The helper's version (appium-uiautomator2-server). */
   version: string | null;
+  /** Lab-wide: phones with a network address may run the helper (the exposure accepted for every phone). */
+  network_default: boolean;
 }

@@ -243,6 +243,13 @@ export function createCore(input: CoreOptionsInput): Core {
       helperChanged();
       hub.publish('state');
     },
+    // The helper runs only while the phone is leased (README "Fast lane": what the guard does).
+    leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
+    onAlert: (alert) => {
+      logger.warn('fast lane helper stopped to keep the phone safe', { device: alert.deviceId, code: alert.code, message: alert.message });
+      safety.recordBridgeAction({ deviceId: alert.deviceId, action: 'fast_lane_guard', code: alert.code, reason: alert.message });
+      hub.publish('state');
+    },
     ...options.fastLane,
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,

@@ -30,6 +30,18 @@ export interface PackageInfo {
   versionCode?: number;
   versionName?: string;
   instrumentation?: ApkInstrumentation[];
+  /** SHA-256 (hex) of the installed base.apk: the bytes `pm install` was given. */
+  sha256?: string;
+}
+
+/** The package's Linux uid (`userId=` in dumpsys, the uid column of /proc/net/tcp). */
+export function packageUid(info: Pick<PackageInfo, 'name' | 'system'>): number {
+  return info.system ? 1000 : 10_200 + ([...info.name].reduce((a, c) => a + c.charCodeAt(0), 0) % 300);
+}
+
+/** The installed APK's SHA-256 as `sha256sum` prints it; packages the sim made up hash their path. */
+export function apkSha256(info: PackageInfo): string {
+  return info.sha256 ?? createHash('sha256').update(info.apkPath).digest('hex');
 }
 
 const SYSTEM_PACKAGES: Array<[string, string]> = [
@@ -134,6 +146,7 @@ export class PackageDb implements AppResolver {
         info.versionCode = manifest.versionCode;
         if (manifest.versionName !== undefined) info.versionName = manifest.versionName;
         info.instrumentation = manifest.instrumentation;
+        info.sha256 = createHash('sha256').update(data).digest('hex');
       }
       return { ok: true, name: manifest.package };
     }
@@ -142,7 +155,15 @@ export class PackageDb implements AppResolver {
     const existing = this.packages.get(name);
     if (existing?.system) return { ok: false, code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE', message: `Package ${name} signatures do not match previously installed version; ignoring!` };
     this.addThirdParty(name, existing?.app ?? createGenericApp(name));
+    const added = this.packages.get(name);
+    if (added) added.sha256 = createHash('sha256').update(data).digest('hex');
     return { ok: true, name };
+  }
+
+  /** The package whose base.apk is at `path`, if any. */
+  byApkPath(path: string): PackageInfo | undefined {
+    for (const info of this.packages.values()) if (info.apkPath === path) return info;
+    return undefined;
   }
 
   /** Removes a third-party package; system packages cannot be removed for all users. */

@@ -17,6 +17,7 @@ import { SimDisplays } from './phone-displays';
 import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
 import { SimHelper, type HelperControl } from './helper/helper-runtime';
+import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
 import { ShellRun, SHELL_NAME } from './phone-shell';
 import { FrameRenderer } from './screen/frame-renderer';
@@ -46,6 +47,8 @@ export interface SimulatedPhoneOptions {
   clock?: () => number;
   /** Named ways real phones fail (phone-quirks.ts, QUIRKS.md); unknown names throw. */
   quirks?: readonly string[];
+  /** Wi-Fi on with this IPv4 address on wlan0 (a LAN phone, a USB phone with Wi-Fi on); default off. */
+  wifi?: string;
 }
 
 /** A readable snapshot of what the phone shows. */
@@ -89,6 +92,8 @@ export interface SimulatedPhone extends PhoneDevice {
   setQuirks(names: readonly string[]): void;
   /** The resident helper (appium-uiautomator2-server): its state and test controls for faults. */
   readonly helper: HelperControl;
+  /** Its Wi-Fi address and foreign peers of the helper's ports (phone-network.ts). */
+  readonly network: NetworkControl;
   /** A `foldable` phone is folded (outer panel in use, the default) or unfolded (inner panel). */
   setFolded(folded: boolean): void;
   foregroundPackage(): string;
@@ -201,6 +206,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       events.emit('command', argv);
     },
   });
+  const network = new PhoneNetwork(packages, helper, { wifi: options.wifi ?? null });
   const props = buildProps(info);
   const defaultLocale = props.get('persist.sys.locale') ?? 'en-US';
   const setQuirks = (names: readonly string[]): void => {
@@ -262,6 +268,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     profile,
     quirks,
     helper,
+    network,
     takeUiDumpFailure: () => {
       if (uiDumpFailures === 0) return false;
       uiDumpFailures--;
@@ -413,6 +420,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     streamsOutput: (commandLine) => /(^|[\s;&|(])am\s+instrument\b/.test(commandLine.replace(/['"]/g, '')),
     openTcp: (port) => helper.openTcp(port),
     helper,
+    network,
     clearArgvLog: () => {
       argvLog.length = 0;
     },

@@ -10,56 +10,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import { helperOf, result, setHelper, waitForHelper, withInstalledHelper, type Json } from '../helpers/fast-lane';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
 import sharp from 'sharp';
 
-type Ack = Awaited<ReturnType<typeof invoke>>;
-type Json = Record<string, any>;
-
-function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
-
 const isInputTap = (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap';
 const isHelperAction = (a: string[]): boolean => a[0] === 'helper' && a[1] === 'POST' && a[2] === '/actions';
 const isPmInstall = (a: string[]): boolean => a[0] === 'pm' && a[1] === 'install';
-
-async function helperOf(rig: DeviceRig): Promise<Json> {
-  const state = await rig.bridge.admin('GET', '/admin/api/state');
-  const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(0).deviceId);
-  return device?.helper as Json;
-}
-
-async function waitForHelper(rig: DeviceRig, wanted: string, timeoutMs = 20_000): Promise<Json> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const helper = await helperOf(rig);
-    if (helper?.state === wanted) return helper;
-    if (Date.now() > deadline) throw new Error(`helper never ${wanted}: ${JSON.stringify(helper)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove'): Promise<Json> {
-  const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, { action });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
-
-/** A bridge of its own with one phone whose helper is enabled and installed (not yet started); stopped after `body`. */
-async function withInstalledHelper(coreOptions: Parameters<typeof startBoundRig>[0], body: (bound: BoundRig, phone: SimulatedPhone) => Promise<void>): Promise<void> {
-  const bound = await startBoundRig(coreOptions);
-  try {
-    await setHelper(bound.rig, 'enable');
-    await waitForHelper(bound.rig, 'stopped');
-    await body(bound, bound.rig.phones[0]!);
-  } finally {
-    await bound.stop();
-  }
-}
 
 async function stockDumpWorks(phone: SimulatedPhone): Promise<boolean> {
   const out = await phone.exec('uiautomator dump /dev/tty', { signal: new AbortController().signal });
@@ -91,7 +50,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.equal(helper.enabled, false);
     assert.equal(helper.state, 'absent');
     const lane = await rig.bridge.admin('GET', '/admin/api/fast-lane');
-    assert.deepEqual(lane.body, { default: 'ask', available: true, version: lane.body.version });
+    assert.deepEqual(lane.body, { default: 'ask', available: true, version: lane.body.version, network_default: false });
     assert.match(String(lane.body.version), /^\d+\.\d+\.\d+$/);
   });
 
@@ -462,7 +421,7 @@ describe('fast lane: the idle stop is a limit people set (Settings → Limits)',
       await waitForHelper(bound.rig, 'stopped', 30_000);
       const stoppedAfter = Date.now() - lastCall;
       assert.ok(stoppedAfter >= 9_900 && stoppedAfter < 25_000, `stopped ${stoppedAfter} ms after the last call`);
-      assert.ok(phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'));
+      await waitUntil(() => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop after the idle time');
       const refused = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 500 } });
       assert.equal(refused.status, 400);
       assert.match(JSON.stringify(refused.body), /fast_lane_idle_stop_ms is below its minimum/);

@@ -30,10 +30,10 @@ function fakePreload() {
     checkDevice: record('checkDevice', { device_id: 'dev_1', checked_at: 1, running: false, checks: [] }),
     setDeviceHelper: record('setDeviceHelper', {
       status: 'enabled',
-      helper: { enabled: true, chosen: true, state: 'installing', version: null, last_error: null, last_error_code: null, lanes: { helper: 0, adb: 0 }, paused_until: null },
+      helper: { enabled: true, chosen: true, state: 'installing', version: null, last_error: null, last_error_code: null, lanes: { helper: 0, adb: 0 }, paused_until: null, network_addresses: null, network_accepted: false, watched_at: null },
     }),
-    getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6' }),
-    putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6' }),
+    getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6', network_default: false }),
+    putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6', network_default: false }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     addLanDevice: () => Promise.reject(new Error('unused')),
     forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),

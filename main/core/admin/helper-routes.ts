@@ -1,7 +1,8 @@
 /**
  * Admin routes of the fast lane (main/contract/admin-api.ts): per phone enable (the person's
- * consent; the helper is installed), disable (stopped) and remove (both APKs uninstalled),
- * and the lab-wide default. Each phone's helper state reaches GET state through createCore.
+ * consent; the helper is installed), disable (stopped), remove (both APKs uninstalled) and
+ * accept_network (the helper may run while the phone has a network address, its ports then
+ * reachable there), and the lab-wide defaults of both. Each phone's helper state reaches GET state through createCore.
  */
 import type { AdminFastLane, AdminHelper } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
@@ -11,12 +12,13 @@ import type { AdminRouter } from './admin-router';
 import type { EventHub } from './event-hub';
 
 export interface HelperRouteDeps {
-  helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove' | 'settings' | 'setDefault'>;
+  helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove' | 'acceptNetwork' | 'settings' | 'setDefault' | 'setNetworkDefault'>;
   registry: Pick<DeviceRegistry, 'get'>;
   hub: Pick<EventHub, 'publish'>;
 }
 
-const ACTIONS = ['enable', 'disable', 'remove'] as const;
+const ACTIONS = ['enable', 'disable', 'remove', 'accept_network'] as const;
+const STATUS: Record<(typeof ACTIONS)[number], string> = { enable: 'enabled', disable: 'disabled', remove: 'removed', accept_network: 'network_accepted' };
 
 export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps): void {
   router.add('POST', '/admin/api/devices/:device_id/helper', async ({ params, body }) => {
@@ -25,23 +27,30 @@ export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps)
     if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'no such phone');
     const action = (await body()).action;
     if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
-      throw new BridgeError('invalid_arguments', 'action must be enable, disable or remove');
+      throw new BridgeError('invalid_arguments', 'action must be enable, disable, remove or accept_network');
     }
-    if (action !== 'disable' && device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not ready; try again when it shows as connected');
+    const chosen = action as (typeof ACTIONS)[number];
+    if ((chosen === 'enable' || chosen === 'remove') && device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not ready; try again when it shows as connected');
     let helper: AdminHelper;
-    if (action === 'enable') helper = deps.helpers.enable(deviceId);
-    else if (action === 'disable') helper = await deps.helpers.disable(deviceId);
+    if (chosen === 'enable') helper = deps.helpers.enable(deviceId);
+    else if (chosen === 'disable') helper = await deps.helpers.disable(deviceId);
+    else if (chosen === 'accept_network') helper = deps.helpers.acceptNetwork(deviceId);
     else helper = await deps.helpers.remove(deviceId);
     deps.hub.publish('state');
-    return { status: action === 'enable' ? 'enabled' : action === 'disable' ? 'disabled' : 'removed', helper };
+    return { status: STATUS[chosen], helper };
   });
 
   router.add('GET', '/admin/api/fast-lane', (): AdminFastLane => deps.helpers.settings());
 
   router.add('PUT', '/admin/api/fast-lane', async ({ body }): Promise<AdminFastLane> => {
-    const mode = (await body()).default;
-    if (mode !== 'ask' && mode !== 'on') throw new BridgeError('invalid_arguments', 'default must be ask or on');
-    deps.helpers.setDefault(mode);
+    const request = await body();
+    const mode = request.default;
+    const network = request.network_default;
+    if (mode === undefined && network === undefined) throw new BridgeError('invalid_arguments', 'give default (ask or on), network_default (true or false), or both');
+    if (mode !== undefined && mode !== 'ask' && mode !== 'on') throw new BridgeError('invalid_arguments', 'default must be ask or on');
+    if (network !== undefined && typeof network !== 'boolean') throw new BridgeError('invalid_arguments', 'network_default must be true or false');
+    if (mode !== undefined) deps.helpers.setDefault(mode);
+    if (network !== undefined) deps.helpers.setNetworkDefault(network);
     deps.hub.publish('state');
     return deps.helpers.settings();
   });

@@ -59,7 +59,7 @@ export interface CoreOptions {
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
   audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
   /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, README "Fast lane"). */
-  fastLane?: { idleStopMs?: number; pauseMs?: number; startTimeoutMs?: number; crashForgivenMs?: number };
+  fastLane?: { idleStopMs?: number; pauseMs?: number; startTimeoutMs?: number; crashForgivenMs?: number; watchMs?: number };
   /**
    * What set the changeable limits given here, as the UI shows it ("--approval-timeout",
    * "DEVICE_BRIDGE_APPROVAL_TIMEOUT"); a limit given without a name shows its option name.

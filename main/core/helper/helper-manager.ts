@@ -27,12 +27,14 @@ import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
+import { describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
 import {
   HELPER_INSTRUMENT_ARGV,
   HELPER_SERVER_PACKAGE,
   HELPER_STOP_ARGV,
   HELPER_TEST_PACKAGE,
   isNoInstrumentation,
+  parseInstalledUid,
   parseInstalledVersion,
 } from './helper-protocol';
 
@@ -45,6 +47,8 @@ export const HELPER_START_TIMEOUT_MS = 30_000;
 export const HELPER_PAUSE_MS = 60_000;
 /** A helper that ran this long since its last start has its earlier crash forgiven. */
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
+/** While it runs, the phone's TCP tables are read this often (README "Fast lane": what the guard does). */
+export const HELPER_WATCH_MS = 2_000;
 const INSTALL_TIMEOUT_MS = 180_000;
 const PUSH_TIMEOUT_MS = 120_000;
 const STATUS_POLL_MS = 100;
@@ -55,6 +59,21 @@ const COMMAND_TIMEOUT_MS = 10_000;
 export interface FastLaneConsent {
   default: FastLaneDefault;
   devices: Record<string, 'on' | 'off'>;
+  /**
+   * Phones whose person accepted that, while the helper runs, its ports are reachable from
+   * the phone's networks (helper-guard.ts): without it the helper never starts on a phone
+   * that has a network address.
+   */
+  network?: Record<string, true>;
+  /** The same, lab-wide (a lab whose phones sit on its own closed network). */
+  networkDefault?: boolean;
+}
+
+/** Something the person must hear about now: the helper was stopped to keep the phone safe. */
+export interface HelperAlert {
+  deviceId: string;
+  code: 'helper_foreign_connection' | 'helper_not_verified';
+  message: string;
 }
 
 export interface FastLaneConsentStore {
@@ -75,6 +94,15 @@ export interface HelperView {
   lanes: { helper: number; adb: number };
   /** While a sparse or stale tree keeps it stopped (ms since epoch), else null. */
   paused_until: number | null;
+  /**
+   * The phone's addresses another host could reach ("wlan0 192.168.1.23"), as last read
+   * before a start or while it ran; null before the first read.
+   */
+  network_addresses: string[] | null;
+  /** Whether the person accepted the helper's ports being reachable there (this phone or lab-wide). */
+  network_accepted: boolean;
+  /** When the guard last read the phone's connections while the helper ran (ms since epoch), else null. */
+  watched_at: number | null;
 }
 
 /** A running helper's session, as the lanes use it. */
@@ -104,6 +132,11 @@ interface PhoneHelper {
   idleTimer: NodeJS.Timeout | undefined;
   /** Bumped by every stop: a start that began before it gives up. */
   generation: number;
+  /** The server app's uid (from dumpsys at install): its LISTEN sockets name its ports. */
+  helperUid: number | null;
+  networkAddresses: string[] | null;
+  watchedAt: number | null;
+  watchTimer: NodeJS.Timeout | undefined;
 }
 
 export interface HelperManagerOptions {
@@ -118,6 +151,12 @@ export interface HelperManagerOptions {
   startTimeoutMs?: number;
   pauseMs?: number;
   crashForgivenMs?: number;
+  /** Whether the phone has an active lease: the helper runs only while one does. Absent: always. */
+  leaseActive?: (deviceId: string) => boolean;
+  /** How often the running helper's connections are read (HELPER_WATCH_MS). */
+  watchMs?: number;
+  /** The helper was stopped to keep the phone safe: the person is told (audit, console, desktop). */
+  onAlert?: (alert: HelperAlert) => void;
 }
 
 export class HelperManager {
@@ -139,8 +178,44 @@ export class HelperManager {
 
   // ---- consent ----------------------------------------------------------------------------
 
-  settings(): { default: FastLaneDefault; available: boolean; version: string | null } {
-    return { default: this.o.consent.get().default, available: this.o.apks !== null, version: this.o.apks?.version ?? null };
+  settings(): { default: FastLaneDefault; available: boolean; version: string | null; network_default: boolean } {
+    const consent = this.o.consent.get();
+    return { default: consent.default, available: this.o.apks !== null, version: this.o.apks?.version ?? null, network_default: consent.networkDefault === true };
+  }
+
+  /** Lab-wide: phones with a network address may run the helper (the person accepted the exposure for all). */
+  setNetworkDefault(accept: boolean): void {
+    const consent = this.o.consent.get();
+    this.o.consent.set({ ...consent, networkDefault: accept });
+    if (accept) for (const phone of this.phones.values()) this.clearNetworkRefusal(phone);
+    else for (const phone of this.phones.values()) if (!this.networkAccepted(phone.deviceId) && this.isRunning(phone.deviceId) && phone.networkAddresses?.length !== 0) void this.stopPhone(phone.deviceId, null);
+    this.changed();
+  }
+
+  /** Whether the helper may run on this phone while it has a network address. */
+  networkAccepted(deviceId: string): boolean {
+    const consent = this.o.consent.get();
+    return consent.networkDefault === true || consent.network?.[deviceId] === true;
+  }
+
+  /**
+   * The person accepts, for this phone, that the helper's ports are reachable from its
+   * networks while it runs (the guard still stops it when anything but the bridge connects).
+   */
+  acceptNetwork(deviceId: string): HelperView {
+    const consent = this.o.consent.get();
+    this.o.consent.set({ ...consent, network: { ...(consent.network ?? {}), [deviceId]: true } });
+    this.clearNetworkRefusal(this.phone(deviceId));
+    this.changed();
+    return this.view(deviceId);
+  }
+
+  private clearNetworkRefusal(phone: PhoneHelper): void {
+    if (phone.state === 'failed' && phone.lastErrorCode === 'helper_network_exposed') {
+      phone.state = phone.version ? 'stopped' : 'absent';
+      phone.lastError = null;
+      phone.lastErrorCode = null;
+    }
   }
 
   setDefault(mode: FastLaneDefault): void {
@@ -192,6 +267,7 @@ export class HelperManager {
     phone.crashes = 0;
     phone.lastError = null;
     phone.lastErrorCode = null;
+    phone.helperUid = null;
     this.changed();
     return this.view(deviceId);
   }
@@ -220,6 +296,9 @@ export class HelperManager {
       last_error_code: phone?.lastErrorCode ?? null,
       lanes: { ...(phone?.lanes ?? { helper: 0, adb: 0 }) },
       paused_until: phone && phone.pausedUntil > this.clock() ? phone.pausedUntil : null,
+      network_addresses: phone?.networkAddresses ? [...phone.networkAddresses] : null,
+      network_accepted: this.networkAccepted(deviceId),
+      watched_at: phone?.watchedAt ?? null,
     };
   }
 
@@ -259,6 +338,10 @@ export class HelperManager {
         installing: undefined,
         idleTimer: undefined,
         generation: 0,
+        helperUid: null,
+        networkAddresses: null,
+        watchedAt: null,
+        watchTimer: undefined,
       };
       this.phones.set(deviceId, phone);
     }
@@ -285,6 +368,8 @@ export class HelperManager {
    */
   async acquire(deviceId: string, options: { signal?: AbortSignal }): Promise<HelperSession | null> {
     if (this.stopped || !this.o.apks || !this.enabled(deviceId)) return null;
+    // Only while a lease is active: nothing of the helper runs for nobody.
+    if (this.o.leaseActive && !this.o.leaseActive(deviceId)) return null;
     const phone = this.phone(deviceId);
     if (phone.state === 'failed' || phone.state === 'installing') return null;
     if (phone.pausedUntil > this.clock()) return null;
@@ -394,13 +479,16 @@ export class HelperManager {
     this.changed();
     const work = (async () => {
       try {
-        const [server, test] = await Promise.all(
-          [HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => parseInstalledVersion((await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text, pkg)),
-        );
+        const [serverDump, testDump] = await Promise.all([HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => (await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text));
+        const server = parseInstalledVersion(serverDump ?? '', HELPER_SERVER_PACKAGE);
+        const test = parseInstalledVersion(testDump ?? '', HELPER_TEST_PACKAGE);
         // A helper left running by an earlier bridge (stopped without its stop, say) would hold
         // UiAutomation while this bridge thinks it stopped: end it first.
         if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-        if (server !== apks.version || test === null) {
+        // The same version name is not enough: a package planted under the helper's name
+        // (signed with the same public test key) is replaced by the bridge's own copy.
+        const current = server === apks.version && test !== null && (await helperMismatch(shell, expectedApks(apks), { timeoutMs: VERIFY_TIMEOUT_MS })) === null;
+        if (!current) {
           for (const [path, name] of [
             [apks.serverApk, 'server'],
             [apks.testApk, 'test'],
@@ -415,6 +503,7 @@ export class HelperManager {
           }
         }
         if (this.stopped) return;
+        phone.helperUid = parseInstalledUid((await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text, HELPER_SERVER_PACKAGE);
         phone.version = apks.version;
         phone.state = 'stopped';
         this.changed();
@@ -449,6 +538,7 @@ export class HelperManager {
     phone.sessionId = undefined;
     this.changed();
     const started = this.clock();
+    if (!(await this.preflight(phone, shell, generation))) return false;
     const timeoutMs = this.o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS;
     let output = '';
     let ended = false;
@@ -529,7 +619,92 @@ export class HelperManager {
     }
     this.o.logger.info('fast lane helper running', { device: phone.deviceId, ms: this.clock() - started });
     this.changed();
+    this.watch(phone, generation, 0);
     return true;
+  }
+
+  /**
+   * Before the helper starts: the phone's network exposure is accepted (or it has no address
+   * another host could reach), and the installed packages are the bridge's own copy. False
+   * (and the phone marked) when it must not start.
+   */
+  private async preflight(phone: PhoneHelper, shell: DeviceShell, generation: number): Promise<boolean> {
+    const apks = this.o.apks;
+    if (!apks) return false;
+    const options = { timeoutMs: VERIFY_TIMEOUT_MS };
+    let addresses: string[] | null;
+    let mismatch: string | null;
+    try {
+      [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, expectedApks(apks), options)]);
+    } catch (error) {
+      // Could not tell (the phone did not answer): not started this time, asked again next call.
+      if (phone.generation === generation) {
+        phone.state = 'stopped';
+        phone.lastError = `the helper was not started: its files could not be checked (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`;
+        phone.lastErrorCode = 'helper_unavailable';
+        this.changed();
+      }
+      return false;
+    }
+    if (phone.generation !== generation) return false;
+    phone.networkAddresses = addresses;
+    if (mismatch !== null) {
+      const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable the fast lane again to reinstall the bridge's copy`;
+      this.fail(phone, message, 'helper_not_verified');
+      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
+      return false;
+    }
+    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
+      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * While the helper runs: every watchMs, who is connected to its ports. Anything but the
+   * bridge's adb forward stops it at once and tells the person; so does a network address
+   * the person has not accepted (Wi-Fi turned on while it ran).
+   */
+  private watch(phone: PhoneHelper, generation: number, delayMs: number): void {
+    if (phone.watchTimer) clearTimeout(phone.watchTimer);
+    phone.watchTimer = setTimeout(() => {
+      phone.watchTimer = undefined;
+      void this.watchOnce(phone, generation);
+    }, delayMs);
+    phone.watchTimer.unref();
+  }
+
+  private async watchOnce(phone: PhoneHelper, generation: number): Promise<void> {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell || phone.generation !== generation || this.stopped) return;
+    const options = { timeoutMs: COMMAND_TIMEOUT_MS };
+    let rows: TcpSocketRow[];
+    let addresses: string[] | null;
+    try {
+      [rows, addresses] = await Promise.all([readTcpTables(shell, options), readReachableAddresses(shell, options)]);
+    } catch (error) {
+      this.o.logger.debug('fast lane guard could not read the phone', { device: phone.deviceId, error: error instanceof Error ? error.message : String(error) });
+      if (phone.generation === generation) this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
+      return;
+    }
+    if (phone.generation !== generation) return;
+    phone.watchedAt = this.clock();
+    phone.networkAddresses = addresses;
+    const foreign = foreignConnections(rows, phone.helperUid);
+    if (foreign.length > 0) {
+      await this.stopPhone(phone.deviceId, null);
+      const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
+      this.fail(phone, message, 'helper_foreign_connection');
+      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
+      return;
+    }
+    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
+      await this.stopPhone(phone.deviceId, null);
+      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
+      return;
+    }
+    this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
   }
 
   /**
@@ -542,6 +717,9 @@ export class HelperManager {
     phone.generation += 1;
     if (phone.idleTimer) clearTimeout(phone.idleTimer);
     phone.idleTimer = undefined;
+    if (phone.watchTimer) clearTimeout(phone.watchTimer);
+    phone.watchTimer = undefined;
+    phone.watchedAt = null;
     const wasUp = phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined;
     const stream = phone.instrument;
     phone.instrument = undefined;
@@ -572,6 +750,9 @@ export class HelperManager {
     phone.sessionId = undefined;
     if (phone.idleTimer) clearTimeout(phone.idleTimer);
     phone.idleTimer = undefined;
+    if (phone.watchTimer) clearTimeout(phone.watchTimer);
+    phone.watchTimer = undefined;
+    phone.watchedAt = null;
     if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
     phone.runningSince = null;
   }
@@ -583,6 +764,22 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
+}
+
+/** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
+const VERIFY_TIMEOUT_MS = 30_000;
+
+function expectedApks(apks: HelperApks): Array<{ pkg: string; apk: string }> {
+  return [
+    { pkg: HELPER_SERVER_PACKAGE, apk: apks.serverApk },
+    { pkg: HELPER_TEST_PACKAGE, apk: apks.testApk },
+  ];
+}
+
+/** Why the helper waits for the person on a phone that has a network address. */
+function networkRefusal(addresses: string[] | null): string {
+  const where = addresses === null ? 'its network addresses could not be read' : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
+  return `the helper was not started: ${where}. While it runs, its ports (6790, 7810) accept anyone who can reach the phone, with no password; allow the fast lane on this phone's network to use it`;
 }
 
 /** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */

@@ -35,6 +35,14 @@ export function isNoInstrumentation(output: string): boolean {
   return NO_INSTRUMENTATION_RE.test(output);
 }
 
+/** `userId=` (the package's Linux uid) from `dumpsys package NAME`, or null. */
+export function parseInstalledUid(dumpsys: string, packageName: string): number | null {
+  const block = dumpsys.indexOf(`Package [${packageName}]`);
+  if (block < 0) return null;
+  const uid = /userId=(\d+)/.exec(dumpsys.slice(block));
+  return uid ? Number(uid[1]) : null;
+}
+
 /**
  * `versionName=` of a package from `dumpsys package NAME`, or null when it is not installed
  * (dumpsys then prints no "Packages:" block for it).

@@ -117,6 +117,28 @@ export class SafetyService {
     this.unwritten.set(timer, finished);
   }
 
+  /**
+   * Something the bridge did on its own to keep a phone safe (the fast lane's guard stopped
+   * its helper): one audit line, no channel, decided by the bridge.
+   */
+  recordBridgeAction(e: { deviceId: string; action: string; code: string; reason: string }): void {
+    this.audit.append({
+      id: `aud_${randomBytes(9).toString('base64url')}`,
+      time: this.o.clock(),
+      connector_channel_id: null,
+      device_id: e.deviceId,
+      tool_id: e.action,
+      arguments: {},
+      decision: 'stopped',
+      decided_by: 'bridge',
+      outcome: 'error',
+      error_code: e.code,
+      duration_ms: 0,
+      reasons: [e.reason],
+      screenshot_ref: null,
+    });
+  }
+
   /** Audit lines of finished calls not yet built (see record). */
   private readonly unwritten = new Map<NodeJS.Immediate, FinishedCall>();
 

@@ -2,6 +2,7 @@
  * The contract between the shell and each command family: what a command gets (argv,
  * stdin, an abort signal, output sinks) and the phone it runs on.
  */
+import type { PhoneNetwork } from '../phone-network';
 import type { FrameRenderer } from '../screen/frame-renderer';
 import type { InputDispatcher } from '../screen/input-dispatcher';
 import type { ScreenMachine } from '../screen/screen-machine';
@@ -59,6 +60,8 @@ export interface PhoneContext {
   readonly quirks: ReadonlySet<QuirkName>;
   /** The resident helper (appium-uiautomator2-server) when installed and started (helper/helper-runtime.ts). */
   readonly helper: SimHelper;
+  /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
+  readonly network: PhoneNetwork;
   /** True once after failNextUiDump(): the dump must fail as real phones sometimes do. */
   takeUiDumpFailure(): boolean;
   now(): number;

@@ -4,13 +4,14 @@
  * dump for one package. An unknown package prints the headers with no package section.
  */
 import type { CommandIo, PhoneContext } from './command-types';
+import { packageUid } from '../phone-packages';
 
 export function dumpsysPackage(io: CommandIo, phone: PhoneContext, name: string | undefined): number {
   const info = name === undefined ? undefined : phone.packages.info(name);
   const lines = ['Activity Resolver Table:', '  Non-Data Actions:', '', 'Key Set Manager:', ''];
   if (info) {
     const codePath = info.apkPath.replace(/\/base\.apk$/, '');
-    const uid = info.system ? 1000 : 10_200 + ([...info.name].reduce((a, c) => a + c.charCodeAt(0), 0) % 300);
+    const uid = packageUid(info);
     lines.push(
       'Packages:',
       `  Package [${info.name}] (${uid.toString(16)}e1a2b):`,

@@ -3,6 +3,8 @@
  * mkdir [-p], touch. Messages follow toybox ("ls: PATH: No such file or directory") and
  * plain `ls` prints one name per line, as it does when its output is not a terminal.
  */
+import { createHash } from 'node:crypto';
+import { apkSha256 } from '../phone-packages';
 import { PhoneFsError, S_IFCHR, S_IFDIR, S_IFMT, normalizePhonePath } from '../phone-fs';
 import type { PhoneFileStat } from '../phone-device';
 import type { CommandIo, PhoneContext } from './command-types';
@@ -38,13 +40,35 @@ export function catCommand(io: CommandIo, phone: PhoneContext): number {
       status = 1;
       continue;
     }
-    const data = phone.fs.read(full);
+    const data = full === '/proc/net/tcp' || full === '/proc/net/tcp6' ? Buffer.from(phone.network.procNetTcp(full.endsWith('6'))) : phone.fs.read(full);
     if (!data) {
       io.err(`cat: ${path}: No such file or directory\n`);
       status = 1;
       continue;
     }
     io.out(data);
+  }
+  return status;
+}
+
+/**
+ * toybox `sha256sum FILE…`: "HEX  PATH" per file. Installed APKs (which the sim keeps in its
+ * package database, not its file system) hash the bytes `pm install` was given.
+ */
+export function sha256sumCommand(io: CommandIo, phone: PhoneContext): number {
+  const { operands } = splitFlags(io.argv.slice(1));
+  let status = 0;
+  for (const path of operands) {
+    const full = normalizePhonePath(path, io.cwd);
+    const data = phone.fs.read(full);
+    const installed = data ? undefined : phone.packages.byApkPath(full);
+    const hex = data ? createHash('sha256').update(data).digest('hex') : installed ? apkSha256(installed) : undefined;
+    if (hex === undefined) {
+      io.err(`sha256sum: ${path}: No such file or directory\n`);
+      status = 1;
+      continue;
+    }
+    io.out(`${hex}  ${path}\n`);
   }
   return status;
 }

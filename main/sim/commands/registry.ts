@@ -7,7 +7,7 @@ import { amCommand, monkeyCommand } from './am';
 import type { CommandHandler, CommandIo, PhoneContext } from './command-types';
 import { dfCommand } from './df';
 import { dumpsysCommand } from './dumpsys';
-import { catCommand, lsCommand, mkdirCommand, rmCommand, touchCommand } from './file-utils';
+import { catCommand, lsCommand, mkdirCommand, rmCommand, sha256sumCommand, touchCommand } from './file-utils';
 import { getpropCommand, wmCommand } from './getprop';
 import { imeCommand, settingsCommand } from './ime';
 import { inputCommand } from './input';
@@ -57,6 +57,12 @@ export const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   screenrecord: screenrecordCommand,
   cmd: cmdCommand,
   cat: catCommand,
+  sha256sum: sha256sumCommand,
+  ip: (io, phone) => {
+    const { out, code } = phone.network.ip(io.argv.slice(1));
+    (code === 0 ? io.out : io.err)(out);
+    return code;
+  },
   ls: lsCommand,
   rm: rmCommand,
   mkdir: mkdirCommand,

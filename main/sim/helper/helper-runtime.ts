@@ -72,7 +72,8 @@ class HelperProcess {
   state: 'starting' | 'running' | 'dead' = 'starting';
   readonly server: Uia2Server;
   readonly died = new AbortController();
-  readonly channels = new Set<ByteChannel>();
+  /** Open connections to its ports (the bridge's adbd streams), by the port each reached. */
+  readonly channels = new Map<ByteChannel, number>();
   readonly startedAt = Date.now();
   private resolveEnded!: (reason: EndReason) => void;
   readonly ended = new Promise<EndReason>((resolve) => {
@@ -104,7 +105,7 @@ class HelperProcess {
     this.changed();
     this.died.abort();
     // The process is gone: every connection to its port drops with it.
-    for (const channel of this.channels) channel.close();
+    for (const channel of this.channels.keys()) channel.close();
     this.channels.clear();
     this.resolveEnded(reason);
   }
@@ -184,6 +185,24 @@ export class SimHelper implements HelperControl {
     if (pkg === UIA2_SERVER_PKG || pkg === UIA2_TEST_PKG) this.kill();
   }
 
+  /** The ports the running helper listens on (none while it does not run, as it starts or after it died). */
+  listeningPorts(): number[] {
+    return this.process?.state === 'running' ? [UIA2_DEVICE_PORT, UIA2_MJPEG_PORT] : [];
+  }
+
+  /** One entry per open stream the bridge has to the helper (adbd `tcp:`), by port. */
+  bridgeConnections(): number[] {
+    const p = this.process;
+    return p && p.state !== 'dead' ? [...p.channels.values()] : [];
+  }
+
+  /** `close` runs when the running helper's process dies (its connections drop with it). */
+  onDeath(close: () => void): void {
+    const p = this.process;
+    if (!p || p.dead) return close();
+    p.died.signal.addEventListener('abort', close, { once: true });
+  }
+
   /** `pm list instrumentation` lines. */
   instrumentationLines(): string[] {
     return this.deps.packages
@@ -211,7 +230,7 @@ export class SimHelper implements HelperControl {
         channel.close();
         return;
       }
-      p.channels.add(channel);
+      p.channels.set(channel, port);
       try {
         await serve(channel);
       } finally {

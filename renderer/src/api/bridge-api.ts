@@ -77,9 +77,9 @@ export interface BridgeApi {
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
   /** The fast lane on one phone: enable (consent; installs the helper), disable, or remove (uninstalls). */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
-  /** The fast lane's lab-wide default. */
+  /** The fast lane's lab-wide defaults: which phones use it, and whether phones on a network may run it. */
   getFastLane(): Promise<AdminFastLane>;
-  putFastLane(mode: AdminFastLane['default']): Promise<AdminFastLane>;
+  putFastLane(change: { default?: AdminFastLane['default']; network_default?: boolean }): Promise<AdminFastLane>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

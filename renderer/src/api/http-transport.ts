@@ -107,7 +107,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     checkDevice: (id: string) => json<PhoneCheckResponse>('GET', `/devices/${seg(id)}/check`),
     setDeviceHelper: (id: string, action: HelperAction) => json<DeviceHelperResponse>('POST', `/devices/${seg(id)}/helper`, { action }),
     getFastLane: () => json<AdminFastLane>('GET', '/fast-lane'),
-    putFastLane: (mode: AdminFastLane['default']) => json<AdminFastLane>('PUT', '/fast-lane', { default: mode }),
+    putFastLane: (change) => json<AdminFastLane>('PUT', '/fast-lane', change),
     setAccessCode: (request: AccessCodeRequest) => json<StatusResponse>('POST', '/access-codes', request),
     addLanDevice: (address: string) => json<AddLanDeviceResponse>('POST', '/lan-devices', { address }),
     forgetLanDevice: (address: string) => json<StatusResponse>('DELETE', `/lan-devices/${seg(address)}`),

@@ -41,7 +41,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     checkDevice: (id: string) => unwrap(bridge.checkDevice({ device_id: id })),
     setDeviceHelper: (id: string, action: HelperAction) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
-    putFastLane: (mode: AdminFastLane['default']) => unwrap(bridge.putFastLane({ default: mode })),
+    putFastLane: (change) => unwrap(bridge.putFastLane(change)),
     setAccessCode: (request: AccessCodeRequest) => unwrap(bridge.setAccessCode(request)),
     addLanDevice: (address: string) => unwrap(bridge.addLanDevice({ address })),
     forgetLanDevice: (address: string) => unwrap(bridge.forgetLanDevice({ address })),

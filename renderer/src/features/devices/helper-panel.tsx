@@ -20,6 +20,9 @@ const STATE: Record<HelperState, { text: MessageKey; tone: Tone }> = {
   failed: { text: 'helper.state.failed', tone: 'danger' },
 };
 
+/** Codes of a helper the bridge stopped to keep the phone safe: shown as an alert. */
+const ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
+
 export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: AdminHelper | undefined; fastLane: AdminFastLane | undefined; online: boolean; onChanged: () => void }): React.JSX.Element | null {
   const { api, deviceId, helper, fastLane } = props;
   const { t } = useT();
@@ -66,8 +69,24 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
         </p>
       ) : null}
       {helper.paused_until !== null ? <p className="hint">{t('helper.paused')}</p> : null}
-      {helper.last_error ? (
-        <p className={helper.state === 'failed' ? 'hint hint-warn' : 'muted small'} data-testid={`helper-error-${deviceId}`}>
+      {helper.enabled && helper.network_addresses && helper.network_addresses.length > 0 ? (
+        <div className={helper.network_accepted ? 'muted small' : 'hint hint-warn'} data-testid={`helper-network-${deviceId}`}>
+          <p>{t(helper.network_accepted ? 'helper.network.accepted' : 'helper.network.exposed', { addresses: helper.network_addresses.slice(0, 3).join(', ') })}</p>
+          {!helper.network_accepted ? (
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => act.run('accept_network')} data-testid={`helper-accept-network-${deviceId}`}>
+              {t('helper.network.accept')}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {helper.state === 'running' ? (
+        <p className="muted small" data-testid={`helper-guard-${deviceId}`}>
+          {t('helper.guard.watching')}
+        </p>
+      ) : null}
+      {helper.last_error && helper.last_error_code !== 'helper_network_exposed' ? (
+        <p className={helper.state === 'failed' ? 'hint hint-warn' : 'muted small'} data-testid={`helper-error-${deviceId}`} role={ALERT_CODES.has(helper.last_error_code ?? '') ? 'alert' : undefined}>
+          {ALERT_CODES.has(helper.last_error_code ?? '') ? t(helper.last_error_code === 'helper_not_verified' ? 'helper.guard.notVerified' : 'helper.guard.foreign') + ' ' : ''}
           {t('helper.lastError', { error: helper.last_error })}
         </p>
       ) : null}

@@ -1,0 +1,244 @@
+/**
+ * What keeps the fast lane's helper from becoming a way around the bridge.
+ *
+ * appium-uiautomator2-server listens on every interface of the phone (its HTTP API on 6790,
+ * its MJPEG stream on 7810), with no authentication and no option to bind to loopback
+ * (upstream HttpServer.java `bootstrap.bind(port)`, MjpegScreenshotServer.java
+ * `new ServerSocket(port)`; ports only from environment variables `am instrument` cannot
+ * set). While it runs, a host on the phone's network or an app on the phone could drive the
+ * phone through it. The bridge therefore:
+ * - starts it only when the installed files are the bridge's own copy, byte for byte
+ *   (SHA-256 of each installed base.apk against the bundled APK). A certificate check would
+ *   prove nothing here: the bundled APKs are signed with AOSP's public test key, which
+ *   anyone can sign a package with;
+ * - starts it on a phone that has a network address only when the person accepted that
+ *   exposure, in words that say what is exposed (README "Fast lane");
+ * - reads the phone's TCP tables while it runs and stops it at once when anything but the
+ *   bridge's own adb forward is connected to its ports.
+ * This module reads and judges; helper-manager.ts acts.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { BridgeError } from '../errors';
+import type { DeviceShell, ShellRunOptions } from '../devices/device-shell';
+import { runText } from '../android/shell-quote';
+import { HELPER_DEVICE_PORT } from './helper-protocol';
+import { MJPEG_DEVICE_PORT } from './mjpeg-stream';
+
+/** One row of /proc/net/tcp or /proc/net/tcp6. */
+export interface TcpSocketRow {
+  local: { address: string; port: number };
+  remote: { address: string; port: number };
+  /** Kernel TCP state, hex as printed ('01' established, '0A' listen, '06' time-wait, …). */
+  state: string;
+  uid: number;
+}
+
+/** A connection to the helper that is not the bridge's. */
+export interface ForeignConnection {
+  /** 'network': a host reached the phone's address; 'app': a process on the phone, by its uid. */
+  kind: 'network' | 'app';
+  /** The peer's address (network) or 127.0.0.1 (app). */
+  from: string;
+  /** The app's uid (kind 'app'). */
+  uid?: number;
+  port: number;
+}
+
+const TCP_LISTEN = '0A';
+/** adbd runs as `shell` (2000) on user builds, as root (0) after `adb root`: the bridge's forward. */
+const BRIDGE_UIDS: ReadonlySet<number> = new Set([0, 2000]);
+/** Connecting (SYN_SENT) or connected (ESTABLISHED): a live client socket. */
+const CLIENT_STATES: ReadonlySet<string> = new Set(['01', '02']);
+
+/** Rows of /proc/net/tcp and /proc/net/tcp6 (their texts concatenated is fine); bad lines are skipped. */
+export function parseProcNetTcp(text: string): TcpSocketRow[] {
+  const rows: TcpSocketRow[] = [];
+  for (const line of text.split('\n')) {
+    // Columns: sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
+    const cols = line.trim().split(/\s+/);
+    if (cols.length < 8 || !/^\d+:$/.test(cols[0] ?? '')) continue;
+    const local = decodeEndpoint(cols[1] ?? '');
+    const remote = decodeEndpoint(cols[2] ?? '');
+    const state = (cols[3] ?? '').toUpperCase();
+    const uid = Number(cols[7]);
+    if (!local || !remote || !/^[0-9A-F]{2}$/.test(state) || !Number.isInteger(uid)) continue;
+    rows.push({ local, remote, state, uid });
+  }
+  return rows;
+}
+
+function decodeEndpoint(text: string): { address: string; port: number } | undefined {
+  const m = /^([0-9A-Fa-f]{8}|[0-9A-Fa-f]{32}):([0-9A-Fa-f]{4})$/.exec(text);
+  if (!m) return undefined;
+  const hex = m[1] ?? '';
+  const bytes: number[] = [];
+  // Each 32-bit word is printed in host order (little-endian on every Android ABI).
+  for (let w = 0; w < hex.length; w += 8) {
+    const word = hex.slice(w, w + 8);
+    for (let b = 6; b >= 0; b -= 2) bytes.push(Number.parseInt(word.slice(b, b + 2), 16));
+  }
+  return { address: formatAddress(bytes), port: Number.parseInt(m[2] ?? '0', 16) };
+}
+
+function formatAddress(bytes: number[]): string {
+  if (bytes.length === 4) return bytes.join('.');
+  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes.slice(12).join('.');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  // The longest run of zero groups becomes "::" (RFC 5952).
+  let best = { at: -1, length: 0 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > best.length && j - i > 1) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  if (best.at < 0) return groups.join(':');
+  return `${groups.slice(0, best.at).join(':')}::${groups.slice(best.at + best.length).join(':')}`;
+}
+
+function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1';
+}
+
+/**
+ * The ports the helper listens on: its LISTEN sockets (by its uid, when known) and always
+ * its two default ports, so a helper whose uid is unknown is still watched.
+ */
+export function helperPorts(rows: readonly TcpSocketRow[], helperUid: number | null): Set<number> {
+  const ports = new Set<number>([HELPER_DEVICE_PORT, MJPEG_DEVICE_PORT]);
+  if (helperUid !== null) for (const row of rows) if (row.state === TCP_LISTEN && row.uid === helperUid) ports.add(row.local.port);
+  return ports;
+}
+
+/**
+ * Connections to the helper that are not the bridge's adb forward:
+ * - the helper's side of a connection whose peer is not on loopback: a host on the network
+ *   (any state but LISTEN, so a peer that already left is still seen while its socket lingers);
+ * - a client socket on the phone connected to a helper port on loopback, owned by anything
+ *   but adbd (uid shell, or root under `adb root`): an app on the phone.
+ */
+export function foreignConnections(rows: readonly TcpSocketRow[], helperUid: number | null): ForeignConnection[] {
+  const ports = helperPorts(rows, helperUid);
+  const found: ForeignConnection[] = [];
+  for (const row of rows) {
+    if (row.state === TCP_LISTEN) continue;
+    if (ports.has(row.local.port) && !isLoopback(row.remote.address) && (helperUid === null || row.uid === helperUid || row.uid === 0)) {
+      found.push({ kind: 'network', from: row.remote.address, port: row.local.port });
+    } else if (ports.has(row.remote.port) && isLoopback(row.remote.address) && CLIENT_STATES.has(row.state) && !BRIDGE_UIDS.has(row.uid) && row.uid !== helperUid) {
+      found.push({ kind: 'app', from: row.local.address, uid: row.uid, port: row.remote.port });
+    }
+  }
+  return found;
+}
+
+/** A sentence naming who is connected, for the person and the audit trail. */
+export function describeForeign(found: readonly ForeignConnection[]): string {
+  const parts = found.slice(0, 3).map((f) => (f.kind === 'network' ? `${f.from} on the network (port ${f.port})` : `an app on the phone (uid ${f.uid ?? '?'}, port ${f.port})`));
+  return parts.join(', ') + (found.length > 3 ? ` and ${found.length - 3} more` : '');
+}
+
+/**
+ * The phone's addresses that another host could reach (`ip -o addr show`): every address on
+ * an interface other than loopback and Android's `dummy0`, link-local IPv6 included (a host
+ * on the same Wi-Fi reaches it). Each as "IFACE ADDRESS".
+ */
+export function parseReachableAddresses(ipOutput: string): string[] {
+  const found: string[] = [];
+  for (const line of ipOutput.split('\n')) {
+    const m = /^\d+:\s+([^\s:@]+)(?:@\S+)?:?\s+(inet6?)\s+([0-9a-fA-F:.]+)(?:\/\d+)?\s/.exec(line.trim() + ' ');
+    if (!m) continue;
+    const [, iface = '', , address = ''] = m;
+    if (iface === 'lo' || iface.startsWith('dummy') || isLoopback(address)) continue;
+    found.push(`${iface} ${address}`);
+  }
+  return found;
+}
+
+/**
+ * The phone's reachable addresses, or null when they cannot be read (then the bridge
+ * assumes the phone may be on a network: it never guesses in the unsafe direction).
+ */
+export async function readReachableAddresses(shell: DeviceShell, options: ShellRunOptions): Promise<string[] | null> {
+  try {
+    const out = await runText(shell, ['ip', '-o', 'addr', 'show'], options);
+    if (out.exitCode !== undefined && out.exitCode !== 0) return null;
+    if (!/^\d+:\s+lo\b/m.test(out.text)) return null;
+    return parseReachableAddresses(out.text);
+  } catch {
+    return null;
+  }
+}
+
+/** The phone's TCP tables, both families. */
+export async function readTcpTables(shell: DeviceShell, options: ShellRunOptions): Promise<TcpSocketRow[]> {
+  const out = await runText(shell, ['cat', '/proc/net/tcp', '/proc/net/tcp6'], options);
+  return parseProcNetTcp(out.text);
+}
+
+// ---- the installed files ------------------------------------------------------------------
+
+const digests = new Map<string, Promise<string>>();
+
+/** SHA-256 (hex) of a file on this computer, computed once per path (the bundled APKs). */
+export function fileSha256(path: string): Promise<string> {
+  let digest = digests.get(path);
+  if (!digest) {
+    digest = new Promise<string>((resolve, reject) => {
+      const hash = createHash('sha256');
+      createReadStream(path)
+        .on('data', (chunk) => hash.update(chunk))
+        .on('error', reject)
+        .on('end', () => resolve(hash.digest('hex')));
+    });
+    digest.catch(() => digests.delete(path));
+    digests.set(path, digest);
+  }
+  return digest;
+}
+
+/** Largest installed APK pulled to hash it here when the phone has no `sha256sum`. */
+const MAX_PULLED_APK_BYTES = 128 * 1024 * 1024;
+
+/**
+ * SHA-256 of a package's installed base.apk, or a reason it cannot be had (not installed,
+ * split APKs). Hashed on the phone (toybox `sha256sum`); on a phone without it the file is
+ * pulled and hashed here.
+ */
+export async function installedApkSha256(shell: DeviceShell, pkg: string, options: ShellRunOptions): Promise<{ sha256: string } | { problem: string }> {
+  const paths = (await runText(shell, ['pm', 'path', pkg], options)).text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('package:'))
+    .map((l) => l.slice('package:'.length));
+  if (paths.length === 0) return { problem: `${pkg} is not installed` };
+  if (paths.length !== 1 || !paths[0]?.endsWith('/base.apk')) return { problem: `${pkg} is installed as ${paths.length} files, not the one APK the bridge installs` };
+  const path = paths[0];
+  const summed = await runText(shell, ['sha256sum', path], options);
+  const hex = /^([0-9a-f]{64})\s/.exec(summed.text.trim() + ' ')?.[1];
+  if (hex) return { sha256: hex };
+  if (summed.exitCode === 127 || /not found|inaccessible/i.test(summed.text)) {
+    const bytes = await shell.pull(path, options);
+    if (bytes.length > MAX_PULLED_APK_BYTES) return { problem: `${pkg}'s APK is larger than any the bridge installs` };
+    return { sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+  throw new BridgeError('command_failed', `could not hash ${pkg}'s installed APK: ${summed.text.trim().slice(0, 160) || `exit ${summed.exitCode ?? '?'}`}`);
+}
+
+/**
+ * Whether the helper's installed packages are the bundled APKs byte for byte: null when they
+ * are, else what differs (for the person and the audit).
+ */
+export async function helperMismatch(shell: DeviceShell, expected: ReadonlyArray<{ pkg: string; apk: string }>, options: ShellRunOptions): Promise<string | null> {
+  const checks = await Promise.all(
+    expected.map(async ({ pkg, apk }) => {
+      const [installed, bundled] = await Promise.all([installedApkSha256(shell, pkg, options), fileSha256(apk)]);
+      if ('problem' in installed) return installed.problem;
+      return installed.sha256 === bundled ? null : `${pkg} on the phone is not the bridge's copy (SHA-256 ${installed.sha256.slice(0, 12)}…, expected ${bundled.slice(0, 12)}…)`;
+    }),
+  );
+  const problems = checks.filter((c): c is string => c !== null);
+  return problems.length > 0 ? problems.join('; ') : null;
+}

@@ -1,0 +1,58 @@
+/**
+ * What the fast lane's integration tests share: a call's result, the phone's helper as the
+ * admin state shows it, waiting for a helper state, the per-phone actions, and a bridge of
+ * its own whose phone has the helper enabled and installed.
+ */
+import assert from 'node:assert/strict';
+import { startBoundRig, type BoundRig, type DeviceRig, type invoke } from './device-rig';
+import type { SimulatedPhone } from '../../main/sim/phone';
+
+export type Ack = Awaited<ReturnType<typeof invoke>>;
+export type Json = Record<string, any>;
+
+/** The result of a call that must have succeeded. */
+export function result(ack: Ack): Json {
+  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
+  return ack.payload?.result as Json;
+}
+
+export async function helperOf(rig: DeviceRig, index = 0): Promise<Json> {
+  const state = await rig.bridge.admin('GET', '/admin/api/state');
+  const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(index).deviceId);
+  return device?.helper as Json;
+}
+
+/** Polls the admin state until the helper is in `wanted` (and matches `also`, when given). */
+export async function waitForHelper(rig: DeviceRig, wanted: string, timeoutMs = 20_000, also: (helper: Json) => boolean = () => true): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const helper = await helperOf(rig);
+    if (helper?.state === wanted && also(helper)) return helper;
+    if (Date.now() > deadline) throw new Error(`helper never ${wanted}: ${JSON.stringify(helper)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove' | 'accept_network'): Promise<Json> {
+  const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, { action });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** A bridge of its own with one phone whose helper is enabled and installed (not yet started); stopped after `body`. */
+export async function withInstalledHelper(
+  coreOptions: Parameters<typeof startBoundRig>[0],
+  body: (bound: BoundRig, phone: SimulatedPhone) => Promise<void>,
+  phoneOptions: Parameters<typeof startBoundRig>[1] = {},
+): Promise<void> {
+  const bound = await startBoundRig(coreOptions, phoneOptions);
+  try {
+    await setHelper(bound.rig, 'enable');
+    await waitForHelper(bound.rig, 'stopped');
+    const phone = bound.rig.phones[0];
+    assert.ok(phone);
+    await body(bound, phone);
+  } finally {
+    await bound.stop();
+  }
+}
