@@ -5,7 +5,6 @@
 import type {
   AccessCodeRequest,
   AdminEvent,
-  AdminFastLane,
   AdminPolicies,
   AdminSettingsPatch,
   ApprovalDecision,
