@@ -14,7 +14,7 @@ import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
 import { normalizeDesktopNetwork, startWithTlsFallback } from './desktop-network-settings';
 import { registerIpcHandlers } from './ipc-main';
-import { ApprovalNotifier, APP_NAME, approvalNotification, shouldNotify, trayMenuLabels, trayPhoneEntries, trayView } from './tray-state';
+import { ApprovalNotifier, APP_NAME, approvalNotification, HelperAlertNotifier, helperAlertNotification, shouldNotify, trayMenuLabels, trayPhoneEntries, trayView } from './tray-state';
 import { phoneHash } from '../contract/phone-view-route';
 import { resolveLocale } from '../contract/i18n';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
@@ -134,6 +134,7 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
 
   const tray = new Tray(nativeImage.createFromPath(ICON));
   const notifier = new ApprovalNotifier();
+  const helperAlerts = new HelperAlertNotifier();
   const refreshTray = (): void => {
     const state = core.adminState();
     // The bridge's language setting (Settings → Language), else the system's languages.
@@ -160,6 +161,14 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
       const text = approvalNotification(fresh, state, locale);
       const notification = new Notification({ title: text.title, body: text.body, silent: false });
       notification.on('click', showWindow);
+      notification.show();
+    }
+    // The fast lane's guard stopped a helper: always said, even to a person looking at the window.
+    for (const alert of helperAlerts.fresh(state)) {
+      if (!Notification.isSupported()) break;
+      const text = helperAlertNotification(alert, locale);
+      const notification = new Notification({ title: text.title, body: text.body, silent: false });
+      notification.on('click', () => showPhone(alert.deviceId));
       notification.show();
     }
   };

@@ -79,6 +79,35 @@ export function shouldNotify(context: { supported: boolean; windowVisible: boole
   return !(context.windowVisible && context.windowFocused);
 }
 
+/** Helper codes that mean the bridge stopped the fast lane to keep a phone safe (README "Fast lane"). */
+const HELPER_ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
+
+/**
+ * Tracks the fast lane guard's alerts already announced (one per phone and reason): returns
+ * the new ones. Unlike approvals, an alert already showing at the first call is announced too:
+ * it happened while nobody was looking.
+ */
+export class HelperAlertNotifier {
+  private seen = new Set<string>();
+
+  fresh(state: Pick<AdminState, 'devices'>): Array<{ deviceId: string; phone: string; code: string }> {
+    const current = state.devices.flatMap((d) =>
+      d.helper && d.helper.state === 'failed' && HELPER_ALERT_CODES.has(d.helper.last_error_code ?? '') ? [{ deviceId: d.device_id, phone: d.display_name, code: d.helper.last_error_code ?? '', key: `${d.device_id}\n${d.helper.last_error ?? ''}` }] : [],
+    );
+    const previous = this.seen;
+    this.seen = new Set(current.map((c) => c.key));
+    return current.filter((c) => !previous.has(c.key)).map(({ deviceId, phone, code }) => ({ deviceId, phone, code }));
+  }
+}
+
+/** The desktop notification for a phone whose helper the guard stopped or refused to start. */
+export function helperAlertNotification(alert: { phone: string; code: string }, locale: Locale = 'en'): { title: string; body: string } {
+  return {
+    title: translate(locale, 'tray.notify.helperTitle', { phone: alert.phone }),
+    body: translate(locale, alert.code === 'helper_not_verified' ? 'helper.guard.notVerified' : 'helper.guard.foreign'),
+  };
+}
+
 export function approvalNotification(
   approvals: readonly AdminApproval[],
   state: Pick<AdminState, 'devices'>,

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdminApproval, AdminDevice, AdminPairing } from '../../main/contract/admin-api';
-import { APP_NAME, ApprovalNotifier, approvalNotification, shouldNotify, trayMenuLabels, trayView } from '../../main/electron/tray-state';
+import { APP_NAME, ApprovalNotifier, approvalNotification, HelperAlertNotifier, helperAlertNotification, shouldNotify, trayMenuLabels, trayView } from '../../main/electron/tray-state';
 
 function approval(id: string, extra: Partial<AdminApproval> = {}): AdminApproval {
   return {
@@ -75,5 +75,28 @@ describe('tray label and approval notifications', () => {
     const two = approvalNotification([approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })], { devices }, 'zh-CN');
     assert.equal(two.title, '2 个操作需要审批');
     assert.equal(two.body, 'Pixel 7 ···4455 上的 android_install_apk\n一台手机 上的 android_open_url');
+  });
+});
+
+describe('fast lane guard alerts on the desktop', () => {
+  const phone = (code: string | null, error = 'x'): AdminDevice =>
+    ({ device_id: 'dev_1', display_name: 'Pixel 7 ···4455', helper: { state: code ? 'failed' : 'running', last_error_code: code, last_error: code ? error : null } }) as unknown as AdminDevice;
+
+  test('a helper the guard stopped is announced once, also when it was already showing; a new stop is announced again', () => {
+    const notifier = new HelperAlertNotifier();
+    assert.deepEqual(notifier.fresh({ devices: [phone('helper_foreign_connection', 'a')] }), [{ deviceId: 'dev_1', phone: 'Pixel 7 ···4455', code: 'helper_foreign_connection' }]);
+    assert.deepEqual(notifier.fresh({ devices: [phone('helper_foreign_connection', 'a')] }), []);
+    assert.deepEqual(notifier.fresh({ devices: [phone(null)] }), []);
+    assert.equal(notifier.fresh({ devices: [phone('helper_foreign_connection', 'b')] }).length, 1);
+    // Not every failure is an alert: a crash or a network refusal is shown on the card only.
+    assert.deepEqual(notifier.fresh({ devices: [phone('helper_crashed', 'c'), { ...phone('helper_network_exposed', 'd'), device_id: 'dev_2' }] }), []);
+  });
+
+  test('the notification names the phone and the reason, in the bridge language', () => {
+    assert.deepEqual(helperAlertNotification({ phone: 'Pixel 7 ···4455', code: 'helper_not_verified' }), {
+      title: 'Fast lane stopped on Pixel 7 ···4455',
+      body: 'Not started: the helper installed on the phone is not the bridge’s copy.',
+    });
+    assert.match(helperAlertNotification({ phone: 'P', code: 'helper_foreign_connection' }, 'zh-CN').title, /P 上的快速通道已停止/);
   });
 });

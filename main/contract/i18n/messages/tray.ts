@@ -16,6 +16,7 @@ export default defineMessages(
     'notify.line': '{tool} on {phone}',
     'notify.reason': '{line}: {reason}',
     'notify.aPhone': 'a phone',
+    'notify.helperTitle': 'Fast lane stopped on {phone}',
   },
   {
     approvalsWaiting: '{count} 个审批等待处理',
@@ -31,5 +32,6 @@ export default defineMessages(
     'notify.line': '{phone} 上的 {tool}',
     'notify.reason': '{line}：{reason}',
     'notify.aPhone': '一台手机',
+    'notify.helperTitle': '{phone} 上的快速通道已停止',
   },
 );
