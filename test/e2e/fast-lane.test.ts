@@ -78,3 +78,46 @@ test('enable the fast lane from a phone card, and see the helper running', async
     await context.close();
   }
 });
+
+test('a phone on a network: the card says what is exposed and asks; a foreign connection shows as an alert', async () => {
+  const deviceId = bound.rig.device(0).deviceId;
+  const phone = bound.rig.phones[0];
+  assert.ok(phone);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  try {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
+    await page.getByTestId(`helper-guard-${deviceId}`).waitFor({ timeout: UI_MS });
+    // Wi-Fi comes on: the guard stops the helper and the card asks the person.
+    phone.network.setWifi('192.168.1.23');
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="failed"]`).waitFor({ timeout: UI_MS });
+    const network = page.getByTestId(`helper-network-${deviceId}`);
+    await network.waitFor({ timeout: UI_MS });
+    assert.match(await network.innerText(), /on a network \(wlan0 192\.168\.1\.23.*ports 6790 and 7810, with no password/s);
+    await network.scrollIntoViewIfNeeded();
+    await page.mouse.move(1, 1);
+    await page.screenshot({ path: join(SHOTS, 'fast-lane-network.png') });
+    await page.getByTestId(`helper-accept-network-${deviceId}`).click();
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
+    assert.match(await network.innerText(), /Allowed on this phone’s network/);
+    // Running again; then an app on the phone connects to it.
+    const tree = await invoke(bound.client, bound.channel, 'android_ui_tree', {});
+    assert.equal((tree.payload?.result as { lane?: string } | undefined)?.lane, 'helper');
+    phone.network.connectToHelper({ appUid: 10_140 });
+    const alert = page.locator(`[data-testid="helper-error-${deviceId}"][role="alert"]`);
+    await alert.waitFor({ timeout: UI_MS });
+    assert.match(await alert.innerText(), /Stopped to keep the phone safe.*uid 10140/s);
+    await alert.scrollIntoViewIfNeeded();
+    await page.mouse.move(1, 1);
+    await page.screenshot({ path: join(SHOTS, 'fast-lane-alert.png') });
+    // The person decides to use it again: the bridge's copy is checked and it runs once more.
+    await page.getByTestId(`helper-reenable-${deviceId}`).click();
+    await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -10,6 +10,7 @@ export default defineMessages(
     explain:
       'Installs a small helper (appium-uiautomator2-server {version}, Apache-2.0: two APKs) on this phone that runs while an agent holds a lease, so taps, typing (any language, no ADB Keyboard) and screen reads are much faster. While it runs it listens on the phone’s ports 6790 and 7810 with no password: the bridge starts it on a phone that is on a network (Wi-Fi, mobile data) only after you allow it, checks that the installed helper is its own copy, and stops it the moment anything else connects.',
     enable: 'Enable fast lane',
+    enableAgain: 'Enable again',
     disable: 'Turn off',
     remove: 'Remove helper',
     working: 'Working…',
@@ -48,6 +49,7 @@ export default defineMessages(
     explain:
       '在这台手机上安装一个小助手（appium-uiautomator2-server {version}，Apache-2.0：两个 APK），在智能体持有租约期间运行，使点击、输入（任何语言，无需 ADB Keyboard）和读取屏幕快得多。运行时它在手机的 6790 和 7810 端口上监听，没有密码：手机连着网络（Wi-Fi、移动数据）时，只有在你允许后桥接器才会启动它；桥接器会核对已安装的助手是否是它自己的副本，一旦有其他任何东西连接，会立即停止它。',
     enable: '启用快速通道',
+    enableAgain: '重新启用',
     disable: '关闭',
     remove: '移除助手',
     working: '处理中…',

@@ -49,9 +49,16 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
               {act.pending ? t('helper.working') : t('helper.enable')}
             </button>
           ) : (
-            <button type="button" className="btn btn-small" disabled={busy} onClick={() => act.run('disable')} data-testid={`helper-disable-${deviceId}`}>
-              {t('helper.disable')}
-            </button>
+            <>
+              {helper.state === 'failed' && helper.last_error_code !== 'helper_network_exposed' ? (
+                <button type="button" className="btn btn-small btn-primary" disabled={busy || !props.online} onClick={() => act.run('enable')} data-testid={`helper-reenable-${deviceId}`}>
+                  {act.pending ? t('helper.working') : t('helper.enableAgain')}
+                </button>
+              ) : null}
+              <button type="button" className="btn btn-small" disabled={busy} onClick={() => act.run('disable')} data-testid={`helper-disable-${deviceId}`}>
+                {t('helper.disable')}
+              </button>
+            </>
           )}
           {installed ? (
             <button type="button" className="btn btn-small btn-danger" disabled={busy || !props.online} onClick={() => act.run('remove')} data-testid={`helper-remove-${deviceId}`}>
