@@ -57,6 +57,8 @@ export interface Core {
   publicUrl(): string;
   /** The certificate served over https/wss (fingerprint, files, names), or null without TLS. */
   tls(): TlsSummary | null;
+  /** Connections the server holds now on every plane (README "Documented limits": connection caps). */
+  openConnections(): number;
   apiKey(): string;
   adminToken(): string;
   rotateApiKey(): string;
@@ -350,6 +352,7 @@ export function createCore(input: CoreOptionsInput): Core {
     port: options.port,
     dataDir: options.dataDir,
     network: options.network,
+    connections: options.connections,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
     routes: {
@@ -428,6 +431,7 @@ export function createCore(input: CoreOptionsInput): Core {
     url: baseUrl,
     publicUrl: () => endpoint.publicUrl(),
     tls: () => endpoint.tlsSummary(),
+    openConnections: () => endpoint.openConnections(),
     apiKey: () => apiKey,
     adminToken: () => adminToken,
     rotateApiKey: () => {

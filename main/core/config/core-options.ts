@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
 import type { LanOptions } from '../devices/lan-devices';
 import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
+import { resolveConnectionLimits, type ConnectionLimits } from '../server/connection-limits';
 
 export interface AdbServerAddress {
   host: string;
@@ -54,6 +55,8 @@ export interface CoreOptions {
   adbCommandTimeoutMs: number;
   /** Data-plane limits (defaults in server/data-plane.ts); maxBufferedBytes caps what a peer that does not read may hold. */
   dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number };
+  /** Connection caps (total, per address) and header/keep-alive deadlines on every plane (defaults in server/connection-limits.ts, README). */
+  connections: ConnectionLimits;
   /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
   lan?: LanOptions;
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
@@ -87,8 +90,9 @@ export const DEFAULTS = {
   adbCommandTimeoutMs: 20_000,
 } as const;
 
-export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'network'>> & {
+export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'network' | 'connections'>> & {
   network?: NetworkOptionsInput;
+  connections?: Partial<ConnectionLimits>;
   dataDir: string;
   lease?: Partial<LeasePolicy>;
   queue?: Partial<CoreOptions['queue']>;
@@ -128,6 +132,7 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
       disconnectGraceMs: positiveInt('lease.disconnectGraceMs', lease.disconnectGraceMs),
     },
     fileCache: input.fileCache ?? {},
+    connections: resolveConnectionLimits(input.connections),
     downloadUrlTtlMs: positiveInt('downloadUrlTtlMs', input.downloadUrlTtlMs ?? DEFAULTS.downloadUrlTtlMs),
     maxUploadBytes: positiveInt('maxUploadBytes', input.maxUploadBytes ?? DEFAULTS.maxUploadBytes),
     queue: {

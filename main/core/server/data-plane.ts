@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger';
 import { makePacket, makeReply, parseEnvelope, type Envelope, type OutgoingPacket } from '../protocol/envelope';
 import { CONNECTOR_CARD_ID, PROTOCOL_VERSION, WS_SUBPROTOCOL } from '../protocol/identity';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
+import { refuseSocket } from './connection-limits';
 import type { PersistedChannel } from '../store/state-store';
 
 export interface DataPlaneLimits {
@@ -146,7 +147,8 @@ export class DataPlane {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined): void {
     const refuse = (status: number, code: string, message: string): void => {
       const body = JSON.stringify({ error: { code, message } });
-      socket.end(
+      refuseSocket(
+        socket,
         `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 503 ? 'Service Unavailable' : 'Bad Request'}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
