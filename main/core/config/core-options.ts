@@ -11,6 +11,7 @@ import type { BuildInfo } from '../build-info';
 import type { LanOptions } from '../devices/lan-devices';
 import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
 import { resolveConnectionLimits, type ConnectionLimits } from '../server/connection-limits';
+import type { ApiKeySource } from '../secrets/system-api-key';
 
 export interface AdbServerAddress {
   host: string;
@@ -31,6 +32,8 @@ export interface CoreOptions {
   host: string;
   port: number;
   apiKey?: string;
+  /** Where apiKey came from: `env` (DEVICE_BRIDGE_API_KEY; a rotation lasts until the next start) or `store` (default). */
+  apiKeySource?: ApiKeySource;
   adminToken?: string;
   adbServers: AdbServerAddress[];
   /** Spec §8.2: one hour without any data plane unregisters the runtime instance. */

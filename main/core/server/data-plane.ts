@@ -29,6 +29,13 @@ export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
 };
 
+/**
+ * WebSocket close code of a data plane whose API key was rotated away (an application code,
+ * RFC 6455 §7.4.2). xAgent must reconnect with the new key; the old one is refused 401.
+ */
+export const CLOSE_API_KEY_ROTATED = 4401;
+export const CLOSE_API_KEY_ROTATED_REASON = 'api key rotated';
+
 export interface UserPacketContext {
   connection: DataPlaneConnection;
   packet: Envelope;
@@ -41,6 +48,8 @@ export type UserPacketHandler = (ctx: UserPacketContext) => Promise<void> | void
 export interface DataPlaneOptions {
   runtime: ConnectorRuntime;
   authorize: (token: string | undefined) => boolean;
+  /** The generation of the key `authorize` checks against; rotation closes older connections. */
+  keyGeneration?: () => number;
   describe: (channel: PersistedChannel) => Record<string, unknown>;
   logger: Logger;
   limits?: Partial<DataPlaneLimits>;
@@ -51,11 +60,15 @@ export class DataPlaneConnection {
   connectorId: string | undefined;
   /** channel id → open sequence number; pushes go to the most recent opener. */
   readonly openChannels = new Map<string, number>();
+  /** Set when the connection is being closed for a reason of ours: no later frame is processed. */
+  revoked = false;
 
   constructor(
     readonly id: number,
     private readonly socket: WebSocket,
     private readonly plane: DataPlane,
+    /** The API key generation this connection was authorized with. */
+    readonly keyGeneration: number,
   ) {}
 
   get helloDone(): boolean {
@@ -81,6 +94,14 @@ export class DataPlaneConnection {
   }
 
   close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  /** Closes with `code` and stops processing this connection's frames from now on. */
+  revoke(code: number, reason: string): void {
+    if (this.revoked) return;
+    this.revoked = true;
+    this.plane.forgetChannelsOf(this);
     this.socket.close(code, reason);
   }
 }
@@ -130,6 +151,26 @@ export class DataPlane {
   }
 
   /**
+   * After an API key rotation: every data plane authorized with an older key is closed with
+   * CLOSE_API_KEY_ROTATED, and frames it still sends are dropped. Returns how many.
+   */
+  closeKeyGenerationsBelow(generation: number): number {
+    let closed = 0;
+    for (const connection of this.connections) {
+      if (connection.keyGeneration >= generation || connection.revoked) continue;
+      connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
+      closed += 1;
+    }
+    if (closed > 0) this.options.logger.info('data planes closed after an API key rotation', { closed });
+    return closed;
+  }
+
+  /** A revoked connection routes nothing: pushes go elsewhere or wait for a reconnect. */
+  forgetChannelsOf(connection: DataPlaneConnection): void {
+    connection.openChannels.clear();
+  }
+
+  /**
    * Sends a Connector-initiated packet for a channel to the connection that has it open
    * (most recent first); returns false when no route exists.
    */
@@ -160,15 +201,20 @@ export class DataPlane {
       .map((p) => p.trim());
     if (!protocols.includes(WS_SUBPROTOCOL)) return refuse(400, 'subprotocol_required', `subprotocol ${WS_SUBPROTOCOL} is required`);
     if (this.connections.size >= this.limits.maxConnections) return refuse(503, 'too_many_connections', 'too many data planes');
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    // Taken with the key check: a rotation between here and accept still closes this one.
+    const generation = this.options.keyGeneration?.() ?? 0;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, generation));
   }
 
-  private accept(ws: WebSocket): void {
-    const connection = new DataPlaneConnection(this.nextId++, ws, this);
+  private accept(ws: WebSocket, keyGeneration: number): void {
+    const connection = new DataPlaneConnection(this.nextId++, ws, this, keyGeneration);
     this.connections.add(connection);
     this.alive.set(ws, true);
+    if ((this.options.keyGeneration?.() ?? 0) > keyGeneration) connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
     ws.on('pong', () => this.alive.set(ws, true));
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      // Closing for a reason of ours (the key was rotated): what the peer still sends is not acted on.
+      if (connection.revoked) return;
       if (isBinary) {
         connection.send(makePacket({ type: 'error', error: { code: 'invalid_packet', message: 'binary frames are not accepted; send JSON text frames' } }));
         return;
