@@ -175,6 +175,10 @@ export function createCore(input: CoreOptionsInput): Core {
     runtimeLeaseMs: options.runtimeLeaseMs,
     clock,
     onChannelUnregistered: (channel) => late.bindings?.unregisterChannel(channel),
+    ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
+    ...(options.channels?.abandonedTtlMs !== undefined ? { abandonedChannelTtlMs: options.channels.abandonedTtlMs } : {}),
+    channelInUse: (channelId) =>
+      (late.dataPlane?.isChannelHeld(channelId) ?? false) || (late.bindings?.pendingSessions().some((s) => s.channelId === channelId) ?? false),
   });
   const tools = new ToolRuntime({
     dataDir: options.dataDir,

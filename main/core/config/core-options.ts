@@ -57,7 +57,9 @@ export interface CoreOptions {
   build?: BuildInfo;
   adbCommandTimeoutMs: number;
   /** Data-plane limits (defaults in server/data-plane.ts); maxBufferedBytes caps what a peer that does not read may hold. */
-  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number };
+  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number; claimProbeMs?: number };
+  /** Channels per connector_id and the lifetime of abandoned (never bound, unused) ones (defaults in runtime/connector-runtime.ts, README). */
+  channels?: { maxPerConnector?: number; abandonedTtlMs?: number };
   /** Connection caps (total, per address) and header/keep-alive deadlines on every plane (defaults in server/connection-limits.ts, README). */
   connections: ConnectionLimits;
   /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
@@ -120,6 +122,9 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
     if (!server.host || !Number.isInteger(server.port) || server.port <= 0 || server.port > 65535) {
       throw new TypeError(`adb server must be HOST:PORT with a port from 1 to 65535 (got ${server.host}:${String(server.port)})`);
     }
+  }
+  for (const [key, value] of Object.entries(input.channels ?? {})) {
+    if (value !== undefined) positiveInt(`channels.${key}`, value);
   }
   if (input.apiKey !== undefined && input.apiKey.length < 16) throw new TypeError('apiKey must be at least 16 characters');
   if (input.adminToken !== undefined && input.adminToken.length < 16) throw new TypeError('adminToken must be at least 16 characters');

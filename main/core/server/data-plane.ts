@@ -20,6 +20,11 @@ export interface DataPlaneLimits {
   heartbeatMs: number;
   /** A peer that does not read: past this many buffered bytes it is dropped. */
   maxBufferedBytes: number;
+  /**
+   * A channel another data plane holds is handed over only when that plane does not answer
+   * a ping within this long (a dropped network); a live holder keeps it (`channel_in_use`).
+   */
+  claimProbeMs: number;
 }
 
 export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
@@ -27,6 +32,7 @@ export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
   maxConnections: 64,
   heartbeatMs: 30_000,
   maxBufferedBytes: 8 * 1024 * 1024,
+  claimProbeMs: 3_000,
 };
 
 /**
@@ -97,6 +103,33 @@ export class DataPlaneConnection {
     this.socket.close(code, reason);
   }
 
+  /** True when the peer answers a ping within `timeoutMs`; false when it does not or the socket ends. */
+  probe(timeoutMs: number): Promise<boolean> {
+    const socket = this.socket;
+    if (socket.readyState !== socket.OPEN || this.revoked) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (alive: boolean): void => {
+        clearTimeout(timer);
+        socket.off('pong', onPong);
+        socket.off('close', onClose);
+        resolve(alive);
+      };
+      const onPong = (): void => done(true);
+      const onClose = (): void => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      socket.on('pong', onPong);
+      socket.once('close', onClose);
+      socket.ping();
+    });
+  }
+
+  /** Drops a connection that stopped answering, without a closing handshake it would not read. */
+  terminate(): void {
+    this.revoked = true;
+    this.plane.forgetChannelsOf(this);
+    this.socket.terminate();
+  }
+
   /** Closes with `code` and stops processing this connection's frames from now on. */
   revoke(code: number, reason: string): void {
     if (this.revoked) return;
@@ -163,6 +196,12 @@ export class DataPlane {
     }
     if (closed > 0) this.options.logger.info('data planes closed after an API key rotation', { closed });
     return closed;
+  }
+
+  /** True while a live data plane has the channel open. */
+  isChannelHeld(channelId: string): boolean {
+    for (const connection of this.connections) if (!connection.revoked && connection.openChannels.has(channelId)) return true;
+    return false;
   }
 
   /** A revoked connection routes nothing: pushes go elsewhere or wait for a reconnect. */
@@ -323,8 +362,31 @@ export class DataPlane {
     });
   }
 
-  private openChannel(connection: DataPlaneConnection, packet: Envelope): void {
-    const { channel } = this.options.runtime.openChannel(packet.connector_channel_id || undefined);
+  /**
+   * A live channel is never taken silently: another data plane holding it keeps it when it
+   * answers a ping (`channel_in_use`); one that stays silent for `claimProbeMs` is gone (a
+   * dropped network xAgent is reconnecting from) and is dropped, and the hand-over is logged.
+   */
+  private async claim(connection: DataPlaneConnection, channelId: string): Promise<void> {
+    const holders = [...this.connections].filter((c) => c !== connection && !c.revoked && c.openChannels.has(channelId));
+    for (const holder of holders) {
+      if (await holder.probe(this.limits.claimProbeMs)) {
+        throw new BridgeError('channel_in_use', 'another live data plane holds this channel: close it there (channel.close) or end that connection first');
+      }
+      this.options.logger.warn('channel handed over from a data plane that stopped answering', {
+        channel: channelId,
+        from_connection: holder.id,
+        to_connection: connection.id,
+      });
+      holder.terminate();
+    }
+  }
+
+  private async openChannel(connection: DataPlaneConnection, packet: Envelope): Promise<void> {
+    const requested = packet.connector_channel_id || undefined;
+    if (requested && this.options.runtime.channel(requested)) await this.claim(connection, requested);
+    if (connection.revoked) return;
+    const { channel } = this.options.runtime.openChannel(requested);
     connection.openChannels.set(channel.id, this.openSeq++);
     connection.reply(packet, 'channel.open.ack', {
       connector_channel_id: channel.id,
