@@ -59,7 +59,7 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
       host: settings.host,
       port: settings.port,
       adbServers,
-      ...(process.env.DEVICE_BRIDGE_API_KEY ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY } : {}),
+      ...(process.env.DEVICE_BRIDGE_API_KEY ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY, apiKeySource: 'env' as const } : {}),
       ...(process.env.DEVICE_BRIDGE_ADMIN_TOKEN ? { adminToken: process.env.DEVICE_BRIDGE_ADMIN_TOKEN } : {}),
       allowRemoteAdmin: settings.allowRemoteAdmin,
       network: settings.network,

@@ -157,6 +157,11 @@ export interface AdminState {
   approvals: AdminApproval[];
   adb_servers: AdminAdbServer[];
   lan_devices: AdminLanDevice[];
+  /**
+   * Where the system API key comes from: `env` (DEVICE_BRIDGE_API_KEY) — a rotation lasts only
+   * until the next restart, which sets the variable's key again; `store` — a rotation is kept.
+   */
+  api_key: { source: 'env' | 'store' };
   /** The live limits (they change when someone saves Settings → Limits or PATCHes settings). */
   limits: {
     approval_timeout_ms: number;

@@ -11,7 +11,8 @@ import { resolveCoreOptions, startLimits, type CoreOptions, type CoreOptionsInpu
 import { LiveLimits } from './config/live-limits';
 import type { LimitValues } from '../contract/limits';
 import { createLogger, type Logger } from './logging/logger';
-import { bearerToken, generateToken, loadOrCreateSecret, secretEquals, storeSecret } from './secrets/secret-store';
+import { bearerToken, loadOrCreateSecret } from './secrets/secret-store';
+import { persistInDataDir, SystemApiKey, type ApiKeyRotation } from './secrets/system-api-key';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
 import { DeviceRegistry } from './devices/device-registry';
@@ -57,9 +58,14 @@ export interface Core {
   publicUrl(): string;
   /** The certificate served over https/wss (fingerprint, files, names), or null without TLS. */
   tls(): TlsSummary | null;
+  /** Connections the server holds now on every plane (README "Documented limits": connection caps). */
+  openConnections(): number;
   apiKey(): string;
   adminToken(): string;
+  /** Replaces the API key: data planes opened with the old one are closed (4401), uploads under it refused. */
   rotateApiKey(): string;
+  /** Told after each rotation of the API key; returns the way to stop listening. */
+  onApiKeyRotated(listener: (rotation: ApiKeyRotation) => void): () => void;
   /** Problems found at start (e.g. a corrupt state file kept aside), shown in the UI. */
   warnings(): string[];
   readonly registry: DeviceRegistry;
@@ -109,12 +115,17 @@ export function createCore(input: CoreOptionsInput): Core {
   const build = options.build ?? loadBuildInfo();
   const warnings: string[] = [];
 
-  let apiKey = options.apiKey ?? loadOrCreateSecret(options.dataDir, 'api-key');
+  // A key given by the embedder (env variable, desktop vault) is kept by it; else by the data dir.
+  const apiKey = new SystemApiKey({
+    initial: options.apiKey ?? loadOrCreateSecret(options.dataDir, 'api-key'),
+    source: options.apiKeySource ?? 'store',
+    ...(options.apiKey ? {} : { persist: persistInDataDir(options.dataDir) }),
+  });
   const adminToken = options.adminToken ?? loadOrCreateSecret(options.dataDir, 'admin-token');
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
   // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
-  const secrets = (): string[] => [apiKey, adminToken];
+  const secrets = (): string[] => [apiKey.current(), adminToken];
   const logger = options.logger ?? createLogger({ secrets });
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
@@ -164,6 +175,10 @@ export function createCore(input: CoreOptionsInput): Core {
     runtimeLeaseMs: options.runtimeLeaseMs,
     clock,
     onChannelUnregistered: (channel) => late.bindings?.unregisterChannel(channel),
+    ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
+    ...(options.channels?.abandonedTtlMs !== undefined ? { abandonedChannelTtlMs: options.channels.abandonedTtlMs } : {}),
+    channelInUse: (channelId) =>
+      (late.dataPlane?.isChannelHeld(channelId) ?? false) || (late.bindings?.pendingSessions().some((s) => s.channelId === channelId) ?? false),
   });
   const tools = new ToolRuntime({
     dataDir: options.dataDir,
@@ -331,10 +346,11 @@ export function createCore(input: CoreOptionsInput): Core {
     hub.publish('state');
   });
 
-  const authorizeKey = (token: string | undefined): boolean => token !== undefined && secretEquals(token, apiKey);
+  const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
   late.dataPlane = new DataPlane({
     runtime,
     authorize: authorizeKey,
+    keyGeneration: () => apiKey.generation(),
     logger,
     limits: options.dataPlane ?? {},
     describe: (channel) => {
@@ -344,6 +360,8 @@ export function createCore(input: CoreOptionsInput): Core {
     },
   });
   const plane = late.dataPlane;
+  // A key is checked at upgrade only; rotation is what ends the sockets it let in.
+  const stopClosingOnRotation = apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation));
   registerAuthHandlers(plane, bindingService);
   tools.registerHandlers(plane);
 
@@ -357,6 +375,7 @@ export function createCore(input: CoreOptionsInput): Core {
     port: options.port,
     dataDir: options.dataDir,
     network: options.network,
+    connections: options.connections,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
     routes: {
@@ -387,6 +406,8 @@ export function createCore(input: CoreOptionsInput): Core {
             handleUpload(req, res, {
               cache: files,
               authorize: (r) => authorizeKey(bearerToken(r.headers.authorization)),
+              // Taken at the key check: an upload still running when the key rotates is refused.
+              keyRevoked: () => apiKey.revokedSignal(),
               channelExists: (id) => runtime.channel(id) !== undefined,
               maxUploadBytes: options.maxUploadBytes,
             }),
@@ -435,13 +456,16 @@ export function createCore(input: CoreOptionsInput): Core {
     url: baseUrl,
     publicUrl: () => endpoint.publicUrl(),
     tls: () => endpoint.tlsSummary(),
-    apiKey: () => apiKey,
+    openConnections: () => endpoint.openConnections(),
+    apiKey: () => apiKey.current(),
     adminToken: () => adminToken,
     rotateApiKey: () => {
-      apiKey = generateToken();
-      if (!options.apiKey) storeSecret(options.dataDir, 'api-key', apiKey);
-      return apiKey;
+      const next = apiKey.rotate();
+      if (apiKey.source === 'env') logger.warn('API key rotated; DEVICE_BRIDGE_API_KEY sets it again at the next start');
+      else logger.info('API key rotated');
+      return next;
     },
+    onApiKeyRotated: (listener) => apiKey.onRotated(listener),
     warnings: allWarnings,
     adminState: () => buildAdminState(adminDeps),
     async start() {
@@ -472,6 +496,7 @@ export function createCore(input: CoreOptionsInput): Core {
       await safety.stop();
       lan.stop();
       for (const link of adbLinks) link.stop();
+      stopClosingOnRotation();
       await plane.stop();
       await endpoint.close();
       bindingService.stop();
@@ -509,7 +534,8 @@ export function createCore(input: CoreOptionsInput): Core {
     store,
     url: () => endpoint.publicUrl(),
     network: () => endpoint.adminView(),
-    apiKey: () => apiKey,
+    apiKey: () => apiKey.current(),
+    apiKeySource: () => apiKey.source,
     rotateApiKey: () => core.rotateApiKey(),
     warnings: allWarnings,
     approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),

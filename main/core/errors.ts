@@ -11,6 +11,9 @@ export const ERROR_CODES = [
   'connector_id_mismatch',
   'protocol_version_unsupported',
   'channel_not_open',
+  // a live channel stays with the data plane that holds it; channels per connector are bounded
+  'channel_in_use',
+  'channel_limit_reached',
   'connector_channel_id_required',
   'connector_channel_unavailable',
   'connection_not_found',

@@ -1,7 +1,8 @@
 /**
  * Hardening — faults on the xAgent side of the bridge: the data plane dropped and
  * re-established in the middle of a side-effecting call, and two data planes at once for
- * the same connector_id. No duplicate execution; every ack goes to the connection that asked.
+ * the same connector_id (a live channel stays with the plane that holds it). No duplicate
+ * execution; every ack goes to the connection that asked.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,41 +75,48 @@ describe('hardening: data plane faults', () => {
     }
   });
 
-  test('two data planes at once for the same connector_id: acks go to the connection that asked, duplicates run once', async () => {
+  test('two data planes at once for the same connector_id: the live channel stays with its plane (channel_in_use), acks go to the connection that asked, a call id runs once across planes', async () => {
     const second = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     try {
       const hello = await second.hello(first.connectorId);
       assert.equal(hello.payload?.connector_id, first.connectorId);
-      await second.openChannel(channel);
       await first.openChannel(channel);
+      // `first` answers pings: the channel is not taken from it, and the refusal says why.
+      const refused = await second.openChannel(channel);
+      assert.equal(refused.type, 'error');
+      assert.equal(refused.error?.code, 'channel_in_use');
       assert.equal(rig.bridge.core.runtime.dataPlaneCount(), 2);
       const startA = first.received.length;
       const startB = second.received.length;
 
-      // Distinct calls from both planes, interleaved.
       const fromA = Array.from({ length: 8 }, (_v, i) => invokeWith(first, channel, 'android_tap', { x: 300 + i, y: 50 }, callId('a')));
-      const fromB = Array.from({ length: 8 }, (_v, i) => invokeWith(second, channel, 'android_tap', { x: 400 + i, y: 50 }, callId('b')));
-      // The same tool_call_id sent on both planes at once.
+      const notOpen = await invokeWith(second, channel, 'android_tap', { x: 400, y: 50 }, callId('b'));
+      assert.equal(notOpen.error?.code, 'channel_not_open', 'the refused plane cannot drive the channel');
       const shared = callId('shared');
-      const dupA = invokeWith(first, channel, 'android_tap', { x: 500, y: 50 }, shared);
-      const dupB = invokeWith(second, channel, 'android_tap', { x: 500, y: 50 }, shared);
-      const [acksA, acksB, a, b] = await Promise.all([Promise.all(fromA), Promise.all(fromB), dupA, dupB]);
-      for (const ack of [...acksA, ...acksB, a, b]) assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-      assert.deepEqual(a.payload, b.payload);
-      assert.equal(tapsAt(rig, 0, 500), 1, 'the shared call ran once');
+      const [acksA, a] = await Promise.all([Promise.all(fromA), invokeWith(first, channel, 'android_tap', { x: 500, y: 50 }, shared)]);
+      for (const ack of [...acksA, a]) assert.equal(ack.error, undefined, JSON.stringify(ack.error));
       for (let i = 0; i < 8; i++) {
         assert.equal(tapsAt(rig, 0, 300 + i), 1);
-        assert.equal(tapsAt(rig, 0, 400 + i), 1);
         assert.equal((acksA[i]!.payload?.result as { x: number }).x, 300 + i);
-        assert.equal((acksB[i]!.payload?.result as { x: number }).x, 400 + i);
       }
-      // Each connection received exactly its own 9 acks: none leaked to the other plane.
-      assert.equal(acksIn(first.received.slice(startA)).length, 9);
-      assert.equal(acksIn(second.received.slice(startB)).length, 9);
+      assert.equal(tapsAt(rig, 0, 400), 0, 'nothing ran for the refused plane');
 
-      // One plane closes; the other keeps the runtime and works.
+      // Released on purpose by its holder, the channel moves; the same call id does not run again.
+      const closed = await first.request('channel.close', {}, channel);
+      assert.equal(closed.type, 'channel.close.ack');
+      assert.equal((await second.openChannel(channel)).type, 'channel.open.ack');
+      const b = await invokeWith(second, channel, 'android_tap', { x: 500, y: 50 }, shared);
+      assert.equal(b.error, undefined, JSON.stringify(b.error));
+      assert.deepEqual(a.payload, b.payload);
+      assert.equal(tapsAt(rig, 0, 500), 1, 'the shared call ran once');
+      // Each connection received exactly its own acks: none leaked to the other plane.
+      assert.equal(acksIn(first.received.slice(startA)).length, 9);
+      assert.equal(acksIn(second.received.slice(startB)).length, 1, 'its one call on the channel (the refused one got an error packet)');
+
+      // One plane closes; the other keeps the runtime, takes the channel back and works.
       await second.close();
       await waitUntil(() => rig.bridge.core.runtime.dataPlaneCount() === 1, 5_000, 'one plane left');
+      assert.equal((await first.openChannel(channel)).type, 'channel.open.ack');
       const still = await invokeWith(first, channel, 'android_tap', { x: 600, y: 50 }, callId('after'));
       assert.equal(still.error, undefined);
       assert.deepEqual(first.invalid, []);

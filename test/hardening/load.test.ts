@@ -72,7 +72,8 @@ class LoadClient {
   }
 
   async openChannel(channelId: string): Promise<void> {
-    await this.send('channel.open', {}, channelId);
+    const ack = await this.send('channel.open', {}, channelId);
+    if (ack.type !== 'channel.open.ack') throw new Error(`channel.open refused: ${JSON.stringify(ack.error)}`);
   }
 
   close(): void {
@@ -116,6 +117,8 @@ describe('hardening: load', () => {
     for (let i = 0; i < PHONES; i++) channels.push(await bindChannel(rig, setup, rig.device(i).deviceId));
     for (const c of channels) await openHarmlessApp(setup, c);
     load = await LoadClient.connect(rig.bridge.url, rig.bridge.apiKey, setup.connectorId);
+    // A live channel stays with the plane that holds it: setup hands each one over first.
+    for (const c of channels) await setup.request('channel.close', {}, c);
     for (const c of channels) await load.openChannel(c);
   });
   after(async () => {

@@ -58,6 +58,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   network(): Pick<AdminSettings, 'port' | 'tls' | 'public_url' | 'allow_from' | 'trust_proxy'>;
   apiKey(): string;
   rotateApiKey(): string;
+  /** `env` when DEVICE_BRIDGE_API_KEY set the key (a rotation lasts until the next restart). */
+  apiKeySource(): 'env' | 'store';
   warnings(): string[];
   /** Pending approvals (the safety layer's). */
   approvals(): AdminState['approvals'];
@@ -135,6 +137,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       return { address: h.address, status: h.status, last_error: h.lastError, next_retry_at: h.nextRetryAt, device_count: h.deviceCount };
     }),
     lan_devices: deps.lanDevices(),
+    api_key: { source: deps.apiKeySource() },
     limits: {
       approval_timeout_ms: live.approval_timeout_ms,
       lease: {

@@ -10,6 +10,8 @@ import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
 import type { LanOptions } from '../devices/lan-devices';
 import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
+import { resolveConnectionLimits, type ConnectionLimits } from '../server/connection-limits';
+import type { ApiKeySource } from '../secrets/system-api-key';
 
 export interface AdbServerAddress {
   host: string;
@@ -30,6 +32,8 @@ export interface CoreOptions {
   host: string;
   port: number;
   apiKey?: string;
+  /** Where apiKey came from: `env` (DEVICE_BRIDGE_API_KEY; a rotation lasts until the next start) or `store` (default). */
+  apiKeySource?: ApiKeySource;
   adminToken?: string;
   adbServers: AdbServerAddress[];
   /** Spec §8.2: one hour without any data plane unregisters the runtime instance. */
@@ -53,7 +57,11 @@ export interface CoreOptions {
   build?: BuildInfo;
   adbCommandTimeoutMs: number;
   /** Data-plane limits (defaults in server/data-plane.ts); maxBufferedBytes caps what a peer that does not read may hold. */
-  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number };
+  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number; claimProbeMs?: number };
+  /** Channels per connector_id and the lifetime of abandoned (never bound, unused) ones (defaults in runtime/connector-runtime.ts, README). */
+  channels?: { maxPerConnector?: number; abandonedTtlMs?: number };
+  /** Connection caps (total, per address) and header/keep-alive deadlines on every plane (defaults in server/connection-limits.ts, README). */
+  connections: ConnectionLimits;
   /** LAN phones: reconnect backoff and connect deadlines (defaults in lan-devices.ts, README). */
   lan?: LanOptions;
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
@@ -87,8 +95,9 @@ export const DEFAULTS = {
   adbCommandTimeoutMs: 20_000,
 } as const;
 
-export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'network'>> & {
+export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'network' | 'connections'>> & {
   network?: NetworkOptionsInput;
+  connections?: Partial<ConnectionLimits>;
   dataDir: string;
   lease?: Partial<LeasePolicy>;
   queue?: Partial<CoreOptions['queue']>;
@@ -114,6 +123,9 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
       throw new TypeError(`adb server must be HOST:PORT with a port from 1 to 65535 (got ${server.host}:${String(server.port)})`);
     }
   }
+  for (const [key, value] of Object.entries(input.channels ?? {})) {
+    if (value !== undefined) positiveInt(`channels.${key}`, value);
+  }
   if (input.apiKey !== undefined && input.apiKey.length < 16) throw new TypeError('apiKey must be at least 16 characters');
   if (input.adminToken !== undefined && input.adminToken.length < 16) throw new TypeError('adminToken must be at least 16 characters');
   return {
@@ -128,6 +140,7 @@ export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
       disconnectGraceMs: positiveInt('lease.disconnectGraceMs', lease.disconnectGraceMs),
     },
     fileCache: input.fileCache ?? {},
+    connections: resolveConnectionLimits(input.connections),
     downloadUrlTtlMs: positiveInt('downloadUrlTtlMs', input.downloadUrlTtlMs ?? DEFAULTS.downloadUrlTtlMs),
     maxUploadBytes: positiveInt('maxUploadBytes', input.maxUploadBytes ?? DEFAULTS.maxUploadBytes),
     queue: {

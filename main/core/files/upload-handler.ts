@@ -18,6 +18,8 @@ export interface UploadDeps {
   cache: FileCache;
   /** True when the request carries the system API key (`Authorization: Bearer …`). */
   authorize: (req: IncomingMessage) => boolean;
+  /** Aborts when the key `authorize` accepted is rotated away: the upload is then refused (401). */
+  keyRevoked?: () => AbortSignal;
   channelExists: (channelId: string) => boolean;
   maxUploadBytes: number;
   /** The upload fails with 408 when no body byte arrives for this long. Default 30 s. */
@@ -84,6 +86,7 @@ export function handleUpload(req: IncomingMessage, res: ServerResponse, deps: Up
     authorized = false;
   }
   if (!authorized) return refuse(401, 'unauthorized', 'a valid API key is required');
+  const keyRevoked = deps.keyRevoked?.();
   const channelHeader = req.headers[CHANNEL_HEADER];
   const channelId = typeof channelHeader === 'string' ? channelHeader.trim() : '';
   if (channelId === '') return refuse(400, 'connector_channel_id_required', 'X-XAgent-Connector-Channel-ID header is required');
@@ -104,7 +107,14 @@ export function handleUpload(req: IncomingMessage, res: ServerResponse, deps: Up
   } catch {
     return refuse(400, 'invalid_arguments', 'malformed multipart Content-Type');
   }
-  new UploadRun(req, res, deps, channelId, parser).begin();
+  const run = new UploadRun(req, res, deps, channelId, parser);
+  run.begin();
+  if (keyRevoked) run.endWhen(keyRevoked);
+}
+
+/** An upload still running when its API key is rotated away: refused like a wrong key. */
+class KeyRotatedError extends Error {
+  override readonly name = 'KeyRotatedError';
 }
 
 /** One upload in progress: owns the parser, the idle timer and the cache write. */
@@ -163,6 +173,14 @@ class UploadRun {
     req.on('error', () => this.fail(new BridgeError('canceled', 'upload connection failed')));
     this.armIdle();
     req.pipe(parser);
+  }
+
+  /** Fails the upload (401, file discarded) once `signal` aborts; listens only while it runs. */
+  endWhen(signal: AbortSignal): void {
+    const stop = (): void => this.fail(new KeyRotatedError('the API key this upload was authorized with was rotated'));
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    this.res.once('close', () => signal.removeEventListener('abort', stop));
   }
 
   private succeed(file: CachedFile): void {
@@ -233,6 +251,7 @@ class UploadRun {
 }
 
 function describeFailure(error: unknown): { status: number; code: TransferErrorCode; message: string } {
+  if (error instanceof KeyRotatedError) return { status: 401, code: 'unauthorized', message: error.message };
   if (!isBridgeError(error)) return { status: 500, code: 'internal_error', message: 'upload failed' };
   switch (error.code) {
     case 'file_too_large':

@@ -5,19 +5,41 @@
  * `connector_id` drops — or the bridge starts with persisted channels and nobody says hello —
  * a timer of `runtimeLeaseMs` starts; when it fires, every channel is unregistered through
  * `onChannelUnregistered` (the same path as a logout) and the `connector_id` is forgotten.
+ *
+ * Also bounds the channels themselves: at most `maxChannels` per `connector_id`
+ * (`channel_limit_reached` beyond), and a channel that never completed authentication and
+ * that no data plane holds open is abandoned: unregistered after `abandonedChannelTtlMs`.
+ * xAgent persists a channel only once authentication succeeds (spec §8.3), so such a channel
+ * is never asked for again.
  */
 import { EventEmitter } from 'node:events';
 import { CONNECTOR_CARD_ID } from '../protocol/identity';
 import { newId } from '../protocol/envelope';
+import { BridgeError } from '../errors';
 import type { PersistedChannel, StateStore } from '../store/state-store';
 
 export interface ConnectorRuntimeOptions {
   store: StateStore;
   runtimeLeaseMs: number;
   clock?: () => number;
-  /** Called for each channel the runtime lease cascade removes, before it is deleted. */
-  onChannelUnregistered: (channel: PersistedChannel, reason: 'runtime_lease_expired') => void;
+  /** Called for each channel the runtime lease cascade or the abandoned-channel sweep removes, before it is deleted. */
+  onChannelUnregistered: (channel: PersistedChannel, reason: ChannelUnregisterReason) => void;
+  /** Channels per `connector_id` at once. Default DEFAULT_MAX_CHANNELS. */
+  maxChannels?: number;
+  /** A never-bound channel nobody holds open is unregistered after this long. Default DEFAULT_ABANDONED_CHANNEL_TTL_MS. */
+  abandonedChannelTtlMs?: number;
+  /** True while a data plane holds the channel open or an authentication for it is pending. */
+  channelInUse?: (channelId: string) => boolean;
 }
+
+export type ChannelUnregisterReason = 'runtime_lease_expired' | 'channel_abandoned';
+
+/** One user channel per phone (DESIGN "Channel mode"), with room for a large lab. */
+export const DEFAULT_MAX_CHANNELS = 256;
+/** Longer than a pairing (5 min) and any reconnect; an auth dialog left open keeps its channel held. */
+export const DEFAULT_ABANDONED_CHANNEL_TTL_MS = 10 * 60_000;
+/** The abandoned-channel sweep runs at least this often (and at half the TTL when that is shorter). */
+const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 export interface ConnectorRuntimeEvents {
   changed: [];
@@ -28,19 +50,31 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
   private leaseTimer: NodeJS.Timeout | undefined;
   private leaseDeadline: number | undefined;
   private readonly clock: () => number;
+  readonly maxChannels: number;
+  readonly abandonedChannelTtlMs: number;
+  /** channel id → when the sweep first saw it unbound and not in use. */
+  private readonly idleSince = new Map<string, number>();
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     super();
     this.clock = options.clock ?? Date.now;
+    this.maxChannels = options.maxChannels ?? DEFAULT_MAX_CHANNELS;
+    this.abandonedChannelTtlMs = options.abandonedChannelTtlMs ?? DEFAULT_ABANDONED_CHANNEL_TTL_MS;
   }
 
   /** On start: a persisted runtime with nobody connected gets the same one-hour grace. */
   start(): void {
     if (this.connectorId() && this.liveDataPlanes.size === 0) this.armLease();
+    const every = Math.max(1, Math.min(MAX_SWEEP_INTERVAL_MS, Math.floor(this.abandonedChannelTtlMs / 2)));
+    this.sweepTimer = setInterval(() => this.sweepAbandoned(), every);
+    this.sweepTimer.unref();
   }
 
   stop(): void {
     this.disarmLease();
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
   }
 
   connectorId(): string | null {
@@ -101,12 +135,47 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
     }
     const connectorId = this.connectorId();
     if (!connectorId) throw new Error('openChannel before hello');
+    if (this.channels().length >= this.maxChannels) {
+      throw new BridgeError('channel_limit_reached', `this connector already has ${this.maxChannels} channels; close or log out of one first`);
+    }
     const channel: PersistedChannel = { id: newId('cch'), connectorId, createdAt: this.clock(), binding: null };
     this.options.store.update((s) => {
       s.channels[channel.id] = channel;
     });
     this.emit('changed');
     return { channel, reused: false };
+  }
+
+  /**
+   * Unregisters channels that never completed authentication and that nobody has used for
+   * `abandonedChannelTtlMs` (neither open on a data plane nor in a pending authentication).
+   */
+  sweepAbandoned(): void {
+    const now = this.clock();
+    const seen = new Set<string>();
+    for (const channel of this.channels()) {
+      seen.add(channel.id);
+      if (channel.binding !== null || this.options.channelInUse?.(channel.id) === true) {
+        this.idleSince.delete(channel.id);
+        continue;
+      }
+      const since = this.idleSince.get(channel.id);
+      if (since === undefined) {
+        this.idleSince.set(channel.id, now);
+        continue;
+      }
+      if (now - since < this.abandonedChannelTtlMs) continue;
+      this.idleSince.delete(channel.id);
+      try {
+        this.options.onChannelUnregistered(channel, 'channel_abandoned');
+      } finally {
+        this.options.store.update((s) => {
+          delete s.channels[channel.id];
+        });
+      }
+      this.emit('changed');
+    }
+    for (const id of this.idleSince.keys()) if (!seen.has(id)) this.idleSince.delete(id);
   }
 
   private armLease(): void {

@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger';
 import { makePacket, makeReply, parseEnvelope, type Envelope, type OutgoingPacket } from '../protocol/envelope';
 import { CONNECTOR_CARD_ID, PROTOCOL_VERSION, WS_SUBPROTOCOL } from '../protocol/identity';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
+import { refuseSocket } from './connection-limits';
 import type { PersistedChannel } from '../store/state-store';
 
 export interface DataPlaneLimits {
@@ -19,6 +20,11 @@ export interface DataPlaneLimits {
   heartbeatMs: number;
   /** A peer that does not read: past this many buffered bytes it is dropped. */
   maxBufferedBytes: number;
+  /**
+   * A channel another data plane holds is handed over only when that plane does not answer
+   * a ping within this long (a dropped network); a live holder keeps it (`channel_in_use`).
+   */
+  claimProbeMs: number;
 }
 
 export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
@@ -26,7 +32,15 @@ export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
   maxConnections: 64,
   heartbeatMs: 30_000,
   maxBufferedBytes: 8 * 1024 * 1024,
+  claimProbeMs: 3_000,
 };
+
+/**
+ * WebSocket close code of a data plane whose API key was rotated away (an application code,
+ * RFC 6455 §7.4.2). xAgent must reconnect with the new key; the old one is refused 401.
+ */
+export const CLOSE_API_KEY_ROTATED = 4401;
+export const CLOSE_API_KEY_ROTATED_REASON = 'api key rotated';
 
 export interface UserPacketContext {
   connection: DataPlaneConnection;
@@ -40,6 +54,8 @@ export type UserPacketHandler = (ctx: UserPacketContext) => Promise<void> | void
 export interface DataPlaneOptions {
   runtime: ConnectorRuntime;
   authorize: (token: string | undefined) => boolean;
+  /** The generation of the key `authorize` checks against; rotation closes older connections. */
+  keyGeneration?: () => number;
   describe: (channel: PersistedChannel) => Record<string, unknown>;
   logger: Logger;
   limits?: Partial<DataPlaneLimits>;
@@ -50,11 +66,15 @@ export class DataPlaneConnection {
   connectorId: string | undefined;
   /** channel id → open sequence number; pushes go to the most recent opener. */
   readonly openChannels = new Map<string, number>();
+  /** Set when the connection is being closed for a reason of ours: no later frame is processed. */
+  revoked = false;
 
   constructor(
     readonly id: number,
     private readonly socket: WebSocket,
     private readonly plane: DataPlane,
+    /** The API key generation this connection was authorized with. */
+    readonly keyGeneration: number,
   ) {}
 
   get helloDone(): boolean {
@@ -80,6 +100,41 @@ export class DataPlaneConnection {
   }
 
   close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  /** True when the peer answers a ping within `timeoutMs`; false when it does not or the socket ends. */
+  probe(timeoutMs: number): Promise<boolean> {
+    const socket = this.socket;
+    if (socket.readyState !== socket.OPEN || this.revoked) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (alive: boolean): void => {
+        clearTimeout(timer);
+        socket.off('pong', onPong);
+        socket.off('close', onClose);
+        resolve(alive);
+      };
+      const onPong = (): void => done(true);
+      const onClose = (): void => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      socket.on('pong', onPong);
+      socket.once('close', onClose);
+      socket.ping();
+    });
+  }
+
+  /** Drops a connection that stopped answering, without a closing handshake it would not read. */
+  terminate(): void {
+    this.revoked = true;
+    this.plane.forgetChannelsOf(this);
+    this.socket.terminate();
+  }
+
+  /** Closes with `code` and stops processing this connection's frames from now on. */
+  revoke(code: number, reason: string): void {
+    if (this.revoked) return;
+    this.revoked = true;
+    this.plane.forgetChannelsOf(this);
     this.socket.close(code, reason);
   }
 }
@@ -129,6 +184,32 @@ export class DataPlane {
   }
 
   /**
+   * After an API key rotation: every data plane authorized with an older key is closed with
+   * CLOSE_API_KEY_ROTATED, and frames it still sends are dropped. Returns how many.
+   */
+  closeKeyGenerationsBelow(generation: number): number {
+    let closed = 0;
+    for (const connection of this.connections) {
+      if (connection.keyGeneration >= generation || connection.revoked) continue;
+      connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
+      closed += 1;
+    }
+    if (closed > 0) this.options.logger.info('data planes closed after an API key rotation', { closed });
+    return closed;
+  }
+
+  /** True while a live data plane has the channel open. */
+  isChannelHeld(channelId: string): boolean {
+    for (const connection of this.connections) if (!connection.revoked && connection.openChannels.has(channelId)) return true;
+    return false;
+  }
+
+  /** A revoked connection routes nothing: pushes go elsewhere or wait for a reconnect. */
+  forgetChannelsOf(connection: DataPlaneConnection): void {
+    connection.openChannels.clear();
+  }
+
+  /**
    * Sends a Connector-initiated packet for a channel to the connection that has it open
    * (most recent first); returns false when no route exists.
    */
@@ -146,7 +227,8 @@ export class DataPlane {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined): void {
     const refuse = (status: number, code: string, message: string): void => {
       const body = JSON.stringify({ error: { code, message } });
-      socket.end(
+      refuseSocket(
+        socket,
         `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 503 ? 'Service Unavailable' : 'Bad Request'}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
@@ -158,15 +240,20 @@ export class DataPlane {
       .map((p) => p.trim());
     if (!protocols.includes(WS_SUBPROTOCOL)) return refuse(400, 'subprotocol_required', `subprotocol ${WS_SUBPROTOCOL} is required`);
     if (this.connections.size >= this.limits.maxConnections) return refuse(503, 'too_many_connections', 'too many data planes');
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    // Taken with the key check: a rotation between here and accept still closes this one.
+    const generation = this.options.keyGeneration?.() ?? 0;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, generation));
   }
 
-  private accept(ws: WebSocket): void {
-    const connection = new DataPlaneConnection(this.nextId++, ws, this);
+  private accept(ws: WebSocket, keyGeneration: number): void {
+    const connection = new DataPlaneConnection(this.nextId++, ws, this, keyGeneration);
     this.connections.add(connection);
     this.alive.set(ws, true);
+    if ((this.options.keyGeneration?.() ?? 0) > keyGeneration) connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
     ws.on('pong', () => this.alive.set(ws, true));
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      // Closing for a reason of ours (the key was rotated): what the peer still sends is not acted on.
+      if (connection.revoked) return;
       if (isBinary) {
         connection.send(makePacket({ type: 'error', error: { code: 'invalid_packet', message: 'binary frames are not accepted; send JSON text frames' } }));
         return;
@@ -275,8 +362,31 @@ export class DataPlane {
     });
   }
 
-  private openChannel(connection: DataPlaneConnection, packet: Envelope): void {
-    const { channel } = this.options.runtime.openChannel(packet.connector_channel_id || undefined);
+  /**
+   * A live channel is never taken silently: another data plane holding it keeps it when it
+   * answers a ping (`channel_in_use`); one that stays silent for `claimProbeMs` is gone (a
+   * dropped network xAgent is reconnecting from) and is dropped, and the hand-over is logged.
+   */
+  private async claim(connection: DataPlaneConnection, channelId: string): Promise<void> {
+    const holders = [...this.connections].filter((c) => c !== connection && !c.revoked && c.openChannels.has(channelId));
+    for (const holder of holders) {
+      if (await holder.probe(this.limits.claimProbeMs)) {
+        throw new BridgeError('channel_in_use', 'another live data plane holds this channel: close it there (channel.close) or end that connection first');
+      }
+      this.options.logger.warn('channel handed over from a data plane that stopped answering', {
+        channel: channelId,
+        from_connection: holder.id,
+        to_connection: connection.id,
+      });
+      holder.terminate();
+    }
+  }
+
+  private async openChannel(connection: DataPlaneConnection, packet: Envelope): Promise<void> {
+    const requested = packet.connector_channel_id || undefined;
+    if (requested && this.options.runtime.channel(requested)) await this.claim(connection, requested);
+    if (connection.revoked) return;
+    const { channel } = this.options.runtime.openChannel(requested);
     connection.openChannels.set(channel.id, this.openSeq++);
     connection.reply(packet, 'channel.open.ack', {
       connector_channel_id: channel.id,

@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { bearerToken } from '../secrets/secret-store';
 import type { Logger } from '../logging/logger';
 import type { TlsMaterial } from '../tls/tls-material';
+import { ConnectionGuard, refuseSocket, resolveConnectionLimits, serverTimeouts, type ConnectionLimits } from './connection-limits';
 import { sendError } from './http-util';
 import type { NetworkAccess } from './network-access';
 
@@ -31,15 +32,19 @@ export interface HttpServerOptions {
   tls?: TlsMaterial;
   /** Client addresses (trusted proxies) and the --allow-from gate; none = everyone, socket addresses. */
   access?: NetworkAccess;
+  /** Connection caps and deadlines (defaults in connection-limits.ts, README "Documented limits"). */
+  limits?: Partial<ConnectionLimits>;
 }
 
-const SERVER_LIMITS = { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024 } as const;
+const MAX_HEADER_BYTES = 16 * 1024;
 /** Older protocol versions are off in every client xAgent runs on. */
 const TLS_MIN_VERSION = 'TLSv1.2';
 
 export class HttpServer {
   private readonly server: Server | TlsServer;
   private readonly sockets = new Set<Duplex>();
+  private readonly limits: ConnectionLimits;
+  private readonly guard: ConnectionGuard;
   readonly scheme: 'http' | 'https';
 
   constructor(
@@ -50,10 +55,12 @@ export class HttpServer {
     const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
       void this.handle(req, res);
     };
+    this.limits = resolveConnectionLimits(options.limits);
+    const serverLimits = { ...serverTimeouts(this.limits), maxHeaderSize: MAX_HEADER_BYTES };
     const tls = options.tls;
     if (tls) {
       const identity = tls.current;
-      const server = createTlsServer({ ...SERVER_LIMITS, cert: identity.cert, key: identity.key, minVersion: TLS_MIN_VERSION }, onRequest);
+      const server = createTlsServer({ ...serverLimits, cert: identity.cert, key: identity.key, minVersion: TLS_MIN_VERSION }, onRequest);
       // Before the TLS socket is made for this connection: a renewed certificate serves it already.
       server.prependListener('connection', () => {
         const renewed = tls.refresh();
@@ -61,28 +68,39 @@ export class HttpServer {
       });
       this.server = server;
     } else {
-      this.server = createServer(SERVER_LIMITS, onRequest);
+      this.server = createServer(serverLimits, onRequest);
     }
     this.scheme = tls ? 'https' : 'http';
+    // First of the connection listeners: a socket past a cap is gone before TLS or HTTP sees it.
+    this.guard = new ConnectionGuard(this.limits, (address) => this.options.access?.isTrustedProxy(address) ?? false);
+    this.guard.attach(this.server);
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
-    this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-      // Header floods (too many or too large headers) get the status that says so.
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      else socket.destroy();
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      // Header floods get the status that says so; a request that missed its deadline, 408.
+      const status =
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? '408 Request Timeout'
+            : '400 Bad Request';
+      refuseSocket(socket, `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, this.limits.refusalBackstopMs);
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       const url = safeUrl(req.url);
       if (!url || url.pathname !== '/ws') {
-        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        refuseSocket(socket, 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', this.limits.refusalBackstopMs);
         return;
       }
       if (this.options.access && !this.options.access.admits(req, url.pathname)) {
-        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${FORBIDDEN_BODY.length}\r\n\r\n${FORBIDDEN_BODY}`);
+        refuseSocket(
+          socket,
+          `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${FORBIDDEN_BODY.length}\r\n\r\n${FORBIDDEN_BODY}`,
+          this.limits.refusalBackstopMs,
+        );
         return;
       }
       this.routes.upgrade(req, socket, head, bearerToken(req.headers.authorization));
@@ -100,6 +118,16 @@ export class HttpServer {
     });
     const address = this.server.address() as AddressInfo;
     return { host, port: address.port };
+  }
+
+  /** Connections held now, on every plane (upgraded data planes included). */
+  openConnections(): number {
+    return this.guard.open();
+  }
+
+  /** Connections closed at once because a cap was reached, since start. */
+  refusedConnections(): number {
+    return this.guard.refused();
   }
 
   async close(): Promise<void> {

@@ -113,6 +113,11 @@ export class NetworkAccess {
     return client;
   }
 
+  /** True when `address` is a proxy named by --trust-proxy (its connections carry many clients). */
+  isTrustedProxy(address: string): boolean {
+    return this.options.trustProxy?.has(address) ?? false;
+  }
+
   /** True when the request's client may reach the xAgent planes; a refusal is logged once per address per minute. */
   admits(req: IncomingMessage, path: string): boolean {
     const allow = this.options.allowFrom;

@@ -11,6 +11,7 @@ import { clearTextWarning } from '../config/network-options';
 import type { Logger } from '../logging/logger';
 import { ensureSelfSigned } from '../tls/self-signed';
 import { TlsMaterial } from '../tls/tls-material';
+import type { ConnectionLimits } from './connection-limits';
 import { HttpServer, type HttpRoutes } from './http-server';
 import { NetworkAccess } from './network-access';
 
@@ -20,6 +21,8 @@ export interface NetworkEndpointOptions {
   dataDir: string;
   network: NetworkOptions;
   routes: HttpRoutes;
+  /** Connection caps and deadlines (server/connection-limits.ts). */
+  connections?: Partial<ConnectionLimits>;
   logger: Logger;
   clock?: () => number;
 }
@@ -73,7 +76,11 @@ export class NetworkEndpoint {
 
   async listen(): Promise<{ host: string; port: number }> {
     this.loadTls();
-    this.server = new HttpServer(this.o.routes, this.o.logger, { ...(this.tls ? { tls: this.tls } : {}), access: this.access });
+    this.server = new HttpServer(this.o.routes, this.o.logger, {
+      ...(this.tls ? { tls: this.tls } : {}),
+      access: this.access,
+      ...(this.o.connections ? { limits: this.o.connections } : {}),
+    });
     this.listening = await this.server.listen(this.o.host, this.o.port);
     const warning = clearTextWarning(this.o.host, this.o.network);
     if (warning) this.o.logger.warn(warning);
@@ -82,6 +89,11 @@ export class NetworkEndpoint {
 
   async close(): Promise<void> {
     await this.server?.close();
+  }
+
+  /** Connections the server holds now on every plane (0 before listen). */
+  openConnections(): number {
+    return this.server?.openConnections() ?? 0;
   }
 
   /** Where the bridge itself answers (https when TLS is on); '' before listen. A wildcard bind is shown as loopback. */

@@ -75,6 +75,11 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
           />
         </dd>
       </dl>
+      {props.state.api_key.source === 'env' ? (
+        <p className="hint" data-testid="settings-api-key-env">
+          {t('settings.connect.envKey')}
+        </p>
+      ) : null}
       <NetworkFacts settings={settings} />
       <ErrorText error={reveal.error ?? rotate.error} testId="settings-api-key-error" />
       {rotated ? (
