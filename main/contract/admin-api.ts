@@ -266,9 +266,9 @@ export interface AdminPolicies {
 
 export type AuditTypedText = 'digest' | 'full';
 
-/** Where a tap, long press, swipe or drag landed, in the phone's screen pixels (`to_*` for swipes and drags). */
+/** Where a tap, long press or swipe landed, in the phone's screen pixels (`to_*` for swipes). */
 export interface AdminActionPoint {
-  kind: 'tap' | 'long_press' | 'swipe' | 'drag';
+  kind: 'tap' | 'long_press' | 'swipe';
   x: number;
   y: number;
   to_x: number | null;

@@ -104,9 +104,8 @@ void describe('action timeline', () => {
     assert.ok(stats.thumbBytes < 10 * 20_000, `${stats.thumbBytes} bytes of pictures`);
   });
 
-  void test('points of swipes, drags and batch steps', () => {
+  void test('points of swipes and batch steps', () => {
     assert.deepEqual(pointsOf('android_swipe', { from: [1, 2], to: [3, 4] }), [{ kind: 'swipe', x: 1, y: 2, to_x: 3, to_y: 4 }]);
-    assert.deepEqual(pointsOf('android_drag', { from: [1, 2], to: [3, 4] }), [{ kind: 'drag', x: 1, y: 2, to_x: 3, to_y: 4 }]);
     assert.deepEqual(pointsOf('android_long_press', { x: 5, y: 6 }), [{ kind: 'long_press', x: 5, y: 6, to_x: null, to_y: null }]);
     assert.deepEqual(
       pointsOf('android_batch', {

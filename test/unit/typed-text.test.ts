@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { CONTROL_TOOLS } from '../../main/core/tools/control-tools';
-import { observationTools } from '../../main/core/tools/observation-tools';
+import { OBSERVATION_TOOLS } from '../../main/core/tools/observation-tools';
 import { toCardTool } from '../../main/core/tools/tool-definition';
 import { ackAtRest, replaceTypedText, scrubTypedText, typedTextDigest, typedTexts } from '../../main/core/tools/typed-text';
 import { hashArgs } from '../../main/core/tools/tool-runtime';
@@ -111,7 +111,7 @@ void describe('typed text at rest', () => {
       if (schema.items) walk(schema.items, `${path}[]`);
       for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of schema[k] ?? []) walk(v, path);
     };
-    for (const tool of [...observationTools(new Map()), ...CONTROL_TOOLS]) walk(toCardTool(tool).input_schema, tool.id);
+    for (const tool of [...OBSERVATION_TOOLS, ...CONTROL_TOOLS]) walk(toCardTool(tool).input_schema, tool.id);
     const selector = (tool: string): string[] => ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
     // On-screen text of selectors, package and activity names, URLs, file refs and names.
     const notTyped = [

@@ -20,6 +20,7 @@
  */
 import type { AdminPhoneCheck } from '../../contract/admin-api';
 import type { DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
+import { toolIdsWhere } from '../tools/catalogue';
 
 export interface ToolMark {
   status: DescriptorToolStatus;
@@ -28,9 +29,13 @@ export interface ToolMark {
 }
 
 /** The tools whose work is injected input (`input tap|swipe|text|keyevent`). */
-export const INPUT_TOOLS = ['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch'] as const;
+const INPUT_TOOLS = toolIdsWhere((f) => f.screenInput === true);
 /** The tools that need the UI tree. */
-export const TREE_TOOLS = ['android_ui_tree', 'android_wait_for'] as const;
+const TREE_TOOLS = toolIdsWhere((f) => f.readsTree === true);
+/** The tool that types text (marked when only ASCII can be typed). */
+const TYPING_TOOLS = toolIdsWhere((f) => f.policy === 'type');
+/** The tool that installs apps (marked after the phone refused an install). */
+const INSTALL_TOOLS = toolIdsWhere((f) => f.policy === 'install');
 
 export interface MarkFacts {
   /** The latest phone check, or null before the first. */
@@ -62,7 +67,8 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
 
   const unicode = row('unicode_typing');
   if (unicode?.status === 'problem') {
-    marks.set('android_type_text', { status: 'available', targetPermissionState: 'granted', reason: `plain ASCII text only (no Unicode keyboard on the phone; other text is refused with unicode_input_unavailable). Fix: ${unicode.fix ?? 'install and enable ADB Keyboard'}` });
+    const reason = `plain ASCII text only (no Unicode keyboard on the phone; other text is refused with unicode_input_unavailable). Fix: ${unicode.fix ?? 'install and enable ADB Keyboard'}`;
+    for (const id of TYPING_TOOLS) marks.set(id, { status: 'available', targetPermissionState: 'granted', reason });
   }
 
   if (inputRefusal) {
@@ -77,7 +83,8 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   }
 
   if (installRefusal) {
-    marks.set('android_install_apk', { status: 'denied_by_target', targetPermissionState: 'denied', reason: `the phone refused the last install. Fix: ${fixOf(installRefusal.message, 'see the phone check')}` });
+    const reason = `the phone refused the last install. Fix: ${fixOf(installRefusal.message, 'see the phone check')}`;
+    for (const id of INSTALL_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
   return marks;
 }

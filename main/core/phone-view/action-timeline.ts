@@ -1,7 +1,7 @@
 /**
  * The phone view's timeline: per phone, the agent's recent calls (tool, arguments redacted as
  * the audit trail keeps them, state, outcome, duration, lane), the points where taps, long
- * presses, swipes and drags landed, and a small picture of the screen each pointing action
+ * presses and swipes landed, and a small picture of the screen each pointing action
  * was made on. A ring of CAPACITY calls per phone (and at most MAX_PHONES phones), so a view
  * left open for hours keeps memory flat: a call that falls off the ring takes its picture with it.
  *
@@ -17,6 +17,7 @@ import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ObservedCallStart } from '../tools/call-observer';
 import type { LiveFrame } from './live-frames';
+import { toolFacts } from '../tools/catalogue';
 
 /** Calls kept per phone. */
 export const TIMELINE_CAPACITY = 50;
@@ -28,7 +29,6 @@ export const ACTION_THUMB_MAX_SIDE = 240;
 const REUSE_FRAME_MS = 3_000;
 const CAPTURE_TIMEOUT_MS = 5_000;
 
-const POINTING_TOOLS = new Set(['android_tap', 'android_long_press', 'android_swipe', 'android_drag', 'android_batch']);
 
 export interface ActionTimelineDeps {
   clock: () => number;
@@ -130,7 +130,7 @@ export class ActionTimeline implements CallObserver {
       held: () => set('held'),
       beforeAction: async (shell, signal) => {
         set('running');
-        if (!POINTING_TOOLS.has(call.toolId) || !this.deps.frames.watched(call.deviceId)) return;
+        if (toolFacts(call.toolId).timeline === undefined || !this.deps.frames.watched(call.deviceId)) return;
         const frame = await this.frameBefore(call.deviceId, ring, shell, signal);
         if (frame) this.attachPicture(call.deviceId, entry, frame);
       },
@@ -203,17 +203,17 @@ function pair(value: unknown): [number, number] | null {
 
 function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {
   if (typeof result.x === 'number' && typeof result.y === 'number') {
-    return { kind: toolId === 'android_long_press' ? 'long_press' : 'tap', x: result.x, y: result.y, to_x: null, to_y: null };
+    return { kind: toolFacts(toolId).timeline === 'long_press' ? 'long_press' : 'tap', x: result.x, y: result.y, to_x: null, to_y: null };
   }
   const from = pair(result.from);
   const to = pair(result.to);
-  if (from && to) return { kind: toolId.includes('drag') ? 'drag' : 'swipe', x: from[0], y: from[1], to_x: to[0], to_y: to[1] };
+  if (from && to) return { kind: 'swipe', x: from[0], y: from[1], to_x: to[0], to_y: to[1] };
   return null;
 }
 
 /** Where a finished call acted, read from its result (a batch: each step that pointed). */
 export function pointsOf(toolId: string, result: Record<string, unknown>): AdminActionPoint[] {
-  if (toolId === 'android_batch' && Array.isArray(result.steps)) {
+  if (toolFacts(toolId).timeline === 'batch' && Array.isArray(result.steps)) {
     const out: AdminActionPoint[] = [];
     for (const step of result.steps as unknown[]) {
       if (typeof step !== 'object' || step === null) continue;

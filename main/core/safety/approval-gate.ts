@@ -25,6 +25,7 @@ import { redactArguments, type RedactionContext } from './redact';
 import type { RiskClass } from './risk-classes';
 import type { CallInfo, GateDecision, SafetyGate } from './safety-gate';
 import { probeScreen, type ScreenFacts } from './screen-probe';
+import { toolFacts } from '../tools/catalogue';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
 
@@ -164,7 +165,9 @@ export class ApprovalGate implements SafetyGate {
     // Reading the screen costs a UI dump; skip it when no screen class could change anything.
     const screenMatters = SCREEN_CLASSES.some((c) => policy.decisions[c] !== 'allow');
     let screen: ScreenFacts | null = null;
-    if ((needs.window || needs.tree) && (screenMatters || call.tool.id === 'android_type_text' || call.tool.id === 'android_batch')) {
+    // Typed text needs the screen anyway: whether it goes into a password field decides whether it is kept secret.
+    const types = call.tool.facts.policy === 'type' || call.tool.facts.policy === 'batch';
+    if ((needs.window || needs.tree) && (screenMatters || types)) {
       // With the helper's read after the last action at hand, the window read alone decides
       // whether it still shows the screen: no second tree read starts alongside it.
       // A read still running (the call came back to back) is waited for while the window is read.
@@ -214,7 +217,7 @@ export class ApprovalGate implements SafetyGate {
    * approved. Nothing is typed.
    */
   async checkStep(call: CallInfo, step: BatchStep): Promise<void> {
-    if (step.index === 0 || step.toolId !== 'android_type_text') return;
+    if (step.index === 0 || toolFacts(step.toolId).policy !== 'type') return;
     const policy = this.o.policies.forDevice(call.device.deviceId);
     const rule = policy.decisions.password_field;
     if (rule === 'allow') return;

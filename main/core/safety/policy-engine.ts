@@ -8,12 +8,13 @@
 import type { PolicyDecision } from '../../contract/admin-api';
 import { compactTree, findElements, type UiNode } from '../android/ui-tree';
 import { toSelector } from '../tools/targets';
-import type { ElementSelectorArgs } from '../tools/tool-definition';
+import type { ElementSelectorArgs, ToolFacts } from '../tools/tool-definition';
 import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
 import { LAUNCHER_PACKAGE, SENSITIVE_ICON_LABELS, SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
 import { sensitiveWord } from './screen-words';
 import { isPermissionPrompt } from '../android/system-dialogs';
 import type { ScreenFacts } from './screen-probe';
+import { toolFacts } from '../tools/catalogue';
 
 /** Keys that only move away from what is on screen (or change volume); never sensitive. */
 const ESCAPE_KEYS = new Set([
@@ -68,28 +69,31 @@ export interface Classification {
 
 interface Step {
   toolId: string;
+  facts: ToolFacts;
   args: Record<string, unknown>;
 }
 
 function stepsOf(call: CallFacts): Step[] {
-  if (call.toolId !== 'android_batch') return [{ toolId: call.toolId, args: call.args }];
+  const facts = toolFacts(call.toolId);
+  if (facts.policy !== 'batch') return [{ toolId: call.toolId, facts, args: call.args }];
   const steps = Array.isArray(call.args.steps) ? (call.args.steps as unknown[]) : [];
   return steps.map((s) => {
     const step = (s && typeof s === 'object' ? s : {}) as Record<string, unknown>;
     const args = step.arguments && typeof step.arguments === 'object' && !Array.isArray(step.arguments) ? (step.arguments as Record<string, unknown>) : {};
-    return { toolId: typeof step.tool === 'string' ? step.tool : '', args };
+    const toolId = typeof step.tool === 'string' ? step.tool : '';
+    return { toolId, facts: toolFacts(toolId), args };
   });
 }
 
 function stepNeeds(step: Step): ScreenNeeds {
-  switch (step.toolId) {
-    case 'android_launch_app':
-    case 'android_stop_app':
-    case 'android_open_url':
-    case 'android_install_apk':
-    case 'android_push_file':
+  switch (step.facts.policy) {
+    case 'launch':
+    case 'stop':
+    case 'url':
+    case 'install':
+    case 'push':
       return { window: false, tree: false };
-    case 'android_press_key':
+    case 'key':
       return typeof step.args.key === 'string' && ESCAPE_KEYS.has(step.args.key) ? { window: false, tree: false } : { window: true, tree: true };
     default:
       return { window: true, tree: true };
@@ -214,7 +218,7 @@ export function classify(input: ClassifyInput): Classification {
   if (needs.window || needs.tree) {
     if (screen === null) {
       // Not read because no screen class can change the decision; typed text stays secret.
-      secretText = steps.some((s) => s.toolId === 'android_type_text');
+      secretText = steps.some((s) => s.facts.policy === 'type');
     } else {
       if (screen.problems.length > 0 && screen.fatal === null) add('unreadable_screen', `not checked: ${screen.problems.join('; ')}`);
       if (front) {
@@ -231,20 +235,20 @@ export function classify(input: ClassifyInput): Classification {
   }
 
   for (const [stepIndex, step] of steps.entries()) {
-    const prefix = steps.length > 1 ? `${step.toolId.replace('android_', '')} step: ` : '';
-    switch (step.toolId) {
-      case 'android_install_apk':
+    const prefix = steps.length > 1 ? `${step.toolId.replace(/^android_/, '')} step: ` : '';
+    switch (step.facts.policy) {
+      case 'install':
         add('install_app', 'installs an app');
         break;
-      case 'android_push_file':
+      case 'push':
         add('push_file', 'copies a file onto the phone');
         break;
-      case 'android_open_url': {
+      case 'url': {
         const scheme = urlScheme(step.args.url);
         if (scheme !== 'http' && scheme !== 'https') add('non_web_url', `${prefix}opens a non-web link (${scheme ?? 'no'} scheme), which can start any app`);
         break;
       }
-      case 'android_launch_app': {
+      case 'launch': {
         const pkg = typeof step.args.package === 'string' ? step.args.package : '';
         const why = sensitiveAppReason(pkg, input.userApps);
         if (why) add('sensitive_app', `${prefix}launches ${why}`);
@@ -253,9 +257,9 @@ export function classify(input: ClassifyInput): Classification {
         }
         break;
       }
-      case 'android_stop_app':
+      case 'stop':
         break;
-      case 'android_press_key': {
+      case 'key': {
         const key = typeof step.args.key === 'string' ? step.args.key : '';
         if (ESCAPE_KEYS.has(key)) break;
         const focused = fresh?.find((n) => n.focused);
@@ -264,7 +268,7 @@ export function classify(input: ClassifyInput): Classification {
         if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
         break;
       }
-      case 'android_type_text': {
+      case 'type': {
         const target = targetOf(step, fresh, input.lastTree);
         const focused = fresh?.find((n) => n.focused && (n.password || /edit|text/i.test(n.className)));
         const anyPassword = fresh?.some((n) => n.password) ?? false;
@@ -288,8 +292,7 @@ export function classify(input: ClassifyInput): Classification {
         if (screenWord) add('sensitive_screen', `${prefix}the screen offers "${screenWord}"`);
         break;
       }
-      case 'android_tap':
-      case 'android_long_press': {
+      case 'point': {
         const target = targetOf(step, fresh, input.lastTree);
         if (target && target !== 'unknown') {
           // A tap that lands on no tappable element acts on nothing in particular: only the

@@ -6,6 +6,7 @@
  * judge the action.
  */
 import { redact as redactKnown } from '../logging/logger';
+import { toolFacts } from '../tools/catalogue';
 
 export const REDACTED = '[redacted]';
 
@@ -38,20 +39,21 @@ export function redactText(value: string, ctx: RedactionContext, checkCodes = tr
   return out;
 }
 
-function walk(value: unknown, key: string, ctx: RedactionContext, typed: boolean, depth: number): unknown {
+/** `typedKey`: the argument that holds typed text at this level (the tool's facts), or null. */
+function walk(value: unknown, key: string, ctx: RedactionContext, typedKey: string | null, depth: number): unknown {
   if (depth > 8) return REDACTED;
   if (typeof value === 'string') {
     if (SECRET_KEYS.test(key)) return REDACTED;
-    if (typed && key === 'text' && ctx.secretText) return REDACTED;
+    if (typedKey !== null && key === typedKey && ctx.secretText) return REDACTED;
     return redactText(value, ctx, key === 'text');
   }
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, key, ctx, typed, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, key, ctx, typedKey, depth + 1));
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    // A batch step: its own arguments are typed text when the step is type_text.
-    const stepTyped = typeof record.tool === 'string' ? record.tool === 'android_type_text' : typed;
+    // A batch step: its own arguments hold typed text when its tool types.
+    const stepKey = typeof record.tool === 'string' ? (toolFacts(record.tool).typedTextArg ?? null) : typedKey;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(record)) out[k] = walk(v, k, ctx, stepTyped, depth + 1);
+    for (const [k, v] of Object.entries(record)) out[k] = walk(v, k, ctx, stepKey, depth + 1);
     return out;
   }
   return value;
@@ -59,5 +61,6 @@ function walk(value: unknown, key: string, ctx: RedactionContext, typed: boolean
 
 /** A redacted deep copy of a call's arguments. */
 export function redactArguments(toolId: string, args: Record<string, unknown>, ctx: RedactionContext): Record<string, unknown> {
-  return walk(args, '', ctx, toolId === 'android_type_text' || toolId === 'android_batch', 0) as Record<string, unknown>;
+  const facts = toolFacts(toolId);
+  return walk(args, '', ctx, facts.typedTextArg ?? (facts.policy === 'batch' ? 'text' : null), 0) as Record<string, unknown>;
 }

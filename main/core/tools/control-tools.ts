@@ -40,6 +40,7 @@ const tapTool = defineTool({
   description: 'Tap once at x,y or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
   args: tapArgs,
   output: RESULT,
   run: async (ctx, args) => {
@@ -56,6 +57,7 @@ const longPressTool = defineTool({
   description: 'Press and hold at x,y or on an element (default 800 ms).',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'long_press' },
   args: tapArgs.extend({ duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).') }),
   output: RESULT,
   run: async (ctx, args) => {
@@ -88,6 +90,7 @@ const swipeTool = defineTool({
   description: 'Swipe between two points, or in a direction (up/down/left/right) over a fraction of the screen, to scroll or page.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'screen', screenInput: true, usesDisplay: true, timeline: 'swipe' },
   args: swipeArgs,
   output: RESULT,
   run: async (ctx, args) => {
@@ -123,6 +126,7 @@ const typeTextTool = defineTool({
     'Type text into the focused field (or tap the given element first). Any Unicode text is delivered exactly; non-ASCII text needs the ADB Keyboard IME on the phone. Optional clear first and submit (Enter) after.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'type', typedTextArg: 'text', screenInput: true, usesDisplay: true },
   args: z.strictObject({
     text: z.string().min(1).max(10_000).describe('The exact text to type (up to 10000 characters).'),
     element: elementSelector.optional().describe('Field to tap before typing.'),
@@ -161,6 +165,7 @@ const pressKeyTool = defineTool({
   description: 'Press a named key: home, back, enter, app_switch, delete, tab, volume_up/down, dpad_*, power and more.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'key', screenInput: true, usesDisplay: true },
   args: z.strictObject({
     key: z.enum(KEY_NAMES).describe('Named key.'),
     long_press: z.boolean().optional(),
@@ -180,6 +185,7 @@ const launchAppTool = defineTool({
   description: 'Start an installed app by package name (its launcher activity, or the given activity).',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'launch' },
   args: z.strictObject({
     package: PACKAGE,
     activity: z.string().regex(/^\.?[A-Za-z][A-Za-z0-9_$]*(\.[A-Za-z][A-Za-z0-9_$]*)*$/, 'an activity class name').max(255).optional(),
@@ -198,6 +204,7 @@ const stopAppTool = defineTool({
   description: 'Force-stop an app by package name.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'stop' },
   args: z.strictObject({ package: PACKAGE, observe: observeFlag }),
   output: RESULT,
   run: async (ctx, args) => {
@@ -213,6 +220,7 @@ const openUrlTool = defineTool({
     'Open a URL with the phone’s default handler: http(s) in the browser or an app; other app links (market:, tel:, mailto:, geo:, custom schemes) need approval at the computer. file:, content:, data:, javascript: and intent: URLs are refused.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'url' },
   args: z.strictObject({
     url: z
       .string()
@@ -241,6 +249,7 @@ const installApkTool = defineTool({
   description: 'Install an APK previously uploaded through the transfer plane (file_ref) on the bound phone. High risk: the person at the computer approves it.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'install' },
   args: z.strictObject({ file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads') }),
   output: RESULT,
   run: async (ctx, args) => {
@@ -262,6 +271,7 @@ const pushFileTool = defineTool({
   description: 'Copy a file uploaded through the transfer plane (file_ref) into the phone’s Download folder.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'push' },
   args: z.strictObject({
     file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads'),
     filename: z.string().min(1).max(120).regex(/^[^/\\\0]+$/, 'a plain file name without folders').optional(),
@@ -285,6 +295,7 @@ const batchTool = defineTool({
     'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step.',
   kind: 'control',
   sideEffect: true,
+  facts: { policy: 'batch', screenInput: true, usesDisplay: true, timeline: 'batch' },
   args: z.strictObject({
     steps: z
       .array(

@@ -11,7 +11,7 @@ import { recordScreen } from '../android/screen-record';
 import { BridgeError } from '../errors';
 import { defineTool, elementSelector, type ToolDefinition } from './tool-definition';
 import { compactNode, freshTree, toSelector } from './targets';
-import { takeScreenshot, type LastCaptureStore } from './screenshot-pipeline';
+import { takeScreenshot } from './screenshot-pipeline';
 
 const statusTool = defineTool({
   id: 'android_device_status',
@@ -19,6 +19,7 @@ const statusTool = defineTool({
   description: 'Model, manufacturer, Android version, screen size/density/rotation, battery, whether the screen is on, the app in front and the transport (USB or LAN).',
   kind: 'observation',
   sideEffect: false,
+  facts: { policy: 'none' },
   args: z.strictObject({}),
   output: { type: 'object' },
   run: async (ctx) => {
@@ -50,6 +51,7 @@ const uiTreeTool = defineTool({
     'The accessibility tree of the current screen as compact JSON: index, text, resource_id, content_desc, class, bounds, center and flags. Use the index as a selector in control tools.',
   kind: 'observation',
   sideEffect: false,
+  facts: { policy: 'none', readsTree: true, usesDisplay: true },
   args: z.strictObject({
     interactive_only: z.boolean().optional().describe('Only elements that can be tapped, scrolled or focused (default true).'),
     max_nodes: z.number().int().min(1).max(3000).optional().describe('Cap on returned nodes (default 400).'),
@@ -88,6 +90,7 @@ const listAppsTool = defineTool({
   description: 'Package names of installed apps (third-party apps by default).',
   kind: 'observation',
   sideEffect: false,
+  facts: { policy: 'none' },
   args: z.strictObject({ include_system: z.boolean().optional().describe('Also list system apps.') }),
   output: { type: 'object' },
   run: async (ctx, args) => {
@@ -102,6 +105,7 @@ const waitForTool = defineTool({
   description: 'Wait until an element appears or disappears, or until the screen stops changing, up to a timeout. Sends progress while waiting.',
   kind: 'observation',
   sideEffect: false,
+  facts: { policy: 'none', readsTree: true, usesDisplay: true },
   args: z
     .strictObject({
       element: elementSelector.optional(),
@@ -143,39 +147,39 @@ const waitForTool = defineTool({
   },
 });
 
-export function observationTools(lastCaptures: LastCaptureStore): ToolDefinition<unknown>[] {
-  const screenshotTool = defineTool({
-    id: 'android_screenshot',
-    title: 'Screenshot',
-    description:
-      'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional numbered boxes over interactive elements (annotate).',
-    kind: 'observation',
-    sideEffect: false,
-    args: z.strictObject({
-      format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
-      quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
-      max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
-      annotate: z.boolean().optional().describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),
-    }),
-    output: { type: 'object' },
-    run: (ctx, args) => takeScreenshot(ctx, args, lastCaptures),
-  });
+const screenshotTool = defineTool({
+  id: 'android_screenshot',
+  title: 'Screenshot',
+  description:
+    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional numbered boxes over interactive elements (annotate).',
+  kind: 'observation',
+  sideEffect: false,
+  facts: { policy: 'none', usesDisplay: true },
+  args: z.strictObject({
+    format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
+    quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
+    max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
+    annotate: z.boolean().optional().describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),
+  }),
+  output: { type: 'object' },
+  run: (ctx, args) => takeScreenshot(ctx, args, ctx.services.lastCaptures),
+});
 
-  const recordTool = defineTool({
-    id: 'android_screen_record',
-    title: 'Record the screen',
-    description: 'Record the screen for 1–30 seconds; returns an MP4 as file_ref + download_url.',
-    kind: 'observation',
-    sideEffect: false,
-    args: z.strictObject({ seconds: z.number().int().min(1).max(30).describe('Length of the recording.') }),
-    output: { type: 'object' },
-    run: async (ctx, args) => {
-      ctx.progress('recording', `recording ${args.seconds} s`, 0);
-      const data = await recordScreen(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
-      const stored = await ctx.services.storeFile({ data, mimeType: 'video/mp4', filename: `screen-${Date.now()}.mp4`, kind: 'recording' });
-      return { ...stored, seconds: args.seconds };
-    },
-  });
+const recordTool = defineTool({
+  id: 'android_screen_record',
+  title: 'Record the screen',
+  description: 'Record the screen for 1–30 seconds; returns an MP4 as file_ref + download_url.',
+  kind: 'observation',
+  sideEffect: false,
+  facts: { policy: 'none', usesDisplay: true },
+  args: z.strictObject({ seconds: z.number().int().min(1).max(30).describe('Length of the recording.') }),
+  output: { type: 'object' },
+  run: async (ctx, args) => {
+    ctx.progress('recording', `recording ${args.seconds} s`, 0);
+    const data = await recordScreen(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
+    const stored = await ctx.services.storeFile({ data, mimeType: 'video/mp4', filename: `screen-${Date.now()}.mp4`, kind: 'recording' });
+    return { ...stored, seconds: args.seconds };
+  },
+});
 
-  return [statusTool, uiTreeTool, listAppsTool, waitForTool, screenshotTool, recordTool];
-}
+export const OBSERVATION_TOOLS: ToolDefinition<unknown>[] = [statusTool, uiTreeTool, listAppsTool, waitForTool, screenshotTool, recordTool];

@@ -15,6 +15,7 @@
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { parseKeyguard, parseWakefulness, type Wakefulness } from '../android/screen-state';
+import { toolFacts } from './catalogue';
 
 export const DEVICE_LOCKED_FIX = 'unlock the phone; the bridge never types a PIN, pattern or password';
 export const SCREEN_OFF_WAKE_FIX = 'wake the screen (android_press_key with key wakeup, or the power button) and unlock the phone if it asks; the bridge never types a PIN';
@@ -25,25 +26,28 @@ export interface ScreenLockState {
   at: number;
 }
 
-/** Tools whose input could land on the lock screen; keys that wake or sleep the phone are not among them. */
-const GUARDED = new Set(['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch']);
 const WAKING_KEYS = new Set(['wakeup', 'power', 'sleep']);
 
-/** True when this control call must find the screen awake and unlocked. */
+/** A key press that wakes or sleeps the phone: allowed on a locked or dark screen. */
+function wakingKey(toolId: unknown, args: { key?: unknown } | undefined): boolean {
+  return typeof toolId === 'string' && toolFacts(toolId).policy === 'key' && WAKING_KEYS.has(String(args?.key));
+}
+
+/** True when this control call must find the screen awake and unlocked (its input could land on the lock screen). */
 export function needsUnlockedScreen(toolId: string, args: Record<string, unknown>): boolean {
-  if (!GUARDED.has(toolId)) return false;
-  if (toolId === 'android_press_key') return !WAKING_KEYS.has(String(args.key));
-  if (toolId === 'android_batch') {
+  const facts = toolFacts(toolId);
+  if (!facts.screenInput) return false;
+  if (facts.policy === 'batch') {
     // A batch that wakes the phone first is the agent's explicit wake; what follows is its own risk.
     const first = Array.isArray(args.steps) ? (args.steps[0] as { tool?: unknown; arguments?: { key?: unknown } } | undefined) : undefined;
-    return !(first?.tool === 'android_press_key' && WAKING_KEYS.has(String(first.arguments?.key)));
+    return !wakingKey(first?.tool, first?.arguments);
   }
-  return true;
+  return !wakingKey(toolId, args);
 }
 
 /** True when a successful call of this tool may have woken the screen (the cached state is stale). */
 export function mayWake(toolId: string, args: Record<string, unknown>): boolean {
-  return (toolId === 'android_press_key' && WAKING_KEYS.has(String(args.key))) || toolId === 'android_batch';
+  return wakingKey(toolId, args) || toolFacts(toolId).policy === 'batch';
 }
 
 export interface ScreenLockGuardOptions {

@@ -86,6 +86,8 @@ export interface ToolServices {
   uploadedFile: (fileRef: string) => { path: string; filename: string; byteSize: number };
   unicodeIme: () => Promise<boolean>;
   screenshotStrategy: ScreenshotStrategyStore;
+  /** Per channel: the last screenshot handed out (so an unchanged screen answers `unchanged`). */
+  lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
 }
 
 /** A stored file as a tool result hands it to xAgent (the wire contract's shape). */
@@ -103,12 +105,60 @@ export interface ScreenshotStrategyStore {
   set(deviceId: string, timings: CaptureTimings): void;
 }
 
+/** Every tool the bridge offers; each is defined once, in control-tools.ts or observation-tools.ts. */
+export type ToolId =
+  | 'android_device_status'
+  | 'android_ui_tree'
+  | 'android_list_apps'
+  | 'android_wait_for'
+  | 'android_screenshot'
+  | 'android_screen_record'
+  | 'android_tap'
+  | 'android_long_press'
+  | 'android_swipe'
+  | 'android_type_text'
+  | 'android_press_key'
+  | 'android_launch_app'
+  | 'android_stop_app'
+  | 'android_open_url'
+  | 'android_install_apk'
+  | 'android_push_file'
+  | 'android_batch';
+
+/**
+ * What the rest of the bridge knows about a tool, declared on its definition and nowhere
+ * else: the safety policy, redaction and the audit, the screen-lock guard, the Descriptor's
+ * marks, the display a call runs on and the phone view's timeline all read these instead of
+ * naming tools.
+ */
+export interface ToolFacts {
+  /**
+   * How the safety policy judges a call (safety/policy-engine.ts): `point` (a tap or long press
+   * on a target), `type` (typed text into a field), `key` (a key press; escape keys need no
+   * screen read), `launch`, `stop`, `url`, `install`, `push`, `screen` (acts on the whole
+   * screen), `batch` (its steps are other tools' calls, each judged by its own facts), `none`
+   * (observation).
+   */
+  policy: 'point' | 'type' | 'key' | 'launch' | 'stop' | 'url' | 'install' | 'push' | 'screen' | 'batch' | 'none';
+  /** The argument holding text typed on the phone: redacted, digested in the audit, secret in a password field. */
+  typedTextArg?: string;
+  /** Injects input into the screen in front: refused on a locked screen, marked when input is blocked. */
+  screenInput?: boolean;
+  /** Reads the UI tree: the channel remembers it for `index` selectors; marked when the tree is unreadable. */
+  readsTree?: boolean;
+  /** Acts on the phone's display in use (a foldable's inner or outer panel, a cast display). */
+  usesDisplay?: boolean;
+  /** How the phone view's timeline draws the call on its screenshot. */
+  timeline?: 'tap' | 'long_press' | 'swipe' | 'batch';
+}
+
 export interface ToolDefinition<A = unknown> {
-  id: string;
+  id: ToolId;
   title: string;
   description: string;
   kind: ToolKind;
   sideEffect: boolean;
+  facts: ToolFacts;
   args: z.ZodType<A>;
   output: Record<string, unknown>;
   run: (ctx: ToolContext, args: A) => Promise<Record<string, unknown>>;

@@ -30,8 +30,7 @@ import { probeScreen } from '../safety/screen-probe';
 import { DeviceQueue } from '../queue/device-queue';
 import { IdempotencyJournal, type StoredAck } from './idempotency-journal';
 import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
-import { CONTROL_TOOLS } from './control-tools';
-import { observationTools } from './observation-tools';
+import { TOOLS } from './catalogue';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import type { CallObserver } from './call-observer';
 import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition, type ToolLanes } from './tool-definition';
@@ -66,7 +65,6 @@ const SINGLE_DISPLAY_FRESH_MS = 10 * 60_000;
 /** A phone with several displays is read at each call's first screen command, and otherwise after this long. */
 const MULTI_DISPLAY_FRESH_MS = 2_000;
 /** Tools that look at or act on the screen: on a phone with several displays their result names the display. */
-const DISPLAY_TOOLS = new Set(['android_screenshot', 'android_ui_tree', 'android_wait_for', 'android_screen_record', 'android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch']);
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
 const SCREEN_LOCK_FRESH_MS = 5_000;
 
@@ -87,7 +85,7 @@ const SCREEN_AFTER_CHANNEL = 'fast-lane';
 
 export class ToolRuntime {
   readonly queue: DeviceQueue;
-  private readonly tools: ToolDefinition<unknown>[];
+  private readonly tools: readonly ToolDefinition<unknown>[];
   private readonly byId: Map<string, ToolDefinition<unknown>>;
   private readonly journal: IdempotencyJournal;
   private readonly inFlight = new Map<string, { argsHash: string; promise: Promise<StoredAck> }>();
@@ -110,7 +108,7 @@ export class ToolRuntime {
 
   constructor(private readonly o: ToolRuntimeOptions) {
     this.queue = new DeviceQueue(o.options.queue);
-    this.tools = [...observationTools(this.lastCaptures), ...CONTROL_TOOLS];
+    this.tools = TOOLS;
     this.byId = new Map(this.tools.map((t) => [t.id, t]));
     this.journal = new IdempotencyJournal(join(o.dataDir, 'tool-calls.jsonl'), o.options.idempotencyWindowMs, o.clock);
     this.lockGuard = new ScreenLockGuard({ clock: o.clock, freshMs: SCREEN_LOCK_FRESH_MS });
@@ -322,7 +320,7 @@ export class ToolRuntime {
         const cleared = CLEARED_BY_SUCCESS[tool.id];
         const refusals = this.lastRefusals.get(deviceId);
         if (cleared && refusals?.delete(cleared)) marksChanged = true;
-        if (tool.id === 'android_ui_tree' || tool.id === 'android_wait_for') {
+        if (tool.facts.readsTree) {
           this.treeReadAt.set(deviceId, this.o.clock());
           marksChanged = true;
         }
@@ -389,7 +387,7 @@ export class ToolRuntime {
         this.displays.beginCall(deviceId);
         const ran = await tool.run(context, parsed.data);
         // A phone with several displays: the result says which one was used.
-        const shown = DISPLAY_TOOLS.has(tool.id) ? this.displays.current(deviceId) : null;
+        const shown = tool.facts.usesDisplay ? this.displays.current(deviceId) : null;
         const result = shown ? { ...ran, display: displayRef(shown) } : ran;
         return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
       });
@@ -454,6 +452,7 @@ export class ToolRuntime {
       lastTree: () => this.trees.get(channelId),
       rememberTree: (nodes, signature) => this.trees.set(channelId, { nodes, signature }),
       services: {
+        lastCaptures: this.lastCaptures,
         storeFile: async (input) => {
           const file = await this.o.files.put({ ...input, channelId });
           return this.signed(file);

@@ -14,12 +14,11 @@
  * and on-screen text of selectors; test/unit/typed-text.test.ts keeps that list honest).
  */
 import { createHmac } from 'node:crypto';
+import { toolFacts } from './catalogue';
 
 /** Hex digits of the keyed hash that are kept: enough to match repeats, short to read. */
 export const TYPED_TEXT_HASH_DIGITS = 8;
 
-const TYPE_TEXT = 'android_type_text';
-const BATCH = 'android_batch';
 /** A typed text this short is replaced only where it is a whole string, never inside other words. */
 const MIN_SUBSTRING_LENGTH = 4;
 
@@ -33,13 +32,18 @@ export function typedTextDigest(text: string, key: Buffer): string {
   return `[text: ${[...text].length} chars, hmac-sha256:${hash}]`;
 }
 
-/** Each typing step's arguments inside a call's arguments (tolerates arguments that failed validation). */
-function typingArguments(toolId: string, args: Record<string, unknown>): Array<{ at: number; args: Record<string, unknown> }> {
-  if (toolId === TYPE_TEXT) return [{ at: -1, args }];
-  if (toolId !== BATCH || !Array.isArray(args.steps)) return [];
-  const out: Array<{ at: number; args: Record<string, unknown> }> = [];
+/**
+ * Each typing step's arguments inside a call's arguments, with the argument that holds its
+ * text (the tool's facts; tolerates arguments that failed validation).
+ */
+function typingArguments(toolId: string, args: Record<string, unknown>): Array<{ at: number; args: Record<string, unknown>; key: string }> {
+  const facts = toolFacts(toolId);
+  if (facts.typedTextArg !== undefined) return [{ at: -1, args, key: facts.typedTextArg }];
+  if (facts.policy !== 'batch' || !Array.isArray(args.steps)) return [];
+  const out: Array<{ at: number; args: Record<string, unknown>; key: string }> = [];
   args.steps.forEach((step: unknown, at) => {
-    if (isRecord(step) && step.tool === TYPE_TEXT && isRecord(step.arguments)) out.push({ at, args: step.arguments });
+    const key = isRecord(step) && typeof step.tool === 'string' ? toolFacts(step.tool).typedTextArg : undefined;
+    if (key !== undefined && isRecord(step) && isRecord(step.arguments)) out.push({ at, args: step.arguments, key });
   });
   return out;
 }
@@ -47,7 +51,7 @@ function typingArguments(toolId: string, args: Record<string, unknown>): Array<{
 /** Every text a call types, in order. */
 export function typedTexts(toolId: string, args: Record<string, unknown>): string[] {
   return typingArguments(toolId, args)
-    .map((t) => t.args.text)
+    .map((t) => t.args[t.key])
     .filter((text): text is string => typeof text === 'string' && text.length > 0);
 }
 
@@ -59,16 +63,17 @@ export function typedTexts(toolId: string, args: Record<string, unknown>): strin
 export function replaceTypedText(toolId: string, raw: Record<string, unknown>, shown: Record<string, unknown>, replace: (text: string, shownValue: unknown) => unknown): Record<string, unknown> {
   const typing = typingArguments(toolId, raw);
   if (typing.length === 0) return shown;
-  const swap = (target: unknown, text: unknown): unknown => {
-    if (!isRecord(target) || typeof text !== 'string' || !('text' in target)) return target;
-    return { ...target, text: replace(text, target.text) };
+  const swap = (target: unknown, text: unknown, key: string): unknown => {
+    if (!isRecord(target) || typeof text !== 'string' || !(key in target)) return target;
+    return { ...target, [key]: replace(text, target[key]) };
   };
-  if (toolId === TYPE_TEXT) return swap(shown, raw.text) as Record<string, unknown>;
+  const whole = typing.find((t) => t.at === -1);
+  if (whole) return swap(shown, raw[whole.key], whole.key) as Record<string, unknown>;
   if (!Array.isArray(shown.steps)) return shown;
   const steps = [...(shown.steps as unknown[])];
-  for (const { at, args } of typing) {
+  for (const { at, args, key } of typing) {
     const step = steps[at];
-    if (isRecord(step)) steps[at] = { ...step, arguments: swap(step.arguments, args.text) };
+    if (isRecord(step)) steps[at] = { ...step, arguments: swap(step.arguments, args[key], key) };
   }
   return { ...shown, steps };
 }

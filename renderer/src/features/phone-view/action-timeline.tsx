@@ -1,8 +1,8 @@
 /**
  * The agent's last actions on one phone, newest first: tool, redacted arguments, state
  * (queued, running, held, done), outcome, duration and lane, with the picture of the screen
- * each tap, long press, swipe or drag was made on and a marker where it landed (a dot for a
- * tap or long press, an arrow for a swipe or drag), placed by the point's share of the
+ * each tap, long press or swipe was made on and a marker where it landed (a dot for a
+ * tap or long press, an arrow for a swipe), placed by the point's share of the
  * phone's screen so it sits right at any picture size. A held call shows its approval here.
  */
 import type { AdminActionPoint, AdminApproval, AdminPhoneAction } from '../../../../main/contract/admin-api';
@@ -24,7 +24,6 @@ const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
   tap: 'phone-view.point.tap',
   long_press: 'phone-view.point.long_press',
   swipe: 'phone-view.point.swipe',
-  drag: 'phone-view.point.drag',
 };
 
 /** The approval waiting for this held call (one control call per phone can be held at a time). */

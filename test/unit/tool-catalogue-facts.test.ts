@@ -1,0 +1,61 @@
+/**
+ * One list of tools (#25): each tool's facts are declared once, on its definition. Nothing in
+ * main/ names a tool by its id outside the definitions (tool-definition.ts declares the ids,
+ * control-tools.ts and observation-tools.ts define them); the safety policy, redaction, the
+ * screen-lock guard, the Descriptor's marks, the display in use and the timeline read facts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { TOOLS, toolFacts, toolIdsWhere } from '../../main/core/tools/catalogue';
+
+const ROOT = resolve(__dirname, '../..');
+const DEFINITIONS = new Set(['main/core/tools/tool-definition.ts', 'main/core/tools/control-tools.ts', 'main/core/tools/observation-tools.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(name) ? [full] : [];
+  });
+}
+
+test('every tool is defined once, with facts', () => {
+  const ids = TOOLS.map((t) => t.id);
+  assert.equal(new Set(ids).size, ids.length, 'no id defined twice');
+  assert.equal(ids.length, 17);
+  for (const tool of TOOLS) {
+    assert.equal(toolFacts(tool.id), tool.facts);
+    if (tool.kind === 'observation') assert.equal(tool.facts.policy, 'none', `${tool.id}: observation is judged by no policy`);
+    else assert.notEqual(tool.facts.policy, 'none', `${tool.id}: a control tool says how the policy judges it`);
+  }
+  // The ToolId union (tool-definition.ts) lists exactly the defined tools.
+  const declared = [...readFileSync(join(ROOT, 'main/core/tools/tool-definition.ts'), 'utf8').matchAll(/\|\s*'(android_[a-z_]+)'/g)].map((m) => m[1]);
+  assert.deepEqual([...declared].sort(), [...ids].sort());
+});
+
+test('no tool id is written in main/ outside the definitions', () => {
+  const ids = new Set<string>(TOOLS.map((t) => t.id));
+  const found: string[] = [];
+  for (const file of [...sourceFiles(join(ROOT, 'main')), ...sourceFiles(join(ROOT, 'renderer', 'src')), ...sourceFiles(join(ROOT, 'preload'))]) {
+    const path = relative(ROOT, file).split('\\').join('/');
+    if (DEFINITIONS.has(path)) continue;
+    // Comments may name tools (they explain); code may not.
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    for (const match of text.matchAll(/['"`](android_[a-z_]+)['"`]/g)) {
+      if (match[1] !== undefined && ids.has(match[1])) found.push(`${path}: ${match[0]}`);
+    }
+  }
+  assert.deepEqual(found, [], 'read the tool’s facts (main/core/tools/catalogue.ts) instead of naming it');
+});
+
+test('the sets other modules used to spell out by hand follow from the facts', () => {
+  assert.deepEqual(toolIdsWhere((f) => f.screenInput === true).sort(), ['android_batch', 'android_long_press', 'android_press_key', 'android_swipe', 'android_tap', 'android_type_text']);
+  assert.deepEqual(toolIdsWhere((f) => f.readsTree === true).sort(), ['android_ui_tree', 'android_wait_for']);
+  assert.deepEqual(toolIdsWhere((f) => f.typedTextArg !== undefined), ['android_type_text']);
+  assert.deepEqual(toolIdsWhere((f) => f.timeline !== undefined).sort(), ['android_batch', 'android_long_press', 'android_swipe', 'android_tap']);
+  assert.deepEqual(toolFacts('no_such_tool'), { policy: 'screen' }, 'an unknown step is judged as acting on the whole screen');
+});
