@@ -157,6 +157,8 @@ const RULES = new Map<string, PacketRule>(OUTGOING_PACKET_TYPES.map((type) => [t
 export const outgoingErrorSchema = wireErrorSchema.extend({
   code: z.string().regex(/^[a-z][a-z0-9_]*$/, 'error codes are snake_case'),
   message: nonEmptyString,
+  /** The fix in words, when the phone refused something a person can change (android/phone-fixes.ts). */
+  fix: nonEmptyString.optional(),
 });
 
 /** One packet the Connector sends: the envelope, then its type's rules and payload. */

@@ -83,8 +83,23 @@ export function isBridgeError(value: unknown): value is BridgeError {
   return value instanceof BridgeError;
 }
 
-/** Wire form of an error: `{code, message}` as the packet schema requires. */
-export function toWireError(error: unknown): { code: ErrorCode; message: string } {
-  if (isBridgeError(error)) return { code: error.code, message: error.message };
-  return { code: 'internal_error', message: 'internal error' };
+/**
+ * An error as it leaves the bridge: `{code, message}` as the packet schema requires, and the
+ * fix in words as its own field when there is one (the Descriptor's marks and the UI read it
+ * from there; the message keeps it too, for a person reading only the message).
+ */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  fix?: string;
+}
+
+export function toWireError(error: unknown): WireError {
+  if (!isBridgeError(error)) return { code: 'internal_error', message: 'internal error' };
+  const fix = error.details?.fix;
+  return { code: error.code, message: error.message, ...(typeof fix === 'string' && fix ? { fix } : {}) };
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }

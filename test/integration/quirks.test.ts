@@ -60,11 +60,10 @@ describe('quirks of real phones, end to end', () => {
     for (const [tool, args, verb] of calls) {
       const before = phone.screenState();
       phone.clearArgvLog();
-      refused(
-        await invoke(client, channel, tool, args),
-        'input_blocked',
-        /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again$/,
-      );
+      const ack = await invoke(client, channel, tool, args);
+      refused(ack, 'input_blocked', /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again$/);
+      // The fix travels as its own field too: the Descriptor's marks and the UI read it there.
+      assert.equal((ack.error as { fix?: string } | undefined)?.fix, 'turn on USB debugging (Security settings) in Developer options (Xiaomi/Redmi/POCO), then try again');
       const inputs = argvs('input');
       assert.equal(inputs.length, 1, `${tool}: ${JSON.stringify(inputs)}`);
       assert.equal(inputs[0]![1], verb);

@@ -40,21 +40,16 @@ const INSTALL_TOOLS = toolIdsWhere((f) => f.policy === 'install');
 export interface MarkFacts {
   /** The latest phone check, or null before the first. */
   check: AdminPhoneCheck | null;
-  /** The last input refused with input_blocked since input last worked, or null. */
-  inputRefusal: { at: number; message: string } | null;
+  /**
+   * The last input refused with input_blocked since input last worked, or null. `fix` is the
+   * fix phrase the refusal carried (a fixed phrase of android/phone-fixes.ts, never the phone's
+   * output: Descriptors carry display-level text only, spec §9).
+   */
+  inputRefusal: { at: number; fix: string | null } | null;
   /** The last install refused with install_blocked since installs last worked, or null. */
-  installRefusal: { at: number; message: string } | null;
+  installRefusal: { at: number; fix: string | null } | null;
   /** When a UI tree was last read by a tool call (ms), or null. */
   treeReadAt: number | null;
-}
-
-/**
- * The fix part of a refusal (`… Fix: …`), or `fallback`. Only fixed phrases leave the bridge in a
- * Descriptor: messages and check details can name serials and addresses (spec §9: display-level only).
- */
-function fixOf(message: string | null, fallback: string): string {
-  const at = message === null ? -1 : message.indexOf('Fix: ');
-  return message !== null && at >= 0 ? message.slice(at + 5) : fallback;
 }
 
 /** The marks for one phone; empty when every tool can work. */
@@ -72,7 +67,7 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   }
 
   if (inputRefusal) {
-    const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${fixOf(inputRefusal.message, 'allow USB debugging to inject input in Developer options, then try again')}`;
+    const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${inputRefusal.fix ?? 'allow USB debugging to inject input in Developer options, then try again'}`;
     for (const id of INPUT_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
 
@@ -83,7 +78,7 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   }
 
   if (installRefusal) {
-    const reason = `the phone refused the last install. Fix: ${fixOf(installRefusal.message, 'see the phone check')}`;
+    const reason = `the phone refused the last install. Fix: ${installRefusal.fix ?? 'see the phone check'}`;
     for (const id of INSTALL_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
   return marks;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { formatIssue, MAX_WIRE_ID_LENGTH, packetEnvelopeSchema, PACKET_SCHEMA, type PacketEnvelope } from '../../contract/wire-schemas';
-import type { ErrorCode } from '../errors';
+import type { WireError } from '../errors';
 
 export type Envelope = PacketEnvelope;
 
@@ -18,7 +18,7 @@ export interface OutgoingPacket {
   type: string;
   time: number;
   payload?: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string };
+  error?: WireError;
 }
 
 export type ParseResult =
@@ -102,7 +102,7 @@ export function makePacket(fields: Omit<OutgoingPacket, 'schema' | 'packet_id' |
 export function makeReply(
   request: Envelope,
   type: string,
-  body: { payload?: Record<string, unknown>; error?: { code: ErrorCode; message: string }; connector_channel_id?: string },
+  body: { payload?: Record<string, unknown>; error?: WireError; connector_channel_id?: string },
 ): OutgoingPacket {
   const channel = body.connector_channel_id ?? request.connector_channel_id;
   return makePacket({

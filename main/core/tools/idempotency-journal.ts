@@ -12,10 +12,11 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../store/json-file-store';
+import type { WireError } from '../errors';
 
 export interface StoredAck {
   payload?: Record<string, unknown>;
-  error?: { code: string; message: string };
+  error?: WireError;
 }
 
 export interface JournalRecord {

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { CoreOptions } from '../config/core-options';
 import { publicHref } from '../config/network-options';
-import { BridgeError, isBridgeError, toWireError } from '../errors';
+import { BridgeError, isBridgeError, toWireError, type ErrorCode } from '../errors';
 import type { DeviceRegistry, DeviceRecord } from '../devices/device-registry';
 import type { AdbServerLink } from '../devices/adb-server-link';
 import type { DeviceShell } from '../devices/device-shell';
@@ -33,7 +33,7 @@ import { ackAtRest, typedTextDigest, typedTexts } from './typed-text';
 import { TOOLS } from './catalogue';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import type { CallObserver } from './call-observer';
-import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition, type ToolLanes } from './tool-definition';
+import { toCardTool, type CaptureTimings, type StoredFileInfo, type ToolContext, type ToolDefinition, type ToolFacts, type ToolLanes } from './tool-definition';
 
 export interface ToolRuntimeOptions {
   dataDir: string;
@@ -68,17 +68,22 @@ const MULTI_DISPLAY_FRESH_MS = 2_000;
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
 const SCREEN_LOCK_FRESH_MS = 5_000;
 
+/** A call on a phone refused with a code: when, what the phone said, and its fix in words when it has one. */
+export interface Refusal {
+  at: number;
+  message: string;
+  fix: string | null;
+}
+
 /** Refusals that mark tools in the Descriptor (tool-marks.ts). */
-const MARKING_REFUSALS: ReadonlySet<string> = new Set(['input_blocked', 'install_blocked']);
-/** A success of these tools shows the refusal no longer holds. */
-const CLEARED_BY_SUCCESS: Readonly<Record<string, string>> = {
-  android_tap: 'input_blocked',
-  android_long_press: 'input_blocked',
-  android_swipe: 'input_blocked',
-  android_type_text: 'input_blocked',
-  android_press_key: 'input_blocked',
-  android_install_apk: 'install_blocked',
-};
+const MARKING_REFUSALS: ReadonlySet<ErrorCode> = new Set(['input_blocked', 'install_blocked']);
+
+/** The refusal a success of this tool shows no longer holds (the person changed the setting). */
+function clearedBySuccess(facts: ToolFacts): ErrorCode | undefined {
+  if (facts.policy === 'install') return 'install_blocked';
+  if (facts.screenInput && facts.policy !== 'batch') return 'input_blocked';
+  return undefined;
+}
 
 /** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
 const SCREEN_AFTER_CHANNEL = 'fast-lane';
@@ -98,7 +103,7 @@ export class ToolRuntime {
   private readonly lastCaptures: LastCaptureStore = new Map();
   private readonly lastActions = new Map<string, { toolId: string; at: number; outcome: string }>();
   /** Per phone, the last refusal of each error code (the phone check shows input_blocked from here). */
-  private readonly lastRefusals = new Map<string, Map<string, { at: number; message: string }>>();
+  private readonly lastRefusals = new Map<string, Map<ErrorCode, Refusal>>();
   private readonly treeReadAt = new Map<string, number>();
   private gate: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
   private sinks: CallRecordSink[] = [];
@@ -194,7 +199,7 @@ export class ToolRuntime {
   onMarksChanged: ((deviceId: string) => void) | undefined;
 
   /** The last call on this phone refused with `code`, if any. */
-  lastRefusal(deviceId: string, code: string): { at: number; message: string } | null {
+  lastRefusal(deviceId: string, code: ErrorCode): Refusal | null {
     return this.lastRefusals.get(deviceId)?.get(code) ?? null;
   }
 
@@ -230,8 +235,8 @@ export class ToolRuntime {
 
   private async invoke(ctx: UserPacketContext): Promise<void> {
     const toolId = typeof ctx.payload.tool_id === 'string' ? ctx.payload.tool_id : '';
-    const ackError = (code: string, message: string): void => {
-      ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: { code: code as never, message } });
+    const ackError = (code: ErrorCode, message: string): void => {
+      ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: { code, message } });
     };
     const tool = this.byId.get(toolId);
     if (!tool) return ackError('unknown_tool', `no tool ${JSON.stringify(toolId.slice(0, 80))} in this connector’s Card`);
@@ -244,7 +249,7 @@ export class ToolRuntime {
     const argsHash = hashArgs(toolId, args, this.o.hashKey);
 
     const ack = await this.runOnce(key, argsHash, tool, () => this.execute(ctx, tool, args, argsHash, key));
-    if (ack.error) ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: ack.error as never });
+    if (ack.error) ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: ack.error });
     else ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { payload: ack.payload ?? { tool_id: toolId, result: {} } });
   }
 
@@ -311,13 +316,13 @@ export class ToolRuntime {
       this.lastActions.set(channelId, { toolId: tool.id, at: this.o.clock(), outcome: ack.error?.code ?? 'ok' });
       let marksChanged = false;
       if (ack.error) {
-        const refusals = this.lastRefusals.get(deviceId) ?? new Map<string, { at: number; message: string }>();
-        refusals.set(ack.error.code, { at: this.o.clock(), message: ack.error.message });
+        const refusals = this.lastRefusals.get(deviceId) ?? new Map<ErrorCode, Refusal>();
+        refusals.set(ack.error.code, { at: this.o.clock(), message: ack.error.message, fix: ack.error.fix ?? null });
         this.lastRefusals.set(deviceId, refusals);
         marksChanged = MARKING_REFUSALS.has(ack.error.code);
       } else {
         // It works again (the person changed the setting): forget the refusal it replaces.
-        const cleared = CLEARED_BY_SUCCESS[tool.id];
+        const cleared = clearedBySuccess(tool.facts);
         const refusals = this.lastRefusals.get(deviceId);
         if (cleared && refusals?.delete(cleared)) marksChanged = true;
         if (tool.facts.readsTree) {
@@ -498,7 +503,7 @@ export class ToolRuntime {
   }
 }
 
-function errorAck(code: string, message: string): StoredAck {
+function errorAck(code: ErrorCode, message: string): StoredAck {
   return { error: { code, message } };
 }
 
