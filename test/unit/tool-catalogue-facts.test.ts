@@ -45,8 +45,10 @@ test('no tool id is written in main/ outside the definitions', () => {
     const text = readFileSync(file, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/^\s*\/\/.*$/gm, '');
-    for (const match of text.matchAll(/['"`](android_[a-z_]+)['"`]/g)) {
-      if (match[1] !== undefined && ids.has(match[1])) found.push(`${path}: ${match[0]}`);
+    // A quoted id, or an id as an object key (`{ android_tap: … }`).
+    for (const match of text.matchAll(/['"`](android_[a-z_]+)['"`]|(?<![\w'"`.-])(android_[a-z_]+)(?=\s*:[^:])/g)) {
+      const id = match[1] ?? match[2];
+      if (id !== undefined && ids.has(id)) found.push(`${path}: ${match[0]}`);
     }
   }
   assert.deepEqual(found, [], 'read the tool’s facts (main/core/tools/catalogue.ts) instead of naming it');
