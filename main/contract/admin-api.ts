@@ -303,6 +303,21 @@ export interface AdminPhoneAction {
   screen: { width: number; height: number; thumb_width: number; thumb_height: number; taken_at: number } | null;
 }
 
+/** `GET /admin/api/devices/:device_id/frame`: a live frame of the phone view, JPEG bytes and what HTTP sends as X-Frame-* / X-Screen-* headers. */
+export interface AdminLiveFrame {
+  bytes: Uint8Array;
+  /** A new number per new picture. */
+  seq: number;
+  /** When the picture was taken (ms since epoch). */
+  at: number;
+  screen_width: number;
+  screen_height: number;
+  /** False when the last frame was served again because the agent's calls were running. */
+  fresh: boolean;
+  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
+  lane: 'helper' | 'adb';
+}
+
 /** `GET /admin/api/devices/:device_id/actions`: newest first, at most `capacity` per phone. */
 export interface AdminPhoneActions {
   device_id: string;

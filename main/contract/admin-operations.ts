@@ -12,6 +12,7 @@
 import type {
   AdminFastLane,
   AdminHelper,
+  AdminLiveFrame,
   AdminLanDevice,
   AdminLanDiscovered,
   AdminPhoneActions,
@@ -32,21 +33,6 @@ export interface OperationShape<Req, Res> {
 
 function shape<Req, Res>(): OperationShape<Req, Res> {
   return {};
-}
-
-/** A live frame of the phone view: JPEG bytes and what HTTP sends as X-Frame-* / X-Screen-* headers. */
-export interface AdminLiveFrame {
-  bytes: Uint8Array;
-  /** A new number per new picture. */
-  seq: number;
-  /** When the picture was taken (ms since epoch). */
-  at: number;
-  screen_width: number;
-  screen_height: number;
-  /** False when the last frame was served again because the agent's calls were running. */
-  fresh: boolean;
-  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
-  lane: 'helper' | 'adb';
 }
 
 type Status = { status: string };
@@ -123,7 +109,7 @@ export type AdminHttpOnlyRoute = (typeof ADMIN_HTTP_ONLY_ROUTES)[keyof typeof AD
 
 type Operations = typeof ADMIN_OPERATIONS;
 export type AdminOperationName = keyof Operations;
-export const ADMIN_OPERATION_NAMES = Object.keys(ADMIN_OPERATIONS) as readonly string[] as readonly AdminOperationName[];
+export const ADMIN_OPERATION_NAMES: readonly AdminOperationName[] = Object.keys(ADMIN_OPERATIONS) as AdminOperationName[];
 
 /** `'METHOD /path'` of an operation; every route of the map when not narrowed. */
 export type AdminRoute<N extends AdminOperationName = AdminOperationName> = Operations[N]['route'];

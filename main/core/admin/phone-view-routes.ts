@@ -4,8 +4,7 @@
  * are the existing routes.
  */
 import { BridgeError } from '../errors';
-import type { AdminPhoneActions } from '../../contract/admin-api';
-import type { AdminLiveFrame } from '../../contract/admin-operations';
+import type { AdminLiveFrame, AdminPhoneActions } from '../../contract/admin-api';
 import type { ActionTimeline } from '../phone-view/action-timeline';
 import { MASTER_MAX_SIDE, MIN_MAX_SIDE, type LiveFrames } from '../phone-view/live-frames';
 import type { AdminRouter } from './admin-router';
