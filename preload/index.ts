@@ -1,44 +1,51 @@
 /**
  * Preload: the only place that touches ipcRenderer. Exposes `window.deviceBridge` with one
- * named function per operation (never a generic send/invoke).
+ * named function per admin operation (main/contract/ipc-api.ts; never a generic send/invoke).
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import type { DeviceBridgeIpcApi } from '../renderer/src/api/ipc-api';
+import type { AdminEvent } from '../main/contract/admin-api';
+import type { AdminOperationName } from '../main/contract/admin-operations';
+import type { DeviceBridgeIpcApi } from '../main/contract/ipc-api';
 
-// A sandboxed preload may require only electron, so the channel names of
-// main/electron/ipc-routes.ts are spelled here again (ipc-routes.ts is the source of truth).
-const channel = (method: string): string => `device-bridge:${method}`;
-const call = (method: string) => (args?: unknown) => ipcRenderer.invoke(channel(method), args);
+/**
+ * The preload function of one operation. A sandboxed preload may require only electron, so
+ * the channel name of main/contract/ipc-api.ts `ipcChannel` is spelled here again (a test
+ * pins both). The one cast: `ipcRenderer.invoke` answers `any`; the main process's handler
+ * on this channel answers the operation's IpcResult (main/electron/ipc-handlers.ts).
+ */
+function call<N extends AdminOperationName>(name: N): DeviceBridgeIpcApi[N] {
+  return ((args?: unknown) => ipcRenderer.invoke(`device-bridge:${name}`, args)) as DeviceBridgeIpcApi[N];
+}
 
 const api: DeviceBridgeIpcApi = {
-  getState: call('getState') as DeviceBridgeIpcApi['getState'],
-  decidePairing: call('decidePairing') as DeviceBridgeIpcApi['decidePairing'],
-  decideApproval: call('decideApproval') as DeviceBridgeIpcApi['decideApproval'],
-  revokeChannel: call('revokeChannel') as DeviceBridgeIpcApi['revokeChannel'],
-  extendChannel: call('extendChannel') as DeviceBridgeIpcApi['extendChannel'],
-  stopDevice: call('stopDevice') as DeviceBridgeIpcApi['stopDevice'],
-  checkDevice: call('checkDevice') as DeviceBridgeIpcApi['checkDevice'],
-  setDeviceHelper: call('setDeviceHelper') as DeviceBridgeIpcApi['setDeviceHelper'],
-  getFastLane: call('getFastLane') as DeviceBridgeIpcApi['getFastLane'],
-  putFastLane: call('putFastLane') as DeviceBridgeIpcApi['putFastLane'],
-  setAccessCode: call('setAccessCode') as DeviceBridgeIpcApi['setAccessCode'],
-  addLanDevice: call('addLanDevice') as DeviceBridgeIpcApi['addLanDevice'],
-  forgetLanDevice: call('forgetLanDevice') as DeviceBridgeIpcApi['forgetLanDevice'],
-  pairLanDevice: call('pairLanDevice') as DeviceBridgeIpcApi['pairLanDevice'],
-  getAudit: call('getAudit') as DeviceBridgeIpcApi['getAudit'],
-  getLanDiscovered: call('getLanDiscovered') as DeviceBridgeIpcApi['getLanDiscovered'],
-  getSettings: call('getSettings') as DeviceBridgeIpcApi['getSettings'],
-  patchSettings: call('patchSettings') as DeviceBridgeIpcApi['patchSettings'],
-  revealApiKey: call('revealApiKey') as DeviceBridgeIpcApi['revealApiKey'],
-  rotateApiKey: call('rotateApiKey') as DeviceBridgeIpcApi['rotateApiKey'],
-  getPolicies: call('getPolicies') as DeviceBridgeIpcApi['getPolicies'],
-  putPolicies: call('putPolicies') as DeviceBridgeIpcApi['putPolicies'],
-  getDeviceScreen: call('getDeviceScreen') as DeviceBridgeIpcApi['getDeviceScreen'],
-  getDeviceActions: call('getDeviceActions') as DeviceBridgeIpcApi['getDeviceActions'],
-  getDeviceFrame: call('getDeviceFrame') as DeviceBridgeIpcApi['getDeviceFrame'],
-  getActionScreen: call('getActionScreen') as DeviceBridgeIpcApi['getActionScreen'],
+  getState: call('getState'),
+  decidePairing: call('decidePairing'),
+  decideApproval: call('decideApproval'),
+  revokeChannel: call('revokeChannel'),
+  extendChannel: call('extendChannel'),
+  stopDevice: call('stopDevice'),
+  checkDevice: call('checkDevice'),
+  setDeviceHelper: call('setDeviceHelper'),
+  getFastLane: call('getFastLane'),
+  putFastLane: call('putFastLane'),
+  setAccessCode: call('setAccessCode'),
+  addLanDevice: call('addLanDevice'),
+  forgetLanDevice: call('forgetLanDevice'),
+  pairLanDevice: call('pairLanDevice'),
+  getAudit: call('getAudit'),
+  getLanDiscovered: call('getLanDiscovered'),
+  getSettings: call('getSettings'),
+  patchSettings: call('patchSettings'),
+  revealApiKey: call('revealApiKey'),
+  rotateApiKey: call('rotateApiKey'),
+  getPolicies: call('getPolicies'),
+  putPolicies: call('putPolicies'),
+  getDeviceScreen: call('getDeviceScreen'),
+  getDeviceActions: call('getDeviceActions'),
+  getDeviceFrame: call('getDeviceFrame'),
+  getActionScreen: call('getActionScreen'),
   onAdminEvent: (listener) => {
-    const handler = (_event: unknown, payload: Parameters<typeof listener>[0]): void => listener(payload);
+    const handler = (_event: unknown, payload: AdminEvent): void => listener(payload);
     ipcRenderer.on('device-bridge:event', handler);
     return () => {
       ipcRenderer.removeListener('device-bridge:event', handler);

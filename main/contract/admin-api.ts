@@ -1,7 +1,7 @@
 /**
- * The one contract between the UI (renderer) and the bridge: the admin API's routes with
- * their request and response shapes. The web console calls them over HTTP; the desktop app
- * calls the same operations over IPC through the preload. Shapes only — no runtime imports.
+ * The shapes the admin API's operations carry between the UI (renderer) and the bridge; the
+ * operations themselves (method, path, request, response, IPC name) are listed once in
+ * admin-operations.ts. Shapes only — no runtime imports.
  */
 import type { LanguageSetting } from './i18n/locale';
 import type { LimitKey, LimitValues } from './limits';
@@ -303,6 +303,21 @@ export interface AdminPhoneAction {
   screen: { width: number; height: number; thumb_width: number; thumb_height: number; taken_at: number } | null;
 }
 
+/** `GET /admin/api/devices/:device_id/frame`: a live frame of the phone view, JPEG bytes and what HTTP sends as X-Frame-* / X-Screen-* headers. */
+export interface AdminLiveFrame {
+  bytes: Uint8Array;
+  /** A new number per new picture. */
+  seq: number;
+  /** When the picture was taken (ms since epoch). */
+  at: number;
+  screen_width: number;
+  screen_height: number;
+  /** False when the last frame was served again because the agent's calls were running. */
+  fresh: boolean;
+  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
+  lane: 'helper' | 'adb';
+}
+
 /** `GET /admin/api/devices/:device_id/actions`: newest first, at most `capacity` per phone. */
 export interface AdminPhoneActions {
   device_id: string;
@@ -310,54 +325,15 @@ export interface AdminPhoneActions {
   actions: AdminPhoneAction[];
 }
 
-/** Route map: method + path → request body → response body. */
-export interface AdminRoutes {
-  'GET /admin/api/state': { request: void; response: AdminState };
-  'POST /admin/api/pairings/:auth_session_id': { request: { action: 'approve'; device_id?: string; code?: string } | { action: 'deny'; code?: string }; response: { status: string } };
-  'POST /admin/api/approvals/:approval_id': { request: { decision: 'approve' | 'approve_for_lease' | 'deny' }; response: { status: string } };
-  'POST /admin/api/channels/:connector_channel_id/revoke': { request: void; response: { status: string } };
-  'POST /admin/api/channels/:connector_channel_id/extend': { request: { extend_ms: number }; response: { status: string } };
-  'POST /admin/api/devices/:device_id/stop': { request: void; response: { status: string; canceled: number } };
-  'POST /admin/api/access-codes': { request: { scope: string; code: string | null; require_approval: boolean }; response: { status: string } };
-  'POST /admin/api/lan-devices': { request: { address: string }; response: { status: string; lan_device: AdminLanDevice } };
-  'DELETE /admin/api/lan-devices/:address': { request: void; response: { status: string } };
-  'POST /admin/api/lan-pair': { request: { address: string; code: string }; response: { status: string; message: string } };
-  'GET /admin/api/lan-discovered': { request: void; response: AdminLanDiscovered };
-  /** Query: device_id, connector_channel_id, limit (1–5000, default 200); format=jsonl exports application/x-ndjson, oldest first. */
-  'GET /admin/api/audit': { request: void; response: { entries: AuditEntry[] } };
-  'GET /admin/api/audit/screens/:name': { request: void; response: 'image/jpeg' };
-  'GET /admin/api/events': { request: void; response: 'text/event-stream' };
-  /** A small JPEG of the phone's screen for the Devices list (max side 360 px). */
-  'GET /admin/api/devices/:device_id/screen': { request: void; response: 'image/jpeg' };
-  /** The agent's recent calls on this phone, newest first (the phone view's timeline). */
-  'GET /admin/api/devices/:device_id/actions': { request: void; response: AdminPhoneActions };
-  /** The thumbnail of the screen an action was made on (see AdminPhoneAction.screen). */
-  'GET /admin/api/devices/:device_id/actions/:action_id/screen': { request: void; response: 'image/jpeg' };
-  /**
-   * A live frame for the phone view (query max_side 160–1280, default 720; after = the X-Frame-Seq
-   * the viewer shows, to get the next one). Never waits for the agent's calls: while control work
-   * runs or waits on the phone, the last frame is served again.
-   * Headers: X-Frame-Seq (a new number per new picture), X-Screen-Width/-Height (the phone's pixels).
-   */
-  'GET /admin/api/devices/:device_id/frame': { request: void; response: 'image/jpeg' };
-  /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
-  'GET /admin/api/devices/:device_id/check': { request: void; response: AdminPhoneCheck };
-  'GET /admin/api/settings': { request: void; response: AdminSettings };
-  /** Changes limits live and saves them; answers the settings after the change. */
-  'PATCH /admin/api/settings': { request: AdminSettingsPatch; response: AdminSettings };
-  'POST /admin/api/api-key/reveal': { request: void; response: { api_key: string } };
-  'POST /admin/api/api-key/rotate': { request: void; response: { api_key: string } };
-  'GET /admin/api/policies': { request: void; response: AdminPolicies };
-  'PUT /admin/api/policies': { request: AdminPolicies; response: AdminPolicies };
-  /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs). */
-  'POST /admin/api/devices/:device_id/helper': { request: { action: 'enable' | 'disable' | 'remove' | 'accept_network' }; response: { status: string; helper: AdminHelper } };
-  'GET /admin/api/fast-lane': { request: void; response: AdminFastLane };
-  'PUT /admin/api/fast-lane': { request: { default?: 'ask' | 'on'; network_default?: boolean }; response: AdminFastLane };
-}
-
 /** `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline. */
 export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing', 'action'] as const;
 export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];
+
+/** One "something changed" notification from the bridge (`GET /admin/api/events`, or IPC); the UI refetches on it. */
+export interface AdminEvent {
+  type: AdminEventType;
+  [key: string]: unknown;
+}
 
 /**
  * The resident helper on one phone (README "Fast lane"): absent (not installed by the bridge),

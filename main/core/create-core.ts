@@ -543,6 +543,9 @@ export function createCore(input: CoreOptionsInput): Core {
     helpers,
   };
   registerAdminRoutes(admin, adminDeps);
+  // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
+  const unanswered = admin.missingOperations();
+  if (unanswered.length > 0) throw new Error(`admin operations without a handler: ${unanswered.join(', ')}`);
   return core;
 }
 

@@ -1,26 +1,22 @@
 /**
- * The IPC handlers' logic without electron (unit-tested with fakes): one handler per named
- * preload function. Each refuses callers that are not our window's own page before looking
- * at the arguments, accepts at most one plain argument object, and forwards to the same admin
- * operation the web console calls over HTTP. Errors travel as `{ok:false,error:{code,message}}`
- * because an exception thrown across ipcMain.handle loses its code.
+ * The IPC handlers' logic without electron (unit-tested with fakes): one handler per admin
+ * operation of main/contract/admin-operations.ts, on the channel its preload function uses.
+ * Each refuses callers that are not our window's own page before looking at the arguments,
+ * accepts at most one plain argument object, and runs the same operation handler the web
+ * console reaches over HTTP. Errors travel as `{ok:false,error:{code,message}}` because an
+ * exception thrown across ipcMain.handle loses its code.
  */
-import type { IpcLiveFrame, IpcResult } from '../../renderer/src/api/ipc-api';
-import { BridgeError, toWireError } from '../core/errors';
-import { IPC_ROUTES, ipcChannel } from './ipc-routes';
+import { ADMIN_OPERATION_NAMES, type AdminOperationName } from '../contract/admin-operations';
+import { ipcChannel, type IpcResult } from '../contract/ipc-api';
+import { toWireError } from '../core/errors';
 
 export interface IpcHandlerDeps {
   /** The sender check (window-security.ts isTrustedIpcSender bound to our window). */
   isTrusted(event: unknown): boolean;
-  /** An admin operation in-process (AdminRouter.call). */
-  call(method: string, path: string, body: Record<string, unknown>): Promise<unknown>;
-  /** JPEG bytes of a phone's screen (raw bytes: the admin route writes them itself). */
-  thumbnail(deviceId: string): Promise<Buffer>;
-  /** The phone view's live frame and an action's picture (raw bytes too). */
-  frame?(deviceId: string, maxSide: number, after: number): Promise<IpcLiveFrame>;
-  actionScreen?(deviceId: string, actionId: string): Promise<Buffer>;
+  /** Runs an admin operation in-process (AdminRouter.invoke): path parameters and request fields in one object. */
+  invoke(name: AdminOperationName, args: Record<string, unknown>): Promise<unknown>;
   /** Told after every successful operation (the shell persists a rotated API key). */
-  afterCall?(name: string): void;
+  afterCall?(name: AdminOperationName): void;
   /** Problems only the desktop shell knows (settings, key storage), added to the state's warnings. */
   extraWarnings?(): string[];
 }
@@ -38,9 +34,17 @@ function plainArgs(raw: unknown): Record<string, unknown> | undefined {
   return raw as Record<string, unknown>;
 }
 
+/** The state with the desktop shell's own warnings added. */
+function withWarnings(value: unknown, extra: string[]): unknown {
+  if (extra.length === 0 || typeof value !== 'object' || value === null) return value;
+  const state = value as { warnings?: unknown };
+  return { ...state, warnings: [...(Array.isArray(state.warnings) ? (state.warnings as string[]) : []), ...extra] };
+}
+
+/** One handler per operation, keyed by its IPC channel. */
 export function createIpcHandlers(deps: IpcHandlerDeps): Map<string, IpcHandler> {
   const handlers = new Map<string, IpcHandler>();
-  for (const [name, route] of Object.entries(IPC_ROUTES)) {
+  for (const name of ADMIN_OPERATION_NAMES) {
     handlers.set(ipcChannel(name), async (event, rawArgs) => {
       if (!deps.isTrusted(event)) return { ok: false, error: { code: 'permission_denied', message: 'unknown sender' } };
       const args = plainArgs(rawArgs);
@@ -51,27 +55,8 @@ export function createIpcHandlers(deps: IpcHandlerDeps): Map<string, IpcHandler>
         return { ok: false, error: { code: 'invalid_arguments', message: 'arguments must be plain JSON data' } };
       }
       try {
-        let value: unknown;
-        if (name === 'getDeviceScreen') {
-          const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
-          value = new Uint8Array(await deps.thumbnail(deviceId));
-        } else if (name === 'getDeviceFrame') {
-          const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
-          if (!deps.frame) throw new BridgeError('invalid_arguments', 'live frames are not available here');
-          value = await deps.frame(deviceId, typeof args.max_side === 'number' ? args.max_side : 720, typeof args.after === 'number' ? args.after : 0);
-        } else if (name === 'getActionScreen') {
-          const deviceId = typeof args.device_id === 'string' ? args.device_id : '';
-          if (!deps.actionScreen) throw new BridgeError('invalid_arguments', 'action pictures are not available here');
-          value = new Uint8Array(await deps.actionScreen(deviceId, typeof args.action_id === 'string' ? args.action_id : ''));
-        } else {
-          const { method, path } = route(args);
-          value = await deps.call(method, path, args);
-          const extra = name === 'getState' ? (deps.extraWarnings?.() ?? []) : [];
-          if (extra.length > 0 && typeof value === 'object' && value !== null) {
-            const state = value as { warnings?: unknown };
-            value = { ...state, warnings: [...(Array.isArray(state.warnings) ? (state.warnings as string[]) : []), ...extra] };
-          }
-        }
+        let value = await deps.invoke(name, args);
+        if (name === 'getState') value = withWarnings(value, deps.extraWarnings?.() ?? []);
         deps.afterCall?.(name);
         return { ok: true, value };
       } catch (error) {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { startBridge } from '../helpers/bridge';
 import { createIpcHandlers } from '../../main/electron/ipc-handlers';
-import { ipcChannel } from '../../main/electron/ipc-routes';
+import { ipcChannel } from '../../main/contract/ipc-api';
 import { XAgentClient } from '../helpers/xagent-client';
 
 type Json = Record<string, any>;
@@ -150,8 +150,7 @@ describe('limits over the desktop app\'s IPC', () => {
     try {
       const handlers = createIpcHandlers({
         isTrusted: () => true,
-        call: (method, path, body) => bridge.core.admin.call(method, path, body),
-        thumbnail: () => Promise.reject(new Error('unused')),
+        invoke: (name, args) => bridge.core.admin.invoke(name, args),
       });
       const patch = handlers.get(ipcChannel('patchSettings'))!;
       const ok = (await patch({}, { limits: { lease_idle_timeout_ms: 3_600_000 } })) as Json;

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIpcHandlers, type IpcHandlerDeps } from '../../main/electron/ipc-handlers';
-import { ipcChannel } from '../../main/electron/ipc-routes';
+import type { AdminOperationName } from '../../main/contract/admin-operations';
+import { ipcChannel } from '../../main/contract/ipc-api';
 import { BridgeError } from '../../main/core/errors';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 
@@ -9,20 +10,19 @@ const TRUSTED = { trusted: true };
 const STRANGER = { trusted: false };
 
 function harness(overrides: Partial<IpcHandlerDeps> = {}) {
-  const calls: Array<{ method: string; path: string; body: Record<string, unknown> }> = [];
+  const calls: Array<{ name: string; args: Record<string, unknown> }> = [];
   const after: string[] = [];
   const deps: IpcHandlerDeps = {
     isTrusted: (event) => (event as { trusted?: boolean }).trusted === true,
-    call: async (method, path, body) => {
-      calls.push({ method, path, body });
-      return { status: 'ok', path };
+    invoke: async (name, args) => {
+      calls.push({ name, args });
+      return { status: 'ok', name };
     },
-    thumbnail: async () => Buffer.from([0xff, 0xd8, 0xff]),
     afterCall: (name) => after.push(name),
     ...overrides,
   };
   const handlers = createIpcHandlers(deps);
-  const handler = (name: string) => {
+  const handler = (name: AdminOperationName) => {
     const h = handlers.get(ipcChannel(name));
     assert.ok(h, `handler for ${name}`);
     return h;
@@ -41,19 +41,19 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
     assert.equal(h.after.length, 0);
   });
 
-  test('each named function reaches its admin operation, path parameters encoded', async () => {
+  test('each named function reaches its admin operation, path parameters as given', async () => {
     const h = harness();
     const r = await h.handler('decidePairing')(TRUSTED, { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' });
     assert.equal(r.ok, true);
-    assert.deepEqual(h.calls[0], { method: 'POST', path: '/admin/api/pairings/auth%2F..%2Fx', body: { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' } });
+    assert.deepEqual(h.calls[0], { name: 'decidePairing', args: { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' } });
     await h.handler('revokeChannel')(TRUSTED, { connector_channel_id: 'cch_1' });
-    assert.deepEqual(h.calls[1]?.path, '/admin/api/channels/cch_1/revoke');
+    assert.deepEqual(h.calls[1], { name: 'revokeChannel', args: { connector_channel_id: 'cch_1' } });
     await h.handler('getState')(TRUSTED, undefined);
-    assert.deepEqual(h.calls[2], { method: 'GET', path: '/admin/api/state', body: {} });
+    assert.deepEqual(h.calls[2], { name: 'getState', args: {} });
     await h.handler('putPolicies')(TRUSTED, { defaults: {}, per_device: {}, sensitive_apps: [] });
-    assert.equal(h.calls[3]?.method, 'PUT');
+    assert.equal(h.calls[3]?.name, 'putPolicies');
     await h.handler('patchSettings')(TRUSTED, { limits: { queue_max_depth: 4 } });
-    assert.deepEqual(h.calls[4], { method: 'PATCH', path: '/admin/api/settings', body: { limits: { queue_max_depth: 4 } } });
+    assert.deepEqual(h.calls[4], { name: 'patchSettings', args: { limits: { queue_max_depth: 4 } } });
     assert.deepEqual(h.after, ['decidePairing', 'revokeChannel', 'getState', 'putPolicies', 'patchSettings']);
   });
 
@@ -70,16 +70,16 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
   });
 
   test('the thumbnail comes back as bytes', async () => {
-    const seen: string[] = [];
-    const h = harness({ thumbnail: async (id) => (seen.push(id), Buffer.from([1, 2, 3])) });
+    const seen: unknown[] = [];
+    const h = harness({ invoke: async (name, args) => (seen.push([name, args]), new Uint8Array([1, 2, 3])) });
     const r = await h.handler('getDeviceScreen')(TRUSTED, { device_id: 'dev_9' });
     assert.deepEqual(r, { ok: true, value: new Uint8Array([1, 2, 3]) });
-    assert.deepEqual(seen, ['dev_9']);
+    assert.deepEqual(seen, [['getDeviceScreen', { device_id: 'dev_9' }]]);
   });
 
   test('bridge errors keep their code; anything else is an internal_error without details', async () => {
     const coded = harness({
-      call: async () => {
+      invoke: async () => {
         throw new BridgeError('lease_conflict', 'the phone is bound to another channel');
       },
     });
@@ -89,7 +89,7 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
     });
     assert.deepEqual(coded.after, [], 'afterCall only after success');
     const crash = harness({
-      call: async () => {
+      invoke: async () => {
         throw new Error('ENOENT /home/someone/secret/path');
       },
     });
@@ -98,7 +98,7 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
   });
 
   test('desktop-only warnings are added to the state', async () => {
-    const h = harness({ call: async () => ({ warnings: ['core says'] }), extraWarnings: () => ['keyring unavailable'] });
+    const h = harness({ invoke: async () => ({ warnings: ['core says'] }), extraWarnings: () => ['keyring unavailable'] });
     const r = await h.handler('getState')(TRUSTED, {});
     assert.deepEqual(r, { ok: true, value: { warnings: ['core says', 'keyring unavailable'] } });
     const other = await h.handler('getSettings')(TRUSTED, {});
@@ -114,8 +114,8 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
       await bridge?.stop();
     });
 
-    test('getState, getSettings and an unknown pairing go through AdminRouter.call', async () => {
-      const h = harness({ call: (method, path, body) => bridge.core.admin.call(method, path, body), thumbnail: async () => Buffer.alloc(0) });
+    test('getState, getSettings and an unknown pairing go through AdminRouter.invoke', async () => {
+      const h = harness({ invoke: (name, args) => bridge.core.admin.invoke(name, args) });
       const state = await h.handler('getState')(TRUSTED, undefined);
       assert.equal(state.ok, true);
       assert.ok(Array.isArray((state as { value: { devices: unknown[] } }).value.devices));

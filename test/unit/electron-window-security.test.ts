@@ -13,8 +13,8 @@ import {
   isTrustedIpcSender,
   resolveAppRequest,
 } from '../../main/electron/window-security';
-import { IPC_ROUTES, ipcChannel } from '../../main/electron/ipc-routes';
-import { DEVICE_BRIDGE_IPC_METHODS } from '../../renderer/src/api/ipc-api';
+import { ADMIN_OPERATION_NAMES } from '../../main/contract/admin-operations';
+import { DEVICE_BRIDGE_IPC_METHODS, ipcChannel } from '../../main/contract/ipc-api';
 
 const ROOT = join(__dirname, '..', '..');
 const SIGNED = 'app://bridge/files/refs/file_abcdefghijklmnopqrstuvwxyz012345?exp=1767000000000&sig=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
@@ -129,11 +129,11 @@ describe('Electron window security (pure rules)', () => {
     const preload = readFileSync(join(ROOT, 'preload', 'index.ts'), 'utf8');
     const exposed = [...preload.matchAll(/^\s{2}(\w+): /gm)].map((m) => m[1]);
     assert.deepEqual([...exposed].sort(), [...DEVICE_BRIDGE_IPC_METHODS].sort());
-    for (const [name] of Object.entries(IPC_ROUTES)) {
+    for (const name of ADMIN_OPERATION_NAMES) {
       assert.match(preload, new RegExp(`${name}: call\\('${name}'\\)`), `${name} calls its own channel`);
       assert.equal(ipcChannel(name), `device-bridge:${name}`);
     }
-    assert.deepEqual(Object.keys(IPC_ROUTES).sort(), DEVICE_BRIDGE_IPC_METHODS.filter((m) => m !== 'onAdminEvent').sort());
+    assert.deepEqual([...ADMIN_OPERATION_NAMES].sort(), DEVICE_BRIDGE_IPC_METHODS.filter((m) => m !== 'onAdminEvent').sort());
     // Never a generic invoke/send/ipcRenderer handed to the page.
     assert.doesNotMatch(preload, /exposeInMainWorld\([^)]*ipcRenderer/);
     assert.doesNotMatch(preload, /\b(invoke|send|on)\s*:\s*\(?\s*channel/);

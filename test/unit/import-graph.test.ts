@@ -1,7 +1,8 @@
 /**
  * Import graph of main/: no module reaches itself through its imports, type imports
- * included (STYLE.md 5b, arrows point down). Imports are read with a regex, which is enough
- * for our own relative specifiers; a failure names the circle module by module.
+ * included (STYLE.md 5b, arrows point down), and neither main/ nor preload/ imports the UI
+ * (renderer/): what both sides share lives in main/contract/. Imports are read with a regex,
+ * which is enough for our own relative specifiers; a failure names the modules.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'main');
+const PRELOAD = join(ROOT, 'preload');
+const RENDERER = join(ROOT, 'renderer');
 
 // `import … from 'x'`, `import type … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`.
 const SPECIFIER = /(?:^|[;\s])(?:import|export)\s(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -111,6 +114,17 @@ function circleThrough(graph: Map<string, string[]>, group: Set<string>): string
   return [start, start];
 }
 
+/** `from → to` for every import of a module outside `ui` that lands inside it. */
+function importsInto(graph: Map<string, string[]>, ui: string): string[] {
+  const inside = (file: string): boolean => !relative(ui, file).startsWith('..');
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    if (inside(file)) continue;
+    for (const target of targets) if (inside(target)) found.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+  }
+  return found.sort();
+}
+
 void describe('import graph of main/', () => {
   void test('has no import circle (type imports included)', () => {
     const graph = importGraph(sourceFiles(MAIN));
@@ -118,6 +132,23 @@ void describe('import graph of main/', () => {
     const name = (file: string): string => relative(ROOT, file);
     const cycles = findCycles(graph).map(({ circle, others }) => circle.map(name).join(' → ') + (others.length ? ` (in the same tangle: ${others.map(name).join(', ')})` : ''));
     assert.deepEqual(cycles, [], `import circles:\n${cycles.join('\n')}`);
+  });
+
+  void test('main/ and preload/ never import renderer/ (type imports included)', () => {
+    const graph = importGraph([...sourceFiles(MAIN), ...sourceFiles(PRELOAD)]);
+    assert.ok(graph.has(join(PRELOAD, 'index.ts')), 'expected to read preload/index.ts');
+    const found = importsInto(graph, RENDERER);
+    assert.deepEqual(found, [], `imports of the UI from main/ or preload/ (move the shared part to main/contract/):\n${found.join('\n')}`);
+  });
+
+  void test('the check sees an import of renderer/', () => {
+    const ui = join(ROOT, 'renderer');
+    const graph = new Map([
+      [join(ROOT, 'main/electron/a.ts'), [join(ROOT, 'renderer/src/api/x.ts')]],
+      [join(ROOT, 'preload/index.ts'), [join(ROOT, 'main/contract/y.ts')]],
+      [join(ROOT, 'renderer/src/api/x.ts'), [join(ROOT, 'main/contract/y.ts')]],
+    ]);
+    assert.deepEqual(importsInto(graph, ui), ['main/electron/a.ts → renderer/src/api/x.ts']);
   });
 
   void test('the check sees a circle made of type imports', () => {

@@ -2,8 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../renderer/src/api/bridge-api';
 import type { AdminEvent, LiveStatus } from '../../renderer/src/api/bridge-api';
-import { DEVICE_BRIDGE_IPC_METHODS } from '../../renderer/src/api/ipc-api';
-import type { DeviceBridgeIpcApi } from '../../renderer/src/api/ipc-api';
+import { DEVICE_BRIDGE_IPC_METHODS } from '../../main/contract/ipc-api';
+import type { DeviceBridgeIpcApi } from '../../main/contract/ipc-api';
 import { createIpcTransport, findIpcBridge } from '../../renderer/src/api/ipc-transport';
 
 /** A preload stand-in: records calls, answers with IpcResult values. */
@@ -48,7 +48,7 @@ function fakePreload() {
     putPolicies: (p) => ok(p),
     getDeviceScreen: record('getDeviceScreen', new Uint8Array([0xff, 0xd8, 9])),
     getDeviceActions: record('getDeviceActions', { device_id: 'dev_1', capacity: 50, actions: [] }),
-    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, screen_width: 1080, screen_height: 2400, fresh: false, lane: 'helper' }),
+    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, at: 1_700_000_000_000, screen_width: 1080, screen_height: 2400, fresh: false, lane: 'helper' }),
     getActionScreen: record('getActionScreen', new Uint8Array([0xff, 0xd8, 5])),
     onAdminEvent: (listener) => {
       listeners.add(listener);

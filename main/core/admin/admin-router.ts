@@ -1,39 +1,114 @@
 /**
  * The admin API (DESIGN.md §9): what the UI and lab scripts use, behind the admin token and
- * loopback-only unless remote admin is enabled. Routes are declared in one table matching
- * main/contract/admin-api.ts; bodies are validated here, at the edge.
+ * loopback-only unless remote admin is enabled. Each operation of main/contract/admin-operations.ts
+ * gets one handler, typed from the map: it takes the path parameters and the request (untrusted:
+ * its fields are checked here, at the edge) and answers the map's response. The same handler
+ * answers HTTP (here) and the desktop app's IPC (`invoke`); an operation whose HTTP answer is not
+ * JSON (a JPEG, an export) adds an HTTP responder.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ADMIN_HTTP_ONLY_ROUTES,
+  ADMIN_OPERATION_NAMES,
+  ADMIN_OPERATIONS,
+  pathParamNames,
+  splitRoute,
+  type AdminHttpOnlyRoute,
+  type AdminOperationName,
+  type AdminRequest,
+  type AdminResponse,
+  type AdminRoute,
+  type OperationOfRoute,
+  type PathParams,
+} from '../../contract/admin-operations';
 import { BridgeError, isBridgeError } from '../errors';
 import { bearerToken, secretEquals } from '../secrets/secret-store';
 import { isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
 import { clientAddressOf } from '../server/network-access';
 import type { EventHub } from './event-hub';
 
-export interface AdminRequest {
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** A request as it arrives: the contract's field names, values not yet checked. */
+export type Untrusted<T> = { readonly [K in KeysOf<T>]?: unknown };
+
+/** What one operation's handler receives, over HTTP or IPC alike. */
+export interface OperationInput<R extends AdminRoute> {
+  params: PathParams<R>;
+  /** The JSON body (GET: the query); read on first call. */
+  request: () => Promise<Untrusted<AdminRequest<OperationOfRoute<R>>>>;
+}
+
+export type OperationHandler<R extends AdminRoute> = (
+  input: OperationInput<R>,
+) => Promise<AdminResponse<OperationOfRoute<R>>> | AdminResponse<OperationOfRoute<R>>;
+
+/** The HTTP exchange, for the few answers that are not JSON. */
+export interface HttpExchange {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
-  params: Record<string, string>;
-  body: () => Promise<Record<string, unknown>>;
 }
 
-export type AdminHandler = (request: AdminRequest) => Promise<unknown> | unknown;
+/** Writes an operation's HTTP answer itself; `answer()` runs the handler (errors thrown before a write become JSON errors). */
+export type HttpResponder<R extends AdminRoute> = (exchange: HttpExchange, answer: () => Promise<AdminResponse<OperationOfRoute<R>>>) => Promise<void> | void;
 
-interface Route {
+/** A route with no IPC twin (ADMIN_HTTP_ONLY_ROUTES): it writes the response itself. */
+export type HttpOnlyHandler<R extends AdminHttpOnlyRoute> = (exchange: HttpExchange & { params: PathParams<R> }) => Promise<void> | void;
+
+/** One registered route, its types erased: both ways in are closures made in `add`. */
+interface Entry {
   method: string;
   pattern: RegExp;
   names: string[];
-  handler: AdminHandler;
-  raw: boolean;
+  http(exchange: HttpExchange, values: string[]): Promise<void>;
+  invoke?(args: Record<string, unknown>): Promise<unknown>;
 }
 
 // Events are small "something changed" notes; a healthy reader never has this much pending.
 const MAX_STREAM_BACKLOG_BYTES = 256 * 1024;
 const MAX_EVENT_STREAMS = 32;
+const EVENTS_PATH = splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path;
+
+/**
+ * The path parameters by name. The one cast of the router: the names were read from the same
+ * template `PathParams<R>` is derived from, so every key of the type is present.
+ */
+function paramsOf<R extends string>(names: readonly string[], value: (name: string, index: number) => string): PathParams<R> {
+  const params: Record<string, string> = {};
+  names.forEach((name, i) => {
+    params[name] = value(name, i);
+  });
+  return params as PathParams<R>;
+}
+
+function decodeSegment(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/** A query string as a request object (the first value of a repeated name wins). */
+export function queryOf(url: URL): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) if (!(name in query)) query[name] = value;
+  return query;
+}
+
+async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const parsed = await readJsonBody(req);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BridgeError('invalid_arguments', 'body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function compile(route: string): Pick<Entry, 'method' | 'pattern' | 'names'> {
+  const { method, path } = splitRoute(route);
+  return { method, pattern: new RegExp(`^${path.replace(/:([a-z_]+)/g, '([^/]+)')}$`), names: pathParamNames(path) };
+}
 
 export class AdminRouter {
-  private readonly routes: Route[] = [];
+  private readonly routes = new Map<string, Entry>();
   private readonly streams = new Set<ServerResponse>();
 
   constructor(
@@ -45,16 +120,67 @@ export class AdminRouter {
     });
   }
 
-  /** Adds a route; `:name` segments become params. `raw` handlers write the response themselves. */
-  add(method: string, path: string, handler: AdminHandler, raw = false): void {
-    const names: string[] = [];
-    const pattern = new RegExp(
-      `^${path.replace(/:([a-z_]+)/g, (_m, name: string) => {
-        names.push(name);
-        return '([^/]+)';
-      })}$`,
-    );
-    this.routes.push({ method, pattern, names, handler, raw });
+  /**
+   * Registers the handler of one operation of the map, by its route. Its answer is sent as
+   * JSON unless `http` writes it. Each route once: a second registration throws.
+   */
+  add<R extends AdminRoute>(route: R, handler: OperationHandler<R>, options: { http?: HttpResponder<R> } = {}): void {
+    const compiled = this.claim(route);
+    const run = (params: PathParams<R>, request: () => Promise<Record<string, unknown>>): Promise<AdminResponse<OperationOfRoute<R>>> =>
+      Promise.resolve(handler({ params, request }));
+    const readRequest = (exchange: HttpExchange): (() => Promise<Record<string, unknown>>) =>
+      compiled.method === 'GET' ? async () => queryOf(exchange.url) : () => jsonBody(exchange.req);
+    this.routes.set(route, {
+      ...compiled,
+      http: async (exchange, values) => {
+        const params = paramsOf<R>(compiled.names, (_name, i) => decodeSegment(values[i]));
+        const answer = (): Promise<AdminResponse<OperationOfRoute<R>>> => run(params, readRequest(exchange));
+        if (options.http) return options.http(exchange, answer);
+        sendJson(exchange.res, 200, await answer());
+      },
+      invoke: (args) => {
+        const params = paramsOf<R>(compiled.names, (name) => {
+          const value = args[name];
+          return typeof value === 'string' ? value : '';
+        });
+        const rest = Object.fromEntries(Object.entries(args).filter(([name]) => !compiled.names.includes(name)));
+        return run(params, async () => rest);
+      },
+    });
+  }
+
+  /** Registers a route that has no IPC twin; it writes the response itself. */
+  addHttpOnly<R extends AdminHttpOnlyRoute>(route: R, handler: HttpOnlyHandler<R>): void {
+    const compiled = this.claim(route);
+    this.routes.set(route, {
+      ...compiled,
+      http: async (exchange, values) => handler({ ...exchange, params: paramsOf<R>(compiled.names, (_name, i) => decodeSegment(values[i])) }),
+    });
+  }
+
+  /** Operations of the map that have no handler yet (createCore refuses to build with any). */
+  missingOperations(): AdminOperationName[] {
+    return ADMIN_OPERATION_NAMES.filter((name) => !this.routes.has(ADMIN_OPERATIONS[name].route));
+  }
+
+  /** Every route registered, in order. */
+  registeredRoutes(): string[] {
+    return [...this.routes.keys()];
+  }
+
+  /**
+   * Runs an operation in-process (the desktop app's IPC handlers): `args` holds the path
+   * parameters and the request's fields together. Throws BridgeError like the handler.
+   */
+  async invoke(name: AdminOperationName, args: Record<string, unknown> = {}): Promise<unknown> {
+    const entry = this.routes.get(ADMIN_OPERATIONS[name].route);
+    if (!entry?.invoke) throw new BridgeError('invalid_arguments', `no admin operation ${name}`);
+    return entry.invoke(args);
+  }
+
+  private claim(route: string): Pick<Entry, 'method' | 'pattern' | 'names'> {
+    if (this.routes.has(route)) throw new Error(`admin route registered twice: ${route}`);
+    return compile(route);
   }
 
   closeStreams(): void {
@@ -79,27 +205,13 @@ export class AdminRouter {
     if (!token || !secretEquals(token, this.options.adminToken())) {
       return sendError(res, 401, 'unauthorized', 'a valid admin token is required');
     }
-    if (req.method === 'GET' && url.pathname === '/admin/api/events') return this.openStream(req, res);
-    for (const route of this.routes) {
-      if (route.method !== req.method) continue;
-      const match = route.pattern.exec(url.pathname);
+    if (req.method === 'GET' && url.pathname === EVENTS_PATH) return this.openStream(req, res);
+    for (const entry of this.routes.values()) {
+      if (entry.method !== req.method) continue;
+      const match = entry.pattern.exec(url.pathname);
       if (!match) continue;
-      const params: Record<string, string> = {};
-      route.names.forEach((name, i) => {
-        try {
-          params[name] = decodeURIComponent(match[i + 1] ?? '');
-        } catch {
-          params[name] = '';
-        }
-      });
-      const body = async (): Promise<Record<string, unknown>> => {
-        const parsed = await readJsonBody(req);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BridgeError('invalid_arguments', 'body must be a JSON object');
-        return parsed as Record<string, unknown>;
-      };
       try {
-        const result = await route.handler({ req, res, url, params, body });
-        if (!route.raw) sendJson(res, 200, result ?? { status: 'ok' });
+        await entry.http({ req, res, url }, match.slice(1));
       } catch (error) {
         if (isBridgeError(error)) return sendError(res, statusForCode(error.code), error.code, error.message);
         throw error;
@@ -107,22 +219,6 @@ export class AdminRouter {
       return;
     }
     sendError(res, 404, 'not_found', 'no such admin endpoint');
-  }
-
-  /** In-process call of a JSON route (the Electron IPC handlers use it); throws BridgeError. */
-  async call(method: string, path: string, body: Record<string, unknown> = {}): Promise<unknown> {
-    for (const route of this.routes) {
-      if (route.method !== method || route.raw) continue;
-      const match = route.pattern.exec(path);
-      if (!match) continue;
-      const params: Record<string, string> = {};
-      route.names.forEach((name, i) => {
-        params[name] = decodeURIComponent(match[i + 1] ?? '');
-      });
-      const fake = { req: undefined as never, res: undefined as never, url: new URL(path, 'http://ipc.invalid'), params, body: async () => body };
-      return (await route.handler(fake)) ?? { status: 'ok' };
-    }
-    throw new BridgeError('invalid_arguments', `no admin operation ${method} ${path}`);
   }
 
   /** Writes to one stream; a reader that stopped reading is dropped instead of buffered forever. */

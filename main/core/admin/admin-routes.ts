@@ -163,44 +163,44 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
 }
 
 export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): void {
-  router.add('GET', '/admin/api/state', () => buildAdminState(deps));
+  router.add('GET /admin/api/state', () => buildAdminState(deps));
 
-  router.add('POST', '/admin/api/pairings/:auth_session_id', async ({ params, body }) => {
-    const b = await body();
+  router.add('POST /admin/api/pairings/:auth_session_id', async ({ params, request }) => {
+    const b = await request();
     // Optional `code`: the code the person saw; refused when a refresh replaced it.
     const code = typeof b.code === 'string' ? { code: b.code } : {};
     if (b.action === 'deny') {
-      deps.bindings.decidePairing(params.auth_session_id ?? '', { action: 'deny', ...code });
+      deps.bindings.decidePairing(params.auth_session_id, { action: 'deny', ...code });
       return { status: 'denied' };
     }
     if (b.action !== 'approve') throw new BridgeError('invalid_arguments', 'action must be approve or deny');
     const deviceId = typeof b.device_id === 'string' ? b.device_id : undefined;
-    deps.bindings.decidePairing(params.auth_session_id ?? '', { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
+    deps.bindings.decidePairing(params.auth_session_id, { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
     return { status: 'approved' };
   });
 
-  router.add('POST', '/admin/api/channels/:connector_channel_id/revoke', ({ params }) => {
-    deps.bindings.revoke(params.connector_channel_id ?? '');
+  router.add('POST /admin/api/channels/:connector_channel_id/revoke', ({ params }) => {
+    deps.bindings.revoke(params.connector_channel_id);
     return { status: 'revoked' };
   });
 
-  router.add('POST', '/admin/api/channels/:connector_channel_id/extend', async ({ params, body }) => {
-    const b = await body();
+  router.add('POST /admin/api/channels/:connector_channel_id/extend', async ({ params, request }) => {
+    const b = await request();
     const extend = typeof b.extend_ms === 'number' ? b.extend_ms : NaN;
-    deps.bindings.extendLease(params.connector_channel_id ?? '', extend);
+    deps.bindings.extendLease(params.connector_channel_id, extend);
     return { status: 'extended' };
   });
 
-  router.add('POST', '/admin/api/devices/:device_id/stop', ({ params }) => {
-    const deviceId = params.device_id ?? '';
+  router.add('POST /admin/api/devices/:device_id/stop', ({ params }) => {
+    const deviceId = params.device_id;
     if (!deps.registry.get(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
     const canceled = deps.tools.stopDevice(deviceId);
     deps.hub.publish('state');
     return { status: 'stopped', canceled };
   });
 
-  router.add('GET', '/admin/api/devices/:device_id/check', async ({ params }) => {
-    const deviceId = params.device_id ?? '';
+  router.add('GET /admin/api/devices/:device_id/check', async ({ params }) => {
+    const deviceId = params.device_id;
     const device = deps.registry.get(deviceId);
     if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'no such phone');
     const result = await deps.phoneCheck.run(deviceId);
@@ -208,8 +208,8 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     return result;
   });
 
-  router.add('POST', '/admin/api/access-codes', async ({ body }) => {
-    const b = await body();
+  router.add('POST /admin/api/access-codes', async ({ request }) => {
+    const b = await request();
     const scope = requireString(b, 'scope');
     const code = b.code === null ? null : requireString(b, 'code', 128);
     deps.bindings.setAccessCode(scope, code, b.require_approval === true);
@@ -228,12 +228,12 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     ...deps.network(),
     language: deps.store.get().settings.language ?? 'system',
   });
-  router.add('GET', '/admin/api/settings', settings);
+  router.add('GET /admin/api/settings', settings);
 
   // Strict: only `limits` (known limits, each of the right type and in range) and `language`;
   // the first problem is a 400 invalid_arguments naming its field, and nothing is changed.
-  router.add('PATCH', '/admin/api/settings', async ({ body }) => {
-    const b = await body();
+  router.add('PATCH /admin/api/settings', async ({ request }) => {
+    const b = await request();
     const unknown = Object.keys(b).find((key) => key !== 'limits' && key !== 'language');
     if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits and language)`);
     if (!('limits' in b) && !('language' in b)) {
@@ -255,19 +255,16 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     return settings();
   });
 
-  router.add('POST', '/admin/api/api-key/reveal', () => ({ api_key: deps.apiKey() }));
-  router.add('POST', '/admin/api/api-key/rotate', () => ({ api_key: deps.rotateApiKey() }));
+  router.add('POST /admin/api/api-key/reveal', () => ({ api_key: deps.apiKey() }));
+  router.add('POST /admin/api/api-key/rotate', () => ({ api_key: deps.rotateApiKey() }));
 
-  router.add(
-    'GET',
-    '/admin/api/devices/:device_id/screen',
-    async ({ params, res }) => {
-      const jpeg = await deviceThumbnail(deps, params.device_id ?? '');
+  router.add('GET /admin/api/devices/:device_id/screen', async ({ params }) => new Uint8Array(await deviceThumbnail(deps, params.device_id)), {
+    http: async ({ res }, answer) => {
+      const jpeg = await answer();
       res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'no-store' });
       res.end(jpeg);
     },
-    true,
-  );
+  });
 }
 
 /** A small JPEG of a phone's screen for the Devices list (runs as observation work on its queue). */

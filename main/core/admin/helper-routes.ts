@@ -21,11 +21,11 @@ const ACTIONS = ['enable', 'disable', 'remove', 'accept_network'] as const;
 const STATUS: Record<(typeof ACTIONS)[number], string> = { enable: 'enabled', disable: 'disabled', remove: 'removed', accept_network: 'network_accepted' };
 
 export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps): void {
-  router.add('POST', '/admin/api/devices/:device_id/helper', async ({ params, body }) => {
-    const deviceId = params.device_id ?? '';
+  router.add('POST /admin/api/devices/:device_id/helper', async ({ params, request }) => {
+    const deviceId = params.device_id;
     const device = deps.registry.get(deviceId);
     if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'no such phone');
-    const action = (await body()).action;
+    const action = (await request()).action;
     if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
       throw new BridgeError('invalid_arguments', 'action must be enable, disable, remove or accept_network');
     }
@@ -40,12 +40,12 @@ export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps)
     return { status: STATUS[chosen], helper };
   });
 
-  router.add('GET', '/admin/api/fast-lane', (): AdminFastLane => deps.helpers.settings());
+  router.add('GET /admin/api/fast-lane', (): AdminFastLane => deps.helpers.settings());
 
-  router.add('PUT', '/admin/api/fast-lane', async ({ body }): Promise<AdminFastLane> => {
-    const request = await body();
-    const mode = request.default;
-    const network = request.network_default;
+  router.add('PUT /admin/api/fast-lane', async ({ request }): Promise<AdminFastLane> => {
+    const change = await request();
+    const mode = change.default;
+    const network = change.network_default;
     if (mode === undefined && network === undefined) throw new BridgeError('invalid_arguments', 'give default (ask or on), network_default (true or false), or both');
     if (mode !== undefined && mode !== 'ask' && mode !== 'on') throw new BridgeError('invalid_arguments', 'default must be ask or on');
     if (network !== undefined && typeof network !== 'boolean') throw new BridgeError('invalid_arguments', 'network_default must be true or false');

@@ -33,7 +33,7 @@ export interface LanFeature {
   stop(): void;
 }
 
-function optionalServer(body: Record<string, unknown>): string | undefined {
+function optionalServer(body: { readonly adb_server?: unknown }): string | undefined {
   const value = body.adb_server;
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value.length > 300) throw new BridgeError('invalid_arguments', 'adb_server must be the HOST:PORT of a configured ADB server');
@@ -58,23 +58,23 @@ export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): LanF
     return link;
   };
 
-  router.add('POST', '/admin/api/lan-devices', async ({ body }): Promise<{ status: string; lan_device: AdminLanDevice }> => {
-    const b = await body();
+  router.add('POST /admin/api/lan-devices', async ({ request }): Promise<{ status: string; lan_device: AdminLanDevice }> => {
+    const b = await request();
     const lanDevice = await manager.add(b.address, optionalServer(b));
     return { status: lanDevice.status, lan_device: lanDevice };
   });
 
-  router.add('DELETE', '/admin/api/lan-devices/:address', async ({ params }) => {
-    await manager.forget(params.address ?? '');
+  router.add('DELETE /admin/api/lan-devices/:address', async ({ params }) => {
+    await manager.forget(params.address);
     return { status: 'forgotten' };
   });
 
-  router.add('POST', '/admin/api/lan-pair', async ({ body }) => {
-    const b = await body();
+  router.add('POST /admin/api/lan-pair', async ({ request }) => {
+    const b = await request();
     return pairLanDevice(linkFor(optionalServer(b)), b.address, b.code, { timeoutMs: PAIRING_TIMEOUT_MS });
   });
 
-  router.add('GET', '/admin/api/lan-discovered', (): Promise<AdminLanDiscovered> => discovery.list());
+  router.add('GET /admin/api/lan-discovered', (): Promise<AdminLanDiscovered> => discovery.list());
 
   return { manager, start: () => manager.start(), stop: () => manager.stop() };
 }

@@ -4,7 +4,7 @@
  * are the existing routes.
  */
 import { BridgeError } from '../errors';
-import type { AdminPhoneActions } from '../../contract/admin-api';
+import type { AdminLiveFrame, AdminPhoneActions } from '../../contract/admin-api';
 import type { ActionTimeline } from '../phone-view/action-timeline';
 import { MASTER_MAX_SIDE, MIN_MAX_SIDE, type LiveFrames } from '../phone-view/live-frames';
 import type { AdminRouter } from './admin-router';
@@ -15,61 +15,69 @@ export interface PhoneViewRouteDeps {
   frames: Pick<LiveFrames, 'frame' | 'scaled'>;
 }
 
-function maxSideOf(url: URL): number {
-  const raw = url.searchParams.get('max_side');
-  if (raw === null) return MASTER_MAX_SIDE;
+/** `max_side` from the query (text) or IPC (a number). */
+function maxSideOf(raw: unknown): number {
+  if (raw === undefined) return MASTER_MAX_SIDE;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < MIN_MAX_SIDE || n > 1280) throw new BridgeError('invalid_arguments', `max_side must be an integer from ${MIN_MAX_SIDE} to 1280`);
   return n;
 }
 
 export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRouteDeps): void {
-  const deviceOf = (params: Record<string, string>): string => {
-    const deviceId = params.device_id ?? '';
-    if (!deps.known(deviceId)) throw new BridgeError('device_not_found', 'no such phone');
-    return deviceId;
+  const deviceOf = (params: { device_id: string }): string => {
+    if (!deps.known(params.device_id)) throw new BridgeError('device_not_found', 'no such phone');
+    return params.device_id;
   };
 
-  router.add('GET', '/admin/api/devices/:device_id/actions', ({ params }): AdminPhoneActions => {
+  router.add('GET /admin/api/devices/:device_id/actions', ({ params }): AdminPhoneActions => {
     const deviceId = deviceOf(params);
     return { device_id: deviceId, capacity: deps.timeline.capacity, actions: deps.timeline.list(deviceId) };
   });
 
   router.add(
-    'GET',
-    '/admin/api/devices/:device_id/actions/:action_id/screen',
-    ({ params, res }) => {
-      const jpeg = deps.timeline.screen(deviceOf(params), params.action_id ?? '');
+    'GET /admin/api/devices/:device_id/actions/:action_id/screen',
+    ({ params }) => {
+      const jpeg = deps.timeline.screen(deviceOf(params), params.action_id);
       if (!jpeg) throw new BridgeError('file_not_found', 'no picture for that action (none was taken, or the action left the timeline)');
-      // A call's picture never changes: the browser may keep it.
-      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'private, max-age=3600' });
-      res.end(jpeg);
+      return new Uint8Array(jpeg);
     },
-    true,
+    {
+      http: async ({ res }, answer) => {
+        const jpeg = await answer();
+        // A call's picture never changes: the browser may keep it.
+        res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'private, max-age=3600' });
+        res.end(jpeg);
+      },
+    },
   );
 
   router.add(
-    'GET',
-    '/admin/api/devices/:device_id/frame',
-    async ({ params, res, url }) => {
+    'GET /admin/api/devices/:device_id/frame',
+    async ({ params, request }): Promise<AdminLiveFrame> => {
       const deviceId = deviceOf(params);
-      const maxSide = maxSideOf(url);
-      const after = Number(url.searchParams.get('after') ?? '0');
+      const query = await request();
+      const maxSide = maxSideOf(query.max_side);
+      const after = Number(query.after ?? 0);
       const { frame, fresh } = await deps.frames.frame(deviceId, Number.isSafeInteger(after) && after > 0 ? after : 0);
       const out = await deps.frames.scaled(deviceId, frame, maxSide);
-      res.writeHead(200, {
-        'Content-Type': 'image/jpeg',
-        'Content-Length': out.jpeg.length,
-        'Cache-Control': 'no-store',
-        'X-Frame-Seq': String(frame.seq),
-        'X-Frame-At': String(frame.at),
-        'X-Frame-Fresh': fresh ? '1' : '0',
-        'X-Frame-Lane': frame.lane,
-        'X-Screen-Width': String(frame.screenWidth),
-        'X-Screen-Height': String(frame.screenHeight),
-      });
-      res.end(out.jpeg);
+      return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, at: frame.at, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh, lane: frame.lane };
     },
-    true,
+    {
+      http: async ({ res }, answer) => {
+        const frame = await answer();
+        res.writeHead(200, {
+          'Content-Type': 'image/jpeg',
+          'Content-Length': frame.bytes.length,
+          'Cache-Control': 'no-store',
+          'X-Frame-Seq': String(frame.seq),
+          'X-Frame-At': String(frame.at),
+          'X-Frame-Fresh': frame.fresh ? '1' : '0',
+          'X-Frame-Lane': frame.lane,
+          'X-Screen-Width': String(frame.screen_width),
+          'X-Screen-Height': String(frame.screen_height),
+        });
+        res.end(frame.bytes);
+      },
+    },
   );
 }

@@ -10,17 +10,24 @@ import { BridgeError } from '../errors';
 import type { AuditFilter } from '../safety/audit-log';
 import type { ApprovalAnswer } from '../safety/approval-gate';
 import type { SafetyService } from '../safety/safety-service';
-import type { AdminRouter } from './admin-router';
+import type { AdminRequest } from '../../contract/admin-operations';
+import { sendJson } from '../server/http-util';
+import { queryOf, type AdminRouter, type Untrusted } from './admin-router';
 import type { EventHub } from './event-hub';
 
 export const AUDIT_DEFAULT_LIMIT = 200;
 export const AUDIT_MAX_LIMIT = 5000;
 const ANSWERS: readonly ApprovalAnswer[] = ['approve', 'approve_for_lease', 'deny'];
 
-function auditQuery(url: URL): { filter: AuditFilter; limit: number; format: 'json' | 'jsonl' } {
-  const text = (name: string): string | undefined => {
-    const value = url.searchParams.get(name);
-    if (value === null || value === '') return undefined;
+type AuditQuery = Untrusted<AdminRequest<'getAudit'>>;
+
+/** The audit query, from the query string or IPC. */
+function auditQuery(query: AuditQuery): { filter: AuditFilter; limit: number; format: 'json' | 'jsonl' } {
+  const text = (name: keyof AuditQuery): string | undefined => {
+    const raw = query[name];
+    if (raw === undefined || raw === null || raw === '') return undefined;
+    const value = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof value !== 'string') throw new BridgeError('invalid_arguments', `${name} must be text`);
     if (value.length > 256) throw new BridgeError('invalid_arguments', `${name} is too long`);
     return value;
   };
@@ -54,57 +61,49 @@ export interface SafetyRouteDeps {
 export function registerSafetyRoutes(router: AdminRouter, deps: SafetyRouteDeps): void {
   const { safety, hub } = deps;
 
-  router.add('POST', '/admin/api/approvals/:approval_id', async ({ params, body }) => {
-    const b = await body();
+  router.add('POST /admin/api/approvals/:approval_id', async ({ params, request }) => {
+    const b = await request();
     const decision = b.decision;
     if (typeof decision !== 'string' || !ANSWERS.includes(decision as ApprovalAnswer)) {
       throw new BridgeError('invalid_arguments', 'decision must be approve, approve_for_lease or deny');
     }
-    safety.gate.answer(params.approval_id ?? '', decision as ApprovalAnswer);
+    safety.gate.answer(params.approval_id, decision as ApprovalAnswer);
     return { status: decision === 'deny' ? 'denied' : 'approved' };
   });
 
-  // Over HTTP the raw route answers (JSON, or JSON lines for ?format=jsonl); the desktop app's
-  // in-process calls skip raw routes and reach the JSON one below.
+  // Over HTTP, ?format=jsonl exports every matching entry as JSON lines instead.
   router.add(
-    'GET',
-    '/admin/api/audit',
-    async ({ url, res }) => {
-      const q = auditQuery(url);
-      if (q.format === 'jsonl') return streamJsonLines(res, safety, q.filter);
-      const text = JSON.stringify({ entries: await safety.audit.read(q.filter, q.limit) });
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-      res.end(text);
+    'GET /admin/api/audit',
+    async ({ request }) => {
+      const q = auditQuery(await request());
+      return { entries: await safety.audit.read(q.filter, q.limit) };
     },
-    true,
+    {
+      http: async ({ res, url }, answer) => {
+        const q = auditQuery(queryOf(url));
+        if (q.format === 'jsonl') return streamJsonLines(res, safety, q.filter);
+        sendJson(res, 200, await answer());
+      },
+    },
   );
-  router.add('GET', '/admin/api/audit', async ({ url }) => {
-    const q = auditQuery(url);
-    return { entries: await safety.audit.read(q.filter, q.limit) };
+
+  router.addHttpOnly('GET /admin/api/audit/screens/:name', ({ params, res }) => {
+    const path = safety.audit.screenshotPath(params.name);
+    if (!path) throw new BridgeError('file_not_found', 'no such audit screenshot');
+    const stream = createReadStream(path);
+    stream.once('error', () => {
+      if (!res.headersSent) res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(res.headersSent ? undefined : JSON.stringify({ error: { code: 'file_not_found', message: 'no such audit screenshot' } }));
+    });
+    stream.once('open', () => {
+      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      stream.pipe(res);
+    });
   });
 
-  router.add(
-    'GET',
-    '/admin/api/audit/screens/:name',
-    ({ params, res }) => {
-      const path = safety.audit.screenshotPath(params.name ?? '');
-      if (!path) throw new BridgeError('file_not_found', 'no such audit screenshot');
-      const stream = createReadStream(path);
-      stream.once('error', () => {
-        if (!res.headersSent) res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' });
-        res.end(res.headersSent ? undefined : JSON.stringify({ error: { code: 'file_not_found', message: 'no such audit screenshot' } }));
-      });
-      stream.once('open', () => {
-        res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-        stream.pipe(res);
-      });
-    },
-    true,
-  );
-
-  router.add('GET', '/admin/api/policies', () => safety.policies.get());
-  router.add('PUT', '/admin/api/policies', async ({ body }) => {
-    const updated = safety.policies.put(await body());
+  router.add('GET /admin/api/policies', () => safety.policies.get());
+  router.add('PUT /admin/api/policies', async ({ request }) => {
+    const updated = safety.policies.put(await request());
     hub.publish('state');
     return updated;
   });

@@ -1,34 +1,33 @@
 /**
  * The one client interface the UI talks to. Two transports implement it: HTTP (web console,
- * admin token) and IPC (Electron preload). Shapes come from main/contract/admin-api.ts only;
+ * admin token) and IPC (Electron preload). Shapes come from main/contract/ only;
  * errors from either side are rebuilt as ApiError with the bridge's stable code.
  */
 import type {
   AdminApproval,
+  AdminEvent,
   AdminFastLane,
-  AdminEventType,
-  AdminLanDevice,
   AdminLanDiscovered,
   AdminPhoneActions,
   AdminPolicies,
-  AdminRoutes,
   AdminSettings,
   AdminSettingsPatch,
   AdminState,
   AuditEntry,
 } from '../../../main/contract/admin-api';
+import type { AdminRequest, AdminResponse } from '../../../main/contract/admin-operations';
 
-export type PairingDecision = AdminRoutes['POST /admin/api/pairings/:auth_session_id']['request'];
-export type ApprovalDecision = AdminRoutes['POST /admin/api/approvals/:approval_id']['request']['decision'];
-export type AccessCodeRequest = AdminRoutes['POST /admin/api/access-codes']['request'];
+export type PairingDecision = AdminRequest<'decidePairing'>;
+export type ApprovalDecision = AdminRequest<'decideApproval'>['decision'];
+export type AccessCodeRequest = AdminRequest<'setAccessCode'>;
 export type StatusResponse = { status: string };
-export type StopDeviceResponse = AdminRoutes['POST /admin/api/devices/:device_id/stop']['response'];
-export type PhoneCheckResponse = AdminRoutes['GET /admin/api/devices/:device_id/check']['response'];
-export type HelperAction = AdminRoutes['POST /admin/api/devices/:device_id/helper']['request']['action'];
-export type DeviceHelperResponse = AdminRoutes['POST /admin/api/devices/:device_id/helper']['response'];
-export type AddLanDeviceResponse = { status: string; lan_device: AdminLanDevice };
-export type LanPairResponse = AdminRoutes['POST /admin/api/lan-pair']['response'];
-export type { AdminApproval, AdminFastLane, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
+export type StopDeviceResponse = AdminResponse<'stopDevice'>;
+export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
+export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
+export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
+export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
+export type LanPairResponse = AdminResponse<'pairLanDevice'>;
+export type { AdminApproval, AdminEvent, AdminFastLane, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
 
 /** A live frame: the JPEG, its sequence number (new picture, new number) and the phone's screen size. */
 export interface LiveFrameImage {
@@ -40,12 +39,6 @@ export interface LiveFrameImage {
   fresh: boolean;
   /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
   lane: 'helper' | 'adb';
-}
-
-/** One "something changed" notification from the bridge; the UI refetches state on it. */
-export interface AdminEvent {
-  type: AdminEventType;
-  [key: string]: unknown;
 }
 
 /** Health of the live-update channel, shown in the header. */

@@ -4,30 +4,17 @@
  * fetch + a stream reader, because EventSource cannot send headers. No DOM globals beyond
  * fetch/AbortController/TextDecoder, so Node tests drive it against a real server.
  */
-import type {
-  AccessCodeRequest,
-  AddLanDeviceResponse,
-  AdminEvent,
-  AdminFastLane,
-  AdminLanDiscovered,
-  AdminPhoneActions,
-  AdminPolicies,
-  AdminSettings,
-  AdminSettingsPatch,
-  AdminState,
-  ApprovalDecision,
-  AuditEntry,
-  BridgeApi,
-  DeviceHelperResponse,
-  HelperAction,
-  LanPairResponse,
-  LiveFrameImage,
-  LiveStatus,
-  PairingDecision,
-  StatusResponse,
-  PhoneCheckResponse,
-  StopDeviceResponse,
-} from './bridge-api';
+import {
+  ADMIN_HTTP_ONLY_ROUTES,
+  ADMIN_OPERATIONS,
+  fillPath,
+  pathParamNames,
+  splitRoute,
+  type AdminArgs,
+  type AdminOperationName,
+  type AdminResponse,
+} from '../../../main/contract/admin-operations';
+import type { AdminEvent, BridgeApi, LiveFrameImage, LiveStatus } from './bridge-api';
 import { ApiError, parseErrorBody } from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
@@ -44,7 +31,22 @@ export interface HttpTransportOptions {
   reconnectBaseMs?: number;
 }
 
-const API = '/admin/api';
+/**
+ * Method, URL and body of one operation (main/contract/admin-operations.ts): path parameters
+ * go into the path; the other fields are the query of a GET, nothing for a DELETE, else the
+ * JSON body (`{}` when there are none).
+ */
+export function httpRequestOf<N extends AdminOperationName>(name: N, args: AdminArgs<N>): { method: string; path: string; body: unknown } {
+  const { method, path } = splitRoute(ADMIN_OPERATIONS[name].route);
+  const inPath = pathParamNames(path);
+  const fields = Object.entries(args).filter(([field, value]) => !inPath.includes(field) && value !== undefined);
+  const filled = fillPath(path, args);
+  if (method === 'GET') {
+    const query = new URLSearchParams(fields.map(([field, value]): [string, string] => [field, String(value)])).toString();
+    return { method, path: query ? `${filled}?${query}` : filled, body: undefined };
+  }
+  return { method, path: filled, body: method === 'DELETE' ? undefined : Object.fromEntries(fields) };
+}
 
 export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -63,7 +65,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
       if (body !== undefined) headers['Content-Type'] = 'application/json';
       let response: Response;
       try {
-        response = await doFetch(`${options.origin}${API}${path}`, {
+        response = await doFetch(`${options.origin}${path}`, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -85,48 +87,54 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     }
   }
 
-  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** Runs one operation; the answer is the bridge's JSON (the contract's response type). */
+  async function json<N extends AdminOperationName>(name: N, args: AdminArgs<N>): Promise<AdminResponse<N>> {
+    const { method, path, body } = httpRequestOf(name, args);
     const response = await send(method, path, body);
     try {
-      return (await response.json()) as T;
+      return (await response.json()) as AdminResponse<N>;
     } catch {
       throw new ApiError('bad_response', 'The bridge sent an answer that is not JSON.', response.status);
     }
   }
 
-  const seg = encodeURIComponent;
+  /** Runs an operation whose HTTP answer is a JPEG (with headers). */
+  function image<N extends AdminOperationName>(name: N, args: AdminArgs<N>, signal?: AbortSignal): Promise<Response> {
+    const { method, path } = httpRequestOf(name, args);
+    return send(method, path, undefined, signal);
+  }
 
   return {
     kind: 'http',
-    getState: () => json<AdminState>('GET', '/state'),
-    decidePairing: (id: string, decision: PairingDecision) => json<StatusResponse>('POST', `/pairings/${seg(id)}`, decision),
-    decideApproval: (id: string, decision: ApprovalDecision) => json<StatusResponse>('POST', `/approvals/${seg(id)}`, { decision }),
-    revokeChannel: (id: string) => json<StatusResponse>('POST', `/channels/${seg(id)}/revoke`, {}),
-    extendChannel: (id: string, extendMs: number) => json<StatusResponse>('POST', `/channels/${seg(id)}/extend`, { extend_ms: extendMs }),
-    stopDevice: (id: string) => json<StopDeviceResponse>('POST', `/devices/${seg(id)}/stop`, {}),
-    checkDevice: (id: string) => json<PhoneCheckResponse>('GET', `/devices/${seg(id)}/check`),
-    setDeviceHelper: (id: string, action: HelperAction) => json<DeviceHelperResponse>('POST', `/devices/${seg(id)}/helper`, { action }),
-    getFastLane: () => json<AdminFastLane>('GET', '/fast-lane'),
-    putFastLane: (change) => json<AdminFastLane>('PUT', '/fast-lane', change),
-    setAccessCode: (request: AccessCodeRequest) => json<StatusResponse>('POST', '/access-codes', request),
-    addLanDevice: (address: string) => json<AddLanDeviceResponse>('POST', '/lan-devices', { address }),
-    forgetLanDevice: (address: string) => json<StatusResponse>('DELETE', `/lan-devices/${seg(address)}`),
-    pairLanDevice: (address: string, code: string) => json<LanPairResponse>('POST', '/lan-pair', { address, code }),
-    getAudit: () => json<{ entries: AuditEntry[] }>('GET', '/audit'),
-    getLanDiscovered: () => json<AdminLanDiscovered>('GET', '/lan-discovered'),
-    getSettings: () => json<AdminSettings>('GET', '/settings'),
-    patchSettings: (patch: AdminSettingsPatch) => json<AdminSettings>('PATCH', '/settings', patch),
-    revealApiKey: () => json<{ api_key: string }>('POST', '/api-key/reveal', {}),
-    rotateApiKey: () => json<{ api_key: string }>('POST', '/api-key/rotate', {}),
-    getPolicies: () => json<AdminPolicies>('GET', '/policies'),
-    putPolicies: (policies: AdminPolicies) => json<AdminPolicies>('PUT', '/policies', policies),
-    async getDeviceScreen(id: string, signal?: AbortSignal): Promise<Blob> {
-      const response = await send('GET', `/devices/${seg(id)}/screen`, undefined, signal);
+    getState: () => json('getState', {}),
+    decidePairing: (id, decision) => json('decidePairing', { auth_session_id: id, ...decision }),
+    decideApproval: (id, decision) => json('decideApproval', { approval_id: id, decision }),
+    revokeChannel: (id) => json('revokeChannel', { connector_channel_id: id }),
+    extendChannel: (id, extendMs) => json('extendChannel', { connector_channel_id: id, extend_ms: extendMs }),
+    stopDevice: (id) => json('stopDevice', { device_id: id }),
+    checkDevice: (id) => json('checkDevice', { device_id: id }),
+    setDeviceHelper: (id, action) => json('setDeviceHelper', { device_id: id, action }),
+    getFastLane: () => json('getFastLane', {}),
+    putFastLane: (change) => json('putFastLane', change),
+    setAccessCode: (request) => json('setAccessCode', request),
+    addLanDevice: (address) => json('addLanDevice', { address }),
+    forgetLanDevice: (address) => json('forgetLanDevice', { address }),
+    pairLanDevice: (address, code) => json('pairLanDevice', { address, code }),
+    getAudit: () => json('getAudit', {}),
+    getLanDiscovered: () => json('getLanDiscovered', {}),
+    getSettings: () => json('getSettings', {}),
+    patchSettings: (patch) => json('patchSettings', patch),
+    revealApiKey: () => json('revealApiKey', {}),
+    rotateApiKey: () => json('rotateApiKey', {}),
+    getPolicies: () => json('getPolicies', {}),
+    putPolicies: (policies) => json('putPolicies', policies),
+    async getDeviceScreen(id, signal) {
+      const response = await image('getDeviceScreen', { device_id: id }, signal);
       return response.blob();
     },
-    getDeviceActions: (id: string) => json<AdminPhoneActions>('GET', `/devices/${seg(id)}/actions`),
-    async getDeviceFrame(id: string, maxSide: number, after: number, signal?: AbortSignal): Promise<LiveFrameImage> {
-      const response = await send('GET', `/devices/${seg(id)}/frame?max_side=${Math.round(maxSide)}&after=${Math.max(0, Math.round(after))}`, undefined, signal);
+    getDeviceActions: (id) => json('getDeviceActions', { device_id: id }),
+    async getDeviceFrame(id, maxSide, after, signal): Promise<LiveFrameImage> {
+      const response = await image('getDeviceFrame', { device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }, signal);
       const header = (name: string): number => Number(response.headers.get(name) ?? '0');
       return {
         blob: await response.blob(),
@@ -137,12 +145,12 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
         lane: response.headers.get('X-Frame-Lane') === 'helper' ? 'helper' : 'adb',
       };
     },
-    async getActionScreen(id: string, actionId: string, signal?: AbortSignal): Promise<Blob> {
-      const response = await send('GET', `/devices/${seg(id)}/actions/${seg(actionId)}/screen`, undefined, signal);
+    async getActionScreen(id, actionId, signal) {
+      const response = await image('getActionScreen', { device_id: id, action_id: actionId }, signal);
       return response.blob();
     },
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
-      return openEventStream({ doFetch, url: `${options.origin}${API}/events`, auth, idleTimeoutMs, reconnectBaseMs, onEvent, onStatus });
+      return openEventStream({ doFetch, url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`, auth, idleTimeoutMs, reconnectBaseMs, onEvent, onStatus });
     },
   };
 }

@@ -2,20 +2,9 @@
  * BridgeApi over Electron IPC: calls the named functions the preload exposes on
  * `window.deviceBridge` and rebuilds `{ok:false,error}` results as ApiError.
  */
-import type {
-  AccessCodeRequest,
-  AdminEvent,
-  AdminPolicies,
-  AdminSettingsPatch,
-  ApprovalDecision,
-  BridgeApi,
-  HelperAction,
-  LiveFrameImage,
-  LiveStatus,
-  PairingDecision,
-} from './bridge-api';
+import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
+import type { AdminEvent, BridgeApi, LiveFrameImage, LiveStatus } from './bridge-api';
 import { ApiError } from './bridge-api';
-import type { DeviceBridgeIpcApi, IpcResult } from './ipc-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   let result: IpcResult<T>;
@@ -32,34 +21,34 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
   return {
     kind: 'ipc',
     getState: () => unwrap(bridge.getState()),
-    decidePairing: (id: string, decision: PairingDecision) => unwrap(bridge.decidePairing({ auth_session_id: id, ...decision })),
-    decideApproval: (id: string, decision: ApprovalDecision) => unwrap(bridge.decideApproval({ approval_id: id, decision })),
-    revokeChannel: (id: string) => unwrap(bridge.revokeChannel({ connector_channel_id: id })),
-    extendChannel: (id: string, extendMs: number) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
-    stopDevice: (id: string) => unwrap(bridge.stopDevice({ device_id: id })),
-    checkDevice: (id: string) => unwrap(bridge.checkDevice({ device_id: id })),
-    setDeviceHelper: (id: string, action: HelperAction) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
+    decidePairing: (id, decision) => unwrap(bridge.decidePairing({ auth_session_id: id, ...decision })),
+    decideApproval: (id, decision) => unwrap(bridge.decideApproval({ approval_id: id, decision })),
+    revokeChannel: (id) => unwrap(bridge.revokeChannel({ connector_channel_id: id })),
+    extendChannel: (id, extendMs) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
+    stopDevice: (id) => unwrap(bridge.stopDevice({ device_id: id })),
+    checkDevice: (id) => unwrap(bridge.checkDevice({ device_id: id })),
+    setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
     putFastLane: (change) => unwrap(bridge.putFastLane(change)),
-    setAccessCode: (request: AccessCodeRequest) => unwrap(bridge.setAccessCode(request)),
-    addLanDevice: (address: string) => unwrap(bridge.addLanDevice({ address })),
-    forgetLanDevice: (address: string) => unwrap(bridge.forgetLanDevice({ address })),
-    pairLanDevice: (address: string, code: string) => unwrap(bridge.pairLanDevice({ address, code })),
+    setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
+    addLanDevice: (address) => unwrap(bridge.addLanDevice({ address })),
+    forgetLanDevice: (address) => unwrap(bridge.forgetLanDevice({ address })),
+    pairLanDevice: (address, code) => unwrap(bridge.pairLanDevice({ address, code })),
     getAudit: () => unwrap(bridge.getAudit()),
     getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
     getSettings: () => unwrap(bridge.getSettings()),
-    patchSettings: (patch: AdminSettingsPatch) => unwrap(bridge.patchSettings(patch)),
+    patchSettings: (patch) => unwrap(bridge.patchSettings(patch)),
     revealApiKey: () => unwrap(bridge.revealApiKey()),
     rotateApiKey: () => unwrap(bridge.rotateApiKey()),
     getPolicies: () => unwrap(bridge.getPolicies()),
-    putPolicies: (policies: AdminPolicies) => unwrap(bridge.putPolicies(policies)),
-    async getDeviceScreen(id: string): Promise<Blob> {
+    putPolicies: (policies) => unwrap(bridge.putPolicies(policies)),
+    async getDeviceScreen(id): Promise<Blob> {
       const bytes = await unwrap(bridge.getDeviceScreen({ device_id: id }));
       // Copy into a fresh ArrayBuffer-backed view: Blob wants plain ArrayBuffer memory.
       return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
     },
-    getDeviceActions: (id: string) => unwrap(bridge.getDeviceActions({ device_id: id })),
-    async getDeviceFrame(id: string, maxSide: number, after: number): Promise<LiveFrameImage> {
+    getDeviceActions: (id) => unwrap(bridge.getDeviceActions({ device_id: id })),
+    async getDeviceFrame(id, maxSide, after): Promise<LiveFrameImage> {
       const frame = await unwrap(bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }));
       return {
         blob: new Blob([new Uint8Array(frame.bytes)], { type: 'image/jpeg' }),
@@ -70,7 +59,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
         lane: frame.lane,
       };
     },
-    async getActionScreen(id: string, actionId: string): Promise<Blob> {
+    async getActionScreen(id, actionId): Promise<Blob> {
       const bytes = await unwrap(bridge.getActionScreen({ device_id: id, action_id: actionId }));
       return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
     },

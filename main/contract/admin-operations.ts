@@ -1,0 +1,153 @@
+/**
+ * Every admin operation, once: its name (the preload function and IPC channel), its HTTP
+ * method and path template, and the request it takes and the answer it gives. The core's
+ * router registers a handler per route, the web console's HTTP transport builds URLs from
+ * it, the desktop app's IPC handlers and preload are named and typed from it; a test checks
+ * that each one is registered once and exposed over IPC.
+ *
+ * How an operation travels: over HTTP the path parameters are in the URL and the request is
+ * the JSON body (GET: the query string); over IPC one argument object carries the path
+ * parameters and the request's fields together.
+ */
+import type {
+  AdminFastLane,
+  AdminHelper,
+  AdminLiveFrame,
+  AdminLanDevice,
+  AdminLanDiscovered,
+  AdminPhoneActions,
+  AdminPhoneCheck,
+  AdminPolicies,
+  AdminSettings,
+  AdminSettingsPatch,
+  AdminState,
+  AuditEntry,
+} from './admin-api';
+
+export type AdminHttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Carries an operation's request and response types; it holds nothing at run time. */
+export interface OperationShape<Req, Res> {
+  readonly types?: (request: Req) => Res;
+}
+
+function shape<Req, Res>(): OperationShape<Req, Res> {
+  return {};
+}
+
+type Status = { status: string };
+
+/** The admin API (DESIGN.md §9); README "Admin API" describes each for people. */
+export const ADMIN_OPERATIONS = {
+  getState: { route: 'GET /admin/api/state', shape: shape<void, AdminState>() },
+  /** `code`: the code the person saw; refused when a refresh replaced it. */
+  decidePairing: {
+    route: 'POST /admin/api/pairings/:auth_session_id',
+    shape: shape<{ action: 'approve'; device_id?: string; code?: string } | { action: 'deny'; code?: string }, Status>(),
+  },
+  decideApproval: { route: 'POST /admin/api/approvals/:approval_id', shape: shape<{ decision: 'approve' | 'approve_for_lease' | 'deny' }, Status>() },
+  revokeChannel: { route: 'POST /admin/api/channels/:connector_channel_id/revoke', shape: shape<void, Status>() },
+  extendChannel: { route: 'POST /admin/api/channels/:connector_channel_id/extend', shape: shape<{ extend_ms: number }, Status>() },
+  stopDevice: { route: 'POST /admin/api/devices/:device_id/stop', shape: shape<void, { status: string; canceled: number }>() },
+  /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
+  checkDevice: { route: 'GET /admin/api/devices/:device_id/check', shape: shape<void, AdminPhoneCheck>() },
+  /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs), accept_network. */
+  setDeviceHelper: {
+    route: 'POST /admin/api/devices/:device_id/helper',
+    shape: shape<{ action: 'enable' | 'disable' | 'remove' | 'accept_network' }, { status: string; helper: AdminHelper }>(),
+  },
+  getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
+  putFastLane: { route: 'PUT /admin/api/fast-lane', shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>() },
+  /** `code: null` removes the scope's code. */
+  setAccessCode: { route: 'POST /admin/api/access-codes', shape: shape<{ scope: string; code: string | null; require_approval: boolean }, Status>() },
+  /** `adb_server`: HOST:PORT of the configured ADB server to use (default: the first). */
+  addLanDevice: { route: 'POST /admin/api/lan-devices', shape: shape<{ address: string; adb_server?: string }, { status: string; lan_device: AdminLanDevice }>() },
+  forgetLanDevice: { route: 'DELETE /admin/api/lan-devices/:address', shape: shape<void, Status>() },
+  pairLanDevice: { route: 'POST /admin/api/lan-pair', shape: shape<{ address: string; code: string; adb_server?: string }, { status: string; message: string }>() },
+  /**
+   * The audit trail, newest first. limit 1–5000 (default 200). Over HTTP `format=jsonl`
+   * exports every matching entry as application/x-ndjson, oldest first.
+   */
+  getAudit: {
+    route: 'GET /admin/api/audit',
+    shape: shape<{ device_id?: string; connector_channel_id?: string; limit?: number; format?: 'json' | 'jsonl' }, { entries: AuditEntry[] }>(),
+  },
+  /** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
+  getLanDiscovered: { route: 'GET /admin/api/lan-discovered', shape: shape<void, AdminLanDiscovered>() },
+  getSettings: { route: 'GET /admin/api/settings', shape: shape<void, AdminSettings>() },
+  /** Changes limits live and saves them; answers the settings after the change. */
+  patchSettings: { route: 'PATCH /admin/api/settings', shape: shape<AdminSettingsPatch, AdminSettings>() },
+  revealApiKey: { route: 'POST /admin/api/api-key/reveal', shape: shape<void, { api_key: string }>() },
+  rotateApiKey: { route: 'POST /admin/api/api-key/rotate', shape: shape<void, { api_key: string }>() },
+  getPolicies: { route: 'GET /admin/api/policies', shape: shape<void, AdminPolicies>() },
+  putPolicies: { route: 'PUT /admin/api/policies', shape: shape<AdminPolicies, AdminPolicies>() },
+  /** A small JPEG of the phone's screen for the Devices list (max side 360 px); HTTP answers image/jpeg. */
+  getDeviceScreen: { route: 'GET /admin/api/devices/:device_id/screen', shape: shape<void, Uint8Array>() },
+  /** The agent's recent calls on this phone, newest first (the phone view's timeline). */
+  getDeviceActions: { route: 'GET /admin/api/devices/:device_id/actions', shape: shape<void, AdminPhoneActions>() },
+  /**
+   * A live frame for the phone view (max_side 160–1280, default 720; after = the seq the
+   * viewer shows, to get the next one). Never waits for the agent's calls: while control work
+   * runs or waits on the phone, the last frame is served again. HTTP answers image/jpeg with
+   * the other fields as headers: X-Frame-Seq, X-Frame-At, X-Frame-Fresh, X-Frame-Lane,
+   * X-Screen-Width, X-Screen-Height.
+   */
+  getDeviceFrame: { route: 'GET /admin/api/devices/:device_id/frame', shape: shape<{ max_side?: number; after?: number }, AdminLiveFrame>() },
+  /** The thumbnail of the screen an action was made on (see AdminPhoneAction.screen); HTTP answers image/jpeg. */
+  getActionScreen: { route: 'GET /admin/api/devices/:device_id/actions/:action_id/screen', shape: shape<void, Uint8Array>() },
+} as const satisfies Record<string, { route: `${AdminHttpMethod} /admin/api/${string}`; shape: OperationShape<never, unknown> }>;
+
+/**
+ * Routes only the web console uses, with no IPC twin: the live event stream (the desktop app
+ * gets the same events over IPC) and the approvers' kept screenshots (AuditEntry.screenshot_ref).
+ */
+export const ADMIN_HTTP_ONLY_ROUTES = {
+  events: 'GET /admin/api/events',
+  auditScreen: 'GET /admin/api/audit/screens/:name',
+} as const;
+export type AdminHttpOnlyRoute = (typeof ADMIN_HTTP_ONLY_ROUTES)[keyof typeof ADMIN_HTTP_ONLY_ROUTES];
+
+type Operations = typeof ADMIN_OPERATIONS;
+export type AdminOperationName = keyof Operations;
+export const ADMIN_OPERATION_NAMES: readonly AdminOperationName[] = Object.keys(ADMIN_OPERATIONS) as AdminOperationName[];
+
+/** `'METHOD /path'` of an operation; every route of the map when not narrowed. */
+export type AdminRoute<N extends AdminOperationName = AdminOperationName> = Operations[N]['route'];
+/** The operation a route belongs to. */
+export type OperationOfRoute<R extends AdminRoute> = { [N in AdminOperationName]: Operations[N]['route'] extends R ? N : never }[AdminOperationName];
+
+type ShapeOf<N extends AdminOperationName> = NonNullable<Operations[N]['shape']['types']>;
+/** What the operation takes: the JSON body, or the query for GET (path parameters apart). */
+export type AdminRequest<N extends AdminOperationName> = Parameters<ShapeOf<N>>[0];
+export type AdminResponse<N extends AdminOperationName> = ReturnType<ShapeOf<N>>;
+
+/** `:name` segments of a path template. */
+export type PathParamName<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParamName<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+export type PathParams<P extends string> = { readonly [K in PathParamName<P>]: string };
+
+/** The one argument object over IPC: path parameters and request fields together. */
+export type AdminArgs<N extends AdminOperationName> = PathParams<AdminRoute<N>> & ([AdminRequest<N>] extends [void] ? PathParams<''> : AdminRequest<N>);
+
+/** Splits `'METHOD /path'`. */
+export function splitRoute(route: string): { method: AdminHttpMethod; path: string } {
+  const space = route.indexOf(' ');
+  return { method: route.slice(0, space) as AdminHttpMethod, path: route.slice(space + 1) };
+}
+
+/** The names of a template's `:name` segments, in order. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/:([a-z_]+)/g)].map((m) => m[1] ?? '');
+}
+
+/** A template with its `:name` segments filled in from `args`, each URI-encoded. */
+export function fillPath(path: string, args: object): string {
+  const values = new Map<string, unknown>(Object.entries(args));
+  return path.replace(/:([a-z_]+)/g, (_m, name: string) => {
+    const value = values.get(name);
+    return encodeURIComponent(typeof value === 'string' ? value : '');
+  });
+}
