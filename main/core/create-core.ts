@@ -22,6 +22,8 @@ import { AUTH_FLOWS, registerAuthHandlers } from './bindings/auth-handlers';
 import { DataPlane } from './server/data-plane';
 import { NetworkEndpoint, type TlsSummary } from './server/network-endpoint';
 import { sendError, sendJson, sendText } from './server/http-util';
+import { AdminGate } from './server/admin-gate';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildCard } from './protocol/card';
 import { CONNECTOR_CARD_ID, CONNECTOR_VERSION, PROTOCOL_VERSION } from './protocol/identity';
 import { renderSkill } from './protocol/skill';
@@ -366,7 +368,20 @@ export function createCore(input: CoreOptionsInput): Core {
   tools.registerHandlers(plane);
 
   const card = (): Record<string, unknown> => buildCard({ build, tools: tools.cardTools(), authFlows: AUTH_FLOWS });
-  const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub });
+  // Host, Origin and wrong-token lockout in front of the admin API and the console (DNS rebinding, cross-site calls).
+  let listeningPort = (): number => 0;
+  const adminGate = new AdminGate({
+    listenHost: () => options.host,
+    listenPort: () => listeningPort(),
+    publicUrl: () => options.network.publicUrl,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub, gate: adminGate });
+  const consoleHostRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const refused = adminGate.checkRequest(req, { checkOrigin: false });
+    if (refused) sendError(res, refused.status, refused.code, refused.message);
+    return refused !== null;
+  };
 
   // One server for every plane, http or https/wss; /health and the transfer plane are
   // xAgent planes (with /ws) that --allow-from guards. The Card and Skill stay public (spec §3).
@@ -419,11 +434,12 @@ export function createCore(input: CoreOptionsInput): Core {
           prefix: CONSOLE_FILES_PREFIX,
           handler: (req, res) => {
             if (!admin.admitsClient(req)) return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
+            if (consoleHostRefused(req, res)) return;
             req.url = (req.url ?? '').slice('/console'.length);
             handleDownload(req, res, { cache: files, signer });
           },
         },
-        { prefix: '/console', handler: (req, res, url) => serveConsole(req, res, url, options.consoleDir) },
+        { prefix: '/console', handler: (req, res, url) => (consoleHostRefused(req, res) ? undefined : serveConsole(req, res, url, options.consoleDir)) },
         {
           prefix: '/',
           exact: true,
@@ -433,6 +449,7 @@ export function createCore(input: CoreOptionsInput): Core {
       upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
     },
   });
+  listeningPort = () => endpoint.listeningPort();
   const baseUrl = (): string => endpoint.localUrl();
   const allWarnings = (): string[] => [...warnings, ...endpoint.warnings()];
 

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'tool_invoke_failed',
   'frame_too_large',
   'rate_limited',
+  'unsupported_media_type',
   // tools and devices
   'unknown_tool',
   'tool_unavailable',

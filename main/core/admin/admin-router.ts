@@ -23,7 +23,8 @@ import {
 } from '../../contract/admin-operations';
 import { BridgeError, isBridgeError } from '../errors';
 import { bearerToken, secretEquals } from '../secrets/secret-store';
-import { isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
+import type { AdminGate } from '../server/admin-gate';
+import { hasNonJsonBody, isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
 import { clientAddressOf } from '../server/network-access';
 import type { EventHub } from './event-hub';
 
@@ -112,7 +113,7 @@ export class AdminRouter {
   private readonly streams = new Set<ServerResponse>();
 
   constructor(
-    private readonly options: { adminToken: () => string; allowRemote: boolean; hub: EventHub },
+    private readonly options: { adminToken: () => string; allowRemote: boolean; hub: EventHub; gate?: AdminGate },
   ) {
     options.hub.on('event', (event) => {
       const line = `data: ${JSON.stringify(event)}\n\n`;
@@ -201,10 +202,19 @@ export class AdminRouter {
     if (!this.admitsClient(req)) {
       return sendError(res, 403, 'forbidden', 'the admin API answers loopback clients only');
     }
+    const gate = this.options.gate;
+    const refused = gate?.checkRequest(req, { checkOrigin: true });
+    if (refused) return sendError(res, refused.status, refused.code, refused.message);
+    const address = clientAddressOf(req) ?? '';
+    const lockedFor = gate?.tokenLockedFor(address) ?? null;
+    // Locked out: refused before the token is compared, so the right token is no tell either.
+    if (lockedFor !== null) return sendError(res, 429, 'rate_limited', `too many wrong admin tokens from this address; try again in ${lockedFor} s`, { 'Retry-After': String(lockedFor) });
     const token = bearerToken(req.headers.authorization);
     if (!token || !secretEquals(token, this.options.adminToken())) {
+      gate?.tokenFailed(address);
       return sendError(res, 401, 'unauthorized', 'a valid admin token is required');
     }
+    if (hasNonJsonBody(req)) return sendError(res, 415, 'unsupported_media_type', 'the admin API takes JSON bodies only (Content-Type: application/json)');
     if (req.method === 'GET' && url.pathname === EVENTS_PATH) return this.openStream(req, res);
     for (const entry of this.routes.values()) {
       if (entry.method !== req.method) continue;

@@ -17,12 +17,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(res, status, { error: { code, message } });
+  sendJson(res, status, { error: { code, message } }, headers);
 }
 
 export function sendText(res: ServerResponse, status: number, contentType: string, text: string | Buffer): void {
@@ -33,6 +33,19 @@ export function sendText(res: ServerResponse, status: number, contentType: strin
     'X-Content-Type-Options': 'nosniff',
   });
   res.end(body);
+}
+
+/**
+ * Whether a request that carries a body says it is JSON (`application/json`, or a `+json`
+ * type). A form or plain-text body is what a page from another site can send without asking
+ * first (a CORS "simple request"); the admin API takes none.
+ */
+export function hasNonJsonBody(req: IncomingMessage): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return false;
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return !(type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type));
 }
 
 /** Reads a JSON body of at most `maxBytes`; rejects with a BridgeError on anything else. */
@@ -77,6 +90,8 @@ export function statusForCode(code: string): number {
       return 409;
     case 'file_too_large':
       return 413;
+    case 'unsupported_media_type':
+      return 415;
     case 'rate_limited':
       return 429;
     case 'unreachable':

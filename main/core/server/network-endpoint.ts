@@ -103,6 +103,11 @@ export class NetworkEndpoint {
     return `${this.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${this.listening.port}`;
   }
 
+  /** The port it listens on (0 before it listens). */
+  listeningPort(): number {
+    return this.listening?.port ?? 0;
+  }
+
   /** The base URL xAgent is given: --public-url when set, else the listening URL. */
   publicUrl(): string {
     return this.o.network.publicUrl ?? this.localUrl();

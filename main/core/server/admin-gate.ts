@@ -1,0 +1,151 @@
+/**
+ * Who may even ask the admin API and the console, before the admin token is looked at.
+ *
+ * - **Host.** A page on another site can make a browser send requests to the bridge under its
+ *   own name (DNS rebinding: evil.example resolving to 127.0.0.1), so a request is answered only
+ *   under a name the bridge is served on: the loopback names, the address it listens on (every
+ *   local address when it listens on all of them), this machine's host name, and the host of
+ *   `--public-url`. Anything else is 421 `host_not_allowed`.
+ * - **Origin.** A state-changing admin call (POST, PUT, PATCH, DELETE) that carries an Origin
+ *   must come from one of those hosts on the bridge's own port (or the public URL's origin):
+ *   else 403 `origin_not_allowed`. The desktop app talks over IPC and sends none.
+ * - **Wrong admin tokens.** Per client address, ADMIN_TOKEN_FAILURES wrong tokens within
+ *   ADMIN_TOKEN_WINDOW_MS lock that address out for ADMIN_TOKEN_LOCK_MS (429 `rate_limited`
+ *   with Retry-After); the right token is refused too while locked, so the lock is no oracle.
+ */
+import type { IncomingMessage } from 'node:http';
+import { hostname, networkInterfaces } from 'node:os';
+
+export const ADMIN_TOKEN_FAILURES = 10;
+export const ADMIN_TOKEN_WINDOW_MS = 60_000;
+export const ADMIN_TOKEN_LOCK_MS = 60_000;
+/** Addresses whose failures are remembered at once; the oldest are forgotten beyond it. */
+const MAX_TRACKED_ADDRESSES = 10_000;
+
+export interface AdminGateOptions {
+  /** The address the server listens on ('0.0.0.0', '::', '127.0.0.1', a name…). */
+  listenHost: () => string;
+  /** The port it listens on (0 before it listens). */
+  listenPort: () => number;
+  /** The `--public-url`, when set. */
+  publicUrl: () => string | undefined;
+  clock?: () => number;
+  tokenFailures?: number;
+  tokenWindowMs?: number;
+  tokenLockMs?: number;
+}
+
+export type GateRefusal = { status: number; code: string; message: string; retryAfterS?: number };
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class AdminGate {
+  private readonly failures = new Map<string, { times: number[]; lockedUntil: number }>();
+  private readonly clock: () => number;
+
+  constructor(private readonly o: AdminGateOptions) {
+    this.clock = o.clock ?? Date.now;
+  }
+
+  /** The names the bridge answers under (lower case, without port, IPv6 without brackets). */
+  allowedHosts(): Set<string> {
+    const hosts = new Set(['localhost', '127.0.0.1', '::1']);
+    const listen = this.o.listenHost().toLowerCase();
+    if (listen === '0.0.0.0' || listen === '::' || listen === '') {
+      for (const list of Object.values(networkInterfaces())) for (const nic of list ?? []) hosts.add(nic.address.toLowerCase().replace(/%.*$/, ''));
+      const name = hostname().toLowerCase();
+      if (name) {
+        hosts.add(name);
+        hosts.add(`${name}.local`);
+      }
+    } else {
+      hosts.add(listen);
+    }
+    const publicHost = hostOfUrl(this.o.publicUrl());
+    if (publicHost) hosts.add(publicHost);
+    return hosts;
+  }
+
+  /** Host (and, for a state-changing call, Origin) of a request to the admin API or console; null when it may go on. */
+  checkRequest(req: IncomingMessage, options: { checkOrigin: boolean }): GateRefusal | null {
+    const host = hostOfHeader(req.headers.host);
+    const allowed = this.allowedHosts();
+    if (host === null || !allowed.has(host)) {
+      return { status: 421, code: 'host_not_allowed', message: 'this bridge does not answer under that host name (open it as localhost, its address, or its --public-url)' };
+    }
+    if (options.checkOrigin && STATE_CHANGING.has(req.method ?? '')) {
+      const origin = req.headers.origin;
+      if (origin !== undefined && !this.originAllowed(origin, allowed)) {
+        return { status: 403, code: 'origin_not_allowed', message: 'a page from another site may not change the bridge' };
+      }
+    }
+    return null;
+  }
+
+  private originAllowed(origin: string, allowed: Set<string>): boolean {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    const publicUrl = this.o.publicUrl();
+    if (publicUrl !== undefined) {
+      try {
+        if (new URL(publicUrl).origin === url.origin) return true;
+      } catch {
+        // a bad public URL was refused at start; nothing matches it here
+      }
+    }
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    return allowed.has(url.hostname.toLowerCase().replace(/^\[|\]$/g, '')) && port === this.o.listenPort();
+  }
+
+  /** Seconds until a locked-out address may try a token again, or null when it may try now. */
+  tokenLockedFor(address: string): number | null {
+    const entry = this.failures.get(address);
+    if (!entry) return null;
+    const left = entry.lockedUntil - this.clock();
+    return left > 0 ? Math.ceil(left / 1000) : null;
+  }
+
+  /** A wrong admin token from this address. */
+  tokenFailed(address: string): void {
+    const now = this.clock();
+    const window = this.o.tokenWindowMs ?? ADMIN_TOKEN_WINDOW_MS;
+    const entry = this.failures.get(address) ?? { times: [], lockedUntil: 0 };
+    entry.times = entry.times.filter((t) => now - t < window);
+    entry.times.push(now);
+    if (entry.times.length >= (this.o.tokenFailures ?? ADMIN_TOKEN_FAILURES)) {
+      entry.lockedUntil = now + (this.o.tokenLockMs ?? ADMIN_TOKEN_LOCK_MS);
+      entry.times = [];
+    }
+    this.failures.delete(address);
+    this.failures.set(address, entry);
+    if (this.failures.size > MAX_TRACKED_ADDRESSES) {
+      const oldest = this.failures.keys().next().value;
+      if (oldest !== undefined) this.failures.delete(oldest);
+    }
+  }
+}
+
+function hostOfHeader(header: string | undefined): string | null {
+  if (!header) return null;
+  const value = header.trim().toLowerCase();
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    return end > 0 ? value.slice(1, end) : null;
+  }
+  // A bare IPv6 address has several colons and no port.
+  if ((value.match(/:/g) ?? []).length > 1) return value;
+  return value.replace(/:\d*$/, '') || null;
+}
+
+function hostOfUrl(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
