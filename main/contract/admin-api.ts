@@ -378,3 +378,7 @@ export interface AdminFastLane {
   /** Lab-wide: phones with a network address may run the helper (the exposure accepted for every phone). */
   network_default: boolean;
 }
+
+/** A lab access code's length (POST /admin/api/access-codes): long enough that the guess limits make guessing take years. */
+export const ACCESS_CODE_MIN_LENGTH = 8;
+export const ACCESS_CODE_MAX_LENGTH = 128;

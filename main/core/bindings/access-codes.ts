@@ -1,6 +1,7 @@
 /**
  * Lab access codes for the `device_claim` flow: stored only as salted scrypt hashes, checked
- * in constant time, with a per-(channel, phone) limit on wrong attempts.
+ * in constant time, at least ACCESS_CODE_MIN_LENGTH characters, guesses limited per caller and
+ * per stored code (ClaimGuard).
  */
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { PersistedAccessCode } from '../store/state-store';
@@ -44,11 +45,60 @@ export class AttemptLimiter {
     this.failures.delete(key);
   }
 
+  /** Failures of `key` within the window. */
+  count(key: string): number {
+    return this.recent(key).length;
+  }
+
   private recent(key: string): number[] {
     const cutoff = this.clock() - this.windowMs;
     const kept = (this.failures.get(key) ?? []).filter((t) => t > cutoff);
     if (kept.length === 0) this.failures.delete(key);
     else this.failures.set(key, kept);
     return kept;
+  }
+}
+
+/** Documented limits (README "Documented limits"). */
+export const CLAIM_LIMITS = { perCaller: 10, perCode: 20, windowMs: 5 * 60_000 } as const;
+
+/**
+ * Who may guess an access code now.
+ * - A caller (the client address of the data plane: every channel it opens counts as one)
+ *   with `perCaller` wrong codes in the window is paused, whatever code it sends next.
+ * - A stored code that took `perCode` wrong guesses in the window (from anyone, for any phone
+ *   it opens: a wildcard code counts once, not once per phone) is closed to every caller that
+ *   guessed wrong lately; a caller with a clean record still gets through, so one guesser
+ *   cannot lock the lab out of its own code.
+ */
+export class ClaimGuard {
+  private readonly callers: AttemptLimiter;
+  private readonly codes: AttemptLimiter;
+
+  constructor(clock: () => number, limits: { perCaller: number; perCode: number; windowMs: number } = CLAIM_LIMITS) {
+    this.callers = new AttemptLimiter(limits.perCaller, limits.windowMs, clock);
+    this.codes = new AttemptLimiter(limits.perCode, limits.windowMs, clock);
+  }
+
+  /** Milliseconds until this caller may claim again, or 0. */
+  callerPausedFor(caller: string): number {
+    return this.callers.retryAfter(caller);
+  }
+
+  /** The stored codes this caller may try now (by each code's salt, unique per code). */
+  open<C extends { salt: string }>(caller: string, codes: readonly C[]): C[] {
+    if (this.callers.count(caller) === 0) return [...codes];
+    return codes.filter((code) => this.codes.retryAfter(code.salt) === 0);
+  }
+
+  /** A wrong code from `caller` against the codes it could have opened. */
+  wrong(caller: string, tried: readonly { salt: string }[]): void {
+    this.callers.recordFailure(caller);
+    for (const code of tried) this.codes.recordFailure(code.salt);
+  }
+
+  /** The right code: the caller's record is clean again. */
+  right(caller: string): void {
+    this.callers.reset(caller);
   }
 }

@@ -77,7 +77,7 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
       return;
     }
     const input = typeof ctx.payload.input === 'object' && ctx.payload.input !== null ? (ctx.payload.input as Record<string, unknown>) : {};
-    const session = flowId === DESKTOP_APPROVAL_FLOW ? service.startDesktopApproval(ctx.channel) : service.startDeviceClaim(ctx.channel, input);
+    const session = flowId === DESKTOP_APPROVAL_FLOW ? service.startDesktopApproval(ctx.channel) : service.startDeviceClaim(ctx.channel, input, ctx.connection.clientAddress);
     ctx.connection.reply(ctx.packet, 'auth.start.ack', { payload: sessionPayload(ctx, service, session) });
     // pending → authenticating; a failed start may also have ended an older pending request.
     service.pushIfChanged(ctx.channel.id);

@@ -14,7 +14,8 @@ import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { deviceHint, displayName } from '../devices/device-registry';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
-import { AttemptLimiter, accessCodeMatches, hashAccessCode } from './access-codes';
+import { ACCESS_CODE_MAX_LENGTH, ACCESS_CODE_MIN_LENGTH } from '../../contract/admin-api';
+import { ClaimGuard, accessCodeMatches, hashAccessCode } from './access-codes';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';
@@ -47,14 +48,14 @@ export interface BindingServiceEvents {
 
 const ACTIVITY_FLUSH_MS = 5000;
 /** Wrong access codes: per (channel, phone), and per phone across channels (opening channels is free). */
-const CLAIM_LIMIT = { perChannel: 5, perDevice: 20, windowMs: 5 * 60 * 1000 } as const;
+/** The same answer for a wrong code and a phone another channel holds: neither tells the other apart. */
+const CLAIM_REFUSED = 'The access code is wrong, or the phone is in use by another channel right now.';
 
 export class BindingService extends EventEmitter<BindingServiceEvents> {
   private readonly sessions: AuthSessions;
   private readonly lastPushed = new Map<string, string>();
   private readonly offlineSince = new Map<string, number>();
-  private readonly claimLimiter: AttemptLimiter;
-  private readonly deviceClaimLimiter: AttemptLimiter;
+  private readonly claims: ClaimGuard;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private activityDirty = false;
@@ -65,8 +66,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     super();
     this.clock = options.clock ?? Date.now;
     this.lease = { ...options.lease };
-    this.claimLimiter = new AttemptLimiter(CLAIM_LIMIT.perChannel, CLAIM_LIMIT.windowMs, this.clock);
-    this.deviceClaimLimiter = new AttemptLimiter(CLAIM_LIMIT.perDevice, CLAIM_LIMIT.windowMs, this.clock);
+    this.claims = new ClaimGuard(this.clock);
     this.sessions = new AuthSessions({
       ttlMs: options.pairingTtlMs,
       clock: this.clock,
@@ -98,8 +98,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     return session;
   }
 
-  /** device_claim: resolve the phone, check the lab access code, bind at once or wait for a local approval. */
-  startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>): AuthSession {
+  /**
+   * device_claim: resolve the phone, check the lab access code, bind at once or wait for a
+   * local approval. `caller`: who asks, for the guess limits (the data plane's client address;
+   * every channel it opens is the same caller).
+   */
+  startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>, caller: string): AuthSession {
     const session = this.sessions.create(channel.id, DEVICE_CLAIM_FLOW);
     this.emit('changed');
     const label = typeof input.device === 'string' ? input.device : '';
@@ -111,25 +115,24 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     };
     if (!label || !code) return fail('Both the phone (label or serial shown in the app) and the access code are required.');
     const device = this.options.registry.resolve(label);
-    const deviceKey = device?.deviceId ?? label.trim().toLowerCase();
-    const limiterKey = `${channel.id}\n${deviceKey}`;
-    // Checked before the code: once limited, even the right code is refused until the window passes.
-    const wait = Math.max(this.claimLimiter.retryAfter(limiterKey), this.deviceClaimLimiter.retryAfter(deviceKey));
-    if (wait > 0) return fail(`Too many wrong access codes for this phone; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`);
+    // Checked before the code: once paused, even the right code is refused until the window passes.
+    const wait = this.claims.callerPausedFor(caller);
+    if (wait > 0) return fail(`Too many wrong access codes from here; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`);
     if (!device) return fail(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
     if (device.state !== 'device' || device.verifiedAt === null) return fail(`${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`);
     const stored = this.options.store.get().accessCodes;
     const candidates = stored.filter((c) => c.scope === device.deviceId).concat(stored.filter((c) => c.scope === '*'));
     if (candidates.length === 0) return fail('This phone is not open to claims: the lab admin has set no access code for it.');
-    const matched = candidates.find((c) => accessCodeMatches(code, c));
+    const open = this.claims.open(caller, candidates);
+    if (open.length === 0) return fail('Too many wrong guesses of this phone’s access code lately; claims from here are paused, try again in a few minutes.');
+    const matched = open.find((c) => accessCodeMatches(code, c));
     if (!matched) {
-      this.claimLimiter.recordFailure(limiterKey);
-      this.deviceClaimLimiter.recordFailure(deviceKey);
-      return fail('The access code is wrong.');
+      this.claims.wrong(caller, open);
+      return fail(CLAIM_REFUSED);
     }
-    this.claimLimiter.reset(limiterKey);
+    this.claims.right(caller);
     const holder = this.leaseHolder(device.deviceId);
-    if (holder && holder !== channel.id) return fail('This phone is leased to another channel right now.');
+    if (holder && holder !== channel.id) return fail(CLAIM_REFUSED);
     if (matched.requireApproval) {
       session.deviceId = device.deviceId;
       session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
@@ -265,7 +268,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   setAccessCode(scope: string, code: string | null, requireApproval: boolean): void {
     if (scope !== '*' && !this.options.registry.get(scope)) throw new BridgeError('device_not_found', 'no such phone');
-    if (code !== null && (code.length < 4 || code.length > 128)) throw new BridgeError('invalid_arguments', 'access codes are 4 to 128 characters');
+    if (code !== null && (code.length < ACCESS_CODE_MIN_LENGTH || code.length > ACCESS_CODE_MAX_LENGTH)) {
+      throw new BridgeError('invalid_arguments', `access codes are ${ACCESS_CODE_MIN_LENGTH} to ${ACCESS_CODE_MAX_LENGTH} characters`);
+    }
     this.options.store.update((s) => {
       s.accessCodes = s.accessCodes.filter((c) => c.scope !== scope);
       if (code !== null) s.accessCodes.push(hashAccessCode(code, scope, requireApproval));

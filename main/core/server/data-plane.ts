@@ -12,6 +12,7 @@ import { makePacket, makeReply, parseEnvelope, type Envelope, type OutgoingPacke
 import { CONNECTOR_CARD_ID, PROTOCOL_VERSION, WS_SUBPROTOCOL } from '../protocol/identity';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import { refuseSocket } from './connection-limits';
+import { clientAddressOf } from './network-access';
 import type { PersistedChannel } from '../store/state-store';
 
 export interface DataPlaneLimits {
@@ -75,6 +76,8 @@ export class DataPlaneConnection {
     private readonly plane: DataPlane,
     /** The API key generation this connection was authorized with. */
     readonly keyGeneration: number,
+    /** The client's address (behind a --trust-proxy proxy: the client's): who guesses access codes. */
+    readonly clientAddress: string,
   ) {}
 
   get helloDone(): boolean {
@@ -242,11 +245,12 @@ export class DataPlane {
     if (this.connections.size >= this.limits.maxConnections) return refuse(503, 'too_many_connections', 'too many data planes');
     // Taken with the key check: a rotation between here and accept still closes this one.
     const generation = this.options.keyGeneration?.() ?? 0;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, generation));
+    const address = clientAddressOf(req);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, generation, address));
   }
 
-  private accept(ws: WebSocket, keyGeneration: number): void {
-    const connection = new DataPlaneConnection(this.nextId++, ws, this, keyGeneration);
+  private accept(ws: WebSocket, keyGeneration: number, clientAddress: string): void {
+    const connection = new DataPlaneConnection(this.nextId++, ws, this, keyGeneration, clientAddress);
     this.connections.add(connection);
     this.alive.set(ws, true);
     if ((this.options.keyGeneration?.() ?? 0) > keyGeneration) connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);

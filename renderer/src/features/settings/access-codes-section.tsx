@@ -4,7 +4,7 @@
  * scopes, never the codes.
  */
 import { useState } from 'react';
-import type { AdminState } from '../../../../main/contract/admin-api';
+import { ACCESS_CODE_MIN_LENGTH, type AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
@@ -48,8 +48,8 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
         className="field-row"
         onSubmit={(event) => {
           event.preventDefault();
-          if (code.trim().length < 4) {
-            setInvalid(inputError(t('settings.codes.tooShort')));
+          if (code.trim().length < ACCESS_CODE_MIN_LENGTH) {
+            setInvalid(inputError(t('settings.codes.tooShort', { min: ACCESS_CODE_MIN_LENGTH })));
             return;
           }
           setInvalid(null);
