@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'lease_conflict',
   'file_not_found',
   'file_too_large',
+  'output_too_large',
   'invalid_address',
   'unreachable',
   'pairing_failed',

@@ -7,8 +7,9 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import Adb from '@devicefarmer/adbkit';
-import { AdbDeviceShell, mapAdbError } from '../../main/core/devices/adb-device-shell';
+import { AdbDeviceShell, mapAdbError, readAllWithDeadline } from '../../main/core/devices/adb-device-shell';
 import { BridgeError } from '../../main/core/errors';
 
 type Reply = Buffer | 'fail' | 'cut';
@@ -117,4 +118,26 @@ void test('adb errors map to stable codes; a server adbkit could not start is ad
     ['something else entirely', 'command_failed'],
   ];
   for (const [message, code] of cases) assert.equal(mapAdbError(new Error(message), 'X1').code, code, message);
+});
+
+describe('what a phone sends is bounded', () => {
+  test('output past the cap stops the read with output_too_large and destroys the stream', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced += 64 * 1024;
+        this.push(Buffer.alloc(64 * 1024, 0x41));
+      },
+    });
+    await assert.rejects(readAllWithDeadline(Promise.resolve(endless), { timeoutMs: 5_000 }, 'screencap', 'SERIAL', 1024 * 1024), (error: unknown) => {
+      assert.ok(error instanceof BridgeError);
+      assert.equal(error.code, 'output_too_large');
+      assert.match(error.message, /more than 1 MiB for screencap/);
+      return true;
+    });
+    assert.ok(endless.destroyed, 'the stream is closed');
+    assert.ok(produced < 4 * 1024 * 1024, `read ${produced} bytes before stopping`);
+    const small = Readable.from([Buffer.from('ok')]);
+    assert.equal((await readAllWithDeadline(Promise.resolve(small), { timeoutMs: 5_000 }, 'echo', 'SERIAL', 1024)).toString(), 'ok');
+  });
 });

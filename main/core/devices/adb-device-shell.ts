@@ -40,12 +40,33 @@ export function mapAdbError(error: unknown, serial: string): BridgeError {
   return new BridgeError('command_failed', `adb: ${message.slice(0, 200)}`);
 }
 
-async function readAllWithDeadline(streamPromise: Promise<Duplex | Readable>, options: ShellRunOptions, what: string, serial: string): Promise<Buffer> {
+/**
+ * Most a phone (or an ADB server) may send for one command or file before the bridge stops
+ * reading: a 4K tablet's raw screenshot is 33 MB, a 30 s recording or the helper's APK tens of
+ * MB. Beyond it the command fails with `output_too_large` instead of filling the memory.
+ */
+export const MAX_DEVICE_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+export async function readAllWithDeadline(
+  streamPromise: Promise<Duplex | Readable>,
+  options: ShellRunOptions,
+  what: string,
+  serial: string,
+  maxBytes: number = MAX_DEVICE_OUTPUT_BYTES,
+): Promise<Buffer> {
   let stream: Duplex | Readable | undefined;
   const work = (async () => {
     stream = await streamPromise;
     const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        stream.destroy();
+        throw new BridgeError('output_too_large', `the phone sent more than ${Math.round(maxBytes / 1048576)} MiB for ${what}; the bridge stopped reading`);
+      }
+      chunks.push(chunk as Buffer);
+    }
     return Buffer.concat(chunks);
   })();
   try {
