@@ -417,6 +417,7 @@ export function createCore(input: CoreOptionsInput): Core {
           prefix: '/files/uploads',
           exact: true,
           xagentPlane: true,
+          bodyByProgress: true,
           handler: (req, res) =>
             handleUpload(req, res, {
               cache: files,

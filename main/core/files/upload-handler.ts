@@ -102,6 +102,8 @@ export function handleUpload(req: IncomingMessage, res: ServerResponse, deps: Up
   try {
     parser = busboy({
       headers: req.headers,
+      // File names in UTF-8 (照片.png), as browsers and curl send them; busboy's default is latin1.
+      defParamCharset: 'utf8',
       limits: { files: 4, fields: 16, fieldSize: 16 * 1024, parts: 32, headerPairs: 32 },
     });
   } catch {

@@ -15,7 +15,11 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
   /** A request line and headers must arrive within this long of the connection or the last response. */
   headersTimeoutMs: number;
-  /** A whole request (headers and body) must arrive within this long. */
+  /**
+   * A request body must arrive within this long (uploads are judged by their progress instead,
+   * files/upload-handler.ts); Node's own whole-request deadline is off, since it would cut a
+   * long upload that is still moving.
+   */
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long. */
   keepAliveTimeoutMs: number;
@@ -55,7 +59,7 @@ export function resolveConnectionLimits(input: Partial<ConnectionLimits> = {}, w
 export function serverTimeouts(limits: ConnectionLimits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
   return {
     headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
+    requestTimeout: 0,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: limits.checkIntervalMs,
   };

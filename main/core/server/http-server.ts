@@ -23,7 +23,17 @@ export interface HttpRoutes {
    * Exact-path or prefix routes, checked in order. `xagentPlane` routes (/health, the
    * transfer plane) answer only clients the network gate admits; /ws always is one.
    */
-  routes: Array<{ prefix: string; exact?: boolean; xagentPlane?: boolean; handler: RouteHandler }>;
+  routes: Array<{
+    prefix: string;
+    exact?: boolean;
+    xagentPlane?: boolean;
+    /**
+     * The handler judges a slow body by its progress itself (uploads: no bytes for a while);
+     * every other route's body must arrive within `connections.requestTimeoutMs`.
+     */
+    bodyByProgress?: boolean;
+    handler: RouteHandler;
+  }>;
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined) => void;
 }
 
@@ -137,11 +147,18 @@ export class HttpServer {
     await closed;
   }
 
+  private bodyDeadline(req: IncomingMessage, res: ServerResponse): void {
+    armBodyDeadline(req, res, this.limits.requestTimeoutMs);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = safeUrl(req.url);
     if (!url) return sendError(res, 400, 'invalid_request', 'malformed request target');
     const access = this.options.access;
     access?.resolve(req);
+    // Under TLS browsers are told to come back over HTTPS only; no response is sniffed into another type.
+    if (this.scheme === 'https') res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     try {
       for (const route of this.routes.routes) {
         const match = route.exact ? url.pathname === route.prefix : url.pathname.startsWith(route.prefix);
@@ -149,6 +166,7 @@ export class HttpServer {
           if (route.xagentPlane && access && !access.admits(req, url.pathname)) {
             return sendError(res, 403, 'permission_denied', FORBIDDEN_MESSAGE);
           }
+          if (!route.bodyByProgress) this.bodyDeadline(req, res);
           await route.handler(req, res, url);
           return;
         }
@@ -159,6 +177,29 @@ export class HttpServer {
       sendError(res, 500, 'internal_error', 'internal error');
     }
   }
+}
+
+/**
+ * Node's own whole-request deadline is off (it would cut a long upload that is still moving):
+ * instead each body must arrive within requestTimeoutMs, unless its route judges progress
+ * itself, and a body still unread when the answer has gone out closes the connection.
+ */
+function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    // The answer's end closes the connection (below); one already on its way is cut.
+    if (!res.headersSent) sendError(res, 408, 'request_timeout', `the request body did not arrive within ${Math.round(ms / 1000)} s`);
+    else req.socket.destroy();
+  }, ms);
+  timer.unref();
+  const done = (): void => clearTimeout(timer);
+  req.once('end', done);
+  req.once('close', done);
+  res.once('finish', () => {
+    // Answered before the body was read to its end: the rest is not waited for.
+    if (!req.complete) req.socket.destroy();
+  });
 }
 
 const FORBIDDEN_MESSAGE = 'this address may not connect to the bridge (--allow-from)';
