@@ -95,7 +95,8 @@ describe('connection limits: half requests and refused upgrades', { skip: proces
   let bridge: TestBridge;
   let port: number;
   before(async () => {
-    bridge = await startBridge({ connections: { headersTimeoutMs: 400, requestTimeoutMs: 1_000, checkIntervalMs: 100, refusalBackstopMs: 500 } });
+    // The header deadline leaves room to open all 150 clients on a loaded CI machine before any is freed.
+    bridge = await startBridge({ connections: { headersTimeoutMs: 2_500, requestTimeoutMs: 3_000, checkIntervalMs: 100, refusalBackstopMs: 500 } });
     port = portOf(bridge.url);
   });
   after(() => bridge.stop());
