@@ -31,7 +31,7 @@ import { FileCache } from './files/file-cache';
 import { UrlSigner } from './files/signed-url';
 import { handleDownload } from './files/download-handler';
 import { handleUpload } from './files/upload-handler';
-import { EventHub } from './admin/event-hub';
+import { EventHub } from './events/event-hub';
 import { AdminRouter } from './admin/admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin/admin-routes';
 import { PhoneCheck } from './phone-check/phone-check';

@@ -6,7 +6,7 @@
  */
 import { ipcMain, type BrowserWindow } from 'electron';
 import type { Core } from '../core/create-core';
-import type { HubEvent } from '../core/admin/event-hub';
+import type { HubEvent } from '../core/events/event-hub';
 import type { AdminOperationName } from '../contract/admin-operations';
 import { IPC_EVENT_CHANNEL } from '../contract/ipc-api';
 import { createIpcHandlers } from './ipc-handlers';

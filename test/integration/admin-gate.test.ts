@@ -40,6 +40,9 @@ describe('admin API and console: host, origin, body type', () => {
     assert.equal(foreign.json<{ error: { code: string } }>().error.code, 'origin_not_allowed');
     const otherPort = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: `http://127.0.0.1:${port + 1}` } });
     assert.equal(otherPort.status, 403, 'another service on this machine is another origin');
+    // The console through an SSH tunnel (ssh -L 9000:127.0.0.1:PORT): page and request both on localhost:9000.
+    const tunnel = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Host: 'localhost:9000', Origin: 'http://localhost:9000' } });
+    assert.equal(tunnel.status, 200, 'the origin the request itself reached is the bridge');
     const own = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: `http://127.0.0.1:${port}` } });
     assert.equal(own.status, 200, own.body.toString());
     const viaProxy = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: 'https://bridge.lab.example' } });

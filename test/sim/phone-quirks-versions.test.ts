@@ -11,7 +11,7 @@ import { AdbdServer } from '../../main/sim/adbd-server';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
 import { parseForegroundApp } from '../../main/core/android/device-info';
 import { parseKeyguard } from '../../main/core/android/screen-state';
-import { parseWindowFacts } from '../../main/core/safety/screen-probe';
+import { parseWindowFacts } from '../../main/core/android/screen-probe';
 import { RawAdbHost } from '../helpers/raw-adb-host';
 
 async function text(phone: SimulatedPhone, line: string): Promise<string> {

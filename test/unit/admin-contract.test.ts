@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { ADMIN_HTTP_ONLY_ROUTES, ADMIN_OPERATION_NAMES, ADMIN_OPERATIONS } from '../../main/contract/admin-operations';
 import { DEVICE_BRIDGE_IPC_METHODS, ipcChannel } from '../../main/contract/ipc-api';
 import { AdminRouter } from '../../main/core/admin/admin-router';
-import { EventHub } from '../../main/core/admin/event-hub';
+import { EventHub } from '../../main/core/events/event-hub';
 import { createIpcHandlers } from '../../main/electron/ipc-handlers';
 import { createHttpTransport } from '../../renderer/src/api/http-transport';
 import { createIpcTransport } from '../../renderer/src/api/ipc-transport';

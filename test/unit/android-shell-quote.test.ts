@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { buildCommandLine, OperationDeadline, quoteShellArg } from '../../main/core/android/shell-quote';
+import { buildCommandLine, OperationDeadline, quoteShellArg } from '../../main/core/devices/shell-quote';
 import { BridgeError } from '../../main/core/errors';
 
 /**

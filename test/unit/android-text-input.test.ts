@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildCommandLine } from '../../main/core/android/shell-quote';
+import { buildCommandLine } from '../../main/core/devices/shell-quote';
 import {
   clearField,
   detectUnicodeIme,

@@ -125,7 +125,50 @@ function importsInto(graph: Map<string, string[]>, ui: string): string[] {
   return found.sort();
 }
 
+/**
+ * The folders of main/core as one graph: an edge wherever a module of one imports a module of
+ * another (modules at main/core's top level, like create-core.ts, are the wiring and left out).
+ */
+function folderGraph(graph: Map<string, string[]>, core: string): Map<string, string[]> {
+  const folderOf = (file: string): string | undefined => {
+    const rel = relative(core, file);
+    if (rel.startsWith('..')) return undefined;
+    const parts = rel.split(/[\\/]/);
+    return parts.length > 1 ? parts[0] : undefined;
+  };
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    const edges = folders.get(from) ?? new Set<string>();
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to !== undefined && to !== from) edges.add(to);
+    }
+    folders.set(from, edges);
+  }
+  return new Map([...folders].map(([folder, edges]) => [folder, [...edges].sort()]));
+}
+
 void describe('import graph of main/', () => {
+  void test('the folders of main/core import each other in one direction only (no circle between folders)', () => {
+    const core = join(MAIN, 'core');
+    const folders = folderGraph(importGraph(sourceFiles(core)), core);
+    assert.ok(folders.size > 10, `expected the folders of main/core, read ${folders.size}`);
+    const cycles = findCycles(folders).map(({ circle, others }) => circle.join(' → ') + (others.length ? ` (with ${others.join(', ')})` : ''));
+    assert.deepEqual(cycles, [], `folder circles (move the shared piece down, or let the consumer own the interface):\n${cycles.join('\n')}`);
+  });
+
+  void test('the folder check sees a circle between two folders', () => {
+    const core = '/r/main/core';
+    const graph = new Map([
+      [`${core}/tools/a.ts`, [`${core}/safety/b.ts`]],
+      [`${core}/safety/b.ts`, [`${core}/tools/c.ts`]],
+      [`${core}/create-core.ts`, [`${core}/tools/a.ts`]],
+    ]);
+    assert.deepEqual(findCycles(folderGraph(graph, core)).map((c) => c.circle), [['safety', 'tools', 'safety']]);
+  });
+
   void test('has no import circle (type imports included)', () => {
     const graph = importGraph(sourceFiles(MAIN));
     assert.ok(graph.size > 50, `expected to read the modules under main/, read ${graph.size}`);

@@ -15,7 +15,7 @@ import { classify, decideFor, nodeAt, screenNeeds, type CallFacts } from '../../
 import { PolicyStore, parsePolicies } from '../../main/core/safety/policies';
 import { REDACTED, redactArguments } from '../../main/core/safety/redact';
 import { DEFAULT_DECISIONS, RISK_CLASSES } from '../../main/core/safety/risk-classes';
-import { parseWindowFacts, type ScreenFacts } from '../../main/core/safety/screen-probe';
+import { parseWindowFacts, type ScreenFacts } from '../../main/core/android/screen-probe';
 import { sensitiveAppReason } from '../../main/core/safety/sensitive-apps';
 import { sensitiveWord } from '../../main/core/safety/screen-words';
 

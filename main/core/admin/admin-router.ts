@@ -26,7 +26,7 @@ import { bearerToken, secretEquals } from '../secrets/secret-store';
 import type { AdminGate } from '../server/admin-gate';
 import { hasNonJsonBody, isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
 import { clientAddressOf } from '../server/network-access';
-import type { EventHub } from './event-hub';
+import type { EventHub } from '../events/event-hub';
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 /** A request as it arrives: the contract's field names, values not yet checked. */

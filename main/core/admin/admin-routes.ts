@@ -21,7 +21,7 @@ import type { StateStore } from '../store/state-store';
 import type { FileCache } from '../files/file-cache';
 import type { LiveLimits } from '../config/live-limits';
 import { captureRaw } from '../android/screencap';
-import type { EventHub } from './event-hub';
+import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 
 /** What the phone thumbnail needs: the phone, its shell and its queue. */

@@ -9,7 +9,7 @@ import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { HelperManager } from '../helper/helper-manager';
 import type { AdminRouter } from './admin-router';
-import type { EventHub } from './event-hub';
+import type { EventHub } from '../events/event-hub';
 
 export interface HelperRouteDeps {
   helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove' | 'acceptNetwork' | 'settings' | 'setDefault' | 'setNetworkDefault'>;

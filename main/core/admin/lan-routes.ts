@@ -11,7 +11,7 @@ import { LanDiscovery, pairLanDevice } from '../devices/lan-pairing';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import type { AdminRouter } from './admin-router';
-import type { EventHub } from './event-hub';
+import type { EventHub } from '../events/event-hub';
 
 /** How long adb may take to pair (it runs the TLS pairing handshake with the phone). */
 const PAIRING_TIMEOUT_MS = 15_000;

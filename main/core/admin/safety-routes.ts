@@ -13,7 +13,7 @@ import type { SafetyService } from '../safety/safety-service';
 import type { AdminRequest } from '../../contract/admin-operations';
 import { sendJson } from '../server/http-util';
 import { queryOf, type AdminRouter, type Untrusted } from './admin-router';
-import type { EventHub } from './event-hub';
+import type { EventHub } from '../events/event-hub';
 
 export const AUDIT_DEFAULT_LIMIT = 200;
 export const AUDIT_MAX_LIMIT = 5000;

@@ -8,8 +8,8 @@
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { phoneProblem, type PhoneProblem } from './phone-fixes';
-import { excerpt, OperationDeadline, runChecked, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { excerpt, OperationDeadline, runChecked, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 /** Fully qualified (`com.app.MainActivity`) or relative to the package (`.MainActivity`); `$` for nested classes. */

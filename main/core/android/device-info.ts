@@ -5,9 +5,11 @@
  * null field, never an exception, because dumpsys formats drift between Android versions.
  */
 import type { DeviceShell } from '../devices/device-shell';
+import { parseGetprop } from '../devices/getprop';
+export { parseGetprop };
 import { parseSystemDialog, type SystemDialog } from './system-dialogs';
-import { OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export type Rotation = 0 | 1 | 2 | 3;
 
@@ -54,16 +56,6 @@ export interface DeviceStatus {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
-
-/** Parses `getprop` output: `[key]: [value]` lines into a map (other lines ignored). */
-export function parseGetprop(output: string): Map<string, string> {
-  const props = new Map<string, string>();
-  for (const line of output.split('\n')) {
-    const match = /^\[([^\]]+)\]:\s*\[(.*)\]\s*$/.exec(line);
-    if (match?.[1] !== undefined && match[2] !== undefined) props.set(match[1], match[2]);
-  }
-  return props;
-}
 
 function parseSize(text: string | undefined): { width: number; height: number } | null {
   const match = text === undefined ? null : /(\d+)\s*x\s*(\d+)/.exec(text);

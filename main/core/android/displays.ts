@@ -13,8 +13,8 @@
  * (and Android 9 and older, whose `-d` meant something else, are never given one).
  */
 import type { DeviceShell, ShellOutput, ShellRunOptions } from '../devices/device-shell';
-import { OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export interface LogicalDisplay {
   /** Logical display id (`input -d`, `dumpsys window` mDisplayId). */

@@ -3,8 +3,8 @@
  * Every operation builds an argv itself (no free-form command strings), takes
  * `{ timeoutMs, signal }` and reports failures as BridgeError with a stable code.
  */
-export { quoteShellArg, buildCommandLine, OperationDeadline } from './shell-quote';
-export type { OperationOptions } from './shell-quote';
+export { quoteShellArg, buildCommandLine, OperationDeadline } from '../devices/shell-quote';
+export type { OperationOptions } from '../devices/shell-quote';
 export { KEY_NAMES, keyCode, isKeyName } from './keys';
 export type { KeyName } from './keys';
 export {

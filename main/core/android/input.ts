@@ -7,8 +7,8 @@ import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { keyCode } from './keys';
 import { phoneProblem } from './phone-fixes';
-import { excerpt, OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export interface Point {
   x: number;

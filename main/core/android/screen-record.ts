@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { excerpt, OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export interface RecordScreenOptions extends OperationOptions {
   /** Length of the recording, 1..30 s. */

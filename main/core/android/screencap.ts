@@ -5,8 +5,8 @@
  */
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { OperationDeadline } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { OperationDeadline } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export interface RawFrame {
   width: number;

@@ -10,8 +10,8 @@
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { runInput } from './input';
-import { excerpt, OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export const MAX_TEXT_LENGTH = 10_000;
 /** Longest argument given to one `input text` call (after `%s` encoding). */

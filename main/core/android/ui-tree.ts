@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { phoneProblem, type PhoneProblem } from './phone-fixes';
-import { excerpt, OperationDeadline, runText } from './shell-quote';
-import type { OperationOptions } from './shell-quote';
+import { excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 
 export interface UiNode {
   /** Position in the list it belongs to: document order from parseUiXml, renumbered by compactTree. */

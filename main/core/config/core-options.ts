@@ -10,7 +10,7 @@ import type { Logger } from '../logging/logger';
 import type { BuildInfo } from '../build-info';
 import type { LanOptions } from '../devices/lan-devices';
 import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
-import { resolveConnectionLimits, type ConnectionLimits } from '../server/connection-limits';
+import { resolveConnectionLimits, type ConnectionLimits } from './connection-limits';
 import type { ApiKeySource } from '../secrets/system-api-key';
 
 export interface AdbServerAddress {

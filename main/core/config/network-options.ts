@@ -6,7 +6,7 @@
  * warning for a network-facing bridge without any of it.
  */
 import { isIP } from 'node:net';
-import { AddressRanges } from '../server/network-access';
+import { AddressRanges } from './address-ranges';
 
 export interface TlsFilesOption {
   certFile: string;

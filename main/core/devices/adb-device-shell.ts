@@ -6,7 +6,7 @@
 import type { Duplex, Readable } from 'node:stream';
 import type { Client } from '@devicefarmer/adbkit';
 import { BridgeError, isBridgeError } from '../errors';
-import { buildCommandLine } from '../android/shell-quote';
+import { buildCommandLine } from './shell-quote';
 import type { DeviceShell, ShellOutput, ShellRunOptions } from './device-shell';
 import { withDeadline } from './deadline';
 import { encodeAdbRequest } from './adb-host-service';

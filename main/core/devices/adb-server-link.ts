@@ -8,7 +8,7 @@ import type { Logger } from '../logging/logger';
 import type { DeviceRegistry } from './device-registry';
 import { withDeadline } from './deadline';
 import { AdbDeviceShell } from './adb-device-shell';
-import { parseGetprop } from '../android/device-info';
+import { parseGetprop } from './getprop';
 import { reasonForAdbState } from './adb-state-reason';
 
 export interface AdbServerHealth {

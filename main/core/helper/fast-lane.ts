@@ -19,7 +19,7 @@ import { keyCode } from '../android/keys';
 import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
 import { typeText, type TypeTextOptions } from '../android/text-input';
 import { parseForegroundApp } from '../android/device-info';
-import { runText } from '../android/shell-quote';
+import { runText } from '../devices/shell-quote';
 import type { Lane, ToolLanes, WindowGlance } from '../tools/tool-definition';
 import { notPerformed } from './helper-client';
 import type { HelperManager, HelperSession } from './helper-manager';

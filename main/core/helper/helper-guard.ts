@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { BridgeError } from '../errors';
 import type { DeviceShell, ShellRunOptions } from '../devices/device-shell';
-import { runText } from '../android/shell-quote';
+import { runText } from '../devices/shell-quote';
 import { HELPER_DEVICE_PORT } from './helper-protocol';
 import { MJPEG_DEVICE_PORT } from './mjpeg-stream';
 

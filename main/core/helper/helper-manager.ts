@@ -21,7 +21,7 @@ import { createReadStream } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { buildCommandLine, runText } from '../android/shell-quote';
+import { buildCommandLine, runText } from '../devices/shell-quote';
 import { installApk } from '../android/apps';
 import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';

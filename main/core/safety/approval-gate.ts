@@ -13,7 +13,7 @@ import { BridgeError } from '../errors';
 import { captureRaw } from '../android/screencap';
 import { withDeadline } from '../devices/deadline';
 import type { UiNode } from '../android/ui-tree';
-import type { EventHub } from '../admin/event-hub';
+import type { EventHub } from '../events/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
@@ -23,8 +23,8 @@ import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification }
 import type { PolicyStore } from './policies';
 import { redactArguments, type RedactionContext } from './redact';
 import type { RiskClass } from './risk-classes';
-import type { CallInfo, GateDecision, SafetyGate } from './safety-gate';
-import { probeScreen, type ScreenFacts } from './screen-probe';
+import type { CallInfo, GateDecision, SafetyGate } from '../tools/safety-gate';
+import { probeScreen, type ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';

@@ -13,7 +13,7 @@ import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel
 import { LAUNCHER_PACKAGE, SENSITIVE_ICON_LABELS, SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
 import { sensitiveWord } from './screen-words';
 import { isPermissionPrompt } from '../android/system-dialogs';
-import type { ScreenFacts } from './screen-probe';
+import type { ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
 
 /** Keys that only move away from what is on screen (or change volume); never sensitive. */

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { AuditEntry, AuditTypedText } from '../../contract/admin-api';
 import { accessCodeMatches } from '../bindings/access-codes';
-import type { EventHub } from '../admin/event-hub';
+import type { EventHub } from '../events/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
@@ -18,7 +18,7 @@ import { ApprovalGate } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { REDACTED, redactArguments } from './redact';
-import type { CallRecordSink } from './safety-gate';
+import type { CallRecordSink } from '../tools/safety-gate';
 
 export interface SafetyServiceOptions {
   dataDir: string;

@@ -7,8 +7,8 @@
  *   local address when it listens on all of them), this machine's host name, and the host of
  *   `--public-url`. Anything else is 421 `host_not_allowed`.
  * - **Origin.** A state-changing admin call (POST, PUT, PATCH, DELETE) that carries an Origin
- *   must come from one of those hosts on the bridge's own port (or the public URL's origin):
- *   else 403 `origin_not_allowed`. The desktop app talks over IPC and sends none.
+ *   must come from one of those hosts on the port the request reached or the bridge's own
+ *   port (or the public URL's origin): else 403 `origin_not_allowed`. The desktop app talks over IPC and sends none.
  * - **Wrong admin tokens.** Per client address, ADMIN_TOKEN_FAILURES wrong tokens within
  *   ADMIN_TOKEN_WINDOW_MS lock that address out for ADMIN_TOKEN_LOCK_MS (429 `rate_limited`
  *   with Retry-After); the right token is refused too while locked, so the lock is no oracle.
@@ -75,14 +75,19 @@ export class AdminGate {
     }
     if (options.checkOrigin && STATE_CHANGING.has(req.method ?? '')) {
       const origin = req.headers.origin;
-      if (origin !== undefined && !this.originAllowed(origin, allowed)) {
+      if (origin !== undefined && !this.originAllowed(origin, allowed, req.headers.host)) {
         return { status: 403, code: 'origin_not_allowed', message: 'a page from another site may not change the bridge' };
       }
     }
     return null;
   }
 
-  private originAllowed(origin: string, allowed: Set<string>): boolean {
+  /**
+   * The page's origin is the bridge itself: an allowed name on the port the request reached
+   * (its Host header: an SSH tunnel or a port mapping shows the console on another port than
+   * the bridge listens on), the listening port, or the public URL's origin.
+   */
+  private originAllowed(origin: string, allowed: Set<string>, hostHeader: string | undefined): boolean {
     let url: URL;
     try {
       url = new URL(origin);
@@ -97,8 +102,10 @@ export class AdminGate {
         // a bad public URL was refused at start; nothing matches it here
       }
     }
+    if (!allowed.has(url.hostname.toLowerCase().replace(/^\[|\]$/g, ''))) return false;
+    if (hostHeader !== undefined && url.host.toLowerCase() === hostHeader.trim().toLowerCase()) return true;
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-    return allowed.has(url.hostname.toLowerCase().replace(/^\[|\]$/g, '')) && port === this.o.listenPort();
+    return port === this.o.listenPort();
   }
 
   /** Seconds until a locked-out address may try a token again, or null when it may try now. */

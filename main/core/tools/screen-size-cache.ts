@@ -9,7 +9,7 @@
  * tap fail. A tap every few seconds thus never waits for these two commands.
  */
 import type { ScreenSize } from '../android/input';
-import type { OperationOptions } from '../android/shell-quote';
+import type { OperationOptions } from '../devices/shell-quote';
 import { withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 

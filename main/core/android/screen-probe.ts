@@ -7,9 +7,9 @@
  */
 import { isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { parseForegroundApp } from '../android/device-info';
-import { OperationDeadline, runText } from '../android/shell-quote';
-import { readUiTree, type UiNode } from '../android/ui-tree';
+import { parseForegroundApp } from './device-info';
+import { OperationDeadline, runText } from '../devices/shell-quote';
+import { readUiTree, type UiNode } from './ui-tree';
 
 export interface WindowFacts {
   /** The focused window's identity (`Window{hash u0 …}`): a dialog or new activity changes it. */

@@ -6,7 +6,7 @@
  * the program exactly as given.
  */
 import { BridgeError } from '../errors';
-import type { DeviceShell, ShellRunOptions } from '../devices/device-shell';
+import type { DeviceShell, ShellRunOptions } from './device-shell';
 
 /**
  * Quotes one argument for a POSIX shell: the whole argument goes inside single quotes, where

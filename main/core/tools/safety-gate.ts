@@ -7,7 +7,7 @@
 import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import type { UiNode } from '../android/ui-tree';
-import type { BatchStep, ToolDefinition } from '../tools/tool-definition';
+import type { BatchStep, ToolDefinition } from './tool-definition';
 
 export interface GateDecision {
   decision: 'allow' | 'deny';
