@@ -10,7 +10,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
-import { helperOf, result, setHelper, waitForHelper, withInstalledHelper, type Json } from '../helpers/fast-lane';
+import { result, type Json } from '../helpers/acks';
+import { helperOf, setHelper, waitForHelper, withInstalledHelper } from '../helpers/fast-lane';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
