@@ -12,9 +12,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../main/core/logging/logger';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
 import { TEST_ADMIN_TOKEN, TEST_API_KEY } from '../helpers/bridge';
 import { XAgentClient } from '../helpers/xagent-client';
-import { result as resultOf, type Json } from '../helpers/acks';
 import { answerApproval, pendingApprovals as pendingOf, waitForApproval as approvalOf } from '../helpers/approvals';
 
 const APPROVAL_TIMEOUT_MS = 6_000;
@@ -61,7 +61,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     await walletHome();
     const pay = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('setup-pay'));
     await answer(String((await waitForApproval('android_tap')).approval_id), 'approve');
-    resultOf(await pay);
+    result(await pay);
     await waitUntil(() => rig.phones[0]!.screenState().screen === 'confirm', 5_000, 'payment confirmation');
   }
 
@@ -156,7 +156,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     let from = argv().length;
     const launch = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('approve'));
     await answer(String((await waitForApproval('android_launch_app')).approval_id), 'approve');
-    const launched = resultOf(await launch);
+    const launched = result(await launch);
     assert.equal(launched.safety.decided_by, 'admin');
     assert.equal(launched.safety.risk, 'high');
     assert.ok((launched.safety.risk_classes as string[]).includes('sensitive_app'));
@@ -175,12 +175,12 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!ran(from, isInputTap));
     await answer(String(approval.approval_id), 'approve');
     const [a, b] = await Promise.all([first, retry]);
-    assert.deepEqual(resultOf(a), resultOf(b));
+    assert.deepEqual(result(a), result(b));
     assert.equal(argv().slice(from).filter(isInputTap).length, 1, 'the pay tap ran exactly once');
     await waitUntil(() => rig.phones[0]!.screenState().screen === 'confirm', 5_000, 'payment confirmation');
     // A retry after it finished returns the stored ack without asking.
     const late = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
-    assert.deepEqual(resultOf(late), resultOf(a));
+    assert.deepEqual(result(late), result(a));
     assert.deepEqual(await pendingApprovals(), []);
     assert.equal(argv().slice(from).filter(isInputTap).length, 1);
   });
@@ -194,13 +194,13 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok((approval.reasons as string[]).some((r) => /FLAG_SECURE/.test(r)), JSON.stringify(approval.reasons));
     assert.ok(!ran(from, isInputTap), 'held');
     await answer(String(approval.approval_id), 'approve_for_lease');
-    assert.equal(resultOf(await cancel).safety.decided_by, 'admin_for_lease');
+    assert.equal(result(await cancel).safety.decided_by, 'admin_for_lease');
     await waitUntil(() => rig.phones[0]!.screenState().screen === 'home', 5_000, 'wallet home');
 
     // Same classes (sensitive_app) on this lease: runs without asking.
     from = argv().length;
     const balance = await invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, callId('balance'));
-    assert.equal(resultOf(balance).safety.decided_by, 'lease_approval');
+    assert.equal(result(balance).safety.decided_by, 'lease_approval');
     assert.ok(ran(from, isInputTap));
 
     // Pay adds sensitive_screen, which this lease never approved: asked again. Deny.
@@ -257,7 +257,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     from = argv().length;
     const mark = client.received.length;
     const paid = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('policy-allow'));
-    const safety = resultOf(paid).safety;
+    const safety = result(paid).safety;
     assert.equal(safety.decision, 'allow');
     assert.equal(safety.decided_by, 'policy');
     assert.ok((safety.reasons as string[]).length > 0, 'reasons are explicit even when allowed');
@@ -265,7 +265,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!client.received.slice(mark).some((p) => p.type === 'tool.progress.push' && p.payload?.status === 'waiting_approval'), 'not asked');
     // Back out of the confirmation screen: escape keys never ask.
     const back = await invoke(client, channel, 'android_press_key', { key: 'back' }, callId('back'));
-    assert.equal(resultOf(back).safety.decided_by, 'policy');
+    assert.equal(result(back).safety.decided_by, 'policy');
     const reset = await rig.bridge.admin('PUT', '/admin/api/policies', initial.body);
     assert.equal(reset.status, 200);
     assert.deepEqual(reset.body.per_device, {});
@@ -275,10 +275,10 @@ describe('approvals, policy and audit over the real adb server', () => {
     const set = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: ACCESS_CODE, require_approval: false });
     assert.equal(set.status, 200);
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
     // The username field is not a password field: no approval; the access code typed there is redacted in the audit.
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: ACCESS_CODE }, callId('user')));
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `alice ${TEST_API_KEY}`, clear: true }, callId('user2')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: ACCESS_CODE }, callId('user')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `alice ${TEST_API_KEY}`, clear: true }, callId('user2')));
     assert.equal(rig.phones[0]!.typedText('username'), `alice ${TEST_API_KEY}`);
 
     const from = argv().length;
@@ -289,7 +289,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!JSON.stringify(await pendingApprovals()).includes(PASSWORD));
     assert.ok(!ran(from, (a) => a.join(' ').includes(PASSWORD)));
     await answer(String(approval.approval_id), 'approve');
-    const typed = resultOf(await typing);
+    const typed = result(await typing);
     assert.ok(!JSON.stringify(typed).includes(PASSWORD), 'the result does not echo the text');
     assert.equal(rig.phones[0]!.typedText('password'), PASSWORD);
 
@@ -299,7 +299,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const SECOND = 'Other!Secret-4242';
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2'));
     const beforeBatch = argv().length;
-    const batch = resultOf(
+    const batch = result(
       await invoke(
         client,
         channel,
@@ -322,12 +322,12 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!JSON.stringify(await pendingApprovals()).includes('android_batch'));
 
     // A signed URL (its sig is a credential) opened on the phone: the audit keeps the URL without sig.
-    const shot = resultOf(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
     const signed = `${rig.bridge.url}${String(shot.download_url)}`;
     const shotSig = new URL(signed).searchParams.get('sig') ?? '';
     plantedSigs.push(shotSig);
     assert.ok(shotSig.length > 20);
-    resultOf(await invoke(client, channel, 'android_open_url', { url: signed }, callId('url')));
+    result(await invoke(client, channel, 'android_open_url', { url: signed }, callId('url')));
     const audit = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=5`);
     const opened = (audit.body.entries as Json[]).find((e) => e.tool_id === 'android_open_url');
     assert.ok(opened, 'open_url audited');
@@ -336,7 +336,7 @@ describe('approvals, policy and audit over the real adb server', () => {
   });
 
   test('the stop button cancels a held call and three queued ones; none of them runs', async () => {
-    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2')));
+    result(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2')));
     const from = argv().length;
     // A non-web link: its class (non_web_url) was never approved for this lease.
     const link = 'market://details?id=com.example.stop';
@@ -360,11 +360,11 @@ describe('approvals, policy and audit over the real adb server', () => {
     const gone = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
     assert.equal(gone.status, 404);
     // The phone still works afterwards.
-    resultOf(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
+    result(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
   });
 
   test('tapping the Wallet icon on the home screen is held like launching it', async () => {
-    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home3')));
+    result(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home3')));
     const from = argv().length;
     const call = invoke(client, channel, 'android_tap', { element: { content_desc: 'Wallet' } }, callId('icon'));
     const approval = await waitForApproval('android_tap');
@@ -383,7 +383,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.deepEqual(approval.risk_classes, ['non_web_url']);
     assert.ok(!ran(from, (a) => a.includes(link)));
     await answer(String(approval.approval_id), 'approve');
-    assert.equal(resultOf(await call).safety.decided_by, 'admin');
+    assert.equal(result(await call).safety.decided_by, 'admin');
     assert.ok(ran(from, (a) => a[0] === 'am' && a.includes(link)));
     assert.equal(rig.phones[0]!.foregroundPackage(), 'com.android.vending');
     const refused = await invoke(client, channel, 'android_open_url', { url: 'file:///sdcard/secret.txt' }, callId('file'));
@@ -397,7 +397,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.equal((await denied).error?.code, 'approval_denied');
     const allowed = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('audit-approve'));
     await answer(String((await waitForApproval('android_launch_app')).approval_id), 'approve');
-    resultOf(await allowed);
+    result(await allowed);
     const deny = await rig.bridge.admin('PUT', '/admin/api/policies', { ...defaultPolicies, per_device: { [deviceId]: { sensitive_app: 'deny' } } });
     assert.equal(deny.status, 200, JSON.stringify(deny.body));
     const refused = await invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('audit-policy'));
@@ -437,21 +437,21 @@ describe('approvals, policy and audit over the real adb server', () => {
   });
 
   test('the screen read reuses the tree an action observed, while the same window stays in front', async () => {
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
     const dumps = (from: number): number => argv().slice(from).filter((a) => a[0] === 'uiautomator').length;
     let from = argv().length;
-    const tapped = resultOf(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('note-tap')));
+    const tapped = result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('note-tap')));
     assert.equal(tapped.safety.decision, 'allow');
     assert.ok(dumps(from) >= 2, 'first action: the gate dumps, the tool resolves and observes');
     // The observed tree is the screen after the tap and the window is unchanged: no new dump.
     from = argv().length;
-    const typed = resultOf(await invoke(client, channel, 'android_type_text', { text: 'groceries' }, callId('note-type')));
+    const typed = result(await invoke(client, channel, 'android_type_text', { text: 'groceries' }, callId('note-type')));
     assert.equal(typed.safety.decision, 'allow');
     assert.equal(dumps(from), 0, JSON.stringify(argv().slice(from)));
     assert.ok(argv().slice(from).some((a) => a[0] === 'dumpsys'), 'the window in front is still read');
     // That call did not observe: the cached tree may be stale, so the next call dumps again.
     from = argv().length;
-    resultOf(await invoke(client, channel, 'android_swipe', { direction: 'up' }, callId('note-swipe')));
+    result(await invoke(client, channel, 'android_swipe', { direction: 'up' }, callId('note-swipe')));
     assert.equal(dumps(from), 1);
   });
 
@@ -459,14 +459,14 @@ describe('approvals, policy and audit over the real adb server', () => {
     // Every kind of secret goes through the bridge once more here, so this test stands alone;
     // the sigs earlier tests saw are looked for too.
     assert.equal((await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: ACCESS_CODE, require_approval: false })).status, 200);
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('plant-login')));
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `${ACCESS_CODE} ${TEST_API_KEY}`, clear: true }, callId('plant-user')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('plant-login')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `${ACCESS_CODE} ${TEST_API_KEY}`, clear: true }, callId('plant-user')));
     const typing = invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, text: PASSWORD, clear: true }, callId('plant-password'));
     const approval = await waitForApproval('android_type_text');
     await answer(String(approval.approval_id), 'approve');
-    resultOf(await typing);
-    const shot = resultOf(await invoke(client, channel, 'android_screenshot', {}, callId('plant-shot')));
-    resultOf(await invoke(client, channel, 'android_open_url', { url: `${rig.bridge.url}${String(shot.download_url)}` }, callId('plant-url')));
+    result(await typing);
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}, callId('plant-shot')));
+    result(await invoke(client, channel, 'android_open_url', { url: `${rig.bridge.url}${String(shot.download_url)}` }, callId('plant-url')));
     const sigOf = (path: unknown): string => new URL(String(path), rig.bridge.url).searchParams.get('sig') ?? '';
     const sigs = [sigOf(approval.screenshot_url), sigOf(shot.download_url), ...plantedSigs];
     assert.ok(sigs.every((sig) => sig.length > 20), JSON.stringify(sigs));

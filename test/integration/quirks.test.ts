@@ -7,16 +7,10 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import { result, type Ack } from '../helpers/acks';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { HUGE_TREE_NODES } from '../../main/sim/phone-quirks';
-
-type Ack = Awaited<ReturnType<typeof invoke>>;
-
-function result(ack: Ack): Record<string, any> {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Record<string, any>;
-}
 
 function refused(ack: Ack, code: string, fix: RegExp): string {
   assert.equal(ack.error?.code, code, JSON.stringify(ack.error ?? ack.payload));
