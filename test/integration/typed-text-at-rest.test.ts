@@ -146,6 +146,19 @@ describe('typed text at rest over the real adb server', () => {
   });
 
   test('no typed text anywhere in the data dir or the logs', async () => {
+    // The three texts go through the bridge once more here (typed with an observed screen, in a
+    // batch, and held for approval), so this test stands alone.
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true, observe: true }, callId('plant-address')));
+    const steps = [{ tool: 'android_type_text', arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true } }];
+    assert.equal(result(await invoke(client, channel, 'android_batch', { steps, observe: true }, callId('plant-batch'))).status, 'done');
+    await putPolicies({ per_device: { [deviceId]: { control: 'ask' } } });
+    try {
+      const call = invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: HELD, clear: true }, callId('plant-held'));
+      await answerApproval(rig.bridge, await waitForApproval(rig.bridge, 'android_type_text'), 'approve');
+      result(await call);
+    } finally {
+      await putPolicies({ per_device: {} });
+    }
     // The audit flushes before it answers.
     await auditEntries();
     const files = filesUnder(rig.bridge.dataDir);
