@@ -170,7 +170,10 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok((approval.reasons as string[]).some((r) => /pay/i.test(r)), JSON.stringify(approval.reasons));
     // A network retry while the call is held joins it: still one approval, nothing ran.
     const retry = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
-    await new Promise((r) => setTimeout(r, 100));
+    // A changed call under the same id, sent after the retry on the same connection, is refused
+    // at once; its answer is the signal that the retry has been taken in (no sleep).
+    const changed = await invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, payId);
+    assert.equal(changed.error?.code, 'idempotency_conflict', JSON.stringify(changed));
     assert.equal((await pendingApprovals()).length, 1);
     assert.ok(!ran(from, isInputTap));
     await answer(String(approval.approval_id), 'approve');
