@@ -1,20 +1,13 @@
 /**
- * What the fast lane's integration tests share: a call's result, the phone's helper as the
+ * What the fast lane's integration tests share: the phone's helper as the
  * admin state shows it, waiting for a helper state, the per-phone actions, and a bridge of
  * its own whose phone has the helper enabled and installed.
  */
 import assert from 'node:assert/strict';
-import { startBoundRig, type BoundRig, type DeviceRig, type invoke } from './device-rig';
+import { startBoundRig, type BoundRig, type DeviceRig } from './device-rig';
+import type { Json } from './acks';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
-export type Ack = Awaited<ReturnType<typeof invoke>>;
-export type Json = Record<string, any>;
-
-/** The result of a call that must have succeeded. */
-export function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
 
 export async function helperOf(rig: DeviceRig, index = 0): Promise<Json> {
   const state = await rig.bridge.admin('GET', '/admin/api/state');

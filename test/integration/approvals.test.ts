@@ -1,29 +1,36 @@
 /**
  * Human approval and the safety policy, end to end: xAgent client → bridge → real adb server
  * → simulated phones. The phone's argv log proves what ran and what did not.
+ *
+ * One bridge for the file; each test gets a fresh channel (so a fresh lease: no grant of an
+ * earlier test), the default policies and the phone on its home screen, and sets up the rest
+ * itself, so any test passes run alone.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../main/core/logging/logger';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
 import { TEST_ADMIN_TOKEN, TEST_API_KEY } from '../helpers/bridge';
-import { XAgentClient, type Packet } from '../helpers/xagent-client';
+import { XAgentClient } from '../helpers/xagent-client';
+import { answerApproval, pendingApprovals as pendingOf, waitForApproval as approvalOf } from '../helpers/approvals';
 
 const APPROVAL_TIMEOUT_MS = 6_000;
 const PASSWORD = 'Zebra!Quartz-7781';
 const ACCESS_CODE = 'lab-7Q4Z-0912';
 
-type Json = Record<string, any>;
-
 describe('approvals, policy and audit over the real adb server', () => {
   let rig: DeviceRig;
   let client: XAgentClient;
-  let channel: string;
+  /** Bound afresh before each test. */
+  let channel = '';
   let deviceId: string;
+  let defaultPolicies: Json;
   const logs: string[] = [];
-  let plantedSig = '';
+  /** Signed-URL sigs the tests saw; the last test looks for every one of them. */
+  const plantedSigs: string[] = [];
   let callN = 0;
   const callId = (name: string): string => `call_${name}_${process.pid}_${++callN}`;
 
@@ -32,32 +39,37 @@ describe('approvals, policy and audit over the real adb server', () => {
   const isInputTap = (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap';
   const launchedWallet = (a: string[]): boolean => a.includes('com.example.wallet') && (a[0] === 'monkey' || a[0] === 'am');
 
-  async function pendingApprovals(): Promise<Json[]> {
-    const state = await rig.bridge.admin('GET', '/admin/api/state');
-    return state.body.approvals as Json[];
+  const pendingApprovals = (): Promise<Json[]> => pendingOf(rig.bridge);
+  const waitForApproval = (toolId: string): Promise<Json> => approvalOf(rig.bridge, toolId);
+  const answer = (approvalId: string, decision: 'approve' | 'approve_for_lease' | 'deny'): Promise<void> => answerApproval(rig.bridge, approvalId, decision);
+
+  /** Runs a command line on the phone itself, past the bridge: test setup, not a call under test. */
+  async function phoneShell(line: string): Promise<void> {
+    const out = await rig.phones[0]!.exec(line, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(out.exitCode, 0, out.stderr.toString());
   }
 
-  async function waitForApproval(toolId: string): Promise<Json> {
-    let found: Json | undefined;
-    const deadline = Date.now() + 15_000;
-    while (!found) {
-      found = (await pendingApprovals()).find((a) => a.tool_id === toolId);
-      if (!found) {
-        if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    return found;
+  /** The wallet in front on its home screen (balance and Pay), started afresh. */
+  async function walletHome(): Promise<void> {
+    await phoneShell('am force-stop com.example.wallet');
+    await phoneShell('am start -n com.example.wallet/com.example.wallet.WalletActivity');
+    await waitUntil(() => rig.phones[0]!.screenState().screen === 'home' && rig.phones[0]!.foregroundPackage() === 'com.example.wallet', 5_000, 'wallet home');
   }
 
-  async function answer(approvalId: string, decision: string): Promise<void> {
-    const res = await rig.bridge.admin('POST', `/admin/api/approvals/${approvalId}`, { decision });
+  /** The wallet's FLAG_SECURE payment confirmation in front: Pay tapped, the person approving it. */
+  async function walletConfirm(): Promise<void> {
+    await walletHome();
+    const pay = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('setup-pay'));
+    await answer(String((await waitForApproval('android_tap')).approval_id), 'approve');
+    result(await pay);
+    await waitUntil(() => rig.phones[0]!.screenState().screen === 'confirm', 5_000, 'payment confirmation');
+  }
+
+  /** This channel's audit entries, newest first. */
+  async function channelAudit(): Promise<Json[]> {
+    const res = await rig.bridge.admin('GET', `/admin/api/audit?connector_channel_id=${encodeURIComponent(channel)}&limit=500`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-  }
-
-  function resultOf(ack: Packet): Json {
-    assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-    return ack.payload?.result as Json;
+    return res.body.entries as Json[];
   }
 
   before(async () => {
@@ -69,7 +81,17 @@ describe('approvals, policy and audit over the real adb server', () => {
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     deviceId = rig.device(0).deviceId;
+    const policies = await rig.bridge.admin('GET', '/admin/api/policies');
+    assert.equal(policies.status, 200);
+    defaultPolicies = policies.body;
+  });
+  beforeEach(async () => {
+    // Revoking ends the previous test's lease, and with it any approval granted for the lease.
+    if (channel !== '') assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
     channel = await bindChannel(rig, client, deviceId);
+    assert.equal((await rig.bridge.admin('PUT', '/admin/api/policies', defaultPolicies)).status, 200);
+    await phoneShell('input keyevent KEYCODE_HOME');
+    await waitUntil(() => rig.phones[0]!.screenState().package === 'com.google.android.apps.nexuslauncher', 5_000, 'home screen');
   });
   after(async () => {
     await client?.close();
@@ -92,8 +114,9 @@ describe('approvals, policy and audit over the real adb server', () => {
     const shot = await fetch(`${rig.bridge.url}${String(approval.screenshot_url)}`);
     assert.equal(shot.status, 200);
     assert.equal(shot.headers.get('content-type'), 'image/jpeg');
-    plantedSig = new URL(String(approval.screenshot_url), rig.bridge.url).searchParams.get('sig') ?? '';
-    assert.ok(plantedSig.length > 20);
+    const sig = new URL(String(approval.screenshot_url), rig.bridge.url).searchParams.get('sig') ?? '';
+    assert.ok(sig.length > 20);
+    plantedSigs.push(sig);
     const progress = await client.waitFor((p) => p.type === 'tool.progress.push' && p.payload?.status === 'waiting_approval', 5_000, mark);
     assert.equal(progress.payload?.tool_id, 'android_launch_app');
     assert.equal(progress.connector_channel_id, channel);
@@ -125,13 +148,15 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(elapsed < APPROVAL_TIMEOUT_MS + 5_000, `ended after ${elapsed} ms`);
     assert.ok(!ran(from, launchedWallet));
     assert.deepEqual(await pendingApprovals(), []);
+    const audited = await channelAudit();
+    assert.deepEqual(audited.map((e) => [e.error_code, e.decided_by]), [['approval_timeout', 'timeout']]);
   });
 
   test('approve runs it once; tapping Pay is held too; a retry of the same tool_call_id neither asks nor runs again', async () => {
     let from = argv().length;
     const launch = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('approve'));
     await answer(String((await waitForApproval('android_launch_app')).approval_id), 'approve');
-    const launched = resultOf(await launch);
+    const launched = result(await launch);
     assert.equal(launched.safety.decided_by, 'admin');
     assert.equal(launched.safety.risk, 'high');
     assert.ok((launched.safety.risk_classes as string[]).includes('sensitive_app'));
@@ -145,36 +170,40 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok((approval.reasons as string[]).some((r) => /pay/i.test(r)), JSON.stringify(approval.reasons));
     // A network retry while the call is held joins it: still one approval, nothing ran.
     const retry = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
-    await new Promise((r) => setTimeout(r, 100));
+    // A changed call under the same id, sent after the retry on the same connection, is refused
+    // at once; its answer is the signal that the retry has been taken in (no sleep).
+    const changed = await invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, payId);
+    assert.equal(changed.error?.code, 'idempotency_conflict', JSON.stringify(changed));
     assert.equal((await pendingApprovals()).length, 1);
     assert.ok(!ran(from, isInputTap));
     await answer(String(approval.approval_id), 'approve');
     const [a, b] = await Promise.all([first, retry]);
-    assert.deepEqual(resultOf(a), resultOf(b));
+    assert.deepEqual(result(a), result(b));
     assert.equal(argv().slice(from).filter(isInputTap).length, 1, 'the pay tap ran exactly once');
     await waitUntil(() => rig.phones[0]!.screenState().screen === 'confirm', 5_000, 'payment confirmation');
     // A retry after it finished returns the stored ack without asking.
     const late = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
-    assert.deepEqual(resultOf(late), resultOf(a));
+    assert.deepEqual(result(late), result(a));
     assert.deepEqual(await pendingApprovals(), []);
     assert.equal(argv().slice(from).filter(isInputTap).length, 1);
   });
 
   test('approve for the lease lets later calls of the same risk classes through; a new class still asks', async () => {
     // On the FLAG_SECURE confirmation screen of the wallet: sensitive_app + secure_screen.
+    await walletConfirm();
     let from = argv().length;
     const cancel = invoke(client, channel, 'android_tap', { element: { resource_id: 'cancel_button' } }, callId('cancel'));
     const approval = await waitForApproval('android_tap');
     assert.ok((approval.reasons as string[]).some((r) => /FLAG_SECURE/.test(r)), JSON.stringify(approval.reasons));
     assert.ok(!ran(from, isInputTap), 'held');
     await answer(String(approval.approval_id), 'approve_for_lease');
-    assert.equal(resultOf(await cancel).safety.decided_by, 'admin_for_lease');
+    assert.equal(result(await cancel).safety.decided_by, 'admin_for_lease');
     await waitUntil(() => rig.phones[0]!.screenState().screen === 'home', 5_000, 'wallet home');
 
     // Same classes (sensitive_app) on this lease: runs without asking.
     from = argv().length;
     const balance = await invoke(client, channel, 'android_tap', { element: { resource_id: 'balance_label' } }, callId('balance'));
-    assert.equal(resultOf(balance).safety.decided_by, 'lease_approval');
+    assert.equal(result(balance).safety.decided_by, 'lease_approval');
     assert.ok(ran(from, isInputTap));
 
     // Pay adds sensitive_screen, which this lease never approved: asked again. Deny.
@@ -215,6 +244,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const badApp = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: {}, per_device: {}, sensitive_apps: ['rm -rf /'] });
     assert.equal(badApp.status, 400);
 
+    await walletHome();
     const deny = await rig.bridge.admin('PUT', '/admin/api/policies', { ...initial.body, per_device: { [deviceId]: { sensitive_app: 'deny' } } });
     assert.equal(deny.status, 200, JSON.stringify(deny.body));
     let from = argv().length;
@@ -230,7 +260,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     from = argv().length;
     const mark = client.received.length;
     const paid = await invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, callId('policy-allow'));
-    const safety = resultOf(paid).safety;
+    const safety = result(paid).safety;
     assert.equal(safety.decision, 'allow');
     assert.equal(safety.decided_by, 'policy');
     assert.ok((safety.reasons as string[]).length > 0, 'reasons are explicit even when allowed');
@@ -238,7 +268,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!client.received.slice(mark).some((p) => p.type === 'tool.progress.push' && p.payload?.status === 'waiting_approval'), 'not asked');
     // Back out of the confirmation screen: escape keys never ask.
     const back = await invoke(client, channel, 'android_press_key', { key: 'back' }, callId('back'));
-    assert.equal(resultOf(back).safety.decided_by, 'policy');
+    assert.equal(result(back).safety.decided_by, 'policy');
     const reset = await rig.bridge.admin('PUT', '/admin/api/policies', initial.body);
     assert.equal(reset.status, 200);
     assert.deepEqual(reset.body.per_device, {});
@@ -248,10 +278,10 @@ describe('approvals, policy and audit over the real adb server', () => {
     const set = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: ACCESS_CODE, require_approval: false });
     assert.equal(set.status, 200);
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
     // The username field is not a password field: no approval; the access code typed there is redacted in the audit.
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: ACCESS_CODE }, callId('user')));
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `alice ${TEST_API_KEY}`, clear: true }, callId('user2')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: ACCESS_CODE }, callId('user')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `alice ${TEST_API_KEY}`, clear: true }, callId('user2')));
     assert.equal(rig.phones[0]!.typedText('username'), `alice ${TEST_API_KEY}`);
 
     const from = argv().length;
@@ -262,7 +292,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!JSON.stringify(await pendingApprovals()).includes(PASSWORD));
     assert.ok(!ran(from, (a) => a.join(' ').includes(PASSWORD)));
     await answer(String(approval.approval_id), 'approve');
-    const typed = resultOf(await typing);
+    const typed = result(await typing);
     assert.ok(!JSON.stringify(typed).includes(PASSWORD), 'the result does not echo the text');
     assert.equal(rig.phones[0]!.typedText('password'), PASSWORD);
 
@@ -272,7 +302,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const SECOND = 'Other!Secret-4242';
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2'));
     const beforeBatch = argv().length;
-    const batch = resultOf(
+    const batch = result(
       await invoke(
         client,
         channel,
@@ -295,21 +325,21 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!JSON.stringify(await pendingApprovals()).includes('android_batch'));
 
     // A signed URL (its sig is a credential) opened on the phone: the audit keeps the URL without sig.
-    const shot = resultOf(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
     const signed = `${rig.bridge.url}${String(shot.download_url)}`;
     const shotSig = new URL(signed).searchParams.get('sig') ?? '';
+    plantedSigs.push(shotSig);
     assert.ok(shotSig.length > 20);
-    resultOf(await invoke(client, channel, 'android_open_url', { url: signed }, callId('url')));
+    result(await invoke(client, channel, 'android_open_url', { url: signed }, callId('url')));
     const audit = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=5`);
     const opened = (audit.body.entries as Json[]).find((e) => e.tool_id === 'android_open_url');
     assert.ok(opened, 'open_url audited');
     assert.match(String(opened.arguments.url), /sig=\[redacted\]/);
     assert.ok(!JSON.stringify(audit.body).includes(shotSig));
-    plantedSig = `${plantedSig}|${shotSig}`;
   });
 
   test('the stop button cancels a held call and three queued ones; none of them runs', async () => {
-    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2')));
+    result(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home2')));
     const from = argv().length;
     // A non-web link: its class (non_web_url) was never approved for this lease.
     const link = 'market://details?id=com.example.stop';
@@ -329,14 +359,15 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.ok(!ran(from, (a) => a.includes(link)) && !ran(from, isInputTap), JSON.stringify(argv().slice(from)));
     await waitUntil(() => rig.bridge.core.tools.queue.stats(deviceId).running === 0, 5_000, 'queue idle');
     assert.deepEqual(await pendingApprovals(), []);
+    assert.equal((await channelAudit()).filter((e) => e.error_code === 'canceled').length, 4, 'each canceled call is audited');
     const gone = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
     assert.equal(gone.status, 404);
     // The phone still works afterwards.
-    resultOf(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
+    result(await invoke(client, channel, 'android_tap', { x: 50, y: 600 }, callId('after-stop')));
   });
 
   test('tapping the Wallet icon on the home screen is held like launching it', async () => {
-    resultOf(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home3')));
+    result(await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home3')));
     const from = argv().length;
     const call = invoke(client, channel, 'android_tap', { element: { content_desc: 'Wallet' } }, callId('icon'));
     const approval = await waitForApproval('android_tap');
@@ -355,7 +386,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.deepEqual(approval.risk_classes, ['non_web_url']);
     assert.ok(!ran(from, (a) => a.includes(link)));
     await answer(String(approval.approval_id), 'approve');
-    assert.equal(resultOf(await call).safety.decided_by, 'admin');
+    assert.equal(result(await call).safety.decided_by, 'admin');
     assert.ok(ran(from, (a) => a[0] === 'am' && a.includes(link)));
     assert.equal(rig.phones[0]!.foregroundPackage(), 'com.android.vending');
     const refused = await invoke(client, channel, 'android_open_url', { url: 'file:///sdcard/secret.txt' }, callId('file'));
@@ -363,23 +394,29 @@ describe('approvals, policy and audit over the real adb server', () => {
   });
 
   test('the audit trail: every call with decision, who decided, outcome; the approver’s screenshot kept; JSON-lines export', async () => {
-    const res = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=500`);
-    assert.equal(res.status, 200);
-    const entries = res.body.entries as Json[];
+    // On this test's channel: one call the person refuses, one they approve, one the policy refuses.
+    const denied = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('audit-deny'));
+    await answer(String((await waitForApproval('android_launch_app')).approval_id), 'deny');
+    assert.equal((await denied).error?.code, 'approval_denied');
+    const allowed = invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('audit-approve'));
+    await answer(String((await waitForApproval('android_launch_app')).approval_id), 'approve');
+    result(await allowed);
+    const deny = await rig.bridge.admin('PUT', '/admin/api/policies', { ...defaultPolicies, per_device: { [deviceId]: { sensitive_app: 'deny' } } });
+    assert.equal(deny.status, 200, JSON.stringify(deny.body));
+    const refused = await invoke(client, channel, 'android_launch_app', { package: 'com.example.wallet' }, callId('audit-policy'));
+    assert.equal(refused.error?.code, 'policy_denied');
+
+    const entries = await channelAudit();
     const byCall = (pred: (e: Json) => boolean): Json[] => entries.filter(pred);
+    assert.equal(entries.length, 3, JSON.stringify(entries));
     assert.ok(entries.every((e) => e.device_id === deviceId && typeof e.id === 'string' && typeof e.duration_ms === 'number'));
     assert.ok(entries[0]!.time >= entries[entries.length - 1]!.time, 'newest first');
-    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 4);
-    assert.equal(byCall((e) => e.error_code === 'approval_timeout' && e.decided_by === 'timeout').length, 1);
+    assert.equal(byCall((e) => e.error_code === 'approval_denied' && e.decided_by === 'admin').length, 1);
     assert.equal(byCall((e) => e.error_code === 'policy_denied' && e.decided_by === 'policy').length, 1);
-    assert.ok(byCall((e) => e.decided_by === 'lease_approval' && e.outcome === 'ok').length >= 1);
-    assert.equal(byCall((e) => e.error_code === 'canceled').length, 4);
     const approved = byCall((e) => e.decided_by === 'admin' && e.decision === 'allow' && e.outcome === 'ok');
-    assert.ok(approved.length >= 3);
-    for (const entry of approved) {
-      assert.equal(entry.risk, 'high');
-      assert.match(String(entry.screenshot_ref), /^shot_appr_[A-Za-z0-9_-]+\.jpg$/);
-    }
+    assert.equal(approved.length, 1);
+    assert.equal(approved[0]!.risk, 'high');
+    assert.match(String(approved[0]!.screenshot_ref), /^shot_appr_[A-Za-z0-9_-]+\.jpg$/);
     const screen = await fetch(`${rig.bridge.url}/admin/api/audit/screens/${String(approved[0]!.screenshot_ref)}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
     assert.equal(screen.status, 200);
     assert.equal(screen.headers.get('content-type'), 'image/jpeg');
@@ -387,39 +424,56 @@ describe('approvals, policy and audit over the real adb server', () => {
     const unauth = await fetch(`${rig.bridge.url}/admin/api/audit/screens/${String(approved[0]!.screenshot_ref)}`);
     assert.equal(unauth.status, 401);
 
-    const byChannel = await rig.bridge.admin('GET', `/admin/api/audit?connector_channel_id=${encodeURIComponent(channel)}&limit=3`);
-    assert.equal((byChannel.body.entries as Json[]).length, 3);
+    const limited = await rig.bridge.admin('GET', `/admin/api/audit?connector_channel_id=${encodeURIComponent(channel)}&limit=2`);
+    assert.deepEqual((limited.body.entries as Json[]).map((e) => e.id), entries.slice(0, 2).map((e) => e.id), 'the newest two');
     const badLimit = await rig.bridge.admin('GET', '/admin/api/audit?limit=0');
     assert.equal(badLimit.status, 400);
 
+    const byDevice = await rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(deviceId)}&limit=500`);
+    const deviceEntries = byDevice.body.entries as Json[];
     const exported = await fetch(`${rig.bridge.url}/admin/api/audit?format=jsonl&device_id=${encodeURIComponent(deviceId)}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
     assert.equal(exported.status, 200);
     assert.match(String(exported.headers.get('content-type')), /^application\/x-ndjson/);
     const lines = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l) as Json);
-    assert.equal(lines.length, entries.length);
-    assert.deepEqual(lines.map((l) => l.id), entries.map((e) => e.id).reverse(), 'oldest first, the same entries');
+    assert.equal(lines.length, deviceEntries.length);
+    assert.deepEqual(lines.map((l) => l.id), deviceEntries.map((e) => e.id).reverse(), 'oldest first, the same entries');
   });
 
   test('the screen read reuses the tree an action observed, while the same window stays in front', async () => {
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
     const dumps = (from: number): number => argv().slice(from).filter((a) => a[0] === 'uiautomator').length;
     let from = argv().length;
-    const tapped = resultOf(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('note-tap')));
+    const tapped = result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('note-tap')));
     assert.equal(tapped.safety.decision, 'allow');
     assert.ok(dumps(from) >= 2, 'first action: the gate dumps, the tool resolves and observes');
     // The observed tree is the screen after the tap and the window is unchanged: no new dump.
     from = argv().length;
-    const typed = resultOf(await invoke(client, channel, 'android_type_text', { text: 'groceries' }, callId('note-type')));
+    const typed = result(await invoke(client, channel, 'android_type_text', { text: 'groceries' }, callId('note-type')));
     assert.equal(typed.safety.decision, 'allow');
     assert.equal(dumps(from), 0, JSON.stringify(argv().slice(from)));
     assert.ok(argv().slice(from).some((a) => a[0] === 'dumpsys'), 'the window in front is still read');
     // That call did not observe: the cached tree may be stale, so the next call dumps again.
     from = argv().length;
-    resultOf(await invoke(client, channel, 'android_swipe', { direction: 'up' }, callId('note-swipe')));
+    result(await invoke(client, channel, 'android_swipe', { direction: 'up' }, callId('note-swipe')));
     assert.equal(dumps(from), 1);
   });
 
   test('no planted secret anywhere in the data dir or the logs', async () => {
+    // Every kind of secret goes through the bridge once more here, so this test stands alone;
+    // the sigs earlier tests saw are looked for too.
+    assert.equal((await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: ACCESS_CODE, require_approval: false })).status, 200);
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('plant-login')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: `${ACCESS_CODE} ${TEST_API_KEY}`, clear: true }, callId('plant-user')));
+    const typing = invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, text: PASSWORD, clear: true }, callId('plant-password'));
+    const approval = await waitForApproval('android_type_text');
+    await answer(String(approval.approval_id), 'approve');
+    result(await typing);
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}, callId('plant-shot')));
+    result(await invoke(client, channel, 'android_open_url', { url: `${rig.bridge.url}${String(shot.download_url)}` }, callId('plant-url')));
+    const sigOf = (path: unknown): string => new URL(String(path), rig.bridge.url).searchParams.get('sig') ?? '';
+    const sigs = [sigOf(approval.screenshot_url), sigOf(shot.download_url), ...plantedSigs];
+    assert.ok(sigs.every((sig) => sig.length > 20), JSON.stringify(sigs));
+
     // The audit flushes before it answers.
     await rig.bridge.admin('GET', '/admin/api/audit?limit=1');
     const secrets: Array<[string, string]> = [
@@ -427,7 +481,7 @@ describe('approvals, policy and audit over the real adb server', () => {
       ['admin token', TEST_ADMIN_TOKEN],
       ['access code', ACCESS_CODE],
       ['password text', PASSWORD],
-      ...plantedSig.split('|').filter(Boolean).map((sig, i): [string, string] => [`signed URL sig ${i}`, sig]),
+      ...sigs.map((sig, i): [string, string] => [`signed URL sig ${i}`, sig]),
     ];
     const files: string[] = [];
     const walk = (dir: string): void => {

@@ -10,7 +10,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { invoke, startBoundRig, waitUntil } from '../helpers/device-rig';
-import { helperOf, result, setHelper, waitForHelper, withInstalledHelper, type Json } from '../helpers/fast-lane';
+import { result, type Json } from '../helpers/acks';
+import { helperOf, setHelper, waitForHelper, withInstalledHelper } from '../helpers/fast-lane';
 import { findHelperApks } from '../../main/core/helper/helper-apks';
 
 const isInstrument = (a: string[]): boolean => a[0] === 'am' && a[1] === 'instrument';

@@ -10,7 +10,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
-import { helperOf, result, setHelper, waitForHelper, withInstalledHelper, type Json } from '../helpers/fast-lane';
+import { result, type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
+import { helperOf, setHelper, waitForHelper, withInstalledHelper } from '../helpers/fast-lane';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
@@ -296,15 +298,9 @@ describe('fast lane: the screen read after an action', () => {
     try {
       const second = phone.argvLog.length;
       const held = invoke(client, channel, 'android_tap', at, callId('tap-c2'));
-      let approval: Json | undefined;
-      for (const deadline = Date.now() + 15_000; !approval; ) {
-        const state = await rig.bridge.admin('GET', '/admin/api/state');
-        approval = (state.body.approvals as Json[]).find((a) => a.tool_id === 'android_tap');
-        if (!approval && Date.now() > deadline) throw new Error('the tap was never held for approval');
-        if (!approval) await new Promise((r) => setTimeout(r, 20));
-      }
+      const approval = await waitForApproval(rig.bridge, 'android_tap');
       assert.ok(phone.argvLog.slice(second).some(isSource), 'the screen was read again');
-      await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
+      await answerApproval(rig.bridge, approval, 'deny');
       const ack = await held;
       assert.equal(ack.error?.code, 'approval_denied');
       assert.equal(phone.argvLog.slice(second).filter(isHelperAction).length, 0, 'nothing tapped');

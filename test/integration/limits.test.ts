@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
 import { startBridge } from '../helpers/bridge';
 import { createIpcHandlers } from '../../main/electron/ipc-handlers';
 import { ipcChannel } from '../../main/contract/ipc-api';
 import { XAgentClient } from '../helpers/xagent-client';
-
-type Json = Record<string, any>;
 
 describe('limits changed over the admin API take effect at once', () => {
   let rig: DeviceRig;
@@ -30,19 +30,6 @@ describe('limits changed over the admin API take effect at once', () => {
 
   async function patch(limits: unknown): Promise<{ status: number; body: Json }> {
     return rig.bridge.admin('PATCH', '/admin/api/settings', { limits });
-  }
-  async function pendingApproval(toolId: string): Promise<Json> {
-    let found: Json | undefined;
-    const deadline = Date.now() + 15_000;
-    while (!found) {
-      const state = await rig.bridge.admin('GET', '/admin/api/state');
-      found = (state.body.approvals as Json[]).find((a) => a.tool_id === toolId);
-      if (!found) {
-        if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    return found;
   }
 
   before(async () => {
@@ -69,7 +56,7 @@ describe('limits changed over the admin API take effect at once', () => {
     const from = argv().length;
     const started = Date.now();
     const call = invoke(client, channel, 'android_open_url', { url: link }, callId('countdown'));
-    const approval = await pendingApproval('android_open_url');
+    const approval = await waitForApproval(rig.bridge, 'android_open_url');
     assert.equal(approval.expires_at - approval.created_at, 2000);
     const ack = await call;
     const elapsed = Date.now() - started;
@@ -87,15 +74,14 @@ describe('limits changed over the admin API take effect at once', () => {
     const link = 'market://details?id=com.example.queue';
     const from = argv().length;
     const held = invoke(client, channel, 'android_open_url', { url: link }, callId('queue-held'));
-    const approval = await pendingApproval('android_open_url');
+    const approval = await waitForApproval(rig.bridge, 'android_open_url');
     const second = await invoke(client, channel, 'android_tap', { x: 120, y: 500 }, callId('queue-second'));
     assert.equal(second.error?.code, 'queue_full', JSON.stringify(second));
 
     assert.equal((await patch({ queue_max_depth: 32 })).status, 200);
     const third = invoke(client, channel, 'android_tap', { x: 130, y: 500 }, callId('queue-third'));
     await waitUntil(() => rig.bridge.core.tools.queue.stats(deviceId).queued === 1, 5_000, 'the third call queued behind the held one');
-    const denied = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
-    assert.equal(denied.status, 200);
+    await answerApproval(rig.bridge, approval, 'deny');
     assert.equal((await held).error?.code, 'approval_denied');
     assert.equal((await third).error, undefined);
     assert.ok(!argv().slice(from).some((a) => a.includes(link)));

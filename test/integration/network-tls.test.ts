@@ -22,6 +22,7 @@ import type { Logger } from '../../main/core/logging/logger';
 import { silentLogger } from '../../main/core/logging/logger';
 import { startBridge, TEST_ADMIN_TOKEN, TEST_API_KEY, type TestBridge } from '../helpers/bridge';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
+import { result } from '../helpers/acks';
 import { startReverseProxy, type ReverseProxy } from '../helpers/reverse-proxy';
 import { createTestCa, type TestCa } from '../helpers/test-ca';
 import { urlRequest } from '../helpers/url-request';
@@ -39,11 +40,6 @@ function uploadRequest(channelId: string, data: Buffer): { headers: Record<strin
     },
     body: Buffer.concat([Buffer.from(head), data, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]),
   };
-}
-
-function result(ack: { error?: { code: string; message?: string }; payload?: Record<string, unknown> }): Record<string, unknown> {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Record<string, unknown>;
 }
 
 /** The SHA-256 fingerprint of the certificate a fresh TLS connection is served (verified against `ca`). */

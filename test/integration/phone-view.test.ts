@@ -36,6 +36,12 @@ describe('phone view: timeline and live frames', () => {
     return found;
   };
 
+  /** Notes in front (its text field and Save button), as a test that types or taps needs. */
+  const notesInFront = async (): Promise<void> => {
+    assert.equal((await call('android_launch_app', { package: 'com.example.notes' })).error, undefined);
+    await waitUntil(() => bound.rig.phones[0]!.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+  };
+
   before(async () => {
     bound = await startBoundRig();
     deviceId = bound.rig.device(0).deviceId;
@@ -73,8 +79,7 @@ describe('phone view: timeline and live frames', () => {
   });
 
   test('a tap by selector shows where it landed, with the screen it was made on; a swipe shows both ends', async () => {
-    assert.equal((await call('android_launch_app', { package: 'com.example.notes' })).error, undefined);
-    await waitUntil(() => bound.rig.phones[0]!.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+    await notesInFront();
     // Someone is watching: the timeline takes pictures.
     assert.equal((await getBytes(`${bound.rig.bridge.url}/admin/api/devices/${deviceId}/frame`)).status, 200);
     const tree = (await call('android_ui_tree')).payload?.result as Json;
@@ -109,6 +114,7 @@ describe('phone view: timeline and live frames', () => {
 
   test('typed text is shown as the audit trail keeps it (never the text itself)', async () => {
     const secret = 'meet me at pier 7 at noon';
+    await notesInFront();
     assert.equal((await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error, undefined);
     const typed = await newest('android_type_text');
     assert.ok(!JSON.stringify(typed).includes(secret), JSON.stringify(typed));
@@ -136,7 +142,8 @@ describe('phone view: timeline and live frames', () => {
     });
     try {
       await waitUntil(() => events.length > 0, 5_000, 'first event');
-      const before = (await actions()).actions[0]!.seq;
+      // The newest call so far (none when this test runs alone).
+      const before = (await actions()).actions[0]?.seq ?? 0;
       assert.equal((await call('android_press_key', { key: 'volume_up' })).error, undefined);
       await waitUntil(() => events.some((e) => e.type === 'action' && e.device_id === deviceId), 5_000, 'an action event');
 

@@ -11,15 +11,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
 import type { SimulatedPhone } from '../../main/sim/phone';
-
-type Json = Record<string, any>;
-type Ack = Awaited<ReturnType<typeof invoke>>;
-
-function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
 
 const cases: Array<{ name: string; sdk: number; androidVersion: string; quirks: string[] }> = [
   { name: 'Android 8.0 (API 26)', sdk: 26, androidVersion: '8.0.0', quirks: [] },
@@ -34,17 +28,6 @@ for (const c of cases) {
     let n = 0;
     const call = (tool: string, args: Record<string, unknown> = {}): ReturnType<typeof invoke> => invoke(bound!.client, bound!.channel, tool, args, `call_v${c.sdk}_${c.quirks.join('_')}_${process.pid}_${++n}`);
     const inputs = (from: number): string[][] => phone.argvLog.slice(from).filter((a) => a[0] === 'input');
-
-    async function pendingApproval(toolId: string): Promise<Json> {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const state = await bound!.rig.bridge.admin('GET', '/admin/api/state');
-        const found = (state.body.approvals as Json[]).find((a) => a.tool_id === toolId);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
 
     before(async () => {
       bound = await startBoundRig({}, { sdk: c.sdk, androidVersion: c.androidVersion, quirks: c.quirks });
@@ -92,11 +75,10 @@ for (const c of cases) {
       assert.equal(started.exitCode, 0, started.stderr.toString());
       const from = phone.argvLog.length;
       const pending = call('android_tap', { x: 540, y: 1200 });
-      const approval = await pendingApproval('android_tap');
+      const approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
       assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
       assert.ok((approval.reasons as string[]).some((r) => r.startsWith('app in front:')), JSON.stringify(approval.reasons));
-      const res = await bound!.rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
-      assert.equal(res.status, 200);
+      await answerApproval(bound!.rig.bridge, approval, 'deny');
       assert.equal((await pending).error?.code, 'approval_denied');
       assert.equal(inputs(from).length, 0);
       result(await call('android_press_key', { key: 'home' }));

@@ -8,15 +8,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
 import type { SimulatedPhone } from '../../main/sim/phone';
-
-type Json = Record<string, any>;
-type Ack = Awaited<ReturnType<typeof invoke>>;
-
-function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
 
 describe('system dialogs over the app', () => {
   let bound: BoundRig | undefined;
@@ -28,17 +22,6 @@ describe('system dialogs over the app', () => {
     const out = await phone.exec('am start -n com.example.notes/.MainActivity', { signal: new AbortController().signal });
     assert.equal(out.exitCode, 0, out.stderr.toString());
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'Notes in front');
-  }
-
-  async function approvalFor(toolId: string): Promise<Json> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const state = await bound!.rig.bridge.admin('GET', '/admin/api/state');
-      const found = (state.body.approvals as Json[]).find((a) => a.tool_id === toolId);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
   }
 
   async function checkRow(id: string): Promise<Json> {
@@ -77,18 +60,18 @@ describe('system dialogs over the app', () => {
 
     let from = phone.argvLog.length;
     const held = invoke(client, channel, 'android_tap', { element: { text: 'While using the app' } });
-    let approval = await approvalFor('android_tap');
+    let approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
     assert.ok((approval.reasons as string[]).some((r) => r.startsWith('a permission prompt is in front')), JSON.stringify(approval.reasons));
-    await bound!.rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'deny' });
+    await answerApproval(bound!.rig.bridge, approval, 'deny');
     assert.equal((await held).error?.code, 'approval_denied');
     assert.deepEqual(taps(from), []);
     assert.equal(phone.screenState().screen, 'permission-dialog');
 
     from = phone.argvLog.length;
     const approved = invoke(client, channel, 'android_tap', { element: { text: 'While using the app' } });
-    approval = await approvalFor('android_tap');
-    await bound!.rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
+    approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
+    await answerApproval(bound!.rig.bridge, approval, 'approve');
     assert.equal(result(await approved).status, 'tapped');
     assert.equal(taps(from).length, 1);
     assert.equal(phone.foregroundPackage(), 'com.example.notes');

@@ -10,15 +10,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
 import type { SimulatedPhone } from '../../main/sim/phone';
-
-type Ack = Awaited<ReturnType<typeof invoke>>;
-type Json = Record<string, any>;
-
-function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
 
 /** How far the tree's elements reach: the screen's width and height (bars span it edge to edge). */
 function extent(tree: Json): [number, number] {

@@ -9,16 +9,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import { result, type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
-
-type Ack = Awaited<ReturnType<typeof invoke>>;
-type Json = Record<string, any>;
-
-function result(ack: Ack): Json {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Json;
-}
 
 const isInputTap = (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap';
 
@@ -29,22 +23,6 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
   let phone: SimulatedPhone;
   let n = 0;
   const callId = (name: string): string => `call_zh_${name}_${process.pid}_${++n}`;
-
-  async function waitForApproval(toolId: string): Promise<Json> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const state = await rig.bridge.admin('GET', '/admin/api/state');
-      const found = (state.body.approvals as Json[]).find((a) => a.tool_id === toolId);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no approval for ${toolId}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
-  async function answer(approvalId: string, decision: string): Promise<void> {
-    const res = await rig.bridge.admin('POST', `/admin/api/approvals/${approvalId}`, { decision });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-  }
 
   async function shell(line: string): Promise<string> {
     const out = await phone.exec(line, { signal: new AbortController().signal });
@@ -97,8 +75,8 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await home();
     const from = phone.argvLog.length;
     const call = invoke(client, channel, 'android_tap', { element: { text: '钱包' } }, callId('wallet-icon'));
-    const approval = await waitForApproval('android_tap');
-    await answer(String(approval.approval_id), 'deny');
+    const approval = await waitForApproval(rig.bridge, 'android_tap');
+    await answerApproval(rig.bridge, approval, 'deny');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
     assert.ok((approval.reasons as string[]).some((r) => /^opens "钱包( · 钱包)?" from the home screen$/.test(r)), JSON.stringify(approval.reasons));
     assert.equal((await call).error?.code, 'approval_denied');
@@ -116,11 +94,11 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     const [l, t, r, b] = bounds.slice(1).map(Number) as [number, number, number, number];
     const from = phone.argvLog.length;
     const call = invoke(client, channel, 'android_tap', { element: { text: '立即支付 $25.00' } }, callId('pay'));
-    const approval = await waitForApproval('android_tap');
+    const approval = await waitForApproval(rig.bridge, 'android_tap');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_screen'), JSON.stringify(approval));
     assert.ok((approval.reasons as string[]).some((r) => r.includes('支付')), JSON.stringify(approval.reasons));
     assert.ok(!phone.argvLog.slice(from).some(isInputTap), 'held: nothing tapped yet');
-    await answer(String(approval.approval_id), 'approve');
+    await answerApproval(rig.bridge, approval, 'approve');
     const tapped = result(await call);
     assert.ok((tapped.safety.risk_classes as string[]).includes('sensitive_screen'), JSON.stringify(tapped.safety));
     const taps = phone.argvLog.slice(from).filter(isInputTap);

@@ -4,19 +4,13 @@
  * the data plane and gets the stable code with the fix in words, never a stack trace or a
  * silent success, and the phone's argv log shows nothing ran twice.
  */
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
+import { result, type Ack } from '../helpers/acks';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { HUGE_TREE_NODES } from '../../main/sim/phone-quirks';
-
-type Ack = Awaited<ReturnType<typeof invoke>>;
-
-function result(ack: Ack): Record<string, any> {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Record<string, any>;
-}
 
 function refused(ack: Ack, code: string, fix: RegExp): string {
   assert.equal(ack.error?.code, code, JSON.stringify(ack.error ?? ack.payload));
@@ -43,9 +37,12 @@ describe('quirks of real phones, end to end', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
   });
+  // Each test counts the commands it caused: none of the setup's, none of an earlier test's.
+  beforeEach(() => {
+    phone.clearArgvLog();
+  });
   afterEach(() => {
     phone.setQuirks([]);
-    phone.clearArgvLog();
   });
   after(() => bound?.stop());
 

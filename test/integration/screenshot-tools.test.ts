@@ -12,6 +12,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
+import { result } from '../helpers/acks';
 import { XAgentClient } from '../helpers/xagent-client';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../../main/sim/screen/colors';
 import type { SimulatedPhone } from '../../main/sim/phone';
@@ -29,11 +30,6 @@ async function onPhone(phone: SimulatedPhone, line: string): Promise<string> {
 
 function launch(phone: SimulatedPhone, pkg: string): Promise<string> {
   return onPhone(phone, `monkey -p ${pkg} -c android.intent.category.LAUNCHER 1`);
-}
-
-function result(ack: { error?: { code: string; message?: string }; payload?: Record<string, unknown> }): Record<string, any> {
-  assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-  return ack.payload?.result as Record<string, any>;
 }
 
 async function rgbaOf(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {

@@ -11,9 +11,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../main/core/logging/logger';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
-import { XAgentClient, type Packet } from '../helpers/xagent-client';
-
-type Json = Record<string, any>;
+import { result, type Json } from '../helpers/acks';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
+import { XAgentClient } from '../helpers/xagent-client';
 
 const ADDRESS = 'Meet me at 221B Baker Street';
 const CHINESE = '明天下午三点在北京西站见面';
@@ -47,11 +47,6 @@ describe('typed text at rest over the real adb server', () => {
   let callN = 0;
   const callId = (name: string): string => `call_${name}_${process.pid}_${++callN}`;
 
-  function resultOf(ack: Packet): Json {
-    assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-    return ack.payload?.result as Json;
-  }
-
   async function auditEntries(): Promise<Json[]> {
     const res = await rig.bridge.admin('GET', '/admin/api/audit?limit=100');
     assert.equal(res.status, 200);
@@ -73,7 +68,7 @@ describe('typed text at rest over the real adb server', () => {
     await client.hello();
     deviceId = rig.device(0).deviceId;
     channel = await bindChannel(rig, client, deviceId);
-    resultOf(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }, callId('notes')));
   });
   after(async () => {
     await client?.close();
@@ -90,12 +85,12 @@ describe('typed text at rest over the real adb server', () => {
   });
 
   test('typed text is audited as its length and a keyed hash; the same text gives the same hash', async () => {
-    const typed = resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, observe: true }, callId('address')));
+    const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, observe: true }, callId('address')));
     assert.equal(typed.status, 'typed');
     // The observed screen shows the text to the agent (and so the journal's ack held it).
     assert.ok(JSON.stringify(typed.ui).includes(ADDRESS));
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true }, callId('address-again')));
-    const batch = resultOf(
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true }, callId('address-again')));
+    const batch = result(
       await invoke(
         client,
         channel,
@@ -134,25 +129,15 @@ describe('typed text at rest over the real adb server', () => {
     await putPolicies({ per_device: { [deviceId]: { control: 'ask' } } });
     try {
       const call = invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: HELD, clear: true }, callId('held'));
-      let approval: Json | undefined;
-      const deadline = Date.now() + 15_000;
-      while (!approval) {
-        const state = await rig.bridge.admin('GET', '/admin/api/state');
-        approval = (state.body.approvals as Json[]).find((a) => a.tool_id === 'android_type_text');
-        if (!approval) {
-          assert.ok(Date.now() < deadline, 'no approval for the typed text');
-          await new Promise((r) => setTimeout(r, 25));
-        }
-      }
+      const approval = await waitForApproval(rig.bridge, 'android_type_text');
       assert.equal(approval.arguments.text, HELD, 'the person deciding reads what would be typed');
-      const answered = await rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, { decision: 'approve' });
-      assert.equal(answered.status, 200);
-      assert.equal(resultOf(await call).safety.decided_by, 'admin');
+      await answerApproval(rig.bridge, approval, 'approve');
+      assert.equal(result(await call).safety.decided_by, 'admin');
     } finally {
       await putPolicies({ per_device: {} });
     }
     // A later call that observes the field sees the text there: the journal keeps no screens.
-    const tapped = resultOf(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('look')));
+    const tapped = result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('look')));
     assert.ok(JSON.stringify(tapped).includes(HELD));
     const entry = (await auditEntries()).find((e) => e.tool_id === 'android_type_text' && e.decided_by === 'admin');
     assert.ok(entry, 'the approved call is audited');
@@ -161,6 +146,19 @@ describe('typed text at rest over the real adb server', () => {
   });
 
   test('no typed text anywhere in the data dir or the logs', async () => {
+    // The three texts go through the bridge once more here (typed with an observed screen, in a
+    // batch, and held for approval), so this test stands alone.
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true, observe: true }, callId('plant-address')));
+    const steps = [{ tool: 'android_type_text', arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true } }];
+    assert.equal(result(await invoke(client, channel, 'android_batch', { steps, observe: true }, callId('plant-batch'))).status, 'done');
+    await putPolicies({ per_device: { [deviceId]: { control: 'ask' } } });
+    try {
+      const call = invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: HELD, clear: true }, callId('plant-held'));
+      await answerApproval(rig.bridge, await waitForApproval(rig.bridge, 'android_type_text'), 'approve');
+      result(await call);
+    } finally {
+      await putPolicies({ per_device: {} });
+    }
     // The audit flushes before it answers.
     await auditEntries();
     const files = filesUnder(rig.bridge.dataDir);
@@ -180,7 +178,7 @@ describe('typed text at rest over the real adb server', () => {
     const set = await putPolicies({ audit_typed_text: 'full' });
     assert.equal(set.audit_typed_text, 'full');
     try {
-      resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true, observe: true }, callId('kept')));
+      result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true, observe: true }, callId('kept')));
       const entry = (await auditEntries()).find((e) => e.tool_id === 'android_type_text');
       assert.equal(entry?.arguments.text, KEPT);
       const audit = readFileSync(join(rig.bridge.dataDir, 'audit', 'audit.jsonl'));
@@ -190,7 +188,7 @@ describe('typed text at rest over the real adb server', () => {
       assert.equal((await putPolicies({ audit_typed_text: 'digest' })).audit_typed_text, 'digest');
     }
     // Back to digest: calls from then on are hashed again.
-    resultOf(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true }, callId('kept-after')));
+    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true }, callId('kept-after')));
     const latest = (await auditEntries()).find((e) => e.tool_id === 'android_type_text');
     assert.match(String(latest?.arguments.text), DIGEST);
   });
