@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -44,14 +44,20 @@ after(async () => {
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
+/** The console in English at 1280×900, with the page's own errors collected. */
+async function openConsole(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
+  return { context, page, problems };
+}
+
 test('enable the fast lane from a phone card, and see the helper running', async () => {
   const deviceId = bound.rig.device(0).deviceId;
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const { context, page, problems } = await openConsole();
   try {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
     const panel = page.getByTestId(`helper-${deviceId}`);
     await panel.waitFor({ timeout: UI_MS });
     // Before consent: one line on what would be installed, and the button.
@@ -83,12 +89,8 @@ test('a phone on a network: the card says what is exposed and asks; a foreign co
   const deviceId = bound.rig.device(0).deviceId;
   const phone = bound.rig.phones[0];
   assert.ok(phone);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const { context, page, problems } = await openConsole();
   try {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
     await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
     await page.getByTestId(`helper-guard-${deviceId}`).waitFor({ timeout: UI_MS });
     // Wi-Fi comes on: the guard stops the helper and the card asks the person.
