@@ -25,7 +25,7 @@ export interface QueueLimits {
   observationConcurrency: number;
 }
 
-class PhoneLane {
+class PhoneLine {
   readonly control: Array<Job<unknown>> = [];
   controlRunning: Job<unknown> | undefined;
   readonly observationWaiting: Array<Job<unknown>> = [];
@@ -33,7 +33,7 @@ class PhoneLane {
 }
 
 export class DeviceQueue {
-  private readonly lanes = new Map<string, PhoneLane>();
+  private readonly lines = new Map<string, PhoneLine>();
   private nextId = 1;
   private readonly limits: QueueLimits;
 
@@ -49,15 +49,15 @@ export class DeviceQueue {
 
   /** Enqueues work for a phone; resolves with its result or rejects (canceled, queue_full, its own error). */
   submit<T>(deviceId: string, kind: JobKind, channelId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const lane = this.lane(deviceId);
-    const waiting = kind === 'control' ? lane.control.length + (lane.controlRunning ? 1 : 0) : lane.observationWaiting.length;
+    const line = this.line(deviceId);
+    const waiting = kind === 'control' ? line.control.length + (line.controlRunning ? 1 : 0) : line.observationWaiting.length;
     if (waiting >= this.limits.maxDepth) {
       return Promise.reject(new BridgeError('queue_full', `the phone already has ${waiting} ${kind} actions waiting (limit ${this.limits.maxDepth})`));
     }
     return new Promise<T>((resolve, reject) => {
       const job: Job<T> = { id: this.nextId++, kind, channelId, controller: new AbortController(), run, resolve, reject, started: false };
-      if (kind === 'control') lane.control.push(job as Job<unknown>);
-      else lane.observationWaiting.push(job as Job<unknown>);
+      if (kind === 'control') line.control.push(job as Job<unknown>);
+      else line.observationWaiting.push(job as Job<unknown>);
       this.pump(deviceId);
     });
   }
@@ -76,39 +76,39 @@ export class DeviceQueue {
   }
 
   stats(deviceId: string): { running: number; queued: number } {
-    const lane = this.lanes.get(deviceId);
-    if (!lane) return { running: 0, queued: 0 };
+    const line = this.lines.get(deviceId);
+    if (!line) return { running: 0, queued: 0 };
     return {
-      running: (lane.controlRunning ? 1 : 0) + lane.observationRunning.size,
-      queued: lane.control.length + lane.observationWaiting.length,
+      running: (line.controlRunning ? 1 : 0) + line.observationRunning.size,
+      queued: line.control.length + line.observationWaiting.length,
     };
   }
 
   /** Control work running or waiting on a phone (the phone view's live frames wait for none of it). */
   controlLoad(deviceId: string): number {
-    const lane = this.lanes.get(deviceId);
-    return lane ? lane.control.length + (lane.controlRunning ? 1 : 0) : 0;
+    const line = this.lines.get(deviceId);
+    return line ? line.control.length + (line.controlRunning ? 1 : 0) : 0;
   }
 
   cancelAll(reason: string): void {
-    for (const deviceId of this.lanes.keys()) this.cancelDevice(deviceId, reason);
+    for (const deviceId of this.lines.keys()) this.cancelDevice(deviceId, reason);
   }
 
-  private lane(deviceId: string): PhoneLane {
-    let lane = this.lanes.get(deviceId);
-    if (!lane) {
-      lane = new PhoneLane();
-      this.lanes.set(deviceId, lane);
+  private line(deviceId: string): PhoneLine {
+    let line = this.lines.get(deviceId);
+    if (!line) {
+      line = new PhoneLine();
+      this.lines.set(deviceId, line);
     }
-    return lane;
+    return line;
   }
 
   private cancelWhere(deviceId: string, match: (job: Job<unknown>) => boolean, reason: string, counted: (channelId: string) => boolean = () => true): number {
-    const lane = this.lanes.get(deviceId);
-    if (!lane) return 0;
+    const line = this.lines.get(deviceId);
+    if (!line) return 0;
     let count = 0;
     const error = (): BridgeError => new BridgeError('canceled', reason);
-    for (const queue of [lane.control, lane.observationWaiting]) {
+    for (const queue of [line.control, line.observationWaiting]) {
       for (let i = queue.length - 1; i >= 0; i -= 1) {
         const job = queue[i];
         if (job && match(job)) {
@@ -119,7 +119,7 @@ export class DeviceQueue {
         }
       }
     }
-    const running = [lane.controlRunning, ...lane.observationRunning].filter((j): j is Job<unknown> => j !== undefined);
+    const running = [line.controlRunning, ...line.observationRunning].filter((j): j is Job<unknown> => j !== undefined);
     for (const job of running) {
       if (match(job) && !job.controller.signal.aborted) {
         job.controller.abort(error());
@@ -130,27 +130,27 @@ export class DeviceQueue {
   }
 
   private pump(deviceId: string): void {
-    const lane = this.lanes.get(deviceId);
-    if (!lane) return;
-    if (!lane.controlRunning) {
-      const next = lane.control.shift();
+    const line = this.lines.get(deviceId);
+    if (!line) return;
+    if (!line.controlRunning) {
+      const next = line.control.shift();
       if (next) {
-        lane.controlRunning = next;
-        this.execute(deviceId, lane, next);
+        line.controlRunning = next;
+        this.execute(deviceId, line, next);
       }
     }
-    while (lane.observationRunning.size < this.limits.observationConcurrency) {
-      const next = lane.observationWaiting.shift();
+    while (line.observationRunning.size < this.limits.observationConcurrency) {
+      const next = line.observationWaiting.shift();
       if (!next) break;
-      lane.observationRunning.add(next);
-      this.execute(deviceId, lane, next);
+      line.observationRunning.add(next);
+      this.execute(deviceId, line, next);
     }
-    if (!lane.controlRunning && lane.control.length === 0 && lane.observationRunning.size === 0 && lane.observationWaiting.length === 0) {
-      this.lanes.delete(deviceId);
+    if (!line.controlRunning && line.control.length === 0 && line.observationRunning.size === 0 && line.observationWaiting.length === 0) {
+      this.lines.delete(deviceId);
     }
   }
 
-  private execute(deviceId: string, lane: PhoneLane, job: Job<unknown>): void {
+  private execute(deviceId: string, line: PhoneLine, job: Job<unknown>): void {
     job.started = true;
     const signal = job.controller.signal;
     const canceled = new Promise<never>((_, reject) => {
@@ -166,8 +166,8 @@ export class DeviceQueue {
     work
       .catch(() => undefined)
       .finally(() => {
-        if (job.kind === 'control') lane.controlRunning = undefined;
-        else lane.observationRunning.delete(job);
+        if (job.kind === 'control') line.controlRunning = undefined;
+        else line.observationRunning.delete(job);
         this.pump(deviceId);
       });
   }
