@@ -102,6 +102,3 @@ export function toWireError(error: unknown): WireError {
   return { code: error.code, message: error.message, ...(typeof fix === 'string' && fix ? { fix } : {}) };
 }
 
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
-}

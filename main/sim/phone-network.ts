@@ -138,7 +138,6 @@ export class PhoneNetwork implements NetworkControl {
         rows.push({ local: v6Hex(`::ffff:${to}`, c.port), remote: v6Hex(`::ffff:${from}`, c.peerPort), state: TCP_ESTABLISHED, uid: helperUid });
       }
     } else {
-      ephemeral = 38_000;
       // The client sides of adbd's connections, uid shell.
       for (const port of this.helper.bridgeConnections()) rows.push({ local: v4Hex('127.0.0.1', ephemeral++), remote: v4Hex('127.0.0.1', port), state: TCP_ESTABLISHED, uid: SHELL_UID });
       for (const c of this.foreign) {

@@ -11,21 +11,7 @@ import WebSocket from 'ws';
 import { CLOSE_API_KEY_ROTATED } from '../../main/core/server/data-plane';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { XAgentClient } from '../helpers/xagent-client';
-
-async function upgradeStatus(url: string, apiKey: string): Promise<number> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, ['xagent.connector.packet.v1'], { headers: { Authorization: `Bearer ${apiKey}` } });
-  return new Promise((resolve) => {
-    ws.once('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.once('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.once('error', () => undefined);
-  });
-}
+import { upgradeStatus } from '../helpers/ws-upgrade';
 
 async function healthStatus(bridge: TestBridge, apiKey: string): Promise<number> {
   const res = await fetch(`${bridge.url}/health`, { headers: { Authorization: `Bearer ${apiKey}` } });
@@ -80,7 +66,7 @@ describe('API key rotation', () => {
       );
       assert.equal(bridge.core.runtime.channels().length, channelsBefore, 'the channel.open sent after the rotation created nothing');
 
-      assert.equal(await upgradeStatus(bridge.url, oldKey), 401);
+      assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${oldKey}` }, 'xagent.connector.packet.v1'), 401);
       assert.equal(await healthStatus(bridge, oldKey), 401);
       assert.equal(await healthStatus(bridge, newKey), 200);
       const fresh = await XAgentClient.connect(bridge.url, newKey);

@@ -1,24 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { validateDescriptor } from '../helpers/schemas';
 import { XAgentClient } from '../helpers/xagent-client';
-
-async function upgradeStatus(url: string, headers: Record<string, string>, protocol?: string): Promise<number> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, protocol ? [protocol] : [], { headers });
-  return new Promise((resolve) => {
-    ws.once('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.once('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.once('error', () => undefined);
-  });
-}
+import { upgradeStatus } from '../helpers/ws-upgrade';
 
 describe('data plane handshake', () => {
   let bridge: TestBridge;

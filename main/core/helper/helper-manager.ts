@@ -503,7 +503,9 @@ export class HelperManager {
           }
         }
         if (this.stopped) return;
-        phone.helperUid = parseInstalledUid((await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text, HELPER_SERVER_PACKAGE);
+        // The uid the server app has now: read before when nothing was installed, else again.
+        const dump = current ? (serverDump ?? '') : (await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text;
+        phone.helperUid = parseInstalledUid(dump, HELPER_SERVER_PACKAGE);
         phone.version = apks.version;
         phone.state = 'stopped';
         this.changed();

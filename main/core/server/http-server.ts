@@ -147,10 +147,6 @@ export class HttpServer {
     await closed;
   }
 
-  private bodyDeadline(req: IncomingMessage, res: ServerResponse): void {
-    armBodyDeadline(req, res, this.limits.requestTimeoutMs);
-  }
-
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = safeUrl(req.url);
     if (!url) return sendError(res, 400, 'invalid_request', 'malformed request target');
@@ -166,7 +162,7 @@ export class HttpServer {
           if (route.xagentPlane && access && !access.admits(req, url.pathname)) {
             return sendError(res, 403, 'permission_denied', FORBIDDEN_MESSAGE);
           }
-          if (!route.bodyByProgress) this.bodyDeadline(req, res);
+          if (!route.bodyByProgress) armBodyDeadline(req, res, this.limits.requestTimeoutMs);
           await route.handler(req, res, url);
           return;
         }

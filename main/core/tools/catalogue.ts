@@ -11,11 +11,6 @@ export const TOOLS: readonly ToolDefinition<unknown>[] = [...OBSERVATION_TOOLS, 
 
 const BY_ID = new Map<string, ToolDefinition<unknown>>(TOOLS.map((tool) => [tool.id, tool]));
 
-/** The definition of a tool id, or undefined for an id no tool has (a bad batch step, say). */
-export function toolById(id: string): ToolDefinition<unknown> | undefined {
-  return BY_ID.get(id);
-}
-
 /** The facts of a tool id; an unknown id acts on the whole screen as far as the safety policy can tell. */
 export function toolFacts(id: string): ToolFacts {
   return BY_ID.get(id)?.facts ?? UNKNOWN_FACTS;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { captureRaw, capturePng, isSecureBlackFrame } from '../android/screencap';
 import { isInteractive, type UiNode } from '../android/ui-tree';
-import type { CaptureTimings, ToolContext } from './tool-definition';
+import type { CaptureTimings, ToolContext, ToolServices } from './tool-definition';
 import { freshTree } from './targets';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -115,7 +115,7 @@ export interface ScreenshotResult {
 
 /** Per-channel memory of the last capture, for `unchanged`. */
 /** Per channel: the last capture's pixel key, its output key (settings + encoded bytes) and file. */
-export type LastCaptureStore = Map<string, { key: string; outputKey: string; fileRef: string }>;
+export type LastCaptureStore = ToolServices['lastCaptures'];
 
 export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, last: LastCaptureStore): Promise<ScreenshotResult> {
   const format = args.format ?? SCREENSHOT_DEFAULTS.format;
