@@ -275,6 +275,8 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     });
     const zh = pages.get('zh-CN')!;
     await go(zh, 'settings');
+    // Settings loads its sections separately: wait for the connect section and the policies both.
+    await zh.getByTestId('settings-base-url').waitFor({ timeout: UI_MS });
     await zh.getByTestId('policy-table').waitFor({ timeout: UI_MS });
     const text = await mainText(zh);
     for (const words of ['连接 xAgent', '实验室访问码', '策略', '限制', '审批倒计时', '语言']) assert.ok(text.includes(words), `Settings shows ${words}`);
