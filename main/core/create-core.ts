@@ -39,6 +39,9 @@ import { registerLanRoutes } from './admin/lan-routes';
 import type { AdminState } from '../contract/admin-api';
 import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
+import { TOOLS } from './tools/catalogue';
+import { PhoneShells } from './tools/phone-shells';
+import { DeviceQueue } from './queue/device-queue';
 import { SafetyService } from './safety/safety-service';
 import { registerSafetyRoutes } from './admin/safety-routes';
 import { HelperManager } from './helper/helper-manager';
@@ -182,31 +185,15 @@ export function createCore(input: CoreOptionsInput): Core {
     channelInUse: (channelId) =>
       (late.dataPlane?.isChannelHeld(channelId) ?? false) || (late.bindings?.pendingSessions().some((s) => s.channelId === channelId) ?? false),
   });
-  const tools = new ToolRuntime({
-    dataDir: options.dataDir,
-    hashKey,
-    registry,
-    links: adbLinks,
-    files,
-    signer,
-    options,
-    logger,
-    hub,
-    clock,
-    activeDeviceFor: (channelId) => late.bindings?.activeBinding(channelId)?.deviceId,
-    bindingStatus: (channelId) => {
-      const binding = late.bindings?.binding(channelId);
-      return binding && late.bindings ? late.bindings.bindingStatus(binding).status : 'created';
-    },
-    touch: (channelId) => late.bindings?.touch(channelId),
-    progress: (channelId, payload) => late.dataPlane?.pushToChannel(channelId, 'tool.progress.push', payload) ?? false,
-  });
-  tools.queue.setMaxDepth(live.queue_max_depth);
+  // Every call on a phone waits its turn here; every command reaches the phone through these shells.
+  const queue = new DeviceQueue(options.queue);
+  queue.setMaxDepth(live.queue_max_depth);
+  const shells = new PhoneShells({ links: adbLinks, registry, clock, commandTimeoutMs: options.adbCommandTimeoutMs });
   late.bindings = new BindingService({
     store,
     runtime,
     registry,
-    toolIds: () => tools.toolIds(),
+    toolIds: () => TOOLS.map((t) => t.id),
     lease: leasePolicyOf(live),
     pairingTtlMs: options.pairingTtlMs,
     clock,
@@ -236,7 +223,6 @@ export function createCore(input: CoreOptionsInput): Core {
     hashKey,
     leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
   });
-  tools.setGate(safety.gate);
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
   // The phone check (made below) follows the helper's state in its Unicode row.
   let helperChanged = (): void => undefined;
@@ -248,11 +234,7 @@ export function createCore(input: CoreOptionsInput): Core {
           draft.settings.fastLane = next;
         }),
     },
-    shellFor: (deviceId) => {
-      const device = registry.get(deviceId);
-      if (!device || device.state !== 'device') return undefined;
-      return adbLinks.find((l) => l.address === device.adbServer)?.shell(device.serial);
-    },
+    shellFor: (deviceId) => shells.defaultDisplayShell(deviceId),
     apks: findHelperApks(),
     logger,
     clock,
@@ -271,48 +253,71 @@ export function createCore(input: CoreOptionsInput): Core {
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,
   });
-  tools.setLanes(new FastLanes(helpers));
   bindingService.on('ended', (_channelId, deviceId) => helpers.leaseEnded(deviceId));
   registry.on('changed', (device) => {
     if (device.state !== 'device') helpers.deviceGone(device.deviceId);
   });
-  tools.addSink(safety.sink);
   // The phone view: live frames that never wait for the agent, and the timeline of its calls.
   const frames = new LiveFrames({
     device: (deviceId) => registry.get(deviceId),
-    shellFor: (device) => tools.shellFor(device),
-    observe: (deviceId, run) => tools.queue.submit(deviceId, 'observation', 'phone-view', run),
-    agentBusy: (deviceId) => tools.queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
+    shellFor: (device) => shells.shellFor(device),
+    observe: (deviceId, run) => queue.submit(deviceId, 'observation', 'phone-view', run),
+    agentBusy: (deviceId) => queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
     clock,
     captureTimeoutMs: Math.min(options.adbCommandTimeoutMs, 15_000),
     // The helper's stream shows display 0 only (as its other lanes work there).
-    helperStream: (deviceId, read) => (tools.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null)),
+    helperStream: (deviceId, read) => (shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null)),
   });
   const timeline = new ActionTimeline({
     clock,
-    redact: (toolId, args) => safety.auditArguments(toolId, args),
+    redact: (call) => safety.auditArguments(call),
     changed: (deviceId) => hub.publish('action', { device_id: deviceId }),
     frames,
     logger,
   });
-  tools.setObserver(timeline);
+  // The tools: each call's path from the edge through the queue, the gate and the tool to its audit line.
+  const tools = new ToolRuntime({
+    dataDir: options.dataDir,
+    hashKey,
+    registry,
+    queue,
+    shells,
+    files,
+    signer,
+    options,
+    logger,
+    clock,
+    gate: safety.gate,
+    sinks: [safety.sink],
+    lanes: new FastLanes(helpers),
+    observer: timeline,
+    marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
+    stateChanged: () => hub.publish('state'),
+    activeDeviceFor: (channelId) => bindingService.activeBinding(channelId)?.deviceId,
+    bindingStatus: (channelId) => {
+      const binding = bindingService.binding(channelId);
+      return binding ? bindingService.bindingStatus(binding).status : 'created';
+    },
+    touch: (channelId) => bindingService.touch(channelId),
+    progress: (channelId, payload) => late.dataPlane?.pushToChannel(channelId, 'tool.progress.push', payload) ?? false,
+  });
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
   // Observation only: its commands wait behind no control call and never hold one up.
   const phoneCheck = new PhoneCheck({
     registry,
-    shellFor: (device) => tools.shellFor(device),
+    shellFor: (device) => shells.shellFor(device),
     // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
     observe: async (deviceId, run) => {
       await helpers.stopPhone(deviceId, null);
-      return tools.queue.submit(deviceId, 'observation', 'phone-check', run);
+      return queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     helperTypes: (deviceId) => {
       const helper = helpers.view(deviceId);
       return helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running');
     },
-    onDisplays: (deviceId, target) => tools.noteDisplays(deviceId, target),
+    onDisplays: (deviceId, target) => shells.noteDisplays(deviceId, target),
     onResult: (check) => {
       tools.forgetScreenState(check.device_id);
       bindingService.toolMarksChanged(check.device_id);
@@ -331,7 +336,6 @@ export function createCore(input: CoreOptionsInput): Core {
       treeReadAt: tools.lastTreeRead(deviceId),
     });
   }
-  tools.onMarksChanged = (deviceId) => bindingService.toolMarksChanged(deviceId);
   runtime.on('changed', () => hub.publish('state'));
   limits.on('changed', (changed) => {
     const now = limits.values();
@@ -342,7 +346,7 @@ export function createCore(input: CoreOptionsInput): Core {
     if (changed.file_cache_ttl_ms !== undefined || changed.file_cache_max_bytes !== undefined || changed.file_cache_max_files !== undefined) {
       files.setLimits({ ttlMs: now.file_cache_ttl_ms, maxBytes: now.file_cache_max_bytes, maxFiles: now.file_cache_max_files });
     }
-    if (changed.queue_max_depth !== undefined) tools.queue.setMaxDepth(now.queue_max_depth);
+    if (changed.queue_max_depth !== undefined) queue.setMaxDepth(now.queue_max_depth);
     if (changed.fast_lane_idle_stop_ms !== undefined) helpers.setIdleStopMs(now.fast_lane_idle_stop_ms);
     logger.info('limits changed', changed);
     hub.publish('state');

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { ActionTimeline, pointsOf } from '../../main/core/phone-view/action-timeline';
 import type { LiveFrame } from '../../main/core/phone-view/live-frames';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
+import { fakeToolCall } from '../helpers/tool-calls';
 
 async function frameOf(seq: number): Promise<LiveFrame> {
   const jpeg = await sharp({ create: { width: 324, height: 720, channels: 3, background: { r: seq % 255, g: 40, b: 90 } } }).jpeg().toBuffer();
@@ -21,7 +22,7 @@ function timeline(options: { watched: boolean; capacity?: number }) {
   const changes: string[] = [];
   const t = new ActionTimeline({
     clock: () => now,
-    redact: (_tool, args) => ({ ...args, ...(typeof args.text === 'string' ? { text: '[redacted]' } : {}) }),
+    redact: ({ args }) => ({ ...args, ...(typeof args.text === 'string' ? { text: '[redacted]' } : {}) }),
     changed: (deviceId) => changes.push(deviceId),
     frames: {
       watched: () => options.watched,
@@ -46,7 +47,7 @@ async function settle(t: ActionTimeline, deviceId: string): Promise<void> {
 void describe('action timeline', () => {
   void test('a tap goes queued → running → done with its point, picture and redacted arguments', async () => {
     const { t, changes } = timeline({ watched: true });
-    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { element: { text: 'OK' } } });
+    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { element: { text: 'OK' } } }));
     assert.equal(t.list('dev_1')[0]?.state, 'queued');
     call.running();
     assert.equal(t.list('dev_1')[0]?.state, 'running');
@@ -70,7 +71,7 @@ void describe('action timeline', () => {
 
   void test('typed text is what the redaction gives, never the text', () => {
     const { t } = timeline({ watched: false });
-    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_type_text', kind: 'control', args: { text: 'hunter2' } });
+    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_type_text', args: { text: 'hunter2' } }));
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
     call.finished({ result: { status: 'typed' } }, 5);
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
@@ -78,7 +79,7 @@ void describe('action timeline', () => {
 
   void test('not watched: no picture is taken', async () => {
     const { t, captures } = timeline({ watched: false });
-    const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { x: 1, y: 2 } });
+    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: 1, y: 2 } }));
     await call.beforeAction(shell, new AbortController().signal);
     call.finished({ result: { x: 1, y: 2 } }, 1);
     assert.equal(captures(), 0);
@@ -88,7 +89,7 @@ void describe('action timeline', () => {
   void test('the ring keeps the newest calls; pictures leave with their calls', async () => {
     const { t } = timeline({ watched: true, capacity: 10 });
     for (let i = 0; i < 40; i++) {
-      const call = t.queued({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', kind: 'control', args: { x: i, y: i } });
+      const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: i, y: i } }));
       await call.beforeAction(shell, new AbortController().signal);
       call.finished({ result: { x: i, y: i } }, 1);
     }

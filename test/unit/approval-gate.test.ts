@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventHub } from '../../main/core/events/event-hub';
-import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import { BridgeError } from '../../main/core/errors';
 import { FileCache } from '../../main/core/files/file-cache';
 import { UrlSigner } from '../../main/core/files/signed-url';
@@ -19,14 +18,12 @@ import { silentLogger } from '../../main/core/logging/logger';
 import { ApprovalGate } from '../../main/core/safety/approval-gate';
 import { AuditLog } from '../../main/core/safety/audit-log';
 import { PolicyStore } from '../../main/core/safety/policies';
-import type { CallInfo, GateDecision } from '../../main/core/tools/safety-gate';
+import type { GateDecision } from '../../main/core/tools/tool-call';
+import { fakeToolCall } from '../helpers/tool-calls';
 import { StateStore } from '../../main/core/store/state-store';
-import { CONTROL_TOOLS } from '../../main/core/tools/control-tools';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 const SECRET = 'an-api-key-that-must-not-show-1234';
-const openUrl = CONTROL_TOOLS.find((t) => t.id === 'android_open_url');
-assert.ok(openUrl);
 
 /** A raw `screencap` frame (12-byte header, RGBA_8888) of a small grey screen. */
 function rawFrame(width = 8, height = 16): Buffer {
@@ -80,20 +77,8 @@ describe('ApprovalGate', () => {
   }
 
   /** A call to open a non-web link (asks under the default policy; needs no screen read). */
-  function linkCall(url = 'market://details?id=com.example.app', signal = new AbortController().signal): CallInfo & { progressed: string[] } {
-    const progressed: string[] = [];
-    return {
-      channelId: 'chan-1',
-      // The gate reads only the phone's id from its record.
-      device: { deviceId: 'phone-1' } as DeviceRecord,
-      tool: openUrl!,
-      args: { url },
-      argsHash: `hash-${url}`,
-      shell: new FakeDeviceShell().on(['screencap'], rawFrame()),
-      signal,
-      progress: (status) => progressed.push(status),
-      progressed,
-    };
+  function linkCall(url = 'market://details?id=com.example.app', signal = new AbortController().signal) {
+    return fakeToolCall({ toolId: 'android_open_url', args: { url }, shell: new FakeDeviceShell().on(['screencap'], rawFrame()), signal });
   }
 
   /** Resolves with the approval id once the hub announces a held call. */

@@ -10,7 +10,7 @@ import { CONTROL_TOOLS } from '../../main/core/tools/control-tools';
 import { OBSERVATION_TOOLS } from '../../main/core/tools/observation-tools';
 import { toCardTool } from '../../main/core/tools/tool-definition';
 import { ackAtRest, replaceTypedText, scrubTypedText, typedTextDigest, typedTexts } from '../../main/core/tools/typed-text';
-import { hashArgs } from '../../main/core/tools/tool-runtime';
+import { hashArgs } from '../../main/core/tools/exactly-once';
 
 const KEY = Buffer.alloc(32, 9);
 const OTHER_KEY = Buffer.alloc(32, 10);

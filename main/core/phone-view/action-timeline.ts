@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import type { AdminActionPoint, AdminPhoneAction } from '../../contract/admin-api';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
-import type { CallObserver, ObservedCall, ObservedCallStart } from '../tools/call-observer';
+import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
 import type { LiveFrame } from './live-frames';
 import { toolFacts } from '../tools/catalogue';
 
@@ -33,7 +33,7 @@ const CAPTURE_TIMEOUT_MS = 5_000;
 export interface ActionTimelineDeps {
   clock: () => number;
   /** The call's arguments as the audit trail would keep them now (safety-service.ts). */
-  redact(toolId: string, args: Record<string, unknown>): Record<string, unknown>;
+  redact(call: ToolCall): Record<string, unknown>;
   /** Told when a phone's timeline changed. */
   changed(deviceId: string): void;
   frames: {
@@ -47,8 +47,8 @@ export interface ActionTimelineDeps {
 
 interface Entry {
   view: AdminPhoneAction;
-  /** The live arguments until the call ends (redaction looks them up by identity). */
-  args: Record<string, unknown> | null;
+  /** The call until it ends: its arguments are shown as the gate's verdict redacts them. */
+  call: ToolCall | null;
   thumb: Buffer | null;
 }
 
@@ -72,7 +72,7 @@ export class ActionTimeline implements CallObserver {
   list(deviceId: string): AdminPhoneAction[] {
     const ring = this.phones.get(deviceId);
     if (!ring) return [];
-    return ring.entries.map((e) => ({ ...e.view, arguments: e.args ? this.deps.redact(e.view.tool_id, e.args) : e.view.arguments })).reverse();
+    return ring.entries.map((e) => ({ ...e.view, arguments: e.call ? this.deps.redact(e.call) : e.view.arguments })).reverse();
   }
 
   /** The picture of the screen an action was made on. */
@@ -91,17 +91,19 @@ export class ActionTimeline implements CallObserver {
     return { phones: this.phones.size, entries, thumbBytes };
   }
 
-  queued(call: ObservedCallStart): ObservedCall {
+  queued(call: ToolCall): ObservedCall {
     const now = this.deps.clock();
-    const ring = this.ring(call.deviceId, now);
+    const deviceId = call.device.deviceId;
+    const toolId = call.tool.id;
+    const ring = this.ring(deviceId, now);
     this.seq += 1;
     const entry: Entry = {
       view: {
         action_id: `act_${randomBytes(9).toString('base64url')}`,
         seq: this.seq,
-        device_id: call.deviceId,
+        device_id: deviceId,
         connector_channel_id: call.channelId,
-        tool_id: call.toolId,
+        tool_id: toolId,
         arguments: {},
         state: 'queued',
         outcome: null,
@@ -113,40 +115,40 @@ export class ActionTimeline implements CallObserver {
         points: [],
         screen: null,
       },
-      args: call.args,
+      call,
       thumb: null,
     };
     ring.entries.push(entry);
     while (ring.entries.length > this.capacity) ring.entries.shift();
-    this.deps.changed(call.deviceId);
+    this.deps.changed(deviceId);
     const set = (state: AdminPhoneAction['state']): void => {
       if (entry.view.state === state || entry.view.state === 'done') return;
       entry.view.state = state;
       if (state === 'running' && entry.view.started_at === null) entry.view.started_at = this.deps.clock();
-      this.deps.changed(call.deviceId);
+      this.deps.changed(deviceId);
     };
     return {
       running: () => set('running'),
       held: () => set('held'),
       beforeAction: async (shell, signal) => {
         set('running');
-        if (toolFacts(call.toolId).timeline === undefined || !this.deps.frames.watched(call.deviceId)) return;
-        const frame = await this.frameBefore(call.deviceId, ring, shell, signal);
-        if (frame) this.attachPicture(call.deviceId, entry, frame);
+        if (toolFacts(toolId).timeline === undefined || !this.deps.frames.watched(deviceId)) return;
+        const frame = await this.frameBefore(deviceId, ring, shell, signal);
+        if (frame) this.attachPicture(deviceId, entry, frame);
       },
       finished: (ack, durationMs) => {
         const end = this.deps.clock();
-        entry.view.arguments = this.deps.redact(call.toolId, call.args);
-        entry.args = null;
+        entry.view.arguments = this.deps.redact(call);
+        entry.call = null;
         entry.view.state = 'done';
         entry.view.outcome = ack.errorCode ? 'error' : 'ok';
         entry.view.error_code = ack.errorCode ?? null;
         entry.view.duration_ms = durationMs;
         const lane = ack.result?.lane;
         entry.view.lane = lane === 'helper' || lane === 'adb' ? lane : null;
-        entry.view.points = ack.result ? pointsOf(call.toolId, ack.result) : [];
-        if (call.kind === 'control') ring.lastControlEndAt = end;
-        this.deps.changed(call.deviceId);
+        entry.view.points = ack.result ? pointsOf(toolId, ack.result) : [];
+        if (call.tool.kind === 'control') ring.lastControlEndAt = end;
+        this.deps.changed(deviceId);
       },
     };
   }

@@ -47,15 +47,19 @@ export class DeviceQueue {
     this.limits.maxDepth = maxDepth;
   }
 
-  /** Enqueues work for a phone; resolves with its result or rejects (canceled, queue_full, its own error). */
-  submit<T>(deviceId: string, kind: JobKind, channelId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Enqueues work for a phone; resolves with its result or rejects (canceled, queue_full, its
+   * own error). `controller`: the work's own cancel, made before it was queued (a tool call's
+   * signal is this one from the edge to its audit line); the queue aborts it on a cancel.
+   */
+  submit<T>(deviceId: string, kind: JobKind, channelId: string, run: (signal: AbortSignal) => Promise<T>, controller = new AbortController()): Promise<T> {
     const line = this.line(deviceId);
     const waiting = kind === 'control' ? line.control.length + (line.controlRunning ? 1 : 0) : line.observationWaiting.length;
     if (waiting >= this.limits.maxDepth) {
       return Promise.reject(new BridgeError('queue_full', `the phone already has ${waiting} ${kind} actions waiting (limit ${this.limits.maxDepth})`));
     }
     return new Promise<T>((resolve, reject) => {
-      const job: Job<T> = { id: this.nextId++, kind, channelId, controller: new AbortController(), run, resolve, reject, started: false };
+      const job: Job<T> = { id: this.nextId++, kind, channelId, controller, run, resolve, reject, started: false };
       if (kind === 'control') line.control.push(job as Job<unknown>);
       else line.observationWaiting.push(job as Job<unknown>);
       this.pump(deviceId);

@@ -23,22 +23,11 @@ import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification }
 import type { PolicyStore } from './policies';
 import { redactArguments, type RedactionContext } from './redact';
 import type { RiskClass } from './risk-classes';
-import type { CallInfo, GateDecision, SafetyGate } from '../tools/safety-gate';
+import type { GateDecision, SafetyGate, ToolCall } from '../tools/tool-call';
 import { probeScreen, type ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
-
-/** What the gate learned about one call; the audit sink reads it (keyed by the args object). */
-export interface CallSafety {
-  classification: Classification;
-  redactedArgs: Record<string, unknown>;
-  decision: 'allow' | 'deny';
-  decidedBy: string;
-  reasons: string[];
-  approvalId: string | null;
-  screenshotRef: string | null;
-}
 
 export interface ApprovalGateOptions {
   policies: PolicyStore;
@@ -76,7 +65,7 @@ interface LeaseGrant {
  */
 export const TREE_REUSE_MAX_AGE_MS = 15_000;
 
-/** The screen as the fast lane's helper read it after the last action (CallInfo.screenAfter). */
+/** The screen as the fast lane's helper read it after the last action (CallLanes.screenAfter). */
 interface ScreenAfter {
   token: string;
   nodes: UiNode[];
@@ -100,12 +89,13 @@ interface PhoneHistory {
   afterRead?: Promise<void>;
 }
 
-interface RunningCall {
-  channelId: string;
-  token: string | null;
-  observe: boolean;
-  lastTree: CallInfo['lastTree'];
-  screenAfter: CallInfo['screenAfter'];
+/** What the gate made of a call before deciding: the audit line and the approval card show it. */
+interface Judged {
+  classification: Classification;
+  redactedArgs: Record<string, unknown>;
+  reasons: string[];
+  /** The focused window read before a control call (the next call's tree reuse compares it). */
+  windowBefore: string | null;
 }
 
 const SCREENSHOT_MAX_SIDE = 720;
@@ -116,12 +106,9 @@ function newId(prefix: string): string {
 }
 
 export class ApprovalGate implements SafetyGate {
-  /** Per call (keyed by the runtime's args object): what the audit trail records. */
-  readonly calls = new WeakMap<object, CallSafety>();
   private readonly pending = new Map<string, Pending>();
   private readonly grants = new Map<string, LeaseGrant>();
   private readonly history = new Map<string, PhoneHistory>();
-  private readonly running = new WeakMap<object, RunningCall>();
   /** Control calls judged per phone: a screen read after one action is void once the next is judged. */
   private readonly generations = new Map<string, number>();
   private approvalTimeoutMs: number;
@@ -158,7 +145,7 @@ export class ApprovalGate implements SafetyGate {
     for (const pending of [...this.pending.values()]) pending.settle('canceled');
   }
 
-  async decide(call: CallInfo): Promise<GateDecision> {
+  async decide(call: ToolCall): Promise<GateDecision> {
     const policy = this.o.policies.forDevice(call.device.deviceId);
     const facts = { toolId: call.tool.id, kind: call.tool.kind, args: call.args };
     const needs = screenNeeds(facts);
@@ -173,12 +160,13 @@ export class ApprovalGate implements SafetyGate {
       // A read still running (the call came back to back) is waited for while the window is read.
       const afterRunning = needs.tree ? this.awaitScreenAfter(call) : null;
       const afterAtHand = afterRunning !== null || this.screenAfterFor(call) !== null;
+      const lanes = call.lanesAtSlot;
       screen = await probeScreen(call.shell, {
         withTree: needs.tree,
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
         reuseTree: (window) => this.currentTree(call, window?.token ?? null),
-        ...(call.readTree ? { readTree: call.readTree, cheapTree: call.cheapTree === true && !afterAtHand } : {}),
+        ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
         ...(afterRunning ? { beforeReuse: afterRunning } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
@@ -186,14 +174,13 @@ export class ApprovalGate implements SafetyGate {
     if (call.tool.kind === 'control') {
       const deviceId = call.device.deviceId;
       this.generations.set(deviceId, (this.generations.get(deviceId) ?? 0) + 1);
-      this.running.set(call.args, { channelId: call.channelId, token: screen?.window?.token ?? null, observe: call.args.observe === true, lastTree: call.lastTree, screenAfter: call.screenAfter });
     }
-    const lastTree = call.lastTree?.()?.nodes;
+    const lastTree = call.lastTree()?.nodes;
     const classification = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
     const redactedArgs = redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: classification.secretText });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
     const reasons = classification.reasons;
-    const base = { classification, redactedArgs, reasons };
+    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null };
 
     if (decision === 'deny') {
       const why = reasons.length ? reasons : [`${denying.join(', ')} is denied on this phone`];
@@ -216,17 +203,18 @@ export class ApprovalGate implements SafetyGate {
    * `approval_required` (or `policy_denied`), and that step can be sent on its own to be
    * approved. Nothing is typed.
    */
-  async checkStep(call: CallInfo, step: BatchStep): Promise<void> {
+  async checkStep(call: ToolCall, step: BatchStep): Promise<void> {
     if (step.index === 0 || toolFacts(step.toolId).policy !== 'type') return;
     const policy = this.o.policies.forDevice(call.device.deviceId);
     const rule = policy.decisions.password_field;
     if (rule === 'allow') return;
-    const known = this.calls.get(call.args);
-    if (known?.decision === 'allow' && known.classification.classes.includes('password_field')) return;
-    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal, ...(call.readTree ? { readTree: call.readTree } : {}) });
+    const known = call.verdict;
+    if (known?.decision === 'allow' && known.riskClasses.includes('password_field')) return;
+    const lanes = call.lanesAtSlot;
+    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal, ...(lanes ? { readTree: lanes.readTree } : {}) });
     if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
     const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
-    const classification = classify({ call: facts, screen, lastTree: call.lastTree?.()?.nodes, userApps: policy.sensitiveApps });
+    const classification = classify({ call: facts, screen, lastTree: call.lastTree()?.nodes, userApps: policy.sensitiveApps });
     if (!classification.classes.includes('password_field')) return;
     const where = `step ${step.index + 1} would type into a password field that appeared after the earlier steps`;
     if (rule === 'deny') throw new BridgeError('policy_denied', `${where}; password fields are denied on this phone`);
@@ -234,11 +222,11 @@ export class ApprovalGate implements SafetyGate {
   }
 
   /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */
-  private currentTree(call: CallInfo, token: string | null): UiNode[] | null {
+  private currentTree(call: ToolCall, token: string | null): UiNode[] | null {
     const h = this.history.get(call.device.deviceId);
     if (!h || h.channelId !== call.channelId || token === null) return null;
     if (h.token === token && this.o.clock() - h.endAt <= TREE_REUSE_MAX_AGE_MS) {
-      const current = call.lastTree?.();
+      const current = call.lastTree();
       if (current && (current !== h.endTree || h.observedAfter)) return current.nodes;
     }
     // The helper's read after the last action, while the same window is in front.
@@ -247,7 +235,7 @@ export class ApprovalGate implements SafetyGate {
   }
 
   /** The helper's read of the screen after this channel's last action, while it may stand in (see TREE_REUSE_MAX_AGE_MS). */
-  private screenAfterFor(call: CallInfo): ScreenAfter | null {
+  private screenAfterFor(call: ToolCall): ScreenAfter | null {
     const deviceId = call.device.deviceId;
     const after = this.history.get(deviceId)?.after;
     if (!after || this.history.get(deviceId)?.channelId !== call.channelId) return null;
@@ -257,26 +245,26 @@ export class ApprovalGate implements SafetyGate {
   }
 
   /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
-  callFinished(args: object, deviceId: string, outcome: 'ok' | 'error'): void {
-    const run = this.running.get(args);
-    if (!run || this.calls.get(args)?.decision !== 'allow') return;
+  callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
+    if (call.tool.kind !== 'control' || call.verdict?.decision !== 'allow') return;
+    const deviceId = call.device.deviceId;
     const history: PhoneHistory = {
-      channelId: run.channelId,
-      token: run.token,
-      endTree: run.lastTree?.(),
+      channelId: call.channelId,
+      token: call.verdict.windowBefore,
+      endTree: call.lastTree(),
       // With `observe`, the last tree the call took is the screen after its action.
-      observedAfter: run.observe && outcome === 'ok',
+      observedAfter: call.args.observe === true && outcome === 'ok',
       endAt: this.o.clock(),
     };
     this.history.set(deviceId, history);
     // The fast lane reads the screen again now, while the agent decides its next call (the
     // helper's page source waits for the screen to settle first); the next control call's
     // gate then needs only the window read when that window is still in front.
-    if (!run.screenAfter || outcome !== 'ok' || history.observedAfter) return;
+    const screenAfter = call.lanesAtSlot?.screenAfter;
+    if (!screenAfter || outcome !== 'ok' || history.observedAfter) return;
     const generation = this.generations.get(deviceId) ?? 0;
     const at = this.o.clock();
-    history.afterRead = run
-      .screenAfter()
+    history.afterRead = screenAfter()
       .then((read) => {
         if (!read || read.token === null) return;
         if (this.history.get(deviceId) !== history || (this.generations.get(deviceId) ?? 0) !== generation) return;
@@ -292,7 +280,7 @@ export class ApprovalGate implements SafetyGate {
    * A control call that comes while the helper still reads the screen after the last action
    * waits for that read (it began earlier than a new one would), at most the probe's deadline.
    */
-  private awaitScreenAfter(call: CallInfo): Promise<void> | null {
+  private awaitScreenAfter(call: ToolCall): Promise<void> | null {
     const h = this.history.get(call.device.deviceId);
     const reading = h?.afterRead;
     if (!reading || h.channelId !== call.channelId) return null;
@@ -302,22 +290,24 @@ export class ApprovalGate implements SafetyGate {
 
 
   private finish(
-    call: CallInfo,
-    base: { classification: Classification; redactedArgs: Record<string, unknown>; reasons: string[] } | null,
+    call: ToolCall,
+    base: Judged | null,
     decision: GateDecision,
     extra: { approvalId?: string; screenshotRef?: string | null } = {},
   ): GateDecision {
     const classification = base?.classification ?? { classes: [], reasons: [], risk: 'low' as const, secretText: true };
     const redactedArgs = base?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: true });
-    this.calls.set(call.args, {
-      classification,
-      redactedArgs,
+    call.verdict = {
       decision: decision.decision,
       decidedBy: decision.by,
       reasons: decision.reasons,
+      risk: classification.risk,
+      riskClasses: classification.classes,
+      redactedArgs,
       approvalId: extra.approvalId ?? null,
       screenshotRef: extra.screenshotRef ?? null,
-    });
+      windowBefore: base?.windowBefore ?? null,
+    };
     if (decision.decision === 'allow' && call.tool.kind === 'control') {
       return {
         ...decision,
@@ -334,11 +324,11 @@ export class ApprovalGate implements SafetyGate {
     return decision;
   }
 
-  private async hold(call: CallInfo, base: { classification: Classification; redactedArgs: Record<string, unknown>; reasons: string[] }, asking: RiskClass[]): Promise<GateDecision> {
+  private async hold(call: ToolCall, base: Judged, asking: RiskClass[]): Promise<GateDecision> {
     const approvalId = newId('appr');
     const countdownMs = this.approvalTimeoutMs;
     const reasons = base.reasons.length ? base.reasons : [`${asking.join(', ')} needs approval on this phone`];
-    call.progress('waiting_approval', `waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
+    call.hold(`waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
     const shot = await this.screenshot(call, countdownMs).catch((error: unknown) => {
       this.o.logger.warn('approval screenshot failed', { approval: approvalId, error: error instanceof Error ? error.message : String(error) });
       return null;
@@ -408,7 +398,7 @@ export class ApprovalGate implements SafetyGate {
   }
 
   /** The phone's screen at the moment the call is held, as a small JPEG in the file cache. */
-  private async screenshot(call: CallInfo, countdownMs: number): Promise<{ url: string; jpeg: Buffer }> {
+  private async screenshot(call: ToolCall, countdownMs: number): Promise<{ url: string; jpeg: Buffer }> {
     const frame = await captureRaw(call.shell, { timeoutMs: SCREENSHOT_TIMEOUT_MS, signal: call.signal });
     const jpeg = await sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
       .resize({ width: SCREENSHOT_MAX_SIDE, height: SCREENSHOT_MAX_SIDE, fit: 'inside' })

@@ -1,7 +1,7 @@
 /**
  * The safety layer in one place: the policy store, the approval gate the tool runtime asks
  * before every call, and the audit trail it reports every finished call to. createCore
- * builds one and plugs it in with `tools.setGate()` and `tools.addSink()`. The approver sees
+ * builds one and hands its gate and sink to the tool runtime. The approver sees
  * typed text in full; the audit line keeps it as the policies' `audit_typed_text` says.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import { ApprovalGate } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { REDACTED, redactArguments } from './redact';
-import type { CallRecordSink } from '../tools/safety-gate';
+import type { CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
 
 export interface SafetyServiceOptions {
   dataDir: string;
@@ -68,7 +68,7 @@ export class SafetyService {
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
     });
-    this.sink = { record: (entry) => this.record(entry) };
+    this.sink = { record: (call, outcome) => this.record(call, outcome) };
   }
 
   async stop(): Promise<void> {
@@ -104,12 +104,12 @@ export class SafetyService {
     return hit;
   }
 
-  private record(e: Parameters<CallRecordSink['record']>[0]): void {
+  private record(call: ToolCall, outcome: CallOutcome): void {
     // What the next call's screen check relies on is settled now; the audit line is built
     // and queued once the ack is on its way (it goes to disk asynchronously either way).
-    this.gate.callFinished(e.args, e.deviceId, e.outcome);
+    this.gate.callFinished(call, outcome.outcome);
     // The typed-text setting as the call finished: a change applies to calls from then on.
-    const finished = { ...e, typedText: this.policies.auditTypedText() };
+    const finished: FinishedCall = { call, ...outcome, typedText: this.policies.auditTypedText() };
     const timer = setImmediate(() => {
       this.unwritten.delete(timer);
       this.appendAudit(finished);
@@ -147,49 +147,44 @@ export class SafetyService {
    * gate's redaction once it decided, else everything typed counts as secret. The phone view's
    * timeline shows calls with this, so it never shows more than the audit trail keeps.
    */
-  auditArguments(toolId: string, args: Record<string, unknown>): Record<string, unknown> {
-    return this.argumentsAtRest(toolId, args, this.policies.auditTypedText());
+  auditArguments(call: ToolCall): Record<string, unknown> {
+    return this.argumentsAtRest(call, this.policies.auditTypedText());
   }
 
-  private argumentsAtRest(toolId: string, args: Record<string, unknown>, typedText: AuditTypedText): Record<string, unknown> {
-    const known = this.gate.calls.get(args);
+  private argumentsAtRest(call: ToolCall, typedText: AuditTypedText): Record<string, unknown> {
     const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
     // A call that never reached the gate was not classified: its typed text stays secret.
-    return this.atRest({ toolId, args, typedText }, known?.redactedArgs ?? redactArguments(toolId, args, { ...redaction, secretText: true }));
+    const shown = call.verdict?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...redaction, secretText: true });
+    if (typedText === 'full') return shown;
+    // Each typed text becomes its length and keyed hash (computed from the text as typed);
+    // text already redacted as a secret stays `[redacted]`, never hashed.
+    return replaceTypedText(call.tool.id, call.args, shown, (text, shownValue) => (shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey)));
   }
 
   private appendAudit(e: FinishedCall): void {
-    const known = this.gate.calls.get(e.args);
+    const { call } = e;
+    const verdict = call.verdict;
     const entry: AuditEntry = {
       id: `aud_${randomBytes(9).toString('base64url')}`,
-      time: e.time,
-      connector_channel_id: e.channelId,
-      device_id: e.deviceId,
-      tool_id: e.toolId,
-      arguments: this.argumentsAtRest(e.toolId, e.args, e.typedText),
-      decision: known?.decision ?? e.decision?.decision ?? 'not_reached',
-      decided_by: known?.decidedBy ?? e.decision?.by ?? 'none',
+      time: call.receivedAt,
+      connector_channel_id: call.channelId,
+      device_id: call.device.deviceId,
+      tool_id: call.tool.id,
+      arguments: this.argumentsAtRest(call, e.typedText),
+      decision: verdict?.decision ?? 'not_reached',
+      decided_by: verdict?.decidedBy ?? 'none',
       outcome: e.outcome,
       error_code: e.errorCode,
       duration_ms: e.durationMs,
-      reasons: known?.reasons ?? e.decision?.reasons ?? [],
-      screenshot_ref: known?.screenshotRef ?? null,
-      risk: known ? known.classification.risk : null,
-      risk_classes: known?.classification.classes ?? [],
-      approval_id: known?.approvalId ?? null,
+      reasons: verdict?.reasons ?? [],
+      screenshot_ref: verdict?.screenshotRef ?? null,
+      risk: verdict ? verdict.risk : null,
+      risk_classes: verdict ? [...verdict.riskClasses] : [],
+      approval_id: verdict?.approvalId ?? null,
     };
     this.audit.append(entry);
   }
-
-  /**
-   * The arguments as the audit trail keeps them: with `digest`, each typed text becomes its
-   * length and keyed hash (computed from the text as typed); text already redacted as a
-   * secret stays `[redacted]`, never hashed.
-   */
-  private atRest(e: Pick<FinishedCall, 'toolId' | 'args' | 'typedText'>, shown: Record<string, unknown>): Record<string, unknown> {
-    if (e.typedText === 'full') return shown;
-    return replaceTypedText(e.toolId, e.args, shown, (text, shownValue) => (shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey)));
-  }
 }
 
-type FinishedCall = Parameters<CallRecordSink['record']>[0] & { typedText: AuditTypedText };
+/** A finished call waiting for its audit line, with the typed-text setting as it finished. */
+type FinishedCall = CallOutcome & { call: ToolCall; typedText: AuditTypedText };

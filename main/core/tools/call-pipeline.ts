@@ -1,0 +1,159 @@
+/**
+ * The path of one validated call, top to bottom: the phone's queue (control calls one at a
+ * time, observation beside them), the screen-lock guard, the safety gate, the journal, the
+ * tool itself, then what the bridge remembers, the audit sinks and the phone view. It always
+ * answers with one ack; nothing reaches the phone unless the gate allowed it.
+ */
+import { BridgeError, isBridgeError, toWireError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import type { Logger } from '../logging/logger';
+import type { DeviceQueue } from '../queue/device-queue';
+import { probeScreen } from '../android/screen-probe';
+import type { UiNode } from '../android/ui-tree';
+import { errorAck, type ExactlyOnce } from './exactly-once';
+import type { StoredAck } from './idempotency-journal';
+import type { PhoneMemory } from './phone-memory';
+import type { PhoneShells } from './phone-shells';
+import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
+import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
+import type { ToolLanes } from './tool-definition';
+import type { ToolServicesFactory } from './tool-services';
+
+/** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
+const SCREEN_AFTER_CHANNEL = 'fast-lane';
+
+export interface CallPipelineOptions {
+  queue: DeviceQueue;
+  shells: PhoneShells;
+  memory: PhoneMemory;
+  exactlyOnce: ExactlyOnce;
+  services: ToolServicesFactory;
+  /** Policy and approvals; absent, every call is allowed (unit tests of the tools alone). */
+  gate?: SafetyGate;
+  /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
+  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
+  /** Told about every finished call before its ack is sent (the audit trail). */
+  sinks: readonly CallRecordSink[];
+  /** Told about each call while it happens (the phone view's timeline). */
+  observer?: CallObserver;
+  /** The tools marked on a phone may have changed (a refusal, or a success that clears one). */
+  marksChanged: (deviceId: string) => void;
+  /** Something the console shows changed (a channel's last action). */
+  stateChanged: () => void;
+  commandTimeoutMs: number;
+  clock: () => number;
+  logger: Logger;
+}
+
+const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
+
+export class CallPipeline {
+  private readonly gate: SafetyGate;
+
+  constructor(private readonly o: CallPipelineOptions) {
+    this.gate = o.gate ?? ALLOW_ALL;
+  }
+
+  /** Runs the call on its phone and answers its ack (never throws). */
+  async run(call: ToolCall, controller: AbortController): Promise<StoredAck> {
+    const deviceId = call.device.deviceId;
+    call.observed = this.o.observer?.queued(call);
+    let ack: StoredAck;
+    try {
+      ack = await this.o.queue.submit(deviceId, call.tool.kind, call.channelId, () => this.inSlot(call), controller);
+      if (ack.error || mayWake(call.tool.id, call.args)) this.o.memory.screenLock.forget(deviceId);
+    } catch (error) {
+      this.o.memory.screenLock.forget(deviceId);
+      if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: call.tool.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      ack = { error: toWireError(error) };
+    }
+    this.o.exactlyOnce.settle(call, ack);
+    return this.finish(call, ack);
+  }
+
+  /** Inside the phone's queue slot: guard, gate, journal, then the tool. */
+  private async inSlot(call: ToolCall): Promise<StoredAck> {
+    const { tool, device, shell, signal, observed } = call;
+    const deviceId = device.deviceId;
+    observed?.running();
+    // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
+    const lanes = this.o.shells.displayInUse(deviceId) === 0 ? this.o.lanes?.forCall(deviceId, shell) : undefined;
+    if (lanes) call.lanesAtSlot = this.callLanes(call, lanes);
+    // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
+    if (tool.kind === 'control' && needsUnlockedScreen(tool.id, call.args)) {
+      await this.o.memory.screenLock.assertUsable(deviceId, shell, { timeoutMs: this.o.commandTimeoutMs, signal });
+    }
+    const decision: GateDecision = await this.gate.decide(call);
+    if (decision.decision === 'deny') {
+      // A refusal is this call's answer: a retry of the same tool_call_id gets it again
+      // without asking twice (a stop is not an answer; that call may be asked again).
+      if (decision.errorCode !== 'canceled') this.o.exactlyOnce.started(call);
+      return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
+    }
+    await observed?.beforeAction(shell, signal);
+    this.o.exactlyOnce.started(call);
+    const context = this.o.services.contextFor(call);
+    if (lanes) context.lanes = lanes;
+    const gate = this.gate;
+    if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
+    this.o.shells.beginCall(deviceId);
+    const ran = await tool.run(context, call.args);
+    // A phone with several displays: the result says which one was used.
+    const shown = tool.facts.usesDisplay ? this.o.shells.displayShown(deviceId) : null;
+    const result = shown ? { ...ran, display: shown } : ran;
+    return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
+  }
+
+  /** The gate's screen reads take the fast lane too (a sparse or stale helper tree falls back to the dump). */
+  private callLanes(call: ToolCall, lanes: ToolLanes): CallLanes {
+    const read = { timeoutMs: this.o.commandTimeoutMs, signal: call.signal };
+    const cheapTree = lanes.helperRunning();
+    return {
+      readTree: async (window) => (await lanes.tree(read, window)).nodes,
+      cheapTree,
+      ...(call.tool.kind === 'control' && cheapTree ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) } : {}),
+    };
+  }
+
+  /**
+   * The screen after a control call's action, read by the fast lane's helper (CallLanes.screenAfter):
+   * observation work on the phone's queue, so it waits behind no agent call and a Stop ends it.
+   */
+  private screenAfter(deviceId: string, shell: DeviceShell, lanes: ToolLanes): Promise<{ token: string | null; nodes: UiNode[] } | null> {
+    return this.o.queue.submit(deviceId, 'observation', SCREEN_AFTER_CHANNEL, async (signal) => {
+      const read = { timeoutMs: this.o.commandTimeoutMs, signal };
+      const screen = await probeScreen(shell, {
+        withTree: true,
+        ...read,
+        readTree: async (window) => {
+          const nodes = await lanes.helperTree(read, window);
+          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable helper tree');
+          return nodes;
+        },
+      });
+      return screen.window && screen.nodes ? { token: screen.window.token, nodes: screen.nodes } : null;
+    });
+  }
+
+  /** What the bridge remembers and the audit are settled before the ack; watchers hear after it. */
+  private finish(call: ToolCall, ack: StoredAck): StoredAck {
+    const durationMs = this.o.clock() - call.receivedAt;
+    const marksChanged = this.o.memory.noteFinished(call, ack);
+    // The gate's history the next call is judged on is settled now (the sinks build their
+    // audit lines later themselves).
+    const outcome = { outcome: ack.error ? ('error' as const) : ('ok' as const), errorCode: ack.error?.code ?? null, durationMs };
+    for (const sink of this.o.sinks) sink.record(call, outcome);
+    // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits
+    // until the ack is on its way: the state above is already set, so a Descriptor asked for
+    // after the ack says the same, and the agent's answer is not held up by packets it did
+    // not ask for. setImmediate runs after the reply, which is sent as this call's promise settles.
+    const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
+    setImmediate(() => {
+      call.observed?.finished({ ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) }, durationMs);
+      if (marksChanged) this.o.marksChanged(call.device.deviceId);
+      // The UI shows each channel's last action; the hub coalesces bursts of calls.
+      this.o.stateChanged();
+    });
+    return ack;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * What the bridge remembers between calls, per phone and per channel: the channel's last UI
+ * tree (what `index` selectors refer to) and last screenshot (`unchanged`), each channel's
+ * last action (the console), each phone's last refusal per error code and last tree read
+ * (the Descriptor's marks, the phone check), whether its keyboard types Unicode, how fast
+ * each screenshot strategy is on it, and whether its screen is awake and unlocked.
+ * Nothing here talks to a phone by itself; the call pipeline tells it what happened.
+ */
+import type { ErrorCode } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import type { UiNode } from '../android/ui-tree';
+import { detectUnicodeIme } from '../android/text-input';
+import type { StoredAck } from './idempotency-journal';
+import type { LastCaptureStore } from './screenshot-pipeline';
+import { ScreenLockGuard } from './screen-lock-guard';
+import type { ToolCall } from './tool-call';
+import type { CaptureTimings, ScreenshotStrategyStore, ToolFacts } from './tool-definition';
+
+/** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
+const SCREEN_LOCK_FRESH_MS = 5_000;
+/** How long a phone's keyboard is believed to type Unicode (or not) before it is read again. */
+const IME_FRESH_MS = 60_000;
+
+/** A call on a phone refused with a code: when, what the phone said, and its fix in words when it has one. */
+export interface Refusal {
+  at: number;
+  message: string;
+  fix: string | null;
+}
+
+export interface LastAction {
+  toolId: string;
+  at: number;
+  outcome: string;
+}
+
+/** Refusals that mark tools in the Descriptor (tool-marks.ts). */
+const MARKING_REFUSALS: ReadonlySet<ErrorCode> = new Set(['input_blocked', 'install_blocked']);
+
+/** The refusal a success of this tool shows no longer holds (the person changed the setting). */
+function clearedBySuccess(facts: ToolFacts): ErrorCode | undefined {
+  if (facts.policy === 'install') return 'install_blocked';
+  if (facts.screenInput && facts.policy !== 'batch') return 'input_blocked';
+  return undefined;
+}
+
+export class PhoneMemory {
+  /** Per channel. */
+  private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
+  /** Per channel: the last screenshot handed out (screenshot-pipeline.ts). */
+  readonly lastCaptures: LastCaptureStore = new Map();
+  private readonly lastActions = new Map<string, LastAction>();
+  /** Per phone, the last refusal of each error code (the phone check shows input_blocked from here). */
+  private readonly lastRefusals = new Map<string, Map<ErrorCode, Refusal>>();
+  private readonly treeReadAt = new Map<string, number>();
+  private readonly imes = new Map<string, { value: boolean; at: number }>();
+  private readonly strategies = new Map<string, CaptureTimings>();
+  readonly screenLock: ScreenLockGuard;
+  readonly screenshotStrategy: ScreenshotStrategyStore = {
+    get: (deviceId) => this.strategies.get(deviceId),
+    set: (deviceId, timings) => this.strategies.set(deviceId, timings),
+  };
+
+  constructor(private readonly clock: () => number) {
+    this.screenLock = new ScreenLockGuard({ clock, freshMs: SCREEN_LOCK_FRESH_MS });
+  }
+
+  lastTree(channelId: string): { nodes: UiNode[]; signature: string } | undefined {
+    return this.trees.get(channelId);
+  }
+
+  rememberTree(channelId: string, nodes: UiNode[], signature: string): void {
+    this.trees.set(channelId, { nodes, signature });
+  }
+
+  /** A channel's lease ended: its tree and its last screenshot mean nothing to the next one. */
+  forgetChannel(channelId: string): void {
+    this.trees.delete(channelId);
+    this.lastCaptures.delete(channelId);
+  }
+
+  lastAction(channelId: string): LastAction | undefined {
+    return this.lastActions.get(channelId);
+  }
+
+  /** The last call on this phone refused with `code`, if any. */
+  lastRefusal(deviceId: string, code: ErrorCode): Refusal | null {
+    return this.lastRefusals.get(deviceId)?.get(code) ?? null;
+  }
+
+  /** When a tool call last read this phone's UI tree (tool-marks.ts), or null. */
+  lastTreeRead(deviceId: string): number | null {
+    return this.treeReadAt.get(deviceId) ?? null;
+  }
+
+  /** Whether the phone's keyboard types any language (text-input.ts), read at most once a minute. */
+  async unicodeIme(deviceId: string, shell: DeviceShell, options: { timeoutMs: number; signal: AbortSignal }): Promise<boolean> {
+    const cached = this.imes.get(deviceId);
+    if (cached && this.clock() - cached.at < IME_FRESH_MS) return cached.value;
+    const value = await detectUnicodeIme(shell, options);
+    this.imes.set(deviceId, { value, at: this.clock() });
+    return value;
+  }
+
+  /**
+   * A call ended with this ack: its channel's last action, the phone's refusals and tree read.
+   * Answers whether the tools marked on the phone may have changed.
+   */
+  noteFinished(call: ToolCall, ack: StoredAck): boolean {
+    const deviceId = call.device.deviceId;
+    const now = this.clock();
+    this.lastActions.set(call.channelId, { toolId: call.tool.id, at: now, outcome: ack.error?.code ?? 'ok' });
+    if (ack.error) {
+      const refusals = this.lastRefusals.get(deviceId) ?? new Map<ErrorCode, Refusal>();
+      refusals.set(ack.error.code, { at: now, message: ack.error.message, fix: ack.error.fix ?? null });
+      this.lastRefusals.set(deviceId, refusals);
+      return MARKING_REFUSALS.has(ack.error.code);
+    }
+    let marksChanged = false;
+    // It works again (the person changed the setting): forget the refusal it replaces.
+    const cleared = clearedBySuccess(call.tool.facts);
+    if (cleared && this.lastRefusals.get(deviceId)?.delete(cleared)) marksChanged = true;
+    if (call.tool.facts.readsTree) {
+      this.treeReadAt.set(deviceId, now);
+      marksChanged = true;
+    }
+    return marksChanged;
+  }
+}

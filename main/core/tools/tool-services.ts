@@ -1,0 +1,83 @@
+/**
+ * What a tool receives when it runs (ToolContext): its phone, shell, cancel and deadline, the
+ * screen size, the channel's last tree, and the services of the file and media tools (the
+ * file cache behind signed download URLs, uploaded files of its own channel only).
+ */
+import { publicHref } from '../config/network-options';
+import { BridgeError } from '../errors';
+import type { FileCache } from '../files/file-cache';
+import type { UrlSigner } from '../files/signed-url';
+import type { PhoneMemory } from './phone-memory';
+import type { PhoneShells } from './phone-shells';
+import type { ToolCall } from './tool-call';
+import type { StoredFileInfo, ToolContext } from './tool-definition';
+
+export interface ToolServicesOptions {
+  files: FileCache;
+  signer: UrlSigner;
+  memory: PhoneMemory;
+  shells: PhoneShells;
+  /** Default deadline for one adb operation. */
+  commandTimeoutMs: number;
+  /** How long a download URL handed to xAgent stays valid (capped by the file's own expiry). */
+  downloadUrlTtlMs: number;
+  /** --public-url: download URLs become absolute under it (a proxy's path prefix survives). */
+  publicUrl: string | undefined;
+}
+
+export class ToolServicesFactory {
+  constructor(private readonly o: ToolServicesOptions) {}
+
+  /** The context `call.tool.run` gets. */
+  contextFor(call: ToolCall): ToolContext {
+    const { channelId, device, shell, signal } = call;
+    const { files, memory } = this.o;
+    const timeoutMs = this.o.commandTimeoutMs;
+    return {
+      channelId,
+      device,
+      shell,
+      signal,
+      timeoutMs,
+      progress: (status, message, fraction) => call.progress(status, message, fraction),
+      screenSize: async (accepts) => {
+        const size = await this.o.shells.screenSize(device.deviceId, shell, { timeoutMs, signal }, accepts);
+        if (!size) throw new BridgeError('command_failed', 'could not read the screen size');
+        return size;
+      },
+      lastTree: () => memory.lastTree(channelId),
+      rememberTree: (nodes, signature) => memory.rememberTree(channelId, nodes, signature),
+      services: {
+        lastCaptures: memory.lastCaptures,
+        storeFile: async (input) => this.signed(await files.put({ ...input, channelId })),
+        findUnchangedRef: (fileRef) => {
+          const file = files.get(fileRef);
+          return file && file.channelId === channelId ? this.signed(file) : undefined;
+        },
+        uploadedFile: (fileRef) => {
+          const file = files.get(fileRef);
+          if (!file || file.kind !== 'upload') throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
+          if (file.channelId !== channelId) throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
+          const path = files.path(fileRef);
+          if (!path) throw new BridgeError('file_not_found', 'the uploaded file is gone');
+          return { path, filename: file.filename, byteSize: file.byteSize };
+        },
+        unicodeIme: () => memory.unicodeIme(device.deviceId, shell, { timeoutMs, signal }),
+        screenshotStrategy: memory.screenshotStrategy,
+      },
+    };
+  }
+
+  private signed(file: { fileRef: string; mimeType: string; byteSize: number; expiresAt: number; sha256: string }): StoredFileInfo {
+    const url = this.o.signer.sign(file.fileRef, this.o.downloadUrlTtlMs, file.expiresAt);
+    return {
+      file_ref: file.fileRef,
+      // Absolute under --public-url; else relative, resolved by xAgent against its base URL.
+      download_url: publicHref(this.o.publicUrl, url.path),
+      mime_type: file.mimeType,
+      byte_size: file.byteSize,
+      expires_at: url.expiresAt,
+      sha256: file.sha256,
+    };
+  }
+}
