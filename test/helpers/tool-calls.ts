@@ -7,9 +7,12 @@ import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
 import { TOOLS } from '../../main/core/tools/catalogue';
 import type { ToolCall } from '../../main/core/tools/tool-call';
+import type { ToolDefinition } from '../../main/core/tools/tool-definition';
 
 export interface FakeCallInput {
   toolId: string;
+  /** A stand-in for the catalogue's definition of `toolId` (its facts, kind and run). */
+  tool?: ToolDefinition<unknown>;
   args: Record<string, unknown>;
   deviceId?: string;
   channelId?: string;
@@ -19,7 +22,7 @@ export interface FakeCallInput {
 
 /** A call record, with every progress status it pushed to the agent (`waiting_approval` when held). */
 export function fakeToolCall(input: FakeCallInput): ToolCall & { progressed: string[] } {
-  const tool = TOOLS.find((t) => t.id === input.toolId);
+  const tool = input.tool ?? TOOLS.find((t) => t.id === input.toolId);
   if (!tool) throw new Error(`no tool ${input.toolId}`);
   const progressed: string[] = [];
   const channelId = input.channelId ?? 'chan-1';
