@@ -61,3 +61,15 @@ test('the sets other modules used to spell out by hand follow from the facts', (
   assert.deepEqual(toolIdsWhere((f) => f.timeline !== undefined).sort(), ['android_batch', 'android_long_press', 'android_swipe', 'android_tap']);
   assert.deepEqual(toolFacts('no_such_tool'), { policy: 'screen' }, 'an unknown step is judged as acting on the whole screen');
 });
+
+test('a batch step is validated by its own tool’s schema at the edge, so the gate judges only valid steps', () => {
+  const batch = TOOLS.find((t) => t.facts.policy === 'batch');
+  assert.ok(batch);
+  const bad = batch.args.safeParse({ steps: [{ tool: 'android_press_key', arguments: { key: 'back' } }, { tool: 'android_tap', arguments: { x: -1, y: 5 } }] });
+  assert.equal(bad.success, false);
+  assert.deepEqual(bad.error?.issues[0]?.path, ['steps', 1, 'arguments', 'x']);
+  assert.match(bad.error?.issues[0]?.message ?? '', /^android_tap: /);
+  const extra = batch.args.safeParse({ steps: [{ tool: 'android_tap', arguments: { x: 1, y: 1, shell: 'rm -rf /' } }] });
+  assert.equal(extra.success, false, 'a step’s unknown argument is refused like a call’s');
+  assert.equal(batch.args.safeParse({ steps: [{ tool: 'android_tap', arguments: { x: 1, y: 1 } }] }).success, true);
+});

@@ -49,7 +49,23 @@ const SETTINGS_PAGE_LABELS = /\b(screen lock|factory reset|reset options|erase a
 export interface CallFacts {
   toolId: string;
   kind: 'observation' | 'control';
-  args: Record<string, unknown>;
+  args: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The arguments the policy reads. A call's arguments passed its tool's strict schema at the
+ * edge (tools/invoke-handler.ts), a batch's steps each their own tool's, so each field present
+ * has the type its schema gives it; this is the one place that says so.
+ */
+interface JudgedArgs {
+  x?: number;
+  y?: number;
+  element?: ElementSelectorArgs;
+  key?: string;
+  url?: string;
+  package?: string;
+  activity?: string;
+  steps?: ReadonlyArray<{ tool: string; arguments: JudgedArgs }>;
 }
 
 export interface ScreenNeeds {
@@ -70,19 +86,14 @@ export interface Classification {
 interface Step {
   toolId: string;
   facts: ToolFacts;
-  args: Record<string, unknown>;
+  args: JudgedArgs;
 }
 
 function stepsOf(call: CallFacts): Step[] {
   const facts = toolFacts(call.toolId);
-  if (facts.policy !== 'batch') return [{ toolId: call.toolId, facts, args: call.args }];
-  const steps = Array.isArray(call.args.steps) ? (call.args.steps as unknown[]) : [];
-  return steps.map((s) => {
-    const step = (s && typeof s === 'object' ? s : {}) as Record<string, unknown>;
-    const args = step.arguments && typeof step.arguments === 'object' && !Array.isArray(step.arguments) ? (step.arguments as Record<string, unknown>) : {};
-    const toolId = typeof step.tool === 'string' ? step.tool : '';
-    return { toolId, facts: toolFacts(toolId), args };
-  });
+  const args = call.args as JudgedArgs;
+  if (facts.policy !== 'batch') return [{ toolId: call.toolId, facts, args }];
+  return (args.steps ?? []).map((step) => ({ toolId: step.tool, facts: toolFacts(step.tool), args: step.arguments }));
 }
 
 function stepNeeds(step: Step): ScreenNeeds {
@@ -94,7 +105,7 @@ function stepNeeds(step: Step): ScreenNeeds {
     case 'push':
       return { window: false, tree: false };
     case 'key':
-      return typeof step.args.key === 'string' && ESCAPE_KEYS.has(step.args.key) ? { window: false, tree: false } : { window: true, tree: true };
+      return step.args.key !== undefined && ESCAPE_KEYS.has(step.args.key) ? { window: false, tree: false } : { window: true, tree: true };
     default:
       return { window: true, tree: true };
   }
@@ -110,8 +121,8 @@ export function screenNeeds(call: CallFacts): ScreenNeeds {
 /** The classes a screen read can add; when all of them are `allow`, reading is skipped. */
 export const SCREEN_CLASSES: readonly RiskClass[] = ['sensitive_app', 'password_field', 'sensitive_screen', 'secure_screen', 'unreadable_screen'];
 
-function urlScheme(url: unknown): string | null {
-  if (typeof url !== 'string') return null;
+function urlScheme(url: string | undefined): string | null {
+  if (url === undefined) return null;
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url.trim());
   return match?.[1] ? match[1].toLowerCase() : null;
 }
@@ -157,14 +168,10 @@ export function nodeAt(nodes: readonly UiNode[], x: number, y: number): UiNode |
   return smallest(under.filter((n) => n.clickable || n.longClickable)) ?? smallest(under);
 }
 
-function isSelector(value: unknown): value is ElementSelectorArgs {
-  return !!value && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** The element a step acts on, resolved the way the tool will resolve it. */
 function targetOf(step: Step, fresh: readonly UiNode[] | null, last: readonly UiNode[] | undefined): UiNode | undefined | 'unknown' {
-  const element = step.args.element;
-  if (isSelector(element)) {
+  const { element, x, y } = step.args;
+  if (element) {
     const nodes = element.index !== undefined ? last : fresh;
     if (!nodes) return 'unknown';
     try {
@@ -173,9 +180,9 @@ function targetOf(step: Step, fresh: readonly UiNode[] | null, last: readonly Ui
       return 'unknown';
     }
   }
-  if (typeof step.args.x === 'number' && typeof step.args.y === 'number') {
+  if (x !== undefined && y !== undefined) {
     if (!fresh) return 'unknown';
-    return nodeAt(fresh, step.args.x, step.args.y) ?? 'unknown';
+    return nodeAt(fresh, x, y) ?? 'unknown';
   }
   return undefined;
 }
@@ -249,10 +256,10 @@ export function classify(input: ClassifyInput): Classification {
         break;
       }
       case 'launch': {
-        const pkg = typeof step.args.package === 'string' ? step.args.package : '';
+        const pkg = step.args.package ?? '';
         const why = sensitiveAppReason(pkg, input.userApps);
         if (why) add('sensitive_app', `${prefix}launches ${why}`);
-        if (SETTINGS_PACKAGES.has(pkg) && typeof step.args.activity === 'string' && settingsActivityIsSensitive(step.args.activity)) {
+        if (SETTINGS_PACKAGES.has(pkg) && step.args.activity !== undefined && settingsActivityIsSensitive(step.args.activity)) {
           add('sensitive_app', `${prefix}opens a Settings security or account page`);
         }
         break;
@@ -260,7 +267,7 @@ export function classify(input: ClassifyInput): Classification {
       case 'stop':
         break;
       case 'key': {
-        const key = typeof step.args.key === 'string' ? step.args.key : '';
+        const key = step.args.key ?? '';
         if (ESCAPE_KEYS.has(key)) break;
         const focused = fresh?.find((n) => n.focused);
         if (key === 'paste' && focused?.password) add('password_field', `${prefix}pastes into a password field`);

@@ -288,6 +288,12 @@ const pushFileTool = defineTool({
 
 const BATCHABLE = [tapTool, longPressTool, swipeTool, typeTextTool, pressKeyTool, launchAppTool, stopAppTool, openUrlTool];
 
+function batchable(id: string): ToolDefinition<unknown> {
+  const tool = BATCHABLE.find((t) => t.id === id);
+  if (!tool) throw new BridgeError('invalid_arguments', `${id} cannot be a batch step`);
+  return tool;
+}
+
 const batchTool = defineTool({
   id: 'android_batch',
   title: 'Run several control steps',
@@ -299,10 +305,18 @@ const batchTool = defineTool({
   args: z.strictObject({
     steps: z
       .array(
-        z.strictObject({
-          tool: z.enum(['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_launch_app', 'android_stop_app', 'android_open_url']),
-          arguments: z.record(z.string(), z.unknown()),
-        }),
+        z
+          .strictObject({
+            tool: z.enum(['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_launch_app', 'android_stop_app', 'android_open_url']),
+            arguments: z.record(z.string(), z.unknown()),
+          })
+          // Each step's arguments pass its own tool's schema at the edge, before the safety
+          // gate judges them and before any step runs: a typo never leaves half a batch done.
+          .superRefine((step, ctx) => {
+            const parsed = batchable(step.tool).args.safeParse(step.arguments);
+            if (parsed.success) return;
+            for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['arguments', ...issue.path], message: `${step.tool}: ${issue.message}` });
+          }),
       )
       .min(1)
       .max(20),
@@ -310,15 +324,10 @@ const batchTool = defineTool({
   }),
   output: RESULT,
   run: async (ctx, args) => {
-    // Validate every step before running any, so a typo cannot leave half a batch done.
-    const planned = args.steps.map((step, i) => {
-      const tool = BATCHABLE.find((t) => t.id === step.tool) as ToolDefinition<unknown>;
-      const parsed = tool.args.safeParse(step.arguments);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new BridgeError('invalid_arguments', `step ${i + 1} (${step.tool}): ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}`);
-      }
-      return { tool, args: parsed.data };
+    // The steps passed their tools' schemas at the edge (see the schema); parsing again gives each its typed arguments.
+    const planned = args.steps.map((step) => {
+      const tool = batchable(step.tool);
+      return { tool, args: tool.args.parse(step.arguments) };
     });
     const results: Array<Record<string, unknown>> = [];
     for (const [i, step] of planned.entries()) {
