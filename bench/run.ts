@@ -19,6 +19,11 @@ import type { WireClient } from './wire-client';
 const QUICK = process.argv.includes('--quick');
 /** `-- --fast-lane-only`: part e alone (#17), printed, bench/results.md left as it was. */
 const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
+/**
+ * `-- --part-a-only`: part a alone (one call through the bridge against the same adb command),
+ * printed, bench/results.md left as it was: to compare the bridge's added time before and after a change.
+ */
+const PART_A_ONLY = process.argv.includes('--part-a-only');
 const RESULTS = join(__dirname, 'results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
@@ -329,6 +334,7 @@ async function main(): Promise<void> {
 
     await cleanup.runNow('bench client');
     await cleanup.runNow('in-process bridge');
+    if (PART_A_ONLY) return;
 
     report.section('d. Screenshot: bridge (invoke → ack → download) vs `adb exec-out screencap -p` by hand');
     report.add(
@@ -400,7 +406,7 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted || FAST_LANE_ONLY) return;
+  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY) return;
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);
