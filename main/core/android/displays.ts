@@ -12,7 +12,7 @@
  * than one display. Phones with one display get no flag: their commands stay as they were
  * (and Android 9 and older, whose `-d` meant something else, are never given one).
  */
-import type { DeviceShell, ShellOutput, ShellRunOptions } from '../devices/device-shell';
+import type { DeviceShell } from '../devices/device-shell';
 import { OperationDeadline, runText } from '../devices/shell-quote';
 import type { OperationOptions } from '../devices/shell-quote';
 
@@ -138,24 +138,5 @@ export function displayRef(target: DisplayTarget): { id: number; name: string; p
     name: target.display.name,
     ...(target.display.physicalId ? { physical_id: target.display.physicalId } : {}),
     of: Math.max(target.logicalCount, target.physicalCount),
-  };
-}
-
-/**
- * A DeviceShell whose `screencap` and `input` commands go to the target display. `target`
- * is asked on the first such command (it may read the phone); `seen` hears every target used.
- */
-export function shellOnDisplay(base: DeviceShell, target: (options: ShellRunOptions) => Promise<DisplayTarget | null>, sdk: number | null, seen?: (target: DisplayTarget) => void): DeviceShell {
-  const aim = async (argv: readonly string[], options: ShellRunOptions): Promise<readonly string[]> => {
-    if (argv[0] !== 'screencap' && argv[0] !== 'input' && argv[0] !== 'screenrecord') return argv;
-    const t = await target(options);
-    if (t) seen?.(t);
-    return aimAtDisplay(argv, t, sdk);
-  };
-  return {
-    run: async (argv, options): Promise<ShellOutput> => base.run(await aim(argv, options), options),
-    execOut: async (argv, options) => base.execOut(await aim(argv, options), options),
-    push: (data, remotePath, options) => base.push(data, remotePath, options),
-    pull: (remotePath, options) => base.pull(remotePath, options),
   };
 }

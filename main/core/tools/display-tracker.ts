@@ -14,7 +14,7 @@
  * `multiDisplayFreshMs`), so a fold or unfold between two calls is never missed. A phone that
  * starts casting while it is believed single keeps acting on display 0, which is right.
  */
-import { isMultiDisplay, readDisplayTarget, shellOnDisplay, type DisplayTarget } from '../android/displays';
+import { aimAtDisplay, isMultiDisplay, readDisplayTarget, type DisplayTarget } from '../android/displays';
 import { stripScreencapNotices } from '../android/screencap';
 import type { DeviceShell, ShellRunOptions } from '../devices/device-shell';
 
@@ -48,6 +48,9 @@ export function frameSize(output: Buffer): { width: number; height: number } | n
   return null;
 }
 
+/** The commands that act on one display, and so are sent to the display in use. */
+const AIMED_COMMANDS: ReadonlySet<string> = new Set(['screencap', 'screenrecord', 'input']);
+
 export class DisplayTracker {
   private readonly shells = new WeakMap<DeviceShell, DeviceShell>();
   private readonly entries = new Map<string, Entry>();
@@ -55,37 +58,44 @@ export class DisplayTracker {
 
   constructor(private readonly o: DisplayTrackerOptions) {}
 
-  /** The phone's shell aimed at its display in use (the same object for the same phone shell). */
+  /**
+   * The phone's shell aimed at its display in use (the same object for the same phone shell):
+   * the one decorator of a phone's shell. `screencap`, `screenrecord` and `input` go to the
+   * display in use (android/displays.ts aimAtDisplay); what a frame or a UI dump shows of the
+   * screen (its size, its rotation) is reported to the screen size cache.
+   */
   shellFor(deviceId: string, sdk: number | null, base: DeviceShell): DeviceShell {
-    let shell = this.shells.get(base);
-    if (!shell) {
-      const aimed = shellOnDisplay(base, (options) => this.target(deviceId, base, options), sdk);
-      // Raw service streams (the fast lane's helper) pass through untouched.
-      const openStream = base.openStream?.bind(base);
-      shell = {
-        run: async (argv, options) => {
-          const out = await aimed.run(argv, options);
-          if (argv[0] === 'uiautomator') {
-            const rotation = /<hierarchy rotation="(\d)"/.exec(out.stdout.subarray(0, 400).toString('latin1'))?.[1];
-            if (rotation !== undefined) this.o.onRotation(deviceId, Number(rotation));
-          }
-          return out;
-        },
-        execOut: async (argv, options) => {
-          const out = await aimed.execOut(argv, options);
-          if (argv[0] === 'screencap') {
-            const size = frameSize(out);
-            if (size) this.o.onFrame(deviceId, size);
-          }
-          return out;
-        },
-        push: (data, remotePath, options) => aimed.push(data, remotePath, options),
-        pull: (remotePath, options) => aimed.pull(remotePath, options),
-        shellProtocol: () => base.shellProtocol?.() ?? null,
-        ...(openStream ? { openStream } : {}),
-      };
-      this.shells.set(base, shell);
-    }
+    const known = this.shells.get(base);
+    if (known) return known;
+    const aim = async (argv: readonly string[], options: ShellRunOptions): Promise<readonly string[]> => {
+      if (!AIMED_COMMANDS.has(argv[0] ?? '')) return argv;
+      return aimAtDisplay(argv, await this.target(deviceId, base, options), sdk);
+    };
+    // Raw service streams (the fast lane's helper) pass through untouched.
+    const openStream = base.openStream?.bind(base);
+    const shell: DeviceShell = {
+      run: async (argv, options) => {
+        const out = await base.run(await aim(argv, options), options);
+        if (argv[0] === 'uiautomator') {
+          const rotation = /<hierarchy rotation="(\d)"/.exec(out.stdout.subarray(0, 400).toString('latin1'))?.[1];
+          if (rotation !== undefined) this.o.onRotation(deviceId, Number(rotation));
+        }
+        return out;
+      },
+      execOut: async (argv, options) => {
+        const out = await base.execOut(await aim(argv, options), options);
+        if (argv[0] === 'screencap') {
+          const size = frameSize(out);
+          if (size) this.o.onFrame(deviceId, size);
+        }
+        return out;
+      },
+      push: (data, remotePath, options) => base.push(data, remotePath, options),
+      pull: (remotePath, options) => base.pull(remotePath, options),
+      shellProtocol: () => base.shellProtocol?.() ?? null,
+      ...(openStream ? { openStream } : {}),
+    };
+    this.shells.set(base, shell);
     return shell;
   }
 
