@@ -7,6 +7,7 @@
  * changes. A new lease policy (`setLeasePolicy`) gives new leases the new maximum; the idle
  * timeout and disconnect grace apply to running leases too.
  */
+import { LEASE_CHECK_MS, leaseEndsNow } from './lease-timer';
 import { EventEmitter } from 'node:events';
 import type { LeasePolicy } from '../config/core-options';
 import { BridgeError } from '../errors';
@@ -79,7 +80,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   start(): void {
-    this.sweepTimer = setInterval(() => this.sweep(), 250);
+    this.sweepTimer = setInterval(() => this.sweep(), LEASE_CHECK_MS);
     this.sweepTimer.unref();
   }
 
@@ -397,19 +398,16 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     }
   }
 
+  /** The lease timer (lease-timer.ts): ends every lease whose time is up. */
   private sweep(): void {
     const now = this.clock();
     for (const channel of this.options.runtime.channels()) {
       const binding = channel.binding;
       if (!binding || binding.ended !== null) continue;
-      const { lease } = binding;
-      const idleOver = lease.idleTimeoutMs !== null && now - lease.lastActivityAt >= lease.idleTimeoutMs;
-      const maxOver = lease.maxUntil !== null && now >= lease.maxUntil;
-      const device = this.options.registry.get(binding.deviceId);
-      if (device?.state !== 'device' && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
-      const since = this.offlineSince.get(binding.deviceId);
-      const graceOver = device?.state !== 'device' && since !== undefined && now - since >= this.lease.disconnectGraceMs;
-      if (idleOver || maxOver || graceOver) this.endBinding(channel.id, 'expired');
+      const online = this.options.registry.get(binding.deviceId)?.state === 'device';
+      if (!online && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
+      const offlineSince = online ? undefined : this.offlineSince.get(binding.deviceId);
+      if (leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs) !== null) this.endBinding(channel.id, 'expired');
     }
     this.sessions.sweep();
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
