@@ -45,6 +45,27 @@ describe('data plane handshake', () => {
     }
   });
 
+  test('a newer xAgent (protocol 4.4, profiles the bridge does not know) is answered with the bridge’s own 3.0 and works', async () => {
+    // xAgent 0.0.16 speaks connector protocol 4.4 and still admits 3.0 connectors; no 4.x wire
+    // spec is public, so the bridge answers as the 3.0 connector it is and must not refuse it.
+    const client = await XAgentClient.connect(bridge.url, bridge.apiKey);
+    try {
+      const ack = await client.request('connector.hello', {
+        connector_card_id: 'device.adb',
+        protocol_version: '4.4',
+        supported_profiles: ['xagent.device.v1', 'xagent.future.v9'],
+        client_features: { parallel_tool_calls: true },
+      });
+      assert.equal(ack.type, 'connector.hello.ack');
+      assert.equal(ack.payload?.protocol_version, '3.0');
+      const opened = await client.openChannel('');
+      assert.equal(opened.type, 'channel.open.ack');
+      assert.deepEqual(client.invalid, []);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('channel.open issues and reuses ids; descriptor.get returns a created Descriptor matching the Card', async () => {
     const client = await XAgentClient.connect(bridge.url, bridge.apiKey);
     try {
