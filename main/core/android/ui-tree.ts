@@ -1,11 +1,11 @@
 /**
  * The UI tree of the current screen: dumping it with `uiautomator` (with the one retry and the
  * file fallback real phones need, and their failures as screen_unreadable with a fix),
- * compacting it for an agent, finding elements by selector, and a signature for "did the
- * screen change".
+ * compacting it for an agent, and a signature for "did the screen change".
  *
- * This module is the rest of the core's one door to the UI tree: parsing lives in ui-xml.ts
- * and is re-exported here, so callers need not know how the idea is split across files.
+ * This module is the rest of the core's one door to the UI tree: parsing (ui-xml.ts) and
+ * finding elements (element-selector.ts) are re-exported here, so callers need not know how
+ * the idea is split across files.
  */
 import { createHash } from 'node:crypto';
 import { BridgeError } from '../errors';
@@ -16,6 +16,7 @@ import type { OperationOptions } from '../devices/shell-quote';
 import { parseUiXml, type UiNode } from './ui-xml';
 
 export { decodeXmlEntities, parseUiXml, type UiNode } from './ui-xml';
+export { findElement, findElements, type ElementSelector } from './element-selector';
 
 // ---------------------------------------------------------------------------------------------
 // Dumping
@@ -191,66 +192,6 @@ export function compactTree(nodes: readonly UiNode[], options?: CompactTreeOptio
     if (keep) keptAncestors++;
   }
   return { nodes: kept, total, truncated: total > kept.length };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Selecting
-
-export interface ElementSelector {
-  /** Exact, case-sensitive. */
-  text?: string;
-  /** Substring, case-insensitive. */
-  textContains?: string;
-  /** Exact; a bare name without `:` also matches `any.package:id/NAME`. */
-  resourceId?: string;
-  /** Exact, case-sensitive. */
-  contentDesc?: string;
-  /** The node's `index` (as numbered by compactTree). */
-  index?: number;
-}
-
-function describeSelector(selector: ElementSelector): string {
-  const parts = Object.entries(selector)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  const text = parts.join(', ');
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
-function resourceIdMatches(actual: string, wanted: string): boolean {
-  if (actual === wanted) return true;
-  return !wanted.includes(':') && actual.endsWith(`:id/${wanted}`);
-}
-
-/** All nodes matching every given criterion, in order; [] when none. */
-export function findElements(nodes: readonly UiNode[], selector: ElementSelector): UiNode[] {
-  const { text, textContains, resourceId, contentDesc, index } = selector;
-  if (text === undefined && textContains === undefined && resourceId === undefined && contentDesc === undefined && index === undefined) {
-    throw new BridgeError('invalid_arguments', 'a selector needs at least one of text, textContains, resourceId, contentDesc, index');
-  }
-  if (index !== undefined && (!Number.isSafeInteger(index) || index < 0)) {
-    throw new BridgeError('invalid_arguments', `index must be a non-negative integer, got ${String(index)}`);
-  }
-  const needle = textContains?.toLowerCase();
-  return nodes.filter(
-    (node) =>
-      (index === undefined || node.index === index) &&
-      (text === undefined || node.text === text) &&
-      (needle === undefined || node.text.toLowerCase().includes(needle)) &&
-      (resourceId === undefined || resourceIdMatches(node.resourceId, resourceId)) &&
-      (contentDesc === undefined || node.contentDesc === contentDesc),
-  );
-}
-
-/** The first node matching the selector; BridgeError('element_not_found') naming the selector otherwise. */
-export function findElement(nodes: readonly UiNode[], selector: ElementSelector): UiNode {
-  const found = findElements(nodes, selector)[0];
-  if (!found) {
-    throw new BridgeError('element_not_found', `no element on screen matches ${describeSelector(selector)}`, {
-      selector: { ...selector },
-    });
-  }
-  return found;
 }
 
 // ---------------------------------------------------------------------------------------------
