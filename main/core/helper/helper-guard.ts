@@ -227,6 +227,9 @@ export async function installedApkSha256(shell: DeviceShell, pkg: string, option
   throw new BridgeError('command_failed', `could not hash ${pkg}'s installed APK: ${summed.text.trim().slice(0, 160) || `exit ${summed.exitCode ?? '?'}`}`);
 }
 
+/** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
+export const HELPER_VERIFY_TIMEOUT_MS = 30_000;
+
 /**
  * Whether the helper's installed packages are the bundled APKs byte for byte: null when they
  * are, else what differs (for the person and the audit).

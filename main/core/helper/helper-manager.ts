@@ -26,8 +26,8 @@ import { installApk } from '../android/apps';
 import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
-import type { HelperApks } from './helper-apks';
-import { describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
+import { bundledPackages, type HelperApks } from './helper-apks';
+import { HELPER_VERIFY_TIMEOUT_MS, describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
 import {
   HELPER_INSTRUMENT_ARGV,
   HELPER_SERVER_PACKAGE,
@@ -487,7 +487,7 @@ export class HelperManager {
         if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
         // The same version name is not enough: a package planted under the helper's name
         // (signed with the same public test key) is replaced by the bridge's own copy.
-        const current = server === apks.version && test !== null && (await helperMismatch(shell, expectedApks(apks), { timeoutMs: VERIFY_TIMEOUT_MS })) === null;
+        const current = server === apks.version && test !== null && (await helperMismatch(shell, bundledPackages(apks), { timeoutMs: HELPER_VERIFY_TIMEOUT_MS })) === null;
         if (!current) {
           for (const [path, name] of [
             [apks.serverApk, 'server'],
@@ -633,11 +633,11 @@ export class HelperManager {
   private async preflight(phone: PhoneHelper, shell: DeviceShell, generation: number): Promise<boolean> {
     const apks = this.o.apks;
     if (!apks) return false;
-    const options = { timeoutMs: VERIFY_TIMEOUT_MS };
+    const options = { timeoutMs: HELPER_VERIFY_TIMEOUT_MS };
     let addresses: string[] | null;
     let mismatch: string | null;
     try {
-      [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, expectedApks(apks), options)]);
+      [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, bundledPackages(apks), options)]);
     } catch (error) {
       // Could not tell (the phone did not answer): not started this time, asked again next call.
       if (phone.generation === generation) {
@@ -766,16 +766,6 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
-}
-
-/** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
-const VERIFY_TIMEOUT_MS = 30_000;
-
-function expectedApks(apks: HelperApks): Array<{ pkg: string; apk: string }> {
-  return [
-    { pkg: HELPER_SERVER_PACKAGE, apk: apks.serverApk },
-    { pkg: HELPER_TEST_PACKAGE, apk: apks.testApk },
-  ];
 }
 
 /** Why the helper waits for the person on a phone that has a network address. */
