@@ -37,8 +37,10 @@ import {
   parseInstalledUid,
   parseInstalledVersion,
 } from './helper-protocol';
+import { COMMAND_TIMEOUT_MS, failHelper, forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperContext, type HelperStateName, type PhoneHelper } from './phone-helper';
 
-export type HelperStateName = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
+export type { HelperStateName } from './phone-helper';
+
 export type FastLaneDefault = 'ask' | 'on';
 
 /** Documented limits (README "Fast lane"). */
@@ -53,7 +55,6 @@ const INSTALL_TIMEOUT_MS = 180_000;
 const PUSH_TIMEOUT_MS = 120_000;
 const STATUS_POLL_MS = 100;
 const STATUS_REQUEST_MS = 2_000;
-const COMMAND_TIMEOUT_MS = 10_000;
 
 /** What is kept across restarts: the lab-wide default and each phone's own choice. */
 export interface FastLaneConsent {
@@ -112,33 +113,6 @@ export interface HelperSession {
   call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
 }
 
-interface PhoneHelper {
-  deviceId: string;
-  state: HelperStateName;
-  version: string | null;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  lanes: { helper: number; adb: number };
-  crashes: number;
-  /** Its last use (the idle stop counts from it). */
-  lastUsedAt: number;
-  /** When it last became `running` (null while not running). */
-  runningSince: number | null;
-  pausedUntil: number;
-  instrument: Duplex | undefined;
-  sessionId: string | undefined;
-  starting: Promise<boolean> | undefined;
-  installing: Promise<void> | undefined;
-  idleTimer: NodeJS.Timeout | undefined;
-  /** Bumped by every stop: a start that began before it gives up. */
-  generation: number;
-  /** The server app's uid (from dumpsys at install): its LISTEN sockets name its ports. */
-  helperUid: number | null;
-  networkAddresses: string[] | null;
-  watchedAt: number | null;
-  watchTimer: NodeJS.Timeout | undefined;
-}
-
 export interface HelperManagerOptions {
   consent: FastLaneConsentStore;
   /** The phone's shell, or undefined when it is not connected. */
@@ -162,12 +136,22 @@ export interface HelperManagerOptions {
 export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
+  /** What the steps on a phone's helper act with. */
+  private readonly context: HelperContext;
   private idleStopMs: number;
   private stopped = false;
 
   constructor(private readonly o: HelperManagerOptions) {
     this.clock = o.clock ?? Date.now;
     this.idleStopMs = o.idleStopMs ?? HELPER_IDLE_STOP_MS;
+    this.context = {
+      shellFor: (deviceId) => o.shellFor(deviceId),
+      apks: o.apks,
+      logger: o.logger,
+      clock: () => this.clock(),
+      bridgeStopped: () => this.stopped,
+      changed: () => this.changed(),
+    };
   }
 
   /** A running helper stops this long after its last use (Settings → Limits): applies at once. */
@@ -305,7 +289,7 @@ export class HelperManager {
   /** Whether the helper runs (or starts) on this phone: it then holds the phone's UiAutomation. */
   isRunning(deviceId: string): boolean {
     const phone = this.phones.get(deviceId);
-    return phone !== undefined && (phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined);
+    return phone !== undefined && helperHoldsPhone(phone);
   }
 
   /** The running helper's session id (the bench times the same request sent directly). */
@@ -321,28 +305,7 @@ export class HelperManager {
   private phone(deviceId: string): PhoneHelper {
     let phone = this.phones.get(deviceId);
     if (!phone) {
-      phone = {
-        deviceId,
-        state: 'absent',
-        version: null,
-        lastError: null,
-        lastErrorCode: null,
-        lanes: { helper: 0, adb: 0 },
-        crashes: 0,
-        lastUsedAt: 0,
-        runningSince: null,
-        pausedUntil: 0,
-        instrument: undefined,
-        sessionId: undefined,
-        starting: undefined,
-        installing: undefined,
-        idleTimer: undefined,
-        generation: 0,
-        helperUid: null,
-        networkAddresses: null,
-        watchedAt: null,
-        watchTimer: undefined,
-      };
+      phone = newPhoneHelper(deviceId);
       this.phones.set(deviceId, phone);
     }
     return phone;
@@ -350,14 +313,6 @@ export class HelperManager {
 
   private changed(): void {
     this.o.onChange?.();
-  }
-
-  private fail(phone: PhoneHelper, message: string, code: string): void {
-    phone.state = 'failed';
-    phone.lastError = message;
-    phone.lastErrorCode = code;
-    this.o.logger.warn('fast lane helper failed', { device: phone.deviceId, code, message });
-    this.changed();
   }
 
   // ---- use --------------------------------------------------------------------------------
@@ -458,7 +413,7 @@ export class HelperManager {
     phone.crashes += 1;
     await this.stopPhone(phone.deviceId, null);
     if (phone.crashes >= 2) {
-      this.fail(phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
+      failHelper(this.context, phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
     } else {
       phone.lastError = `${message}; it starts again on the next call`;
       phone.lastErrorCode = 'helper_crashed';
@@ -512,7 +467,7 @@ export class HelperManager {
       } catch (error) {
         const code = isBridgeError(error) ? error.code : 'internal_error';
         const message = error instanceof Error ? error.message : String(error);
-        this.fail(phone, `the helper could not be installed: ${message.slice(0, 300)}`, code);
+        failHelper(this.context, phone, `the helper could not be installed: ${message.slice(0, 300)}`, code);
       } finally {
         phone.installing = undefined;
       }
@@ -548,7 +503,7 @@ export class HelperManager {
     try {
       stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     } catch (error) {
-      this.fail(phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
+      failHelper(this.context, phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
       return false;
     }
     phone.instrument = stream;
@@ -570,7 +525,7 @@ export class HelperManager {
     const gaveUp = async (message: string, code: string): Promise<false> => {
       if (phone.generation === generation) {
         await this.stopPhone(phone.deviceId, null);
-        this.fail(phone, message, code);
+        failHelper(this.context, phone, message, code);
       }
       return false;
     };
@@ -652,12 +607,12 @@ export class HelperManager {
     phone.networkAddresses = addresses;
     if (mismatch !== null) {
       const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable the fast lane again to reinstall the bridge's copy`;
-      this.fail(phone, message, 'helper_not_verified');
+      failHelper(this.context, phone, message, 'helper_not_verified');
       this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
       return false;
     }
     if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
-      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
+      failHelper(this.context, phone, networkRefusal(addresses), 'helper_network_exposed');
       return false;
     }
     return true;
@@ -697,13 +652,13 @@ export class HelperManager {
     if (foreign.length > 0) {
       await this.stopPhone(phone.deviceId, null);
       const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
-      this.fail(phone, message, 'helper_foreign_connection');
+      failHelper(this.context, phone, message, 'helper_foreign_connection');
       this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
       return;
     }
     if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
       await this.stopPhone(phone.deviceId, null);
-      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
+      failHelper(this.context, phone, networkRefusal(addresses), 'helper_network_exposed');
       return;
     }
     this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
@@ -713,28 +668,9 @@ export class HelperManager {
    * Stops the helper on a phone and force-stops its app (UiAutomation is free afterwards).
    * `reason` (when given) is shown as the last error.
    */
-  async stopPhone(deviceId: string, reason: string | null): Promise<void> {
+  stopPhone(deviceId: string, reason: string | null): Promise<void> {
     const phone = this.phones.get(deviceId);
-    if (!phone) return;
-    phone.generation += 1;
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = undefined;
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = undefined;
-    phone.watchedAt = null;
-    const wasUp = phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined;
-    const stream = phone.instrument;
-    phone.instrument = undefined;
-    phone.sessionId = undefined;
-    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
-    phone.runningSince = null;
-    if (reason) phone.lastError = reason;
-    stream?.destroy();
-    if (wasUp) {
-      const shell = this.o.shellFor(deviceId);
-      if (shell) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-      this.changed();
-    }
+    return phone ? stopHelper(this.context, phone, reason) : Promise.resolve();
   }
 
   /** The phone's lease ended: its helper stops (the next holder's first call starts it again). */
@@ -745,18 +681,7 @@ export class HelperManager {
   /** The phone went away: nothing to stop on it, only the bookkeeping. */
   deviceGone(deviceId: string): void {
     const phone = this.phones.get(deviceId);
-    if (!phone) return;
-    phone.generation += 1;
-    phone.instrument?.destroy();
-    phone.instrument = undefined;
-    phone.sessionId = undefined;
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = undefined;
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = undefined;
-    phone.watchedAt = null;
-    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
-    phone.runningSince = null;
+    if (phone) forgetProcess(phone);
   }
 
   /** Bridge shutdown: every running helper is stopped and force-stopped. */
