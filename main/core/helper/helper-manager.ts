@@ -3,9 +3,7 @@
  *
  * - Consent first: nothing is installed on a phone until a person enables the fast lane for
  *   it (device card, admin API) or sets the lab-wide default to `on`. Disable stops it; Remove
- *   uninstalls both APKs.
- * - Install checks the installed version (`dumpsys package`) and skips when it is equal; a
- *   refused install leaves the phone `failed` with the phone's reason, and the stock lane works.
+ *   uninstalls both APKs (both done by helper-install.ts).
  * - Started on demand by the first tool call that can use it (`am instrument -w`, kept open:
  *   its end is the server's end), health-checked through `GET /status`, then one session.
  * - A crash (the instrumentation ended, or the helper stopped answering) stops it; the next
@@ -17,26 +15,17 @@
  *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
  *   `uiautomator dump`, Android Studio and Appium work again.
  */
-import { createReadStream } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { buildCommandLine, runText } from '../devices/shell-quote';
-import { installApk } from '../android/apps';
+import { buildCommandLine } from '../devices/shell-quote';
 import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import { bundledPackages, type HelperApks } from './helper-apks';
 import { HELPER_VERIFY_TIMEOUT_MS, describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
-import {
-  HELPER_INSTRUMENT_ARGV,
-  HELPER_SERVER_PACKAGE,
-  HELPER_STOP_ARGV,
-  HELPER_TEST_PACKAGE,
-  isNoInstrumentation,
-  parseInstalledUid,
-  parseInstalledVersion,
-} from './helper-protocol';
+import { installHelper, uninstallHelper } from './helper-install';
+import { HELPER_INSTRUMENT_ARGV, isNoInstrumentation } from './helper-protocol';
 import { COMMAND_TIMEOUT_MS, failHelper, forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperContext, type HelperStateName, type PhoneHelper } from './phone-helper';
 
 export type { HelperStateName } from './phone-helper';
@@ -51,8 +40,6 @@ export const HELPER_PAUSE_MS = 60_000;
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
 /** While it runs, the phone's TCP tables are read this often (README "Fast lane": what the guard does). */
 export const HELPER_WATCH_MS = 2_000;
-const INSTALL_TIMEOUT_MS = 180_000;
-const PUSH_TIMEOUT_MS = 120_000;
 const STATUS_POLL_MS = 100;
 const STATUS_REQUEST_MS = 2_000;
 
@@ -224,7 +211,7 @@ export class HelperManager {
       phone.crashes = 0;
     }
     phone.pausedUntil = 0;
-    void this.install(phone);
+    void installHelper(this.context, phone);
     return this.view(deviceId);
   }
 
@@ -243,9 +230,7 @@ export class HelperManager {
     await this.stopPhone(deviceId, 'removed');
     const shell = this.o.shellFor(deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
-    for (const pkg of [HELPER_TEST_PACKAGE, HELPER_SERVER_PACKAGE]) {
-      await runText(shell, ['pm', 'uninstall', pkg], { timeoutMs: 60_000 }).catch(() => undefined);
-    }
+    await uninstallHelper(shell);
     phone.state = 'absent';
     phone.version = null;
     phone.crashes = 0;
@@ -329,7 +314,7 @@ export class HelperManager {
     if (phone.state === 'failed' || phone.state === 'installing') return null;
     if (phone.pausedUntil > this.clock()) return null;
     if (phone.state === 'absent') {
-      void this.install(phone);
+      void installHelper(this.context, phone);
       return null;
     }
     if (phone.state !== 'running' || !phone.sessionId) {
@@ -419,61 +404,6 @@ export class HelperManager {
       phone.lastErrorCode = 'helper_crashed';
       this.changed();
     }
-  }
-
-  // ---- install ----------------------------------------------------------------------------
-
-  private install(phone: PhoneHelper): Promise<void> {
-    if (phone.installing) return phone.installing;
-    const apks = this.o.apks;
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!apks || !shell || phone.state === 'running' || phone.state === 'starting') return Promise.resolve();
-    phone.state = 'installing';
-    phone.lastError = null;
-    phone.lastErrorCode = null;
-    this.changed();
-    const work = (async () => {
-      try {
-        const [serverDump, testDump] = await Promise.all([HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => (await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text));
-        const server = parseInstalledVersion(serverDump ?? '', HELPER_SERVER_PACKAGE);
-        const test = parseInstalledVersion(testDump ?? '', HELPER_TEST_PACKAGE);
-        // A helper left running by an earlier bridge (stopped without its stop, say) would hold
-        // UiAutomation while this bridge thinks it stopped: end it first.
-        if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-        // The same version name is not enough: a package planted under the helper's name
-        // (signed with the same public test key) is replaced by the bridge's own copy.
-        const current = server === apks.version && test !== null && (await helperMismatch(shell, bundledPackages(apks), { timeoutMs: HELPER_VERIFY_TIMEOUT_MS })) === null;
-        if (!current) {
-          for (const [path, name] of [
-            [apks.serverApk, 'server'],
-            [apks.testApk, 'test'],
-          ] as const) {
-            const remote = `/data/local/tmp/xagent-helper-${name}.apk`;
-            await shell.push(createReadStream(path), remote, { timeoutMs: PUSH_TIMEOUT_MS });
-            try {
-              await installApk(shell, remote, { timeoutMs: INSTALL_TIMEOUT_MS });
-            } finally {
-              await shell.run(['rm', '-f', remote], { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-            }
-          }
-        }
-        if (this.stopped) return;
-        // The uid the server app has now: read before when nothing was installed, else again.
-        const dump = current ? (serverDump ?? '') : (await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text;
-        phone.helperUid = parseInstalledUid(dump, HELPER_SERVER_PACKAGE);
-        phone.version = apks.version;
-        phone.state = 'stopped';
-        this.changed();
-      } catch (error) {
-        const code = isBridgeError(error) ? error.code : 'internal_error';
-        const message = error instanceof Error ? error.message : String(error);
-        failHelper(this.context, phone, `the helper could not be installed: ${message.slice(0, 300)}`, code);
-      } finally {
-        phone.installing = undefined;
-      }
-    })();
-    phone.installing = work;
-    return work;
   }
 
   // ---- start and stop ---------------------------------------------------------------------
