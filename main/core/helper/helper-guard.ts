@@ -15,7 +15,7 @@
  *   exposure, in words that say what is exposed (README "Fast lane");
  * - reads the phone's TCP tables while it runs and stops it at once when anything but the
  *   bridge's own adb forward is connected to its ports.
- * This module reads and judges; helper-manager.ts acts.
+ * This module reads and judges; helper-exposure.ts and helper-install.ts act.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -22,12 +22,13 @@ import { buildCommandLine } from '../devices/shell-quote';
 import type { Logger } from '../logging/logger';
 import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
-import { bundledPackages, type HelperApks } from './helper-apks';
-import { HELPER_VERIFY_TIMEOUT_MS, describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
+import type { HelperApks } from './helper-apks';
+import { checkBeforeStart, clearNetworkRefusal, watchConnections, type ExposureContext, type HelperAlert } from './helper-exposure';
 import { installHelper, uninstallHelper } from './helper-install';
 import { HELPER_INSTRUMENT_ARGV, isNoInstrumentation } from './helper-protocol';
-import { COMMAND_TIMEOUT_MS, failHelper, forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperContext, type HelperStateName, type PhoneHelper } from './phone-helper';
+import { COMMAND_TIMEOUT_MS, failHelper, forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
 
+export type { HelperAlert } from './helper-exposure';
 export type { HelperStateName } from './phone-helper';
 
 export type FastLaneDefault = 'ask' | 'on';
@@ -55,13 +56,6 @@ export interface FastLaneConsent {
   network?: Record<string, true>;
   /** The same, lab-wide (a lab whose phones sit on its own closed network). */
   networkDefault?: boolean;
-}
-
-/** Something the person must hear about now: the helper was stopped to keep the phone safe. */
-export interface HelperAlert {
-  deviceId: string;
-  code: 'helper_foreign_connection' | 'helper_not_verified';
-  message: string;
 }
 
 export interface FastLaneConsentStore {
@@ -124,7 +118,7 @@ export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
   /** What the steps on a phone's helper act with. */
-  private readonly context: HelperContext;
+  private readonly context: ExposureContext;
   private idleStopMs: number;
   private stopped = false;
 
@@ -138,6 +132,9 @@ export class HelperManager {
       clock: () => this.clock(),
       bridgeStopped: () => this.stopped,
       changed: () => this.changed(),
+      networkAccepted: (deviceId) => this.networkAccepted(deviceId),
+      watchMs: o.watchMs ?? HELPER_WATCH_MS,
+      alert: (alert) => o.onAlert?.(alert),
     };
   }
 
@@ -158,7 +155,7 @@ export class HelperManager {
   setNetworkDefault(accept: boolean): void {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, networkDefault: accept });
-    if (accept) for (const phone of this.phones.values()) this.clearNetworkRefusal(phone);
+    if (accept) for (const phone of this.phones.values()) clearNetworkRefusal(phone);
     else for (const phone of this.phones.values()) if (!this.networkAccepted(phone.deviceId) && this.isRunning(phone.deviceId) && phone.networkAddresses?.length !== 0) void this.stopPhone(phone.deviceId, null);
     this.changed();
   }
@@ -176,17 +173,9 @@ export class HelperManager {
   acceptNetwork(deviceId: string): HelperView {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, network: { ...(consent.network ?? {}), [deviceId]: true } });
-    this.clearNetworkRefusal(this.phone(deviceId));
+    clearNetworkRefusal(this.phone(deviceId));
     this.changed();
     return this.view(deviceId);
-  }
-
-  private clearNetworkRefusal(phone: PhoneHelper): void {
-    if (phone.state === 'failed' && phone.lastErrorCode === 'helper_network_exposed') {
-      phone.state = phone.version ? 'stopped' : 'absent';
-      phone.lastError = null;
-      phone.lastErrorCode = null;
-    }
   }
 
   setDefault(mode: FastLaneDefault): void {
@@ -425,7 +414,7 @@ export class HelperManager {
     phone.sessionId = undefined;
     this.changed();
     const started = this.clock();
-    if (!(await this.preflight(phone, shell, generation))) return false;
+    if (!(await checkBeforeStart(this.context, phone, shell, generation))) return false;
     const timeoutMs = this.o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS;
     let output = '';
     let ended = false;
@@ -506,92 +495,8 @@ export class HelperManager {
     }
     this.o.logger.info('fast lane helper running', { device: phone.deviceId, ms: this.clock() - started });
     this.changed();
-    this.watch(phone, generation, 0);
+    watchConnections(this.context, phone, generation, 0);
     return true;
-  }
-
-  /**
-   * Before the helper starts: the phone's network exposure is accepted (or it has no address
-   * another host could reach), and the installed packages are the bridge's own copy. False
-   * (and the phone marked) when it must not start.
-   */
-  private async preflight(phone: PhoneHelper, shell: DeviceShell, generation: number): Promise<boolean> {
-    const apks = this.o.apks;
-    if (!apks) return false;
-    const options = { timeoutMs: HELPER_VERIFY_TIMEOUT_MS };
-    let addresses: string[] | null;
-    let mismatch: string | null;
-    try {
-      [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, bundledPackages(apks), options)]);
-    } catch (error) {
-      // Could not tell (the phone did not answer): not started this time, asked again next call.
-      if (phone.generation === generation) {
-        phone.state = 'stopped';
-        phone.lastError = `the helper was not started: its files could not be checked (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`;
-        phone.lastErrorCode = 'helper_unavailable';
-        this.changed();
-      }
-      return false;
-    }
-    if (phone.generation !== generation) return false;
-    phone.networkAddresses = addresses;
-    if (mismatch !== null) {
-      const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable the fast lane again to reinstall the bridge's copy`;
-      failHelper(this.context, phone, message, 'helper_not_verified');
-      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
-      return false;
-    }
-    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
-      failHelper(this.context, phone, networkRefusal(addresses), 'helper_network_exposed');
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * While the helper runs: every watchMs, who is connected to its ports. Anything but the
-   * bridge's adb forward stops it at once and tells the person; so does a network address
-   * the person has not accepted (Wi-Fi turned on while it ran).
-   */
-  private watch(phone: PhoneHelper, generation: number, delayMs: number): void {
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = setTimeout(() => {
-      phone.watchTimer = undefined;
-      void this.watchOnce(phone, generation);
-    }, delayMs);
-    phone.watchTimer.unref();
-  }
-
-  private async watchOnce(phone: PhoneHelper, generation: number): Promise<void> {
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!shell || phone.generation !== generation || this.stopped) return;
-    const options = { timeoutMs: COMMAND_TIMEOUT_MS };
-    let rows: TcpSocketRow[];
-    let addresses: string[] | null;
-    try {
-      [rows, addresses] = await Promise.all([readTcpTables(shell, options), readReachableAddresses(shell, options)]);
-    } catch (error) {
-      this.o.logger.debug('fast lane guard could not read the phone', { device: phone.deviceId, error: error instanceof Error ? error.message : String(error) });
-      if (phone.generation === generation) this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
-      return;
-    }
-    if (phone.generation !== generation) return;
-    phone.watchedAt = this.clock();
-    phone.networkAddresses = addresses;
-    const foreign = foreignConnections(rows, phone.helperUid);
-    if (foreign.length > 0) {
-      await this.stopPhone(phone.deviceId, null);
-      const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
-      failHelper(this.context, phone, message, 'helper_foreign_connection');
-      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
-      return;
-    }
-    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
-      await this.stopPhone(phone.deviceId, null);
-      failHelper(this.context, phone, networkRefusal(addresses), 'helper_network_exposed');
-      return;
-    }
-    this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
   }
 
   /**
@@ -621,12 +526,6 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
-}
-
-/** Why the helper waits for the person on a phone that has a network address. */
-function networkRefusal(addresses: string[] | null): string {
-  const where = addresses === null ? 'its network addresses could not be read' : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
-  return `the helper was not started: ${where}. While it runs, its ports (6790, 7810) accept anyone who can reach the phone, with no password; allow the fast lane on this phone's network to use it`;
 }
 
 /** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
