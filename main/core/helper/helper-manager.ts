@@ -3,34 +3,29 @@
  *
  * - Consent first: nothing is installed on a phone until a person enables the fast lane for
  *   it (device card, admin API) or sets the lab-wide default to `on`. Disable stops it; Remove
- *   uninstalls both APKs (both done by helper-install.ts).
- * - Started on demand by the first tool call that can use it (`am instrument -w`, kept open:
- *   its end is the server's end), health-checked through `GET /status`, then one session.
- * - A crash (the instrumentation ended, or the helper stopped answering) stops it; the next
- *   call starts it again once; a second crash leaves it `failed` until enabled again, unless
- *   the helper had run for HELPER_CRASH_FORGIVEN_MS since the first: a phone whose helper
- *   crashes once a day keeps its fast lane.
+ *   uninstalls both APKs.
+ * - This class keeps one record per phone (phone-helper.ts), holds the person's choices and
+ *   answers the rest of the bridge; the install (helper-install.ts), the process from start
+ *   to crash or idle stop (helper-process.ts) and the guard against exposure
+ *   (helper-exposure.ts) act on the record.
  * - Stopped when the phone's lease ends, after HELPER_IDLE_STOP_MS without use, after a sparse
  *   or stale tree (then not restarted for a cool-down), and when the bridge stops. Stopping
  *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
  *   `uiautomator dump`, Android Studio and Appium work again.
  */
-import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { buildCommandLine } from '../devices/shell-quote';
 import type { Logger } from '../logging/logger';
-import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
-import { checkBeforeStart, clearNetworkRefusal, watchConnections, type ExposureContext, type HelperAlert } from './helper-exposure';
 import { installHelper, uninstallHelper } from './helper-install';
-import { HELPER_INSTRUMENT_ARGV, isNoInstrumentation } from './helper-protocol';
-import { COMMAND_TIMEOUT_MS, failHelper, forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
+import { clearNetworkRefusal, type HelperAlert } from './helper-exposure';
+import { armIdleStop, helperCrashed, helperSession, opener, startHelper, touchHelper, type HelperSession, type ProcessContext } from './helper-process';
+import { forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
 
 export type { HelperAlert } from './helper-exposure';
+export type { HelperSession } from './helper-process';
 export type { HelperStateName } from './phone-helper';
-
 export type FastLaneDefault = 'ask' | 'on';
 
 /** Documented limits (README "Fast lane"). */
@@ -41,8 +36,9 @@ export const HELPER_PAUSE_MS = 60_000;
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
 /** While it runs, the phone's TCP tables are read this often (README "Fast lane": what the guard does). */
 export const HELPER_WATCH_MS = 2_000;
-const STATUS_POLL_MS = 100;
-const STATUS_REQUEST_MS = 2_000;
+
+/** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
+const SCREEN_STREAM_SCALE_PERCENT = 50;
 
 /** What is kept across restarts: the lab-wide default and each phone's own choice. */
 export interface FastLaneConsent {
@@ -87,13 +83,6 @@ export interface HelperView {
   watched_at: number | null;
 }
 
-/** A running helper's session, as the lanes use it. */
-export interface HelperSession {
-  readonly version: string;
-  /** `path` is below the session (`/source`, `/actions`, …). */
-  call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
-}
-
 export interface HelperManagerOptions {
   consent: FastLaneConsentStore;
   /** The phone's shell, or undefined when it is not connected. */
@@ -117,8 +106,8 @@ export interface HelperManagerOptions {
 export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
-  /** What the steps on a phone's helper act with. */
-  private readonly context: ExposureContext;
+  /** What the install, process and guard steps act with (the options, resolved to their defaults). */
+  private readonly context: ProcessContext;
   private idleStopMs: number;
   private stopped = false;
 
@@ -135,13 +124,16 @@ export class HelperManager {
       networkAccepted: (deviceId) => this.networkAccepted(deviceId),
       watchMs: o.watchMs ?? HELPER_WATCH_MS,
       alert: (alert) => o.onAlert?.(alert),
+      startTimeoutMs: o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS,
+      crashForgivenMs: o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS,
+      idleStopMs: () => this.idleStopMs,
     };
   }
 
   /** A running helper stops this long after its last use (Settings → Limits): applies at once. */
   setIdleStopMs(ms: number): void {
     this.idleStopMs = ms;
-    for (const phone of this.phones.values()) if (phone.idleTimer) this.armIdleStop(phone);
+    for (const phone of this.phones.values()) if (phone.idleTimer) armIdleStop(this.context, phone);
   }
 
   // ---- consent ----------------------------------------------------------------------------
@@ -307,11 +299,11 @@ export class HelperManager {
       return null;
     }
     if (phone.state !== 'running' || !phone.sessionId) {
-      const started = await this.start(phone, options.signal);
+      const started = await startHelper(this.context, phone, options.signal);
       if (!started) return null;
     }
-    this.touch(phone);
-    return this.session(phone);
+    touchHelper(this.context, phone);
+    return helperSession(this.context, phone);
   }
 
   /**
@@ -324,35 +316,8 @@ export class HelperManager {
     if (this.stopped || !phone || phone.state !== 'running' || !phone.sessionId) return null;
     const shell = this.o.shellFor(deviceId);
     if (!shell?.openStream) return null;
-    await this.session(phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
+    await helperSession(this.context, phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
     return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
-  }
-
-  private session(phone: PhoneHelper): HelperSession {
-    const sessionId = phone.sessionId ?? '';
-    const shell = this.o.shellFor(phone.deviceId);
-    const client = new HelperClient(opener(shell));
-    return {
-      version: phone.version ?? '',
-      call: (method, path, body, options) => client.call(method, `/session/${encodeURIComponent(sessionId)}${path}`, body, options),
-    };
-  }
-
-  private touch(phone: PhoneHelper): void {
-    phone.lastUsedAt = this.clock();
-    this.armIdleStop(phone);
-  }
-
-  private armIdleStop(phone: PhoneHelper): void {
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = setTimeout(
-      () => {
-        phone.idleTimer = undefined;
-        void this.stopPhone(phone.deviceId, null);
-      },
-      Math.max(0, phone.lastUsedAt + this.idleStopMs - this.clock()),
-    );
-    phone.idleTimer.unref();
   }
 
   /**
@@ -368,7 +333,7 @@ export class HelperManager {
       if (error.details?.helperError === 'invalid session id') phone.sessionId = undefined;
       return;
     }
-    await this.crashed(phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+    await helperCrashed(this.context, phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
   }
 
   /** A sparse or stale tree: stop the helper so the stock dump can read, and leave it off a while. */
@@ -380,124 +345,7 @@ export class HelperManager {
     await this.stopPhone(deviceId, null);
   }
 
-  private async crashed(phone: PhoneHelper, message: string): Promise<void> {
-    if (phone.state !== 'running' && phone.state !== 'starting') return;
-    const ranFor = phone.runningSince === null ? 0 : this.clock() - phone.runningSince;
-    if (ranFor >= (this.o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS)) phone.crashes = 0;
-    phone.crashes += 1;
-    await this.stopPhone(phone.deviceId, null);
-    if (phone.crashes >= 2) {
-      failHelper(this.context, phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
-    } else {
-      phone.lastError = `${message}; it starts again on the next call`;
-      phone.lastErrorCode = 'helper_crashed';
-      this.changed();
-    }
-  }
-
-  // ---- start and stop ---------------------------------------------------------------------
-
-  private start(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
-    if (phone.starting) return phone.starting;
-    const work = this.startNow(phone, signal).finally(() => {
-      phone.starting = undefined;
-    });
-    phone.starting = work;
-    return work;
-  }
-
-  private async startNow(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!shell?.openStream) return false;
-    const generation = ++phone.generation;
-    phone.state = 'starting';
-    phone.sessionId = undefined;
-    this.changed();
-    const started = this.clock();
-    if (!(await checkBeforeStart(this.context, phone, shell, generation))) return false;
-    const timeoutMs = this.o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS;
-    let output = '';
-    let ended = false;
-    let stream: Duplex;
-    try {
-      stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      failHelper(this.context, phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
-      return false;
-    }
-    phone.instrument = stream;
-    stream.on('data', (chunk: Buffer) => {
-      if (output.length < 8192) output += chunk.toString('utf8');
-    });
-    const onEnd = (): void => {
-      if (ended) return;
-      ended = true;
-      if (phone.instrument !== stream) return;
-      phone.instrument = undefined;
-      if (phone.state === 'running') void this.crashed(phone, 'the helper’s instrumentation ended');
-    };
-    stream.on('end', onEnd);
-    stream.on('close', onEnd);
-    stream.on('error', onEnd);
-
-    const client = new HelperClient(opener(shell));
-    const gaveUp = async (message: string, code: string): Promise<false> => {
-      if (phone.generation === generation) {
-        await this.stopPhone(phone.deviceId, null);
-        failHelper(this.context, phone, message, code);
-      }
-      return false;
-    };
-    // Health: /status answers once the server listens.
-    for (;;) {
-      if (phone.generation !== generation || this.stopped) return false;
-      if (signal?.aborted) {
-        await this.stopPhone(phone.deviceId, null);
-        return false;
-      }
-      if (ended) {
-        const text = output.trim().slice(0, 300);
-        if (isNoInstrumentation(output)) return gaveUp(`this phone cannot run the helper’s instrumentation: ${text || 'am instrument failed'}`, 'helper_no_instrumentation');
-        return gaveUp(`the helper ended while starting${text ? `: ${text}` : ''}`, 'helper_unavailable');
-      }
-      if (this.clock() - started > timeoutMs) return gaveUp(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s of starting`, 'command_timeout');
-      try {
-        const status = await client.request('GET', '/status', undefined, { timeoutMs: STATUS_REQUEST_MS, ...(signal ? { signal } : {}) });
-        if (status.status === 200) break;
-      } catch (error) {
-        if (isBridgeError(error) && error.code === 'canceled') continue;
-        if (!notPerformed(error) && !(isBridgeError(error) && error.code === 'outcome_unknown')) return gaveUp(`the helper could not be reached: ${error instanceof Error ? error.message : ''}`, 'helper_unavailable');
-      }
-      await pauseFor(STATUS_POLL_MS, signal);
-    }
-    try {
-      const created = await client.request('POST', '/session', { capabilities: { firstMatch: [{}], alwaysMatch: {} } }, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-      const value = created.body.value as { sessionId?: unknown } | undefined;
-      const sessionId = typeof created.body.sessionId === 'string' ? created.body.sessionId : typeof value?.sessionId === 'string' ? value.sessionId : undefined;
-      if (created.status !== 200 || !sessionId) return gaveUp(`the helper refused a session (HTTP ${created.status})`, 'helper_unavailable');
-      if (phone.generation !== generation) return false;
-      phone.sessionId = sessionId;
-      // Trees are read without waiting for the app to go idle (the stock dump's slow part);
-      // the stale-tree check in fast-lane.ts covers a read taken mid-transition.
-      await client
-        .call('POST', `/session/${encodeURIComponent(sessionId)}/appium/settings`, { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } }, { timeoutMs: COMMAND_TIMEOUT_MS })
-        .catch(() => undefined);
-    } catch (error) {
-      return gaveUp(`the helper did not open a session: ${error instanceof Error ? error.message.slice(0, 200) : ''}`, 'helper_unavailable');
-    }
-    if (phone.generation !== generation) return false;
-    phone.state = 'running';
-    phone.runningSince = this.clock();
-    phone.version = this.o.apks?.version ?? phone.version;
-    if (phone.lastErrorCode !== 'helper_crashed') {
-      phone.lastError = null;
-      phone.lastErrorCode = null;
-    }
-    this.o.logger.info('fast lane helper running', { device: phone.deviceId, ms: this.clock() - started });
-    this.changed();
-    watchConnections(this.context, phone, generation, 0);
-    return true;
-  }
+  // ---- stop -------------------------------------------------------------------------------
 
   /**
    * Stops the helper on a phone and force-stops its app (UiAutomation is free afterwards).
@@ -526,28 +374,4 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
-}
-
-/** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
-const SCREEN_STREAM_SCALE_PERCENT = 50;
-
-function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
-  return {
-    openStream: (service, options) => {
-      if (!shell?.openStream) return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
-      return shell.openStream(service, options);
-    },
-  };
-}
-
-function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

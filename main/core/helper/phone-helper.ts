@@ -1,7 +1,8 @@
 /**
  * One phone's helper as the bridge keeps it: its state, its process and timers, and the
  * transitions every step shares (fail, stop, forget). helper-manager.ts keeps one record per
- * phone; its install, start and guard steps act on it through the same context.
+ * phone; the install, start and guard steps (helper-install.ts, helper-process.ts,
+ * helper-exposure.ts) act on it through the same context.
  */
 import type { Duplex } from 'node:stream';
 import type { DeviceShell } from '../devices/device-shell';
