@@ -56,7 +56,7 @@ export async function checkBeforeStart(context: ExposureContext, phone: PhoneHel
     context.alert({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
     return false;
   }
-  if ((addresses === null || addresses.length > 0) && !context.networkAccepted(phone.deviceId)) {
+  if (exposedWithoutConsent(context, phone, addresses)) {
     failHelper(context, phone, networkRefusal(addresses), 'helper_network_exposed');
     return false;
   }
@@ -101,7 +101,7 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
     context.alert({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
     return;
   }
-  if ((addresses === null || addresses.length > 0) && !context.networkAccepted(phone.deviceId)) {
+  if (exposedWithoutConsent(context, phone, addresses)) {
     await stopHelper(context, phone, null);
     failHelper(context, phone, networkRefusal(addresses), 'helper_network_exposed');
     return;
@@ -116,6 +116,11 @@ export function clearNetworkRefusal(phone: PhoneHelper): void {
     phone.lastError = null;
     phone.lastErrorCode = null;
   }
+}
+
+/** Whether other hosts may reach the phone (or that could not be read) and the person has not accepted it. */
+export function exposedWithoutConsent(context: ExposureContext, phone: PhoneHelper, addresses: string[] | null): boolean {
+  return (addresses === null || addresses.length > 0) && !context.networkAccepted(phone.deviceId);
 }
 
 /** Why the helper waits for the person on a phone that has a network address. */

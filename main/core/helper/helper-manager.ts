@@ -19,7 +19,7 @@ import type { Logger } from '../logging/logger';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
 import { installHelper, uninstallHelper } from './helper-install';
-import { clearNetworkRefusal, type HelperAlert } from './helper-exposure';
+import { clearNetworkRefusal, exposedWithoutConsent, type HelperAlert } from './helper-exposure';
 import { armIdleStop, helperCrashed, helperSession, opener, startHelper, touchHelper, type HelperSession, type ProcessContext } from './helper-process';
 import { forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
 
@@ -148,7 +148,7 @@ export class HelperManager {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, networkDefault: accept });
     if (accept) for (const phone of this.phones.values()) clearNetworkRefusal(phone);
-    else for (const phone of this.phones.values()) if (!this.networkAccepted(phone.deviceId) && this.isRunning(phone.deviceId) && phone.networkAddresses?.length !== 0) void this.stopPhone(phone.deviceId, null);
+    else for (const phone of this.phones.values()) if (helperHoldsPhone(phone) && exposedWithoutConsent(this.context, phone, phone.networkAddresses)) void this.stopPhone(phone.deviceId, null);
     this.changed();
   }
 
