@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { SpareConnectionPool } from '../../main/core/devices/spare-connection';
 
 class FakeConnection extends EventEmitter {
@@ -10,6 +10,7 @@ class FakeConnection extends EventEmitter {
   }
   end(): void {
     this.ended = true;
+    this.emit('ended');
   }
 }
 
@@ -89,14 +90,8 @@ void test('an unused spare is closed after the idle time', async () => {
   await slot.take();
   await settle();
   const spare = opened[1]!;
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
-      if (spare.ended) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 5);
-  });
+  assert.equal(spare.ended, false);
+  await once(spare, 'ended', { signal: AbortSignal.timeout(5_000) });
   const next = await slot.take();
   assert.equal(next.spare, false, 'the expired spare was not handed out');
   slot.close();
