@@ -13,6 +13,7 @@ import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { invoke, waitUntil } from '../helpers/device-rig';
 import { validateDescriptor } from '../helpers/schemas';
+import { untilAnnounced } from '../helpers/until-announced';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 import { AdbdServer } from '../../main/sim/adbd-server';
 import { createSimulatedPhone } from '../../main/sim/phone';
@@ -62,15 +63,9 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const record = bridge.core.registry.list().find((d) => d.serial === address);
     return record?.state === 'device' && record.model !== null ? record : undefined;
   };
-  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string, on = bridge): Promise<AdminLanDevice> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const row = await lanRow(address, on);
-      if (row && check(row)) return row;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  /** The phone's row once `check` holds, read again on each 'state' announcement (as the console is told). */
+  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string, on = bridge): Promise<AdminLanDevice> =>
+    (await untilAnnounced(on, 'state', () => lanRow(address, on), (row) => row !== undefined && check(row), what, timeoutMs))!;
   /**
    * A remembered phone that stays away, so bridge `on` keeps retrying it on the same kind of
    * timer as any other LAN phone: its attempts show how far the retry schedule has run.
@@ -412,15 +407,8 @@ describe('LAN phones when the ADB server itself restarts', () => {
     });
     const row = async (): Promise<AdminLanDevice | undefined> =>
       ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).lan_devices.find((d) => d.address === address);
-    const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const r = await row();
-        if (r && check(r)) return r;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(r)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> =>
+      (await untilAnnounced(bridge, 'state', row, (r) => r !== undefined && check(r), what, 20_000))!;
     const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
     assert.equal(added.status, 200, JSON.stringify(added.body));
 
@@ -430,15 +418,19 @@ describe('LAN phones when the ADB server itself restarts', () => {
     assert.equal(down.last_error_code, 'adb_unavailable');
     // The link retries a dead server on its own backoff: each attempt shows `connecting` for a
     // moment (keeping the last error), then `down` again, so wait for `down` rather than expect it.
-    const healthDeadline = Date.now() + 10_000;
-    let health = ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0];
-    while (health?.status !== 'down') {
-      assert.equal(health?.status, 'connecting', 'a dead ADB server is never shown as connected');
-      if (Date.now() > healthDeadline) throw new Error(`ADB server never shown as down: ${JSON.stringify(health)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      health = ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0];
-    }
-    assert.ok(health.last_error);
+    const health = await untilAnnounced(
+      bridge,
+      'state',
+      async () => ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0],
+      (h) => {
+        if (h?.status === 'down') return true;
+        assert.equal(h?.status, 'connecting', 'a dead ADB server is never shown as connected');
+        return false;
+      },
+      'the ADB server shown as down',
+      10_000,
+    );
+    assert.ok(health?.last_error);
 
     const restartedAt = Date.now();
     adb = await startAdbServer({ port });
