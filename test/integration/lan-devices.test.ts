@@ -17,7 +17,7 @@ import { untilAnnounced } from '../helpers/until-announced';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 import { AdbdServer } from '../../main/sim/adbd-server';
 import { createSimulatedPhone } from '../../main/sim/phone';
-import { hostDevices, hostDisconnect } from '../../main/sim/adb-host-client';
+import { hostDevices, hostDisconnect, waitForDeviceStates } from '../../main/sim/adb-host-client';
 import type { AdminLanDevice, AdminState } from '../../main/contract/admin-api';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 
@@ -344,13 +344,8 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.deepEqual(forgotten.map((r) => r.status), addresses.map(() => 200));
     const rows = (await state()).lan_devices.map((d) => d.address);
     assert.ok(addresses.every((a) => !rows.includes(a)));
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const listed = await adbSerials();
-      if (addresses.every((a) => !listed.has(a))) break;
-      if (Date.now() > deadline) throw new Error('adb still lists forgotten phones');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // adb drops a disconnected transport on its own thread; its device tracker announces it.
+    await waitForDeviceStates({ host: '127.0.0.1', port: adb.port }, addresses, (state) => state === undefined, { timeoutMs: 5000 });
   });
 
   test('stopping the bridge stops the retries; restarted with the same data dir, remembered phones reconnect by themselves', async () => {
