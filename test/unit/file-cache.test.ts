@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -388,11 +388,22 @@ void describe('FileCache putStream', () => {
 });
 
 void describe('FileCache limits changed while running', () => {
+  /** Evicted files are deleted in the background: counted again on each change the folder reports. */
   const waitForDisk = async (dir: string, files: number): Promise<void> => {
-    const deadline = Date.now() + 5000;
-    while (diskUsage(dir).files !== files) {
-      if (Date.now() > deadline) throw new Error(`expected ${files} files on disk, found ${diskUsage(dir).files}`);
-      await new Promise((r) => setTimeout(r, 10));
+    let check = (): void => undefined;
+    const watcher = watch(dir, () => check());
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`expected ${files} files on disk, found ${diskUsage(dir).files}`)), 5000);
+        check = () => {
+          if (diskUsage(dir).files !== files) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        check();
+      });
+    } finally {
+      watcher.close();
     }
   };
 
