@@ -6,11 +6,12 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { BridgeError } from '../../main/core/errors';
+import { untilFolder } from '../helpers/folder-watch';
 import {
   DEFAULT_FILE_CACHE_LIMITS,
   FILE_REF_PATTERN,
@@ -388,24 +389,8 @@ void describe('FileCache putStream', () => {
 });
 
 void describe('FileCache limits changed while running', () => {
-  /** Evicted files are deleted in the background: counted again on each change the folder reports. */
-  const waitForDisk = async (dir: string, files: number): Promise<void> => {
-    let check = (): void => undefined;
-    const watcher = watch(dir, () => check());
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`expected ${files} files on disk, found ${diskUsage(dir).files}`)), 5000);
-        check = () => {
-          if (diskUsage(dir).files !== files) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        check();
-      });
-    } finally {
-      watcher.close();
-    }
-  };
+  /** Evicted files are deleted in the background. */
+  const waitForDisk = (dir: string, files: number): Promise<void> => untilFolder(dir, () => diskUsage(dir).files === files, `${files} files on disk`);
 
   void test('smaller caps evict the least recently used files at once; the next put keeps to them', async (t) => {
     const evicted: Array<[string, EvictReason]> = [];
