@@ -146,8 +146,12 @@ export async function helperCrashed(context: ProcessContext, phone: PhoneHelper,
   const ranFor = phone.runningSince === null ? 0 : context.clock() - phone.runningSince;
   if (ranFor >= context.crashForgivenMs) phone.crashes = 0;
   phone.crashes += 1;
+  // Why it stopped is known before the phone confirms the force-stop: the card says so at once.
+  const final = phone.crashes >= 2;
+  phone.lastErrorCode = 'helper_crashed';
+  phone.lastError = final ? message : `${message}; it starts again on the next call`;
   await stopHelper(context, phone, null);
-  if (phone.crashes >= 2) {
+  if (final) {
     failHelper(context, phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
   } else {
     phone.lastError = `${message}; it starts again on the next call`;
