@@ -3,114 +3,45 @@
  * devices, bindings, tools, approvals, admin API and console — with one start() and one
  * idempotent stop() that releases every socket, timer and child process it started.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { toolMarks, type ToolMark } from './bindings/tool-marks';
 import { join } from 'node:path';
-import { loadBuildInfo, type BuildInfo } from './build-info';
-import { resolveCoreOptions, startLimits, type CoreOptions, type CoreOptionsInput, type LeasePolicy } from './config/core-options';
+import type { Core } from './core';
+import { loadBuildInfo } from './build-info';
+import { defaultAdbServer, leasePolicyOf, resolveCoreOptions, startLimits, type CoreOptionsInput } from './config/core-options';
 import { LiveLimits } from './config/live-limits';
-import type { LimitValues } from '../contract/limits';
-import { createLogger, type Logger } from './logging/logger';
-import { bearerToken, loadOrCreateSecret } from './secrets/secret-store';
-import { persistInDataDir, SystemApiKey, type ApiKeyRotation } from './secrets/system-api-key';
+import { createLogger } from './logging/logger';
+import { loadOrCreateSecret } from './secrets/secret-store';
+import { persistInDataDir, SystemApiKey } from './secrets/system-api-key';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
 import { DeviceRegistry } from './devices/device-registry';
 import { AdbServerLink } from './devices/adb-server-link';
 import { BindingService } from './bindings/binding-service';
-import { AUTH_FLOWS, registerAuthHandlers } from './bindings/auth-handlers';
+import { registerAuthHandlers } from './bindings/auth-handlers';
 import { DataPlane } from './server/data-plane';
-import { NetworkEndpoint, type TlsSummary } from './server/network-endpoint';
-import { sendError, sendJson, sendText } from './server/http-util';
+import { NetworkEndpoint } from './server/network-endpoint';
 import { AdminGate } from './server/admin-gate';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildCard } from './protocol/card';
-import { CONNECTOR_CARD_ID, CONNECTOR_VERSION, PROTOCOL_VERSION } from './protocol/identity';
-import { renderSkill } from './protocol/skill';
 import { FileCache } from './files/file-cache';
 import { UrlSigner } from './files/signed-url';
-import { handleDownload } from './files/download-handler';
-import { handleUpload } from './files/upload-handler';
 import { EventHub } from './events/event-hub';
 import { AdminRouter } from './admin/admin-router';
-import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin/admin-routes';
+import { registerAdminApi } from './admin/register-admin-api';
 import { PhoneCheck } from './phone-check/phone-check';
-import { registerLanRoutes } from './admin/lan-routes';
-import type { AdminState } from '../contract/admin-api';
-import { serveConsole } from './server/console-static';
 import { ToolRuntime } from './tools/tool-runtime';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
 import { DeviceQueue } from './queue/device-queue';
 import { SafetyService } from './safety/safety-service';
-import { registerSafetyRoutes } from './admin/safety-routes';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
-import { registerHelperRoutes } from './admin/helper-routes';
-import { registerPhoneViewRoutes } from './admin/phone-view-routes';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { LiveFrames } from './phone-view/live-frames';
+import { coreRoutes } from './core-routes';
 
-export interface Core {
-  readonly options: CoreOptions;
-  readonly build: BuildInfo;
-  start(): Promise<{ url: string; host: string; port: number }>;
-  stop(): Promise<void>;
-  /** Where the bridge itself answers: http(s)://host:port ('' before start). */
-  url(): string;
-  /** The base URL xAgent is given: --public-url behind a proxy, else url(). */
-  publicUrl(): string;
-  /** The certificate served over https/wss (fingerprint, files, names), or null without TLS. */
-  tls(): TlsSummary | null;
-  /** Connections the server holds now on every plane (README "Documented limits": connection caps). */
-  openConnections(): number;
-  apiKey(): string;
-  adminToken(): string;
-  /** Replaces the API key: data planes opened with the old one are closed (4401), uploads under it refused. */
-  rotateApiKey(): string;
-  /** Told after each rotation of the API key; returns the way to stop listening. */
-  onApiKeyRotated(listener: (rotation: ApiKeyRotation) => void): () => void;
-  /** Problems found at start (e.g. a corrupt state file kept aside), shown in the UI. */
-  warnings(): string[];
-  readonly registry: DeviceRegistry;
-  readonly runtime: ConnectorRuntime;
-  readonly bindings: BindingService;
-  readonly tools: ToolRuntime;
-  /** The fast lane's helper per phone (README "Fast lane"). */
-  readonly helpers: HelperManager;
-  /** The phone view's timeline and live frames (README "The phone view"). */
-  readonly phoneView: { timeline: ActionTimeline; frames: LiveFrames };
-  readonly hub: EventHub;
-  readonly files: FileCache;
-  readonly logger: Logger;
-  readonly adbLinks: AdbServerLink[];
-  readonly admin: AdminRouter;
-  /** The limits people may change while the bridge runs (Settings → Limits, PATCH settings). */
-  readonly limits: LiveLimits;
-  adminState(): AdminState;
-}
-
-function leasePolicyOf(limits: LimitValues): LeasePolicy {
-  return {
-    maxDurationMs: limits.lease_max_duration_ms,
-    idleTimeoutMs: limits.lease_idle_timeout_ms,
-    disconnectGraceMs: limits.lease_disconnect_grace_ms,
-  };
-}
-
-/** Where the console fetches approval screenshots (see the route). */
-const CONSOLE_FILES_PREFIX = '/console/files/refs/';
-
-export function defaultAdbServer(env: NodeJS.ProcessEnv = process.env): { host: string; port: number } {
-  const socket = env.ADB_SERVER_SOCKET;
-  if (socket) {
-    const match = /^tcp:(?:(.+):)?(\d+)$/.exec(socket.trim());
-    if (match) return { host: match[1] ?? '127.0.0.1', port: Number(match[2]) };
-  }
-  const port = Number.parseInt(env.ANDROID_ADB_SERVER_PORT ?? '', 10);
-  return { host: '127.0.0.1', port: Number.isInteger(port) && port > 0 ? port : 5037 };
-}
+export type { Core } from './core';
+export { defaultAdbServer } from './config/core-options';
 
 export function createCore(input: CoreOptionsInput): Core {
   const autoStartLocalAdb = !input.adbServers || input.adbServers.length === 0;
@@ -371,7 +302,6 @@ export function createCore(input: CoreOptionsInput): Core {
   registerAuthHandlers(plane, bindingService);
   tools.registerHandlers(plane);
 
-  const card = (): Record<string, unknown> => buildCard({ build, tools: tools.cardTools(), authFlows: AUTH_FLOWS });
   // Host, Origin and wrong-token lockout in front of the admin API and the console (DNS rebinding, cross-site calls).
   let listeningPort = (): number => 0;
   const adminGate = new AdminGate({
@@ -381,14 +311,8 @@ export function createCore(input: CoreOptionsInput): Core {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub, gate: adminGate });
-  const consoleHostRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const refused = adminGate.checkRequest(req, { checkOrigin: false });
-    if (refused) sendError(res, refused.status, refused.code, refused.message);
-    return refused !== null;
-  };
 
-  // One server for every plane, http or https/wss; /health and the transfer plane are
-  // xAgent planes (with /ws) that --allow-from guards. The Card and Skill stay public (spec §3).
+  // One server for every plane (core-routes.ts).
   const endpoint = new NetworkEndpoint({
     host: options.host,
     port: options.port,
@@ -397,62 +321,20 @@ export function createCore(input: CoreOptionsInput): Core {
     connections: options.connections,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
-    routes: {
-      routes: [
-        { prefix: '/connector-card.json', exact: true, handler: (_req, res) => sendJson(res, 200, card()) },
-        { prefix: '/skill.md', exact: true, handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(tools.cardTools())) },
-        {
-          prefix: '/health',
-          exact: true,
-          xagentPlane: true,
-          handler: (req, res) => {
-            if (!authorizeKey(bearerToken(req.headers.authorization))) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
-            sendJson(res, 200, {
-              status: 'ok',
-              connector_card_id: CONNECTOR_CARD_ID,
-              connector_card_version: CONNECTOR_VERSION,
-              protocol_version: PROTOCOL_VERSION,
-              build,
-            });
-          },
-        },
-        { prefix: '/files/refs/', xagentPlane: true, handler: (req, res) => handleDownload(req, res, { cache: files, signer }) },
-        {
-          prefix: '/files/uploads',
-          exact: true,
-          xagentPlane: true,
-          bodyByProgress: true,
-          handler: (req, res) =>
-            handleUpload(req, res, {
-              cache: files,
-              authorize: (r) => authorizeKey(bearerToken(r.headers.authorization)),
-              // Taken at the key check: an upload still running when the key rotates is refused.
-              keyRevoked: () => apiKey.revokedSignal(),
-              channelExists: (id) => runtime.channel(id) !== undefined,
-              maxUploadBytes: options.maxUploadBytes,
-            }),
-        },
-        { prefix: '/admin/api/', handler: (req, res, url) => admin.handle(req, res, url) },
-        {
-          // Approval screenshots for the person at the console: signed like any download, but
-          // gated like the console (loopback unless remote admin), not by --allow-from.
-          prefix: CONSOLE_FILES_PREFIX,
-          handler: (req, res) => {
-            if (!admin.admitsClient(req)) return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
-            if (consoleHostRefused(req, res)) return;
-            req.url = (req.url ?? '').slice('/console'.length);
-            handleDownload(req, res, { cache: files, signer });
-          },
-        },
-        { prefix: '/console', handler: (req, res, url) => (consoleHostRefused(req, res) ? undefined : serveConsole(req, res, url, options.consoleDir)) },
-        {
-          prefix: '/',
-          exact: true,
-          handler: (_req, res) => sendText(res, 200, 'text/plain; charset=utf-8', 'xAgent Device Bridge — see /connector-card.json\n'),
-        },
-      ],
+    routes: coreRoutes({
+      build,
+      cardTools: () => tools.cardTools(),
+      authorizeKey,
+      keyRevoked: () => apiKey.revokedSignal(),
+      channelExists: (id) => runtime.channel(id) !== undefined,
+      files,
+      signer,
+      maxUploadBytes: options.maxUploadBytes,
+      admin,
+      adminGate,
+      consoleDir: options.consoleDir,
       upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
-    },
+    }),
   });
   listeningPort = () => endpoint.listeningPort();
   const baseUrl = (): string => endpoint.localUrl();
@@ -489,7 +371,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     onApiKeyRotated: (listener) => apiKey.onRotated(listener),
     warnings: allWarnings,
-    adminState: () => buildAdminState(adminDeps),
+    adminState: () => adminApi.state(),
     async start() {
       if (started) throw new Error('core already started');
       started = true;
@@ -529,19 +411,7 @@ export function createCore(input: CoreOptionsInput): Core {
       await files.stop();
     },
   };
-  const lan = registerLanRoutes(admin, {
-    store,
-    registry,
-    adbLinks,
-    logger,
-    hub,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.lan ? { options: options.lan } : {}),
-  });
-  registerSafetyRoutes(admin, { safety, hub });
-  registerHelperRoutes(admin, { helpers, registry, hub });
-  registerPhoneViewRoutes(admin, { known: (deviceId) => registry.get(deviceId) !== undefined, timeline, frames });
-  const adminDeps: AdminRouteDeps = {
+  const adminApi = registerAdminApi(admin, {
     phoneCheck,
     options,
     limits,
@@ -560,22 +430,14 @@ export function createCore(input: CoreOptionsInput): Core {
     apiKeySource: () => apiKey.source,
     rotateApiKey: () => core.rotateApiKey(),
     warnings: allWarnings,
-    approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
-    lanDevices: () => lan.manager.list(),
     helpers,
-  };
-  registerAdminRoutes(admin, adminDeps);
-  // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
-  const unanswered = admin.missingOperations();
-  if (unanswered.length > 0) throw new Error(`admin operations without a handler: ${unanswered.join(', ')}`);
+    safety,
+    timeline,
+    frames,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.lan ? { lan: options.lan } : {}),
+  });
+  const lan = adminApi.lan;
   return core;
-}
-
-/** Reads a JSON file if present (used by the CLI for optional config). */
-export function readJsonIfExists(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
