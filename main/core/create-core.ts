@@ -104,23 +104,36 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   const signer = new UrlSigner(signingKey, clock);
 
-  // Filled below; the runtime and tool services are created first and reach them lazily.
-  const late: { dataPlane?: DataPlane; bindings?: BindingService } = {};
+  // The runtime, the data plane and the bindings need each other; the tools need them too. They
+  // are made in that order; a callback that names one made further down (bindingService, plane,
+  // tools, phoneCheck, endpoint) runs only once the bridge works, when every one of them exists.
   const runtime = new ConnectorRuntime({
     store,
     runtimeLeaseMs: options.runtimeLeaseMs,
     clock,
-    onChannelUnregistered: (channel) => late.bindings?.unregisterChannel(channel),
+    onChannelUnregistered: (channel) => bindingService.unregisterChannel(channel),
     ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
     ...(options.channels?.abandonedTtlMs !== undefined ? { abandonedChannelTtlMs: options.channels.abandonedTtlMs } : {}),
-    channelInUse: (channelId) =>
-      (late.dataPlane?.isChannelHeld(channelId) ?? false) || (late.bindings?.pendingSessions().some((s) => s.channelId === channelId) ?? false),
+    channelInUse: (channelId) => plane.isChannelHeld(channelId) || bindingService.pendingSessions().some((s) => s.channelId === channelId),
   });
   // Every call on a phone waits its turn here; every command reaches the phone through these shells.
   const queue = new DeviceQueue(options.queue);
   queue.setMaxDepth(live.queue_max_depth);
   const shells = new PhoneShells({ links: adbLinks, registry, clock, commandTimeoutMs: options.adbCommandTimeoutMs });
-  late.bindings = new BindingService({
+  const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
+  const plane: DataPlane = new DataPlane({
+    runtime,
+    authorize: authorizeKey,
+    keyGeneration: () => apiKey.generation(),
+    logger,
+    limits: options.dataPlane ?? {},
+    describe: (channel) => {
+      const descriptor = bindingService.describe(channel);
+      bindingService.noteDescribed(channel.id, descriptor);
+      return descriptor;
+    },
+  });
+  const bindingService: BindingService = new BindingService({
     store,
     runtime,
     registry,
@@ -130,11 +143,10 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     toolMarks: (deviceId) => marksFor(deviceId),
     push: (channelId, descriptor) => {
-      late.dataPlane?.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
+      plane.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
       hub.publish('state');
     },
   });
-  const bindingService = late.bindings;
   bindingService.on('changed', () => hub.publish('state'));
   bindingService.on('ended', (channelId, deviceId, reason) => tools.onBindingEnded(channelId, deviceId, reason));
   // Policy, approvals and the audit trail: asked before every tool call, told after it.
@@ -155,8 +167,6 @@ export function createCore(input: CoreOptionsInput): Core {
     leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
   });
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
-  // The phone check (made below) follows the helper's state in its Unicode row.
-  let helperChanged = (): void => undefined;
   const helpers = new HelperManager({
     consent: {
       get: () => store.get().settings.fastLane ?? { default: 'ask', devices: {} },
@@ -170,7 +180,8 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     clock,
     onChange: () => {
-      helperChanged();
+      // The phone check follows the helper's state in its Unicode row.
+      phoneCheck.helperChanged();
       hub.publish('state');
     },
     // The helper runs only while the phone is leased (README "Fast lane": what the guard does).
@@ -230,12 +241,12 @@ export function createCore(input: CoreOptionsInput): Core {
       return binding ? bindingService.bindingStatus(binding).status : 'created';
     },
     touch: (channelId) => bindingService.touch(channelId),
-    progress: (channelId, payload) => late.dataPlane?.pushToChannel(channelId, 'tool.progress.push', payload) ?? false,
+    progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
   });
   bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
   registry.on('changed', () => hub.publish('state'));
   // Observation only: its commands wait behind no control call and never hold one up.
-  const phoneCheck = new PhoneCheck({
+  const phoneCheck: PhoneCheck = new PhoneCheck({
     registry,
     shellFor: (device) => shells.shellFor(device),
     // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
@@ -257,7 +268,6 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     commandTimeoutMs: options.adbCommandTimeoutMs,
   });
-  helperChanged = () => phoneCheck.helperChanged();
   // Tools a phone refuses are marked in its channels' Descriptors (bindings/tool-marks.ts).
   function marksFor(deviceId: string): Map<string, ToolMark> {
     return toolMarks({
@@ -283,37 +293,22 @@ export function createCore(input: CoreOptionsInput): Core {
     hub.publish('state');
   });
 
-  const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
-  late.dataPlane = new DataPlane({
-    runtime,
-    authorize: authorizeKey,
-    keyGeneration: () => apiKey.generation(),
-    logger,
-    limits: options.dataPlane ?? {},
-    describe: (channel) => {
-      const descriptor = bindingService.describe(channel);
-      bindingService.noteDescribed(channel.id, descriptor);
-      return descriptor;
-    },
-  });
-  const plane = late.dataPlane;
   // A key is checked at upgrade only; rotation is what ends the sockets it let in.
   const stopClosingOnRotation = apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation));
   registerAuthHandlers(plane, bindingService);
   tools.registerHandlers(plane);
 
   // Host, Origin and wrong-token lockout in front of the admin API and the console (DNS rebinding, cross-site calls).
-  let listeningPort = (): number => 0;
   const adminGate = new AdminGate({
     listenHost: () => options.host,
-    listenPort: () => listeningPort(),
+    listenPort: () => endpoint.listeningPort(),
     publicUrl: () => options.network.publicUrl,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub, gate: adminGate });
 
   // One server for every plane (core-routes.ts).
-  const endpoint = new NetworkEndpoint({
+  const endpoint: NetworkEndpoint = new NetworkEndpoint({
     host: options.host,
     port: options.port,
     dataDir: options.dataDir,
@@ -336,7 +331,6 @@ export function createCore(input: CoreOptionsInput): Core {
       upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
     }),
   });
-  listeningPort = () => endpoint.listeningPort();
   const baseUrl = (): string => endpoint.localUrl();
   const allWarnings = (): string[] => [...warnings, ...endpoint.warnings()];
 
