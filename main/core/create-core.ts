@@ -1,7 +1,8 @@
 /**
  * createCore(options): the whole bridge in plain Node — control, data and transfer planes,
  * devices, bindings, tools, approvals, admin API and console — with one start() and one
- * idempotent stop() that releases every socket, timer and child process it started.
+ * idempotent stop() that releases every socket, timer, child process and listener it took:
+ * each stop joins one DisposableStore (lifecycle/) as its service starts, and runs in reverse.
  */
 import { mkdirSync } from 'node:fs';
 import { toolMarks, type ToolMark } from './bindings/tool-marks';
@@ -10,14 +11,15 @@ import type { Core } from './core';
 import { loadBuildInfo } from './build-info';
 import { defaultAdbServer, leasePolicyOf, resolveCoreOptions, startLimits, type CoreOptionsInput } from './config/core-options';
 import { LiveLimits } from './config/live-limits';
+import type { LimitValues } from '../contract/limits';
 import { createLogger } from './logging/logger';
 import { loadOrCreateSecret } from './secrets/secret-store';
 import { persistInDataDir, SystemApiKey } from './secrets/system-api-key';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
-import { DeviceRegistry } from './devices/device-registry';
+import { DeviceRegistry, type DeviceRecord } from './devices/device-registry';
 import { AdbServerLink } from './devices/adb-server-link';
-import { BindingService } from './bindings/binding-service';
+import { BindingService, type BindingEndReason } from './bindings/binding-service';
 import { registerAuthHandlers } from './bindings/auth-handlers';
 import { DataPlane } from './server/data-plane';
 import { NetworkEndpoint } from './server/network-endpoint';
@@ -38,6 +40,7 @@ import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { LiveFrames } from './phone-view/live-frames';
+import { Lifecycle } from './lifecycle/lifecycle';
 import { coreRoutes } from './core-routes';
 
 export type { Core } from './core';
@@ -63,6 +66,10 @@ export function createCore(input: CoreOptionsInput): Core {
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
   const secrets = (): string[] => [apiKey.current(), adminToken];
   const logger = options.logger ?? createLogger({ secrets });
+  // Everything the core must release, released in reverse at stop(): the listeners taken below
+  // first (so removed last), then each service as start() starts it.
+  const lifecycle = new Lifecycle('core', (error) => logger.error('a step of the stop failed', { error: error instanceof Error ? error.message : String(error) }));
+  const owned = lifecycle.owned;
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
     const message = `The state file was damaged (${reason.slice(0, 120)}); it was kept aside as ${movedTo} and the bridge started with empty state.`;
@@ -95,7 +102,6 @@ export function createCore(input: CoreOptionsInput): Core {
         clock,
       }),
   );
-  for (const link of adbLinks) link.on('health', () => hub.publish('state'));
 
   const files = new FileCache({
     dir: join(options.dataDir, 'cache'),
@@ -147,8 +153,6 @@ export function createCore(input: CoreOptionsInput): Core {
       hub.publish('state');
     },
   });
-  bindingService.on('changed', () => hub.publish('state'));
-  bindingService.on('ended', (channelId, deviceId, reason) => tools.onBindingEnded(channelId, deviceId, reason));
   // Policy, approvals and the audit trail: asked before every tool call, told after it.
   const safety = new SafetyService({
     dataDir: options.dataDir,
@@ -195,10 +199,6 @@ export function createCore(input: CoreOptionsInput): Core {
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,
   });
-  bindingService.on('ended', (_channelId, deviceId) => helpers.leaseEnded(deviceId));
-  registry.on('changed', (device) => {
-    if (device.state !== 'device') helpers.deviceGone(device.deviceId);
-  });
   // The phone view: live frames that never wait for the agent, and the timeline of its calls.
   const frames = new LiveFrames({
     device: (deviceId) => registry.get(deviceId),
@@ -243,8 +243,6 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
   });
-  bindingService.on('ended', (channelId) => safety.gate.leaseEnded(channelId));
-  registry.on('changed', () => hub.publish('state'));
   // Observation only: its commands wait behind no control call and never hold one up.
   const phoneCheck: PhoneCheck = new PhoneCheck({
     registry,
@@ -277,8 +275,23 @@ export function createCore(input: CoreOptionsInput): Core {
       treeReadAt: tools.lastTreeRead(deviceId),
     });
   }
-  runtime.on('changed', () => hub.publish('state'));
-  limits.on('changed', (changed) => {
+  registerAuthHandlers(plane, bindingService);
+  tools.registerHandlers(plane);
+
+  // What the core listens to. Added to `owned` before anything starts, so removed after every
+  // service has stopped: what a service reports while it stops is still heard.
+  const publishState = (): void => hub.publish('state');
+  // A binding ended: its queued calls end, the phone's helper stops, its approvals end (in this order).
+  const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason): void => {
+    tools.onBindingEnded(channelId, deviceId, reason);
+    helpers.leaseEnded(deviceId);
+    safety.gate.leaseEnded(channelId);
+  };
+  const onDeviceChanged = (device: DeviceRecord): void => {
+    if (device.state !== 'device') helpers.deviceGone(device.deviceId);
+    publishState();
+  };
+  const onLimitsChanged = (changed: Partial<LimitValues>): void => {
     const now = limits.values();
     if (changed.approval_timeout_ms !== undefined) safety.gate.setApprovalTimeout(now.approval_timeout_ms);
     if (changed.lease_max_duration_ms !== undefined || changed.lease_idle_timeout_ms !== undefined || changed.lease_disconnect_grace_ms !== undefined) {
@@ -290,13 +303,22 @@ export function createCore(input: CoreOptionsInput): Core {
     if (changed.queue_max_depth !== undefined) queue.setMaxDepth(now.queue_max_depth);
     if (changed.fast_lane_idle_stop_ms !== undefined) helpers.setIdleStopMs(now.fast_lane_idle_stop_ms);
     logger.info('limits changed', changed);
-    hub.publish('state');
+    publishState();
+  };
+  for (const link of adbLinks) link.on('health', publishState);
+  bindingService.on('changed', publishState);
+  bindingService.on('ended', onBindingEnded);
+  registry.on('changed', onDeviceChanged);
+  runtime.on('changed', publishState);
+  limits.on('changed', onLimitsChanged);
+  owned.add(() => {
+    for (const link of adbLinks) link.off('health', publishState);
+    bindingService.off('changed', publishState);
+    bindingService.off('ended', onBindingEnded);
+    registry.off('changed', onDeviceChanged);
+    runtime.off('changed', publishState);
+    limits.off('changed', onLimitsChanged);
   });
-
-  // A key is checked at upgrade only; rotation is what ends the sockets it let in.
-  const stopClosingOnRotation = apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation));
-  registerAuthHandlers(plane, bindingService);
-  tools.registerHandlers(plane);
 
   // Host, Origin and wrong-token lockout in front of the admin API and the console (DNS rebinding, cross-site calls).
   const adminGate = new AdminGate({
@@ -334,104 +356,93 @@ export function createCore(input: CoreOptionsInput): Core {
   const baseUrl = (): string => endpoint.localUrl();
   const allWarnings = (): string[] => [...warnings, ...endpoint.warnings()];
 
-  let started = false;
-  let stopped = false;
-  const core: Core = {
-    options,
-    build,
-    registry,
-    runtime,
-    bindings: bindingService,
-    tools,
-    helpers,
+  const rotateApiKey = (): string => {
+    const next = apiKey.rotate();
+    if (apiKey.source === 'env') logger.warn('API key rotated; DEVICE_BRIDGE_API_KEY sets it again at the next start');
+    else logger.info('API key rotated');
+    return next;
+  };
+
+  // Read by the embedder (Core) and the admin API alike.
+  const services = { options, build, registry, runtime, bindings: bindingService, tools, helpers, hub, files, logger, adbLinks, limits, rotateApiKey };
+  const adminApi = registerAdminApi(admin, {
+    ...services,
+    phoneCheck,
+    store,
+    safety,
+    timeline,
+    frames,
+    url: () => endpoint.publicUrl(),
+    network: () => endpoint.adminView(),
+    apiKey: () => apiKey.current(),
+    apiKeySource: () => apiKey.source,
+    warnings: allWarnings,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.lan ? { lan: options.lan } : {}),
+  });
+
+  /**
+   * Starts every service; right after each start its stop joins `owned`, so stop() runs
+   * them in reverse. Where a stop must come at another point, its add is placed where
+   * reverse order gives that point, and the comment beside it says why.
+   */
+  async function startServices(): Promise<{ host: string; port: number }> {
+    // A bad certificate file stops the start here, before anything else runs.
+    endpoint.loadTls();
+    await files.start();
+    owned.add(() => files.stop());
+    // Closed once everything that publishes to it has stopped.
+    owned.add(() => hub.close());
+    runtime.start();
+    owned.add(() => runtime.stop());
+    // After the bindings stop (added next), whose last lease-activity write may still be on
+    // the thread pool: it finishes before the files stop and the folder may go.
+    owned.add(() => store.settled());
+    bindingService.start();
+    owned.add(() => bindingService.stop());
+    // The server closes after the data plane (added next) has stopped its sockets.
+    owned.add(() => endpoint.close());
+    plane.start();
+    owned.add(() => plane.stop());
+    // A key is checked at upgrade only; rotation is what ends the sockets it let in.
+    owned.add(apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation)));
+    for (const link of adbLinks) link.start();
+    owned.add(() => {
+      for (const link of adbLinks) link.stop();
+    });
+    adminApi.lan.start();
+    owned.add(() => adminApi.lan.stop());
+    // After the tools stop (added below): calls that finished before the stop still get their audit line.
+    owned.add(() => safety.stop());
+    // Before the ADB links close (added above): each running helper is force-stopped on its phone.
+    owned.add(() => helpers.stop());
+    tools.start();
+    owned.add(() => tools.stop());
+    phoneCheck.start();
+    owned.add(() => phoneCheck.stop());
+    // First at stop: the console's event streams end before what they report stops.
+    owned.add(() => admin.closeStreams());
+    return endpoint.listen();
+  }
+
+  return {
+    ...services,
     phoneView: { timeline, frames },
-    hub,
-    files,
-    logger,
-    adbLinks,
     admin,
-    limits,
     url: baseUrl,
     publicUrl: () => endpoint.publicUrl(),
     tls: () => endpoint.tlsSummary(),
     openConnections: () => endpoint.openConnections(),
     apiKey: () => apiKey.current(),
     adminToken: () => adminToken,
-    rotateApiKey: () => {
-      const next = apiKey.rotate();
-      if (apiKey.source === 'env') logger.warn('API key rotated; DEVICE_BRIDGE_API_KEY sets it again at the next start');
-      else logger.info('API key rotated');
-      return next;
-    },
     onApiKeyRotated: (listener) => apiKey.onRotated(listener),
     warnings: allWarnings,
     adminState: () => adminApi.state(),
     async start() {
-      if (started) throw new Error('core already started');
-      started = true;
-      // A bad certificate file stops the start here, before anything else runs.
-      endpoint.loadTls();
-      await files.start();
-      runtime.start();
-      bindingService.start();
-      plane.start();
-      tools.start();
-      phoneCheck.start();
-      for (const link of adbLinks) link.start();
-      lan.start();
-      const listening = await endpoint.listen();
+      const listening = await lifecycle.start(startServices);
       logger.info('bridge started', { url: baseUrl(), public_url: endpoint.publicUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
       return { url: baseUrl(), ...listening };
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      admin.closeStreams();
-      phoneCheck.stop();
-      await tools.stop();
-      // Before the ADB links close: each running helper is force-stopped on its phone.
-      await helpers.stop();
-      await safety.stop();
-      lan.stop();
-      for (const link of adbLinks) link.stop();
-      stopClosingOnRotation();
-      await plane.stop();
-      await endpoint.close();
-      bindingService.stop();
-      // A lease-activity write still on the thread pool finishes before the folder may go.
-      await store.settled();
-      runtime.stop();
-      hub.close();
-      await files.stop();
-    },
+    stop: () => lifecycle.stop(),
   };
-  const adminApi = registerAdminApi(admin, {
-    phoneCheck,
-    options,
-    limits,
-    build,
-    registry,
-    runtime,
-    bindings: bindingService,
-    tools,
-    files,
-    hub,
-    adbLinks,
-    store,
-    url: () => endpoint.publicUrl(),
-    network: () => endpoint.adminView(),
-    apiKey: () => apiKey.current(),
-    apiKeySource: () => apiKey.source,
-    rotateApiKey: () => core.rotateApiKey(),
-    warnings: allWarnings,
-    helpers,
-    safety,
-    timeline,
-    frames,
-    logger,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.lan ? { lan: options.lan } : {}),
-  });
-  const lan = adminApi.lan;
-  return core;
 }
