@@ -13,6 +13,7 @@ import type { LimitValues } from '../contract/limits';
 import { createLogger, type Logger } from './logging/logger';
 import { bearerToken, loadOrCreateSecret } from './secrets/secret-store';
 import { persistInDataDir, SystemApiKey, type ApiKeyRotation } from './secrets/system-api-key';
+import { LabSecrets } from './secrets/lab-secrets';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
 import { DeviceRegistry } from './devices/device-registry';
@@ -44,6 +45,7 @@ import { PhoneShells } from './tools/phone-shells';
 import { DeviceQueue } from './queue/device-queue';
 import { SafetyService } from './safety/safety-service';
 import { registerSafetyRoutes } from './admin/safety-routes';
+import { registerSecretRoutes } from './admin/secret-routes';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
@@ -130,7 +132,9 @@ export function createCore(input: CoreOptionsInput): Core {
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
   // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
-  const secrets = (): string[] => [apiKey.current(), adminToken];
+  // Named secrets agents type by name and never see (README "Secrets by reference"): never logged or written either.
+  const labSecrets = new LabSecrets({ dataDir: options.dataDir, clock, warn: (message) => warnings.push(message) });
+  const secrets = (): string[] => [apiKey.current(), adminToken, ...labSecrets.forms()];
   const logger = options.logger ?? createLogger({ secrets });
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
@@ -539,6 +543,7 @@ export function createCore(input: CoreOptionsInput): Core {
     ...(options.lan ? { options: options.lan } : {}),
   });
   registerSafetyRoutes(admin, { safety, hub });
+  registerSecretRoutes(admin, { secrets: labSecrets, hub });
   registerHelperRoutes(admin, { helpers, registry, hub });
   registerPhoneViewRoutes(admin, { known: (deviceId) => registry.get(deviceId) !== undefined, timeline, frames });
   const adminDeps: AdminRouteDeps = {
@@ -563,6 +568,7 @@ export function createCore(input: CoreOptionsInput): Core {
     approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
     lanDevices: () => lan.manager.list(),
     helpers,
+    secrets: labSecrets,
   };
   registerAdminRoutes(admin, adminDeps);
   // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
