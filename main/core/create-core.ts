@@ -295,6 +295,7 @@ export function createCore(input: CoreOptionsInput): Core {
     sinks: [safety.sink],
     lanes: new FastLanes(helpers),
     observer: timeline,
+    secrets: labSecrets,
     marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
     stateChanged: () => hub.publish('state'),
     activeDeviceFor: (channelId) => bindingService.activeBinding(channelId)?.deviceId,
