@@ -82,7 +82,7 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
         <div className="field-row">
           <div className="field">
             <label htmlFor="secret-name">{t('settings.secrets.name')}</label>
-            <input id="secret-name" value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" spellCheck={false} data-testid="secret-name" />
+            <input id="secret-name" type="text" value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" spellCheck={false} data-testid="secret-name" />
           </div>
           <div className="field">
             <label htmlFor="secret-value">{t('settings.secrets.value')}</label>
