@@ -403,3 +403,5 @@ export const SECRET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const SECRET_VALUE_MAX_LENGTH = 10_000;
 /** Phones one secret may be scoped to. */
 export const SECRET_MAX_DEVICES = 100;
+/** Secrets one bridge keeps (every answer is scrubbed of each, so they stay few). */
+export const SECRET_MAX_COUNT = 200;

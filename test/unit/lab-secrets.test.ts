@@ -87,12 +87,21 @@ void describe('lab secrets at rest', () => {
     assert.throws(() => secrets.set('pin-4711', '4711', null), (e: unknown) => code('invalid_arguments')(e) && !(e as Error).message.includes('4711'));
     assert.throws(() => secrets.set('ok', VALUE, []), code('invalid_arguments'));
     assert.throws(() => secrets.set('ok', VALUE, ['']), code('invalid_arguments'));
+    assert.throws(() => secrets.set('ok', VALUE, Array.from({ length: 101 }, (_, i) => `phone-${i}`)), code('invalid_arguments'));
     try {
       secrets.set('bad name', VALUE, null);
     } catch (error) {
       assert.ok(!(error as Error).message.includes(VALUE));
     }
     assert.deepEqual(secrets.list(), []);
+  });
+
+  void test('at most 200 secrets; replacing one of them is still allowed', () => {
+    const secrets = new LabSecrets({ dataDir: dataDir(), clock: () => 5 });
+    for (let i = 0; i < 200; i++) secrets.set(`s${i}`, `value number ${i}`, null);
+    assert.throws(() => secrets.set('one-more', 'value one more', null), code('invalid_arguments'));
+    assert.equal(secrets.set('s7', 'value seven again', null).created, false);
+    assert.equal(secrets.list().length, 200);
   });
 
   void test('a sealed value moved to another name, or under another key, does not open', () => {

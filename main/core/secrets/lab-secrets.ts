@@ -14,7 +14,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SECRET_MAX_DEVICES, SECRET_NAME_PATTERN, SECRET_VALUE_MAX_LENGTH, type AdminSecret } from '../../contract/admin-api';
+import { SECRET_MAX_COUNT, SECRET_MAX_DEVICES, SECRET_NAME_PATTERN, SECRET_VALUE_MAX_LENGTH, type AdminSecret } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { JsonFileStore } from '../store/json-file-store';
 import { loadOrCreateSecret } from './secret-store';
@@ -101,6 +101,9 @@ export class LabSecrets {
     const phones = devices === null ? null : checkDevices(devices);
     const now = this.o.clock();
     const previous = this.file.get().secrets.find((s) => s.name === name);
+    if (!previous && this.file.get().secrets.length >= SECRET_MAX_COUNT) {
+      throw new BridgeError('invalid_arguments', `the bridge keeps at most ${SECRET_MAX_COUNT} secrets; delete one first`, { field: 'name' });
+    }
     const sealed: SealedSecret = { name, devices: phones, created_at: previous?.created_at ?? now, updated_at: now, ...this.seal(name, value) };
     this.file.update((draft) => {
       draft.secrets = [...draft.secrets.filter((s) => s.name !== name), sealed];
