@@ -200,9 +200,14 @@ describe('secrets by reference over the real adb server', () => {
     assert.ok(argv.includes(Buffer.from(NOTE, 'utf8').toString('base64')), 'ADB Keyboard carried the note');
 
     const audit = await adminText('/admin/api/audit?limit=100');
-    const secretCalls = (JSON.parse(audit) as { entries: Json[] }).entries.filter((e) => e.tool_id === 'android_type_text' && e.arguments.secret !== undefined);
-    assert.deepEqual(secretCalls.map((e) => e.arguments.secret).sort(), ['lab-login', 'lab-note', 'scoped-pin'].filter((n) => secretCalls.some((e) => e.arguments.secret === n)));
-    assert.ok(secretCalls.some((e) => e.arguments.secret === 'lab-login' && e.decided_by === 'admin'), 'the audit trail names the secret');
+    // The audit trail names each secret where the text would be, in calls and in batch steps.
+    const entries = (JSON.parse(audit) as { entries: Json[] }).entries;
+    const typing = entries.filter((e) => e.tool_id === 'android_type_text' && e.outcome === 'ok');
+    assert.ok(typing.some((e) => e.arguments.secret === 'lab-login' && e.decided_by === 'admin'), JSON.stringify(typing));
+    assert.ok(typing.some((e) => e.arguments.secret === 'lab-note' && e.arguments.observe === true), JSON.stringify(typing));
+    assert.ok(typing.every((e) => !('text' in e.arguments)), 'no text argument at all');
+    const batched = entries.find((e) => e.tool_id === 'android_batch' && e.outcome === 'ok');
+    assert.deepEqual(batched?.arguments.steps[0].arguments, steps[0]!.arguments);
     const answers: Array<[string, string]> = [
       ['admin state', await adminText('/admin/api/state')],
       ['secrets list', await adminText('/admin/api/secrets')],
