@@ -15,6 +15,7 @@ import type { LimitValues } from '../contract/limits';
 import { createLogger } from './logging/logger';
 import { loadOrCreateSecret } from './secrets/secret-store';
 import { persistInDataDir, SystemApiKey } from './secrets/system-api-key';
+import { LabSecrets } from './secrets/lab-secrets';
 import { StateStore } from './store/state-store';
 import { ConnectorRuntime } from './runtime/connector-runtime';
 import { DeviceRegistry, type DeviceRecord } from './devices/device-registry';
@@ -64,7 +65,9 @@ export function createCore(input: CoreOptionsInput): Core {
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
   // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
-  const secrets = (): string[] => [apiKey.current(), adminToken];
+  // Named secrets agents type by name and never see (README "Secrets by reference"): never logged or written either.
+  const labSecrets = new LabSecrets({ dataDir: options.dataDir, clock, warn: (message) => warnings.push(message) });
+  const secrets = (): string[] => [apiKey.current(), adminToken, ...labSecrets.forms()];
   const logger = options.logger ?? createLogger({ secrets });
   // Everything the core must release, released in reverse at stop(): the listeners taken below
   // first (so removed last), then each service as start() starts it.
@@ -233,6 +236,7 @@ export function createCore(input: CoreOptionsInput): Core {
     sinks: [safety.sink],
     lanes: new FastLanes(helpers),
     observer: timeline,
+    secrets: labSecrets,
     marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
     stateChanged: () => hub.publish('state'),
     activeDeviceFor: (channelId) => bindingService.activeBinding(channelId)?.deviceId,
@@ -370,6 +374,7 @@ export function createCore(input: CoreOptionsInput): Core {
     phoneCheck,
     store,
     safety,
+    secrets: labSecrets,
     timeline,
     frames,
     url: () => endpoint.publicUrl(),

@@ -1,5 +1,5 @@
 /**
- * The whole admin API on one router: the LAN, safety, fast lane, phone view and core routes
+ * The whole admin API on one router: the LAN, safety, secrets, fast lane, phone view and core routes
  * (each module owns its own), checked complete against the contract before the bridge is
  * built. createCore passes the pieces in.
  */
@@ -12,8 +12,10 @@ import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
 import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
+import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 
-export interface AdminApiDeps extends Omit<AdminRouteDeps, 'approvals' | 'lanDevices' | 'helpers' | 'adbLinks'> {
+export interface AdminApiDeps extends Omit<AdminRouteDeps, 'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets'> {
+  secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
   helpers: HelperRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
   safety: SafetyRouteDeps['safety'];
@@ -44,6 +46,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
     ...(lanOptions ? { options: lanOptions } : {}),
   });
   registerSafetyRoutes(router, { safety, hub: deps.hub });
+  registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
   const routeDeps: AdminRouteDeps = {
