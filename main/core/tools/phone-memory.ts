@@ -94,7 +94,11 @@ export class PhoneMemory {
   }
 
   /** Whether the phone's keyboard types any language (text-input.ts), read at most once a minute. */
-  async unicodeIme(deviceId: string, shell: DeviceShell, options: { timeoutMs: number; signal: AbortSignal }): Promise<boolean> {
+  async unicodeIme(
+    deviceId: string,
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<boolean> {
     const cached = this.imes.get(deviceId);
     if (cached && this.clock() - cached.at < IME_FRESH_MS) return cached.value;
     const value = await detectUnicodeIme(shell, options);

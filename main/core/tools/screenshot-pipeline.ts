@@ -117,7 +117,11 @@ export interface ScreenshotResult {
 /** Per channel: the last capture's pixel key, its output key (settings + encoded bytes) and file. */
 export type LastCaptureStore = ToolServices['lastCaptures'];
 
-export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, last: LastCaptureStore): Promise<ScreenshotResult> {
+export async function takeScreenshot(
+  ctx: ToolContext,
+  args: ScreenshotArgs,
+  last: LastCaptureStore,
+): Promise<ScreenshotResult> {
   const format = args.format ?? SCREENSHOT_DEFAULTS.format;
   const quality = args.quality ?? SCREENSHOT_DEFAULTS.quality;
   const maxSide = args.max_side ?? SCREENSHOT_DEFAULTS.max_side;
@@ -148,7 +152,9 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
   if (scale < 1) pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
   if (tree) {
     const resized = await pipeline.raw().toBuffer();
-    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([{ input: annotationSvg(tree, width, height, scale), top: 0, left: 0 }]);
+    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
+      { input: annotationSvg(tree, width, height, scale), top: 0, left: 0 },
+    ]);
   }
   const encoded =
     format === 'png'
@@ -179,12 +185,28 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
 
 /** An annotated capture lists the numbered elements (password text blanked). */
 function withElements(result: ScreenshotResult, tree: UiNode[] | undefined): ScreenshotResult {
-  if (tree) result.elements = tree.filter(isInteractive).map((n) => ({ index: n.index, text: n.password ? '' : n.text, resource_id: n.resourceId, content_desc: n.contentDesc, center: n.center }));
+  if (tree)
+    result.elements = tree
+      .filter(isInteractive)
+      .map((n) => ({
+        index: n.index,
+        text: n.password ? '' : n.text,
+        resource_id: n.resourceId,
+        content_desc: n.contentDesc,
+        center: n.center,
+      }));
   return result;
 }
 
 function resultFrom(
-  file: { file_ref: string; download_url: string; mime_type: string; byte_size: number; expires_at: number; sha256: string },
+  file: {
+    file_ref: string;
+    download_url: string;
+    mime_type: string;
+    byte_size: number;
+    expires_at: number;
+    sha256: string;
+  },
   width: number,
   height: number,
   secure: boolean,

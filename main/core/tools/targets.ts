@@ -5,7 +5,15 @@
  */
 import { BridgeError } from '../errors';
 import { assertInsideScreen, isInside } from '../android/input';
-import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type ElementSelector, type UiNode } from '../android/ui-tree';
+import {
+  compactTree,
+  findElement,
+  isInteractive,
+  readUiTree,
+  screenSignature,
+  type ElementSelector,
+  type UiNode,
+} from '../android/ui-tree';
 import type { ElementSelectorArgs, Lane, ToolContext } from './tool-definition';
 
 export interface ResolvedPoint {
@@ -15,10 +23,14 @@ export interface ResolvedPoint {
 }
 
 /** Reads the UI tree, numbers it once (the numbers agents use as `index`) and remembers it. */
-export async function freshTree(ctx: ToolContext): Promise<{ nodes: UiNode[]; signature: string; truncated: boolean; total: number; lane: Lane }> {
+export async function freshTree(
+  ctx: ToolContext,
+): Promise<{ nodes: UiNode[]; signature: string; truncated: boolean; total: number; lane: Lane }> {
   const options = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
   // The fast lane when there is one (helper, else the stock dump in the same call).
-  const read = ctx.lanes ? await ctx.lanes.tree(options) : { nodes: await readUiTree(ctx.shell, options), lane: 'adb' as const };
+  const read = ctx.lanes
+    ? await ctx.lanes.tree(options)
+    : { nodes: await readUiTree(ctx.shell, options), lane: 'adb' as const };
   const raw = read.nodes;
   const compact = compactTree(raw, { maxNodes: 3000 });
   const signature = screenSignature(raw);
@@ -41,19 +53,27 @@ export async function resolveElement(ctx: ToolContext, selector: ElementSelector
   const wanted = toSelector(selector);
   if (selector.index !== undefined) {
     const last = ctx.lastTree();
-    if (!last) throw new BridgeError('element_not_found', 'index refers to the last android_ui_tree or annotated screenshot; take one first');
+    if (!last)
+      throw new BridgeError(
+        'element_not_found',
+        'index refers to the last android_ui_tree or annotated screenshot; take one first',
+      );
     return findElement(last.nodes, wanted);
   }
   const tree = await freshTree(ctx);
   return findElement(tree.nodes, wanted);
 }
 
-export async function resolvePoint(ctx: ToolContext, args: { x?: number | undefined; y?: number | undefined; element?: ElementSelectorArgs | undefined }): Promise<ResolvedPoint> {
+export async function resolvePoint(
+  ctx: ToolContext,
+  args: { x?: number | undefined; y?: number | undefined; element?: ElementSelectorArgs | undefined },
+): Promise<ResolvedPoint> {
   if (args.element) {
     const element = await resolveElement(ctx, args.element);
     return { x: element.center[0], y: element.center[1], element };
   }
-  if (args.x === undefined || args.y === undefined) throw new BridgeError('invalid_arguments', 'give x and y, or element');
+  if (args.x === undefined || args.y === undefined)
+    throw new BridgeError('invalid_arguments', 'give x and y, or element');
   const point = { x: args.x, y: args.y };
   assertInsideScreen(point, await ctx.screenSize((size) => isInside(point, size)));
   return point;
@@ -72,7 +92,10 @@ export function describeElement(node: UiNode): Record<string, unknown> {
 }
 
 export function compactNode(node: UiNode): Record<string, unknown> {
-  const out: Record<string, unknown> = { index: node.index, class: node.className.replace(/^android\.(widget|view)\./, '') };
+  const out: Record<string, unknown> = {
+    index: node.index,
+    class: node.className.replace(/^android\.(widget|view)\./, ''),
+  };
   if (node.text && !node.password) out.text = node.text;
   if (node.resourceId) out.resource_id = node.resourceId;
   if (node.contentDesc) out.content_desc = node.contentDesc;

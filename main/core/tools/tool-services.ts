@@ -60,8 +60,10 @@ export class ToolServicesFactory {
         },
         uploadedFile: (fileRef) => {
           const file = files.get(fileRef);
-          if (!file || file.kind !== 'upload') throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
-          if (file.channelId !== channelId) throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
+          if (!file || file.kind !== 'upload')
+            throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
+          if (file.channelId !== channelId)
+            throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
           const path = files.path(fileRef);
           if (!path) throw new BridgeError('file_not_found', 'the uploaded file is gone');
           return { path, filename: file.filename, byteSize: file.byteSize };
@@ -76,7 +78,13 @@ export class ToolServicesFactory {
     };
   }
 
-  private signed(file: { fileRef: string; mimeType: string; byteSize: number; expiresAt: number; sha256: string }): StoredFileInfo {
+  private signed(file: {
+    fileRef: string;
+    mimeType: string;
+    byteSize: number;
+    expiresAt: number;
+    sha256: string;
+  }): StoredFileInfo {
     const url = this.o.signer.sign(file.fileRef, this.o.downloadUrlTtlMs, file.expiresAt);
     return {
       file_ref: file.fileRef,
