@@ -15,6 +15,7 @@ const DEFINITIONS = new Set([
   'main/core/tools/tool-definition.ts',
   'main/core/tools/control-tools.ts',
   'main/core/tools/observation-tools.ts',
+  'main/core/tools/batch-tool.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {

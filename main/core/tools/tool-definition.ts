@@ -247,3 +247,6 @@ export const observeFlag = z
   .boolean()
   .optional()
   .describe('When true, the result also carries the compact UI tree after the action and whether the screen changed.');
+
+/** The output schema control tools declare: a status word, and what each tool adds. */
+export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };
