@@ -90,14 +90,12 @@ async function openPhoneView(context: BrowserContext, bound: BoundRig, deviceId:
 /** The newest timeline row of a tool (by its data-seq). */
 async function newestRow(page: Page, toolId: string): Promise<string> {
   return eventually(async () => {
-    const rows = await page
-      .locator(`[data-testid^="pv-action-"][data-tool="${toolId}"]`)
-      .evaluateAll((els) =>
-        els.map((e) => ({
-          id: (e.getAttribute('data-testid') ?? '').replace('pv-action-', ''),
-          seq: Number(e.getAttribute('data-seq')),
-        })),
-      );
+    const rows = await page.locator(`[data-testid^="pv-action-"][data-tool="${toolId}"]`).evaluateAll((els) =>
+      els.map((e) => ({
+        id: (e.getAttribute('data-testid') ?? '').replace('pv-action-', ''),
+        seq: Number(e.getAttribute('data-seq')),
+      })),
+    );
     rows.sort((a, b) => b.seq - a.seq);
     return rows[0]?.id;
   }, `a ${toolId} row`);

@@ -186,15 +186,13 @@ export async function takeScreenshot(
 /** An annotated capture lists the numbered elements (password text blanked). */
 function withElements(result: ScreenshotResult, tree: UiNode[] | undefined): ScreenshotResult {
   if (tree)
-    result.elements = tree
-      .filter(isInteractive)
-      .map((n) => ({
-        index: n.index,
-        text: n.password ? '' : n.text,
-        resource_id: n.resourceId,
-        content_desc: n.contentDesc,
-        center: n.center,
-      }));
+    result.elements = tree.filter(isInteractive).map((n) => ({
+      index: n.index,
+      text: n.password ? '' : n.text,
+      resource_id: n.resourceId,
+      content_desc: n.contentDesc,
+      center: n.center,
+    }));
   return result;
 }
 
