@@ -371,7 +371,8 @@ const pushFileTool = defineTool({
   },
 });
 
-export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
+/** The control tools a batch may take as its steps. */
+const BATCH_STEPS = [
   tapTool,
   longPressTool,
   swipeTool,
@@ -380,16 +381,11 @@ export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
   launchAppTool,
   stopAppTool,
   openUrlTool,
-  makeBatchTool([
-    tapTool,
-    longPressTool,
-    swipeTool,
-    typeTextTool,
-    pressKeyTool,
-    launchAppTool,
-    stopAppTool,
-    openUrlTool,
-  ]),
+];
+
+export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
+  ...BATCH_STEPS,
+  makeBatchTool(BATCH_STEPS),
   installApkTool,
   pushFileTool,
 ];
