@@ -136,7 +136,8 @@ export function createCore(input: CoreOptionsInput): Core {
   // tools, phoneCheck, endpoint) runs only once the bridge works, when every one of them exists.
   const runtime = new ConnectorRuntime({
     store,
-    runtimeLeaseMs: options.runtimeLeaseMs,
+    // Settings → Limits → xAgent reconnect grace (a start option has already won over the saved value).
+    runtimeLeaseMs: live.runtime_grace_ms,
     clock,
     onChannelUnregistered: (channel) => bindingService.unregisterChannel(channel),
     ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
@@ -336,6 +337,7 @@ export function createCore(input: CoreOptionsInput): Core {
       files,
       queue,
       fastLane: helpers,
+      runtime,
     });
     logger.info('limits changed', changed);
     publishState();

@@ -20,6 +20,7 @@ function recordingHolders(): { holders: LimitHolders; calls: string[] } {
     files: { setLimits: (l) => calls.push(`files ${l.ttlMs} ${l.maxBytes} ${l.maxFiles}`) },
     queue: { setMaxDepth: (d) => calls.push(`queue ${d}`) },
     fastLane: { setIdleStopMs: (ms) => calls.push(`fast lane ${ms}`) },
+    runtime: { setRuntimeLeaseMs: (ms) => calls.push(`runtime ${ms}`) },
   };
   return { holders, calls };
 }
@@ -46,11 +47,13 @@ describe('applying changed limits', () => {
     assert.deepEqual(calls, [`files ${now.file_cache_ttl_ms} ${now.file_cache_max_bytes} 12`]);
   });
 
-  test('approval countdown and fast-lane idle stop reach their holders; nothing changed touches nothing', () => {
+  test('approval countdown, fast-lane idle stop and xAgent’s reconnect grace reach their holders; nothing changed touches nothing', () => {
     const now = { ...defaultLimitValues(), approval_timeout_ms: 30_000, fast_lane_idle_stop_ms: 90_000 };
     const { holders, calls } = recordingHolders();
     applyLimitChanges({ approval_timeout_ms: 30_000, fast_lane_idle_stop_ms: 90_000 }, now, holders);
     assert.deepEqual(calls, ['approvals 30000', 'fast lane 90000']);
+    applyLimitChanges({ runtime_grace_ms: 86_400_000 }, { ...now, runtime_grace_ms: 86_400_000 }, holders);
+    assert.deepEqual(calls.slice(2), ['runtime 86400000']);
     const idle = recordingHolders();
     applyLimitChanges({}, now, idle.holders);
     assert.deepEqual(idle.calls, []);

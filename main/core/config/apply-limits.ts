@@ -13,6 +13,7 @@ export interface LimitHolders {
   files: { setLimits(next: Partial<Pick<FileCacheLimits, 'ttlMs' | 'maxBytes' | 'maxFiles'>>): void };
   queue: { setMaxDepth(maxDepth: number): void };
   fastLane: { setIdleStopMs(ms: number): void };
+  runtime: { setRuntimeLeaseMs(ms: number): void };
 }
 
 const LEASE_LIMITS = ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] as const;
@@ -32,4 +33,5 @@ export function applyLimitChanges(changed: Partial<LimitValues>, now: LimitValue
   }
   if (changed.queue_max_depth !== undefined) holders.queue.setMaxDepth(now.queue_max_depth);
   if (changed.fast_lane_idle_stop_ms !== undefined) holders.fastLane.setIdleStopMs(now.fast_lane_idle_stop_ms);
+  if (changed.runtime_grace_ms !== undefined) holders.runtime.setRuntimeLeaseMs(now.runtime_grace_ms);
 }
