@@ -49,7 +49,7 @@ class ScriptedGate implements SafetyGate {
   decide(call: ToolCall): Promise<GateDecision> {
     this.asked.push(call);
     if (this.decision !== 'hold') {
-      call.verdict = { decision: this.decision.decision, decidedBy: this.decision.by, reasons: this.decision.reasons, risk: 'high', riskClasses: ['sensitive_app'], redactedArgs: { ...call.args }, approvalId: null, screenshotRef: null, windowBefore: null };
+      call.verdict = { decision: this.decision.decision, decidedBy: this.decision.by, reasons: this.decision.reasons, risk: 'high', riskClasses: ['sensitive_app'], redactedArgs: { ...call.args }, approvalId: null, screenshotRef: null, windowBefore: null, treeRead: null };
       return Promise.resolve(this.decision);
     }
     call.hold('waiting for a person');

@@ -96,6 +96,8 @@ interface Judged {
   reasons: string[];
   /** The focused window read before a control call (the next call's tree reuse compares it). */
   windowBefore: string | null;
+  /** The UI tree read afresh for this call, not a cached one (a ref is checked against it). */
+  treeRead: readonly UiNode[] | null;
 }
 
 const SCREENSHOT_MAX_SIDE = 720;
@@ -180,7 +182,8 @@ export class ApprovalGate implements SafetyGate {
     const redactedArgs = redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: classification.secretText });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
     const reasons = classification.reasons;
-    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null };
+    const treeRead = screen?.nodes && !screen.reusedTree ? screen.nodes : null;
+    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null, treeRead };
 
     if (decision === 'deny') {
       const why = reasons.length ? reasons : [`${denying.join(', ')} is denied on this phone`];
@@ -307,6 +310,7 @@ export class ApprovalGate implements SafetyGate {
       approvalId: extra.approvalId ?? null,
       screenshotRef: extra.screenshotRef ?? null,
       windowBefore: base?.windowBefore ?? null,
+      treeRead: base?.treeRead ?? null,
     };
     if (decision.decision === 'allow' && call.tool.kind === 'control') {
       return {

@@ -48,7 +48,7 @@ const uiTreeTool = defineTool({
   id: 'android_ui_tree',
   title: 'UI tree',
   description:
-    'The accessibility tree of the current screen as compact JSON: index, text, resource_id, content_desc, class, bounds, center and flags. Use the index as a selector in control tools.',
+    'The accessibility tree of the current screen as compact JSON: index, ref (elements you can act on), text, resource_id, content_desc, class, bounds, center and flags. Pass a ref (e.g. @kq12) to control tools; refs expire with any control action or screen change (ref_stale: read again).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', readsTree: true, usesDisplay: true },
@@ -73,7 +73,7 @@ const uiTreeTool = defineTool({
         : []),
     ];
     return {
-      nodes: wanted.slice(0, max).map(compactNode),
+      nodes: wanted.slice(0, max).map((node) => compactNode(node, tree.refTag)),
       count: wanted.length,
       truncated,
       ...(dialog ? { system_dialog: dialog.description } : {}),
@@ -131,7 +131,7 @@ const waitForTool = defineTool({
       } else if (args.element) {
         const found = findElements(tree.nodes, toSelector(args.element));
         if ((condition === 'appears') === found.length > 0) {
-          return { met: true, condition, elapsed_ms: elapsed, polls, ...(found[0] ? { element: compactNode(found[0]) } : {}) };
+          return { met: true, condition, elapsed_ms: elapsed, polls, ...(found[0] ? { element: compactNode(found[0], tree.refTag) } : {}) };
         }
       }
       if (elapsed >= timeout) return { met: false, condition, elapsed_ms: elapsed, polls };
