@@ -10,8 +10,8 @@ import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
 import { installApk, launchApp, openUrl, stopApp } from '../android/apps';
-import { coordinate, defineTool, elementSelector, observeFlag, type ToolContext, type ToolDefinition } from './tool-definition';
-import { describeElement, observeAfter, resolveElement, resolvePoint } from './targets';
+import { coordinate, defineTool, elementRef, elementSelector, observeFlag, type ToolContext, type ToolDefinition } from './tool-definition';
+import { describeElement, observeAfter, resolvePoint, resolveTarget } from './targets';
 import { createReadStream } from 'node:fs';
 
 const PACKAGE = z
@@ -31,17 +31,24 @@ const tapArgs = z.strictObject({
   x: coordinate.optional().describe('X in screen pixels (with y).'),
   y: coordinate.optional().describe('Y in screen pixels (with x).'),
   element: elementSelector.optional(),
+  ref: elementRef.optional(),
   observe: observeFlag,
 });
+
+/** A ref is the whole target: with coordinates or a selector beside it, which one was meant is unclear. */
+const REF_ALONE = {
+  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) => a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined),
+  message: 'give ref alone, without element or x and y',
+} as const;
 
 const tapTool = defineTool({
   id: 'android_tap',
   title: 'Tap',
-  description: 'Tap once at x,y or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
+  description: 'Tap once at x,y, on an element ref from the last android_ui_tree (e.g. @kq12), or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
-  args: tapArgs,
+  args: tapArgs.refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
@@ -54,11 +61,13 @@ const tapTool = defineTool({
 const longPressTool = defineTool({
   id: 'android_long_press',
   title: 'Long press',
-  description: 'Press and hold at x,y or on an element (default 800 ms).',
+  description: 'Press and hold at x,y, on an element ref or on an element (default 800 ms).',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'long_press' },
-  args: tapArgs.extend({ duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).') }),
+  args: tapArgs
+    .extend({ duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).') })
+    .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
@@ -130,18 +139,19 @@ const typeTextTool = defineTool({
   args: z.strictObject({
     text: z.string().min(1).max(10_000).describe('The exact text to type (up to 10000 characters).'),
     element: elementSelector.optional().describe('Field to tap before typing.'),
+    ref: elementRef.optional().describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
     clear: z.boolean().optional().describe('Delete the field’s current text first.'),
     submit: z.boolean().optional().describe('Press Enter after typing.'),
     observe: observeFlag,
-  }),
+  }).refine((a) => a.ref === undefined || a.element === undefined, { message: 'give ref or element, not both', path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
     let currentLength: number | undefined;
     // A password field (as the last tree shows the focused one) is typed the stock way.
     let password = ctx.lastTree()?.nodes.some((n) => n.focused && n.password) ?? false;
-    if (args.element) {
-      const element = await resolveElement(ctx, args.element);
+    const element = await resolveTarget(ctx, args);
+    if (element) {
       password = element.password;
       if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
       else await tap(ctx.shell, element.center[0], element.center[1], opts);
@@ -298,7 +308,7 @@ const batchTool = defineTool({
   id: 'android_batch',
   title: 'Run several control steps',
   description:
-    'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step.',
+    'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step. An element ref works in the first step only.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'batch', screenInput: true, usesDisplay: true, timeline: 'batch' },
@@ -319,7 +329,15 @@ const batchTool = defineTool({
           }),
       )
       .min(1)
-      .max(20),
+      .max(20)
+      // Every step acts on the phone, and refs expire with any action: a ref after the first step could never hold.
+      .superRefine((steps, ctx) => {
+        for (const [i, step] of steps.entries()) {
+          if (i > 0 && step.arguments.ref !== undefined) {
+            ctx.addIssue({ code: 'custom', path: [i, 'arguments', 'ref'], message: 'a ref works only in the first step (each step acts on the phone, and refs expire with any action); target later steps by element or x and y' });
+          }
+        }
+      }),
     observe: observeFlag,
   }),
   output: RESULT,
@@ -333,7 +351,11 @@ const batchTool = defineTool({
     for (const [i, step] of planned.entries()) {
       ctx.progress('running', `step ${i + 1} of ${planned.length}: ${step.tool.id}`, i / planned.length);
       try {
-        if (i > 0) await ctx.checkStep?.({ index: i, toolId: step.tool.id, args: step.args as Record<string, unknown> });
+        if (i > 0) {
+          // The step before acted: what was read before it is no longer the screen (its own `observe` read is).
+          ctx.refs.acted();
+          await ctx.checkStep?.({ index: i, toolId: step.tool.id, args: step.args as Record<string, unknown> });
+        }
         results.push({ tool: step.tool.id, ok: true, result: await step.tool.run(ctx, step.args) });
       } catch (error) {
         const code = error instanceof BridgeError ? error.code : 'internal_error';
