@@ -177,8 +177,7 @@ export class ApprovalGate implements SafetyGate {
       const deviceId = call.device.deviceId;
       this.generations.set(deviceId, (this.generations.get(deviceId) ?? 0) + 1);
     }
-    const lastTree = call.lastTree()?.nodes;
-    const classification = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
+    const classification = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     const redactedArgs = redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: classification.secretText });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
     const reasons = classification.reasons;
@@ -217,7 +216,7 @@ export class ApprovalGate implements SafetyGate {
     const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal, ...(lanes ? { readTree: lanes.readTree } : {}) });
     if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
     const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
-    const classification = classify({ call: facts, screen, lastTree: call.lastTree()?.nodes, userApps: policy.sensitiveApps });
+    const classification = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     if (!classification.classes.includes('password_field')) return;
     const where = `step ${step.index + 1} would type into a password field that appeared after the earlier steps`;
     if (rule === 'deny') throw new BridgeError('policy_denied', `${where}; password fields are denied on this phone`);
