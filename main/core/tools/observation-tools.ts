@@ -151,7 +151,7 @@ const screenshotTool = defineTool({
   id: 'android_screenshot',
   title: 'Screenshot',
   description:
-    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional numbered boxes over interactive elements (annotate).',
+    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional boxes over interactive elements labelled with their refs (annotate).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', usesDisplay: true },
@@ -159,7 +159,7 @@ const screenshotTool = defineTool({
     format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
     quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
     max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
-    annotate: z.boolean().optional().describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),
+    annotate: z.boolean().optional().describe('Draw a box over each interactive element labelled with its ref (e.g. @kq12), for control tools’ ref; `elements` lists them.'),
   }),
   output: { type: 'object' },
   run: (ctx, args) => takeScreenshot(ctx, args, ctx.services.lastCaptures),
