@@ -171,6 +171,8 @@ export interface AdminState {
     fast_lane: { idle_stop_ms: number };
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
+  /** The lab's named secrets: names, phones and times, never a value (README "Secrets by reference"). */
+  secrets: AdminSecret[];
   /** The fast lane's lab-wide default and whether this build carries the helper. */
   fast_lane?: AdminFastLane;
   warnings: string[];
@@ -382,3 +384,24 @@ export interface AdminFastLane {
 /** A lab access code's length (POST /admin/api/access-codes): long enough that the guess limits make guessing take years. */
 export const ACCESS_CODE_MIN_LENGTH = 8;
 export const ACCESS_CODE_MAX_LENGTH = 128;
+
+/**
+ * A lab secret as the admin API shows it (README "Secrets by reference"): what an agent types
+ * by name (`android_type_text` `secret`). Its value is never answered by any operation.
+ */
+export interface AdminSecret {
+  name: string;
+  /** The phones (device ids) it may be typed on; null: every phone. */
+  devices: string[] | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A secret's name: what the agent passes, and what packets, the audit trail and approvals show instead of the value. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A secret's value, in characters (android_type_text types up to this many). */
+export const SECRET_VALUE_MAX_LENGTH = 10_000;
+/** Phones one secret may be scoped to. */
+export const SECRET_MAX_DEVICES = 100;
+/** Secrets one bridge keeps (every answer is scrubbed of each, so they stay few). */
+export const SECRET_MAX_COUNT = 200;

@@ -18,6 +18,7 @@ import type {
   AdminPhoneActions,
   AdminPhoneCheck,
   AdminPolicies,
+  AdminSecret,
   AdminSettings,
   AdminSettingsPatch,
   AdminState,
@@ -60,6 +61,15 @@ export const ADMIN_OPERATIONS = {
   putFastLane: { route: 'PUT /admin/api/fast-lane', shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>() },
   /** `code: null` removes the scope's code. */
   setAccessCode: { route: 'POST /admin/api/access-codes', shape: shape<{ scope: string; code: string | null; require_approval: boolean }, Status>() },
+  /** The lab's secrets by name, with their phones and times; a value is never answered. */
+  listSecrets: { route: 'GET /admin/api/secrets', shape: shape<void, { secrets: AdminSecret[] }>() },
+  /** Stores a secret or replaces its value and phones; `devices` null or left out: every phone. */
+  putSecret: {
+    route: 'PUT /admin/api/secrets/:name',
+    shape: shape<{ value: string; devices?: string[] | null }, { status: 'created' | 'replaced'; secret: AdminSecret }>(),
+  },
+  /** `secret_not_found` when there is none by that name. */
+  deleteSecret: { route: 'DELETE /admin/api/secrets/:name', shape: shape<void, Status>() },
   /** `adb_server`: HOST:PORT of the configured ADB server to use (default: the first). */
   addLanDevice: { route: 'POST /admin/api/lan-devices', shape: shape<{ address: string; adb_server?: string }, { status: string; lan_device: AdminLanDevice }>() },
   forgetLanDevice: { route: 'DELETE /admin/api/lan-devices/:address', shape: shape<void, Status>() },

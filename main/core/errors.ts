@@ -66,6 +66,9 @@ export const ERROR_CODES = [
   'unreachable',
   'pairing_failed',
   'pairing_unsupported',
+  // the lab's named secrets (secrets/lab-secrets.ts): no secret by that name, or not for this phone
+  'secret_not_found',
+  'secret_out_of_scope',
   'internal_error',
 ] as const;
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Json } from './acks';
 import type { TestBridge } from './bridge';
+import { untilAnnounced } from './until-announced';
 
 export type ApprovalDecision = 'approve' | 'approve_for_lease' | 'deny';
 
@@ -14,15 +15,14 @@ export async function pendingApprovals(bridge: TestBridge): Promise<Json[]> {
   return state.body.approvals as Json[];
 }
 
-/** Polls the admin state until a call of `toolId` (matching `also`, when given) is held for approval. */
+/**
+ * Resolves once the admin state lists a call of `toolId` (matching `also`, when given) as held
+ * for approval; read again on each 'approval' announcement, as the console is told of it.
+ */
 export async function waitForApproval(bridge: TestBridge, toolId: string, also: (approval: Json) => boolean = () => true, timeoutMs = 15_000): Promise<Json> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await pendingApprovals(bridge)).find((a) => a.tool_id === toolId && also(a));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no approval for ${toolId} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const held = (list: Json[]): Json | undefined => list.find((a) => a.tool_id === toolId && also(a));
+  const list = await untilAnnounced(bridge, 'approval', () => pendingApprovals(bridge), (l) => held(l) !== undefined, `an approval for ${toolId}`, timeoutMs);
+  return held(list)!;
 }
 
 /** Answers a held call as the person at the computer would; the answer must be accepted. */

@@ -464,23 +464,27 @@ describe('leases', () => {
   });
 
   test('idle timeout: a lease without tool calls expires and is pushed; tool calls keep it alive', async () => {
-    const bridge = await extraBridge({ lease: { maxDurationMs: null, idleTimeoutMs: 1200, disconnectGraceMs: 60_000 } });
+    // The bridge's clock runs ahead of the wall clock by `skew`, which the test moves by hand.
+    let skew = 0;
+    const bridge = await extraBridge({ lease: { maxDurationMs: null, idleTimeoutMs: 1200, disconnectGraceMs: 60_000 }, clock: () => Date.now() + skew });
     const c = await connect(bridge);
     const busy = await bindByApproval(bridge, c, 1);
     const idle = await bindByApproval(bridge, c, 2);
     const from = c.received.length;
-    const started = Date.now();
-    // Keep one lease busy for longer than the idle timeout.
-    while (Date.now() - started < 2000) {
-      assert.equal((await invoke(c, busy.channelId, 'android_device_status')).error, undefined);
-      await new Promise((r) => setTimeout(r, 200));
+    // 2 s go by in steps of 400 ms, the busy lease making a tool call after each.
+    for (let step = 0; step < 5; step++) {
+      skew += 400;
+      assert.equal((await invoke(c, busy.channelId, 'android_device_status')).error, undefined, `busy call after ${skew} ms`);
     }
+    // The check that ended the idle lease judged the busy one in the same pass.
     const expired = descriptorOf(await waitDescriptor(c, idle.channelId, 'expired', from, 3000))!;
     assert.ok(expired.tools.every((t) => t.status === 'requires_reauth'));
     assert.equal((await describeChannel(c, busy.channelId)).connection.status, 'connected');
     assert.equal(bridge.core.bindings.leaseHolder(record(bridge, 2).deviceId), undefined);
     assert.equal((await invoke(c, idle.channelId, 'android_device_status')).error?.code, 'not_bound');
-    await waitDescriptor(c, busy.channelId, 'expired', from, 4000);
+    // Once the calls stop, the busy lease ends too, one idle timeout after its last call.
+    skew += 1200;
+    await waitDescriptor(c, busy.channelId, 'expired', from, 3000);
     assert.ok(checkDescriptors(c) > 4);
   });
 

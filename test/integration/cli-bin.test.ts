@@ -11,9 +11,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAdbServer, runAdb, type AdbServerRig } from '../helpers/adb-server';
+import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
 import { BIN, ROOT, ensureBuilt } from '../helpers/built-cli';
 import { cleanAdbEnv } from '../../main/sim/private-adb-server';
+import { waitForDeviceStates } from '../../main/sim/adb-host-client';
 
 /** Deadline for one expected line or exit. */
 const WAIT_MS = 30_000;
@@ -106,17 +107,6 @@ async function eventually<T>(fn: () => Promise<T | undefined>, what: string, tim
   }
 }
 
-async function adbStates(rig: AdbServerRig): Promise<Map<string, string>> {
-  const { stdout, code, stderr } = await runAdb(rig, ['devices']);
-  assert.equal(code, 0, stderr);
-  const states = new Map<string, string>();
-  for (const line of stdout.toString().split('\n').slice(1)) {
-    const [serial, state] = line.trim().split(/\s+/);
-    if (serial && state) states.set(serial, state);
-  }
-  return states;
-}
-
 let rig: AdbServerRig;
 let rigStarted = false;
 
@@ -154,16 +144,11 @@ describe('bin/device-bridge.js', () => {
     const [, list] = await cli.waitForStdout(/2 simulated phone\(s\) attached to adb at 127\.0\.0\.1:\d+: (.+)\n/);
     const serials = (list ?? '').split(', ');
     assert.equal(serials.length, 2);
-    await eventually(async () => {
-      const states = await adbStates(rig);
-      return serials.every((s) => states.get(s) === 'device') ? true : undefined;
-    }, `adb devices listing ${serials.join(' and ')} as device`);
+    // adb's device tracker wakes these waits (adb's own list is read on each change).
+    await waitForDeviceStates(rig, serials, 'device', { timeoutMs: WAIT_MS });
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited(), 0, cli.stderr());
-    await eventually(async () => {
-      const states = await adbStates(rig);
-      return serials.every((s) => states.get(s) !== 'device') ? true : undefined;
-    }, 'the phones to leave adb after sim stopped');
+    await waitForDeviceStates(rig, serials, (state) => state !== 'device', { timeoutMs: WAIT_MS });
   });
 
   test('demo --devices 1 starts its own adb server, a phone and the bridge whose admin state lists the phone', async () => {

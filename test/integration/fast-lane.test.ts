@@ -13,6 +13,7 @@ import { bindChannel, invoke, startBoundRig, waitUntil, type BoundRig, type Devi
 import { result, type Json } from '../helpers/acks';
 import { answerApproval, waitForApproval } from '../helpers/approvals';
 import { helperOf, setHelper, waitForHelper, withInstalledHelper } from '../helpers/fast-lane';
+import { untilAnnounced } from '../helpers/until-announced';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
@@ -348,8 +349,8 @@ describe('fast lane: the screen read after an action', () => {
       const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(0).deviceId);
       return (device?.check?.checks as Json[] | undefined)?.find((c) => c.id === 'unicode_typing');
     };
-    let unicode = await row();
-    for (const deadline = Date.now() + 15_000; unicode?.status !== 'ok' && Date.now() < deadline; unicode = await row()) await new Promise((r) => setTimeout(r, 20));
+    // The check's rows change with its results and the helper's state, each announced as 'state'.
+    let unicode = await untilAnnounced(rig.bridge, 'state', row, (r) => r?.status === 'ok', 'the Unicode row to be ok', 15_000);
     assert.equal(unicode?.status, 'ok', JSON.stringify(unicode));
     assert.match(String(unicode?.detail), /fast lane’s helper types any text/);
     await setHelper(rig, 'disable');

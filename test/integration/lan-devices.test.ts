@@ -13,10 +13,11 @@ import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { invoke, waitUntil } from '../helpers/device-rig';
 import { validateDescriptor } from '../helpers/schemas';
+import { untilAnnounced } from '../helpers/until-announced';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 import { AdbdServer } from '../../main/sim/adbd-server';
 import { createSimulatedPhone } from '../../main/sim/phone';
-import { hostDevices, hostDisconnect } from '../../main/sim/adb-host-client';
+import { hostDevices, hostDisconnect, waitForDeviceStates } from '../../main/sim/adb-host-client';
 import type { AdminLanDevice, AdminState } from '../../main/contract/admin-api';
 import type { CoreOptionsInput } from '../../main/core/config/core-options';
 
@@ -53,8 +54,8 @@ describe('LAN phones through the admin API and a real adb server', () => {
     phones.push(server);
     return server;
   };
-  const state = async (): Promise<AdminState> => (await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState;
-  const lanRow = async (address: string): Promise<AdminLanDevice | undefined> => (await state()).lan_devices.find((d) => d.address === address);
+  const state = async (on = bridge): Promise<AdminState> => (await on.admin('GET', '/admin/api/state')).body as unknown as AdminState;
+  const lanRow = async (address: string, on = bridge): Promise<AdminLanDevice | undefined> => (await state(on)).lan_devices.find((d) => d.address === address);
   const savedAddresses = (): string[] =>
     (JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { lanDevices: Array<{ address: string }> }).lanDevices.map((d) => d.address);
   const adbSerials = async (): Promise<Map<string, string>> => new Map((await hostDevices({ host: '127.0.0.1', port: adb.port })).map((d) => [d.serial, d.state]));
@@ -62,14 +63,34 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const record = bridge.core.registry.list().find((d) => d.serial === address);
     return record?.state === 'device' && record.model !== null ? record : undefined;
   };
-  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string): Promise<AdminLanDevice> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const row = await lanRow(address);
-      if (row && check(row)) return row;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /** The phone's row once `check` holds, read again on each 'state' announcement (as the console is told). */
+  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string, on = bridge): Promise<AdminLanDevice> =>
+    (await untilAnnounced(on, 'state', () => lanRow(address, on), (row) => row !== undefined && check(row), what, timeoutMs))!;
+  /**
+   * A remembered phone that stays away, so bridge `on` keeps retrying it on the same kind of
+   * timer as any other LAN phone: its attempts show how far the retry schedule has run.
+   * `threeMoreAttempts()` returns once it was tried three more times; the last two of those
+   * waited the full backoff cap, begun after the call. Any retry of another phone that was
+   * due within the cap of that moment has been made by then.
+   */
+  const retryingControl = async (name: string, on = bridge) => {
+    const phone = await newPhone(name);
+    const address = `127.0.0.1:${phone.port}`;
+    const added = await on.admin('POST', '/admin/api/lan-devices', { address });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    await phone.goOffline();
+    // backoff 200, 400, then the cap (800): from the third failed attempt on, every wait is the cap.
+    await waitForLan(address, (r) => r.status === 'reconnecting' && r.attempts >= 3, 15_000, `control ${name} retrying at the cap`, on);
+    return {
+      address,
+      async threeMoreAttempts(): Promise<void> {
+        const seen = (await lanRow(address, on))?.attempts ?? 0;
+        await waitForLan(address, (r) => r.attempts >= seen + 3, 15_000, `three more attempts of control ${name}`, on);
+      },
+      async forget(): Promise<void> {
+        assert.equal((await on.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(address)}`)).status, 200);
+      },
+    };
   };
   /** desktop_approval binding of one channel to a phone, approved through the admin API. */
   const bind = async (c: XAgentClient, deviceId: string): Promise<string> => {
@@ -282,8 +303,13 @@ describe('LAN phones through the admin API and a real adb server', () => {
   });
 
   test('forget: gone from state and state.json, detached from adb, and no more retries', async () => {
-    await phoneA.goOffline();
-    await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before forget');
+    const [control] = await Promise.all([
+      retryingControl('C'),
+      (async () => {
+        await phoneA.goOffline();
+        await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before forget');
+      })(),
+    ]);
     const res = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(addressA)}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'forgotten');
@@ -292,15 +318,17 @@ describe('LAN phones through the admin API and a real adb server', () => {
     let connections = 0;
     phoneA.on('connection', () => connections++);
     await phoneA.goOnline();
-    // Past several backoff periods nothing may knock: neither the bridge nor adb's own retry.
-    const quietUntil = Date.now() + 3 * LAN.backoffMaxMs;
-    await waitUntil(() => Date.now() >= quietUntil, 5000, 'quiet period');
+    // The forgotten phone's next retry was due within the cap: by the control's third attempt
+    // from now it would have reached the phone, listening again.
+    await control.threeMoreAttempts();
     assert.equal(connections, 0, 'a forgotten phone is not retried');
+    // adb's own retry needs a transport, and adb keeps none for it.
     assert.ok(!(await adbSerials()).has(addressA));
     assert.equal(await lanRow(addressA), undefined);
     const again = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(addressA)}`);
     assert.equal(again.status, 404);
     assert.equal((again.body.error as { code: string }).code, 'device_not_found');
+    await control.forget();
   });
 
   test('eight phones added at once all connect; forgetting them all detaches them all', async () => {
@@ -316,13 +344,8 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.deepEqual(forgotten.map((r) => r.status), addresses.map(() => 200));
     const rows = (await state()).lan_devices.map((d) => d.address);
     assert.ok(addresses.every((a) => !rows.includes(a)));
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const listed = await adbSerials();
-      if (addresses.every((a) => !listed.has(a))) break;
-      if (Date.now() > deadline) throw new Error('adb still lists forgotten phones');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // adb drops a disconnected transport on its own thread; its device tracker announces it.
+    await waitForDeviceStates({ host: '127.0.0.1', port: adb.port }, addresses, (state) => state === undefined, { timeoutMs: 5000 });
   });
 
   test('stopping the bridge stops the retries; restarted with the same data dir, remembered phones reconnect by themselves', async () => {
@@ -332,15 +355,23 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.equal(added.status, 200);
     await phone.goOffline();
     await waitForLan(address, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before the stop');
-    await client?.close();
-    client = undefined;
-    await bridge.stop();
-    let connections = 0;
-    phone.on('connection', () => connections++);
-    await phone.goOnline();
-    const quietUntil = Date.now() + 3 * LAN.backoffMaxMs;
-    await waitUntil(() => Date.now() >= quietUntil, 5000, 'quiet period');
-    assert.equal(connections, 0, 'a stopped bridge leaves no retry timer behind');
+    // Nothing is left of a stopped bridge to say its timers have run: another bridge in this
+    // process, retrying a phone of its own at the same cap, is the clock.
+    const witness = await startBridge(bridgeOptions());
+    try {
+      const control = await retryingControl('W', witness);
+      await client?.close();
+      client = undefined;
+      await bridge.stop();
+      let connections = 0;
+      phone.on('connection', () => connections++);
+      await phone.goOnline();
+      await control.threeMoreAttempts();
+      assert.equal(connections, 0, 'a stopped bridge leaves no retry timer behind');
+      await control.forget();
+    } finally {
+      await witness.stop();
+    }
     assert.ok(!(await adbSerials()).has(address), 'adb does not hold the phone: only the new bridge can bring it back');
 
     const restartAt = Date.now();
@@ -371,15 +402,8 @@ describe('LAN phones when the ADB server itself restarts', () => {
     });
     const row = async (): Promise<AdminLanDevice | undefined> =>
       ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).lan_devices.find((d) => d.address === address);
-    const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const r = await row();
-        if (r && check(r)) return r;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(r)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> =>
+      (await untilAnnounced(bridge, 'state', row, (r) => r !== undefined && check(r), what, 20_000))!;
     const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
     assert.equal(added.status, 200, JSON.stringify(added.body));
 
@@ -389,15 +413,19 @@ describe('LAN phones when the ADB server itself restarts', () => {
     assert.equal(down.last_error_code, 'adb_unavailable');
     // The link retries a dead server on its own backoff: each attempt shows `connecting` for a
     // moment (keeping the last error), then `down` again, so wait for `down` rather than expect it.
-    const healthDeadline = Date.now() + 10_000;
-    let health = ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0];
-    while (health?.status !== 'down') {
-      assert.equal(health?.status, 'connecting', 'a dead ADB server is never shown as connected');
-      if (Date.now() > healthDeadline) throw new Error(`ADB server never shown as down: ${JSON.stringify(health)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      health = ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0];
-    }
-    assert.ok(health.last_error);
+    const health = await untilAnnounced(
+      bridge,
+      'state',
+      async () => ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).adb_servers[0],
+      (h) => {
+        if (h?.status === 'down') return true;
+        assert.equal(h?.status, 'connecting', 'a dead ADB server is never shown as connected');
+        return false;
+      },
+      'the ADB server shown as down',
+      10_000,
+    );
+    assert.ok(health?.last_error);
 
     const restartedAt = Date.now();
     adb = await startAdbServer({ port });

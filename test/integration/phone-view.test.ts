@@ -9,6 +9,7 @@ import http from 'node:http';
 import sharp from 'sharp';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
+import { untilAnnounced } from '../helpers/until-announced';
 import { SseParser } from '../../renderer/src/api/sse-parser';
 import type { AdminPhoneAction, AdminPhoneActions, AuditEntry } from '../../main/contract/admin-api';
 import { TIMELINE_CAPACITY } from '../../main/core/phone-view/action-timeline';
@@ -88,17 +89,14 @@ describe('phone view: timeline and live frames', () => {
     const tapped = (await call('android_tap', { element: { resource_id: 'save_button' } })).payload?.result as Json;
     assert.deepEqual([tapped.x, tapped.y], save.center);
 
-    let tap = await newest('android_tap');
-    assert.equal(tap.state, 'done');
-    assert.equal(tap.outcome, 'ok');
-    assert.deepEqual(tap.points, [{ kind: 'tap', x: save.center[0], y: save.center[1], to_x: null, to_y: null }]);
-    assert.ok(tap.duration_ms !== null && tap.duration_ms >= 0);
-    assert.deepEqual(tap.arguments, { element: { resource_id: 'save_button' } });
-    const deadline = Date.now() + 5_000;
-    while (!tap.screen && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      tap = await newest('android_tap');
-    }
+    const done = await newest('android_tap');
+    assert.equal(done.state, 'done');
+    assert.equal(done.outcome, 'ok');
+    assert.deepEqual(done.points, [{ kind: 'tap', x: save.center[0], y: save.center[1], to_x: null, to_y: null }]);
+    assert.ok(done.duration_ms !== null && done.duration_ms >= 0);
+    assert.deepEqual(done.arguments, { element: { resource_id: 'save_button' } });
+    // The picture is shrunk after the call; the timeline announces it as an 'action'.
+    const tap = await untilAnnounced(bound.rig.bridge, 'action', () => newest('android_tap'), (a) => a.screen !== null, 'the tap’s picture', 5_000);
     assert.ok(tap.screen, 'the tap has a picture');
     const pic = await getBytes(`${bound.rig.bridge.url}/admin/api/devices/${deviceId}/actions/${tap.action_id}/screen`);
     assert.equal(pic.status, 200);
@@ -118,14 +116,10 @@ describe('phone view: timeline and live frames', () => {
     assert.equal((await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error, undefined);
     const typed = await newest('android_type_text');
     assert.ok(!JSON.stringify(typed).includes(secret), JSON.stringify(typed));
-    let audit: AuditEntry | undefined;
-    const deadline = Date.now() + 5_000;
-    while (!audit && Date.now() < deadline) {
-      const res = await bound.rig.bridge.admin('GET', `/admin/api/audit?device_id=${deviceId}&limit=20`);
-      audit = (res.body.entries as AuditEntry[]).find((e) => e.tool_id === 'android_type_text');
-      if (!audit) await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.ok(audit);
+    // The audit line is queued as the ack leaves, and the audit read waits for queued lines.
+    const res = await bound.rig.bridge.admin('GET', `/admin/api/audit?device_id=${deviceId}&limit=20`);
+    const audit = (res.body.entries as AuditEntry[]).find((e) => e.tool_id === 'android_type_text');
+    assert.ok(audit, 'the audit trail has the call once its answer is back');
     assert.deepEqual(typed.arguments, audit.arguments);
     // The tap inside type_text (element) is a tap but not a pointing tool: no points shown for typing.
     assert.deepEqual(typed.points, []);

@@ -20,10 +20,14 @@ function timeline(options: { watched: boolean; capacity?: number }) {
   let now = 1_000;
   let captures = 0;
   const changes: string[] = [];
+  const onChange = new Set<() => void>();
   const t = new ActionTimeline({
     clock: () => now,
     redact: ({ args }) => ({ ...args, ...(typeof args.text === 'string' ? { text: '[redacted]' } : {}) }),
-    changed: (deviceId) => changes.push(deviceId),
+    changed: (deviceId) => {
+      changes.push(deviceId);
+      for (const listener of [...onChange]) listener();
+    },
     frames: {
       watched: () => options.watched,
       latest: () => undefined,
@@ -35,18 +39,36 @@ function timeline(options: { watched: boolean; capacity?: number }) {
     logger: { warn: () => undefined },
     ...(options.capacity ? { capacity: options.capacity } : {}),
   });
-  return { t, changes, captures: () => captures, tick: (ms: number) => (now += ms) };
+  /**
+   * Resolves once every pointing action listed for the phone has its picture. Pictures are
+   * shrunk off the event loop; the timeline announces each one with changed(), so this
+   * checks again on each announcement.
+   */
+  const pictured = (deviceId: string, timeoutMs = 5_000): Promise<void> => {
+    const done = (): boolean => !t.list(deviceId).some((a) => a.points.length > 0 && a.screen === null);
+    if (done()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        onChange.delete(check);
+        reject(new Error(`actions still without a picture after ${timeoutMs} ms: ${JSON.stringify(t.list(deviceId))}`));
+      }, timeoutMs);
+      const check = (): void => {
+        if (!done()) return;
+        clearTimeout(timer);
+        onChange.delete(check);
+        resolve();
+      };
+      onChange.add(check);
+    });
+  };
+  return { t, changes, pictured, captures: () => captures, tick: (ms: number) => (now += ms) };
 }
 
 const shell = {} as DeviceShell;
 
-async function settle(t: ActionTimeline, deviceId: string): Promise<void> {
-  for (let i = 0; i < 200 && t.list(deviceId).some((a) => a.points.length > 0 && a.screen === null); i++) await new Promise((r) => setTimeout(r, 5));
-}
-
 void describe('action timeline', () => {
   void test('a tap goes queued → running → done with its point, picture and redacted arguments', async () => {
-    const { t, changes } = timeline({ watched: true });
+    const { t, changes, pictured } = timeline({ watched: true });
     const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { element: { text: 'OK' } } }));
     assert.equal(t.list('dev_1')[0]?.state, 'queued');
     call.running();
@@ -55,7 +77,7 @@ void describe('action timeline', () => {
     assert.equal(t.list('dev_1')[0]?.state, 'held');
     await call.beforeAction(shell, new AbortController().signal);
     call.finished({ result: { status: 'tapped', x: 540, y: 1200, lane: 'helper' } }, 42);
-    await settle(t, 'dev_1');
+    await pictured('dev_1');
     const [tap] = t.list('dev_1');
     assert.ok(tap);
     assert.equal(tap.state, 'done');
@@ -87,13 +109,13 @@ void describe('action timeline', () => {
   });
 
   void test('the ring keeps the newest calls; pictures leave with their calls', async () => {
-    const { t } = timeline({ watched: true, capacity: 10 });
+    const { t, pictured } = timeline({ watched: true, capacity: 10 });
     for (let i = 0; i < 40; i++) {
       const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: i, y: i } }));
       await call.beforeAction(shell, new AbortController().signal);
       call.finished({ result: { x: i, y: i } }, 1);
     }
-    await settle(t, 'dev_1');
+    await pictured('dev_1');
     const list = t.list('dev_1');
     assert.equal(list.length, 10);
     assert.deepEqual(

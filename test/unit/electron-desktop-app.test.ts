@@ -5,7 +5,7 @@
  * encrypted, and a clean stop on quit. A real core runs behind it (port 0, no phones).
  */
 // First: the electron stand-in must be in require's cache before the shell is loaded.
-import { FakeWebContents, FakeWindow, appProtocol, encryptedWith, fakeApp, fakeElectron, ipcHandlers, log, permissionHandlers, ready, trays, userData } from './electron-fake';
+import { FakeWebContents, FakeWindow, appProtocol, encryptedWith, exited, fakeApp, fakeElectron, ipcHandlers, log, permissionHandlers, ready, trays, userData } from './electron-fake';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -15,6 +15,19 @@ import { startDesktopApp } from '../../main/electron/desktop-app';
 
 const storeData: Record<string, unknown> = { bindHost: '127.0.0.1', port: 0, adbServers: [{ host: '127.0.0.1', port: 1 }], encryptedApiKey: null };
 const store: SettingsStore = { get: (k) => storeData[k], set: (k, v) => void (storeData[k] = v), store: storeData };
+
+/** The code the shell gave app.exit(); fails if the quit has not got there within `ms`. */
+async function exitCodeWithin(ms: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the shell did not call app.exit within ${ms} ms of before-quit`)), ms);
+  });
+  try {
+    return await Promise.race([exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('desktop shell wiring (fake electron, real core)', () => {
   let started: Promise<void>;
@@ -30,8 +43,7 @@ describe('desktop shell wiring (fake electron, real core)', () => {
   after(async () => {
     if (fakeApp.exitCode === undefined) {
       fakeApp.emit('before-quit', { preventDefault: () => undefined });
-      const deadline = Date.now() + 10_000;
-      while (fakeApp.exitCode === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await exitCodeWithin(10_000);
     }
     rmSync(userData, { recursive: true, force: true });
   });
@@ -117,9 +129,8 @@ describe('desktop shell wiring (fake electron, real core)', () => {
     let prevented = false;
     fakeApp.emit('before-quit', { preventDefault: () => (prevented = true) });
     assert.ok(prevented, 'the quit waits for the core to stop');
-    const deadline = Date.now() + 10_000;
-    while (fakeApp.exitCode === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fakeApp.exitCode, 0);
+    assert.equal(fakeApp.exitCode, undefined, 'not before the core has stopped');
+    assert.equal(await exitCodeWithin(10_000), 0);
     assert.equal(ipcHandlers.size, 0);
     assert.ok(log.includes('protocol.unhandle:app'));
     assert.ok(log.includes('tray.destroy'));

@@ -54,6 +54,9 @@ let markReady!: () => void;
 /** Resolves app.whenReady(). */
 export const ready = (): void => markReady();
 const readyPromise = new Promise<void>((r) => (markReady = r));
+let markExited!: (code: number) => void;
+/** Resolves with the code the shell gave app.exit() (the quit is over). */
+export const exited = new Promise<number>((r) => (markExited = r));
 export const fakeApp = Object.assign(new EventEmitter(), {
   exitCode: undefined as number | undefined,
   requestSingleInstanceLock: () => true,
@@ -66,6 +69,7 @@ export const fakeApp = Object.assign(new EventEmitter(), {
   exit: (code: number) => {
     fakeApp.exitCode = code;
     log.push(`exit:${code}`);
+    markExited(code);
   },
 });
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { BridgeError } from '../../main/core/errors';
+import { untilFolder } from '../helpers/folder-watch';
 import {
   DEFAULT_FILE_CACHE_LIMITS,
   FILE_REF_PATTERN,
@@ -388,13 +389,8 @@ void describe('FileCache putStream', () => {
 });
 
 void describe('FileCache limits changed while running', () => {
-  const waitForDisk = async (dir: string, files: number): Promise<void> => {
-    const deadline = Date.now() + 5000;
-    while (diskUsage(dir).files !== files) {
-      if (Date.now() > deadline) throw new Error(`expected ${files} files on disk, found ${diskUsage(dir).files}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  /** Evicted files are deleted in the background. */
+  const waitForDisk = (dir: string, files: number): Promise<void> => untilFolder(dir, () => diskUsage(dir).files === files, `${files} files on disk`);
 
   void test('smaller caps evict the least recently used files at once; the next put keeps to them', async (t) => {
     const evicted: Array<[string, EvictReason]> = [];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { SpareConnectionPool } from '../../main/core/devices/spare-connection';
 
 class FakeConnection extends EventEmitter {
@@ -10,6 +10,7 @@ class FakeConnection extends EventEmitter {
   }
   end(): void {
     this.ended = true;
+    this.emit('ended');
   }
 }
 
@@ -89,14 +90,16 @@ void test('an unused spare is closed after the idle time', async () => {
   await slot.take();
   await settle();
   const spare = opened[1]!;
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
-      if (spare.ended) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 5);
-  });
+  if (!spare.ended) {
+    // The pool's idle timer is unref'd; this deadline (ref'd) keeps the test process waiting for it.
+    const late = new AbortController();
+    const deadline = setTimeout(() => late.abort(new Error('the unused spare was not closed within 5 s')), 5_000);
+    try {
+      await once(spare, 'ended', { signal: late.signal });
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
   const next = await slot.take();
   assert.equal(next.spare, false, 'the expired spare was not handed out');
   slot.close();

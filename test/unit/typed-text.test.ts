@@ -126,6 +126,8 @@ void describe('typed text at rest', () => {
       'android_install_apk.file_ref',
       'android_push_file.file_ref',
       'android_push_file.filename',
+      // A lab secret's name: its value is never an argument (tools/secret-text.ts).
+      'android_type_text.secret',
     ];
     assert.deepEqual(strings.filter((p) => !notTyped.includes(p)), ['android_type_text.text'], 'sort a new string argument: typed text (typed-text.ts) or not');
     // android_batch's steps are calls of these same tools, checked above.

@@ -5,7 +5,7 @@
  * the phone thumbnail.
  */
 import sharp from 'sharp';
-import type { AdminChannel, AdminDevice, AdminFastLane, AdminHelper, AdminPhoneCheck, AdminSettings, AdminState } from '../../contract/admin-api';
+import type { AdminChannel, AdminDevice, AdminFastLane, AdminHelper, AdminPhoneCheck, AdminSecret, AdminSettings, AdminState } from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
 import { isLanguageSetting, LANGUAGE_SETTINGS } from '../../contract/i18n/locale';
 import { BridgeError } from '../errors';
@@ -67,6 +67,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
+  secrets: { list(): AdminSecret[] };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -156,6 +158,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       fast_lane: { idle_stop_ms: live.fast_lane_idle_stop_ms },
     },
     access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
+    secrets: deps.secrets.list(),
     warnings: deps.warnings(),
     ...(deps.helpers ? { fast_lane: deps.helpers.settings() } : {}),
     language: deps.store.get().settings.language ?? 'system',

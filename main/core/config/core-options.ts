@@ -18,6 +18,17 @@ export interface AdbServerAddress {
   port: number;
 }
 
+/** The ADB server adb itself would use: ADB_SERVER_SOCKET (tcp:[HOST:]PORT), else ANDROID_ADB_SERVER_PORT, else 5037. */
+export function defaultAdbServer(env: NodeJS.ProcessEnv = process.env): AdbServerAddress {
+  const socket = env.ADB_SERVER_SOCKET;
+  if (socket) {
+    const match = /^tcp:(?:(.+):)?(\d+)$/.exec(socket.trim());
+    if (match) return { host: match[1] ?? '127.0.0.1', port: Number(match[2]) };
+  }
+  const port = Number.parseInt(env.ANDROID_ADB_SERVER_PORT ?? '', 10);
+  return { host: '127.0.0.1', port: Number.isInteger(port) && port > 0 ? port : 5037 };
+}
+
 export interface LeasePolicy {
   /** Hard cap on one binding's lease; null = no cap. */
   maxDurationMs: number | null;
@@ -25,6 +36,15 @@ export interface LeasePolicy {
   idleTimeoutMs: number | null;
   /** How long a bound phone may be offline before its lease ends. */
   disconnectGraceMs: number;
+}
+
+/** The lease policy the live limits set (Settings → Limits). */
+export function leasePolicyOf(limits: LimitValues): LeasePolicy {
+  return {
+    maxDurationMs: limits.lease_max_duration_ms,
+    idleTimeoutMs: limits.lease_idle_timeout_ms,
+    disconnectGraceMs: limits.lease_disconnect_grace_ms,
+  };
 }
 
 export interface CoreOptions {

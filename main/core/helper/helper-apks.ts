@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE } from './helper-protocol';
 
 export interface HelperApks {
   version: string;
@@ -31,4 +32,12 @@ export function findHelperApks(): HelperApks | null {
     cached = null;
   }
   return cached;
+}
+
+/** The helper's two packages, each with the bundled APK it is installed from (and must equal once installed). */
+export function bundledPackages(apks: HelperApks): Array<{ pkg: string; apk: string }> {
+  return [
+    { pkg: HELPER_SERVER_PACKAGE, apk: apks.serverApk },
+    { pkg: HELPER_TEST_PACKAGE, apk: apks.testApk },
+  ];
 }

@@ -15,7 +15,7 @@
  *   exposure, in words that say what is exposed (README "Fast lane");
  * - reads the phone's TCP tables while it runs and stops it at once when anything but the
  *   bridge's own adb forward is connected to its ports.
- * This module reads and judges; helper-manager.ts acts.
+ * This module reads and judges; helper-exposure.ts and helper-install.ts act.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -226,6 +226,9 @@ export async function installedApkSha256(shell: DeviceShell, pkg: string, option
   }
   throw new BridgeError('command_failed', `could not hash ${pkg}'s installed APK: ${summed.text.trim().slice(0, 160) || `exit ${summed.exitCode ?? '?'}`}`);
 }
+
+/** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
+export const HELPER_VERIFY_TIMEOUT_MS = 30_000;
 
 /**
  * Whether the helper's installed packages are the bundled APKs byte for byte: null when they

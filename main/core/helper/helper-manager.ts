@@ -4,41 +4,28 @@
  * - Consent first: nothing is installed on a phone until a person enables the fast lane for
  *   it (device card, admin API) or sets the lab-wide default to `on`. Disable stops it; Remove
  *   uninstalls both APKs.
- * - Install checks the installed version (`dumpsys package`) and skips when it is equal; a
- *   refused install leaves the phone `failed` with the phone's reason, and the stock lane works.
- * - Started on demand by the first tool call that can use it (`am instrument -w`, kept open:
- *   its end is the server's end), health-checked through `GET /status`, then one session.
- * - A crash (the instrumentation ended, or the helper stopped answering) stops it; the next
- *   call starts it again once; a second crash leaves it `failed` until enabled again, unless
- *   the helper had run for HELPER_CRASH_FORGIVEN_MS since the first: a phone whose helper
- *   crashes once a day keeps its fast lane.
+ * - This class keeps one record per phone (phone-helper.ts), holds the person's choices and
+ *   answers the rest of the bridge; the install (helper-install.ts), the process from start
+ *   to crash or idle stop (helper-process.ts) and the guard against exposure
+ *   (helper-exposure.ts) act on the record.
  * - Stopped when the phone's lease ends, after HELPER_IDLE_STOP_MS without use, after a sparse
  *   or stale tree (then not restarted for a cool-down), and when the bridge stops. Stopping
  *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
  *   `uiautomator dump`, Android Studio and Appium work again.
  */
-import { createReadStream } from 'node:fs';
-import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { buildCommandLine, runText } from '../devices/shell-quote';
-import { installApk } from '../android/apps';
 import type { Logger } from '../logging/logger';
-import { HelperClient, notPerformed } from './helper-client';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
-import { describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
-import {
-  HELPER_INSTRUMENT_ARGV,
-  HELPER_SERVER_PACKAGE,
-  HELPER_STOP_ARGV,
-  HELPER_TEST_PACKAGE,
-  isNoInstrumentation,
-  parseInstalledUid,
-  parseInstalledVersion,
-} from './helper-protocol';
+import { installHelper, uninstallHelper } from './helper-install';
+import { clearNetworkRefusal, exposedWithoutConsent, type HelperAlert } from './helper-exposure';
+import { armIdleStop, helperCrashed, helperSession, opener, startHelper, touchHelper, type HelperSession, type ProcessContext } from './helper-process';
+import { forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
 
-export type HelperStateName = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
+export type { HelperAlert } from './helper-exposure';
+export type { HelperSession } from './helper-process';
+export type { HelperStateName } from './phone-helper';
 export type FastLaneDefault = 'ask' | 'on';
 
 /** Documented limits (README "Fast lane"). */
@@ -49,11 +36,9 @@ export const HELPER_PAUSE_MS = 60_000;
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
 /** While it runs, the phone's TCP tables are read this often (README "Fast lane": what the guard does). */
 export const HELPER_WATCH_MS = 2_000;
-const INSTALL_TIMEOUT_MS = 180_000;
-const PUSH_TIMEOUT_MS = 120_000;
-const STATUS_POLL_MS = 100;
-const STATUS_REQUEST_MS = 2_000;
-const COMMAND_TIMEOUT_MS = 10_000;
+
+/** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
+const SCREEN_STREAM_SCALE_PERCENT = 50;
 
 /** What is kept across restarts: the lab-wide default and each phone's own choice. */
 export interface FastLaneConsent {
@@ -67,13 +52,6 @@ export interface FastLaneConsent {
   network?: Record<string, true>;
   /** The same, lab-wide (a lab whose phones sit on its own closed network). */
   networkDefault?: boolean;
-}
-
-/** Something the person must hear about now: the helper was stopped to keep the phone safe. */
-export interface HelperAlert {
-  deviceId: string;
-  code: 'helper_foreign_connection' | 'helper_not_verified';
-  message: string;
 }
 
 export interface FastLaneConsentStore {
@@ -105,40 +83,6 @@ export interface HelperView {
   watched_at: number | null;
 }
 
-/** A running helper's session, as the lanes use it. */
-export interface HelperSession {
-  readonly version: string;
-  /** `path` is below the session (`/source`, `/actions`, …). */
-  call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
-}
-
-interface PhoneHelper {
-  deviceId: string;
-  state: HelperStateName;
-  version: string | null;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  lanes: { helper: number; adb: number };
-  crashes: number;
-  /** Its last use (the idle stop counts from it). */
-  lastUsedAt: number;
-  /** When it last became `running` (null while not running). */
-  runningSince: number | null;
-  pausedUntil: number;
-  instrument: Duplex | undefined;
-  sessionId: string | undefined;
-  starting: Promise<boolean> | undefined;
-  installing: Promise<void> | undefined;
-  idleTimer: NodeJS.Timeout | undefined;
-  /** Bumped by every stop: a start that began before it gives up. */
-  generation: number;
-  /** The server app's uid (from dumpsys at install): its LISTEN sockets name its ports. */
-  helperUid: number | null;
-  networkAddresses: string[] | null;
-  watchedAt: number | null;
-  watchTimer: NodeJS.Timeout | undefined;
-}
-
 export interface HelperManagerOptions {
   consent: FastLaneConsentStore;
   /** The phone's shell, or undefined when it is not connected. */
@@ -162,18 +106,34 @@ export interface HelperManagerOptions {
 export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
+  /** What the install, process and guard steps act with (the options, resolved to their defaults). */
+  private readonly context: ProcessContext;
   private idleStopMs: number;
   private stopped = false;
 
   constructor(private readonly o: HelperManagerOptions) {
     this.clock = o.clock ?? Date.now;
     this.idleStopMs = o.idleStopMs ?? HELPER_IDLE_STOP_MS;
+    this.context = {
+      shellFor: (deviceId) => o.shellFor(deviceId),
+      apks: o.apks,
+      logger: o.logger,
+      clock: () => this.clock(),
+      bridgeStopped: () => this.stopped,
+      changed: () => this.changed(),
+      networkAccepted: (deviceId) => this.networkAccepted(deviceId),
+      watchMs: o.watchMs ?? HELPER_WATCH_MS,
+      alert: (alert) => o.onAlert?.(alert),
+      startTimeoutMs: o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS,
+      crashForgivenMs: o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS,
+      idleStopMs: () => this.idleStopMs,
+    };
   }
 
   /** A running helper stops this long after its last use (Settings → Limits): applies at once. */
   setIdleStopMs(ms: number): void {
     this.idleStopMs = ms;
-    for (const phone of this.phones.values()) if (phone.idleTimer) this.armIdleStop(phone);
+    for (const phone of this.phones.values()) if (phone.idleTimer) armIdleStop(this.context, phone);
   }
 
   // ---- consent ----------------------------------------------------------------------------
@@ -187,8 +147,8 @@ export class HelperManager {
   setNetworkDefault(accept: boolean): void {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, networkDefault: accept });
-    if (accept) for (const phone of this.phones.values()) this.clearNetworkRefusal(phone);
-    else for (const phone of this.phones.values()) if (!this.networkAccepted(phone.deviceId) && this.isRunning(phone.deviceId) && phone.networkAddresses?.length !== 0) void this.stopPhone(phone.deviceId, null);
+    if (accept) for (const phone of this.phones.values()) clearNetworkRefusal(phone);
+    else for (const phone of this.phones.values()) if (helperHoldsPhone(phone) && exposedWithoutConsent(this.context, phone, phone.networkAddresses)) void this.stopPhone(phone.deviceId, null);
     this.changed();
   }
 
@@ -205,17 +165,9 @@ export class HelperManager {
   acceptNetwork(deviceId: string): HelperView {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, network: { ...(consent.network ?? {}), [deviceId]: true } });
-    this.clearNetworkRefusal(this.phone(deviceId));
+    clearNetworkRefusal(this.phone(deviceId));
     this.changed();
     return this.view(deviceId);
-  }
-
-  private clearNetworkRefusal(phone: PhoneHelper): void {
-    if (phone.state === 'failed' && phone.lastErrorCode === 'helper_network_exposed') {
-      phone.state = phone.version ? 'stopped' : 'absent';
-      phone.lastError = null;
-      phone.lastErrorCode = null;
-    }
   }
 
   setDefault(mode: FastLaneDefault): void {
@@ -240,7 +192,7 @@ export class HelperManager {
       phone.crashes = 0;
     }
     phone.pausedUntil = 0;
-    void this.install(phone);
+    void installHelper(this.context, phone);
     return this.view(deviceId);
   }
 
@@ -259,9 +211,7 @@ export class HelperManager {
     await this.stopPhone(deviceId, 'removed');
     const shell = this.o.shellFor(deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
-    for (const pkg of [HELPER_TEST_PACKAGE, HELPER_SERVER_PACKAGE]) {
-      await runText(shell, ['pm', 'uninstall', pkg], { timeoutMs: 60_000 }).catch(() => undefined);
-    }
+    await uninstallHelper(shell);
     phone.state = 'absent';
     phone.version = null;
     phone.crashes = 0;
@@ -305,7 +255,7 @@ export class HelperManager {
   /** Whether the helper runs (or starts) on this phone: it then holds the phone's UiAutomation. */
   isRunning(deviceId: string): boolean {
     const phone = this.phones.get(deviceId);
-    return phone !== undefined && (phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined);
+    return phone !== undefined && helperHoldsPhone(phone);
   }
 
   /** The running helper's session id (the bench times the same request sent directly). */
@@ -321,28 +271,7 @@ export class HelperManager {
   private phone(deviceId: string): PhoneHelper {
     let phone = this.phones.get(deviceId);
     if (!phone) {
-      phone = {
-        deviceId,
-        state: 'absent',
-        version: null,
-        lastError: null,
-        lastErrorCode: null,
-        lanes: { helper: 0, adb: 0 },
-        crashes: 0,
-        lastUsedAt: 0,
-        runningSince: null,
-        pausedUntil: 0,
-        instrument: undefined,
-        sessionId: undefined,
-        starting: undefined,
-        installing: undefined,
-        idleTimer: undefined,
-        generation: 0,
-        helperUid: null,
-        networkAddresses: null,
-        watchedAt: null,
-        watchTimer: undefined,
-      };
+      phone = newPhoneHelper(deviceId);
       this.phones.set(deviceId, phone);
     }
     return phone;
@@ -350,14 +279,6 @@ export class HelperManager {
 
   private changed(): void {
     this.o.onChange?.();
-  }
-
-  private fail(phone: PhoneHelper, message: string, code: string): void {
-    phone.state = 'failed';
-    phone.lastError = message;
-    phone.lastErrorCode = code;
-    this.o.logger.warn('fast lane helper failed', { device: phone.deviceId, code, message });
-    this.changed();
   }
 
   // ---- use --------------------------------------------------------------------------------
@@ -374,15 +295,15 @@ export class HelperManager {
     if (phone.state === 'failed' || phone.state === 'installing') return null;
     if (phone.pausedUntil > this.clock()) return null;
     if (phone.state === 'absent') {
-      void this.install(phone);
+      void installHelper(this.context, phone);
       return null;
     }
     if (phone.state !== 'running' || !phone.sessionId) {
-      const started = await this.start(phone, options.signal);
+      const started = await startHelper(this.context, phone, options.signal);
       if (!started) return null;
     }
-    this.touch(phone);
-    return this.session(phone);
+    touchHelper(this.context, phone);
+    return helperSession(this.context, phone);
   }
 
   /**
@@ -395,35 +316,8 @@ export class HelperManager {
     if (this.stopped || !phone || phone.state !== 'running' || !phone.sessionId) return null;
     const shell = this.o.shellFor(deviceId);
     if (!shell?.openStream) return null;
-    await this.session(phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
+    await helperSession(this.context, phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
     return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
-  }
-
-  private session(phone: PhoneHelper): HelperSession {
-    const sessionId = phone.sessionId ?? '';
-    const shell = this.o.shellFor(phone.deviceId);
-    const client = new HelperClient(opener(shell));
-    return {
-      version: phone.version ?? '',
-      call: (method, path, body, options) => client.call(method, `/session/${encodeURIComponent(sessionId)}${path}`, body, options),
-    };
-  }
-
-  private touch(phone: PhoneHelper): void {
-    phone.lastUsedAt = this.clock();
-    this.armIdleStop(phone);
-  }
-
-  private armIdleStop(phone: PhoneHelper): void {
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = setTimeout(
-      () => {
-        phone.idleTimer = undefined;
-        void this.stopPhone(phone.deviceId, null);
-      },
-      Math.max(0, phone.lastUsedAt + this.idleStopMs - this.clock()),
-    );
-    phone.idleTimer.unref();
   }
 
   /**
@@ -439,7 +333,7 @@ export class HelperManager {
       if (error.details?.helperError === 'invalid session id') phone.sessionId = undefined;
       return;
     }
-    await this.crashed(phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+    await helperCrashed(this.context, phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
   }
 
   /** A sparse or stale tree: stop the helper so the stock dump can read, and leave it off a while. */
@@ -451,290 +345,15 @@ export class HelperManager {
     await this.stopPhone(deviceId, null);
   }
 
-  private async crashed(phone: PhoneHelper, message: string): Promise<void> {
-    if (phone.state !== 'running' && phone.state !== 'starting') return;
-    const ranFor = phone.runningSince === null ? 0 : this.clock() - phone.runningSince;
-    if (ranFor >= (this.o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS)) phone.crashes = 0;
-    phone.crashes += 1;
-    await this.stopPhone(phone.deviceId, null);
-    if (phone.crashes >= 2) {
-      this.fail(phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
-    } else {
-      phone.lastError = `${message}; it starts again on the next call`;
-      phone.lastErrorCode = 'helper_crashed';
-      this.changed();
-    }
-  }
-
-  // ---- install ----------------------------------------------------------------------------
-
-  private install(phone: PhoneHelper): Promise<void> {
-    if (phone.installing) return phone.installing;
-    const apks = this.o.apks;
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!apks || !shell || phone.state === 'running' || phone.state === 'starting') return Promise.resolve();
-    phone.state = 'installing';
-    phone.lastError = null;
-    phone.lastErrorCode = null;
-    this.changed();
-    const work = (async () => {
-      try {
-        const [serverDump, testDump] = await Promise.all([HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => (await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text));
-        const server = parseInstalledVersion(serverDump ?? '', HELPER_SERVER_PACKAGE);
-        const test = parseInstalledVersion(testDump ?? '', HELPER_TEST_PACKAGE);
-        // A helper left running by an earlier bridge (stopped without its stop, say) would hold
-        // UiAutomation while this bridge thinks it stopped: end it first.
-        if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-        // The same version name is not enough: a package planted under the helper's name
-        // (signed with the same public test key) is replaced by the bridge's own copy.
-        const current = server === apks.version && test !== null && (await helperMismatch(shell, expectedApks(apks), { timeoutMs: VERIFY_TIMEOUT_MS })) === null;
-        if (!current) {
-          for (const [path, name] of [
-            [apks.serverApk, 'server'],
-            [apks.testApk, 'test'],
-          ] as const) {
-            const remote = `/data/local/tmp/xagent-helper-${name}.apk`;
-            await shell.push(createReadStream(path), remote, { timeoutMs: PUSH_TIMEOUT_MS });
-            try {
-              await installApk(shell, remote, { timeoutMs: INSTALL_TIMEOUT_MS });
-            } finally {
-              await shell.run(['rm', '-f', remote], { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-            }
-          }
-        }
-        if (this.stopped) return;
-        // The uid the server app has now: read before when nothing was installed, else again.
-        const dump = current ? (serverDump ?? '') : (await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text;
-        phone.helperUid = parseInstalledUid(dump, HELPER_SERVER_PACKAGE);
-        phone.version = apks.version;
-        phone.state = 'stopped';
-        this.changed();
-      } catch (error) {
-        const code = isBridgeError(error) ? error.code : 'internal_error';
-        const message = error instanceof Error ? error.message : String(error);
-        this.fail(phone, `the helper could not be installed: ${message.slice(0, 300)}`, code);
-      } finally {
-        phone.installing = undefined;
-      }
-    })();
-    phone.installing = work;
-    return work;
-  }
-
-  // ---- start and stop ---------------------------------------------------------------------
-
-  private start(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
-    if (phone.starting) return phone.starting;
-    const work = this.startNow(phone, signal).finally(() => {
-      phone.starting = undefined;
-    });
-    phone.starting = work;
-    return work;
-  }
-
-  private async startNow(phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!shell?.openStream) return false;
-    const generation = ++phone.generation;
-    phone.state = 'starting';
-    phone.sessionId = undefined;
-    this.changed();
-    const started = this.clock();
-    if (!(await this.preflight(phone, shell, generation))) return false;
-    const timeoutMs = this.o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS;
-    let output = '';
-    let ended = false;
-    let stream: Duplex;
-    try {
-      stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      this.fail(phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
-      return false;
-    }
-    phone.instrument = stream;
-    stream.on('data', (chunk: Buffer) => {
-      if (output.length < 8192) output += chunk.toString('utf8');
-    });
-    const onEnd = (): void => {
-      if (ended) return;
-      ended = true;
-      if (phone.instrument !== stream) return;
-      phone.instrument = undefined;
-      if (phone.state === 'running') void this.crashed(phone, 'the helper’s instrumentation ended');
-    };
-    stream.on('end', onEnd);
-    stream.on('close', onEnd);
-    stream.on('error', onEnd);
-
-    const client = new HelperClient(opener(shell));
-    const gaveUp = async (message: string, code: string): Promise<false> => {
-      if (phone.generation === generation) {
-        await this.stopPhone(phone.deviceId, null);
-        this.fail(phone, message, code);
-      }
-      return false;
-    };
-    // Health: /status answers once the server listens.
-    for (;;) {
-      if (phone.generation !== generation || this.stopped) return false;
-      if (signal?.aborted) {
-        await this.stopPhone(phone.deviceId, null);
-        return false;
-      }
-      if (ended) {
-        const text = output.trim().slice(0, 300);
-        if (isNoInstrumentation(output)) return gaveUp(`this phone cannot run the helper’s instrumentation: ${text || 'am instrument failed'}`, 'helper_no_instrumentation');
-        return gaveUp(`the helper ended while starting${text ? `: ${text}` : ''}`, 'helper_unavailable');
-      }
-      if (this.clock() - started > timeoutMs) return gaveUp(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s of starting`, 'command_timeout');
-      try {
-        const status = await client.request('GET', '/status', undefined, { timeoutMs: STATUS_REQUEST_MS, ...(signal ? { signal } : {}) });
-        if (status.status === 200) break;
-      } catch (error) {
-        if (isBridgeError(error) && error.code === 'canceled') continue;
-        if (!notPerformed(error) && !(isBridgeError(error) && error.code === 'outcome_unknown')) return gaveUp(`the helper could not be reached: ${error instanceof Error ? error.message : ''}`, 'helper_unavailable');
-      }
-      await pauseFor(STATUS_POLL_MS, signal);
-    }
-    try {
-      const created = await client.request('POST', '/session', { capabilities: { firstMatch: [{}], alwaysMatch: {} } }, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-      const value = created.body.value as { sessionId?: unknown } | undefined;
-      const sessionId = typeof created.body.sessionId === 'string' ? created.body.sessionId : typeof value?.sessionId === 'string' ? value.sessionId : undefined;
-      if (created.status !== 200 || !sessionId) return gaveUp(`the helper refused a session (HTTP ${created.status})`, 'helper_unavailable');
-      if (phone.generation !== generation) return false;
-      phone.sessionId = sessionId;
-      // Trees are read without waiting for the app to go idle (the stock dump's slow part);
-      // the stale-tree check in fast-lane.ts covers a read taken mid-transition.
-      await client
-        .call('POST', `/session/${encodeURIComponent(sessionId)}/appium/settings`, { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } }, { timeoutMs: COMMAND_TIMEOUT_MS })
-        .catch(() => undefined);
-    } catch (error) {
-      return gaveUp(`the helper did not open a session: ${error instanceof Error ? error.message.slice(0, 200) : ''}`, 'helper_unavailable');
-    }
-    if (phone.generation !== generation) return false;
-    phone.state = 'running';
-    phone.runningSince = this.clock();
-    phone.version = this.o.apks?.version ?? phone.version;
-    if (phone.lastErrorCode !== 'helper_crashed') {
-      phone.lastError = null;
-      phone.lastErrorCode = null;
-    }
-    this.o.logger.info('fast lane helper running', { device: phone.deviceId, ms: this.clock() - started });
-    this.changed();
-    this.watch(phone, generation, 0);
-    return true;
-  }
-
-  /**
-   * Before the helper starts: the phone's network exposure is accepted (or it has no address
-   * another host could reach), and the installed packages are the bridge's own copy. False
-   * (and the phone marked) when it must not start.
-   */
-  private async preflight(phone: PhoneHelper, shell: DeviceShell, generation: number): Promise<boolean> {
-    const apks = this.o.apks;
-    if (!apks) return false;
-    const options = { timeoutMs: VERIFY_TIMEOUT_MS };
-    let addresses: string[] | null;
-    let mismatch: string | null;
-    try {
-      [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, expectedApks(apks), options)]);
-    } catch (error) {
-      // Could not tell (the phone did not answer): not started this time, asked again next call.
-      if (phone.generation === generation) {
-        phone.state = 'stopped';
-        phone.lastError = `the helper was not started: its files could not be checked (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`;
-        phone.lastErrorCode = 'helper_unavailable';
-        this.changed();
-      }
-      return false;
-    }
-    if (phone.generation !== generation) return false;
-    phone.networkAddresses = addresses;
-    if (mismatch !== null) {
-      const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable the fast lane again to reinstall the bridge's copy`;
-      this.fail(phone, message, 'helper_not_verified');
-      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
-      return false;
-    }
-    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
-      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * While the helper runs: every watchMs, who is connected to its ports. Anything but the
-   * bridge's adb forward stops it at once and tells the person; so does a network address
-   * the person has not accepted (Wi-Fi turned on while it ran).
-   */
-  private watch(phone: PhoneHelper, generation: number, delayMs: number): void {
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = setTimeout(() => {
-      phone.watchTimer = undefined;
-      void this.watchOnce(phone, generation);
-    }, delayMs);
-    phone.watchTimer.unref();
-  }
-
-  private async watchOnce(phone: PhoneHelper, generation: number): Promise<void> {
-    const shell = this.o.shellFor(phone.deviceId);
-    if (!shell || phone.generation !== generation || this.stopped) return;
-    const options = { timeoutMs: COMMAND_TIMEOUT_MS };
-    let rows: TcpSocketRow[];
-    let addresses: string[] | null;
-    try {
-      [rows, addresses] = await Promise.all([readTcpTables(shell, options), readReachableAddresses(shell, options)]);
-    } catch (error) {
-      this.o.logger.debug('fast lane guard could not read the phone', { device: phone.deviceId, error: error instanceof Error ? error.message : String(error) });
-      if (phone.generation === generation) this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
-      return;
-    }
-    if (phone.generation !== generation) return;
-    phone.watchedAt = this.clock();
-    phone.networkAddresses = addresses;
-    const foreign = foreignConnections(rows, phone.helperUid);
-    if (foreign.length > 0) {
-      await this.stopPhone(phone.deviceId, null);
-      const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
-      this.fail(phone, message, 'helper_foreign_connection');
-      this.o.onAlert?.({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
-      return;
-    }
-    if ((addresses === null || addresses.length > 0) && !this.networkAccepted(phone.deviceId)) {
-      await this.stopPhone(phone.deviceId, null);
-      this.fail(phone, networkRefusal(addresses), 'helper_network_exposed');
-      return;
-    }
-    this.watch(phone, generation, this.o.watchMs ?? HELPER_WATCH_MS);
-  }
+  // ---- stop -------------------------------------------------------------------------------
 
   /**
    * Stops the helper on a phone and force-stops its app (UiAutomation is free afterwards).
    * `reason` (when given) is shown as the last error.
    */
-  async stopPhone(deviceId: string, reason: string | null): Promise<void> {
+  stopPhone(deviceId: string, reason: string | null): Promise<void> {
     const phone = this.phones.get(deviceId);
-    if (!phone) return;
-    phone.generation += 1;
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = undefined;
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = undefined;
-    phone.watchedAt = null;
-    const wasUp = phone.state === 'running' || phone.state === 'starting' || phone.instrument !== undefined;
-    const stream = phone.instrument;
-    phone.instrument = undefined;
-    phone.sessionId = undefined;
-    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
-    phone.runningSince = null;
-    if (reason) phone.lastError = reason;
-    stream?.destroy();
-    if (wasUp) {
-      const shell = this.o.shellFor(deviceId);
-      if (shell) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
-      this.changed();
-    }
+    return phone ? stopHelper(this.context, phone, reason) : Promise.resolve();
   }
 
   /** The phone's lease ended: its helper stops (the next holder's first call starts it again). */
@@ -745,18 +364,7 @@ export class HelperManager {
   /** The phone went away: nothing to stop on it, only the bookkeeping. */
   deviceGone(deviceId: string): void {
     const phone = this.phones.get(deviceId);
-    if (!phone) return;
-    phone.generation += 1;
-    phone.instrument?.destroy();
-    phone.instrument = undefined;
-    phone.sessionId = undefined;
-    if (phone.idleTimer) clearTimeout(phone.idleTimer);
-    phone.idleTimer = undefined;
-    if (phone.watchTimer) clearTimeout(phone.watchTimer);
-    phone.watchTimer = undefined;
-    phone.watchedAt = null;
-    if (phone.state === 'running' || phone.state === 'starting') phone.state = 'stopped';
-    phone.runningSince = null;
+    if (phone) forgetProcess(phone);
   }
 
   /** Bridge shutdown: every running helper is stopped and force-stopped. */
@@ -766,44 +374,4 @@ export class HelperManager {
     await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
     await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
   }
-}
-
-/** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
-const VERIFY_TIMEOUT_MS = 30_000;
-
-function expectedApks(apks: HelperApks): Array<{ pkg: string; apk: string }> {
-  return [
-    { pkg: HELPER_SERVER_PACKAGE, apk: apks.serverApk },
-    { pkg: HELPER_TEST_PACKAGE, apk: apks.testApk },
-  ];
-}
-
-/** Why the helper waits for the person on a phone that has a network address. */
-function networkRefusal(addresses: string[] | null): string {
-  const where = addresses === null ? 'its network addresses could not be read' : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
-  return `the helper was not started: ${where}. While it runs, its ports (6790, 7810) accept anyone who can reach the phone, with no password; allow the fast lane on this phone's network to use it`;
-}
-
-/** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
-const SCREEN_STREAM_SCALE_PERCENT = 50;
-
-function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
-  return {
-    openStream: (service, options) => {
-      if (!shell?.openStream) return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
-      return shell.openStream(service, options);
-    },
-  };
-}
-
-function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

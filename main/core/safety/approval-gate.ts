@@ -16,7 +16,7 @@ import type { UiNode } from '../android/ui-tree';
 import type { EventHub } from '../events/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
-import type { Logger } from '../logging/logger';
+import { redact as redactKnown, type Logger } from '../logging/logger';
 import type { BatchStep } from '../tools/tool-definition';
 import type { AuditLog } from './audit-log';
 import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification } from './policy-engine';
@@ -177,10 +177,13 @@ export class ApprovalGate implements SafetyGate {
       const deviceId = call.device.deviceId;
       this.generations.set(deviceId, (this.generations.get(deviceId) ?? 0) + 1);
     }
-    const classification = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
-    const redactedArgs = redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: classification.secretText });
+    const judged = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
+    const redaction = this.o.redaction();
+    // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
+    const reasons = judged.reasons.map((reason) => redactKnown(reason, redaction.secrets));
+    const classification = { ...judged, reasons };
+    const redactedArgs = redactArguments(call.tool.id, call.args, { ...redaction, secretText: classification.secretText });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
-    const reasons = classification.reasons;
     const treeRead = screen?.nodes && !screen.reusedTree ? screen.nodes : null;
     const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null, treeRead };
 

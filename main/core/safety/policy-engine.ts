@@ -67,6 +67,8 @@ interface JudgedArgs {
   url?: string;
   package?: string;
   activity?: string;
+  /** A lab secret's name (android_type_text `secret`): typed like a password. */
+  secret?: string;
   steps?: ReadonlyArray<{ tool: string; arguments: JudgedArgs }>;
 }
 
@@ -296,7 +298,12 @@ export function classify(input: ClassifyInput): Classification {
           password = fresh === null || anyPassword || (target !== undefined && target !== 'unknown' && target.password);
           secretText = true;
         }
-        if (password) {
+        const secretName = step.facts.secretArg !== undefined ? step.args.secret : undefined;
+        if (secretName !== undefined) {
+          // A lab secret is a password wherever it goes: the same class, the same decision.
+          secretText = true;
+          add('password_field', `${prefix}types the lab secret "${secretName}"`);
+        } else if (password) {
           secretText = true;
           add('password_field', `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`);
         }

@@ -3,10 +3,13 @@
  * trail: text typed into password fields, values under secret-sounding keys, the bridge's own
  * secrets (API key, admin token) and access codes, signature parameters of signed URLs,
  * bearer tokens, and long random-looking tokens. What is left is what a person needs to
- * judge the action.
+ * judge the action. A lab secret typed by name (tools/secret-text.ts) is shown by its name:
+ * the arguments never held its value.
  */
+import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
 import { redact as redactKnown } from '../logging/logger';
 import { toolFacts } from '../tools/catalogue';
+import type { ToolFacts } from '../tools/tool-definition';
 
 export const REDACTED = '[redacted]';
 
@@ -39,21 +42,32 @@ export function redactText(value: string, ctx: RedactionContext, checkCodes = tr
   return out;
 }
 
-/** `typedKey`: the argument that holds typed text at this level (the tool's facts), or null. */
-function walk(value: unknown, key: string, ctx: RedactionContext, typedKey: string | null, depth: number): unknown {
+/** The arguments of one tool at a level of the walk: the one holding typed text, the one naming a secret (the tool's facts). */
+interface Level {
+  typed: string | null;
+  secret: string | null;
+}
+
+function levelOf(facts: ToolFacts): Level {
+  return { typed: facts.typedTextArg ?? null, secret: facts.secretArg ?? null };
+}
+
+function walk(value: unknown, key: string, ctx: RedactionContext, level: Level, depth: number): unknown {
   if (depth > 8) return REDACTED;
   if (typeof value === 'string') {
+    // A secret's name, as its tool's schema accepted it: what people see instead of the value.
+    if (level.secret !== null && key === level.secret) return SECRET_NAME_PATTERN.test(value) ? value : REDACTED;
     if (SECRET_KEYS.test(key)) return REDACTED;
-    if (typedKey !== null && key === typedKey && ctx.secretText) return REDACTED;
+    if (level.typed !== null && key === level.typed && ctx.secretText) return REDACTED;
     return redactText(value, ctx, key === 'text');
   }
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, key, ctx, typedKey, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, key, ctx, level, depth + 1));
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    // A batch step: its own arguments hold typed text when its tool types.
-    const stepKey = typeof record.tool === 'string' ? (toolFacts(record.tool).typedTextArg ?? null) : typedKey;
+    // A batch step: its own arguments hold typed text (or a secret's name) when its tool types.
+    const stepLevel = typeof record.tool === 'string' ? levelOf(toolFacts(record.tool)) : level;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(record)) out[k] = walk(v, k, ctx, stepKey, depth + 1);
+    for (const [k, v] of Object.entries(record)) out[k] = walk(v, k, ctx, stepLevel, depth + 1);
     return out;
   }
   return value;
@@ -62,5 +76,6 @@ function walk(value: unknown, key: string, ctx: RedactionContext, typedKey: stri
 /** A redacted deep copy of a call's arguments. */
 export function redactArguments(toolId: string, args: Record<string, unknown>, ctx: RedactionContext): Record<string, unknown> {
   const facts = toolFacts(toolId);
-  return walk(args, '', ctx, facts.typedTextArg ?? (facts.policy === 'batch' ? 'text' : null), 0) as Record<string, unknown>;
+  const level = facts.policy === 'batch' ? { typed: 'text', secret: null } : levelOf(facts);
+  return walk(args, '', ctx, level, 0) as Record<string, unknown>;
 }

@@ -1,15 +1,16 @@
 /**
  * The bridge's own secrets in the data dir, each in its own 0600 file: the system API key
  * (shared with xAgent), the admin token (the local console / lab scripts), the key that
- * signs download URLs and the key of the hashes kept at rest instead of typed text
- * (tools/typed-text.ts). Generated on first start when not given; never logged.
+ * signs download URLs, the key of the hashes kept at rest instead of typed text
+ * (tools/typed-text.ts) and the key that seals the lab's named secrets (lab-secrets.ts).
+ * Generated on first start when not given; never logged.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/json-file-store';
 
-export type SecretName = 'api-key' | 'admin-token' | 'url-signing-key' | 'text-hash-key';
+export type SecretName = 'api-key' | 'admin-token' | 'url-signing-key' | 'text-hash-key' | 'lab-secrets-key';
 
 export function generateToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');

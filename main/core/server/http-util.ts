@@ -78,12 +78,14 @@ export function statusForCode(code: string): number {
     case 'invalid_address':
       return 400;
     case 'permission_denied':
+    case 'secret_out_of_scope':
       return 403;
     case 'file_not_found':
     case 'device_not_found':
     case 'connection_not_found':
     case 'auth_session_not_found':
     case 'approval_not_found':
+    case 'secret_not_found':
       return 404;
     case 'lease_conflict':
     case 'idempotency_conflict':

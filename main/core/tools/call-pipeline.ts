@@ -14,6 +14,7 @@ import { errorAck, type ExactlyOnce } from './exactly-once';
 import type { StoredAck } from './idempotency-journal';
 import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
+import { scrubSecrets, type SecretSource } from './secret-text';
 import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
 import { refsIn, refTarget } from './targets';
 import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
@@ -44,6 +45,8 @@ export interface CallPipelineOptions {
   commandTimeoutMs: number;
   clock: () => number;
   logger: Logger;
+  /** The lab's named secrets: every ack is scrubbed of their values (secret-text.ts). */
+  secrets?: Pick<SecretSource, 'values'>;
 }
 
 const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
@@ -68,6 +71,8 @@ export class CallPipeline {
       if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: call.tool.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       ack = { error: toWireError(error) };
     }
+    // Before anything keeps or sends it: a field showing a typed secret shows in later trees too.
+    if (this.o.secrets) ack = scrubSecrets(ack, this.o.secrets.values());
     this.o.exactlyOnce.settle(call, ack);
     return this.finish(call, ack);
   }

@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
+import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
@@ -132,20 +133,30 @@ const typeTextTool = defineTool({
   id: 'android_type_text',
   title: 'Type text',
   description:
-    'Type text into the focused field (or tap the given element first). Any Unicode text is delivered exactly; non-ASCII text needs the ADB Keyboard IME on the phone. Optional clear first and submit (Enter) after.',
+    'Type text into the focused field (or tap the given element first). Any Unicode text is delivered exactly; non-ASCII text needs the ADB Keyboard IME on the phone. Optional clear first and submit (Enter) after. For a password or other secret stored at the bridge, give its name as secret instead of text: it is typed without you seeing it.',
   kind: 'control',
   sideEffect: true,
-  facts: { policy: 'type', typedTextArg: 'text', screenInput: true, usesDisplay: true },
-  args: z.strictObject({
-    text: z.string().min(1).max(10_000).describe('The exact text to type (up to 10000 characters).'),
-    element: elementSelector.optional().describe('Field to tap before typing.'),
-    ref: elementRef.optional().describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
-    clear: z.boolean().optional().describe('Delete the field’s current text first.'),
-    submit: z.boolean().optional().describe('Press Enter after typing.'),
-    observe: observeFlag,
-  }).refine((a) => a.ref === undefined || a.element === undefined, { message: 'give ref or element, not both', path: ['ref'] }),
+  facts: { policy: 'type', typedTextArg: 'text', secretArg: 'secret', screenInput: true, usesDisplay: true },
+  args: z
+    .strictObject({
+      text: z.string().min(1).max(10_000).optional().describe('The exact text to type (up to 10000 characters). Give text or secret.'),
+      secret: z
+        .string()
+        .regex(SECRET_NAME_PATTERN, 'a secret name (letters, digits, ".", "-", "_")')
+        .optional()
+        .describe('Name of a secret stored at the bridge (e.g. a test account password), typed instead of text; results show it as [secret: name].'),
+      element: elementSelector.optional().describe('Field to tap before typing.'),
+      ref: elementRef.optional().describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
+      clear: z.boolean().optional().describe('Delete the field’s current text first.'),
+      submit: z.boolean().optional().describe('Press Enter after typing.'),
+      observe: observeFlag,
+    })
+    .refine((a) => (a.text === undefined) !== (a.secret === undefined), { message: 'give exactly one of text or secret' })
+    .refine((a) => a.ref === undefined || a.element === undefined, { message: 'give ref or element, not both', path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
+    // A secret's value is asked for now, before anything reaches the phone, and goes only to it.
+    const text = args.secret !== undefined ? ctx.services.secretText(args.secret) : (args.text ?? '');
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
     let currentLength: number | undefined;
     // A password field (as the last tree shows the focused one) is typed the stock way.
@@ -160,12 +171,14 @@ const typeTextTool = defineTool({
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
     const typeOptions = { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() };
     // The helper types any Unicode without ADB Keyboard; the stock lane needs it for non-ASCII.
-    const typed = ctx.lanes ? await ctx.lanes.typeText(args.text, { ...typeOptions, password }) : { ...(await typeText(ctx.shell, args.text, typeOptions)), lane: 'adb' };
+    const typed = ctx.lanes ? await ctx.lanes.typeText(text, { ...typeOptions, password }) : { ...(await typeText(ctx.shell, text, typeOptions)), lane: 'adb' };
     if (args.submit) {
       if (ctx.lanes) await ctx.lanes.pressKey('enter', opts);
       else await pressKey(ctx.shell, 'enter', opts);
     }
-    return withObserve(ctx, args.observe, { status: 'typed', characters: [...args.text].length, method: typed.method, submitted: args.submit === true, lane: typed.lane });
+    // A secret is answered by its name (not even its length).
+    const what = args.secret !== undefined ? { secret: args.secret } : { characters: [...text].length };
+    return withObserve(ctx, args.observe, { status: 'typed', ...what, method: typed.method, submitted: args.submit === true, lane: typed.lane });
   },
 });
 

@@ -5,7 +5,7 @@
  * makes the call's record (tool-call.ts) with its cancel, for the pipeline to run.
  */
 import type { DeviceRegistry } from '../devices/device-registry';
-import { toWireError } from '../errors';
+import { isBridgeError, toWireError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
 import { errorAck, type ExactlyOnce } from './exactly-once';
@@ -13,6 +13,7 @@ import type { StoredAck } from './idempotency-journal';
 import type { CallPipeline } from './call-pipeline';
 import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
+import { checkSecretNames, type SecretSource } from './secret-text';
 import type { ToolCall } from './tool-call';
 import type { ToolDefinition } from './tool-definition';
 
@@ -32,6 +33,8 @@ export interface InvokeHandlerOptions {
   /** Sends `tool.progress.push` to the channel; false when it has no open connection. */
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
   clock: () => number;
+  /** The lab's named secrets: a call naming one that is not stored, or not for its phone, is refused here. */
+  secrets?: SecretSource;
 }
 
 export class InvokeHandler {
@@ -91,6 +94,14 @@ export class InvokeHandler {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? issue.path.join('.') : 'arguments';
       return errorAck('invalid_arguments', `${where}: ${issue?.message ?? 'invalid'}`.slice(0, 300));
+    }
+    // A secret it names must be stored and allowed on this phone before the call waits its
+    // turn or anyone is asked to approve it (the tool asks again when it types).
+    try {
+      checkSecretNames(this.o.secrets, tool.id, parsed.data as Record<string, unknown>, deviceId);
+    } catch (error) {
+      if (isBridgeError(error)) return { error: toWireError(error) };
+      throw error;
     }
     this.o.touch(channelId);
     let shell: DeviceShell;

@@ -101,6 +101,11 @@ export interface ToolServices {
   findUnchangedRef: (fileRef: string) => StoredFileInfo | undefined;
   uploadedFile: (fileRef: string) => { path: string; filename: string; byteSize: number };
   unicodeIme: () => Promise<boolean>;
+  /**
+   * The value of a lab secret, for typing it on this call's phone now (the only way to one;
+   * throws `secret_not_found` / `secret_out_of_scope`). It goes to the phone and nowhere else.
+   */
+  secretText: (name: string) => string;
   screenshotStrategy: ScreenshotStrategyStore;
   /** Per channel: the last screenshot handed out (so an unchanged screen answers `unchanged`). */
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
@@ -158,6 +163,11 @@ export interface ToolFacts {
   policy: 'point' | 'type' | 'key' | 'launch' | 'stop' | 'url' | 'install' | 'push' | 'screen' | 'batch' | 'none';
   /** The argument holding text typed on the phone: redacted, digested in the audit, secret in a password field. */
   typedTextArg?: string;
+  /**
+   * The argument naming a lab secret typed instead of text (tools/secret-text.ts): checked at
+   * the edge, shown by name wherever arguments are shown, typed as into a password field.
+   */
+  secretArg?: string;
   /** Injects input into the screen in front: refused on a locked screen, marked when input is blocked. */
   screenInput?: boolean;
   /** Reads the UI tree: the channel remembers it for `index` selectors; marked when the tree is unreadable. */

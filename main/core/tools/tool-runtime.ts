@@ -22,6 +22,7 @@ import { ExactlyOnce } from './exactly-once';
 import { InvokeHandler } from './invoke-handler';
 import { PhoneMemory, type LastAction, type Refusal } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
+import type { SecretSource } from './secret-text';
 import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
 import { ToolServicesFactory } from './tool-services';
@@ -48,6 +49,8 @@ export interface ToolRuntimeOptions {
   lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
   /** Told about each call while it happens (the phone view's timeline). */
   observer?: CallObserver;
+  /** The lab's named secrets, typed by name (secret-text.ts); absent, none can be typed. */
+  secrets?: SecretSource;
   /** The tools marked on a phone may have changed (bindings/tool-marks.ts). */
   marksChanged: (deviceId: string) => void;
   /** Something the console shows changed. */
@@ -78,6 +81,7 @@ export class ToolRuntime {
       commandTimeoutMs: o.options.adbCommandTimeoutMs,
       downloadUrlTtlMs: o.options.downloadUrlTtlMs,
       publicUrl: o.options.network.publicUrl,
+      ...(o.secrets ? { secrets: o.secrets } : {}),
     });
     const pipeline = new CallPipeline({
       queue: o.queue,
@@ -94,6 +98,7 @@ export class ToolRuntime {
       commandTimeoutMs: o.options.adbCommandTimeoutMs,
       clock: o.clock,
       logger: o.logger,
+      ...(o.secrets ? { secrets: o.secrets } : {}),
     });
     this.handler = new InvokeHandler({
       tools: this.byId,
@@ -107,6 +112,7 @@ export class ToolRuntime {
       touch: o.touch,
       progress: o.progress,
       clock: o.clock,
+      ...(o.secrets ? { secrets: o.secrets } : {}),
     });
   }
 

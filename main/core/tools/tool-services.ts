@@ -1,7 +1,8 @@
 /**
  * What a tool receives when it runs (ToolContext): its phone, shell, cancel and deadline, the
- * screen size, the channel's last tree and what its element refs are checked with, and the services of the file and media tools (the
- * file cache behind signed download URLs, uploaded files of its own channel only).
+ * screen size, the channel's last tree and what its element refs are checked with, and the
+ * services of the file and media tools (the file cache behind signed download URLs, uploaded
+ * files of its own channel only) and of typing a lab secret (its value for this phone only).
  */
 import { publicHref } from '../config/network-options';
 import { BridgeError } from '../errors';
@@ -9,6 +10,7 @@ import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
+import type { SecretSource } from './secret-text';
 import type { ToolCall } from './tool-call';
 import type { StoredFileInfo, ToolContext } from './tool-definition';
 
@@ -23,6 +25,8 @@ export interface ToolServicesOptions {
   downloadUrlTtlMs: number;
   /** --public-url: download URLs become absolute under it (a proxy's path prefix survives). */
   publicUrl: string | undefined;
+  /** The lab's named secrets (absent: none can be typed). */
+  secrets?: SecretSource;
 }
 
 export class ToolServicesFactory {
@@ -69,6 +73,10 @@ export class ToolServicesFactory {
           return { path, filename: file.filename, byteSize: file.byteSize };
         },
         unicodeIme: () => memory.unicodeIme(device.deviceId, shell, { timeoutMs, signal }),
+        secretText: (name) => {
+          if (!this.o.secrets) throw new BridgeError('secret_not_found', 'this bridge keeps no secrets');
+          return this.o.secrets.reveal(name, device.deviceId);
+        },
         screenshotStrategy: memory.screenshotStrategy,
       },
     };

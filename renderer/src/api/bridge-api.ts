@@ -20,6 +20,8 @@ import type { AdminRequest, AdminResponse } from '../../../main/contract/admin-o
 export type PairingDecision = AdminRequest<'decidePairing'>;
 export type ApprovalDecision = AdminRequest<'decideApproval'>['decision'];
 export type AccessCodeRequest = AdminRequest<'setAccessCode'>;
+export type SecretRequest = AdminRequest<'putSecret'>;
+export type PutSecretResponse = AdminResponse<'putSecret'>;
 export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminResponse<'stopDevice'>;
 export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
@@ -53,6 +55,11 @@ export interface BridgeApi {
   extendChannel(channelId: string, extendMs: number): Promise<StatusResponse>;
   stopDevice(deviceId: string): Promise<StopDeviceResponse>;
   setAccessCode(request: AccessCodeRequest): Promise<StatusResponse>;
+  /** The lab's secrets: names, phones and times (never a value). */
+  listSecrets(): Promise<AdminResponse<'listSecrets'>>;
+  /** Stores a secret or replaces its value and phones. */
+  putSecret(name: string, request: SecretRequest): Promise<PutSecretResponse>;
+  deleteSecret(name: string): Promise<StatusResponse>;
   addLanDevice(address: string): Promise<AddLanDeviceResponse>;
   forgetLanDevice(address: string): Promise<StatusResponse>;
   pairLanDevice(address: string, code: string): Promise<LanPairResponse>;

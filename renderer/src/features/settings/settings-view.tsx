@@ -1,6 +1,6 @@
 /**
  * Settings: the app's language, how to connect xAgent, the bridge and its ADB servers, lab
- * access codes, policies and limits. Loads `GET settings` once per visit.
+ * access codes, the lab's secrets, policies and limits. Loads `GET settings` once per visit.
  */
 import { useEffect, useState } from 'react';
 import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
@@ -16,6 +16,7 @@ import { FastLaneSection } from './fast-lane-section';
 import { useT } from '../../i18n/i18n-context';
 import { LimitsSection } from './limits-section';
 import { PoliciesSection } from './policies-section';
+import { SecretsSection } from './secrets-section';
 
 export function SettingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { api, state } = props;
@@ -57,6 +58,7 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
         <Loading label={t('settings.loading')} />
       )}
       <AccessCodesSection api={api} state={state} onChanged={props.onChanged} />
+      <SecretsSection api={api} state={state} onChanged={props.onChanged} />
       <PoliciesSection api={api} />
       <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} />
       <LimitsSection

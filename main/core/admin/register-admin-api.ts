@@ -1,0 +1,63 @@
+/**
+ * The whole admin API on one router: the LAN, safety, secrets, fast lane, phone view and core routes
+ * (each module owns its own), checked complete against the contract before the bridge is
+ * built. createCore passes the pieces in.
+ */
+import type { AdminState } from '../../contract/admin-api';
+import type { LanOptions } from '../devices/lan-reconnect-policy';
+import type { Logger } from '../logging/logger';
+import type { AdminRouter } from './admin-router';
+import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
+import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
+import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
+import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
+import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
+import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
+
+export interface AdminApiDeps extends Omit<AdminRouteDeps, 'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets'> {
+  secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
+  adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
+  helpers: HelperRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
+  safety: SafetyRouteDeps['safety'];
+  timeline: PhoneViewRouteDeps['timeline'];
+  frames: PhoneViewRouteDeps['frames'];
+  logger: Logger;
+  clock?: () => number;
+  lan?: LanOptions;
+}
+
+export interface AdminApi {
+  /** The LAN phones' manager: started and stopped with the bridge. */
+  lan: LanFeature;
+  /** GET /admin/api/state, also what the desktop app reads directly. */
+  state(): AdminState;
+}
+
+/** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
+export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
+  const { safety, timeline, frames, logger, clock, lan: lanOptions, ...shared } = deps;
+  const lan = registerLanRoutes(router, {
+    store: deps.store,
+    registry: deps.registry,
+    adbLinks: deps.adbLinks,
+    logger,
+    hub: deps.hub,
+    ...(clock ? { clock } : {}),
+    ...(lanOptions ? { options: lanOptions } : {}),
+  });
+  registerSafetyRoutes(router, { safety, hub: deps.hub });
+  registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
+  registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
+  registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
+  const routeDeps: AdminRouteDeps = {
+    ...shared,
+    // The console fetches approval screenshots under /console (core-routes.ts).
+    approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
+    lanDevices: () => lan.manager.list(),
+  };
+  registerAdminRoutes(router, routeDeps);
+  // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
+  const unanswered = router.missingOperations();
+  if (unanswered.length > 0) throw new Error(`admin operations without a handler: ${unanswered.join(', ')}`);
+  return { lan, state: () => buildAdminState(routeDeps) };
+}

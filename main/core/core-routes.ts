@@ -1,0 +1,110 @@
+/**
+ * The route table of the bridge's one server (server/network-endpoint.ts), http or
+ * https/wss: the Card and the Skill stay public (spec §3); /health and the transfer plane
+ * are xAgent planes (with /ws, the upgrade) that --allow-from guards; then the admin API and
+ * the console. createCore passes the pieces in.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BuildInfo } from './build-info';
+import { AUTH_FLOWS } from './bindings/auth-handlers';
+import { buildCard, type CardTool } from './protocol/card';
+import { CONNECTOR_CARD_ID, CONNECTOR_VERSION, PROTOCOL_VERSION } from './protocol/identity';
+import { renderSkill } from './protocol/skill';
+import type { FileCache } from './files/file-cache';
+import type { UrlSigner } from './files/signed-url';
+import { handleDownload } from './files/download-handler';
+import { handleUpload } from './files/upload-handler';
+import type { AdminRouter } from './admin/admin-router';
+import type { AdminGate } from './server/admin-gate';
+import { serveConsole } from './server/console-static';
+import { sendError, sendJson, sendText } from './server/http-util';
+import type { HttpRoutes } from './server/http-server';
+import { bearerToken } from './secrets/secret-store';
+
+/** Where the console fetches approval screenshots (see the route). */
+const CONSOLE_FILES_PREFIX = '/console/files/refs/';
+
+export interface CoreRouteDeps {
+  build: BuildInfo;
+  /** The tools the Card and the Skill list. */
+  cardTools: () => readonly CardTool[];
+  /** True for the current system API key. */
+  authorizeKey: (token: string | undefined) => boolean;
+  /** Aborts when the key an upload was let in with is rotated away. */
+  keyRevoked: () => AbortSignal;
+  channelExists: (channelId: string) => boolean;
+  files: FileCache;
+  signer: UrlSigner;
+  maxUploadBytes: number;
+  admin: Pick<AdminRouter, 'handle' | 'admitsClient'>;
+  /** Host, Origin and wrong-token lockout in front of the admin API and the console. */
+  adminGate: Pick<AdminGate, 'checkRequest'>;
+  consoleDir: string | undefined;
+  upgrade: HttpRoutes['upgrade'];
+}
+
+/** The routes, checked in order, and the /ws upgrade. */
+export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
+  const card = (): Record<string, unknown> => buildCard({ build: d.build, tools: d.cardTools(), authFlows: AUTH_FLOWS });
+  const consoleHostRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const refused = d.adminGate.checkRequest(req, { checkOrigin: false });
+    if (refused) sendError(res, refused.status, refused.code, refused.message);
+    return refused !== null;
+  };
+  return {
+    routes: [
+      { prefix: '/connector-card.json', exact: true, handler: (_req, res) => sendJson(res, 200, card()) },
+      { prefix: '/skill.md', exact: true, handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(d.cardTools())) },
+      {
+        prefix: '/health',
+        exact: true,
+        xagentPlane: true,
+        handler: (req, res) => {
+          if (!d.authorizeKey(bearerToken(req.headers.authorization))) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
+          sendJson(res, 200, {
+            status: 'ok',
+            connector_card_id: CONNECTOR_CARD_ID,
+            connector_card_version: CONNECTOR_VERSION,
+            protocol_version: PROTOCOL_VERSION,
+            build: d.build,
+          });
+        },
+      },
+      { prefix: '/files/refs/', xagentPlane: true, handler: (req, res) => handleDownload(req, res, { cache: d.files, signer: d.signer }) },
+      {
+        prefix: '/files/uploads',
+        exact: true,
+        xagentPlane: true,
+        bodyByProgress: true,
+        handler: (req, res) =>
+          handleUpload(req, res, {
+            cache: d.files,
+            authorize: (r) => d.authorizeKey(bearerToken(r.headers.authorization)),
+            // Taken at the key check: an upload still running when the key rotates is refused.
+            keyRevoked: d.keyRevoked,
+            channelExists: d.channelExists,
+            maxUploadBytes: d.maxUploadBytes,
+          }),
+      },
+      { prefix: '/admin/api/', handler: (req, res, url) => d.admin.handle(req, res, url) },
+      {
+        // Approval screenshots for the person at the console: signed like any download, but
+        // gated like the console (loopback unless remote admin), not by --allow-from.
+        prefix: CONSOLE_FILES_PREFIX,
+        handler: (req, res) => {
+          if (!d.admin.admitsClient(req)) return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
+          if (consoleHostRefused(req, res)) return;
+          req.url = (req.url ?? '').slice('/console'.length);
+          handleDownload(req, res, { cache: d.files, signer: d.signer });
+        },
+      },
+      { prefix: '/console', handler: (req, res, url) => (consoleHostRefused(req, res) ? undefined : serveConsole(req, res, url, d.consoleDir)) },
+      {
+        prefix: '/',
+        exact: true,
+        handler: (_req, res) => sendText(res, 200, 'text/plain; charset=utf-8', 'xAgent Device Bridge — see /connector-card.json\n'),
+      },
+    ],
+    upgrade: d.upgrade,
+  };
+}
