@@ -46,7 +46,9 @@ export class Cleanup {
         try {
           await withTimeout(Promise.resolve(step.run()), 20_000, `cleanup: ${step.what}`);
         } catch (error) {
-          process.stderr.write(`cleanup of ${step.what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(
+            `cleanup of ${step.what} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
         }
       }
     })();
@@ -62,7 +64,11 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: str
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -84,7 +90,12 @@ export interface PhoneSet {
 }
 
 /** Starts simulated phones with the given timing profiles and attaches them to adb. */
-export async function startPhones(cleanup: Cleanup, adb: AdbServerRig, profiles: TimingProfileName[], tag: string): Promise<PhoneSet> {
+export async function startPhones(
+  cleanup: Cleanup,
+  adb: AdbServerRig,
+  profiles: TimingProfileName[],
+  tag: string,
+): Promise<PhoneSet> {
   const phones: SimulatedPhone[] = [];
   const farm = await startSimFarm({
     count: profiles.length,
@@ -108,7 +119,9 @@ export async function startPhones(cleanup: Cleanup, adb: AdbServerRig, profiles:
   // Every phone starts in the Notes app, where the bench's idle tap lands on the toolbar.
   await Promise.all(
     phones.map(async (phone) => {
-      const out = await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: AbortSignal.timeout(15_000) });
+      const out = await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', {
+        signal: AbortSignal.timeout(15_000),
+      });
       if (out.exitCode !== 0) throw new Error(`could not open Notes on ${phone.serial}: ${out.stderr.toString()}`);
     }),
   );
@@ -144,7 +157,10 @@ function freshSecrets(): { apiKey: string; adminToken: string } {
 /** GET of admin bytes (a live frame) with the admin token. */
 export function adminBytes(url: string, adminToken: string): BridgeHandle['adminBytes'] {
   return async (path) => {
-    const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`${url}${path}`, {
+      headers: { Authorization: `Bearer ${adminToken}` },
+      signal: AbortSignal.timeout(15_000),
+    });
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
   };
 }
@@ -153,7 +169,10 @@ function adminClient(url: string, adminToken: string): BridgeHandle['admin'] {
   return async (method, path, body) => {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        Authorization: `Bearer ${adminToken}`,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(15_000),
     });
@@ -163,7 +182,11 @@ function adminClient(url: string, adminToken: string): BridgeHandle['admin'] {
 }
 
 /** The bridge inside this process, on port 0 with a temporary data dir. */
-export async function startInProcessBridge(cleanup: Cleanup, adb: AdbServerRig, options: Partial<CoreOptionsInput> = {}): Promise<BridgeHandle> {
+export async function startInProcessBridge(
+  cleanup: Cleanup,
+  adb: AdbServerRig,
+  options: Partial<CoreOptionsInput> = {},
+): Promise<BridgeHandle> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-'));
   cleanup.add('bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
   const { apiKey, adminToken } = freshSecrets();
@@ -179,7 +202,15 @@ export async function startInProcessBridge(cleanup: Cleanup, adb: AdbServerRig, 
   });
   cleanup.add('in-process bridge', () => core.stop());
   const { url } = await core.start();
-  return { url, apiKey, pid: undefined, probeFile: undefined, core, admin: adminClient(url, adminToken), adminBytes: adminBytes(url, adminToken) };
+  return {
+    url,
+    apiKey,
+    pid: undefined,
+    probeFile: undefined,
+    core,
+    admin: adminClient(url, adminToken),
+    adminBytes: adminBytes(url, adminToken),
+  };
 }
 
 /**
@@ -192,12 +223,31 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
   cleanup.add('spawned bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
   const { apiKey, adminToken } = freshSecrets();
   const probeFile = join(dataDir, 'bench-memory.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: apiKey, DEVICE_BRIDGE_ADMIN_TOKEN: adminToken, BENCH_PROBE_FILE: probeFile };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEVICE_BRIDGE_API_KEY: apiKey,
+    DEVICE_BRIDGE_ADMIN_TOKEN: adminToken,
+    BENCH_PROBE_FILE: probeFile,
+  };
   delete env.ADB_SERVER_SOCKET;
   delete env.ANDROID_ADB_SERVER_PORT;
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', '--import', join(REPO_ROOT, 'bench', 'bridge-probe.ts'), join(REPO_ROOT, 'main', 'cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adb.port}`],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--import',
+      join(REPO_ROOT, 'bench', 'bridge-probe.ts'),
+      join(REPO_ROOT, 'main', 'cli.ts'),
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--adb',
+      `127.0.0.1:${adb.port}`,
+    ],
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   cleanup.add('spawned bridge', () => stopChild(child));
@@ -215,13 +265,23 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
         const match = /device-bridge listening on (http:\/\/[^\s]+)\n/.exec(out);
         if (match?.[1]) resolve(match[1]);
       });
-      child.once('exit', (code) => reject(new Error(`the bridge exited with ${String(code)} before listening: ${stderr}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`the bridge exited with ${String(code)} before listening: ${stderr}`)),
+      );
       child.once('error', reject);
     }),
     60_000,
     'the bridge process to listen',
   );
-  return { url, apiKey, pid: child.pid, probeFile, core: undefined, admin: adminClient(url, adminToken), adminBytes: adminBytes(url, adminToken) };
+  return {
+    url,
+    apiKey,
+    pid: child.pid,
+    probeFile,
+    core: undefined,
+    admin: adminClient(url, adminToken),
+    adminBytes: adminBytes(url, adminToken),
+  };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -244,7 +304,11 @@ export async function bridgeDevices(bridge: BridgeHandle): Promise<AdminDevice[]
 }
 
 /** Waits until the bridge sees every serial ready (state device, facts read); returns their device ids in order. */
-export async function waitForDevices(bridge: BridgeHandle, serials: readonly string[], timeoutMs = 60_000): Promise<string[]> {
+export async function waitForDevices(
+  bridge: BridgeHandle,
+  serials: readonly string[],
+  timeoutMs = 60_000,
+): Promise<string[]> {
   let ids: string[] = [];
   await waitUntil(
     async () => {
@@ -272,21 +336,38 @@ export async function bindChannel(bridge: BridgeHandle, client: WireClient, devi
   const channelId = String(opened.payload?.connector_channel_id);
   const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
   const sessionId = String(started.payload?.auth_session_id);
-  const res = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: deviceId });
+  const res = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+    action: 'approve',
+    device_id: deviceId,
+  });
   if (res.status !== 200) throw new Error(`approve failed: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-  const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
-  if (status.payload?.status !== 'authenticated') throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
+  const status = await client.request(
+    'auth.status',
+    { flow_id: 'desktop_approval', auth_session_id: sessionId },
+    channelId,
+  );
+  if (status.payload?.status !== 'authenticated')
+    throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
   return channelId;
 }
 
 let callCounter = 0;
 
 /** One tool call; resolves with the ack's result or throws with the ack's error code. */
-export async function callTool(client: WireClient, channelId: string, toolId: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+export async function callTool(
+  client: WireClient,
+  channelId: string,
+  toolId: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   callCounter += 1;
   const ack = await client.request(
     'tool.invoke',
-    { tool_id: toolId, arguments: { connector_channel_id: channelId, ...args }, context: { session_id: 'sess_bench', tool_call_id: `bench_${process.pid}_${callCounter}` } },
+    {
+      tool_id: toolId,
+      arguments: { connector_channel_id: channelId, ...args },
+      context: { session_id: 'sess_bench', tool_call_id: `bench_${process.pid}_${callCounter}` },
+    },
     channelId,
     30_000,
   );

@@ -50,7 +50,14 @@ export const IDLE_TAP = { x: 540, y: 147 };
  * `getprop` is not among them: the bridge reads the build properties once per connection, and
  * a direct caller would too.
  */
-const STATUS_COMMANDS = ['wm size', 'wm density', 'dumpsys battery', 'dumpsys power', 'dumpsys window', 'dumpsys input'];
+const STATUS_COMMANDS = [
+  'wm size',
+  'wm density',
+  'dumpsys battery',
+  'dumpsys power',
+  'dumpsys window',
+  'dumpsys input',
+];
 
 async function readAll(stream: Duplex): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -161,7 +168,13 @@ async function timed(run: () => Promise<void>): Promise<number> {
  * each timed call on either path (outside the timing), as it does while a phone works on a
  * command; it shows what an idle CPU adds to the same code.
  */
-export async function measureLatency(target: LatencyTarget, counts: SampleCounts, log: (line: string) => void, note = '', pauseMs = 0): Promise<LatencyRow[]> {
+export async function measureLatency(
+  target: LatencyTarget,
+  counts: SampleCounts,
+  log: (line: string) => void,
+  note = '',
+  pauseMs = 0,
+): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const c of cases(target, counts)) {
     if (c.samples <= 0) continue;
@@ -185,7 +198,9 @@ export async function measureLatency(target: LatencyTarget, counts: SampleCounts
     }
     const row = { tool: `${c.tool}${note}`, direct: c.direct, bridge: summarize(bridge), adbkit: summarize(adbkit) };
     rows.push(row);
-    log(`  ${row.tool} vs ${c.direct}: bridge p50 ${row.bridge.p50.toFixed(2)} ms, adbkit p50 ${row.adbkit.p50.toFixed(2)} ms (${c.samples} each)`);
+    log(
+      `  ${row.tool} vs ${c.direct}: bridge p50 ${row.bridge.p50.toFixed(2)} ms, adbkit p50 ${row.adbkit.p50.toFixed(2)} ms (${c.samples} each)`,
+    );
   }
   return rows;
 }

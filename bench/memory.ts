@@ -15,7 +15,8 @@ export function readRss(pid: number): Rss | undefined {
   const path = `/proc/${pid}/status`;
   if (!existsSync(path)) return undefined;
   const text = readFileSync(path, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
   return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };
 }
 

@@ -20,7 +20,18 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createCore } from '../main/core/create-core';
-import { Cleanup, adminBytes, bindChannel, callTool, connectClient, startAdb, startPhones, waitForDevices, withTimeout, type BridgeHandle } from './env';
+import {
+  Cleanup,
+  adminBytes,
+  bindChannel,
+  callTool,
+  connectClient,
+  startAdb,
+  startPhones,
+  waitForDevices,
+  withTimeout,
+  type BridgeHandle,
+} from './env';
 import { readAfterGc } from './memory';
 
 const ROOT = resolve(__dirname, '..');
@@ -70,12 +81,28 @@ async function spawnBridge(cleanup: Cleanup, consoleDir: string, adbPort: number
   const apiKey = randomBytes(24).toString('base64url');
   const adminToken = randomBytes(24).toString('base64url');
   const probeFile = join(dataDir, 'probe.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: apiKey, DEVICE_BRIDGE_ADMIN_TOKEN: adminToken, BENCH_PROBE_FILE: probeFile };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEVICE_BRIDGE_API_KEY: apiKey,
+    DEVICE_BRIDGE_ADMIN_TOKEN: adminToken,
+    BENCH_PROBE_FILE: probeFile,
+  };
   delete env.ADB_SERVER_SOCKET;
   delete env.ANDROID_ADB_SERVER_PORT;
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', '--import', join(ROOT, 'bench', 'bridge-probe.ts'), __filename, '--serve', consoleDir, String(adbPort), dataDir],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--import',
+      join(ROOT, 'bench', 'bridge-probe.ts'),
+      __filename,
+      '--serve',
+      consoleDir,
+      String(adbPort),
+      dataDir,
+    ],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   cleanup.add('bridge process', async () => {
@@ -101,13 +128,25 @@ async function spawnBridge(cleanup: Cleanup, consoleDir: string, adbPort: number
   const admin: BridgeHandle['admin'] = async (method, path, body) => {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        Authorization: `Bearer ${adminToken}`,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
-  return { url, apiKey, pid: child.pid ?? 0, probeFile, core: undefined, admin, adminBytes: adminBytes(url, adminToken), adminToken };
+  return {
+    url,
+    apiKey,
+    pid: child.pid ?? 0,
+    probeFile,
+    core: undefined,
+    admin,
+    adminBytes: adminBytes(url, adminToken),
+    adminToken,
+  };
 }
 
 interface Sample {
@@ -144,7 +183,9 @@ async function soak(): Promise<void> {
   try {
     const consoleDir = mkdtempSync(join(tmpdir(), 'phone-view-console-'));
     cleanup.add('console build', () => rmSync(consoleDir, { recursive: true, force: true }));
-    const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as { buildRenderer: (o: { outDir: string; minify?: boolean }) => Promise<unknown> };
+    const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
+      buildRenderer: (o: { outDir: string; minify?: boolean }) => Promise<unknown>;
+    };
     await buildRenderer({ outDir: consoleDir, minify: true });
     const adb = await startAdb(cleanup);
     const phones = await startPhones(cleanup, adb, ['usb-phone'], 'PV');
@@ -153,7 +194,10 @@ async function soak(): Promise<void> {
     const client = await connectClient(cleanup, bridge, 'xAgent client');
     const channel = await bindChannel(bridge, client, deviceId);
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
     cleanup.add('browser', () => browser.close());
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     await page.goto(`${bridge.url}/console/#token=${bridge.adminToken}`);
@@ -174,8 +218,13 @@ async function soak(): Promise<void> {
       while (!stopping) {
         const pick = actions % 4;
         try {
-          if (pick === 0 || pick === 1) await callTool(client, channel, 'android_tap', { x: rnd(100, 980), y: rnd(400, 1800) });
-          else if (pick === 2) await callTool(client, channel, 'android_swipe', { direction: actions % 8 === 2 ? 'up' : 'down', duration_ms: 150 });
+          if (pick === 0 || pick === 1)
+            await callTool(client, channel, 'android_tap', { x: rnd(100, 980), y: rnd(400, 1800) });
+          else if (pick === 2)
+            await callTool(client, channel, 'android_swipe', {
+              direction: actions % 8 === 2 ? 'up' : 'down',
+              duration_ms: 150,
+            });
           else await callTool(client, channel, 'android_device_status');
         } catch {
           failures += 1;
@@ -196,7 +245,12 @@ async function soak(): Promise<void> {
       const { metrics } = await cdp.send('Performance.getMetrics');
       const metric = (name: string): number => metrics.find((m) => m.name === name)?.value ?? Number.NaN;
       const bridgeMem = await readAfterGc(bridge.pid, bridge.probeFile);
-      const frames = Number(await page.getByTestId('phone-view-frame').getAttribute('data-shown').catch(() => 'NaN'));
+      const frames = Number(
+        await page
+          .getByTestId('phone-view-frame')
+          .getAttribute('data-shown')
+          .catch(() => 'NaN'),
+      );
       const s: Sample = {
         minute: (Date.now() - started) / 60_000,
         pageHeapMiB: metric('JSHeapUsedSize') / 2 ** 20,
@@ -221,7 +275,8 @@ async function soak(): Promise<void> {
     await agent;
 
     const steady = samples.filter((s) => s.minute * 60_000 >= Math.min(WARMUP_MS, (minutes * 60_000) / 4));
-    const slope = (pick: (s: Sample) => number): string => slopePerHour(steady.map((s) => [s.minute, pick(s)])).toFixed(2);
+    const slope = (pick: (s: Sample) => number): string =>
+      slopePerHour(steady.map((s) => [s.minute, pick(s)])).toFixed(2);
     // RSS swings by tens of MiB between samples (native image buffers come and go): the medians
     // of the first and last third of the steady samples say more than a slope through the noise.
     const third = Math.max(1, Math.floor(steady.length / 3));
@@ -233,7 +288,8 @@ async function soak(): Promise<void> {
       `${median(steady.slice(0, third).map(pick)).toFixed(1)} → ${median(steady.slice(-third).map(pick)).toFixed(1)}`;
     const last = samples[samples.length - 1];
     const first = steady[0];
-    const fps = last && samples[0] ? (last.frames - samples[0].frames) / ((last.minute - samples[0].minute) * 60) : Number.NaN;
+    const fps =
+      last && samples[0] ? (last.frames - samples[0].frames) / ((last.minute - samples[0].minute) * 60) : Number.NaN;
     const lines = [
       `# Phone view soak (${new Date().toISOString().slice(0, 16)}Z, ${minutes} min, one usb-phone simulated phone)`,
       '',
@@ -245,7 +301,10 @@ async function soak(): Promise<void> {
       '',
       '| min | page heap MiB | DOM nodes | listeners | bridge RSS MiB | bridge heap MiB | frames | actions |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      ...samples.map((s) => `| ${s.minute.toFixed(1)} | ${s.pageHeapMiB.toFixed(2)} | ${s.domNodes} | ${s.listeners} | ${s.bridgeRssMiB.toFixed(1)} | ${s.bridgeHeapMiB.toFixed(1)} | ${s.frames} | ${s.actions} |`),
+      ...samples.map(
+        (s) =>
+          `| ${s.minute.toFixed(1)} | ${s.pageHeapMiB.toFixed(2)} | ${s.domNodes} | ${s.listeners} | ${s.bridgeRssMiB.toFixed(1)} | ${s.bridgeHeapMiB.toFixed(1)} | ${s.frames} | ${s.actions} |`,
+      ),
       '',
     ];
     writeFileSync(join(__dirname, 'phone-view-results.md'), lines.join('\n'));

@@ -21,10 +21,15 @@ export interface MachineInfo {
 export function machineInfo(): MachineInfo {
   const adb = spawnSync('adb', ['version'], { encoding: 'utf8', timeout: 10_000 });
   const adbLines = (adb.stdout ?? '').split('\n');
-  const adbVersion = [adbLines[0]?.replace('Android Debug Bridge version ', ''), adbLines[1]?.replace('Version ', '')].filter(Boolean).join(' / ');
+  const adbVersion = [adbLines[0]?.replace('Android Debug Bridge version ', ''), adbLines[1]?.replace('Version ', '')]
+    .filter(Boolean)
+    .join(' / ');
   const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(1)} GiB`;
   return {
-    date: new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'),
+    date: new Date()
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC'),
     cpu: cpus()[0]?.model.trim() ?? 'unknown',
     cores: cpus().length,
     memory: `${gib(totalmem())} (${gib(freemem())} free)`,

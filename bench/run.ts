@@ -5,7 +5,18 @@
  * stopped at the end, after an error and on Ctrl-C too.
  */
 import { join } from 'node:path';
-import { Cleanup, bindChannel, connectClient, setScreenChecks, startAdb, startInProcessBridge, startPhones, startSpawnedBridge, waitForDevices, type BridgeHandle } from './env';
+import {
+  Cleanup,
+  bindChannel,
+  connectClient,
+  setScreenChecks,
+  startAdb,
+  startInProcessBridge,
+  startPhones,
+  startSpawnedBridge,
+  waitForDevices,
+  type BridgeHandle,
+} from './env';
 import { measureLatency, type LatencyRow, type SampleCounts } from './latency';
 import { figures, runLoad, LOAD_TOOLS, type LoadResult } from './load';
 import { mib, readAfterGc, readCpuSeconds, readRss, RssSampler, type AfterGc } from './memory';
@@ -28,8 +39,14 @@ const RESULTS = join(__dirname, 'results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
 const LATENCY_SAMPLES: Record<'instant' | 'usb-phone', SampleCounts> = QUICK
-  ? { instant: { tap: 60, status: 40, uiTree: 30, screenshot: 8 }, 'usb-phone': { tap: 5, status: 10, uiTree: 0, screenshot: 3 } }
-  : { instant: { tap: 300, status: 200, uiTree: 150, screenshot: 20 }, 'usb-phone': { tap: 10, status: 60, uiTree: 20, screenshot: 6 } };
+  ? {
+      instant: { tap: 60, status: 40, uiTree: 30, screenshot: 8 },
+      'usb-phone': { tap: 5, status: 10, uiTree: 0, screenshot: 3 },
+    }
+  : {
+      instant: { tap: 300, status: 200, uiTree: 150, screenshot: 20 },
+      'usb-phone': { tap: 10, status: 60, uiTree: 20, screenshot: 6 },
+    };
 /**
  * Taps with the screen checks off cost only `input tap` (~0.3 s on usb-phone), so they get
  * enough samples for a p50 that a millisecond goal can be judged by.
@@ -55,7 +72,18 @@ function log(line: string): void {
 /** Goal (issue #5): at p50 the bridge adds at most 10 % and at most 2 ms. */
 function latencyTable(rows: LatencyRow[]): string {
   return table(
-    ['tool', 'direct adbkit command', 'n', 'adbkit p50', 'bridge p50', 'added p50', 'added %', 'adbkit p95', 'bridge p95', 'goal ≤2 ms & ≤10%'],
+    [
+      'tool',
+      'direct adbkit command',
+      'n',
+      'adbkit p50',
+      'bridge p50',
+      'added p50',
+      'added %',
+      'adbkit p95',
+      'bridge p95',
+      'goal ≤2 ms & ≤10%',
+    ],
     rows.map((r) => {
       const added = r.bridge.p50 - r.adbkit.p50;
       const ratio = (added / r.adbkit.p50) * 100;
@@ -77,7 +105,16 @@ function latencyTable(rows: LatencyRow[]): string {
 
 function screenshotTables(rows: ScreenshotRow[]): string {
   const timing = table(
-    ['phone profile', 'n', 'by hand p50', 'by hand p95', 'bridge ack p50', 'bridge +download p50', 'bridge +download p95', 'faster than by hand?'],
+    [
+      'phone profile',
+      'n',
+      'by hand p50',
+      'by hand p95',
+      'bridge ack p50',
+      'bridge +download p50',
+      'bridge +download p95',
+      'faster than by hand?',
+    ],
     rows.map((r) => [
       r.profile,
       String(r.bridge.count),
@@ -86,18 +123,34 @@ function screenshotTables(rows: ScreenshotRow[]): string {
       ms(r.ack.p50),
       ms(r.bridge.p50),
       ms(r.bridge.p95),
-      r.bridge.p50 < r.byHand.p50 ? `yes, ${(r.byHand.p50 / r.bridge.p50).toFixed(1)}×` : `no (${(r.bridge.p50 / r.byHand.p50).toFixed(1)}× slower)`,
+      r.bridge.p50 < r.byHand.p50
+        ? `yes, ${(r.byHand.p50 / r.bridge.p50).toFixed(1)}×`
+        : `no (${(r.bridge.p50 / r.byHand.p50).toFixed(1)}× slower)`,
     ]),
   );
   const size = table(
     ['phone profile', 'phone PNG', 'delivered (default)', 'format, size', 'fewer bytes', 'goal ≥5×'],
     rows.map((r) => {
       const ratio = r.phonePngBytes / r.bridgeBytes;
-      return [r.profile, bytes(r.phonePngBytes), bytes(r.bridgeBytes), `${r.mimeType}, ${r.width}×${r.height}`, `${ratio.toFixed(1)}×`, ratio >= 5 ? 'met' : 'missed'];
+      return [
+        r.profile,
+        bytes(r.phonePngBytes),
+        bytes(r.bridgeBytes),
+        `${r.mimeType}, ${r.width}×${r.height}`,
+        `${ratio.toFixed(1)}×`,
+        ratio >= 5 ? 'met' : 'missed',
+      ];
     }),
   );
   const legible = table(
-    ['phone profile', 'phone screen', 'delivered', 'longest side ≥1280 or full size', '14 sp text height', 'mean abs. difference vs phone PNG (0–255)'],
+    [
+      'phone profile',
+      'phone screen',
+      'delivered',
+      'longest side ≥1280 or full size',
+      '14 sp text height',
+      'mean abs. difference vs phone PNG (0–255)',
+    ],
     rows.map((r) => [
       r.profile,
       `${r.phoneWidth}×${r.phoneHeight}`,
@@ -124,8 +177,17 @@ function loadTable(runs: FarmRun[]): string {
       const s = f.byTool[tool]!;
       rows.push([run.label, tool, String(s.count), ms(s.p50), ms(s.p95), ms(s.p99)]);
     }
-    const errors = Object.entries(f.errors).map(([code, n]) => `${code} ×${n}`).join(', ');
-    rows.push([run.label, 'all calls/s', f.callsPerSecond.toFixed(1), '', '', errors ? `errors: ${errors}` : 'no errors']);
+    const errors = Object.entries(f.errors)
+      .map(([code, n]) => `${code} ×${n}`)
+      .join(', ');
+    rows.push([
+      run.label,
+      'all calls/s',
+      f.callsPerSecond.toFixed(1),
+      '',
+      '',
+      errors ? `errors: ${errors}` : 'no errors',
+    ]);
   }
   return table(['run', 'tool', 'calls', 'p50', 'p95', 'p99'], rows);
 }
@@ -156,7 +218,9 @@ async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): P
   const profiles = Array.from({ length: FARM_SIZE }, () => 'usb-phone' as const);
   // adb 1.0.41 now and then drops a host connection while many TCP phones attach; one more try.
   const farm = await startPhones(cleanup, adb, profiles, 'F').catch(async (error: unknown) => {
-    log(`attaching ${FARM_SIZE} phones failed (${error instanceof Error ? error.message : String(error)}); trying once more`);
+    log(
+      `attaching ${FARM_SIZE} phones failed (${error instanceof Error ? error.message : String(error)}); trying once more`,
+    );
     if (!adb.running) throw error;
     return startPhones(cleanup, adb, profiles, 'F2');
   });
@@ -225,7 +289,11 @@ async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): P
     loadTable([
       { label: '1 phone', result: one },
       { label: `${FARM_SIZE} phones`, result: farmRun },
-      { label: `${FARM_SIZE} phones, one slow: the other ${FARM_SIZE - 1}`, result: slowRun, include: (p) => p !== slowIndex },
+      {
+        label: `${FARM_SIZE} phones, one slow: the other ${FARM_SIZE - 1}`,
+        result: slowRun,
+        include: (p) => p !== slowIndex,
+      },
       { label: `${FARM_SIZE} phones, one slow: the slow phone`, result: slowRun, include: (p) => p === slowIndex },
     ]),
   );
@@ -250,7 +318,12 @@ async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): P
             after <= before * 1.1 ? 'met' : 'missed',
           ];
         }),
-        [`CPU during the ${FARM_SIZE}-phone run`, `bridge ${cpu.bridge}, simulated phones + client ${cpu.bench}, adb server ${cpu.adb} of one core`, '', ''],
+        [
+          `CPU during the ${FARM_SIZE}-phone run`,
+          `bridge ${cpu.bridge}, simulated phones + client ${cpu.bench}, adb server ${cpu.adb} of one core`,
+          '',
+          '',
+        ],
       ],
     ),
   );
@@ -306,7 +379,13 @@ async function main(): Promise<void> {
     for (const profile of ['instant', 'usb-phone'] as const) {
       log(`a. latency, ${profile} phone`);
       const index = profile === 'instant' ? 0 : 1;
-      const target = { client, channelId: channels[profile], adbPort: adb.port, serial: pair.serial(index), phone: pair.phones[index]! };
+      const target = {
+        client,
+        channelId: channels[profile],
+        adbPort: adb.port,
+        serial: pair.serial(index),
+        phone: pair.phones[index]!,
+      };
       const rows = await measureLatency(target, LATENCY_SAMPLES[profile], log);
       // The safety gate reads the screen (a UI dump) before a control action by default; the
       // same taps with those checks off show what the transport and queue alone add.
@@ -315,7 +394,18 @@ async function main(): Promise<void> {
         rows.splice(1, 0, ...(await measureLatency(target, counts, log, ' (screen checks off)')));
         // The same instant taps with the process idle 300 ms before each call, as while a
         // usb-phone works: what the idle CPU, not the phone, adds to the bridge's path.
-        if (profile === 'instant') rows.splice(2, 0, ...(await measureLatency(target, { ...counts, tap: IDLE_PAUSE_TAP_SAMPLES }, log, ' (screen checks off, 300 ms idle before each call)', 300)));
+        if (profile === 'instant')
+          rows.splice(
+            2,
+            0,
+            ...(await measureLatency(
+              target,
+              { ...counts, tap: IDLE_PAUSE_TAP_SAMPLES },
+              log,
+              ' (screen checks off, 300 ms idle before each call)',
+              300,
+            )),
+          );
         await setScreenChecks(bridge, true);
       }
       report.add(`**${profile} phone**\n\n${latencyTable(rows)}`);
@@ -325,7 +415,7 @@ async function main(): Promise<void> {
         'to classify what the tap touches), so a default tap costs a UI dump on top of `input tap`; "screen checks off" is the same tap ' +
         'with every screen-based risk class set to allow (PUT /admin/api/policies), i.e. transport, queue and journal only. ' +
         'Device status, UI tree and screenshot are observation tools and are not probed. ' +
-        'The bridge reads exit statuses through adb\'s shell protocol v2, so each command is one command on the phone, as in ' +
+        "The bridge reads exit statuses through adb's shell protocol v2, so each command is one command on the phone, as in " +
         'the direct adbkit call (phones without v2 get a legacy shell with an `echo` of the exit status). ' +
         '"300 ms idle before each call" is the instant tap again with the process left idle before every call on both paths, as it is while a ' +
         'usb-phone runs its command: the same code then takes longer (cold caches, an idle virtual CPU waking up), and that, not the phone, is ' +
@@ -341,7 +431,7 @@ async function main(): Promise<void> {
       'Default settings (no arguments). By hand = the real adb CLI (`adb -P PORT -s SERIAL exec-out screencap -p`), process start included, ' +
         'as a person or script would run it. Every capture is of a new frame. The bridge runs in its own process here ' +
         '(`device-bridge serve`), as the by-hand adb CLI does: the simulated phones draw every new frame in the bench process, ' +
-        'and a bridge sharing that JavaScript thread would be charged for the phone\'s own work.',
+        "and a bridge sharing that JavaScript thread would be charged for the phone's own work.",
     );
     const shotBridge = await startSpawnedBridge(cleanup, adb);
     const [shotInstantId, shotUsbId] = await waitForDevices(shotBridge, [pair.serial(0), pair.serial(1)]);
@@ -356,8 +446,19 @@ async function main(): Promise<void> {
       for (const profile of ['instant', 'usb-phone'] as const) {
         log(`a (own process). latency, ${profile} phone, screen checks off`);
         const index = profile === 'instant' ? 0 : 1;
-        const target = { client: shotClient, channelId: shotChannels[profile], adbPort: adb.port, serial: pair.serial(index), phone: pair.phones[index]! };
-        const rows = await measureLatency(target, { ...LATENCY_SAMPLES[profile], tap: UNCHECKED_TAP_SAMPLES[profile], screenshot: 0 }, log, ' (screen checks off)');
+        const target = {
+          client: shotClient,
+          channelId: shotChannels[profile],
+          adbPort: adb.port,
+          serial: pair.serial(index),
+          phone: pair.phones[index]!,
+        };
+        const rows = await measureLatency(
+          target,
+          { ...LATENCY_SAMPLES[profile], tap: UNCHECKED_TAP_SAMPLES[profile], screenshot: 0 },
+          log,
+          ' (screen checks off)',
+        );
         ownProcessRows.push(`**${profile} phone, bridge in its own process**\n\n${latencyTable(rows)}`);
       }
       await setScreenChecks(shotBridge, true);
@@ -368,7 +469,15 @@ async function main(): Promise<void> {
       const index = profile === 'instant' ? 0 : 1;
       shots.push(
         await measureScreenshots(
-          { bridge: shotBridge, client: shotClient, channelId: shotChannels[profile], adb, serial: pair.serial(index), phone: pair.phones[index]!, density: DENSITY },
+          {
+            bridge: shotBridge,
+            client: shotClient,
+            channelId: shotChannels[profile],
+            adb,
+            serial: pair.serial(index),
+            phone: pair.phones[index]!,
+            density: DENSITY,
+          },
           profile,
           SCREENSHOT_SAMPLES[profile],
           log,

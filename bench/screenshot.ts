@@ -42,7 +42,9 @@ export interface ScreenshotRow {
   textPx: number;
 }
 
-async function viaBridge(t: ScreenshotTarget): Promise<{ ackMs: number; totalMs: number; bytes: Buffer; result: Record<string, any> }> {
+async function viaBridge(
+  t: ScreenshotTarget,
+): Promise<{ ackMs: number; totalMs: number; bytes: Buffer; result: Record<string, any> }> {
   const t0 = now();
   const result = await callTool(t.client, t.channelId, 'android_screenshot');
   const ackMs = now() - t0;
@@ -59,7 +61,12 @@ async function byHand(t: ScreenshotTarget): Promise<{ ms: number; png: Buffer }>
   return { ms: now() - t0, png: out.stdout };
 }
 
-export async function measureScreenshots(t: ScreenshotTarget, profile: string, samples: number, log: (line: string) => void): Promise<ScreenshotRow> {
+export async function measureScreenshots(
+  t: ScreenshotTarget,
+  profile: string,
+  samples: number,
+  log: (line: string) => void,
+): Promise<ScreenshotRow> {
   // A new frame before every capture (the status-bar battery changes), so no path is
   // answered from the phone's frame cache or with the bridge's `unchanged`.
   let battery = 1;
@@ -126,6 +133,8 @@ export async function measureScreenshots(t: ScreenshotTarget, profile: string, s
     meanAbsError: diff / Math.max(1, Math.min(mine.length, reference.length)),
     textPx: ((14 * t.density) / 160) * scale,
   };
-  log(`  ${profile}: bridge p50 ${row.bridge.p50.toFixed(1)} ms, by hand p50 ${row.byHand.p50.toFixed(1)} ms; ${row.bridgeBytes} B vs ${row.phonePngBytes} B`);
+  log(
+    `  ${profile}: bridge p50 ${row.bridge.p50.toFixed(1)} ms, by hand p50 ${row.byHand.p50.toFixed(1)} ms; ${row.bridgeBytes} B vs ${row.phonePngBytes} B`,
+  );
   return row;
 }

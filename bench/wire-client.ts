@@ -31,7 +31,8 @@ export class WireClient {
       }
     });
     ws.on('close', () => {
-      for (const waiter of this.waiters.values()) waiter({ type: 'closed', error: { code: 'closed', message: 'the WebSocket closed' } });
+      for (const waiter of this.waiters.values())
+        waiter({ type: 'closed', error: { code: 'closed', message: 'the WebSocket closed' } });
       this.waiters.clear();
     });
   }

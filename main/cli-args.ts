@@ -85,7 +85,10 @@ export class ParsedFlags {
     if (text === undefined) return undefined;
     const value = /^-?\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
-      throw new UsageError('invalid_value', `--${name} must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(text)})`);
+      throw new UsageError(
+        'invalid_value',
+        `--${name} must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(text)})`,
+      );
     }
     return value;
   }
@@ -96,7 +99,10 @@ export class ParsedFlags {
     if (text === undefined) return undefined;
     const found = choices.find((c) => c === text);
     if (found === undefined) {
-      throw new UsageError('invalid_value', `--${name} must be ${formatChoices(choices)} (got ${JSON.stringify(text)})`);
+      throw new UsageError(
+        'invalid_value',
+        `--${name} must be ${formatChoices(choices)} (got ${JSON.stringify(text)})`,
+      );
     }
     return found;
   }
@@ -127,13 +133,20 @@ export interface ParsedCommandLine<C extends CommandSpec = CommandSpec> {
  * argument names the command; with none, or when the line starts with a flag,
  * `defaultCommand` applies. Throws UsageError for anything not declared.
  */
-export function parseCommandLine<C extends CommandSpec>(argv: readonly string[], commands: readonly C[], defaultCommand: string): ParsedCommandLine<C> {
+export function parseCommandLine<C extends CommandSpec>(
+  argv: readonly string[],
+  commands: readonly C[],
+  defaultCommand: string,
+): ParsedCommandLine<C> {
   const first = argv[0];
   const named = first !== undefined && !first.startsWith('-');
   const commandName = named ? first : defaultCommand;
   const command = commands.find((c) => c.name === commandName);
   if (!command) {
-    const near = nearest(commandName, commands.map((c) => c.name));
+    const near = nearest(
+      commandName,
+      commands.map((c) => c.name),
+    );
     throw new UsageError('unknown_command', `unknown command ${commandName}${near ? ` (did you mean ${near}?)` : ''}`);
   }
   const rest = named ? argv.slice(1) : argv;
@@ -146,7 +159,10 @@ export function parseCommandLine<C extends CommandSpec>(argv: readonly string[],
       continue;
     }
     if (!arg.startsWith('-') || arg === '-' || arg === '--') {
-      throw new UsageError('unexpected_argument', `unexpected argument ${JSON.stringify(arg)} for ${command.name} (flags start with --)`);
+      throw new UsageError(
+        'unexpected_argument',
+        `unexpected argument ${JSON.stringify(arg)} for ${command.name} (flags start with --)`,
+      );
     }
     if (!arg.startsWith('--')) throw unknownFlag(arg, command, commands);
     const eq = arg.indexOf('=');
@@ -159,7 +175,8 @@ export function parseCommandLine<C extends CommandSpec>(argv: readonly string[],
     }
     let value: string;
     if (spec.kind === 'boolean') {
-      if (inline !== undefined) throw new UsageError('unexpected_value', `--${name} takes no value (got --${name}=${inline})`);
+      if (inline !== undefined)
+        throw new UsageError('unexpected_value', `--${name} takes no value (got --${name}=${inline})`);
       value = '';
     } else if (inline !== undefined) {
       value = inline;
@@ -220,7 +237,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j < cols; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, at(i - 2, j - 2) + 1);
       d[i * cols + j] = value;
     }
   }
@@ -232,7 +250,8 @@ export function editDistance(a: string, b: string): number {
  * its flags with their placeholders and help. `footer` is appended as is.
  */
 export function formatUsage(program: string, commands: readonly CommandSpec[], footer = ''): string {
-  const flagLabel = (f: FlagSpec): string => `--${f.name}${f.kind === 'value' ? ` ${f.placeholder ?? 'VALUE'}` : ''}${f.repeatable ? ' ...' : ''}`;
+  const flagLabel = (f: FlagSpec): string =>
+    `--${f.name}${f.kind === 'value' ? ` ${f.placeholder ?? 'VALUE'}` : ''}${f.repeatable ? ' ...' : ''}`;
   const commandWidth = Math.max(0, ...commands.map((c) => c.name.length));
   const flagWidth = Math.max(0, ...commands.flatMap((c) => c.flags.map((f) => flagLabel(f).length)));
   const lines = [`Usage: ${program} <command> [flags]   (every command also takes --help)`, ''];
@@ -252,7 +271,10 @@ export function parseHostPort(text: string, what = 'address', defaultPort?: numb
   const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(text.trim());
   const port = match?.[2] !== undefined ? Number(match[2]) : defaultPort;
   if (!match?.[1] || port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new UsageError('invalid_value', `${what} must be HOST:PORT with a port from 1 to 65535 (got ${JSON.stringify(text)})`);
+    throw new UsageError(
+      'invalid_value',
+      `${what} must be HOST:PORT with a port from 1 to 65535 (got ${JSON.stringify(text)})`,
+    );
   }
   return { host: match[1].replace(/^\[|\]$/g, ''), port };
 }

@@ -21,7 +21,12 @@ const DATA_DIR_FLAG = {
 /** Settings of the bridge itself, taken by both `serve` and `demo`; then its changeable limits (cli-limits.ts). */
 export const BRIDGE_FLAGS = [
   { name: 'host', kind: 'value', placeholder: 'HOST', help: 'bind address (default 127.0.0.1)' },
-  { name: 'port', kind: 'value', placeholder: 'PORT', help: 'port of all planes and the console (default 8765; 0 = any free port)' },
+  {
+    name: 'port',
+    kind: 'value',
+    placeholder: 'PORT',
+    help: 'port of all planes and the console (default 8765; 0 = any free port)',
+  },
   DATA_DIR_FLAG,
   { name: 'allow-remote-admin', kind: 'boolean', help: 'let non-loopback clients use the admin API and console' },
   ...NETWORK_FLAGS,
@@ -31,8 +36,18 @@ export const BRIDGE_FLAGS = [
 /** Simulated phones, taken by `sim` and `demo`. */
 const SIM_FLAGS = [
   { name: 'devices', kind: 'value', placeholder: 'N', help: 'how many simulated phones, 1-64 (default 1; demo 3)' },
-  { name: 'profile', kind: 'value', placeholder: 'instant|usb-phone', help: 'timing of the simulated phones (default instant)' },
-  { name: 'quirks', kind: 'value', placeholder: 'a,b', help: 'named ways real phones fail, carried by every simulated phone (main/sim/QUIRKS.md)' },
+  {
+    name: 'profile',
+    kind: 'value',
+    placeholder: 'instant|usb-phone',
+    help: 'timing of the simulated phones (default instant)',
+  },
+  {
+    name: 'quirks',
+    kind: 'value',
+    placeholder: 'a,b',
+    help: 'named ways real phones fail, carried by every simulated phone (main/sim/QUIRKS.md)',
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const COMMANDS = [
@@ -55,11 +70,20 @@ export const COMMANDS = [
   {
     name: 'sim',
     summary: 'attach simulated phones to an ADB server until stopped',
-    flags: [...SIM_FLAGS, { name: 'adb', kind: 'value', placeholder: 'HOST:PORT', help: 'the ADB server to attach them to (default as for serve)' }],
+    flags: [
+      ...SIM_FLAGS,
+      {
+        name: 'adb',
+        kind: 'value',
+        placeholder: 'HOST:PORT',
+        help: 'the ADB server to attach them to (default as for serve)',
+      },
+    ],
   },
   {
     name: 'demo',
-    summary: 'a private ADB server, simulated phones and the bridge (port 0 and a new temporary data folder unless given)',
+    summary:
+      'a private ADB server, simulated phones and the bridge (port 0 and a new temporary data folder unless given)',
     flags: [...SIM_FLAGS, ...BRIDGE_FLAGS],
   },
   { name: 'help', summary: 'print this text', flags: [] },

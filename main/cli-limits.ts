@@ -5,7 +5,14 @@
  * range. A flag wins over its env variable; either wins over the value saved from Settings
  * (the core is told which one set it, and the console says so).
  */
-import { LIMIT_DEFINITIONS, LIMIT_KEYS, describeLimitRange, formatLimitValue, type LimitKey, type LimitValues } from './contract/limits';
+import {
+  LIMIT_DEFINITIONS,
+  LIMIT_KEYS,
+  describeLimitRange,
+  formatLimitValue,
+  type LimitKey,
+  type LimitValues,
+} from './contract/limits';
 import type { CoreOptionsInput } from './core/config/core-options';
 import { parseLimitText } from './core/config/limit-text';
 import { UsageError, type FlagSpec } from './cli-args';
@@ -30,14 +37,22 @@ export type FlagValue = (name: string) => string | undefined;
  * The limits a command line or the environment sets, checked: a bad value is a UsageError
  * naming the flag or variable (exit 2 before anything starts).
  */
-export function limitsFromCommandLine(flag: FlagValue, env: NodeJS.ProcessEnv): { values: Partial<LimitValues>; origins: Partial<Record<LimitKey, string>> } {
+export function limitsFromCommandLine(
+  flag: FlagValue,
+  env: NodeJS.ProcessEnv,
+): { values: Partial<LimitValues>; origins: Partial<Record<LimitKey, string>> } {
   const values: Partial<Record<LimitKey, number | null>> = {};
   const origins: Partial<Record<LimitKey, string>> = {};
   for (const key of LIMIT_KEYS) {
     const d = LIMIT_DEFINITIONS[key];
     const fromFlag = flag(d.flag.replace(/^--/, ''));
     const fromEnv = env[d.env];
-    const [text, origin] = fromFlag !== undefined ? [fromFlag, d.flag] : fromEnv !== undefined && fromEnv.trim() !== '' ? [fromEnv, d.env] : [undefined, ''];
+    const [text, origin] =
+      fromFlag !== undefined
+        ? [fromFlag, d.flag]
+        : fromEnv !== undefined && fromEnv.trim() !== ''
+          ? [fromEnv, d.env]
+          : [undefined, ''];
     if (text === undefined) continue;
     const parsed = parseLimitText(key, text, origin);
     if (!parsed.ok) throw new UsageError('invalid_value', parsed.message);
@@ -48,7 +63,10 @@ export function limitsFromCommandLine(flag: FlagValue, env: NodeJS.ProcessEnv): 
 }
 
 /** The core options for those limits (the inverse of core-options' startLimits). */
-export function coreOptionsForLimits(limits: { values: Partial<LimitValues>; origins: Partial<Record<LimitKey, string>> }): Partial<CoreOptionsInput> {
+export function coreOptionsForLimits(limits: {
+  values: Partial<LimitValues>;
+  origins: Partial<Record<LimitKey, string>>;
+}): Partial<CoreOptionsInput> {
   const v = limits.values;
   const lease = {
     ...(v.lease_max_duration_ms !== undefined ? { maxDurationMs: v.lease_max_duration_ms } : {}),

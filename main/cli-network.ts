@@ -10,12 +10,44 @@ import type { NetworkOptionsInput } from './core/config/network-options';
 import type { Core } from './core/create-core';
 
 export const NETWORK_FLAGS = [
-  { name: 'tls-cert', kind: 'value', placeholder: 'FILE', help: 'PEM certificate (chain): https/wss on the same port, reloaded when renewed (with --tls-key; env DEVICE_BRIDGE_TLS_CERT)' },
-  { name: 'tls-key', kind: 'value', placeholder: 'FILE', help: 'PEM private key of --tls-cert (env DEVICE_BRIDGE_TLS_KEY)' },
-  { name: 'tls', kind: 'value', placeholder: 'self-signed', help: "https/wss with this machine's own certificate, made once in the data dir; prints its SHA-256 fingerprint" },
-  { name: 'public-url', kind: 'value', placeholder: 'URL', help: 'base URL xAgent is given behind a reverse proxy, e.g. https://lab.example/devices (env DEVICE_BRIDGE_PUBLIC_URL)' },
-  { name: 'trust-proxy', kind: 'value', repeatable: true, placeholder: 'CIDR', help: 'believe X-Forwarded-For from this proxy (otherwise the header is ignored)' },
-  { name: 'allow-from', kind: 'value', repeatable: true, placeholder: 'CIDR', help: 'only these clients reach /ws, /health and /files (403 otherwise)' },
+  {
+    name: 'tls-cert',
+    kind: 'value',
+    placeholder: 'FILE',
+    help: 'PEM certificate (chain): https/wss on the same port, reloaded when renewed (with --tls-key; env DEVICE_BRIDGE_TLS_CERT)',
+  },
+  {
+    name: 'tls-key',
+    kind: 'value',
+    placeholder: 'FILE',
+    help: 'PEM private key of --tls-cert (env DEVICE_BRIDGE_TLS_KEY)',
+  },
+  {
+    name: 'tls',
+    kind: 'value',
+    placeholder: 'self-signed',
+    help: "https/wss with this machine's own certificate, made once in the data dir; prints its SHA-256 fingerprint",
+  },
+  {
+    name: 'public-url',
+    kind: 'value',
+    placeholder: 'URL',
+    help: 'base URL xAgent is given behind a reverse proxy, e.g. https://lab.example/devices (env DEVICE_BRIDGE_PUBLIC_URL)',
+  },
+  {
+    name: 'trust-proxy',
+    kind: 'value',
+    repeatable: true,
+    placeholder: 'CIDR',
+    help: 'believe X-Forwarded-For from this proxy (otherwise the header is ignored)',
+  },
+  {
+    name: 'allow-from',
+    kind: 'value',
+    repeatable: true,
+    placeholder: 'CIDR',
+    help: 'only these clients reach /ws, /health and /files (403 otherwise)',
+  },
 ] as const satisfies readonly FlagSpec[];
 
 /** Reads the network flags (ParsedFlags, or a stand-in in tests). */
@@ -30,7 +62,11 @@ export interface NetworkFlagReader {
  */
 export function networkFromCommandLine(flags: NetworkFlagReader, env: NodeJS.ProcessEnv): NetworkOptionsInput {
   const tls = flags.value('tls');
-  if (tls !== undefined && tls !== 'self-signed') throw new UsageError('invalid_value', `--tls takes only self-signed (got ${JSON.stringify(tls)}); for your own certificate use --tls-cert FILE --tls-key FILE`);
+  if (tls !== undefined && tls !== 'self-signed')
+    throw new UsageError(
+      'invalid_value',
+      `--tls takes only self-signed (got ${JSON.stringify(tls)}); for your own certificate use --tls-cert FILE --tls-key FILE`,
+    );
   const flagCert = flags.value('tls-cert');
   const flagKey = flags.value('tls-key');
   if (tls !== undefined && (flagCert !== undefined || flagKey !== undefined)) {
@@ -41,15 +77,24 @@ export function networkFromCommandLine(flags: NetworkFlagReader, env: NodeJS.Pro
   const fromFlags = flagCert !== undefined || flagKey !== undefined;
   const certFile = fromFlags ? flagCert : fromEnv('DEVICE_BRIDGE_TLS_CERT');
   const keyFile = fromFlags ? flagKey : fromEnv('DEVICE_BRIDGE_TLS_KEY');
-  const [certName, keyName] = fromFlags ? ['--tls-cert', '--tls-key'] : ['DEVICE_BRIDGE_TLS_CERT', 'DEVICE_BRIDGE_TLS_KEY'];
+  const [certName, keyName] = fromFlags
+    ? ['--tls-cert', '--tls-key']
+    : ['DEVICE_BRIDGE_TLS_CERT', 'DEVICE_BRIDGE_TLS_KEY'];
   if ((certFile === undefined) !== (keyFile === undefined)) {
-    throw new UsageError('invalid_value', `${certFile === undefined ? certName : keyName} is missing: ${certName} and ${keyName} go together`);
+    throw new UsageError(
+      'invalid_value',
+      `${certFile === undefined ? certName : keyName} is missing: ${certName} and ${keyName} go together`,
+    );
   }
   const publicUrl = flags.value('public-url') ?? fromEnv('DEVICE_BRIDGE_PUBLIC_URL');
   const trustProxy = flags.values('trust-proxy');
   const allowFrom = flags.values('allow-from');
   return {
-    ...(tls === 'self-signed' ? { tls: 'self-signed' as const } : certFile !== undefined && keyFile !== undefined && tls === undefined ? { tls: { certFile, keyFile } } : {}),
+    ...(tls === 'self-signed'
+      ? { tls: 'self-signed' as const }
+      : certFile !== undefined && keyFile !== undefined && tls === undefined
+        ? { tls: { certFile, keyFile } }
+        : {}),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(trustProxy.length ? { trustProxy } : {}),
     ...(allowFrom.length ? { allowFrom } : {}),
@@ -57,12 +102,17 @@ export function networkFromCommandLine(flags: NetworkFlagReader, env: NodeJS.Pro
 }
 
 /** The lines printed once the bridge listens: where, with which certificate, what to give xAgent; warnings go to stderr. */
-export function startBanner(core: Pick<Core, 'url' | 'publicUrl' | 'tls' | 'warnings' | 'adminToken' | 'options'>, listening: { host: string; port: number }, program: string): { out: string; err: string } {
+export function startBanner(
+  core: Pick<Core, 'url' | 'publicUrl' | 'tls' | 'warnings' | 'adminToken' | 'options'>,
+  listening: { host: string; port: number },
+  program: string,
+): { out: string; err: string } {
   const tls = core.tls();
   const shownHost = listening.host.includes(':') ? `[${listening.host}]` : listening.host;
   const lines = [`${program} listening on ${tls ? 'https' : 'http'}://${shownHost}:${listening.port}`];
   if (tls) {
-    const made = tls.source === 'self-signed' ? (tls.created ? 'self-signed, made now' : 'self-signed') : 'from --tls-cert';
+    const made =
+      tls.source === 'self-signed' ? (tls.created ? 'self-signed, made now' : 'self-signed') : 'from --tls-cert';
     lines.push(`TLS certificate SHA-256 fingerprint: ${tls.fingerprint256} (${made}; ${tls.certFile})`);
   }
   const publicUrl = core.options.network.publicUrl;
@@ -71,6 +121,9 @@ export function startBanner(core: Pick<Core, 'url' | 'publicUrl' | 'tls' | 'warn
   const consoleBase = publicUrl !== undefined && core.options.allowRemoteAdmin ? publicUrl : core.url();
   lines.push(`web console: ${consoleBase}/console/#token=${core.adminToken()}`);
   lines.push(`system API key for xAgent: ${program} api-key --data-dir ${core.options.dataDir}`);
-  const err = core.warnings().map((w) => `${program}: WARNING: ${w}\n`).join('');
+  const err = core
+    .warnings()
+    .map((w) => `${program}: WARNING: ${w}\n`)
+    .join('');
   return { out: `${lines.join('\n')}\n`, err };
 }

@@ -59,7 +59,9 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
       host: settings.host,
       port: settings.port,
       adbServers,
-      ...(process.env.DEVICE_BRIDGE_API_KEY ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY, apiKeySource: 'env' as const } : {}),
+      ...(process.env.DEVICE_BRIDGE_API_KEY
+        ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY, apiKeySource: 'env' as const }
+        : {}),
       ...(process.env.DEVICE_BRIDGE_ADMIN_TOKEN ? { adminToken: process.env.DEVICE_BRIDGE_ADMIN_TOKEN } : {}),
       allowRemoteAdmin: settings.allowRemoteAdmin,
       network: settings.network,
@@ -127,15 +129,21 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       return;
     }
     case 'api-key':
-      process.stdout.write(`${process.env.DEVICE_BRIDGE_API_KEY ?? loadOrCreateSecret(flags.value('data-dir') ?? defaultDataDir(), 'api-key')}\n`);
+      process.stdout.write(
+        `${process.env.DEVICE_BRIDGE_API_KEY ?? loadOrCreateSecret(flags.value('data-dir') ?? defaultDataDir(), 'api-key')}\n`,
+      );
       return;
     case 'admin-token':
-      process.stdout.write(`${process.env.DEVICE_BRIDGE_ADMIN_TOKEN ?? loadOrCreateSecret(flags.value('data-dir') ?? defaultDataDir(), 'admin-token')}\n`);
+      process.stdout.write(
+        `${process.env.DEVICE_BRIDGE_ADMIN_TOKEN ?? loadOrCreateSecret(flags.value('data-dir') ?? defaultDataDir(), 'admin-token')}\n`,
+      );
       return;
     case 'sim':
     case 'demo': {
       const settings =
-        name === 'demo' ? bridgeSettings(flags, { port: 0, dataDir: () => mkdtempSync(join(tmpdir(), 'device-bridge-demo-')) }) : undefined;
+        name === 'demo'
+          ? bridgeSettings(flags, { port: 0, dataDir: () => mkdtempSync(join(tmpdir(), 'device-bridge-demo-')) })
+          : undefined;
       const { runSimCommand } = await import('./sim/sim-cli.js');
       const onStop = catchStopSignals();
       const stop = await runSimCommand(name, flags, (adb) => {

@@ -58,4 +58,5 @@ const api: DeviceBridgeIpcApi = {
 
 // Only the app's own page gets the API (the main process also refuses other senders, and
 // the window cannot navigate; this is one more fence). Same literal as window-security.ts.
-if (window.location.protocol === 'app:' && window.location.host === 'bridge') contextBridge.exposeInMainWorld('deviceBridge', api);
+if (window.location.protocol === 'app:' && window.location.host === 'bridge')
+  contextBridge.exposeInMainWorld('deviceBridge', api);

@@ -6,7 +6,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 const rendererBuild = join(root, 'scripts', 'build-renderer.mjs');
@@ -19,9 +23,14 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 let rev = 'unknown';
 let tag = `v${pkg.version}`;
 try {
-  rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
   // Only an exact release tag names the build; between releases the tag stays v<version>.
-  tag = execFileSync('git', ['describe', '--tags', '--exact-match'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || tag;
+  tag =
+    execFileSync('git', ['describe', '--tags', '--exact-match'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim() || tag;
 } catch {
   // not a git checkout: keep the defaults
 }
@@ -29,4 +38,7 @@ const now = new Date();
 const pad = (n) => String(n).padStart(2, '0');
 const buildTime = `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
 mkdirSync(join(root, 'dist'), { recursive: true });
-writeFileSync(join(root, 'dist', 'build-info.json'), `${JSON.stringify({ version: pkg.version, git_tag: tag, git_rev: rev, build_time: buildTime }, null, 1)}\n`);
+writeFileSync(
+  join(root, 'dist', 'build-info.json'),
+  `${JSON.stringify({ version: pkg.version, git_tag: tag, git_rev: rev, build_time: buildTime }, null, 1)}\n`,
+);

@@ -31,7 +31,12 @@ export function electronBinaryPresent(electronDir, version, env = process.env) {
   const executable = platformPath(env.npm_config_platform || process.platform);
   if (env.ELECTRON_OVERRIDE_DIST_PATH) return existsSync(join(env.ELECTRON_OVERRIDE_DIST_PATH, executable));
   try {
-    if (readFileSync(join(electronDir, 'dist', 'version'), 'utf8').trim().replace(/^v/, '') !== version) return false;
+    if (
+      readFileSync(join(electronDir, 'dist', 'version'), 'utf8')
+        .trim()
+        .replace(/^v/, '') !== version
+    )
+      return false;
     if (readFileSync(join(electronDir, 'path.txt'), 'utf8') !== executable) return false;
   } catch {
     return false;
@@ -51,7 +56,16 @@ export function installerError(output) {
 
 /** @param {NodeJS.ProcessEnv} env */
 function configuredProxy(env) {
-  for (const name of ['GLOBAL_AGENT_HTTPS_PROXY', 'HTTPS_PROXY', 'https_proxy', 'GLOBAL_AGENT_HTTP_PROXY', 'HTTP_PROXY', 'http_proxy', 'npm_config_https_proxy', 'npm_config_proxy']) {
+  for (const name of [
+    'GLOBAL_AGENT_HTTPS_PROXY',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'GLOBAL_AGENT_HTTP_PROXY',
+    'HTTP_PROXY',
+    'http_proxy',
+    'npm_config_https_proxy',
+    'npm_config_proxy',
+  ]) {
     if (env[name]) return name;
   }
   return undefined;
@@ -65,18 +79,28 @@ function configuredProxy(env) {
 export function explainCause(error, env = process.env) {
   const viaProxy = Boolean(env.ELECTRON_GET_USE_PROXY && configuredProxy(env));
   const host = /(?:ENOTFOUND|EAI_AGAIN)\s+(\S+)/.exec(error)?.[1];
-  if (host) return `the name ${host} could not be resolved: no network, or DNS is blocked here${viaProxy ? ' (or the proxy address is wrong)' : ''}`;
-  if (/\b407\b|proxy authentication/i.test(error)) return 'the proxy asks for a user name and password (put them in the proxy URL: http://USER:PASSWORD@HOST:PORT)';
-  if (/ETIMEDOUT|ESOCKETTIMEDOUT|TimeoutError|timed out/i.test(error)) return `the connection timed out: offline, a firewall, or a proxy is needed${viaProxy ? ' (the proxy did not answer)' : ''}`;
-  if (/ECONNREFUSED/.test(error)) return viaProxy ? 'the proxy refused the connection (check its address and port)' : 'the connection was refused';
-  if (/ECONNRESET|socket hang up|EPIPE/i.test(error)) return 'the connection was cut off: a firewall or proxy in the way?';
-  if (/self[- ]signed certificate|UNABLE_TO_GET_ISSUER_CERT|unable to verify the first certificate|CERT_|certificate/i.test(error)) {
+  if (host)
+    return `the name ${host} could not be resolved: no network, or DNS is blocked here${viaProxy ? ' (or the proxy address is wrong)' : ''}`;
+  if (/\b407\b|proxy authentication/i.test(error))
+    return 'the proxy asks for a user name and password (put them in the proxy URL: http://USER:PASSWORD@HOST:PORT)';
+  if (/ETIMEDOUT|ESOCKETTIMEDOUT|TimeoutError|timed out/i.test(error))
+    return `the connection timed out: offline, a firewall, or a proxy is needed${viaProxy ? ' (the proxy did not answer)' : ''}`;
+  if (/ECONNREFUSED/.test(error))
+    return viaProxy ? 'the proxy refused the connection (check its address and port)' : 'the connection was refused';
+  if (/ECONNRESET|socket hang up|EPIPE/i.test(error))
+    return 'the connection was cut off: a firewall or proxy in the way?';
+  if (
+    /self[- ]signed certificate|UNABLE_TO_GET_ISSUER_CERT|unable to verify the first certificate|CERT_|certificate/i.test(
+      error,
+    )
+  ) {
     return "the server's TLS certificate was not trusted: a proxy that inspects HTTPS? Give Node its certificate with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
   }
   const status = /Response code (\d{3})/.exec(error)?.[1];
   if (status === '404') return 'the server has no such file (HTTP 404): check ELECTRON_MIRROR and ELECTRON_CUSTOM_DIR';
   if (status) return `the server answered HTTP ${status}`;
-  if (/checksum/i.test(error)) return 'the downloaded file does not match its checksum: an interrupted download, or a mirror serving another file';
+  if (/checksum/i.test(error))
+    return 'the downloaded file does not match its checksum: an interrupted download, or a mirror serving another file';
   if (/ENOSPC/.test(error)) return 'the disk is full';
   if (/EACCES|EPERM/.test(error)) return 'no permission to write node_modules/electron or the download cache';
   return undefined;
@@ -108,7 +132,8 @@ export function describeDownloadFailure({ error, version, platform, arch, env = 
       `Electron ${version} is not on this computer, and ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it was not downloaded;`,
       'the desktop app cannot start.',
     );
-    if (env.ELECTRON_OVERRIDE_DIST_PATH) lines.push(`ELECTRON_OVERRIDE_DIST_PATH=${env.ELECTRON_OVERRIDE_DIST_PATH} holds no Electron executable.`);
+    if (env.ELECTRON_OVERRIDE_DIST_PATH)
+      lines.push(`ELECTRON_OVERRIDE_DIST_PATH=${env.ELECTRON_OVERRIDE_DIST_PATH} holds no Electron executable.`);
   } else {
     lines.push(
       `Electron's binary (Electron ${version} for ${platform}-${arch}) could not be downloaded, so the desktop app cannot start.`,
@@ -119,7 +144,9 @@ export function describeDownloadFailure({ error, version, platform, arch, env = 
     if (cause) lines.push(`  cause:  ${cause}`);
     const proxy = configuredProxy(env);
     if (proxy && !env.ELECTRON_GET_USE_PROXY) {
-      lines.push(`  note:   ${proxy} is set, but Electron's installer ignores proxies unless ELECTRON_GET_USE_PROXY=1 is set too.`);
+      lines.push(
+        `  note:   ${proxy} is set, but Electron's installer ignores proxies unless ELECTRON_GET_USE_PROXY=1 is set too.`,
+      );
     }
   }
   lines.push(
@@ -144,7 +171,10 @@ export function describeDownloadFailure({ error, version, platform, arch, env = 
  */
 function runInstaller(installScript) {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [installScript], { cwd: dirname(installScript), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [installScript], {
+      cwd: dirname(installScript),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const collect = (chunk) => {
       output = (output + chunk.toString()).slice(-64 * 1024);
@@ -169,18 +199,23 @@ function runInstaller(installScript) {
 async function main() {
   const electronDir = join(root, 'node_modules', 'electron');
   if (!existsSync(join(electronDir, 'package.json'))) {
-    process.stderr.write('Electron is not in node_modules: run `npm install` first (or `npm run demo` / `npm run serve`, which need no Electron).\n');
+    process.stderr.write(
+      'Electron is not in node_modules: run `npm install` first (or `npm run demo` / `npm run serve`, which need no Electron).\n',
+    );
     return 1;
   }
   const { version } = JSON.parse(readFileSync(join(electronDir, 'package.json'), 'utf8'));
   if (electronBinaryPresent(electronDir, version)) return 0;
   const platform = process.env.npm_config_platform || process.platform;
   const arch = process.env.npm_config_arch || process.arch;
-  if (!process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) process.stdout.write(`Fetching Electron ${version} for ${platform}-${arch} (once, about 100 MB)...\n`);
+  if (!process.env.ELECTRON_SKIP_BINARY_DOWNLOAD)
+    process.stdout.write(`Fetching Electron ${version} for ${platform}-${arch} (once, about 100 MB)...\n`);
   const { code, output } = await runInstaller(join(electronDir, 'install.js'));
   if (code === 0 && electronBinaryPresent(electronDir, version)) return 0;
   const skipped = code === 0 && Boolean(process.env.ELECTRON_SKIP_BINARY_DOWNLOAD);
-  process.stderr.write(`\n${describeDownloadFailure({ error: installerError(output), version, platform, arch, skipped })}`);
+  process.stderr.write(
+    `\n${describeDownloadFailure({ error: installerError(output), version, platform, arch, skipped })}`,
+  );
   return 1;
 }
 

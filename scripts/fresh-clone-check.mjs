@@ -12,7 +12,9 @@ import { join } from 'node:path';
 const keep = process.argv.includes('--keep');
 const unknown = process.argv.slice(2).filter((a) => a !== '--keep');
 if (unknown.length > 0) {
-  process.stderr.write(`fresh-clone-check: unknown argument ${unknown[0]}\nUsage: node scripts/fresh-clone-check.mjs [--keep]\n`);
+  process.stderr.write(
+    `fresh-clone-check: unknown argument ${unknown[0]}\nUsage: node scripts/fresh-clone-check.mjs [--keep]\n`,
+  );
   process.exit(2);
 }
 
@@ -22,8 +24,12 @@ if (top.status !== 0) {
   process.exit(2);
 }
 const source = top.stdout.trim();
-const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: source, encoding: 'utf8' }).stdout.trim();
-if (dirty) process.stdout.write('fresh-clone-check: note: uncommitted changes are not part of the clone and are not tested\n');
+const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+  cwd: source,
+  encoding: 'utf8',
+}).stdout.trim();
+if (dirty)
+  process.stdout.write('fresh-clone-check: note: uncommitted changes are not part of the clone and are not tested\n');
 
 const parent = mkdtempSync(join(tmpdir(), 'device-bridge-fresh-'));
 const clone = join(parent, 'device-bridge');
@@ -59,7 +65,12 @@ function step(title, command, args, cwd) {
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const started = Date.now();
-let status = await step(`git clone ${source} into an empty folder`, 'git', ['clone', '--quiet', '--no-local', source, clone], parent);
+let status = await step(
+  `git clone ${source} into an empty folder`,
+  'git',
+  ['clone', '--quiet', '--no-local', source, clone],
+  parent,
+);
 if (status === 0) {
   const beside = readdirSync(parent).filter((name) => name !== 'device-bridge');
   if (beside.length > 0) {

@@ -31,7 +31,16 @@ const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function run(file, pattern) {
   const out = join(work, 'out.txt');
-  const args = ['--import', 'tsx', '--test', '--test-timeout=120000', `--test-reporter=${reporter}`, `--test-reporter-destination=${out}`, '--test-reporter=spec', '--test-reporter-destination=stdout'];
+  const args = [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-timeout=120000',
+    `--test-reporter=${reporter}`,
+    `--test-reporter-destination=${out}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+  ];
   if (pattern !== undefined) args.push(`--test-name-pattern=${pattern}`);
   const started = Date.now();
   const result = spawnSync(process.execPath, [...args, file], { env, encoding: 'utf8' });

@@ -139,7 +139,12 @@ export interface AdminLanDiscovered {
     /** False when this ADB server has no mDNS service (adb before platform-tools 30) or did not answer. */
     supported: boolean;
     note: string | null;
-    services: Array<{ name: string; service_type: string; address: string; kind: 'connect' | 'pairing' | 'tcpip' | 'other' }>;
+    services: Array<{
+      name: string;
+      service_type: string;
+      address: string;
+      kind: 'connect' | 'pairing' | 'tcpip' | 'other';
+    }>;
   }>;
   checked_at: number;
 }

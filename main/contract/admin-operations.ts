@@ -44,43 +44,76 @@ export const ADMIN_OPERATIONS = {
   /** `code`: the code the person saw; refused when a refresh replaced it. */
   decidePairing: {
     route: 'POST /admin/api/pairings/:auth_session_id',
-    shape: shape<{ action: 'approve'; device_id?: string; code?: string } | { action: 'deny'; code?: string }, Status>(),
+    shape: shape<
+      { action: 'approve'; device_id?: string; code?: string } | { action: 'deny'; code?: string },
+      Status
+    >(),
   },
-  decideApproval: { route: 'POST /admin/api/approvals/:approval_id', shape: shape<{ decision: 'approve' | 'approve_for_lease' | 'deny' }, Status>() },
+  decideApproval: {
+    route: 'POST /admin/api/approvals/:approval_id',
+    shape: shape<{ decision: 'approve' | 'approve_for_lease' | 'deny' }, Status>(),
+  },
   revokeChannel: { route: 'POST /admin/api/channels/:connector_channel_id/revoke', shape: shape<void, Status>() },
-  extendChannel: { route: 'POST /admin/api/channels/:connector_channel_id/extend', shape: shape<{ extend_ms: number }, Status>() },
-  stopDevice: { route: 'POST /admin/api/devices/:device_id/stop', shape: shape<void, { status: string; canceled: number }>() },
+  extendChannel: {
+    route: 'POST /admin/api/channels/:connector_channel_id/extend',
+    shape: shape<{ extend_ms: number }, Status>(),
+  },
+  stopDevice: {
+    route: 'POST /admin/api/devices/:device_id/stop',
+    shape: shape<void, { status: string; canceled: number }>(),
+  },
   /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
   checkDevice: { route: 'GET /admin/api/devices/:device_id/check', shape: shape<void, AdminPhoneCheck>() },
   /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs), accept_network. */
   setDeviceHelper: {
     route: 'POST /admin/api/devices/:device_id/helper',
-    shape: shape<{ action: 'enable' | 'disable' | 'remove' | 'accept_network' }, { status: string; helper: AdminHelper }>(),
+    shape: shape<
+      { action: 'enable' | 'disable' | 'remove' | 'accept_network' },
+      { status: string; helper: AdminHelper }
+    >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
-  putFastLane: { route: 'PUT /admin/api/fast-lane', shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>() },
+  putFastLane: {
+    route: 'PUT /admin/api/fast-lane',
+    shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>(),
+  },
   /** `code: null` removes the scope's code. */
-  setAccessCode: { route: 'POST /admin/api/access-codes', shape: shape<{ scope: string; code: string | null; require_approval: boolean }, Status>() },
+  setAccessCode: {
+    route: 'POST /admin/api/access-codes',
+    shape: shape<{ scope: string; code: string | null; require_approval: boolean }, Status>(),
+  },
   /** The lab's secrets by name, with their phones and times; a value is never answered. */
   listSecrets: { route: 'GET /admin/api/secrets', shape: shape<void, { secrets: AdminSecret[] }>() },
   /** Stores a secret or replaces its value and phones; `devices` null or left out: every phone. */
   putSecret: {
     route: 'PUT /admin/api/secrets/:name',
-    shape: shape<{ value: string; devices?: string[] | null }, { status: 'created' | 'replaced'; secret: AdminSecret }>(),
+    shape: shape<
+      { value: string; devices?: string[] | null },
+      { status: 'created' | 'replaced'; secret: AdminSecret }
+    >(),
   },
   /** `secret_not_found` when there is none by that name. */
   deleteSecret: { route: 'DELETE /admin/api/secrets/:name', shape: shape<void, Status>() },
   /** `adb_server`: HOST:PORT of the configured ADB server to use (default: the first). */
-  addLanDevice: { route: 'POST /admin/api/lan-devices', shape: shape<{ address: string; adb_server?: string }, { status: string; lan_device: AdminLanDevice }>() },
+  addLanDevice: {
+    route: 'POST /admin/api/lan-devices',
+    shape: shape<{ address: string; adb_server?: string }, { status: string; lan_device: AdminLanDevice }>(),
+  },
   forgetLanDevice: { route: 'DELETE /admin/api/lan-devices/:address', shape: shape<void, Status>() },
-  pairLanDevice: { route: 'POST /admin/api/lan-pair', shape: shape<{ address: string; code: string; adb_server?: string }, { status: string; message: string }>() },
+  pairLanDevice: {
+    route: 'POST /admin/api/lan-pair',
+    shape: shape<{ address: string; code: string; adb_server?: string }, { status: string; message: string }>(),
+  },
   /**
    * The audit trail, newest first. limit 1–5000 (default 200). Over HTTP `format=jsonl`
    * exports every matching entry as application/x-ndjson, oldest first.
    */
   getAudit: {
     route: 'GET /admin/api/audit',
-    shape: shape<{ device_id?: string; connector_channel_id?: string; limit?: number; format?: 'json' | 'jsonl' }, { entries: AuditEntry[] }>(),
+    shape: shape<
+      { device_id?: string; connector_channel_id?: string; limit?: number; format?: 'json' | 'jsonl' },
+      { entries: AuditEntry[] }
+    >(),
   },
   /** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
   getLanDiscovered: { route: 'GET /admin/api/lan-discovered', shape: shape<void, AdminLanDiscovered>() },
@@ -102,10 +135,19 @@ export const ADMIN_OPERATIONS = {
    * the other fields as headers: X-Frame-Seq, X-Frame-At, X-Frame-Fresh, X-Frame-Lane,
    * X-Screen-Width, X-Screen-Height.
    */
-  getDeviceFrame: { route: 'GET /admin/api/devices/:device_id/frame', shape: shape<{ max_side?: number; after?: number }, AdminLiveFrame>() },
+  getDeviceFrame: {
+    route: 'GET /admin/api/devices/:device_id/frame',
+    shape: shape<{ max_side?: number; after?: number }, AdminLiveFrame>(),
+  },
   /** The thumbnail of the screen an action was made on (see AdminPhoneAction.screen); HTTP answers image/jpeg. */
-  getActionScreen: { route: 'GET /admin/api/devices/:device_id/actions/:action_id/screen', shape: shape<void, Uint8Array>() },
-} as const satisfies Record<string, { route: `${AdminHttpMethod} /admin/api/${string}`; shape: OperationShape<never, unknown> }>;
+  getActionScreen: {
+    route: 'GET /admin/api/devices/:device_id/actions/:action_id/screen',
+    shape: shape<void, Uint8Array>(),
+  },
+} as const satisfies Record<
+  string,
+  { route: `${AdminHttpMethod} /admin/api/${string}`; shape: OperationShape<never, unknown> }
+>;
 
 /**
  * Routes only the web console uses, with no IPC twin: the live event stream (the desktop app
@@ -119,12 +161,16 @@ export type AdminHttpOnlyRoute = (typeof ADMIN_HTTP_ONLY_ROUTES)[keyof typeof AD
 
 type Operations = typeof ADMIN_OPERATIONS;
 export type AdminOperationName = keyof Operations;
-export const ADMIN_OPERATION_NAMES: readonly AdminOperationName[] = Object.keys(ADMIN_OPERATIONS) as AdminOperationName[];
+export const ADMIN_OPERATION_NAMES: readonly AdminOperationName[] = Object.keys(
+  ADMIN_OPERATIONS,
+) as AdminOperationName[];
 
 /** `'METHOD /path'` of an operation; every route of the map when not narrowed. */
 export type AdminRoute<N extends AdminOperationName = AdminOperationName> = Operations[N]['route'];
 /** The operation a route belongs to. */
-export type OperationOfRoute<R extends AdminRoute> = { [N in AdminOperationName]: Operations[N]['route'] extends R ? N : never }[AdminOperationName];
+export type OperationOfRoute<R extends AdminRoute> = {
+  [N in AdminOperationName]: Operations[N]['route'] extends R ? N : never;
+}[AdminOperationName];
 
 type ShapeOf<N extends AdminOperationName> = NonNullable<Operations[N]['shape']['types']>;
 /** What the operation takes: the JSON body, or the query for GET (path parameters apart). */
@@ -140,7 +186,8 @@ export type PathParamName<P extends string> = P extends `${string}:${infer Name}
 export type PathParams<P extends string> = { readonly [K in PathParamName<P>]: string };
 
 /** The one argument object over IPC: path parameters and request fields together. */
-export type AdminArgs<N extends AdminOperationName> = PathParams<AdminRoute<N>> & ([AdminRequest<N>] extends [void] ? PathParams<''> : AdminRequest<N>);
+export type AdminArgs<N extends AdminOperationName> = PathParams<AdminRoute<N>> &
+  ([AdminRequest<N>] extends [void] ? PathParams<''> : AdminRequest<N>);
 
 /** Splits `'METHOD /path'`. */
 export function splitRoute(route: string): { method: AdminHttpMethod; path: string } {

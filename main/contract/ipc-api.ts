@@ -23,7 +23,10 @@ export type DeviceBridgeIpcApi = { [N in AdminOperationName]: IpcFunction<N> } &
 };
 
 /** Every function the preload must expose. */
-export const DEVICE_BRIDGE_IPC_METHODS: readonly (keyof DeviceBridgeIpcApi)[] = [...ADMIN_OPERATION_NAMES, 'onAdminEvent'];
+export const DEVICE_BRIDGE_IPC_METHODS: readonly (keyof DeviceBridgeIpcApi)[] = [
+  ...ADMIN_OPERATION_NAMES,
+  'onAdminEvent',
+];
 
 /** The channel of one operation. preload/index.ts spells the same (a sandboxed preload may require only electron). */
 export function ipcChannel(name: AdminOperationName): `device-bridge:${AdminOperationName}` {

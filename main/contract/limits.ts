@@ -49,7 +49,9 @@ export interface LimitDefinition {
   applies: string;
 }
 
-export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitDefinition, 'key' | 'default'> & { key: K; default: LimitValues[K] }> } = {
+export const LIMIT_DEFINITIONS: {
+  readonly [K in LimitKey]: Readonly<Omit<LimitDefinition, 'key' | 'default'> & { key: K; default: LimitValues[K] }>;
+} = {
   approval_timeout_ms: {
     key: 'approval_timeout_ms',
     label: 'Approval countdown',
@@ -156,7 +158,8 @@ export const LIMIT_DEFINITIONS: { readonly [K in LimitKey]: Readonly<Omit<LimitD
     default: 5 * MINUTE,
     flag: '--fast-lane-idle',
     env: 'DEVICE_BRIDGE_FAST_LANE_IDLE',
-    applies: 'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
+    applies:
+      'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
   },
 };
 
@@ -178,14 +181,24 @@ export function formatLimitValue(unit: LimitUnit, value: number | null): string 
   if (value === null) return 'none';
   if (unit === 'count') return String(value);
   if (unit === 'bytes') {
-    for (const [name, size] of [['GiB', GIB], ['MiB', MIB], ['KiB', 1024]] as const) {
+    for (const [name, size] of [
+      ['GiB', GIB],
+      ['MiB', MIB],
+      ['KiB', 1024],
+    ] as const) {
       if (value >= size && value % (size / 1024) === 0) return `${trimNumber(value / size)} ${name}`;
     }
     return `${value} B`;
   }
   const parts: string[] = [];
   let rest = value;
-  for (const [name, size] of [['d', DAY], ['h', HOUR], ['min', MINUTE], ['s', SECOND], ['ms', 1]] as const) {
+  for (const [name, size] of [
+    ['d', DAY],
+    ['h', HOUR],
+    ['min', MINUTE],
+    ['s', SECOND],
+    ['ms', 1],
+  ] as const) {
     const count = Math.floor(rest / size);
     if (count > 0) parts.push(`${count} ${name}`);
     rest -= count * size;
@@ -207,7 +220,12 @@ export function describeLimitRange(key: LimitKey): string {
 /** Why `value` cannot be this limit (`name` is how the message calls it), or null when it can. */
 export function limitValueProblem(key: LimitKey, value: unknown, name: string = key): string | null {
   const d = LIMIT_DEFINITIONS[key];
-  const unitWord = d.unit === 'duration' ? 'a whole number of milliseconds' : d.unit === 'bytes' ? 'a whole number of bytes' : 'a whole number';
+  const unitWord =
+    d.unit === 'duration'
+      ? 'a whole number of milliseconds'
+      : d.unit === 'bytes'
+        ? 'a whole number of bytes'
+        : 'a whole number';
   const bound = (n: number): string => (d.unit === 'count' ? String(n) : `${n} (${formatLimitValue(d.unit, n)})`);
   const expected = `${unitWord} from ${bound(d.min)} to ${bound(d.max)}${d.nullable ? ', or null for no cap' : ''}`;
   if (value === null) return d.nullable ? null : `${name} cannot be null: it must be ${expected}`;
@@ -217,7 +235,8 @@ export function limitValueProblem(key: LimitKey, value: unknown, name: string = 
   return null;
 }
 
-export type LimitsPatchResult = { ok: true; value: Partial<LimitValues> } | { ok: false; field: string; message: string };
+export type LimitsPatchResult =
+  { ok: true; value: Partial<LimitValues> } | { ok: false; field: string; message: string };
 
 /**
  * Checks the `limits` object of `PATCH /admin/api/settings` strictly: an object of known
@@ -225,12 +244,17 @@ export type LimitsPatchResult = { ok: true; value: Partial<LimitValues> } | { ok
  */
 export function checkLimitsPatch(raw: unknown, path = 'limits'): LimitsPatchResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, field: path, message: `${path} must be an object of limits to change (${LIMIT_KEYS.join(', ')})` };
+    return {
+      ok: false,
+      field: path,
+      message: `${path} must be an object of limits to change (${LIMIT_KEYS.join(', ')})`,
+    };
   }
   const value: Partial<Record<LimitKey, number | null>> = {};
   for (const [key, entry] of Object.entries(raw)) {
     const field = `${path}.${key}`;
-    if (!isLimitKey(key)) return { ok: false, field, message: `${field} is not a limit that can be set (known: ${LIMIT_KEYS.join(', ')})` };
+    if (!isLimitKey(key))
+      return { ok: false, field, message: `${field} is not a limit that can be set (known: ${LIMIT_KEYS.join(', ')})` };
     const problem = limitValueProblem(key, entry, field);
     if (problem) return { ok: false, field, message: problem };
     value[key] = entry as number | null;

@@ -42,7 +42,8 @@ function inlineBytesPaths(value: unknown): Array<Array<string | number>> {
   while (stack.length > 0) {
     const { node, path } = stack.pop()!;
     if (typeof node === 'string') {
-      if (/^data:[^,]*;base64,/i.test(node) || (node.length >= INLINE_BYTES_MIN_LENGTH && BASE64_RUN.test(node))) found.push(path);
+      if (/^data:[^,]*;base64,/i.test(node) || (node.length >= INLINE_BYTES_MIN_LENGTH && BASE64_RUN.test(node)))
+        found.push(path);
     } else if (Array.isArray(node)) {
       node.forEach((child, i) => stack.push({ node: child, path: [...path, i] }));
     } else if (node !== null && typeof node === 'object') {
@@ -61,7 +62,14 @@ export const toolResultSchema = z.record(z.string(), z.unknown()).superRefine((r
 
 // ---- payloads of the packets the Connector sends ---------------------------------------------
 
-const AUTH_START_STATUSES = ['pending', 'scanned', 'authenticated', 'expired', 'qr_refresh_required', 'failed'] as const;
+const AUTH_START_STATUSES = [
+  'pending',
+  'scanned',
+  'authenticated',
+  'expired',
+  'qr_refresh_required',
+  'failed',
+] as const;
 const AUTH_STATUS_STATUSES = [...AUTH_START_STATUSES, 'unauthenticated'] as const;
 
 /** §8.8 / §8.10: the state of one authentication session. */
@@ -83,14 +91,24 @@ function authSessionPayload(statuses: readonly [string, ...string[]]) {
 const descriptorPayload = z.object({ connection_descriptor: connectionDescriptorSchema });
 
 const PAYLOADS = {
-  'connector.hello.ack': z.object({ connector_card_id: nonEmptyString, connector_id: nonEmptyString, protocol_version: z.literal(PROTOCOL_VERSION) }),
-  'channel.open.ack': z.object({ connector_channel_id: nonEmptyString, connection_descriptor: connectionDescriptorSchema }),
+  'connector.hello.ack': z.object({
+    connector_card_id: nonEmptyString,
+    connector_id: nonEmptyString,
+    protocol_version: z.literal(PROTOCOL_VERSION),
+  }),
+  'channel.open.ack': z.object({
+    connector_channel_id: nonEmptyString,
+    connection_descriptor: connectionDescriptorSchema,
+  }),
   'channel.close.ack': z.object({ status: z.literal('ok') }),
   'auth.start.ack': authSessionPayload(AUTH_START_STATUSES),
-  'auth.status.ack': authSessionPayload(AUTH_STATUS_STATUSES).refine((p) => p.status !== 'authenticated' || p.connection_descriptor !== undefined, {
-    message: 'an authenticated session answers with the connection_descriptor',
-    path: ['connection_descriptor'],
-  }),
+  'auth.status.ack': authSessionPayload(AUTH_STATUS_STATUSES).refine(
+    (p) => p.status !== 'authenticated' || p.connection_descriptor !== undefined,
+    {
+      message: 'an authenticated session answers with the connection_descriptor',
+      path: ['connection_descriptor'],
+    },
+  ),
   'auth.cancel.ack': z.object({
     connector_channel_id: nonEmptyString,
     auth_session_id: z.string(),
@@ -147,7 +165,8 @@ export type OutgoingPacketType = (typeof OUTGOING_PACKET_TYPES)[number];
 function ruleOf(type: OutgoingPacketType): PacketRule {
   if (type === 'error') return { delivery: 'error', channel: false };
   const payload = PAYLOADS[type];
-  if (type === 'connection.descriptor.push' || type === 'tool.progress.push') return { delivery: 'push', channel: true, payload };
+  if (type === 'connection.descriptor.push' || type === 'tool.progress.push')
+    return { delivery: 'push', channel: true, payload };
   return { delivery: 'answer', channel: type !== 'connector.hello.ack' && type !== 'pong', payload };
 }
 
@@ -168,7 +187,8 @@ export const outgoingPacketSchema = packetEnvelopeSchema
     const issue = (message: string, path: PropertyKey[]): void => ctx.addIssue({ code: 'custom', message, path });
     const rule = RULES.get(packet.type);
     if (!rule) return issue(`${packet.type} is not a packet type the Connector sends`, ['type']);
-    if (rule.channel && !packet.connector_channel_id) issue(`${packet.type} names its channel`, ['connector_channel_id']);
+    if (rule.channel && !packet.connector_channel_id)
+      issue(`${packet.type} names its channel`, ['connector_channel_id']);
     if (rule.delivery === 'answer') {
       if (packet.request_id === undefined) issue('an answer returns the request_id of its request', ['request_id']);
       if (!packet.reply_to) issue('an answer points reply_to at the packet it answers', ['reply_to']);
@@ -196,12 +216,21 @@ export const outgoingPacketSchema = packetEnvelopeSchema
   });
 
 /** The channel named in a payload (and in its Descriptor) is the envelope's channel. */
-function checkChannelAgreement(channelId: string | undefined, payload: Record<string, unknown>, issue: (message: string, path: PropertyKey[]) => void): void {
+function checkChannelAgreement(
+  channelId: string | undefined,
+  payload: Record<string, unknown>,
+  issue: (message: string, path: PropertyKey[]) => void,
+): void {
   if (typeof payload.connector_channel_id === 'string' && payload.connector_channel_id !== channelId) {
     issue('payload.connector_channel_id differs from the envelope', ['payload', 'connector_channel_id']);
   }
   const descriptor = payload.connection_descriptor as { connection: { connector_channel_id: string } } | undefined;
   if (descriptor && descriptor.connection.connector_channel_id !== channelId) {
-    issue('the Descriptor is of another channel than the envelope', ['payload', 'connection_descriptor', 'connection', 'connector_channel_id']);
+    issue('the Descriptor is of another channel than the envelope', [
+      'payload',
+      'connection_descriptor',
+      'connection',
+      'connector_channel_id',
+    ]);
   }
 }

@@ -70,8 +70,23 @@ export type PacketEnvelope = z.infer<typeof packetEnvelopeSchema>;
 
 // ---- Connection Descriptor (§9) --------------------------------------------------------------
 
-export const CONNECTION_STATUSES = ['created', 'authenticating', 'connected', 'degraded', 'offline', 'expired', 'revoked', 'error'] as const;
-export const TOOL_STATUSES = ['available', 'unavailable', 'denied_by_target', 'requires_reauth', 'not_supported'] as const;
+export const CONNECTION_STATUSES = [
+  'created',
+  'authenticating',
+  'connected',
+  'degraded',
+  'offline',
+  'expired',
+  'revoked',
+  'error',
+] as const;
+export const TOOL_STATUSES = [
+  'available',
+  'unavailable',
+  'denied_by_target',
+  'requires_reauth',
+  'not_supported',
+] as const;
 export const TARGET_PERMISSION_STATES = ['unknown', 'granted', 'denied', 'requires_reauth'] as const;
 
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
@@ -106,7 +121,12 @@ export const connectionDescriptorSchema = z
     tools: z.array(descriptorToolSchema).optional(),
   })
   .superRefine((descriptor, ctx) => {
-    reportDuplicates((descriptor.tools ?? []).map((tool) => tool.tool_id), ['tools'], 'tool_id', ctx);
+    reportDuplicates(
+      (descriptor.tools ?? []).map((tool) => tool.tool_id),
+      ['tools'],
+      'tool_id',
+      ctx,
+    );
   });
 
 export type ConnectionDescriptor = z.infer<typeof connectionDescriptorSchema>;
@@ -132,7 +152,9 @@ const toolInputSchema = z
   .looseObject({
     type: z.literal('object'),
     properties: z.looseObject({ connector_channel_id: z.looseObject({ type: z.literal('string') }) }),
-    required: uniqueList(z.string()).refine((names) => names.includes('connector_channel_id'), { message: 'must list connector_channel_id' }),
+    required: uniqueList(z.string()).refine((names) => names.includes('connector_channel_id'), {
+      message: 'must list connector_channel_id',
+    }),
   })
   .refine((schema) => !('connector_card_id' in schema.properties), {
     message: 'must not declare connector_card_id (xAgent resolves the Card itself)',
@@ -160,7 +182,10 @@ const authFieldSchema = z
     secret: z.boolean().optional(),
     default_value: z.string().optional(),
   })
-  .refine((field) => field.input_type !== 'password' || field.secret === true, { message: 'a password field is secret', path: ['secret'] })
+  .refine((field) => field.input_type !== 'password' || field.secret === true, {
+    message: 'a password field is secret',
+    path: ['secret'],
+  })
   .refine((field) => !(field.secret === true && field.default_value !== undefined), {
     message: 'a secret field has no default_value',
     path: ['default_value'],
@@ -182,10 +207,19 @@ const authFlowSchema = z
     if (flow.type === 'form' && (flow.fields ?? []).length === 0) {
       ctx.addIssue({ code: 'custom', message: 'a form flow has at least one field', path: ['fields'] });
     }
-    reportDuplicates((flow.fields ?? []).map((field) => field.name), ['fields'], 'name', ctx);
+    reportDuplicates(
+      (flow.fields ?? []).map((field) => field.name),
+      ['fields'],
+      'name',
+      ctx,
+    );
   });
 
-const loginStepSchema = z.object({ type: z.string(), request_type: z.string().optional(), response_type: z.string().optional() });
+const loginStepSchema = z.object({
+  type: z.string(),
+  request_type: z.string().optional(),
+  response_type: z.string().optional(),
+});
 
 // Loose at the top so the forbidden keys stay visible to the checks below.
 export const connectorCardSchema = z
@@ -208,7 +242,11 @@ export const connectorCardSchema = z
     }),
     tools: z.array(cardToolSchema).optional(),
     auth_flows: z.array(authFlowSchema).optional(),
-    ui: z.object({ login_flow: z.object({ flow_id: z.string().optional(), steps: z.array(loginStepSchema).optional() }).optional() }).optional(),
+    ui: z
+      .object({
+        login_flow: z.object({ flow_id: z.string().optional(), steps: z.array(loginStepSchema).optional() }).optional(),
+      })
+      .optional(),
     security: z
       .object({
         trust_level: z.enum(['unknown', 'builtin', 'verified', 'third_party', 'local']).optional(),
@@ -219,19 +257,59 @@ export const connectorCardSchema = z
       .optional(),
   })
   .superRefine((card, ctx) => {
-    if ('server_base_url' in card) ctx.addIssue({ code: 'custom', message: 'the Card never carries server_base_url (§4.1)', path: ['server_base_url'] });
+    if ('server_base_url' in card)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'the Card never carries server_base_url (§4.1)',
+        path: ['server_base_url'],
+      });
     const tools = card.tools ?? [];
     const flows = card.auth_flows ?? [];
-    reportDuplicates(tools.map((tool) => tool.tool_id), ['tools'], 'tool_id', ctx);
-    reportDuplicates(flows.map((flow) => flow.id), ['auth_flows'], 'id', ctx);
+    reportDuplicates(
+      tools.map((tool) => tool.tool_id),
+      ['tools'],
+      'tool_id',
+      ctx,
+    );
+    reportDuplicates(
+      flows.map((flow) => flow.id),
+      ['auth_flows'],
+      'id',
+      ctx,
+    );
     // A tool's profile is one the Card declares; targets and flows name declared target types.
     const { profiles, target_types: targetTypes } = card.supports;
-    reportUndeclared(tools.map((tool) => tool.profile), profiles, ['tools'], 'profile', 'supports.profiles', ctx);
-    reportUndeclared((card.supports.targets ?? []).map((target) => target.target_type), targetTypes, ['supports', 'targets'], 'target_type', 'supports.target_types', ctx);
-    reportUndeclared(flows.map((flow) => flow.target_type), targetTypes, ['auth_flows'], 'target_type', 'supports.target_types', ctx);
+    reportUndeclared(
+      tools.map((tool) => tool.profile),
+      profiles,
+      ['tools'],
+      'profile',
+      'supports.profiles',
+      ctx,
+    );
+    reportUndeclared(
+      (card.supports.targets ?? []).map((target) => target.target_type),
+      targetTypes,
+      ['supports', 'targets'],
+      'target_type',
+      'supports.target_types',
+      ctx,
+    );
+    reportUndeclared(
+      flows.map((flow) => flow.target_type),
+      targetTypes,
+      ['auth_flows'],
+      'target_type',
+      'supports.target_types',
+      ctx,
+    );
     const loginFlow = card.ui?.login_flow?.flow_id;
     if (loginFlow !== undefined && !flows.some((flow) => flow.id === loginFlow)) {
-      ctx.addIssue({ code: 'custom', message: `login flow ${loginFlow} is not one of auth_flows`, path: ['ui', 'login_flow', 'flow_id'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: `login flow ${loginFlow} is not one of auth_flows`,
+        path: ['ui', 'login_flow', 'flow_id'],
+      });
     }
   });
 
@@ -246,13 +324,16 @@ export function descriptorCardMismatches(card: ConnectorCard, descriptor: Connec
   const problems: string[] = [];
   const { connection } = descriptor;
   if (connection.connector_card_id !== card.connector_card_id) {
-    problems.push(`connection.connector_card_id: ${connection.connector_card_id} is not the Card's ${card.connector_card_id}`);
+    problems.push(
+      `connection.connector_card_id: ${connection.connector_card_id} is not the Card's ${card.connector_card_id}`,
+    );
   }
   if (!(card.supports.target_types as readonly string[]).includes(connection.target_type)) {
     problems.push(`connection.target_type: ${connection.target_type} is not declared by the Card`);
   }
   for (const profile of connection.profiles) {
-    if (!card.supports.profiles.includes(profile)) problems.push(`connection.profiles: ${profile} is not declared by the Card`);
+    if (!card.supports.profiles.includes(profile))
+      problems.push(`connection.profiles: ${profile} is not declared by the Card`);
   }
   const cardTools = new Set((card.tools ?? []).map((tool) => tool.tool_id));
   for (const tool of descriptor.tools ?? []) {
@@ -261,10 +342,16 @@ export function descriptorCardMismatches(card: ConnectorCard, descriptor: Connec
   return problems;
 }
 
-function reportDuplicates(values: readonly string[], path: Array<string | number>, field: string, ctx: z.RefinementCtx): void {
+function reportDuplicates(
+  values: readonly string[],
+  path: Array<string | number>,
+  field: string,
+  ctx: z.RefinementCtx,
+): void {
   const seen = new Set<string>();
   values.forEach((value, i) => {
-    if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `${field} ${value} appears twice`, path: [...path, i, field] });
+    if (seen.has(value))
+      ctx.addIssue({ code: 'custom', message: `${field} ${value} appears twice`, path: [...path, i, field] });
     seen.add(value);
   });
 }
@@ -278,6 +365,7 @@ function reportUndeclared(
   ctx: z.RefinementCtx,
 ): void {
   values.forEach((value, i) => {
-    if (value !== undefined && !declared.includes(value)) ctx.addIssue({ code: 'custom', message: `${field} ${value} is not in ${where}`, path: [...path, i, field] });
+    if (value !== undefined && !declared.includes(value))
+      ctx.addIssue({ code: 'custom', message: `${field} ${value} is not in ${where}`, path: [...path, i, field] });
   });
 }

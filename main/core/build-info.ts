@@ -46,7 +46,11 @@ export function loadBuildInfo(): BuildInfo {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   let rev = 'unknown';
   try {
-    rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] })
+    rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: root,
+      timeout: 2000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .toString()
       .trim();
   } catch {

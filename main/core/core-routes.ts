@@ -45,7 +45,8 @@ export interface CoreRouteDeps {
 
 /** The routes, checked in order, and the /ws upgrade. */
 export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
-  const card = (): Record<string, unknown> => buildCard({ build: d.build, tools: d.cardTools(), authFlows: AUTH_FLOWS });
+  const card = (): Record<string, unknown> =>
+    buildCard({ build: d.build, tools: d.cardTools(), authFlows: AUTH_FLOWS });
   const consoleHostRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
     const refused = d.adminGate.checkRequest(req, { checkOrigin: false });
     if (refused) sendError(res, refused.status, refused.code, refused.message);
@@ -54,13 +55,18 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
   return {
     routes: [
       { prefix: '/connector-card.json', exact: true, handler: (_req, res) => sendJson(res, 200, card()) },
-      { prefix: '/skill.md', exact: true, handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(d.cardTools())) },
+      {
+        prefix: '/skill.md',
+        exact: true,
+        handler: (_req, res) => sendText(res, 200, 'text/markdown; charset=utf-8', renderSkill(d.cardTools())),
+      },
       {
         prefix: '/health',
         exact: true,
         xagentPlane: true,
         handler: (req, res) => {
-          if (!d.authorizeKey(bearerToken(req.headers.authorization))) return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
+          if (!d.authorizeKey(bearerToken(req.headers.authorization)))
+            return sendError(res, 401, 'unauthorized', 'a valid system API key is required');
           sendJson(res, 200, {
             status: 'ok',
             connector_card_id: CONNECTOR_CARD_ID,
@@ -70,7 +76,11 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
           });
         },
       },
-      { prefix: '/files/refs/', xagentPlane: true, handler: (req, res) => handleDownload(req, res, { cache: d.files, signer: d.signer }) },
+      {
+        prefix: '/files/refs/',
+        xagentPlane: true,
+        handler: (req, res) => handleDownload(req, res, { cache: d.files, signer: d.signer }),
+      },
       {
         prefix: '/files/uploads',
         exact: true,
@@ -92,17 +102,23 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
         // gated like the console (loopback unless remote admin), not by --allow-from.
         prefix: CONSOLE_FILES_PREFIX,
         handler: (req, res) => {
-          if (!d.admin.admitsClient(req)) return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
+          if (!d.admin.admitsClient(req))
+            return sendError(res, 403, 'forbidden', 'the console answers loopback clients only');
           if (consoleHostRefused(req, res)) return;
           req.url = (req.url ?? '').slice('/console'.length);
           handleDownload(req, res, { cache: d.files, signer: d.signer });
         },
       },
-      { prefix: '/console', handler: (req, res, url) => (consoleHostRefused(req, res) ? undefined : serveConsole(req, res, url, d.consoleDir)) },
+      {
+        prefix: '/console',
+        handler: (req, res, url) =>
+          consoleHostRefused(req, res) ? undefined : serveConsole(req, res, url, d.consoleDir),
+      },
       {
         prefix: '/',
         exact: true,
-        handler: (_req, res) => sendText(res, 200, 'text/plain; charset=utf-8', 'xAgent Device Bridge — see /connector-card.json\n'),
+        handler: (_req, res) =>
+          sendText(res, 200, 'text/plain; charset=utf-8', 'xAgent Device Bridge — see /connector-card.json\n'),
       },
     ],
     upgrade: d.upgrade,

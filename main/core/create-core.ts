@@ -9,7 +9,13 @@ import { toolMarks, type ToolMark } from './bindings/tool-marks';
 import { join } from 'node:path';
 import type { Core } from './core';
 import { loadBuildInfo } from './build-info';
-import { defaultAdbServer, leasePolicyOf, resolveCoreOptions, startLimits, type CoreOptionsInput } from './config/core-options';
+import {
+  defaultAdbServer,
+  leasePolicyOf,
+  resolveCoreOptions,
+  startLimits,
+  type CoreOptionsInput,
+} from './config/core-options';
 import { LiveLimits } from './config/live-limits';
 import type { LimitValues } from '../contract/limits';
 import { createLogger } from './logging/logger';
@@ -49,7 +55,10 @@ export { defaultAdbServer } from './config/core-options';
 
 export function createCore(input: CoreOptionsInput): Core {
   const autoStartLocalAdb = !input.adbServers || input.adbServers.length === 0;
-  const options = resolveCoreOptions({ ...input, adbServers: input.adbServers?.length ? input.adbServers : [defaultAdbServer()] });
+  const options = resolveCoreOptions({
+    ...input,
+    adbServers: input.adbServers?.length ? input.adbServers : [defaultAdbServer()],
+  });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const clock = options.clock ?? Date.now;
   const build = options.build ?? loadBuildInfo();
@@ -71,7 +80,9 @@ export function createCore(input: CoreOptionsInput): Core {
   const logger = options.logger ?? createLogger({ secrets });
   // Everything the core must release, released in reverse at stop(): the listeners taken below
   // first (so removed last), then each service as start() starts it.
-  const lifecycle = new Lifecycle('core', (error) => logger.error('a step of the stop failed', { error: error instanceof Error ? error.message : String(error) }));
+  const lifecycle = new Lifecycle('core', (error) =>
+    logger.error('a step of the stop failed', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const owned = lifecycle.owned;
 
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
@@ -108,7 +119,12 @@ export function createCore(input: CoreOptionsInput): Core {
 
   const files = new FileCache({
     dir: join(options.dataDir, 'cache'),
-    limits: { ...options.fileCache, ttlMs: live.file_cache_ttl_ms, maxBytes: live.file_cache_max_bytes, maxFiles: live.file_cache_max_files },
+    limits: {
+      ...options.fileCache,
+      ttlMs: live.file_cache_ttl_ms,
+      maxBytes: live.file_cache_max_bytes,
+      maxFiles: live.file_cache_max_files,
+    },
     clock,
   });
   const signer = new UrlSigner(signingKey, clock);
@@ -122,8 +138,11 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     onChannelUnregistered: (channel) => bindingService.unregisterChannel(channel),
     ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
-    ...(options.channels?.abandonedTtlMs !== undefined ? { abandonedChannelTtlMs: options.channels.abandonedTtlMs } : {}),
-    channelInUse: (channelId) => plane.isChannelHeld(channelId) || bindingService.pendingSessions().some((s) => s.channelId === channelId),
+    ...(options.channels?.abandonedTtlMs !== undefined
+      ? { abandonedChannelTtlMs: options.channels.abandonedTtlMs }
+      : {}),
+    channelInUse: (channelId) =>
+      plane.isChannelHeld(channelId) || bindingService.pendingSessions().some((s) => s.channelId === channelId),
   });
   // Every call on a phone waits its turn here; every command reaches the phone through these shells.
   const queue = new DeviceQueue(options.queue);
@@ -194,8 +213,17 @@ export function createCore(input: CoreOptionsInput): Core {
     // The helper runs only while the phone is leased (README "Fast lane": what the guard does).
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
     onAlert: (alert) => {
-      logger.warn('fast lane helper stopped to keep the phone safe', { device: alert.deviceId, code: alert.code, message: alert.message });
-      safety.recordBridgeAction({ deviceId: alert.deviceId, action: 'fast_lane_guard', code: alert.code, reason: alert.message });
+      logger.warn('fast lane helper stopped to keep the phone safe', {
+        device: alert.deviceId,
+        code: alert.code,
+        message: alert.message,
+      });
+      safety.recordBridgeAction({
+        deviceId: alert.deviceId,
+        action: 'fast_lane_guard',
+        code: alert.code,
+        reason: alert.message,
+      });
       hub.publish('state');
     },
     ...options.fastLane,
@@ -207,11 +235,13 @@ export function createCore(input: CoreOptionsInput): Core {
     device: (deviceId) => registry.get(deviceId),
     shellFor: (device) => shells.shellFor(device),
     observe: (deviceId, run) => queue.submit(deviceId, 'observation', 'phone-view', run),
-    agentBusy: (deviceId) => queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
+    agentBusy: (deviceId) =>
+      queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
     clock,
     captureTimeoutMs: Math.min(options.adbCommandTimeoutMs, 15_000),
     // The helper's stream shows display 0 only (as its other lanes work there).
-    helperStream: (deviceId, read) => (shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null)),
+    helperStream: (deviceId, read) =>
+      shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null),
   });
   const timeline = new ActionTimeline({
     clock,
@@ -259,7 +289,9 @@ export function createCore(input: CoreOptionsInput): Core {
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     helperTypes: (deviceId) => {
       const helper = helpers.view(deviceId);
-      return helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running');
+      return (
+        helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')
+      );
     },
     onDisplays: (deviceId, target) => shells.noteDisplays(deviceId, target),
     onResult: (check) => {
@@ -298,11 +330,23 @@ export function createCore(input: CoreOptionsInput): Core {
   const onLimitsChanged = (changed: Partial<LimitValues>): void => {
     const now = limits.values();
     if (changed.approval_timeout_ms !== undefined) safety.gate.setApprovalTimeout(now.approval_timeout_ms);
-    if (changed.lease_max_duration_ms !== undefined || changed.lease_idle_timeout_ms !== undefined || changed.lease_disconnect_grace_ms !== undefined) {
+    if (
+      changed.lease_max_duration_ms !== undefined ||
+      changed.lease_idle_timeout_ms !== undefined ||
+      changed.lease_disconnect_grace_ms !== undefined
+    ) {
       bindingService.setLeasePolicy(leasePolicyOf(now));
     }
-    if (changed.file_cache_ttl_ms !== undefined || changed.file_cache_max_bytes !== undefined || changed.file_cache_max_files !== undefined) {
-      files.setLimits({ ttlMs: now.file_cache_ttl_ms, maxBytes: now.file_cache_max_bytes, maxFiles: now.file_cache_max_files });
+    if (
+      changed.file_cache_ttl_ms !== undefined ||
+      changed.file_cache_max_bytes !== undefined ||
+      changed.file_cache_max_files !== undefined
+    ) {
+      files.setLimits({
+        ttlMs: now.file_cache_ttl_ms,
+        maxBytes: now.file_cache_max_bytes,
+        maxFiles: now.file_cache_max_files,
+      });
     }
     if (changed.queue_max_depth !== undefined) queue.setMaxDepth(now.queue_max_depth);
     if (changed.fast_lane_idle_stop_ms !== undefined) helpers.setIdleStopMs(now.fast_lane_idle_stop_ms);
@@ -331,7 +375,12 @@ export function createCore(input: CoreOptionsInput): Core {
     publicUrl: () => options.network.publicUrl,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const admin = new AdminRouter({ adminToken: () => adminToken, allowRemote: options.allowRemoteAdmin, hub, gate: adminGate });
+  const admin = new AdminRouter({
+    adminToken: () => adminToken,
+    allowRemote: options.allowRemoteAdmin,
+    hub,
+    gate: adminGate,
+  });
 
   // One server for every plane (core-routes.ts).
   const endpoint: NetworkEndpoint = new NetworkEndpoint({
@@ -368,7 +417,21 @@ export function createCore(input: CoreOptionsInput): Core {
   };
 
   // Read by the embedder (Core) and the admin API alike.
-  const services = { options, build, registry, runtime, bindings: bindingService, tools, helpers, hub, files, logger, adbLinks, limits, rotateApiKey };
+  const services = {
+    options,
+    build,
+    registry,
+    runtime,
+    bindings: bindingService,
+    tools,
+    helpers,
+    hub,
+    files,
+    logger,
+    adbLinks,
+    limits,
+    rotateApiKey,
+  };
   const adminApi = registerAdminApi(admin, {
     ...services,
     phoneCheck,
@@ -445,7 +508,11 @@ export function createCore(input: CoreOptionsInput): Core {
     adminState: () => adminApi.state(),
     async start() {
       const listening = await lifecycle.start(startServices);
-      logger.info('bridge started', { url: baseUrl(), public_url: endpoint.publicUrl(), adb: options.adbServers.map((s) => `${s.host}:${s.port}`) });
+      logger.info('bridge started', {
+        url: baseUrl(),
+        public_url: endpoint.publicUrl(),
+        adb: options.adbServers.map((s) => `${s.host}:${s.port}`),
+      });
       return { url: baseUrl(), ...listening };
     },
     stop: () => lifecycle.stop(),

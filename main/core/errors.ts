@@ -106,4 +106,3 @@ export function toWireError(error: unknown): WireError {
   const fix = error.details?.fix;
   return { code: error.code, message: error.message, ...(typeof fix === 'string' && fix ? { fix } : {}) };
 }
-

@@ -16,7 +16,10 @@ const BRIDGE_FETCH_TIMEOUT_MS = 10_000;
 /** Must run before app 'ready': makes app:// a standard, secure origin ('self' in the CSP works). */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, stream: false } },
+    {
+      scheme: APP_SCHEME,
+      privileges: { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, stream: false },
+    },
   ]);
 }
 

@@ -6,7 +6,17 @@
  * electron-free modules (window-security, ipc-handlers, tray-state, api-key-vault,
  * desktop-settings) that are unit-tested.
  */
-import { app, BrowserWindow, Menu, Notification, Tray, nativeImage, safeStorage, session, type WebContents } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  Menu,
+  Notification,
+  Tray,
+  nativeImage,
+  safeStorage,
+  session,
+  type WebContents,
+} from 'electron';
 import { join } from 'node:path';
 import { createCore, type Core } from '../core/create-core';
 import { ApiKeyVault, corePlainKeyFile } from './api-key-vault';
@@ -14,7 +24,17 @@ import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { encryptedKeySlot, loadDesktopSettings, openSettingsStore, type SettingsStore } from './desktop-settings';
 import { normalizeDesktopNetwork, startWithTlsFallback } from './desktop-network-settings';
 import { registerIpcHandlers } from './ipc-main';
-import { ApprovalNotifier, APP_NAME, approvalNotification, HelperAlertNotifier, helperAlertNotification, shouldNotify, trayMenuLabels, trayPhoneEntries, trayView } from './tray-state';
+import {
+  ApprovalNotifier,
+  APP_NAME,
+  approvalNotification,
+  HelperAlertNotifier,
+  helperAlertNotification,
+  shouldNotify,
+  trayMenuLabels,
+  trayPhoneEntries,
+  trayView,
+} from './tray-state';
 import { phoneHash } from '../contract/phone-view-route';
 import { resolveLocale } from '../contract/i18n';
 import { APP_ENTRY_URL, WINDOW_WEB_PREFERENCES, allowNavigation, allowPermission } from './window-security';
@@ -76,7 +96,12 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
   const store = await (deps.openStore ?? openSettingsStore)();
   const { settings, warnings } = loadDesktopSettings(store);
   const dataDir = join(app.getPath('userData'), 'bridge');
-  const vault = new ApiKeyVault({ safeStorage, slot: encryptedKeySlot(store), plainFile: corePlainKeyFile(dataDir), platform: process.platform });
+  const vault = new ApiKeyVault({
+    safeStorage,
+    slot: encryptedKeySlot(store),
+    plainFile: corePlainKeyFile(dataDir),
+    platform: process.platform,
+  });
   const key = vault.load();
   if (key.problem) warnings.push(key.problem);
 
@@ -119,7 +144,8 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
   /** The tray's "Watch <phone>": the window, on that phone's view (an in-page address change, no reload). */
   const showPhone = (deviceId: string): void => {
     const hash = phoneHash(deviceId);
-    if (win && !win.isDestroyed()) void win.webContents.executeJavaScript(`window.location.hash = ${JSON.stringify(hash)};`);
+    if (win && !win.isDestroyed())
+      void win.webContents.executeJavaScript(`window.location.hash = ${JSON.stringify(hash)};`);
     else openWindow(hash);
     showWindow();
   };
@@ -149,7 +175,10 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
         { label: view.summary, enabled: false },
         { type: 'separator' },
         { label: labels.open, click: showWindow },
-        ...trayPhoneEntries(state, locale).map((phone) => ({ label: phone.label, click: () => showPhone(phone.deviceId) })),
+        ...trayPhoneEntries(state, locale).map((phone) => ({
+          label: phone.label,
+          click: () => showPhone(phone.deviceId),
+        })),
         { label: labels.quit, click: () => app.quit() },
       ]),
     );
@@ -157,7 +186,10 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
     const current = win && !win.isDestroyed() ? win : null;
     const visible = current !== null && current.isVisible();
     const focused = current !== null && current.isFocused();
-    if (fresh.length > 0 && shouldNotify({ supported: Notification.isSupported(), windowVisible: visible, windowFocused: focused })) {
+    if (
+      fresh.length > 0 &&
+      shouldNotify({ supported: Notification.isSupported(), windowVisible: visible, windowFocused: focused })
+    ) {
       const text = approvalNotification(fresh, state, locale);
       const notification = new Notification({ title: text.title, body: text.body, silent: false });
       notification.on('click', showWindow);

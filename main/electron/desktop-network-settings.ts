@@ -34,7 +34,10 @@ function cidrList(raw: unknown, key: string, warnings: string[]): string[] {
 }
 
 /** Checks the stored network values; returns the core's network options and one warning per value left out. */
-export function normalizeDesktopNetwork(raw: Record<string, unknown>): { network: NetworkOptionsInput; warnings: string[] } {
+export function normalizeDesktopNetwork(raw: Record<string, unknown>): {
+  network: NetworkOptionsInput;
+  warnings: string[];
+} {
   const warnings: string[] = [];
   const network: NetworkOptionsInput = {};
   const cert = raw.tlsCertFile;
@@ -43,18 +46,24 @@ export function normalizeDesktopNetwork(raw: Record<string, unknown>): { network
   const hasKey = nonEmptyString(key);
   if (hasCert && hasKey) {
     network.tls = { certFile: cert.trim(), keyFile: key.trim() };
-    if (raw.tlsSelfSigned === true) warnings.push('Settings: tlsSelfSigned is ignored while tlsCertFile and tlsKeyFile are set.');
+    if (raw.tlsSelfSigned === true)
+      warnings.push('Settings: tlsSelfSigned is ignored while tlsCertFile and tlsKeyFile are set.');
   } else if (hasCert || hasKey) {
-    warnings.push(`Settings: ${hasCert ? 'tlsKeyFile' : 'tlsCertFile'} is missing (tlsCertFile and tlsKeyFile go together); TLS is off.`);
+    warnings.push(
+      `Settings: ${hasCert ? 'tlsKeyFile' : 'tlsCertFile'} is missing (tlsCertFile and tlsKeyFile go together); TLS is off.`,
+    );
   } else if (raw.tlsSelfSigned === true) {
     network.tls = 'self-signed';
   }
   if (raw.publicUrl !== undefined && raw.publicUrl !== null && raw.publicUrl !== '') {
     try {
-      if (typeof raw.publicUrl !== 'string') throw new TypeError(`--public-url: ${JSON.stringify(raw.publicUrl)} is not a URL`);
+      if (typeof raw.publicUrl !== 'string')
+        throw new TypeError(`--public-url: ${JSON.stringify(raw.publicUrl)} is not a URL`);
       network.publicUrl = parsePublicUrl(raw.publicUrl);
     } catch (error) {
-      warnings.push(`Settings: publicUrl ${error instanceof Error ? error.message.replace(/^--public-url: /, '') : ''}; ignored.`);
+      warnings.push(
+        `Settings: publicUrl ${error instanceof Error ? error.message.replace(/^--public-url: /, '') : ''}; ignored.`,
+      );
     }
   }
   const allowFrom = cidrList(raw.allowFrom, 'allowFrom', warnings);
@@ -91,7 +100,9 @@ export async function startWithTlsFallback<C extends StartableCore>(
   } catch (error) {
     if (!(error instanceof TlsFileError)) throw error;
     await core.stop();
-    warnings.push(`${error.message}. Until it is fixed (tlsCertFile, tlsKeyFile in the settings file), the bridge serves this computer only: 127.0.0.1, no TLS.`);
+    warnings.push(
+      `${error.message}. Until it is fixed (tlsCertFile, tlsKeyFile in the settings file), the bridge serves this computer only: 127.0.0.1, no TLS.`,
+    );
     const fallback = create(true);
     await fallback.start();
     return fallback;

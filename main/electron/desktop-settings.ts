@@ -16,7 +16,8 @@ export interface DesktopSettings {
 
 export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { bindHost: '127.0.0.1', port: 8765, adbServers: [] };
 
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 function validHost(value: unknown): value is string {
   return typeof value === 'string' && (isIP(value) !== 0 || HOSTNAME.test(value));
@@ -27,16 +28,25 @@ function validPort(value: unknown, allowZero: boolean): value is number {
 }
 
 /** Checks raw stored values; returns the usable settings and one warning per value replaced. */
-export function normalizeDesktopSettings(raw: Record<string, unknown>): { settings: DesktopSettings; warnings: string[] } {
+export function normalizeDesktopSettings(raw: Record<string, unknown>): {
+  settings: DesktopSettings;
+  warnings: string[];
+} {
   const warnings: string[] = [];
   const settings: DesktopSettings = { ...DEFAULT_DESKTOP_SETTINGS, adbServers: [] };
   if (raw.bindHost !== undefined) {
     if (validHost(raw.bindHost)) settings.bindHost = raw.bindHost;
-    else warnings.push(`Settings: bind address ${JSON.stringify(raw.bindHost)} is not a host; using ${DEFAULT_DESKTOP_SETTINGS.bindHost}.`);
+    else
+      warnings.push(
+        `Settings: bind address ${JSON.stringify(raw.bindHost)} is not a host; using ${DEFAULT_DESKTOP_SETTINGS.bindHost}.`,
+      );
   }
   if (raw.port !== undefined) {
     if (validPort(raw.port, true)) settings.port = raw.port;
-    else warnings.push(`Settings: port ${JSON.stringify(raw.port)} is not 0–65535; using ${DEFAULT_DESKTOP_SETTINGS.port}.`);
+    else
+      warnings.push(
+        `Settings: port ${JSON.stringify(raw.port)} is not 0–65535; using ${DEFAULT_DESKTOP_SETTINGS.port}.`,
+      );
   }
   if (raw.adbServers !== undefined) {
     if (!Array.isArray(raw.adbServers)) {
@@ -44,7 +54,8 @@ export function normalizeDesktopSettings(raw: Record<string, unknown>): { settin
     } else {
       for (const entry of raw.adbServers as unknown[]) {
         const server = entry as Partial<AdbServerAddress> | null;
-        if (server && validHost(server.host) && validPort(server.port, false)) settings.adbServers.push({ host: server.host, port: server.port });
+        if (server && validHost(server.host) && validPort(server.port, false))
+          settings.adbServers.push({ host: server.host, port: server.port });
         else warnings.push(`Settings: ADB server ${JSON.stringify(entry)} is not {host, port}; skipped.`);
       }
     }
@@ -72,7 +83,11 @@ export async function openSettingsStore(): Promise<SettingsStore> {
     default: new (options: { name: string; defaults: StoreShape; clearInvalidConfig: boolean }) => SettingsStore;
   };
   // A damaged settings file is replaced by defaults rather than stopping the app.
-  return new Store({ name: 'settings', defaults: { ...DEFAULT_DESKTOP_SETTINGS, encryptedApiKey: null }, clearInvalidConfig: true });
+  return new Store({
+    name: 'settings',
+    defaults: { ...DEFAULT_DESKTOP_SETTINGS, encryptedApiKey: null },
+    clearInvalidConfig: true,
+  });
 }
 
 export function loadDesktopSettings(store: SettingsStore): { settings: DesktopSettings; warnings: string[] } {

@@ -48,9 +48,11 @@ export function createIpcHandlers(deps: IpcHandlerDeps): Map<string, IpcHandler>
     handlers.set(ipcChannel(name), async (event, rawArgs) => {
       if (!deps.isTrusted(event)) return { ok: false, error: { code: 'permission_denied', message: 'unknown sender' } };
       const args = plainArgs(rawArgs);
-      if (!args) return { ok: false, error: { code: 'invalid_arguments', message: 'the argument must be one plain object' } };
+      if (!args)
+        return { ok: false, error: { code: 'invalid_arguments', message: 'the argument must be one plain object' } };
       try {
-        if (JSON.stringify(args).length > MAX_ARGS_BYTES) return { ok: false, error: { code: 'invalid_arguments', message: 'arguments too large' } };
+        if (JSON.stringify(args).length > MAX_ARGS_BYTES)
+          return { ok: false, error: { code: 'invalid_arguments', message: 'arguments too large' } };
       } catch {
         return { ok: false, error: { code: 'invalid_arguments', message: 'arguments must be plain JSON data' } };
       }

@@ -23,21 +23,39 @@ export interface BridgeAnswer {
 }
 
 /** GETs `pathAndQuery` from the bridge; rejects on a timeout, a network error or a certificate that is not the bridge's. */
-export async function fetchFromOwnBridge(bridge: OwnBridge, pathAndQuery: string, timeoutMs: number): Promise<BridgeAnswer> {
+export async function fetchFromOwnBridge(
+  bridge: OwnBridge,
+  pathAndQuery: string,
+  timeoutMs: number,
+): Promise<BridgeAnswer> {
   const base = new URL(bridge.url());
   const host = base.hostname.replace(/^\[|\]$/g, '');
   const port = Number(base.port || (base.protocol === 'https:' ? 443 : 80));
   const signal = AbortSignal.timeout(timeoutMs);
-  const pinned = base.protocol === 'https:' ? await connectPinned(host, port, bridge.tls()?.fingerprint256, signal) : undefined;
+  const pinned =
+    base.protocol === 'https:' ? await connectPinned(host, port, bridge.tls()?.fingerprint256, signal) : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
       // No agent: the pinned socket is used once, or a fresh plain one is made.
-      { host, port, path: pathAndQuery, method: 'GET', signal, ...(pinned ? { createConnection: () => pinned } : { agent: false }) },
+      {
+        host,
+        port,
+        path: pathAndQuery,
+        method: 'GET',
+        signal,
+        ...(pinned ? { createConnection: () => pinned } : { agent: false }),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks),
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -45,7 +63,12 @@ export async function fetchFromOwnBridge(bridge: OwnBridge, pathAndQuery: string
   });
 }
 
-function connectPinned(host: string, port: number, fingerprint: string | undefined, signal: AbortSignal): Promise<TLSSocket> {
+function connectPinned(
+  host: string,
+  port: number,
+  fingerprint: string | undefined,
+  signal: AbortSignal,
+): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     if (!fingerprint) {
       reject(new Error('the bridge serves https but its certificate is unknown'));
@@ -60,7 +83,8 @@ function connectPinned(host: string, port: number, fingerprint: string | undefin
     signal.addEventListener('abort', () => fail(new Error('timed out connecting to the bridge')), { once: true });
     socket.once('error', fail);
     socket.once('secureConnect', () => {
-      if (socket.getPeerCertificate().fingerprint256 !== fingerprint) return fail(new Error("the bridge's address answered with another certificate"));
+      if (socket.getPeerCertificate().fingerprint256 !== fingerprint)
+        return fail(new Error("the bridge's address answered with another certificate"));
       socket.off('error', fail);
       resolve(socket);
     });

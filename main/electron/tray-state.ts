@@ -26,7 +26,10 @@ export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>, loca
   const waiting: string[] = [];
   if (approvals > 0) waiting.push(translate(locale, 'tray.approvalsWaiting', { count: approvals }));
   if (pairings > 0) waiting.push(translate(locale, 'tray.pairingsWaiting', { count: pairings }));
-  const summary = waiting.length > 0 ? waiting.join(translate(locale, 'tray.listSeparator')) : translate(locale, 'tray.nothingWaiting');
+  const summary =
+    waiting.length > 0
+      ? waiting.join(translate(locale, 'tray.listSeparator'))
+      : translate(locale, 'tray.nothingWaiting');
   const total = approvals + pairings;
   const app = translate(locale, 'common.app.name');
   return {
@@ -42,7 +45,10 @@ export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>, loca
 export const TRAY_PHONES_MAX = 10;
 
 /** "Watch <phone>" entries of the tray menu: the connected phones, by name, each opening its phone view. */
-export function trayPhoneEntries(state: Pick<AdminState, 'devices'>, locale: Locale = 'en'): Array<{ deviceId: string; label: string }> {
+export function trayPhoneEntries(
+  state: Pick<AdminState, 'devices'>,
+  locale: Locale = 'en',
+): Array<{ deviceId: string; label: string }> {
   return state.devices
     .filter((d) => d.state === 'device')
     .sort((a, b) => a.display_name.localeCompare(b.display_name))
@@ -92,7 +98,16 @@ export class HelperAlertNotifier {
 
   fresh(state: Pick<AdminState, 'devices'>): Array<{ deviceId: string; phone: string; code: string }> {
     const current = state.devices.flatMap((d) =>
-      d.helper && d.helper.state === 'failed' && HELPER_ALERT_CODES.has(d.helper.last_error_code ?? '') ? [{ deviceId: d.device_id, phone: d.display_name, code: d.helper.last_error_code ?? '', key: `${d.device_id}\n${d.helper.last_error ?? ''}` }] : [],
+      d.helper && d.helper.state === 'failed' && HELPER_ALERT_CODES.has(d.helper.last_error_code ?? '')
+        ? [
+            {
+              deviceId: d.device_id,
+              phone: d.display_name,
+              code: d.helper.last_error_code ?? '',
+              key: `${d.device_id}\n${d.helper.last_error ?? ''}`,
+            },
+          ]
+        : [],
     );
     const previous = this.seen;
     this.seen = new Set(current.map((c) => c.key));
@@ -101,7 +116,10 @@ export class HelperAlertNotifier {
 }
 
 /** The desktop notification for a phone whose helper the guard stopped or refused to start. */
-export function helperAlertNotification(alert: { phone: string; code: string }, locale: Locale = 'en'): { title: string; body: string } {
+export function helperAlertNotification(
+  alert: { phone: string; code: string },
+  locale: Locale = 'en',
+): { title: string; body: string } {
   return {
     title: translate(locale, 'tray.notify.helperTitle', { phone: alert.phone }),
     body: translate(locale, alert.code === 'helper_not_verified' ? 'helper.guard.notVerified' : 'helper.guard.foreign'),
@@ -115,15 +133,22 @@ export function approvalNotification(
 ): { title: string; body: string } {
   const phone = (a: AdminApproval): string =>
     state.devices.find((d) => d.device_id === a.device_id)?.display_name ?? translate(locale, 'tray.notify.aPhone');
-  const line = (a: AdminApproval): string => translate(locale, 'tray.notify.line', { tool: a.tool_id, phone: phone(a) });
+  const line = (a: AdminApproval): string =>
+    translate(locale, 'tray.notify.line', { tool: a.tool_id, phone: phone(a) });
   const first = approvals[0];
   if (!first) return { title: translate(locale, 'tray.notify.title'), body: '' };
   if (approvals.length === 1) {
     const reason = first.reasons[0];
     return {
       title: translate(locale, 'tray.notify.title'),
-      body: (reason ? translate(locale, 'tray.notify.reason', { line: line(first), reason }) : line(first)).slice(0, 240),
+      body: (reason ? translate(locale, 'tray.notify.reason', { line: line(first), reason }) : line(first)).slice(
+        0,
+        240,
+      ),
     };
   }
-  return { title: translate(locale, 'tray.notify.titleMany', { count: approvals.length }), body: approvals.map(line).join('\n').slice(0, 240) };
+  return {
+    title: translate(locale, 'tray.notify.titleMany', { count: approvals.length }),
+    body: approvals.map(line).join('\n').slice(0, 240),
+  };
 }

@@ -62,7 +62,8 @@ const APP_FILES: Record<string, { file: string; type: string }> = {
  */
 const SIGNED_FILE_PATH = /^(?:\/console)?\/files\/refs\/file_[A-Za-z0-9_-]{32}$/;
 
-export type AppResource = { kind: 'file'; file: string; type: string } | { kind: 'bridge'; pathAndQuery: string } | null;
+export type AppResource =
+  { kind: 'file'; file: string; type: string } | { kind: 'bridge'; pathAndQuery: string } | null;
 
 /**
  * What an app:// request may load: one of the renderer's files, or a signed file URL that is

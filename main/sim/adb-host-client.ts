@@ -68,7 +68,8 @@ class SocketReader {
   async lengthPrefixed(): Promise<string> {
     const hex = (await this.take(4)).toString('latin1');
     const length = Number.parseInt(hex, 16);
-    if (!/^[0-9a-fA-F]{4}$/.test(hex) || !Number.isFinite(length)) throw new Error(`bad length prefix ${JSON.stringify(hex)}`);
+    if (!/^[0-9a-fA-F]{4}$/.test(hex) || !Number.isFinite(length))
+      throw new Error(`bad length prefix ${JSON.stringify(hex)}`);
     return (await this.take(length)).toString('utf8');
   }
 
@@ -154,7 +155,10 @@ const connectQueues = new Map<string, Promise<unknown>>();
 /** Resolves once `previous` settles; rejects if the deadline comes first. */
 function waitTurn(previous: Promise<unknown>, deadline: number, what: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what}: timed out waiting for an earlier connect to finish`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => reject(new Error(`${what}: timed out waiting for an earlier connect to finish`)),
+      Math.max(0, deadline - Date.now()),
+    );
     void previous.finally(() => {
       clearTimeout(timer);
       resolve();
@@ -179,7 +183,9 @@ export function hostConnect(address: AdbServerAddress, target: string, options?:
   const previous = connectQueues.get(key) ?? Promise.resolve();
   const call = (async () => {
     await waitTurn(previous, deadline, `adb connect ${target}`);
-    const message = await hostQuery(address, `host:connect:${target}`, { timeoutMs: Math.max(1, deadline - Date.now()) });
+    const message = await hostQuery(address, `host:connect:${target}`, {
+      timeoutMs: Math.max(1, deadline - Date.now()),
+    });
     if (/^(failed to connect|unable to connect|cannot connect|cannot resolve)/i.test(message)) {
       throw new Error(`adb connect ${target}: ${message}`);
     }
@@ -196,7 +202,11 @@ export function hostConnect(address: AdbServerAddress, target: string, options?:
 }
 
 /** `adb disconnect HOST:PORT`; returns adb's message ("disconnected …" or "no such device …"). */
-export async function hostDisconnect(address: AdbServerAddress, target: string, options?: HostCallOptions): Promise<string> {
+export async function hostDisconnect(
+  address: AdbServerAddress,
+  target: string,
+  options?: HostCallOptions,
+): Promise<string> {
   return withConnection(address, options, async (reader, socket) => {
     try {
       await request(reader, socket, `host:disconnect:${target}`);

@@ -165,7 +165,10 @@ export class AdbMessageParser {
 }
 
 /** The identity and capabilities a device announces in its CNXN payload. */
-export function deviceBanner(props: { product: string; model: string; device: string }, features: readonly string[]): string {
+export function deviceBanner(
+  props: { product: string; model: string; device: string },
+  features: readonly string[],
+): string {
   return (
     `device::ro.product.name=${props.product};ro.product.model=${props.model};` +
     `ro.product.device=${props.device};features=${features.join(',')}`

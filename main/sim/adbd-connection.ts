@@ -258,7 +258,8 @@ export class AdbdConnection {
   private send(command: number, arg0: number, arg1: number, data: Buffer = Buffer.alloc(0)): void {
     if (this.stateValue === 'closed' || this.socket.destroyed) return;
     // Until the host has our CNXN it checks checksums (its version is still the minimum).
-    const withChecksum = this.stateValue !== 'online' || this.protocolVersion < A_VERSION_SKIP_CHECKSUM || command === A_CNXN;
+    const withChecksum =
+      this.stateValue !== 'online' || this.protocolVersion < A_VERSION_SKIP_CHECKSUM || command === A_CNXN;
     this.socket.write(encodeMessage({ command, arg0, arg1, data }, withChecksum));
   }
 

@@ -36,7 +36,8 @@ export function installStdinSize(command: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export type LiveRequest = { kind: 'exec'; command: string } | { kind: 'shell'; command: string; protocol: 'raw-v1' | 'v2'; pty: boolean };
+export type LiveRequest =
+  { kind: 'exec'; command: string } | { kind: 'shell'; command: string; protocol: 'raw-v1' | 'v2'; pty: boolean };
 
 /**
  * Runs a command whose stdin comes from the stream or whose stdout goes out as written.
@@ -68,15 +69,31 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
   if (v2) void drain(stream);
   let result: ShellResult;
   try {
-    result = await phone.execLive(request.command, { signal: stream.signal, stdin, onStdout: (chunk) => send(frame(chunk, SHELL_STDOUT)) });
+    result = await phone.execLive(request.command, {
+      signal: stream.signal,
+      stdin,
+      onStdout: (chunk) => send(frame(chunk, SHELL_STDOUT)),
+    });
   } catch (error) {
-    result = { stdout: Buffer.alloc(0), stderr: Buffer.from(`${error instanceof Error ? error.message : String(error)}\n`), exitCode: 1 };
+    result = {
+      stdout: Buffer.alloc(0),
+      stderr: Buffer.from(`${error instanceof Error ? error.message : String(error)}\n`),
+      exitCode: 1,
+    };
   }
   if (stream.signal.aborted) return;
   if (v2 && !pty) {
     send(frame(result.stdout, SHELL_STDOUT));
     send(frame(result.stderr, SHELL_STDERR));
-  } else send(frame(request.kind === 'exec' ? Buffer.concat([result.stderr, result.stdout]) : Buffer.concat([result.stdout, result.stderr]), SHELL_STDOUT));
+  } else
+    send(
+      frame(
+        request.kind === 'exec'
+          ? Buffer.concat([result.stderr, result.stdout])
+          : Buffer.concat([result.stdout, result.stderr]),
+        SHELL_STDOUT,
+      ),
+    );
   if (v2) send(shellPacket(SHELL_EXIT, Buffer.from([result.exitCode & 0xff])));
   await writing;
   stream.close();

@@ -68,7 +68,8 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
     const shell = parseShellService(service);
     // adbd without shell_v2 (quirk no-shell-v2) knows only `shell:`; old adbd matches the
     // service name by its `shell:` prefix, so `shell,v2,raw:…` is an unknown service (CLSE).
-    if (shell?.protocol === 'v2' && !phoneFeatures(phone, DEFAULT_SHELL_FEATURES).includes('shell_v2')) return undefined;
+    if (shell?.protocol === 'v2' && !phoneFeatures(phone, DEFAULT_SHELL_FEATURES).includes('shell_v2'))
+      return undefined;
     if (shell) return (stream) => runShell(stream, phone, shell);
     return undefined;
   };
@@ -76,7 +77,8 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
 
 async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string): Promise<void> {
   if (command.trim() === '') return;
-  if (phone.execLive && (installStdinSize(command) !== undefined || phone.streamsOutput?.(command) === true)) return runLiveService(stream, phone, { kind: 'exec', command });
+  if (phone.execLive && (installStdinSize(command) !== undefined || phone.streamsOutput?.(command) === true))
+    return runLiveService(stream, phone, { kind: 'exec', command });
   const result = await execUntilClosed(stream, phone, command);
   if (!result) return;
   // adbd runs exec: without the shell protocol, so the child's stderr is the same socket as
@@ -88,7 +90,8 @@ async function runExec(stream: DeviceStream, phone: PhoneDevice, command: string
 async function runShell(stream: DeviceStream, phone: PhoneDevice, request: ShellRequest): Promise<void> {
   // No interactive shell on the simulator: an empty command just ends the session.
   if (request.command.trim() === '') return;
-  if (phone.execLive && phone.streamsOutput?.(request.command) === true) return runLiveService(stream, phone, { kind: 'shell', ...request });
+  if (phone.execLive && phone.streamsOutput?.(request.command) === true)
+    return runLiveService(stream, phone, { kind: 'shell', ...request });
   if (request.protocol === 'raw-v1') {
     // One stream for both outputs, in the order written: a failure's message comes before
     // whatever the command line prints after it.
@@ -113,7 +116,8 @@ async function runShell(stream: DeviceStream, phone: PhoneDevice, request: Shell
     [SHELL_STDOUT, stdout],
     [SHELL_STDERR, stderr],
   ] as const) {
-    for (let offset = 0; offset < data.length; offset += room) packets.push(encodeShellPacket(id, data.subarray(offset, offset + room)));
+    for (let offset = 0; offset < data.length; offset += room)
+      packets.push(encodeShellPacket(id, data.subarray(offset, offset + room)));
   }
   packets.push(encodeShellPacket(SHELL_EXIT, Buffer.from([result.exitCode & 0xff])));
   await stream.write(Buffer.concat(packets));
@@ -125,7 +129,12 @@ async function runShell(stream: DeviceStream, phone: PhoneDevice, request: Shell
  * Runs the command with the stream's lifetime as its cancellation: resolves undefined when the
  * stream closes first, so a hung command never holds the service open.
  */
-async function execUntilClosed(stream: DeviceStream, phone: PhoneDevice, command: string, mergeStderr = false): Promise<ShellResult | undefined> {
+async function execUntilClosed(
+  stream: DeviceStream,
+  phone: PhoneDevice,
+  command: string,
+  mergeStderr = false,
+): Promise<ShellResult | undefined> {
   const signal = stream.signal;
   if (signal.aborted) return undefined;
   let onAbort: (() => void) | undefined;
@@ -135,13 +144,11 @@ async function execUntilClosed(stream: DeviceStream, phone: PhoneDevice, command
   });
   try {
     const result = await Promise.race([
-      phone.exec(command, { signal, mergeStderr }).catch(
-        (error: unknown): ShellResult => ({
-          stdout: Buffer.alloc(0),
-          stderr: Buffer.from(`${error instanceof Error ? error.message : String(error)}\n`),
-          exitCode: 1,
-        }),
-      ),
+      phone.exec(command, { signal, mergeStderr }).catch((error: unknown): ShellResult => ({
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.from(`${error instanceof Error ? error.message : String(error)}\n`),
+        exitCode: 1,
+      })),
       aborted,
     ]);
     return signal.aborted ? undefined : result;

@@ -53,7 +53,9 @@ async function linuxOwner(pid: number, port: number): Promise<boolean | undefine
 /** `lsof -t` prints the pid and exits 0 when the process has that listener, exits 1 otherwise. */
 function lsofOwner(pid: number, port: number, timeoutMs: number): Promise<boolean | undefined> {
   return new Promise((resolve) => {
-    const child = spawn('lsof', ['-nP', '-a', '-p', String(pid), `-iTCP:${port}`, '-sTCP:LISTEN', '-t'], { stdio: 'ignore' });
+    const child = spawn('lsof', ['-nP', '-a', '-p', String(pid), `-iTCP:${port}`, '-sTCP:LISTEN', '-t'], {
+      stdio: 'ignore',
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       resolve(undefined);
@@ -73,8 +75,13 @@ function lsofOwner(pid: number, port: number, timeoutMs: number): Promise<boolea
  * True when process `pid` holds a socket listening on TCP `port`, false when it does not,
  * undefined when this platform cannot tell.
  */
-export async function holdsListeningSocket(pid: number, port: number, options: { timeoutMs?: number } = {}): Promise<boolean | undefined> {
+export async function holdsListeningSocket(
+  pid: number,
+  port: number,
+  options: { timeoutMs?: number } = {},
+): Promise<boolean | undefined> {
   if (process.platform === 'linux') return linuxOwner(pid, port);
-  if (process.platform === 'darwin' || process.platform.endsWith('bsd')) return lsofOwner(pid, port, options.timeoutMs ?? 5_000);
+  if (process.platform === 'darwin' || process.platform.endsWith('bsd'))
+    return lsofOwner(pid, port, options.timeoutMs ?? 5_000);
   return undefined;
 }

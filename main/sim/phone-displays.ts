@@ -42,14 +42,35 @@ export const BUILT_IN_PHYSICAL_ID = '4619827259835644672';
  * Pixel Fold panels (mobile-next/mobile-mcp#158 lists both ids): the inner 2208x1840 screen
  * is HWC display 0, the first display screencap finds; the outer 1080x2092 is HWC display 1.
  */
-export const FOLD_INNER: SimPanel = { physicalId: '4619827677550801152', hwc: 0, port: 0, width: 2208, height: 1840, density: 420 };
-export const FOLD_OUTER: SimPanel = { physicalId: '4619827677550801153', hwc: 1, port: 1, width: 1080, height: 2092, density: 420 };
+export const FOLD_INNER: SimPanel = {
+  physicalId: '4619827677550801152',
+  hwc: 0,
+  port: 0,
+  width: 2208,
+  height: 1840,
+  density: 420,
+};
+export const FOLD_OUTER: SimPanel = {
+  physicalId: '4619827677550801153',
+  hwc: 1,
+  port: 1,
+  width: 1080,
+  height: 2092,
+  density: 420,
+};
 
 /** A Samsung Galaxy Tab S7-class tablet: natural orientation landscape, 2560x1600 at 320 dpi. */
 export const LANDSCAPE_TABLET = { width: 2560, height: 1600, density: 320 } as const;
 
 /** The second screen a phone casts to (a Chromecast-style virtual display of its own content). */
-export const CAST_DISPLAY: SimVirtualDisplay = { id: 2, name: 'Living Room TV', width: 1920, height: 1080, density: 320, ownerPackage: 'com.google.android.gms' };
+export const CAST_DISPLAY: SimVirtualDisplay = {
+  id: 2,
+  name: 'Living Room TV',
+  width: 1920,
+  height: 1080,
+  density: 320,
+  ownerPackage: 'com.google.android.gms',
+};
 
 /** `wm density` override of the wm-density-override quirk (a phone set to "Display size: small"). */
 export const DENSITY_OVERRIDE_DPI = 360;
@@ -81,7 +102,16 @@ export class SimDisplays {
   panels(): SimPanel[] {
     if (this.isFoldable()) return [FOLD_INNER, FOLD_OUTER];
     const size = this.quirks.has('landscape-tablet') ? LANDSCAPE_TABLET : this.builtIn;
-    return [{ physicalId: BUILT_IN_PHYSICAL_ID, hwc: 0, port: 0, width: size.width, height: size.height, density: size.density }];
+    return [
+      {
+        physicalId: BUILT_IN_PHYSICAL_ID,
+        hwc: 0,
+        port: 0,
+        width: size.width,
+        height: size.height,
+        density: size.density,
+      },
+    ];
   }
 
   /** The panel behind logical display 0. */

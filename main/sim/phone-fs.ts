@@ -174,7 +174,12 @@ export class PhoneFs implements PhoneFileSystem {
     const { parent, name } = this.parentOf(full, false);
     const existing = parent.children.get(name);
     if (existing?.kind === 'dir') throw fsError('EISDIR');
-    parent.children.set(name, { kind: 'file', mode: existing?.mode ?? S_IFREG | 0o666, mtime: this.seconds(), data: Buffer.from(data) });
+    parent.children.set(name, {
+      kind: 'file',
+      mode: existing?.mode ?? S_IFREG | 0o666,
+      mtime: this.seconds(),
+      data: Buffer.from(data),
+    });
   }
 
   /** mkdir; with `parents` like `mkdir -p` (no error when it exists). */

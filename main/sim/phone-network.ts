@@ -73,7 +73,8 @@ export class PhoneNetwork implements NetworkControl {
 
   connectToHelper(peer: ForeignPeer, port = 6790): () => void {
     if (!this.helper.listeningPorts().includes(port)) throw new Error(`connect to port ${port}: Connection refused`);
-    if ('network' in peer && !isIpv4(peer.network)) throw new TypeError(`connectToHelper: not an IPv4 address: ${peer.network}`);
+    if ('network' in peer && !isIpv4(peer.network))
+      throw new TypeError(`connectToHelper: not an IPv4 address: ${peer.network}`);
     const connection: Connection = { port, peer, peerPort: this.nextPort++ };
     this.foreign.add(connection);
     const close = (): void => {
@@ -99,7 +100,11 @@ export class PhoneNetwork implements NetworkControl {
       } else rest.push(a);
     }
     const [object, verb, ...more] = rest;
-    if (object === undefined || !['addr', 'address', 'a'].includes(object) || (verb !== undefined && verb !== 'show' && verb !== 'list')) {
+    if (
+      object === undefined ||
+      !['addr', 'address', 'a'].includes(object) ||
+      (verb !== undefined && verb !== 'show' && verb !== 'list')
+    ) {
       return { out: 'Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n', code: 255 };
     }
     const dev = more[0] === 'dev' ? more[1] : more[0];
@@ -108,17 +113,27 @@ export class PhoneNetwork implements NetworkControl {
       if (dev !== undefined && iface.name !== dev) continue;
       const addrs = iface.addrs.filter((a) => family === undefined || a.family === family);
       if (oneLine) {
-        for (const a of addrs) lines.push(`${iface.index}: ${iface.name}    ${a.family} ${a.cidr}${a.brd ? ` brd ${a.brd}` : ''} scope ${a.scope}${a.family === 'inet' ? ` ${iface.name}` : ''}\\       valid_lft forever preferred_lft forever`);
+        for (const a of addrs)
+          lines.push(
+            `${iface.index}: ${iface.name}    ${a.family} ${a.cidr}${a.brd ? ` brd ${a.brd}` : ''} scope ${a.scope}${a.family === 'inet' ? ` ${iface.name}` : ''}\\       valid_lft forever preferred_lft forever`,
+          );
       } else {
-        lines.push(`${iface.index}: ${iface.name}: <${iface.flags}> mtu ${iface.mtu} qdisc ${iface.qdisc} state ${iface.state} group default qlen 1000`);
-        lines.push(`    link/${iface.name === 'lo' ? 'loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00' : `ether ${iface.mac} brd ff:ff:ff:ff:ff:ff`}`);
+        lines.push(
+          `${iface.index}: ${iface.name}: <${iface.flags}> mtu ${iface.mtu} qdisc ${iface.qdisc} state ${iface.state} group default qlen 1000`,
+        );
+        lines.push(
+          `    link/${iface.name === 'lo' ? 'loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00' : `ether ${iface.mac} brd ff:ff:ff:ff:ff:ff`}`,
+        );
         for (const a of addrs) {
-          lines.push(`    ${a.family} ${a.cidr}${a.brd ? ` brd ${a.brd}` : ''} scope ${a.scope}${a.family === 'inet' ? ` ${iface.name}` : ''}`);
+          lines.push(
+            `    ${a.family} ${a.cidr}${a.brd ? ` brd ${a.brd}` : ''} scope ${a.scope}${a.family === 'inet' ? ` ${iface.name}` : ''}`,
+          );
           lines.push('       valid_lft forever preferred_lft forever');
         }
       }
     }
-    if (dev !== undefined && lines.length === 0 && !this.interfaces().some((i) => i.name === dev)) return { out: `Device "${dev}" does not exist.\n`, code: 1 };
+    if (dev !== undefined && lines.length === 0 && !this.interfaces().some((i) => i.name === dev))
+      return { out: `Device "${dev}" does not exist.\n`, code: 1 };
     return { out: lines.map((l) => `${l}\n`).join(''), code: 0 };
   }
 
@@ -129,19 +144,43 @@ export class PhoneNetwork implements NetworkControl {
     const wifi = this.wifi;
     let ephemeral = 38_000;
     if (v6) {
-      for (const port of this.helper.listeningPorts()) rows.push({ local: v6Hex('::', port), remote: v6Hex('::', 0), state: TCP_LISTEN, uid: helperUid });
+      for (const port of this.helper.listeningPorts())
+        rows.push({ local: v6Hex('::', port), remote: v6Hex('::', 0), state: TCP_LISTEN, uid: helperUid });
       // Accepted sides of the bridge's streams (adbd connected from 127.0.0.1).
-      for (const port of this.helper.bridgeConnections()) rows.push({ local: v6Hex('::ffff:127.0.0.1', port), remote: v6Hex('::ffff:127.0.0.1', ephemeral++), state: TCP_ESTABLISHED, uid: helperUid });
+      for (const port of this.helper.bridgeConnections())
+        rows.push({
+          local: v6Hex('::ffff:127.0.0.1', port),
+          remote: v6Hex('::ffff:127.0.0.1', ephemeral++),
+          state: TCP_ESTABLISHED,
+          uid: helperUid,
+        });
       for (const c of this.foreign) {
         const from = 'network' in c.peer ? c.peer.network : '127.0.0.1';
         const to = 'network' in c.peer ? (wifi ?? '127.0.0.1') : '127.0.0.1';
-        rows.push({ local: v6Hex(`::ffff:${to}`, c.port), remote: v6Hex(`::ffff:${from}`, c.peerPort), state: TCP_ESTABLISHED, uid: helperUid });
+        rows.push({
+          local: v6Hex(`::ffff:${to}`, c.port),
+          remote: v6Hex(`::ffff:${from}`, c.peerPort),
+          state: TCP_ESTABLISHED,
+          uid: helperUid,
+        });
       }
     } else {
       // The client sides of adbd's connections, uid shell.
-      for (const port of this.helper.bridgeConnections()) rows.push({ local: v4Hex('127.0.0.1', ephemeral++), remote: v4Hex('127.0.0.1', port), state: TCP_ESTABLISHED, uid: SHELL_UID });
+      for (const port of this.helper.bridgeConnections())
+        rows.push({
+          local: v4Hex('127.0.0.1', ephemeral++),
+          remote: v4Hex('127.0.0.1', port),
+          state: TCP_ESTABLISHED,
+          uid: SHELL_UID,
+        });
       for (const c of this.foreign) {
-        if ('appUid' in c.peer) rows.push({ local: v4Hex('127.0.0.1', c.peerPort), remote: v4Hex('127.0.0.1', c.port), state: TCP_ESTABLISHED, uid: c.peer.appUid });
+        if ('appUid' in c.peer)
+          rows.push({
+            local: v4Hex('127.0.0.1', c.peerPort),
+            remote: v4Hex('127.0.0.1', c.port),
+            state: TCP_ESTABLISHED,
+            uid: c.peer.appUid,
+          });
       }
     }
     const header = v6
@@ -150,15 +189,48 @@ export class PhoneNetwork implements NetworkControl {
     return (
       header +
       rows
-        .map((r, i) => `${String(i).padStart(4)}: ${r.local} ${r.remote} ${r.state} 00000000:00000000 00:00000000 00000000 ${String(r.uid).padStart(5)}        0 ${this.inode + i} 1 0000000000000000 100 0 0 10 0\n`)
+        .map(
+          (r, i) =>
+            `${String(i).padStart(4)}: ${r.local} ${r.remote} ${r.state} 00000000:00000000 00:00000000 00000000 ${String(r.uid).padStart(5)}        0 ${this.inode + i} 1 0000000000000000 100 0 0 10 0\n`,
+        )
         .join('')
     );
   }
 
-  private interfaces(): Array<{ index: number; name: string; flags: string; mtu: number; qdisc: string; state: string; mac: string; addrs: Array<{ family: 'inet' | 'inet6'; cidr: string; brd?: string; scope: string }> }> {
+  private interfaces(): Array<{
+    index: number;
+    name: string;
+    flags: string;
+    mtu: number;
+    qdisc: string;
+    state: string;
+    mac: string;
+    addrs: Array<{ family: 'inet' | 'inet6'; cidr: string; brd?: string; scope: string }>;
+  }> {
     const list: ReturnType<PhoneNetwork['interfaces']> = [
-      { index: 1, name: 'lo', flags: 'LOOPBACK,UP,LOWER_UP', mtu: 65536, qdisc: 'noqueue', state: 'UNKNOWN', mac: '', addrs: [{ family: 'inet', cidr: '127.0.0.1/8', scope: 'host' }, { family: 'inet6', cidr: '::1/128', scope: 'host' }] },
-      { index: 2, name: 'dummy0', flags: 'BROADCAST,NOARP,UP,LOWER_UP', mtu: 1500, qdisc: 'noqueue', state: 'UNKNOWN', mac: '7e:d1:3b:5c:20:9a', addrs: [] },
+      {
+        index: 1,
+        name: 'lo',
+        flags: 'LOOPBACK,UP,LOWER_UP',
+        mtu: 65536,
+        qdisc: 'noqueue',
+        state: 'UNKNOWN',
+        mac: '',
+        addrs: [
+          { family: 'inet', cidr: '127.0.0.1/8', scope: 'host' },
+          { family: 'inet6', cidr: '::1/128', scope: 'host' },
+        ],
+      },
+      {
+        index: 2,
+        name: 'dummy0',
+        flags: 'BROADCAST,NOARP,UP,LOWER_UP',
+        mtu: 1500,
+        qdisc: 'noqueue',
+        state: 'UNKNOWN',
+        mac: '7e:d1:3b:5c:20:9a',
+        addrs: [],
+      },
     ];
     const wifi = this.wifi;
     list.push({

@@ -50,13 +50,19 @@ const SYSTEM_PACKAGES: Array<[string, string]> = [
   ['com.android.shell', '/system/priv-app/Shell/Shell.apk'],
   ['com.android.phone', '/system/priv-app/TeleService/TeleService.apk'],
   ['com.android.providers.settings', '/system/priv-app/SettingsProvider/SettingsProvider.apk'],
-  ['com.android.providers.media.module', '/apex/com.android.mediaprovider/priv-app/MediaProviderGoogle@340818022/MediaProviderGoogle.apk'],
+  [
+    'com.android.providers.media.module',
+    '/apex/com.android.mediaprovider/priv-app/MediaProviderGoogle@340818022/MediaProviderGoogle.apk',
+  ],
   ['com.android.bluetooth', '/apex/com.android.btservices/app/Bluetooth@340920000/Bluetooth.apk'],
   ['com.google.android.gms', '/product/priv-app/PrebuiltGmsCore/PrebuiltGmsCoreSc.apk'],
   ['com.android.vending', '/product/priv-app/Phonesky/Phonesky.apk'],
   ['com.google.android.inputmethod.latin', '/product/app/LatinIMEGooglePrebuilt/LatinIMEGooglePrebuilt.apk'],
   ['com.google.android.webview', '/product/app/WebViewGoogle/WebViewGoogle.apk'],
-  ['com.google.android.permissioncontroller', '/apex/com.android.permission/priv-app/GooglePermissionController@340818022/GooglePermissionController.apk'],
+  [
+    'com.google.android.permissioncontroller',
+    '/apex/com.android.permission/priv-app/GooglePermissionController@340818022/GooglePermissionController.apk',
+  ],
   ['com.google.android.packageinstaller', '/system/priv-app/GooglePackageInstaller/GooglePackageInstaller.apk'],
   ['com.google.android.apps.messaging', '/product/app/PrebuiltBugle/PrebuiltBugle.apk'],
   ['com.google.android.dialer', '/product/priv-app/GoogleDialer/GoogleDialer.apk'],
@@ -88,7 +94,8 @@ export class PackageDb implements AppResolver {
 
   constructor(options: { withAdbKeyboard: boolean }) {
     for (const [name, apkPath] of SYSTEM_PACKAGES) this.packages.set(name, { name, system: true, apkPath });
-    for (const [name, [app, apkPath]] of Object.entries(SYSTEM_APPS)) this.packages.set(name, { name, system: true, apkPath, app });
+    for (const [name, [app, apkPath]] of Object.entries(SYSTEM_APPS))
+      this.packages.set(name, { name, system: true, apkPath, app });
     for (const app of EXAMPLE_APPS) this.addThirdParty(app.pkg, app);
     if (options.withAdbKeyboard) this.addThirdParty(ADB_KEYBOARD_PKG, undefined);
   }
@@ -139,8 +146,16 @@ export class PackageDb implements AppResolver {
     const manifest = readApkManifest(data);
     if (manifest) {
       const existing = this.packages.get(manifest.package);
-      if (existing?.system) return { ok: false, code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE', message: `Package ${manifest.package} signatures do not match previously installed version; ignoring!` };
-      this.addThirdParty(manifest.package, existing?.app ?? (HEADLESS_PACKAGES.has(manifest.package) ? undefined : createGenericApp(manifest.package)));
+      if (existing?.system)
+        return {
+          ok: false,
+          code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE',
+          message: `Package ${manifest.package} signatures do not match previously installed version; ignoring!`,
+        };
+      this.addThirdParty(
+        manifest.package,
+        existing?.app ?? (HEADLESS_PACKAGES.has(manifest.package) ? undefined : createGenericApp(manifest.package)),
+      );
       const info = this.packages.get(manifest.package);
       if (info) {
         info.versionCode = manifest.versionCode;
@@ -153,7 +168,12 @@ export class PackageDb implements AppResolver {
     const match = /package=([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)/.exec(data.toString('latin1'));
     const name = match?.[1] ?? `com.sim.installed${this.installs}`;
     const existing = this.packages.get(name);
-    if (existing?.system) return { ok: false, code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE', message: `Package ${name} signatures do not match previously installed version; ignoring!` };
+    if (existing?.system)
+      return {
+        ok: false,
+        code: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE',
+        message: `Package ${name} signatures do not match previously installed version; ignoring!`,
+      };
     this.addThirdParty(name, existing?.app ?? createGenericApp(name));
     const added = this.packages.get(name);
     if (added) added.sha256 = createHash('sha256').update(data).digest('hex');

@@ -84,7 +84,9 @@ export function isQuirkName(value: string): value is QuirkName {
 export function checkQuirks(names: readonly string[]): QuirkName[] {
   const unknown = names.filter((n) => !isQuirkName(n));
   if (unknown.length > 0) {
-    throw new TypeError(`unknown quirk${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => JSON.stringify(n)).join(', ')}; known quirks: ${QUIRK_NAMES.join(', ')}`);
+    throw new TypeError(
+      `unknown quirk${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => JSON.stringify(n)).join(', ')}; known quirks: ${QUIRK_NAMES.join(', ')}`,
+    );
   }
   return [...new Set(names as QuirkName[])];
 }

@@ -84,7 +84,8 @@ export class PhoneSettings {
     const enabled = this.enabledImes().filter((x) => x !== id);
     if (enable) enabled.push(id);
     this.put('secure', 'enabled_input_methods', enabled.join(':'));
-    if (!enable && this.get('secure', 'default_input_method') === id) this.put('secure', 'default_input_method', enabled[0] ?? '');
+    if (!enable && this.get('secure', 'default_input_method') === id)
+      this.put('secure', 'default_input_method', enabled[0] ?? '');
     return true;
   }
 

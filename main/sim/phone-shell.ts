@@ -183,7 +183,15 @@ export class ShellRun {
       return 127;
     }
     if (!(await sleepUnlessAborted(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
-    const io: CommandIo = { argv, stdin, signal: this.hooks.signal, cwd: this.cwd, out: write(1), err: write(2), outNow: this.liveWriter(fds, write(1)) };
+    const io: CommandIo = {
+      argv,
+      stdin,
+      signal: this.hooks.signal,
+      cwd: this.cwd,
+      out: write(1),
+      err: write(2),
+      outNow: this.liveWriter(fds, write(1)),
+    };
     const status = await handler(io, this.hooks.phone);
     this.checkAbort();
     return status;

@@ -25,7 +25,13 @@ import { InputDispatcher, type GestureRecord } from './screen/input-dispatcher';
 import { createLayout } from './screen/layout';
 import { ScreenMachine } from './screen/screen-machine';
 import { ShellSyntaxError, parseShell } from './shell-parser';
-import { eitherAborted, sleepUnlessAborted, timingProfile, untilAborted, type TimingProfileName } from './timing-profiles';
+import {
+  eitherAborted,
+  sleepUnlessAborted,
+  timingProfile,
+  untilAborted,
+  type TimingProfileName,
+} from './timing-profiles';
 
 export interface SimulatedPhoneOptions {
   serial: string;
@@ -114,8 +120,19 @@ export interface SimulatedPhone extends PhoneDevice {
   close(): void;
 }
 
-const PRODUCTS: Record<string, string> = { 'Pixel 6': 'oriole', 'Pixel 7': 'panther', 'Pixel 7 Pro': 'cheetah', 'Pixel 8': 'shiba', 'Pixel 8 Pro': 'husky' };
-const BUILD_IDS: Record<string, string> = { '12': 'SQ3A.220705.003', '13': 'TQ3A.230901.001', '14': 'UQ1A.240205.004', '15': 'AP4A.250105.002' };
+const PRODUCTS: Record<string, string> = {
+  'Pixel 6': 'oriole',
+  'Pixel 7': 'panther',
+  'Pixel 7 Pro': 'cheetah',
+  'Pixel 8': 'shiba',
+  'Pixel 8 Pro': 'husky',
+};
+const BUILD_IDS: Record<string, string> = {
+  '12': 'SQ3A.220705.003',
+  '13': 'TQ3A.230901.001',
+  '14': 'UQ1A.240205.004',
+  '15': 'AP4A.250105.002',
+};
 
 function fail(message: string): never {
   throw new TypeError(`createSimulatedPhone: ${message}`);
@@ -129,15 +146,28 @@ function checkInt(value: unknown, name: string, min: number, max: number): numbe
 }
 
 function resolveInfo(options: SimulatedPhoneOptions): PhoneInfo {
-  if (typeof options.serial !== 'string' || !/^[\x21-\x7e]+$/.test(options.serial)) fail(`serial must be a non-empty printable string without spaces (got ${JSON.stringify(options.serial)})`);
-  if (options.profile !== undefined && options.profile !== 'instant' && options.profile !== 'usb-phone') fail(`profile must be 'instant' or 'usb-phone' (got ${JSON.stringify(options.profile)})`);
-  if (options.clock !== undefined && typeof options.clock !== 'function') fail('clock must be a function returning milliseconds');
-  if (options.quirks !== undefined && (!Array.isArray(options.quirks) || options.quirks.some((q) => typeof q !== 'string'))) fail('quirks must be an array of quirk names');
+  if (typeof options.serial !== 'string' || !/^[\x21-\x7e]+$/.test(options.serial))
+    fail(`serial must be a non-empty printable string without spaces (got ${JSON.stringify(options.serial)})`);
+  if (options.profile !== undefined && options.profile !== 'instant' && options.profile !== 'usb-phone')
+    fail(`profile must be 'instant' or 'usb-phone' (got ${JSON.stringify(options.profile)})`);
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    fail('clock must be a function returning milliseconds');
+  if (
+    options.quirks !== undefined &&
+    (!Array.isArray(options.quirks) || options.quirks.some((q) => typeof q !== 'string'))
+  )
+    fail('quirks must be an array of quirk names');
   const screen = options.screen ?? { width: 1080, height: 2400, density: 420 };
   const model = options.model ?? 'Pixel 7';
   const manufacturer = options.manufacturer ?? 'Google';
   const androidVersion = options.androidVersion ?? '14';
-  const product = PRODUCTS[model] ?? (model.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'generic');
+  const product =
+    PRODUCTS[model] ??
+    (model
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '') ||
+      'generic');
   const buildId = BUILD_IDS[androidVersion] ?? 'UQ1A.240205.004';
   const brand = manufacturer.toLowerCase();
   return {
@@ -172,7 +202,10 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const fs = new PhoneFs(now);
   fs.installBinaries([...BINARY_NAMES, 'sh']);
   const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true });
-  const settings = new PhoneSettings((name) => packages.has(name), { withAdbKeyboard: options.withAdbKeyboard === true, model: info.model });
+  const settings = new PhoneSettings((name) => packages.has(name), {
+    withAdbKeyboard: options.withAdbKeyboard === true,
+    model: info.model,
+  });
   const battery = { level: 87, usbPowered: true, temperature: 290 };
   let batteryBeforeLow: { level: number; usbPowered: boolean } | undefined;
   const displays = new SimDisplays({ width: info.width, height: info.height, density: info.density });
@@ -200,7 +233,13 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     packages,
     quirks,
     profile,
-    phone: { screen, input, frames, display: () => ({ ...displays.logicalSize(), rotation: displays.rotation() }), slopPx: () => layout.dp(8) },
+    phone: {
+      screen,
+      input,
+      frames,
+      display: () => ({ ...displays.logicalSize(), rotation: displays.rotation() }),
+      slopPx: () => layout.dp(8),
+    },
     log: (argv) => {
       argvLog.push(argv);
       events.emit('command', argv);
@@ -229,10 +268,17 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     screen.setTranslate(zh ? zhCnText : undefined);
     // A system dialog over the app (permission prompt, App isn't responding) until a tap or
     // BACK answers it; answered, the quirk is gone.
-    const dialogQuirk = quirks.has('permission-dialog') ? 'permission-dialog' : quirks.has('anr-dialog') ? 'anr-dialog' : undefined;
-    screen.setSystemDialog(dialogQuirk === undefined ? undefined : dialogQuirk === 'permission-dialog' ? 'permission' : 'anr', () => {
-      if (dialogQuirk) quirks.delete(dialogQuirk);
-    });
+    const dialogQuirk = quirks.has('permission-dialog')
+      ? 'permission-dialog'
+      : quirks.has('anr-dialog')
+        ? 'anr-dialog'
+        : undefined;
+    screen.setSystemDialog(
+      dialogQuirk === undefined ? undefined : dialogQuirk === 'permission-dialog' ? 'permission' : 'anr',
+      () => {
+        if (dialogQuirk) quirks.delete(dialogQuirk);
+      },
+    );
     // low-battery: 5 % and unplugged while the quirk is on; what the battery was comes back after.
     if (quirks.has('low-battery') && batteryBeforeLow === undefined) {
       batteryBeforeLow = { level: battery.level, usbPowered: battery.usbPowered };
@@ -291,7 +337,10 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   let pid = 4000;
   const vars = new Map<string, string>([
     ['HOME', '/'],
-    ['PATH', '/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin'],
+    [
+      'PATH',
+      '/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin',
+    ],
     ['SHELL', SHELL_NAME],
     ['USER', 'shell'],
     ['LOGNAME', 'shell'],
@@ -312,9 +361,16 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     return [...hangs].some((m) => line.includes(m));
   };
 
-  const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({ stdout, stderr, exitCode: 130 });
+  const aborted = (stdout: Buffer = Buffer.alloc(0), stderr: Buffer = Buffer.alloc(0)): ShellResult => ({
+    stdout,
+    stderr,
+    exitCode: 130,
+  });
 
-  const exec = async (commandLine: string, execOptions: { signal: AbortSignal; mergeStderr?: boolean }): Promise<ShellResult> => {
+  const exec = async (
+    commandLine: string,
+    execOptions: { signal: AbortSignal; mergeStderr?: boolean },
+  ): Promise<ShellResult> => {
     // Unhooked when done: the phone's lifetime signal outlives every command.
     const combined = eitherAborted(execOptions.signal, lifetime.signal);
     try {
@@ -324,7 +380,11 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     }
   };
 
-  const execWithSignal = async (commandLine: string, signal: AbortSignal, mergeStderr: boolean): Promise<ShellResult> => {
+  const execWithSignal = async (
+    commandLine: string,
+    signal: AbortSignal,
+    mergeStderr: boolean,
+  ): Promise<ShellResult> => {
     events.emit('exec', commandLine);
     if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
     if (shouldHang(commandLine)) {
@@ -354,7 +414,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       new Map(vars),
     );
     const outcome = await run.run(script);
-    return outcome.aborted ? aborted(outcome.stdout, outcome.stderr) : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+    return outcome.aborted
+      ? aborted(outcome.stdout, outcome.stderr)
+      : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
   };
 
   /**
@@ -399,21 +461,29 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
         new Map(vars),
       );
       const outcome = await run.run(script);
-      return outcome.aborted ? aborted(outcome.stdout, outcome.stderr) : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+      return outcome.aborted
+        ? aborted(outcome.stdout, outcome.stderr)
+        : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
     } finally {
       o.signal.removeEventListener('abort', abort);
       lifetime.signal.removeEventListener('abort', abort);
     }
   };
 
-  const fieldKey = (fieldId: string): string => fieldId.slice(fieldId.indexOf(':id/') >= 0 ? fieldId.indexOf(':id/') + 4 : 0);
+  const fieldKey = (fieldId: string): string =>
+    fieldId.slice(fieldId.indexOf(':id/') >= 0 ? fieldId.indexOf(':id/') + 4 : 0);
 
   return {
     serial: info.serial,
     fs,
     argvLog,
     events,
-    identity: (): PhoneIdentity => ({ serial: info.serial, product: info.product, model: info.model, device: info.device }),
+    identity: (): PhoneIdentity => ({
+      serial: info.serial,
+      product: info.product,
+      model: info.model,
+      device: info.device,
+    }),
     exec,
     execLive,
     // `am instrument -w` prints as the instrumentation runs and may run for hours.

@@ -106,11 +106,14 @@ function checkOptions(options: PrivateAdbServerOptions): void {
   };
   if (!options || typeof options !== 'object') fail('options must be an object');
   const { timeoutMs, port, pickPort, maxAttempts } = options;
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) fail(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) fail(`port must be an integer 1-65535, got ${String(port)}`);
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    fail(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535))
+    fail(`port must be an integer 1-65535, got ${String(port)}`);
   if (pickPort !== undefined && typeof pickPort !== 'function') fail('pickPort must be a function');
   if (port !== undefined && pickPort !== undefined) fail('give either port or pickPort, not both');
-  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) fail(`maxAttempts must be a positive integer, got ${String(maxAttempts)}`);
+  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1))
+    fail(`maxAttempts must be a positive integer, got ${String(maxAttempts)}`);
 }
 
 /**
@@ -215,7 +218,10 @@ async function launch(port: number, deadline: number): Promise<Launch> {
     // Wait until the server accepts and answers; the process may need a moment to bind.
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
-      if (spawnError) throw new PrivateAdbServerError('spawn_failed', `could not run ${ADB}: ${spawnError.message}`, { cause: spawnError });
+      if (spawnError)
+        throw new PrivateAdbServerError('spawn_failed', `could not run ${ADB}: ${spawnError.message}`, {
+          cause: spawnError,
+        });
       if (exited) {
         await closed;
         const listenFailed = LISTEN_FAILED.exec(log);
@@ -236,9 +242,13 @@ async function launch(port: number, deadline: number): Promise<Launch> {
         lastError = error;
       }
       if (Date.now() >= deadline) {
-        throw new PrivateAdbServerError('no_answer', `adb server on port ${port} did not answer: ${String(lastError)} ${log}`, {
-          cause: lastError,
-        });
+        throw new PrivateAdbServerError(
+          'no_answer',
+          `adb server on port ${port} did not answer: ${String(lastError)} ${log}`,
+          {
+            cause: lastError,
+          },
+        );
       }
       // Backoff between connection attempts to a process that is still starting (not a sync sleep).
       await new Promise<void>((resolve) => setTimeout(resolve, Math.min(20 * 2 ** attempt, 200)));

@@ -258,7 +258,8 @@ class Parser {
       const end = this.src.indexOf('}', this.pos + 2);
       if (end < 0) throw new ShellSyntaxError('syntax error: no closing quote');
       const name = this.src.slice(this.pos + 2, end);
-      if (!/^([A-Za-z_][A-Za-z0-9_]*|[?$#!@*0-9-])$/.test(name)) throw new ShellSyntaxError(`\${${name}}: bad substitution`);
+      if (!/^([A-Za-z_][A-Za-z0-9_]*|[?$#!@*0-9-])$/.test(name))
+        throw new ShellSyntaxError(`\${${name}}: bad substitution`);
       parts.push({ kind: 'param', name, quoted });
       this.pos = end + 1;
       return;

@@ -23,7 +23,11 @@ const MODELS = ['Pixel 7', 'Pixel 8 Pro', 'Galaxy S23', 'Redmi Note 12', 'OnePlu
  * Starts the phones (and for demo a private ADB server and the bridge); resolves to a stop
  * function once everything is up. Flags are those cli-commands.ts declares for the command.
  */
-export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags, startBridge: StartBridge): Promise<() => Promise<void>> {
+export async function runSimCommand(
+  command: 'sim' | 'demo',
+  flags: ParsedFlags,
+  startBridge: StartBridge,
+): Promise<() => Promise<void>> {
   const count = flags.integer('devices', { min: 1, max: 64 }) ?? (command === 'demo' ? 3 : 1);
   const profile = flags.choice('profile', PROFILES) ?? 'instant';
   const quirks = quirksFlag(flags.value('quirks'));
@@ -49,7 +53,9 @@ export async function runSimCommand(command: 'sim' | 'demo', flags: ParsedFlags,
           quirks,
         }),
     });
-    process.stdout.write(`${count} simulated phone(s) attached to adb at ${adb.host}:${adb.port}: ${farm.phones.map((p) => p.serial).join(', ')}${quirks.length ? ` (quirks: ${quirks.join(', ')})` : ''}\n`);
+    process.stdout.write(
+      `${count} simulated phone(s) attached to adb at ${adb.host}:${adb.port}: ${farm.phones.map((p) => p.serial).join(', ')}${quirks.length ? ` (quirks: ${quirks.join(', ')})` : ''}\n`,
+    );
     if (command === 'demo') core = await startBridge(adb);
   } catch (error) {
     await farm?.stop();

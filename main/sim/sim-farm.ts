@@ -71,14 +71,22 @@ function checkOptions(options: SimFarmOptions): void {
     throw new RangeError(`startSimFarm: count must be a positive integer, got ${String(options.count)}`);
   }
   const adb = options.adb as Partial<AdbServerAddress> | undefined;
-  if (!adb || typeof adb.host !== 'string' || !Number.isInteger(adb.port) || (adb.port ?? 0) < 1 || (adb.port ?? 0) > 65535) {
+  if (
+    !adb ||
+    typeof adb.host !== 'string' ||
+    !Number.isInteger(adb.port) ||
+    (adb.port ?? 0) < 1 ||
+    (adb.port ?? 0) > 65535
+  ) {
     throw new TypeError('startSimFarm: adb must be { host: string; port: 1-65535 }');
   }
   if (typeof options.createPhone !== 'function') throw new TypeError('startSimFarm: createPhone must be a function');
   if (options.basePort !== undefined) {
     const last = options.basePort + options.count - 1;
     if (!Number.isInteger(options.basePort) || options.basePort < 1 || last > 65535) {
-      throw new RangeError(`startSimFarm: basePort ${String(options.basePort)} with count ${options.count} leaves 1-65535`);
+      throw new RangeError(
+        `startSimFarm: basePort ${String(options.basePort)} with count ${options.count} leaves 1-65535`,
+      );
     }
   }
 }
@@ -90,7 +98,11 @@ const ATTEMPT_WINDOW_MS = 2_000;
  * `adb connect` one simulated phone and wait until adb lists it as `device`, retrying until
  * the deadline (see reattachToAdb for the race this survives). Returns the serial.
  */
-export async function attachToAdb(adb: AdbServerAddress, port: number, options: { timeoutMs?: number } = {}): Promise<string> {
+export async function attachToAdb(
+  adb: AdbServerAddress,
+  port: number,
+  options: { timeoutMs?: number } = {},
+): Promise<string> {
   const serial = serialForPort(port);
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (let attempt = 1; ; attempt++) {
@@ -106,7 +118,8 @@ export async function attachToAdb(adb: AdbServerAddress, port: number, options: 
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() >= deadline) throw new Error(`adb did not attach ${serial} after ${attempt} attempts`, { cause: lastError });
+    if (Date.now() >= deadline)
+      throw new Error(`adb did not attach ${serial} after ${attempt} attempts`, { cause: lastError });
     // Whatever adb holds for this serial is stuck; forget it and connect afresh.
     await hostDisconnect(adb, serial, { timeoutMs: left() });
   }
@@ -122,7 +135,11 @@ export async function attachToAdb(adb: AdbServerAddress, port: number, options: 
  * milliseconds, except that a reconnect adb had in flight can make the new connect answer
  * "already connected" and then vanish (seen about 1 in 50 times); attachToAdb retries that.
  */
-export async function reattachToAdb(adb: AdbServerAddress, port: number, options: { timeoutMs?: number } = {}): Promise<void> {
+export async function reattachToAdb(
+  adb: AdbServerAddress,
+  port: number,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
   const serial = serialForPort(port);
   const timeoutMs = options.timeoutMs ?? 15_000;
   await hostDisconnect(adb, serial, { timeoutMs });
@@ -164,10 +181,13 @@ export async function startSimFarm(options: SimFarmOptions): Promise<SimFarm> {
     // One at a time: adb 1.0.41 crashes when it serves several `host:connect` at once (see
     // hostConnect, which queues them anyway). Each takes a few ms with a simulated phone.
     const deadline = Date.now() + timeoutMs;
-    for (const entry of phones) await hostConnect(options.adb, entry.serial, { timeoutMs: Math.max(1, deadline - Date.now()) });
+    for (const entry of phones)
+      await hostConnect(options.adb, entry.serial, { timeoutMs: Math.max(1, deadline - Date.now()) });
     const serials = phones.map((p) => p.serial);
     try {
-      await waitForDeviceStates(options.adb, serials, 'device', { timeoutMs: Math.min(timeoutMs, ATTEMPT_WINDOW_MS * 2) });
+      await waitForDeviceStates(options.adb, serials, 'device', {
+        timeoutMs: Math.min(timeoutMs, ATTEMPT_WINDOW_MS * 2),
+      });
     } catch {
       // Rare adb races leave a serial stuck; attach those one by one with retries.
       const listed = new Map((await hostDevices(options.adb)).map((d) => [d.serial, d.state]));

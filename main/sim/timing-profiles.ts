@@ -67,7 +67,8 @@ export const USB_PHONE_TIMINGS = {
 } as const;
 
 /** What the resident helper spends on each kind of work (see TIMING-SOURCES.md). */
-export type HelperTiming = 'start' | 'slowStart' | 'tap' | 'source' | 'keys' | 'call' | 'screenshotBase' | 'mjpegFrame' | 'killedAfter';
+export type HelperTiming =
+  'start' | 'slowStart' | 'tap' | 'source' | 'keys' | 'call' | 'screenshotBase' | 'mjpegFrame' | 'killedAfter';
 
 const INSTANT_HELPER: Record<HelperTiming, number> = {
   start: 0,

@@ -47,7 +47,11 @@ export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): Rea
   const bridge = useBridgeState(props.api);
   return (
     <I18nProvider setting={bridge.state?.language}>
-      <Shell api={props.api} bridge={bridge} {...(props.onUnauthorized ? { onUnauthorized: props.onUnauthorized } : {})} />
+      <Shell
+        api={props.api}
+        bridge={bridge}
+        {...(props.onUnauthorized ? { onUnauthorized: props.onUnauthorized } : {})}
+      />
     </I18nProvider>
   );
 }
@@ -72,8 +76,16 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
 
   const counts: Partial<Record<Area, { n: number; label: string; urgent: boolean }>> = state
     ? {
-        approvals: { n: state.approvals.length, label: t('common.nav.approvalsWaiting', { count: state.approvals.length }), urgent: true },
-        pairings: { n: state.pairings.length, label: t('common.nav.pairingsWaiting', { count: state.pairings.length }), urgent: true },
+        approvals: {
+          n: state.approvals.length,
+          label: t('common.nav.approvalsWaiting', { count: state.approvals.length }),
+          urgent: true,
+        },
+        pairings: {
+          n: state.pairings.length,
+          label: t('common.nav.pairingsWaiting', { count: state.pairings.length }),
+          urgent: true,
+        },
       }
     : {};
 
@@ -104,7 +116,9 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
                     data-testid={`nav-${id}`}
                   >
                     <span>{t(label)}</span>
-                    {count ? <CountBadge count={count.n} label={count.label} urgent={count.urgent} testId={`badge-${id}`} /> : null}
+                    {count ? (
+                      <CountBadge count={count.n} label={count.label} urgent={count.urgent} testId={`badge-${id}`} />
+                    ) : null}
                   </button>
                 </li>
               );
@@ -118,7 +132,9 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
         </p>
       </aside>
       <main id="main" className="content" tabIndex={-1}>
-        {bridge.error && state ? <ErrorBanner title={t('common.bridge.staleState')} error={bridge.error} onRetry={bridge.refresh} /> : null}
+        {bridge.error && state ? (
+          <ErrorBanner title={t('common.bridge.staleState')} error={bridge.error} onRetry={bridge.refresh} />
+        ) : null}
         {state ? <WarningBanner messages={state.warnings} /> : null}
         {!state ? (
           bridge.error ? (
@@ -127,7 +143,13 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
             <Loading label={t('common.bridge.connecting')} />
           )
         ) : phone.deviceId !== null ? (
-          <PhoneView api={api} state={state} deviceId={phone.deviceId} onChanged={bridge.refresh} onClose={phone.close} />
+          <PhoneView
+            api={api}
+            state={state}
+            deviceId={phone.deviceId}
+            onChanged={bridge.refresh}
+            onClose={phone.close}
+          />
         ) : area === 'devices' ? (
           <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => setArea('lan')} />
         ) : area === 'lan' ? (

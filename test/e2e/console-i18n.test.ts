@@ -23,7 +23,16 @@ const ROOT = resolve(__dirname, '..', '..');
 const TMP_SHOTS = join(tmpdir(), 'xagent-console-i18n');
 const DOCS_SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
 /** The screens kept in docs/screenshots/<locale>/ (every screen goes to the temp folder). */
-const DOC_SET = new Set(['devices', 'lan', 'pairings', 'bindings', 'approvals', 'activity', 'settings', 'settings-policies']);
+const DOC_SET = new Set([
+  'devices',
+  'lan',
+  'pairings',
+  'bindings',
+  'approvals',
+  'activity',
+  'settings',
+  'settings-policies',
+]);
 const VIEWPORT = { width: 1280, height: 860 };
 const UI_MS = 10_000;
 const CJK = /[\u4e00-\u9fff]/;
@@ -31,7 +40,11 @@ const CJK = /[\u4e00-\u9fff]/;
 type Locale = 'en' | 'zh-CN';
 type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
 
-async function eventually<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = UI_MS): Promise<T> {
+async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = UI_MS,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -73,7 +86,32 @@ const ownWords = (page: Page): Promise<string> =>
 
 /** Latin words in `text` that are not names, ids, codes or units we keep in every language. */
 function englishWords(text: string, allowed: readonly string[]): string[] {
-  const kept = new Set(['ADB', 'USB', 'LAN', 'TLS', 'API', 'URL', 'xAgent', 'Android', 'Unicode', 'Shell', 'README', 'For', 'labs', 'English', 'HOST', 'PORT', 'ID', 'ms', 'MiB', 'GiB', 'https', 'wss', 'http', ...allowed]);
+  const kept = new Set([
+    'ADB',
+    'USB',
+    'LAN',
+    'TLS',
+    'API',
+    'URL',
+    'xAgent',
+    'Android',
+    'Unicode',
+    'Shell',
+    'README',
+    'For',
+    'labs',
+    'English',
+    'HOST',
+    'PORT',
+    'ID',
+    'ms',
+    'MiB',
+    'GiB',
+    'https',
+    'wss',
+    'http',
+    ...allowed,
+  ]);
   return (text.match(/\b[A-Za-z]{3,}\b/g) ?? []).filter((word) => !kept.has(word));
 }
 
@@ -83,11 +121,21 @@ let buildDir = '';
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   buildDir = mkdtempSync(join(tmpdir(), 'console-i18n-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as { buildRenderer: BuildRenderer };
+  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
+    buildRenderer: BuildRenderer;
+  };
   await buildRenderer({ outDir: buildDir, minify: false });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -112,7 +160,10 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     page.on('pageerror', (error) => problems.push(error.message));
     (page as Page & { problems?: string[] }).problems = problems;
     await page.goto(`${rig.bridge.url}/console/#token=${rig.bridge.adminToken}`);
-    await page.getByTestId('live-status').filter({ hasText: locale === 'en' ? 'Live' : '实时' }).waitFor({ timeout: UI_MS });
+    await page
+      .getByTestId('live-status')
+      .filter({ hasText: locale === 'en' ? 'Live' : '实时' })
+      .waitFor({ timeout: UI_MS });
     return page;
   }
 
@@ -142,10 +193,15 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     assert.equal(await zh.evaluate(() => document.documentElement.lang), 'zh-CN');
     assert.equal(await en.getByTestId('nav-devices').innerText(), 'Devices');
     assert.equal(await zh.getByTestId('nav-devices').innerText(), '设备');
-    assert.deepEqual(
-      await zh.locator('nav .nav-item span').allInnerTexts(),
-      ['设备', '局域网手机', '绑定与租约', '配对请求', '审批', '活动记录', '设置'],
-    );
+    assert.deepEqual(await zh.locator('nav .nav-item span').allInnerTexts(), [
+      '设备',
+      '局域网手机',
+      '绑定与租约',
+      '配对请求',
+      '审批',
+      '活动记录',
+      '设置',
+    ]);
     assert.equal(await zh.title(), '设备桥');
     assert.equal(await en.title(), 'Device Bridge');
   });
@@ -153,7 +209,11 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
   test('Devices and LAN phones', async () => {
     await each(async (page, locale) => {
       await page.getByTestId(`device-${phone}`).waitFor({ timeout: UI_MS });
-      await eventually(async () => (await page.getByTestId(`device-thumb-${phone}`).locator('img').count()) > 0, 'the thumbnail', 15_000);
+      await eventually(
+        async () => (await page.getByTestId(`device-thumb-${phone}`).locator('img').count()) > 0,
+        'the thumbnail',
+        15_000,
+      );
       assert.equal(await page.getByTestId(`device-state-${phone}`).innerText(), locale === 'en' ? 'online' : '在线');
       assert.equal(await page.getByTestId(`device-lease-${phone}`).innerText(), locale === 'en' ? 'free' : '空闲');
       await page.getByTestId(`phone-check-${phone}`).waitFor({ timeout: UI_MS });
@@ -164,11 +224,19 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       await page.getByTestId('lan-add-submit').click();
       const error = page.getByTestId('lan-add-error');
       await eventually(async () => /99999/.test(await error.innerText().catch(() => '')), 'the port check');
-      assert.equal(await error.innerText(), locale === 'en' ? 'Port “99999” must be a number from 1 to 65535.' : '端口“99999”必须是 1 到 65535 之间的数字。');
+      assert.equal(
+        await error.innerText(),
+        locale === 'en'
+          ? 'Port “99999” must be a number from 1 to 65535.'
+          : '端口“99999”必须是 1 到 65535 之间的数字。',
+      );
       // Refused by the bridge: the code unchanged, its explanation in the console's language, the bridge's words kept.
       await page.getByTestId('lan-add-input').fill('phone..local');
       await page.getByTestId('lan-add-submit').click();
-      await eventually(async () => /invalid_address/.test(await error.innerText().catch(() => '')), 'the bridge refusal');
+      await eventually(
+        async () => /invalid_address/.test(await error.innerText().catch(() => '')),
+        'the bridge refusal',
+      );
       const refused = await error.innerText();
       assert.match(refused, /\(invalid_address\)/);
       if (locale === 'zh-CN') assert.match(refused, /^地址无效。 \(invalid_address\) 桥接服务的原话：.*phone\.\.local/);
@@ -181,8 +249,27 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     await go(zh, 'devices');
     // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard,
     // and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
-    const names = ['Pixel', 'Google', 'appium', 'uiautomator2', 'server', 'Apache', 'APK', 'Keyboard', 'uiautomator', 'mWakefulness', 'Awake', 'data', 'adb', 'shell'];
-    assert.deepEqual(englishWords(await ownWords(zh), names), [], 'no English left on the Devices screen, phone check included');
+    const names = [
+      'Pixel',
+      'Google',
+      'appium',
+      'uiautomator2',
+      'server',
+      'Apache',
+      'APK',
+      'Keyboard',
+      'uiautomator',
+      'mWakefulness',
+      'Awake',
+      'data',
+      'adb',
+      'shell',
+    ];
+    assert.deepEqual(
+      englishWords(await ownWords(zh), names),
+      [],
+      'no English left on the Devices screen, phone check included',
+    );
     assert.match(await zh.getByTestId(`phone-check-${phone}`).innerText(), /屏幕已亮起/);
   });
 
@@ -206,10 +293,25 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     await invoke(client, channelId, 'android_device_status');
     await each(async (page, locale) => {
       await go(page, 'bindings');
-      await eventually(async () => (await page.getByTestId(`channel-status-${channelId}`).innerText().catch(() => '')) === (locale === 'en' ? 'connected' : '已连接'), 'the binding');
-      await eventually(async () => /android_device_status/.test(await page.getByTestId(`channel-last-action-${channelId}`).innerText()), 'the last action');
+      await eventually(
+        async () =>
+          (await page
+            .getByTestId(`channel-status-${channelId}`)
+            .innerText()
+            .catch(() => '')) === (locale === 'en' ? 'connected' : '已连接'),
+        'the binding',
+      );
+      await eventually(
+        async () =>
+          /android_device_status/.test(await page.getByTestId(`channel-last-action-${channelId}`).innerText()),
+        'the last action',
+      );
       const lastAction = await page.getByTestId(`channel-last-action-${channelId}`).innerText();
-      assert.match(lastAction, locale === 'en' ? /(just now|s ago)/ : /(刚刚|秒前)/, 'relative times follow the language');
+      assert.match(
+        lastAction,
+        locale === 'en' ? /(just now|s ago)/ : /(刚刚|秒前)/,
+        'relative times follow the language',
+      );
       await shot(page, locale, 'bindings');
     });
     const zhText = await mainText(zh);
@@ -223,14 +325,25 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       await page.getByTestId('badge-approvals').waitFor({ timeout: UI_MS });
       await go(page, 'approvals');
       approvalId = await eventually(async () => {
-        const ids = await page.locator('[data-testid^="approval-tool-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
+        const ids = await page
+          .locator('[data-testid^="approval-tool-"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
         return ids[0]?.replace('approval-tool-', '');
       }, 'the approval card');
       const card = page.getByTestId(`approval-${approvalId}`);
       assert.match(await card.innerText(), locale === 'en' ? /Approve once/ : /允许一次/);
-      assert.match(await page.getByTestId(`approval-risk-${approvalId}`).innerText(), locale === 'en' ? /risk/ : /风险/);
+      assert.match(
+        await page.getByTestId(`approval-risk-${approvalId}`).innerText(),
+        locale === 'en' ? /risk/ : /风险/,
+      );
       await eventually(
-        () => page.getByTestId(`approval-screenshot-${approvalId}`).evaluate((el) => el.tagName === 'IMG' && (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0),
+        () =>
+          page
+            .getByTestId(`approval-screenshot-${approvalId}`)
+            .evaluate(
+              (el) =>
+                el.tagName === 'IMG' && (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+            ),
         'the screenshot of the held call',
       );
       await shot(page, locale, 'approvals');
@@ -246,13 +359,19 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     await each(async (page, locale) => {
       await go(page, 'activity');
       await eventually(async () => (await page.locator('[data-testid^="activity-row-"]').count()) >= 3, 'audit rows');
-      await eventually(async () => (await page.getByTestId('activity-table').innerText()).includes(code), 'the failed call');
+      await eventually(
+        async () => (await page.getByTestId('activity-table').innerText()).includes(code),
+        'the failed call',
+      );
       const table = await page.getByTestId('activity-table').innerText();
       assert.match(table, locale === 'en' ? /Outcome/ : /结果/);
       assert.match(table, locale === 'en' ? /\berror\b/ : /出错/);
       assert.match(table, /android_launch_app/);
       assert.match(table, new RegExp(code), 'the error code is shown unchanged');
-      assert.match(await page.getByTestId('activity-privacy').innerText(), locale === 'en' ? /length and a hash/ : /长度和哈希/);
+      assert.match(
+        await page.getByTestId('activity-privacy').innerText(),
+        locale === 'en' ? /length and a hash/ : /长度和哈希/,
+      );
       await shot(page, locale, 'activity');
     });
   });
@@ -279,11 +398,15 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     await zh.getByTestId('settings-base-url').waitFor({ timeout: UI_MS });
     await zh.getByTestId('policy-table').waitFor({ timeout: UI_MS });
     const text = await mainText(zh);
-    for (const words of ['连接 xAgent', '实验室访问码', '策略', '限制', '审批倒计时', '语言']) assert.ok(text.includes(words), `Settings shows ${words}`);
+    for (const words of ['连接 xAgent', '实验室访问码', '策略', '限制', '审批倒计时', '语言'])
+      assert.ok(text.includes(words), `Settings shows ${words}`);
     // A wrong limit is refused next to its field, in Chinese, with Chinese units.
     await zh.getByTestId('limit-queue_max_depth').fill('0');
     await zh.getByTestId('limits-save').click();
-    assert.equal(await zh.getByTestId('limit-queue_max_depth-error').innerText({ timeout: UI_MS }), '0 太小。请使用 1 到 1000。');
+    assert.equal(
+      await zh.getByTestId('limit-queue_max_depth-error').innerText({ timeout: UI_MS }),
+      '0 太小。请使用 1 到 1000。',
+    );
     assert.equal(await zh.getByTestId('limit-approval_timeout_ms-unit').locator('option:checked').innerText(), '分钟');
     for (const [, page] of pages) {
       const problems = (page as Page & { problems?: string[] }).problems ?? [];

@@ -31,7 +31,10 @@ before(async () => {
   };
   await buildRenderer({ outDir: buildDir, minify: false });
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
 });
 
 after(async () => {
@@ -48,7 +51,11 @@ void describe('web console: network setup', () => {
   void test('over https with the self-signed certificate, Settings shows the fingerprint the bridge serves', async () => {
     const bridge: TestBridge = await startBridge({ consoleDir: buildDir, network: { tls: 'self-signed' } });
     // The browser is told to accept this one certificate, as a person would after comparing the fingerprint.
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
+    const context = await browser.newContext({
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      ignoreHTTPSErrors: true,
+    });
     try {
       const fingerprint = bridge.core.tls()?.fingerprint256 ?? '';
       assert.match(fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
@@ -105,9 +112,17 @@ void describe('web console: network setup', () => {
     const ca = createTestCa();
     const issued = ca.issue();
     const proxy = await startReverseProxy({ prefix: '/devices', cert: issued.certPem, key: issued.keyPem });
-    const bridge = await startBridge({ consoleDir: buildDir, allowRemoteAdmin: true, network: { publicUrl: proxy.url, trustProxy: ['127.0.0.1/32'] } });
+    const bridge = await startBridge({
+      consoleDir: buildDir,
+      allowRemoteAdmin: true,
+      network: { publicUrl: proxy.url, trustProxy: ['127.0.0.1/32'] },
+    });
     proxy.upstream = { host: '127.0.0.1', port: Number(new URL(bridge.url).port) };
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
+    const context = await browser.newContext({
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      ignoreHTTPSErrors: true,
+    });
     try {
       const page = await context.newPage();
       // Without the trailing slash: the console's redirect must keep the prefix.
@@ -117,7 +132,10 @@ void describe('web console: network setup', () => {
       await page.getByTestId('nav-settings').click();
       await page.getByTestId('settings-public-url').waitFor({ timeout: UI_MS });
       assert.equal(await page.getByTestId('settings-base-url').textContent(), proxy.url);
-      assert.equal(await page.getByTestId('settings-tls').textContent(), 'off in the bridge; your proxy terminates TLS');
+      assert.equal(
+        await page.getByTestId('settings-tls').textContent(),
+        'off in the bridge; your proxy terminates TLS',
+      );
     } finally {
       await context.close();
       await bridge.stop();

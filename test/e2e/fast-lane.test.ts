@@ -29,12 +29,22 @@ before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   mkdirSync(SHOTS, { recursive: true });
   buildDir = mkdtempSync(join(tmpdir(), 'fast-lane-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as { buildRenderer: BuildRenderer };
+  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
+    buildRenderer: BuildRenderer;
+  };
   await buildRenderer({ outDir: buildDir, minify: false });
   bound = await startBoundRig({ consoleDir: buildDir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -61,7 +71,10 @@ test('enable the fast lane from a phone card, and see the helper running', async
     const panel = page.getByTestId(`helper-${deviceId}`);
     await panel.waitFor({ timeout: UI_MS });
     // Before consent: one line on what would be installed, and the button.
-    assert.match((await panel.innerText()).replace(/\s+/g, ' '), /appium-uiautomator2-server \d+\.\d+\.\d+, Apache-2\.0/);
+    assert.match(
+      (await panel.innerText()).replace(/\s+/g, ' '),
+      /appium-uiautomator2-server \d+\.\d+\.\d+, Apache-2\.0/,
+    );
     await page.getByTestId(`helper-enable-${deviceId}`).click();
     await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
     // An agent's call starts it; the card follows through the live events.
@@ -69,7 +82,10 @@ test('enable the fast lane from a phone card, and see the helper running', async
     assert.equal((tree.payload?.result as { lane?: string } | undefined)?.lane, 'helper', JSON.stringify(tree));
     await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
     // The call's count arrives with the state the finished call publishes.
-    await page.getByTestId(`helper-facts-${deviceId}`).filter({ hasText: /1 fast lane/ }).waitFor({ timeout: UI_MS });
+    await page
+      .getByTestId(`helper-facts-${deviceId}`)
+      .filter({ hasText: /1 fast lane/ })
+      .waitFor({ timeout: UI_MS });
     const facts = await page.getByTestId(`helper-facts-${deviceId}`).innerText();
     assert.match(facts, /version \d+\.\d+\.\d+/);
     await panel.scrollIntoViewIfNeeded();
@@ -98,7 +114,10 @@ test('a phone on a network: the card says what is exposed and asks; a foreign co
     await page.locator(`[data-testid="helper-${deviceId}"][data-state="failed"]`).waitFor({ timeout: UI_MS });
     const network = page.getByTestId(`helper-network-${deviceId}`);
     await network.waitFor({ timeout: UI_MS });
-    assert.match(await network.innerText(), /on a network \(wlan0 192\.168\.1\.23.*ports 6790 and 7810, with no password/s);
+    assert.match(
+      await network.innerText(),
+      /on a network \(wlan0 192\.168\.1\.23.*ports 6790 and 7810, with no password/s,
+    );
     await network.scrollIntoViewIfNeeded();
     await page.mouse.move(1, 1);
     await page.screenshot({ path: join(SHOTS, 'fast-lane-network.png') });

@@ -19,7 +19,10 @@ import type { Packet } from '../helpers/xagent-client';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
 /** docs/screenshots/ with UPDATE_SCREENSHOTS=1 (scripts/screenshots.mjs), else a temp folder: a test run leaves the clone unchanged. */
-const DOCS_SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(tmpdir(), 'xagent-phone-view-shots');
+const DOCS_SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(ROOT, 'docs', 'screenshots')
+    : join(tmpdir(), 'xagent-phone-view-shots');
 const VIEWPORT = { width: 1280, height: 860 };
 const UI_MS = 10_000;
 /** How long the frame rate is counted. */
@@ -28,7 +31,11 @@ const FPS_WINDOW_MS = 10_000;
 type Json = Record<string, any>;
 type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
 
-async function eventually<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = UI_MS): Promise<T> {
+async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = UI_MS,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -44,11 +51,21 @@ let buildDir = '';
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   buildDir = mkdtempSync(join(tmpdir(), 'phone-view-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as { buildRenderer: BuildRenderer };
+  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
+    buildRenderer: BuildRenderer;
+  };
   await buildRenderer({ outDir: buildDir, minify: false });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -74,7 +91,10 @@ async function openPhoneView(context: BrowserContext, bound: BoundRig, deviceId:
 async function newestRow(page: Page, toolId: string): Promise<string> {
   return eventually(async () => {
     const rows = await page.locator(`[data-testid^="pv-action-"][data-tool="${toolId}"]`).evaluateAll((els) =>
-      els.map((e) => ({ id: (e.getAttribute('data-testid') ?? '').replace('pv-action-', ''), seq: Number(e.getAttribute('data-seq')) })),
+      els.map((e) => ({
+        id: (e.getAttribute('data-testid') ?? '').replace('pv-action-', ''),
+        seq: Number(e.getAttribute('data-seq')),
+      })),
     );
     rows.sort((a, b) => b.seq - a.seq);
     return rows[0]?.id;
@@ -85,7 +105,10 @@ async function newestRow(page: Page, toolId: string): Promise<string> {
 async function assertMarkerAt(page: Page, actionId: string, i: number, point: [number, number]): Promise<void> {
   const img = page.getByTestId(`pv-action-img-${actionId}`);
   await img.waitFor({ timeout: UI_MS });
-  await eventually(() => img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0), 'the action picture');
+  await eventually(
+    () => img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0),
+    'the action picture',
+  );
   const shot = page.getByTestId(`pv-action-shot-${actionId}`);
   const screenW = Number(await shot.getAttribute('data-screen-width'));
   const screenH = Number(await shot.getAttribute('data-screen-height'));
@@ -96,7 +119,10 @@ async function assertMarkerAt(page: Page, actionId: string, i: number, point: [n
   const cy = marker.y + marker.height / 2 - box.y;
   const ex = (point[0] / screenW) * box.width;
   const ey = (point[1] / screenH) * box.height;
-  assert.ok(Math.abs(cx - ex) <= 1.5 && Math.abs(cy - ey) <= 1.5, `marker at ${cx.toFixed(1)},${cy.toFixed(1)}; expected ${ex.toFixed(1)},${ey.toFixed(1)}`);
+  assert.ok(
+    Math.abs(cx - ex) <= 1.5 && Math.abs(cy - ey) <= 1.5,
+    `marker at ${cx.toFixed(1)},${cy.toFixed(1)}; expected ${ex.toFixed(1)},${ey.toFixed(1)}`,
+  );
 }
 
 for (const locale of ['en', 'zh-CN'] as const) {
@@ -106,7 +132,8 @@ for (const locale of ['en', 'zh-CN'] as const) {
     let page: Page;
     let deviceId = '';
     let n = 0;
-    const call = (tool: string, args: Record<string, unknown> = {}): Promise<Packet> => invoke(bound.client, bound.channel, tool, args, `call_pve2e_${locale}_${process.pid}_${++n}`);
+    const call = (tool: string, args: Record<string, unknown> = {}): Promise<Packet> =>
+      invoke(bound.client, bound.channel, tool, args, `call_pve2e_${locale}_${process.pid}_${++n}`);
     const argv = (): string[][] => bound.rig.phones[0]!.argvLog;
     const words = (en: RegExp, zh: RegExp): RegExp => (locale === 'en' ? en : zh);
 
@@ -147,15 +174,24 @@ for (const locale of ['en', 'zh-CN'] as const) {
       }, 'the second tap');
       await assertMarkerAt(page, xyRow, 0, [200, 300]);
 
-      const swiped = (await call('android_swipe', { from_x: 540, from_y: 1800, to_x: 540, to_y: 700, duration_ms: 100 })).payload?.result as Json;
+      const swiped = (
+        await call('android_swipe', { from_x: 540, from_y: 1800, to_x: 540, to_y: 700, duration_ms: 100 })
+      ).payload?.result as Json;
       const swipeRow = await newestRow(page, 'android_swipe');
       await assertMarkerAt(page, swipeRow, 0, [swiped.from[0], swiped.from[1]]);
       assert.equal(await page.getByTestId(`pv-marker-${swipeRow}-0`).getAttribute('data-kind'), 'swipe');
-      assert.equal(await page.getByTestId(`pv-action-shot-${swipeRow}`).locator('line.pv-arrow').count(), 1, 'an arrow for the swipe');
+      assert.equal(
+        await page.getByTestId(`pv-action-shot-${swipeRow}`).locator('line.pv-arrow').count(),
+        1,
+        'an arrow for the swipe',
+      );
 
       // Typed text is never shown: the row holds what the audit trail keeps.
       const secret = 'lunch with Ada at 1';
-      assert.equal((await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error, undefined);
+      assert.equal(
+        (await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error,
+        undefined,
+      );
       const typedRow = await newestRow(page, 'android_type_text');
       await page.getByTestId(`pv-action-args-${typedRow}`).waitFor({ timeout: UI_MS });
       assert.ok(!(await page.getByTestId('pv-timeline').innerText()).includes(secret));
@@ -168,12 +204,23 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await approve.first().waitFor({ timeout: UI_MS });
       const heldRow = await newestRow(page, 'android_launch_app');
       assert.equal(await page.getByTestId(`pv-action-${heldRow}`).getAttribute('data-state'), 'held');
-      assert.match(await page.getByTestId(`pv-action-status-${heldRow}`).innerText(), words(/waiting for you/, /等待你的批准/));
+      assert.match(
+        await page.getByTestId(`pv-action-status-${heldRow}`).innerText(),
+        words(/waiting for you/, /等待你的批准/),
+      );
       await approve.first().click();
       const ack = await launch;
       assert.equal(ack.error, undefined, JSON.stringify(ack.error));
-      assert.ok(argv().slice(from).some((a) => a.includes('com.example.wallet')), 'the approved launch ran');
-      await eventually(async () => (await page.getByTestId(`pv-action-${heldRow}`).getAttribute('data-state')) === 'done', 'the row done');
+      assert.ok(
+        argv()
+          .slice(from)
+          .some((a) => a.includes('com.example.wallet')),
+        'the approved launch ran',
+      );
+      await eventually(
+        async () => (await page.getByTestId(`pv-action-${heldRow}`).getAttribute('data-state')) === 'done',
+        'the row done',
+      );
       assert.equal(await approve.count(), 0);
     });
 
@@ -182,7 +229,10 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const held = call('android_open_url', { url: 'market://details?id=com.example.stop' });
       await page.locator('[data-testid^="pv-approve-once-"]').first().waitFor({ timeout: UI_MS });
       const queued = call('android_tap', { x: 111, y: 222 });
-      await eventually(async () => (await page.locator('[data-testid^="pv-action-"][data-state="queued"]').count()) === 1, 'the queued tap in the timeline');
+      await eventually(
+        async () => (await page.locator('[data-testid^="pv-action-"][data-state="queued"]').count()) === 1,
+        'the queued tap in the timeline',
+      );
       mkdirSync(join(DOCS_SHOTS, locale), { recursive: true });
       // Tall enough to show the held call, the queued one and the taps with their markers.
       await page.setViewportSize({ width: VIEWPORT.width, height: 1500 });
@@ -196,10 +246,26 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.equal(heldAck.error?.code, 'canceled', JSON.stringify(heldAck));
       assert.equal(queuedAck.error?.code, 'canceled', JSON.stringify(queuedAck));
       // The view's own screen capture in flight, if any, is stopped too (it asks again at once) but not counted.
-      assert.match(await page.getByTestId('phone-view-stop-result').innerText(), words(/Stopped 2 actions/, /已停止 2 个操作/));
-      assert.ok(!argv().slice(from).some((a) => a[0] === 'input' && a.includes('111') && a.includes('222')), 'the queued tap never reached the phone');
-      assert.ok(!argv().slice(from).some((a) => a.join(' ').includes('com.example.stop')), 'the held link was never opened');
-      await eventually(async () => (await page.locator('[data-testid^="pv-action-"][data-state="queued"]').count()) === 0, 'no queued row left');
+      assert.match(
+        await page.getByTestId('phone-view-stop-result').innerText(),
+        words(/Stopped 2 actions/, /已停止 2 个操作/),
+      );
+      assert.ok(
+        !argv()
+          .slice(from)
+          .some((a) => a[0] === 'input' && a.includes('111') && a.includes('222')),
+        'the queued tap never reached the phone',
+      );
+      assert.ok(
+        !argv()
+          .slice(from)
+          .some((a) => a.join(' ').includes('com.example.stop')),
+        'the held link was never opened',
+      );
+      await eventually(
+        async () => (await page.locator('[data-testid^="pv-action-"][data-state="queued"]').count()) === 0,
+        'no queued row left',
+      );
       assert.deepEqual((page as Page & { problems?: string[] }).problems, []);
     });
 
@@ -234,7 +300,9 @@ describe('live screen frame rate on a usb-phone profile phone', () => {
     await new Promise((r) => setTimeout(r, FPS_WINDOW_MS));
     const frames = (await count()) - start;
     const fps = frames / ((Date.now() - started) / 1000);
-    t.diagnostic(`phone view live screen on usb-phone: ${frames} distinct frames in ${FPS_WINDOW_MS / 1000} s = ${fps.toFixed(1)} fps`);
+    t.diagnostic(
+      `phone view live screen on usb-phone: ${frames} distinct frames in ${FPS_WINDOW_MS / 1000} s = ${fps.toFixed(1)} fps`,
+    );
     // A floor against losing the pipelining (one capture at a time gave 1.5 fps here); the figure itself is the diagnostic.
     assert.ok(fps >= 1, `${fps.toFixed(1)} fps`);
   });

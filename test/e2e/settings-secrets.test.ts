@@ -59,7 +59,10 @@ describe('Settings → Secrets in the web console', { concurrency: 1 }, () => {
     buildDir = mkdtempSync(join(tmpdir(), 'console-secrets-'));
     await buildConsole(buildDir);
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-sync'],
+    });
     rig = await startDeviceRig(1, { consoleDir: buildDir });
     phone = rig.device(0).deviceId;
     page = await openSettings('en-US');
@@ -76,7 +79,10 @@ describe('Settings → Secrets in the web console', { concurrency: 1 }, () => {
     await page.getByTestId('secret-name').fill('not a name');
     await page.getByTestId('secret-value').fill(VALUE);
     await page.getByTestId('secret-submit').click();
-    await page.getByTestId('secret-error').filter({ hasText: /letters, digits/ }).waitFor({ timeout: UI_MS });
+    await page
+      .getByTestId('secret-error')
+      .filter({ hasText: /letters, digits/ })
+      .waitFor({ timeout: UI_MS });
     assert.deepEqual(await listed(), []);
   });
 
@@ -104,7 +110,11 @@ describe('Settings → Secrets in the web console', { concurrency: 1 }, () => {
     assert.ok(await page.getByTestId(`secret-phone-${phone}`).isChecked());
     await page.getByTestId('secret-value').fill(NEW_VALUE);
     await page.getByTestId('secret-submit').click();
-    await page.waitForFunction(() => document.querySelector<HTMLInputElement>('[data-testid="secret-value"]')?.value === '', undefined, { timeout: UI_MS });
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>('[data-testid="secret-value"]')?.value === '',
+      undefined,
+      { timeout: UI_MS },
+    );
     const after = await listed();
     assert.equal(after.length, 1);
     assert.ok((after[0]?.updated_at as number) >= before);

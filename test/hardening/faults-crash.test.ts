@@ -15,16 +15,22 @@ import { startSimFarm } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
 import { bindWith, CHILD_API_KEY, invokeWith, openHarmlessApp, startChildBridge, type ChildBridge } from './helpers';
 
-const TAP = (x: number) => (a: string[]): boolean => a[0] === 'input' && a[1] === 'tap' && a[2] === String(x);
+const TAP =
+  (x: number) =>
+  (a: string[]): boolean =>
+    a[0] === 'input' && a[1] === 'tap' && a[2] === String(x);
 
 async function readyDevice(bridge: ChildBridge, serial: string): Promise<string> {
   let deviceId = '';
   const deadline = Date.now() + 20_000;
   while (!deviceId) {
     const state = await bridge.admin('GET', '/admin/api/state');
-    const device = (state.body.devices as Array<{ device_id: string; serial: string; state: string; model: string | null }>).find((d) => d.serial === serial);
+    const device = (
+      state.body.devices as Array<{ device_id: string; serial: string; state: string; model: string | null }>
+    ).find((d) => d.serial === serial);
     if (device?.state === 'device' && device.model) deviceId = device.device_id;
-    else if (Date.now() > deadline) throw new Error(`phone ${serial} never ready: ${JSON.stringify(state.body.devices)}`);
+    else if (Date.now() > deadline)
+      throw new Error(`phone ${serial} never ready: ${JSON.stringify(state.body.devices)}`);
     else await new Promise((r) => setTimeout(r, 50));
   }
   return deviceId;
@@ -137,13 +143,20 @@ describe('hardening: bridge crash and damaged state', () => {
         try {
           const warnings = second.core.warnings();
           assert.equal(warnings.length, 1, `${what}: ${JSON.stringify(warnings)}`);
-          assert.match(warnings[0]!, /^The state file was damaged \([^\n]+\); it was kept aside as .*state\.json\.corrupt-\d+/);
+          assert.match(
+            warnings[0]!,
+            /^The state file was damaged \([^\n]+\); it was kept aside as .*state\.json\.corrupt-\d+/,
+          );
           const state = await second.admin('GET', '/admin/api/state');
           assert.equal(state.status, 200);
           assert.deepEqual(state.body.warnings, warnings);
           const aside = readdirSync(dataDir).filter((f) => f.startsWith('state.json.corrupt-'));
           assert.equal(aside.length, 1, what);
-          assert.deepEqual(readFileSync(join(dataDir, aside[0]!)), damaged, `${what}: the damaged bytes are kept as they were`);
+          assert.deepEqual(
+            readFileSync(join(dataDir, aside[0]!)),
+            damaged,
+            `${what}: the damaged bytes are kept as they were`,
+          );
           assert.notDeepEqual(damaged, before);
           // It works from empty state and writes a fresh, valid file.
           const c = await XAgentClient.connect(second.url, second.apiKey);
@@ -164,8 +177,18 @@ describe('hardening: bridge crash and damaged state', () => {
   test('tool-call journal with a torn last line: the bridge starts and earlier records still answer', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-journal-'));
     try {
-      const line = (k: string, s: 'started' | 'done') => JSON.stringify({ k, h: 'h', s, t: Date.now(), ...(s === 'done' ? { a: { payload: { tool_id: 'android_tap', result: {} } } } : {}) });
-      writeFileSync(join(dataDir, 'tool-calls.jsonl'), `${line('cch_x\ncall_1', 'done')}\n${line('cch_x\ncall_2', 'started')}\n{"k":"cch_x\\ncall_3","h":"h","s":"do`);
+      const line = (k: string, s: 'started' | 'done') =>
+        JSON.stringify({
+          k,
+          h: 'h',
+          s,
+          t: Date.now(),
+          ...(s === 'done' ? { a: { payload: { tool_id: 'android_tap', result: {} } } } : {}),
+        });
+      writeFileSync(
+        join(dataDir, 'tool-calls.jsonl'),
+        `${line('cch_x\ncall_1', 'done')}\n${line('cch_x\ncall_2', 'started')}\n{"k":"cch_x\\ncall_3","h":"h","s":"do`,
+      );
       const bridge = await startBridge({}, dataDir);
       try {
         const client = await XAgentClient.connect(bridge.url, bridge.apiKey);

@@ -89,11 +89,16 @@ describe('hardening: data plane faults', () => {
       const startA = first.received.length;
       const startB = second.received.length;
 
-      const fromA = Array.from({ length: 8 }, (_v, i) => invokeWith(first, channel, 'android_tap', { x: 300 + i, y: 50 }, callId('a')));
+      const fromA = Array.from({ length: 8 }, (_v, i) =>
+        invokeWith(first, channel, 'android_tap', { x: 300 + i, y: 50 }, callId('a')),
+      );
       const notOpen = await invokeWith(second, channel, 'android_tap', { x: 400, y: 50 }, callId('b'));
       assert.equal(notOpen.error?.code, 'channel_not_open', 'the refused plane cannot drive the channel');
       const shared = callId('shared');
-      const [acksA, a] = await Promise.all([Promise.all(fromA), invokeWith(first, channel, 'android_tap', { x: 500, y: 50 }, shared)]);
+      const [acksA, a] = await Promise.all([
+        Promise.all(fromA),
+        invokeWith(first, channel, 'android_tap', { x: 500, y: 50 }, shared),
+      ]);
       for (const ack of [...acksA, a]) assert.equal(ack.error, undefined, JSON.stringify(ack.error));
       for (let i = 0; i < 8; i++) {
         assert.equal(tapsAt(rig, 0, 300 + i), 1);
@@ -111,7 +116,11 @@ describe('hardening: data plane faults', () => {
       assert.equal(tapsAt(rig, 0, 500), 1, 'the shared call ran once');
       // Each connection received exactly its own acks: none leaked to the other plane.
       assert.equal(acksIn(first.received.slice(startA)).length, 9);
-      assert.equal(acksIn(second.received.slice(startB)).length, 1, 'its one call on the channel (the refused one got an error packet)');
+      assert.equal(
+        acksIn(second.received.slice(startB)).length,
+        1,
+        'its one call on the channel (the refused one got an error packet)',
+      );
 
       // One plane closes; the other keeps the runtime, takes the channel back and works.
       await second.close();

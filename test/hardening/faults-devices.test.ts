@@ -34,7 +34,8 @@ function execStarted(rig: DeviceRig, i: number, match: string, timeoutMs = 10_00
 }
 
 const TAP_LINE = "'input' 'tap'";
-const taps = (rig: DeviceRig, i: number): string[][] => rig.phones[i]!.argvLog.filter((a) => a[0] === 'input' && a[1] === 'tap');
+const taps = (rig: DeviceRig, i: number): string[][] =>
+  rig.phones[i]!.argvLog.filter((a) => a[0] === 'input' && a[1] === 'tap');
 
 async function descriptorStatus(client: XAgentClient, channelId: string): Promise<string> {
   const got = await client.request('connection.descriptor.get', {}, channelId);
@@ -46,7 +47,10 @@ async function descriptorStatus(client: XAgentClient, channelId: string): Promis
 describe('hardening: adb server killed mid-action', () => {
   test('adb server killed mid-action: stable error within the deadline, not replayed, devices offline, recovery when it returns', async (t) => {
     const timeoutMs = 8_000;
-    const rig = await startDeviceRig(2, { adbCommandTimeoutMs: timeoutMs, lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 } });
+    const rig = await startDeviceRig(2, {
+      adbCommandTimeoutMs: timeoutMs,
+      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 },
+    });
     let revived: Awaited<ReturnType<typeof startAdbServerOnPort>> | undefined = undefined;
     const client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     t.after(async () => {
@@ -75,7 +79,11 @@ describe('hardening: adb server killed mid-action', () => {
     assert.equal(ack.type, 'tool.invoke.ack');
     assert.equal(ack.error?.code, 'adb_unavailable', JSON.stringify(ack));
     assert.ok(elapsed < timeoutMs + 1_000, `ack after ${elapsed} ms`);
-    await waitUntil(() => deviceIds.every((id) => rig.bridge.core.registry.get(id)?.state !== 'device'), 10_000, 'phones offline');
+    await waitUntil(
+      () => deviceIds.every((id) => rig.bridge.core.registry.get(id)?.state !== 'device'),
+      10_000,
+      'phones offline',
+    );
     assert.equal(rig.bridge.core.adbLinks[0]!.getHealth().status === 'connected', false);
     // While the server is down a new call fails at once with a stable code, not a hang.
     const whileDown = await invokeWith(client, channel, 'android_tap', { x: 5, y: 5 }, callId('down'));
@@ -85,7 +93,16 @@ describe('hardening: adb server killed mid-action', () => {
     revived = await startAdbServerOnPort(rig.adb.port);
     const address = { host: '127.0.0.1', port: rig.adb.port };
     await Promise.all(rig.farm.phones.map((p) => attachToAdb(address, p.port, { timeoutMs: 15_000 })));
-    await waitUntil(() => deviceIds.every((id) => rig.bridge.core.registry.get(id)?.state === 'device' && rig.bridge.core.registry.get(id)?.verifiedAt != null), 20_000, 'phones back as device and re-verified');
+    await waitUntil(
+      () =>
+        deviceIds.every(
+          (id) =>
+            rig.bridge.core.registry.get(id)?.state === 'device' &&
+            rig.bridge.core.registry.get(id)?.verifiedAt != null,
+        ),
+      20_000,
+      'phones back as device and re-verified',
+    );
     await waitUntil(() => rig.bridge.core.adbLinks[0]!.getHealth().status === 'connected', 10_000, 'link connected');
     assert.equal(await descriptorStatus(client, channel), 'connected');
 
@@ -103,7 +120,11 @@ describe('hardening: adb server killed mid-action', () => {
       const stats = rig.bridge.core.tools.queue.stats(deviceIds[0]!);
       return stats.running === 0 && stats.queued === 0;
     };
-    await waitUntil(idle, 20_000, `the queue empty: ${JSON.stringify(rig.bridge.core.tools.queue.stats(deviceIds[0]!))}`);
+    await waitUntil(
+      idle,
+      20_000,
+      `the queue empty: ${JSON.stringify(rig.bridge.core.tools.queue.stats(deviceIds[0]!))}`,
+    );
   });
 });
 
@@ -115,7 +136,10 @@ describe('hardening: phone faults', () => {
   const timeoutMs = 3_000;
 
   before(async () => {
-    rig = await startDeviceRig(2, { adbCommandTimeoutMs: timeoutMs, lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 } });
+    rig = await startDeviceRig(2, {
+      adbCommandTimeoutMs: timeoutMs,
+      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 },
+    });
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     channelA = await bindChannel(rig, client, rig.device(0).deviceId);
@@ -145,7 +169,10 @@ describe('hardening: phone faults', () => {
     await rig.farm.phones[0]!.server.goOffline();
     const [ack, behind] = await Promise.all([pending, queuedBehind]);
     assert.ok(Date.now() - t0 < timeoutMs + 1_000);
-    assert.ok(['device_offline', 'adb_unavailable', 'command_failed'].includes(ack.error?.code ?? ''), JSON.stringify(ack));
+    assert.ok(
+      ['device_offline', 'adb_unavailable', 'command_failed'].includes(ack.error?.code ?? ''),
+      JSON.stringify(ack),
+    );
     assert.equal(ack.error?.code, 'device_offline', JSON.stringify(ack));
     assert.equal(behind.error?.code, 'device_offline', JSON.stringify(behind));
     const other = await invokeWith(client, channelB, 'android_tap', { x: 901, y: 902 }, callId('other'));
@@ -155,7 +182,11 @@ describe('hardening: phone faults', () => {
     assert.equal(await descriptorStatus(client, channelA), 'offline');
 
     await rig.farm.bringOnline(0);
-    await waitUntil(() => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null, 15_000, 'phone 0 back and re-verified');
+    await waitUntil(
+      () => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null,
+      15_000,
+      'phone 0 back and re-verified',
+    );
     assert.equal(await descriptorStatus(client, channelA), 'connected');
     const again = await invokeWith(client, channelA, 'android_tap', { x: 103, y: 203 }, callId('back'));
     assert.equal(again.error, undefined, JSON.stringify(again.error));
@@ -204,7 +235,13 @@ describe('hardening: phone faults', () => {
     const caller = async (phone: 0 | 1): Promise<void> => {
       let n = 0;
       while (flapping) {
-        const ack = await invokeWith(client, phone === 0 ? channelA : channelB, 'android_tap', { x: 1 + (n++ % 500), y: phone === 0 ? 1000 : 2000 }, callId(`flap${phone}`));
+        const ack = await invokeWith(
+          client,
+          phone === 0 ? channelA : channelB,
+          'android_tap',
+          { x: 1 + (n++ % 500), y: phone === 0 ? 1000 : 2000 },
+          callId(`flap${phone}`),
+        );
         results.push({ phone, code: ack.error?.code });
         if (ack.error) await new Promise((r) => setTimeout(r, 10));
       }
@@ -215,27 +252,47 @@ describe('hardening: phone faults', () => {
         await rig.farm.phones[0]!.server.goOffline();
         await waitUntil(() => rig.device(0).state !== 'device', 5_000, `offline #${i}`);
         await rig.farm.bringOnline(0);
-        await waitUntil(() => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null, 15_000, `online #${i}`);
+        await waitUntil(
+          () => rig.device(0).state === 'device' && rig.device(0).verifiedAt !== null,
+          15_000,
+          `online #${i}`,
+        );
         // Each time it is back, phone 0 must actually work again before the next flap.
         const before = results.length;
-        await waitUntil(() => results.slice(before).some((r) => r.phone === 0 && r.code === undefined), 10_000, `a call on phone 0 after flap #${i}`);
+        await waitUntil(
+          () => results.slice(before).some((r) => r.phone === 0 && r.code === undefined),
+          10_000,
+          `a call on phone 0 after flap #${i}`,
+        );
       }
     } finally {
       flapping = false;
       await Promise.all(callers);
     }
-    for (const r of results) if (r.code !== undefined) assert.ok(r.phone === 0 && allowed.has(r.code), JSON.stringify(r));
-    assert.ok(results.some((r) => r.phone === 0 && r.code === undefined), 'phone 0 worked between flaps');
+    for (const r of results)
+      if (r.code !== undefined) assert.ok(r.phone === 0 && allowed.has(r.code), JSON.stringify(r));
+    assert.ok(
+      results.some((r) => r.phone === 0 && r.code === undefined),
+      'phone 0 worked between flaps',
+    );
     // No wrong-phone execution: each phone only ever saw its own channel's taps.
-    assert.ok(taps(rig, 0).every((a) => a[3] === '1000'), JSON.stringify(taps(rig, 0).slice(0, 5)));
+    assert.ok(
+      taps(rig, 0).every((a) => a[3] === '1000'),
+      JSON.stringify(taps(rig, 0).slice(0, 5)),
+    );
     assert.ok(taps(rig, 1).every((a) => a[3] === '2000'));
     assert.equal(taps(rig, 1).length, results.filter((r) => r.phone === 1).length);
     assert.ok(taps(rig, 0).length <= results.filter((r) => r.phone === 0).length);
     await waitUntil(() => queueIdle(0) && queueIdle(1), 5_000, 'queues idle');
     assert.equal(await descriptorStatus(client, channelA), 'connected');
     assert.equal(await descriptorStatus(client, channelB), 'connected');
-    const lastPushA = [...client.received].reverse().find((p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelA);
-    assert.equal((lastPushA?.payload?.connection_descriptor as { connection: { status: string } } | undefined)?.connection.status, 'connected');
+    const lastPushA = [...client.received]
+      .reverse()
+      .find((p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelA);
+    assert.equal(
+      (lastPushA?.payload?.connection_descriptor as { connection: { status: string } } | undefined)?.connection.status,
+      'connected',
+    );
     const state = await rig.bridge.admin('GET', '/admin/api/state');
     assert.equal(state.status, 200);
     assert.deepEqual(client.invalid, []);

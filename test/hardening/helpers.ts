@@ -69,9 +69,17 @@ export async function killPid(pid: number, timeoutMs = 10_000): Promise<void> {
  * A real adb server on a chosen port (after the first one on that port was killed), with a
  * private HOME. Resolves once it answers `host:version`.
  */
-export async function startAdbServerOnPort(port: number, timeoutMs = 15_000): Promise<OwnedProcess & { stop(): Promise<void> }> {
+export async function startAdbServerOnPort(
+  port: number,
+  timeoutMs = 15_000,
+): Promise<OwnedProcess & { stop(): Promise<void> }> {
   const home = mkdtempSync(join(tmpdir(), 'adb-hard-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, ANDROID_SDK_HOME: home, ANDROID_USER_HOME: join(home, '.android') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    ANDROID_SDK_HOME: home,
+    ANDROID_USER_HOME: join(home, '.android'),
+  };
   delete env.ADB_SERVER_SOCKET;
   delete env.ANDROID_ADB_SERVER_PORT;
   delete env.ANDROID_SERIAL;
@@ -113,11 +121,19 @@ export interface ChildBridge extends OwnedProcess {
 
 /** `device-bridge serve` as a child process on port 0; resolves once it prints its URL. */
 export async function startChildBridge(dataDir: string, adbPort: number, timeoutMs = 30_000): Promise<ChildBridge> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DEVICE_BRIDGE_API_KEY: CHILD_API_KEY, DEVICE_BRIDGE_ADMIN_TOKEN: CHILD_ADMIN_TOKEN };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adbPort}`], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEVICE_BRIDGE_API_KEY: CHILD_API_KEY,
+    DEVICE_BRIDGE_ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
+  };
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adbPort}`],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -145,7 +161,10 @@ export async function startChildBridge(dataDir: string, adbPort: number, timeout
       async admin(method, path, body) {
         const res = await fetch(`${url}${path}`, {
           method,
-          headers: { Authorization: `Bearer ${CHILD_ADMIN_TOKEN}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+          headers: {
+            Authorization: `Bearer ${CHILD_ADMIN_TOKEN}`,
+            ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
           signal: AbortSignal.timeout(10_000),
         });
@@ -173,15 +192,27 @@ export async function bindWith(
   const res = await admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: deviceId });
   if (res.status !== 200) throw new Error(`approve failed: ${JSON.stringify(res.body)}`);
   const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, id);
-  if (status.payload?.status !== 'authenticated') throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
+  if (status.payload?.status !== 'authenticated')
+    throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
   return id;
 }
 
 /** A tool.invoke with an explicit tool_call_id (the retry tests need to choose it). */
-export function invokeWith(client: XAgentClient, channelId: string, toolId: string, args: Record<string, unknown>, toolCallId: string, timeoutMs = 60_000) {
+export function invokeWith(
+  client: XAgentClient,
+  channelId: string,
+  toolId: string,
+  args: Record<string, unknown>,
+  toolCallId: string,
+  timeoutMs = 60_000,
+) {
   return client.request(
     'tool.invoke',
-    { tool_id: toolId, arguments: { connector_channel_id: channelId, ...args }, context: { session_id: 'sess_hard', tool_call_id: toolCallId } },
+    {
+      tool_id: toolId,
+      arguments: { connector_channel_id: channelId, ...args },
+      context: { session_id: 'sess_hard', tool_call_id: toolCallId },
+    },
     channelId,
     timeoutMs,
   );
@@ -225,6 +256,12 @@ export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)
  * harmless one, so these tests measure what they are about.
  */
 export async function openHarmlessApp(client: XAgentClient, channelId: string): Promise<void> {
-  const ack = await invokeWith(client, channelId, 'android_launch_app', { package: 'com.example.list' }, `call_open_list_${channelId}_${Date.now()}`);
+  const ack = await invokeWith(
+    client,
+    channelId,
+    'android_launch_app',
+    { package: 'com.example.list' },
+    `call_open_list_${channelId}_${Date.now()}`,
+  );
   if (ack.error) throw new Error(`could not open the list app: ${JSON.stringify(ack.error)}`);
 }

@@ -29,7 +29,8 @@ function frame(text: string, requestId?: string): Frame {
   return {
     text,
     ...(requestId ? { requestId } : {}),
-    [fc.toStringMethod]: () => `Frame(${text.length} chars: ${JSON.stringify(text.slice(0, 160))}…${JSON.stringify(text.slice(-60))})`,
+    [fc.toStringMethod]: () =>
+      `Frame(${text.length} chars: ${JSON.stringify(text.slice(0, 160))}…${JSON.stringify(text.slice(-60))})`,
   } as Frame;
 }
 
@@ -41,7 +42,12 @@ function deepNesting(depth: number, open: string, close: string, leaf: string): 
 }
 
 function frames(channelId: string, toolIds: string[]): fc.Arbitrary<Frame> {
-  const id = fc.oneof(fc.string({ maxLength: 40 }), fc.constant(''), fc.string({ minLength: 250, maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 20 }));
+  const id = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constant(''),
+    fc.string({ minLength: 250, maxLength: 300 }),
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
   const packetType = fc.oneof(
     fc.constantFrom(
       'connector.hello',
@@ -65,27 +71,61 @@ function frames(channelId: string, toolIds: string[]): fc.Arbitrary<Frame> {
   const toolId = fc.oneof(fc.constantFrom(...toolIds), fc.string({ maxLength: 30 }), fc.constant('android_shell'));
   const args = fc.oneof(
     fc.object({ maxDepth: 3 }),
-    fc.record({ x: fc.oneof(fc.integer(), fc.double(), fc.string()), y: fc.oneof(fc.integer(), fc.double()), observe: fc.anything() }, { requiredKeys: [] }),
-    fc.record({ text: fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ minLength: 9_000, maxLength: 12_000 })) }),
-    fc.record({ package: fc.string(), key: fc.string(), url: fc.webUrl(), steps: fc.array(fc.anything(), { maxLength: 5 }) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        x: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        y: fc.oneof(fc.integer(), fc.double()),
+        observe: fc.anything(),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record({
+      text: fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ minLength: 9_000, maxLength: 12_000 })),
+    }),
+    fc.record(
+      { package: fc.string(), key: fc.string(), url: fc.webUrl(), steps: fc.array(fc.anything(), { maxLength: 5 }) },
+      { requiredKeys: [] },
+    ),
     fc.anything(),
   );
   const payload = fc.oneof(
-    fc.record({ tool_id: toolId, arguments: args, context: fc.oneof(fc.record({ tool_call_id: id, session_id: id }, { requiredKeys: [] }), fc.anything()) }, { requiredKeys: [] }),
-    fc.record({
-      connector_card_id: fc.oneof(fc.constant('device.adb'), fc.string()),
-      protocol_version: fc.oneof(fc.constantFrom('3.0', '3.9', '2.0', '10.1', ''), fc.string()),
-      supported_profiles: fc.oneof(fc.constant(['xagent.device.v1']), fc.anything()),
-      connector_id: fc.oneof(fc.string(), fc.anything()),
-    }, { requiredKeys: [] }),
-    fc.record({ flow_id: fc.oneof(fc.constantFrom('desktop_approval', 'device_claim'), fc.string()), auth_session_id: id, access_code: fc.string() }, { requiredKeys: [] }),
+    fc.record(
+      {
+        tool_id: toolId,
+        arguments: args,
+        context: fc.oneof(fc.record({ tool_call_id: id, session_id: id }, { requiredKeys: [] }), fc.anything()),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        connector_card_id: fc.oneof(fc.constant('device.adb'), fc.string()),
+        protocol_version: fc.oneof(fc.constantFrom('3.0', '3.9', '2.0', '10.1', ''), fc.string()),
+        supported_profiles: fc.oneof(fc.constant(['xagent.device.v1']), fc.anything()),
+        connector_id: fc.oneof(fc.string(), fc.anything()),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        flow_id: fc.oneof(fc.constantFrom('desktop_approval', 'device_claim'), fc.string()),
+        auth_session_id: id,
+        access_code: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
     fc.dictionary(fc.string(), fc.anything(), { maxKeys: 8 }),
     fc.anything(),
   );
   const envelope = fc
     .record(
       {
-        schema: fc.oneof(fc.constant('xagent.connector.packet/v1'), fc.constant('xagent.connector.packet/v1'), fc.string(), fc.anything()),
+        schema: fc.oneof(
+          fc.constant('xagent.connector.packet/v1'),
+          fc.constant('xagent.connector.packet/v1'),
+          fc.string(),
+          fc.anything(),
+        ),
         packet_id: fc.oneof(id, fc.anything()),
         track: fc.boolean(),
         request_id: fc.oneof(id, fc.anything()),
@@ -105,26 +145,43 @@ function frames(channelId: string, toolIds: string[]): fc.Arbitrary<Frame> {
       return frame(JSON.stringify(packet) ?? 'null', requestId);
     });
   const nested = fc
-    .record({ depth: fc.integer({ min: 100, max: 60_000 }), kind: fc.constantFrom('array', 'object'), where: fc.constantFrom('arguments', 'payload', 'context') })
+    .record({
+      depth: fc.integer({ min: 100, max: 60_000 }),
+      kind: fc.constantFrom('array', 'object'),
+      where: fc.constantFrom('arguments', 'payload', 'context'),
+    })
     .map(({ depth, kind, where }): Frame => {
       const deep = kind === 'array' ? deepNesting(depth, '[', ']', '1') : deepNesting(depth, '{"a":', '}', '1');
       const requestId = uniqueRequestId();
       const args = where === 'arguments' ? `{"connector_channel_id":${JSON.stringify(channelId)},"x":${deep}}` : '{}';
       const payload =
-        where === 'payload' ? `{"tool_id":"android_tap","arguments":{},"deep":${deep}}` : `{"tool_id":"android_tap","arguments":${args},"context":${where === 'context' ? `{"tool_call_id":${deep}}` : '{}'}}`;
+        where === 'payload'
+          ? `{"tool_id":"android_tap","arguments":{},"deep":${deep}}`
+          : `{"tool_id":"android_tap","arguments":${args},"context":${where === 'context' ? `{"tool_call_id":${deep}}` : '{}'}}`;
       const text = `{"schema":"xagent.connector.packet/v1","packet_id":"pkt_deep","request_id":"${requestId}","connector_channel_id":${JSON.stringify(channelId)},"type":"tool.invoke","payload":${payload}}`;
       return frame(text, requestId);
     });
-  const huge = fc.record({ size: fc.integer({ min: 50_000, max: 600_000 }), field: fc.constantFrom('packet_id', 'type', 'request_id', 'payload') }).map(({ size, field }): Frame => {
-    // Two copies go into a payload: keep the frame under the 1 MiB limit (oversize is tested apart).
-    const big = 'x'.repeat(field === 'payload' ? Math.floor(size / 2) : size);
-    const requestId = uniqueRequestId();
-    const packet: Record<string, unknown> = { schema: 'xagent.connector.packet/v1', packet_id: 'pkt_big', request_id: requestId, type: 'ping', connector_channel_id: channelId };
-    if (field === 'payload') packet.payload = { tool_id: big, arguments: { text: big } };
-    else packet[field] = big;
-    // A huge request_id is not echoed back (ids are capped), so do not wait for it by id.
-    return frame(JSON.stringify(packet), field === 'request_id' ? undefined : requestId);
-  });
+  const huge = fc
+    .record({
+      size: fc.integer({ min: 50_000, max: 600_000 }),
+      field: fc.constantFrom('packet_id', 'type', 'request_id', 'payload'),
+    })
+    .map(({ size, field }): Frame => {
+      // Two copies go into a payload: keep the frame under the 1 MiB limit (oversize is tested apart).
+      const big = 'x'.repeat(field === 'payload' ? Math.floor(size / 2) : size);
+      const requestId = uniqueRequestId();
+      const packet: Record<string, unknown> = {
+        schema: 'xagent.connector.packet/v1',
+        packet_id: 'pkt_big',
+        request_id: requestId,
+        type: 'ping',
+        connector_channel_id: channelId,
+      };
+      if (field === 'payload') packet.payload = { tool_id: big, arguments: { text: big } };
+      else packet[field] = big;
+      // A huge request_id is not echoed back (ids are capped), so do not wait for it by id.
+      return frame(JSON.stringify(packet), field === 'request_id' ? undefined : requestId);
+    });
   return fc.oneof(
     { arbitrary: fc.string({ maxLength: 200 }).map((text): Frame => frame(text)), weight: 1 },
     { arbitrary: fc.string({ unit: 'binary', maxLength: 100 }).map((text): Frame => frame(text)), weight: 1 },
@@ -143,7 +200,10 @@ describe('hardening: packet fuzz', () => {
 
   before(async () => {
     // A fuzzed call that happens to need approval ends as approval_timeout soon (a spec error).
-    rig = await startDeviceRig(1, { approvalTimeoutMs: 1_000, lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 } });
+    rig = await startDeviceRig(1, {
+      approvalTimeoutMs: 1_000,
+      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 600_000 },
+    });
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     observer = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
@@ -179,7 +239,11 @@ describe('hardening: packet fuzz', () => {
       { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
     );
     // Every tracked request was answered (tools may still have been running at the end).
-    await waitUntil(() => [...expected].every((id) => client.received.some((p) => p.request_id === id)), 30_000, 'every fuzzed request answered');
+    await waitUntil(
+      () => [...expected].every((id) => client.received.some((p) => p.request_id === id)),
+      30_000,
+      'every fuzzed request answered',
+    );
     for (const p of client.received) checkPacket(p, '(any)');
     assert.deepEqual(client.invalid, [], JSON.stringify(client.invalid.slice(0, 3)));
     assert.deepEqual(observer.invalid, []);
@@ -198,6 +262,10 @@ describe('hardening: packet fuzz', () => {
 function checkPacket(p: Packet, sent: string): void {
   if (p.error) {
     assert.ok(KNOWN_CODES.has(p.error.code), `unknown error code ${p.error.code} for ${sent.slice(0, 200)}`);
-    assert.notEqual(p.error.code, 'internal_error', `internal_error (${p.error.message ?? ''}) for ${sent.slice(0, 200)}`);
+    assert.notEqual(
+      p.error.code,
+      'internal_error',
+      `internal_error (${p.error.message ?? ''}) for ${sent.slice(0, 200)}`,
+    );
   }
 }

@@ -48,7 +48,11 @@ function rawExchange(port: number, data: string | Buffer, timeoutMs = 10_000): P
 const statusOf = (response: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
 
 /** GET with the path exactly as given (no URL normalisation, unlike fetch). */
-function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function rawGet(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers, timeout: 10_000 }, (res) => {
       let body = '';
@@ -67,7 +71,9 @@ describe('hardening: hostile traffic at the edge', () => {
   let good: XAgentClient;
 
   before(async () => {
-    bridge = await startBridge({ dataPlane: { maxFrameBytes: MAX_FRAME, maxBufferedBytes: MAX_BUFFERED, maxConnections: 16 } });
+    bridge = await startBridge({
+      dataPlane: { maxFrameBytes: MAX_FRAME, maxBufferedBytes: MAX_BUFFERED, maxConnections: 16 },
+    });
     port = Number(new URL(bridge.url).port);
     good = await XAgentClient.connect(bridge.url, bridge.apiKey);
     await good.hello();
@@ -114,8 +120,11 @@ describe('hardening: hostile traffic at the edge', () => {
     try {
       await client.hello();
       const start = client.received.length;
-      for (let i = 0; i < 50; i++) client.sendRaw(randomBytes(1 + (i * 997) % 60_000), true);
-      client.sendRaw(Buffer.from(JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'p', type: 'ping' })), true);
+      for (let i = 0; i < 50; i++) client.sendRaw(randomBytes(1 + ((i * 997) % 60_000)), true);
+      client.sendRaw(
+        Buffer.from(JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'p', type: 'ping' })),
+        true,
+      );
       await waitUntil(() => client.received.length - start >= 51, 10_000, '51 error replies');
       const replies = client.received.slice(start);
       assert.ok(replies.every((p) => p.type === 'error' && p.error?.code === 'invalid_packet'));
@@ -137,7 +146,12 @@ describe('hardening: hostile traffic at the edge', () => {
     slow.ws.once('close', () => (closed = true));
     const heapBefore = process.memoryUsage().heapUsed;
     let sent = 0;
-    const get = JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'pkt_slow', type: 'connection.descriptor.get', connector_channel_id: channelId });
+    const get = JSON.stringify({
+      schema: 'xagent.connector.packet/v1',
+      packet_id: 'pkt_slow',
+      type: 'connection.descriptor.get',
+      connector_channel_id: channelId,
+    });
     // Each request draws a Descriptor (several KB). Keep asking until the server gives up on us.
     const deadline = Date.now() + 30_000;
     while (!closed && Date.now() < deadline) {
@@ -164,7 +178,9 @@ describe('hardening: hostile traffic at the edge', () => {
       `GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${many}\r\n`,
       `GET /${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
     ];
-    const results = await Promise.all(Array.from({ length: 40 }, (_v, i) => rawExchange(port, requests[i % requests.length]!)));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_v, i) => rawExchange(port, requests[i % requests.length]!)),
+    );
     for (const response of results) {
       const status = statusOf(response);
       assert.ok(status === 431 || status === 0, `got ${response.slice(0, 80)}`);
@@ -176,32 +192,52 @@ describe('hardening: hostile traffic at the edge', () => {
   test('500 malformed upgrade attempts (bad API keys, bad Sec-WebSocket-Key, wrong version, no subprotocol) are refused; nothing leaks', async () => {
     const before = bridge.core.runtime.dataPlaneCount();
     const variants = [
-      (key: string) => `Authorization: Bearer wrong-${key}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
-      (_key: string) => `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: not-base64-at-all!!\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
-      (_key: string) => `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
-      (_key: string) => `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 7\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
-      (_key: string) => `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n`,
-      (key: string) => `Authorization: Basic ${key}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n`,
+      (key: string) =>
+        `Authorization: Bearer wrong-${key}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
+      (_key: string) =>
+        `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: not-base64-at-all!!\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
+      (_key: string) =>
+        `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
+      (_key: string) =>
+        `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 7\r\nSec-WebSocket-Protocol: xagent.connector.packet.v1\r\n`,
+      (_key: string) =>
+        `Authorization: Bearer ${bridge.apiKey}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n`,
+      (key: string) =>
+        `Authorization: Basic ${key}\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n`,
     ];
     const statuses: number[] = [];
     for (let batch = 0; batch < 10; batch++) {
       const responses = await Promise.all(
         Array.from({ length: 50 }, (_v, i) => {
           const headers = variants[(batch * 50 + i) % variants.length]!(randomBytes(8).toString('hex'));
-          return rawExchange(port, `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`);
+          return rawExchange(
+            port,
+            `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`,
+          );
         }),
       );
       statuses.push(...responses.map(statusOf));
     }
     assert.equal(statuses.length, 500);
-    assert.ok(statuses.every((s) => s >= 400 && s < 500), JSON.stringify([...new Set(statuses)]));
+    assert.ok(
+      statuses.every((s) => s >= 400 && s < 500),
+      JSON.stringify([...new Set(statuses)]),
+    );
     assert.equal(bridge.core.runtime.dataPlaneCount(), before);
     await stillFine();
   });
 
   test('path-traversal download attempts (encoded ../, %2e%2e, backslashes, null bytes) never leave the cache', async () => {
-    const file = await bridge.core.files.put({ data: Buffer.from('cached-bytes'), mimeType: 'text/plain', filename: 'a.txt', channelId: 'cch_x', kind: 'screenshot' });
-    const signer = new UrlSigner(Buffer.from(readFileSync(join(bridge.dataDir, 'url-signing-key'), 'utf8').trim(), 'base64url'));
+    const file = await bridge.core.files.put({
+      data: Buffer.from('cached-bytes'),
+      mimeType: 'text/plain',
+      filename: 'a.txt',
+      channelId: 'cch_x',
+      kind: 'screenshot',
+    });
+    const signer = new UrlSigner(
+      Buffer.from(readFileSync(join(bridge.dataDir, 'url-signing-key'), 'utf8').trim(), 'base64url'),
+    );
     const signed = signer.sign(file.fileRef, 60_000, file.expiresAt).path;
     const query = signed.slice(signed.indexOf('?'));
     const good = await rawGet(port, signed);
@@ -209,7 +245,19 @@ describe('hardening: hostile traffic at the edge', () => {
     assert.equal(good.body, 'cached-bytes');
 
     const targets = ['api-key', 'admin-token', 'url-signing-key', 'state.json', 'tool-calls.jsonl', 'etc/passwd'];
-    const prefixes = ['../', '..%2f', '%2e%2e/', '%2e%2e%2f', '%252e%252e%252f', '..\\', '..%5c', '%c0%ae%c0%ae/', '....//', '.%2e/', '%2e./'];
+    const prefixes = [
+      '../',
+      '..%2f',
+      '%2e%2e/',
+      '%2e%2e%2f',
+      '%252e%252e%252f',
+      '..\\',
+      '..%5c',
+      '%c0%ae%c0%ae/',
+      '....//',
+      '.%2e/',
+      '%2e./',
+    ];
     const attempts: string[] = [];
     for (const target of targets) {
       for (const prefix of prefixes) {
@@ -228,7 +276,11 @@ describe('hardening: hostile traffic at the edge', () => {
     attempts.push(`/files/../api-key`);
     attempts.push(`/console/../../api-key`);
     attempts.push(`/console/%2e%2e/%2e%2e/api-key`);
-    const secrets = [bridge.apiKey, bridge.adminToken, readFileSync(join(bridge.dataDir, 'url-signing-key'), 'utf8').trim()];
+    const secrets = [
+      bridge.apiKey,
+      bridge.adminToken,
+      readFileSync(join(bridge.dataDir, 'url-signing-key'), 'utf8').trim(),
+    ];
     for (const path of attempts) {
       const res = await rawGet(port, path).catch((error: unknown) => ({ status: 0, body: String(error) }));
       assert.ok([400, 403, 404].includes(res.status), `${path} → ${res.status}`);

@@ -30,10 +30,17 @@ const MAX_BYTES_PER_CALL = 256;
 
 /** A lean data-plane client: no packet log, no schema validation, just request → ack. */
 class LoadClient {
-  private readonly waiters = new Map<string, (packet: { type: string; error?: { code: string; message?: string } }) => void>();
+  private readonly waiters = new Map<
+    string,
+    (packet: { type: string; error?: { code: string; message?: string } }) => void
+  >();
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const packet = JSON.parse((data as Buffer).toString('utf8')) as { type: string; request_id?: string; error?: { code: string } };
+      const packet = JSON.parse((data as Buffer).toString('utf8')) as {
+        type: string;
+        request_id?: string;
+        error?: { code: string };
+      };
       if (packet.type === 'tool.progress.push' || !packet.request_id) return;
       const waiter = this.waiters.get(packet.request_id);
       if (waiter) {
@@ -44,17 +51,28 @@ class LoadClient {
   }
 
   static async connect(url: string, apiKey: string, connectorId: string): Promise<LoadClient> {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, 'xagent.connector.packet.v1', { headers: { Authorization: `Bearer ${apiKey}` } });
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, 'xagent.connector.packet.v1', {
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
     const client = new LoadClient(ws);
-    await client.send('connector.hello', { connector_card_id: 'device.adb', connector_id: connectorId, protocol_version: '3.0', supported_profiles: ['xagent.device.v1'] });
+    await client.send('connector.hello', {
+      connector_card_id: 'device.adb',
+      connector_id: connectorId,
+      protocol_version: '3.0',
+      supported_profiles: ['xagent.device.v1'],
+    });
     return client;
   }
 
-  send(type: string, payload: Record<string, unknown>, channelId?: string): Promise<{ type: string; error?: { code: string; message?: string } }> {
+  send(
+    type: string,
+    payload: Record<string, unknown>,
+    channelId?: string,
+  ): Promise<{ type: string; error?: { code: string; message?: string } }> {
     const requestId = `req_${randomUUID()}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -66,7 +84,14 @@ class LoadClient {
         resolve(p);
       });
       this.ws.send(
-        JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: `pkt_${randomUUID()}`, request_id: requestId, type, payload, ...(channelId ? { connector_channel_id: channelId } : {}) }),
+        JSON.stringify({
+          schema: 'xagent.connector.packet/v1',
+          packet_id: `pkt_${randomUUID()}`,
+          request_id: requestId,
+          type,
+          payload,
+          ...(channelId ? { connector_channel_id: channelId } : {}),
+        }),
       );
     });
   }
@@ -133,7 +158,10 @@ describe('hardening: load', () => {
     await rig?.stop();
   });
 
-  const run = async (seconds: number, record: boolean): Promise<{ latencies: Map<string, number[]>; errors: string[]; calls: number }> => {
+  const run = async (
+    seconds: number,
+    record: boolean,
+  ): Promise<{ latencies: Map<string, number[]>; errors: string[]; calls: number }> => {
     const latencies = new Map<string, number[]>(MIX.map((m) => [m.tool, []]));
     const errors: string[] = [];
     let calls = 0;
@@ -145,7 +173,11 @@ describe('hardening: load', () => {
         const t0 = performance.now();
         const ack = await load.send(
           'tool.invoke',
-          { tool_id: op.tool, arguments: { connector_channel_id: channels[phone], ...op.args(n) }, context: { tool_call_id: `call_load_${n}_${phone}` } },
+          {
+            tool_id: op.tool,
+            arguments: { connector_channel_id: channels[phone], ...op.args(n) },
+            context: { tool_call_id: `call_load_${n}_${phone}` },
+          },
           channels[phone],
         );
         const ms = performance.now() - t0;
@@ -177,7 +209,11 @@ describe('hardening: load', () => {
     // Exactly-once records expire with their window: one more call after it, and the journal
     // file is compacted down to live records (it is rewritten once stale lines pass 256), so
     // its size tracks live records, not the calls above.
-    const last = await load.send('tool.invoke', { tool_id: 'android_tap', arguments: { x: 1, y: 1 }, context: { tool_call_id: `call_load_last_${process.pid}` } }, channels[0]);
+    const last = await load.send(
+      'tool.invoke',
+      { tool_id: 'android_tap', arguments: { x: 1, y: 1 }, context: { tool_call_id: `call_load_last_${process.pid}` } },
+      channels[0],
+    );
     assert.equal(last.error, undefined);
     const journalLines = readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl'), 'utf8').trim().split('\n').length;
     clearPhoneLogs();
@@ -185,24 +221,38 @@ describe('hardening: load', () => {
     const rssAfter = process.memoryUsage().rss;
 
     const all = [...latencies.values()].flat().sort((a, b) => a - b);
-    const lines = [`load: ${PHONES} phones × ${CALLERS} callers, ${elapsed.toFixed(1)} s, ${calls} calls, ${(calls / elapsed).toFixed(0)} calls/s, errors ${errors.length}`];
-    lines.push(`  all: p50 ${percentile(all, 50).toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`);
+    const lines = [
+      `load: ${PHONES} phones × ${CALLERS} callers, ${elapsed.toFixed(1)} s, ${calls} calls, ${(calls / elapsed).toFixed(0)} calls/s, errors ${errors.length}`,
+    ];
+    lines.push(
+      `  all: p50 ${percentile(all, 50).toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`,
+    );
     for (const [tool, values] of latencies) {
       const sorted = [...values].sort((a, b) => a - b);
-      lines.push(`  ${tool}: n=${sorted.length} p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`);
+      lines.push(
+        `  ${tool}: n=${sorted.length} p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`,
+      );
     }
     const growth = heapAfter - heapBefore;
-    lines.push(`  heap (after full GC): before ${mb(heapBefore)}, after ${mb(heapAfter)}, growth ${mb(growth)} = ${(growth / Math.max(1, calls)).toFixed(1)} B/call`);
-    lines.push(`  rss: before ${mb(rssBefore)}, at end of load ${mb(rssPeak)}, after ${mb(rssAfter)} (test process = bridge + client + ${PHONES} simulated phones)`);
+    lines.push(
+      `  heap (after full GC): before ${mb(heapBefore)}, after ${mb(heapAfter)}, growth ${mb(growth)} = ${(growth / Math.max(1, calls)).toFixed(1)} B/call`,
+    );
+    lines.push(
+      `  rss: before ${mb(rssBefore)}, at end of load ${mb(rssPeak)}, after ${mb(rssAfter)} (test process = bridge + client + ${PHONES} simulated phones)`,
+    );
     lines.push(`  idempotency journal after the window: ${journalLines} lines`);
     for (const line of lines) console.log(`# ${line}`);
 
     assert.deepEqual(errors.slice(0, 10), [], `${errors.length} errors`);
     assert.ok(calls > PHONES * CALLERS * 2, `only ${calls} calls`);
     assert.ok(growth < FLAT_BOUND, `heap grew ${mb(growth)} over ${calls} calls`);
-    assert.ok(growth < NOISE_FLOOR || growth / calls < MAX_BYTES_PER_CALL, `heap grew ${(growth / calls).toFixed(0)} B per call`);
+    assert.ok(
+      growth < NOISE_FLOOR || growth / calls < MAX_BYTES_PER_CALL,
+      `heap grew ${(growth / calls).toFixed(0)} B per call`,
+    );
     assert.ok(journalLines <= 258, `journal still holds ${journalLines} lines`);
-    for (let i = 0; i < PHONES; i++) assert.deepEqual(rig.bridge.core.tools.queue.stats(rig.device(i).deviceId), { running: 0, queued: 0 });
+    for (let i = 0; i < PHONES; i++)
+      assert.deepEqual(rig.bridge.core.tools.queue.stats(rig.device(i).deviceId), { running: 0, queued: 0 });
     assert.ok(rig.bridge.core.registry.list().every((d) => d.state === 'device'));
   });
 });

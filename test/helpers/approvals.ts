@@ -19,14 +19,30 @@ export async function pendingApprovals(bridge: TestBridge): Promise<Json[]> {
  * Resolves once the admin state lists a call of `toolId` (matching `also`, when given) as held
  * for approval; read again on each 'approval' announcement, as the console is told of it.
  */
-export async function waitForApproval(bridge: TestBridge, toolId: string, also: (approval: Json) => boolean = () => true, timeoutMs = 15_000): Promise<Json> {
+export async function waitForApproval(
+  bridge: TestBridge,
+  toolId: string,
+  also: (approval: Json) => boolean = () => true,
+  timeoutMs = 15_000,
+): Promise<Json> {
   const held = (list: Json[]): Json | undefined => list.find((a) => a.tool_id === toolId && also(a));
-  const list = await untilAnnounced(bridge, 'approval', () => pendingApprovals(bridge), (l) => held(l) !== undefined, `an approval for ${toolId}`, timeoutMs);
+  const list = await untilAnnounced(
+    bridge,
+    'approval',
+    () => pendingApprovals(bridge),
+    (l) => held(l) !== undefined,
+    `an approval for ${toolId}`,
+    timeoutMs,
+  );
   return held(list)!;
 }
 
 /** Answers a held call as the person at the computer would; the answer must be accepted. */
-export async function answerApproval(bridge: TestBridge, approval: Json | string, decision: ApprovalDecision): Promise<void> {
+export async function answerApproval(
+  bridge: TestBridge,
+  approval: Json | string,
+  decision: ApprovalDecision,
+): Promise<void> {
   const id = typeof approval === 'string' ? approval : String(approval.approval_id);
   const res = await bridge.admin('POST', `/admin/api/approvals/${encodeURIComponent(id)}`, { decision });
   assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -51,12 +51,24 @@ export async function startBridge(options: Partial<CoreOptionsInput> = {}, keepD
       if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async admin(method, path, body) {
-      const headers = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+      const headers = {
+        Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      };
       if (bridge.ca !== undefined) {
-        const res = await urlRequest(`${url}${path}`, { method, headers, ca: bridge.ca, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+        const res = await urlRequest(`${url}${path}`, {
+          method,
+          headers,
+          ca: bridge.ca,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
         return { status: res.status, body: res.body.length ? res.json() : {} };
       }
-      const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
       const text = await res.text();
       return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     },

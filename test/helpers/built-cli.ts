@@ -11,7 +11,16 @@ export const ROOT = resolve(__dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'device-bridge.js');
 /** Written last by scripts/build.mjs, so its time says when the build finished. */
 const BUILD_STAMP = join(ROOT, 'dist', 'build-info.json');
-const SOURCES = ['main', 'preload', 'renderer', 'scripts/build.mjs', 'scripts/build-renderer.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = [
+  'main',
+  'preload',
+  'renderer',
+  'scripts/build.mjs',
+  'scripts/build-renderer.mjs',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 const BUILD_DEADLINE_MS = 240_000;
 
 function newestMtime(path: string): number {
@@ -35,7 +44,10 @@ export function isBuildFresh(): boolean {
 
 function runBuild(): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const collect = (chunk: Buffer): void => {
       output = (output + chunk.toString()).slice(-20_000);

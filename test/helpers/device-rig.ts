@@ -32,7 +32,10 @@ export async function waitUntil(check: () => boolean, timeoutMs = 15_000, what =
 export async function startDeviceRig(
   count: number,
   bridgeOptions: Partial<CoreOptionsInput> = {},
-  phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<SimulatedPhoneOptions, 'sdk' | 'androidVersion' | 'quirks'> = {},
+  phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<
+    SimulatedPhoneOptions,
+    'sdk' | 'androidVersion' | 'quirks'
+  > = {},
 ): Promise<DeviceRig> {
   const adb = await startAdbServer();
   const phones: SimulatedPhone[] = [];
@@ -103,10 +106,18 @@ export async function bindChannel(rig: DeviceRig, client: XAgentClient, deviceId
   const channelId = String(opened.payload?.connector_channel_id);
   const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
   const sessionId = String(started.payload?.auth_session_id);
-  const res = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: deviceId });
+  const res = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+    action: 'approve',
+    device_id: deviceId,
+  });
   if (res.status !== 200) throw new Error(`approve failed: ${JSON.stringify(res.body)}`);
-  const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
-  if (status.payload?.status !== 'authenticated') throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
+  const status = await client.request(
+    'auth.status',
+    { flow_id: 'desktop_approval', auth_session_id: sessionId },
+    channelId,
+  );
+  if (status.payload?.status !== 'authenticated')
+    throw new Error(`not authenticated: ${JSON.stringify(status.payload)}`);
   return channelId;
 }
 
@@ -121,7 +132,10 @@ export interface BoundRig {
 }
 
 /** One phone, an xAgent client that said hello, and a channel bound to that phone: the setup most tool tests share. */
-export async function startBoundRig(bridgeOptions: Partial<CoreOptionsInput> = {}, phoneOptions: Parameters<typeof startDeviceRig>[2] = {}): Promise<BoundRig> {
+export async function startBoundRig(
+  bridgeOptions: Partial<CoreOptionsInput> = {},
+  phoneOptions: Parameters<typeof startDeviceRig>[2] = {},
+): Promise<BoundRig> {
   const rig = await startDeviceRig(1, bridgeOptions, phoneOptions);
   let client: XAgentClient | undefined;
   try {
@@ -146,11 +160,24 @@ export async function startBoundRig(bridgeOptions: Partial<CoreOptionsInput> = {
 }
 
 let callCounter = 0;
-export function invoke(client: XAgentClient, channelId: string, toolId: string, args: Record<string, unknown> = {}, toolCallId?: string) {
+export function invoke(
+  client: XAgentClient,
+  channelId: string,
+  toolId: string,
+  args: Record<string, unknown> = {},
+  toolCallId?: string,
+) {
   callCounter += 1;
   return client.request(
     'tool.invoke',
-    { tool_id: toolId, arguments: { connector_channel_id: channelId, ...args }, context: { session_id: 'sess_test', tool_call_id: toolCallId ?? `call_${process.pid}_${callCounter}_${Date.now()}` } },
+    {
+      tool_id: toolId,
+      arguments: { connector_channel_id: channelId, ...args },
+      context: {
+        session_id: 'sess_test',
+        tool_call_id: toolCallId ?? `call_${process.pid}_${callCounter}_${Date.now()}`,
+      },
+    },
     channelId,
     60_000,
   );

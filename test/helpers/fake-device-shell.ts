@@ -67,13 +67,19 @@ export class FakeDeviceShell implements DeviceShell {
     return (await this.answer(this.pick(argv), options)).stdout;
   }
 
-  async push(_data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void> {
+  async push(
+    _data: Buffer | NodeJS.ReadableStream,
+    remotePath: string,
+    options: ShellRunOptions & { mode?: number },
+  ): Promise<void> {
     this.calls.push({ kind: 'push', argv: [remotePath], options });
   }
 
   async pull(remotePath: string, options: ShellRunOptions): Promise<Buffer> {
     this.calls.push({ kind: 'pull', argv: [remotePath], options });
-    const answers = this.files.get(remotePath) ?? [...this.files.entries()].find(([path]) => path.endsWith('*') && remotePath.startsWith(path.slice(0, -1)))?.[1];
+    const answers =
+      this.files.get(remotePath) ??
+      [...this.files.entries()].find(([path]) => path.endsWith('*') && remotePath.startsWith(path.slice(0, -1)))?.[1];
     if (!answers) throw new BridgeError('file_not_found', `fake: no file ${remotePath}`);
     const answer = answers.length > 1 ? answers.shift() : answers[0];
     return (await this.answer(answer ?? '', options)).stdout;

@@ -60,7 +60,10 @@ class MemoryFileSystem implements PhoneFileSystem {
     const full = normalize(path);
     const parent = full.slice(0, full.lastIndexOf('/')) || '/';
     this.mkdir(parent);
-    this.files.set(full, { stat: { mode: S_IFREG | (mode & 0o7777), size: data.length, mtime }, data: Buffer.from(data) });
+    this.files.set(full, {
+      stat: { mode: S_IFREG | (mode & 0o7777), size: data.length, mtime },
+      data: Buffer.from(data),
+    });
   }
 
   private mkdir(path: string): void {
@@ -155,7 +158,11 @@ export class FakePhone implements PhoneDevice {
 
   private async run(argv: string[], signal: AbortSignal): Promise<ShellResult> {
     const [name = '', ...args] = argv;
-    const ok = (stdout: string | Buffer): ShellResult => ({ stdout: Buffer.from(stdout), stderr: Buffer.alloc(0), exitCode: 0 });
+    const ok = (stdout: string | Buffer): ShellResult => ({
+      stdout: Buffer.from(stdout),
+      stderr: Buffer.alloc(0),
+      exitCode: 0,
+    });
     const err = (message: string, exitCode = 1): ShellResult => ({
       stdout: Buffer.alloc(0),
       stderr: Buffer.from(`${message}\n`),
@@ -173,7 +180,11 @@ export class FakePhone implements PhoneDevice {
           'ro.build.version.sdk': '34',
         };
         if (args[0] !== undefined) return ok(`${props[args[0]] ?? ''}\n`);
-        return ok(Object.entries(props).map(([key, value]) => `[${key}]: [${value}]\n`).join(''));
+        return ok(
+          Object.entries(props)
+            .map(([key, value]) => `[${key}]: [${value}]\n`)
+            .join(''),
+        );
       }
       case 'cat': {
         const data = this.fs.read(args[0] ?? '');
@@ -181,7 +192,9 @@ export class FakePhone implements PhoneDevice {
       }
       case 'ls': {
         const entries = this.fs.list(args[0] ?? '/');
-        return entries ? ok(entries.map((e) => `${e.name}\n`).join('')) : err(`ls: ${args[0] ?? ''}: No such file or directory`);
+        return entries
+          ? ok(entries.map((e) => `${e.name}\n`).join(''))
+          : err(`ls: ${args[0] ?? ''}: No such file or directory`);
       }
       case 'exit':
         return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: Number(args[0] ?? 0) };

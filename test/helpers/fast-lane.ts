@@ -8,7 +8,6 @@ import { startBoundRig, type BoundRig, type DeviceRig } from './device-rig';
 import type { Json } from './acks';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
-
 export async function helperOf(rig: DeviceRig, index = 0): Promise<Json> {
   const state = await rig.bridge.admin('GET', '/admin/api/state');
   const device = (state.body.devices as Json[]).find((d) => d.device_id === rig.device(index).deviceId);
@@ -16,7 +15,12 @@ export async function helperOf(rig: DeviceRig, index = 0): Promise<Json> {
 }
 
 /** Polls the admin state until the helper is in `wanted` (and matches `also`, when given). */
-export async function waitForHelper(rig: DeviceRig, wanted: string, timeoutMs = 20_000, also: (helper: Json) => boolean = () => true): Promise<Json> {
+export async function waitForHelper(
+  rig: DeviceRig,
+  wanted: string,
+  timeoutMs = 20_000,
+  also: (helper: Json) => boolean = () => true,
+): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const helper = await helperOf(rig);
@@ -26,7 +30,10 @@ export async function waitForHelper(rig: DeviceRig, wanted: string, timeoutMs = 
   }
 }
 
-export async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove' | 'accept_network'): Promise<Json> {
+export async function setHelper(
+  rig: DeviceRig,
+  action: 'enable' | 'disable' | 'remove' | 'accept_network',
+): Promise<Json> {
   const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, { action });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;

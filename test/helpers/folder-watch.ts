@@ -11,7 +11,15 @@ export async function untilFolder(dir: string, check: () => boolean, what: strin
   const watcher = watch(dir, () => recheck());
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${dir} holds ${JSON.stringify(readdirSync(dir))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}; ${dir} holds ${JSON.stringify(readdirSync(dir))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       recheck = () => {
         if (!check()) return;
         clearTimeout(timer);

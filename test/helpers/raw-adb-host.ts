@@ -93,7 +93,13 @@ export class RawAdbHost {
 
   /** CNXN with the given version/max payload; resolves with the device's first reply. */
   async handshake(options: { version?: number; maxPayload?: number } = {}): Promise<AdbMessage> {
-    this.send(A_CNXN, options.version ?? A_VERSION, options.maxPayload ?? 1024 * 1024, 'host::features=shell_v2\0', true);
+    this.send(
+      A_CNXN,
+      options.version ?? A_VERSION,
+      options.maxPayload ?? 1024 * 1024,
+      'host::features=shell_v2\0',
+      true,
+    );
     return this.next();
   }
 
@@ -116,7 +122,10 @@ export class RawAdbHost {
   ): Promise<Buffer> {
     const parts: Buffer[] = [];
     for (;;) {
-      const m = await this.next((x) => (x.command === A_WRTE || x.command === A_CLSE) && x.arg1 === stream.localId, timeoutMs);
+      const m = await this.next(
+        (x) => (x.command === A_WRTE || x.command === A_CLSE) && x.arg1 === stream.localId,
+        timeoutMs,
+      );
       if (m.command === A_CLSE) return Buffer.concat(parts);
       await onWrite(m);
       parts.push(m.data);
@@ -135,7 +144,7 @@ export class RawAdbHost {
   wireHeaders(): Array<{ command: number; arg0: number; arg1: number; length: number; checksum: number }> {
     const bytes = Buffer.concat(this.wire);
     const out = [];
-    for (let offset = 0; offset + 24 <= bytes.length; ) {
+    for (let offset = 0; offset + 24 <= bytes.length;) {
       const length = bytes.readUInt32LE(offset + 12);
       out.push({
         command: bytes.readUInt32LE(offset),

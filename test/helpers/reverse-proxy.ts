@@ -18,11 +18,16 @@ export interface ReverseProxy {
   stop(): Promise<void>;
 }
 
-function forwardedHeaders(req: IncomingMessage, upstream: { host: string; port: number }): Record<string, string | string[]> {
+function forwardedHeaders(
+  req: IncomingMessage,
+  upstream: { host: string; port: number },
+): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = value;
   const prior = req.headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = [prior, req.socket.remoteAddress].filter((v): v is string => typeof v === 'string' && v.length > 0).join(', ');
+  headers['x-forwarded-for'] = [prior, req.socket.remoteAddress]
+    .filter((v): v is string => typeof v === 'string' && v.length > 0)
+    .join(', ');
   headers['x-forwarded-proto'] = 'https';
   headers['x-forwarded-host'] = req.headers.host ?? '';
   headers.host = `${upstream.host}:${upstream.port}`;
@@ -37,7 +42,8 @@ export async function startReverseProxy(options: { prefix: string; cert: string;
   };
   const strip = (url: string | undefined): string | undefined => {
     const raw = url ?? '';
-    if (raw !== options.prefix && !raw.startsWith(`${options.prefix}/`) && !raw.startsWith(`${options.prefix}?`)) return undefined;
+    if (raw !== options.prefix && !raw.startsWith(`${options.prefix}/`) && !raw.startsWith(`${options.prefix}?`))
+      return undefined;
     const rest = raw.slice(options.prefix.length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };
@@ -50,10 +56,13 @@ export async function startReverseProxy(options: { prefix: string; cert: string;
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not proxied\n');
       return;
     }
-    const forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path, headers: forwardedHeaders(req, upstream) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: upstream.host, port: upstream.port, method: req.method, path, headers: forwardedHeaders(req, upstream) },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();

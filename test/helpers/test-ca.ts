@@ -14,7 +14,12 @@ export interface TestCa {
   keys: KeyPair;
   dir: string;
   /** Signs a server certificate and writes it (atomically) to cert.pem/key.pem in `dir`. */
-  issue(options?: { commonName?: string; dnsNames?: string[]; ipAddresses?: string[] }): { certFile: string; keyFile: string; certPem: string; keyPem: string };
+  issue(options?: { commonName?: string; dnsNames?: string[]; ipAddresses?: string[] }): {
+    certFile: string;
+    keyFile: string;
+    certPem: string;
+    keyPem: string;
+  };
   cleanup(): void;
 }
 
@@ -23,7 +28,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function createTestCa(commonName = 'Device Bridge Test CA'): TestCa {
   const keys = generateEcKeyPair();
   const now = Date.now();
-  const pem = createCertificatePem({ commonName, notBefore: new Date(now - DAY_MS), notAfter: new Date(now + 30 * DAY_MS), publicKey: keys.publicKey, signingKey: keys.privateKey, isCa: true });
+  const pem = createCertificatePem({
+    commonName,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + 30 * DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: keys.privateKey,
+    isCa: true,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'bridge-test-ca-'));
   return {
     pem,

@@ -38,7 +38,8 @@ export async function untilAnnounced<R>(
       announced = false;
       const reading = await read();
       if (accept(reading)) return reading;
-      const late = (): Error => new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last reading: ${JSON.stringify(reading)}`);
+      const late = (): Error =>
+        new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last reading: ${JSON.stringify(reading)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw late();
       if (!announced) {

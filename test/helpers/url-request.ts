@@ -40,7 +40,12 @@ export function urlRequest(url: string, options: UrlRequestOptions = {}): Promis
         res.on('error', reject);
         res.on('end', () => {
           const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body.toString('utf8')) as T });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            json: <T>() => JSON.parse(body.toString('utf8')) as T,
+          });
         });
       },
     );

@@ -28,7 +28,7 @@ export class XAgentClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const packet = JSON.parse((data as Buffer).toString("utf8")) as Packet;
+      const packet = JSON.parse((data as Buffer).toString('utf8')) as Packet;
       const errors = validatePacket(packet);
       if (errors.length) this.invalid.push({ packet, errors });
       this.received.push(packet);
@@ -42,7 +42,11 @@ export class XAgentClient {
   }
 
   /** `ca`: over wss, the only CA the client trusts. */
-  static async connect(baseUrl: string, apiKey: string, options: { protocol?: string; ca?: string } = {}): Promise<XAgentClient> {
+  static async connect(
+    baseUrl: string,
+    apiKey: string,
+    options: { protocol?: string; ca?: string } = {},
+  ): Promise<XAgentClient> {
     const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws`, options.protocol ?? 'xagent.connector.packet.v1', {
       headers: { Authorization: `Bearer ${apiKey}` },
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
@@ -60,7 +64,12 @@ export class XAgentClient {
     this.ws.send(data, { binary });
   }
 
-  async request(type: string, payload: Record<string, unknown> = {}, channelId?: string, timeoutMs = 15_000): Promise<Packet> {
+  async request(
+    type: string,
+    payload: Record<string, unknown> = {},
+    channelId?: string,
+    timeoutMs = 15_000,
+  ): Promise<Packet> {
     const requestId = `req_${randomUUID()}`;
     const packet: Packet = {
       schema: 'xagent.connector.packet/v1',

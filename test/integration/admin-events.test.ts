@@ -14,7 +14,11 @@ interface EventStream {
   status: number;
   events: Array<Record<string, unknown>>;
   /** The first event from index `from` on (already received or future) that matches. */
-  next(match: (event: Record<string, unknown>) => boolean, from?: number, timeoutMs?: number): Promise<Record<string, unknown>>;
+  next(
+    match: (event: Record<string, unknown>) => boolean,
+    from?: number,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   ended: Promise<void>;
   close(): void;
 }
@@ -22,45 +26,49 @@ interface EventStream {
 /** An SSE reader over node:http (EventSource cannot send an Authorization header), with the console's own parser. */
 function openEvents(url: string, token: string | undefined): Promise<EventStream> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${url}/admin/api/events`, { headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
-      const events: Array<Record<string, unknown>> = [];
-      const waiters = new Set<() => void>();
-      const parser = new SseParser();
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        for (const message of parser.push(chunk)) events.push(JSON.parse(message.data) as Record<string, unknown>);
-        for (const wake of waiters) wake();
-      });
-      const ended = new Promise<void>((done) => {
-        res.once('end', done);
-        res.once('close', done);
-      });
-      resolve({
-        status: res.statusCode ?? 0,
-        events,
-        ended,
-        close: () => req.destroy(),
-        next: (match, from = 0, timeoutMs = 5_000) => {
-          let seen = from;
-          return new Promise((found, fail) => {
-            const check = (): void => {
-              const hit = events.slice(seen).find(match);
-              seen = events.length;
-              if (!hit) return;
-              clearTimeout(timer);
-              waiters.delete(check);
-              found(hit);
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(check);
-              fail(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
-            }, timeoutMs);
-            waiters.add(check);
-            check();
-          });
-        },
-      });
-    });
+    const req = http.get(
+      `${url}/admin/api/events`,
+      { headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        const events: Array<Record<string, unknown>> = [];
+        const waiters = new Set<() => void>();
+        const parser = new SseParser();
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          for (const message of parser.push(chunk)) events.push(JSON.parse(message.data) as Record<string, unknown>);
+          for (const wake of waiters) wake();
+        });
+        const ended = new Promise<void>((done) => {
+          res.once('end', done);
+          res.once('close', done);
+        });
+        resolve({
+          status: res.statusCode ?? 0,
+          events,
+          ended,
+          close: () => req.destroy(),
+          next: (match, from = 0, timeoutMs = 5_000) => {
+            let seen = from;
+            return new Promise((found, fail) => {
+              const check = (): void => {
+                const hit = events.slice(seen).find(match);
+                seen = events.length;
+                if (!hit) return;
+                clearTimeout(timer);
+                waiters.delete(check);
+                found(hit);
+              };
+              const timer = setTimeout(() => {
+                waiters.delete(check);
+                fail(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
+              }, timeoutMs);
+              waiters.add(check);
+              check();
+            });
+          },
+        });
+      },
+    );
     req.once('error', reject);
   });
 }
@@ -96,7 +104,11 @@ describe('GET /admin/api/events', () => {
       assert.equal(started.payload?.status, 'pending');
       await stream.next((e) => e.type === 'pairing' || e.type === 'state', before);
       const state = await bridge.admin('GET', '/admin/api/state');
-      assert.ok((state.body.pairings as Array<{ auth_session_id: string }>).some((p) => p.auth_session_id === started.payload?.auth_session_id));
+      assert.ok(
+        (state.body.pairings as Array<{ auth_session_id: string }>).some(
+          (p) => p.auth_session_id === started.payload?.auth_session_id,
+        ),
+      );
       // Notes say that something changed; they never carry secrets or the pairing code.
       const text = JSON.stringify(stream.events);
       assert.ok(!text.includes(String(started.payload?.qr_code_text)));

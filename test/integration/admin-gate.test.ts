@@ -21,7 +21,9 @@ describe('admin API and console: host, origin, body type', () => {
   after(() => bridge?.stop());
 
   test('a rebound host name is refused (421); the loopback names, the listening address and the public URL host are served', async () => {
-    const evil = await urlRequest(`${bridge.url}/admin/api/state`, { headers: { ...auth, Host: `evil.example:${port}` } });
+    const evil = await urlRequest(`${bridge.url}/admin/api/state`, {
+      headers: { ...auth, Host: `evil.example:${port}` },
+    });
     assert.equal(evil.status, 421);
     assert.equal(evil.json<{ error: { code: string } }>().error.code, 'host_not_allowed');
     const consolePage = await urlRequest(`${bridge.url}/console/`, { headers: { Host: 'evil.example' } });
@@ -35,28 +37,54 @@ describe('admin API and console: host, origin, body type', () => {
   test("a state-changing call from another site's page is refused (403); the bridge's own origin and no origin are not", async () => {
     const body = JSON.stringify({ default: 'ask' });
     const json = { ...auth, 'Content-Type': 'application/json' };
-    const foreign = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: 'http://evil.example' } });
+    const foreign = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      method: 'PUT',
+      body,
+      headers: { ...json, Origin: 'http://evil.example' },
+    });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.json<{ error: { code: string } }>().error.code, 'origin_not_allowed');
-    const otherPort = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: `http://127.0.0.1:${port + 1}` } });
+    const otherPort = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      method: 'PUT',
+      body,
+      headers: { ...json, Origin: `http://127.0.0.1:${port + 1}` },
+    });
     assert.equal(otherPort.status, 403, 'another service on this machine is another origin');
     // The console through an SSH tunnel (ssh -L 9000:127.0.0.1:PORT): page and request both on localhost:9000.
-    const tunnel = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Host: 'localhost:9000', Origin: 'http://localhost:9000' } });
+    const tunnel = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      method: 'PUT',
+      body,
+      headers: { ...json, Host: 'localhost:9000', Origin: 'http://localhost:9000' },
+    });
     assert.equal(tunnel.status, 200, 'the origin the request itself reached is the bridge');
-    const own = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: `http://127.0.0.1:${port}` } });
+    const own = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      method: 'PUT',
+      body,
+      headers: { ...json, Origin: `http://127.0.0.1:${port}` },
+    });
     assert.equal(own.status, 200, own.body.toString());
-    const viaProxy = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: { ...json, Origin: 'https://bridge.lab.example' } });
+    const viaProxy = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      method: 'PUT',
+      body,
+      headers: { ...json, Origin: 'https://bridge.lab.example' },
+    });
     assert.equal(viaProxy.status, 200);
     const script = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: json });
     assert.equal(script.status, 200, 'a lab script sends no Origin');
     // Reading is not changing: a GET with a foreign Origin is answered (CORS keeps the page from reading it).
-    const read = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { headers: { ...auth, Origin: 'http://evil.example' } });
+    const read = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      headers: { ...auth, Origin: 'http://evil.example' },
+    });
     assert.equal(read.status, 200);
   });
 
   test('admin calls with a body that is not JSON are refused (415)', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const res = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body: '{"default":"on"}', headers: { ...auth, 'Content-Type': type } });
+      const res = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+        method: 'PUT',
+        body: '{"default":"on"}',
+        headers: { ...auth, 'Content-Type': type },
+      });
       assert.equal(res.status, 415, type);
       assert.equal(res.json<{ error: { code: string } }>().error.code, 'unsupported_media_type');
     }
@@ -70,7 +98,9 @@ describe('admin API: wrong tokens', () => {
     const bridge = await startBridge();
     try {
       for (let i = 0; i < 10; i++) {
-        const wrong = await urlRequest(`${bridge.url}/admin/api/state`, { headers: { Authorization: `Bearer wrong-${i}` } });
+        const wrong = await urlRequest(`${bridge.url}/admin/api/state`, {
+          headers: { Authorization: `Bearer wrong-${i}` },
+        });
         assert.equal(wrong.status, 401, `attempt ${i + 1}`);
       }
       const locked = await urlRequest(`${bridge.url}/admin/api/state`, { headers: auth });
@@ -78,7 +108,9 @@ describe('admin API: wrong tokens', () => {
       assert.equal(locked.json<{ error: { code: string } }>().error.code, 'rate_limited');
       const retry = Number(locked.headers['retry-after']);
       assert.ok(retry > 0 && retry <= 60, `Retry-After ${retry}`);
-      const stillWrong = await urlRequest(`${bridge.url}/admin/api/state`, { headers: { Authorization: 'Bearer wrong' } });
+      const stillWrong = await urlRequest(`${bridge.url}/admin/api/state`, {
+        headers: { Authorization: 'Bearer wrong' },
+      });
       assert.equal(stillWrong.status, 429, 'a wrong token gets the same answer as the right one');
     } finally {
       await bridge.stop();

@@ -41,7 +41,10 @@ describe('API key rotation', () => {
       await client.openChannel();
       const channelsBefore = bridge.core.runtime.channels().length;
       const closed = new Promise<{ code: number; reason: string }>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('the data plane opened with the old key was still open 5 s after the rotation')), 5_000);
+        const timer = setTimeout(
+          () => reject(new Error('the data plane opened with the old key was still open 5 s after the rotation')),
+          5_000,
+        );
         client.ws.once('close', (code, reason) => {
           clearTimeout(timer);
           resolve({ code, reason: reason.toString() });
@@ -52,8 +55,25 @@ describe('API key rotation', () => {
       const newKey = await rotate(bridge);
       assert.notEqual(newKey, oldKey);
       const seen = client.received.length;
-      client.sendRaw(JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'pkt_after_1', request_id: 'req_after_ping', type: 'ping', payload: {} }));
-      client.sendRaw(JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'pkt_after_2', request_id: 'req_after_open', type: 'channel.open', connector_channel_id: '', payload: {} }));
+      client.sendRaw(
+        JSON.stringify({
+          schema: 'xagent.connector.packet/v1',
+          packet_id: 'pkt_after_1',
+          request_id: 'req_after_ping',
+          type: 'ping',
+          payload: {},
+        }),
+      );
+      client.sendRaw(
+        JSON.stringify({
+          schema: 'xagent.connector.packet/v1',
+          packet_id: 'pkt_after_2',
+          request_id: 'req_after_open',
+          type: 'channel.open',
+          connector_channel_id: '',
+          payload: {},
+        }),
+      );
       client.ws.resume();
       const { code, reason } = await closed;
       assert.equal(code, CLOSE_API_KEY_ROTATED);
@@ -64,9 +84,16 @@ describe('API key rotation', () => {
         [],
         'nothing sent after the rotation was answered',
       );
-      assert.equal(bridge.core.runtime.channels().length, channelsBefore, 'the channel.open sent after the rotation created nothing');
+      assert.equal(
+        bridge.core.runtime.channels().length,
+        channelsBefore,
+        'the channel.open sent after the rotation created nothing',
+      );
 
-      assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${oldKey}` }, 'xagent.connector.packet.v1'), 401);
+      assert.equal(
+        await upgradeStatus(bridge.url, { Authorization: `Bearer ${oldKey}` }, 'xagent.connector.packet.v1'),
+        401,
+      );
       assert.equal(await healthStatus(bridge, oldKey), 401);
       assert.equal(await healthStatus(bridge, newKey), 200);
       const fresh = await XAgentClient.connect(bridge.url, newKey);
@@ -130,7 +157,11 @@ describe('API key rotation', () => {
     });
     assert.equal(answer.status, 401);
     assert.equal((JSON.parse(answer.body) as { error: { code: string } }).error.code, 'unauthorized');
-    assert.deepEqual([bridge.core.files.stats().files, bridge.core.files.stats().bytes], [filesBefore.files, filesBefore.bytes], 'the partial upload is not kept');
+    assert.deepEqual(
+      [bridge.core.files.stats().files, bridge.core.files.stats().bytes],
+      [filesBefore.files, filesBefore.bytes],
+      'the partial upload is not kept',
+    );
   });
 
   test('admin state says where the key comes from: store by default', async () => {

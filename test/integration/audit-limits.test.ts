@@ -13,7 +13,9 @@ import { XAgentClient } from '../helpers/xagent-client';
 test('audit options are checked like every other limit', () => {
   assert.throws(() => resolveCoreOptions({ dataDir: '/tmp/x', audit: { maxFiles: 0 } }), /audit\.maxFiles/);
   assert.throws(() => resolveCoreOptions({ dataDir: '/tmp/x', audit: { maxFileBytes: 1.5 } }), /audit\.maxFileBytes/);
-  assert.deepEqual(resolveCoreOptions({ dataDir: '/tmp/x', audit: { maxScreenshots: 3 } }).audit, { maxScreenshots: 3 });
+  assert.deepEqual(resolveCoreOptions({ dataDir: '/tmp/x', audit: { maxScreenshots: 3 } }).audit, {
+    maxScreenshots: 3,
+  });
 });
 
 test('a bridge with small audit limits rotates and keeps only maxFiles files', async (t) => {

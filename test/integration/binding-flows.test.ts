@@ -41,7 +41,12 @@ function descriptorOf(packet: Packet): Descriptor | undefined {
 /** Every Descriptor a client received (from packet `from` on): valid against the wire schema, no device facts inside. */
 function checkDescriptors(client: XAgentClient, from = 0): number {
   assert.deepEqual(client.invalid, [], 'every packet matches the packet schema');
-  const forbidden = rig.farm.phones.flatMap((p) => [p.serial, `:${p.port}`]).concat(rig.phones.map((p) => p.serial), ['127.0.0.1']);
+  const forbidden = rig.farm.phones
+    .flatMap((p) => [p.serial, `:${p.port}`])
+    .concat(
+      rig.phones.map((p) => p.serial),
+      ['127.0.0.1'],
+    );
   let count = 0;
   for (const packet of client.received.slice(from)) {
     const descriptor = descriptorOf(packet);
@@ -50,7 +55,10 @@ function checkDescriptors(client: XAgentClient, from = 0): number {
     assert.deepEqual(validateDescriptor(descriptor), [], `${packet.type}: ${JSON.stringify(descriptor)}`);
     const text = JSON.stringify(descriptor);
     for (const secret of forbidden) assert.ok(!text.includes(secret), `${packet.type} leaks ${secret}: ${text}`);
-    assert.match(descriptor.target.display_name, /^(Pixel 7 ···[0-9A-F]{4}|Galaxy S23 ···[0-9A-F]{4}|Android device \(not bound\))$/);
+    assert.match(
+      descriptor.target.display_name,
+      /^(Pixel 7 ···[0-9A-F]{4}|Galaxy S23 ···[0-9A-F]{4}|Android device \(not bound\))$/,
+    );
     if (descriptor.target.account_hint !== undefined) assert.match(descriptor.target.account_hint, /^···[0-9A-F]{4}$/);
   }
   return count;
@@ -90,9 +98,18 @@ async function describeChannel(client: XAgentClient, channelId: string): Promise
   return descriptorOf(ack)!;
 }
 
-function waitDescriptor(client: XAgentClient, channelId: string, status: string, from: number, timeoutMs = 5000): Promise<Packet> {
+function waitDescriptor(
+  client: XAgentClient,
+  channelId: string,
+  status: string,
+  from: number,
+  timeoutMs = 5000,
+): Promise<Packet> {
   return client.waitFor(
-    (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === status,
+    (p) =>
+      p.type === 'connection.descriptor.push' &&
+      p.connector_channel_id === channelId &&
+      descriptorOf(p)?.connection.status === status,
     timeoutMs,
     from,
   );
@@ -108,34 +125,57 @@ function record(bridge: TestBridge, i: number): DeviceRecord {
 
 async function phonesVerified(bridge: TestBridge): Promise<void> {
   await waitUntil(
-    () => rig.farm.phones.every((p) => bridge.core.registry.list().some((d) => d.serial === p.serial && d.state === 'device' && d.verifiedAt !== null)),
+    () =>
+      rig.farm.phones.every((p) =>
+        bridge.core.registry.list().some((d) => d.serial === p.serial && d.state === 'device' && d.verifiedAt !== null),
+      ),
     15_000,
     'phones verified by the bridge',
   );
 }
 
 async function extraBridge(options: Partial<CoreOptionsInput>, dataDir?: string): Promise<TestBridge> {
-  const bridge = await startBridge({ adbServers: [{ host: '127.0.0.1', port: rig.adb.port }], lease: NO_LEASE_LIMITS, ...options }, dataDir);
+  const bridge = await startBridge(
+    { adbServers: [{ host: '127.0.0.1', port: rig.adb.port }], lease: NO_LEASE_LIMITS, ...options },
+    dataDir,
+  );
   extraBridges.push(bridge);
   await phonesVerified(bridge);
   return bridge;
 }
 
 /** desktop_approval, approved in the admin API; returns the channel id and the authenticated ack. */
-async function bindByApproval(bridge: TestBridge, client: XAgentClient, phone: number, channelId = ''): Promise<{ channelId: string; descriptor: Descriptor }> {
+async function bindByApproval(
+  bridge: TestBridge,
+  client: XAgentClient,
+  phone: number,
+  channelId = '',
+): Promise<{ channelId: string; descriptor: Descriptor }> {
   const opened = await open(client, channelId);
   const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, opened.channelId);
   assert.equal(started.payload?.status, 'pending', JSON.stringify(started.payload ?? started.error));
   const sessionId = String(started.payload?.auth_session_id);
-  const res = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: record(bridge, phone).deviceId, code: started.payload?.qr_code_text });
+  const res = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+    action: 'approve',
+    device_id: record(bridge, phone).deviceId,
+    code: started.payload?.qr_code_text,
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, opened.channelId);
+  const status = await client.request(
+    'auth.status',
+    { flow_id: 'desktop_approval', auth_session_id: sessionId },
+    opened.channelId,
+  );
   assert.equal(status.payload?.status, 'authenticated', JSON.stringify(status.payload));
   return { channelId: opened.channelId, descriptor: descriptorOf(status)! };
 }
 
 function claim(client: XAgentClient, channelId: string, device: string, accessCode: string): Promise<Packet> {
-  return client.request('auth.start', { flow_id: 'device_claim', input: { device, access_code: accessCode } }, channelId);
+  return client.request(
+    'auth.start',
+    { flow_id: 'device_claim', input: { device, access_code: accessCode } },
+    channelId,
+  );
 }
 
 before(async () => {
@@ -172,7 +212,11 @@ describe('auth flows', () => {
     assert.match(String(p.message), new RegExp(`Approve pairing code ${code1} .*on the computer`));
     assert.equal((await describeChannel(client, channelId)).connection.status, 'authenticating');
 
-    const refreshed = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id, refresh: true }, channelId);
+    const refreshed = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id, refresh: true },
+      channelId,
+    );
     assert.equal(refreshed.payload?.status, 'pending');
     const code2 = String(refreshed.payload?.qr_code_text);
     assert.notEqual(code2, code1);
@@ -184,26 +228,53 @@ describe('auth flows', () => {
       [code2],
     );
     assert.ok(!JSON.stringify(state.body.pairings).includes(code1), 'the old code is shown nowhere');
-    const stale = await rig.bridge.admin('POST', `/admin/api/pairings/${String(p.auth_session_id)}`, { action: 'approve', device_id: record(rig.bridge, 0).deviceId, code: code1 });
+    const stale = await rig.bridge.admin('POST', `/admin/api/pairings/${String(p.auth_session_id)}`, {
+      action: 'approve',
+      device_id: record(rig.bridge, 0).deviceId,
+      code: code1,
+    });
     assert.equal(stale.status, 400, 'the old code cannot be approved');
     assert.match(String((stale.body.error as { message: string }).message), /replaced/);
-    const still = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id }, channelId);
+    const still = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id },
+      channelId,
+    );
     assert.equal(still.payload?.status, 'pending');
 
-    const ok = await rig.bridge.admin('POST', `/admin/api/pairings/${String(p.auth_session_id)}`, { action: 'approve', device_id: record(rig.bridge, 0).deviceId, code: code2 });
+    const ok = await rig.bridge.admin('POST', `/admin/api/pairings/${String(p.auth_session_id)}`, {
+      action: 'approve',
+      device_id: record(rig.bridge, 0).deviceId,
+      code: code2,
+    });
     assert.equal(ok.status, 200);
-    const done = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id }, channelId);
+    const done = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id },
+      channelId,
+    );
     assert.equal(done.payload?.status, 'authenticated');
     const bound = descriptorOf(done)!;
     assert.equal(bound.connection.status, 'connected');
     assert.equal(bound.target.display_name, 'Pixel 7 ···4F2A');
     assert.equal(bound.target.account_hint, '···4F2A');
-    assert.ok(bound.tools.length > 5 && bound.tools.every((t) => t.status === 'available' && t.target_permission_state === 'granted'));
+    assert.ok(
+      bound.tools.length > 5 &&
+        bound.tools.every((t) => t.status === 'available' && t.target_permission_state === 'granted'),
+    );
     // A refresh of a finished session changes nothing.
-    const after = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id, refresh: true }, channelId);
+    const after = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: p.auth_session_id, refresh: true },
+      channelId,
+    );
     assert.equal(after.payload?.status, 'authenticated');
     assert.equal((await client.request('auth.logout', {}, channelId)).payload?.status, 'ok');
-    const unknown = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: 'auth_nope' }, channelId);
+    const unknown = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: 'auth_nope' },
+      channelId,
+    );
     assert.equal(unknown.error?.code, 'auth_session_not_found');
   });
 
@@ -216,20 +287,38 @@ describe('auth flows', () => {
     assert.ok(Math.abs(Number(started.payload?.expires_at) - (Date.now() + 800)) < 500);
     const from = c.received.length;
     await waitDescriptor(c, channelId, 'created', from, 3000);
-    const expired = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
+    const expired = await c.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: sessionId },
+      channelId,
+    );
     assert.equal(expired.payload?.status, 'expired');
     assert.equal(expired.payload?.qr_code_text, undefined);
     assert.match(String(expired.payload?.message), /expired/);
     const state = await bridge.admin('GET', '/admin/api/state');
-    assert.ok(!(state.body.pairings as Array<{ auth_session_id: string }>).some((x) => x.auth_session_id === sessionId), 'no longer offered to the person');
-    const late = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: record(bridge, 0).deviceId });
+    assert.ok(
+      !(state.body.pairings as Array<{ auth_session_id: string }>).some((x) => x.auth_session_id === sessionId),
+      'no longer offered to the person',
+    );
+    const late = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+      action: 'approve',
+      device_id: record(bridge, 0).deviceId,
+    });
     assert.equal(late.status, 400);
     assert.match(String((late.body.error as { message: string }).message), /expired/);
-    const refreshed = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId, refresh: true }, channelId);
+    const refreshed = await c.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: sessionId, refresh: true },
+      channelId,
+    );
     assert.equal(refreshed.payload?.status, 'pending');
     assert.notEqual(refreshed.payload?.qr_code_text, started.payload?.qr_code_text);
     assert.ok(Number(refreshed.payload?.expires_at) > Date.now());
-    const ok = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: record(bridge, 0).deviceId, code: refreshed.payload?.qr_code_text });
+    const ok = await bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+      action: 'approve',
+      device_id: record(bridge, 0).deviceId,
+      code: refreshed.payload?.qr_code_text,
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     const done = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
     assert.equal(done.payload?.status, 'authenticated');
@@ -239,14 +328,27 @@ describe('auth flows', () => {
   test('device_claim: per-phone and pool access codes; wrong code fails clearly; approval-required claims wait for the admin', async () => {
     const phone0 = record(rig.bridge, 0);
     const phone1 = record(rig.bridge, 1);
-    const setPhone = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: phone0.deviceId, code: 'lab-0000', require_approval: false });
+    const setPhone = await rig.bridge.admin('POST', '/admin/api/access-codes', {
+      scope: phone0.deviceId,
+      code: 'lab-0000',
+      require_approval: false,
+    });
     assert.equal(setPhone.status, 200);
-    const setPool = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: 'pool-1234', require_approval: true });
+    const setPool = await rig.bridge.admin('POST', '/admin/api/access-codes', {
+      scope: '*',
+      code: 'pool-1234',
+      require_approval: true,
+    });
     assert.equal(setPool.status, 200);
     const state = await rig.bridge.admin('GET', '/admin/api/state');
-    assert.ok(!JSON.stringify(state.body).includes('lab-0000') && !JSON.stringify(state.body).includes('pool-1234'), 'codes are never shown back');
+    assert.ok(
+      !JSON.stringify(state.body).includes('lab-0000') && !JSON.stringify(state.body).includes('pool-1234'),
+      'codes are never shown back',
+    );
     assert.deepEqual(
-      (state.body.access_codes as Array<{ scope: string; require_approval: boolean }>).sort((a, b) => a.scope.localeCompare(b.scope)),
+      (state.body.access_codes as Array<{ scope: string; require_approval: boolean }>).sort((a, b) =>
+        a.scope.localeCompare(b.scope),
+      ),
       [
         { scope: '*', require_approval: true },
         { scope: phone0.deviceId, require_approval: false },
@@ -255,12 +357,19 @@ describe('auth flows', () => {
     assert.ok(!JSON.stringify(await rig.bridge.admin('GET', '/admin/api/state')).includes('salt'));
 
     const { channelId } = await open(client);
-    const short = await rig.bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: 'abc1234', require_approval: false });
+    const short = await rig.bridge.admin('POST', '/admin/api/access-codes', {
+      scope: '*',
+      code: 'abc1234',
+      require_approval: false,
+    });
     assert.equal(short.status, 400, 'a code shorter than 8 characters is refused');
     assert.match(JSON.stringify(short.body), /access codes are 8 to 128 characters/);
     const wrong = await claim(client, channelId, 'Pixel 7 ···4F2A', 'lab-9999');
     assert.equal(wrong.payload?.status, 'failed');
-    assert.equal(wrong.payload?.message, 'The access code is wrong, or the phone is in use by another channel right now.');
+    assert.equal(
+      wrong.payload?.message,
+      'The access code is wrong, or the phone is in use by another channel right now.',
+    );
     assert.equal(wrong.payload?.connection_descriptor, undefined);
     assert.equal((await describeChannel(client, channelId)).connection.status, 'created');
     const missing = await claim(client, channelId, 'Nokia 3310', 'lab-0000');
@@ -286,18 +395,30 @@ describe('auth flows', () => {
     assert.match(String(pending.payload?.message), /Waiting for the person at the computer to approve/);
     assert.equal((await describeChannel(client, channelId)).connection.status, 'authenticating');
     const sessionId = String(pending.payload?.auth_session_id);
-    const listed = (await rig.bridge.admin('GET', '/admin/api/state')).body.pairings as Array<{ auth_session_id: string; device_id: string | null; flow_id: string }>;
+    const listed = (await rig.bridge.admin('GET', '/admin/api/state')).body.pairings as Array<{
+      auth_session_id: string;
+      device_id: string | null;
+      flow_id: string;
+    }>;
     assert.deepEqual(
       listed.filter((x) => x.auth_session_id === sessionId).map((x) => [x.flow_id, x.device_id]),
       [['device_claim', phone1.deviceId]],
     );
-    const stillPending = await client.request('auth.status', { flow_id: 'device_claim', auth_session_id: sessionId }, channelId);
+    const stillPending = await client.request(
+      'auth.status',
+      { flow_id: 'device_claim', auth_session_id: sessionId },
+      channelId,
+    );
     assert.equal(stillPending.payload?.status, 'pending');
     const from = client.received.length;
     const approve = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve' });
     assert.equal(approve.status, 200, JSON.stringify(approve.body));
     await waitDescriptor(client, channelId, 'connected', from, 2000);
-    const done = await client.request('auth.status', { flow_id: 'device_claim', auth_session_id: sessionId }, channelId);
+    const done = await client.request(
+      'auth.status',
+      { flow_id: 'device_claim', auth_session_id: sessionId },
+      channelId,
+    );
     assert.equal(done.payload?.status, 'authenticated');
     assert.equal(descriptorOf(done)?.target.display_name, 'Galaxy S23 ···4F2B');
     assert.equal((await client.request('auth.logout', {}, channelId)).payload?.status, 'ok');
@@ -310,17 +431,32 @@ describe('auth flows', () => {
     const { channelId } = await open(caller);
     const closed = await claim(caller, channelId, 'Galaxy S23 ···4F2B', 'pool-1234');
     assert.match(String(closed.payload?.message), /no access code/);
-    assert.equal((await bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: 'pool-1234', require_approval: true })).status, 200);
+    assert.equal(
+      (await bridge.admin('POST', '/admin/api/access-codes', { scope: '*', code: 'pool-1234', require_approval: true }))
+        .status,
+      200,
+    );
     // Spread over phones and fresh channels: the caller (this client's address) is what counts.
     for (let i = 0; i < 10; i += 1) {
       const channel = i % 2 === 0 ? channelId : (await open(caller)).channelId;
-      const wrong = await claim(caller, channel, i % 3 === 0 ? 'Galaxy S23 ···4F2B' : 'Pixel 7 ···4F2C', `nope-${i}-xyz`);
-      assert.equal(wrong.payload?.message, 'The access code is wrong, or the phone is in use by another channel right now.');
+      const wrong = await claim(
+        caller,
+        channel,
+        i % 3 === 0 ? 'Galaxy S23 ···4F2B' : 'Pixel 7 ···4F2C',
+        `nope-${i}-xyz`,
+      );
+      assert.equal(
+        wrong.payload?.message,
+        'The access code is wrong, or the phone is in use by another channel right now.',
+      );
     }
     const freshChannel = (await open(caller)).channelId;
     const blocked = await claim(caller, freshChannel, 'Galaxy S23 ···4F2B', 'pool-1234');
     assert.equal(blocked.payload?.status, 'failed');
-    assert.match(String(blocked.payload?.message), /^Too many wrong access codes from here; claims are paused, try again in (29\d|300) s\.$/);
+    assert.match(
+      String(blocked.payload?.message),
+      /^Too many wrong access codes from here; claims are paused, try again in (29\d|300) s\.$/,
+    );
   });
 
   test('auth.cancel: canceled, then ignored; not_found; never signs out a bound channel', async () => {
@@ -330,13 +466,25 @@ describe('auth flows', () => {
     const canceled = await client.request('auth.cancel', { auth_session_id: sessionId }, channelId);
     assert.equal(canceled.type, 'auth.cancel.ack');
     assert.deepEqual(
-      [canceled.payload?.status, canceled.payload?.auth_status, canceled.payload?.auth_session_id, canceled.payload?.connector_channel_id],
+      [
+        canceled.payload?.status,
+        canceled.payload?.auth_status,
+        canceled.payload?.auth_session_id,
+        canceled.payload?.connector_channel_id,
+      ],
       ['canceled', 'unauthenticated', sessionId, channelId],
     );
     assert.equal((await describeChannel(client, channelId)).connection.status, 'created');
-    const after = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
+    const after = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: sessionId },
+      channelId,
+    );
     assert.equal(after.payload?.status, 'failed');
-    const late = await rig.bridge.admin('POST', `/admin/api/pairings/${String(sessionId)}`, { action: 'approve', device_id: record(rig.bridge, 0).deviceId });
+    const late = await rig.bridge.admin('POST', `/admin/api/pairings/${String(sessionId)}`, {
+      action: 'approve',
+      device_id: record(rig.bridge, 0).deviceId,
+    });
     assert.equal(late.status, 400, 'a canceled request cannot be approved');
     const again = await client.request('auth.cancel', { auth_session_id: sessionId }, channelId);
     assert.equal(again.payload?.status, 'ignored');
@@ -344,12 +492,23 @@ describe('auth flows', () => {
     const older = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
     const newer = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
     assert.equal(newer.payload?.status, 'pending');
-    const replaced = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: older.payload?.auth_session_id }, channelId);
+    const replaced = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: older.payload?.auth_session_id },
+      channelId,
+    );
     assert.equal(replaced.payload?.status, 'failed');
     assert.match(String(replaced.payload?.message), /Replaced by a newer/);
-    const stale = await rig.bridge.admin('POST', `/admin/api/pairings/${String(older.payload?.auth_session_id)}`, { action: 'approve', device_id: record(rig.bridge, 0).deviceId });
+    const stale = await rig.bridge.admin('POST', `/admin/api/pairings/${String(older.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: record(rig.bridge, 0).deviceId,
+    });
     assert.equal(stale.status, 400);
-    assert.equal((await client.request('auth.cancel', { auth_session_id: newer.payload?.auth_session_id }, channelId)).payload?.status, 'canceled');
+    assert.equal(
+      (await client.request('auth.cancel', { auth_session_id: newer.payload?.auth_session_id }, channelId)).payload
+        ?.status,
+      'canceled',
+    );
     const notFound = await client.request('auth.cancel', { auth_session_id: 'auth_does_not_exist' }, channelId);
     assert.equal(notFound.payload?.status, 'not_found');
     // A session of another channel is not found from this one.
@@ -382,7 +541,10 @@ describe('auth flows', () => {
     const phone1 = record(rig.bridge, 1).deviceId;
     const blocked = await open(client);
     const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, blocked.channelId);
-    const conflict = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: phone1 });
+    const conflict = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: phone1,
+    });
     assert.equal(conflict.status, 409);
     const logout = await client.request('auth.logout', {}, first.channelId);
     assert.equal(logout.type, 'auth.logout.ack');
@@ -393,20 +555,31 @@ describe('auth flows', () => {
     assert.equal(after.target.account_hint, undefined);
     assert.equal(rig.bridge.core.bindings.leaseHolder(phone1), undefined);
     assert.equal((await invoke(client, first.channelId, 'android_device_status')).error?.code, 'not_bound');
-    const channels = (await rig.bridge.admin('GET', '/admin/api/state')).body.channels as Array<{ connector_channel_id: string; device_id: string | null; descriptor_status: string }>;
+    const channels = (await rig.bridge.admin('GET', '/admin/api/state')).body.channels as Array<{
+      connector_channel_id: string;
+      device_id: string | null;
+      descriptor_status: string;
+    }>;
     assert.deepEqual(
       channels.filter((c) => c.connector_channel_id === first.channelId).map((c) => [c.device_id, c.descriptor_status]),
       [[null, 'created']],
     );
     // The same pending request can now be approved for that phone.
-    const ok = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: phone1 });
+    const ok = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: phone1,
+    });
     assert.equal(ok.status, 200);
     assert.equal(rig.bridge.core.bindings.leaseHolder(phone1), blocked.channelId);
     await client.request('auth.logout', {}, blocked.channelId);
     // Signing out also ends an authentication still in flight on that channel.
     const inFlight = await client.request('auth.start', { flow_id: 'desktop_approval' }, first.channelId);
     assert.equal((await client.request('auth.logout', {}, first.channelId)).payload?.status, 'ok');
-    const ended = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: inFlight.payload?.auth_session_id }, first.channelId);
+    const ended = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: inFlight.payload?.auth_session_id },
+      first.channelId,
+    );
     assert.equal(ended.payload?.status, 'failed');
     assert.equal((await describeChannel(client, first.channelId)).connection.status, 'created');
   });
@@ -418,7 +591,11 @@ describe('auth flows', () => {
     assert.equal(closed.payload?.status, 'ok');
     const routeGone = await client.request('connection.descriptor.get', {}, channelId);
     assert.equal(routeGone.error?.code, 'channel_not_open');
-    assert.equal(rig.bridge.core.bindings.leaseHolder(record(rig.bridge, 2).deviceId), channelId, 'close keeps the lease');
+    assert.equal(
+      rig.bridge.core.bindings.leaseHolder(record(rig.bridge, 2).deviceId),
+      channelId,
+      'close keeps the lease',
+    );
     const reopened = await open(client, channelId);
     assert.equal(reopened.channelId, channelId);
     assert.equal(reopened.descriptor.connection.status, 'connected');
@@ -450,9 +627,15 @@ describe('leases', () => {
     assert.equal(revoke.status, 200);
     const pushed = descriptorOf(await waitDescriptor(client, channelId, 'revoked', from, 1000))!;
     assert.ok(Date.now() - started < 1000);
-    assert.ok(pushed.tools.every((t) => t.status === 'requires_reauth' && t.target_permission_state === 'requires_reauth'));
+    assert.ok(
+      pushed.tools.every((t) => t.status === 'requires_reauth' && t.target_permission_state === 'requires_reauth'),
+    );
     assert.equal((await describeChannel(client, channelId)).connection.status, 'revoked');
-    assert.equal(rig.bridge.core.bindings.leaseHolder(record(rig.bridge, 0).deviceId), undefined, 'the lease is released');
+    assert.equal(
+      rig.bridge.core.bindings.leaseHolder(record(rig.bridge, 0).deviceId),
+      undefined,
+      'the lease is released',
+    );
     assert.equal((await invoke(client, channelId, 'android_tap', { x: 1, y: 1 })).error?.code, 'not_bound');
     const again = await rig.bridge.admin('POST', `/admin/api/channels/${channelId}/revoke`);
     assert.equal(again.status, 404);
@@ -466,7 +649,10 @@ describe('leases', () => {
   test('idle timeout: a lease without tool calls expires and is pushed; tool calls keep it alive', async () => {
     // The bridge's clock runs ahead of the wall clock by `skew`, which the test moves by hand.
     let skew = 0;
-    const bridge = await extraBridge({ lease: { maxDurationMs: null, idleTimeoutMs: 1200, disconnectGraceMs: 60_000 }, clock: () => Date.now() + skew });
+    const bridge = await extraBridge({
+      lease: { maxDurationMs: null, idleTimeoutMs: 1200, disconnectGraceMs: 60_000 },
+      clock: () => Date.now() + skew,
+    });
     const c = await connect(bridge);
     const busy = await bindByApproval(bridge, c, 1);
     const idle = await bindByApproval(bridge, c, 2);
@@ -474,7 +660,11 @@ describe('leases', () => {
     // 2 s go by in steps of 400 ms, the busy lease making a tool call after each.
     for (let step = 0; step < 5; step++) {
       skew += 400;
-      assert.equal((await invoke(c, busy.channelId, 'android_device_status')).error, undefined, `busy call after ${skew} ms`);
+      assert.equal(
+        (await invoke(c, busy.channelId, 'android_device_status')).error,
+        undefined,
+        `busy call after ${skew} ms`,
+      );
     }
     // The check that ended the idle lease judged the busy one in the same pass.
     const expired = descriptorOf(await waitDescriptor(c, idle.channelId, 'expired', from, 3000))!;
@@ -489,7 +679,9 @@ describe('leases', () => {
   });
 
   test('maximum duration: the lease ends at its cap, and an admin extension moves the cap', async () => {
-    const bridge = await extraBridge({ lease: { maxDurationMs: 1500, idleTimeoutMs: null, disconnectGraceMs: 60_000 } });
+    const bridge = await extraBridge({
+      lease: { maxDurationMs: 1500, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+    });
     const c = await connect(bridge);
     // Counted from before the bindings: on a busy machine the short lease may end before the second binding is done.
     const from = c.received.length;
@@ -497,9 +689,22 @@ describe('leases', () => {
     const plainAt = Date.now();
     const extended = await bindByApproval(bridge, c, 2);
     const extendedAt = Date.now();
-    const before = ((await bridge.admin('GET', '/admin/api/state')).body.channels as Array<{ connector_channel_id: string; lease_expires_at: number }>).find((x) => x.connector_channel_id === extended.channelId)!;
-    assert.equal((await bridge.admin('POST', `/admin/api/channels/${extended.channelId}/extend`, { extend_ms: 1500 })).status, 200);
-    const after = ((await bridge.admin('GET', '/admin/api/state')).body.channels as Array<{ connector_channel_id: string; lease_expires_at: number }>).find((x) => x.connector_channel_id === extended.channelId)!;
+    const before = (
+      (await bridge.admin('GET', '/admin/api/state')).body.channels as Array<{
+        connector_channel_id: string;
+        lease_expires_at: number;
+      }>
+    ).find((x) => x.connector_channel_id === extended.channelId)!;
+    assert.equal(
+      (await bridge.admin('POST', `/admin/api/channels/${extended.channelId}/extend`, { extend_ms: 1500 })).status,
+      200,
+    );
+    const after = (
+      (await bridge.admin('GET', '/admin/api/state')).body.channels as Array<{
+        connector_channel_id: string;
+        lease_expires_at: number;
+      }>
+    ).find((x) => x.connector_channel_id === extended.channelId)!;
     assert.equal(after.lease_expires_at - before.lease_expires_at, 1500);
     await waitDescriptor(c, plain.channelId, 'expired', from, 4000);
     const plainEnded = Date.now() - plainAt;
@@ -530,7 +735,11 @@ describe('leases', () => {
       await rig.farm.bringOnline(1);
     }
     await phonesVerified(bridge);
-    assert.equal((await describeChannel(c, channelId)).connection.status, 'expired', 'a phone coming back does not revive an ended lease');
+    assert.equal(
+      (await describeChannel(c, channelId)).connection.status,
+      'expired',
+      'a phone coming back does not revive an ended lease',
+    );
     assert.ok(checkDescriptors(c) > 2);
   });
 
@@ -541,13 +750,24 @@ describe('leases', () => {
     try {
       // adb first loses the phone (offline), then meets the key prompt (unauthorized).
       const denied = await client.waitFor(
-        (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelId && descriptorOf(p)?.tools[0]?.status === 'denied_by_target',
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channelId &&
+          descriptorOf(p)?.tools[0]?.status === 'denied_by_target',
         5000,
         from,
       );
       const pushed = descriptorOf(denied)!;
       assert.equal(pushed.connection.status, 'offline');
-      assert.ok(pushed.tools.every((t) => t.status === 'denied_by_target' && t.target_permission_state === 'denied' && /USB debugging key/.test(t.reason ?? '')), JSON.stringify(pushed.tools[0]));
+      assert.ok(
+        pushed.tools.every(
+          (t) =>
+            t.status === 'denied_by_target' &&
+            t.target_permission_state === 'denied' &&
+            /USB debugging key/.test(t.reason ?? ''),
+        ),
+        JSON.stringify(pushed.tools[0]),
+      );
       assert.equal((await invoke(client, channelId, 'android_device_status')).error?.code, 'device_unauthorized');
     } finally {
       rig.farm.phones[0]!.server.authorize();
@@ -571,7 +791,11 @@ describe('leases', () => {
       assert.equal(verifying.connection.status, 'offline');
       assert.match(verifying.tools[0]?.reason ?? '', /verifying/);
       assert.equal((await invoke(client, channelId, 'android_device_status')).error?.code, 'device_offline');
-      assert.ok(!client.received.slice(from).some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'));
+      assert.ok(
+        !client.received
+          .slice(from)
+          .some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'),
+      );
     } finally {
       phone.setHang('getprop', false);
     }
@@ -597,10 +821,15 @@ describe('restart and the runtime lease', () => {
       await rig.farm.phones[2]!.server.goOffline();
       rig.phones[2]!.setHang('getprop', true);
       await first.stop();
-      const persisted = JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { channels: Record<string, { binding: { deviceId: string } | null }> };
+      const persisted = JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as {
+        channels: Record<string, { binding: { deviceId: string } | null }>;
+      };
       assert.equal(persisted.channels[channelId]?.binding?.deviceId, deviceId);
 
-      const second = await startBridge({ adbServers: [{ host: '127.0.0.1', port: rig.adb.port }], lease: NO_LEASE_LIMITS, adbCommandTimeoutMs: 2000 }, dataDir);
+      const second = await startBridge(
+        { adbServers: [{ host: '127.0.0.1', port: rig.adb.port }], lease: NO_LEASE_LIMITS, adbCommandTimeoutMs: 2000 },
+        dataDir,
+      );
       extraBridges.push(second);
       const c2 = await connect(second, connectorId);
       assert.equal(c2.connectorId, connectorId, 'the runtime instance is resumed');
@@ -618,13 +847,20 @@ describe('restart and the runtime lease', () => {
       assert.equal(second.core.registry.get(deviceId)?.verifiedAt, null);
       rig.phones[2]!.setHang('getprop', false);
       await waitDescriptor(c2, channelId, 'connected', from, 10_000);
-      assert.ok(!c2.received.slice(from, -1).some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'));
+      assert.ok(
+        !c2.received
+          .slice(from, -1)
+          .some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'),
+      );
       const tool = await invoke(c2, channelId, 'android_device_status');
       assert.equal((tool.payload?.result as { model: string }).model, 'Pixel 7');
       // Still exclusive after the restart.
       const other = await open(c2);
       const started = await c2.request('auth.start', { flow_id: 'desktop_approval' }, other.channelId);
-      const conflict = await second.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: deviceId });
+      const conflict = await second.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+        action: 'approve',
+        device_id: deviceId,
+      });
       assert.equal(conflict.status, 409);
       assert.ok(checkDescriptors(c2) > 3);
       await second.stop();
@@ -651,10 +887,18 @@ describe('restart and the runtime lease', () => {
       const pushed = descriptorOf(await waitDescriptor(c, channelId, 'error', from, 3000))!;
       assert.equal(pushed.target.display_name, 'Galaxy S23 ···4F2B', 'still names the bound phone');
       assert.match(pushed.tools[0]?.reason ?? '', /different phone/);
-      assert.ok(!c.received.slice(from).some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'));
+      assert.ok(
+        !c.received
+          .slice(from)
+          .some((p) => p.connector_channel_id === channelId && descriptorOf(p)?.connection.status === 'connected'),
+      );
       impostorPhone.clearArgvLog();
       assert.equal((await invoke(c, channelId, 'android_tap', { x: 10, y: 10 })).error?.code, 'not_bound');
-      assert.deepEqual(impostorPhone.argvLog.filter((argv) => argv[0] === 'input'), [], 'nothing ran on the impostor');
+      assert.deepEqual(
+        impostorPhone.argvLog.filter((argv) => argv[0] === 'input'),
+        [],
+        'nothing ran on the impostor',
+      );
     } finally {
       await impostor?.close();
       impostorPhone.close();
@@ -674,7 +918,10 @@ describe('restart and the runtime lease', () => {
       assert.equal(kept.length, 1);
       assert.equal(readFileSync(join(dataDir, kept[0]!), 'utf8'), '{"version":1,"channels":{"cch_x":');
       const warnings = (await bridge.admin('GET', '/admin/api/state')).body.warnings as string[];
-      assert.ok(warnings.some((w) => w.includes(kept[0]!)), JSON.stringify(warnings));
+      assert.ok(
+        warnings.some((w) => w.includes(kept[0]!)),
+        JSON.stringify(warnings),
+      );
       await bridge.stop();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -698,7 +945,10 @@ describe('restart and the runtime lease', () => {
     const state = (await bridge.admin('GET', '/admin/api/state')).body;
     assert.deepEqual(state.channels, []);
     assert.deepEqual(state.pairings, []);
-    const late = await bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: record(bridge, 2).deviceId });
+    const late = await bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: record(bridge, 2).deviceId,
+    });
     assert.ok(late.status >= 400, 'unfinished auth sessions were canceled');
 
     const c2 = await connect(bridge, oldConnector);

@@ -26,7 +26,10 @@ describe('channel ownership and expiry', () => {
   let bridge: TestBridge;
   const clients: XAgentClient[] = [];
   before(async () => {
-    bridge = await startBridge({ dataPlane: { claimProbeMs: PROBE_MS }, channels: { abandonedTtlMs: ABANDONED_TTL_MS } });
+    bridge = await startBridge({
+      dataPlane: { claimProbeMs: PROBE_MS },
+      channels: { abandonedTtlMs: ABANDONED_TTL_MS },
+    });
   });
   after(async () => {
     for (const client of clients) client.ws.terminate();
@@ -67,7 +70,11 @@ describe('channel ownership and expiry', () => {
     assert.equal(ack.type, 'channel.open.ack');
     assert.equal(channelOf(ack), channel);
     assert.ok(Date.now() - started >= PROBE_MS - 20, 'handed over only after the holder missed its ping');
-    await waitUntil(() => bridge.core.runtime.dataPlaneCount() === planes, 5_000, 'the silent holder dropped by the bridge');
+    await waitUntil(
+      () => bridge.core.runtime.dataPlaneCount() === planes,
+      5_000,
+      'the silent holder dropped by the bridge',
+    );
     stale.ws.resume();
     await staleClosed;
   });

@@ -50,7 +50,9 @@ function runCli(args: string[], bin = BIN): CliProcess {
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const ended = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const ended = new Promise<number | string>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const proc: CliProcess = {
     child,
     stdout: () => out,
@@ -68,11 +70,19 @@ function runCli(args: string[], bin = BIN): CliProcess {
         const onEnd = (): void => {
           if (check()) return;
           finish();
-          reject(new Error(`device-bridge ${args.join(' ')} ended before printing ${String(pattern)}; stdout: ${out}; stderr: ${err}`));
+          reject(
+            new Error(
+              `device-bridge ${args.join(' ')} ended before printing ${String(pattern)}; stdout: ${out}; stderr: ${err}`,
+            ),
+          );
         };
         const timer = setTimeout(() => {
           finish();
-          reject(new Error(`no ${String(pattern)} within ${timeoutMs} ms from device-bridge ${args.join(' ')}; stdout: ${out}; stderr: ${err}`));
+          reject(
+            new Error(
+              `no ${String(pattern)} within ${timeoutMs} ms from device-bridge ${args.join(' ')}; stdout: ${out}; stderr: ${err}`,
+            ),
+          );
         }, timeoutMs);
         const finish = (): void => {
           clearTimeout(timer);
@@ -87,7 +97,11 @@ function runCli(args: string[], bin = BIN): CliProcess {
       Promise.race([
         ended,
         new Promise<never>((_, reject) => {
-          const timer = setTimeout(() => reject(new Error(`device-bridge ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+          const timer = setTimeout(
+            () =>
+              reject(new Error(`device-bridge ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${err}`)),
+            timeoutMs,
+          );
           void ended.then(() => clearTimeout(timer));
         }),
       ]),
@@ -117,7 +131,8 @@ before(async () => {
 });
 
 after(async () => {
-  for (const proc of started) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+  for (const proc of started)
+    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
   await Promise.all(started.map((p) => p.exited(5_000).catch(() => undefined)));
   if (rigStarted) await rig.stop();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
@@ -156,7 +171,9 @@ describe('bin/device-bridge.js', () => {
     const [, url] = await cli.waitForStdout(/device-bridge listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
     const [, token] = await cli.waitForStdout(/web console: \S+\/console\/#token=(\S+)\n/);
     await eventually(async () => {
-      const response = await fetch(`${url ?? ''}/admin/api/state`, { headers: { Authorization: `Bearer ${token ?? ''}` } });
+      const response = await fetch(`${url ?? ''}/admin/api/state`, {
+        headers: { Authorization: `Bearer ${token ?? ''}` },
+      });
       assert.equal(response.status, 200);
       const state = (await response.json()) as { devices: { state: string }[] };
       return state.devices.length === 1 && state.devices[0]?.state === 'device' ? true : undefined;
@@ -196,6 +213,9 @@ describe('bin/device-bridge.js', () => {
     copyFileSync(BIN, bin);
     const cli = runCli(['serve'], bin);
     assert.equal(await cli.exited(), 1);
-    assert.match(cli.stderr(), /^device-bridge: not built yet \(.+dist\/main\/cli\.js is missing\); run `npm run build` in .+ first\n$/);
+    assert.match(
+      cli.stderr(),
+      /^device-bridge: not built yet \(.+dist\/main\/cli\.js is missing\); run `npm run build` in .+ first\n$/,
+    );
   });
 });

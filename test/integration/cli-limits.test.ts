@@ -31,8 +31,14 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `tsx main/cli.ts serve …`; resolves with its URL once it listens, or with its exit status and stderr. */
-function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ url?: string; code?: number | null; stderr: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ url?: string; code?: number | null; stderr: string; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'serve', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -65,8 +71,28 @@ describe('limits on the serve command line', () => {
   test('--approval-timeout 2s and the env variables show in GET state and settings, with where they came from', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-cli-limits-'));
     dirs.push(dataDir);
-    const env = cleanEnv({ DEVICE_BRIDGE_QUEUE_DEPTH: '7', DEVICE_BRIDGE_APPROVAL_TIMEOUT: '9m', DEVICE_BRIDGE_CACHE_SIZE: '64MiB' });
-    const run = await serve(['--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1', '--approval-timeout', '2s', '--lease-max', 'none', '--lease-idle', '45m'], env);
+    const env = cleanEnv({
+      DEVICE_BRIDGE_QUEUE_DEPTH: '7',
+      DEVICE_BRIDGE_APPROVAL_TIMEOUT: '9m',
+      DEVICE_BRIDGE_CACHE_SIZE: '64MiB',
+    });
+    const run = await serve(
+      [
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--adb',
+        '127.0.0.1:1',
+        '--approval-timeout',
+        '2s',
+        '--lease-max',
+        'none',
+        '--lease-idle',
+        '45m',
+      ],
+      env,
+    );
     try {
       assert.ok(run.url, `serve did not start: ${run.stderr}`);
       const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
@@ -79,10 +105,20 @@ describe('limits on the serve command line', () => {
       assert.equal(state.limits.approval_timeout_ms, 2000, 'the flag wins over DEVICE_BRIDGE_APPROVAL_TIMEOUT');
       assert.equal(state.limits.queue.max_depth, 7);
       assert.equal(state.limits.file_cache.max_bytes, 64 * 1024 * 1024);
-      assert.deepEqual(state.limits.lease, { max_duration_ms: null, idle_timeout_ms: 45 * 60_000, disconnect_grace_ms: 600_000 });
+      assert.deepEqual(state.limits.lease, {
+        max_duration_ms: null,
+        idle_timeout_ms: 45 * 60_000,
+        disconnect_grace_ms: 600_000,
+      });
       const settings = await get('/admin/api/settings');
-      assert.deepEqual(settings.limit_sources.approval_timeout_ms, { from: 'start', start_option: '--approval-timeout' });
-      assert.deepEqual(settings.limit_sources.queue_max_depth, { from: 'start', start_option: 'DEVICE_BRIDGE_QUEUE_DEPTH' });
+      assert.deepEqual(settings.limit_sources.approval_timeout_ms, {
+        from: 'start',
+        start_option: '--approval-timeout',
+      });
+      assert.deepEqual(settings.limit_sources.queue_max_depth, {
+        from: 'start',
+        start_option: 'DEVICE_BRIDGE_QUEUE_DEPTH',
+      });
       assert.deepEqual(settings.limit_sources.lease_max_duration_ms, { from: 'start', start_option: '--lease-max' });
       assert.deepEqual(settings.limit_sources.file_cache_ttl_ms, { from: 'default', start_option: null });
     } finally {
@@ -93,17 +129,31 @@ describe('limits on the serve command line', () => {
   test('--approval-timeout banana exits 2 with a clear message; so does an out-of-range env value', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-cli-limits-'));
     dirs.push(dataDir);
-    const bad = await serve(['--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1', '--approval-timeout', 'banana'], cleanEnv());
+    const bad = await serve(
+      ['--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1', '--approval-timeout', 'banana'],
+      cleanEnv(),
+    );
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /^device-bridge: --approval-timeout: "banana" is not a duration \(e\.g\. 90s, 2m, 1h30m, 8h\)\n\nUsage:/);
-    const env = await serve(['--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'], cleanEnv({ DEVICE_BRIDGE_CACHE_SIZE: '1MiB' }));
+    assert.match(
+      bad.stderr,
+      /^device-bridge: --approval-timeout: "banana" is not a duration \(e\.g\. 90s, 2m, 1h30m, 8h\)\n\nUsage:/,
+    );
+    const env = await serve(
+      ['--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'],
+      cleanEnv({ DEVICE_BRIDGE_CACHE_SIZE: '1MiB' }),
+    );
     assert.equal(env.code, 2);
-    assert.match(env.stderr, /^device-bridge: DEVICE_BRIDGE_CACHE_SIZE: 1 MiB is out of range; cache size must be from 16 MiB to 64 GiB\n/);
+    assert.match(
+      env.stderr,
+      /^device-bridge: DEVICE_BRIDGE_CACHE_SIZE: 1 MiB is out of range; cache size must be from 16 MiB to 64 GiB\n/,
+    );
   });
 
   test('every limit read from the command line reaches the core option that sets it at start', () => {
     const maxima = {} as Record<string, string>;
-    for (const key of LIMIT_KEYS) maxima[LIMIT_DEFINITIONS[key].flag.slice(2)] = String(LIMIT_DEFINITIONS[key].max) + (LIMIT_DEFINITIONS[key].unit === 'duration' ? 'ms' : '');
+    for (const key of LIMIT_KEYS)
+      maxima[LIMIT_DEFINITIONS[key].flag.slice(2)] =
+        String(LIMIT_DEFINITIONS[key].max) + (LIMIT_DEFINITIONS[key].unit === 'duration' ? 'ms' : '');
     const read = limitsFromCommandLine((name) => maxima[name], {});
     const expected = {} as Record<string, number | null>;
     for (const key of LIMIT_KEYS) expected[key] = LIMIT_DEFINITIONS[key].max;

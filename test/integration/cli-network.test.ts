@@ -24,7 +24,10 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   const clean = { ...process.env, ...env };
   delete clean.DEVICE_BRIDGE_API_KEY;
   delete clean.DEVICE_BRIDGE_ADMIN_TOKEN;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], { env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], {
+    env: clean,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -38,7 +41,12 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
  * piece). stdout and stderr are two pipes with no order between them, so a line on one is
  * awaited on that one, never assumed to have arrived with the other.
  */
-function waitForOutput(run: CliRun, pattern: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> {
+function waitForOutput(
+  run: CliRun,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): Promise<RegExpExecArray> {
   const source = stream === 'stdout' ? run.child.stdout : run.child.stderr;
   const text = stream === 'stdout' ? run.out : run.err;
   return new Promise((resolve, reject) => {
@@ -49,7 +57,15 @@ function waitForOutput(run: CliRun, pattern: RegExp, timeoutMs = 30_000, stream:
       source?.off('data', check);
       resolve(match);
     };
-    const timer = setTimeout(() => reject(new Error(`no ${String(pattern)} on ${stream} within ${timeoutMs} ms; stdout: ${run.out()} stderr: ${run.err()}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `no ${String(pattern)} on ${stream} within ${timeoutMs} ms; stdout: ${run.out()} stderr: ${run.err()}`,
+          ),
+        ),
+      timeoutMs,
+    );
     source?.on('data', check);
     void run.exited.then((code) => reject(new Error(`exited ${String(code)} before ${String(pattern)}: ${run.err()}`)));
     check();
@@ -72,13 +88,24 @@ function servedFingerprint(port: number, ca: string): Promise<string> {
   });
 }
 
-const BANNER = /device-bridge listening on (https:\/\/127\.0\.0\.1:(\d+))\nTLS certificate SHA-256 fingerprint: ([0-9A-F:]{95}) \(([^;]+); ([^)]+)\)\n/;
+const BANNER =
+  /device-bridge listening on (https:\/\/127\.0\.0\.1:(\d+))\nTLS certificate SHA-256 fingerprint: ([0-9A-F:]{95}) \(([^;]+); ([^)]+)\)\n/;
 
 void describe('device-bridge serve with network flags', () => {
   void test('--tls self-signed prints the fingerprint of the certificate it serves, the same after a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-cli-tls-'));
     try {
-      const first = runCli(['serve', '--tls', 'self-signed', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1']);
+      const first = runCli([
+        'serve',
+        '--tls',
+        'self-signed',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--adb',
+        '127.0.0.1:1',
+      ]);
       let fingerprint: string;
       try {
         const [, url, port, printed, how, certFile] = await waitForOutput(first, BANNER);
@@ -95,12 +122,25 @@ void describe('device-bridge serve with network flags', () => {
         await stopCli(first);
       }
 
-      const second = runCli(['serve', '--tls', 'self-signed', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1']);
+      const second = runCli([
+        'serve',
+        '--tls',
+        'self-signed',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--adb',
+        '127.0.0.1:1',
+      ]);
       try {
         const [, , port, printed, how] = await waitForOutput(second, BANNER);
         assert.equal(printed, fingerprint, 'kept in the data dir: the same fingerprint to pin');
         assert.equal(how, 'self-signed');
-        assert.equal(await servedFingerprint(Number(port), readFileSync(join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8')), fingerprint);
+        assert.equal(
+          await servedFingerprint(Number(port), readFileSync(join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8')),
+          fingerprint,
+        );
       } finally {
         await stopCli(second);
       }
@@ -123,13 +163,26 @@ void describe('device-bridge serve with network flags', () => {
       try {
         await waitForOutput(clear, /listening on http:\/\//);
         await waitForOutput(clear, /system API key for xAgent/);
-        await waitForOutput(clear, new RegExp(`device-bridge: WARNING: The bridge listens on ${lan.replace(/\./g, '\\.')} over plain HTTP\\. .*system API key .*--tls self-signed`), 30_000, 'stderr');
+        await waitForOutput(
+          clear,
+          new RegExp(
+            `device-bridge: WARNING: The bridge listens on ${lan.replace(/\./g, '\\.')} over plain HTTP\\. .*system API key .*--tls self-signed`,
+          ),
+          30_000,
+          'stderr',
+        );
       } finally {
         await stopCli(clear);
       }
-      const proxied = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'], { DEVICE_BRIDGE_PUBLIC_URL: 'https://lab.example/devices/' });
+      const proxied = runCli(
+        ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'],
+        { DEVICE_BRIDGE_PUBLIC_URL: 'https://lab.example/devices/' },
+      );
       try {
-        await waitForOutput(proxied, /xAgent base URL: https:\/\/lab\.example\/devices\nweb console: http:\/\/127\.0\.0\.1:\d+\/console\//);
+        await waitForOutput(
+          proxied,
+          /xAgent base URL: https:\/\/lab\.example\/devices\nweb console: http:\/\/127\.0\.0\.1:\d+\/console\//,
+        );
         assert.equal(proxied.err().includes('WARNING'), false, proxied.err());
       } finally {
         await stopCli(proxied);
@@ -143,7 +196,10 @@ void describe('device-bridge serve with network flags', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-cli-bad-'));
     try {
       const missing = join(dataDir, 'missing-cert.pem');
-      const bad = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'], { DEVICE_BRIDGE_TLS_CERT: missing, DEVICE_BRIDGE_TLS_KEY: join(dataDir, 'key.pem') });
+      const bad = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'], {
+        DEVICE_BRIDGE_TLS_CERT: missing,
+        DEVICE_BRIDGE_TLS_KEY: join(dataDir, 'key.pem'),
+      });
       assert.equal(await bad.exited, 1);
       assert.equal(bad.err(), `device-bridge: TLS certificate ${missing} cannot be read (no such file)\n`);
       const half = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--tls-cert', missing]);

@@ -10,10 +10,14 @@ test('device-bridge serve --port 0 prints the listening line, keeps a 0600 key, 
   const env = { ...process.env };
   delete env.DEVICE_BRIDGE_API_KEY;
   delete env.DEVICE_BRIDGE_ADMIN_TOKEN;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--adb', '127.0.0.1:1'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   try {
     let out = '';
     let err = '';

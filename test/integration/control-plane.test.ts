@@ -52,13 +52,18 @@ describe('control plane', () => {
     const text = await res.text();
     assert.match(text, /^---\nname: connector-device-adb\n/);
     assert.ok(!text.includes(bridge.apiKey));
-    const card = (await (await fetch(`${bridge.url}/connector-card.json`)).json()) as { tools: Array<{ tool_id: string }> };
+    const card = (await (await fetch(`${bridge.url}/connector-card.json`)).json()) as {
+      tools: Array<{ tool_id: string }>;
+    };
     for (const tool of card.tools) assert.ok(text.includes(tool.tool_id), `${tool.tool_id} in the skill`);
   });
 
   test('/health needs the key and reports the Card build', async () => {
     assert.equal((await fetch(`${bridge.url}/health`)).status, 401);
-    assert.equal((await fetch(`${bridge.url}/health`, { headers: { Authorization: 'Bearer wrong-key-wrong-key' } })).status, 401);
+    assert.equal(
+      (await fetch(`${bridge.url}/health`, { headers: { Authorization: 'Bearer wrong-key-wrong-key' } })).status,
+      401,
+    );
     const res = await fetch(`${bridge.url}/health`, { headers: { Authorization: `Bearer ${bridge.apiKey}` } });
     assert.equal(res.status, 200);
     const health = (await res.json()) as Record<string, unknown>;

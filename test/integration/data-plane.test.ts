@@ -14,9 +14,15 @@ describe('data plane handshake', () => {
 
   test('upgrade needs the bearer key and the subprotocol, checked before any WebSocket exists', async () => {
     assert.equal(await upgradeStatus(bridge.url, {}, 'xagent.connector.packet.v1'), 401);
-    assert.equal(await upgradeStatus(bridge.url, { Authorization: 'Bearer not-the-key-at-all' }, 'xagent.connector.packet.v1'), 401);
+    assert.equal(
+      await upgradeStatus(bridge.url, { Authorization: 'Bearer not-the-key-at-all' }, 'xagent.connector.packet.v1'),
+      401,
+    );
     assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }), 400);
-    assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }, 'xagent.connector.packet.v1'), 101);
+    assert.equal(
+      await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }, 'xagent.connector.packet.v1'),
+      101,
+    );
   });
 
   test('hello first; card id, version and profiles are checked', async () => {
@@ -25,13 +31,27 @@ describe('data plane handshake', () => {
       const early = await client.request('channel.open', {}, '');
       assert.equal(early.type, 'error');
       assert.equal(early.error?.code, 'hello_required');
-      const wrongCard = await client.request('connector.hello', { connector_card_id: 'im.wechat', protocol_version: '3.0', supported_profiles: [] });
+      const wrongCard = await client.request('connector.hello', {
+        connector_card_id: 'im.wechat',
+        protocol_version: '3.0',
+        supported_profiles: [],
+      });
       assert.equal(wrongCard.error?.code, 'connector_card_id_mismatch');
-      const old = await client.request('connector.hello', { connector_card_id: 'device.adb', protocol_version: '2.9', supported_profiles: ['xagent.device.v1'] });
+      const old = await client.request('connector.hello', {
+        connector_card_id: 'device.adb',
+        protocol_version: '2.9',
+        supported_profiles: ['xagent.device.v1'],
+      });
       assert.equal(old.error?.code, 'protocol_version_unsupported');
-      const missing = await client.request('connector.hello', { connector_card_id: 'device.adb', supported_profiles: ['xagent.device.v1'] });
+      const missing = await client.request('connector.hello', {
+        connector_card_id: 'device.adb',
+        supported_profiles: ['xagent.device.v1'],
+      });
       assert.equal(missing.error?.code, 'protocol_version_unsupported');
-      const noProfiles = await client.request('connector.hello', { connector_card_id: 'device.adb', protocol_version: '3.0' });
+      const noProfiles = await client.request('connector.hello', {
+        connector_card_id: 'device.adb',
+        protocol_version: '3.0',
+      });
       assert.equal(noProfiles.error?.code, 'invalid_packet');
       const ack = await client.hello();
       assert.equal(ack.type, 'connector.hello.ack');
@@ -81,7 +101,9 @@ describe('data plane handshake', () => {
       assert.equal(descriptor.connection.connector_channel_id, channelId);
       assert.equal(descriptor.connection.connector_id, client.connectorId);
       assert.deepEqual(descriptor.connection.profiles, ['xagent.device.v1']);
-      const card = (await (await fetch(`${bridge.url}/connector-card.json`)).json()) as { tools: Array<{ tool_id: string }> };
+      const card = (await (await fetch(`${bridge.url}/connector-card.json`)).json()) as {
+        tools: Array<{ tool_id: string }>;
+      };
       assert.deepEqual(
         (descriptor.tools as Array<{ tool_id: string; status: string }>).map((t) => t.tool_id),
         card.tools.map((t) => t.tool_id),
@@ -136,7 +158,14 @@ describe('data plane handshake', () => {
 
       // An oversized frame closes only that connection (1009); the other keeps working.
       const closed = new Promise<number>((resolve) => client.ws.once('close', (code) => resolve(code)));
-      client.sendRaw(JSON.stringify({ schema: 'xagent.connector.packet/v1', packet_id: 'big', type: 'ping', payload: { x: 'y'.repeat(100_000) } }));
+      client.sendRaw(
+        JSON.stringify({
+          schema: 'xagent.connector.packet/v1',
+          packet_id: 'big',
+          type: 'ping',
+          payload: { x: 'y'.repeat(100_000) },
+        }),
+      );
       assert.equal(await closed, 1009);
       const stillThere = await other.request('ping', {});
       assert.equal(stillThere.type, 'pong');
@@ -207,11 +236,19 @@ describe('connection floods', () => {
       clients.push(good);
       await good.hello();
       const refused = await Promise.all(
-        Array.from({ length: 200 }, () => upgradeStatus(bridge.url, { Authorization: 'Bearer wrong-key-wrong-key' }, 'xagent.connector.packet.v1')),
+        Array.from({ length: 200 }, () =>
+          upgradeStatus(bridge.url, { Authorization: 'Bearer wrong-key-wrong-key' }, 'xagent.connector.packet.v1'),
+        ),
       );
       assert.ok(refused.every((s) => s === 401));
-      clients.push(await XAgentClient.connect(bridge.url, bridge.apiKey), await XAgentClient.connect(bridge.url, bridge.apiKey));
-      assert.equal(await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }, 'xagent.connector.packet.v1'), 503);
+      clients.push(
+        await XAgentClient.connect(bridge.url, bridge.apiKey),
+        await XAgentClient.connect(bridge.url, bridge.apiKey),
+      );
+      assert.equal(
+        await upgradeStatus(bridge.url, { Authorization: `Bearer ${bridge.apiKey}` }, 'xagent.connector.packet.v1'),
+        503,
+      );
       assert.equal((await good.request('ping', {})).type, 'pong');
     } finally {
       for (const c of clients) await c.close();

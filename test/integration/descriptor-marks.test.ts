@@ -23,7 +23,11 @@ describe('Descriptor marks for tools the phone refuses', () => {
     // No ADB Keyboard: type_text carries its ASCII-only note from the first check on.
     bound = await startBoundRig({}, { withAdbKeyboard: false });
     phone = bound.rig.phones[0]!;
-    const res = await bound.rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { install_app: 'allow' }, per_device: {}, sensitive_apps: [] });
+    const res = await bound.rig.bridge.admin('PUT', '/admin/api/policies', {
+      defaults: { install_app: 'allow' },
+      per_device: {},
+      sensitive_apps: [],
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
   });
   after(() => bound?.stop());
@@ -35,12 +39,20 @@ describe('Descriptor marks for tools the phone refuses', () => {
   const tool = (descriptor: Json, id: string): Json => (descriptor.tools as Json[]).find((t) => t.tool_id === id)!;
   const pushedWhere = (check: (d: Json) => boolean, from: number): Promise<Json> =>
     bound!.client
-      .waitFor((p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === bound!.channel && check(p.payload?.connection_descriptor as Json), 10_000, from)
+      .waitFor(
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === bound!.channel &&
+          check(p.payload?.connection_descriptor as Json),
+        10_000,
+        from,
+      )
       .then((p) => p.payload?.connection_descriptor as Json);
   const clean = (descriptor: Json): void => {
     assert.deepEqual(validateDescriptor(descriptor), [], JSON.stringify(descriptor));
     const text = JSON.stringify(descriptor);
-    for (const secret of [phone.serial, bound!.rig.farm.phones[0]!.serial, '127.0.0.1']) assert.ok(!text.includes(secret), `no ${secret} in ${text}`);
+    for (const secret of [phone.serial, bound!.rig.farm.phones[0]!.serial, '127.0.0.1'])
+      assert.ok(!text.includes(secret), `no ${secret} in ${text}`);
   };
 
   test('no Unicode keyboard: android_type_text stays available with an ASCII-only note; the channel is connected', async () => {
@@ -60,11 +72,22 @@ describe('Descriptor marks for tools the phone refuses', () => {
     assert.equal((await invoke(client, channel, 'android_tap', { x: 500, y: 900 })).error?.code, 'input_blocked');
     const degraded = await pushedWhere((d) => d.connection.status === 'degraded', from);
     clean(degraded);
-    for (const id of ['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_batch']) {
+    for (const id of [
+      'android_tap',
+      'android_long_press',
+      'android_swipe',
+      'android_type_text',
+      'android_press_key',
+      'android_batch',
+    ]) {
       const t = tool(degraded, id);
       assert.equal(t.status, 'denied_by_target', id);
       assert.equal(t.target_permission_state, 'denied', id);
-      assert.match(String(t.reason), /refuses injected input .*Fix: turn on USB debugging \(Security settings\) in Developer options/, id);
+      assert.match(
+        String(t.reason),
+        /refuses injected input .*Fix: turn on USB debugging \(Security settings\) in Developer options/,
+        id,
+      );
     }
     assert.equal(tool(degraded, 'android_screenshot').status, 'available');
     assert.equal(tool(degraded, 'android_launch_app').status, 'available');
@@ -92,20 +115,38 @@ describe('Descriptor marks for tools the phone refuses', () => {
   test('install refused: android_install_apk denied by the target with the fix, until an install works', async () => {
     const { client, channel, rig } = bound!;
     const upload = async (): Promise<string> => {
-      const apk = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('AndroidManifest.xml package=com.marks.sample '), Buffer.alloc(512, 3)]);
+      const apk = Buffer.concat([
+        Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+        Buffer.from('AndroidManifest.xml package=com.marks.sample '),
+        Buffer.alloc(512, 3),
+      ]);
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(apk)], { type: 'application/vnd.android.package-archive' }), 'sample.apk');
-      const res = await fetch(`${rig.bridge.url}/files/uploads`, { method: 'POST', headers: { Authorization: `Bearer ${rig.bridge.apiKey}`, 'X-XAgent-Connector-Channel-ID': channel }, body: form });
+      form.append(
+        'file',
+        new Blob([new Uint8Array(apk)], { type: 'application/vnd.android.package-archive' }),
+        'sample.apk',
+      );
+      const res = await fetch(`${rig.bridge.url}/files/uploads`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${rig.bridge.apiKey}`, 'X-XAgent-Connector-Channel-ID': channel },
+        body: form,
+      });
       assert.equal(res.status, 200, await res.clone().text());
       return String(((await res.json()) as { file_ref: string }).file_ref);
     };
     phone.setQuirks(['install-user-restricted']);
     let from = client.received.length;
-    assert.equal((await invoke(client, channel, 'android_install_apk', { file_ref: await upload() })).error?.code, 'install_blocked');
+    assert.equal(
+      (await invoke(client, channel, 'android_install_apk', { file_ref: await upload() })).error?.code,
+      'install_blocked',
+    );
     const degraded = await pushedWhere((d) => tool(d, 'android_install_apk').status === 'denied_by_target', from);
     clean(degraded);
     assert.equal(degraded.connection.status, 'degraded');
-    assert.match(String(tool(degraded, 'android_install_apk').reason), /Fix: turn on Install via USB in Developer options/);
+    assert.match(
+      String(tool(degraded, 'android_install_apk').reason),
+      /Fix: turn on Install via USB in Developer options/,
+    );
     phone.setQuirks([]);
     from = client.received.length;
     assert.equal((await invoke(client, channel, 'android_install_apk', { file_ref: await upload() })).error, undefined);
@@ -123,7 +164,11 @@ describe('Descriptor marks for tools the phone refuses', () => {
     clean(degraded);
     for (const id of ['android_ui_tree', 'android_wait_for']) {
       assert.equal(tool(degraded, id).status, 'unavailable', id);
-      assert.match(String(tool(degraded, id).reason), /screen could not be read .*android_screenshot still works\. Fix: wake and unlock the phone/, id);
+      assert.match(
+        String(tool(degraded, id).reason),
+        /screen could not be read .*android_screenshot still works\. Fix: wake and unlock the phone/,
+        id,
+      );
     }
     phone.setQuirks([]);
     from = client.received.length;

@@ -62,7 +62,10 @@ describe('element refs on a simulated phone', () => {
   test('a ref tap lands on the centre; after a swipe it is refused and nothing is sent; a re-read of the same screen brings it back', async () => {
     await ok('android_launch_app', { package: 'com.example.notes' });
     const nodes = await tree();
-    assert.ok(nodes.length > 0 && nodes.every((n) => REF.test(String(n.ref))), `every actionable node has a ref: ${JSON.stringify(nodes)}`);
+    assert.ok(
+      nodes.length > 0 && nodes.every((n) => REF.test(String(n.ref))),
+      `every actionable node has a ref: ${JSON.stringify(nodes)}`,
+    );
     const save = find(nodes, 'Save');
     assert.match(String(save.ref), new RegExp(`${save.index}$`), 'the ref ends with the element’s number');
 
@@ -70,7 +73,11 @@ describe('element refs on a simulated phone', () => {
     phone.clearArgvLog();
     const stale = await call('android_tap', { ref: save.ref });
     assert.equal(stale.error?.code, 'ref_stale');
-    assert.equal((stale.error as { fix?: string } | undefined)?.fix, FIX, 'the fix rides as its own field of the wire error');
+    assert.equal(
+      (stale.error as { fix?: string } | undefined)?.fix,
+      FIX,
+      'the fix rides as its own field of the wire error',
+    );
     assert.match(String(stale.error?.message), /acted on since/);
     assert.deepEqual(phone.argvLog, [], 'nothing reached the phone, not even a screen read');
 
@@ -143,7 +150,12 @@ describe('element refs on a simulated phone', () => {
     // A stale ref in the first step refuses the whole batch: no step runs.
     await ok('android_press_key', { key: 'tab' });
     phone.clearArgvLog();
-    const staleBatch = await call('android_batch', { steps: [{ tool: 'android_tap', arguments: { ref: fresh?.ref } }, { tool: 'android_press_key', arguments: { key: 'back' } }] });
+    const staleBatch = await call('android_batch', {
+      steps: [
+        { tool: 'android_tap', arguments: { ref: fresh?.ref } },
+        { tool: 'android_press_key', arguments: { key: 'back' } },
+      ],
+    });
     assert.equal(staleBatch.error?.code, 'ref_stale');
     assert.deepEqual(phone.argvLog, []);
 

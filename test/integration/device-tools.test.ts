@@ -31,7 +31,8 @@ describe('binding, leases and device tools over the real adb server', () => {
   beforeEach(async () => {
     for (const i of [0, 1]) {
       const holder = rig.bridge.core.bindings.leaseHolder(rig.device(i).deviceId);
-      if (holder !== undefined) assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${holder}/revoke`)).status, 200);
+      if (holder !== undefined)
+        assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${holder}/revoke`)).status, 200);
     }
   });
 
@@ -45,13 +46,26 @@ describe('binding, leases and device tools over the real adb server', () => {
     assert.ok(Number(started.payload?.expires_at) > Date.now());
     assert.ok(Number(started.payload?.poll_interval_millis) > 0);
     const state = await rig.bridge.admin('GET', '/admin/api/state');
-    const pairing = (state.body.pairings as Array<Record<string, unknown>>).find((p) => p.auth_session_id === started.payload?.auth_session_id);
+    const pairing = (state.body.pairings as Array<Record<string, unknown>>).find(
+      (p) => p.auth_session_id === started.payload?.auth_session_id,
+    );
     assert.equal(pairing?.code, started.payload?.qr_code_text);
-    const pending = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id }, channelA);
+    const pending = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id },
+      channelA,
+    );
     assert.equal(pending.payload?.status, 'pending');
-    const approve = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: rig.device(0).deviceId });
+    const approve = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: rig.device(0).deviceId,
+    });
     assert.equal(approve.status, 200);
-    const done = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id }, channelA);
+    const done = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id },
+      channelA,
+    );
     assert.equal(done.payload?.status, 'authenticated');
     const descriptor = done.payload?.connection_descriptor as Record<string, any>;
     assert.deepEqual(validateDescriptor(descriptor), []);
@@ -66,12 +80,21 @@ describe('binding, leases and device tools over the real adb server', () => {
     const other = await client.openChannel('');
     const otherId = String(other.payload?.connector_channel_id);
     const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, otherId);
-    const conflict = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: rig.device(0).deviceId });
+    const conflict = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: rig.device(0).deviceId,
+    });
     assert.equal(conflict.status, 409);
     assert.equal((conflict.body.error as { code: string }).code, 'lease_conflict');
-    const deny = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'deny' });
+    const deny = await rig.bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'deny',
+    });
     assert.equal(deny.status, 200);
-    const status = await client.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id }, otherId);
+    const status = await client.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id },
+      otherId,
+    );
     assert.equal(status.payload?.status, 'failed');
     const cancel = await client.request('auth.cancel', { auth_session_id: 'auth_unknown' }, otherId);
     assert.equal(cancel.payload?.status, 'not_found');
@@ -117,8 +140,12 @@ describe('binding, leases and device tools over the real adb server', () => {
     test('20 concurrent taps run strictly in order while another phone runs in parallel', async () => {
       rig.phones[0]!.clearArgvLog();
       rig.phones[1]!.clearArgvLog();
-      const taps = Array.from({ length: 20 }, (_v, i) => invoke(client, channelA, 'android_tap', { x: 10 + i, y: 100 }));
-      const others = Array.from({ length: 5 }, (_v, i) => invoke(client, channelB, 'android_tap', { x: 500 + i, y: 100 }));
+      const taps = Array.from({ length: 20 }, (_v, i) =>
+        invoke(client, channelA, 'android_tap', { x: 10 + i, y: 100 }),
+      );
+      const others = Array.from({ length: 5 }, (_v, i) =>
+        invoke(client, channelB, 'android_tap', { x: 500 + i, y: 100 }),
+      );
       const acks = await Promise.all([...taps, ...others]);
       for (const ack of acks) assert.equal(ack.error, undefined, JSON.stringify(ack.error));
       assert.deepEqual(
@@ -171,7 +198,9 @@ describe('binding, leases and device tools over the real adb server', () => {
       let second: Record<string, any> = {};
       for (let attempt = 0; attempt < 2; attempt++) {
         if (attempt > 0) minuteBefore = Math.floor(Date.now() / 60_000);
-        if (attempt > 0) baseline = (await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400 })).payload?.result as Record<string, any>;
+        if (attempt > 0)
+          baseline = (await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400 })).payload
+            ?.result as Record<string, any>;
         const again = await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400 });
         second = again.payload?.result as Record<string, any>;
         if (Math.floor(Date.now() / 60_000) === minuteBefore || attempt > 0) break;
@@ -184,7 +213,10 @@ describe('binding, leases and device tools over the real adb server', () => {
       assert.equal(Math.max(smallResult.width, smallResult.height), 1280);
       // Against what the phone itself would send for `adb exec-out screencap -p`.
       const phonePng = (await rig.phones[0]!.exec('screencap -p', { signal: new AbortController().signal })).stdout;
-      assert.ok(smallResult.byte_size * 5 <= phonePng.length, `default ${smallResult.byte_size} B vs phone png ${phonePng.length} B`);
+      assert.ok(
+        smallResult.byte_size * 5 <= phonePng.length,
+        `default ${smallResult.byte_size} B vs phone png ${phonePng.length} B`,
+      );
       const tampered = await fetch(`${rig.bridge.url}${String(result.download_url).replace(/sig=./, 'sig=A')}`);
       assert.equal(tampered.status, 403);
     });
@@ -193,7 +225,10 @@ describe('binding, leases and device tools over the real adb server', () => {
       const start = client.received.length;
       await rig.farm.phones[0]!.server.goOffline();
       const offline = await client.waitFor(
-        (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelA && (p.payload?.connection_descriptor as any)?.connection?.status === 'offline',
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channelA &&
+          (p.payload?.connection_descriptor as any)?.connection?.status === 'offline',
         15_000,
         start,
       );
@@ -202,7 +237,10 @@ describe('binding, leases and device tools over the real adb server', () => {
       assert.equal(whileOffline.error?.code, 'device_offline');
       await rig.farm.bringOnline(0);
       await client.waitFor(
-        (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelA && (p.payload?.connection_descriptor as any)?.connection?.status === 'connected',
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channelA &&
+          (p.payload?.connection_descriptor as any)?.connection?.status === 'connected',
         20_000,
         start,
       );
@@ -210,7 +248,10 @@ describe('binding, leases and device tools over the real adb server', () => {
       const revoke = await rig.bridge.admin('POST', `/admin/api/channels/${channelB}/revoke`);
       assert.equal(revoke.status, 200);
       await client.waitFor(
-        (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelB && (p.payload?.connection_descriptor as any)?.connection?.status === 'revoked',
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channelB &&
+          (p.payload?.connection_descriptor as any)?.connection?.status === 'revoked',
         5000,
         revokeStart,
       );
@@ -218,7 +259,11 @@ describe('binding, leases and device tools over the real adb server', () => {
       assert.equal(afterRevoke.error?.code, 'not_bound');
       const logout = await client.request('auth.logout', {}, channelA);
       assert.equal((logout.payload?.connection_descriptor as any).connection.status, 'created');
-      await waitUntil(() => rig.bridge.core.bindings.leaseHolder(rig.device(0).deviceId) === undefined, 5000, 'lease released');
+      await waitUntil(
+        () => rig.bridge.core.bindings.leaseHolder(rig.device(0).deviceId) === undefined,
+        5000,
+        'lease released',
+      );
       assert.deepEqual(client.invalid, []);
     });
   });

@@ -19,7 +19,10 @@ const isForceStop = (a: string[]): boolean => a.join(' ') === 'am force-stop io.
 const GUARD = { fastLane: { watchMs: 30 } };
 
 async function guardAudit(bound: Awaited<ReturnType<typeof startBoundRig>>): Promise<Json[]> {
-  const audit = await bound.rig.bridge.admin('GET', `/admin/api/audit?device_id=${encodeURIComponent(bound.rig.device(0).deviceId)}&limit=20`);
+  const audit = await bound.rig.bridge.admin(
+    'GET',
+    `/admin/api/audit?device_id=${encodeURIComponent(bound.rig.device(0).deviceId)}&limit=20`,
+  );
   return (audit.body.entries as Json[]).filter((e) => e.tool_id === 'fast_lane_guard');
 }
 
@@ -35,7 +38,10 @@ describe('fast lane guard: a phone on a network', () => {
       assert.equal(refused.state, 'failed');
       assert.equal(refused.last_error_code, 'helper_network_exposed');
       assert.equal(refused.network_accepted, false);
-      assert.ok((refused.network_addresses as string[]).includes('wlan0 192.168.1.23'), JSON.stringify(refused.network_addresses));
+      assert.ok(
+        (refused.network_addresses as string[]).includes('wlan0 192.168.1.23'),
+        JSON.stringify(refused.network_addresses),
+      );
       assert.match(String(refused.last_error), /192\.168\.1\.23.*6790, 7810.*no password/);
       // Later calls do not try again behind the person's back.
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
@@ -80,7 +86,12 @@ describe('fast lane guard: only the bridge drives the helper', () => {
         const tap = result(await invoke(bound.client, bound.channel, 'android_tap', { x: 100 + i, y: 400 }));
         assert.equal(tap.lane, 'helper');
       }
-      const later = await waitForHelper(bound.rig, 'running', 10_000, (h) => (h.watched_at as number) > (first.watched_at as number));
+      const later = await waitForHelper(
+        bound.rig,
+        'running',
+        10_000,
+        (h) => (h.watched_at as number) > (first.watched_at as number),
+      );
       assert.equal(later.last_error_code, null);
     });
   });
@@ -112,7 +123,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
     });
   });
 
-  test("an app on the phone connecting through 127.0.0.1 (to the MJPEG port too) stops it", async () => {
+  test('an app on the phone connecting through 127.0.0.1 (to the MJPEG port too) stops it', async () => {
     await withInstalledHelper(GUARD, async (bound, phone) => {
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       phone.network.connectToHelper({ appUid: 10_140 }, 7810);
@@ -132,7 +143,9 @@ describe('fast lane guard: the installed helper is the bridge’s own copy', () 
       // Same package, same version, signed with the same public AOSP test key: only its bytes differ.
       const planted = Buffer.concat([readFileSync(apks.testApk), Buffer.from('planted')]);
       phone.fs.write('/data/local/tmp/planted.apk', planted, 0o644, Date.now());
-      const installed = await phone.exec('pm install -r /data/local/tmp/planted.apk', { signal: new AbortController().signal });
+      const installed = await phone.exec('pm install -r /data/local/tmp/planted.apk', {
+        signal: new AbortController().signal,
+      });
       assert.match(installed.stdout.toString(), /Success/);
       const from = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
@@ -140,7 +153,10 @@ describe('fast lane guard: the installed helper is the bridge’s own copy', () 
       const helper = await helperOf(bound.rig);
       assert.equal(helper.state, 'failed');
       assert.equal(helper.last_error_code, 'helper_not_verified');
-      assert.match(String(helper.last_error), /io\.appium\.uiautomator2\.server\.test on the phone is not the bridge's copy/);
+      assert.match(
+        String(helper.last_error),
+        /io\.appium\.uiautomator2\.server\.test on the phone is not the bridge's copy/,
+      );
       assert.equal((await guardAudit(bound))[0]?.error_code, 'helper_not_verified');
 
       const reinstallFrom = phone.argvLog.length;
@@ -165,7 +181,11 @@ describe('fast lane guard: only while a lease is active', () => {
       assert.ok(phone);
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       const from = phone.argvLog.length;
-      const revoked = await bound.rig.bridge.admin('POST', `/admin/api/channels/${encodeURIComponent(bound.channel)}/revoke`, {});
+      const revoked = await bound.rig.bridge.admin(
+        'POST',
+        `/admin/api/channels/${encodeURIComponent(bound.channel)}/revoke`,
+        {},
+      );
       assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
       await waitUntil(() => phone.helper.state() === 'stopped', 10_000, 'the helper stops with the lease');
       assert.ok(!phone.argvLog.slice(from).some(isInstrument));

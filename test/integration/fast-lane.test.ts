@@ -53,7 +53,12 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.equal(helper.enabled, false);
     assert.equal(helper.state, 'absent');
     const lane = await rig.bridge.admin('GET', '/admin/api/fast-lane');
-    assert.deepEqual(lane.body, { default: 'ask', available: true, version: lane.body.version, network_default: false });
+    assert.deepEqual(lane.body, {
+      default: 'ask',
+      available: true,
+      version: lane.body.version,
+      network_default: false,
+    });
     assert.match(String(lane.body.version), /^\d+\.\d+\.\d+$/);
   });
 
@@ -82,11 +87,21 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     // While the helper runs it holds UiAutomation: the stock dump cannot read.
     assert.equal(await stockDumpWorks(phone), false);
 
-    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: new AbortController().signal });
+    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', {
+      signal: new AbortController().signal,
+    });
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
     const from = phone.argvLog.length;
     const text = '你好，世界 😀 こんにちは';
-    const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text }, callId('type')));
+    const typed = result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text },
+        callId('type'),
+      ),
+    );
     assert.equal(typed.lane, 'helper');
     assert.equal(phone.screenState().fields.note_text, text);
     const sent = phone.argvLog.slice(from);
@@ -134,7 +149,11 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     const res = await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     await waitForHelper(rig, 'stopped');
-    await waitUntil(() => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop');
+    await waitUntil(
+      () => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'),
+      5_000,
+      'force-stop',
+    );
     assert.equal(await stockDumpWorks(phone), true);
     channel = await bindChannel(rig, client, rig.device(0).deviceId);
   });
@@ -165,14 +184,17 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
     await waitUntil(() => phone.foregroundPackage() === 'com.google.android.apps.nexuslauncher', 5_000, 'home');
     // The cool-down after the sparse tree (pauseMs) is over before the helper is used again.
-    for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig)) await new Promise((r) => setImmediate(r));
+    for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig))
+      await new Promise((r) => setImmediate(r));
     phone.setQuirks(['helper-stale-tree']);
     try {
       const home = result(await invoke(client, channel, 'android_ui_tree', {}, callId('home-tree')));
       assert.equal(home.lane, 'helper');
       const icon = (home.nodes as Json[]).find((node) => node.text === 'Settings' || node.content_desc === 'Settings');
       assert.ok(icon, JSON.stringify(home.nodes));
-      const tapped = result(await invoke(client, channel, 'android_tap', { x: icon.center[0], y: icon.center[1] }, callId('open-settings')));
+      const tapped = result(
+        await invoke(client, channel, 'android_tap', { x: icon.center[0], y: icon.center[1] }, callId('open-settings')),
+      );
       assert.equal(tapped.lane, 'helper');
       await waitUntil(() => phone.foregroundPackage() === 'com.android.settings', 5_000, 'settings in front');
       const after = result(await invoke(client, channel, 'android_ui_tree', {}, callId('after-nav')));
@@ -190,17 +212,37 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
       result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
       await waitUntil(() => phone.foregroundPackage() === 'com.example.login', 5_000, 'login in front');
       // A tree read mid-launch may have been judged stale (the helper then pauses for pauseMs).
-      for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig)) await new Promise((r) => setImmediate(r));
-      const user = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'username' }, text: 'alice' }, callId('user')));
+      for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig))
+        await new Promise((r) => setImmediate(r));
+      const user = result(
+        await invoke(
+          client,
+          channel,
+          'android_type_text',
+          { element: { resource_id: 'username' }, text: 'alice' },
+          callId('user'),
+        ),
+      );
       assert.equal(user.lane, 'helper');
       const from = phone.argvLog.length;
       const secret = 'Sesame-4242';
-      const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, text: secret }, callId('password')));
+      const typed = result(
+        await invoke(
+          client,
+          channel,
+          'android_type_text',
+          { element: { resource_id: 'password' }, text: secret },
+          callId('password'),
+        ),
+      );
       assert.equal(typed.lane, 'adb');
       assert.equal(phone.typedText('password'), secret);
       assert.equal(phone.typedText('username'), 'alice');
       const sent = phone.argvLog.slice(from);
-      assert.ok(sent.some((a) => a[0] === 'input' && a[1] === 'text'), JSON.stringify(sent));
+      assert.ok(
+        sent.some((a) => a[0] === 'input' && a[1] === 'text'),
+        JSON.stringify(sent),
+      );
       assert.ok(!sent.some((a) => a[0] === 'helper' && a[2] === '/keys'), 'the helper never saw the password');
     } finally {
       await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: {} });
@@ -243,7 +285,9 @@ describe('fast lane: the screen read after an action', () => {
     phone = rig.phones[0]!;
     await setHelper(rig, 'enable');
     await waitForHelper(rig, 'stopped');
-    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: new AbortController().signal });
+    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', {
+      signal: new AbortController().signal,
+    });
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
     assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('start'))).lane, 'helper');
   });
@@ -268,7 +312,10 @@ describe('fast lane: the screen read after an action', () => {
     const beforeAction = phone.argvLog.slice(second, tap2);
     assert.ok(!beforeAction.some(isSource), `no tree read before the second tap: ${JSON.stringify(beforeAction)}`);
     assert.ok(!beforeAction.some((a) => a[0] === 'uiautomator'), 'nor a stock dump');
-    assert.ok(beforeAction.some((a) => a.join(' ') === 'dumpsys window displays'), 'the window was read');
+    assert.ok(
+      beforeAction.some((a) => a.join(' ') === 'dumpsys window displays'),
+      'the window was read',
+    );
     assert.equal(phone.argvLog.slice(first).filter(isHelperAction).length, 2, 'each tap sent once');
   });
 
@@ -283,7 +330,11 @@ describe('fast lane: the screen read after an action', () => {
     const taps = phone.argvLog.map((a, i) => (i >= first && isHelperAction(a) ? i : -1)).filter((i) => i >= 0);
     assert.equal(taps.length, 2);
     const between = phone.argvLog.slice(taps[0]! + 1, taps[1]);
-    assert.equal(between.filter(isSource).length, 1, `one tree read between the taps (the read after the first): ${JSON.stringify(between)}`);
+    assert.equal(
+      between.filter(isSource).length,
+      1,
+      `one tree read between the taps (the read after the first): ${JSON.stringify(between)}`,
+    );
   });
 
   test('a window that changed after that read is read afresh: a permission prompt that came up is seen, and the tap on it is held', async () => {
@@ -313,14 +364,17 @@ describe('fast lane: the screen read after an action', () => {
   test("the phone view's live frames come from the helper's screen stream while it runs, from screencap once it stops", async () => {
     const url = `${rig.bridge.url}/admin/api/devices/${rig.device(0).deviceId}/frame`;
     const get = async (after: string | null): Promise<{ headers: Headers; body: Buffer }> => {
-      const res = await fetch(after ? `${url}?after=${after}` : url, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      const res = await fetch(after ? `${url}?after=${after}` : url, {
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
       assert.equal(res.status, 200);
       return { headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
     };
     // Nothing of the agent's runs now, so the view's frames are captured (a frame left from before may come first).
     const from = phone.argvLog.length;
     let frame = await get(null);
-    for (let i = 0; i < 5 && frame.headers.get('x-frame-lane') !== 'helper'; i++) frame = await get(frame.headers.get('x-frame-seq'));
+    for (let i = 0; i < 5 && frame.headers.get('x-frame-lane') !== 'helper'; i++)
+      frame = await get(frame.headers.get('x-frame-seq'));
     assert.equal(frame.headers.get('x-frame-lane'), 'helper');
     assert.equal(frame.headers.get('content-type'), 'image/jpeg');
     // The stream's pictures are half the screen (540×1200); the frame still says the screen's size, the space of taps.
@@ -338,7 +392,8 @@ describe('fast lane: the screen read after an action', () => {
     // The helper stops (turned off): the next frames are screencap's.
     await setHelper(rig, 'disable');
     let after = await get(next.headers.get('x-frame-seq'));
-    for (let i = 0; i < 5 && after.headers.get('x-frame-lane') !== 'adb'; i++) after = await get(after.headers.get('x-frame-seq'));
+    for (let i = 0; i < 5 && after.headers.get('x-frame-lane') !== 'adb'; i++)
+      after = await get(after.headers.get('x-frame-seq'));
     assert.equal(after.headers.get('x-frame-lane'), 'adb');
     await setHelper(rig, 'enable');
   });
@@ -350,7 +405,14 @@ describe('fast lane: the screen read after an action', () => {
       return (device?.check?.checks as Json[] | undefined)?.find((c) => c.id === 'unicode_typing');
     };
     // The check's rows change with its results and the helper's state, each announced as 'state'.
-    let unicode = await untilAnnounced(rig.bridge, 'state', row, (r) => r?.status === 'ok', 'the Unicode row to be ok', 15_000);
+    let unicode = await untilAnnounced(
+      rig.bridge,
+      'state',
+      row,
+      (r) => r?.status === 'ok',
+      'the Unicode row to be ok',
+      15_000,
+    );
     assert.equal(unicode?.status, 'ok', JSON.stringify(unicode));
     assert.match(String(unicode?.detail), /fast lane’s helper types any text/);
     await setHelper(rig, 'disable');
@@ -391,9 +453,17 @@ describe('fast lane: idle stop and bridge shutdown', () => {
       const before = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       await waitForHelper(bound.rig, 'stopped');
-      await waitUntil(() => phone.argvLog.slice(before).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop after the idle time');
+      await waitUntil(
+        () => phone.argvLog.slice(before).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'),
+        5_000,
+        'force-stop after the idle time',
+      );
       assert.equal(await stockDumpWorks(phone), true);
-      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', 'started again on demand');
+      assert.equal(
+        result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane,
+        'helper',
+        'started again on demand',
+      );
       const from = phone.argvLog.length;
       await bound.rig.bridge.stop();
       assert.ok(phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'));
@@ -410,7 +480,9 @@ describe('fast lane: the idle stop is a limit people set (Settings → Limits)',
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       const lastCall = Date.now();
       const from = phone.argvLog.length;
-      const patched = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 10_000 } });
+      const patched = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', {
+        limits: { fast_lane_idle_stop_ms: 10_000 },
+      });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       const state = await bound.rig.bridge.admin('GET', '/admin/api/state');
       assert.deepEqual((state.body.limits as Json).fast_lane, { idle_stop_ms: 10_000 });
@@ -418,8 +490,14 @@ describe('fast lane: the idle stop is a limit people set (Settings → Limits)',
       await waitForHelper(bound.rig, 'stopped', 30_000);
       const stoppedAfter = Date.now() - lastCall;
       assert.ok(stoppedAfter >= 9_900 && stoppedAfter < 25_000, `stopped ${stoppedAfter} ms after the last call`);
-      await waitUntil(() => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'), 5_000, 'force-stop after the idle time');
-      const refused = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', { limits: { fast_lane_idle_stop_ms: 500 } });
+      await waitUntil(
+        () => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'),
+        5_000,
+        'force-stop after the idle time',
+      );
+      const refused = await bound.rig.bridge.admin('PATCH', '/admin/api/settings', {
+        limits: { fast_lane_idle_stop_ms: 500 },
+      });
       assert.equal(refused.status, 400);
       assert.match(JSON.stringify(refused.body), /fast_lane_idle_stop_ms is below its minimum/);
     });
@@ -431,9 +509,17 @@ describe('fast lane: a helper that ran well since its last crash', () => {
     // Forgiven after 0 ms here (10 minutes by default; the two quick crashes above fail it).
     await withInstalledHelper({ fastLane: { crashForgivenMs: 0 } }, async (bound, phone) => {
       for (const round of [1, 2, 3]) {
-        assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper', `round ${round}: running`);
+        assert.equal(
+          result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane,
+          'helper',
+          `round ${round}: running`,
+        );
         phone.helper.crashOnNextRequest({ match: 'GET /source', when: 'before' });
-        assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb', `round ${round}: fell back`);
+        assert.equal(
+          result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane,
+          'adb',
+          `round ${round}: fell back`,
+        );
         const crashed = await helperOf(bound.rig);
         assert.equal(crashed.state, 'stopped', `round ${round}: stopped, not failed`);
         assert.equal(crashed.last_error_code, 'helper_crashed');

@@ -17,22 +17,44 @@ const BOUNDARY = '----bridge-bodies-4c1e';
 
 function part(filename: string): { head: Buffer; tail: Buffer } {
   return {
-    head: Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`, 'utf8'),
+    head: Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`,
+      'utf8',
+    ),
     tail: Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   };
 }
 
 /** Sends an upload in `chunks` pieces, one every `everyMs` (a slow link), and answers the bridge's reply. */
-function slowUpload(url: string, channelId: string, filename: string, chunks: number, everyMs: number): Promise<{ status: number; body: Record<string, unknown> }> {
+function slowUpload(
+  url: string,
+  channelId: string,
+  filename: string,
+  chunks: number,
+  everyMs: number,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const { head, tail } = part(filename);
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/files/uploads`,
-      { method: 'POST', headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-XAgent-Connector-Channel-ID': channelId, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Transfer-Encoding': 'chunked' } },
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${TEST_API_KEY}`,
+          'X-XAgent-Connector-Channel-ID': channelId,
+          'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+          'Transfer-Encoding': 'chunked',
+        },
+      },
       (res) => {
         const got: Buffer[] = [];
         res.on('data', (c: Buffer) => got.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(got).toString('utf8')) as Record<string, unknown> }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(got).toString('utf8')) as Record<string, unknown>,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -76,10 +98,14 @@ describe('slow bodies and file names', () => {
       const answer: Buffer[] = [];
       socket.on('data', (c: Buffer) => answer.push(c));
       const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-      socket.write(`PUT /admin/api/fast-lane HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"default":`);
+      socket.write(
+        `PUT /admin/api/fast-lane HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"default":`,
+      );
       await closed;
       assert.match(Buffer.concat(answer).toString('utf8'), /^HTTP\/1\.1 408 /);
-      const state = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      const state = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
       assert.equal(state.json<{ default: string }>().default, 'ask', 'nothing half-read was acted on');
     } finally {
       await bridge.stop();
@@ -94,7 +120,10 @@ describe('response headers', () => {
     const bridge = await startBridge({ network: { tls: { certFile: files.certFile, keyFile: files.keyFile } } });
     try {
       for (const path of ['/connector-card.json', '/health', '/admin/api/state', '/console/', '/nowhere']) {
-        const res = await urlRequest(`${bridge.url}${path}`, { ca: ca.pem, headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+        const res = await urlRequest(`${bridge.url}${path}`, {
+          ca: ca.pem,
+          headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        });
         assert.equal(res.headers['strict-transport-security'], 'max-age=31536000', path);
         assert.equal(res.headers['x-content-type-options'], 'nosniff', path);
       }

@@ -50,22 +50,43 @@ describe('LAN phones through the admin API and a real adb server', () => {
   });
 
   const newPhone = async (name: string, unauthorized = false): Promise<AdbdServer> => {
-    const server = await AdbdServer.start({ phone: createSimulatedPhone({ serial: `LAN${name}0042`, model: `Lan ${name}` }), unauthorized });
+    const server = await AdbdServer.start({
+      phone: createSimulatedPhone({ serial: `LAN${name}0042`, model: `Lan ${name}` }),
+      unauthorized,
+    });
     phones.push(server);
     return server;
   };
-  const state = async (on = bridge): Promise<AdminState> => (await on.admin('GET', '/admin/api/state')).body as unknown as AdminState;
-  const lanRow = async (address: string, on = bridge): Promise<AdminLanDevice | undefined> => (await state(on)).lan_devices.find((d) => d.address === address);
+  const state = async (on = bridge): Promise<AdminState> =>
+    (await on.admin('GET', '/admin/api/state')).body as unknown as AdminState;
+  const lanRow = async (address: string, on = bridge): Promise<AdminLanDevice | undefined> =>
+    (await state(on)).lan_devices.find((d) => d.address === address);
   const savedAddresses = (): string[] =>
-    (JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { lanDevices: Array<{ address: string }> }).lanDevices.map((d) => d.address);
-  const adbSerials = async (): Promise<Map<string, string>> => new Map((await hostDevices({ host: '127.0.0.1', port: adb.port })).map((d) => [d.serial, d.state]));
+    (
+      JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { lanDevices: Array<{ address: string }> }
+    ).lanDevices.map((d) => d.address);
+  const adbSerials = async (): Promise<Map<string, string>> =>
+    new Map((await hostDevices({ host: '127.0.0.1', port: adb.port })).map((d) => [d.serial, d.state]));
   const readyDevice = (address: string) => {
     const record = bridge.core.registry.list().find((d) => d.serial === address);
     return record?.state === 'device' && record.model !== null ? record : undefined;
   };
   /** The phone's row once `check` holds, read again on each 'state' announcement (as the console is told). */
-  const waitForLan = async (address: string, check: (row: AdminLanDevice) => boolean, timeoutMs: number, what: string, on = bridge): Promise<AdminLanDevice> =>
-    (await untilAnnounced(on, 'state', () => lanRow(address, on), (row) => row !== undefined && check(row), what, timeoutMs))!;
+  const waitForLan = async (
+    address: string,
+    check: (row: AdminLanDevice) => boolean,
+    timeoutMs: number,
+    what: string,
+    on = bridge,
+  ): Promise<AdminLanDevice> =>
+    (await untilAnnounced(
+      on,
+      'state',
+      () => lanRow(address, on),
+      (row) => row !== undefined && check(row),
+      what,
+      timeoutMs,
+    ))!;
   /**
    * A remembered phone that stays away, so bridge `on` keeps retrying it on the same kind of
    * timer as any other LAN phone: its attempts show how far the retry schedule has run.
@@ -80,7 +101,13 @@ describe('LAN phones through the admin API and a real adb server', () => {
     assert.equal(added.status, 200, JSON.stringify(added.body));
     await phone.goOffline();
     // backoff 200, 400, then the cap (800): from the third failed attempt on, every wait is the cap.
-    await waitForLan(address, (r) => r.status === 'reconnecting' && r.attempts >= 3, 15_000, `control ${name} retrying at the cap`, on);
+    await waitForLan(
+      address,
+      (r) => r.status === 'reconnecting' && r.attempts >= 3,
+      15_000,
+      `control ${name} retrying at the cap`,
+      on,
+    );
     return {
       address,
       async threeMoreAttempts(): Promise<void> {
@@ -97,9 +124,16 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const opened = await c.openChannel('');
     const channelId = String(opened.payload?.connector_channel_id);
     const started = await c.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
-    const approve = await bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, { action: 'approve', device_id: deviceId });
+    const approve = await bridge.admin('POST', `/admin/api/pairings/${String(started.payload?.auth_session_id)}`, {
+      action: 'approve',
+      device_id: deviceId,
+    });
     assert.equal(approve.status, 200, JSON.stringify(approve.body));
-    const status = await c.request('auth.status', { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id }, channelId);
+    const status = await c.request(
+      'auth.status',
+      { flow_id: 'desktop_approval', auth_session_id: started.payload?.auth_session_id },
+      channelId,
+    );
     assert.equal(status.payload?.status, 'authenticated');
     return channelId;
   };
@@ -114,7 +148,9 @@ describe('LAN phones through the admin API and a real adb server', () => {
     await bridge?.stop();
     if (adb) {
       const address = { host: '127.0.0.1', port: adb.port };
-      await Promise.all(phones.map((p) => hostDisconnect(address, `127.0.0.1:${p.port}`, { timeoutMs: 3000 }).catch(() => undefined)));
+      await Promise.all(
+        phones.map((p) => hostDisconnect(address, `127.0.0.1:${p.port}`, { timeoutMs: 3000 }).catch(() => undefined)),
+      );
     }
     await Promise.all(phones.map((p) => p.close()));
     await adb?.stop();
@@ -141,7 +177,10 @@ describe('LAN phones through the admin API and a real adb server', () => {
     console.log(`# closed port answered unreachable in ${tookMs} ms`);
     const s = await state();
     assert.deepEqual(s.lan_devices, []);
-    assert.deepEqual(s.adb_servers.map((h) => [h.address, h.status, h.last_error, h.next_retry_at]), [[`127.0.0.1:${adb.port}`, 'connected', null, null]]);
+    assert.deepEqual(
+      s.adb_servers.map((h) => [h.address, h.status, h.last_error, h.next_retry_at]),
+      [[`127.0.0.1:${adb.port}`, 'connected', null, null]],
+    );
     assert.ok(!(await adbSerials()).has(`127.0.0.1:${port}`), 'adb keeps no transport for it');
   });
 
@@ -164,14 +203,23 @@ describe('LAN phones through the admin API and a real adb server', () => {
       assert.ok(quickMs < 3000, `the other phone took ${quickMs} ms`);
       const res = await hung;
       const hungMs = Date.now() - hungAt;
-      console.log(`# other phone added in ${quickMs} ms while a silent host was pending; silent host answered unreachable after ${hungMs} ms`);
+      console.log(
+        `# other phone added in ${quickMs} ms while a silent host was pending; silent host answered unreachable after ${hungMs} ms`,
+      );
       assert.equal(res.status, 502);
       assert.equal((res.body.error as { code: string }).code, 'unreachable');
       assert.ok(hungMs < 15_000, `the deadline held (${hungMs} ms)`);
       assert.equal(await lanRow(silentAddress), undefined);
-      await waitUntil(() => !bridge.core.registry.list().some((d) => d.serial === silentAddress && d.state !== 'gone'), 5000, 'no transport left for the silent host');
+      await waitUntil(
+        () => !bridge.core.registry.list().some((d) => d.serial === silentAddress && d.state !== 'gone'),
+        5000,
+        'no transport left for the silent host',
+      );
       assert.ok(!(await adbSerials()).has(silentAddress));
-      const forget = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(`127.0.0.1:${phone.port}`)}`);
+      const forget = await bridge.admin(
+        'DELETE',
+        `/admin/api/lan-devices/${encodeURIComponent(`127.0.0.1:${phone.port}`)}`,
+      );
       assert.equal(forget.status, 200);
     } finally {
       await new Promise<void>((resolve) => silent.close(() => resolve()));
@@ -217,7 +265,9 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const c = client!;
     const start = c.received.length;
     const events: string[] = [];
-    const sse = await fetch(`${bridge.url}/admin/api/events`, { headers: { Authorization: `Bearer ${bridge.adminToken}` } });
+    const sse = await fetch(`${bridge.url}/admin/api/events`, {
+      headers: { Authorization: `Bearer ${bridge.adminToken}` },
+    });
     const reader = sse.body!.getReader();
     void (async () => {
       for (;;) {
@@ -230,7 +280,12 @@ describe('LAN phones through the admin API and a real adb server', () => {
       await phoneA.goOffline();
       const offline = await c.waitFor((p) => descriptorStatus(p, channelA) === 'offline', 15_000, start);
       assert.deepEqual(validateDescriptor(offline.payload?.connection_descriptor), []);
-      const retrying = await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 3 && r.next_attempt_at !== null, 15_000, 'three failed attempts');
+      const retrying = await waitForLan(
+        addressA,
+        (r) => r.status === 'reconnecting' && r.attempts >= 3 && r.next_attempt_at !== null,
+        15_000,
+        'three failed attempts',
+      );
       assert.ok(retrying.next_attempt_at! > Date.now() - 100, 'next_attempt_at is ahead');
       assert.ok(retrying.next_attempt_at! <= Date.now() + LAN.backoffMaxMs + 100, 'delay is capped');
       assert.equal(retrying.last_error_code, 'unreachable');
@@ -243,7 +298,9 @@ describe('LAN phones through the admin API and a real adb server', () => {
       await phoneA.goOnline();
       await c.waitFor((p) => descriptorStatus(p, channelA) === 'connected', 15_000, start);
       const tookMs = Date.now() - back;
-      console.log(`# phone back in the bound channel ${tookMs} ms after it listened again (backoff cap ${LAN.backoffMaxMs} ms)`);
+      console.log(
+        `# phone back in the bound channel ${tookMs} ms after it listened again (backoff cap ${LAN.backoffMaxMs} ms)`,
+      );
       // adb alone would take up to 10 s; the manager's own attempts bring it back within the cap.
       assert.ok(tookMs < LAN.backoffMaxMs + 4000, `took ${tookMs} ms`);
       const row = await waitForLan(addressA, (r) => r.status === 'connected', 5000, 'connected row');
@@ -307,7 +364,12 @@ describe('LAN phones through the admin API and a real adb server', () => {
       retryingControl('C'),
       (async () => {
         await phoneA.goOffline();
-        await waitForLan(addressA, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before forget');
+        await waitForLan(
+          addressA,
+          (r) => r.status === 'reconnecting' && r.attempts >= 2,
+          15_000,
+          'retrying before forget',
+        );
       })(),
     ]);
     const res = await bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(addressA)}`);
@@ -335,17 +397,30 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const batch = await Promise.all(Array.from({ length: 8 }, (_v, i) => newPhone(`M${i}`)));
     const addresses = batch.map((p) => `127.0.0.1:${p.port}`);
     const startedAt = Date.now();
-    const results = await Promise.all(addresses.map((address) => bridge.admin('POST', '/admin/api/lan-devices', { address })));
+    const results = await Promise.all(
+      addresses.map((address) => bridge.admin('POST', '/admin/api/lan-devices', { address })),
+    );
     const tookMs = Date.now() - startedAt;
-    assert.deepEqual(results.map((r) => r.status), addresses.map(() => 200), JSON.stringify(results.find((r) => r.status !== 200)?.body));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      addresses.map(() => 200),
+      JSON.stringify(results.find((r) => r.status !== 200)?.body),
+    );
     await waitUntil(() => addresses.every((a) => readyDevice(a) !== undefined), 15_000, 'eight phones ready');
     console.log(`# eight LAN phones added concurrently in ${tookMs} ms`);
-    const forgotten = await Promise.all(addresses.map((a) => bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(a)}`)));
-    assert.deepEqual(forgotten.map((r) => r.status), addresses.map(() => 200));
+    const forgotten = await Promise.all(
+      addresses.map((a) => bridge.admin('DELETE', `/admin/api/lan-devices/${encodeURIComponent(a)}`)),
+    );
+    assert.deepEqual(
+      forgotten.map((r) => r.status),
+      addresses.map(() => 200),
+    );
     const rows = (await state()).lan_devices.map((d) => d.address);
     assert.ok(addresses.every((a) => !rows.includes(a)));
     // adb drops a disconnected transport on its own thread; its device tracker announces it.
-    await waitForDeviceStates({ host: '127.0.0.1', port: adb.port }, addresses, (state) => state === undefined, { timeoutMs: 5000 });
+    await waitForDeviceStates({ host: '127.0.0.1', port: adb.port }, addresses, (state) => state === undefined, {
+      timeoutMs: 5000,
+    });
   });
 
   test('stopping the bridge stops the retries; restarted with the same data dir, remembered phones reconnect by themselves', async () => {
@@ -354,7 +429,12 @@ describe('LAN phones through the admin API and a real adb server', () => {
     const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
     assert.equal(added.status, 200);
     await phone.goOffline();
-    await waitForLan(address, (r) => r.status === 'reconnecting' && r.attempts >= 2, 15_000, 'retrying before the stop');
+    await waitForLan(
+      address,
+      (r) => r.status === 'reconnecting' && r.attempts >= 2,
+      15_000,
+      'retrying before the stop',
+    );
     // Nothing is left of a stopped bridge to say its timers have run: another bridge in this
     // process, retrying a phone of its own at the same cap, is the clock.
     const witness = await startBridge(bridgeOptions());
@@ -393,7 +473,10 @@ describe('LAN phones when the ADB server itself restarts', () => {
     const phone = await AdbdServer.start({ phone: createSimulatedPhone({ serial: 'LANS0042', model: 'Lan S' }) });
     const address = `127.0.0.1:${phone.port}`;
     // A long backoff: only the bridge noticing the server is back can explain a quick return.
-    const bridge = await startBridge({ adbServers: [{ host: '127.0.0.1', port: adb.port }], lan: { ...LAN, backoffInitialMs: 10_000, backoffMaxMs: 30_000 } });
+    const bridge = await startBridge({
+      adbServers: [{ host: '127.0.0.1', port: adb.port }],
+      lan: { ...LAN, backoffInitialMs: 10_000, backoffMaxMs: 30_000 },
+    });
     t.after(async () => {
       await bridge.stop();
       await hostDisconnect({ host: '127.0.0.1', port: adb.port }, address, { timeoutMs: 3000 }).catch(() => undefined);
@@ -401,7 +484,9 @@ describe('LAN phones when the ADB server itself restarts', () => {
       await adb.stop();
     });
     const row = async (): Promise<AdminLanDevice | undefined> =>
-      ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).lan_devices.find((d) => d.address === address);
+      ((await bridge.admin('GET', '/admin/api/state')).body as unknown as AdminState).lan_devices.find(
+        (d) => d.address === address,
+      );
     const waitRow = async (check: (r: AdminLanDevice) => boolean, what: string): Promise<AdminLanDevice> =>
       (await untilAnnounced(bridge, 'state', row, (r) => r !== undefined && check(r), what, 20_000))!;
     const added = await bridge.admin('POST', '/admin/api/lan-devices', { address });
@@ -409,7 +494,10 @@ describe('LAN phones when the ADB server itself restarts', () => {
 
     const port = adb.port;
     await adb.stop();
-    const down = await waitRow((r) => r.status === 'reconnecting' && r.attempts >= 1, 'reconnecting while the ADB server is down');
+    const down = await waitRow(
+      (r) => r.status === 'reconnecting' && r.attempts >= 1,
+      'reconnecting while the ADB server is down',
+    );
     assert.equal(down.last_error_code, 'adb_unavailable');
     // The link retries a dead server on its own backoff: each attempt shows `connecting` for a
     // moment (keeping the last error), then `down` again, so wait for `down` rather than expect it.
@@ -430,7 +518,11 @@ describe('LAN phones when the ADB server itself restarts', () => {
     const restartedAt = Date.now();
     adb = await startAdbServer({ port });
     await waitRow((r) => r.status === 'connected', 'connected through the restarted server');
-    await waitUntil(() => bridge.core.registry.list().some((d) => d.serial === address && d.state === 'device'), 10_000, 'device again');
+    await waitUntil(
+      () => bridge.core.registry.list().some((d) => d.serial === address && d.state === 'device'),
+      10_000,
+      'device again',
+    );
     const tookMs = Date.now() - restartedAt;
     console.log(`# LAN phone back ${tookMs} ms after the ADB server restarted (backoff step was 10 s)`);
     assert.ok(tookMs < 6000, `took ${tookMs} ms`);

@@ -62,7 +62,12 @@ describe('limits changed over the admin API take effect at once', () => {
     const elapsed = Date.now() - started;
     assert.equal(ack.error?.code, 'approval_timeout', JSON.stringify(ack));
     assert.ok(elapsed >= 1950 && elapsed < 8000, `refused after ${elapsed} ms`);
-    assert.ok(!argv().slice(from).some((a) => a.includes(link)), JSON.stringify(argv().slice(from)));
+    assert.ok(
+      !argv()
+        .slice(from)
+        .some((a) => a.includes(link)),
+      JSON.stringify(argv().slice(from)),
+    );
   });
 
   test('queue depth 1: a control call behind a held one gets queue_full at once; back to 32 it queues again', async () => {
@@ -80,22 +85,53 @@ describe('limits changed over the admin API take effect at once', () => {
 
     assert.equal((await patch({ queue_max_depth: 32 })).status, 200);
     const third = invoke(client, channel, 'android_tap', { x: 130, y: 500 }, callId('queue-third'));
-    await waitUntil(() => rig.bridge.core.tools.queue.stats(deviceId).queued === 1, 5_000, 'the third call queued behind the held one');
+    await waitUntil(
+      () => rig.bridge.core.tools.queue.stats(deviceId).queued === 1,
+      5_000,
+      'the third call queued behind the held one',
+    );
     await answerApproval(rig.bridge, approval, 'deny');
     assert.equal((await held).error?.code, 'approval_denied');
     assert.equal((await third).error, undefined);
-    assert.ok(!argv().slice(from).some((a) => a.includes(link)));
-    assert.equal(argv().slice(from).filter((a) => a[0] === 'input' && a[1] === 'tap').length, 1, 'only the third call tapped');
+    assert.ok(
+      !argv()
+        .slice(from)
+        .some((a) => a.includes(link)),
+    );
+    assert.equal(
+      argv()
+        .slice(from)
+        .filter((a) => a[0] === 'input' && a[1] === 'tap').length,
+      1,
+      'only the third call tapped',
+    );
   });
 
   test('file cache TTL and size show in the state; lease values too', async () => {
-    const res = await patch({ file_cache_ttl_ms: 120_000, file_cache_max_bytes: 64 * 1024 * 1024, file_cache_max_files: 50, lease_idle_timeout_ms: null, lease_max_duration_ms: 8 * 3_600_000 });
+    const res = await patch({
+      file_cache_ttl_ms: 120_000,
+      file_cache_max_bytes: 64 * 1024 * 1024,
+      file_cache_max_files: 50,
+      lease_idle_timeout_ms: null,
+      lease_max_duration_ms: 8 * 3_600_000,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const limits = (await rig.bridge.admin('GET', '/admin/api/state')).body.limits as Json;
-    assert.deepEqual(limits.file_cache, { ttl_ms: 120_000, max_bytes: 64 * 1024 * 1024, max_files: 50, cleanup_interval_ms: 30_000 });
-    assert.deepEqual(limits.lease, { max_duration_ms: 8 * 3_600_000, idle_timeout_ms: null, disconnect_grace_ms: 600_000 });
+    assert.deepEqual(limits.file_cache, {
+      ttl_ms: 120_000,
+      max_bytes: 64 * 1024 * 1024,
+      max_files: 50,
+      cleanup_interval_ms: 30_000,
+    });
+    assert.deepEqual(limits.lease, {
+      max_duration_ms: 8 * 3_600_000,
+      idle_timeout_ms: null,
+      disconnect_grace_ms: 600_000,
+    });
     // The running lease takes the new idle timeout (none); its end stays as it was agreed (none).
-    const row = ((await rig.bridge.admin('GET', '/admin/api/state')).body.channels as Json[]).find((c) => c.connector_channel_id === channel);
+    const row = ((await rig.bridge.admin('GET', '/admin/api/state')).body.channels as Json[]).find(
+      (c) => c.connector_channel_id === channel,
+    );
     assert.equal(row?.idle_expires_at, null);
     assert.equal(row?.lease_expires_at, null);
     // A screenshot stored now lives 2 min.
@@ -110,7 +146,10 @@ describe('limits changed over the admin API take effect at once', () => {
     const before = (await rig.bridge.admin('GET', '/admin/api/settings')).body.limits as Json;
     const cases: Array<[unknown, RegExp]> = [
       [{ limits: { approval_timeout_ms: 10 } }, /^limits\.approval_timeout_ms is below its minimum/],
-      [{ limits: { approval_timeout_ms: 2000, queue_max_depth: 5000 } }, /^limits\.queue_max_depth is above its maximum/],
+      [
+        { limits: { approval_timeout_ms: 2000, queue_max_depth: 5000 } },
+        /^limits\.queue_max_depth is above its maximum/,
+      ],
       [{ limits: { file_cache_max_bytes: '256MiB' } }, /^limits\.file_cache_max_bytes must be a whole number of bytes/],
       [{ limits: { lease_disconnect_grace_ms: null } }, /^limits\.lease_disconnect_grace_ms cannot be null/],
       [{ limits: { approvalTimeout: 2000 } }, /^limits\.approvalTimeout is not a limit that can be set/],
@@ -130,7 +169,7 @@ describe('limits changed over the admin API take effect at once', () => {
   });
 });
 
-describe('limits over the desktop app\'s IPC', () => {
+describe("limits over the desktop app's IPC", () => {
   test('patchSettings runs the same checked operation in-process', async () => {
     const bridge = await startBridge();
     try {
@@ -163,7 +202,13 @@ describe('limits across a restart', () => {
     const first = await startBridge({}, dataDir);
     try {
       const res = await first.admin('PATCH', '/admin/api/settings', {
-        limits: { approval_timeout_ms: 2000, queue_max_depth: 3, file_cache_ttl_ms: 90_000, file_cache_max_bytes: 32 * 1024 * 1024, lease_max_duration_ms: 3_600_000 },
+        limits: {
+          approval_timeout_ms: 2000,
+          queue_max_depth: 3,
+          file_cache_ttl_ms: 90_000,
+          file_cache_max_bytes: 32 * 1024 * 1024,
+          lease_max_duration_ms: 3_600_000,
+        },
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     } finally {
@@ -182,17 +227,28 @@ describe('limits across a restart', () => {
       const state = (await second.admin('GET', '/admin/api/state')).body as Json;
       assert.equal(state.limits.approval_timeout_ms, 2000);
       assert.equal(state.limits.queue.max_depth, 3);
-      assert.deepEqual(state.limits.file_cache, { ttl_ms: 90_000, max_bytes: 32 * 1024 * 1024, max_files: 500, cleanup_interval_ms: 30_000 });
+      assert.deepEqual(state.limits.file_cache, {
+        ttl_ms: 90_000,
+        max_bytes: 32 * 1024 * 1024,
+        max_files: 500,
+        cleanup_interval_ms: 30_000,
+      });
       assert.deepEqual(state.warnings, []);
     } finally {
       await second.stop();
     }
 
-    const third = await startBridge({ approvalTimeoutMs: 5000, limitOrigins: { approval_timeout_ms: '--approval-timeout' } }, dataDir);
+    const third = await startBridge(
+      { approvalTimeoutMs: 5000, limitOrigins: { approval_timeout_ms: '--approval-timeout' } },
+      dataDir,
+    );
     try {
       const settings = (await third.admin('GET', '/admin/api/settings')).body as Json;
       assert.equal(settings.limits.approval_timeout_ms, 5000);
-      assert.deepEqual(settings.limit_sources.approval_timeout_ms, { from: 'start', start_option: '--approval-timeout' });
+      assert.deepEqual(settings.limit_sources.approval_timeout_ms, {
+        from: 'start',
+        start_option: '--approval-timeout',
+      });
       assert.equal(settings.limits.queue_max_depth, 3, 'the other saved values still apply');
     } finally {
       await third.stop();

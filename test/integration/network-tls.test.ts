@@ -57,7 +57,10 @@ function servedFingerprint(port: number, ca: string): Promise<string> {
 /** Resolves with the HTTP status a refused WebSocket upgrade answered (rejects if it opened). */
 function refusedUpgrade(url: string, options: WebSocket.ClientOptions = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, 'xagent.connector.packet.v1', { headers: { Authorization: `Bearer ${TEST_API_KEY}` }, ...options });
+    const ws = new WebSocket(url, 'xagent.connector.packet.v1', {
+      headers: { Authorization: `Bearer ${TEST_API_KEY}` },
+      ...options,
+    });
     ws.once('open', () => {
       ws.terminate();
       reject(new Error('the upgrade was accepted'));
@@ -73,7 +76,13 @@ function refusedUpgrade(url: string, options: WebSocket.ClientOptions = {}): Pro
 
 function recordingLogger(): Logger & { warnings: Array<{ message: string; fields?: Record<string, unknown> }> } {
   const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  return { warnings, debug: () => {}, info: () => {}, error: () => {}, warn: (message, fields) => void warnings.push({ message, ...(fields ? { fields } : {}) }) };
+  return {
+    warnings,
+    debug: () => {},
+    info: () => {},
+    error: () => {},
+    warn: (message, fields) => void warnings.push({ message, ...(fields ? { fields } : {}) }),
+  };
 }
 
 void describe('TLS in the bridge', () => {
@@ -112,7 +121,11 @@ void describe('TLS in the bridge', () => {
 
     const shot = result(await invoke(client, channelId, 'android_screenshot', { format: 'png', max_side: 640 }));
     const downloadUrl = String(shot.download_url);
-    assert.match(downloadUrl, /^\/files\/refs\/file_[A-Za-z0-9_-]{32}\?exp=\d+&sig=/, 'relative without --public-url, as before');
+    assert.match(
+      downloadUrl,
+      /^\/files\/refs\/file_[A-Za-z0-9_-]{32}\?exp=\d+&sig=/,
+      'relative without --public-url, as before',
+    );
     const png = await urlRequest(`${rig.bridge.url}${downloadUrl}`, { ca: ca.pem });
     assert.equal(png.status, 200);
     assert.equal(png.headers['content-type'], 'image/png');
@@ -127,17 +140,28 @@ void describe('TLS in the bridge', () => {
     assert.match(body.file_ref, /^file_/);
     assert.equal(body.byte_size, data.length);
 
-    const health = await urlRequest(`${rig.bridge.url}/health`, { ca: ca.pem, headers: { Authorization: `Bearer ${TEST_API_KEY}` } });
+    const health = await urlRequest(`${rig.bridge.url}/health`, {
+      ca: ca.pem,
+      headers: { Authorization: `Bearer ${TEST_API_KEY}` },
+    });
     assert.equal(health.status, 200);
     const card = await urlRequest(`${rig.bridge.url}/connector-card.json`, { ca: ca.pem });
     assert.equal(card.status, 200);
   });
 
   void test('plain http to the TLS port gets no answer, and a client that does not trust the CA is refused', async () => {
-    await assert.rejects(urlRequest(`http://127.0.0.1:${port}/health`, { headers: { Authorization: `Bearer ${TEST_API_KEY}` } }));
+    await assert.rejects(
+      urlRequest(`http://127.0.0.1:${port}/health`, { headers: { Authorization: `Bearer ${TEST_API_KEY}` } }),
+    );
     await assert.rejects(urlRequest(`http://127.0.0.1:${port}/connector-card.json`));
-    await assert.rejects(urlRequest(`${rig.bridge.url}/connector-card.json`), (e: NodeJS.ErrnoException) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE');
-    await assert.rejects(XAgentClient.connect(rig.bridge.url, TEST_API_KEY), (e: NodeJS.ErrnoException) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    await assert.rejects(
+      urlRequest(`${rig.bridge.url}/connector-card.json`),
+      (e: NodeJS.ErrnoException) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    );
+    await assert.rejects(
+      XAgentClient.connect(rig.bridge.url, TEST_API_KEY),
+      (e: NodeJS.ErrnoException) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    );
     await assert.rejects(XAgentClient.connect(`http://127.0.0.1:${port}`, TEST_API_KEY));
   });
 
@@ -164,7 +188,10 @@ void describe('TLS in the bridge', () => {
     const fixed = ca.issue();
     assert.equal(await servedFingerprint(port, ca.pem), new X509Certificate(fixed.certPem).fingerprint256);
     const cleared = await rig.bridge.admin('GET', '/admin/api/state');
-    assert.ok(!(cleared.body.warnings as string[]).some((w) => w.includes('TLS')), JSON.stringify(cleared.body.warnings));
+    assert.ok(
+      !(cleared.body.warnings as string[]).some((w) => w.includes('TLS')),
+      JSON.stringify(cleared.body.warnings),
+    );
   });
 
   void test('a bad certificate file stops the start with an error naming it', async () => {
@@ -181,7 +208,12 @@ void describe('TLS in the bridge', () => {
       network: { tls: { certFile: bad, keyFile: join(ca.dir, 'key.pem') } },
     });
     try {
-      await assert.rejects(core.start(), (e: Error & { file?: string }) => e.file === bad && e.message === `TLS certificate ${bad} is not a PEM certificate (no "BEGIN CERTIFICATE" block)`);
+      await assert.rejects(
+        core.start(),
+        (e: Error & { file?: string }) =>
+          e.file === bad &&
+          e.message === `TLS certificate ${bad} is not a PEM certificate (no "BEGIN CERTIFICATE" block)`,
+      );
     } finally {
       await core.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -216,7 +248,10 @@ void describe('behind a TLS-terminating reverse proxy with the path prefix /devi
     assert.equal(card.json<{ connector_card_id: string }>().connector_card_id, 'device.adb');
     const skill = await urlRequest(`${publicUrl}/skill.md`, { ca: ca.pem });
     assert.equal(skill.status, 200);
-    assert.ok(!skill.body.toString().includes(rig.bridge.url) && !card.body.toString().includes(rig.bridge.url), 'no bridge-internal address is handed out');
+    assert.ok(
+      !skill.body.toString().includes(rig.bridge.url) && !card.body.toString().includes(rig.bridge.url),
+      'no bridge-internal address is handed out',
+    );
 
     client = await XAgentClient.connect(publicUrl, TEST_API_KEY, { ca: ca.pem });
     assert.equal((await client.hello()).type, 'connector.hello.ack');
@@ -229,7 +264,10 @@ void describe('behind a TLS-terminating reverse proxy with the path prefix /devi
     assert.equal(png.headers['content-type'], 'image/png');
     assert.equal((await sharp(png.body).metadata()).format, 'png');
 
-    const health = await urlRequest(`${publicUrl}/health`, { ca: ca.pem, headers: { Authorization: `Bearer ${TEST_API_KEY}` } });
+    const health = await urlRequest(`${publicUrl}/health`, {
+      ca: ca.pem,
+      headers: { Authorization: `Bearer ${TEST_API_KEY}` },
+    });
     assert.equal(health.status, 200);
     const settings = await rig.bridge.admin('GET', '/admin/api/settings');
     assert.equal(settings.body.base_url, publicUrl, 'the console shows the public URL as the base URL for xAgent');
@@ -238,7 +276,10 @@ void describe('behind a TLS-terminating reverse proxy with the path prefix /devi
   });
 
   void test('through the trusted proxy the admin API sees the real client, not the proxy', async () => {
-    const viaProxy = await urlRequest(`${proxy.url}/admin/api/state`, { ca: ca.pem, headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'X-Forwarded-For': '198.51.100.7' } });
+    const viaProxy = await urlRequest(`${proxy.url}/admin/api/state`, {
+      ca: ca.pem,
+      headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'X-Forwarded-For': '198.51.100.7' },
+    });
     assert.equal(viaProxy.status, 403);
     assert.equal(viaProxy.json<{ error: { code: string } }>().error.code, 'forbidden');
   });
@@ -259,15 +300,22 @@ void describe('--allow-from and --trust-proxy', () => {
   void test('--allow-from 10.0.0.0/8 refuses a loopback client with 403 on /ws, /health and the transfer plane, logged once', async () => {
     const ws = bridge.url.replace(/^http/, 'ws');
     assert.equal(await refusedUpgrade(`${ws}/ws`), 403);
-    const upload = await urlRequest(`${bridge.url}/files/uploads`, { method: 'POST', ...uploadRequest('ch-1', Buffer.from('x')) });
+    const upload = await urlRequest(`${bridge.url}/files/uploads`, {
+      method: 'POST',
+      ...uploadRequest('ch-1', Buffer.from('x')),
+    });
     assert.equal(upload.status, 403);
     assert.equal(upload.json<{ error: { code: string } }>().error.code, 'permission_denied');
-    const download = await urlRequest(`${bridge.url}/files/refs/file_${'A'.repeat(32)}?exp=9999999999999&sig=${'B'.repeat(43)}`);
+    const download = await urlRequest(
+      `${bridge.url}/files/refs/file_${'A'.repeat(32)}?exp=9999999999999&sig=${'B'.repeat(43)}`,
+    );
     assert.equal(download.status, 403);
     const health = await urlRequest(`${bridge.url}/health`, { headers: { Authorization: `Bearer ${TEST_API_KEY}` } });
     assert.equal(health.status, 403);
     // A forged X-Forwarded-For from a peer that is not a trusted proxy changes nothing.
-    const forged = await urlRequest(`${bridge.url}/health`, { headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-Forwarded-For': '10.1.2.3' } });
+    const forged = await urlRequest(`${bridge.url}/health`, {
+      headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-Forwarded-For': '10.1.2.3' },
+    });
     assert.equal(forged.status, 403);
 
     // The Card and Skill stay public (spec §3); the admin API answers loopback as always.
@@ -281,11 +329,21 @@ void describe('--allow-from and --trust-proxy', () => {
   });
 
   void test('the console on this machine still shows approval screenshots: /console/files/refs/ is gated like the console, not by --allow-from', async () => {
-    const file = await bridge.core.files.put({ data: Buffer.from('jpeg bytes'), mimeType: 'image/jpeg', filename: 'approval.jpg', channelId: 'ch-1', kind: 'screenshot' });
+    const file = await bridge.core.files.put({
+      data: Buffer.from('jpeg bytes'),
+      mimeType: 'image/jpeg',
+      filename: 'approval.jpg',
+      channelId: 'ch-1',
+      kind: 'screenshot',
+    });
     // Signed with the bridge's own key from its data dir, as the approval gate signs.
     const signer = new UrlSigner(Buffer.from(loadOrCreateSecret(bridge.dataDir, 'url-signing-key'), 'base64url'));
     const { path } = signer.sign(file.fileRef, 60_000, file.expiresAt);
-    assert.equal((await urlRequest(`${bridge.url}${path}`)).status, 403, 'the transfer plane refuses loopback under --allow-from 10.0.0.0/8');
+    assert.equal(
+      (await urlRequest(`${bridge.url}${path}`)).status,
+      403,
+      'the transfer plane refuses loopback under --allow-from 10.0.0.0/8',
+    );
     const forConsole = await urlRequest(`${bridge.url}/console${path}`);
     assert.equal(forConsole.status, 200);
     assert.equal(forConsole.body.toString(), 'jpeg bytes');
@@ -294,14 +352,32 @@ void describe('--allow-from and --trust-proxy', () => {
   });
 
   void test('with --trust-proxy the forwarded client is judged: inside the range passes, outside is refused', async () => {
-    const proxied = await startBridge({ logger: silentLogger, network: { allowFrom: ['10.0.0.0/8'], trustProxy: ['127.0.0.1/32'] } });
+    const proxied = await startBridge({
+      logger: silentLogger,
+      network: { allowFrom: ['10.0.0.0/8'], trustProxy: ['127.0.0.1/32'] },
+    });
     try {
       const auth = { Authorization: `Bearer ${TEST_API_KEY}` };
-      assert.equal((await urlRequest(`${proxied.url}/health`, { headers: { ...auth, 'X-Forwarded-For': '10.1.2.3' } })).status, 200);
-      assert.equal((await urlRequest(`${proxied.url}/health`, { headers: { ...auth, 'X-Forwarded-For': '192.0.2.1' } })).status, 403);
-      assert.equal((await urlRequest(`${proxied.url}/health`, { headers: auth })).status, 403, 'the proxy itself is outside the range');
+      assert.equal(
+        (await urlRequest(`${proxied.url}/health`, { headers: { ...auth, 'X-Forwarded-For': '10.1.2.3' } })).status,
+        200,
+      );
+      assert.equal(
+        (await urlRequest(`${proxied.url}/health`, { headers: { ...auth, 'X-Forwarded-For': '192.0.2.1' } })).status,
+        403,
+      );
+      assert.equal(
+        (await urlRequest(`${proxied.url}/health`, { headers: auth })).status,
+        403,
+        'the proxy itself is outside the range',
+      );
       const ws = proxied.url.replace(/^http/, 'ws');
-      assert.equal(await refusedUpgrade(`${ws}/ws`, { headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-Forwarded-For': '192.0.2.1' } }), 403);
+      assert.equal(
+        await refusedUpgrade(`${ws}/ws`, {
+          headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-Forwarded-For': '192.0.2.1' },
+        }),
+        403,
+      );
       const open = await XAgentClient.connect(proxied.url, TEST_API_KEY).catch((e: Error) => e);
       assert.ok(open instanceof Error && open.message === 'HTTP 403');
     } finally {
@@ -313,7 +389,16 @@ void describe('--allow-from and --trust-proxy', () => {
 void describe('clear-text warning', () => {
   const warningsFor = async (host: string, network: Parameters<typeof createCore>[0]['network']): Promise<string[]> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bridge-warn-'));
-    const core = createCore({ dataDir, host, port: 0, apiKey: TEST_API_KEY, adminToken: TEST_ADMIN_TOKEN, adbServers: [{ host: '127.0.0.1', port: 1 }], logger: silentLogger, ...(network ? { network } : {}) });
+    const core = createCore({
+      dataDir,
+      host,
+      port: 0,
+      apiKey: TEST_API_KEY,
+      adminToken: TEST_ADMIN_TOKEN,
+      adbServers: [{ host: '127.0.0.1', port: 1 }],
+      logger: silentLogger,
+      ...(network ? { network } : {}),
+    });
     try {
       const state = core.adminState();
       assert.deepEqual(state.warnings, core.warnings(), 'the console and desktop app show the same warnings');
@@ -330,8 +415,15 @@ void describe('clear-text warning', () => {
     assert.match(warning ?? '', /every network interface over plain HTTP/);
     assert.match(warning ?? '', /system API key \(sent with every \/ws connection and every upload\)/);
     assert.match(warning ?? '', /signed screenshot and file download URLs/);
-    assert.match(warning ?? '', /Fix: start it with --tls self-signed .*--public-url set to the https:\/\/ address xAgent uses\.$/);
-    assert.equal((await warningsFor('192.168.1.20', { publicUrl: 'http://lab.example/devices' })).length, 1, 'an http public URL is still clear text');
+    assert.match(
+      warning ?? '',
+      /Fix: start it with --tls self-signed .*--public-url set to the https:\/\/ address xAgent uses\.$/,
+    );
+    assert.equal(
+      (await warningsFor('192.168.1.20', { publicUrl: 'http://lab.example/devices' })).length,
+      1,
+      'an http public URL is still clear text',
+    );
     assert.deepEqual(await warningsFor('0.0.0.0', { tls: 'self-signed' }), []);
     assert.deepEqual(await warningsFor('0.0.0.0', { publicUrl: 'https://lab.example/devices' }), []);
     assert.deepEqual(await warningsFor('127.0.0.1', undefined), []);
@@ -340,10 +432,21 @@ void describe('clear-text warning', () => {
 
   void test('bad network options are refused up front with the option named', () => {
     const base = { dataDir: '/nonexistent-never-created', adbServers: [{ host: '127.0.0.1', port: 1 }] };
-    assert.throws(() => createCore({ ...base, network: { publicUrl: 'https://user:pw@lab.example/x' } }), { message: '--public-url: "https://user:pw@lab.example/x" must not carry a user name or password' });
-    assert.throws(() => createCore({ ...base, network: { publicUrl: 'https://lab.example/x?a=1' } }), { message: '--public-url: "https://lab.example/x?a=1" must not have a query or fragment' });
-    assert.throws(() => createCore({ ...base, network: { publicUrl: 'ftp://lab.example/' } }), { message: '--public-url: "ftp://lab.example/" must start with https:// or http://' });
-    assert.throws(() => createCore({ ...base, network: { allowFrom: ['10.0.0.0/40'] } }), { message: '--allow-from: "10.0.0.0/40" has a prefix length outside 0–32' });
-    assert.throws(() => createCore({ ...base, network: { trustProxy: ['proxy.lab'] } }), /--trust-proxy: "proxy.lab" is not an IP address or CIDR range/);
+    assert.throws(() => createCore({ ...base, network: { publicUrl: 'https://user:pw@lab.example/x' } }), {
+      message: '--public-url: "https://user:pw@lab.example/x" must not carry a user name or password',
+    });
+    assert.throws(() => createCore({ ...base, network: { publicUrl: 'https://lab.example/x?a=1' } }), {
+      message: '--public-url: "https://lab.example/x?a=1" must not have a query or fragment',
+    });
+    assert.throws(() => createCore({ ...base, network: { publicUrl: 'ftp://lab.example/' } }), {
+      message: '--public-url: "ftp://lab.example/" must start with https:// or http://',
+    });
+    assert.throws(() => createCore({ ...base, network: { allowFrom: ['10.0.0.0/40'] } }), {
+      message: '--allow-from: "10.0.0.0/40" has a prefix length outside 0–32',
+    });
+    assert.throws(
+      () => createCore({ ...base, network: { trustProxy: ['proxy.lab'] } }),
+      /--trust-proxy: "proxy.lab" is not an IP address or CIDR range/,
+    );
   });
 });

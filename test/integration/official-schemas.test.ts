@@ -14,7 +14,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Ajv2020 from 'ajv/dist/2020';
 import { deliveredFileSchema, OUTGOING_PACKET_TYPES } from '../../main/contract/outgoing-packets';
-import { connectorCardSchema, connectionDescriptorSchema, descriptorCardMismatches, schemaIssues } from '../../main/contract/wire-schemas';
+import {
+  connectorCardSchema,
+  connectionDescriptorSchema,
+  descriptorCardMismatches,
+  schemaIssues,
+} from '../../main/contract/wire-schemas';
 import { startDeviceRig, invoke, type DeviceRig } from '../helpers/device-rig';
 import { validateCard, validateDescriptor, validatePacket } from '../helpers/schemas';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
@@ -38,9 +43,14 @@ function loadOfficial(): Record<Kind, Validate> | undefined {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   const compile = (name: string): Validate => {
     const validate = ajv.compile(JSON.parse(readFileSync(join(dir, name), 'utf8')) as object);
-    return (value) => (validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`));
+    return (value) =>
+      validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`);
   };
-  return { card: compile(OFFICIAL_FILES.card), descriptor: compile(OFFICIAL_FILES.descriptor), packet: compile(OFFICIAL_FILES.packet) };
+  return {
+    card: compile(OFFICIAL_FILES.card),
+    descriptor: compile(OFFICIAL_FILES.descriptor),
+    packet: compile(OFFICIAL_FILES.packet),
+  };
 }
 
 const OURS: Record<Kind, Validate> = { card: validateCard, descriptor: validateDescriptor, packet: validatePacket };
@@ -68,7 +78,10 @@ async function request(type: string, payload: Json, channelId?: string): Promise
 
 function pushed(channelId: string, status: string, from: number): Promise<Packet> {
   return client.waitFor(
-    (p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channelId && payloadOf(p).connection_descriptor?.connection.status === status,
+    (p) =>
+      p.type === 'connection.descriptor.push' &&
+      p.connector_channel_id === channelId &&
+      payloadOf(p).connection_descriptor?.connection.status === status,
     10_000,
     from,
   );
@@ -83,7 +96,10 @@ async function bind(channelId: string): Promise<void> {
   const sessionId = String(payloadOf(started).auth_session_id);
   const polled = await request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
   assert.equal(payloadOf(polled).status, 'pending');
-  const approved = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, { action: 'approve', device_id: rig.device(0).deviceId });
+  const approved = await rig.bridge.admin('POST', `/admin/api/pairings/${sessionId}`, {
+    action: 'approve',
+    device_id: rig.device(0).deviceId,
+  });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
   const done = await request('auth.status', { flow_id: 'desktop_approval', auth_session_id: sessionId }, channelId);
   assert.equal(payloadOf(done).status, 'authenticated');
@@ -104,7 +120,10 @@ async function gatherSamples(): Promise<Samples> {
   const channelId = String(payloadOf(opened).connector_channel_id);
   await request('connection.descriptor.get', {}, channelId);
   assert.equal((await invoke(client, channelId, 'android_tap', { x: 1, y: 1 })).error?.code, 'not_bound');
-  assert.equal((await request('auth.cancel', { auth_session_id: 'auth_unknown' }, channelId)).payload?.status, 'not_found');
+  assert.equal(
+    (await request('auth.cancel', { auth_session_id: 'auth_unknown' }, channelId)).payload?.status,
+    'not_found',
+  );
   await bind(channelId);
   await request('auth.start', { flow_id: 'desktop_approval' }, channelId); // already bound: authenticated at once
 
@@ -136,7 +155,13 @@ async function gatherSamples(): Promise<Samples> {
   const server = rig.farm.phones[0]!.server;
   server.setUnauthorized(true);
   try {
-    await client.waitFor((p) => p.type === 'connection.descriptor.push' && payloadOf(p).connection_descriptor?.tools?.[0]?.status === 'denied_by_target', 10_000, from);
+    await client.waitFor(
+      (p) =>
+        p.type === 'connection.descriptor.push' &&
+        payloadOf(p).connection_descriptor?.tools?.[0]?.status === 'denied_by_target',
+      10_000,
+      from,
+    );
   } finally {
     server.authorize();
   }
@@ -148,7 +173,10 @@ async function gatherSamples(): Promise<Samples> {
 
   // A second pairing, canceled; then sign out and close.
   const again = await request('auth.start', { flow_id: 'desktop_approval' }, channelId);
-  assert.equal((await request('auth.cancel', { auth_session_id: payloadOf(again).auth_session_id }, channelId)).payload?.status, 'canceled');
+  assert.equal(
+    (await request('auth.cancel', { auth_session_id: payloadOf(again).auth_session_id }, channelId)).payload?.status,
+    'canceled',
+  );
   await request('auth.logout', {}, channelId);
   await request('channel.close', {}, channelId);
 
@@ -156,8 +184,16 @@ async function gatherSamples(): Promise<Samples> {
   return {
     card,
     packets,
-    descriptors: packets.flatMap((p) => (payloadOf(p).connection_descriptor ? [{ from: p.type, descriptor: payloadOf(p).connection_descriptor as Json }] : [])),
-    results: packets.flatMap((p) => (p.type === 'tool.invoke.ack' && !p.error ? [{ toolId: String(payloadOf(p).tool_id), result: payloadOf(p).result as Json }] : [])),
+    descriptors: packets.flatMap((p) =>
+      payloadOf(p).connection_descriptor
+        ? [{ from: p.type, descriptor: payloadOf(p).connection_descriptor as Json }]
+        : [],
+    ),
+    results: packets.flatMap((p) =>
+      p.type === 'tool.invoke.ack' && !p.error
+        ? [{ toolId: String(payloadOf(p).tool_id), result: payloadOf(p).result as Json }]
+        : [],
+    ),
   };
 }
 
@@ -165,45 +201,176 @@ async function gatherSamples(): Promise<Samples> {
  * Broken copies of real samples: `where` starts the path our schemas must name; `officialToo`:
  * the official schemas can see the fault as well (the others are rules they cannot express).
  */
-function brokenSamples(s: Samples): Array<{ what: string; where: string; kind: Kind; value: Json; officialToo: boolean }> {
+function brokenSamples(
+  s: Samples,
+): Array<{ what: string; where: string; kind: Kind; value: Json; officialToo: boolean }> {
   const card = (): Json => structuredClone(s.card);
-  const descriptor = (): Json => structuredClone(s.descriptors.find((d) => d.descriptor.connection.status === 'connected')!.descriptor);
+  const descriptor = (): Json =>
+    structuredClone(s.descriptors.find((d) => d.descriptor.connection.status === 'connected')!.descriptor);
   const packet = (type: string): Json => structuredClone(s.packets.find((p) => p.type === type && !p.error)!);
   const edit = <T extends Json>(value: T, change: (v: T) => void): T => {
     change(value);
     return value;
   };
   return [
-    { what: 'Card without connector_card_id', where: 'connector_card_id', kind: 'card', value: edit(card(), (c) => delete c.connector_card_id), officialToo: true },
-    { what: 'Card of protocol 2.0', where: 'protocol_version', kind: 'card', value: edit(card(), (c) => (c.protocol_version = '2.0')), officialToo: true },
-    { what: 'Card whose tools is an object', where: 'tools', kind: 'card', value: edit(card(), (c) => (c.tools = { android_tap: c.tools[0] })), officialToo: true },
-    { what: 'Card tool not requiring connector_channel_id', where: 'tools.0.input_schema.required', kind: 'card', value: edit(card(), (c) => (c.tools[0].input_schema.required = [])), officialToo: true },
-    { what: 'Card tool_id with a space', where: 'tools.0.tool_id', kind: 'card', value: edit(card(), (c) => (c.tools[0].tool_id = 'android tap')), officialToo: true },
-    { what: 'Card with a tool twice', where: `tools.${s.card.tools.length}.tool_id`, kind: 'card', value: edit(card(), (c) => c.tools.push(c.tools[0])), officialToo: false },
-    { what: 'Card tool of an undeclared profile', where: 'tools.0.profile', kind: 'card', value: edit(card(), (c) => (c.tools[0].profile = 'xagent.im.v2')), officialToo: false },
-    { what: 'Card with server_base_url', where: 'server_base_url', kind: 'card', value: edit(card(), (c) => (c.server_base_url = 'http://127.0.0.1:8765')), officialToo: false },
-    { what: 'Descriptor without connection.status', where: 'connection.status', kind: 'descriptor', value: edit(descriptor(), (d) => delete d.connection.status), officialToo: true },
-    { what: 'Descriptor of status "online"', where: 'connection.status', kind: 'descriptor', value: edit(descriptor(), (d) => (d.connection.status = 'online')), officialToo: true },
-    { what: 'Descriptor xagent.connection/v1', where: 'schema', kind: 'descriptor', value: edit(descriptor(), (d) => (d.schema = 'xagent.connection/v1')), officialToo: true },
-    { what: 'Descriptor whose profiles is a string', where: 'connection.profiles', kind: 'descriptor', value: edit(descriptor(), (d) => (d.connection.profiles = 'xagent.device.v1')), officialToo: true },
-    { what: 'Descriptor tool of status "ok"', where: 'tools.0.status', kind: 'descriptor', value: edit(descriptor(), (d) => (d.tools[0].status = 'ok')), officialToo: true },
-    { what: 'packet xagent.connector.packet/v2', where: 'schema', kind: 'packet', value: edit(packet('pong'), (p) => (p.schema = 'xagent.connector.packet/v2')), officialToo: true },
-    { what: 'packet without packet_id', where: 'packet_id', kind: 'packet', value: edit(packet('pong'), (p) => delete p.packet_id), officialToo: true },
-    { what: 'packet whose time is a string', where: 'time', kind: 'packet', value: edit(packet('pong'), (p) => (p.time = new Date().toISOString())), officialToo: true },
-    { what: 'error packet whose error has no code', where: 'error.code', kind: 'packet', value: edit(structuredClone(s.packets.find((p) => p.type === 'error')!) as Json, (p) => delete p.error.code), officialToo: true },
-    { what: 'hello ack of protocol 2.0', where: 'payload.protocol_version', kind: 'packet', value: edit(packet('connector.hello.ack'), (p) => (p.payload.protocol_version = '2.0')), officialToo: false },
-    { what: 'ack without request_id', where: 'request_id', kind: 'packet', value: edit(packet('channel.close.ack'), (p) => delete p.request_id), officialToo: false },
-    { what: 'packet type the Connector never sends', where: 'type', kind: 'packet', value: edit(packet('pong'), (p) => (p.type = 'chat.message')), officialToo: false },
     {
-      what: 'channel.open.ack of another channel', where: 'payload.connection_descriptor.connection.connector_channel_id',
-      kind: 'packet',
-      value: edit(packet('channel.open.ack'), (p) => (p.payload.connection_descriptor.connection.connector_channel_id = 'cch_other')),
+      what: 'Card without connector_card_id',
+      where: 'connector_card_id',
+      kind: 'card',
+      value: edit(card(), (c) => delete c.connector_card_id),
+      officialToo: true,
+    },
+    {
+      what: 'Card of protocol 2.0',
+      where: 'protocol_version',
+      kind: 'card',
+      value: edit(card(), (c) => (c.protocol_version = '2.0')),
+      officialToo: true,
+    },
+    {
+      what: 'Card whose tools is an object',
+      where: 'tools',
+      kind: 'card',
+      value: edit(card(), (c) => (c.tools = { android_tap: c.tools[0] })),
+      officialToo: true,
+    },
+    {
+      what: 'Card tool not requiring connector_channel_id',
+      where: 'tools.0.input_schema.required',
+      kind: 'card',
+      value: edit(card(), (c) => (c.tools[0].input_schema.required = [])),
+      officialToo: true,
+    },
+    {
+      what: 'Card tool_id with a space',
+      where: 'tools.0.tool_id',
+      kind: 'card',
+      value: edit(card(), (c) => (c.tools[0].tool_id = 'android tap')),
+      officialToo: true,
+    },
+    {
+      what: 'Card with a tool twice',
+      where: `tools.${s.card.tools.length}.tool_id`,
+      kind: 'card',
+      value: edit(card(), (c) => c.tools.push(c.tools[0])),
       officialToo: false,
     },
     {
-      what: 'tool result with the image inline', where: 'payload.result.image',
+      what: 'Card tool of an undeclared profile',
+      where: 'tools.0.profile',
+      kind: 'card',
+      value: edit(card(), (c) => (c.tools[0].profile = 'xagent.im.v2')),
+      officialToo: false,
+    },
+    {
+      what: 'Card with server_base_url',
+      where: 'server_base_url',
+      kind: 'card',
+      value: edit(card(), (c) => (c.server_base_url = 'http://127.0.0.1:8765')),
+      officialToo: false,
+    },
+    {
+      what: 'Descriptor without connection.status',
+      where: 'connection.status',
+      kind: 'descriptor',
+      value: edit(descriptor(), (d) => delete d.connection.status),
+      officialToo: true,
+    },
+    {
+      what: 'Descriptor of status "online"',
+      where: 'connection.status',
+      kind: 'descriptor',
+      value: edit(descriptor(), (d) => (d.connection.status = 'online')),
+      officialToo: true,
+    },
+    {
+      what: 'Descriptor xagent.connection/v1',
+      where: 'schema',
+      kind: 'descriptor',
+      value: edit(descriptor(), (d) => (d.schema = 'xagent.connection/v1')),
+      officialToo: true,
+    },
+    {
+      what: 'Descriptor whose profiles is a string',
+      where: 'connection.profiles',
+      kind: 'descriptor',
+      value: edit(descriptor(), (d) => (d.connection.profiles = 'xagent.device.v1')),
+      officialToo: true,
+    },
+    {
+      what: 'Descriptor tool of status "ok"',
+      where: 'tools.0.status',
+      kind: 'descriptor',
+      value: edit(descriptor(), (d) => (d.tools[0].status = 'ok')),
+      officialToo: true,
+    },
+    {
+      what: 'packet xagent.connector.packet/v2',
+      where: 'schema',
       kind: 'packet',
-      value: edit(packet('tool.invoke.ack'), (p) => (p.payload.result.image = `data:image/png;base64,${Buffer.alloc(64).toString('base64')}`)),
+      value: edit(packet('pong'), (p) => (p.schema = 'xagent.connector.packet/v2')),
+      officialToo: true,
+    },
+    {
+      what: 'packet without packet_id',
+      where: 'packet_id',
+      kind: 'packet',
+      value: edit(packet('pong'), (p) => delete p.packet_id),
+      officialToo: true,
+    },
+    {
+      what: 'packet whose time is a string',
+      where: 'time',
+      kind: 'packet',
+      value: edit(packet('pong'), (p) => (p.time = new Date().toISOString())),
+      officialToo: true,
+    },
+    {
+      what: 'error packet whose error has no code',
+      where: 'error.code',
+      kind: 'packet',
+      value: edit(structuredClone(s.packets.find((p) => p.type === 'error')!) as Json, (p) => delete p.error.code),
+      officialToo: true,
+    },
+    {
+      what: 'hello ack of protocol 2.0',
+      where: 'payload.protocol_version',
+      kind: 'packet',
+      value: edit(packet('connector.hello.ack'), (p) => (p.payload.protocol_version = '2.0')),
+      officialToo: false,
+    },
+    {
+      what: 'ack without request_id',
+      where: 'request_id',
+      kind: 'packet',
+      value: edit(packet('channel.close.ack'), (p) => delete p.request_id),
+      officialToo: false,
+    },
+    {
+      what: 'packet type the Connector never sends',
+      where: 'type',
+      kind: 'packet',
+      value: edit(packet('pong'), (p) => (p.type = 'chat.message')),
+      officialToo: false,
+    },
+    {
+      what: 'channel.open.ack of another channel',
+      where: 'payload.connection_descriptor.connection.connector_channel_id',
+      kind: 'packet',
+      value: edit(
+        packet('channel.open.ack'),
+        (p) => (p.payload.connection_descriptor.connection.connector_channel_id = 'cch_other'),
+      ),
+      officialToo: false,
+    },
+    {
+      what: 'tool result with the image inline',
+      where: 'payload.result.image',
+      kind: 'packet',
+      value: edit(
+        packet('tool.invoke.ack'),
+        (p) => (p.payload.result.image = `data:image/png;base64,${Buffer.alloc(64).toString('base64')}`),
+      ),
       officialToo: false,
     },
   ];
@@ -222,11 +389,16 @@ describe('what the bridge sends, against our schemas and the official ones', () 
 
   test('the samples cover every packet type the bridge sends and several Descriptor states', () => {
     const types = new Set(samples.packets.map((p) => p.type));
-    assert.deepEqual(OUTGOING_PACKET_TYPES.filter((type) => !types.has(type)), []);
+    assert.deepEqual(
+      OUTGOING_PACKET_TYPES.filter((type) => !types.has(type)),
+      [],
+    );
     const states = new Set(samples.descriptors.map((d) => d.descriptor.connection.status));
-    for (const state of ['created', 'authenticating', 'connected', 'offline', 'revoked']) assert.ok(states.has(state), `a ${state} Descriptor`);
+    for (const state of ['created', 'authenticating', 'connected', 'offline', 'revoked'])
+      assert.ok(states.has(state), `a ${state} Descriptor`);
     const toolStates = new Set(samples.descriptors.flatMap((d) => (d.descriptor.tools as Json[]).map((t) => t.status)));
-    for (const state of ['available', 'unavailable', 'denied_by_target', 'requires_reauth']) assert.ok(toolStates.has(state), `a tool ${state}`);
+    for (const state of ['available', 'unavailable', 'denied_by_target', 'requires_reauth'])
+      assert.ok(toolStates.has(state), `a tool ${state}`);
   });
 
   test("every sample passes the project's own schemas", () => {
@@ -236,13 +408,16 @@ describe('what the bridge sends, against our schemas and the official ones', () 
       assert.deepEqual(validateDescriptor(descriptor), [], `${from}: ${JSON.stringify(descriptor)}`);
       assert.deepEqual(descriptorCardMismatches(card, connectionDescriptorSchema.parse(descriptor)), [], from);
     }
-    for (const packet of samples.packets) assert.deepEqual(validatePacket(packet), [], JSON.stringify(packet).slice(0, 500));
+    for (const packet of samples.packets)
+      assert.deepEqual(validatePacket(packet), [], JSON.stringify(packet).slice(0, 500));
     assert.deepEqual(client.invalid, []);
   });
 
   test('tool results match the output_schema their Card tool declares; files come by reference', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    const declared = new Map((samples.card.tools as Json[]).map((tool) => [tool.tool_id as string, ajv.compile(tool.output_schema as object)]));
+    const declared = new Map(
+      (samples.card.tools as Json[]).map((tool) => [tool.tool_id as string, ajv.compile(tool.output_schema as object)]),
+    );
     for (const { toolId, result } of samples.results) {
       const validate = declared.get(toolId);
       assert.ok(validate, `${toolId} is in the Card`);
@@ -258,12 +433,15 @@ describe('what the bridge sends, against our schemas and the official ones', () 
   test('official JSON Schemas accept every sample and refuse the broken ones', (t) => {
     const official = loadOfficial();
     if (!official) {
-      t.skip(`official schemas not found in ${SPEC_DIR} (set XAGENT_SPEC_DIR or put the spec at ../shared/spec): checked against the project's own schemas only`);
+      t.skip(
+        `official schemas not found in ${SPEC_DIR} (set XAGENT_SPEC_DIR or put the spec at ../shared/spec): checked against the project's own schemas only`,
+      );
       return;
     }
     assert.deepEqual(official.card(samples.card), []);
     for (const { from, descriptor } of samples.descriptors) assert.deepEqual(official.descriptor(descriptor), [], from);
-    for (const packet of samples.packets) assert.deepEqual(official.packet(packet), [], JSON.stringify(packet).slice(0, 500));
+    for (const packet of samples.packets)
+      assert.deepEqual(official.packet(packet), [], JSON.stringify(packet).slice(0, 500));
     for (const broken of brokenSamples(samples).filter((b) => b.officialToo)) {
       assert.notDeepEqual(official[broken.kind](broken.value), [], `the official schema accepts: ${broken.what}`);
     }

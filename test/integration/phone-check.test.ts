@@ -30,7 +30,11 @@ describe('phone check on a ready phone', () => {
 
   test('runs on attach, in the admin state, read-only', async () => {
     const id = rig.device(0).deviceId;
-    await waitUntil(() => rig.bridge.core.adminState().devices.find((d) => d.device_id === id)?.check?.running === false, 20_000, 'first check');
+    await waitUntil(
+      () => rig.bridge.core.adminState().devices.find((d) => d.device_id === id)?.check?.running === false,
+      20_000,
+      'first check',
+    );
     const check = rig.bridge.core.adminState().devices.find((d) => d.device_id === id)?.check;
     assert.ok(check);
     assert.equal(byId(check, 'authorized').status, 'ok');
@@ -76,7 +80,8 @@ describe('phone check on a ready phone', () => {
       const tap = await invoke(client, channel, 'android_tap', { x: 10, y: 20 });
       assert.equal(tap.error?.code, 'input_blocked', JSON.stringify(tap.error ?? tap.payload));
       phone.clearArgvLog();
-      const check = (await rig.bridge.admin('GET', `/admin/api/devices/${id}/check`)).body as unknown as AdminPhoneCheck;
+      const check = (await rig.bridge.admin('GET', `/admin/api/devices/${id}/check`))
+        .body as unknown as AdminPhoneCheck;
       const input = byId(check, 'input_accepted');
       assert.equal(input.status, 'problem');
       assert.match(input.detail, /INJECT_EVENTS/);
@@ -96,7 +101,8 @@ describe('phone check on a ready phone', () => {
 });
 
 /** adb 1.0.41's `host:devices` line for a phone whose USB node the user cannot open (diagnose_usb.cpp). */
-const NO_PERMISSIONS = 'no permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html]';
+const NO_PERMISSIONS =
+  'no permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html]';
 
 /** A fake ADB server that lists one USB phone with `state`, for `host:devices` and `host:track-devices`. */
 async function fakeAdbServer(serial: string, state: string): Promise<{ port: number; close(): Promise<void> }> {

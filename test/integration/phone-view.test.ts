@@ -25,7 +25,8 @@ describe('phone view: timeline and live frames', () => {
   let bound: BoundRig;
   let deviceId: string;
   let n = 0;
-  const call = (tool: string, args: Record<string, unknown> = {}) => invoke(bound.client, bound.channel, tool, args, `call_pv_${process.pid}_${++n}`);
+  const call = (tool: string, args: Record<string, unknown> = {}) =>
+    invoke(bound.client, bound.channel, tool, args, `call_pv_${process.pid}_${++n}`);
   const actions = async (): Promise<AdminPhoneActions> => {
     const res = await bound.rig.bridge.admin('GET', `/admin/api/devices/${deviceId}/actions`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -72,9 +73,15 @@ describe('phone view: timeline and live frames', () => {
     const screenW = Number(a.headers.get('x-screen-width'));
     const screenH = Number(a.headers.get('x-screen-height'));
     assert.ok(screenW > 0 && screenH > 0);
-    assert.ok(Math.abs((meta.width ?? 0) / (meta.height ?? 1) - screenW / screenH) < 0.01, 'the frame keeps the screen’s shape');
+    assert.ok(
+      Math.abs((meta.width ?? 0) / (meta.height ?? 1) - screenW / screenH) < 0.01,
+      'the frame keeps the screen’s shape',
+    );
     const small = await getBytes(`${url}?max_side=200`);
-    assert.equal(Math.max((await sharp(small.body).metadata()).height ?? 0, (await sharp(small.body).metadata()).width ?? 0), 200);
+    assert.equal(
+      Math.max((await sharp(small.body).metadata()).height ?? 0, (await sharp(small.body).metadata()).width ?? 0),
+      200,
+    );
     assert.equal((await getBytes(`${url}?max_side=5`)).status, 400);
     assert.equal((await getBytes(`${bound.rig.bridge.url}/admin/api/devices/nope/frame`)).status, 404);
   });
@@ -96,7 +103,14 @@ describe('phone view: timeline and live frames', () => {
     assert.ok(done.duration_ms !== null && done.duration_ms >= 0);
     assert.deepEqual(done.arguments, { element: { resource_id: 'save_button' } });
     // The picture is shrunk after the call; the timeline announces it as an 'action'.
-    const tap = await untilAnnounced(bound.rig.bridge, 'action', () => newest('android_tap'), (a) => a.screen !== null, 'the tap’s picture', 5_000);
+    const tap = await untilAnnounced(
+      bound.rig.bridge,
+      'action',
+      () => newest('android_tap'),
+      (a) => a.screen !== null,
+      'the tap’s picture',
+      5_000,
+    );
     assert.ok(tap.screen, 'the tap has a picture');
     const pic = await getBytes(`${bound.rig.bridge.url}/admin/api/devices/${deviceId}/actions/${tap.action_id}/screen`);
     assert.equal(pic.status, 200);
@@ -107,13 +121,18 @@ describe('phone view: timeline and live frames', () => {
 
     const swiped = (await call('android_swipe', { direction: 'up' })).payload?.result as Json;
     const swipe = await newest('android_swipe');
-    assert.deepEqual(swipe.points, [{ kind: 'swipe', x: swiped.from[0], y: swiped.from[1], to_x: swiped.to[0], to_y: swiped.to[1] }]);
+    assert.deepEqual(swipe.points, [
+      { kind: 'swipe', x: swiped.from[0], y: swiped.from[1], to_x: swiped.to[0], to_y: swiped.to[1] },
+    ]);
   });
 
   test('typed text is shown as the audit trail keeps it (never the text itself)', async () => {
     const secret = 'meet me at pier 7 at noon';
     await notesInFront();
-    assert.equal((await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error, undefined);
+    assert.equal(
+      (await call('android_type_text', { element: { resource_id: 'note_text' }, text: secret })).error,
+      undefined,
+    );
     const typed = await newest('android_type_text');
     assert.ok(!JSON.stringify(typed).includes(secret), JSON.stringify(typed));
     // The audit line is queued as the ack leaves, and the audit read waits for queued lines.
@@ -128,25 +147,40 @@ describe('phone view: timeline and live frames', () => {
   test('every change is announced on the events stream, and the ring keeps the newest calls only', async () => {
     const events: Json[] = [];
     const parser = new SseParser();
-    const req = http.get(`${bound.rig.bridge.url}/admin/api/events`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        for (const m of parser.push(chunk)) events.push(JSON.parse(m.data) as Json);
-      });
-    });
+    const req = http.get(
+      `${bound.rig.bridge.url}/admin/api/events`,
+      { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          for (const m of parser.push(chunk)) events.push(JSON.parse(m.data) as Json);
+        });
+      },
+    );
     try {
       await waitUntil(() => events.length > 0, 5_000, 'first event');
       // The newest call so far (none when this test runs alone).
       const before = (await actions()).actions[0]?.seq ?? 0;
       assert.equal((await call('android_press_key', { key: 'volume_up' })).error, undefined);
-      await waitUntil(() => events.some((e) => e.type === 'action' && e.device_id === deviceId), 5_000, 'an action event');
+      await waitUntil(
+        () => events.some((e) => e.type === 'action' && e.device_id === deviceId),
+        5_000,
+        'an action event',
+      );
 
-      for (let i = 0; i < TIMELINE_CAPACITY + 5; i++) assert.equal((await call('android_device_status')).error, undefined);
+      for (let i = 0; i < TIMELINE_CAPACITY + 5; i++)
+        assert.equal((await call('android_device_status')).error, undefined);
       const list = await actions();
       assert.equal(list.capacity, TIMELINE_CAPACITY);
       assert.equal(list.actions.length, TIMELINE_CAPACITY);
-      assert.ok(list.actions.every((a) => a.seq > before + 1), 'the older calls left the ring');
-      assert.ok(list.actions.every((a, i) => i === 0 || a.seq < list.actions[i - 1]!.seq), 'newest first');
+      assert.ok(
+        list.actions.every((a) => a.seq > before + 1),
+        'the older calls left the ring',
+      );
+      assert.ok(
+        list.actions.every((a, i) => i === 0 || a.seq < list.actions[i - 1]!.seq),
+        'newest first',
+      );
     } finally {
       req.destroy();
     }

@@ -39,7 +39,14 @@ describe('adb-server-restart: the ADB server is killed and started again mid-lea
       if (plain.startsWith('input tap')) taps.push(plain);
     });
     const pushed = (status: string, from: number): Promise<unknown> =>
-      client.waitFor((p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channel && (p.payload?.connection_descriptor as Json | undefined)?.connection?.status === status, 20_000, from);
+      client.waitFor(
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channel &&
+          (p.payload?.connection_descriptor as Json | undefined)?.connection?.status === status,
+        20_000,
+        from,
+      );
 
     // A tap whose `input` never finishes on the phone: it is in flight when the server dies.
     phone.hangNextCommand('tap');
@@ -53,10 +60,16 @@ describe('adb-server-restart: the ADB server is killed and started again mid-lea
     await pushed('offline', from);
     const failed = await inflight;
     assert.ok(failed.error, JSON.stringify(failed.payload));
-    assert.ok(['adb_unavailable', 'device_offline', 'command_failed'].includes(String(failed.error.code)), JSON.stringify(failed.error));
+    assert.ok(
+      ['adb_unavailable', 'device_offline', 'command_failed'].includes(String(failed.error.code)),
+      JSON.stringify(failed.error),
+    );
     assert.ok(!/\n\s+at /.test(String(failed.error.message)), 'no stack trace');
     const whileDown = await invoke(client, channel, 'android_device_status');
-    assert.ok(['device_offline', 'adb_unavailable'].includes(String(whileDown.error?.code)), JSON.stringify(whileDown.error));
+    assert.ok(
+      ['device_offline', 'adb_unavailable'].includes(String(whileDown.error?.code)),
+      JSON.stringify(whileDown.error),
+    );
 
     // The other program's server: same port, a fresh start; the phone comes back on it.
     const back = client.received.length;
@@ -65,7 +78,9 @@ describe('adb-server-restart: the ADB server is killed and started again mid-lea
     await attachToAdb({ host: '127.0.0.1', port }, rig.farm.phones[0]!.port);
     await pushed('connected', back);
     const tookMs = Date.now() - restartedAt;
-    t.diagnostic(`binding offline → connected ${tookMs} ms after the new ADB server started (${restartedAt - killedAt} ms down)`);
+    t.diagnostic(
+      `binding offline → connected ${tookMs} ms after the new ADB server started (${restartedAt - killedAt} ms down)`,
+    );
     const record = rig.device(0);
     assert.equal(record.state, 'device');
     assert.ok(record.verifiedAt !== null && record.verifiedAt >= restartedAt, 'verified again on the new server');
@@ -75,7 +90,13 @@ describe('adb-server-restart: the ADB server is killed and started again mid-lea
     // The in-flight tap reached the phone once and was never sent again; the new one once.
     assert.deepEqual(taps, ['input tap 100 200', 'input tap 300 400']);
     // The same tool_call_id again is answered from the journal, not run.
-    const again = await invoke(client, channel, 'android_tap', { x: 100, y: 200 }, `call_restart_inflight_${process.pid}`);
+    const again = await invoke(
+      client,
+      channel,
+      'android_tap',
+      { x: 100, y: 200 },
+      `call_restart_inflight_${process.pid}`,
+    );
     assert.deepEqual(again.error?.code, failed.error.code);
     assert.equal(taps.length, 2);
   });

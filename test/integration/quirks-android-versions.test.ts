@@ -18,7 +18,12 @@ import type { SimulatedPhone } from '../../main/sim/phone';
 const cases: Array<{ name: string; sdk: number; androidVersion: string; quirks: string[] }> = [
   { name: 'Android 8.0 (API 26)', sdk: 26, androidVersion: '8.0.0', quirks: [] },
   { name: 'Android 9 (API 28)', sdk: 28, androidVersion: '9', quirks: [] },
-  { name: 'Android 14 without shell protocol v2 (no-shell-v2)', sdk: 34, androidVersion: '14', quirks: ['no-shell-v2'] },
+  {
+    name: 'Android 14 without shell protocol v2 (no-shell-v2)',
+    sdk: 34,
+    androidVersion: '14',
+    quirks: ['no-shell-v2'],
+  },
 ];
 
 for (const c of cases) {
@@ -26,7 +31,8 @@ for (const c of cases) {
     let bound: BoundRig | undefined;
     let phone: SimulatedPhone;
     let n = 0;
-    const call = (tool: string, args: Record<string, unknown> = {}): ReturnType<typeof invoke> => invoke(bound!.client, bound!.channel, tool, args, `call_v${c.sdk}_${c.quirks.join('_')}_${process.pid}_${++n}`);
+    const call = (tool: string, args: Record<string, unknown> = {}): ReturnType<typeof invoke> =>
+      invoke(bound!.client, bound!.channel, tool, args, `call_v${c.sdk}_${c.quirks.join('_')}_${process.pid}_${++n}`);
     const inputs = (from: number): string[][] => phone.argvLog.slice(from).filter((a) => a[0] === 'input');
 
     before(async () => {
@@ -42,17 +48,24 @@ for (const c of cases) {
       assert.equal(status.screen_on, true);
       assert.equal(status.foreground?.package, 'com.google.android.apps.nexuslauncher', JSON.stringify(status));
       assert.deepEqual([status.screen?.width, status.screen?.height], [1080, 2400], JSON.stringify(status.screen));
-      const check = (await bound!.rig.bridge.admin('GET', `/admin/api/devices/${bound!.rig.device(0).deviceId}/check`)).body as Json;
+      const check = (await bound!.rig.bridge.admin('GET', `/admin/api/devices/${bound!.rig.device(0).deviceId}/check`))
+        .body as Json;
       const row = (id: string): Json => (check.checks as Json[]).find((i) => i.id === id)!;
       assert.equal(row('android_version').status, 'ok', JSON.stringify(row('android_version')));
       // Both ways of running commands work; the check says which one this phone uses.
       assert.equal(row('shell_protocol').status, 'ok');
-      assert.match(String(row('shell_protocol').detail), c.quirks.includes('no-shell-v2') ? /has no shell protocol v2/ : /^adb shell protocol v2/);
+      assert.match(
+        String(row('shell_protocol').detail),
+        c.quirks.includes('no-shell-v2') ? /has no shell protocol v2/ : /^adb shell protocol v2/,
+      );
     });
 
     test('android_ui_tree reads the home screen; a tap by text runs one input tap', async () => {
       const tree = result(await call('android_ui_tree'));
-      assert.ok((tree.nodes as Json[]).some((node) => node.text === 'Notes'), JSON.stringify(tree.nodes));
+      assert.ok(
+        (tree.nodes as Json[]).some((node) => node.text === 'Notes'),
+        JSON.stringify(tree.nodes),
+      );
       const from = phone.argvLog.length;
       const tapped = result(await call('android_tap', { element: { text: 'Notes' } }));
       assert.equal(tapped.status, 'tapped');
@@ -71,13 +84,18 @@ for (const c of cases) {
     });
 
     test('a tap while the wallet is in front is held for approval (sensitive_app: the app in front was found); denied, nothing is tapped', async () => {
-      const started = await phone.exec('am start -n com.example.wallet/.WalletActivity', { signal: new AbortController().signal });
+      const started = await phone.exec('am start -n com.example.wallet/.WalletActivity', {
+        signal: new AbortController().signal,
+      });
       assert.equal(started.exitCode, 0, started.stderr.toString());
       const from = phone.argvLog.length;
       const pending = call('android_tap', { x: 540, y: 1200 });
       const approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
       assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
-      assert.ok((approval.reasons as string[]).some((r) => r.startsWith('app in front:')), JSON.stringify(approval.reasons));
+      assert.ok(
+        (approval.reasons as string[]).some((r) => r.startsWith('app in front:')),
+        JSON.stringify(approval.reasons),
+      );
       await answerApproval(bound!.rig.bridge, approval, 'deny');
       assert.equal((await pending).error?.code, 'approval_denied');
       assert.equal(inputs(from).length, 0);
@@ -92,7 +110,14 @@ for (const c of cases) {
       assert.equal(phone.typedText('note_text'), 'hello 8 · 你好');
       result(await call('android_long_press', { element: { resource_id: 'com.example.notes:id/note_text' } }));
       result(await call('android_press_key', { key: 'back' }));
-      result(await call('android_batch', { steps: [{ tool: 'android_press_key', arguments: { key: 'home' } }, { tool: 'android_swipe', arguments: { direction: 'up' } }] }));
+      result(
+        await call('android_batch', {
+          steps: [
+            { tool: 'android_press_key', arguments: { key: 'home' } },
+            { tool: 'android_swipe', arguments: { direction: 'up' } },
+          ],
+        }),
+      );
       result(await call('android_wait_for', { element: { text: 'Notes' }, timeout_ms: 5_000 }));
       const shot = result(await call('android_screenshot', { format: 'png' }));
       assert.ok(JSON.stringify(shot).length > 10, JSON.stringify(shot).slice(0, 200));

@@ -15,11 +15,14 @@ import type { SimulatedPhone } from '../../main/sim/phone';
 describe('system dialogs over the app', () => {
   let bound: BoundRig | undefined;
   let phone: SimulatedPhone;
-  const taps = (from: number): string[][] => phone.argvLog.slice(from).filter((a) => a[0] === 'input' && a[1] === 'tap');
+  const taps = (from: number): string[][] =>
+    phone.argvLog.slice(from).filter((a) => a[0] === 'input' && a[1] === 'tap');
 
   async function openNotes(): Promise<void> {
     phone.setQuirks([]);
-    const out = await phone.exec('am start -n com.example.notes/.MainActivity', { signal: new AbortController().signal });
+    const out = await phone.exec('am start -n com.example.notes/.MainActivity', {
+      signal: new AbortController().signal,
+    });
     assert.equal(out.exitCode, 0, out.stderr.toString());
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'Notes in front');
   }
@@ -43,13 +46,18 @@ describe('system dialogs over the app', () => {
     phone.setQuirks(['permission-dialog']);
 
     const status = result(await invoke(client, channel, 'android_device_status'));
-    assert.equal(status.foreground?.package, 'com.google.android.permissioncontroller', JSON.stringify(status.foreground));
+    assert.equal(
+      status.foreground?.package,
+      'com.google.android.permissioncontroller',
+      JSON.stringify(status.foreground),
+    );
     assert.match(String(status.system_dialog), /permission prompt/);
     assert.match(String(status.note), /^a system dialog is over the app: /);
 
     const tree = result(await invoke(client, channel, 'android_ui_tree'));
     const texts = (tree.nodes as Json[]).map((n) => n.text);
-    for (const label of ['While using the app', 'Only this time', "Don't allow"]) assert.ok(texts.includes(label), JSON.stringify(texts));
+    for (const label of ['While using the app', 'Only this time', "Don't allow"])
+      assert.ok(texts.includes(label), JSON.stringify(texts));
     assert.equal(tree.system_dialog, 'a permission prompt: "Allow Notes to take pictures and record video?"');
     assert.match(String(tree.note), /answering a permission prompt asks for approval first/);
 
@@ -62,7 +70,10 @@ describe('system dialogs over the app', () => {
     const held = invoke(client, channel, 'android_tap', { element: { text: 'While using the app' } });
     let approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
-    assert.ok((approval.reasons as string[]).some((r) => r.startsWith('a permission prompt is in front')), JSON.stringify(approval.reasons));
+    assert.ok(
+      (approval.reasons as string[]).some((r) => r.startsWith('a permission prompt is in front')),
+      JSON.stringify(approval.reasons),
+    );
     await answerApproval(bound!.rig.bridge, approval, 'deny');
     assert.equal((await held).error?.code, 'approval_denied');
     assert.deepEqual(taps(from), []);
@@ -88,7 +99,10 @@ describe('system dialogs over the app', () => {
     assert.equal(status.foreground?.package, 'com.example.notes', 'mFocusedApp, since the ANR window is no activity');
     assert.equal(status.system_dialog, '"App isn\'t responding" for com.example.notes (Close app / Wait)');
     const tree = result(await invoke(client, channel, 'android_ui_tree'));
-    assert.ok((tree.nodes as Json[]).some((n) => n.resource_id === 'android:id/aerr_wait' && n.text === 'Wait'), JSON.stringify(tree.nodes));
+    assert.ok(
+      (tree.nodes as Json[]).some((n) => n.resource_id === 'android:id/aerr_wait' && n.text === 'Wait'),
+      JSON.stringify(tree.nodes),
+    );
     assert.match(String(tree.system_dialog), /isn't responding" for Notes/);
     const row = await checkRow('system_dialog');
     assert.equal(row.status, 'problem');
@@ -119,8 +133,15 @@ describe('system dialogs over the app', () => {
     assert.match(String(row.fix), /^Plug the phone into a charger/);
     assert.equal(row.fix_key, 'phone-check.fix.batteryLow');
     const sent = phone.argvLog.slice(from).map((a) => a.join(' '));
-    assert.equal(sent.filter((line) => line === 'dumpsys battery').length, 2, 'one read for the status, one for the check');
-    assert.ok(!sent.some((line) => line.startsWith('input ') || line.startsWith('svc ') || line.startsWith('cmd battery')), sent.join(' | '));
+    assert.equal(
+      sent.filter((line) => line === 'dumpsys battery').length,
+      2,
+      'one read for the status, one for the check',
+    );
+    assert.ok(
+      !sent.some((line) => line.startsWith('input ') || line.startsWith('svc ') || line.startsWith('cmd battery')),
+      sent.join(' | '),
+    );
     // The app in front is untouched: the warning is the person's to act on.
     assert.equal(phone.foregroundPackage(), 'com.example.notes');
 

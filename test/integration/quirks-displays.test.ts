@@ -38,7 +38,8 @@ describe('foldable: the display in use, end to end', () => {
   let phone: SimulatedPhone;
   let n = 0;
   const callId = (name: string): string => `call_fold_${name}_${process.pid}_${++n}`;
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> => result(await invoke(bound.client, bound.channel, tool, args, callId(tool)));
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> =>
+    result(await invoke(bound.client, bound.channel, tool, args, callId(tool)));
 
   before(async () => {
     bound = await startBoundRig({}, { quirks: ['foldable'] });
@@ -49,7 +50,10 @@ describe('foldable: the display in use, end to end', () => {
   test('the phone check names the display in use and how many there are', async () => {
     const row = await check(bound);
     assert.equal(row.status, 'ok');
-    assert.equal(row.detail, `display 0 "Built-in Screen" (1080×2092, panel ${FOLD_OUTER.physicalId}) is in use, of 2 displays; screenshots and taps go to it`);
+    assert.equal(
+      row.detail,
+      `display 0 "Built-in Screen" (1080×2092, panel ${FOLD_OUTER.physicalId}) is in use, of 2 displays; screenshots and taps go to it`,
+    );
   });
 
   test('folded: screenshot, tree and tap go to the outer panel; every screencap and input names its display; results say which', async () => {
@@ -68,7 +72,8 @@ describe('foldable: the display in use, end to end', () => {
     const log = phone.argvLog;
     const caps = log.filter(isScreencap);
     assert.ok(caps.length >= 1);
-    for (const argv of caps) assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_OUTER.physicalId], argv.join(' '));
+    for (const argv of caps)
+      assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_OUTER.physicalId], argv.join(' '));
     const inputs = log.filter(isInput);
     assert.deepEqual(inputs, [['input', '-d', '0', 'tap', String(settings.center[0]), String(settings.center[1])]]);
     // A phone with several displays is read once per call that touches the screen.
@@ -86,11 +91,17 @@ describe('foldable: the display in use, end to end', () => {
 
   test('the phone view’s live frame shows the panel in use (screencap -d), at its size', async () => {
     phone.clearArgvLog();
-    const res = await fetch(`${bound.rig.bridge.url}/admin/api/devices/${bound.rig.device(0).deviceId}/frame`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const res = await fetch(`${bound.rig.bridge.url}/admin/api/devices/${bound.rig.device(0).deviceId}/frame`, {
+      headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
-    assert.deepEqual([res.headers.get('x-screen-width'), res.headers.get('x-screen-height')], [String(FOLD_OUTER.width), String(FOLD_OUTER.height)]);
-    for (const argv of phone.argvLog.filter(isScreencap)) assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_OUTER.physicalId], argv.join(' '));
+    assert.deepEqual(
+      [res.headers.get('x-screen-width'), res.headers.get('x-screen-height')],
+      [String(FOLD_OUTER.width), String(FOLD_OUTER.height)],
+    );
+    for (const argv of phone.argvLog.filter(isScreencap))
+      assert.deepEqual(argv.slice(0, 3), ['screencap', '-d', FOLD_OUTER.physicalId], argv.join(' '));
   });
 
   test('unfolding mid-lease: the next call captures the inner panel, at its size; the tree agrees', async () => {
@@ -105,8 +116,10 @@ describe('foldable: the display in use, end to end', () => {
     const caps = phone.argvLog.filter(isScreencap).map((argv) => argv.slice(0, 3));
     const firstInner = caps.findIndex((argv) => argv[2] === FOLD_INNER.physicalId);
     assert.ok(firstInner >= 0, JSON.stringify(caps));
-    for (const argv of caps.slice(firstInner)) assert.deepEqual(argv, ['screencap', '-d', FOLD_INNER.physicalId], argv.join(' '));
-    for (const argv of caps.slice(0, firstInner)) assert.deepEqual(argv, ['screencap', '-d', FOLD_OUTER.physicalId], 'only the panel in use before the unfold');
+    for (const argv of caps.slice(firstInner))
+      assert.deepEqual(argv, ['screencap', '-d', FOLD_INNER.physicalId], argv.join(' '));
+    for (const argv of caps.slice(0, firstInner))
+      assert.deepEqual(argv, ['screencap', '-d', FOLD_OUTER.physicalId], 'only the panel in use before the unfold');
     const tree = await call('android_ui_tree', { interactive_only: false });
     assert.deepEqual(extent(tree), [FOLD_INNER.width, FOLD_INNER.height]);
     const swiped = await call('android_swipe', { direction: 'up' });
@@ -114,7 +127,10 @@ describe('foldable: the display in use, end to end', () => {
     const [tx, ty] = swiped.to as [number, number];
     assert.equal(fx, FOLD_INNER.width / 2);
     assert.ok(fy > ty && fy < FOLD_INNER.height, JSON.stringify(swiped));
-    assert.deepEqual(phone.argvLog.filter(isInput).map((a) => a.slice(0, 4)), [['input', '-d', '0', 'swipe']]);
+    assert.deepEqual(
+      phone.argvLog.filter(isInput).map((a) => a.slice(0, 4)),
+      [['input', '-d', '0', 'swipe']],
+    );
     assert.equal(tx, fx);
     phone.setFolded(true);
   });
@@ -142,7 +158,8 @@ describe('cast-second-display: the phone keeps acting on its own screen', () => 
   let bound: BoundRig;
   let phone: SimulatedPhone;
   let n = 0;
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> => result(await invoke(bound.client, bound.channel, tool, args, `call_cast_${process.pid}_${++n}`));
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> =>
+    result(await invoke(bound.client, bound.channel, tool, args, `call_cast_${process.pid}_${++n}`));
 
   before(async () => {
     bound = await startBoundRig({}, { quirks: ['cast-second-display'] });

@@ -29,8 +29,16 @@ describe('reboot: the phone restarts mid-lease', () => {
     phone.events.on('exec', (line: string) => lines.push(line.replace(/'/g, '')));
     const taps = (): string[] => lines.filter((l) => l.startsWith('input '));
     const pushed = (status: string, from: number): Promise<unknown> =>
-      client.waitFor((p) => p.type === 'connection.descriptor.push' && p.connector_channel_id === channel && (p.payload?.connection_descriptor as Json | undefined)?.connection?.status === status, 20_000, from);
-    const getprop = async (name: string): Promise<string> => (await phone.exec(`getprop ${name}`, { signal: new AbortController().signal })).stdout.toString().trim();
+      client.waitFor(
+        (p) =>
+          p.type === 'connection.descriptor.push' &&
+          p.connector_channel_id === channel &&
+          (p.payload?.connection_descriptor as Json | undefined)?.connection?.status === status,
+        20_000,
+        from,
+      );
+    const getprop = async (name: string): Promise<string> =>
+      (await phone.exec(`getprop ${name}`, { signal: new AbortController().signal })).stdout.toString().trim();
 
     phone.hangNextCommand('tap');
     const from = client.received.length;
@@ -43,13 +51,20 @@ describe('reboot: the phone restarts mid-lease', () => {
     const listedAgain = rig.farm.reboot(0, timing);
     await pushed('offline', from);
     const failed = await inflight;
-    assert.ok(['device_offline', 'adb_unavailable', 'command_failed'].includes(String(failed.error?.code)), JSON.stringify(failed.error));
+    assert.ok(
+      ['device_offline', 'adb_unavailable', 'command_failed'].includes(String(failed.error?.code)),
+      JSON.stringify(failed.error),
+    );
     assert.ok(!/\n\s+at /.test(String(failed.error?.message)), 'no stack trace');
     await listedAgain;
 
     // adb lists the phone as `device` (same serial) while it boots: the bridge waits.
     const serial = rig.farm.phones[0]!.serial;
-    await waitUntil(() => rig.bridge.core.registry.list().some((d) => d.serial === serial && d.state === 'device'), 10_000, 'listed as device again');
+    await waitUntil(
+      () => rig.bridge.core.registry.list().some((d) => d.serial === serial && d.state === 'device'),
+      10_000,
+      'listed as device again',
+    );
     assert.equal(await getprop('sys.boot_completed'), '');
     assert.equal(await getprop('init.svc.bootanim'), 'running');
     assert.equal(rig.device(0).verifiedAt, null, 'not verified while booting');
@@ -62,10 +77,19 @@ describe('reboot: the phone restarts mid-lease', () => {
     await pushed('connected', from);
     const connectedMs = Date.now() - rebootedAt;
     assert.equal(await getprop('sys.boot_completed'), '1');
-    assert.ok(connectedMs >= timing.downMs + timing.bootMs - 50, `connected after ${connectedMs} ms, before boot completed`);
-    t.diagnostic(`reboot → connected in ${connectedMs} ms (adbd back after ${timing.downMs} ms, booted ${timing.bootMs} ms later)`);
+    assert.ok(
+      connectedMs >= timing.downMs + timing.bootMs - 50,
+      `connected after ${connectedMs} ms, before boot completed`,
+    );
+    t.diagnostic(
+      `reboot → connected in ${connectedMs} ms (adbd back after ${timing.downMs} ms, booted ${timing.bootMs} ms later)`,
+    );
 
-    assert.equal(phone.foregroundPackage(), 'com.google.android.apps.nexuslauncher', 'a rebooted phone starts on the home screen');
+    assert.equal(
+      phone.foregroundPackage(),
+      'com.google.android.apps.nexuslauncher',
+      'a rebooted phone starts on the home screen',
+    );
     const next = await invoke(client, channel, 'android_tap', { x: 300, y: 600 });
     assert.equal(next.error, undefined, JSON.stringify(next.error));
     assert.deepEqual(taps(), ['input tap 120 240', 'input tap 300 600']);

@@ -21,7 +21,9 @@ function extent(tree: Json): [number, number] {
 
 /** The number of the first list row the tree shows ("Item 7" → 7). */
 function firstRow(tree: Json): number {
-  const rows = (tree.nodes as Json[]).map((node) => /^Item (\d+)$/.exec(String(node.text ?? ''))?.[1]).filter((n) => n !== undefined);
+  const rows = (tree.nodes as Json[])
+    .map((node) => /^Item (\d+)$/.exec(String(node.text ?? ''))?.[1])
+    .filter((n) => n !== undefined);
   assert.ok(rows.length > 0, JSON.stringify(tree.nodes));
   return Math.min(...rows.map(Number));
 }
@@ -33,7 +35,8 @@ describe('rotation and size overrides: coordinates, swipes, screenshots and the 
   let bound: BoundRig;
   let phone: SimulatedPhone;
   let n = 0;
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> => result(await invoke(bound.client, bound.channel, tool, args, `call_rot_${process.pid}_${++n}`));
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<Json> =>
+    result(await invoke(bound.client, bound.channel, tool, args, `call_rot_${process.pid}_${++n}`));
 
   before(async () => {
     bound = await startBoundRig();
@@ -60,7 +63,12 @@ describe('rotation and size overrides: coordinates, swipes, screenshots and the 
       await home();
       const status = await call('android_device_status');
       assert.deepEqual(
-        { width: status.screen.width, height: status.screen.height, rotation: status.screen.rotation, density: status.screen.density },
+        {
+          width: status.screen.width,
+          height: status.screen.height,
+          rotation: status.screen.rotation,
+          density: status.screen.density,
+        },
         { width: c.width, height: c.height, rotation: c.rotation, density: c.density },
       );
       const tree = await call('android_ui_tree', { interactive_only: false });

@@ -51,7 +51,8 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await home();
     const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree')));
     const texts = (tree.nodes as Json[]).map((node) => node.text as string);
-    for (const label of ['设置', '钱包', '笔记', '登录', '长列表']) assert.ok(texts.includes(label), `${label} in ${JSON.stringify(texts)}`);
+    for (const label of ['设置', '钱包', '笔记', '登录', '长列表'])
+      assert.ok(texts.includes(label), `${label} in ${JSON.stringify(texts)}`);
     assert.ok(!texts.includes('Settings') && !texts.includes('Wallet'), JSON.stringify(texts));
   });
 
@@ -62,7 +63,9 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     assert.ok(settings, JSON.stringify(tree.nodes));
     const [cx, cy] = settings.center as [number, number];
     const from = phone.argvLog.length;
-    const tapped = result(await invoke(client, channel, 'android_tap', { element: { text: '设置' } }, callId('settings')));
+    const tapped = result(
+      await invoke(client, channel, 'android_tap', { element: { text: '设置' } }, callId('settings')),
+    );
     assert.equal(tapped.status, 'tapped');
     assert.deepEqual(phone.argvLog.slice(from).filter(isInputTap), [['input', 'tap', String(cx), String(cy)]]);
     await waitUntil(() => phone.foregroundPackage() === 'com.android.settings', 5_000, 'Settings in front');
@@ -78,7 +81,10 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     const approval = await waitForApproval(rig.bridge, 'android_tap');
     await answerApproval(rig.bridge, approval, 'deny');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
-    assert.ok((approval.reasons as string[]).some((r) => /^opens "钱包( · 钱包)?" from the home screen$/.test(r)), JSON.stringify(approval.reasons));
+    assert.ok(
+      (approval.reasons as string[]).some((r) => /^opens "钱包( · 钱包)?" from the home screen$/.test(r)),
+      JSON.stringify(approval.reasons),
+    );
     assert.equal((await call).error?.code, 'approval_denied');
     assert.ok(!phone.argvLog.slice(from).some(isInputTap));
     assert.notEqual(phone.foregroundPackage(), 'com.example.wallet');
@@ -89,14 +95,19 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await shell('am start -n com.example.wallet/.WalletActivity');
     await waitUntil(() => phone.foregroundPackage() === 'com.example.wallet', 5_000, 'wallet in front');
     // Where the phone itself draws the button (its own dump, read on the phone).
-    const bounds = /text="立即支付 \$25\.00"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(await shell('uiautomator dump /dev/tty'));
+    const bounds = /text="立即支付 \$25\.00"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(
+      await shell('uiautomator dump /dev/tty'),
+    );
     assert.ok(bounds, 'the pay button is dumped in Chinese');
     const [l, t, r, b] = bounds.slice(1).map(Number) as [number, number, number, number];
     const from = phone.argvLog.length;
     const call = invoke(client, channel, 'android_tap', { element: { text: '立即支付 $25.00' } }, callId('pay'));
     const approval = await waitForApproval(rig.bridge, 'android_tap');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_screen'), JSON.stringify(approval));
-    assert.ok((approval.reasons as string[]).some((r) => r.includes('支付')), JSON.stringify(approval.reasons));
+    assert.ok(
+      (approval.reasons as string[]).some((r) => r.includes('支付')),
+      JSON.stringify(approval.reasons),
+    );
     assert.ok(!phone.argvLog.slice(from).some(isInputTap), 'held: nothing tapped yet');
     await answerApproval(rig.bridge, approval, 'approve');
     const tapped = result(await call);
@@ -114,10 +125,21 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
     const text = '你好，世界 立即支付';
     const from = phone.argvLog.length;
-    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text }, callId('type')));
+    result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text },
+        callId('type'),
+      ),
+    );
     assert.equal(phone.screenState().fields.note_text, text);
     const sent = phone.argvLog.slice(from);
-    assert.ok(sent.some((a) => a[0] === 'am' && a.includes('ADB_INPUT_B64')), JSON.stringify(sent));
+    assert.ok(
+      sent.some((a) => a[0] === 'am' && a.includes('ADB_INPUT_B64')),
+      JSON.stringify(sent),
+    );
     assert.ok(!sent.some((a) => a[0] === 'input' && a[1] === 'text'), 'no `input text` for CJK');
   });
 });

@@ -33,7 +33,11 @@ describe('quirks of real phones, end to end', () => {
     bound = await startBoundRig();
     ({ rig, client, channel } = bound);
     phone = rig.phones[0]!;
-    const res = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { install_app: 'allow', push_file: 'allow' }, per_device: {}, sensitive_apps: [] });
+    const res = await rig.bridge.admin('PUT', '/admin/api/policies', {
+      defaults: { install_app: 'allow', push_file: 'allow' },
+      per_device: {},
+      sensitive_apps: [],
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
   });
@@ -58,9 +62,16 @@ describe('quirks of real phones, end to end', () => {
       const before = phone.screenState();
       phone.clearArgvLog();
       const ack = await invoke(client, channel, tool, args);
-      refused(ack, 'input_blocked', /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again$/);
+      refused(
+        ack,
+        'input_blocked',
+        /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again$/,
+      );
       // The fix travels as its own field too: the Descriptor's marks and the UI read it there.
-      assert.equal((ack.error as { fix?: string } | undefined)?.fix, 'turn on USB debugging (Security settings) in Developer options (Xiaomi/Redmi/POCO), then try again');
+      assert.equal(
+        (ack.error as { fix?: string } | undefined)?.fix,
+        'turn on USB debugging (Security settings) in Developer options (Xiaomi/Redmi/POCO), then try again',
+      );
       const inputs = argvs('input');
       assert.equal(inputs.length, 1, `${tool}: ${JSON.stringify(inputs)}`);
       assert.equal(inputs[0]![1], verb);
@@ -78,9 +89,17 @@ describe('quirks of real phones, end to end', () => {
 
   describe('installs the phone refuses', () => {
     const upload = async (): Promise<string> => {
-      const apk = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('AndroidManifest.xml package=com.quirk.sample '), Buffer.alloc(1024, 7)]);
+      const apk = Buffer.concat([
+        Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+        Buffer.from('AndroidManifest.xml package=com.quirk.sample '),
+        Buffer.alloc(1024, 7),
+      ]);
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(apk)], { type: 'application/vnd.android.package-archive' }), 'sample.apk');
+      form.append(
+        'file',
+        new Blob([new Uint8Array(apk)], { type: 'application/vnd.android.package-archive' }),
+        'sample.apk',
+      );
       const res = await fetch(`${rig.bridge.url}/files/uploads`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${rig.bridge.apiKey}`, 'X-XAgent-Connector-Channel-ID': channel },
@@ -91,7 +110,10 @@ describe('quirks of real phones, end to end', () => {
     };
 
     const cases: Array<[string, RegExp]> = [
-      ['install-user-restricted', /INSTALL_FAILED_USER_RESTRICTED: Install canceled by user.*Fix: turn on Install via USB in Developer options/],
+      [
+        'install-user-restricted',
+        /INSTALL_FAILED_USER_RESTRICTED: Install canceled by user.*Fix: turn on Install via USB in Developer options/,
+      ],
       ['install-version-downgrade', /INSTALL_FAILED_VERSION_DOWNGRADE.*Fix: uninstall the newer version first/],
       ['install-insufficient-storage', /INSTALL_FAILED_INSUFFICIENT_STORAGE.*Fix: free storage on the phone/],
       ['install-verifier-timeout', /INSTALL_FAILED_VERIFICATION_FAILURE.*Fix: accept the prompt on the phone/],
@@ -117,7 +139,11 @@ describe('quirks of real phones, end to end', () => {
 
   test('ui-dump-idle-timeout: android_ui_tree is screen_unreadable with the fix after exactly two dumps', async () => {
     phone.setQuirks(['ui-dump-idle-timeout']);
-    refused(await invoke(client, channel, 'android_ui_tree'), 'screen_unreadable', /could not get idle state.*Fix: stop the animation or video on the screen/);
+    refused(
+      await invoke(client, channel, 'android_ui_tree'),
+      'screen_unreadable',
+      /could not get idle state.*Fix: stop the animation or video on the screen/,
+    );
     assert.deepEqual(dumps(), [
       ['uiautomator', 'dump', '/dev/tty'],
       ['uiautomator', 'dump', '/dev/tty'],
@@ -126,7 +152,11 @@ describe('quirks of real phones, end to end', () => {
 
   test('ui-dump-null-root: screen_unreadable with the fix; a tap still runs once, marked unreadable_screen by the safety gate', async () => {
     phone.setQuirks(['ui-dump-null-root']);
-    refused(await invoke(client, channel, 'android_ui_tree'), 'screen_unreadable', /null root node.*Fix: wake and unlock the phone/);
+    refused(
+      await invoke(client, channel, 'android_ui_tree'),
+      'screen_unreadable',
+      /null root node.*Fix: wake and unlock the phone/,
+    );
     assert.equal(dumps().length, 2);
     phone.clearArgvLog();
     const tapped = result(await invoke(client, channel, 'android_tap', { x: 540, y: 1200 }));
@@ -135,19 +165,31 @@ describe('quirks of real phones, end to end', () => {
     assert.deepEqual(argvs('input'), [['input', 'tap', '540', '1200']]);
     // A tap on an element needs the tree: it is refused before any input.
     phone.clearArgvLog();
-    refused(await invoke(client, channel, 'android_tap', { element: { text: 'Notes' } }), 'screen_unreadable', /Fix: wake and unlock the phone/);
+    refused(
+      await invoke(client, channel, 'android_tap', { element: { text: 'Notes' } }),
+      'screen_unreadable',
+      /Fix: wake and unlock the phone/,
+    );
     assert.equal(argvs('input').length, 0);
   });
 
   test('ui-dump-empty: an empty hierarchy is screen_unreadable with the fix after two dumps', async () => {
     phone.setQuirks(['ui-dump-empty']);
-    refused(await invoke(client, channel, 'android_ui_tree'), 'screen_unreadable', /empty hierarchy.*Fix: try again once the app has drawn/);
+    refused(
+      await invoke(client, channel, 'android_ui_tree'),
+      'screen_unreadable',
+      /empty hierarchy.*Fix: try again once the app has drawn/,
+    );
     assert.equal(dumps().length, 2);
   });
 
   test('ui-dump-unreadable: a dump reported written but unreadable is screen_unreadable; the file path is tried once and cleaned', async () => {
     phone.setQuirks(['ui-dump-unreadable']);
-    refused(await invoke(client, channel, 'android_ui_tree'), 'screen_unreadable', /could not be read back.*Fix: try again; if it keeps failing, restart the phone/);
+    refused(
+      await invoke(client, channel, 'android_ui_tree'),
+      'screen_unreadable',
+      /could not be read back.*Fix: try again; if it keeps failing, restart the phone/,
+    );
     assert.deepEqual(dumps(), [
       ['uiautomator', 'dump', '/dev/tty'],
       ['uiautomator', 'dump', '/dev/tty'],
@@ -170,7 +212,10 @@ describe('quirks of real phones, end to end', () => {
     assert.equal((tree.nodes as unknown[]).length, 400);
     assert.equal(tree.truncated, true);
     assert.ok(Number(tree.count) > 400 && Number(tree.count) <= 3000, String(tree.count));
-    assert.match(String(tree.note), /^the screen has more than 3000 elements; the first 400 are listed\. Select by text or resource_id/);
+    assert.match(
+      String(tree.note),
+      /^the screen has more than 3000 elements; the first 400 are listed\. Select by text or resource_id/,
+    );
     assert.ok(HUGE_TREE_NODES > 3000);
     assert.equal(dumps().length, 1);
     // The largest answer an agent can ask for still fits a frame.

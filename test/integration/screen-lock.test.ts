@@ -28,11 +28,15 @@ describe('screen off: device_locked, then an explicit wake', () => {
     phone.clearArgvLog();
     const refused = await invoke(client, channel, 'android_tap', { x: 100, y: 200 });
     assert.equal(refused.error?.code, 'device_locked', JSON.stringify(refused.error ?? refused.payload));
-    assert.match(String(refused.error?.message), /screen is off \(mWakefulness=Asleep\).*Fix: wake the screen \(android_press_key with key wakeup/);
+    assert.match(
+      String(refused.error?.message),
+      /screen is off \(mWakefulness=Asleep\).*Fix: wake the screen \(android_press_key with key wakeup/,
+    );
     const inputs = (): string[] => phone.argvLog.filter((a) => a[0] === 'input').map((a) => a.join(' '));
     assert.deepEqual(inputs(), [], 'nothing was injected');
 
-    const check = (await rig.bridge.admin('GET', `/admin/api/devices/${rig.device(0).deviceId}/check`)).body as unknown as AdminPhoneCheck;
+    const check = (await rig.bridge.admin('GET', `/admin/api/devices/${rig.device(0).deviceId}/check`))
+      .body as unknown as AdminPhoneCheck;
     assert.equal(check.checks.find((c) => c.id === 'screen_awake')?.status, 'problem');
 
     const woke = await invoke(client, channel, 'android_press_key', { key: 'wakeup' });
@@ -42,7 +46,9 @@ describe('screen off: device_locked, then an explicit wake', () => {
     assert.equal(tapped.error, undefined, JSON.stringify(tapped.error));
     assert.deepEqual(inputs(), ['input keyevent 224', 'input tap 100 200'], 'each ran once, in order');
     // The state read after the wake is believed for a while: a second tap reads nothing more.
-    const lockReads = (): number => phone.argvLog.filter((a) => a[0] === 'dumpsys' && (a[1] === 'power' || (a[1] === 'window' && a[2] === 'policy'))).length;
+    const lockReads = (): number =>
+      phone.argvLog.filter((a) => a[0] === 'dumpsys' && (a[1] === 'power' || (a[1] === 'window' && a[2] === 'policy')))
+        .length;
     const reads = lockReads();
     await invoke(client, channel, 'android_tap', { x: 110, y: 210 });
     assert.equal(lockReads(), reads, JSON.stringify(phone.argvLog.slice(-6)));
@@ -65,8 +71,13 @@ describe('quirks: screen-off, dozing, locked-swipe, locked-pin (main/sim/QUIRKS.
     assert.ok(p);
     return p;
   };
-  const inputs = (): string[] => phone().argvLog.filter((a) => a[0] === 'input').map((a) => a.join(' '));
-  const check = async (): Promise<AdminPhoneCheck> => (await rig.bridge.admin('GET', `/admin/api/devices/${rig.device(0).deviceId}/check`)).body as unknown as AdminPhoneCheck;
+  const inputs = (): string[] =>
+    phone()
+      .argvLog.filter((a) => a[0] === 'input')
+      .map((a) => a.join(' '));
+  const check = async (): Promise<AdminPhoneCheck> =>
+    (await rig.bridge.admin('GET', `/admin/api/devices/${rig.device(0).deviceId}/check`))
+      .body as unknown as AdminPhoneCheck;
   const row = (c: AdminPhoneCheck, id: string) => c.checks.find((x) => x.id === id);
 
   for (const [quirk, wakefulness] of [
@@ -110,7 +121,11 @@ describe('quirks: screen-off, dozing, locked-swipe, locked-pin (main/sim/QUIRKS.
         ['android_type_text', { text: '1234' }],
       ] as const) {
         const refused = await invoke(client, channel, tool, args);
-        assert.equal(refused.error?.code, 'device_locked', `${tool}: ${JSON.stringify(refused.error ?? refused.payload)}`);
+        assert.equal(
+          refused.error?.code,
+          'device_locked',
+          `${tool}: ${JSON.stringify(refused.error ?? refused.payload)}`,
+        );
         assert.match(String(refused.error?.message), /Fix: unlock the phone; the bridge never types a PIN/);
       }
       assert.deepEqual(inputs(), [], 'nothing reached the lock screen');

@@ -69,7 +69,10 @@ describe('screenshot tools over the real adb server', () => {
   };
 
   before(async () => {
-    rig = await startDeviceRig(2, { fileCache: CACHE_LIMITS, lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 } });
+    rig = await startDeviceRig(2, {
+      fileCache: CACHE_LIMITS,
+      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+    });
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     channelA = await bindChannel(rig, client, rig.device(0).deviceId);
@@ -99,7 +102,8 @@ describe('screenshot tools over the real adb server', () => {
     // A known colour region: the Notes toolbar around its probe point.
     const probe = headerProbePoint(SCREEN);
     for (let dy = -2; dy <= 2; dy++) {
-      for (let dx = -2; dx <= 2; dx++) assert.deepEqual(pixel(image, probe.x + dx, probe.y + dy), [...NOTES_HEADER_RGB]);
+      for (let dx = -2; dx <= 2; dx++)
+        assert.deepEqual(pixel(image, probe.x + dx, probe.y + dy), [...NOTES_HEADER_RGB]);
     }
 
     const small = result(await invoke(client, channelA, 'android_screenshot', {}));
@@ -112,23 +116,41 @@ describe('screenshot tools over the real adb server', () => {
     assert.equal(Math.max(scaled.width, scaled.height), 1280);
     const k = scaled.height / SCREEN.height;
     const got = pixel(scaled, Math.round(probe.x * k), Math.round(probe.y * k));
-    got.forEach((v, i) => assert.ok(Math.abs(v - NOTES_HEADER_RGB[i]!) <= 12, `webp header pixel ${JSON.stringify(got)} vs ${JSON.stringify(NOTES_HEADER_RGB)}`));
+    got.forEach((v, i) =>
+      assert.ok(
+        Math.abs(v - NOTES_HEADER_RGB[i]!) <= 12,
+        `webp header pixel ${JSON.stringify(got)} vs ${JSON.stringify(NOTES_HEADER_RGB)}`,
+      ),
+    );
   });
 
   test('annotate draws boxes labelled with refs; the number in a ref works as an index selector too', async () => {
     const phone = rig.phones[0]!;
     await onPhone(phone, 'input keyevent KEYCODE_HOME');
-    const plain = await rgbaOf((await download(result(await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400 })).download_url)).body);
-    const shot = result(await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400, annotate: true }));
+    const plain = await rgbaOf(
+      (
+        await download(
+          result(await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400 })).download_url,
+        )
+      ).body,
+    );
+    const shot = result(
+      await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400, annotate: true }),
+    );
     assert.equal(shot.unchanged, false, 'the boxes make it a different image');
     const elements = shot.elements as Array<{ ref: string; index: number; text: string; center: [number, number] }>;
     const notes = elements.find((e) => e.text === 'Notes');
     assert.ok(notes, `no Notes icon among ${JSON.stringify(elements.map((e) => e.text))}`);
-    assert.ok(elements.every((e) => Number.isInteger(e.index) && new RegExp(`^@[a-z]+${e.index}$`).test(e.ref)), JSON.stringify(elements.slice(0, 3)));
+    assert.ok(
+      elements.every((e) => Number.isInteger(e.index) && new RegExp(`^@[a-z]+${e.index}$`).test(e.ref)),
+      JSON.stringify(elements.slice(0, 3)),
+    );
 
     // The label box of the Notes icon sits at its top-left corner: red where the plain frame is not.
     const tree = result(await invoke(client, channelA, 'android_ui_tree', {}));
-    const node = (tree.nodes as Array<{ ref?: string; index: number; text?: string; bounds: [number, number, number, number] }>).find((n) => n.text === 'Notes')!;
+    const node = (
+      tree.nodes as Array<{ ref?: string; index: number; text?: string; bounds: [number, number, number, number] }>
+    ).find((n) => n.text === 'Notes')!;
     assert.equal(node.ref, notes.ref, 'the same screen read again: the same refs');
     const annotated = await rgbaOf((await download(shot.download_url)).body);
     const [left, top] = node.bounds;
@@ -150,7 +172,9 @@ describe('screenshot tools over the real adb server', () => {
     const phone = rig.phones[1]!;
     await launch(phone, 'com.example.wallet');
     const tree = result(await invoke(client, channelB, 'android_ui_tree', {}));
-    const pay = (tree.nodes as Array<{ resource_id?: string; center: [number, number] }>).find((n) => n.resource_id === 'com.example.wallet:id/pay_button')!;
+    const pay = (tree.nodes as Array<{ resource_id?: string; center: [number, number] }>).find(
+      (n) => n.resource_id === 'com.example.wallet:id/pay_button',
+    )!;
     await onPhone(phone, `input tap ${pay.center[0]} ${pay.center[1]}`);
     assert.equal(phone.screenState().secure, true);
 
@@ -159,7 +183,8 @@ describe('screenshot tools over the real adb server', () => {
     assert.match(String(shot.note), /FLAG_SECURE/);
     const image = await rgbaOf((await download(shot.download_url)).body);
     for (let i = 0; i < image.data.length; i += 4) {
-      if (image.data[i] !== 0 || image.data[i + 1] !== 0 || image.data[i + 2] !== 0) assert.fail(`pixel ${i / 4} of a secure frame is not black`);
+      if (image.data[i] !== 0 || image.data[i + 1] !== 0 || image.data[i + 2] !== 0)
+        assert.fail(`pixel ${i / 4} of a secure frame is not black`);
     }
     await onPhone(phone, 'input keyevent KEYCODE_BACK');
     await onPhone(phone, 'input keyevent KEYCODE_HOME');
@@ -185,7 +210,12 @@ describe('screenshot tools over the real adb server', () => {
   });
 
   describe('uploads used by android_install_apk and android_push_file', () => {
-    const upload = async (channelId: string, filename: string, data: Buffer, type = 'application/octet-stream'): Promise<string> => {
+    const upload = async (
+      channelId: string,
+      filename: string,
+      data: Buffer,
+      type = 'application/octet-stream',
+    ): Promise<string> => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(data)], { type }), filename);
       const res = await fetch(`${rig.bridge.url}/files/uploads`, {
@@ -200,13 +230,21 @@ describe('screenshot tools over the real adb server', () => {
     before(async () => {
       // Installing and pushing are high risk and ask a person by default; here the policy
       // allows them (a bridge without the policy API has no gate to open).
-      const res = await rig.bridge.admin('PUT', '/admin/api/policies', { defaults: { install_app: 'allow', push_file: 'allow' }, per_device: {}, sensitive_apps: [] });
+      const res = await rig.bridge.admin('PUT', '/admin/api/policies', {
+        defaults: { install_app: 'allow', push_file: 'allow' },
+        per_device: {},
+        sensitive_apps: [],
+      });
       assert.ok(res.status === 200 || res.status === 404, JSON.stringify(res.body));
     });
 
     test('an uploaded APK installs on the bound phone and is removed from its temp folder', async () => {
       const phone = rig.phones[0]!;
-      const apk = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('AndroidManifest.xml package=com.bench.sample '), Buffer.alloc(2048, 7)]);
+      const apk = Buffer.concat([
+        Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+        Buffer.from('AndroidManifest.xml package=com.bench.sample '),
+        Buffer.alloc(2048, 7),
+      ]);
       const ref = await upload(channelA, 'sample.apk', apk, 'application/vnd.android.package-archive');
       phone.clearArgvLog();
       const installed = result(await invoke(client, channelA, 'android_install_apk', { file_ref: ref }));
@@ -227,12 +265,21 @@ describe('screenshot tools over the real adb server', () => {
       assert.equal(pushed.path, '/sdcard/Download/notes.txt');
       assert.deepEqual(phone.fs.read('/sdcard/Download/notes.txt'), data);
 
-      const before = phone.fs.list('/sdcard')?.map((f) => f.name).sort();
+      const before = phone.fs
+        .list('/sdcard')
+        ?.map((f) => f.name)
+        .sort();
       for (const filename of ['../escaped.txt', '../../data/local/tmp/x', 'a/b.txt', '..\\x.txt']) {
         const refused = await invoke(client, channelA, 'android_push_file', { file_ref: ref, filename });
         assert.equal(refused.error?.code, 'invalid_arguments', filename);
       }
-      assert.deepEqual(phone.fs.list('/sdcard')?.map((f) => f.name).sort(), before);
+      assert.deepEqual(
+        phone.fs
+          .list('/sdcard')
+          ?.map((f) => f.name)
+          .sort(),
+        before,
+      );
       assert.equal(phone.fs.stat('/sdcard/escaped.txt'), undefined);
 
       // A name made only of dots cannot mean "the parent folder" either.
@@ -288,7 +335,9 @@ describe('screenshot tools over the real adb server', () => {
         }
       };
       // Two phones, four concurrent callers each (their observation concurrency).
-      await Promise.all([channelA, channelA, channelA, channelA, channelB, channelB, channelB, channelB].map((c) => worker(c)));
+      await Promise.all(
+        [channelA, channelA, channelA, channelA, channelB, channelB, channelB, channelB].map((c) => worker(c)),
+      );
     } finally {
       clearInterval(watcher);
     }

@@ -136,24 +136,58 @@ describe('secrets by reference over the real adb server', () => {
 
   test('an unknown secret is refused with secret_not_found before anything reaches the phone', async () => {
     const before = inputs().length;
-    const ack = await invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, secret: 'no-such-secret' }, callId('unknown'));
+    const ack = await invoke(
+      client,
+      channel,
+      'android_type_text',
+      { element: { resource_id: 'password' }, secret: 'no-such-secret' },
+      callId('unknown'),
+    );
     assert.equal(ack.error?.code, 'secret_not_found', JSON.stringify(ack));
-    const batch = await invoke(client, channel, 'android_batch', { steps: [{ tool: 'android_type_text', arguments: { secret: 'no-such-secret' } }] }, callId('unknown-batch'));
+    const batch = await invoke(
+      client,
+      channel,
+      'android_batch',
+      { steps: [{ tool: 'android_type_text', arguments: { secret: 'no-such-secret' } }] },
+      callId('unknown-batch'),
+    );
     assert.equal(batch.error?.code, 'secret_not_found', JSON.stringify(batch));
-    const both = await invoke(client, channel, 'android_type_text', { text: 'hello', secret: 'no-such-secret' }, callId('both'));
+    const both = await invoke(
+      client,
+      channel,
+      'android_type_text',
+      { text: 'hello', secret: 'no-such-secret' },
+      callId('both'),
+    );
     assert.equal(both.error?.code, 'invalid_arguments');
     assert.deepEqual(inputs().slice(before), [], 'nothing was typed or tapped');
   });
 
   test('a secret scoped to other phones is refused with secret_out_of_scope; scoped to this phone it is typed', async () => {
-    assert.equal((await putSecret('scoped-pin', { value: 'pin 8080 scoped', devices: ['some-other-phone'] })).status, 200);
+    assert.equal(
+      (await putSecret('scoped-pin', { value: 'pin 8080 scoped', devices: ['some-other-phone'] })).status,
+      200,
+    );
     const before = inputs().length;
-    const ack = await invoke(client, channel, 'android_type_text', { element: { resource_id: 'password' }, secret: 'scoped-pin' }, callId('scoped'));
+    const ack = await invoke(
+      client,
+      channel,
+      'android_type_text',
+      { element: { resource_id: 'password' }, secret: 'scoped-pin' },
+      callId('scoped'),
+    );
     assert.equal(ack.error?.code, 'secret_out_of_scope', JSON.stringify(ack));
     assert.deepEqual(inputs().slice(before), [], 'nothing was typed or tapped');
 
-    assert.equal((await putSecret('scoped-pin', { value: 'pin 8080 scoped', devices: ['some-other-phone', deviceId] })).status, 200);
-    const { ack: typed } = await approved('android_type_text', { element: { resource_id: 'password' }, secret: 'scoped-pin', clear: true }, callId('scoped-ok'));
+    assert.equal(
+      (await putSecret('scoped-pin', { value: 'pin 8080 scoped', devices: ['some-other-phone', deviceId] })).status,
+      200,
+    );
+    const { ack: typed } = await approved(
+      'android_type_text',
+      { element: { resource_id: 'password' }, secret: 'scoped-pin', clear: true },
+      callId('scoped-ok'),
+    );
     assert.equal(result(typed).secret, 'scoped-pin');
     assert.equal(rig.phones[0]!.typedText('password'), 'pin 8080 scoped');
     assert.equal((await rig.bridge.admin('DELETE', '/admin/api/secrets/scoped-pin')).status, 200);
@@ -164,9 +198,20 @@ describe('secrets by reference over the real adb server', () => {
     assert.equal((await putSecret('lab-note', { value: NOTE, devices: [deviceId] })).body.status, 'created');
 
     // Into the password field, held for approval: the card names the secret.
-    const login = await approved('android_type_text', { element: { resource_id: 'password' }, secret: 'lab-login', clear: true }, callId('login'));
-    assert.deepEqual(login.approval.arguments, { element: { resource_id: 'password' }, secret: 'lab-login', clear: true });
-    assert.ok((login.approval.reasons as string[]).some((r) => r.includes('types the lab secret "lab-login"')), JSON.stringify(login.approval.reasons));
+    const login = await approved(
+      'android_type_text',
+      { element: { resource_id: 'password' }, secret: 'lab-login', clear: true },
+      callId('login'),
+    );
+    assert.deepEqual(login.approval.arguments, {
+      element: { resource_id: 'password' },
+      secret: 'lab-login',
+      clear: true,
+    });
+    assert.ok(
+      (login.approval.reasons as string[]).some((r) => r.includes('types the lab secret "lab-login"')),
+      JSON.stringify(login.approval.reasons),
+    );
     const typed = result(login.ack);
     assert.equal(typed.status, 'typed');
     assert.equal(typed.secret, 'lab-login');
@@ -175,15 +220,26 @@ describe('secrets by reference over the real adb server', () => {
     assert.equal(rig.phones[0]!.typedText('password'), LOGIN, 'the phone got the value');
 
     // Into a plain field, with the screen observed: the field shows it, the answer names it.
-    const note = await approved('android_type_text', { element: { resource_id: 'username' }, secret: 'lab-note', clear: true, observe: true }, callId('note'));
+    const note = await approved(
+      'android_type_text',
+      { element: { resource_id: 'username' }, secret: 'lab-note', clear: true, observe: true },
+      callId('note'),
+    );
     assert.equal(rig.phones[0]!.typedText('username'), NOTE);
     assert.match(JSON.stringify(result(note.ack).ui), /\[secret: lab-note\]/);
     const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree')));
-    assert.match(JSON.stringify(tree), /\[secret: lab-note\]/, 'a later tree shows the name where the field shows the value');
+    assert.match(
+      JSON.stringify(tree),
+      /\[secret: lab-note\]/,
+      'a later tree shows the name where the field shows the value',
+    );
 
     // In a batch, then signing in: the welcome screen greets the typed user name.
     const steps = [
-      { tool: 'android_type_text', arguments: { element: { resource_id: 'password' }, secret: 'lab-login', clear: true } },
+      {
+        tool: 'android_type_text',
+        arguments: { element: { resource_id: 'password' }, secret: 'lab-login', clear: true },
+      },
       { tool: 'android_tap', arguments: { element: { resource_id: 'sign_in' } } },
     ];
     const batch = await approved('android_batch', { steps, observe: true }, callId('batch'));
@@ -191,7 +247,9 @@ describe('secrets by reference over the real adb server', () => {
     const done = result(batch.ack);
     assert.equal(done.status, 'done', JSON.stringify(done));
     assert.match(JSON.stringify(done.ui), /Sign out/, 'signed in');
-    const welcome = result(await invoke(client, channel, 'android_ui_tree', { interactive_only: false }, callId('welcome')));
+    const welcome = result(
+      await invoke(client, channel, 'android_ui_tree', { interactive_only: false }, callId('welcome')),
+    );
     assert.match(JSON.stringify(welcome), /Welcome, \[secret: lab-note\]/);
 
     // The values did reach the phone, in the forms grepped for below.
@@ -203,9 +261,18 @@ describe('secrets by reference over the real adb server', () => {
     // The audit trail names each secret where the text would be, in calls and in batch steps.
     const entries = (JSON.parse(audit) as { entries: Json[] }).entries;
     const typing = entries.filter((e) => e.tool_id === 'android_type_text' && e.outcome === 'ok');
-    assert.ok(typing.some((e) => e.arguments.secret === 'lab-login' && e.decided_by === 'admin'), JSON.stringify(typing));
-    assert.ok(typing.some((e) => e.arguments.secret === 'lab-note' && e.arguments.observe === true), JSON.stringify(typing));
-    assert.ok(typing.every((e) => !('text' in e.arguments)), 'no text argument at all');
+    assert.ok(
+      typing.some((e) => e.arguments.secret === 'lab-login' && e.decided_by === 'admin'),
+      JSON.stringify(typing),
+    );
+    assert.ok(
+      typing.some((e) => e.arguments.secret === 'lab-note' && e.arguments.observe === true),
+      JSON.stringify(typing),
+    );
+    assert.ok(
+      typing.every((e) => !('text' in e.arguments)),
+      'no text argument at all',
+    );
     const batched = entries.find((e) => e.tool_id === 'android_batch' && e.outcome === 'ok');
     assert.deepEqual(batched?.arguments.steps[0].arguments, steps[0]!.arguments);
     const answers: Array<[string, string]> = [
@@ -218,8 +285,15 @@ describe('secrets by reference over the real adb server', () => {
     assert.match(answers[4]![1], /"secret":"lab-login"/, 'the timeline names the secret');
 
     const files = filesUnder(rig.bridge.dataDir);
-    for (const expected of ['audit.jsonl', 'tool-calls.jsonl', 'state.json', 'lab-secrets.json']) assert.ok(files.some((f) => f.endsWith(expected)), `${expected} is in the data dir`);
-    assert.ok(logs.some((l) => /held for approval/.test(l)), 'logs were captured');
+    for (const expected of ['audit.jsonl', 'tool-calls.jsonl', 'state.json', 'lab-secrets.json'])
+      assert.ok(
+        files.some((f) => f.endsWith(expected)),
+        `${expected} is in the data dir`,
+      );
+    assert.ok(
+      logs.some((l) => /held for approval/.test(l)),
+      'logs were captured',
+    );
     assert.ok(wire.length > 0 && client.received.length > 0, 'packets were captured');
     const haystacks: Array<{ where: string; data: Buffer }> = [
       ...files.map((file) => ({ where: file, data: readFileSync(file) })),
@@ -231,7 +305,8 @@ describe('secrets by reference over the real adb server', () => {
     for (const value of [LOGIN, NOTE]) {
       for (const form of forms(value)) {
         const needle = Buffer.from(form, 'utf8');
-        for (const { where, data } of haystacks) assert.ok(!data.includes(needle), `${JSON.stringify(form)} found in ${where}`);
+        for (const { where, data } of haystacks)
+          assert.ok(!data.includes(needle), `${JSON.stringify(form)} found in ${where}`);
       }
     }
   });

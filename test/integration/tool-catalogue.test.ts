@@ -33,7 +33,9 @@ describe('the android_* tool set on a simulated phone', () => {
   after(() => bound?.stop());
 
   test('the Descriptor lists every Card tool, each available on a bound, online phone', async () => {
-    const card = (await (await fetch(`${rig.bridge.url}/connector-card.json`)).json()) as { tools: Array<{ tool_id: string }> };
+    const card = (await (await fetch(`${rig.bridge.url}/connector-card.json`)).json()) as {
+      tools: Array<{ tool_id: string }>;
+    };
     const described = await client.request('connection.descriptor.get', {}, channel);
     const descriptor = described.payload?.connection_descriptor as Result;
     assert.deepEqual(validateDescriptor(descriptor), []);
@@ -56,7 +58,10 @@ describe('the android_* tool set on a simulated phone', () => {
     const thirdParty = await ok('android_list_apps');
     const all = await ok('android_list_apps', { include_system: true });
     assert.ok((thirdParty.packages as string[]).includes('com.example.notes'));
-    assert.ok((all.packages as string[]).length > (thirdParty.packages as string[]).length, 'system apps only on request');
+    assert.ok(
+      (all.packages as string[]).length > (thirdParty.packages as string[]).length,
+      'system apps only on request',
+    );
   });
 
   test('tap by element selector, then type with clear and submit; observe returns the new tree', async () => {
@@ -65,7 +70,10 @@ describe('the android_* tool set on a simulated phone', () => {
     const tapped = await ok('android_tap', { element: { resource_id: 'note_text' }, observe: true });
     assert.equal(tapped.status, 'tapped');
     assert.equal(typeof tapped.screen_changed, 'boolean');
-    assert.ok((tapped.ui as Result[]).some((n) => n.text === 'Save'), 'observe returns the interactive tree after the tap');
+    assert.ok(
+      (tapped.ui as Result[]).some((n) => n.text === 'Save'),
+      'observe returns the interactive tree after the tap',
+    );
     const [tap] = argvs('input');
     assert.deepEqual(tap, ['input', 'tap', String(tapped.x), String(tapped.y)]);
     await ok('android_type_text', { text: 'first draft' });
@@ -132,7 +140,10 @@ describe('the android_* tool set on a simulated phone', () => {
       ],
     });
     assert.equal((batch.steps as unknown[]).length, 2);
-    assert.deepEqual(argvs('input'), [['input', 'tap', '100', '700'], ['input', 'keyevent', '4']]);
+    assert.deepEqual(argvs('input'), [
+      ['input', 'tap', '100', '700'],
+      ['input', 'keyevent', '4'],
+    ]);
 
     rig.phones[0]!.clearArgvLog();
     const failing = await invoke(client, channel, 'android_batch', {
@@ -147,7 +158,10 @@ describe('the android_* tool set on a simulated phone', () => {
     assert.equal(failed.completed, 1);
     assert.deepEqual(
       (failed.steps as Result[]).map((step) => [step.tool, step.ok, step.error?.code]),
-      [['android_tap', true, undefined], ['android_tap', false, 'element_not_found']],
+      [
+        ['android_tap', true, undefined],
+        ['android_tap', false, 'element_not_found'],
+      ],
     );
     assert.deepEqual(argvs('input'), [['input', 'tap', '100', '700']], 'the step after the failing one never ran');
 
@@ -170,8 +184,14 @@ describe('the android_* tool set on a simulated phone', () => {
     const absent = await ok('android_wait_for', { element: { text: 'Never shown' }, timeout_ms: 800 });
     assert.equal(absent.met, false);
     assert.ok(absent.elapsed_ms >= 800);
-    const progress = client.received.slice(mark).filter((p) => p.type === 'tool.progress.push').map((p) => p.payload ?? {});
-    assert.ok(progress.some((p) => p.status === 'waiting' && p.tool_id === 'android_wait_for'), 'progress pushed while waiting');
+    const progress = client.received
+      .slice(mark)
+      .filter((p) => p.type === 'tool.progress.push')
+      .map((p) => p.payload ?? {});
+    assert.ok(
+      progress.some((p) => p.status === 'waiting' && p.tool_id === 'android_wait_for'),
+      'progress pushed while waiting',
+    );
     const settled = await ok('android_wait_for', { condition: 'settled', timeout_ms: 3000 });
     assert.equal(settled.met, true);
   });

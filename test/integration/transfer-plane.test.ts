@@ -34,7 +34,10 @@ interface Harness {
   lookups: { count: number };
 }
 
-async function setup(t: TestContext, options: { limits?: Partial<FileCacheLimits>; maxUploadBytes?: number; idleTimeoutMs?: number } = {}): Promise<Harness> {
+async function setup(
+  t: TestContext,
+  options: { limits?: Partial<FileCacheLimits>; maxUploadBytes?: number; idleTimeoutMs?: number } = {},
+): Promise<Harness> {
   const root = mkdtempSync(join(tmpdir(), 'transfer-plane-test-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const dir = join(root, 'cache');
@@ -95,7 +98,14 @@ function send(
   options: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | Readable },
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers, agent: false });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: options.method ?? 'GET',
+      path: options.path,
+      headers: options.headers,
+      agent: false,
+    });
     let responded = false;
     req.setTimeout(20_000, () => req.destroy(new Error('request timed out (safety net)')));
     req.on('response', (res) => {
@@ -148,7 +158,10 @@ function sha256(data: Buffer): string {
 
 const BOUNDARY = '----bridge-test-boundary-7f3a';
 
-function multipartHead(file: { filename: string; contentType?: string; field?: string }, fields: Record<string, string> = {}): Buffer {
+function multipartHead(
+  file: { filename: string; contentType?: string; field?: string },
+  fields: Record<string, string> = {},
+): Buffer {
   let text = '';
   for (const [name, value] of Object.entries(fields)) {
     text += `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
@@ -169,7 +182,11 @@ function uploadHeaders(extra: Record<string, string> = {}): Record<string, strin
   };
 }
 
-function multipartBody(data: Buffer, file: { filename: string; contentType?: string; field?: string }, fields?: Record<string, string>): Buffer {
+function multipartBody(
+  data: Buffer,
+  file: { filename: string; contentType?: string; field?: string },
+  fields?: Record<string, string>,
+): Buffer {
   return Buffer.concat([multipartHead(file, fields), data, MULTIPART_TAIL]);
 }
 
@@ -209,7 +226,13 @@ void describe('GET/HEAD /files/refs/{file_ref}', () => {
   void test('a signed URL downloads the bytes with safe headers', async (t) => {
     const h = await setup(t);
     const data = randomBytes(70_000);
-    const file = await h.cache.put({ data, mimeType: 'application/pdf', filename: 'Bericht "Q1" – März.pdf', channelId: 'ch-1', kind: 'file' });
+    const file = await h.cache.put({
+      data,
+      mimeType: 'application/pdf',
+      filename: 'Bericht "Q1" – März.pdf',
+      channelId: 'ch-1',
+      kind: 'file',
+    });
     const { path } = h.signer.sign(file.fileRef, 60_000, file.expiresAt);
     const reply = await send(h.port, { path });
     assert.equal(reply.status, 200);
@@ -232,7 +255,10 @@ void describe('GET/HEAD /files/refs/{file_ref}', () => {
     assert.equal(reply.body.length, 0);
     assert.equal(reply.headers['content-length'], '1234');
     assert.equal(reply.headers['content-type'], 'image/png');
-    assert.equal(reply.headers['content-disposition'], `attachment; filename="screen.png"; filename*=UTF-8''screen.png`);
+    assert.equal(
+      reply.headers['content-disposition'],
+      `attachment; filename="screen.png"; filename*=UTF-8''screen.png`,
+    );
   });
 
   void test('changing one character of sig, exp or ref is refused with 403', async (t) => {
@@ -255,7 +281,11 @@ void describe('GET/HEAD /files/refs/{file_ref}', () => {
     for (const path of tampered) {
       const reply = await send(h.port, { path });
       assert.equal(reply.status, 403, path);
-      assert.deepEqual(errorOf(reply), { code: 'permission_denied', message: 'download URL signature is invalid' }, path);
+      assert.deepEqual(
+        errorOf(reply),
+        { code: 'permission_denied', message: 'download URL signature is invalid' },
+        path,
+      );
     }
     // The genuine URL still works.
     assert.equal((await send(h.port, { path: `/files/refs/${ref}?exp=${exp}&sig=${sig}` })).status, 200);
@@ -441,19 +471,32 @@ void describe('POST /files/uploads', () => {
       method: 'POST',
       path: '/files/uploads',
       headers: uploadHeaders(),
-      body: multipartBody(data, { filename: 'photo.png', contentType: 'image/png' }, { recipient_ref: 'user-9', reply_token: 'tok' }),
+      body: multipartBody(
+        data,
+        { filename: 'photo.png', contentType: 'image/png' },
+        { recipient_ref: 'user-9', reply_token: 'tok' },
+      ),
     });
     assert.equal(reply.status, 200);
     assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
     const json = JSON.parse(reply.body.toString('utf8')) as Record<string, unknown>;
     assert.match(String(json.file_ref), FILE_REF_PATTERN);
-    assert.deepEqual(json, { file_ref: json.file_ref, file_type: 'image', filename: 'photo.png', byte_size: 1024, expires_at: T0 + 120_000 });
+    assert.deepEqual(json, {
+      file_ref: json.file_ref,
+      file_type: 'image',
+      filename: 'photo.png',
+      byte_size: 1024,
+      expires_at: T0 + 120_000,
+    });
     const ref = String(json.file_ref);
     const owned = assertFileOwnedBy(h.cache, ref, 'ch-1');
     assert.equal(owned.kind, 'upload');
     assert.equal(owned.mimeType, 'image/png');
     assert.deepEqual(readFileSync(h.cache.path(ref)!), data);
-    assert.throws(() => assertFileOwnedBy(h.cache, ref, 'ch-2'), (e: unknown) => e instanceof BridgeError && e.code === 'permission_denied');
+    assert.throws(
+      () => assertFileOwnedBy(h.cache, ref, 'ch-2'),
+      (e: unknown) => e instanceof BridgeError && e.code === 'permission_denied',
+    );
     assert.throws(
       () => assertFileOwnedBy(h.cache, `file_${'A'.repeat(32)}`, 'ch-1'),
       (e: unknown) => e instanceof BridgeError && e.code === 'file_not_found',
@@ -471,12 +514,21 @@ void describe('POST /files/uploads', () => {
       [{ filename: 'clip.mp4', contentType: 'application/octet-stream' }, 'video', 'video/mp4'],
       [{ filename: 'voice.ogg' }, 'audio', 'audio/ogg'],
       [{ filename: 'noext', contentType: 'audio/x-custom' }, 'audio', 'audio/x-custom'],
-      [{ filename: 'app.apk', contentType: 'application/octet-stream' }, 'file', 'application/vnd.android.package-archive'],
+      [
+        { filename: 'app.apk', contentType: 'application/octet-stream' },
+        'file',
+        'application/vnd.android.package-archive',
+      ],
       [{ filename: 'data.bin', contentType: 'application/octet-stream' }, 'file', 'application/octet-stream'],
       [{ filename: 'IMG.JPG', contentType: 'text/plain' }, 'image', 'image/jpeg'],
     ];
     for (const [file, fileType, mimeType] of cases) {
-      const reply = await send(h.port, { method: 'POST', path: '/files/uploads', headers: uploadHeaders(), body: multipartBody(Buffer.from('x'), file) });
+      const reply = await send(h.port, {
+        method: 'POST',
+        path: '/files/uploads',
+        headers: uploadHeaders(),
+        body: multipartBody(Buffer.from('x'), file),
+      });
       assert.equal(reply.status, 200, file.filename);
       const json = JSON.parse(reply.body.toString('utf8')) as { file_ref: string; file_type: string };
       assert.equal(json.file_type, fileType, file.filename);
@@ -492,7 +544,12 @@ void describe('POST /files/uploads', () => {
       method: 'POST',
       path: '/files/uploads',
       headers: uploadHeaders(),
-      body: streamedBody(multipartHead({ filename: 'screen-recording.mp4', contentType: 'video/mp4' }), total, 64 * 1024, hash),
+      body: streamedBody(
+        multipartHead({ filename: 'screen-recording.mp4', contentType: 'video/mp4' }),
+        total,
+        64 * 1024,
+        hash,
+      ),
     });
     assert.equal(reply.status, 200, reply.body.toString());
     const json = JSON.parse(reply.body.toString('utf8')) as { file_ref: string };
@@ -523,7 +580,12 @@ void describe('POST /files/uploads', () => {
     assert.equal(h.cache.stats().files, 0);
     // A declared length over the limit is refused before reading.
     const declared = multipartBody(Buffer.alloc(2 * 1024 * 1024), { filename: 'big.bin' });
-    const early = await send(h.port, { method: 'POST', path: '/files/uploads', headers: uploadHeaders(), body: declared });
+    const early = await send(h.port, {
+      method: 'POST',
+      path: '/files/uploads',
+      headers: uploadHeaders(),
+      body: declared,
+    });
     assert.equal(early.status, 413);
     assert.equal(errorOf(early).code, 'file_too_large');
     // Exactly at the limit is fine.
@@ -553,16 +615,33 @@ void describe('POST /files/uploads', () => {
   void test('a client that disconnects mid-upload leaves no partial file', async (t) => {
     const h = await setup(t);
     const body = new PassThrough();
-    const req = httpRequest({ host: '127.0.0.1', port: h.port, method: 'POST', path: '/files/uploads', headers: uploadHeaders(), agent: false });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: h.port,
+      method: 'POST',
+      path: '/files/uploads',
+      headers: uploadHeaders(),
+      agent: false,
+    });
     req.on('error', () => undefined);
     body.pipe(req);
     body.write(multipartHead({ filename: 'partial.bin' }));
     body.write(Buffer.alloc(256 * 1024, 2));
-    await untilFolder(h.dir, () => readdirSync(h.dir).some((name) => name.endsWith('.part') && statSync(join(h.dir, name)).size > 0), 'the upload to reach the disk', 10_000);
+    await untilFolder(
+      h.dir,
+      () => readdirSync(h.dir).some((name) => name.endsWith('.part') && statSync(join(h.dir, name)).size > 0),
+      'the upload to reach the disk',
+      10_000,
+    );
     req.destroy();
     await untilFolder(h.dir, () => readdirSync(h.dir).length === 0, 'the partial file to be deleted', 10_000);
     assert.equal(h.cache.stats().files, 0);
-    const after = await send(h.port, { method: 'POST', path: '/files/uploads', headers: uploadHeaders(), body: small() });
+    const after = await send(h.port, {
+      method: 'POST',
+      path: '/files/uploads',
+      headers: uploadHeaders(),
+      body: small(),
+    });
     assert.equal(after.status, 200);
   });
 });

@@ -85,11 +85,27 @@ describe('typed text at rest over the real adb server', () => {
   });
 
   test('typed text is audited as its length and a keyed hash; the same text gives the same hash', async () => {
-    const typed = result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, observe: true }, callId('address')));
+    const typed = result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: ADDRESS, observe: true },
+        callId('address'),
+      ),
+    );
     assert.equal(typed.status, 'typed');
     // The observed screen shows the text to the agent (and so the journal's ack held it).
     assert.ok(JSON.stringify(typed.ui).includes(ADDRESS));
-    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true }, callId('address-again')));
+    result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true },
+        callId('address-again'),
+      ),
+    );
     const batch = result(
       await invoke(
         client,
@@ -98,7 +114,10 @@ describe('typed text at rest over the real adb server', () => {
         {
           // A typing step after other steps is kept secret (the screen may have changed): first here.
           steps: [
-            { tool: 'android_type_text', arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true } },
+            {
+              tool: 'android_type_text',
+              arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true },
+            },
             { tool: 'android_tap', arguments: { element: { resource_id: 'save_button' } } },
           ],
           observe: true,
@@ -128,7 +147,13 @@ describe('typed text at rest over the real adb server', () => {
   test('a held call shows the approver the full text; the audit trail then keeps the hash', async () => {
     await putPolicies({ per_device: { [deviceId]: { control: 'ask' } } });
     try {
-      const call = invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: HELD, clear: true }, callId('held'));
+      const call = invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: HELD, clear: true },
+        callId('held'),
+      );
       const approval = await waitForApproval(rig.bridge, 'android_type_text');
       assert.equal(approval.arguments.text, HELD, 'the person deciding reads what would be typed');
       await answerApproval(rig.bridge, approval, 'approve');
@@ -137,7 +162,15 @@ describe('typed text at rest over the real adb server', () => {
       await putPolicies({ per_device: {} });
     }
     // A later call that observes the field sees the text there: the journal keeps no screens.
-    const tapped = result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' }, observe: true }, callId('look')));
+    const tapped = result(
+      await invoke(
+        client,
+        channel,
+        'android_tap',
+        { element: { resource_id: 'note_text' }, observe: true },
+        callId('look'),
+      ),
+    );
     assert.ok(JSON.stringify(tapped).includes(HELD));
     const entry = (await auditEntries()).find((e) => e.tool_id === 'android_type_text' && e.decided_by === 'admin');
     assert.ok(entry, 'the approved call is audited');
@@ -148,12 +181,31 @@ describe('typed text at rest over the real adb server', () => {
   test('no typed text anywhere in the data dir or the logs', async () => {
     // The three texts go through the bridge once more here (typed with an observed screen, in a
     // batch, and held for approval), so this test stands alone.
-    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true, observe: true }, callId('plant-address')));
-    const steps = [{ tool: 'android_type_text', arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true } }];
-    assert.equal(result(await invoke(client, channel, 'android_batch', { steps, observe: true }, callId('plant-batch'))).status, 'done');
+    result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: ADDRESS, clear: true, observe: true },
+        callId('plant-address'),
+      ),
+    );
+    const steps = [
+      { tool: 'android_type_text', arguments: { element: { resource_id: 'note_text' }, text: CHINESE, clear: true } },
+    ];
+    assert.equal(
+      result(await invoke(client, channel, 'android_batch', { steps, observe: true }, callId('plant-batch'))).status,
+      'done',
+    );
     await putPolicies({ per_device: { [deviceId]: { control: 'ask' } } });
     try {
-      const call = invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: HELD, clear: true }, callId('plant-held'));
+      const call = invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: HELD, clear: true },
+        callId('plant-held'),
+      );
       await answerApproval(rig.bridge, await waitForApproval(rig.bridge, 'android_type_text'), 'approve');
       result(await call);
     } finally {
@@ -162,13 +214,28 @@ describe('typed text at rest over the real adb server', () => {
     // The audit flushes before it answers.
     await auditEntries();
     const files = filesUnder(rig.bridge.dataDir);
-    for (const expected of ['audit.jsonl', 'tool-calls.jsonl', 'state.json']) assert.ok(files.some((f) => f.endsWith(expected)), `${expected} is in the data dir`);
-    assert.match(readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl'), 'utf8'), /"screen_not_kept":true/, 'the journal kept acks without their observed screens');
-    assert.ok(logs.some((l) => /held for approval/.test(l)), 'logs were captured');
+    for (const expected of ['audit.jsonl', 'tool-calls.jsonl', 'state.json'])
+      assert.ok(
+        files.some((f) => f.endsWith(expected)),
+        `${expected} is in the data dir`,
+      );
+    assert.match(
+      readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl'), 'utf8'),
+      /"screen_not_kept":true/,
+      'the journal kept acks without their observed screens',
+    );
+    assert.ok(
+      logs.some((l) => /held for approval/.test(l)),
+      'logs were captured',
+    );
     for (const text of [ADDRESS, CHINESE, HELD]) {
       for (const form of forms(text)) {
         const needle = Buffer.from(form, 'utf8');
-        for (const file of files) assert.ok(!readFileSync(file).includes(needle), `${JSON.stringify(form)} found in ${file}: ${readFileSync(file, 'utf8').slice(0, 3000)}`);
+        for (const file of files)
+          assert.ok(
+            !readFileSync(file).includes(needle),
+            `${JSON.stringify(form)} found in ${file}: ${readFileSync(file, 'utf8').slice(0, 3000)}`,
+          );
         assert.ok(!logs.some((l) => l.includes(form)), `${JSON.stringify(form)} found in the logs`);
       }
     }
@@ -178,17 +245,36 @@ describe('typed text at rest over the real adb server', () => {
     const set = await putPolicies({ audit_typed_text: 'full' });
     assert.equal(set.audit_typed_text, 'full');
     try {
-      result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true, observe: true }, callId('kept')));
+      result(
+        await invoke(
+          client,
+          channel,
+          'android_type_text',
+          { element: { resource_id: 'note_text' }, text: KEPT, clear: true, observe: true },
+          callId('kept'),
+        ),
+      );
       const entry = (await auditEntries()).find((e) => e.tool_id === 'android_type_text');
       assert.equal(entry?.arguments.text, KEPT);
       const audit = readFileSync(join(rig.bridge.dataDir, 'audit', 'audit.jsonl'));
       assert.ok(audit.includes(Buffer.from(KEPT)), 'kept in audit.jsonl');
-      assert.ok(!readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl')).includes(Buffer.from(KEPT)), 'never in the journal');
+      assert.ok(
+        !readFileSync(join(rig.bridge.dataDir, 'tool-calls.jsonl')).includes(Buffer.from(KEPT)),
+        'never in the journal',
+      );
     } finally {
       assert.equal((await putPolicies({ audit_typed_text: 'digest' })).audit_typed_text, 'digest');
     }
     // Back to digest: calls from then on are hashed again.
-    result(await invoke(client, channel, 'android_type_text', { element: { resource_id: 'note_text' }, text: KEPT, clear: true }, callId('kept-after')));
+    result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'note_text' }, text: KEPT, clear: true },
+        callId('kept-after'),
+      ),
+    );
     const latest = (await auditEntries()).find((e) => e.tool_id === 'android_type_text');
     assert.match(String(latest?.arguments.text), DIGEST);
   });

@@ -82,7 +82,10 @@ void describe('hostConnect', () => {
 
     const answers = await Promise.all(targets.map((target) => hostConnect(adb.address, target)));
 
-    assert.deepEqual(answers, targets.map((target) => `connected to ${target}`));
+    assert.deepEqual(
+      answers,
+      targets.map((target) => `connected to ${target}`),
+    );
     assert.equal(adb.maxInFlight(), 1);
     assert.deepEqual(adb.received, targets);
   });

@@ -51,13 +51,24 @@ void describe('adb CLI commands against the full simulated phone', () => {
     phone.clearArgvLog();
     const home = await adb('exec-out', 'screencap', '-p');
     assert.equal(home.code, 0, home.stderr);
-    assert.ok(home.stdout.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'PNG signature');
+    assert.ok(
+      home.stdout.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+      'PNG signature',
+    );
     const meta = await sharp(home.stdout).metadata();
     assert.deepEqual([meta.format, meta.width, meta.height], ['png', SIZE.width, SIZE.height]);
     assert.deepEqual(phone.argvLog, [['screencap', '-p']]);
     assert.equal(phone.screenState().package, phone.foregroundPackage());
 
-    const launched = await adb('shell', 'monkey', '-p', 'com.example.notes', '-c', 'android.intent.category.LAUNCHER', '1');
+    const launched = await adb(
+      'shell',
+      'monkey',
+      '-p',
+      'com.example.notes',
+      '-c',
+      'android.intent.category.LAUNCHER',
+      '1',
+    );
     assert.equal(launched.code, 0, launched.stderr);
     assert.equal(phone.foregroundPackage(), 'com.example.notes');
     const notes = await adb('exec-out', 'screencap', '-p');
@@ -68,7 +79,11 @@ void describe('adb CLI commands against the full simulated phone', () => {
       return [data[at] ?? -1, data[at + 1] ?? -1, data[at + 2] ?? -1];
     };
     const probe = headerProbePoint(SIZE);
-    assert.deepEqual(pixel(probe.x, probe.y), [...NOTES_HEADER_RGB], 'the notes app’s toolbar colour is where it is drawn');
+    assert.deepEqual(
+      pixel(probe.x, probe.y),
+      [...NOTES_HEADER_RGB],
+      'the notes app’s toolbar colour is where it is drawn',
+    );
     // The home screen’s wallpaper is no longer what the screenshot shows.
     const homePixels = await sharp(home.stdout).raw().toBuffer();
     const homeAt = (probe.y * info.width + probe.x) * info.channels;
@@ -109,7 +124,9 @@ void describe('adb CLI commands against the full simulated phone', () => {
 
   void test('adb shell input text with a quoted string: exact argv on the phone, the field holds it', async () => {
     const dumped = await adb('shell', 'uiautomator', 'dump', '/dev/tty');
-    const field = center(findNode(parseDump(dumped.stdout.toString()), (n) => n['resource-id'] === 'com.example.notes:id/note_text'));
+    const field = center(
+      findNode(parseDump(dumped.stdout.toString()), (n) => n['resource-id'] === 'com.example.notes:id/note_text'),
+    );
     assert.equal((await adb('shell', 'input', 'tap', String(field.x), String(field.y))).code, 0);
     const before = phone.screenState().version;
     phone.clearArgvLog();
@@ -125,7 +142,10 @@ void describe('adb CLI commands against the full simulated phone', () => {
     assert.deepEqual(phone.argvLog, [['input', 'text', 'two%swords']]);
     assert.equal(phone.typedText('note_text'), 'it;s&&fine|$(id)two words');
     const shown = parseDump((await adb('shell', 'uiautomator', 'dump', '/dev/tty')).stdout.toString());
-    assert.equal(findNode(shown, (n) => n['resource-id'] === 'com.example.notes:id/note_text').text, 'it;s&&fine|$(id)two words');
+    assert.equal(
+      findNode(shown, (n) => n['resource-id'] === 'com.example.notes:id/note_text').text,
+      'it;s&&fine|$(id)two words',
+    );
   });
 
   // Android's mksh words it "inaccessible or not found" (the "NAME: not found" is its tail).

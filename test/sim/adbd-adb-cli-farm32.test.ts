@@ -37,7 +37,10 @@ void describe(`${PHONES} full simulated phones on one adb server`, () => {
       count: PHONES,
       adb: { host: rig.host, port: rig.port },
       createPhone: (i) => {
-        const phone = createSimulatedPhone({ serial: `FARM${String(i).padStart(2, '0')}X`, model: i % 2 ? 'Galaxy S23' : 'Pixel 7' });
+        const phone = createSimulatedPhone({
+          serial: `FARM${String(i).padStart(2, '0')}X`,
+          model: i % 2 ? 'Galaxy S23' : 'Pixel 7',
+        });
         phones[i] = phone;
         return phone;
       },
@@ -59,7 +62,9 @@ void describe(`${PHONES} full simulated phones on one adb server`, () => {
 
     // The adb CLI, one process per phone, all at once.
     let started = performance.now();
-    const cli = await Promise.all(entries.map((p) => runAdb(rig, ['-s', p.serial, 'shell', 'getprop', 'ro.serialno'], { timeoutMs: 30_000 })));
+    const cli = await Promise.all(
+      entries.map((p) => runAdb(rig, ['-s', p.serial, 'shell', 'getprop', 'ro.serialno'], { timeoutMs: 30_000 })),
+    );
     const cliMs = performance.now() - started;
     assert.deepEqual(
       cli.map((r) => [r.code, r.stdout.toString()]),
@@ -79,23 +84,36 @@ void describe(`${PHONES} full simulated phones on one adb server`, () => {
     const kitMs = performance.now() - started;
     for (const [i, xml] of dumps.entries()) {
       assert.ok(xml.endsWith('UI hierchary dumped to: /dev/tty\n'), `phone ${i}`);
-      assert.deepEqual(phones[i]?.argvLog.find((argv) => argv[0] === 'input'), ['input', 'tap', String(100 + i), '200']);
+      assert.deepEqual(
+        phones[i]?.argvLog.find((argv) => argv[0] === 'input'),
+        ['input', 'tap', String(100 + i), '200'],
+      );
     }
 
     const rssIdle = rssMiB('self');
     // Raw screencaps (10 MB each, `adb exec-out screencap`) from every phone at once: the
     // heaviest routine transfer.
     started = performance.now();
-    const frames = await Promise.all(entries.map(async (p) => (await runAdb(rig, ['-s', p.serial, 'exec-out', 'screencap'], { timeoutMs: 60_000 })).stdout.length));
+    const frames = await Promise.all(
+      entries.map(
+        async (p) =>
+          (await runAdb(rig, ['-s', p.serial, 'exec-out', 'screencap'], { timeoutMs: 60_000 })).stdout.length,
+      ),
+    );
     const capMs = performance.now() - started;
-    assert.ok(frames.every((n) => n === 16 + 1080 * 2400 * 4), JSON.stringify(frames));
+    assert.ok(
+      frames.every((n) => n === 16 + 1080 * 2400 * 4),
+      JSON.stringify(frames),
+    );
 
     const rssSelf = rssMiB('self');
     const rssAdb = rssMiB(rig.pid);
     t.diagnostic(`parallel adb CLI getprop on ${PHONES} phones: ${Math.round(cliMs)} ms`);
     t.diagnostic(`parallel adbkit tap + uiautomator dump on ${PHONES} phones: ${Math.round(kitMs)} ms`);
     t.diagnostic(`parallel adb exec-out screencap (9.9 MB raw each) from ${PHONES} phones: ${Math.round(capMs)} ms`);
-    t.diagnostic(`RSS of the test process: ${rssBefore} MiB before the phones, ${rssIdle} MiB with ${PHONES} phones attached and used, ${rssSelf} MiB after the screencap burst; adb server ${rssAdb} MiB`);
+    t.diagnostic(
+      `RSS of the test process: ${rssBefore} MiB before the phones, ${rssIdle} MiB with ${PHONES} phones attached and used, ${rssSelf} MiB after the screencap burst; adb server ${rssAdb} MiB`,
+    );
     const after = await hostDevices(rig);
     assert.equal(after.filter((d) => d.state === 'device').length, PHONES, 'no phone dropped under load');
   });

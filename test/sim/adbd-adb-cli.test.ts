@@ -42,7 +42,10 @@ void describe('adb CLI against a simulated phone', () => {
   void test('adb devices -l lists the phone as device with its model', async () => {
     const { stdout, code } = await runAdb(rig, ['devices', '-l']);
     assert.equal(code, 0);
-    const line = stdout.toString().split('\n').find((l) => l.startsWith(`${serial} `));
+    const line = stdout
+      .toString()
+      .split('\n')
+      .find((l) => l.startsWith(`${serial} `));
     assert.ok(line, stdout.toString());
     assert.match(line, /\sdevice\s/);
     assert.match(line, /model:Pixel_Sim/);
@@ -103,7 +106,7 @@ void describe('adb CLI against a simulated phone', () => {
     assert.match(ls.stdout.toString(), /^[0-9a-f]{8} 0000000c [0-9a-f]{8} note\.txt$/m);
   });
 
-  void test('adb pull of a missing file fails with the phone\'s message', async () => {
+  void test("adb pull of a missing file fails with the phone's message", async () => {
     const pull = await adb('pull', '/sdcard/nope.bin', join(scratch, 'nope.bin'));
     assert.notEqual(pull.code, 0);
     // adb 1.0.41 prints sync errors on stdout.

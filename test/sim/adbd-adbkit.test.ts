@@ -61,7 +61,7 @@ void describe('adbkit against a simulated phone', () => {
     assert.ok(output.equals(bigPattern(3_000_000)));
   });
 
-  void test('getProperties parses the phone\'s getprop', async () => {
+  void test("getProperties parses the phone's getprop", async () => {
     const props = await device().getProperties();
     assert.equal(props['ro.product.model'], 'Kit_Model');
     assert.equal(props['ro.serialno'], 'KIT123');
@@ -105,7 +105,11 @@ void describe('adbkit against the full simulated phone: screencap, install, prop
 
   before(async () => {
     rig = await startAdbServer();
-    phone = createSimulatedPhone({ serial: 'KITSIM042', model: 'Pixel 7', screen: { width: 720, height: 1600, density: 320 } });
+    phone = createSimulatedPhone({
+      serial: 'KITSIM042',
+      model: 'Pixel 7',
+      screen: { width: 720, height: 1600, density: 320 },
+    });
     server = await AdbdServer.start({ phone });
     serial = await attachToAdb(rig, server.port);
   });
@@ -139,12 +143,19 @@ void describe('adbkit against the full simulated phone: screencap, install, prop
 
   void test('install(stream) pushes the APK and pm installs it; a non-APK is refused', async () => {
     // The simulated package manager accepts a ZIP whose manifest text names the package.
-    const apk = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('AndroidManifest.xml package=com.example.kitapp '), randomBytes(4096)]);
+    const apk = Buffer.concat([
+      Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+      Buffer.from('AndroidManifest.xml package=com.example.kitapp '),
+      randomBytes(4096),
+    ]);
     const source = new PassThrough();
     source.end(apk);
     phone.clearArgvLog();
     assert.equal(await device().install(source), true);
-    assert.ok(phone.argvLog.some((argv) => argv[0] === 'pm' && argv[1] === 'install'), JSON.stringify(phone.argvLog));
+    assert.ok(
+      phone.argvLog.some((argv) => argv[0] === 'pm' && argv[1] === 'install'),
+      JSON.stringify(phone.argvLog),
+    );
     assert.equal(await device().isInstalled('com.example.kitapp'), true);
     const third = (await Adb.util.readAll(await device().shell('pm list packages -3'))).toString();
     assert.match(third, /^package:com\.example\.kitapp$/m);

@@ -58,7 +58,9 @@ void describe(`a farm of ${PHONES} simulated phones`, () => {
     const phones = farm?.phones ?? [];
     const client = Adb.createClient({ host: rig.host, port: rig.port });
     const outputs = await Promise.all(
-      phones.map(async (p) => (await Adb.util.readAll(await client.getDevice(p.serial).shell('getprop ro.serialno'))).toString()),
+      phones.map(async (p) =>
+        (await Adb.util.readAll(await client.getDevice(p.serial).shell('getprop ro.serialno'))).toString(),
+      ),
     );
     assert.deepEqual(
       outputs,

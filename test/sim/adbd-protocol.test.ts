@@ -25,7 +25,13 @@ import {
 } from '../../main/sim/adb-protocol';
 import type { AdbMessage } from '../../main/sim/adb-protocol';
 import { AdbdServer } from '../../main/sim/adbd-server';
-import { SHELL_EXIT, SHELL_STDERR, SHELL_STDOUT, encodeShellPacket, parseShellService } from '../../main/sim/adbd-services';
+import {
+  SHELL_EXIT,
+  SHELL_STDERR,
+  SHELL_STDOUT,
+  encodeShellPacket,
+  parseShellService,
+} from '../../main/sim/adbd-services';
 import { FakePhone, bigPattern } from '../helpers/fake-phone';
 import { RawAdbHost } from '../helpers/raw-adb-host';
 
@@ -52,19 +58,27 @@ void describe('adb message framing', () => {
       data: fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
     });
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 20 }), fc.boolean(), (messages, cuts, checksum) => {
-        const bytes = Buffer.concat(messages.map((m) => encodeMessage(m, checksum)));
-        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-        const parser = new AdbMessageParser();
-        const got: AdbMessage[] = [];
-        let last = 0;
-        for (const point of [...points, bytes.length]) {
-          got.push(...parser.push(bytes.subarray(last, point)));
-          last = point;
-        }
-        // fast-check builds prototype-less records; compare plain copies.
-        assert.deepEqual(got, messages.map((m) => ({ ...m })));
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.boolean(),
+        (messages, cuts, checksum) => {
+          const bytes = Buffer.concat(messages.map((m) => encodeMessage(m, checksum)));
+          const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const parser = new AdbMessageParser();
+          const got: AdbMessage[] = [];
+          let last = 0;
+          for (const point of [...points, bytes.length]) {
+            got.push(...parser.push(bytes.subarray(last, point)));
+            last = point;
+          }
+          // fast-check builds prototype-less records; compare plain copies.
+          assert.deepEqual(
+            got,
+            messages.map((m) => ({ ...m })),
+          );
+        },
+      ),
     );
   });
 
@@ -75,7 +89,10 @@ void describe('adb message framing', () => {
     assert.equal(bytes.readUInt32LE(12), 3);
     assert.equal(bytes.readUInt32LE(16), 253);
     assert.equal(bytes.readUInt32LE(20), (A_WRTE ^ 0xffffffff) >>> 0);
-    assert.equal(encodeMessage({ command: A_WRTE, arg0: 1, arg1: 2, data: Buffer.from([1]) }, false).readUInt32LE(16), 0);
+    assert.equal(
+      encodeMessage({ command: A_WRTE, arg0: 1, arg1: 2, data: Buffer.from([1]) }, false).readUInt32LE(16),
+      0,
+    );
     assert.equal(payloadChecksum(Buffer.alloc(0)), 0);
   });
 
@@ -142,9 +159,13 @@ void describe('simulated adbd over TCP', () => {
     assert.equal(reply.arg0, A_VERSION);
     assert.equal(reply.arg1, DEVICE_MAX_PAYLOAD);
     const banner = reply.data.toString();
-    assert.match(banner, /^device::ro\.product\.name=fake_product;ro\.product\.model=Wire_Model;ro\.product\.device=fakedevice;features=/);
+    assert.match(
+      banner,
+      /^device::ro\.product\.name=fake_product;ro\.product\.model=Wire_Model;ro\.product\.device=fakedevice;features=/,
+    );
     const features = banner.slice(banner.indexOf('features=') + 9).split(',');
-    for (const feature of ['shell_v2', 'cmd', 'stat_v2', 'ls_v2', 'fixed_push_mkdir']) assert.ok(features.includes(feature), feature);
+    for (const feature of ['shell_v2', 'cmd', 'stat_v2', 'ls_v2', 'fixed_push_mkdir'])
+      assert.ok(features.includes(feature), feature);
     assert.ok(!features.includes('sendrecv_v2'), 'must not advertise what it does not speak');
   });
 
@@ -197,12 +218,18 @@ void describe('simulated adbd over TCP', () => {
       ],
     );
     const pty = decodeShellPackets(await host.run('shell,v2,pty:echo a'));
-    assert.deepEqual(pty.map((p) => [p.id, p.data.toString('latin1')]), [
-      [SHELL_STDOUT, 'a\r\n'],
-      [SHELL_EXIT, '\x00'],
-    ]);
+    assert.deepEqual(
+      pty.map((p) => [p.id, p.data.toString('latin1')]),
+      [
+        [SHELL_STDOUT, 'a\r\n'],
+        [SHELL_EXIT, '\x00'],
+      ],
+    );
     // Raw v1 shell: stdout then stderr bytes, no framing.
-    assert.equal((await host.run('shell:nosuchcmd')).toString(), '/system/bin/sh: nosuchcmd: inaccessible or not found\n');
+    assert.equal(
+      (await host.run('shell:nosuchcmd')).toString(),
+      '/system/bin/sh: nosuchcmd: inaccessible or not found\n',
+    );
   });
 
   void test('shell v2 accepts stdin, close-stdin and window-size packets from the host', async () => {

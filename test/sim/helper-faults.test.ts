@@ -9,9 +9,18 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { NOTES_PKG } from '../../main/sim/screen/app-notes';
 import { LAUNCHER_PKG } from '../../main/sim/screen/app-launcher';
-import { centreOf, sourceNodes, startHelperRig, tapActions, SERVER_APK_PATH, type HelperRig, type Instrumentation } from './helper-kit';
+import {
+  centreOf,
+  sourceNodes,
+  startHelperRig,
+  tapActions,
+  SERVER_APK_PATH,
+  type HelperRig,
+  type Instrumentation,
+} from './helper-kit';
 
-const helperTaps = (h: HelperRig): string[][] => h.phone.argvLog.filter((a) => a[0] === 'helper' && a[2] === '/actions');
+const helperTaps = (h: HelperRig): string[][] =>
+  h.phone.argvLog.filter((a) => a[0] === 'helper' && a[2] === '/actions');
 
 void describe('resident helper faults on a simulated phone', () => {
   let h: HelperRig;
@@ -46,7 +55,10 @@ void describe('resident helper faults on a simulated phone', () => {
     h.phone.setQuirks(['helper-install-refused']);
     const refused = await h.adb('install', SERVER_APK_PATH);
     assert.equal(refused.code, 1);
-    assert.match(refused.stdout + refused.stderr, /Failure \[INSTALL_FAILED_USER_RESTRICTED: Install canceled by user\]/);
+    assert.match(
+      refused.stdout + refused.stderr,
+      /Failure \[INSTALL_FAILED_USER_RESTRICTED: Install canceled by user\]/,
+    );
     assert.equal((await h.adb('shell', 'pm', 'list', 'packages', 'uiautomator2')).stdout, '');
     const other = join(scratch, 'other.apk');
     writeFileSync(other, Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('package=com.acme.other\n')]));
@@ -59,9 +71,18 @@ void describe('resident helper faults on a simulated phone', () => {
 
   void test('helper-no-instrumentation: am instrument fails with the SecurityException; UiAutomation stays free', async () => {
     h.phone.setQuirks(['helper-no-instrumentation']);
-    const r = await h.adb('shell', 'am', 'instrument', '-w', 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    const r = await h.adb(
+      'shell',
+      'am',
+      'instrument',
+      '-w',
+      'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
+    );
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^java\.lang\.SecurityException: Permission Denial: starting instrumentation ComponentInfo\{io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\} from pid=\d+, uid=2000 not allowed because package io\.appium\.uiautomator2\.server\.test does not have a signature matching the target io\.appium\.uiautomator2\.server\n/);
+    assert.match(
+      r.stderr,
+      /^java\.lang\.SecurityException: Permission Denial: starting instrumentation ComponentInfo\{io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\} from pid=\d+, uid=2000 not allowed because package io\.appium\.uiautomator2\.server\.test does not have a signature matching the target io\.appium\.uiautomator2\.server\n/,
+    );
     assert.equal(h.phone.helper.state(), 'stopped');
     assert.equal((await h.adb('shell', 'uiautomator', 'dump', '/dev/tty')).code, 0);
     h.phone.setQuirks([]);
@@ -73,9 +94,15 @@ void describe('resident helper faults on a simulated phone', () => {
     const at = await notesIcon(port, id);
     h.phone.setQuirks(['helper-crash']);
     h.phone.clearArgvLog();
-    await assert.rejects(h.http(port, 'POST', `/session/${id}/actions`, tapActions(at.x, at.y)), /socket hang up|ECONNRESET/);
+    await assert.rejects(
+      h.http(port, 'POST', `/session/${id}/actions`, tapActions(at.x, at.y)),
+      /socket hang up|ECONNRESET/,
+    );
     const ended = await inst.exited;
-    assert.match(ended.output, /AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed\.\nINSTRUMENTATION_CODE: 0\n$/);
+    assert.match(
+      ended.output,
+      /AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed\.\nINSTRUMENTATION_CODE: 0\n$/,
+    );
     assert.equal(h.phone.foregroundPackage(), LAUNCHER_PKG, 'nothing was tapped');
     assert.deepEqual(helperTaps(h), []);
     await assert.rejects(h.http(port, 'GET', '/status'));
@@ -149,7 +176,8 @@ void describe('resident helper faults on a simulated phone', () => {
     const at = await notesIcon(port, id);
     assert.equal((await h.http(port, 'POST', `/session/${id}/actions`, tapActions(at.x, at.y))).status, 200);
     assert.equal(h.phone.foregroundPackage(), NOTES_PKG);
-    const pkgOf = async (): Promise<string | undefined> => sourceNodes((await h.http(port, 'GET', `/session/${id}/source`)).json.value as string)[0]?.package;
+    const pkgOf = async (): Promise<string | undefined> =>
+      sourceNodes((await h.http(port, 'GET', `/session/${id}/source`)).json.value as string)[0]?.package;
     assert.deepEqual([await pkgOf(), await pkgOf(), await pkgOf()], [LAUNCHER_PKG, LAUNCHER_PKG, NOTES_PKG]);
     h.phone.setQuirks([]);
     await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');

@@ -76,13 +76,24 @@ export async function startHelperRig(options: Partial<SimulatedPhoneOptions> = {
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
       const req = request(
-        { host: '127.0.0.1', port, method, path, agent, signal: AbortSignal.timeout(20_000), headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} },
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          agent,
+          signal: AbortSignal.timeout(20_000),
+          headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+        },
         (res) => {
           const parts: Buffer[] = [];
           res.on('data', (c: Buffer) => parts.push(c));
           res.on('end', () => {
             try {
-              resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(parts).toString('utf8')) as HttpAnswer['json'] });
+              resolve({
+                status: res.statusCode ?? 0,
+                json: JSON.parse(Buffer.concat(parts).toString('utf8')) as HttpAnswer['json'],
+              });
             } catch (error) {
               reject(error instanceof Error ? error : new Error(String(error)));
             }
@@ -103,11 +114,29 @@ export async function startHelperRig(options: Partial<SimulatedPhoneOptions> = {
     installHelper: async () => {
       for (const apk of [SERVER_APK_PATH, TEST_APK_PATH]) {
         const r = await adb('install', '-r', apk);
-        if (r.code !== 0 || !r.stdout.includes('Success')) throw new Error(`adb install ${apk}: ${r.code} ${r.stdout} ${r.stderr}`);
+        if (r.code !== 0 || !r.stdout.includes('Success'))
+          throw new Error(`adb install ${apk}: ${r.code} ${r.stdout} ${r.stderr}`);
       }
     },
     startInstrumentation: async () => {
-      const child = spawn(ADB, ['-P', String(rig.port), '-s', serial, 'shell', 'am', 'instrument', '-w', '-e', 'disableAnalytics', 'true', COMPONENT], { env: rig.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        ADB,
+        [
+          '-P',
+          String(rig.port),
+          '-s',
+          serial,
+          'shell',
+          'am',
+          'instrument',
+          '-w',
+          '-e',
+          'disableAnalytics',
+          'true',
+          COMPONENT,
+        ],
+        { env: rig.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       children.add(child);
       let output = '';
       const changed = new EventTarget();
@@ -134,7 +163,8 @@ export async function startHelperRig(options: Partial<SimulatedPhoneOptions> = {
     forward: async () => {
       const r = await adb('forward', 'tcp:0', 'tcp:6790');
       const port = Number(r.stdout.trim());
-      if (r.code !== 0 || !Number.isInteger(port) || port <= 0) throw new Error(`adb forward: ${r.code} ${r.stdout} ${r.stderr}`);
+      if (r.code !== 0 || !Number.isInteger(port) || port <= 0)
+        throw new Error(`adb forward: ${r.code} ${r.stdout} ${r.stderr}`);
       return port;
     },
     waitReady: async (port) => {
@@ -143,8 +173,11 @@ export async function startHelperRig(options: Partial<SimulatedPhoneOptions> = {
       return http(port, 'GET', '/status');
     },
     newSession: async (port) => {
-      const r = await http(port, 'POST', '/session', { capabilities: { alwaysMatch: { platformName: 'Android' }, firstMatch: [{}] } });
-      if (r.status !== 200 || typeof r.json.sessionId !== 'string') throw new Error(`POST /session: ${r.status} ${JSON.stringify(r.json)}`);
+      const r = await http(port, 'POST', '/session', {
+        capabilities: { alwaysMatch: { platformName: 'Android' }, firstMatch: [{}] },
+      });
+      if (r.status !== 200 || typeof r.json.sessionId !== 'string')
+        throw new Error(`POST /session: ${r.status} ${JSON.stringify(r.json)}`);
       return r.json.sessionId;
     },
   };
@@ -157,7 +190,11 @@ export function sourceNodes(xml: string): Array<Record<string, string>> {
     if (m[1] === 'hierarchy') continue;
     const attrs: Record<string, string> = { tag: m[1] ?? '' };
     for (const a of (m[2] ?? '').matchAll(/([\w-]+)="([^"]*)"/g)) {
-      attrs[a[1] ?? ''] = (a[2] ?? '').replace(/&(#\d+|amp|lt|gt|quot);/g, (_, e: string) => (e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : { amp: '&', lt: '<', gt: '>', quot: '"' }[e] ?? ''));
+      attrs[a[1] ?? ''] = (a[2] ?? '').replace(/&(#\d+|amp|lt|gt|quot);/g, (_, e: string) =>
+        e.startsWith('#')
+          ? String.fromCodePoint(Number(e.slice(1)))
+          : ({ amp: '&', lt: '<', gt: '>', quot: '"' }[e] ?? ''),
+      );
     }
     nodes.push(attrs);
   }

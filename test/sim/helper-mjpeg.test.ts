@@ -55,13 +55,20 @@ class MjpegClient {
       const head = PART_HEAD.exec(text);
       if (!head) {
         // Not yet a whole part header: anything that already holds a blank line is a wire error.
-        assert.ok(!text.includes('\r\n\r\n') && '--BoundaryString'.startsWith(text.slice(0, 16)), `bad part start ${JSON.stringify(text)}`);
+        assert.ok(
+          !text.includes('\r\n\r\n') && '--BoundaryString'.startsWith(text.slice(0, 16)),
+          `bad part start ${JSON.stringify(text)}`,
+        );
         return;
       }
       const length = Number(head[1]);
       const start = head[0].length;
       if (this.bytes.length < start + length + 4) return;
-      assert.equal(this.bytes.subarray(start + length, start + length + 4).toString('latin1'), '\r\n\r\n', 'each JPEG is followed by CRLF CRLF');
+      assert.equal(
+        this.bytes.subarray(start + length, start + length + 4).toString('latin1'),
+        '\r\n\r\n',
+        'each JPEG is followed by CRLF CRLF',
+      );
       this.frames.push(Buffer.from(this.bytes.subarray(start, start + length)));
       this.bytes = this.bytes.subarray(start + length + 4);
     }
@@ -163,7 +170,10 @@ void describe('the helper MJPEG screenshot stream on device port 7810', () => {
 
     // mjpegScalingFactor 25: a frame already under way may keep the old size, later ones shrink.
     const id = await h.newSession(port);
-    assert.equal((await h.http(port, 'POST', `/session/${id}/appium/settings`, { settings: { mjpegScalingFactor: 25 } })).status, 200);
+    assert.equal(
+      (await h.http(port, 'POST', `/session/${id}/appium/settings`, { settings: { mjpegScalingFactor: 25 } })).status,
+      200,
+    );
     let size = await jpegSize(await c.nextFrame());
     for (let i = 0; i < 3 && size !== '270x600'; i++) size = await jpegSize(await c.nextFrame());
     assert.equal(size, '270x600');

@@ -77,9 +77,14 @@ async function startedPhone(options: Parameters<typeof newPhone>[0] = {}): Promi
   const phone = newPhone(options);
   phone.fs.write('/data/local/tmp/s.apk', readFileSync(SERVER_APK_PATH), 0o100644, 0);
   phone.fs.write('/data/local/tmp/t.apk', readFileSync(TEST_APK_PATH), 0o100644, 0);
-  assert.equal((await sh(phone, 'pm install /data/local/tmp/s.apk && pm install /data/local/tmp/t.apk')).stdout, 'Success\nSuccess\n');
+  assert.equal(
+    (await sh(phone, 'pm install /data/local/tmp/s.apk && pm install /data/local/tmp/t.apk')).stdout,
+    'Success\nSuccess\n',
+  );
   const ac = new AbortController();
-  void phone.exec('am instrument -w io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner', { signal: ac.signal });
+  void phone.exec('am instrument -w io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner', {
+    signal: ac.signal,
+  });
   await phone.helper.waitForState('running', AbortSignal.timeout(30_000));
   return phone;
 }
@@ -92,16 +97,24 @@ function connect(phone: SimulatedPhone): MemoryChannel {
   return channel;
 }
 
-const bodyOf = (response: string): { value: unknown; sessionId: string | null } => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { value: unknown; sessionId: string | null };
+const bodyOf = (response: string): { value: unknown; sessionId: string | null } =>
+  JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { value: unknown; sessionId: string | null };
 
 void describe('helper parts', () => {
   test('the manifest reader finds package, version and instrumentation in the real APKs; junk is undefined', () => {
-    assert.deepEqual(readApkManifest(readFileSync(SERVER_APK_PATH)), { package: 'io.appium.uiautomator2.server', versionCode: 278, versionName: '10.6.6', instrumentation: [] });
+    assert.deepEqual(readApkManifest(readFileSync(SERVER_APK_PATH)), {
+      package: 'io.appium.uiautomator2.server',
+      versionCode: 278,
+      versionName: '10.6.6',
+      instrumentation: [],
+    });
     assert.deepEqual(readApkManifest(readFileSync(TEST_APK_PATH)), {
       package: 'io.appium.uiautomator2.server.test',
       versionCode: 0,
       versionName: undefined,
-      instrumentation: [{ name: 'androidx.test.runner.AndroidJUnitRunner', targetPackage: 'io.appium.uiautomator2.server' }],
+      instrumentation: [
+        { name: 'androidx.test.runner.AndroidJUnitRunner', targetPackage: 'io.appium.uiautomator2.server' },
+      ],
     });
     assert.equal(readApkManifest(Buffer.from('PK\x03\x04package=com.acme.x')), undefined);
     assert.equal(readApkManifest(readFileSync(SERVER_APK_PATH).subarray(0, 100_000)), undefined);
@@ -109,20 +122,56 @@ void describe('helper parts', () => {
   });
 
   test('W3C pointer chains become taps, long presses, swipes and drags; bad chains are refused', () => {
-    const chain = (...actions: unknown[]) => ({ actions: [{ type: 'pointer', id: 'f', parameters: { pointerType: 'touch' }, actions }] });
+    const chain = (...actions: unknown[]) => ({
+      actions: [{ type: 'pointer', id: 'f', parameters: { pointerType: 'touch' }, actions }],
+    });
     const down = { type: 'pointerDown', button: 0 };
     const up = { type: 'pointerUp', button: 0 };
-    const move = (x: number, y: number, duration = 0, origin?: string) => ({ type: 'pointerMove', x, y, duration, ...(origin ? { origin } : {}) });
-    assert.deepEqual(parseActions(chain(move(10, 20), down, { type: 'pause', duration: 100 }, up), 21).gestures, [{ kind: 'tap', x: 10, y: 20, durationMs: 100 }]);
-    assert.deepEqual(parseActions(chain(move(10, 20), down, { type: 'pause', duration: 600 }, up), 21).gestures, [{ kind: 'long-press', x: 10, y: 20, durationMs: 600 }]);
-    assert.deepEqual(parseActions(chain(move(500, 1800), down, move(500, 600, 300), up), 21).gestures, [{ kind: 'swipe', x: 500, y: 1800, x2: 500, y2: 600, durationMs: 300 }]);
-    assert.deepEqual(parseActions(chain(move(100, 100), down, { type: 'pause', duration: 800 }, move(0, 400, 200, 'pointer'), up), 21).gestures, [{ kind: 'drag', x: 100, y: 100, x2: 100, y2: 500, durationMs: 1000 }]);
+    const move = (x: number, y: number, duration = 0, origin?: string) => ({
+      type: 'pointerMove',
+      x,
+      y,
+      duration,
+      ...(origin ? { origin } : {}),
+    });
+    assert.deepEqual(parseActions(chain(move(10, 20), down, { type: 'pause', duration: 100 }, up), 21).gestures, [
+      { kind: 'tap', x: 10, y: 20, durationMs: 100 },
+    ]);
+    assert.deepEqual(parseActions(chain(move(10, 20), down, { type: 'pause', duration: 600 }, up), 21).gestures, [
+      { kind: 'long-press', x: 10, y: 20, durationMs: 600 },
+    ]);
+    assert.deepEqual(parseActions(chain(move(500, 1800), down, move(500, 600, 300), up), 21).gestures, [
+      { kind: 'swipe', x: 500, y: 1800, x2: 500, y2: 600, durationMs: 300 },
+    ]);
+    assert.deepEqual(
+      parseActions(chain(move(100, 100), down, { type: 'pause', duration: 800 }, move(0, 400, 200, 'pointer'), up), 21)
+        .gestures,
+      [{ kind: 'drag', x: 100, y: 100, x2: 100, y2: 500, durationMs: 1000 }],
+    );
     assert.equal(parseActions(chain(move(1, 1), down, { type: 'pause', duration: 40 }, up), 21).durationMs, 40);
     assert.throws(() => parseActions({}, 21), ActionsError);
     assert.throws(() => parseActions(chain(up), 21), /pointerUp without a preceding pointerDown/);
     assert.throws(() => parseActions(chain(move(1, 1, 0, 'element-6066')), 21), /element origin/);
-    const keys = parseActions({ actions: [{ type: 'key', id: 'k', actions: [{ type: 'keyDown', value: '中' }, { type: 'keyUp', value: '中' }, { type: 'keyDown', value: '\uE007' }] }] }, 21);
-    assert.deepEqual(keys.keys, [{ kind: 'char', text: '中' }, { kind: 'key', keycode: 66 }]);
+    const keys = parseActions(
+      {
+        actions: [
+          {
+            type: 'key',
+            id: 'k',
+            actions: [
+              { type: 'keyDown', value: '中' },
+              { type: 'keyUp', value: '中' },
+              { type: 'keyDown', value: '\uE007' },
+            ],
+          },
+        ],
+      },
+      21,
+    );
+    assert.deepEqual(keys.keys, [
+      { kind: 'char', text: '中' },
+      { kind: 'key', keycode: 66 },
+    ]);
   });
 
   test('HTTP framing: keep-alive, a chunked body, /wd/hub, then a malformed request gets 400 and the connection closes', async () => {
@@ -131,9 +180,14 @@ void describe('helper parts', () => {
     const caps = JSON.stringify({ capabilities: { firstMatch: [{ 'appium:x': 1 }] } });
     const half = Math.floor(caps.length / 2);
     c.send('GET /wd/hub/status HTTP/1.1\r\nHost: d\r\n\r\n');
-    c.send(`POST /session HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${half.toString(16)}\r\n${caps.slice(0, half)}\r\n${(caps.length - half).toString(16)}\r\n${caps.slice(half)}\r\n0\r\n\r\n`);
+    c.send(
+      `POST /session HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${half.toString(16)}\r\n${caps.slice(0, half)}\r\n${(caps.length - half).toString(16)}\r\n${caps.slice(half)}\r\n0\r\n\r\n`,
+    );
     const [status, session] = await c.responses(2);
-    assert.match(status ?? '', /^HTTP\/1\.1 200 OK\r\nconnection: keep-alive\r\npragma: no-cache\r\ncache-control: no-store\r\ncontent-type: application\/json; charset=utf-8\r\ncontent-length: \d+\r\n\r\n/);
+    assert.match(
+      status ?? '',
+      /^HTTP\/1\.1 200 OK\r\nconnection: keep-alive\r\npragma: no-cache\r\ncache-control: no-store\r\ncontent-type: application\/json; charset=utf-8\r\ncontent-length: \d+\r\n\r\n/,
+    );
     const s = bodyOf(session ?? '');
     assert.deepEqual((s.value as { capabilities: unknown }).capabilities, { firstMatch: [{ 'appium:x': 1 }] });
     c.send('BROKEN\r\n\r\n');
@@ -147,7 +201,10 @@ void describe('helper parts', () => {
     phone.fs.write('/data/local/tmp/s.apk', readFileSync(SERVER_APK_PATH), 0o100644, 0);
     phone.fs.write('/data/local/tmp/t.apk', readFileSync(TEST_APK_PATH), 0o100644, 0);
     await sh(phone, 'pm install /data/local/tmp/s.apk; pm install /data/local/tmp/t.apk');
-    const started = await sh(phone, 'am instrument io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    const started = await sh(
+      phone,
+      'am instrument io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
+    );
     assert.deepEqual([started.stdout, started.stderr, started.exitCode], ['', '', 0]);
     await phone.helper.waitForState('running', AbortSignal.timeout(10_000));
     const c = connect(phone);
@@ -164,7 +221,12 @@ void describe('helper parts', () => {
   test('on a turned phone the page source says rotation 1 and describes the same nodes as the stock dump', async () => {
     const phone = await startedPhone({ quirks: ['landscape'] });
     const c = connect(phone);
-    c.send('POST /session HTTP/1.1\r\ncontent-length: 18\r\n\r\n{"capabilities":{}}'.replace('18', String('{"capabilities":{}}'.length)));
+    c.send(
+      'POST /session HTTP/1.1\r\ncontent-length: 18\r\n\r\n{"capabilities":{}}'.replace(
+        '18',
+        String('{"capabilities":{}}'.length),
+      ),
+    );
     const [created] = await c.responses(1);
     const id = bodyOf(created ?? '').sessionId ?? '';
     c.send(`GET /session/${id}/source HTTP/1.1\r\n\r\n`);
@@ -188,7 +250,19 @@ void describe('helper parts', () => {
     c.send(`GET /session/${id}/source HTTP/1.1\r\n\r\n`);
     await c.responses(2);
     const sourceMs = performance.now() - t;
-    const tap = JSON.stringify({ actions: [{ type: 'pointer', id: 'f', actions: [{ type: 'pointerMove', x: 5, y: 300, duration: 0 }, { type: 'pointerDown', button: 0 }, { type: 'pointerUp', button: 0 }] }] });
+    const tap = JSON.stringify({
+      actions: [
+        {
+          type: 'pointer',
+          id: 'f',
+          actions: [
+            { type: 'pointerMove', x: 5, y: 300, duration: 0 },
+            { type: 'pointerDown', button: 0 },
+            { type: 'pointerUp', button: 0 },
+          ],
+        },
+      ],
+    });
     t = performance.now();
     c.send(`POST /session/${id}/actions HTTP/1.1\r\ncontent-length: ${tap.length}\r\n\r\n${tap}`);
     await c.responses(3);

@@ -20,10 +20,22 @@ void describe('resident helper on a simulated phone through the real adb server'
   after(() => h?.close());
 
   void test('without the test APK, am instrument fails as a real phone does', async () => {
-    const r = await h.adb('shell', 'am', 'instrument', '-w', 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    const r = await h.adb(
+      'shell',
+      'am',
+      'instrument',
+      '-w',
+      'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
+    );
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /^INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo\{io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n$/);
-    assert.match(r.stderr, /^android\.util\.AndroidException: INSTRUMENTATION_FAILED: io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\n\tat com\.android\.commands\.am\.Instrument\.run/);
+    assert.match(
+      r.stdout,
+      /^INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo\{io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n$/,
+    );
+    assert.match(
+      r.stderr,
+      /^android\.util\.AndroidException: INSTRUMENTATION_FAILED: io\.appium\.uiautomator2\.server\.test\/androidx\.test\.runner\.AndroidJUnitRunner\n\tat com\.android\.commands\.am\.Instrument\.run/,
+    );
     assert.equal(h.phone.helper.state(), 'stopped');
   });
 
@@ -35,7 +47,10 @@ void describe('resident helper on a simulated phone through the real adb server'
     assert.match(dumpsys.stdout, /^ {4}versionName=10\.6\.6$/m);
     assert.match(dumpsys.stdout, /^ {4}versionCode=278 /m);
     const inst = await h.adb('shell', 'pm', 'list', 'instrumentation');
-    assert.equal(inst.stdout, 'instrumentation:io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner (target=io.appium.uiautomator2.server)\n');
+    assert.equal(
+      inst.stdout,
+      'instrumentation:io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner (target=io.appium.uiautomator2.server)\n',
+    );
     // The helper has no launcher activity: no icon on the home screen.
     const home = await h.adb('shell', 'uiautomator', 'dump', '/dev/tty');
     assert.ok(!home.stdout.includes('uiautomator2'), home.stdout);
@@ -52,7 +67,14 @@ void describe('resident helper on a simulated phone through the real adb server'
       const status = await h.waitReady(port);
       assert.deepEqual(status, {
         status: 200,
-        json: { value: { ready: true, message: 'UiAutomator2 Server is ready to accept commands', build: { version: '10.6.6', versionCode: 278 } }, sessionId: 'None' },
+        json: {
+          value: {
+            ready: true,
+            message: 'UiAutomator2 Server is ready to accept commands',
+            build: { version: '10.6.6', versionCode: 278 },
+          },
+          sessionId: 'None',
+        },
       });
       assert.equal(h.phone.helper.state(), 'running');
 
@@ -66,7 +88,10 @@ void describe('resident helper on a simulated phone through the real adb server'
       assert.equal((noSession.json.value as { error: string }).error, 'invalid session id');
       const id = await h.newSession(port);
       const sessions = await h.http(port, 'GET', '/sessions');
-      assert.deepEqual(sessions.json, { value: [{ sessionId: id, capabilities: { platformName: 'Android' }, id }], sessionId: 'None' });
+      assert.deepEqual(sessions.json, {
+        value: [{ sessionId: id, capabilities: { platformName: 'Android' }, id }],
+        sessionId: 'None',
+      });
       const unknown = await h.http(port, 'GET', `/session/${id}/no/such/route`);
       assert.equal(unknown.status, 404);
       assert.deepEqual(Object.keys(unknown.json.value as object), ['error', 'message', 'stacktrace']);
@@ -76,7 +101,10 @@ void describe('resident helper on a simulated phone through the real adb server'
       const source = await h.http(port, 'GET', `/session/${id}/source`);
       assert.equal(source.status, 200);
       const xml = source.json.value as string;
-      assert.match(xml, /^<\?xml version='1\.0' encoding='UTF-8' standalone='yes' \?>\r\n<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2400">\r\n {2}<android\.widget\.FrameLayout index="0" package="/);
+      assert.match(
+        xml,
+        /^<\?xml version='1\.0' encoding='UTF-8' standalone='yes' \?>\r\n<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2400">\r\n {2}<android\.widget\.FrameLayout index="0" package="/,
+      );
       const helperTexts = sourceNodes(xml).map((n) => `${n.text ?? ''}|${n.bounds ?? ''}`);
       const stockTexts = parseDump(dumpBefore.stdout).map((n) => `${n.text ?? ''}|${n.bounds}`);
       assert.deepEqual(helperTexts, stockTexts);
@@ -97,23 +125,44 @@ void describe('resident helper on a simulated phone through the real adb server'
       assert.ok(field?.bounds);
       const f = centreOf(field.bounds);
       assert.equal((await h.http(port, 'POST', `/session/${id}/actions`, tapActions(f.x, f.y))).status, 200);
-      assert.equal((await h.http(port, 'POST', `/session/${id}/keys`, { text: '你好，世界 👋', replace: true })).status, 200);
+      assert.equal(
+        (await h.http(port, 'POST', `/session/${id}/keys`, { text: '你好，世界 👋', replace: true })).status,
+        200,
+      );
       assert.equal((await h.http(port, 'POST', `/session/${id}/keys`, { text: ' ok' })).status, 200);
       assert.equal(h.phone.typedText('note_text'), '你好，世界 👋 ok');
       // A keycode: DEL removes the last character.
-      assert.equal((await h.http(port, 'POST', `/session/${id}/appium/device/press_keycode`, { keycode: 67 })).status, 200);
+      assert.equal(
+        (await h.http(port, 'POST', `/session/${id}/appium/device/press_keycode`, { keycode: 67 })).status,
+        200,
+      );
       assert.equal(h.phone.typedText('note_text'), '你好，世界 👋 o');
       const noFocus = await h.http(port, 'POST', `/session/${id}/keys`, {});
       assert.equal(noFocus.status, 400);
       assert.equal((noFocus.json.value as { error: string }).error, 'invalid argument');
 
       // Settings and screenshot.
-      assert.equal((await h.http(port, 'POST', `/session/${id}/appium/settings`, { settings: { waitForIdleTimeout: 0, noSuchSetting: 1 } })).status, 200);
-      const settings = (await h.http(port, 'GET', `/session/${id}/appium/settings`)).json.value as Record<string, unknown>;
+      assert.equal(
+        (
+          await h.http(port, 'POST', `/session/${id}/appium/settings`, {
+            settings: { waitForIdleTimeout: 0, noSuchSetting: 1 },
+          })
+        ).status,
+        200,
+      );
+      const settings = (await h.http(port, 'GET', `/session/${id}/appium/settings`)).json.value as Record<
+        string,
+        unknown
+      >;
       assert.equal(settings.waitForIdleTimeout, 0);
       assert.equal(settings.noSuchSetting, undefined);
       const shot = await h.http(port, 'GET', `/session/${id}/screenshot`);
-      assert.equal(Buffer.from(shot.json.value as string, 'base64').subarray(1, 4).toString('latin1'), 'PNG');
+      assert.equal(
+        Buffer.from(shot.json.value as string, 'base64')
+          .subarray(1, 4)
+          .toString('latin1'),
+        'PNG',
+      );
 
       // Every helper request is in the argv log; each tap once.
       const taps = h.phone.argvLog.filter((a) => a[0] === 'helper' && a[2] === '/actions');
@@ -128,7 +177,10 @@ void describe('resident helper on a simulated phone through the real adb server'
       const ended = await instrumentation.exited;
       instrumentation = undefined;
       assert.equal(ended.code, 0);
-      assert.equal(ended.output, '\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
+      assert.equal(
+        ended.output,
+        '\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n',
+      );
       assert.equal(h.phone.helper.state(), 'stopped');
       await assert.rejects(h.http(port, 'GET', '/status'));
       const after = await h.adb('shell', 'uiautomator', 'dump', '/dev/tty');
@@ -142,7 +194,21 @@ void describe('resident helper on a simulated phone through the real adb server'
   });
 
   void test('over exec: (adb exec-out) the instrumentation output streams too', async () => {
-    const child = spawn(ADB, ['-P', String(h.rig.port), '-s', h.serial, 'exec-out', 'am', 'instrument', '-w', 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner'], { env: h.rig.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      ADB,
+      [
+        '-P',
+        String(h.rig.port),
+        '-s',
+        h.serial,
+        'exec-out',
+        'am',
+        'instrument',
+        '-w',
+        'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
+      ],
+      { env: h.rig.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let out = '';
       child.stdout.setEncoding('utf8');
@@ -157,7 +223,10 @@ void describe('resident helper on a simulated phone through the real adb server'
       const closed = once(child, 'close');
       await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
       await closed;
-      assert.equal(out, '\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
+      assert.equal(
+        out,
+        '\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n',
+      );
     } finally {
       child.kill('SIGKILL');
     }
@@ -172,7 +241,10 @@ void describe('resident helper on a simulated phone through the real adb server'
     assert.deepEqual(del, { status: 200, json: { value: null, sessionId: id } });
     const ended = await instrumentation.exited;
     assert.equal(ended.code, 0);
-    assert.match(ended.output, /AppiumUiAutomator2Server:\n\nTime: \d+\.\d{3}\n\nOK \(1 test\)\n\n\nINSTRUMENTATION_CODE: -1\n$/);
+    assert.match(
+      ended.output,
+      /AppiumUiAutomator2Server:\n\nTime: \d+\.\d{3}\n\nOK \(1 test\)\n\n\nINSTRUMENTATION_CODE: -1\n$/,
+    );
     assert.equal(h.phone.helper.state(), 'stopped');
   });
 
@@ -185,6 +257,9 @@ void describe('resident helper on a simulated phone through the real adb server'
     const un = await h.adb('shell', 'pm', 'uninstall', 'io.appium.uiautomator2.server.test');
     assert.equal(un.stdout, 'Success\n');
     assert.equal(h.phone.helper.state(), 'stopped');
-    assert.equal((await h.adb('shell', 'pm', 'list', 'packages', 'uiautomator2')).stdout, 'package:io.appium.uiautomator2.server\n');
+    assert.equal(
+      (await h.adb('shell', 'pm', 'list', 'packages', 'uiautomator2')).stdout,
+      'package:io.appium.uiautomator2.server\n',
+    );
   });
 });

@@ -7,13 +7,28 @@ describe('device information', () => {
   test('getprop lists [key]: [value] lines and answers single keys', async () => {
     const phone = newPhone({ serial: 'R5CT1234ABC' });
     const all = await sh(phone, 'getprop');
-    for (const line of ['[ro.product.model]: [Pixel 7]', '[ro.product.manufacturer]: [Google]', '[ro.build.version.sdk]: [34]', '[ro.serialno]: [R5CT1234ABC]', '[sys.boot_completed]: [1]', '[ro.product.cpu.abi]: [arm64-v8a]']) {
+    for (const line of [
+      '[ro.product.model]: [Pixel 7]',
+      '[ro.product.manufacturer]: [Google]',
+      '[ro.build.version.sdk]: [34]',
+      '[ro.serialno]: [R5CT1234ABC]',
+      '[sys.boot_completed]: [1]',
+      '[ro.product.cpu.abi]: [arm64-v8a]',
+    ]) {
       assert.ok(all.stdout.split('\n').includes(line), line);
     }
     assert.equal((await sh(phone, 'getprop ro.build.version.release')).stdout, '14\n');
     assert.equal((await sh(phone, 'getprop no.such.key')).stdout, '\n');
-    assert.match((await sh(phone, 'getprop ro.build.fingerprint')).stdout, /^google\/panther\/panther:14\/UQ1A\.240205\.004\/\d+:user\/release-keys\n$/);
-    assert.deepEqual(phone.identity(), { serial: 'R5CT1234ABC', product: 'panther', model: 'Pixel 7', device: 'panther' });
+    assert.match(
+      (await sh(phone, 'getprop ro.build.fingerprint')).stdout,
+      /^google\/panther\/panther:14\/UQ1A\.240205\.004\/\d+:user\/release-keys\n$/,
+    );
+    assert.deepEqual(phone.identity(), {
+      serial: 'R5CT1234ABC',
+      product: 'panther',
+      model: 'Pixel 7',
+      device: 'panther',
+    });
   });
 
   test('wm size and density follow the configured screen', async () => {
@@ -24,15 +39,29 @@ describe('device information', () => {
 
   test('bad options are refused up front with a precise message', () => {
     assert.throws(() => newPhone({ serial: '' }), /createSimulatedPhone: serial must be/);
-    assert.throws(() => newPhone({ screen: { width: 0, height: 10, density: 420 } }), /screen\.width must be an integer from 64 to 8192 \(got 0\)/);
+    assert.throws(
+      () => newPhone({ screen: { width: 0, height: 10, density: 420 } }),
+      /screen\.width must be an integer from 64 to 8192 \(got 0\)/,
+    );
   });
 
   test('dumpsys battery, power and input carry the lines clients grep for', async () => {
     const phone = newPhone();
     const battery = (await sh(phone, 'dumpsys battery')).stdout.split('\n');
     assert.equal(battery[0], 'Current Battery Service state:');
-    for (const line of ['  AC powered: false', '  USB powered: true', '  level: 87', '  scale: 100', '  status: 2', '  temperature: 290']) assert.ok(battery.includes(line), line);
-    assert.match((await sh(phone, 'dumpsys power')).stdout, /\n {2}mWakefulness=Awake\n[\s\S]*\n {2}mHoldingDisplaySuspendBlocker=true\n/);
+    for (const line of [
+      '  AC powered: false',
+      '  USB powered: true',
+      '  level: 87',
+      '  scale: 100',
+      '  status: 2',
+      '  temperature: 290',
+    ])
+      assert.ok(battery.includes(line), line);
+    assert.match(
+      (await sh(phone, 'dumpsys power')).stdout,
+      /\n {2}mWakefulness=Awake\n[\s\S]*\n {2}mHoldingDisplaySuspendBlocker=true\n/,
+    );
     assert.ok((await sh(phone, 'dumpsys input')).stdout.includes('\n      SurfaceOrientation: 0\n'));
     await sh(phone, 'input keyevent KEYCODE_POWER');
     assert.match((await sh(phone, 'dumpsys power')).stdout, /\n {2}mWakefulness=Asleep\n/);
@@ -44,12 +73,24 @@ describe('device information', () => {
     const phone = newPhone();
     await sh(phone, 'monkey -p com.example.notes -c android.intent.category.LAUNCHER 1');
     const window = (await sh(phone, 'dumpsys window')).stdout;
-    assert.match(window, /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 com\.example\.notes\/com\.example\.notes\.MainActivity\}\n/);
-    assert.match(window, /\n {2}mFocusedApp=ActivityRecord\{[0-9a-f]{7} u0 com\.example\.notes\/\.MainActivity t\d+\}\n/);
+    assert.match(
+      window,
+      /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 com\.example\.notes\/com\.example\.notes\.MainActivity\}\n/,
+    );
+    assert.match(
+      window,
+      /\n {2}mFocusedApp=ActivityRecord\{[0-9a-f]{7} u0 com\.example\.notes\/\.MainActivity t\d+\}\n/,
+    );
     assert.match(window, /cur=1080x2400 /);
     const activities = (await sh(phone, 'dumpsys activity activities')).stdout;
-    assert.match(activities, /\n {4}mResumedActivity: ActivityRecord\{[0-9a-f]+ u0 com\.example\.notes\/\.MainActivity t\d+\}\n/);
-    assert.match(activities, /\n {2}ResumedActivity: ActivityRecord\{[0-9a-f]+ u0 com\.example\.notes\/\.MainActivity t\d+\}\n/);
+    assert.match(
+      activities,
+      /\n {4}mResumedActivity: ActivityRecord\{[0-9a-f]+ u0 com\.example\.notes\/\.MainActivity t\d+\}\n/,
+    );
+    assert.match(
+      activities,
+      /\n {2}ResumedActivity: ActivityRecord\{[0-9a-f]+ u0 com\.example\.notes\/\.MainActivity t\d+\}\n/,
+    );
   });
 });
 
@@ -57,22 +98,37 @@ describe('packages', () => {
   test('pm list packages: all, third-party, filtered', async () => {
     const phone = newPhone({ withAdbKeyboard: true });
     const all = (await sh(phone, 'pm list packages')).stdout.split('\n');
-    for (const p of ['com.android.settings', 'com.android.systemui', 'com.example.notes', 'com.android.adbkeyboard']) assert.ok(all.includes(`package:${p}`), p);
+    for (const p of ['com.android.settings', 'com.android.systemui', 'com.example.notes', 'com.android.adbkeyboard'])
+      assert.ok(all.includes(`package:${p}`), p);
     const third = (await sh(phone, 'pm list packages -3')).stdout.trim().split('\n').sort();
-    assert.deepEqual(third, ['package:com.android.adbkeyboard', 'package:com.example.list', 'package:com.example.login', 'package:com.example.notes', 'package:com.example.wallet']);
+    assert.deepEqual(third, [
+      'package:com.android.adbkeyboard',
+      'package:com.example.list',
+      'package:com.example.login',
+      'package:com.example.notes',
+      'package:com.example.wallet',
+    ]);
     assert.equal((await sh(phone, 'pm list packages wallet')).stdout, 'package:com.example.wallet\n');
   });
 
   test('pm path: an APK path, or exit 1 and no output when unknown', async () => {
     const phone = newPhone();
-    assert.match((await sh(phone, 'pm path com.example.notes')).stdout, /^package:\/data\/app\/~~[A-Za-z0-9_-]{22}==\/com\.example\.notes-[A-Za-z0-9_-]{22}==\/base\.apk\n$/);
+    assert.match(
+      (await sh(phone, 'pm path com.example.notes')).stdout,
+      /^package:\/data\/app\/~~[A-Za-z0-9_-]{22}==\/com\.example\.notes-[A-Za-z0-9_-]{22}==\/base\.apk\n$/,
+    );
     const unknown = await sh(phone, 'pm path com.nope');
     assert.deepEqual([unknown.exitCode, unknown.stdout, unknown.stderr], [1, '', '']);
   });
 
   test('pm install registers a pushed APK, refuses non-zips, uninstall removes it', async () => {
     const phone = newPhone();
-    phone.fs.write('/data/local/tmp/app.apk', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('...\npackage=com.acme.shop\n...')]), 0o644, 0);
+    phone.fs.write(
+      '/data/local/tmp/app.apk',
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('...\npackage=com.acme.shop\n...')]),
+      0o644,
+      0,
+    );
     phone.fs.write('/data/local/tmp/bad.apk', Buffer.from('not a zip'), 0o644, 0);
     const ok = await sh(phone, 'pm install -r -g /data/local/tmp/app.apk');
     assert.deepEqual([ok.exitCode, ok.stdout], [0, 'Success\n']);
@@ -84,11 +140,17 @@ describe('packages', () => {
     assert.match(bad.stdout, /^Failure \[INSTALL_PARSE_FAILED_NOT_APK: /);
     const missing = await sh(phone, 'pm install /data/local/tmp/none.apk');
     assert.equal(missing.exitCode, 255);
-    assert.match(missing.stderr, /^\nException occurred while executing 'install':\njava\.lang\.IllegalArgumentException: Error: Can't open file: \/data\/local\/tmp\/none\.apk\n\tat /);
+    assert.match(
+      missing.stderr,
+      /^\nException occurred while executing 'install':\njava\.lang\.IllegalArgumentException: Error: Can't open file: \/data\/local\/tmp\/none\.apk\n\tat /,
+    );
     assert.equal((await sh(phone, 'pm uninstall com.acme.shop')).stdout, 'Success\n');
     assert.equal((await sh(phone, 'pm path com.acme.shop')).exitCode, 1);
     assert.equal(phone.foregroundPackage(), 'com.google.android.apps.nexuslauncher');
-    assert.deepEqual(await sh(phone, 'pm uninstall com.nope').then((r) => [r.exitCode, r.stdout]), [1, 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n']);
+    assert.deepEqual(await sh(phone, 'pm uninstall com.nope').then((r) => [r.exitCode, r.stdout]), [
+      1,
+      'Failure [DELETE_FAILED_INTERNAL_ERROR]\n',
+    ]);
   });
 });
 
@@ -96,14 +158,23 @@ describe('activity manager', () => {
   test('am start prints the intent; repeats and unknown classes are reported like Android', async () => {
     const phone = newPhone();
     const first = await sh(phone, 'am start -n com.example.notes/.MainActivity');
-    assert.deepEqual([first.exitCode, first.stdout, first.stderr], [0, 'Starting: Intent { cmp=com.example.notes/.MainActivity }\n', '']);
+    assert.deepEqual(
+      [first.exitCode, first.stdout, first.stderr],
+      [0, 'Starting: Intent { cmp=com.example.notes/.MainActivity }\n', ''],
+    );
     assert.equal(phone.foregroundPackage(), 'com.example.notes');
     const again = await sh(phone, 'am start -n com.example.notes/com.example.notes.MainActivity');
-    assert.equal(again.stderr, 'Warning: Activity not started, intent has been delivered to currently running top-most instance.\n');
+    assert.equal(
+      again.stderr,
+      'Warning: Activity not started, intent has been delivered to currently running top-most instance.\n',
+    );
     const missing = await sh(phone, 'am start -n com.example.notes/.Nope');
     assert.equal(missing.exitCode, 1);
     assert.equal(missing.stdout, 'Starting: Intent { cmp=com.example.notes/.Nope }\n');
-    assert.equal(missing.stderr, 'Error type 3\nError: Activity class {com.example.notes/com.example.notes.Nope} does not exist.\n');
+    assert.equal(
+      missing.stderr,
+      'Error type 3\nError: Activity class {com.example.notes/com.example.notes.Nope} does not exist.\n',
+    );
   });
 
   test('am start VIEW opens the browser at the URL (printed the safe way)', async () => {
@@ -135,13 +206,32 @@ describe('activity manager', () => {
 describe('input methods and settings', () => {
   test('ime list shows ADB Keyboard only when installed; settings reflect the selection', async () => {
     const plain = newPhone();
-    assert.equal((await sh(plain, 'ime list -s')).stdout, 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n');
+    assert.equal(
+      (await sh(plain, 'ime list -s')).stdout,
+      'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n',
+    );
     const withKeyboard = newPhone({ withAdbKeyboard: true });
-    assert.equal((await sh(withKeyboard, 'ime list -s')).stdout, 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\ncom.android.adbkeyboard/.AdbIME\n');
-    assert.equal((await sh(withKeyboard, 'settings get secure default_input_method')).stdout, 'com.android.adbkeyboard/.AdbIME\n');
-    assert.equal((await sh(withKeyboard, 'ime set com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME')).stdout, 'Input method com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME selected for user #0\n');
-    assert.equal((await sh(withKeyboard, 'settings get secure default_input_method')).stdout, 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n');
-    assert.equal((await sh(withKeyboard, 'ime enable com.android.adbkeyboard/.AdbIME')).stdout, 'Input method com.android.adbkeyboard/.AdbIME: already enabled\n');
+    assert.equal(
+      (await sh(withKeyboard, 'ime list -s')).stdout,
+      'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\ncom.android.adbkeyboard/.AdbIME\n',
+    );
+    assert.equal(
+      (await sh(withKeyboard, 'settings get secure default_input_method')).stdout,
+      'com.android.adbkeyboard/.AdbIME\n',
+    );
+    assert.equal(
+      (await sh(withKeyboard, 'ime set com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME'))
+        .stdout,
+      'Input method com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME selected for user #0\n',
+    );
+    assert.equal(
+      (await sh(withKeyboard, 'settings get secure default_input_method')).stdout,
+      'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n',
+    );
+    assert.equal(
+      (await sh(withKeyboard, 'ime enable com.android.adbkeyboard/.AdbIME')).stdout,
+      'Input method com.android.adbkeyboard/.AdbIME: already enabled\n',
+    );
     const unknown = await sh(plain, 'ime set com.android.adbkeyboard/.AdbIME');
     assert.equal(unknown.exitCode, 255);
     assert.equal((await sh(plain, 'settings get global no_such')).stdout, 'null\n');
@@ -155,7 +245,10 @@ describe('input argument errors', () => {
     const phone = newPhone();
     const missing = await sh(phone, 'input tap 10');
     assert.equal(missing.exitCode, 255);
-    assert.match(missing.stderr, /^\nException occurred while executing 'tap':\njava\.lang\.IllegalArgumentException: Argument expected after "10"\n\tat /);
+    assert.match(
+      missing.stderr,
+      /^\nException occurred while executing 'tap':\njava\.lang\.IllegalArgumentException: Argument expected after "10"\n\tat /,
+    );
     const bad = await sh(phone, 'input swipe 1 2 x 4');
     assert.match(bad.stderr, /java\.lang\.IllegalArgumentException: Error: Invalid arguments for command: swipe\n/);
     assert.equal((await sh(phone, 'input tap 1.5e2 20f')).exitCode, 0);
@@ -166,7 +259,10 @@ describe('input argument errors', () => {
     await sh(phone, 'am start -n com.example.notes/.MainActivity; input tap 540 600');
     const r = await sh(phone, "input text 'caf\u00e9'");
     assert.equal(r.exitCode, 255);
-    assert.match(r.stderr, /java\.lang\.NullPointerException: Attempt to get length of null array\n\tat com\.android\.server\.input\.InputShellCommand\.sendText/);
+    assert.match(
+      r.stderr,
+      /java\.lang\.NullPointerException: Attempt to get length of null array\n\tat com\.android\.server\.input\.InputShellCommand\.sendText/,
+    );
     assert.equal(phone.typedText('note_text'), '');
   });
 });
@@ -176,10 +272,16 @@ describe('files', () => {
     const phone = newPhone();
     assert.ok((await sh(phone, 'ls /sdcard')).stdout.split('\n').includes('Download'));
     assert.equal((await sh(phone, 'mkdir -p /sdcard/a/b && echo x > /sdcard/a/b/f && ls /sdcard/a/b')).stdout, 'f\n');
-    assert.match((await sh(phone, 'ls -l /sdcard/a/b')).stdout, /^total \d+\n-rw-rw-rw- 1 \S+ \S+ 2 \d{4}-\d\d-\d\d \d\d:\d\d f\n$/);
+    assert.match(
+      (await sh(phone, 'ls -l /sdcard/a/b')).stdout,
+      /^total \d+\n-rw-rw-rw- 1 \S+ \S+ 2 \d{4}-\d\d-\d\d \d\d:\d\d f\n$/,
+    );
     const rmDir = await sh(phone, 'rm /sdcard/a');
     assert.deepEqual([rmDir.exitCode, rmDir.stderr], [1, 'rm: /sdcard/a: Is a directory\n']);
-    assert.equal((await sh(phone, 'rm -rf /sdcard/a; ls /sdcard/a')).stderr, 'ls: /sdcard/a: No such file or directory\n');
+    assert.equal(
+      (await sh(phone, 'rm -rf /sdcard/a; ls /sdcard/a')).stderr,
+      'ls: /sdcard/a: No such file or directory\n',
+    );
     assert.equal((await sh(phone, 'rm -f /sdcard/none; echo $?')).stdout, '0\n');
     assert.equal((await sh(phone, 'cat /sdcard/none')).stderr, 'cat: /sdcard/none: No such file or directory\n');
   });

@@ -27,18 +27,36 @@ describe('system dialogs on the simulated phone', () => {
   test('permission-dialog: GrantPermissionsActivity of the permission controller in focus, its views, answered by a button', async () => {
     const phone = await notesWith('permission-dialog');
     const window = await text(phone, 'dumpsys window');
-    assert.match(window, /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 com\.google\.android\.permissioncontroller\/com\.android\.permissioncontroller\.permission\.ui\.GrantPermissionsActivity\}\n/);
-    assert.deepEqual(parseSystemDialog(window), { kind: 'permission_prompt', package: null, description: 'a permission prompt (GrantPermissionsActivity)' });
+    assert.match(
+      window,
+      /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 com\.google\.android\.permissioncontroller\/com\.android\.permissioncontroller\.permission\.ui\.GrantPermissionsActivity\}\n/,
+    );
+    assert.deepEqual(parseSystemDialog(window), {
+      kind: 'permission_prompt',
+      package: null,
+      description: 'a permission prompt (GrantPermissionsActivity)',
+    });
     assert.equal(parseForegroundApp(window)?.package, 'com.google.android.permissioncontroller');
     const dump = await text(phone, 'uiautomator dump /dev/tty');
-    for (const id of ['permission_message', 'permission_allow_foreground_only_button', 'permission_allow_one_time_button', 'permission_deny_button']) {
+    for (const id of [
+      'permission_message',
+      'permission_allow_foreground_only_button',
+      'permission_allow_one_time_button',
+      'permission_deny_button',
+    ]) {
       assert.ok(dump.includes(`resource-id="com.android.permissioncontroller:id/${id}"`), id);
     }
     assert.ok(dump.includes('text="Allow Notes to take pictures and record video?"'));
     assert.ok(dump.includes('package="com.google.android.permissioncontroller"'));
     const nodes = parseUiXml(dump.slice(0, dump.lastIndexOf('</hierarchy>') + '</hierarchy>'.length));
-    assert.equal(systemDialogFromTree(nodes)?.description, 'a permission prompt: "Allow Notes to take pictures and record video?"');
-    const deny = /resource-id="com\.android\.permissioncontroller:id\/permission_deny_button"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(dump);
+    assert.equal(
+      systemDialogFromTree(nodes)?.description,
+      'a permission prompt: "Allow Notes to take pictures and record video?"',
+    );
+    const deny =
+      /resource-id="com\.android\.permissioncontroller:id\/permission_deny_button"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(
+        dump,
+      );
     assert.ok(deny);
     const [l, t, r, b] = deny.slice(1).map(Number) as [number, number, number, number];
     await text(phone, `input tap ${Math.round((l + r) / 2)} ${Math.round((t + b) / 2)}`);
@@ -50,12 +68,26 @@ describe('system dialogs on the simulated phone', () => {
   test('anr-dialog: a window titled "Application Not Responding: <pkg>" in focus, the app keeps mFocusedApp; BACK waits', async () => {
     const phone = await notesWith('anr-dialog');
     const displays = await text(phone, 'dumpsys window displays');
-    assert.match(displays, /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 Application Not Responding: com\.example\.notes\}\n/);
-    assert.match(displays, /\n {2}mFocusedApp=ActivityRecord\{[0-9a-f]{7} u0 com\.example\.notes\/\.MainActivity t\d+\}\n/);
-    assert.deepEqual(parseForegroundApp(displays), { package: 'com.example.notes', activity: 'com.example.notes.MainActivity' });
-    assert.equal(parseSystemDialog(displays)?.description, '"App isn\'t responding" for com.example.notes (Close app / Wait)');
+    assert.match(
+      displays,
+      /\n {2}mCurrentFocus=Window\{[0-9a-f]{7} u0 Application Not Responding: com\.example\.notes\}\n/,
+    );
+    assert.match(
+      displays,
+      /\n {2}mFocusedApp=ActivityRecord\{[0-9a-f]{7} u0 com\.example\.notes\/\.MainActivity t\d+\}\n/,
+    );
+    assert.deepEqual(parseForegroundApp(displays), {
+      package: 'com.example.notes',
+      activity: 'com.example.notes.MainActivity',
+    });
+    assert.equal(
+      parseSystemDialog(displays)?.description,
+      '"App isn\'t responding" for com.example.notes (Close app / Wait)',
+    );
     const dump = await text(phone, 'uiautomator dump /dev/tty');
-    assert.ok(dump.includes('resource-id="android:id/aerr_close"') && dump.includes('resource-id="android:id/aerr_wait"'));
+    assert.ok(
+      dump.includes('resource-id="android:id/aerr_close"') && dump.includes('resource-id="android:id/aerr_wait"'),
+    );
     assert.ok(dump.includes(`text="Notes isn't responding"`) || dump.includes('text="Notes isn&apos;t responding"'));
     await text(phone, 'input keyevent 4');
     assert.deepEqual(phone.quirks(), []);
@@ -81,7 +113,10 @@ describe('system dialogs on the simulated phone', () => {
     assert.match(low, /\n {2}USB powered: false\n/);
     assert.match(low, /\n {2}status: 3\n/);
     assert.match(low, /\n {2}level: 5\n/);
-    assert.deepEqual({ ...parseBattery(low), temperatureC: null }, { level: 5, charging: false, status: 'discharging', temperatureC: null });
+    assert.deepEqual(
+      { ...parseBattery(low), temperatureC: null },
+      { level: 5, charging: false, status: 'discharging', temperatureC: null },
+    );
     phone.setQuirks([]);
     const back = parseBattery(await text(phone, 'dumpsys battery'));
     assert.equal(back.level, 64);

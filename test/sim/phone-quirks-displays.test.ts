@@ -22,7 +22,10 @@ describe('rotation quirks', () => {
     const phone = newPhone({ quirks: ['landscape'] });
     assert.equal((await sh(phone, 'wm size')).stdout, 'Physical size: 1080x2400\n');
     const input = (await sh(phone, 'dumpsys input')).stdout;
-    assert.match(input, /Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=1, logicalFrame=\[0, 0, 2400, 1080\], physicalFrame=\[0, 0, 2400, 1080\], deviceSize=\[1080, 2400\]/);
+    assert.match(
+      input,
+      /Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=1, logicalFrame=\[0, 0, 2400, 1080\], physicalFrame=\[0, 0, 2400, 1080\], deviceSize=\[1080, 2400\]/,
+    );
     assert.match(input, /^ {6}SurfaceOrientation: 1$/m);
     const window = (await sh(phone, 'dumpsys window displays')).stdout;
     assert.match(window, /^ {6}mRotation=1 mDeferredRotationPauseCount=0$/m);
@@ -49,8 +52,14 @@ describe('rotation quirks', () => {
     assert.equal((await sh(phone, 'wm size')).stdout, 'Physical size: 2560x1600\n');
     assert.equal((await sh(phone, 'wm density')).stdout, 'Physical density: 320\n');
     assert.match((await sh(phone, 'dumpsys input')).stdout, /orientation=0, logicalFrame=\[0, 0, 2560, 1600\]/);
-    assert.match((await sh(phone, 'dumpsys window displays')).stdout, /mLandscapeRotation=ROTATION_0 mSeascapeRotation=ROTATION_180/);
-    assert.match((await sh(phone, 'uiautomator dump /dev/tty')).stdout, /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[2560,1600\]"/);
+    assert.match(
+      (await sh(phone, 'dumpsys window displays')).stdout,
+      /mLandscapeRotation=ROTATION_0 mSeascapeRotation=ROTATION_180/,
+    );
+    assert.match(
+      (await sh(phone, 'uiautomator dump /dev/tty')).stdout,
+      /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[2560,1600\]"/,
+    );
     assert.deepEqual(await pngSize((await sh(phone, 'screencap -p')).raw), { width: 2560, height: 1600 });
   });
 
@@ -58,8 +67,14 @@ describe('rotation quirks', () => {
     const phone = newPhone({ quirks: ['wm-size-override', 'wm-density-override'] });
     assert.equal((await sh(phone, 'wm size')).stdout, 'Physical size: 1080x2400\nOverride size: 810x1800\n');
     assert.equal((await sh(phone, 'wm density')).stdout, 'Physical density: 420\nOverride density: 360\n');
-    assert.match((await sh(phone, 'dumpsys input')).stdout, /logicalFrame=\[0, 0, 810, 1800\], physicalFrame=\[0, 0, 1080, 2400\], deviceSize=\[1080, 2400\]/);
-    assert.match((await sh(phone, 'dumpsys window displays')).stdout, /init=1080x2400 420dpi mMinSizeOfResizeableTaskDp=220 base=810x1800 360dpi cur=810x1800 /);
+    assert.match(
+      (await sh(phone, 'dumpsys input')).stdout,
+      /logicalFrame=\[0, 0, 810, 1800\], physicalFrame=\[0, 0, 1080, 2400\], deviceSize=\[1080, 2400\]/,
+    );
+    assert.match(
+      (await sh(phone, 'dumpsys window displays')).stdout,
+      /init=1080x2400 420dpi mMinSizeOfResizeableTaskDp=220 base=810x1800 360dpi cur=810x1800 /,
+    );
     assert.deepEqual(await pngSize((await sh(phone, 'screencap -p')).raw), { width: 810, height: 1800 });
     // A tap at the centre of a dumped element hits that element (hit-testing in the override space).
     const nodes = await dump(phone);
@@ -72,12 +87,21 @@ describe('rotation quirks', () => {
 
   test('a quirk set while the phone runs turns it: the next dump is landscape, setQuirks([]) turns it back', async () => {
     const phone = newPhone();
-    assert.match((await sh(phone, 'uiautomator dump /dev/tty')).stdout, /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[1080,2400\]"/);
+    assert.match(
+      (await sh(phone, 'uiautomator dump /dev/tty')).stdout,
+      /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[1080,2400\]"/,
+    );
     phone.setQuirks(['landscape']);
-    assert.match((await sh(phone, 'uiautomator dump /dev/tty')).stdout, /<hierarchy rotation="1"><node [^>]*bounds="\[0,0\]\[2400,1080\]"/);
+    assert.match(
+      (await sh(phone, 'uiautomator dump /dev/tty')).stdout,
+      /<hierarchy rotation="1"><node [^>]*bounds="\[0,0\]\[2400,1080\]"/,
+    );
     phone.setQuirks([]);
     assert.equal((await sh(phone, 'settings get system user_rotation')).stdout, '0\n');
-    assert.match((await sh(phone, 'uiautomator dump /dev/tty')).stdout, /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[1080,2400\]"/);
+    assert.match(
+      (await sh(phone, 'uiautomator dump /dev/tty')).stdout,
+      /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[1080,2400\]"/,
+    );
   });
 });
 
@@ -99,28 +123,55 @@ describe('several displays', () => {
     assert.equal(bare.stderr, MULTIPLE_DISPLAYS_WARNING);
     const inner = await sharp(bare.raw).raw().toBuffer({ resolveWithObject: true });
     assert.deepEqual([inner.info.width, inner.info.height], [2208, 1840]);
-    assert.ok(inner.data.every((v, i) => (i % inner.info.channels === 3 ? true : v === 0)), 'the folded inner panel captures black');
+    assert.ok(
+      inner.data.every((v, i) => (i % inner.info.channels === 3 ? true : v === 0)),
+      'the folded inner panel captures black',
+    );
     // Aimed at the outer panel (display 0 while folded): the phone's screen, no warning.
     const outer = await sh(phone, 'screencap -p -d 4619827677550801153');
     assert.equal(outer.stderr, '');
     assert.deepEqual(await pngSize(outer.raw), { width: 1080, height: 2092 });
     assert.equal((await sh(phone, 'wm size')).stdout, 'Physical size: 1080x2092\n');
     // Unknown ids fail as SurfaceFlinger does; a non-number is refused by screencap itself.
-    assert.deepEqual(await sh(phone, 'screencap -p -d 42').then((r) => [r.exitCode, r.stderr]), [1, 'Failed to take screenshot. Status: -2\n']);
-    assert.deepEqual(await sh(phone, 'screencap -d outer').then((r) => [r.exitCode, r.stderr]), [1, 'Invalid display ID: Out of range [0, 2^64).\n']);
+    assert.deepEqual(await sh(phone, 'screencap -p -d 42').then((r) => [r.exitCode, r.stderr]), [
+      1,
+      'Failed to take screenshot. Status: -2\n',
+    ]);
+    assert.deepEqual(await sh(phone, 'screencap -d outer').then((r) => [r.exitCode, r.stderr]), [
+      1,
+      'Invalid display ID: Out of range [0, 2^64).\n',
+    ]);
   });
 
   test('foldable: dumpsys display names both panels and which one backs display 0; unfolding swaps them', async () => {
     const phone = newPhone({ quirks: ['foldable'] });
     const folded = (await sh(phone, 'dumpsys display')).stdout;
-    assert.match(folded, /DisplayDeviceInfo\{"Built-in Screen": uniqueId="local:4619827677550801152", 2208 x 1840, [^\n]*state OFF,/);
-    assert.match(folded, /DisplayDeviceInfo\{"Built-in Screen": uniqueId="local:4619827677550801153", 1080 x 2092, [^\n]*state ON,/);
-    assert.match(folded, /mBaseDisplayInfo=DisplayInfo\{"Built-in Screen", displayId 0, [^\n]*real 1080 x 2092, [^\n]*state ON, type INTERNAL, uniqueId "local:4619827677550801153"/);
+    assert.match(
+      folded,
+      /DisplayDeviceInfo\{"Built-in Screen": uniqueId="local:4619827677550801152", 2208 x 1840, [^\n]*state OFF,/,
+    );
+    assert.match(
+      folded,
+      /DisplayDeviceInfo\{"Built-in Screen": uniqueId="local:4619827677550801153", 1080 x 2092, [^\n]*state ON,/,
+    );
+    assert.match(
+      folded,
+      /mBaseDisplayInfo=DisplayInfo\{"Built-in Screen", displayId 0, [^\n]*real 1080 x 2092, [^\n]*state ON, type INTERNAL, uniqueId "local:4619827677550801153"/,
+    );
     phone.setFolded(false);
     const open = (await sh(phone, 'dumpsys display')).stdout;
-    assert.match(open, /mBaseDisplayInfo=DisplayInfo\{"Built-in Screen", displayId 0, [^\n]*real 2208 x 1840, [^\n]*uniqueId "local:4619827677550801152"/);
-    assert.deepEqual(await pngSize((await sh(phone, 'screencap -p -d 4619827677550801152')).raw), { width: 2208, height: 1840 });
-    assert.match((await sh(phone, 'uiautomator dump /dev/tty')).stdout, /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[2208,1840\]"/);
+    assert.match(
+      open,
+      /mBaseDisplayInfo=DisplayInfo\{"Built-in Screen", displayId 0, [^\n]*real 2208 x 1840, [^\n]*uniqueId "local:4619827677550801152"/,
+    );
+    assert.deepEqual(await pngSize((await sh(phone, 'screencap -p -d 4619827677550801152')).raw), {
+      width: 2208,
+      height: 1840,
+    });
+    assert.match(
+      (await sh(phone, 'uiautomator dump /dev/tty')).stdout,
+      /<hierarchy rotation="0"><node [^>]*bounds="\[0,0\]\[2208,1840\]"/,
+    );
   });
 
   test('exec: carries screencap’s stderr in front of the image, as adbd does without the shell protocol', async () => {
@@ -129,17 +180,28 @@ describe('several displays', () => {
     const handler = createServiceResolver(phone)('exec:screencap -p');
     assert.ok(handler);
     const chunks: Buffer[] = [];
-    await handler({ write: async (data: Buffer) => void chunks.push(data), close: () => undefined, signal: new AbortController().signal, closed: new Promise(() => undefined) } as never);
+    await handler({
+      write: async (data: Buffer) => void chunks.push(data),
+      close: () => undefined,
+      signal: new AbortController().signal,
+      closed: new Promise(() => undefined),
+    } as never);
     const bytes = Buffer.concat(chunks);
     assert.equal(bytes.subarray(0, MULTIPLE_DISPLAYS_WARNING.length).toString('latin1'), MULTIPLE_DISPLAYS_WARNING);
-    assert.deepEqual([...bytes.subarray(MULTIPLE_DISPLAYS_WARNING.length, MULTIPLE_DISPLAYS_WARNING.length + 4)], [0x89, 0x50, 0x4e, 0x47]);
+    assert.deepEqual(
+      [...bytes.subarray(MULTIPLE_DISPLAYS_WARNING.length, MULTIPLE_DISPLAYS_WARNING.length + 4)],
+      [0x89, 0x50, 0x4e, 0x47],
+    );
   });
 
   test('cast-second-display: display 2 in dumpsys display and dumpsys window; touches sent to it never reach the phone’s screen', async () => {
     const phone = newPhone({ quirks: ['cast-second-display'] });
     const displays = (await sh(phone, 'dumpsys display')).stdout;
     assert.match(displays, /Logical Displays: size=2/);
-    assert.match(displays, /DisplayInfo\{"Living Room TV", displayId 2, [^\n]*real 1920 x 1080, [^\n]*state ON, type VIRTUAL/);
+    assert.match(
+      displays,
+      /DisplayInfo\{"Living Room TV", displayId 2, [^\n]*real 1920 x 1080, [^\n]*state ON, type VIRTUAL/,
+    );
     assert.match((await sh(phone, 'dumpsys window displays')).stdout, /^ {2}Display: mDisplayId=2$/m);
     // One physical panel: screencap has nothing to warn about.
     assert.equal((await sh(phone, 'screencap -p')).stderr, '');

@@ -26,11 +26,19 @@ describe('dumpsys window by Android version', () => {
   test('Android 8.0 (API 26): focus ends the windows section, mFocusedApp is an AppWindowToken, the display section has none; policy with mUnrestrictedScreen and mShowingLockscreen', async () => {
     const phone = createSimulatedPhone({ serial: 'V26', sdk: 26, androidVersion: '8.0.0' });
     const windows = await text(phone, 'dumpsys window windows');
-    assert.match(windows, new RegExp(`\\n {2}mCurrentFocus=Window\\{[0-9a-f]{7} u0 ${LAUNCHER}/[\\w.]+\\}\\n {2}mFocusedApp=AppWindowToken\\{[0-9a-f]{7} token=Token\\{[0-9a-f]{7} ActivityRecord\\{[0-9a-f]{7} u0 ${LAUNCHER}/[\\w.]+ t\\d+\\}\\}\\}\\n {2}mInputMethodTarget=Window\\{`));
+    assert.match(
+      windows,
+      new RegExp(
+        `\\n {2}mCurrentFocus=Window\\{[0-9a-f]{7} u0 ${LAUNCHER}/[\\w.]+\\}\\n {2}mFocusedApp=AppWindowToken\\{[0-9a-f]{7} token=Token\\{[0-9a-f]{7} ActivityRecord\\{[0-9a-f]{7} u0 ${LAUNCHER}/[\\w.]+ t\\d+\\}\\}\\}\\n {2}mInputMethodTarget=Window\\{`,
+      ),
+    );
     assert.doesNotMatch(await text(phone, 'dumpsys window displays'), /mCurrentFocus|mFocusedApp/);
     const policy = await text(phone, 'dumpsys window policy');
     assert.match(policy, /\n {4}mUnrestrictedScreen=\(0,0\) 1080x2400\n/);
-    assert.match(policy, /\n {4}mShowingLockscreen=false mShowingDream=false mDreamingLockscreen=false mDreamingSleepToken=null\n/);
+    assert.match(
+      policy,
+      /\n {4}mShowingLockscreen=false mShowingDream=false mDreamingLockscreen=false mDreamingSleepToken=null\n/,
+    );
     assert.doesNotMatch(policy, /KeyguardServiceDelegate|KeyguardStateMonitor/);
     phone.setQuirks(['locked-pin']);
     const locked = await text(phone, 'dumpsys window policy');
@@ -64,7 +72,8 @@ describe('dumpsys window by Android version', () => {
     const phone = createSimulatedPhone({ serial: 'V34' });
     const windows = await text(phone, 'dumpsys window windows');
     assert.doesNotMatch(windows, /mCurrentFocus|mFocusedApp/);
-    for (const target of ['imeLayeringTarget', 'imeInputTarget', 'imeControlTarget']) assert.match(windows, new RegExp(`\\n {2}${target} in display# 0 Window\\{`));
+    for (const target of ['imeLayeringTarget', 'imeInputTarget', 'imeControlTarget'])
+      assert.match(windows, new RegExp(`\\n {2}${target} in display# 0 Window\\{`));
     const displays = await text(phone, 'dumpsys window displays');
     assert.match(displays, new RegExp(`\\n {2}mFocusedApp=ActivityRecord\\{[0-9a-f]{7} u0 ${LAUNCHER}/`));
     // The windows section alone no longer tells the app in front (as on real phones); both do.
@@ -75,8 +84,15 @@ describe('dumpsys window by Android version', () => {
   });
 
   test('several focus lines: the first naming an activity wins (mCurrentFocus=null on a display without focus)', () => {
-    const output = ['  mCurrentFocus=null', '  mCurrentFocus=Window{5e9b13b u0 jp.naver.line.android/jp.naver.line.android.activity.main.MainActivity}', '  mFocusedApp=null'].join('\n');
-    assert.deepEqual(parseForegroundApp(output), { package: 'jp.naver.line.android', activity: 'jp.naver.line.android.activity.main.MainActivity' });
+    const output = [
+      '  mCurrentFocus=null',
+      '  mCurrentFocus=Window{5e9b13b u0 jp.naver.line.android/jp.naver.line.android.activity.main.MainActivity}',
+      '  mFocusedApp=null',
+    ].join('\n');
+    assert.deepEqual(parseForegroundApp(output), {
+      package: 'jp.naver.line.android',
+      activity: 'jp.naver.line.android.activity.main.MainActivity',
+    });
   });
 });
 
@@ -106,7 +122,10 @@ describe('no-shell-v2: an adbd without the shell protocol', () => {
     const host = await online(['no-shell-v2', 'inject-events-denied']);
     assert.equal(await host.open('shell,v2,raw:echo hi'), 'refused');
     const out = (await host.run('shell:input tap 1 1; echo after=$?')).toString('utf8');
-    assert.match(out, /^\nException occurred while executing 'tap':\njava\.lang\.SecurityException: Injecting input events requires[^\n]*INJECT_EVENTS[\s\S]*\nafter=255\n$/);
+    assert.match(
+      out,
+      /^\nException occurred while executing 'tap':\njava\.lang\.SecurityException: Injecting input events requires[^\n]*INJECT_EVENTS[\s\S]*\nafter=255\n$/,
+    );
   });
 
   test('a stock phone still announces shell_v2 and answers shell,v2', async () => {

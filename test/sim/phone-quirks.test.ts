@@ -9,7 +9,10 @@ import { QUIRK_NAMES } from '../../main/sim/phone-quirks';
 import { quirksFlag } from '../../main/sim/sim-cli';
 import { UsageError } from '../../main/cli-args';
 
-async function run(phone: ReturnType<typeof createSimulatedPhone>, line: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+async function run(
+  phone: ReturnType<typeof createSimulatedPhone>,
+  line: string,
+): Promise<{ stdout: string; stderr: string; exitCode: number }> {
   const out = await phone.exec(line, { signal: new AbortController().signal });
   return { stdout: out.stdout.toString('utf8'), stderr: out.stderr.toString('utf8'), exitCode: out.exitCode };
 }
@@ -18,13 +21,19 @@ describe('simulated phone quirks', () => {
   test('unknown quirk names are refused with the list, in the test API and in --quirks', () => {
     assert.throws(
       () => createSimulatedPhone({ serial: 'Q1', quirks: ['inject-events-denied', 'no-such-quirk'] }),
-      (error: unknown) => error instanceof TypeError && error.message === `createSimulatedPhone: unknown quirk "no-such-quirk"; known quirks: ${QUIRK_NAMES.join(', ')}`,
+      (error: unknown) =>
+        error instanceof TypeError &&
+        error.message ===
+          `createSimulatedPhone: unknown quirk "no-such-quirk"; known quirks: ${QUIRK_NAMES.join(', ')}`,
     );
     assert.deepEqual(quirksFlag('ui-dump-empty, inject-events-denied,'), ['ui-dump-empty', 'inject-events-denied']);
     assert.deepEqual(quirksFlag(undefined), []);
     assert.throws(
       () => quirksFlag('ui-dump-empty,bogus'),
-      (error: unknown) => error instanceof UsageError && error.code === 'invalid_value' && error.message === `--quirks: unknown quirk "bogus"; known quirks: ${QUIRK_NAMES.join(', ')}`,
+      (error: unknown) =>
+        error instanceof UsageError &&
+        error.code === 'invalid_value' &&
+        error.message === `--quirks: unknown quirk "bogus"; known quirks: ${QUIRK_NAMES.join(', ')}`,
     );
     const phone = createSimulatedPhone({ serial: 'Q2' });
     assert.throws(() => phone.setQuirks(['bogus']), /unknown quirk "bogus"/);
@@ -52,7 +61,10 @@ describe('simulated phone quirks', () => {
     }
     assert.equal(phone.screenState().version, version);
     const old = createSimulatedPhone({ serial: 'Q4', androidVersion: '12', sdk: 31, quirks: ['inject-events-denied'] });
-    assert.match((await run(old, 'input tap 1 1')).stderr, /java\.lang\.SecurityException: Injecting to another application requires INJECT_EVENTS permission\n/);
+    assert.match(
+      (await run(old, 'input tap 1 1')).stderr,
+      /java\.lang\.SecurityException: Injecting to another application requires INJECT_EVENTS permission\n/,
+    );
     // Bad arguments are still reported first, as the real service parses before injecting.
     assert.match((await run(phone, 'input tap x 1')).stderr, /IllegalArgumentException/);
   });
@@ -60,14 +72,24 @@ describe('simulated phone quirks', () => {
   test('install quirks answer pm install with the real Failure line and exit 1', async () => {
     const expected: Record<string, string> = {
       'install-user-restricted': 'Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n',
-      'install-version-downgrade': 'Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35]\n',
+      'install-version-downgrade':
+        'Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35]\n',
       'install-insufficient-storage': 'Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n',
       'install-verifier-timeout': 'Failure [INSTALL_FAILED_VERIFICATION_FAILURE]\n',
     };
     for (const [quirk, line] of Object.entries(expected)) {
       const phone = createSimulatedPhone({ serial: 'Q5', quirks: [quirk] });
-      phone.fs.write('/data/local/tmp/a.apk', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('package=com.q.app')]), 0o100644, 0);
-      assert.deepEqual(await run(phone, 'pm install -r /data/local/tmp/a.apk'), { stdout: line, stderr: '', exitCode: 1 }, quirk);
+      phone.fs.write(
+        '/data/local/tmp/a.apk',
+        Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('package=com.q.app')]),
+        0o100644,
+        0,
+      );
+      assert.deepEqual(
+        await run(phone, 'pm install -r /data/local/tmp/a.apk'),
+        { stdout: line, stderr: '', exitCode: 1 },
+        quirk,
+      );
       assert.doesNotMatch((await run(phone, 'pm list packages -3')).stdout, /com\.q\.app/);
     }
   });
@@ -76,7 +98,10 @@ describe('simulated phone quirks', () => {
     const cases: Record<string, { stdout: string; stderr: string }> = {
       'ui-dump-idle-timeout': { stdout: '', stderr: 'ERROR: could not get idle state.\n' },
       'ui-dump-null-root': { stdout: '', stderr: 'ERROR: null root node returned by UiTestAutomationBridge.\n' },
-      'ui-dump-empty': { stdout: `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />UI hierchary dumped to: /dev/tty\n`, stderr: '' },
+      'ui-dump-empty': {
+        stdout: `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />UI hierchary dumped to: /dev/tty\n`,
+        stderr: '',
+      },
       'ui-dump-unreadable': { stdout: 'UI hierchary dumped to: /dev/tty\n', stderr: '' },
     };
     for (const [quirk, out] of Object.entries(cases)) {
@@ -84,7 +109,10 @@ describe('simulated phone quirks', () => {
       assert.deepEqual(await run(phone, 'uiautomator dump /dev/tty'), { ...out, exitCode: 0 }, quirk);
     }
     const unreadable = createSimulatedPhone({ serial: 'Q7', quirks: ['ui-dump-unreadable'] });
-    assert.equal((await run(unreadable, 'uiautomator dump /sdcard/window_dump.xml')).stdout, 'UI hierchary dumped to: /sdcard/window_dump.xml\n');
+    assert.equal(
+      (await run(unreadable, 'uiautomator dump /sdcard/window_dump.xml')).stdout,
+      'UI hierchary dumped to: /sdcard/window_dump.xml\n',
+    );
     const cat = await run(unreadable, 'cat /sdcard/window_dump.xml');
     assert.notEqual(cat.exitCode, 0);
     const huge = createSimulatedPhone({ serial: 'Q8', quirks: ['ui-huge-tree'] });
@@ -95,7 +123,11 @@ describe('simulated phone quirks', () => {
 
   test('timing on the usb-phone profile: the idle timeout and the verifier each take 10 s, as on a real phone', async () => {
     const idle = createSimulatedPhone({ serial: 'Q9', profile: 'usb-phone', quirks: ['ui-dump-idle-timeout'] });
-    const verifier = createSimulatedPhone({ serial: 'Q10', profile: 'usb-phone', quirks: ['install-verifier-timeout'] });
+    const verifier = createSimulatedPhone({
+      serial: 'Q10',
+      profile: 'usb-phone',
+      quirks: ['install-verifier-timeout'],
+    });
     verifier.fs.write('/data/local/tmp/a.apk', Buffer.from([0x50, 0x4b, 0x03, 0x04]), 0o100644, 0);
     const timed = async (run: () => Promise<unknown>): Promise<number> => {
       const started = Date.now();

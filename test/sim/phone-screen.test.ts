@@ -31,7 +31,10 @@ describe('typing', () => {
     await sh(phone, 'input tap 540 600');
     const text = '你好 😀 "q" $x';
     const r = await sh(phone, `am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(text, 'utf8').toString('base64')}`);
-    assert.equal(r.stdout, 'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n');
+    assert.equal(
+      r.stdout,
+      'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n',
+    );
     assert.equal(phone.typedText('note_text'), text);
     const xml = (await sh(phone, 'uiautomator dump /dev/tty')).stdout;
     assert.ok(xml.includes('text="你好 &#128512; &quot;q&quot; $x"'));
@@ -68,9 +71,15 @@ describe('login', () => {
     await sh(phone, `input tap ${center(pass).x} ${center(pass).y} && input text s3cr3t`);
     const xml = (await sh(phone, 'uiautomator dump /dev/tty')).stdout;
     assert.ok(!xml.includes('s3cr3t'));
-    assert.equal(findNode(parseDump(xml), (n) => n['resource-id'] === 'com.example.login:id/password').text, '\u2022'.repeat(6));
+    assert.equal(
+      findNode(parseDump(xml), (n) => n['resource-id'] === 'com.example.login:id/password').text,
+      '\u2022'.repeat(6),
+    );
     await sh(phone, 'input keyevent KEYCODE_ENTER');
-    assert.equal(findNode(await dump(phone), (n) => n['resource-id'] === 'com.example.login:id/welcome_text').text, 'Welcome, alice');
+    assert.equal(
+      findNode(await dump(phone), (n) => n['resource-id'] === 'com.example.login:id/welcome_text').text,
+      'Welcome, alice',
+    );
     await sh(phone, 'input keyevent KEYCODE_BACK');
     assert.equal(phone.screenState().screen, 'login');
     await sh(phone, 'input keyevent BACK');
@@ -91,13 +100,20 @@ describe('wallet', () => {
     assert.deepEqual([phone.screenState().screen, phone.screenState().secure], ['confirm', true]);
 
     const raw = (await sh(phone, 'screencap')).raw;
-    assert.deepEqual([raw.readUInt32LE(0), raw.readUInt32LE(4), raw.readUInt32LE(8), raw.readUInt32LE(12)], [1080, 2400, 1, 1]);
+    assert.deepEqual(
+      [raw.readUInt32LE(0), raw.readUInt32LE(4), raw.readUInt32LE(8), raw.readUInt32LE(12)],
+      [1080, 2400, 1, 1],
+    );
     assert.equal(raw.length, 16 + 1080 * 2400 * 4);
     const pixels = raw.subarray(16);
     for (let i = 0; i < pixels.length; i += 4) {
-      if (pixels[i] !== 0 || pixels[i + 1] !== 0 || pixels[i + 2] !== 0 || pixels[i + 3] !== 255) assert.fail(`pixel ${i / 4} is not opaque black`);
+      if (pixels[i] !== 0 || pixels[i + 1] !== 0 || pixels[i + 2] !== 0 || pixels[i + 3] !== 255)
+        assert.fail(`pixel ${i / 4} is not opaque black`);
     }
-    const confirm = findNode(await dump(phone), (n) => n.text === 'Confirm payment' && n.class === 'android.widget.Button');
+    const confirm = findNode(
+      await dump(phone),
+      (n) => n.text === 'Confirm payment' && n.class === 'android.widget.Button',
+    );
     await sh(phone, `input tap ${center(confirm).x} ${center(confirm).y}`);
     assert.ok((await dump(phone)).some((n) => n.text === 'Payment sent'));
   });
@@ -118,7 +134,8 @@ describe('scrolling', () => {
   test('a swipe scrolls the long list; visible rows change and stay inside the list', async () => {
     const phone = newPhone();
     await sh(phone, LAUNCH('com.example.list'));
-    const rows = (nodes: Awaited<ReturnType<typeof dump>>) => nodes.filter((n) => n['resource-id'] === 'com.example.list:id/row_title');
+    const rows = (nodes: Awaited<ReturnType<typeof dump>>) =>
+      nodes.filter((n) => n['resource-id'] === 'com.example.list:id/row_title');
     const before = await dump(phone);
     const list = findNode(before, (n) => n['resource-id'] === 'com.example.list:id/list');
     assert.equal(list.scrollable, 'true');
@@ -150,7 +167,10 @@ describe('navigation', () => {
     assert.equal(phone.screenState().screen, 'recents');
     const card = findNode(await dump(phone), (n) => n['content-desc'] === 'Settings');
     await sh(phone, `input tap ${center(card).x} ${center(card).y}`);
-    assert.deepEqual([phone.foregroundPackage(), phone.screenState().activity], ['com.android.settings', 'com.android.settings.SubSettings']);
+    assert.deepEqual(
+      [phone.foregroundPackage(), phone.screenState().activity],
+      ['com.android.settings', 'com.android.settings.SubSettings'],
+    );
   });
 
   test('a sleeping display captures black and ignores taps until woken', async () => {
@@ -192,7 +212,11 @@ describe('uiautomator dump', () => {
   test('the document has the real header, attribute order and root node', async () => {
     const phone = newPhone();
     const r = await sh(phone, 'uiautomator dump /dev/tty');
-    assert.ok(r.stdout.startsWith(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.google.android.apps.nexuslauncher" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">`));
+    assert.ok(
+      r.stdout.startsWith(
+        `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.google.android.apps.nexuslauncher" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">`,
+      ),
+    );
     assert.ok(r.stdout.endsWith('</hierarchy>UI hierchary dumped to: /dev/tty\n'));
   });
 

@@ -60,11 +60,14 @@ describe('shell parsing and execution', () => {
   test('any string single-quoted arrives as exactly one argv element', async () => {
     const phone = newPhone();
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')), async (s) => {
-        phone.clearArgvLog();
-        await sh(phone, `echo ${quote(s)} ${quote('$(reboot)')}`);
-        assert.deepEqual(phone.argvLog, [['echo', s, '$(reboot)']]);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+        async (s) => {
+          phone.clearArgvLog();
+          await sh(phone, `echo ${quote(s)} ${quote('$(reboot)')}`);
+          assert.deepEqual(phone.argvLog, [['echo', s, '$(reboot)']]);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -89,7 +92,10 @@ describe('shell parsing and execution', () => {
 
   test('redirections write, append, discard and merge', async () => {
     const phone = newPhone();
-    const r = await sh(phone, 'echo hi > /sdcard/x.txt; echo more >> /sdcard/x.txt; cat /sdcard/x.txt; cat /nope 2>&1 | grep -c "No such"; ls /nope 2>/dev/null; echo $?');
+    const r = await sh(
+      phone,
+      'echo hi > /sdcard/x.txt; echo more >> /sdcard/x.txt; cat /sdcard/x.txt; cat /nope 2>&1 | grep -c "No such"; ls /nope 2>/dev/null; echo $?',
+    );
     assert.equal(r.stdout, 'hi\nmore\n1\n1\n');
     assert.equal(r.stderr, '');
     assert.equal(phone.fs.read('/storage/emulated/0/x.txt')?.toString(), 'hi\nmore\n');

@@ -19,7 +19,11 @@ export function newPhone(options: Partial<SimulatedPhoneOptions> = {}): Simulate
   return phone;
 }
 
-export async function sh(phone: SimulatedPhone, line: string, signal: AbortSignal = new AbortController().signal): Promise<TextResult> {
+export async function sh(
+  phone: SimulatedPhone,
+  line: string,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<TextResult> {
   const r = await phone.exec(line, { signal });
   return { stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), exitCode: r.exitCode, raw: r.stdout };
 }

@@ -94,7 +94,12 @@ void describe('a private adb server whose port is taken before adb binds it', ()
     const taken = portOf(squatter);
 
     const error = await isPortTaken(startPrivateAdbServer({ pickPort: async () => taken, maxAttempts: 2 }));
-    assert.match(error.message, new RegExp(`^adb could not listen on any of 2 port\\(s\\): another process took the port before adb bound it: ${taken} \\(Address already in use\\), ${taken} \\(Address already in use\\)$`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^adb could not listen on any of 2 port\\(s\\): another process took the port before adb bound it: ${taken} \\(Address already in use\\), ${taken} \\(Address already in use\\)$`,
+      ),
+    );
   });
 
   void test('a fixed port that is taken fails at once instead of moving elsewhere', async (t) => {
@@ -103,7 +108,10 @@ void describe('a private adb server whose port is taken before adb binds it', ()
     const taken = portOf(squatter);
 
     const error = await isPortTaken(startPrivateAdbServer({ port: taken }));
-    assert.equal(error.message, `adb could not listen on port ${taken} (Address already in use): another process holds it`);
+    assert.equal(
+      error.message,
+      `adb could not listen on port ${taken} (Address already in use): another process holds it`,
+    );
   });
 });
 

@@ -12,7 +12,11 @@ import type { DeviceShell } from '../../main/core/devices/device-shell';
 import { fakeToolCall } from '../helpers/tool-calls';
 
 async function frameOf(seq: number): Promise<LiveFrame> {
-  const jpeg = await sharp({ create: { width: 324, height: 720, channels: 3, background: { r: seq % 255, g: 40, b: 90 } } }).jpeg().toBuffer();
+  const jpeg = await sharp({
+    create: { width: 324, height: 720, channels: 3, background: { r: seq % 255, g: 40, b: 90 } },
+  })
+    .jpeg()
+    .toBuffer();
   return { jpeg, jpegWidth: 324, jpegHeight: 720, screenWidth: 1080, screenHeight: 2400, at: 0, seq, lane: 'adb' };
 }
 
@@ -69,7 +73,9 @@ const shell = {} as DeviceShell;
 void describe('action timeline', () => {
   void test('a tap goes queued → running → done with its point, picture and redacted arguments', async () => {
     const { t, changes, pictured } = timeline({ watched: true });
-    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { element: { text: 'OK' } } }));
+    const call = t.queued(
+      fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { element: { text: 'OK' } } }),
+    );
     assert.equal(t.list('dev_1')[0]?.state, 'queued');
     call.running();
     assert.equal(t.list('dev_1')[0]?.state, 'running');
@@ -93,7 +99,9 @@ void describe('action timeline', () => {
 
   void test('typed text is what the redaction gives, never the text', () => {
     const { t } = timeline({ watched: false });
-    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_type_text', args: { text: 'hunter2' } }));
+    const call = t.queued(
+      fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_type_text', args: { text: 'hunter2' } }),
+    );
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
     call.finished({ result: { status: 'typed' } }, 5);
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
@@ -101,7 +109,9 @@ void describe('action timeline', () => {
 
   void test('not watched: no picture is taken', async () => {
     const { t, captures } = timeline({ watched: false });
-    const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: 1, y: 2 } }));
+    const call = t.queued(
+      fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: 1, y: 2 } }),
+    );
     await call.beforeAction(shell, new AbortController().signal);
     call.finished({ result: { x: 1, y: 2 } }, 1);
     assert.equal(captures(), 0);
@@ -111,7 +121,9 @@ void describe('action timeline', () => {
   void test('the ring keeps the newest calls; pictures leave with their calls', async () => {
     const { t, pictured } = timeline({ watched: true, capacity: 10 });
     for (let i = 0; i < 40; i++) {
-      const call = t.queued(fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: i, y: i } }));
+      const call = t.queued(
+        fakeToolCall({ deviceId: 'dev_1', channelId: 'cch_1', toolId: 'android_tap', args: { x: i, y: i } }),
+      );
       await call.beforeAction(shell, new AbortController().signal);
       call.finished({ result: { x: i, y: i } }, 1);
     }
@@ -128,8 +140,12 @@ void describe('action timeline', () => {
   });
 
   void test('points of swipes and batch steps', () => {
-    assert.deepEqual(pointsOf('android_swipe', { from: [1, 2], to: [3, 4] }), [{ kind: 'swipe', x: 1, y: 2, to_x: 3, to_y: 4 }]);
-    assert.deepEqual(pointsOf('android_long_press', { x: 5, y: 6 }), [{ kind: 'long_press', x: 5, y: 6, to_x: null, to_y: null }]);
+    assert.deepEqual(pointsOf('android_swipe', { from: [1, 2], to: [3, 4] }), [
+      { kind: 'swipe', x: 1, y: 2, to_x: 3, to_y: 4 },
+    ]);
+    assert.deepEqual(pointsOf('android_long_press', { x: 5, y: 6 }), [
+      { kind: 'long_press', x: 5, y: 6, to_x: null, to_y: null },
+    ]);
     assert.deepEqual(
       pointsOf('android_batch', {
         steps: [

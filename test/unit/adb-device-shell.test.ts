@@ -28,7 +28,9 @@ function packet(id: number, payload: Buffer | string): Buffer {
 }
 
 /** A scripted ADB server: `host:transport:*` and `host:*` answered, then the device service by `answer`. */
-async function scriptedAdb(answer: (service: string) => Reply): Promise<{ server: Server; port: number; services: string[] }> {
+async function scriptedAdb(
+  answer: (service: string) => Reply,
+): Promise<{ server: Server; port: number; services: string[] }> {
   const services: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -75,7 +77,13 @@ function shellOn(port: number): AdbDeviceShell {
 describe('AdbDeviceShell', () => {
   test('shell v2: exit status from the protocol, stdout and stderr in arrival order, no extra command', async () => {
     const adb = await scriptedAdb((service) =>
-      service.startsWith('shell,v2,raw:') ? Buffer.concat([packet(1, 'Starting: Intent\n'), packet(2, 'Error: Activity not started\n'), packet(3, Buffer.from([1]))]) : 'fail',
+      service.startsWith('shell,v2,raw:')
+        ? Buffer.concat([
+            packet(1, 'Starting: Intent\n'),
+            packet(2, 'Error: Activity not started\n'),
+            packet(3, Buffer.from([1])),
+          ])
+        : 'fail',
     );
     const shell = shellOn(adb.port);
     const out = await shell.run(['am', 'start', '-n', "a.b/.C'; reboot"], { timeoutMs: 5_000 });
@@ -87,7 +95,10 @@ describe('AdbDeviceShell', () => {
   test('a v2 stream cut before its exit packet is an error, never a success', async () => {
     const adb = await scriptedAdb((service) => (service.startsWith('shell,v2,raw:') ? packet(1, 'partial') : 'fail'));
     const shell = shellOn(adb.port);
-    await assert.rejects(shell.run(['input', 'tap', '1', '2'], { timeoutMs: 5_000 }), (error: unknown) => error instanceof BridgeError && error.code !== 'internal_error');
+    await assert.rejects(
+      shell.run(['input', 'tap', '1', '2'], { timeoutMs: 5_000 }),
+      (error: unknown) => error instanceof BridgeError && error.code !== 'internal_error',
+    );
   });
 
   test('an older phone that refuses v2 gets the legacy shell with an exit marker, and v2 is not tried again', async () => {
@@ -129,15 +140,21 @@ describe('what a phone sends is bounded', () => {
         this.push(Buffer.alloc(64 * 1024, 0x41));
       },
     });
-    await assert.rejects(readAllWithDeadline(Promise.resolve(endless), { timeoutMs: 5_000 }, 'screencap', 'SERIAL', 1024 * 1024), (error: unknown) => {
-      assert.ok(error instanceof BridgeError);
-      assert.equal(error.code, 'output_too_large');
-      assert.match(error.message, /more than 1 MiB for screencap/);
-      return true;
-    });
+    await assert.rejects(
+      readAllWithDeadline(Promise.resolve(endless), { timeoutMs: 5_000 }, 'screencap', 'SERIAL', 1024 * 1024),
+      (error: unknown) => {
+        assert.ok(error instanceof BridgeError);
+        assert.equal(error.code, 'output_too_large');
+        assert.match(error.message, /more than 1 MiB for screencap/);
+        return true;
+      },
+    );
     assert.ok(endless.destroyed, 'the stream is closed');
     assert.ok(produced < 4 * 1024 * 1024, `read ${produced} bytes before stopping`);
     const small = Readable.from([Buffer.from('ok')]);
-    assert.equal((await readAllWithDeadline(Promise.resolve(small), { timeoutMs: 5_000 }, 'echo', 'SERIAL', 1024)).toString(), 'ok');
+    assert.equal(
+      (await readAllWithDeadline(Promise.resolve(small), { timeoutMs: 5_000 }, 'echo', 'SERIAL', 1024)).toString(),
+      'ok',
+    );
   });
 });

@@ -80,11 +80,28 @@ void describe('admin contract: one list of operations, used on both sides', () =
 
   void test('a map entry without a handler is reported; a second registration of a route throws', async () => {
     const router = newRouter();
-    router.add('GET /admin/api/fast-lane', () => ({ default: 'ask', available: false, version: null, network_default: false }));
+    router.add('GET /admin/api/fast-lane', () => ({
+      default: 'ask',
+      available: false,
+      version: null,
+      network_default: false,
+    }));
     assert.equal(router.missingOperations().length, ADMIN_OPERATION_NAMES.length - 1);
     assert.ok(!router.missingOperations().includes('getFastLane'));
-    assert.throws(() => router.add('GET /admin/api/fast-lane', () => ({ default: 'on', available: false, version: null, network_default: false })), /registered twice: GET \/admin\/api\/fast-lane/);
-    await assert.rejects(router.invoke('getState'), (e: unknown) => (e as { code?: string }).code === 'invalid_arguments');
+    assert.throws(
+      () =>
+        router.add('GET /admin/api/fast-lane', () => ({
+          default: 'on',
+          available: false,
+          version: null,
+          network_default: false,
+        })),
+      /registered twice: GET \/admin\/api\/fast-lane/,
+    );
+    await assert.rejects(
+      router.invoke('getState'),
+      (e: unknown) => (e as { code?: string }).code === 'invalid_arguments',
+    );
   });
 
   void describe('HTTP and IPC reach the same handler with the same input', () => {
@@ -96,16 +113,20 @@ void describe('admin contract: one list of operations, used on both sides', () =
       seen.push({ params, request: await request() });
       return { status: 'approved' };
     });
-    router.add('GET /admin/api/devices/:device_id/actions/:action_id/screen', ({ params }) => {
-      seen.push({ params });
-      return new Uint8Array([0xff, 0xd8, params.action_id.length]);
-    }, {
-      http: async ({ res }, answer) => {
-        const jpeg = await answer();
-        res.writeHead(200, { 'Content-Type': 'image/jpeg' });
-        res.end(jpeg);
+    router.add(
+      'GET /admin/api/devices/:device_id/actions/:action_id/screen',
+      ({ params }) => {
+        seen.push({ params });
+        return new Uint8Array([0xff, 0xd8, params.action_id.length]);
       },
-    });
+      {
+        http: async ({ res }, answer) => {
+          const jpeg = await answer();
+          res.writeHead(200, { 'Content-Type': 'image/jpeg' });
+          res.end(jpeg);
+        },
+      },
+    );
     router.add('DELETE /admin/api/lan-devices/:address', async ({ params, request }) => {
       seen.push({ params, request: await request() });
       return { status: 'forgotten' };
@@ -132,7 +153,9 @@ void describe('admin contract: one list of operations, used on both sides', () =
 
       for (const api of [http, ipc]) {
         seen.length = 0;
-        assert.deepEqual(await api.decidePairing('as/1 ü', { action: 'approve', device_id: 'dev_1' }), { status: 'approved' });
+        assert.deepEqual(await api.decidePairing('as/1 ü', { action: 'approve', device_id: 'dev_1' }), {
+          status: 'approved',
+        });
         assert.deepEqual(await api.forgetLanDevice('10.0.0.2:5555'), { status: 'forgotten' });
         const shot = await api.getActionScreen('dev 1', 'act_12');
         assert.deepEqual([...new Uint8Array(await shot.arrayBuffer())], [0xff, 0xd8, 6]);

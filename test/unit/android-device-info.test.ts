@@ -23,7 +23,12 @@ void describe('device-info parsers', () => {
     const props = parseGetprop(androidFixture('getprop-pixel7-android14.txt'));
     assert.equal(props.get('ro.product.model'), 'Pixel 7');
     assert.equal(props.get('gsm.sim.state'), 'LOADED,ABSENT');
-    assert.deepEqual(devicePropsFrom(props), { model: 'Pixel 7', manufacturer: 'Google', androidVersion: '14', sdk: 34 });
+    assert.deepEqual(devicePropsFrom(props), {
+      model: 'Pixel 7',
+      manufacturer: 'Google',
+      androidVersion: '14',
+      sdk: 34,
+    });
     assert.deepEqual(devicePropsFrom(parseGetprop('garbage\n[ro.build.version.sdk]: []\n')), {
       model: null,
       manufacturer: null,
@@ -134,7 +139,15 @@ void describe('readDeviceStatus', () => {
     const shell = fullShell();
     const props = { model: 'Pixel 7', manufacturer: 'Google', androidVersion: '14', sdk: 34 };
     const status = await readDeviceStatus(shell, { timeoutMs: 9_000 }, props);
-    assert.deepEqual({ model: status.model, manufacturer: status.manufacturer, androidVersion: status.androidVersion, sdk: status.sdk }, props);
+    assert.deepEqual(
+      {
+        model: status.model,
+        manufacturer: status.manufacturer,
+        androidVersion: status.androidVersion,
+        sdk: status.sdk,
+      },
+      props,
+    );
     assert.equal(status.battery.level, 87);
     assert.equal(shell.argvs().filter((a) => a[0] === 'getprop').length, 0);
     assert.equal(shell.calls.length, 6);

@@ -6,7 +6,14 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aimAtDisplay, displayRef, isMultiDisplay, parseDumpsysDisplay, pickDisplay, type DisplayTarget } from '../../main/core/android/displays';
+import {
+  aimAtDisplay,
+  displayRef,
+  isMultiDisplay,
+  parseDumpsysDisplay,
+  pickDisplay,
+  type DisplayTarget,
+} from '../../main/core/android/displays';
 import { decodeRawScreencap, stripScreencapNotices } from '../../main/core/android/screencap';
 import { frameSize } from '../../main/core/tools/display-tracker';
 import { createSimulatedPhone } from '../../main/sim/phone';
@@ -25,7 +32,11 @@ const ONE_DISPLAY = [
   '  DisplayDeviceInfo{"Built-in Screen": uniqueId="local:0", 1440 x 2960, modeId 1, density 560, state ON}',
   'Logical Displays: size=1',
   '  Display 0:',
-  info(0, 'Built-in Screen', 'FLAG_SECURE, real 2960 x 1440, largest app 2960 x 2960, rotation 1, state ON, type INTERNAL, uniqueId "local:0", app 2960 x 1356'),
+  info(
+    0,
+    'Built-in Screen',
+    'FLAG_SECURE, real 2960 x 1440, largest app 2960 x 2960, rotation 1, state ON, type INTERNAL, uniqueId "local:0", app 2960 x 1356',
+  ),
   '',
 ].join('\n');
 
@@ -35,8 +46,16 @@ const TWO_LOGICAL = [
   '  DisplayDeviceInfo{"Built-in Screen": uniqueId="local:4630946317637160339", 2176 x 1812, state OFF}',
   '  DisplayDeviceInfo{"Built-in Screen": uniqueId="local:4630946165954792596", 904 x 2316, state ON}',
   'Logical Displays: size=2',
-  info(0, 'Built-in Screen', 'real 2176 x 1812, rotation 0, state OFF, type INTERNAL, uniqueId "local:4630946317637160339"'),
-  info(1, 'Built-in Screen', 'real 904 x 2316, rotation 0, state ON, type INTERNAL, uniqueId "local:4630946165954792596"'),
+  info(
+    0,
+    'Built-in Screen',
+    'real 2176 x 1812, rotation 0, state OFF, type INTERNAL, uniqueId "local:4630946317637160339"',
+  ),
+  info(
+    1,
+    'Built-in Screen',
+    'real 904 x 2316, rotation 0, state ON, type INTERNAL, uniqueId "local:4630946165954792596"',
+  ),
 ].join('\n');
 
 describe('dumpsys display: the display in use', () => {
@@ -51,7 +70,18 @@ describe('dumpsys display: the display in use', () => {
 
   test('one display: found, turned size and rotation read, no flags added', () => {
     const layout = parseDumpsysDisplay(ONE_DISPLAY);
-    assert.deepEqual(layout.displays, [{ id: 0, name: 'Built-in Screen', type: 'INTERNAL', state: 'ON', width: 2960, height: 1440, rotation: 1, physicalId: '0' }]);
+    assert.deepEqual(layout.displays, [
+      {
+        id: 0,
+        name: 'Built-in Screen',
+        type: 'INTERNAL',
+        state: 'ON',
+        width: 2960,
+        height: 1440,
+        rotation: 1,
+        physicalId: '0',
+      },
+    ]);
     const target = pickDisplay(layout);
     assert.ok(target);
     assert.equal(isMultiDisplay(target), false);
@@ -62,13 +92,37 @@ describe('dumpsys display: the display in use', () => {
   test('the simulated foldable, folded and unfolded: display 0 on the panel in use, two panels', async () => {
     const folded = pickDisplay(parseDumpsysDisplay(await simDump(['foldable'])));
     assert.deepEqual(folded, {
-      display: { id: 0, name: 'Built-in Screen', type: 'INTERNAL', state: 'ON', width: FOLD_OUTER.width, height: FOLD_OUTER.height, rotation: 0, physicalId: FOLD_OUTER.physicalId },
+      display: {
+        id: 0,
+        name: 'Built-in Screen',
+        type: 'INTERNAL',
+        state: 'ON',
+        width: FOLD_OUTER.width,
+        height: FOLD_OUTER.height,
+        rotation: 0,
+        physicalId: FOLD_OUTER.physicalId,
+      },
       logicalCount: 1,
       physicalCount: 2,
     });
     assert.deepEqual(aimAtDisplay(['screencap', '-p'], folded, 34), ['screencap', '-d', FOLD_OUTER.physicalId, '-p']);
-    assert.deepEqual(aimAtDisplay(['input', 'swipe', '1', '2', '3', '4', '300'], folded, 34), ['input', '-d', '0', 'swipe', '1', '2', '3', '4', '300']);
-    assert.deepEqual(displayRef(folded as DisplayTarget), { id: 0, name: 'Built-in Screen', physical_id: FOLD_OUTER.physicalId, of: 2 });
+    assert.deepEqual(aimAtDisplay(['input', 'swipe', '1', '2', '3', '4', '300'], folded, 34), [
+      'input',
+      '-d',
+      '0',
+      'swipe',
+      '1',
+      '2',
+      '3',
+      '4',
+      '300',
+    ]);
+    assert.deepEqual(displayRef(folded as DisplayTarget), {
+      id: 0,
+      name: 'Built-in Screen',
+      physical_id: FOLD_OUTER.physicalId,
+      of: 2,
+    });
     const open = pickDisplay(parseDumpsysDisplay(await simDump(['foldable'], true)));
     assert.equal(open?.display.physicalId, FOLD_INNER.physicalId);
     assert.deepEqual([open?.display.width, open?.display.height], [FOLD_INNER.width, FOLD_INNER.height]);
@@ -98,10 +152,27 @@ describe('dumpsys display: the display in use', () => {
       '    mBaseDisplayInfo=DisplayInfo{"Cast screen, displayId 2", uniqueId "virtual:com.example,10100,Cast screen,0", app 1280 x 720, real 1280 x 720, rotation 0, state ON, type VIRTUAL, FLAG_PRESENTATION}',
     ].join('\n');
     const t11 = pickDisplay(parseDumpsysDisplay(android11));
-    assert.deepEqual([t11?.display.id, t11?.display.name, t11?.display.width, t11?.display.height, t11?.display.physicalId, t11?.logicalCount], [0, 'Built-in Screen', 1080, 2340, '0', 2]);
-    const android9 = ['  Display 0:', '    mDisplayId=0', '    mBaseDisplayInfo=DisplayInfo{"Built-in Screen", uniqueId "local:0", app 2560 x 1704, real 2560 x 1800, rotation 1}'].join('\n');
+    assert.deepEqual(
+      [
+        t11?.display.id,
+        t11?.display.name,
+        t11?.display.width,
+        t11?.display.height,
+        t11?.display.physicalId,
+        t11?.logicalCount,
+      ],
+      [0, 'Built-in Screen', 1080, 2340, '0', 2],
+    );
+    const android9 = [
+      '  Display 0:',
+      '    mDisplayId=0',
+      '    mBaseDisplayInfo=DisplayInfo{"Built-in Screen", uniqueId "local:0", app 2560 x 1704, real 2560 x 1800, rotation 1}',
+    ].join('\n');
     const t9 = pickDisplay(parseDumpsysDisplay(android9));
-    assert.deepEqual([t9?.display.id, t9?.display.width, t9?.display.height, t9?.display.rotation, t9?.display.state], [0, 2560, 1800, 1, 'UNKNOWN']);
+    assert.deepEqual(
+      [t9?.display.id, t9?.display.width, t9?.display.height, t9?.display.rotation, t9?.display.state],
+      [0, 2560, 1800, 1, 'UNKNOWN'],
+    );
     assert.equal(isMultiDisplay(t9), false);
   });
 
@@ -113,13 +184,16 @@ describe('dumpsys display: the display in use', () => {
     assert.deepEqual(aimAtDisplay(['screenrecord', '/sdcard/a.mp4'], asleep, 28), ['screenrecord', '/sdcard/a.mp4']);
     assert.deepEqual(aimAtDisplay(['screencap', '-p'], asleep, 29), ['screencap', '-d', '4630946317637160339', '-p']);
     assert.deepEqual(aimAtDisplay(['screencap', '-d', '42'], asleep, 34), ['screencap', '-d', '42']);
-    assert.equal(pickDisplay(parseDumpsysDisplay('Can\'t find service: display\n')), null);
+    assert.equal(pickDisplay(parseDumpsysDisplay("Can't find service: display\n")), null);
     assert.deepEqual(aimAtDisplay(['input', 'tap', '1', '1'], null, 34), ['input', 'tap', '1', '1']);
   });
 });
 
 describe('screencap output with the multiple-display warning in front', () => {
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]), Buffer.from([0, 0, 4, 56, 0, 0, 8, 44])]);
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+    Buffer.from([0, 0, 4, 56, 0, 0, 8, 44]),
+  ]);
 
   test('the three lines are stripped; the image bytes are untouched', () => {
     const warned = Buffer.concat([Buffer.from(MULTIPLE_DISPLAYS_WARNING), png]);
@@ -135,7 +209,9 @@ describe('screencap output with the multiple-display warning in front', () => {
     header.writeUInt32LE(1, 8);
     header.writeUInt32LE(1, 12);
     const raw = Buffer.concat([header, Buffer.from([1, 2, 3, 255, 4, 5, 6, 255])]);
-    const frame = decodeRawScreencap(stripScreencapNotices(Buffer.concat([Buffer.from(MULTIPLE_DISPLAYS_WARNING), raw])));
+    const frame = decodeRawScreencap(
+      stripScreencapNotices(Buffer.concat([Buffer.from(MULTIPLE_DISPLAYS_WARNING), raw])),
+    );
     assert.deepEqual([frame.width, frame.height, [...frame.rgba]], [2, 1, [1, 2, 3, 255, 4, 5, 6, 255]]);
     assert.deepEqual(frameSize(raw), { width: 2, height: 1 });
     const other = Buffer.concat([Buffer.from('WARNING: something else\n'), png]);

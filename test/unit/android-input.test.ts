@@ -1,12 +1,21 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertInsideScreen, dragAndDrop, longPress, pressKey, pressKeys, swipe, tap } from '../../main/core/android/input';
+import {
+  assertInsideScreen,
+  dragAndDrop,
+  longPress,
+  pressKey,
+  pressKeys,
+  swipe,
+  tap,
+} from '../../main/core/android/input';
 import { KEY_NAMES, keyCode } from '../../main/core/android/keys';
 import { BridgeError } from '../../main/core/errors';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 const screen = { width: 1080, height: 2400 };
@@ -14,11 +23,36 @@ const screen = { width: 1080, height: 2400 };
 void describe('keys', () => {
   void test('named keys map to Android keycodes', () => {
     const expected: Record<string, number> = {
-      home: 3, back: 4, enter: 66, delete: 67, backspace: 67, forward_delete: 112, tab: 61, escape: 111,
-      app_switch: 187, recents: 187, menu: 82, search: 84, power: 26, volume_up: 24, volume_down: 25,
-      volume_mute: 164, dpad_up: 19, dpad_down: 20, dpad_left: 21, dpad_right: 22, dpad_center: 23,
-      space: 62, move_home: 122, move_end: 123, page_up: 92, page_down: 93, wakeup: 224, sleep: 223,
-      camera: 27, notifications: 83,
+      home: 3,
+      back: 4,
+      enter: 66,
+      delete: 67,
+      backspace: 67,
+      forward_delete: 112,
+      tab: 61,
+      escape: 111,
+      app_switch: 187,
+      recents: 187,
+      menu: 82,
+      search: 84,
+      power: 26,
+      volume_up: 24,
+      volume_down: 25,
+      volume_mute: 164,
+      dpad_up: 19,
+      dpad_down: 20,
+      dpad_left: 21,
+      dpad_right: 22,
+      dpad_center: 23,
+      space: 62,
+      move_home: 122,
+      move_end: 123,
+      page_up: 92,
+      page_down: 93,
+      wakeup: 224,
+      sleep: 223,
+      camera: 27,
+      notifications: 83,
     };
     for (const [name, code] of Object.entries(expected)) {
       assert.equal(keyCode(name), code, name);
@@ -75,7 +109,10 @@ void describe('input gestures', () => {
   void test('durations must be integers in 1..10000 ms', async () => {
     const shell = new FakeDeviceShell().on(['input'], '');
     for (const bad of [0, 10_001, 1.5, -3]) {
-      await assert.rejects(swipe(shell, { x: 1, y: 1 }, { x: 2, y: 2 }, bad), isCode('invalid_arguments', /1 to 10000/));
+      await assert.rejects(
+        swipe(shell, { x: 1, y: 1 }, { x: 2, y: 2 }, bad),
+        isCode('invalid_arguments', /1 to 10000/),
+      );
     }
     await swipe(shell, { x: 1, y: 1 }, { x: 2, y: 2 }, 10_000);
     await longPress(shell, 1, 1, 1);
@@ -95,7 +132,10 @@ void describe('input gestures', () => {
   });
 
   void test('an input failure (exit status or printed error) is command_failed', async () => {
-    const failing = new FakeDeviceShell().on(['input'], { stdout: 'Error: Unknown command: draganddrop\n', exitCode: 0 });
+    const failing = new FakeDeviceShell().on(['input'], {
+      stdout: 'Error: Unknown command: draganddrop\n',
+      exitCode: 0,
+    });
     await assert.rejects(dragAndDrop(failing, { x: 1, y: 1 }, { x: 2, y: 2 }), isCode('command_failed', /draganddrop/));
     const exit = new FakeDeviceShell().on(['input'], { stdout: '', exitCode: 255 });
     await assert.rejects(tap(exit, 1, 1), isCode('command_failed', /input tap/));
@@ -126,7 +166,13 @@ void describe('input refused by the phone', () => {
       'Injecting to another application requires INJECT_EVENTS permission',
     ]) {
       const shell = new FakeDeviceShell().on(['input'], denied(message));
-      await assert.rejects(tap(shell, 10, 20), isCode('input_blocked', /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again/));
+      await assert.rejects(
+        tap(shell, 10, 20),
+        isCode(
+          'input_blocked',
+          /INJECT_EVENTS.*Fix: turn on USB debugging \(Security settings\) in Developer options \(Xiaomi\/Redmi\/POCO\), then try again/,
+        ),
+      );
       assert.deepEqual(shell.argvs(), [['input', 'tap', '10', '20']]);
     }
   });

@@ -1,15 +1,28 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureRaw, capturePng, decodeRawScreencap, isSecureBlackFrame, PIXEL_FORMAT } from '../../main/core/android/screencap';
+import {
+  captureRaw,
+  capturePng,
+  decodeRawScreencap,
+  isSecureBlackFrame,
+  PIXEL_FORMAT,
+} from '../../main/core/android/screencap';
 import { BridgeError } from '../../main/core/errors';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 /** Raw screencap output as a phone sends it: header (12 or 16 bytes) then pixels. */
-function rawScreencap(width: number, height: number, format: number, headerBytes: 12 | 16, pixel: (i: number) => [number, number, number, number]): Buffer {
+function rawScreencap(
+  width: number,
+  height: number,
+  format: number,
+  headerBytes: 12 | 16,
+  pixel: (i: number) => [number, number, number, number],
+): Buffer {
   const out = Buffer.alloc(headerBytes + width * height * 4);
   out.writeUInt32LE(width, 0);
   out.writeUInt32LE(height, 4);
@@ -52,18 +65,30 @@ void describe('decodeRawScreencap', () => {
   void test('bad headers and lengths are command_failed', () => {
     assert.throws(() => decodeRawScreencap(Buffer.alloc(8)), isCode('command_failed'));
     const good = rawScreencap(4, 4, PIXEL_FORMAT.RGBA_8888, 16, () => [0, 0, 0, 255]);
-    assert.throws(() => decodeRawScreencap(good.subarray(0, good.length - 1)), isCode('command_failed', /do not fit 4x4/));
+    assert.throws(
+      () => decodeRawScreencap(good.subarray(0, good.length - 1)),
+      isCode('command_failed', /do not fit 4x4/),
+    );
     assert.throws(() => decodeRawScreencap(Buffer.concat([good, Buffer.alloc(5)])), isCode('command_failed'));
-    assert.throws(() => decodeRawScreencap(rawScreencap(1, 1, 4 /* RGB_565 */, 16, () => [0, 0, 0, 0])), isCode('command_failed', /format 4/));
+    assert.throws(
+      () => decodeRawScreencap(rawScreencap(1, 1, 4 /* RGB_565 */, 16, () => [0, 0, 0, 0])),
+      isCode('command_failed', /format 4/),
+    );
     const zero = Buffer.alloc(16);
     assert.throws(() => decodeRawScreencap(zero), isCode('command_failed', /0x0/));
   });
 
   void test('captureRaw runs screencap through execOut with the deadline', async () => {
-    const shell = new FakeDeviceShell().on(['screencap'], rawScreencap(2, 2, PIXEL_FORMAT.RGBA_8888, 16, () => [9, 9, 9, 255]));
+    const shell = new FakeDeviceShell().on(
+      ['screencap'],
+      rawScreencap(2, 2, PIXEL_FORMAT.RGBA_8888, 16, () => [9, 9, 9, 255]),
+    );
     const frame = await captureRaw(shell, { timeoutMs: 4_000 });
     assert.equal(frame.width, 2);
-    assert.deepEqual(shell.calls.map((c) => [c.kind, c.argv]), [['execOut', ['screencap']]]);
+    assert.deepEqual(
+      shell.calls.map((c) => [c.kind, c.argv]),
+      [['execOut', ['screencap']]],
+    );
     assert.ok((shell.calls[0]?.options.timeoutMs ?? 0) <= 4_000);
   });
 });
@@ -80,7 +105,10 @@ void describe('capturePng', () => {
   void test('anything else (pty-mangled line endings, an error text) is command_failed', async () => {
     const mangled = Buffer.from(png.toString('latin1').replace('\r\n', '\n'), 'latin1');
     await assert.rejects(capturePng(new FakeDeviceShell().on(['screencap'], mangled)), isCode('command_failed', /PNG/));
-    await assert.rejects(capturePng(new FakeDeviceShell().on(['screencap'], 'Error: could not take screenshot\n')), isCode('command_failed'));
+    await assert.rejects(
+      capturePng(new FakeDeviceShell().on(['screencap'], 'Error: could not take screenshot\n')),
+      isCode('command_failed'),
+    );
   });
 });
 

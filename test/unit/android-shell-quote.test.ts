@@ -46,7 +46,9 @@ function readShellWords(line: string): string[] {
 interface SimParser {
   parseShell(source: string): {
     items: Array<{
-      first: { commands: Array<{ words: Array<{ parts: Array<{ kind: string; value?: string }> }>; redirects: unknown[] }> };
+      first: {
+        commands: Array<{ words: Array<{ parts: Array<{ kind: string; value?: string }> }>; redirects: unknown[] }>;
+      };
       rest: unknown[];
     }>;
   };
@@ -106,16 +108,20 @@ void describe('quoteShellArg', () => {
     );
   });
 
-  void test('property: the simulator shell parser reads the same argv back', { skip: !existsSync(simParserPath) && 'main/sim/shell-parser.ts not present' }, async () => {
-    const parser = (await import(simParserPath)) as SimParser;
-    const printable = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('\0'));
-    fc.assert(
-      fc.property(fc.array(printable, { minLength: 1, maxLength: 5 }), (argv) => {
-        assert.deepEqual(simWords(parser, buildCommandLine(argv)), argv);
-      }),
-      { numRuns: 500 },
-    );
-  });
+  void test(
+    'property: the simulator shell parser reads the same argv back',
+    { skip: !existsSync(simParserPath) && 'main/sim/shell-parser.ts not present' },
+    async () => {
+      const parser = (await import(simParserPath)) as SimParser;
+      const printable = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('\0'));
+      fc.assert(
+        fc.property(fc.array(printable, { minLength: 1, maxLength: 5 }), (argv) => {
+          assert.deepEqual(simWords(parser, buildCommandLine(argv)), argv);
+        }),
+        { numRuns: 500 },
+      );
+    },
+  );
 
   void test('hostile text stays one literal argument', () => {
     const hostile = "a'; reboot #$(id) `id` && rm -rf / | cat > /x\n$HOME";
@@ -125,7 +131,10 @@ void describe('quoteShellArg', () => {
   });
 
   void test('buildCommandLine rejects an empty argv', () => {
-    assert.throws(() => buildCommandLine([]), (e: unknown) => e instanceof BridgeError && e.code === 'invalid_arguments');
+    assert.throws(
+      () => buildCommandLine([]),
+      (e: unknown) => e instanceof BridgeError && e.code === 'invalid_arguments',
+    );
   });
 });
 

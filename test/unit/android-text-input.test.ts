@@ -14,7 +14,8 @@ import { BridgeError } from '../../main/core/errors';
 import { androidFixture, FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 /**
@@ -44,7 +45,8 @@ function typedBy(argvs: string[][]): string {
     if (argv[0] === 'input' && argv[1] === 'text') out += androidInputText(argv[2] ?? '');
     else if (argv[0] === 'input' && argv[1] === 'keyevent') {
       for (const code of argv.slice(2)) out += code === '66' ? '\n' : code === '61' ? '\t' : `<key ${code}>`;
-    } else if (argv[0] === 'am' && argv[3] === 'ADB_INPUT_B64') out += Buffer.from(argv[6] ?? '', 'base64').toString('utf8');
+    } else if (argv[0] === 'am' && argv[3] === 'ADB_INPUT_B64')
+      out += Buffer.from(argv[6] ?? '', 'base64').toString('utf8');
     else throw new Error(`unexpected argv ${JSON.stringify(argv)}`);
   }
   return out;
@@ -148,17 +150,25 @@ void describe('typeText', () => {
   });
 
   void test('non-ASCII text goes whole through ADB Keyboard as base64 UTF-8', async () => {
-    const shell = new FakeDeviceShell().on(['am', 'broadcast'], 'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n');
+    const shell = new FakeDeviceShell().on(
+      ['am', 'broadcast'],
+      'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n',
+    );
     const text = 'Grüße 👋🏽 你好\nzweite Zeile %s';
     const result = await typeText(shell, text, { hasUnicodeIme: true });
-    assert.deepEqual(shell.argvs(), [['am', 'broadcast', '-a', 'ADB_INPUT_B64', '--es', 'msg', Buffer.from(text, 'utf8').toString('base64')]]);
+    assert.deepEqual(shell.argvs(), [
+      ['am', 'broadcast', '-a', 'ADB_INPUT_B64', '--es', 'msg', Buffer.from(text, 'utf8').toString('base64')],
+    ]);
     assert.deepEqual(result, { method: 'unicode_ime', calls: 1 });
     assert.equal(typedBy(shell.argvs()), text);
   });
 
   void test('non-ASCII text without the IME is unicode_input_unavailable explaining the install', async () => {
     const shell = new FakeDeviceShell().on(['input'], '');
-    await assert.rejects(typeText(shell, 'café', { hasUnicodeIme: false }), isCode('unicode_input_unavailable', /ADB Keyboard.*ime enable/s));
+    await assert.rejects(
+      typeText(shell, 'café', { hasUnicodeIme: false }),
+      isCode('unicode_input_unavailable', /ADB Keyboard.*ime enable/s),
+    );
     assert.equal(shell.calls.length, 0, 'nothing typed, not even the ASCII part');
   });
 
@@ -167,20 +177,29 @@ void describe('typeText', () => {
       .on(['ime', 'list', '-s'], androidFixture('ime-list-with-adbkeyboard.txt'))
       .on(['am', 'broadcast'], 'Broadcast completed: result=0\n');
     await typeText(withIme, '😀', {});
-    assert.deepEqual(withIme.argvs().map((a) => a[0]), ['ime', 'am']);
+    assert.deepEqual(
+      withIme.argvs().map((a) => a[0]),
+      ['ime', 'am'],
+    );
 
     const without = new FakeDeviceShell().on(['ime', 'list', '-s'], androidFixture('ime-list-gboard-only.txt'));
     await assert.rejects(typeText(without, '😀'), isCode('unicode_input_unavailable'));
   });
 
   void test('a broadcast nobody completes is command_failed', async () => {
-    const shell = new FakeDeviceShell().on(['am', 'broadcast'], { stdout: 'Exception occurred while executing', exitCode: 255 });
+    const shell = new FakeDeviceShell().on(['am', 'broadcast'], {
+      stdout: 'Exception occurred while executing',
+      exitCode: 255,
+    });
     await assert.rejects(typeText(shell, 'ñ', { hasUnicodeIme: true }), isCode('command_failed'));
   });
 
   void test('text length is capped at 10 000 characters; empty text is refused', async () => {
     const shell = new FakeDeviceShell().on(['input'], '');
-    await assert.rejects(typeText(shell, 'a'.repeat(10_001), { hasUnicodeIme: false }), isCode('invalid_arguments', /10001.*10000/));
+    await assert.rejects(
+      typeText(shell, 'a'.repeat(10_001), { hasUnicodeIme: false }),
+      isCode('invalid_arguments', /10001.*10000/),
+    );
     await assert.rejects(typeText(shell, '', { hasUnicodeIme: false }), isCode('invalid_arguments'));
     assert.equal(shell.calls.length, 0);
   });
@@ -202,8 +221,14 @@ void describe('typeText', () => {
 
 void describe('detectUnicodeIme and clearField', () => {
   void test('detectUnicodeIme reads ime list -s', async () => {
-    assert.equal(await detectUnicodeIme(new FakeDeviceShell().on(['ime'], androidFixture('ime-list-with-adbkeyboard.txt'))), true);
-    assert.equal(await detectUnicodeIme(new FakeDeviceShell().on(['ime'], androidFixture('ime-list-gboard-only.txt'))), false);
+    assert.equal(
+      await detectUnicodeIme(new FakeDeviceShell().on(['ime'], androidFixture('ime-list-with-adbkeyboard.txt'))),
+      true,
+    );
+    assert.equal(
+      await detectUnicodeIme(new FakeDeviceShell().on(['ime'], androidFixture('ime-list-gboard-only.txt'))),
+      false,
+    );
     assert.equal(await detectUnicodeIme(new FakeDeviceShell().on(['ime'], '')), false);
   });
 

@@ -15,7 +15,8 @@ import { BridgeError } from '../../main/core/errors';
 import { androidFixture, FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 const dumpOutput = androidFixture('uiautomator-login-android14.txt');
@@ -23,12 +24,28 @@ const loginXml = extractHierarchyXml(dumpOutput) ?? '';
 
 function nodeXml(attrs: Record<string, string>, children = ''): string {
   const all = {
-    index: '0', text: '', 'resource-id': '', class: 'android.view.View', package: 'com.example', 'content-desc': '',
-    checkable: 'false', checked: 'false', clickable: 'false', enabled: 'true', focusable: 'false', focused: 'false',
-    scrollable: 'false', 'long-clickable': 'false', password: 'false', selected: 'false', bounds: '[0,0][100,100]',
+    index: '0',
+    text: '',
+    'resource-id': '',
+    class: 'android.view.View',
+    package: 'com.example',
+    'content-desc': '',
+    checkable: 'false',
+    checked: 'false',
+    clickable: 'false',
+    enabled: 'true',
+    focusable: 'false',
+    focused: 'false',
+    scrollable: 'false',
+    'long-clickable': 'false',
+    password: 'false',
+    selected: 'false',
+    bounds: '[0,0][100,100]',
     ...attrs,
   };
-  const text = Object.entries(all).map(([k, v]) => `${k}="${v}"`).join(' ');
+  const text = Object.entries(all)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(' ');
   return children === '' ? `<node ${text} />` : `<node ${text}>${children}</node>`;
 }
 
@@ -41,7 +58,10 @@ void describe('extractHierarchyXml', () => {
     assert.ok(loginXml.startsWith("<?xml version='1.0'"));
     assert.ok(loginXml.endsWith('</hierarchy>'));
     assert.ok(!loginXml.includes('dumped to'));
-    assert.equal(extractHierarchyXml(`WARNING: linker: noise\n${hierarchy('')}\nUI hierchary dumped to: /dev/tty\n`), hierarchy(''));
+    assert.equal(
+      extractHierarchyXml(`WARNING: linker: noise\n${hierarchy('')}\nUI hierchary dumped to: /dev/tty\n`),
+      hierarchy(''),
+    );
     assert.equal(extractHierarchyXml('ERROR: could not get idle state.\n'), null);
     assert.equal(extractHierarchyXml(`<?xml version='1.0' ?><hierarchy rotation="0"><node`), null);
   });
@@ -64,7 +84,16 @@ void describe('parseUiXml', () => {
     assert.equal(email.className, 'android.widget.EditText');
     assert.equal(email.package, 'com.example.shop');
     assert.deepEqual(
-      [email.clickable, email.longClickable, email.focusable, email.focused, email.scrollable, email.enabled, email.selected, email.checked],
+      [
+        email.clickable,
+        email.longClickable,
+        email.focusable,
+        email.focused,
+        email.scrollable,
+        email.enabled,
+        email.selected,
+        email.checked,
+      ],
       [true, true, true, true, false, true, false, false],
     );
     assert.equal(nodes.find((n) => n.resourceId.endsWith('remember'))?.checked, true);
@@ -74,8 +103,14 @@ void describe('parseUiXml', () => {
     assert.equal(nodes.find((n) => n.resourceId.endsWith('title'))?.text, "Sign in to Tom & Jerry's Shop");
     assert.equal(nodes.find((n) => n.resourceId.endsWith('notice'))?.text, 'Line one\nLine two 😀');
     assert.ok(nodes.some((n) => n.contentDesc === 'Help <beta>'));
-    assert.equal(decodeXmlEntities('&quot;a&quot; &amp;amp; &#65;&#x42; &bogus; &#x110000;'), '"a" &amp; AB &bogus; &#x110000;');
-    assert.equal(decodeXmlEntities('&constructor; &toString; &__proto__; & x; a&b'), '&constructor; &toString; &__proto__; & x; a&b');
+    assert.equal(
+      decodeXmlEntities('&quot;a&quot; &amp;amp; &#65;&#x42; &bogus; &#x110000;'),
+      '"a" &amp; AB &bogus; &#x110000;',
+    );
+    assert.equal(
+      decodeXmlEntities('&constructor; &toString; &__proto__; & x; a&b'),
+      '&constructor; &toString; &__proto__; & x; a&b',
+    );
     assert.equal(decodeXmlEntities('&#55357;&#56832;'), '😀', 'surrogate halves written separately');
   });
 
@@ -129,7 +164,12 @@ void describe('parseUiXml', () => {
           }),
         )
         .join('');
-      rows.push(nodeXml({ index: String(i), class: 'android.widget.LinearLayout', bounds: `[0,${y}][1080,${y + 100}]` }, leaves));
+      rows.push(
+        nodeXml(
+          { index: String(i), class: 'android.widget.LinearLayout', bounds: `[0,${y}][1080,${y + 100}]` },
+          leaves,
+        ),
+      );
     }
     const xml = hierarchy(rows.join(''));
     // How fast is measured by `npm run bench` (UI tree rows), not here: a timed unit test
@@ -202,7 +242,10 @@ void describe('findElements / findElement', () => {
   });
 
   void test('no match is element_not_found naming the selector; an empty selector is invalid', () => {
-    assert.throws(() => findElement(nodes, { text: 'Log out', resourceId: 'logout' }), isCode('element_not_found', /text="Log out", resourceId="logout"/));
+    assert.throws(
+      () => findElement(nodes, { text: 'Log out', resourceId: 'logout' }),
+      isCode('element_not_found', /text="Log out", resourceId="logout"/),
+    );
     assert.throws(() => findElement(nodes, {}), isCode('invalid_arguments'));
     assert.throws(() => findElement(nodes, { index: -1 }), isCode('invalid_arguments'));
   });
@@ -252,12 +295,19 @@ void describe('dumpUiXml', () => {
       ['rm', '-f', '/sdcard/window_dump.xml'],
     ]);
     assert.equal(await dumpUiXml(shell), loginXml);
-    assert.deepEqual(shell.argvs()[5], ['uiautomator', 'dump', '/sdcard/window_dump.xml'], 'second dump goes straight to the file');
+    assert.deepEqual(
+      shell.argvs()[5],
+      ['uiautomator', 'dump', '/sdcard/window_dump.xml'],
+      'second dump goes straight to the file',
+    );
   });
 
   void test('"could not get idle state" twice is screen_unreadable with its fix, after two dumps and no file', async () => {
     const shell = new FakeDeviceShell().on(['uiautomator'], 'ERROR: could not get idle state.\n').on(['rm'], '');
-    await assert.rejects(dumpUiXml(shell), isCode('screen_unreadable', /could not get idle state.*Fix: stop the animation or video/));
+    await assert.rejects(
+      dumpUiXml(shell),
+      isCode('screen_unreadable', /could not get idle state.*Fix: stop the animation or video/),
+    );
     assert.deepEqual(shell.argvs(), [
       ['uiautomator', 'dump', '/dev/tty'],
       ['uiautomator', 'dump', '/dev/tty'],
@@ -265,11 +315,23 @@ void describe('dumpUiXml', () => {
   });
 
   void test('"null root node" twice and an empty hierarchy twice are screen_unreadable with their fixes', async () => {
-    const nullRoot = new FakeDeviceShell().on(['uiautomator'], 'ERROR: null root node returned by UiTestAutomationBridge.\n');
-    await assert.rejects(dumpUiXml(nullRoot), isCode('screen_unreadable', /null root node.*Fix: wake and unlock the phone/));
+    const nullRoot = new FakeDeviceShell().on(
+      ['uiautomator'],
+      'ERROR: null root node returned by UiTestAutomationBridge.\n',
+    );
+    await assert.rejects(
+      dumpUiXml(nullRoot),
+      isCode('screen_unreadable', /null root node.*Fix: wake and unlock the phone/),
+    );
     assert.equal(nullRoot.argvs().length, 2);
-    const empty = new FakeDeviceShell().on(['uiautomator'], `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />UI hierchary dumped to: /dev/tty\n`);
-    await assert.rejects(dumpUiXml(empty), isCode('screen_unreadable', /empty hierarchy.*Fix: try again once the app has drawn/));
+    const empty = new FakeDeviceShell().on(
+      ['uiautomator'],
+      `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />UI hierchary dumped to: /dev/tty\n`,
+    );
+    await assert.rejects(
+      dumpUiXml(empty),
+      isCode('screen_unreadable', /empty hierarchy.*Fix: try again once the app has drawn/),
+    );
     assert.equal(empty.argvs().length, 2);
   });
 
@@ -279,7 +341,10 @@ void describe('dumpUiXml', () => {
       .on(['uiautomator', 'dump', '/sdcard/window_dump.xml'], 'UI hierchary dumped to: /sdcard/window_dump.xml\n')
       .on(['cat'], { stdout: 'cat: /sdcard/window_dump.xml: No such file or directory\n', exitCode: 1 })
       .on(['rm'], '');
-    await assert.rejects(dumpUiXml(shell), isCode('screen_unreadable', /could not be read back.*Fix: try again; if it keeps failing, restart the phone/));
+    await assert.rejects(
+      dumpUiXml(shell),
+      isCode('screen_unreadable', /could not be read back.*Fix: try again; if it keeps failing, restart the phone/),
+    );
     assert.deepEqual(shell.argvs().at(-1), ['rm', '-f', '/sdcard/window_dump.xml']);
     assert.equal(shell.argvs().filter((a) => a[0] === 'uiautomator').length, 3);
   });

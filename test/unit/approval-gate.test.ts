@@ -50,7 +50,9 @@ describe('ApprovalGate', () => {
   });
 
   /** A gate over real stores in a fresh temp folder; `lease` is the channel's lease identity. */
-  async function makeGate(approvalTimeoutMs = 60_000): Promise<{ gate: ApprovalGate; hub: EventHub; lease: { id: number | undefined } }> {
+  async function makeGate(
+    approvalTimeoutMs = 60_000,
+  ): Promise<{ gate: ApprovalGate; hub: EventHub; lease: { id: number | undefined } }> {
     const dir = mkdtempSync(join(tmpdir(), 'approval-gate-'));
     dirs.push(dir);
     const hub = new EventHub(0);
@@ -58,7 +60,11 @@ describe('ApprovalGate', () => {
     const files = new FileCache({ dir: join(dir, 'files') });
     await files.start();
     const audit = new AuditLog({ dir: join(dir, 'audit'), secrets: () => [SECRET], logger: silentLogger });
-    stops.push(() => files.stop(), () => audit.close(), async () => hub.close());
+    stops.push(
+      () => files.stop(),
+      () => audit.close(),
+      async () => hub.close(),
+    );
     const gate = new ApprovalGate({
       policies: new PolicyStore(new StateStore(dir)),
       files,
@@ -78,7 +84,12 @@ describe('ApprovalGate', () => {
 
   /** A call to open a non-web link (asks under the default policy; needs no screen read). */
   function linkCall(url = 'market://details?id=com.example.app', signal = new AbortController().signal) {
-    return fakeToolCall({ toolId: 'android_open_url', args: { url }, shell: new FakeDeviceShell().on(['screencap'], rawFrame()), signal });
+    return fakeToolCall({
+      toolId: 'android_open_url',
+      args: { url },
+      shell: new FakeDeviceShell().on(['screencap'], rawFrame()),
+      signal,
+    });
   }
 
   /** Resolves with the approval id once the hub announces a held call. */
@@ -114,7 +125,10 @@ describe('ApprovalGate', () => {
     assert.equal(decision.by, 'admin');
     assert.equal(decision.safety?.approval_id, approvalId);
     assert.deepEqual(gate.list(), []);
-    assert.throws(() => gate.answer(approvalId, 'approve'), (e) => e instanceof BridgeError && e.code === 'approval_not_found');
+    assert.throws(
+      () => gate.answer(approvalId, 'approve'),
+      (e) => e instanceof BridgeError && e.code === 'approval_not_found',
+    );
   });
 
   test('refused: denied with approval_denied', async () => {
@@ -131,7 +145,10 @@ describe('ApprovalGate', () => {
     const { gate } = await makeGate(40);
     const decision = await gate.decide(linkCall());
     assert.deepEqual([decision.decision, decision.by, decision.errorCode], ['deny', 'timeout', 'approval_timeout']);
-    assert.ok(decision.reasons.some((r) => /no answer within/.test(r)), JSON.stringify(decision.reasons));
+    assert.ok(
+      decision.reasons.some((r) => /no answer within/.test(r)),
+      JSON.stringify(decision.reasons),
+    );
     assert.deepEqual(gate.list(), []);
   });
 

@@ -43,10 +43,17 @@ async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
 describe('audit log', () => {
   test('rotates by size and keeps at most maxFiles files; reads newest first with filters; exports oldest first', async () => {
     await withDir(async (dir) => {
-      const log = new AuditLog({ dir, limits: { maxFileBytes: 2_000, maxFiles: 3 }, secrets: () => [], logger: silentLogger });
+      const log = new AuditLog({
+        dir,
+        limits: { maxFileBytes: 2_000, maxFiles: 3 },
+        secrets: () => [],
+        logger: silentLogger,
+      });
       for (let i = 0; i < 200; i++) log.append(entry(i));
       await log.flush();
-      const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort();
       assert.deepEqual(files, ['audit.1.jsonl', 'audit.2.jsonl', 'audit.jsonl']);
       for (const f of files) assert.ok(statSync(join(dir, f)).size <= 2_000, `${f} within the cap`);
       const all = await log.read({}, 1000);
@@ -60,10 +67,15 @@ describe('audit log', () => {
       assert.ok(page.every((e) => e.device_id === 'dev_a' && e.connector_channel_id === 'ch_even'));
       const exported: string[] = [];
       for await (const line of log.exportLines({})) exported.push(line);
-      assert.deepEqual(exported.map((l) => (JSON.parse(l) as AuditEntry).id), [...ids].reverse());
+      assert.deepEqual(
+        exported.map((l) => (JSON.parse(l) as AuditEntry).id),
+        [...ids].reverse(),
+      );
       const filtered: string[] = [];
       for await (const line of log.exportLines({ channelId: 'ch_odd' })) filtered.push(line);
-      assert.ok(filtered.length > 0 && filtered.every((l) => (JSON.parse(l) as AuditEntry).connector_channel_id === 'ch_odd'));
+      assert.ok(
+        filtered.length > 0 && filtered.every((l) => (JSON.parse(l) as AuditEntry).connector_channel_id === 'ch_odd'),
+      );
       await log.close();
     });
   });
@@ -72,7 +84,12 @@ describe('audit log', () => {
     await withDir(async (dir) => {
       const secret = 'super-secret-api-key-0123456789';
       const first = new AuditLog({ dir, secrets: () => [secret], logger: silentLogger });
-      first.append(entry(1, { reasons: [`typed ${secret}`], arguments: { url: 'https://h/files/refs/x?exp=1&sig=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq' } }));
+      first.append(
+        entry(1, {
+          reasons: [`typed ${secret}`],
+          arguments: { url: 'https://h/files/refs/x?exp=1&sig=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq' },
+        }),
+      );
       await first.close();
       const second = new AuditLog({ dir, secrets: () => [secret], logger: silentLogger });
       second.append(entry(2));
@@ -81,7 +98,10 @@ describe('audit log', () => {
       assert.equal(text.trim().split('\n').length, 2);
       assert.ok(!text.includes(secret));
       assert.ok(!text.includes('ABCDEFGHIJKLMNOP'));
-      assert.deepEqual((await second.read({}, 10)).map((e) => e.id), ['aud_000002', 'aud_000001']);
+      assert.deepEqual(
+        (await second.read({}, 10)).map((e) => e.id),
+        ['aud_000002', 'aud_000001'],
+      );
       await second.close();
     });
   });
@@ -89,14 +109,22 @@ describe('audit log', () => {
   test('kept screenshots are bounded by count and names are checked', async () => {
     await withDir(async (dir) => {
       const log = new AuditLog({ dir, limits: { maxScreenshots: 3 }, secrets: () => [], logger: silentLogger });
-      for (let i = 0; i < 6; i++) await log.keepScreenshot(`shot_appr_${String(i).padStart(10, '0')}.jpg`, Buffer.from([0xff, 0xd8, i]));
+      for (let i = 0; i < 6; i++)
+        await log.keepScreenshot(`shot_appr_${String(i).padStart(10, '0')}.jpg`, Buffer.from([0xff, 0xd8, i]));
       const kept = readdirSync(join(dir, 'screens')).sort();
       assert.equal(kept.length, 3);
       assert.ok(kept.includes('shot_appr_0000000005.jpg'), 'the newest is kept');
       assert.equal(log.screenshotPath('../state.json'), undefined);
-      assert.equal(log.screenshotPath('shot_appr_0000000005.jpg') !== undefined && existsSync(log.screenshotPath('shot_appr_0000000005.jpg')!), true);
+      assert.equal(
+        log.screenshotPath('shot_appr_0000000005.jpg') !== undefined &&
+          existsSync(log.screenshotPath('shot_appr_0000000005.jpg')!),
+        true,
+      );
       await assert.rejects(log.keepScreenshot('../../evil.jpg', Buffer.alloc(1)));
-      assert.throws(() => new AuditLog({ dir, limits: { maxFiles: 0 }, secrets: () => [], logger: silentLogger }), /maxFiles must be a positive integer/);
+      assert.throws(
+        () => new AuditLog({ dir, limits: { maxFiles: 0 }, secrets: () => [], logger: silentLogger }),
+        /maxFiles must be a positive integer/,
+      );
     });
   });
 });

@@ -54,7 +54,12 @@ describe('BindingService', () => {
     const now = (): number => clock.now;
     const store = new StateStore(dir);
     const registry = new DeviceRegistry(now);
-    const runtime = new ConnectorRuntime({ store, runtimeLeaseMs: 3_600_000, clock: now, onChannelUnregistered: () => undefined });
+    const runtime = new ConnectorRuntime({
+      store,
+      runtimeLeaseMs: 3_600_000,
+      clock: now,
+      onChannelUnregistered: () => undefined,
+    });
     runtime.acceptHello(undefined);
     const pushed: Array<{ channelId: string; status: unknown }> = [];
     const bindings = new BindingService({
@@ -64,7 +69,8 @@ describe('BindingService', () => {
       toolIds: () => ['android_tap', 'android_screenshot'],
       lease: { maxDurationMs: null, idleTimeoutMs: IDLE_MS, disconnectGraceMs: 60_000 },
       pairingTtlMs: 300_000,
-      push: (channelId, descriptor) => pushed.push({ channelId, status: (descriptor.connection as { status?: unknown } | undefined)?.status }),
+      push: (channelId, descriptor) =>
+        pushed.push({ channelId, status: (descriptor.connection as { status?: unknown } | undefined)?.status }),
       clock: now,
     });
     services.push(bindings);
@@ -79,7 +85,11 @@ describe('BindingService', () => {
       openChannel: () => runtime.openChannel(undefined).channel,
       bind: (channel, deviceId = device.deviceId) => {
         const session = bindings.startDesktopApproval(channel);
-        const decided = bindings.decidePairing(session.authSessionId, { action: 'approve', deviceId, code: session.code });
+        const decided = bindings.decidePairing(session.authSessionId, {
+          action: 'approve',
+          deviceId,
+          code: session.code,
+        });
         assert.equal(decided.status, 'authenticated');
       },
     };
@@ -101,7 +111,10 @@ describe('BindingService', () => {
 
     // A second channel cannot take the leased phone.
     const other = openChannel();
-    assert.throws(() => bind(other), (e) => e instanceof BridgeError && e.code === 'lease_conflict');
+    assert.throws(
+      () => bind(other),
+      (e) => e instanceof BridgeError && e.code === 'lease_conflict',
+    );
     assert.equal(bindings.leaseHolder(phone), channel.id);
   });
 
@@ -142,7 +155,10 @@ describe('BindingService', () => {
     assert.deepEqual(ended, ['revoked']);
     assert.equal(bindings.leaseHolder(phone), undefined);
     assert.deepEqual(pushed.at(-1), { channelId: channel.id, status: 'revoked' });
-    assert.throws(() => bindings.revoke(channel.id), (e) => e instanceof BridgeError && e.code === 'connection_not_found');
+    assert.throws(
+      () => bindings.revoke(channel.id),
+      (e) => e instanceof BridgeError && e.code === 'connection_not_found',
+    );
 
     bind(channel);
     assert.equal(bindings.leaseHolder(phone), channel.id);

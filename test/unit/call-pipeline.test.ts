@@ -49,7 +49,18 @@ class ScriptedGate implements SafetyGate {
   decide(call: ToolCall): Promise<GateDecision> {
     this.asked.push(call);
     if (this.decision !== 'hold') {
-      call.verdict = { decision: this.decision.decision, decidedBy: this.decision.by, reasons: this.decision.reasons, risk: 'high', riskClasses: ['sensitive_app'], redactedArgs: { ...call.args }, approvalId: null, screenshotRef: null, windowBefore: null, treeRead: null };
+      call.verdict = {
+        decision: this.decision.decision,
+        decidedBy: this.decision.by,
+        reasons: this.decision.reasons,
+        risk: 'high',
+        riskClasses: ['sensitive_app'],
+        redactedArgs: { ...call.args },
+        approvalId: null,
+        screenshotRef: null,
+        windowBefore: null,
+        treeRead: null,
+      };
       return Promise.resolve(this.decision);
     }
     call.hold('waiting for a person');
@@ -74,15 +85,26 @@ describe('call pipeline', () => {
     dirs.push(dir);
     const queue = new DeviceQueue({ maxDepth: 8, observationConcurrency: 2 });
     const memory = new PhoneMemory(Date.now);
-    const exactlyOnce = new ExactlyOnce({ dataDir: dir, windowMs: 60_000, hashKey: Buffer.alloc(32, 1), clock: Date.now });
+    const exactlyOnce = new ExactlyOnce({
+      dataDir: dir,
+      windowMs: 60_000,
+      hashKey: Buffer.alloc(32, 1),
+      clock: Date.now,
+    });
     const audited: Array<{ call: ToolCall; outcome: CallOutcome; verdictDecision: string | null }> = [];
     const moments: string[] = [];
     let heldNow: () => void = () => undefined;
     /** Resolves when the phone view is told a call is held. */
     const held = new Promise<void>((resolve) => (heldNow = resolve));
     // Only the display bookkeeping of the shells is used by the pipeline itself.
-    const shells = { displayInUse: () => 0, beginCall: () => undefined, displayShown: () => null } as unknown as PhoneShells;
-    const services = { contextFor: (call: ToolCall) => ({ signal: call.signal }) as ToolContext } as unknown as ToolServicesFactory;
+    const shells = {
+      displayInUse: () => 0,
+      beginCall: () => undefined,
+      displayShown: () => null,
+    } as unknown as PhoneShells;
+    const services = {
+      contextFor: (call: ToolCall) => ({ signal: call.signal }) as ToolContext,
+    } as unknown as ToolServicesFactory;
     const p = new CallPipeline({
       queue,
       shells,
@@ -90,7 +112,9 @@ describe('call pipeline', () => {
       exactlyOnce,
       services,
       gate,
-      sinks: [{ record: (call, outcome) => audited.push({ call, outcome, verdictDecision: call.verdict?.decision ?? null }) }],
+      sinks: [
+        { record: (call, outcome) => audited.push({ call, outcome, verdictDecision: call.verdict?.decision ?? null }) },
+      ],
       observer: {
         queued: () => {
           moments.push('queued');
@@ -122,10 +146,21 @@ describe('call pipeline', () => {
     const gate = new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [], safety: { decision: 'allow' } });
     const { p, audited, moments } = pipeline(gate);
     const controller = new AbortController();
-    const call = fakeToolCall({ toolId: 'android_launch_app', tool: recordingTool(ran), args: { package: 'com.example' }, signal: controller.signal });
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool(ran),
+      args: { package: 'com.example' },
+      signal: controller.signal,
+    });
     const ack = await p.run(call, controller);
-    assert.deepEqual(ack.payload, { tool_id: 'android_launch_app', result: { status: 'launched', safety: { decision: 'allow' } } });
-    assert.deepEqual(ran.map((r) => r.args), [{ package: 'com.example' }]);
+    assert.deepEqual(ack.payload, {
+      tool_id: 'android_launch_app',
+      result: { status: 'launched', safety: { decision: 'allow' } },
+    });
+    assert.deepEqual(
+      ran.map((r) => r.args),
+      [{ package: 'com.example' }],
+    );
     assert.equal(ran[0]?.signal, controller.signal, 'the tool gets the signal made at the edge');
     assert.equal(gate.asked[0], call, 'the gate sees the same record');
     assert.equal(audited.length, 1, 'audited before the ack');
@@ -138,10 +173,20 @@ describe('call pipeline', () => {
 
   test('a refusal runs nothing, and is the answer to a retry of the same call without asking again', async () => {
     const ran: Array<{ args: unknown; signal: AbortSignal }> = [];
-    const gate = new ScriptedGate({ decision: 'deny', by: 'policy', reasons: ['wallet apps are denied'], errorCode: 'policy_denied' });
+    const gate = new ScriptedGate({
+      decision: 'deny',
+      by: 'policy',
+      reasons: ['wallet apps are denied'],
+      errorCode: 'policy_denied',
+    });
     const { p, exactlyOnce, audited } = pipeline(gate);
     const controller = new AbortController();
-    const call = fakeToolCall({ toolId: 'android_launch_app', tool: recordingTool(ran), args: { package: 'com.example.wallet' }, signal: controller.signal });
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool(ran),
+      args: { package: 'com.example.wallet' },
+      signal: controller.signal,
+    });
     const first = await exactlyOnce.run(call.key, call.argsHash, true, () => p.run(call, controller));
     assert.equal(first.error?.code, 'policy_denied');
     assert.match(first.error?.message ?? '', /wallet apps are denied/);
@@ -158,7 +203,12 @@ describe('call pipeline', () => {
     const gate = new ScriptedGate('hold');
     const { p, queue, audited, moments, held } = pipeline(gate);
     const controller = new AbortController();
-    const call = fakeToolCall({ toolId: 'android_launch_app', tool: recordingTool(ran), args: { package: 'com.example' }, signal: controller.signal });
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool(ran),
+      args: { package: 'com.example' },
+      signal: controller.signal,
+    });
     const answered = p.run(call, controller);
     await held;
     assert.deepEqual(call.progressed, ['waiting_approval']);
@@ -174,10 +224,16 @@ describe('call pipeline', () => {
   });
 
   test('a tool that fails unexpectedly answers internal_error, never its stack', async () => {
-    const tool: ToolDefinition<unknown> = { ...recordingTool([]), run: () => Promise.reject(new Error('at secret/path.ts:12')) };
+    const tool: ToolDefinition<unknown> = {
+      ...recordingTool([]),
+      run: () => Promise.reject(new Error('at secret/path.ts:12')),
+    };
     const { p } = pipeline(new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [] }));
     const controller = new AbortController();
-    const ack = await p.run(fakeToolCall({ toolId: 'android_launch_app', tool, args: { package: 'x' }, signal: controller.signal }), controller);
+    const ack = await p.run(
+      fakeToolCall({ toolId: 'android_launch_app', tool, args: { package: 'x' }, signal: controller.signal }),
+      controller,
+    );
     assert.deepEqual(ack.error, { code: 'internal_error', message: 'internal error' });
   });
 });

@@ -36,7 +36,11 @@ test('a code whose guess budget is spent is closed to guessers, open to a clean 
   // Five callers guess wrong once each (none is paused): the pool code's budget is spent.
   for (let i = 0; i < 5; i++) g.wrong(`10.0.1.${i}`, [pool, phoneCode].slice(0, i % 2 === 0 ? 1 : 2));
   assert.deepEqual(g.open('10.0.1.0', [phoneCode, pool]), [phoneCode], 'a guesser may no longer try the pool code');
-  assert.deepEqual(g.open('192.168.7.7', [phoneCode, pool]), [phoneCode, pool], 'a caller with a clean record still may');
+  assert.deepEqual(
+    g.open('192.168.7.7', [phoneCode, pool]),
+    [phoneCode, pool],
+    'a caller with a clean record still may',
+  );
   // The right code cleans a caller's record.
   g.right('10.0.1.0');
   assert.deepEqual(g.open('10.0.1.0', [pool]), [pool]);

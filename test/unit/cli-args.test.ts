@@ -5,7 +5,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { editDistance, formatUsage, nearest, parseCommandLine, parseHostPort, UsageError, type CommandSpec, type UsageErrorCode } from '../../main/cli-args';
+import {
+  editDistance,
+  formatUsage,
+  nearest,
+  parseCommandLine,
+  parseHostPort,
+  UsageError,
+  type CommandSpec,
+  type UsageErrorCode,
+} from '../../main/cli-args';
 import { COMMANDS, DEFAULT_COMMAND, usage } from '../../main/cli-commands';
 
 const TOY: readonly CommandSpec[] = [
@@ -59,7 +68,12 @@ describe('parseCommandLine', () => {
   });
 
   test('a valued flag without its value is refused, naming the placeholder', () => {
-    for (const argv of [['run', '--port'], ['run', '--port', '--verbose'], ['run', '--port='], ['run', '--port', '']]) {
+    for (const argv of [
+      ['run', '--port'],
+      ['run', '--port', '--verbose'],
+      ['run', '--port='],
+      ['run', '--port', ''],
+    ]) {
       const { code, message } = refusal(() => parseToy(...argv));
       assert.equal(code, 'missing_value', argv.join(' '));
       assert.equal(message, '--port needs a value: --port PORT');
@@ -75,11 +89,26 @@ describe('parseCommandLine', () => {
   });
 
   test('an unknown flag names the command and the nearest known flag when it is a slip', () => {
-    assert.equal(refusal(() => parseReal('serve', '--prot', '9000')).message, 'unknown flag --prot for serve (did you mean --port?)');
-    assert.equal(refusal(() => parseReal('serve', '--adbb', 'h:5037')).message, 'unknown flag --adbb for serve (did you mean --adb?)');
-    assert.equal(refusal(() => parseReal('serve', '--data-dri=x')).message, 'unknown flag --data-dri for serve (did you mean --data-dir?)');
-    assert.equal(refusal(() => parseReal('serve', '--allow-remote')).message, 'unknown flag --allow-remote for serve (did you mean --allow-remote-admin?)');
-    assert.equal(refusal(() => parseReal('sim', '--devics', '2')).message, 'unknown flag --devics for sim (did you mean --devices?)');
+    assert.equal(
+      refusal(() => parseReal('serve', '--prot', '9000')).message,
+      'unknown flag --prot for serve (did you mean --port?)',
+    );
+    assert.equal(
+      refusal(() => parseReal('serve', '--adbb', 'h:5037')).message,
+      'unknown flag --adbb for serve (did you mean --adb?)',
+    );
+    assert.equal(
+      refusal(() => parseReal('serve', '--data-dri=x')).message,
+      'unknown flag --data-dri for serve (did you mean --data-dir?)',
+    );
+    assert.equal(
+      refusal(() => parseReal('serve', '--allow-remote')).message,
+      'unknown flag --allow-remote for serve (did you mean --allow-remote-admin?)',
+    );
+    assert.equal(
+      refusal(() => parseReal('sim', '--devics', '2')).message,
+      'unknown flag --devics for sim (did you mean --devices?)',
+    );
     // Nothing close: no guess.
     const far = refusal(() => parseReal('serve', '--verbose'));
     assert.equal(far.code, 'unknown_flag');
@@ -92,13 +121,22 @@ describe('parseCommandLine', () => {
     assert.equal(wrong.code, 'unknown_flag');
     assert.equal(wrong.message, 'unknown flag --port for api-key (--port is a flag of serve, demo)');
     // demo runs its own ADB server: --adb belongs to serve and sim only.
-    assert.equal(refusal(() => parseReal('demo', '--adb', '127.0.0.1:5037')).message, 'unknown flag --adb for demo (--adb is a flag of serve, sim)');
+    assert.equal(
+      refusal(() => parseReal('demo', '--adb', '127.0.0.1:5037')).message,
+      'unknown flag --adb for demo (--adb is a flag of serve, sim)',
+    );
     assert.equal(refusal(() => parseReal('sim', '--allow-remote-admin')).code, 'unknown_flag');
-    assert.equal(refusal(() => parseToy('show', '--port', '1')).message, 'unknown flag --port for show (--port is a flag of run)');
+    assert.equal(
+      refusal(() => parseToy('show', '--port', '1')).message,
+      'unknown flag --port for show (--port is a flag of run)',
+    );
   });
 
   test('unknown commands are refused with the nearest command; no command means the default', () => {
-    assert.deepEqual(refusal(() => parseReal('serv')), { code: 'unknown_command', message: 'unknown command serv (did you mean serve?)' });
+    assert.deepEqual(
+      refusal(() => parseReal('serv')),
+      { code: 'unknown_command', message: 'unknown command serv (did you mean serve?)' },
+    );
     assert.equal(refusal(() => parseReal('dmeo')).message, 'unknown command dmeo (did you mean demo?)');
     assert.equal(refusal(() => parseReal('launch')).message, 'unknown command launch');
     assert.equal(parseReal().command.name, 'serve');
@@ -118,7 +156,8 @@ describe('parseCommandLine', () => {
   });
 
   test('arguments that are not flags are refused', () => {
-    for (const arg of ['extra', '-', '--']) assert.equal(refusal(() => parseReal('serve', arg)).code, 'unexpected_argument', arg);
+    for (const arg of ['extra', '-', '--'])
+      assert.equal(refusal(() => parseReal('serve', arg)).code, 'unexpected_argument', arg);
   });
 });
 
@@ -127,20 +166,31 @@ describe('ParsedFlags', () => {
     assert.equal(parseReal('serve', '--port', '0').flags.integer('port', { min: 0, max: 65535 }), 0);
     assert.equal(parseReal('serve').flags.integer('port', { min: 0, max: 65535 }), undefined);
     for (const bad of ['abc', '1.5', '1e3', '0x10', ' 80', '65536', '-1']) {
-      const { code, message } = refusal(() => parseReal('serve', `--port=${bad}`).flags.integer('port', { min: 0, max: 65535 }));
+      const { code, message } = refusal(() =>
+        parseReal('serve', `--port=${bad}`).flags.integer('port', { min: 0, max: 65535 }),
+      );
       assert.equal(code, 'invalid_value');
       assert.equal(message, `--port must be an integer from 0 to 65535 (got ${JSON.stringify(bad)})`);
     }
   });
 
   test('choice() accepts only the listed values', () => {
-    assert.equal(parseReal('sim', '--profile', 'usb-phone').flags.choice('profile', ['instant', 'usb-phone']), 'usb-phone');
-    assert.equal(refusal(() => parseReal('sim', '--profile=fast').flags.choice('profile', ['instant', 'usb-phone'])).message, '--profile must be instant or usb-phone (got "fast")');
+    assert.equal(
+      parseReal('sim', '--profile', 'usb-phone').flags.choice('profile', ['instant', 'usb-phone']),
+      'usb-phone',
+    );
+    assert.equal(
+      refusal(() => parseReal('sim', '--profile=fast').flags.choice('profile', ['instant', 'usb-phone'])).message,
+      '--profile must be instant or usb-phone (got "fast")',
+    );
   });
 
   test('reading a flag the command does not declare is a programming error, not a usage error', () => {
     const { flags } = parseReal('demo');
-    assert.throws(() => flags.value('adb'), (error: unknown) => !(error instanceof UsageError) && /--adb is not a flag of demo/.test(String(error)));
+    assert.throws(
+      () => flags.value('adb'),
+      (error: unknown) => !(error instanceof UsageError) && /--adb is not a flag of demo/.test(String(error)),
+    );
     assert.throws(() => flags.value('allow-remote-admin'), /boolean flag of demo/);
     assert.throws(() => parseReal('serve').flags.value('adb'), /repeatable/);
   });

@@ -83,7 +83,11 @@ describe('DeviceQueue', () => {
     assert.deepEqual(queue.stats('phone'), { running: 3, queued: 1 });
     work.finish('tree2');
     await settle();
-    assert.deepEqual(work.started, ['tap', 'tree1', 'tree2', 'tree3'], 'a slot freed, the waiting read starts; the tap is still running');
+    assert.deepEqual(
+      work.started,
+      ['tap', 'tree1', 'tree2', 'tree3'],
+      'a slot freed, the waiting read starts; the tap is still running',
+    );
     for (const name of ['tree1', 'tree3', 'tap']) work.finish(name);
     assert.deepEqual(await Promise.all([control, ...reads]), ['tap', 'tree1', 'tree2', 'tree3']);
   });
@@ -129,7 +133,10 @@ describe('DeviceQueue', () => {
 
     // The stop button cancels everything on the phone and counts only the agent's own calls.
     const agentsToo = queue.submit('phone', 'control', 'agent', work.job('again'));
-    assert.equal(queue.cancelDevice('phone', 'stop button', (channelId) => channelId === 'agent'), 1);
+    assert.equal(
+      queue.cancelDevice('phone', 'stop button', (channelId) => channelId === 'agent'),
+      1,
+    );
     await assert.rejects(other, (e) => codeOf(e) === 'canceled');
     await assert.rejects(agentsToo, (e) => codeOf(e) === 'canceled');
     work.finish('other');

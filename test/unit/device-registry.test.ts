@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { deviceIdFor, displayName, redactedHint, transportOf } from '../../main/core/devices/device-registry';
 
 void test('network phones are told apart from USB phones by their adb serial', () => {
-  for (const serial of ['192.168.1.20:5555', 'pixel-lab.local:5555', 'phone7:40001', '[fe80::1]:5555', 'adb-2A3B4C-xyz._adb-tls-connect._tcp']) {
+  for (const serial of [
+    '192.168.1.20:5555',
+    'pixel-lab.local:5555',
+    'phone7:40001',
+    '[fe80::1]:5555',
+    'adb-2A3B4C-xyz._adb-tls-connect._tcp',
+  ]) {
     assert.equal(transportOf(serial), 'tcp', serial);
   }
   for (const serial of ['R58M12ABCDE', 'emulator-5554', '0123456789ABCDEF', 'HT7A1:', ':5555']) {

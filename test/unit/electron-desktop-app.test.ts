@@ -5,7 +5,21 @@
  * encrypted, and a clean stop on quit. A real core runs behind it (port 0, no phones).
  */
 // First: the electron stand-in must be in require's cache before the shell is loaded.
-import { FakeWebContents, FakeWindow, appProtocol, encryptedWith, exited, fakeApp, fakeElectron, ipcHandlers, log, permissionHandlers, ready, trays, userData } from './electron-fake';
+import {
+  FakeWebContents,
+  FakeWindow,
+  appProtocol,
+  encryptedWith,
+  exited,
+  fakeApp,
+  fakeElectron,
+  ipcHandlers,
+  log,
+  permissionHandlers,
+  ready,
+  trays,
+  userData,
+} from './electron-fake';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -13,7 +27,12 @@ import { join } from 'node:path';
 import type { SettingsStore } from '../../main/electron/desktop-settings';
 import { startDesktopApp } from '../../main/electron/desktop-app';
 
-const storeData: Record<string, unknown> = { bindHost: '127.0.0.1', port: 0, adbServers: [{ host: '127.0.0.1', port: 1 }], encryptedApiKey: null };
+const storeData: Record<string, unknown> = {
+  bindHost: '127.0.0.1',
+  port: 0,
+  adbServers: [{ host: '127.0.0.1', port: 1 }],
+  encryptedApiKey: null,
+};
 const store: SettingsStore = { get: (k) => storeData[k], set: (k, v) => void (storeData[k] = v), store: storeData };
 
 /** The code the shell gave app.exit(); fails if the quit has not got there within `ms`. */
@@ -87,7 +106,11 @@ describe('desktop shell wiring (fake electron, real core)', () => {
     for (const url of ['app://bridge/../package.json', 'app://bridge/main/index.ts', 'app://evil/index.html']) {
       assert.equal(((await appProtocol.handler(new Request(url))) as Response).status, 404, url);
     }
-    assert.equal(((await appProtocol.handler(new Request('app://bridge/index.html', { method: 'POST', body: 'x' }))) as Response).status, 404);
+    assert.equal(
+      ((await appProtocol.handler(new Request('app://bridge/index.html', { method: 'POST', body: 'x' }))) as Response)
+        .status,
+      404,
+    );
   });
 
   test('IPC: our page gets the state; any other sender gets nothing', async () => {
@@ -111,17 +134,26 @@ describe('desktop shell wiring (fake electron, real core)', () => {
     assert.ok(log.includes('badge:0'));
     const encrypted = storeData.encryptedApiKey;
     assert.equal(typeof encrypted, 'string');
-    assert.ok(Buffer.from(encrypted as string, 'base64').toString().startsWith(encryptedWith));
+    assert.ok(
+      Buffer.from(encrypted as string, 'base64')
+        .toString()
+        .startsWith(encryptedWith),
+    );
     assert.equal(existsSync(join(userData, 'bridge', 'api-key')), false, 'no plaintext key next to the encrypted one');
   });
 
   test('a rotated key is saved encrypted at once', async () => {
     const contents = FakeWindow.last!.webContents;
     const before = storeData.encryptedApiKey;
-    const rotated = await ipcHandlers.get('device-bridge:rotateApiKey')!({ sender: contents, senderFrame: contents.mainFrame }, undefined);
+    const rotated = await ipcHandlers.get('device-bridge:rotateApiKey')!(
+      { sender: contents, senderFrame: contents.mainFrame },
+      undefined,
+    );
     assert.equal(rotated.ok, true);
     assert.notEqual(storeData.encryptedApiKey, before);
-    const decrypted = fakeElectron.safeStorage.decryptString(Buffer.from(storeData.encryptedApiKey as string, 'base64'));
+    const decrypted = fakeElectron.safeStorage.decryptString(
+      Buffer.from(storeData.encryptedApiKey as string, 'base64'),
+    );
     assert.equal(decrypted, rotated.value.api_key);
   });
 

@@ -20,16 +20,36 @@ void describe('desktop network settings', () => {
   void test('good values become the core options; bad ones are left out with a warning, never widening access', () => {
     assert.deepEqual(normalizeDesktopNetwork({}), { network: {}, warnings: [] });
     assert.deepEqual(
-      normalizeDesktopNetwork({ tlsCertFile: '/etc/lab/cert.pem', tlsKeyFile: '/etc/lab/key.pem', publicUrl: 'https://lab.example/devices/', allowFrom: ['10.0.0.0/8'], trustProxy: ['127.0.0.1'] }),
-      { network: { tls: { certFile: '/etc/lab/cert.pem', keyFile: '/etc/lab/key.pem' }, publicUrl: 'https://lab.example/devices', allowFrom: ['10.0.0.0/8'], trustProxy: ['127.0.0.1'] }, warnings: [] },
+      normalizeDesktopNetwork({
+        tlsCertFile: '/etc/lab/cert.pem',
+        tlsKeyFile: '/etc/lab/key.pem',
+        publicUrl: 'https://lab.example/devices/',
+        allowFrom: ['10.0.0.0/8'],
+        trustProxy: ['127.0.0.1'],
+      }),
+      {
+        network: {
+          tls: { certFile: '/etc/lab/cert.pem', keyFile: '/etc/lab/key.pem' },
+          publicUrl: 'https://lab.example/devices',
+          allowFrom: ['10.0.0.0/8'],
+          trustProxy: ['127.0.0.1'],
+        },
+        warnings: [],
+      },
     );
     assert.deepEqual(normalizeDesktopNetwork({ tlsSelfSigned: true }).network, { tls: 'self-signed' });
 
     const half = normalizeDesktopNetwork({ tlsCertFile: '/c.pem' });
     assert.deepEqual(half.network, {});
-    assert.deepEqual(half.warnings, ['Settings: tlsKeyFile is missing (tlsCertFile and tlsKeyFile go together); TLS is off.']);
+    assert.deepEqual(half.warnings, [
+      'Settings: tlsKeyFile is missing (tlsCertFile and tlsKeyFile go together); TLS is off.',
+    ]);
 
-    const bad = normalizeDesktopNetwork({ publicUrl: 'ftp://x', allowFrom: ['10.0.0.0/8', '300.1.1.1/8'], trustProxy: 'proxy' });
+    const bad = normalizeDesktopNetwork({
+      publicUrl: 'ftp://x',
+      allowFrom: ['10.0.0.0/8', '300.1.1.1/8'],
+      trustProxy: 'proxy',
+    });
     assert.deepEqual(bad.network, { allowFrom: ['10.0.0.0/8'] });
     assert.deepEqual(bad.warnings, [
       'Settings: publicUrl "ftp://x" must start with https:// or http://; ignored.',
@@ -38,7 +58,11 @@ void describe('desktop network settings', () => {
     ]);
 
     const none = normalizeDesktopNetwork({ allowFrom: ['everyone'] });
-    assert.deepEqual(none.network, { allowFrom: ['127.0.0.0/8', '::1'] }, 'all ranges bad: only this computer, not everyone');
+    assert.deepEqual(
+      none.network,
+      { allowFrom: ['127.0.0.0/8', '::1'] },
+      'all ranges bad: only this computer, not everyone',
+    );
     assert.match(none.warnings.at(-1) ?? '', /only this computer may connect/);
   });
 
@@ -82,21 +106,36 @@ void describe('desktop network settings', () => {
     try {
       const tls = bridge.core.tls();
       assert.ok(tls);
-      const card = await fetchFromOwnBridge({ url: () => bridge.core.url(), tls: () => tls }, '/connector-card.json', 5_000);
+      const card = await fetchFromOwnBridge(
+        { url: () => bridge.core.url(), tls: () => tls },
+        '/connector-card.json',
+        5_000,
+      );
       assert.equal(card.status, 200);
       assert.match(card.contentType, /^application\/json/);
       await assert.rejects(
-        fetchFromOwnBridge({ url: () => bridge.core.url(), tls: () => ({ fingerprint256: otherFingerprint(tls.fingerprint256) }) }, '/connector-card.json', 5_000),
+        fetchFromOwnBridge(
+          { url: () => bridge.core.url(), tls: () => ({ fingerprint256: otherFingerprint(tls.fingerprint256) }) },
+          '/connector-card.json',
+          5_000,
+        ),
         /answered with another certificate/,
       );
-      await assert.rejects(fetchFromOwnBridge({ url: () => bridge.core.url(), tls: () => null }, '/connector-card.json', 5_000), /certificate is unknown/);
+      await assert.rejects(
+        fetchFromOwnBridge({ url: () => bridge.core.url(), tls: () => null }, '/connector-card.json', 5_000),
+        /certificate is unknown/,
+      );
     } finally {
       await bridge.stop();
       ca.cleanup();
     }
     const plain = await startBridge();
     try {
-      const card = await fetchFromOwnBridge({ url: () => plain.core.url(), tls: () => null }, '/connector-card.json', 5_000);
+      const card = await fetchFromOwnBridge(
+        { url: () => plain.core.url(), tls: () => null },
+        '/connector-card.json',
+        5_000,
+      );
       assert.equal(card.status, 200);
     } finally {
       await plain.stop();

@@ -129,7 +129,10 @@ export const fakeElectron = {
     }),
   },
   protocol: {
-    registerSchemesAsPrivileged: (schemes: Array<{ scheme: string; privileges: Record<string, boolean> }>) => log.push(`privileged:${schemes.map((s) => `${s.scheme}:${s.privileges.secure}:${s.privileges.standard}`).join(',')}`),
+    registerSchemesAsPrivileged: (schemes: Array<{ scheme: string; privileges: Record<string, boolean> }>) =>
+      log.push(
+        `privileged:${schemes.map((s) => `${s.scheme}:${s.privileges.secure}:${s.privileges.standard}`).join(',')}`,
+      ),
     handle: (scheme: string, h: Handler) => {
       log.push(`protocol.handle:${scheme}`);
       appProtocol.handler = h;
@@ -145,5 +148,9 @@ export const fakeElectron = {
 
 // Answer `require('electron')` with the stand-in (the package's own index.js needs the binary).
 const electronPath = require.resolve('electron');
-require.cache[electronPath] = { id: electronPath, filename: electronPath, loaded: true, exports: fakeElectron } as unknown as NodeModule;
-
+require.cache[electronPath] = {
+  id: electronPath,
+  filename: electronPath,
+  loaded: true,
+  exports: fakeElectron,
+} as unknown as NodeModule;

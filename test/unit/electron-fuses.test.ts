@@ -37,7 +37,10 @@ test('the packaged app cannot be run as plain Node.js and loads only its own che
 });
 
 test('every fuse named is one electron-builder knows', () => {
-  const schema = JSON.parse(readFileSync(join(ROOT, 'node_modules/app-builder-lib/scheme.json'), 'utf8')) as { definitions: Record<string, { properties?: Record<string, unknown> }> };
+  const schema = JSON.parse(readFileSync(join(ROOT, 'node_modules/app-builder-lib/scheme.json'), 'utf8')) as {
+    definitions: Record<string, { properties?: Record<string, unknown> }>;
+  };
   const known = Object.keys(schema.definitions.FuseOptionsV1?.properties ?? {});
-  for (const name of Object.keys(fuses())) assert.ok(known.includes(name), `${name} is not an electron-builder fuse option`);
+  for (const name of Object.keys(fuses()))
+    assert.ok(known.includes(name), `${name} is not an electron-builder fuse option`);
 });

@@ -43,9 +43,16 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
 
   test('each named function reaches its admin operation, path parameters as given', async () => {
     const h = harness();
-    const r = await h.handler('decidePairing')(TRUSTED, { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' });
+    const r = await h.handler('decidePairing')(TRUSTED, {
+      auth_session_id: 'auth/../x',
+      action: 'approve',
+      device_id: 'dev_1',
+    });
     assert.equal(r.ok, true);
-    assert.deepEqual(h.calls[0], { name: 'decidePairing', args: { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' } });
+    assert.deepEqual(h.calls[0], {
+      name: 'decidePairing',
+      args: { auth_session_id: 'auth/../x', action: 'approve', device_id: 'dev_1' },
+    });
     await h.handler('revokeChannel')(TRUSTED, { connector_channel_id: 'cch_1' });
     assert.deepEqual(h.calls[1], { name: 'revokeChannel', args: { connector_channel_id: 'cch_1' } });
     await h.handler('getState')(TRUSTED, undefined);
@@ -64,7 +71,11 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
       assert.equal(r.ok, false);
       assert.equal((r as { error: { code: string } }).error.code, 'invalid_arguments');
     }
-    const big = await h.handler('setAccessCode')(TRUSTED, { scope: 'x', code: 'y'.repeat(300 * 1024), require_approval: false });
+    const big = await h.handler('setAccessCode')(TRUSTED, {
+      scope: 'x',
+      code: 'y'.repeat(300 * 1024),
+      require_approval: false,
+    });
     assert.equal((big as { error: { code: string } }).error.code, 'invalid_arguments');
     assert.equal(h.calls.length, 0);
   });
@@ -98,7 +109,10 @@ describe('Electron IPC handlers (sender check, arguments, routing, errors)', () 
   });
 
   test('desktop-only warnings are added to the state', async () => {
-    const h = harness({ invoke: async () => ({ warnings: ['core says'] }), extraWarnings: () => ['keyring unavailable'] });
+    const h = harness({
+      invoke: async () => ({ warnings: ['core says'] }),
+      extraWarnings: () => ['keyring unavailable'],
+    });
     const r = await h.handler('getState')(TRUSTED, {});
     assert.deepEqual(r, { ok: true, value: { warnings: ['core says', 'keyring unavailable'] } });
     const other = await h.handler('getSettings')(TRUSTED, {});

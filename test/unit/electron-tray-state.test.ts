@@ -1,7 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdminApproval, AdminDevice, AdminPairing } from '../../main/contract/admin-api';
-import { APP_NAME, ApprovalNotifier, approvalNotification, HelperAlertNotifier, helperAlertNotification, shouldNotify, trayMenuLabels, trayView } from '../../main/electron/tray-state';
+import {
+  APP_NAME,
+  ApprovalNotifier,
+  approvalNotification,
+  HelperAlertNotifier,
+  helperAlertNotification,
+  shouldNotify,
+  trayMenuLabels,
+  trayView,
+} from '../../main/electron/tray-state';
 
 function approval(id: string, extra: Partial<AdminApproval> = {}): AdminApproval {
   return {
@@ -23,7 +32,12 @@ const devices = [{ device_id: 'dev_1', display_name: 'Pixel 7 ···4455' } as A
 
 describe('tray label and approval notifications', () => {
   test('the tray shows how many things wait, in title, tooltip, menu and badge', () => {
-    assert.deepEqual(trayView({ approvals: [], pairings: [] }), { title: '', tooltip: APP_NAME, summary: 'Nothing waiting for you', badgeCount: 0 });
+    assert.deepEqual(trayView({ approvals: [], pairings: [] }), {
+      title: '',
+      tooltip: APP_NAME,
+      summary: 'Nothing waiting for you',
+      badgeCount: 0,
+    });
     const one = trayView({ approvals: [approval('a')], pairings: [] });
     assert.equal(one.title, '1');
     assert.equal(one.summary, '1 approval waiting');
@@ -37,12 +51,21 @@ describe('tray label and approval notifications', () => {
   test('each approval is announced once; what was waiting at start is not news', () => {
     const n = new ApprovalNotifier();
     assert.deepEqual(n.fresh([approval('a')]), []);
-    assert.deepEqual(n.fresh([approval('a'), approval('b')]).map((a) => a.approval_id), ['b']);
+    assert.deepEqual(
+      n.fresh([approval('a'), approval('b')]).map((a) => a.approval_id),
+      ['b'],
+    );
     assert.deepEqual(n.fresh([approval('a'), approval('b')]), []);
     // Decided ones are forgotten; the set never grows beyond the queue.
     assert.deepEqual(n.fresh([]), []);
-    assert.deepEqual(n.fresh([approval('c')]).map((a) => a.approval_id), ['c']);
-    assert.deepEqual(new ApprovalNotifier().fresh([approval('x')], { announceExisting: true }).map((a) => a.approval_id), ['x']);
+    assert.deepEqual(
+      n.fresh([approval('c')]).map((a) => a.approval_id),
+      ['c'],
+    );
+    assert.deepEqual(
+      new ApprovalNotifier().fresh([approval('x')], { announceExisting: true }).map((a) => a.approval_id),
+      ['x'],
+    );
   });
 
   test('notify unless the person is already looking at the window', () => {
@@ -54,17 +77,29 @@ describe('tray label and approval notifications', () => {
 
   test('the notification names the tool, the phone and the reason, never the arguments', () => {
     const one = approvalNotification([approval('a')], { devices });
-    assert.deepEqual(one, { title: 'Approval needed', body: 'android_install_apk on Pixel 7 ···4455: installs an app' });
-    const two = approvalNotification([approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })], { devices });
+    assert.deepEqual(one, {
+      title: 'Approval needed',
+      body: 'android_install_apk on Pixel 7 ···4455: installs an app',
+    });
+    const two = approvalNotification(
+      [approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })],
+      { devices },
+    );
     assert.equal(two.title, '2 approvals needed');
     assert.equal(two.body, 'android_install_apk on Pixel 7 ···4455\nandroid_open_url on a phone');
-    for (const text of [one.body, two.body]) assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
+    for (const text of [one.body, two.body])
+      assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
     const long = approvalNotification([approval('a', { reasons: ['x'.repeat(500)] })], { devices });
     assert.ok(long.body.length <= 240);
   });
 
   test('in Simplified Chinese: tray summary, tooltip, menu and notifications from the same catalogue', () => {
-    assert.deepEqual(trayView({ approvals: [], pairings: [] }, 'zh-CN'), { title: '', tooltip: 'xAgent 设备桥', summary: '没有需要你处理的事项', badgeCount: 0 });
+    assert.deepEqual(trayView({ approvals: [], pairings: [] }, 'zh-CN'), {
+      title: '',
+      tooltip: 'xAgent 设备桥',
+      summary: '没有需要你处理的事项',
+      badgeCount: 0,
+    });
     const many = trayView({ approvals: [approval('a'), approval('b')], pairings: [pairing] }, 'zh-CN');
     assert.equal(many.summary, '2 个审批等待处理，1 个配对请求等待处理');
     assert.equal(many.tooltip, 'xAgent 设备桥 — 2 个审批等待处理，1 个配对请求等待处理');
@@ -72,7 +107,11 @@ describe('tray label and approval notifications', () => {
     assert.deepEqual(trayMenuLabels(), { open: 'Open Device Bridge', quit: 'Quit' });
     const one = approvalNotification([approval('a')], { devices }, 'zh-CN');
     assert.deepEqual(one, { title: '需要审批', body: 'Pixel 7 ···4455 上的 android_install_apk：installs an app' });
-    const two = approvalNotification([approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })], { devices }, 'zh-CN');
+    const two = approvalNotification(
+      [approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })],
+      { devices },
+      'zh-CN',
+    );
     assert.equal(two.title, '2 个操作需要审批');
     assert.equal(two.body, 'Pixel 7 ···4455 上的 android_install_apk\n一台手机 上的 android_open_url');
   });
@@ -80,16 +119,27 @@ describe('tray label and approval notifications', () => {
 
 describe('fast lane guard alerts on the desktop', () => {
   const phone = (code: string | null, error = 'x'): AdminDevice =>
-    ({ device_id: 'dev_1', display_name: 'Pixel 7 ···4455', helper: { state: code ? 'failed' : 'running', last_error_code: code, last_error: code ? error : null } }) as unknown as AdminDevice;
+    ({
+      device_id: 'dev_1',
+      display_name: 'Pixel 7 ···4455',
+      helper: { state: code ? 'failed' : 'running', last_error_code: code, last_error: code ? error : null },
+    }) as unknown as AdminDevice;
 
   test('a helper the guard stopped is announced once, also when it was already showing; a new stop is announced again', () => {
     const notifier = new HelperAlertNotifier();
-    assert.deepEqual(notifier.fresh({ devices: [phone('helper_foreign_connection', 'a')] }), [{ deviceId: 'dev_1', phone: 'Pixel 7 ···4455', code: 'helper_foreign_connection' }]);
+    assert.deepEqual(notifier.fresh({ devices: [phone('helper_foreign_connection', 'a')] }), [
+      { deviceId: 'dev_1', phone: 'Pixel 7 ···4455', code: 'helper_foreign_connection' },
+    ]);
     assert.deepEqual(notifier.fresh({ devices: [phone('helper_foreign_connection', 'a')] }), []);
     assert.deepEqual(notifier.fresh({ devices: [phone(null)] }), []);
     assert.equal(notifier.fresh({ devices: [phone('helper_foreign_connection', 'b')] }).length, 1);
     // Not every failure is an alert: a crash or a network refusal is shown on the card only.
-    assert.deepEqual(notifier.fresh({ devices: [phone('helper_crashed', 'c'), { ...phone('helper_network_exposed', 'd'), device_id: 'dev_2' }] }), []);
+    assert.deepEqual(
+      notifier.fresh({
+        devices: [phone('helper_crashed', 'c'), { ...phone('helper_network_exposed', 'd'), device_id: 'dev_2' }],
+      }),
+      [],
+    );
   });
 
   test('the notification names the phone and the reason, in the bridge language', () => {
@@ -97,6 +147,9 @@ describe('fast lane guard alerts on the desktop', () => {
       title: 'Fast lane stopped on Pixel 7 ···4455',
       body: 'Not started: the helper installed on the phone is not the bridge’s copy.',
     });
-    assert.match(helperAlertNotification({ phone: 'P', code: 'helper_foreign_connection' }, 'zh-CN').title, /P 上的快速通道已停止/);
+    assert.match(
+      helperAlertNotification({ phone: 'P', code: 'helper_foreign_connection' }, 'zh-CN').title,
+      /P 上的快速通道已停止/,
+    );
   });
 });

@@ -17,10 +17,17 @@ import { ADMIN_OPERATION_NAMES } from '../../main/contract/admin-operations';
 import { DEVICE_BRIDGE_IPC_METHODS, ipcChannel } from '../../main/contract/ipc-api';
 
 const ROOT = join(__dirname, '..', '..');
-const SIGNED = 'app://bridge/files/refs/file_abcdefghijklmnopqrstuvwxyz012345?exp=1767000000000&sig=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
+const SIGNED =
+  'app://bridge/files/refs/file_abcdefghijklmnopqrstuvwxyz012345?exp=1767000000000&sig=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
 
 function directives(csp: string): Map<string, string> {
-  return new Map(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(/\s+/)[0]!, d.split(/\s+/).slice(1).join(' ')]));
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => [d.split(/\s+/)[0]!, d.split(/\s+/).slice(1).join(' ')]),
+  );
 }
 
 describe('Electron window security (pure rules)', () => {
@@ -56,15 +63,29 @@ describe('Electron window security (pure rules)', () => {
   });
 
   test('app:// serves the fixed renderer files and signed screenshot URLs only', () => {
-    assert.deepEqual(resolveAppRequest('app://bridge/'), { kind: 'file', file: 'index.html', type: 'text/html; charset=utf-8' });
-    assert.deepEqual(resolveAppRequest(APP_ENTRY_URL), { kind: 'file', file: 'index.html', type: 'text/html; charset=utf-8' });
+    assert.deepEqual(resolveAppRequest('app://bridge/'), {
+      kind: 'file',
+      file: 'index.html',
+      type: 'text/html; charset=utf-8',
+    });
+    assert.deepEqual(resolveAppRequest(APP_ENTRY_URL), {
+      kind: 'file',
+      file: 'index.html',
+      type: 'text/html; charset=utf-8',
+    });
     assert.equal(resolveAppRequest('app://bridge/app.js')?.kind, 'file');
     assert.equal(resolveAppRequest('app://bridge/app.css')?.kind, 'file');
     const signed = resolveAppRequest(SIGNED);
     assert.equal(signed?.kind, 'bridge');
-    assert.match((signed as { pathAndQuery: string }).pathAndQuery, /^\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
+    assert.match(
+      (signed as { pathAndQuery: string }).pathAndQuery,
+      /^\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/,
+    );
     const approvalShot = resolveAppRequest(SIGNED.replace('app://bridge/files/', 'app://bridge/console/files/'));
-    assert.match((approvalShot as { pathAndQuery: string }).pathAndQuery, /^\/console\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
+    assert.match(
+      (approvalShot as { pathAndQuery: string }).pathAndQuery,
+      /^\/console\/files\/refs\/file_[A-Za-z0-9]{32}\?exp=\d+&sig=[A-Za-z0-9_-]+$/,
+    );
     assert.equal(resolveAppRequest(SIGNED.replace('app://bridge/files/', 'app://bridge/other/files/')), null);
     for (const bad of [
       'app://bridge/../../etc/passwd',
@@ -91,7 +112,17 @@ describe('Electron window security (pure rules)', () => {
     assert.ok(isAppPageUrl('app://bridge/'));
     assert.ok(isAppPageUrl('app://bridge/index.html'));
     assert.ok(isAppPageUrl('app://bridge/index.html#approvals'));
-    for (const url of ['app://bridge/app.js', 'app://bridge/index.html?x=1', 'app://evil/index.html', 'file:///app/dist/renderer/index.html', 'http://127.0.0.1:8765/console/', 'about:blank', 'devtools://devtools/bundled/inspector.html', 'data:text/html,hi', '']) {
+    for (const url of [
+      'app://bridge/app.js',
+      'app://bridge/index.html?x=1',
+      'app://evil/index.html',
+      'file:///app/dist/renderer/index.html',
+      'http://127.0.0.1:8765/console/',
+      'about:blank',
+      'devtools://devtools/bundled/inspector.html',
+      'data:text/html,hi',
+      '',
+    ]) {
       assert.equal(isAppPageUrl(url), false, url);
     }
   });
@@ -107,17 +138,28 @@ describe('Electron window security (pure rules)', () => {
     assert.equal(isTrustedIpcSender({ sender: contents, senderFrame: child }, contents), false);
     // Our top frame, navigated somewhere else
     const navigated = { url: 'https://example.com/', parent: null };
-    assert.equal(isTrustedIpcSender({ sender: { ...contents, mainFrame: navigated }, senderFrame: navigated }, { ...contents, mainFrame: navigated }), false);
+    assert.equal(
+      isTrustedIpcSender(
+        { sender: { ...contents, mainFrame: navigated }, senderFrame: navigated },
+        { ...contents, mainFrame: navigated },
+      ),
+      false,
+    );
     // The frame is gone (navigated away or destroyed before the handler ran)
     assert.equal(isTrustedIpcSender({ sender: contents, senderFrame: null }, contents), false);
     // The window is closed
-    assert.equal(isTrustedIpcSender({ sender: contents, senderFrame: mainFrame }, { mainFrame, isDestroyed: () => true }), false);
+    assert.equal(
+      isTrustedIpcSender({ sender: contents, senderFrame: mainFrame }, { mainFrame, isDestroyed: () => true }),
+      false,
+    );
     assert.equal(isTrustedIpcSender({ sender: contents, senderFrame: mainFrame }, null), false);
   });
 
   test('navigation and every permission are refused', () => {
-    for (const url of ['https://example.com', 'app://bridge/index.html', 'file:///etc/passwd', 'javascript:alert(1)']) assert.equal(allowNavigation(url), false);
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fullscreen']) assert.equal(allowPermission(p), false);
+    for (const url of ['https://example.com', 'app://bridge/index.html', 'file:///etc/passwd', 'javascript:alert(1)'])
+      assert.equal(allowNavigation(url), false);
+    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fullscreen'])
+      assert.equal(allowPermission(p), false);
     const shell = readFileSync(join(ROOT, 'main', 'electron', 'desktop-app.ts'), 'utf8');
     assert.match(shell, /setWindowOpenHandler\(\(\) => \(\{ action: 'deny' \}\)\)/);
     assert.match(shell, /setPermissionRequestHandler/);
@@ -133,7 +175,10 @@ describe('Electron window security (pure rules)', () => {
       assert.match(preload, new RegExp(`${name}: call\\('${name}'\\)`), `${name} calls its own channel`);
       assert.equal(ipcChannel(name), `device-bridge:${name}`);
     }
-    assert.deepEqual([...ADMIN_OPERATION_NAMES].sort(), DEVICE_BRIDGE_IPC_METHODS.filter((m) => m !== 'onAdminEvent').sort());
+    assert.deepEqual(
+      [...ADMIN_OPERATION_NAMES].sort(),
+      DEVICE_BRIDGE_IPC_METHODS.filter((m) => m !== 'onAdminEvent').sort(),
+    );
     // Never a generic invoke/send/ipcRenderer handed to the page.
     assert.doesNotMatch(preload, /exposeInMainWorld\([^)]*ipcRenderer/);
     assert.doesNotMatch(preload, /\b(invoke|send|on)\s*:\s*\(?\s*channel/);

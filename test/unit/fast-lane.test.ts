@@ -45,8 +45,15 @@ function rig(answers: Answer[]) {
 }
 
 const refused = new BridgeError('helper_unavailable', 'the helper on the phone is not answering (closed)');
-const answeredError = new BridgeError('helper_unavailable', 'the helper refused POST /session/…/actions: invalid argument', { status: 400, helperError: 'invalid argument' });
-const lost = new BridgeError('outcome_unknown', 'the helper took POST /session/…/actions but the connection closed before any answer; whether it acted is unknown');
+const answeredError = new BridgeError(
+  'helper_unavailable',
+  'the helper refused POST /session/…/actions: invalid argument',
+  { status: 400, helperError: 'invalid argument' },
+);
+const lost = new BridgeError(
+  'outcome_unknown',
+  'the helper took POST /session/…/actions but the connection closed before any answer; whether it acted is unknown',
+);
 
 test('a tap the helper did: lane helper, no input', async () => {
   const { lanes, sent, shell } = rig([null]);
@@ -75,8 +82,14 @@ test('typing that fails midway sends only the rest of the text the stock way', a
   const { lanes, sent, shell } = rig([null, refused]);
   const typed = await lanes.typeText('ab\ncd', { hasUnicodeIme: false });
   assert.equal(typed.lane, 'adb');
-  assert.deepEqual(sent.map((s) => s.path), ['/keys', '/appium/device/press_keycode']);
-  assert.deepEqual(shell.argvs(), [['input', 'keyevent', '66'], ['input', 'text', 'cd']]);
+  assert.deepEqual(
+    sent.map((s) => s.path),
+    ['/keys', '/appium/device/press_keycode'],
+  );
+  assert.deepEqual(shell.argvs(), [
+    ['input', 'keyevent', '66'],
+    ['input', 'text', 'cd'],
+  ]);
 });
 
 test('a password field never reaches the helper', async () => {
@@ -88,9 +101,13 @@ test('a password field never reaches the helper', async () => {
 });
 
 test('a sparse helper tree: the helper steps aside and the stock dump answers', async () => {
-  const sparse = '<hierarchy rotation="0"><android.widget.FrameLayout package="com.example.chat" class="android.widget.FrameLayout" bounds="[0,0][1080,2400]" /></hierarchy>';
+  const sparse =
+    '<hierarchy rotation="0"><android.widget.FrameLayout package="com.example.chat" class="android.widget.FrameLayout" bounds="[0,0][1080,2400]" /></hierarchy>';
   const { lanes, events, shell } = rig([sparse]);
-  shell.on(['uiautomator', 'dump'], '<?xml version="1.0"?><hierarchy rotation="0"><node text="Hello" package="com.example.chat" class="android.widget.TextView" bounds="[0,0][100,100]" /></hierarchy>\nUI hierchary dumped to: /dev/tty');
+  shell.on(
+    ['uiautomator', 'dump'],
+    '<?xml version="1.0"?><hierarchy rotation="0"><node text="Hello" package="com.example.chat" class="android.widget.TextView" bounds="[0,0][100,100]" /></hierarchy>\nUI hierchary dumped to: /dev/tty',
+  );
   const tree = await lanes.tree({ timeoutMs: 5_000, signal: new AbortController().signal });
   assert.equal(tree.lane, 'adb');
   assert.equal(tree.nodes[0]?.text, 'Hello');

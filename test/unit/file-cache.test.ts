@@ -28,7 +28,10 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-async function startedCache(t: TestContext, options: Partial<FileCacheOptions> = {}): Promise<{ cache: FileCache; dir: string }> {
+async function startedCache(
+  t: TestContext,
+  options: Partial<FileCacheOptions> = {},
+): Promise<{ cache: FileCache; dir: string }> {
   const dir = options.dir ?? join(tempDir(t), 'cache');
   const cache = new FileCache({ ...options, dir });
   await cache.start();
@@ -73,7 +76,11 @@ void describe('FileCache options', () => {
     ['zero maxBytes', { dir: 'x', limits: { maxBytes: 0 } }, 'limits.maxBytes must be a positive integer'],
     ['negative maxFiles', { dir: 'x', limits: { maxFiles: -1 } }, 'limits.maxFiles must be a positive integer'],
     ['fractional ttlMs', { dir: 'x', limits: { ttlMs: 1.5 } }, 'limits.ttlMs must be a positive integer'],
-    ['string cleanupIntervalMs', { dir: 'x', limits: { cleanupIntervalMs: '30' } }, 'limits.cleanupIntervalMs must be a positive integer'],
+    [
+      'string cleanupIntervalMs',
+      { dir: 'x', limits: { cleanupIntervalMs: '30' } },
+      'limits.cleanupIntervalMs must be a positive integer',
+    ],
     ['NaN maxBytes', { dir: 'x', limits: { maxBytes: Number.NaN } }, 'limits.maxBytes must be a positive integer'],
     ['unknown limit', { dir: 'x', limits: { maxSize: 1 } }, 'limits.maxSize is not a known limit'],
     ['limits not an object', { dir: 'x', limits: 5 }, 'limits must be an object'],
@@ -87,7 +94,12 @@ void describe('FileCache options', () => {
   }
 
   void test('defaults are the documented ones and partial limits merge', () => {
-    assert.deepEqual(DEFAULT_FILE_CACHE_LIMITS, { ttlMs: 600_000, maxBytes: 268_435_456, maxFiles: 500, cleanupIntervalMs: 30_000 });
+    assert.deepEqual(DEFAULT_FILE_CACHE_LIMITS, {
+      ttlMs: 600_000,
+      maxBytes: 268_435_456,
+      maxFiles: 500,
+      cleanupIntervalMs: 30_000,
+    });
     const cache = new FileCache({ dir: 'unused', limits: { maxFiles: 7 } });
     assert.deepEqual(cache.stats(), { files: 0, bytes: 0, limits: { ...DEFAULT_FILE_CACHE_LIMITS, maxFiles: 7 } });
   });
@@ -114,7 +126,10 @@ void describe('FileCache lifecycle', () => {
     const file = await cache.put({ ...base, data: Buffer.from('hello') });
     await cache.stop();
     await cache.stop();
-    await assert.rejects(cache.put({ ...base, data: Buffer.from('x') }), expectCode('internal_error', 'file cache is not running'));
+    await assert.rejects(
+      cache.put({ ...base, data: Buffer.from('x') }),
+      expectCode('internal_error', 'file cache is not running'),
+    );
     await cache.start();
     assert.equal(cache.get(file.fileRef), undefined);
     assert.deepEqual(readdirSync(dir), []);
@@ -161,10 +176,20 @@ void describe('FileCache put/get', () => {
 
   void test('sanitises filenames and MIME types supplied by callers', async (t) => {
     const { cache } = await startedCache(t);
-    const file = await cache.put({ ...base, filename: '../../etc/pass\u0000wd\u202e.png', mimeType: 'Image/PNG; charset=x', data: Buffer.from('x') });
+    const file = await cache.put({
+      ...base,
+      filename: '../../etc/pass\u0000wd\u202e.png',
+      mimeType: 'Image/PNG; charset=x',
+      data: Buffer.from('x'),
+    });
     assert.equal(file.filename, 'pass' + 'wd.png');
     assert.equal(file.mimeType, 'image/png');
-    const weird = await cache.put({ ...base, filename: '..', mimeType: 'text/html\r\nX-Evil: 1', data: Buffer.from('x') });
+    const weird = await cache.put({
+      ...base,
+      filename: '..',
+      mimeType: 'text/html\r\nX-Evil: 1',
+      data: Buffer.from('x'),
+    });
     assert.equal(weird.filename, 'file');
     assert.equal(weird.mimeType, 'application/octet-stream');
     assert.equal(safeFilename(`${'a'.repeat(300)}.jpeg`).length, 200);
@@ -199,7 +224,10 @@ void describe('FileCache put/get', () => {
 
   void test('evicts by bytes with reason "bytes"', async (t) => {
     const evicted: EvictReason[] = [];
-    const { cache } = await startedCache(t, { limits: { maxBytes: 300 }, onEvict: (_f, reason) => evicted.push(reason) });
+    const { cache } = await startedCache(t, {
+      limits: { maxBytes: 300 },
+      onEvict: (_f, reason) => evicted.push(reason),
+    });
     const first = await cache.put({ ...base, data: Buffer.alloc(200) });
     await cache.put({ ...base, data: Buffer.alloc(200) });
     assert.deepEqual(evicted, ['bytes']);
@@ -379,7 +407,10 @@ void describe('FileCache putStream', () => {
     a.end(Buffer.alloc(30_000));
     b.end(Buffer.alloc(30_000));
     const results = await Promise.allSettled([pa, pb]);
-    assert.ok(results.some((r) => r.status === 'fulfilled'), 'at least one stream is stored');
+    assert.ok(
+      results.some((r) => r.status === 'fulfilled'),
+      'at least one stream is stored',
+    );
     for (const r of results) {
       if (r.status === 'rejected') expectCode('file_too_large')(r.reason);
     }
@@ -390,11 +421,15 @@ void describe('FileCache putStream', () => {
 
 void describe('FileCache limits changed while running', () => {
   /** Evicted files are deleted in the background. */
-  const waitForDisk = (dir: string, files: number): Promise<void> => untilFolder(dir, () => diskUsage(dir).files === files, `${files} files on disk`);
+  const waitForDisk = (dir: string, files: number): Promise<void> =>
+    untilFolder(dir, () => diskUsage(dir).files === files, `${files} files on disk`);
 
   void test('smaller caps evict the least recently used files at once; the next put keeps to them', async (t) => {
     const evicted: Array<[string, EvictReason]> = [];
-    const { cache, dir } = await startedCache(t, { limits: { maxFiles: 10, maxBytes: 10_000 }, onEvict: (file, reason) => evicted.push([file.fileRef, reason]) });
+    const { cache, dir } = await startedCache(t, {
+      limits: { maxFiles: 10, maxBytes: 10_000 },
+      onEvict: (file, reason) => evicted.push([file.fileRef, reason]),
+    });
     const files: CachedFile[] = [];
     for (let i = 0; i < 4; i += 1) files.push(await cache.put({ ...base, data: Buffer.alloc(1000, i) }));
     cache.get(files[0]!.fileRef); // the oldest is now the most recently used
@@ -434,9 +469,18 @@ void describe('FileCache limits changed while running', () => {
 
   void test('setLimits checks its input and keeps the cleanup interval', async (t) => {
     const { cache } = await startedCache(t);
-    assert.throws(() => cache.setLimits({ maxBytes: 0 }), expectCode('invalid_arguments', 'limits.maxBytes must be a positive integer'));
-    assert.throws(() => cache.setLimits({ cleanupIntervalMs: 5 } as never), expectCode('invalid_arguments', 'limits.cleanupIntervalMs is fixed while the cache runs'));
-    assert.throws(() => cache.setLimits({ size: 5 } as never), expectCode('invalid_arguments', 'limits.size is not a known limit'));
+    assert.throws(
+      () => cache.setLimits({ maxBytes: 0 }),
+      expectCode('invalid_arguments', 'limits.maxBytes must be a positive integer'),
+    );
+    assert.throws(
+      () => cache.setLimits({ cleanupIntervalMs: 5 } as never),
+      expectCode('invalid_arguments', 'limits.cleanupIntervalMs is fixed while the cache runs'),
+    );
+    assert.throws(
+      () => cache.setLimits({ size: 5 } as never),
+      expectCode('invalid_arguments', 'limits.size is not a known limit'),
+    );
     assert.deepEqual(cache.stats().limits, DEFAULT_FILE_CACHE_LIMITS);
   });
 });

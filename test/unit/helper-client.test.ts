@@ -11,7 +11,13 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { BridgeError } from '../../main/core/errors';
 import { HelperClient, announcedLength, notPerformed, parseHttpResponse } from '../../main/core/helper/helper-client';
-import { parseAppiumSource, parseInstalledVersion, planHelperTyping, pointerActions, isNoInstrumentation } from '../../main/core/helper/helper-protocol';
+import {
+  parseAppiumSource,
+  parseInstalledVersion,
+  planHelperTyping,
+  pointerActions,
+  isNoInstrumentation,
+} from '../../main/core/helper/helper-protocol';
 import { isSparse, treePackage } from '../../main/core/helper/fast-lane';
 
 type Behaviour = (socket: Socket, request: string) => void;
@@ -57,17 +63,33 @@ describe('HelperClient over a stream', () => {
       },
     });
 
-  const json = (status: number, body: unknown, framing: 'length' | 'chunked' | 'close'): Behaviour => (socket) => {
-    const text = Buffer.from(JSON.stringify(body), 'utf8');
-    if (framing === 'length') socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} OK\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n`), text]));
-    else if (framing === 'chunked') {
-      const half = Math.floor(text.length / 2);
-      socket.write(`HTTP/1.1 ${status} OK\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      socket.write(`${half.toString(16)}\r\n`);
-      socket.write(Buffer.concat([text.subarray(0, half), Buffer.from('\r\n')]));
-      socket.end(Buffer.concat([Buffer.from(`${(text.length - half).toString(16)}\r\n`), text.subarray(half), Buffer.from('\r\n0\r\n\r\n')]));
-    } else socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} OK\r\n\r\n`), text]));
-  };
+  const json =
+    (status: number, body: unknown, framing: 'length' | 'chunked' | 'close'): Behaviour =>
+    (socket) => {
+      const text = Buffer.from(JSON.stringify(body), 'utf8');
+      if (framing === 'length')
+        socket.end(
+          Buffer.concat([
+            Buffer.from(
+              `HTTP/1.1 ${status} OK\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n`,
+            ),
+            text,
+          ]),
+        );
+      else if (framing === 'chunked') {
+        const half = Math.floor(text.length / 2);
+        socket.write(`HTTP/1.1 ${status} OK\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        socket.write(`${half.toString(16)}\r\n`);
+        socket.write(Buffer.concat([text.subarray(0, half), Buffer.from('\r\n')]));
+        socket.end(
+          Buffer.concat([
+            Buffer.from(`${(text.length - half).toString(16)}\r\n`),
+            text.subarray(half),
+            Buffer.from('\r\n0\r\n\r\n'),
+          ]),
+        );
+      } else socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} OK\r\n\r\n`), text]));
+    };
 
   test('reads answers framed by Content-Length, chunked or the end of the stream; sends the JSON body', async () => {
     let seen = '';
@@ -76,7 +98,12 @@ describe('HelperClient over a stream', () => {
         seen = request;
         json(200, { sessionId: 's1', value: { text: '你好 😀' } }, framing)(socket, request);
       };
-      const value = await client().call('POST', '/session/s1/keys', { text: '你好 😀', replace: false }, { timeoutMs: 2_000 });
+      const value = await client().call(
+        'POST',
+        '/session/s1/keys',
+        { text: '你好 😀', replace: false },
+        { timeoutMs: 2_000 },
+      );
       assert.deepEqual(value, { text: '你好 😀' }, framing);
     }
     assert.match(seen, /^POST \/session\/s1\/keys HTTP\/1\.1\r\n/);
@@ -89,7 +116,10 @@ describe('HelperClient over a stream', () => {
     const xml = `<hierarchy>${'<node text="你好 world" bounds="[0,0][1,1]" />'.repeat(90_000)}</hierarchy>`;
     behave = (socket) => {
       const text = Buffer.from(JSON.stringify({ sessionId: 's1', value: xml }), 'utf8');
-      const whole = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n`), text]);
+      const whole = Buffer.concat([
+        Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n`),
+        text,
+      ]);
       for (let at = 0; at < whole.length; at += 4096) socket.write(whole.subarray(at, at + 4096));
       socket.end();
     };
@@ -101,12 +131,27 @@ describe('HelperClient over a stream', () => {
     const head = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 12\r\n\r\n';
     assert.equal(announcedLength(Buffer.from(head)), head.length + 12);
     assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nContent-Len')), null, 'head not complete');
-    assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n')), null, 'chunked: no length');
-    assert.equal(announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nX-Content-Length: 9\r\n\r\n')), null, 'another header');
+    assert.equal(
+      announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n')),
+      null,
+      'chunked: no length',
+    );
+    assert.equal(
+      announcedLength(Buffer.from('HTTP/1.1 200 OK\r\nX-Content-Length: 9\r\n\r\n')),
+      null,
+      'another header',
+    );
   });
 
   test('an error answer is helper_unavailable: provably not performed', async () => {
-    behave = json(404, { sessionId: null, value: { error: 'invalid session id', message: 'The session identified by x is not known', stacktrace: '…' } }, 'length');
+    behave = json(
+      404,
+      {
+        sessionId: null,
+        value: { error: 'invalid session id', message: 'The session identified by x is not known', stacktrace: '…' },
+      },
+      'length',
+    );
     const error = await client()
       .call('POST', '/session/x/actions', pointerActions({ x: 1, y: 2 }, null, 0), { timeoutMs: 2_000 })
       .catch((e: unknown) => e);
@@ -142,7 +187,10 @@ describe('HelperClient over a stream', () => {
   test('an abort ends the request at once with canceled', async () => {
     behave = () => undefined;
     const controller = new AbortController();
-    const pending = client().call('GET', '/session/s1/source', undefined, { timeoutMs: 10_000, signal: controller.signal });
+    const pending = client().call('GET', '/session/s1/source', undefined, {
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
     setImmediate(() => controller.abort());
     const error = await pending.catch((e: unknown) => e);
     assert.equal((error as BridgeError).code, 'canceled');
@@ -152,7 +200,10 @@ describe('HelperClient over a stream', () => {
 describe('helper protocol', () => {
   test('parseHttpResponse waits for the whole body', () => {
     assert.equal(parseHttpResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n{}'), false), 'incomplete');
-    assert.deepEqual(parseHttpResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'), false), { status: 200, body: Buffer.from('{}') });
+    assert.deepEqual(parseHttpResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'), false), {
+      status: 200,
+      body: Buffer.from('{}'),
+    });
     assert.equal(parseHttpResponse(Buffer.from('garbage\r\n\r\n'), true), 'malformed');
   });
 
@@ -176,31 +227,73 @@ describe('helper protocol', () => {
     // turned into `.`); a tree cut short is still refused, as a dump would be.
     const odd =
       '<hierarchy rotation="0"><com.example.my-view_Outer.Inner class="x" bounds="[0,0][10,10]"><_Custom bounds="[0,0][5,5]"/></com.example.my-view_Outer.Inner></hierarchy>';
-    assert.deepEqual(parseAppiumSource(odd).map((n) => [n.className, n.depth]), [['x', 0], ['', 1]]);
-    assert.throws(() => parseAppiumSource(xml.slice(0, xml.length - 40)), (e: unknown) => e instanceof BridgeError && e.code === 'command_failed');
-    assert.throws(() => parseAppiumSource('<hierarchy><android.widget.Button bounds="[0,0][1,1]"></hierarchy>'), (e: unknown) => e instanceof BridgeError && e.code === 'command_failed');
+    assert.deepEqual(
+      parseAppiumSource(odd).map((n) => [n.className, n.depth]),
+      [
+        ['x', 0],
+        ['', 1],
+      ],
+    );
+    assert.throws(
+      () => parseAppiumSource(xml.slice(0, xml.length - 40)),
+      (e: unknown) => e instanceof BridgeError && e.code === 'command_failed',
+    );
+    assert.throws(
+      () => parseAppiumSource('<hierarchy><android.widget.Button bounds="[0,0][1,1]"></hierarchy>'),
+      (e: unknown) => e instanceof BridgeError && e.code === 'command_failed',
+    );
   });
 
   test('typing steps: text runs appended, line breaks and tabs as keys, a trailing backslash-n split', () => {
-    assert.deepEqual(planHelperTyping('你好\r\nworld\t!'), [{ text: '你好' }, { keycode: 66 }, { text: 'world' }, { keycode: 61 }, { text: '!' }]);
+    assert.deepEqual(planHelperTyping('你好\r\nworld\t!'), [
+      { text: '你好' },
+      { keycode: 66 },
+      { text: 'world' },
+      { keycode: 61 },
+      { text: '!' },
+    ]);
     assert.deepEqual(planHelperTyping('path C:\\n'), [{ text: 'path C:\\' }, { text: 'n' }]);
   });
 
   test('installed version from dumpsys package; instrumentation refusals recognised', () => {
-    const dumpsys = 'Packages:\n  Package [io.appium.uiautomator2.server] (1a2b3c):\n    versionCode=208 minSdk=21 targetSdk=34\n    versionName=10.6.6\n';
+    const dumpsys =
+      'Packages:\n  Package [io.appium.uiautomator2.server] (1a2b3c):\n    versionCode=208 minSdk=21 targetSdk=34\n    versionName=10.6.6\n';
     assert.equal(parseInstalledVersion(dumpsys, 'io.appium.uiautomator2.server'), '10.6.6');
     assert.equal(parseInstalledVersion('', 'io.appium.uiautomator2.server'), null);
-    assert.equal(isNoInstrumentation('java.lang.SecurityException: Permission Denial: starting instrumentation ComponentInfo{…}'), true);
+    assert.equal(
+      isNoInstrumentation('java.lang.SecurityException: Permission Denial: starting instrumentation ComponentInfo{…}'),
+      true,
+    );
     assert.equal(isNoInstrumentation('\nio.appium.uiautomator2.server.test.AppiumUiAutomator2Server:'), false);
   });
 
   test('a sparse tree: no text in the app in front, or far less than its last stock tree', () => {
     const node = (pkg: string, text: string) => ({
-      index: 0, text, resourceId: '', contentDesc: '', className: 'android.view.View', package: pkg, bounds: [0, 0, 10, 10] as [number, number, number, number],
-      center: [5, 5] as [number, number], clickable: false, longClickable: false, scrollable: false, focusable: false, focused: false, checked: false, enabled: true, password: false, selected: false, depth: 1,
+      index: 0,
+      text,
+      resourceId: '',
+      contentDesc: '',
+      className: 'android.view.View',
+      package: pkg,
+      bounds: [0, 0, 10, 10] as [number, number, number, number],
+      center: [5, 5] as [number, number],
+      clickable: false,
+      longClickable: false,
+      scrollable: false,
+      focusable: false,
+      focused: false,
+      checked: false,
+      enabled: true,
+      password: false,
+      selected: false,
+      depth: 1,
     });
     const status = node('com.android.systemui', '12:30');
-    assert.equal(isSparse([status, node('com.example.chat', ''), node('com.example.chat', '')], undefined), true, 'the clock alone is not content');
+    assert.equal(
+      isSparse([status, node('com.example.chat', ''), node('com.example.chat', '')], undefined),
+      true,
+      'the clock alone is not content',
+    );
     const full = [status, ...Array.from({ length: 10 }, (_, i) => node('com.example.chat', `message ${i}`))];
     assert.equal(isSparse(full, undefined), false);
     assert.equal(isSparse(full, { nodes: 10, texts: 10 }), false);

@@ -10,21 +10,30 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeForeign, foreignConnections, helperMismatch, installedApkSha256, parseProcNetTcp, parseReachableAddresses } from '../../main/core/helper/helper-guard';
+import {
+  describeForeign,
+  foreignConnections,
+  helperMismatch,
+  installedApkSha256,
+  parseProcNetTcp,
+  parseReachableAddresses,
+} from '../../main/core/helper/helper-guard';
 import { HelperManager, type FastLaneConsent } from '../../main/core/helper/helper-manager';
 import { createLogger } from '../../main/core/logging/logger';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 const HELPER_UID = 10_234;
 const TAIL = '00000000:00000000 00:00000000 00000000';
-const row = (sl: number, local: string, remote: string, state: string, uid: number): string => `  ${sl}: ${local} ${remote} ${state} ${TAIL} ${uid}        0 ${90_000 + sl} 1 0000000000000000 100 0 0 10 0`;
+const row = (sl: number, local: string, remote: string, state: string, uid: number): string =>
+  `  ${sl}: ${local} ${remote} ${state} ${TAIL} ${uid}        0 ${90_000 + sl} 1 0000000000000000 100 0 0 10 0`;
 const V6_ANY_6790 = '00000000000000000000000000000000:1A86';
 const V6_ANY_7810 = '00000000000000000000000000000000:1E82';
 const V6_ANY_0 = '00000000000000000000000000000000:0000';
 const V6_LOOP = (port: string): string => `0000000000000000FFFF00000100007F:${port}`;
 const V4_LOOP = (port: string): string => `0100007F:${port}`;
 const HEADER4 = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
-const HEADER6 = '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
+const HEADER6 =
+  '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
 
 /** The helper listening, the bridge connected to it through adbd (uid shell) on both ports. */
 const QUIET = [
@@ -49,13 +58,25 @@ test('the bridge’s own forward (adbd as shell, or root after adb root) is not 
 
 test('a host on the network is foreign, also once it left (its socket lingers in TIME_WAIT)', () => {
   // 192.168.1.77:51234 → the phone's 192.168.1.23:6790
-  const peer = row(4, '0000000000000000FFFF00001701A8C0:1A86', '0000000000000000FFFF00004D01A8C0:C862', '01', HELPER_UID);
+  const peer = row(
+    4,
+    '0000000000000000FFFF00001701A8C0:1A86',
+    '0000000000000000FFFF00004D01A8C0:C862',
+    '01',
+    HELPER_UID,
+  );
   const found = foreignConnections(parseProcNetTcp(`${QUIET}\n${peer}`), HELPER_UID);
   assert.deepEqual(found, [{ kind: 'network', from: '192.168.1.77', port: 6790 }]);
   const gone = row(4, '0000000000000000FFFF00001701A8C0:1A86', '0000000000000000FFFF00004D01A8C0:C862', '06', 0);
   assert.equal(foreignConnections(parseProcNetTcp(`${QUIET}\n${gone}`), HELPER_UID).length, 1);
   // An IPv6 link-local peer on the same Wi-Fi.
-  const v6peer = row(5, '000080FE00000000FF0B6EF0C744A1FE:1E82', '000080FE000000000000000001000000:C863', '01', HELPER_UID);
+  const v6peer = row(
+    5,
+    '000080FE00000000FF0B6EF0C744A1FE:1E82',
+    '000080FE000000000000000001000000:C863',
+    '01',
+    HELPER_UID,
+  );
   const v6 = foreignConnections(parseProcNetTcp(`${QUIET}\n${v6peer}`), HELPER_UID);
   assert.equal(v6[0]?.kind, 'network');
   assert.equal(v6[0]?.port, 7810);
@@ -72,8 +93,17 @@ test('an app on the phone connecting through loopback is foreign, named by its u
 test('other traffic is not the helper’s: an app reaching a server elsewhere on port 6790, another app’s own listener', () => {
   const outbound = row(2, '6401A8C0:9480', '08080808:1A86', '01', 10_140);
   const otherServer = row(4, '00000000000000000000000000000000:2328', V6_ANY_0, '0A', 10_150);
-  const otherClient = row(5, '0000000000000000FFFF00000100007F:2328', '0000000000000000FFFF00004D01A8C0:C000', '01', 10_150);
-  assert.deepEqual(foreignConnections(parseProcNetTcp(`${QUIET}\n${outbound}\n${otherServer}\n${otherClient}`), HELPER_UID), []);
+  const otherClient = row(
+    5,
+    '0000000000000000FFFF00000100007F:2328',
+    '0000000000000000FFFF00004D01A8C0:C000',
+    '01',
+    10_150,
+  );
+  assert.deepEqual(
+    foreignConnections(parseProcNetTcp(`${QUIET}\n${outbound}\n${otherServer}\n${otherClient}`), HELPER_UID),
+    [],
+  );
 });
 
 test('with the helper’s uid unknown, its default ports are still watched', () => {
@@ -96,7 +126,11 @@ test('reachable addresses: everything but loopback and dummy0, link-local IPv6 i
     '30: wlan0    inet6 fe80::f06e:bff:fea1:44c7/64 scope link \\       valid_lft forever preferred_lft forever',
     '17: rmnet_data0    inet6 2001:db8:85a3::7334/64 scope global dynamic noprefixroute \\       valid_lft 7186sec preferred_lft 7186sec',
   ].join('\n');
-  assert.deepEqual(parseReachableAddresses(ip), ['wlan0 192.168.1.23', 'wlan0 fe80::f06e:bff:fea1:44c7', 'rmnet_data0 2001:db8:85a3::7334']);
+  assert.deepEqual(parseReachableAddresses(ip), [
+    'wlan0 192.168.1.23',
+    'wlan0 fe80::f06e:bff:fea1:44c7',
+    'rmnet_data0 2001:db8:85a3::7334',
+  ]);
   assert.deepEqual(parseReachableAddresses(ip.split('\n').slice(0, 3).join('\n')), []);
 });
 
@@ -104,14 +138,26 @@ test('installed APK digest: hashed on the phone, pulled and hashed here without 
   const bytes = Buffer.from('PK\x03\x04 an apk');
   const digest = createHash('sha256').update(bytes).digest('hex');
   const path = '/data/app/~~abc==/io.appium.uiautomator2.server-xyz==/base.apk';
-  const onPhone = new FakeDeviceShell().on(['pm', 'path'], `package:${path}\n`).on(['sha256sum'], `${digest}  ${path}\n`);
-  assert.deepEqual(await installedApkSha256(onPhone, 'io.appium.uiautomator2.server', { timeoutMs: 1000 }), { sha256: digest });
+  const onPhone = new FakeDeviceShell()
+    .on(['pm', 'path'], `package:${path}\n`)
+    .on(['sha256sum'], `${digest}  ${path}\n`);
+  assert.deepEqual(await installedApkSha256(onPhone, 'io.appium.uiautomator2.server', { timeoutMs: 1000 }), {
+    sha256: digest,
+  });
   assert.deepEqual(onPhone.argvs().at(-1), ['sha256sum', path]);
 
-  const older = new FakeDeviceShell().on(['pm', 'path'], `package:${path}\n`).on(['sha256sum'], { stdout: '/system/bin/sh: sha256sum: not found\n', exitCode: 127 }).onPull(path, bytes);
-  assert.deepEqual(await installedApkSha256(older, 'io.appium.uiautomator2.server', { timeoutMs: 1000 }), { sha256: digest });
+  const older = new FakeDeviceShell()
+    .on(['pm', 'path'], `package:${path}\n`)
+    .on(['sha256sum'], { stdout: '/system/bin/sh: sha256sum: not found\n', exitCode: 127 })
+    .onPull(path, bytes);
+  assert.deepEqual(await installedApkSha256(older, 'io.appium.uiautomator2.server', { timeoutMs: 1000 }), {
+    sha256: digest,
+  });
 
-  const split = new FakeDeviceShell().on(['pm', 'path'], `package:${path}\npackage:${path.replace('base', 'split_config.arm64_v8a')}\n`);
+  const split = new FakeDeviceShell().on(
+    ['pm', 'path'],
+    `package:${path}\npackage:${path.replace('base', 'split_config.arm64_v8a')}\n`,
+  );
   const answer = await installedApkSha256(split, 'io.appium.uiautomator2.server', { timeoutMs: 1000 });
   assert.ok('problem' in answer && /2 files/.test(answer.problem));
   const absent = new FakeDeviceShell().on(['pm', 'path'], { stdout: '', exitCode: 1 });
@@ -127,8 +173,13 @@ test('helperMismatch names the package whose bytes differ from the bundled APK',
     const same = createHash('sha256').update('bundled').digest('hex');
     const shell = new FakeDeviceShell().on(['pm', 'path'], `package:${path}\n`).on(['sha256sum'], `${same}  ${path}\n`);
     assert.equal(await helperMismatch(shell, [{ pkg: 'a.b', apk }], { timeoutMs: 1000 }), null);
-    const other = new FakeDeviceShell().on(['pm', 'path'], `package:${path}\n`).on(['sha256sum'], `${'0'.repeat(64)}  ${path}\n`);
-    assert.match((await helperMismatch(other, [{ pkg: 'a.b', apk }], { timeoutMs: 1000 })) ?? '', /^a\.b on the phone is not the bridge's copy/);
+    const other = new FakeDeviceShell()
+      .on(['pm', 'path'], `package:${path}\n`)
+      .on(['sha256sum'], `${'0'.repeat(64)}  ${path}\n`);
+    assert.match(
+      (await helperMismatch(other, [{ pkg: 'a.b', apk }], { timeoutMs: 1000 })) ?? '',
+      /^a\.b on the phone is not the bridge's copy/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,7 +24,8 @@ const VERSION = '10.6.6';
 const PHONE = 'dev_1';
 
 /** `dumpsys package NAME` of an installed package. */
-const dumpsys = (pkg: string, version: string): string => `Packages:\n  Package [${pkg}] (1a2b3c):\n    userId=10234\n    versionName=${version}\n`;
+const dumpsys = (pkg: string, version: string): string =>
+  `Packages:\n  Package [${pkg}] (1a2b3c):\n    userId=10234\n    versionName=${version}\n`;
 const apkPath = (pkg: string): string => `/data/app/~~abc/${pkg}-1/base.apk`;
 
 /** One HTTP answer of the helper's server on the phone, read from an in-memory stream. */
@@ -40,7 +41,9 @@ function helperHttp(answer: (method: string, path: string) => { status: number; 
         const [method = '', path = ''] = request.split(' ');
         const { status, body } = answer(method, path);
         const text = JSON.stringify(body);
-        stream.push(`HTTP/1.1 ${status} OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+        stream.push(
+          `HTTP/1.1 ${status} OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+        );
         stream.push(null);
       }
       callback();
@@ -56,7 +59,11 @@ class FakeHelperPhone extends FakeDeviceShell {
   /** What each push sent, by the path on the phone. */
   readonly pushed = new Map<string, Buffer>();
 
-  override async push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void> {
+  override async push(
+    data: Buffer | NodeJS.ReadableStream,
+    remotePath: string,
+    options: ShellRunOptions & { mode?: number },
+  ): Promise<void> {
     await super.push(data, remotePath, options);
     const chunks: Buffer[] = [];
     if (Buffer.isBuffer(data)) chunks.push(data);
@@ -73,7 +80,8 @@ class FakeHelperPhone extends FakeDeviceShell {
     assert.equal(service, 'tcp:6790');
     return helperHttp((method, path) => {
       if (method === 'GET' && path === '/status') return { status: 200, body: { value: { ready: true } } };
-      if (method === 'POST' && path === '/session') return { status: 200, body: { sessionId: 'sess_1', value: { sessionId: 'sess_1' } } };
+      if (method === 'POST' && path === '/session')
+        return { status: 200, body: { sessionId: 'sess_1', value: { sessionId: 'sess_1' } } };
       return { status: 200, body: { value: null } };
     });
   }
@@ -84,7 +92,10 @@ describe('HelperManager', () => {
   const apks = { version: VERSION, serverApk: join(dir, 'server.apk'), testApk: join(dir, 'test.apk') };
   writeFileSync(apks.serverApk, 'server apk bytes');
   writeFileSync(apks.testApk, 'test apk bytes');
-  const sha = (path: string): string => createHash('sha256').update(path === apks.serverApk ? 'server apk bytes' : 'test apk bytes').digest('hex');
+  const sha = (path: string): string =>
+    createHash('sha256')
+      .update(path === apks.serverApk ? 'server apk bytes' : 'test apk bytes')
+      .digest('hex');
   const managers: HelperManager[] = [];
   after(async () => {
     for (const manager of managers) await manager.stop();
@@ -98,15 +109,25 @@ describe('HelperManager', () => {
       [HELPER_SERVER_PACKAGE, apks.serverApk],
       [HELPER_TEST_PACKAGE, apks.testApk],
     ] as const) {
-      phone.on(['dumpsys', 'package', pkg], installed === null ? 'Packages:\n' : dumpsys(pkg, installed), dumpsys(pkg, VERSION));
+      phone.on(
+        ['dumpsys', 'package', pkg],
+        installed === null ? 'Packages:\n' : dumpsys(pkg, installed),
+        dumpsys(pkg, VERSION),
+      );
       phone.on(['pm', 'path', pkg], `package:${apkPath(pkg)}\n`);
       phone.on(['sha256sum', apkPath(pkg)], `${sha(apk)}  ${apkPath(pkg)}\n`);
     }
     phone.on([...HELPER_STOP_ARGV], '');
     phone.on(['pm', 'install', '-r'], 'Success\n');
     phone.on(['rm', '-f'], '');
-    phone.on(['ip', '-o', 'addr', 'show'], '1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n');
-    phone.on(['cat', '/proc/net/tcp', '/proc/net/tcp6'], '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n');
+    phone.on(
+      ['ip', '-o', 'addr', 'show'],
+      '1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n',
+    );
+    phone.on(
+      ['cat', '/proc/net/tcp', '/proc/net/tcp6'],
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n',
+    );
     return phone;
   }
 
@@ -160,7 +181,10 @@ describe('HelperManager', () => {
     assert.equal(view.version, VERSION);
     assert.deepEqual(phone.argvs('push'), [], 'no APK pushed');
     assert.ok(!phone.argvs('run').some((a) => a[0] === 'pm' && a[1] === 'install'), 'no install');
-    assert.ok(phone.argvs('run').some((a) => a[0] === 'sha256sum'), 'the installed files were checked against the bridge’s copy');
+    assert.ok(
+      phone.argvs('run').some((a) => a[0] === 'sha256sum'),
+      'the installed files were checked against the bridge’s copy',
+    );
   });
 
   test('enabled on a phone with an older helper: both APKs are pushed and installed', async () => {
@@ -168,8 +192,15 @@ describe('HelperManager', () => {
     const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
-    assert.deepEqual(phone.argvs('push'), [['/data/local/tmp/xagent-helper-server.apk'], ['/data/local/tmp/xagent-helper-test.apk']]);
-    assert.equal(phone.pushed.get('/data/local/tmp/xagent-helper-server.apk')?.toString(), 'server apk bytes', 'the bridge’s own copy');
+    assert.deepEqual(phone.argvs('push'), [
+      ['/data/local/tmp/xagent-helper-server.apk'],
+      ['/data/local/tmp/xagent-helper-test.apk'],
+    ]);
+    assert.equal(
+      phone.pushed.get('/data/local/tmp/xagent-helper-server.apk')?.toString(),
+      'server apk bytes',
+      'the bridge’s own copy',
+    );
     assert.equal(phone.argvs('run').filter((a) => a[0] === 'pm' && a[1] === 'install').length, 2);
   });
 
@@ -182,7 +213,10 @@ describe('HelperManager', () => {
     assert.ok(await manager.acquire(PHONE, {}), `the first call starts it: ${JSON.stringify(manager.view(PHONE))}`);
     assert.equal(manager.view(PHONE).state, 'running');
     phone.instruments.at(-1)!.end();
-    let view = await until((v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed', 'stopped after the crash');
+    let view = await until(
+      (v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed',
+      'stopped after the crash',
+    );
     assert.match(String(view.last_error), /starts again on the next call/);
 
     assert.ok(await manager.acquire(PHONE, {}), 'started again once');
@@ -212,7 +246,10 @@ describe('HelperManager', () => {
     assert.ok(await manager.acquire(PHONE, {}));
     clock.now += 10 * 60_000; // HELPER_CRASH_FORGIVEN_MS of running since the restart
     phone.instruments.at(-1)!.end();
-    const view = await until((v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed', 'stopped after the second crash');
+    const view = await until(
+      (v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed',
+      'stopped after the second crash',
+    );
     assert.match(String(view.last_error), /starts again on the next call/);
     assert.ok(await manager.acquire(PHONE, {}), 'still the fast lane');
   });

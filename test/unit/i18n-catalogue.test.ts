@@ -21,7 +21,9 @@ import {
 import { ERROR_CODES } from '../../main/core/errors';
 import { UNAUTHORIZED_FIX, USB_PERMISSION_FIX } from '../../main/core/devices/adb-state-reason';
 
-const areas = Object.entries(catalogue) as Array<[string, { en: Record<string, string>; 'zh-CN': Record<string, string> }]>;
+const areas = Object.entries(catalogue) as Array<
+  [string, { en: Record<string, string>; 'zh-CN': Record<string, string> }]
+>;
 const CJK = /[\u4e00-\u9fff]/;
 
 function markup(message: string): string[] {
@@ -30,7 +32,10 @@ function markup(message: string): string[] {
 
 void describe('catalogue completeness', () => {
   void test('every area, every language: the same keys', () => {
-    assert.ok(areas.length >= 13, 'common, devices, phone-check, phone-view, helper, bindings, approvals, activity, settings, lan, pairings, tray, errors');
+    assert.ok(
+      areas.length >= 13,
+      'common, devices, phone-check, phone-view, helper, bindings, approvals, activity, settings, lan, pairings, tray, errors',
+    );
     for (const [area, messages] of areas) {
       for (const locale of LOCALES) {
         const missing = Object.keys(messages.en).filter((key) => !(key in messages[locale]));
@@ -47,7 +52,11 @@ void describe('catalogue completeness', () => {
         const zh = messages['zh-CN'][key] ?? '';
         assert.notEqual(en.trim(), '', `${area}.${key} is empty in en`);
         assert.notEqual(zh.trim(), '', `${area}.${key} is empty in zh-CN`);
-        assert.deepEqual([...placeholderNames(zh)].sort(), [...placeholderNames(en)].sort(), `${area}.${key}: placeholders differ`);
+        assert.deepEqual(
+          [...placeholderNames(zh)].sort(),
+          [...placeholderNames(en)].sort(),
+          `${area}.${key}: placeholders differ`,
+        );
         assert.deepEqual(markup(zh), markup(en), `${area}.${key}: <b>/<code> markup differs`);
       }
     }
@@ -150,7 +159,10 @@ void describe('the phone check speaks the catalogue', () => {
 
   void test('a row in Chinese: the same key and parameters, other words', () => {
     const key = 'phone-check.detail.displayOnly';
-    assert.equal(translate('en', key, { width: 1080, height: 2400 }), 'display 0 (default), 1080×2400, the only display');
+    assert.equal(
+      translate('en', key, { width: 1080, height: 2400 }),
+      'display 0 (default), 1080×2400, the only display',
+    );
     assert.equal(translate('zh-CN', key, { width: 1080, height: 2400 }), '显示屏 0（默认），1080×2400，唯一的显示屏');
   });
 });

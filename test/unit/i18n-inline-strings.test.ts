@@ -23,7 +23,16 @@ const ALLOWED = new Set(['ADB', 'USB', 'LAN', 'xAgent', 'TLS', 'HTTP', 'HTTPS', 
 /** Example values in placeholders: package names, host names. */
 const CODE_LIKE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+(\n[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+)*$/;
 const LETTER = /[\p{L}]/u;
-const VISIBLE_ATTRIBUTES = new Set(['title', 'placeholder', 'aria-label', 'alt', 'label', 'prompt', 'confirmLabel', 'aria-description']);
+const VISIBLE_ATTRIBUTES = new Set([
+  'title',
+  'placeholder',
+  'aria-label',
+  'alt',
+  'label',
+  'prompt',
+  'confirmLabel',
+  'aria-description',
+]);
 const CODE_ELEMENTS = new Set(['code', 'kbd', 'pre', 'samp']);
 
 function sourceFiles(dir: string, ext: string): string[] {
@@ -69,7 +78,8 @@ function shownStrings(expression: ts.Expression, out: ts.Node[]): void {
   } else if (ts.isBinaryExpression(expression)) {
     shownStrings(expression.left, out);
     shownStrings(expression.right, out);
-  } else if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression)) shownStrings(expression.expression, out);
+  } else if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression))
+    shownStrings(expression.expression, out);
 }
 
 function literalText(node: ts.Node): string {
@@ -83,7 +93,11 @@ export function inlineStrings(fileName: string, text: string): Finding[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
   const findings: Finding[] = [];
   const report = (node: ts.Node, shown: string): void => {
-    findings.push({ file: fileName, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: shown.trim().slice(0, 80) });
+    findings.push({
+      file: fileName,
+      line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+      text: shown.trim().slice(0, 80),
+    });
   };
   const checkExpression = (expression: ts.Expression): void => {
     const strings: ts.Node[] = [];
@@ -103,7 +117,12 @@ export function inlineStrings(fileName: string, text: string): Finding[] {
       const attribute = ts.isJsxAttribute(parent) && VISIBLE_ATTRIBUTES.has(parent.name.getText());
       if (child || attribute) checkExpression(node.expression);
     }
-    if (ts.isJsxAttribute(node) && VISIBLE_ATTRIBUTES.has(node.name.getText()) && node.initializer && ts.isStringLiteral(node.initializer)) {
+    if (
+      ts.isJsxAttribute(node) &&
+      VISIBLE_ATTRIBUTES.has(node.name.getText()) &&
+      node.initializer &&
+      ts.isStringLiteral(node.initializer)
+    ) {
       if (isLinguistic(node.initializer.text)) report(node.initializer, node.initializer.text);
     }
     ts.forEachChild(node, (childNode) => visit(childNode, code));
@@ -116,7 +135,9 @@ export function inlineStrings(fileName: string, text: string): Finding[] {
 export function unknownKeys(fileName: string, text: string): Finding[] {
   const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
-  const allKeys = Object.entries(catalogue).flatMap(([area, messages]) => Object.keys(messages.en).map((key) => `${area}.${key}`));
+  const allKeys = Object.entries(catalogue).flatMap(([area, messages]) =>
+    Object.keys(messages.en).map((key) => `${area}.${key}`),
+  );
   const findings: Finding[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 't') {
@@ -135,14 +156,19 @@ export function unknownKeys(fileName: string, text: string): Finding[] {
   return findings;
 }
 
-const show = (findings: Finding[]): string => findings.map((f) => `${relative(ROOT, f.file)}:${f.line}  ${JSON.stringify(f.text)}`).join('\n');
+const show = (findings: Finding[]): string =>
+  findings.map((f) => `${relative(ROOT, f.file)}:${f.line}  ${JSON.stringify(f.text)}`).join('\n');
 
 void describe('no inline strings in components', () => {
   void test('every .tsx under renderer/src takes its words from the catalogue', () => {
     const files = sourceFiles(RENDERER, '.tsx');
     assert.ok(files.length > 20, `expected the renderer's components, found ${files.length} files`);
     const findings = files.flatMap((file) => inlineStrings(file, readFileSync(file, 'utf8')));
-    assert.equal(findings.length, 0, `write these through useT() and the catalogue (main/contract/i18n/messages):\n${show(findings)}`);
+    assert.equal(
+      findings.length,
+      0,
+      `write these through useT() and the catalogue (main/contract/i18n/messages):\n${show(findings)}`,
+    );
   });
 
   void test('every t() key used in renderer/src is in the catalogue', () => {

@@ -22,7 +22,13 @@ void test('a finished call is answered from the file after a restart; a started 
   journal.close();
 
   const reopened = new IdempotencyJournal(path, 60_000);
-  assert.deepEqual(reopened.get('ch\ncall_1'), { key: 'ch\ncall_1', argsHash: 'h1', state: 'done', at: reopened.get('ch\ncall_1')?.at, ack: ACK });
+  assert.deepEqual(reopened.get('ch\ncall_1'), {
+    key: 'ch\ncall_1',
+    argsHash: 'h1',
+    state: 'done',
+    at: reopened.get('ch\ncall_1')?.at,
+    ack: ACK,
+  });
   assert.equal(reopened.get('ch\ncall_2')?.state, 'unknown');
   reopened.close();
 });
@@ -51,8 +57,18 @@ void test('the file stays the size of the live records under many calls, and rec
 void test('the file keeps the at-rest form of an ack; the exact ack answers retries until the bridge stops', (t) => {
   const { path, remove } = tempJournalPath();
   t.after(remove);
-  const typed = { payload: { tool_id: 'android_type_text', result: { status: 'typed', ui: [{ text: 'Meet me at 221B Baker Street' }] } } };
-  const atRest = { payload: { tool_id: 'android_type_text', result: { status: 'typed', ui: [{ text: '[text: 28 chars, hmac-sha256:0badc0de]' }] } } };
+  const typed = {
+    payload: {
+      tool_id: 'android_type_text',
+      result: { status: 'typed', ui: [{ text: 'Meet me at 221B Baker Street' }] },
+    },
+  };
+  const atRest = {
+    payload: {
+      tool_id: 'android_type_text',
+      result: { status: 'typed', ui: [{ text: '[text: 28 chars, hmac-sha256:0badc0de]' }] },
+    },
+  };
   const journal = new IdempotencyJournal(path, 60_000);
   journal.started('ch\ncall_t', 'h');
   journal.done('ch\ncall_t', 'h', typed, atRest);

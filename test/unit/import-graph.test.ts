@@ -15,7 +15,8 @@ const PRELOAD = join(ROOT, 'preload');
 const RENDERER = join(ROOT, 'renderer');
 
 // `import … from 'x'`, `import type … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`.
-const SPECIFIER = /(?:^|[;\s])(?:import|export)\s(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const SPECIFIER =
+  /(?:^|[;\s])(?:import|export)\s(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -37,7 +38,9 @@ function resolveImport(from: string, specifier: string): string | undefined {
 function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     const targets = new Set<string>();
     for (const match of text.matchAll(SPECIFIER)) {
       const target = resolveImport(file, match[1] ?? match[2] ?? '');
@@ -155,8 +158,14 @@ void describe('import graph of main/', () => {
     const core = join(MAIN, 'core');
     const folders = folderGraph(importGraph(sourceFiles(core)), core);
     assert.ok(folders.size > 10, `expected the folders of main/core, read ${folders.size}`);
-    const cycles = findCycles(folders).map(({ circle, others }) => circle.join(' → ') + (others.length ? ` (with ${others.join(', ')})` : ''));
-    assert.deepEqual(cycles, [], `folder circles (move the shared piece down, or let the consumer own the interface):\n${cycles.join('\n')}`);
+    const cycles = findCycles(folders).map(
+      ({ circle, others }) => circle.join(' → ') + (others.length ? ` (with ${others.join(', ')})` : ''),
+    );
+    assert.deepEqual(
+      cycles,
+      [],
+      `folder circles (move the shared piece down, or let the consumer own the interface):\n${cycles.join('\n')}`,
+    );
   });
 
   void test('the folder check sees a circle between two folders', () => {
@@ -166,14 +175,20 @@ void describe('import graph of main/', () => {
       [`${core}/safety/b.ts`, [`${core}/tools/c.ts`]],
       [`${core}/create-core.ts`, [`${core}/tools/a.ts`]],
     ]);
-    assert.deepEqual(findCycles(folderGraph(graph, core)).map((c) => c.circle), [['safety', 'tools', 'safety']]);
+    assert.deepEqual(
+      findCycles(folderGraph(graph, core)).map((c) => c.circle),
+      [['safety', 'tools', 'safety']],
+    );
   });
 
   void test('has no import circle (type imports included)', () => {
     const graph = importGraph(sourceFiles(MAIN));
     assert.ok(graph.size > 50, `expected to read the modules under main/, read ${graph.size}`);
     const name = (file: string): string => relative(ROOT, file);
-    const cycles = findCycles(graph).map(({ circle, others }) => circle.map(name).join(' → ') + (others.length ? ` (in the same tangle: ${others.map(name).join(', ')})` : ''));
+    const cycles = findCycles(graph).map(
+      ({ circle, others }) =>
+        circle.map(name).join(' → ') + (others.length ? ` (in the same tangle: ${others.map(name).join(', ')})` : ''),
+    );
     assert.deepEqual(cycles, [], `import circles:\n${cycles.join('\n')}`);
   });
 
@@ -181,7 +196,11 @@ void describe('import graph of main/', () => {
     const graph = importGraph([...sourceFiles(MAIN), ...sourceFiles(PRELOAD)]);
     assert.ok(graph.has(join(PRELOAD, 'index.ts')), 'expected to read preload/index.ts');
     const found = importsInto(graph, RENDERER);
-    assert.deepEqual(found, [], `imports of the UI from main/ or preload/ (move the shared part to main/contract/):\n${found.join('\n')}`);
+    assert.deepEqual(
+      found,
+      [],
+      `imports of the UI from main/ or preload/ (move the shared part to main/contract/):\n${found.join('\n')}`,
+    );
   });
 
   void test('the check sees an import of renderer/', () => {
@@ -198,10 +217,38 @@ void describe('import graph of main/', () => {
     const a = '/x/a.ts';
     const b = '/x/b.ts';
     const c = '/x/c.ts';
-    assert.deepEqual(findCycles(new Map([[a, [b]], [b, [c]], [c, [a]]])), [{ circle: [a, b, c, a], others: [] }]);
-    assert.deepEqual(findCycles(new Map([[a, [b, c]], [b, [a]], [c, [a]]])), [{ circle: [a, b, a], others: [c] }]);
-    assert.deepEqual(findCycles(new Map([[a, [b]], [b, [c]], [c, []]])), []);
-    const text = "import type { Core } from '../create-core';\nexport { x } from './y';\nimport './z';\nconst m = await import('./w');";
+    assert.deepEqual(
+      findCycles(
+        new Map([
+          [a, [b]],
+          [b, [c]],
+          [c, [a]],
+        ]),
+      ),
+      [{ circle: [a, b, c, a], others: [] }],
+    );
+    assert.deepEqual(
+      findCycles(
+        new Map([
+          [a, [b, c]],
+          [b, [a]],
+          [c, [a]],
+        ]),
+      ),
+      [{ circle: [a, b, a], others: [c] }],
+    );
+    assert.deepEqual(
+      findCycles(
+        new Map([
+          [a, [b]],
+          [b, [c]],
+          [c, []],
+        ]),
+      ),
+      [],
+    );
+    const text =
+      "import type { Core } from '../create-core';\nexport { x } from './y';\nimport './z';\nconst m = await import('./w');";
     assert.deepEqual(
       [...text.matchAll(SPECIFIER)].map((m) => m[1] ?? m[2]),
       ['../create-core', './y', './z', './w'],

@@ -44,7 +44,11 @@ test('a synchronous write that begins while a background write is in flight is n
   });
   assert.deepEqual(onDisk(path), { n: 2 });
   await background;
-  assert.deepEqual(onDisk(path), { n: 2 }, 'the background write of n=1 finished after the n=2 write and must not replace it');
+  assert.deepEqual(
+    onDisk(path),
+    { n: 2 },
+    'the background write of n=1 finished after the n=2 write and must not replace it',
+  );
   assert.deepEqual(readdirSync(dir), ['state.json']);
 });
 
@@ -71,7 +75,11 @@ test('a background write that cannot be made rejects (the caller retries later) 
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const blocker = join(dir, 'not-a-folder');
   writeFileSync(blocker, 'a file where the state folder should be');
-  const store = new JsonFileStore<Value>({ path: join(blocker, 'state.json'), defaults: () => ({ n: 0 }), parse: (raw) => raw as Value });
+  const store = new JsonFileStore<Value>({
+    path: join(blocker, 'state.json'),
+    defaults: () => ({ n: 0 }),
+    parse: (raw) => raw as Value,
+  });
   await assert.rejects(store.flushInBackground());
   await store.settled();
 });

@@ -81,13 +81,25 @@ void describe('lab secrets at rest', () => {
 
   void test('bad names, values and phone lists are refused without echoing the value', () => {
     const secrets = new LabSecrets({ dataDir: dataDir(), clock: () => 5 });
-    for (const name of ['', '-lead', 'has space', 'ü', 'a/b', 'x'.repeat(65)]) assert.throws(() => secrets.set(name, VALUE, null), code('invalid_arguments'), name);
+    for (const name of ['', '-lead', 'has space', 'ü', 'a/b', 'x'.repeat(65)])
+      assert.throws(() => secrets.set(name, VALUE, null), code('invalid_arguments'), name);
     assert.throws(() => secrets.set('ok', '', null), code('invalid_arguments'));
     assert.throws(() => secrets.set('ok', 'v'.repeat(10_001), null), code('invalid_arguments'));
-    assert.throws(() => secrets.set('pin-4711', '4711', null), (e: unknown) => code('invalid_arguments')(e) && !(e as Error).message.includes('4711'));
+    assert.throws(
+      () => secrets.set('pin-4711', '4711', null),
+      (e: unknown) => code('invalid_arguments')(e) && !(e as Error).message.includes('4711'),
+    );
     assert.throws(() => secrets.set('ok', VALUE, []), code('invalid_arguments'));
     assert.throws(() => secrets.set('ok', VALUE, ['']), code('invalid_arguments'));
-    assert.throws(() => secrets.set('ok', VALUE, Array.from({ length: 101 }, (_, i) => `phone-${i}`)), code('invalid_arguments'));
+    assert.throws(
+      () =>
+        secrets.set(
+          'ok',
+          VALUE,
+          Array.from({ length: 101 }, (_, i) => `phone-${i}`),
+        ),
+      code('invalid_arguments'),
+    );
     try {
       secrets.set('bad name', VALUE, null);
     } catch (error) {
@@ -120,7 +132,11 @@ void describe('lab secrets at rest', () => {
     assert.equal(reopened.reveal('beta', PHONE), 'value of beta');
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /"alpha" cannot be opened/);
-    assert.deepEqual(reopened.list().map((s) => s.name), ['alpha', 'beta'], 'still listed, so it can be stored again');
+    assert.deepEqual(
+      reopened.list().map((s) => s.name),
+      ['alpha', 'beta'],
+      'still listed, so it can be stored again',
+    );
 
     writeFileSync(join(dir, 'lab-secrets-key'), `${Buffer.alloc(32, 1).toString('base64url')}\n`);
     const rekeyed = new LabSecrets({ dataDir: dir, clock: () => 5, warn: (m) => warnings.push(m) });
@@ -133,7 +149,9 @@ void describe('typing a secret by name', () => {
   const typeText = CONTROL_TOOLS.find((t) => t.id === 'android_type_text')!;
 
   void test('the schema takes exactly one of text and secret, and a secret only by a valid name', () => {
-    assert.ok(typeText.args.safeParse({ secret: 'lab-login', element: { resource_id: 'password' }, submit: true }).success);
+    assert.ok(
+      typeText.args.safeParse({ secret: 'lab-login', element: { resource_id: 'password' }, submit: true }).success,
+    );
     assert.ok(typeText.args.safeParse({ text: 'hello' }).success);
     const both = typeText.args.safeParse({ text: 'hello', secret: 'lab-login' });
     assert.ok(!both.success);
@@ -148,20 +166,36 @@ void describe('typing a secret by name', () => {
   void test('the names a call types are found, alone and in a batch, and checked at the edge', () => {
     assert.deepEqual(secretNames('android_type_text', { secret: 'lab-login' }), ['lab-login']);
     assert.deepEqual(secretNames('android_type_text', { text: 'lab-login' }), []);
-    const batch = { steps: [{ tool: 'android_tap', arguments: { x: 1, y: 2 } }, { tool: 'android_type_text', arguments: { secret: 'pin' } }] };
+    const batch = {
+      steps: [
+        { tool: 'android_tap', arguments: { x: 1, y: 2 } },
+        { tool: 'android_type_text', arguments: { secret: 'pin' } },
+      ],
+    };
     assert.deepEqual(secretNames('android_batch', batch), ['pin']);
     assert.throws(() => checkSecretNames(undefined, 'android_batch', batch, PHONE), code('secret_not_found'));
-    const source = { check: (name: string, deviceId: string) => assert.deepEqual([name, deviceId], ['pin', PHONE]), reveal: () => '', values: () => [] };
+    const source = {
+      check: (name: string, deviceId: string) => assert.deepEqual([name, deviceId], ['pin', PHONE]),
+      reveal: () => '',
+      values: () => [],
+    };
     assert.doesNotThrow(() => checkSecretNames(source, 'android_batch', batch, PHONE));
     assert.doesNotThrow(() => checkSecretNames(undefined, 'android_tap', { x: 1, y: 2 }, PHONE));
   });
 
   void test('arguments show the name (not [redacted]), alone and in a batch step', () => {
     const ctx = { secrets: [VALUE], secretText: true };
-    assert.deepEqual(redactArguments('android_type_text', { secret: 'lab-login', submit: true }, ctx), { secret: 'lab-login', submit: true });
+    assert.deepEqual(redactArguments('android_type_text', { secret: 'lab-login', submit: true }, ctx), {
+      secret: 'lab-login',
+      submit: true,
+    });
     const batch = { steps: [{ tool: 'android_type_text', arguments: { secret: 'lab-login' } }] };
     assert.deepEqual(redactArguments('android_batch', batch, ctx), batch);
-    assert.deepEqual(redactArguments('android_tap', { secret: 'lab-login' }, ctx), { secret: '[redacted]' }, 'elsewhere the key still redacts');
+    assert.deepEqual(
+      redactArguments('android_tap', { secret: 'lab-login' }, ctx),
+      { secret: '[redacted]' },
+      'elsewhere the key still redacts',
+    );
   });
 
   void test('typing a secret is a password_field call whose text is secret, even into a plain field', () => {
@@ -169,8 +203,19 @@ void describe('typing a secret by name', () => {
     const judged = classify({ call, screen: null, userApps: [] });
     assert.ok(judged.classes.includes('password_field'));
     assert.ok(judged.secretText);
-    assert.ok(judged.reasons.some((r) => r.includes('types the lab secret "lab-login"')), judged.reasons.join('; '));
-    const batch = classify({ call: { ...call, toolId: 'android_batch', args: { steps: [{ tool: 'android_type_text', arguments: { secret: 'lab-login' } }] } }, screen: null, userApps: [] });
+    assert.ok(
+      judged.reasons.some((r) => r.includes('types the lab secret "lab-login"')),
+      judged.reasons.join('; '),
+    );
+    const batch = classify({
+      call: {
+        ...call,
+        toolId: 'android_batch',
+        args: { steps: [{ tool: 'android_type_text', arguments: { secret: 'lab-login' } }] },
+      },
+      screen: null,
+      userApps: [],
+    });
     assert.ok(batch.classes.includes('password_field'));
   });
 
@@ -190,7 +235,11 @@ void describe('typing a secret by name', () => {
     const out = scrubSecrets(ack, secrets);
     const text = JSON.stringify(out);
     for (const form of secretForms(VALUE)) assert.ok(!text.includes(form), form);
-    assert.deepEqual(out.payload.result.ui, [{ text: 'Password: [secret: lab-login]' }, { text: '[secret: pin]' }, { text: 'room 4711' }], 'a short value only where a whole string is it');
+    assert.deepEqual(
+      out.payload.result.ui,
+      [{ text: 'Password: [secret: lab-login]' }, { text: '[secret: pin]' }, { text: 'room 4711' }],
+      'a short value only where a whole string is it',
+    );
     assert.equal(scrubSecrets(ack, []), ack);
   });
 });

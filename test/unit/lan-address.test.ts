@@ -22,8 +22,16 @@ function codeOf(fn: () => unknown): string {
 
 describe('parseLanAddress', () => {
   test('accepts IPv4, host names and IPv6, with the default port 5555', () => {
-    assert.deepEqual(parseLanAddress('192.168.1.20'), { host: '192.168.1.20', port: 5555, address: '192.168.1.20:5555' });
-    assert.deepEqual(parseLanAddress(' 192.168.1.20:37123 '), { host: '192.168.1.20', port: 37123, address: '192.168.1.20:37123' });
+    assert.deepEqual(parseLanAddress('192.168.1.20'), {
+      host: '192.168.1.20',
+      port: 5555,
+      address: '192.168.1.20:5555',
+    });
+    assert.deepEqual(parseLanAddress(' 192.168.1.20:37123 '), {
+      host: '192.168.1.20',
+      port: 37123,
+      address: '192.168.1.20:37123',
+    });
     assert.equal(parseLanAddress('Pixel-7.Lab.example.').address, 'pixel-7.lab.example:5555');
     assert.equal(parseLanAddress('localhost:1').address, 'localhost:1');
     assert.equal(parseLanAddress('[FD00:0:0::1]:5555').address, '[fd00::1]:5555');
@@ -65,9 +73,20 @@ describe('parseLanAddress', () => {
       'hôte.example',
       'a;b',
     ];
-    for (const input of bad) assert.equal(codeOf(() => parseLanAddress(input)), 'invalid_address', `accepted ${JSON.stringify(input)}`);
-    assert.equal(codeOf(() => parseLanAddress(42)), 'invalid_address');
-    assert.equal(codeOf(() => parseLanAddress('x'.repeat(400))), 'invalid_address');
+    for (const input of bad)
+      assert.equal(
+        codeOf(() => parseLanAddress(input)),
+        'invalid_address',
+        `accepted ${JSON.stringify(input)}`,
+      );
+    assert.equal(
+      codeOf(() => parseLanAddress(42)),
+      'invalid_address',
+    );
+    assert.equal(
+      codeOf(() => parseLanAddress('x'.repeat(400))),
+      'invalid_address',
+    );
     assert.throws(() => parseLanAddress('1.2.3.4:99999'), /port must be a number from 1 to 65535/);
     assert.throws(() => parseLanAddress('256.1.1.1'), /not a valid IPv4 address/);
     assert.throws(() => parseLanAddress('http://x'), /without a scheme/);
@@ -83,7 +102,11 @@ describe('parsePairingCode', () => {
   test('six digits only', () => {
     assert.equal(parsePairingCode(' 123456 '), '123456');
     for (const bad of ['12345', '1234567', 'abcdef', '12 456', '', 123456, null]) {
-      assert.equal(codeOf(() => parsePairingCode(bad)), 'invalid_arguments', `accepted ${JSON.stringify(bad)}`);
+      assert.equal(
+        codeOf(() => parsePairingCode(bad)),
+        'invalid_arguments',
+        `accepted ${JSON.stringify(bad)}`,
+      );
     }
   });
 });
@@ -119,7 +142,10 @@ describe("adb's connect answers", () => {
 describe('reconnect backoff', () => {
   test('doubles from the initial delay and stops at the cap', () => {
     const o = resolveLanOptions();
-    assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 7, 50].map((n) => backoffDelay(n, o)), [0, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7, 50].map((n) => backoffDelay(n, o)),
+      [0, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000],
+    );
   });
 
   test('options are checked up front', () => {
@@ -130,7 +156,8 @@ describe('reconnect backoff', () => {
 
 describe('mDNS service list', () => {
   test('parses adb lines and classifies the service types', () => {
-    const text = 'adb-R5CT1-AbCd\t_adb-tls-connect._tcp.\t192.168.1.20:41235\nadb-R5CT1-AbCd\t_adb-tls-pairing._tcp.\t192.168.1.20:37001\nlegacy\t_adb._tcp.\t192.168.1.30:5555\n\ngarbage\n';
+    const text =
+      'adb-R5CT1-AbCd\t_adb-tls-connect._tcp.\t192.168.1.20:41235\nadb-R5CT1-AbCd\t_adb-tls-pairing._tcp.\t192.168.1.20:37001\nlegacy\t_adb._tcp.\t192.168.1.30:5555\n\ngarbage\n';
     assert.deepEqual(
       parseMdnsServices(text).map((s) => [s.kind, s.address]),
       [

@@ -19,7 +19,9 @@ function frame(text: string): Buffer {
 }
 
 /** A scripted ADB server: one request per connection, answered by `answer(service)`. */
-async function scriptedAdb(answer: (service: string) => Answer): Promise<{ server: Server; port: number; requests: string[]; sockets: Set<Socket> }> {
+async function scriptedAdb(
+  answer: (service: string) => Answer,
+): Promise<{ server: Server; port: number; requests: string[]; sockets: Set<Socket> }> {
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -45,7 +47,12 @@ async function scriptedAdb(answer: (service: string) => Answer): Promise<{ serve
 }
 
 function linkTo(port: number): LanAdbServer {
-  return { address: `127.0.0.1:${port}`, client: Adb.createClient({ host: '127.0.0.1', port, bin: '/bin/false' }), on: () => undefined, off: () => undefined };
+  return {
+    address: `127.0.0.1:${port}`,
+    client: Adb.createClient({ host: '127.0.0.1', port, bin: '/bin/false' }),
+    on: () => undefined,
+    off: () => undefined,
+  };
 }
 
 async function codeOf(work: Promise<unknown>): Promise<BridgeError> {
@@ -64,14 +71,19 @@ describe('pairing and discovery through a newer ADB server', () => {
 
   before(async () => {
     modern = await scriptedAdb((service) => {
-      if (service === 'host:pair:123456:10.0.0.5:37001') return { ok: true, text: 'Successfully paired to 10.0.0.5:37001 [guid=adb-R5CT1-AbCd]' };
-      if (service.startsWith('host:pair:654321:')) return { ok: true, text: 'Failed: Wrong password or connection was dropped.' };
+      if (service === 'host:pair:123456:10.0.0.5:37001')
+        return { ok: true, text: 'Successfully paired to 10.0.0.5:37001 [guid=adb-R5CT1-AbCd]' };
+      if (service.startsWith('host:pair:654321:'))
+        return { ok: true, text: 'Failed: Wrong password or connection was dropped.' };
       if (service.startsWith('host:pair:111111:')) return 'silent';
       if (service.startsWith('host:pair:222222:')) return 'hangup';
-      if (service === 'host:mdns:services') return { ok: true, text: 'adb-R5CT1-AbCd\t_adb-tls-connect._tcp.\t10.0.0.5:41235\n' };
+      if (service === 'host:mdns:services')
+        return { ok: true, text: 'adb-R5CT1-AbCd\t_adb-tls-connect._tcp.\t10.0.0.5:41235\n' };
       return { ok: false, text: 'unknown host service' };
     });
-    old = await scriptedAdb((service) => (service === 'host:version' ? { ok: true, text: '0029' } : { ok: false, text: 'unknown host service' }));
+    old = await scriptedAdb((service) =>
+      service === 'host:version' ? { ok: true, text: '0029' } : { ok: false, text: 'unknown host service' },
+    );
   });
 
   after(async () => {
@@ -82,7 +94,7 @@ describe('pairing and discovery through a newer ADB server', () => {
     }
   });
 
-  test('a right code pairs; a refused code is pairing_failed with adb\'s reason', async () => {
+  test("a right code pairs; a refused code is pairing_failed with adb's reason", async () => {
     const ok = await pairLanDevice(linkTo(modern.port), '10.0.0.5:37001', '123456', { timeoutMs: 2000 });
     assert.equal(ok.status, 'paired');
     assert.match(ok.message, /add the phone/);
@@ -104,8 +116,14 @@ describe('pairing and discovery through a newer ADB server', () => {
     assert.equal(error.code, 'unreachable');
     assert.ok(Date.now() - startedAt < 2000);
     const before = modern.requests.length;
-    assert.equal((await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5', '123456', { timeoutMs: 300 }))).code, 'invalid_address');
-    assert.equal((await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5:37001', '12a456', { timeoutMs: 300 }))).code, 'invalid_arguments');
+    assert.equal(
+      (await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5', '123456', { timeoutMs: 300 }))).code,
+      'invalid_address',
+    );
+    assert.equal(
+      (await codeOf(pairLanDevice(linkTo(modern.port), '10.0.0.5:37001', '12a456', { timeoutMs: 300 }))).code,
+      'invalid_arguments',
+    );
     assert.equal(modern.requests.length, before);
   });
 
@@ -123,9 +141,15 @@ describe('pairing and discovery through a newer ADB server', () => {
 
   test('discovery lists services where offered, notes where not, and caches', async () => {
     let now = 1_000_000;
-    const discovery = new LanDiscovery([linkTo(modern.port), linkTo(old.port)], { cacheMs: 5000, timeoutMs: 1000, clock: () => now });
+    const discovery = new LanDiscovery([linkTo(modern.port), linkTo(old.port)], {
+      cacheMs: 5000,
+      timeoutMs: 1000,
+      clock: () => now,
+    });
     const first = await discovery.list();
-    assert.deepEqual(first.servers[0]?.services, [{ name: 'adb-R5CT1-AbCd', service_type: '_adb-tls-connect._tcp.', address: '10.0.0.5:41235', kind: 'connect' }]);
+    assert.deepEqual(first.servers[0]?.services, [
+      { name: 'adb-R5CT1-AbCd', service_type: '_adb-tls-connect._tcp.', address: '10.0.0.5:41235', kind: 'connect' },
+    ]);
     assert.equal(first.servers[0]?.supported, true);
     assert.equal(first.servers[1]?.supported, false);
     assert.match(first.servers[1]?.note ?? '', /platform-tools 30/);

@@ -12,7 +12,11 @@ test('a lease holds while it is used, online and under its maximum', () => {
 
 test('it ends after the idle timeout counted from the last tool call', () => {
   assert.equal(leaseEndsNow(lease, 15_000, undefined, GRACE), 'idle');
-  assert.equal(leaseEndsNow({ ...lease, idleTimeoutMs: null }, 50_000, undefined, GRACE), null, 'no idle timeout, no idle end');
+  assert.equal(
+    leaseEndsNow({ ...lease, idleTimeoutMs: null }, 50_000, undefined, GRACE),
+    null,
+    'no idle timeout, no idle end',
+  );
 });
 
 test('it ends at its maximum however busy it is', () => {

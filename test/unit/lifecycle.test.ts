@@ -160,12 +160,21 @@ void describe('Lifecycle', () => {
     const life = new Lifecycle('core', quiet);
     const gate = deferred();
     const first = life.start(() => gate.promise);
-    await assert.rejects(life.start(async () => undefined), { message: 'core already started' });
+    await assert.rejects(
+      life.start(async () => undefined),
+      { message: 'core already started' },
+    );
     gate.resolve();
     await first;
-    await assert.rejects(life.start(async () => undefined), { message: 'core already started' });
+    await assert.rejects(
+      life.start(async () => undefined),
+      { message: 'core already started' },
+    );
     await life.stop();
-    await assert.rejects(life.start(async () => undefined), { message: 'core already stopped' });
+    await assert.rejects(
+      life.start(async () => undefined),
+      { message: 'core already stopped' },
+    );
   });
 
   void test('stop is idempotent: releases run once, every call resolves when they are done', async () => {
@@ -190,7 +199,10 @@ void describe('Lifecycle', () => {
     await life.stop();
     assert.equal(life.state, 'stopped');
     assert.deepEqual(order, ['listener off']);
-    await assert.rejects(life.start(async () => undefined), { message: 'core already stopped' });
+    await assert.rejects(
+      life.start(async () => undefined),
+      { message: 'core already stopped' },
+    );
   });
 
   void test('after a failed start, stop releases what the start had added', async () => {

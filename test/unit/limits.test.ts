@@ -161,18 +161,51 @@ void describe('duration and size text (CLI flags, env)', () => {
     assert.deepEqual(parseLimitText('approval_timeout_ms', '2m', '--approval-timeout'), { ok: true, value: 120_000 });
     assert.deepEqual(parseLimitText('lease_max_duration_ms', 'none', '--lease-max'), { ok: true, value: null });
     assert.deepEqual(parseLimitText('lease_max_duration_ms', '8h', '--lease-max'), { ok: true, value: 28_800_000 });
-    assert.deepEqual(parseLimitText('file_cache_max_bytes', '64MiB', '--cache-size'), { ok: true, value: 64 * 1024 ** 2 });
+    assert.deepEqual(parseLimitText('file_cache_max_bytes', '64MiB', '--cache-size'), {
+      ok: true,
+      value: 64 * 1024 ** 2,
+    });
     assert.deepEqual(parseLimitText('queue_max_depth', '8', '--queue-depth'), { ok: true, value: 8 });
     const refused = (key: Parameters<typeof parseLimitText>[0], text: string, name: string, message: string): void => {
       assert.deepEqual(parseLimitText(key, text, name), { ok: false, message });
     };
-    refused('approval_timeout_ms', 'banana', '--approval-timeout', '--approval-timeout: "banana" is not a duration (e.g. 90s, 2m, 1h30m, 8h)');
-    refused('approval_timeout_ms', '500ms', '--approval-timeout', '--approval-timeout: 500 ms is out of range; approval countdown must be from 1 s to 1 h');
-    refused('approval_timeout_ms', 'none', 'DEVICE_BRIDGE_APPROVAL_TIMEOUT', 'DEVICE_BRIDGE_APPROVAL_TIMEOUT: "none" is not allowed here; approval countdown must be from 1 s to 1 h');
-    refused('lease_idle_timeout_ms', '10s', '--lease-idle', '--lease-idle: 10 s is out of range; idle timeout must be from 1 min to 7 d, or none (no cap)');
-    refused('file_cache_max_bytes', '1MiB', '--cache-size', '--cache-size: 1 MiB is out of range; cache size must be from 16 MiB to 64 GiB');
+    refused(
+      'approval_timeout_ms',
+      'banana',
+      '--approval-timeout',
+      '--approval-timeout: "banana" is not a duration (e.g. 90s, 2m, 1h30m, 8h)',
+    );
+    refused(
+      'approval_timeout_ms',
+      '500ms',
+      '--approval-timeout',
+      '--approval-timeout: 500 ms is out of range; approval countdown must be from 1 s to 1 h',
+    );
+    refused(
+      'approval_timeout_ms',
+      'none',
+      'DEVICE_BRIDGE_APPROVAL_TIMEOUT',
+      'DEVICE_BRIDGE_APPROVAL_TIMEOUT: "none" is not allowed here; approval countdown must be from 1 s to 1 h',
+    );
+    refused(
+      'lease_idle_timeout_ms',
+      '10s',
+      '--lease-idle',
+      '--lease-idle: 10 s is out of range; idle timeout must be from 1 min to 7 d, or none (no cap)',
+    );
+    refused(
+      'file_cache_max_bytes',
+      '1MiB',
+      '--cache-size',
+      '--cache-size: 1 MiB is out of range; cache size must be from 16 MiB to 64 GiB',
+    );
     refused('queue_max_depth', '3.5', '--queue-depth', '--queue-depth: "3.5" is not a whole number');
-    refused('queue_max_depth', '0', '--queue-depth', '--queue-depth: 0 is out of range; queue depth must be from 1 to 1000');
+    refused(
+      'queue_max_depth',
+      '0',
+      '--queue-depth',
+      '--queue-depth: 0 is out of range; queue depth must be from 1 to 1000',
+    );
   });
 });
 
@@ -180,7 +213,12 @@ void describe('LiveLimits', () => {
   void test('start options win over saved values, saved over defaults; a change applies, is saved and is announced', (t) => {
     const dir = tempDir(t);
     const warnings: string[] = [];
-    const first = new LiveLimits({ store: new StateStore(dir), start: {}, startNames: {}, warn: (m) => warnings.push(m) });
+    const first = new LiveLimits({
+      store: new StateStore(dir),
+      start: {},
+      startNames: {},
+      warn: (m) => warnings.push(m),
+    });
     assert.deepEqual(first.values(), defaultLimitValues());
     assert.deepEqual(first.sources().approval_timeout_ms, { from: 'default', start_option: null });
     const heard: unknown[] = [];
@@ -191,12 +229,22 @@ void describe('LiveLimits', () => {
     assert.equal(first.get('approval_timeout_ms'), 2000);
     assert.equal(first.sources().queue_max_depth.from, 'saved');
 
-    const start = startLimits({ dataDir: dir, approvalTimeoutMs: 5000, limitOrigins: { approval_timeout_ms: '--approval-timeout' }, lease: { idleTimeoutMs: null } });
+    const start = startLimits({
+      dataDir: dir,
+      approvalTimeoutMs: 5000,
+      limitOrigins: { approval_timeout_ms: '--approval-timeout' },
+      lease: { idleTimeoutMs: null },
+    });
     assert.deepEqual(start, {
       values: { approval_timeout_ms: 5000, lease_idle_timeout_ms: null },
       names: { approval_timeout_ms: '--approval-timeout', lease_idle_timeout_ms: 'lease.idleTimeoutMs' },
     });
-    const second = new LiveLimits({ store: new StateStore(dir), start: start.values, startNames: start.names, warn: (m) => warnings.push(m) });
+    const second = new LiveLimits({
+      store: new StateStore(dir),
+      start: start.values,
+      startNames: start.names,
+      warn: (m) => warnings.push(m),
+    });
     assert.equal(second.get('approval_timeout_ms'), 5000);
     assert.deepEqual(second.sources().approval_timeout_ms, { from: 'start', start_option: '--approval-timeout' });
     assert.equal(second.get('lease_idle_timeout_ms'), null);
@@ -227,14 +275,25 @@ void describe('LiveLimits', () => {
     assert.equal(limits.get('approval_timeout_ms'), defaultLimitValues().approval_timeout_ms);
     assert.equal(limits.get('file_cache_max_bytes'), defaultLimitValues().file_cache_max_bytes);
     assert.equal(warnings.length, 3, warnings.join('\n'));
-    assert.match(warnings[0] ?? '', /^Saved limit approval_timeout_ms must be .*; the bridge uses the default instead\.$/);
+    assert.match(
+      warnings[0] ?? '',
+      /^Saved limit approval_timeout_ms must be .*; the bridge uses the default instead\.$/,
+    );
     assert.match(warnings.join('\n'), /Saved limit "mystery" is not one this bridge knows/);
   });
 
   void test('a settings section of the wrong shape does not set the state file aside', (t) => {
     const dir = tempDir(t);
     for (const settings of [5, { limits: 'x' }, { limits: [1, 2] }]) {
-      writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, connector: { connectorId: 'conn_kept', lastSeenAt: null }, channels: {}, settings }));
+      writeFileSync(
+        join(dir, 'state.json'),
+        JSON.stringify({
+          version: 1,
+          connector: { connectorId: 'conn_kept', lastSeenAt: null },
+          channels: {},
+          settings,
+        }),
+      );
       const store = new StateStore(dir, () => assert.fail(`set aside for ${JSON.stringify(settings)}`));
       assert.equal(store.get().connector.connectorId, 'conn_kept');
       const limits = new LiveLimits({ store, start: {}, startNames: {}, warn: () => undefined });

@@ -23,7 +23,13 @@ function rawScreencap(): Buffer {
 function rig(options: { busy?: () => boolean } = {}) {
   let now = 1_000;
   let captures = 0;
-  const shell = { execOut: async () => { captures += 1; await new Promise((r) => setImmediate(r)); return rawScreencap(); } } as unknown as DeviceShell;
+  const shell = {
+    execOut: async () => {
+      captures += 1;
+      await new Promise((r) => setImmediate(r));
+      return rawScreencap();
+    },
+  } as unknown as DeviceShell;
   const device = { deviceId: 'dev_1', state: 'device' } as DeviceRecord;
   const frames = new LiveFrames({
     device: (id) => (id === 'dev_1' ? device : undefined),
@@ -45,7 +51,10 @@ function rig(options: { busy?: () => boolean } = {}) {
 async function allKept(r: ReturnType<typeof rig>): Promise<void> {
   const deadline = Date.now() + 5_000;
   while ((r.frames.latest('dev_1')?.seq ?? 0) !== r.captures()) {
-    if (Date.now() > deadline) throw new Error(`${r.captures()} captures taken, the newest kept frame is #${r.frames.latest('dev_1')?.seq ?? 0}: still capturing`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${r.captures()} captures taken, the newest kept frame is #${r.frames.latest('dev_1')?.seq ?? 0}: still capturing`,
+      );
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -18,11 +18,20 @@ function jpegOf(n: number): Buffer {
 }
 
 function part(jpeg: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`--BoundaryString\r\nContent-type: image/jpg\r\nContent-Length: ${jpeg.length}\r\n\r\n`), jpeg, Buffer.from('\r\n\r\n')]);
+  return Buffer.concat([
+    Buffer.from(`--BoundaryString\r\nContent-type: image/jpg\r\nContent-Length: ${jpeg.length}\r\n\r\n`),
+    jpeg,
+    Buffer.from('\r\n\r\n'),
+  ]);
 }
 
 /** A fake phone end: what the reader writes is kept; `push` feeds it bytes. */
-function fakeSocket(): { socket: Duplex; written: () => string; push: (data: Buffer | string) => void; end: () => void } {
+function fakeSocket(): {
+  socket: Duplex;
+  written: () => string;
+  push: (data: Buffer | string) => void;
+  end: () => void;
+} {
   const chunks: Buffer[] = [];
   const socket = new Duplex({
     read() {},
@@ -79,8 +88,20 @@ describe('helper MJPEG screen stream', () => {
     const cases: Array<[string, Buffer]> = [
       ['404', Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n')],
       ['json', Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}')],
-      ['too large', Buffer.concat([Buffer.from(HEAD, 'latin1'), Buffer.from(`--BoundaryString\r\nContent-Length: ${MAX_PART_BYTES + 1}\r\n\r\n`)])],
-      ['not jpeg', Buffer.concat([Buffer.from(HEAD, 'latin1'), Buffer.from('--BoundaryString\r\nContent-Length: 4\r\n\r\nabcd\r\n\r\n')])],
+      [
+        'too large',
+        Buffer.concat([
+          Buffer.from(HEAD, 'latin1'),
+          Buffer.from(`--BoundaryString\r\nContent-Length: ${MAX_PART_BYTES + 1}\r\n\r\n`),
+        ]),
+      ],
+      [
+        'not jpeg',
+        Buffer.concat([
+          Buffer.from(HEAD, 'latin1'),
+          Buffer.from('--BoundaryString\r\nContent-Length: 4\r\n\r\nabcd\r\n\r\n'),
+        ]),
+      ],
     ];
     for (const [name, bytes] of cases) {
       const fake = fakeSocket();

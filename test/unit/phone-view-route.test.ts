@@ -19,13 +19,16 @@ void describe('phone view route', () => {
   });
 
   void test('anything else opens no phone', () => {
-    for (const hash of ['', '#', '#token=abc', '#/devices/', '#/devices/a/b', '#/settings', '#/devices/%E0%A4%A']) assert.equal(phoneFromHash(hash), null, hash);
+    for (const hash of ['', '#', '#token=abc', '#/devices/', '#/devices/a/b', '#/settings', '#/devices/%E0%A4%A'])
+      assert.equal(phoneFromHash(hash), null, hash);
   });
 });
 
 void describe('tray: Watch <phone>', () => {
   void test('connected phones by name, in the chosen language; offline ones left out', () => {
-    const state = { devices: [device('d2', 'Pixel 7'), device('d1', 'Galaxy S23'), device('d3', 'Old phone', 'offline')] };
+    const state = {
+      devices: [device('d2', 'Pixel 7'), device('d1', 'Galaxy S23'), device('d3', 'Old phone', 'offline')],
+    };
     assert.deepEqual(trayPhoneEntries(state, 'en'), [
       { deviceId: 'd1', label: 'Watch Galaxy S23' },
       { deviceId: 'd2', label: 'Watch Pixel 7' },

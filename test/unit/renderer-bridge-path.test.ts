@@ -18,7 +18,10 @@ void describe('bridgePathBase', () => {
   });
 
   void test('prefixes bridge paths only', () => {
-    assert.equal(bridgePath('/files/refs/file_x?exp=1&sig=y', '/devices/console/'), '/devices/files/refs/file_x?exp=1&sig=y');
+    assert.equal(
+      bridgePath('/files/refs/file_x?exp=1&sig=y', '/devices/console/'),
+      '/devices/files/refs/file_x?exp=1&sig=y',
+    );
     assert.equal(bridgePath('/files/refs/file_x', '/console/'), '/files/refs/file_x');
     assert.equal(bridgePath('blob:abc', '/devices/console/'), 'blob:abc');
   });

@@ -1,6 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { forgetConsoleToken, fragmentWithoutToken, takeConsoleToken, tokenFromFragment } from '../../renderer/src/api/console-token';
+import {
+  forgetConsoleToken,
+  fragmentWithoutToken,
+  takeConsoleToken,
+  tokenFromFragment,
+} from '../../renderer/src/api/console-token';
 import type { TokenHost } from '../../renderer/src/api/console-token';
 
 function fakeHost(hash: string, stored: Record<string, string> = {}, blocked = false) {

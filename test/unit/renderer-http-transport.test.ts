@@ -25,7 +25,12 @@ async function startApi(handlers: Record<string, (req: IncomingMessage, res: Ser
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body: Buffer.concat(chunks).toString() });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        auth: req.headers.authorization,
+        body: Buffer.concat(chunks).toString(),
+      });
       if (req.headers.authorization !== `Bearer ${TOKEN}`) {
         res.writeHead(401, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'a valid admin token is required' } }));
@@ -96,7 +101,9 @@ void describe('HTTP transport (web console)', () => {
     assert.deepEqual(await client.decideApproval('ap/1', 'approve_for_lease'), { status: 'approved' });
     assert.deepEqual(await client.extendChannel('ch_1', 1_800_000), { status: 'extended' });
     assert.deepEqual(await client.forgetLanDevice('192.168.1.20:5555'), { status: 'forgotten' });
-    assert.deepEqual(await client.decidePairing('as_1', { action: 'approve', device_id: 'dev_1' }), { status: 'approved' });
+    assert.deepEqual(await client.decidePairing('as_1', { action: 'approve', device_id: 'dev_1' }), {
+      status: 'approved',
+    });
 
     assert.ok(api.seen.every((s) => s.auth === `Bearer ${TOKEN}`));
     assert.deepEqual(JSON.parse(api.seen[0]!.body), { decision: 'approve_for_lease' });
@@ -107,7 +114,8 @@ void describe('HTTP transport (web console)', () => {
 
   void test('rebuilds {error:{code,message}} as ApiError; 401 becomes "unauthorized"', async () => {
     const api = await startApi({
-      'POST /admin/api/lan-devices': (_req, res) => json(res, 400, { error: { code: 'invalid_address', message: 'address must be HOST[:PORT]' } }),
+      'POST /admin/api/lan-devices': (_req, res) =>
+        json(res, 400, { error: { code: 'invalid_address', message: 'address must be HOST[:PORT]' } }),
       'GET /admin/api/settings': (_req, res) => {
         res.writeHead(502, 'Bad Gateway');
         res.end('<html>proxy</html>');
@@ -116,18 +124,32 @@ void describe('HTTP transport (web console)', () => {
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN });
     await assert.rejects(client.addLanDevice('bad address'), (e: unknown) => {
-      return e instanceof ApiError && e.code === 'invalid_address' && e.status === 400 && e.message === 'address must be HOST[:PORT]';
+      return (
+        e instanceof ApiError &&
+        e.code === 'invalid_address' &&
+        e.status === 400 &&
+        e.message === 'address must be HOST[:PORT]'
+      );
     });
-    await assert.rejects(client.getSettings(), (e: unknown) => e instanceof ApiError && e.code === 'bad_response' && e.status === 502);
+    await assert.rejects(
+      client.getSettings(),
+      (e: unknown) => e instanceof ApiError && e.code === 'bad_response' && e.status === 502,
+    );
     const wrong = createHttpTransport({ origin: api.origin, token: 'wrong-token-0123456789' });
-    await assert.rejects(wrong.getState(), (e: unknown) => e instanceof ApiError && e.code === 'unauthorized' && e.status === 401);
+    await assert.rejects(
+      wrong.getState(),
+      (e: unknown) => e instanceof ApiError && e.code === 'unauthorized' && e.status === 401,
+    );
   });
 
   void test('a bridge that does not answer fails with "unreachable" at the deadline', async () => {
     const api = await startApi({ 'GET /admin/api/state': () => undefined /* never answers */ });
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN, requestTimeoutMs: 200 });
-    await assert.rejects(client.getState(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable' && /did not answer/.test(e.message));
+    await assert.rejects(
+      client.getState(),
+      (e: unknown) => e instanceof ApiError && e.code === 'unreachable' && /did not answer/.test(e.message),
+    );
     const closed = createHttpTransport({ origin: 'http://127.0.0.1:1', token: TOKEN });
     await assert.rejects(closed.getState(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable');
   });

@@ -30,13 +30,28 @@ function fakePreload() {
     checkDevice: record('checkDevice', { device_id: 'dev_1', checked_at: 1, running: false, checks: [] }),
     setDeviceHelper: record('setDeviceHelper', {
       status: 'enabled',
-      helper: { enabled: true, chosen: true, state: 'installing', version: null, last_error: null, last_error_code: null, lanes: { helper: 0, adb: 0 }, paused_until: null, network_addresses: null, network_accepted: false, watched_at: null },
+      helper: {
+        enabled: true,
+        chosen: true,
+        state: 'installing',
+        version: null,
+        last_error: null,
+        last_error_code: null,
+        lanes: { helper: 0, adb: 0 },
+        paused_until: null,
+        network_addresses: null,
+        network_accepted: false,
+        watched_at: null,
+      },
     }),
     getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6', network_default: false }),
     putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6', network_default: false }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     listSecrets: () => ok({ secrets: [] }),
-    putSecret: record('putSecret', { status: 'created' as const, secret: { name: 'lab-login', devices: null, created_at: 1, updated_at: 1 } }),
+    putSecret: record('putSecret', {
+      status: 'created' as const,
+      secret: { name: 'lab-login', devices: null, created_at: 1, updated_at: 1 },
+    }),
     deleteSecret: record('deleteSecret', { status: 'deleted' }),
     addLanDevice: () => Promise.reject(new Error('unused')),
     forgetLanDevice: record('forgetLanDevice', { status: 'forgotten' }),
@@ -51,7 +66,15 @@ function fakePreload() {
     putPolicies: (p) => ok(p),
     getDeviceScreen: record('getDeviceScreen', new Uint8Array([0xff, 0xd8, 9])),
     getDeviceActions: record('getDeviceActions', { device_id: 'dev_1', capacity: 50, actions: [] }),
-    getDeviceFrame: record('getDeviceFrame', { bytes: new Uint8Array([0xff, 0xd8, 7]), seq: 12, at: 1_700_000_000_000, screen_width: 1080, screen_height: 2400, fresh: false, lane: 'helper' }),
+    getDeviceFrame: record('getDeviceFrame', {
+      bytes: new Uint8Array([0xff, 0xd8, 7]),
+      seq: 12,
+      at: 1_700_000_000_000,
+      screen_width: 1080,
+      screen_height: 2400,
+      fresh: false,
+      lane: 'helper',
+    }),
     getActionScreen: record('getActionScreen', new Uint8Array([0xff, 0xd8, 5])),
     onAdminEvent: (listener) => {
       listeners.add(listener);
@@ -83,7 +106,10 @@ void describe('IPC transport (desktop app)', () => {
 
   void test('errors keep their stable code across IPC', async () => {
     const api = createIpcTransport(fakePreload().bridge);
-    await assert.rejects(api.stopDevice('dev_x'), (e: unknown) => e instanceof ApiError && e.code === 'device_not_found' && e.message === 'no such phone');
+    await assert.rejects(
+      api.stopDevice('dev_x'),
+      (e: unknown) => e instanceof ApiError && e.code === 'device_not_found' && e.message === 'no such phone',
+    );
     await assert.rejects(api.getSettings(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable');
   });
 
@@ -106,7 +132,10 @@ void describe('IPC transport (desktop app)', () => {
     const api = createIpcTransport(bridge);
     const frame = await api.getDeviceFrame('dev_1', 719.6, 11);
     assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720, after: 11 } });
-    assert.deepEqual([frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh, frame.lane], [12, 1080, 2400, false, 'helper']);
+    assert.deepEqual(
+      [frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh, frame.lane],
+      [12, 1080, 2400, false, 'helper'],
+    );
     assert.equal(frame.blob.type, 'image/jpeg');
     const shot = await api.getActionScreen('dev_1', 'act_1');
     assert.deepEqual(calls.at(-1), { name: 'getActionScreen', args: { device_id: 'dev_1', action_id: 'act_1' } });

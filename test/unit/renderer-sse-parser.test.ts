@@ -50,7 +50,10 @@ void describe('SSE parser for the admin event stream', () => {
   });
 
   void test('payloads become admin events; anything unexpected still means "state changed"', () => {
-    assert.deepEqual(toAdminEvent({ event: 'message', data: '{"type":"approval","approval_id":"a"}' }), { type: 'approval', approval_id: 'a' });
+    assert.deepEqual(toAdminEvent({ event: 'message', data: '{"type":"approval","approval_id":"a"}' }), {
+      type: 'approval',
+      approval_id: 'a',
+    });
     assert.deepEqual(toAdminEvent({ event: 'message', data: '{"type":"weird","x":1}' }), { type: 'state', x: 1 });
     assert.deepEqual(toAdminEvent({ event: 'message', data: 'not json' }), { type: 'state' });
     assert.deepEqual(toAdminEvent({ event: 'message', data: '[1,2]' }), { type: 'state' });

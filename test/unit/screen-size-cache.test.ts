@@ -30,7 +30,8 @@ function rig() {
   const inside = (x: number, y: number) => (size: ScreenSize) => x < size.width && y < size.height;
   return {
     cache,
-    get: (accepts?: (size: ScreenSize) => boolean, signal?: AbortSignal) => cache.get('phone', shell, { timeoutMs: 5_000, ...(signal ? { signal } : {}) }, accepts),
+    get: (accepts?: (size: ScreenSize) => boolean, signal?: AbortSignal) =>
+      cache.get('phone', shell, { timeoutMs: 5_000, ...(signal ? { signal } : {}) }, accepts),
     inside,
     advance: (ms: number) => (now += ms),
     rotate: (size: ScreenSize) => (current = size),

@@ -31,7 +31,10 @@ void describe('UrlSigner', () => {
     for (const bad of [Buffer.alloc(31), 'a'.repeat(64), undefined]) {
       assert.throws(
         () => new UrlSigner(bad as Buffer),
-        (e: unknown) => e instanceof BridgeError && e.code === 'invalid_arguments' && e.message === 'secret must be a Buffer of at least 32 bytes',
+        (e: unknown) =>
+          e instanceof BridgeError &&
+          e.code === 'invalid_arguments' &&
+          e.message === 'secret must be a Buffer of at least 32 bytes',
       );
     }
     assert.equal(createUrlSecret().length, 32);
@@ -70,13 +73,25 @@ void describe('UrlSigner', () => {
     const sig = query.get('sig')!;
     const exp = query.get('exp')!;
     for (let i = 0; i < sig.length; i++) {
-      assert.equal(signer.verify(signedRef, new URLSearchParams({ exp, sig: flip(sig, i, B64URL) })), 'bad_signature', `sig char ${i}`);
+      assert.equal(
+        signer.verify(signedRef, new URLSearchParams({ exp, sig: flip(sig, i, B64URL) })),
+        'bad_signature',
+        `sig char ${i}`,
+      );
     }
     for (let i = 0; i < exp.length; i++) {
-      assert.equal(signer.verify(signedRef, new URLSearchParams({ exp: flip(exp, i, '0123456789'), sig })), 'bad_signature', `exp char ${i}`);
+      assert.equal(
+        signer.verify(signedRef, new URLSearchParams({ exp: flip(exp, i, '0123456789'), sig })),
+        'bad_signature',
+        `exp char ${i}`,
+      );
     }
     for (let i = 'file_'.length; i < signedRef.length; i++) {
-      assert.equal(signer.verify(flip(signedRef, i, B64URL), new URLSearchParams({ exp, sig })), 'bad_signature', `ref char ${i}`);
+      assert.equal(
+        signer.verify(flip(signedRef, i, B64URL), new URLSearchParams({ exp, sig })),
+        'bad_signature',
+        `ref char ${i}`,
+      );
     }
   });
 

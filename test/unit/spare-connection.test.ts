@@ -21,13 +21,16 @@ function rig(idleMs = 60_000, clock?: () => number) {
   const opened: FakeConnection[] = [];
   let attempts = 0;
   const failing = new Set<number>();
-  const slot = new SpareConnectionPool(async () => {
-    attempts += 1;
-    if (failing.has(attempts)) throw new Error('ECONNREFUSED');
-    const c = new FakeConnection(opened.length + 1);
-    opened.push(c);
-    return c;
-  }, { idleMs, maxSpares: 6, clock: clock ?? stepClock });
+  const slot = new SpareConnectionPool(
+    async () => {
+      attempts += 1;
+      if (failing.has(attempts)) throw new Error('ECONNREFUSED');
+      const c = new FakeConnection(opened.length + 1);
+      opened.push(c);
+      return c;
+    },
+    { idleMs, maxSpares: 6, clock: clock ?? stepClock },
+  );
   return { slot, opened, failAttempt: (n: number) => failing.add(n) };
 }
 
@@ -113,7 +116,10 @@ void test('a burst of commands (one status call) is followed by as many spares, 
   assert.equal(slot.size(), 6);
   now += 1_000;
   const second = await Promise.all(Array.from({ length: 6 }, () => slot.take()));
-  assert.ok(second.every((t) => t.spare), 'all six found a ready connection');
+  assert.ok(
+    second.every((t) => t.spare),
+    'all six found a ready connection',
+  );
   await settle();
   assert.equal(slot.size(), 6, 'the burst’s spares were replaced once its requests were on their way');
   const before = opened.length;

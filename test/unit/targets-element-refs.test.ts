@@ -17,24 +17,48 @@ import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 function nodeXml(attrs: Record<string, string>): string {
   const all = {
-    index: '0', text: '', 'resource-id': '', class: 'android.widget.TextView', package: 'com.shop', 'content-desc': '',
-    checkable: 'false', checked: 'false', clickable: 'false', enabled: 'true', focusable: 'false', focused: 'false',
-    scrollable: 'false', 'long-clickable': 'false', password: 'false', selected: 'false', bounds: '[0,0][100,100]',
+    index: '0',
+    text: '',
+    'resource-id': '',
+    class: 'android.widget.TextView',
+    package: 'com.shop',
+    'content-desc': '',
+    checkable: 'false',
+    checked: 'false',
+    clickable: 'false',
+    enabled: 'true',
+    focusable: 'false',
+    focused: 'false',
+    scrollable: 'false',
+    'long-clickable': 'false',
+    password: 'false',
+    selected: 'false',
+    bounds: '[0,0][100,100]',
     ...attrs,
   };
-  return `<node ${Object.entries(all).map(([k, v]) => `${k}="${v}"`).join(' ')} />`;
+  return `<node ${Object.entries(all)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(' ')} />`;
 }
 
 /** A screen: a title (nothing to act on), a "Pay" button and a "Cancel" button at `payTop`. */
 function screenXml(payTop = 800, title = 'Checkout'): string {
   const body = [
     nodeXml({ text: title, bounds: '[40,200][1040,300]' }),
-    nodeXml({ text: 'Pay $25.00', 'resource-id': 'com.shop:id/pay', class: 'android.widget.Button', clickable: 'true', focusable: 'true', bounds: `[40,${payTop}][1040,${payTop + 100}]` }),
+    nodeXml({
+      text: 'Pay $25.00',
+      'resource-id': 'com.shop:id/pay',
+      class: 'android.widget.Button',
+      clickable: 'true',
+      focusable: 'true',
+      bounds: `[40,${payTop}][1040,${payTop + 100}]`,
+    }),
     nodeXml({ text: 'Cancel', class: 'android.widget.Button', clickable: 'true', bounds: '[40,1200][1040,1300]' }),
   ].join('');
   const root = `<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">${body}</node>`;
@@ -52,7 +76,13 @@ interface GateView {
 }
 
 /** A tool's context on one phone over a scripted shell, with the real PhoneMemory behind it (as tool-services.ts wires it). */
-function contextOn(memory: PhoneMemory, shell: FakeDeviceShell, gate: GateView = {}, channelId = 'chan-1', deviceId = 'phone-1'): ToolContext {
+function contextOn(
+  memory: PhoneMemory,
+  shell: FakeDeviceShell,
+  gate: GateView = {},
+  channelId = 'chan-1',
+  deviceId = 'phone-1',
+): ToolContext {
   return {
     channelId,
     device: { deviceId } as DeviceRecord,
@@ -93,7 +123,8 @@ describe('the form of a ref and the tags of reads', () => {
     assert.equal(formatRef('kq', 12), '@kq12');
     assert.deepEqual(parseRef('@kq12'), { tag: 'kq', index: 12 });
     assert.deepEqual(parseRef('@a0'), { tag: 'a', index: 0 });
-    for (const bad of ['kq12', '@12', '@kq', '@KQ12', '@kq-1', '@kq12 ', 'e12', '@kq123456']) assert.equal(parseRef(bad), null, bad);
+    for (const bad of ['kq12', '@12', '@kq', '@KQ12', '@kq-1', '@kq12 ', 'e12', '@kq123456'])
+      assert.equal(parseRef(bad), null, bad);
   });
 
   test('tags start at a random two-letter tag and never repeat (aa…zz, then three letters)', () => {
@@ -124,7 +155,10 @@ describe('the form of a ref and the tags of reads', () => {
     assert.notEqual(otherPhone.refs.tag, back.refs.tag);
     memory.forgetChannel('chan-1');
     assert.equal(memory.lastTree('chan-1'), undefined);
-    assert.notEqual(memory.rememberTree('chan-1', 'phone-2', compact(screenXml()), 'sig-a', 0).refs.tag, otherPhone.refs.tag);
+    assert.notEqual(
+      memory.rememberTree('chan-1', 'phone-2', compact(screenXml()), 'sig-a', 0).refs.tag,
+      otherPhone.refs.tag,
+    );
   });
 });
 
@@ -139,17 +173,30 @@ describe('when a ref holds (refTarget)', () => {
 
   test('from the channel’s last read with no action since: the element it names', () => {
     assert.equal(refTarget(pay, tree, now).text, 'Pay $25.00');
-    assert.equal(refTarget(pay, tree, { ...now, checkedKey: tree.refs.key }).text, 'Pay $25.00', 'a check that found the same screen');
+    assert.equal(
+      refTarget(pay, tree, { ...now, checkedKey: tree.refs.key }).text,
+      'Pay $25.00',
+      'a check that found the same screen',
+    );
   });
 
   test('stale, with the fix: another read’s tag, no read, another phone, an action since, a changed screen', () => {
-    const stale = (pattern: RegExp) => (e: unknown): boolean => isCode('ref_stale', pattern)(e) && (e as BridgeError).details?.fix === REF_STALE_FIX;
+    const stale =
+      (pattern: RegExp) =>
+      (e: unknown): boolean =>
+        isCode('ref_stale', pattern)(e) && (e as BridgeError).details?.fix === REF_STALE_FIX;
     assert.throws(() => refTarget(formatRef('zzzzz', payIndex), tree, now), stale(/not from this channel's last read/));
     assert.throws(() => refTarget(pay, undefined, now), stale(/not from this channel's last read/));
-    assert.throws(() => refTarget(pay, tree, { ...now, deviceId: 'phone-2' }), stale(/not from this channel's last read/));
+    assert.throws(
+      () => refTarget(pay, tree, { ...now, deviceId: 'phone-2' }),
+      stale(/not from this channel's last read/),
+    );
     assert.throws(() => refTarget(pay, tree, { ...now, actions: 5 }), stale(/acted on since/));
     assert.throws(() => refTarget(pay, tree, { ...now, checkedKey: 'another-screen' }), stale(/screen changed/));
-    assert.throws(() => refTarget(pay, tree, { ...now, actions: 5 }), /Fix: read the screen again with android_ui_tree; refs expire with any control action/);
+    assert.throws(
+      () => refTarget(pay, tree, { ...now, actions: 5 }),
+      /Fix: read the screen again with android_ui_tree; refs expire with any control action/,
+    );
   });
 
   test('a ref of that read naming nothing to act on is element_not_found; a malformed one invalid', () => {
@@ -161,7 +208,15 @@ describe('when a ref holds (refTarget)', () => {
   test('the refs a call names: its own, and its batch steps’', () => {
     assert.deepEqual(refsIn({ ref: '@ab1' }), ['@ab1']);
     assert.deepEqual(refsIn({ x: 1, y: 2 }), []);
-    assert.deepEqual(refsIn({ steps: [{ tool: 'android_tap', arguments: { ref: '@ab1' } }, { tool: 'android_press_key', arguments: { key: 'back' } }] }), ['@ab1']);
+    assert.deepEqual(
+      refsIn({
+        steps: [
+          { tool: 'android_tap', arguments: { ref: '@ab1' } },
+          { tool: 'android_press_key', arguments: { key: 'back' } },
+        ],
+      }),
+      ['@ab1'],
+    );
   });
 });
 
@@ -183,7 +238,10 @@ describe('a tool resolving a ref (targets.ts over a scripted shell)', () => {
     const phone = phoneShowing(screenXml());
     const ctx = contextOn(memory, phone.shell);
     const read = await freshTree(ctx);
-    const ref = formatRef(read.refTag, read.nodes.findIndex((n) => n.text === 'Pay $25.00'));
+    const ref = formatRef(
+      read.refTag,
+      read.nodes.findIndex((n) => n.text === 'Pay $25.00'),
+    );
     memory.acted('phone-1');
     await assert.rejects(resolvePoint(ctx, { ref }), isCode('ref_stale', /acted on since/));
     const same = await freshTree(ctx);
@@ -225,7 +283,10 @@ describe('a tool resolving a ref (targets.ts over a scripted shell)', () => {
     const ui = observed.ui as Array<{ ref?: string; text?: string }>;
     const ref = ui.find((n) => n.text === 'Pay $25.00')?.ref;
     assert.match(String(ref), /^@[a-z]+\d+$/);
-    assert.ok(ui.every((n) => n.ref !== undefined), 'every listed element has a ref');
+    assert.ok(
+      ui.every((n) => n.ref !== undefined),
+      'every listed element has a ref',
+    );
     // The pipeline notes the call's action once it ends.
     memory.acted('phone-1');
     assert.equal((await resolvePoint(ctx, { ref: String(ref) })).y, 850);
@@ -235,7 +296,10 @@ describe('a tool resolving a ref (targets.ts over a scripted shell)', () => {
     const memory = new PhoneMemory(Date.now);
     const { shell } = phoneShowing(screenXml());
     const read = await freshTree(contextOn(memory, shell));
-    const ref = formatRef(read.refTag, read.nodes.findIndex((n) => n.text === 'Pay $25.00'));
+    const ref = formatRef(
+      read.refTag,
+      read.nodes.findIndex((n) => n.text === 'Pay $25.00'),
+    );
     const same = contextOn(memory, shell, { treeRead: parseUiXml(screenXml()) });
     assert.equal((await resolvePoint(same, { ref })).y, 850);
     const moved = contextOn(memory, shell, { treeRead: parseUiXml(screenXml(900)) });
@@ -247,7 +311,10 @@ describe('a tool resolving a ref (targets.ts over a scripted shell)', () => {
     const memory = new PhoneMemory(Date.now);
     const phone = phoneShowing(screenXml());
     const read = await freshTree(contextOn(memory, phone.shell));
-    const ref = formatRef(read.refTag, read.nodes.findIndex((n) => n.text === 'Pay $25.00'));
+    const ref = formatRef(
+      read.refTag,
+      read.nodes.findIndex((n) => n.text === 'Pay $25.00'),
+    );
     const held = contextOn(memory, phone.shell, { treeRead: parseUiXml(screenXml()), held: true });
     assert.equal((await resolvePoint(held, { ref })).y, 850);
     assert.equal(dumps(phone.shell), 2);
@@ -264,7 +331,10 @@ describe('the argument schemas', () => {
     assert.ok(args('android_long_press').safeParse({ ref: '@kq12', duration_ms: 900 }).success);
     assert.ok(args('android_type_text').safeParse({ text: 'hi', ref: '@kq12' }).success);
     assert.ok(!args('android_tap').safeParse({ ref: '@kq12', x: 1, y: 2 }).success, 'a ref with coordinates');
-    assert.ok(!args('android_long_press').safeParse({ ref: '@kq12', element: { text: 'Pay' } }).success, 'a ref with a selector');
+    assert.ok(
+      !args('android_long_press').safeParse({ ref: '@kq12', element: { text: 'Pay' } }).success,
+      'a ref with a selector',
+    );
     assert.ok(!args('android_type_text').safeParse({ text: 'hi', ref: '@kq12', element: { text: 'Name' } }).success);
     assert.ok(!args('android_tap').safeParse({ ref: 'kq12' }).success);
     assert.ok(!args('android_tap').safeParse({ ref: 12 }).success);
@@ -273,10 +343,28 @@ describe('the argument schemas', () => {
 
   test('a batch takes a ref in its first step only (every step acts, and refs expire with any action)', () => {
     const batch = args('android_batch');
-    assert.ok(batch.safeParse({ steps: [{ tool: 'android_tap', arguments: { ref: '@kq12' } }, { tool: 'android_press_key', arguments: { key: 'back' } }] }).success);
-    const later = batch.safeParse({ steps: [{ tool: 'android_press_key', arguments: { key: 'back' } }, { tool: 'android_tap', arguments: { ref: '@kq12' } }] });
+    assert.ok(
+      batch.safeParse({
+        steps: [
+          { tool: 'android_tap', arguments: { ref: '@kq12' } },
+          { tool: 'android_press_key', arguments: { key: 'back' } },
+        ],
+      }).success,
+    );
+    const later = batch.safeParse({
+      steps: [
+        { tool: 'android_press_key', arguments: { key: 'back' } },
+        { tool: 'android_tap', arguments: { ref: '@kq12' } },
+      ],
+    });
     assert.ok(!later.success);
-    assert.match(later.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'), /steps\.1\.arguments\.ref: a ref works only in the first step/);
-    assert.ok(!batch.safeParse({ steps: [{ tool: 'android_tap', arguments: { ref: '@kq12', x: 3, y: 4 } }] }).success, 'a step’s own schema applies');
+    assert.match(
+      later.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'),
+      /steps\.1\.arguments\.ref: a ref works only in the first step/,
+    );
+    assert.ok(
+      !batch.safeParse({ steps: [{ tool: 'android_tap', arguments: { ref: '@kq12', x: 3, y: 4 } }] }).success,
+      'a step’s own schema applies',
+    );
   });
 });

@@ -16,9 +16,12 @@ import { ensureSelfSigned } from '../../main/core/tls/self-signed';
 import type { Logger } from '../../main/core/logging/logger';
 import { createTestCa } from '../helpers/test-ca';
 
-function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {
+function recordingLogger(): Logger & {
+  lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }>;
+} {
   const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
-  const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields ? { fields } : {}) });
+  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, message, ...(fields ? { fields } : {}) });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -35,10 +38,16 @@ void describe('x509 certificate writer', () => {
   void test('a CA-signed server certificate reads back with its names, addresses, issuer and signature', () => {
     const ca = createTestCa();
     try {
-      const issued = ca.issue({ dnsNames: ['localhost', 'lab-box.example'], ipAddresses: ['127.0.0.1', '192.168.7.20', '::1', 'fd00::7', '::ffff:10.1.2.3'] });
+      const issued = ca.issue({
+        dnsNames: ['localhost', 'lab-box.example'],
+        ipAddresses: ['127.0.0.1', '192.168.7.20', '::1', 'fd00::7', '::ffff:10.1.2.3'],
+      });
       const cert = new X509Certificate(issued.certPem);
       const caCert = new X509Certificate(ca.pem);
-      assert.equal(cert.subjectAltName, 'DNS:localhost, DNS:lab-box.example, IP Address:127.0.0.1, IP Address:192.168.7.20, IP Address:0:0:0:0:0:0:0:1, IP Address:FD00:0:0:0:0:0:0:7, IP Address:0:0:0:0:0:FFFF:A01:203');
+      assert.equal(
+        cert.subjectAltName,
+        'DNS:localhost, DNS:lab-box.example, IP Address:127.0.0.1, IP Address:192.168.7.20, IP Address:0:0:0:0:0:0:0:1, IP Address:FD00:0:0:0:0:0:0:7, IP Address:0:0:0:0:0:FFFF:A01:203',
+      );
       assert.ok(cert.checkIssued(caCert));
       assert.ok(cert.verify(ca.keys.publicKey));
       assert.equal(cert.ca, false);
@@ -55,13 +64,40 @@ void describe('x509 certificate writer', () => {
 
   void test('dates after 2049 are GeneralizedTime, and bad input is refused with a precise message', () => {
     const keys = generateEcKeyPair();
-    const pem = createCertificatePem({ commonName: 'far', notBefore: new Date('2049-12-31T23:00:00Z'), notAfter: new Date('2061-02-03T04:05:06Z'), publicKey: keys.publicKey, signingKey: keys.privateKey });
+    const pem = createCertificatePem({
+      commonName: 'far',
+      notBefore: new Date('2049-12-31T23:00:00Z'),
+      notAfter: new Date('2061-02-03T04:05:06Z'),
+      publicKey: keys.publicKey,
+      signingKey: keys.privateKey,
+    });
     const cert = new X509Certificate(pem);
     assert.equal(cert.validFrom, 'Dec 31 23:00:00 2049 GMT');
     assert.equal(cert.validTo, 'Feb  3 04:05:06 2061 GMT');
     assert.ok(cert.verify(keys.publicKey));
-    assert.throws(() => createCertificatePem({ commonName: 'x', notBefore: new Date(2), notAfter: new Date(1), publicKey: keys.publicKey, signingKey: keys.privateKey }), /notAfter must be after notBefore/);
-    assert.throws(() => createCertificatePem({ commonName: 'x', dnsNames: ['bad name'], notBefore: new Date(1), notAfter: new Date(2), publicKey: keys.publicKey, signingKey: keys.privateKey }), /"bad name" is not printable ASCII/);
+    assert.throws(
+      () =>
+        createCertificatePem({
+          commonName: 'x',
+          notBefore: new Date(2),
+          notAfter: new Date(1),
+          publicKey: keys.publicKey,
+          signingKey: keys.privateKey,
+        }),
+      /notAfter must be after notBefore/,
+    );
+    assert.throws(
+      () =>
+        createCertificatePem({
+          commonName: 'x',
+          dnsNames: ['bad name'],
+          notBefore: new Date(1),
+          notAfter: new Date(2),
+          publicKey: keys.publicKey,
+          signingKey: keys.privateKey,
+        }),
+      /"bad name" is not printable ASCII/,
+    );
   });
 
   void test('ipBytes spells every IPv6 form', () => {
@@ -87,19 +123,40 @@ void describe('TLS files', () => {
       const expectError = (files: { certFile: string; keyFile: string }, file: string, text: RegExp): void => {
         assert.throws(
           () => loadTlsIdentity(files),
-          (e: unknown) => e instanceof TlsFileError && e.code === 'tls_file_invalid' && e.file === file && e.message.includes(file) && text.test(e.message),
+          (e: unknown) =>
+            e instanceof TlsFileError &&
+            e.code === 'tls_file_invalid' &&
+            e.file === file &&
+            e.message.includes(file) &&
+            text.test(e.message),
         );
       };
-      expectError({ certFile: missing, keyFile: good.keyFile }, missing, /TLS certificate .* cannot be read \(no such file\)/);
-      expectError({ certFile: good.certFile, keyFile: missing }, missing, /TLS private key .* cannot be read \(no such file\)/);
+      expectError(
+        { certFile: missing, keyFile: good.keyFile },
+        missing,
+        /TLS certificate .* cannot be read \(no such file\)/,
+      );
+      expectError(
+        { certFile: good.certFile, keyFile: missing },
+        missing,
+        /TLS private key .* cannot be read \(no such file\)/,
+      );
       expectError({ certFile: garbage, keyFile: good.keyFile }, garbage, /is not a PEM certificate/);
       expectError({ certFile: good.certFile, keyFile: garbage }, garbage, /is not an unencrypted PEM private key/);
       const otherKey = join(ca.dir, 'other-key.pem');
       writeFileSync(otherKey, generateEcKeyPair().privateKey.export({ type: 'pkcs8', format: 'pem' }));
-      expectError({ certFile: good.certFile, keyFile: otherKey }, otherKey, new RegExp(`does not belong to the certificate ${good.certFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      expectError(
+        { certFile: good.certFile, keyFile: otherKey },
+        otherKey,
+        new RegExp(`does not belong to the certificate ${good.certFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      );
       const identity = loadTlsIdentity(good);
       assert.equal(identity.fingerprint256, new X509Certificate(good.certPem).fingerprint256);
-      assert.deepEqual(identity.subjectAltNames, ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']);
+      assert.deepEqual(identity.subjectAltNames, [
+        'DNS:localhost',
+        'IP Address:127.0.0.1',
+        'IP Address:0:0:0:0:0:0:0:1',
+      ]);
     } finally {
       ca.cleanup();
     }
@@ -126,7 +183,10 @@ void describe('TLS files', () => {
       assert.equal(material.current.fingerprint256, fp2, 'the old certificate is still served');
       const warnings = material.warnings();
       assert.equal(warnings.length, 1);
-      assert.match(warnings[0]!, new RegExp(`TLS certificate ${first.certFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a PEM certificate`));
+      assert.match(
+        warnings[0]!,
+        new RegExp(`TLS certificate ${first.certFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a PEM certificate`),
+      );
       assert.match(warnings[0]!, /keeps serving the previous certificate/);
       writeFileSync(first.certFile, '-----BEGIN CERTIFICATE-----\nstill truncated\n');
       material.refresh();
@@ -144,7 +204,11 @@ void describe('TLS files', () => {
     const ca = createTestCa();
     try {
       const files = ca.issue();
-      const material = new TlsMaterial({ files, logger: recordingLogger(), clock: () => Date.now() + 365 * 24 * 3600_000 });
+      const material = new TlsMaterial({
+        files,
+        logger: recordingLogger(),
+        clock: () => Date.now() + 365 * 24 * 3600_000,
+      });
       assert.match(material.warnings()[0] ?? '', /expired on .*clients will refuse it/);
     } finally {
       ca.cleanup();
@@ -164,13 +228,18 @@ void describe('self-signed certificate', () => {
       assert.ok(cert.checkHost('localhost'));
       assert.ok(cert.checkIP('127.0.0.1'));
       assert.ok(cert.checkIP('::1'));
-      if (/^[A-Za-z0-9.-]+$/.test(hostname())) assert.ok(cert.checkHost(hostname().toLowerCase()), `names ${hostname()}`);
+      if (/^[A-Za-z0-9.-]+$/.test(hostname()))
+        assert.ok(cert.checkHost(hostname().toLowerCase()), `names ${hostname()}`);
       const validDays = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
       assert.ok(validDays > 820 && validDays <= 825, `valid for ${validDays} days`);
 
       const again = ensureSelfSigned(dataDir);
       assert.equal(again.created, false);
-      assert.equal(new X509Certificate(readFileSync(again.certFile)).fingerprint256, cert.fingerprint256, 'same fingerprint across restarts');
+      assert.equal(
+        new X509Certificate(readFileSync(again.certFile)).fingerprint256,
+        cert.fingerprint256,
+        'same fingerprint across restarts',
+      );
 
       const nearExpiry = ensureSelfSigned(dataDir, { clock: () => Date.now() + 800 * 86_400_000 });
       assert.equal(nearExpiry.created, true, 'renewed within 30 days of expiry');

@@ -11,7 +11,11 @@ import { join, relative, resolve } from 'node:path';
 import { TOOLS, toolFacts, toolIdsWhere } from '../../main/core/tools/catalogue';
 
 const ROOT = resolve(__dirname, '../..');
-const DEFINITIONS = new Set(['main/core/tools/tool-definition.ts', 'main/core/tools/control-tools.ts', 'main/core/tools/observation-tools.ts']);
+const DEFINITIONS = new Set([
+  'main/core/tools/tool-definition.ts',
+  'main/core/tools/control-tools.ts',
+  'main/core/tools/observation-tools.ts',
+]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -27,18 +31,25 @@ test('every tool is defined once, with facts', () => {
   assert.equal(ids.length, 17);
   for (const tool of TOOLS) {
     assert.equal(toolFacts(tool.id), tool.facts);
-    if (tool.kind === 'observation') assert.equal(tool.facts.policy, 'none', `${tool.id}: observation is judged by no policy`);
+    if (tool.kind === 'observation')
+      assert.equal(tool.facts.policy, 'none', `${tool.id}: observation is judged by no policy`);
     else assert.notEqual(tool.facts.policy, 'none', `${tool.id}: a control tool says how the policy judges it`);
   }
   // The ToolId union (tool-definition.ts) lists exactly the defined tools.
-  const declared = [...readFileSync(join(ROOT, 'main/core/tools/tool-definition.ts'), 'utf8').matchAll(/\|\s*'(android_[a-z_]+)'/g)].map((m) => m[1]);
+  const declared = [
+    ...readFileSync(join(ROOT, 'main/core/tools/tool-definition.ts'), 'utf8').matchAll(/\|\s*'(android_[a-z_]+)'/g),
+  ].map((m) => m[1]);
   assert.deepEqual([...declared].sort(), [...ids].sort());
 });
 
 test('no tool id is written in main/ outside the definitions', () => {
   const ids = new Set<string>(TOOLS.map((t) => t.id));
   const found: string[] = [];
-  for (const file of [...sourceFiles(join(ROOT, 'main')), ...sourceFiles(join(ROOT, 'renderer', 'src')), ...sourceFiles(join(ROOT, 'preload'))]) {
+  for (const file of [
+    ...sourceFiles(join(ROOT, 'main')),
+    ...sourceFiles(join(ROOT, 'renderer', 'src')),
+    ...sourceFiles(join(ROOT, 'preload')),
+  ]) {
     const path = relative(ROOT, file).split('\\').join('/');
     if (DEFINITIONS.has(path)) continue;
     // Comments may name tools (they explain); code may not.
@@ -55,21 +66,47 @@ test('no tool id is written in main/ outside the definitions', () => {
 });
 
 test('the sets other modules used to spell out by hand follow from the facts', () => {
-  assert.deepEqual(toolIdsWhere((f) => f.screenInput === true).sort(), ['android_batch', 'android_long_press', 'android_press_key', 'android_swipe', 'android_tap', 'android_type_text']);
+  assert.deepEqual(toolIdsWhere((f) => f.screenInput === true).sort(), [
+    'android_batch',
+    'android_long_press',
+    'android_press_key',
+    'android_swipe',
+    'android_tap',
+    'android_type_text',
+  ]);
   assert.deepEqual(toolIdsWhere((f) => f.readsTree === true).sort(), ['android_ui_tree', 'android_wait_for']);
-  assert.deepEqual(toolIdsWhere((f) => f.typedTextArg !== undefined), ['android_type_text']);
-  assert.deepEqual(toolIdsWhere((f) => f.timeline !== undefined).sort(), ['android_batch', 'android_long_press', 'android_swipe', 'android_tap']);
-  assert.deepEqual(toolFacts('no_such_tool'), { policy: 'screen' }, 'an unknown step is judged as acting on the whole screen');
+  assert.deepEqual(
+    toolIdsWhere((f) => f.typedTextArg !== undefined),
+    ['android_type_text'],
+  );
+  assert.deepEqual(toolIdsWhere((f) => f.timeline !== undefined).sort(), [
+    'android_batch',
+    'android_long_press',
+    'android_swipe',
+    'android_tap',
+  ]);
+  assert.deepEqual(
+    toolFacts('no_such_tool'),
+    { policy: 'screen' },
+    'an unknown step is judged as acting on the whole screen',
+  );
 });
 
 test('a batch step is validated by its own tool’s schema at the edge, so the gate judges only valid steps', () => {
   const batch = TOOLS.find((t) => t.facts.policy === 'batch');
   assert.ok(batch);
-  const bad = batch.args.safeParse({ steps: [{ tool: 'android_press_key', arguments: { key: 'back' } }, { tool: 'android_tap', arguments: { x: -1, y: 5 } }] });
+  const bad = batch.args.safeParse({
+    steps: [
+      { tool: 'android_press_key', arguments: { key: 'back' } },
+      { tool: 'android_tap', arguments: { x: -1, y: 5 } },
+    ],
+  });
   assert.equal(bad.success, false);
   assert.deepEqual(bad.error?.issues[0]?.path, ['steps', 1, 'arguments', 'x']);
   assert.match(bad.error?.issues[0]?.message ?? '', /^android_tap: /);
-  const extra = batch.args.safeParse({ steps: [{ tool: 'android_tap', arguments: { x: 1, y: 1, shell: 'rm -rf /' } }] });
+  const extra = batch.args.safeParse({
+    steps: [{ tool: 'android_tap', arguments: { x: 1, y: 1, shell: 'rm -rf /' } }],
+  });
   assert.equal(extra.success, false, 'a step’s unknown argument is refused like a call’s');
   assert.equal(batch.args.safeParse({ steps: [{ tool: 'android_tap', arguments: { x: 1, y: 1 } }] }).success, true);
 });

@@ -9,7 +9,13 @@ import { createHash } from 'node:crypto';
 import { CONTROL_TOOLS } from '../../main/core/tools/control-tools';
 import { OBSERVATION_TOOLS } from '../../main/core/tools/observation-tools';
 import { toCardTool } from '../../main/core/tools/tool-definition';
-import { ackAtRest, replaceTypedText, scrubTypedText, typedTextDigest, typedTexts } from '../../main/core/tools/typed-text';
+import {
+  ackAtRest,
+  replaceTypedText,
+  scrubTypedText,
+  typedTextDigest,
+  typedTexts,
+} from '../../main/core/tools/typed-text';
 import { hashArgs } from '../../main/core/tools/exactly-once';
 
 const KEY = Buffer.alloc(32, 9);
@@ -39,17 +45,33 @@ void describe('typed text at rest', () => {
       ],
     };
     assert.deepEqual(typedTexts('android_batch', batch), [CHINESE, ADDRESS]);
-    assert.deepEqual(typedTexts('android_tap', { element: { text: ADDRESS } }), [], 'on-screen text of a selector is not typed');
+    assert.deepEqual(
+      typedTexts('android_tap', { element: { text: ADDRESS } }),
+      [],
+      'on-screen text of a selector is not typed',
+    );
     assert.deepEqual(typedTexts('android_batch', { steps: 'nonsense' }), []);
     assert.deepEqual(typedTexts('android_type_text', { text: 42 }), []);
   });
 
   void test('replaces typed text in the shown arguments, leaving redacted secrets and selectors alone', () => {
     const raw = { text: ADDRESS, element: { text: 'To' } };
-    const replaced = replaceTypedText('android_type_text', raw, { text: ADDRESS, element: { text: 'To' } }, (text) => typedTextDigest(text, KEY));
+    const replaced = replaceTypedText('android_type_text', raw, { text: ADDRESS, element: { text: 'To' } }, (text) =>
+      typedTextDigest(text, KEY),
+    );
     assert.deepEqual(replaced, { text: typedTextDigest(ADDRESS, KEY), element: { text: 'To' } });
-    const batchRaw = { steps: [{ tool: 'android_launch_app', arguments: { package: 'com.example.notes' } }, { tool: 'android_type_text', arguments: { text: ADDRESS } }] };
-    const shown = { steps: [{ tool: 'android_launch_app', arguments: { package: 'com.example.notes' } }, { tool: 'android_type_text', arguments: { text: '[redacted]' } }] };
+    const batchRaw = {
+      steps: [
+        { tool: 'android_launch_app', arguments: { package: 'com.example.notes' } },
+        { tool: 'android_type_text', arguments: { text: ADDRESS } },
+      ],
+    };
+    const shown = {
+      steps: [
+        { tool: 'android_launch_app', arguments: { package: 'com.example.notes' } },
+        { tool: 'android_type_text', arguments: { text: '[redacted]' } },
+      ],
+    };
     const seen: unknown[] = [];
     const out = replaceTypedText('android_batch', batchRaw, shown, (text, value) => {
       seen.push(value);
@@ -61,10 +83,21 @@ void describe('typed text at rest', () => {
   });
 
   void test('scrubs a result: inside longer strings for long texts, whole strings only for short ones', () => {
-    const result = { status: 'typed', ui: [{ text: `Draft: ${ADDRESS}` }, { text: 'ok' }, { content_desc: 'look' }], steps: [{ element: { text: ADDRESS } }] };
+    const result = {
+      status: 'typed',
+      ui: [{ text: `Draft: ${ADDRESS}` }, { text: 'ok' }, { content_desc: 'look' }],
+      steps: [{ element: { text: ADDRESS } }],
+    };
     const out = scrubTypedText(result, [ADDRESS, 'ok'], (text) => `<${text.length}>`);
-    assert.deepEqual(out, { status: 'typed', ui: [{ text: 'Draft: <28>' }, { text: '<2>' }, { content_desc: 'look' }], steps: [{ element: { text: '<28>' } }] });
-    assert.equal(scrubTypedText(result, [], (t) => t), result);
+    assert.deepEqual(out, {
+      status: 'typed',
+      ui: [{ text: 'Draft: <28>' }, { text: '<2>' }, { content_desc: 'look' }],
+      steps: [{ element: { text: '<28>' } }],
+    });
+    assert.equal(
+      scrubTypedText(result, [], (t) => t),
+      result,
+    );
   });
 
   void test('the journal keeps an ack without observed screens or element texts, and without the call’s typed text', () => {
@@ -74,8 +107,27 @@ void describe('typed text at rest', () => {
         result: {
           status: 'stopped_on_error',
           steps: [
-            { tool: 'android_tap', ok: true, result: { status: 'tapped', x: 5, y: 6, element: { index: 3, text: 'Earlier note', content_desc: 'x', resource_id: 'note_text', bounds: [0, 0, 9, 9] } } },
-            { tool: 'android_type_text', ok: false, error: { code: 'command_failed', message: `phone said: ${ADDRESS}` } },
+            {
+              tool: 'android_tap',
+              ok: true,
+              result: {
+                status: 'tapped',
+                x: 5,
+                y: 6,
+                element: {
+                  index: 3,
+                  text: 'Earlier note',
+                  content_desc: 'x',
+                  resource_id: 'note_text',
+                  bounds: [0, 0, 9, 9],
+                },
+              },
+            },
+            {
+              tool: 'android_type_text',
+              ok: false,
+              error: { code: 'command_failed', message: `phone said: ${ADDRESS}` },
+            },
           ],
           screen_changed: true,
           ui: [{ index: 0, text: 'Earlier note' }],
@@ -86,14 +138,26 @@ void describe('typed text at rest', () => {
     assert.deepEqual(kept.payload.result, {
       status: 'stopped_on_error',
       steps: [
-        { tool: 'android_tap', ok: true, result: { status: 'tapped', x: 5, y: 6, element: { index: 3, resource_id: 'note_text', bounds: [0, 0, 9, 9] } } },
+        {
+          tool: 'android_tap',
+          ok: true,
+          result: {
+            status: 'tapped',
+            x: 5,
+            y: 6,
+            element: { index: 3, resource_id: 'note_text', bounds: [0, 0, 9, 9] },
+          },
+        },
         { tool: 'android_type_text', ok: false, error: { code: 'command_failed', message: 'phone said: <28>' } },
       ],
       screen_changed: true,
       screen_not_kept: true,
     });
     assert.equal(ack.payload.result.ui.length, 1, 'the exact ack is not changed');
-    assert.deepEqual(ackAtRest({ error: { code: 'busy', message: 'later' } }, [], (t) => t), { error: { code: 'busy', message: 'later' } });
+    assert.deepEqual(
+      ackAtRest({ error: { code: 'busy', message: 'later' } }, [], (t) => t),
+      { error: { code: 'busy', message: 'later' } },
+    );
   });
 
   void test('the journal’s arguments hash is keyed', () => {
@@ -112,7 +176,8 @@ void describe('typed text at rest', () => {
       for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of schema[k] ?? []) walk(v, path);
     };
     for (const tool of [...OBSERVATION_TOOLS, ...CONTROL_TOOLS]) walk(toCardTool(tool).input_schema, tool.id);
-    const selector = (tool: string): string[] => ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
+    const selector = (tool: string): string[] =>
+      ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
     // On-screen text of selectors, package and activity names, URLs, file refs and names.
     const notTyped = [
       ...selector('android_wait_for'),
@@ -129,9 +194,17 @@ void describe('typed text at rest', () => {
       // A lab secret's name: its value is never an argument (tools/secret-text.ts).
       'android_type_text.secret',
     ];
-    assert.deepEqual(strings.filter((p) => !notTyped.includes(p)), ['android_type_text.text'], 'sort a new string argument: typed text (typed-text.ts) or not');
+    assert.deepEqual(
+      strings.filter((p) => !notTyped.includes(p)),
+      ['android_type_text.text'],
+      'sort a new string argument: typed text (typed-text.ts) or not',
+    );
     // android_batch's steps are calls of these same tools, checked above.
     const batch = toCardTool(CONTROL_TOOLS.find((t) => t.id === 'android_batch')!).input_schema as any;
-    for (const id of batch.properties.steps.items.properties.tool.enum as string[]) assert.ok(CONTROL_TOOLS.some((t) => t.id === id), id);
+    for (const id of batch.properties.steps.items.properties.tool.enum as string[])
+      assert.ok(
+        CONTROL_TOOLS.some((t) => t.id === id),
+        id,
+      );
   });
 });

@@ -45,9 +45,9 @@ export type MessageKey = {
 function lookup(locale: Locale, key: string): string | undefined {
   const dot = key.indexOf('.');
   if (dot < 0) return undefined;
-  const area = (catalogue as Record<string, { en: Record<string, string>; 'zh-CN': Record<string, string> } | undefined>)[
-    key.slice(0, dot)
-  ];
+  const area = (
+    catalogue as Record<string, { en: Record<string, string>; 'zh-CN': Record<string, string> } | undefined>
+  )[key.slice(0, dot)];
   if (!area) return undefined;
   const name = key.slice(dot + 1);
   return Object.hasOwn(area[locale], name) ? area[locale][name] : undefined;

@@ -22,7 +22,10 @@ export function formatCountdown(locale: Locale, remainingMs: number): string {
   if (totalSeconds < 3600) return `${Math.floor(totalSeconds / 60)}:${pad2(totalSeconds % 60)}`;
   const totalMinutes = Math.floor(totalSeconds / 60);
   if (totalMinutes < 24 * 60) {
-    return translate(locale, 'common.time.hoursMinutes', { h: Math.floor(totalMinutes / 60), m: pad2(totalMinutes % 60) });
+    return translate(locale, 'common.time.hoursMinutes', {
+      h: Math.floor(totalMinutes / 60),
+      m: pad2(totalMinutes % 60),
+    });
   }
   const hours = Math.floor(totalMinutes / 60);
   return translate(locale, 'common.time.daysHours', { d: Math.floor(hours / 24), h: hours % 24 });

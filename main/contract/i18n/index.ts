@@ -11,7 +11,16 @@
  */
 export { LOCALES, defineMessages, type AreaMessages, type Locale, type Translation } from './define';
 export { interpolate, placeholderNames, type MessageParams } from './interpolate';
-export { catalogue, hasMessage, translate, translator, type Area, type Catalogue, type MessageKey, type Translate } from './catalogue';
+export {
+  catalogue,
+  hasMessage,
+  translate,
+  translator,
+  type Area,
+  type Catalogue,
+  type MessageKey,
+  type Translate,
+} from './catalogue';
 export { LANGUAGE_SETTINGS, isLanguageSetting, pickLocale, resolveLocale, type LanguageSetting } from './locale';
 export {
   formatClock,

@@ -83,7 +83,8 @@ export function interpolate(locale: Locale, message: string, params: MessagePara
         out += `{${name}}`;
       } else {
         const branches = pluralBranches(rest.slice(kindEnd + 1));
-        const chosen = branches.get(`=${n}`) ?? branches.get(pluralRules(locale).select(n)) ?? branches.get('other') ?? '';
+        const chosen =
+          branches.get(`=${n}`) ?? branches.get(pluralRules(locale).select(n)) ?? branches.get('other') ?? '';
         out += interpolate(locale, chosen.replaceAll('#', formatNumber(locale, n)), params);
       }
     }

@@ -51,10 +51,15 @@ export interface HttpExchange {
 }
 
 /** Writes an operation's HTTP answer itself; `answer()` runs the handler (errors thrown before a write become JSON errors). */
-export type HttpResponder<R extends AdminRoute> = (exchange: HttpExchange, answer: () => Promise<AdminResponse<OperationOfRoute<R>>>) => Promise<void> | void;
+export type HttpResponder<R extends AdminRoute> = (
+  exchange: HttpExchange,
+  answer: () => Promise<AdminResponse<OperationOfRoute<R>>>,
+) => Promise<void> | void;
 
 /** A route with no IPC twin (ADMIN_HTTP_ONLY_ROUTES): it writes the response itself. */
-export type HttpOnlyHandler<R extends AdminHttpOnlyRoute> = (exchange: HttpExchange & { params: PathParams<R> }) => Promise<void> | void;
+export type HttpOnlyHandler<R extends AdminHttpOnlyRoute> = (
+  exchange: HttpExchange & { params: PathParams<R> },
+) => Promise<void> | void;
 
 /** One registered route, its types erased: both ways in are closures made in `add`. */
 interface Entry {
@@ -74,7 +79,10 @@ const EVENTS_PATH = splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path;
  * The path parameters by name. The one cast of the router: the names were read from the same
  * template `PathParams<R>` is derived from, so every key of the type is present.
  */
-function paramsOf<R extends string>(names: readonly string[], value: (name: string, index: number) => string): PathParams<R> {
+function paramsOf<R extends string>(
+  names: readonly string[],
+  value: (name: string, index: number) => string,
+): PathParams<R> {
   const params: Record<string, string> = {};
   names.forEach((name, i) => {
     params[name] = value(name, i);
@@ -99,7 +107,8 @@ export function queryOf(url: URL): Record<string, string> {
 
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const parsed = await readJsonBody(req);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BridgeError('invalid_arguments', 'body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new BridgeError('invalid_arguments', 'body must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -127,8 +136,10 @@ export class AdminRouter {
    */
   add<R extends AdminRoute>(route: R, handler: OperationHandler<R>, options: { http?: HttpResponder<R> } = {}): void {
     const compiled = this.claim(route);
-    const run = (params: PathParams<R>, request: () => Promise<Record<string, unknown>>): Promise<AdminResponse<OperationOfRoute<R>>> =>
-      Promise.resolve(handler({ params, request }));
+    const run = (
+      params: PathParams<R>,
+      request: () => Promise<Record<string, unknown>>,
+    ): Promise<AdminResponse<OperationOfRoute<R>>> => Promise.resolve(handler({ params, request }));
     const readRequest = (exchange: HttpExchange): (() => Promise<Record<string, unknown>>) =>
       compiled.method === 'GET' ? async () => queryOf(exchange.url) : () => jsonBody(exchange.req);
     this.routes.set(route, {
@@ -155,7 +166,8 @@ export class AdminRouter {
     const compiled = this.claim(route);
     this.routes.set(route, {
       ...compiled,
-      http: async (exchange, values) => handler({ ...exchange, params: paramsOf<R>(compiled.names, (_name, i) => decodeSegment(values[i])) }),
+      http: async (exchange, values) =>
+        handler({ ...exchange, params: paramsOf<R>(compiled.names, (_name, i) => decodeSegment(values[i])) }),
     });
   }
 
@@ -208,13 +220,26 @@ export class AdminRouter {
     const address = clientAddressOf(req) ?? '';
     const lockedFor = gate?.tokenLockedFor(address) ?? null;
     // Locked out: refused before the token is compared, so the right token is no tell either.
-    if (lockedFor !== null) return sendError(res, 429, 'rate_limited', `too many wrong admin tokens from this address; try again in ${lockedFor} s`, { 'Retry-After': String(lockedFor) });
+    if (lockedFor !== null)
+      return sendError(
+        res,
+        429,
+        'rate_limited',
+        `too many wrong admin tokens from this address; try again in ${lockedFor} s`,
+        { 'Retry-After': String(lockedFor) },
+      );
     const token = bearerToken(req.headers.authorization);
     if (!token || !secretEquals(token, this.options.adminToken())) {
       gate?.tokenFailed(address);
       return sendError(res, 401, 'unauthorized', 'a valid admin token is required');
     }
-    if (hasNonJsonBody(req)) return sendError(res, 415, 'unsupported_media_type', 'the admin API takes JSON bodies only (Content-Type: application/json)');
+    if (hasNonJsonBody(req))
+      return sendError(
+        res,
+        415,
+        'unsupported_media_type',
+        'the admin API takes JSON bodies only (Content-Type: application/json)',
+      );
     if (req.method === 'GET' && url.pathname === EVENTS_PATH) return this.openStream(req, res);
     for (const entry of this.routes.values()) {
       if (entry.method !== req.method) continue;

@@ -5,7 +5,16 @@
  * the phone thumbnail.
  */
 import sharp from 'sharp';
-import type { AdminChannel, AdminDevice, AdminFastLane, AdminHelper, AdminPhoneCheck, AdminSecret, AdminSettings, AdminState } from '../../contract/admin-api';
+import type {
+  AdminChannel,
+  AdminDevice,
+  AdminFastLane,
+  AdminHelper,
+  AdminPhoneCheck,
+  AdminSecret,
+  AdminSettings,
+  AdminState,
+} from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
 import { isLanguageSetting, LANGUAGE_SETTINGS } from '../../contract/i18n/locale';
 import { BridgeError } from '../errors';
@@ -109,7 +118,8 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       last_activity_at: b?.lease.lastActivityAt ?? null,
       last_action: last ? { tool_id: last.toolId, at: last.at, outcome: last.outcome } : null,
       lease_expires_at: b && b.ended === null ? b.lease.maxUntil : null,
-      idle_expires_at: b && b.ended === null && b.lease.idleTimeoutMs !== null ? b.lease.lastActivityAt + b.lease.idleTimeoutMs : null,
+      idle_expires_at:
+        b && b.ended === null && b.lease.idleTimeoutMs !== null ? b.lease.lastActivityAt + b.lease.idleTimeoutMs : null,
       open: true,
     };
   });
@@ -136,7 +146,13 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     approvals: deps.approvals(),
     adb_servers: deps.adbLinks.map((l) => {
       const h = l.getHealth();
-      return { address: h.address, status: h.status, last_error: h.lastError, next_retry_at: h.nextRetryAt, device_count: h.deviceCount };
+      return {
+        address: h.address,
+        status: h.status,
+        last_error: h.lastError,
+        next_retry_at: h.nextRetryAt,
+        device_count: h.deviceCount,
+      };
     }),
     lan_devices: deps.lanDevices(),
     api_key: { source: deps.apiKeySource() },
@@ -178,7 +194,11 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     }
     if (b.action !== 'approve') throw new BridgeError('invalid_arguments', 'action must be approve or deny');
     const deviceId = typeof b.device_id === 'string' ? b.device_id : undefined;
-    deps.bindings.decidePairing(params.auth_session_id, { action: 'approve', ...(deviceId ? { deviceId } : {}), ...code });
+    deps.bindings.decidePairing(params.auth_session_id, {
+      action: 'approve',
+      ...(deviceId ? { deviceId } : {}),
+      ...code,
+    });
     return { status: 'approved' };
   });
 
@@ -238,14 +258,23 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
   router.add('PATCH /admin/api/settings', async ({ request }) => {
     const b = await request();
     const unknown = Object.keys(b).find((key) => key !== 'limits' && key !== 'language');
-    if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits and language)`);
+    if (unknown !== undefined)
+      throw new BridgeError(
+        'invalid_arguments',
+        `${unknown.slice(0, 60)} is not a setting that can be changed here (only limits and language)`,
+      );
     if (!('limits' in b) && !('language' in b)) {
-      throw new BridgeError('invalid_arguments', 'nothing to change: give limits (an object of the limits to change) or language');
+      throw new BridgeError(
+        'invalid_arguments',
+        'nothing to change: give limits (an object of the limits to change) or language',
+      );
     }
     const checked = 'limits' in b ? checkLimitsPatch(b.limits) : null;
     if (checked && !checked.ok) throw new BridgeError('invalid_arguments', checked.message, { field: checked.field });
     if ('language' in b && !isLanguageSetting(b.language)) {
-      throw new BridgeError('invalid_arguments', `language must be one of ${LANGUAGE_SETTINGS.join(', ')}`, { field: 'language' });
+      throw new BridgeError('invalid_arguments', `language must be one of ${LANGUAGE_SETTINGS.join(', ')}`, {
+        field: 'language',
+      });
     }
     if (checked?.ok) deps.limits.update(checked.value);
     if (isLanguageSetting(b.language)) {
@@ -261,13 +290,21 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
   router.add('POST /admin/api/api-key/reveal', () => ({ api_key: deps.apiKey() }));
   router.add('POST /admin/api/api-key/rotate', () => ({ api_key: deps.rotateApiKey() }));
 
-  router.add('GET /admin/api/devices/:device_id/screen', async ({ params }) => new Uint8Array(await deviceThumbnail(deps, params.device_id)), {
-    http: async ({ res }, answer) => {
-      const jpeg = await answer();
-      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'no-store' });
-      res.end(jpeg);
+  router.add(
+    'GET /admin/api/devices/:device_id/screen',
+    async ({ params }) => new Uint8Array(await deviceThumbnail(deps, params.device_id)),
+    {
+      http: async ({ res }, answer) => {
+        const jpeg = await answer();
+        res.writeHead(200, {
+          'Content-Type': 'image/jpeg',
+          'Content-Length': jpeg.length,
+          'Cache-Control': 'no-store',
+        });
+        res.end(jpeg);
+      },
     },
-  });
+  );
 }
 
 /** A small JPEG of a phone's screen for the Devices list (runs as observation work on its queue). */
@@ -275,7 +312,9 @@ export async function deviceThumbnail(deps: ThumbnailDeps, deviceId: string): Pr
   const device = deps.registry.get(deviceId);
   if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
   const shell = deps.tools.shellFor(device);
-  const frame = await deps.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) => captureRaw(shell, { timeoutMs: 15_000, signal }));
+  const frame = await deps.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) =>
+    captureRaw(shell, { timeoutMs: 15_000, signal }),
+  );
   return sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
     .resize({ width: 360, height: 360, fit: 'inside' })
     .flatten({ background: '#000000' })

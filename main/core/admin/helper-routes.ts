@@ -12,13 +12,21 @@ import type { AdminRouter } from './admin-router';
 import type { EventHub } from '../events/event-hub';
 
 export interface HelperRouteDeps {
-  helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove' | 'acceptNetwork' | 'settings' | 'setDefault' | 'setNetworkDefault'>;
+  helpers: Pick<
+    HelperManager,
+    'enable' | 'disable' | 'remove' | 'acceptNetwork' | 'settings' | 'setDefault' | 'setNetworkDefault'
+  >;
   registry: Pick<DeviceRegistry, 'get'>;
   hub: Pick<EventHub, 'publish'>;
 }
 
 const ACTIONS = ['enable', 'disable', 'remove', 'accept_network'] as const;
-const STATUS: Record<(typeof ACTIONS)[number], string> = { enable: 'enabled', disable: 'disabled', remove: 'removed', accept_network: 'network_accepted' };
+const STATUS: Record<(typeof ACTIONS)[number], string> = {
+  enable: 'enabled',
+  disable: 'disabled',
+  remove: 'removed',
+  accept_network: 'network_accepted',
+};
 
 export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps): void {
   router.add('POST /admin/api/devices/:device_id/helper', async ({ params, request }) => {
@@ -30,7 +38,8 @@ export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps)
       throw new BridgeError('invalid_arguments', 'action must be enable, disable, remove or accept_network');
     }
     const chosen = action as (typeof ACTIONS)[number];
-    if ((chosen === 'enable' || chosen === 'remove') && device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not ready; try again when it shows as connected');
+    if ((chosen === 'enable' || chosen === 'remove') && device.state !== 'device')
+      throw new BridgeError('device_offline', 'the phone is not ready; try again when it shows as connected');
     let helper: AdminHelper;
     if (chosen === 'enable') helper = deps.helpers.enable(deviceId);
     else if (chosen === 'disable') helper = await deps.helpers.disable(deviceId);
@@ -46,9 +55,12 @@ export function registerHelperRoutes(router: AdminRouter, deps: HelperRouteDeps)
     const change = await request();
     const mode = change.default;
     const network = change.network_default;
-    if (mode === undefined && network === undefined) throw new BridgeError('invalid_arguments', 'give default (ask or on), network_default (true or false), or both');
-    if (mode !== undefined && mode !== 'ask' && mode !== 'on') throw new BridgeError('invalid_arguments', 'default must be ask or on');
-    if (network !== undefined && typeof network !== 'boolean') throw new BridgeError('invalid_arguments', 'network_default must be true or false');
+    if (mode === undefined && network === undefined)
+      throw new BridgeError('invalid_arguments', 'give default (ask or on), network_default (true or false), or both');
+    if (mode !== undefined && mode !== 'ask' && mode !== 'on')
+      throw new BridgeError('invalid_arguments', 'default must be ask or on');
+    if (network !== undefined && typeof network !== 'boolean')
+      throw new BridgeError('invalid_arguments', 'network_default must be true or false');
     if (mode !== undefined) deps.helpers.setDefault(mode);
     if (network !== undefined) deps.helpers.setNetworkDefault(network);
     deps.hub.publish('state');

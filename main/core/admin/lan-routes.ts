@@ -36,7 +36,8 @@ export interface LanFeature {
 function optionalServer(body: { readonly adb_server?: unknown }): string | undefined {
   const value = body.adb_server;
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length > 300) throw new BridgeError('invalid_arguments', 'adb_server must be the HOST:PORT of a configured ADB server');
+  if (typeof value !== 'string' || value.length > 300)
+    throw new BridgeError('invalid_arguments', 'adb_server must be the HOST:PORT of a configured ADB server');
   return value;
 }
 
@@ -54,15 +55,22 @@ export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): LanF
 
   const linkFor = (adbServer: string | undefined): LanAdbServer => {
     const link = adbServer === undefined ? deps.adbLinks[0] : deps.adbLinks.find((l) => l.address === adbServer);
-    if (!link) throw new BridgeError('invalid_arguments', `adb_server must be one of: ${deps.adbLinks.map((l) => l.address).join(', ')}`);
+    if (!link)
+      throw new BridgeError(
+        'invalid_arguments',
+        `adb_server must be one of: ${deps.adbLinks.map((l) => l.address).join(', ')}`,
+      );
     return link;
   };
 
-  router.add('POST /admin/api/lan-devices', async ({ request }): Promise<{ status: string; lan_device: AdminLanDevice }> => {
-    const b = await request();
-    const lanDevice = await manager.add(b.address, optionalServer(b));
-    return { status: lanDevice.status, lan_device: lanDevice };
-  });
+  router.add(
+    'POST /admin/api/lan-devices',
+    async ({ request }): Promise<{ status: string; lan_device: AdminLanDevice }> => {
+      const b = await request();
+      const lanDevice = await manager.add(b.address, optionalServer(b));
+      return { status: lanDevice.status, lan_device: lanDevice };
+    },
+  );
 
   router.add('DELETE /admin/api/lan-devices/:address', async ({ params }) => {
     await manager.forget(params.address);

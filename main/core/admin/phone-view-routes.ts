@@ -19,7 +19,8 @@ export interface PhoneViewRouteDeps {
 function maxSideOf(raw: unknown): number {
   if (raw === undefined) return MASTER_MAX_SIDE;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < MIN_MAX_SIDE || n > 1280) throw new BridgeError('invalid_arguments', `max_side must be an integer from ${MIN_MAX_SIDE} to 1280`);
+  if (!Number.isInteger(n) || n < MIN_MAX_SIDE || n > 1280)
+    throw new BridgeError('invalid_arguments', `max_side must be an integer from ${MIN_MAX_SIDE} to 1280`);
   return n;
 }
 
@@ -38,14 +39,22 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
     'GET /admin/api/devices/:device_id/actions/:action_id/screen',
     ({ params }) => {
       const jpeg = deps.timeline.screen(deviceOf(params), params.action_id);
-      if (!jpeg) throw new BridgeError('file_not_found', 'no picture for that action (none was taken, or the action left the timeline)');
+      if (!jpeg)
+        throw new BridgeError(
+          'file_not_found',
+          'no picture for that action (none was taken, or the action left the timeline)',
+        );
       return new Uint8Array(jpeg);
     },
     {
       http: async ({ res }, answer) => {
         const jpeg = await answer();
         // A call's picture never changes: the browser may keep it.
-        res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': jpeg.length, 'Cache-Control': 'private, max-age=3600' });
+        res.writeHead(200, {
+          'Content-Type': 'image/jpeg',
+          'Content-Length': jpeg.length,
+          'Cache-Control': 'private, max-age=3600',
+        });
         res.end(jpeg);
       },
     },
@@ -60,7 +69,15 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
       const after = Number(query.after ?? 0);
       const { frame, fresh } = await deps.frames.frame(deviceId, Number.isSafeInteger(after) && after > 0 ? after : 0);
       const out = await deps.frames.scaled(deviceId, frame, maxSide);
-      return { bytes: new Uint8Array(out.jpeg), seq: frame.seq, at: frame.at, screen_width: frame.screenWidth, screen_height: frame.screenHeight, fresh, lane: frame.lane };
+      return {
+        bytes: new Uint8Array(out.jpeg),
+        seq: frame.seq,
+        at: frame.at,
+        screen_width: frame.screenWidth,
+        screen_height: frame.screenHeight,
+        fresh,
+        lane: frame.lane,
+      };
     },
     {
       http: async ({ res }, answer) => {

@@ -14,7 +14,10 @@ import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-r
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 
-export interface AdminApiDeps extends Omit<AdminRouteDeps, 'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets'> {
+export interface AdminApiDeps extends Omit<
+  AdminRouteDeps,
+  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets'
+> {
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
   helpers: HelperRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
@@ -52,7 +55,8 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   const routeDeps: AdminRouteDeps = {
     ...shared,
     // The console fetches approval screenshots under /console (core-routes.ts).
-    approvals: () => safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
+    approvals: () =>
+      safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
     lanDevices: () => lan.manager.list(),
   };
   registerAdminRoutes(router, routeDeps);

@@ -33,13 +33,19 @@ function auditQuery(query: AuditQuery): { filter: AuditFilter; limit: number; fo
   };
   const rawLimit = text('limit');
   const limit = rawLimit === undefined ? AUDIT_DEFAULT_LIMIT : Number(rawLimit);
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > AUDIT_MAX_LIMIT) throw new BridgeError('invalid_arguments', `limit must be an integer from 1 to ${AUDIT_MAX_LIMIT}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > AUDIT_MAX_LIMIT)
+    throw new BridgeError('invalid_arguments', `limit must be an integer from 1 to ${AUDIT_MAX_LIMIT}`);
   const format = text('format') ?? 'json';
-  if (format !== 'json' && format !== 'jsonl') throw new BridgeError('invalid_arguments', 'format must be json or jsonl');
+  if (format !== 'json' && format !== 'jsonl')
+    throw new BridgeError('invalid_arguments', 'format must be json or jsonl');
   return { filter: { deviceId: text('device_id'), channelId: text('connector_channel_id') }, limit, format };
 }
 
-async function streamJsonLines(res: ServerResponse, safety: SafetyRouteDeps['safety'], filter: AuditFilter): Promise<void> {
+async function streamJsonLines(
+  res: ServerResponse,
+  safety: SafetyRouteDeps['safety'],
+  filter: AuditFilter,
+): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'application/x-ndjson; charset=utf-8',
     'Content-Disposition': 'attachment; filename="audit.jsonl"',
@@ -93,10 +99,18 @@ export function registerSafetyRoutes(router: AdminRouter, deps: SafetyRouteDeps)
     const stream = createReadStream(path);
     stream.once('error', () => {
       if (!res.headersSent) res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' });
-      res.end(res.headersSent ? undefined : JSON.stringify({ error: { code: 'file_not_found', message: 'no such audit screenshot' } }));
+      res.end(
+        res.headersSent
+          ? undefined
+          : JSON.stringify({ error: { code: 'file_not_found', message: 'no such audit screenshot' } }),
+      );
     });
     stream.once('open', () => {
-      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      res.writeHead(200, {
+        'Content-Type': 'image/jpeg',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
       stream.pipe(res);
     });
   });

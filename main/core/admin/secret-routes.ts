@@ -25,11 +25,19 @@ export function registerSecretRoutes(router: AdminRouter, deps: SecretRouteDeps)
   router.add('PUT /admin/api/secrets/:name', async ({ params, request }) => {
     const b = await request();
     const unknown = Object.keys(b).find((key) => key !== 'value' && key !== 'devices');
-    if (unknown !== undefined) throw new BridgeError('invalid_arguments', `${unknown.slice(0, 60)} is not a field of a secret (only value and devices)`, { field: unknown.slice(0, 60) });
-    if (typeof b.value !== 'string') throw new BridgeError('invalid_arguments', 'value must be text', { field: 'value' });
+    if (unknown !== undefined)
+      throw new BridgeError(
+        'invalid_arguments',
+        `${unknown.slice(0, 60)} is not a field of a secret (only value and devices)`,
+        { field: unknown.slice(0, 60) },
+      );
+    if (typeof b.value !== 'string')
+      throw new BridgeError('invalid_arguments', 'value must be text', { field: 'value' });
     const devices = b.devices ?? null;
     if (devices !== null && !(Array.isArray(devices) && devices.every((d): d is string => typeof d === 'string'))) {
-      throw new BridgeError('invalid_arguments', 'devices must be a list of device ids, or null for every phone', { field: 'devices' });
+      throw new BridgeError('invalid_arguments', 'devices must be a list of device ids, or null for every phone', {
+        field: 'devices',
+      });
     }
     const { created, secret } = deps.secrets.set(params.name, b.value, devices);
     deps.hub.publish('state');

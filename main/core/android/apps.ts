@@ -24,7 +24,10 @@ export function isValidPackageName(name: string): boolean {
 
 export function assertPackageName(name: string): void {
   if (!isValidPackageName(name)) {
-    throw new BridgeError('invalid_arguments', `"${String(name).slice(0, 80)}" is not a valid Android package name (e.g. com.example.app)`);
+    throw new BridgeError(
+      'invalid_arguments',
+      `"${String(name).slice(0, 80)}" is not a valid Android package name (e.g. com.example.app)`,
+    );
   }
 }
 
@@ -63,7 +66,11 @@ export async function listPackages(shell: DeviceShell, options?: ListPackagesOpt
 }
 
 /** True when `pm path PKG` names an APK; `pm` exits 1 with no output for unknown packages. */
-export async function isPackageInstalled(shell: DeviceShell, pkg: string, options?: OperationOptions): Promise<boolean> {
+export async function isPackageInstalled(
+  shell: DeviceShell,
+  pkg: string,
+  options?: OperationOptions,
+): Promise<boolean> {
   assertPackageName(pkg);
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'checking a package');
   const out = await runText(shell, ['pm', 'path', pkg], deadline.next());
@@ -88,7 +95,12 @@ export function checkAmStartOutput(output: string, exitCode: number | undefined,
  * BridgeError('invalid_arguments')). Without: the launcher intent via
  * `monkey -p PKG -c android.intent.category.LAUNCHER 1`.
  */
-export async function launchApp(shell: DeviceShell, pkg: string, activity?: string, options?: OperationOptions): Promise<void> {
+export async function launchApp(
+  shell: DeviceShell,
+  pkg: string,
+  activity?: string,
+  options?: OperationOptions,
+): Promise<void> {
   assertPackageName(pkg);
   if (activity !== undefined) assertActivityName(activity);
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'launching an app');
@@ -100,10 +112,20 @@ export async function launchApp(shell: DeviceShell, pkg: string, activity?: stri
     return;
   }
 
-  const out = await runText(shell, ['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'], deadline.next());
+  const out = await runText(
+    shell,
+    ['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'],
+    deadline.next(),
+  );
   if (/Events injected: 1\b/.test(out.text)) return;
-  if (/No activities found/.test(out.text) || !(await isPackageInstalled(shell, pkg, { timeoutMs: deadline.next().timeoutMs }))) {
-    throw new BridgeError('app_not_found', `${pkg} is not installed or has no launcher activity; pass an activity or check the package name`);
+  if (
+    /No activities found/.test(out.text) ||
+    !(await isPackageInstalled(shell, pkg, { timeoutMs: deadline.next().timeoutMs }))
+  ) {
+    throw new BridgeError(
+      'app_not_found',
+      `${pkg} is not installed or has no launcher activity; pass an activity or check the package name`,
+    );
   }
   throw new BridgeError('command_failed', `launching ${pkg} failed${excerpt(out.text)}`, { exitCode: out.exitCode });
 }
@@ -136,7 +158,11 @@ const INSTALL_REFUSALS: ReadonlyArray<readonly [RegExp, PhoneProblem, string]> =
   [/^INSTALL_FAILED_USER_RESTRICTED\b/, 'install_user_restricted', 'the phone refused installs over USB'],
   [/^INSTALL_FAILED_VERSION_DOWNGRADE\b/, 'install_version_downgrade', 'a newer version of this app is installed'],
   [/^INSTALL_FAILED_INSUFFICIENT_STORAGE\b/, 'install_insufficient_storage', 'the phone has not enough free storage'],
-  [/^INSTALL_FAILED_VERIFICATION_(?:FAILURE|TIMEOUT)\b/, 'install_verification', 'the phone’s app verification did not allow the install'],
+  [
+    /^INSTALL_FAILED_VERIFICATION_(?:FAILURE|TIMEOUT)\b/,
+    'install_verification',
+    'the phone’s app verification did not allow the install',
+  ],
 ];
 
 /**
@@ -149,7 +175,8 @@ export function checkInstallOutput(output: string, exitCode: number | undefined)
   const failure = /^Failure \[([^\]\n]*)\]?/m.exec(output)?.[1]?.trim();
   if (failure !== undefined) {
     for (const [pattern, problem, what] of INSTALL_REFUSALS) {
-      if (pattern.test(failure)) throw phoneProblem(problem, `install refused: ${what} (${failure.slice(0, 200)})`, { exitCode });
+      if (pattern.test(failure))
+        throw phoneProblem(problem, `install refused: ${what} (${failure.slice(0, 200)})`, { exitCode });
     }
   }
   throw new BridgeError('command_failed', `install failed${excerpt(output)}`, { exitCode });
@@ -170,7 +197,10 @@ export async function installApk(shell: DeviceShell, remotePath: string, options
     out = await runText(shell, ['pm', 'install', '-r', remotePath], deadline.next());
   } catch (error) {
     if (error instanceof BridgeError && error.code === 'command_timeout') {
-      throw phoneProblem('install_no_answer', 'the phone did not answer the install in time; a prompt may be waiting on it');
+      throw phoneProblem(
+        'install_no_answer',
+        'the phone did not answer the install in time; a prompt may be waiting on it',
+      );
     }
     throw error;
   }

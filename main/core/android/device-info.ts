@@ -67,12 +67,15 @@ function parseSize(text: string | undefined): { width: number; height: number } 
 
 /** Parses `wm size`; an `Override size:` (set by `wm size WxH`) wins over `Physical size:`. */
 export function parseWmSize(output: string): { width: number; height: number } | null {
-  return parseSize(/^\s*Override size:(.*)$/m.exec(output)?.[1]) ?? parseSize(/^\s*Physical size:(.*)$/m.exec(output)?.[1]);
+  return (
+    parseSize(/^\s*Override size:(.*)$/m.exec(output)?.[1]) ?? parseSize(/^\s*Physical size:(.*)$/m.exec(output)?.[1])
+  );
 }
 
 /** Parses `wm density`; an override wins over the physical density. */
 export function parseWmDensity(output: string): number | null {
-  const value = /^\s*Override density:\s*(\d+)/m.exec(output)?.[1] ?? /^\s*Physical density:\s*(\d+)/m.exec(output)?.[1];
+  const value =
+    /^\s*Override density:\s*(\d+)/m.exec(output)?.[1] ?? /^\s*Physical density:\s*(\d+)/m.exec(output)?.[1];
   return value === undefined ? null : Number(value);
 }
 
@@ -118,7 +121,12 @@ export function parseBattery(output: string): BatteryInfo {
     const scaleValue = scale !== undefined && /^\d+$/.test(scale) && Number(scale) > 0 ? Number(scale) : 100;
     levelPercent = Math.round((Number(level) * 100) / scaleValue);
   }
-  const status = statusCode === undefined ? null : Object.hasOwn(BATTERY_STATUS, statusCode) ? (BATTERY_STATUS[statusCode] ?? 'unknown') : 'unknown';
+  const status =
+    statusCode === undefined
+      ? null
+      : Object.hasOwn(BATTERY_STATUS, statusCode)
+        ? (BATTERY_STATUS[statusCode] ?? 'unknown')
+        : 'unknown';
   const anyPluggedKnown = plugged.some((v) => v !== undefined);
   const isPlugged = plugged.some((v) => v === 'true');
   let charging: boolean | null = null;
@@ -184,7 +192,10 @@ export function devicePropsFrom(props: Map<string, string>): DeviceProps {
 }
 
 /** The screen size in the current orientation, given the natural size and the rotation. */
-export function orientedSize(natural: { width: number; height: number }, rotation: Rotation | null): { width: number; height: number } {
+export function orientedSize(
+  natural: { width: number; height: number },
+  rotation: Rotation | null,
+): { width: number; height: number } {
   return rotation === 1 || rotation === 3 ? { width: natural.height, height: natural.width } : { ...natural };
 }
 
@@ -193,7 +204,10 @@ export function orientedSize(natural: { width: number; height: number }, rotatio
  * when someone runs `wm size`, so callers cache it; combine with a rotation via orientedSize().
  * Null when `wm size` answers nothing usable.
  */
-export async function readScreenSize(shell: DeviceShell, options?: OperationOptions): Promise<{ width: number; height: number } | null> {
+export async function readScreenSize(
+  shell: DeviceShell,
+  options?: OperationOptions,
+): Promise<{ width: number; height: number } | null> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the screen size');
   return parseWmSize((await runText(shell, ['wm', 'size'], deadline.next())).text);
 }
@@ -230,7 +244,11 @@ export async function readOrientedScreenSize(
  * cannot change without a reboot (which drops the connection), so `getprop` — the largest
  * answer, hundreds of lines on a real phone — is then skipped.
  */
-export async function readDeviceStatus(shell: DeviceShell, options?: OperationOptions, buildProps?: DeviceProps): Promise<DeviceStatus> {
+export async function readDeviceStatus(
+  shell: DeviceShell,
+  options?: OperationOptions,
+  buildProps?: DeviceProps,
+): Promise<DeviceStatus> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the device status');
   const read = async (argv: string[]): Promise<string> => (await runText(shell, argv, deadline.next())).text;
   const [props, wmSize, wmDensity, battery, power, window, input] = await Promise.all([

@@ -84,7 +84,9 @@ export function parseDumpsysDisplay(output: string): DisplayLayout {
       physicalId: /^local:(\d+)$/.exec(unique)?.[1] ?? null,
     });
   }
-  const physicalIds = [...new Set([...output.matchAll(/uniqueId[=:]?\s?["']?local:(\d+)/g)].map((m) => m[1] ?? ''))].filter((id) => id !== '');
+  const physicalIds = [
+    ...new Set([...output.matchAll(/uniqueId[=:]?\s?["']?local:(\d+)/g)].map((m) => m[1] ?? '')),
+  ].filter((id) => id !== '');
   return { displays: [...byId.values()].sort((a, b) => a.id - b.id), physicalIds };
 }
 
@@ -98,7 +100,11 @@ export function pickDisplay(layout: DisplayLayout): DisplayTarget | null {
   const own = layout.displays.filter((d) => d.type === 'INTERNAL');
   const chosen = own.find((d) => d.state === 'ON') ?? layout.displays.find((d) => d.id === 0) ?? own[0];
   if (!chosen) return null;
-  return { display: chosen, logicalCount: layout.displays.length, physicalCount: Math.max(layout.physicalIds.length, chosen.physicalId ? 1 : 0) };
+  return {
+    display: chosen,
+    logicalCount: layout.displays.length,
+    physicalCount: Math.max(layout.physicalIds.length, chosen.physicalId ? 1 : 0),
+  };
 }
 
 /** Whether a phone needs display flags at all (more than one display of either kind). */
@@ -119,14 +125,25 @@ export async function readDisplayTarget(shell: DeviceShell, options?: OperationO
  * screencap's -d meant something else). Anything else, or a command that already names a
  * display, is returned unchanged.
  */
-export function aimAtDisplay(argv: readonly string[], target: DisplayTarget | null, sdk: number | null): readonly string[] {
+export function aimAtDisplay(
+  argv: readonly string[],
+  target: DisplayTarget | null,
+  sdk: number | null,
+): readonly string[] {
   if (!target || !isMultiDisplay(target)) return argv;
   // Android 9 and older: `input` has no -d, screencap's -d is a small display number, screenrecord has no --display-id.
   if (sdk !== null && sdk < 29) return argv;
   if (argv.includes('-d')) return argv;
-  if (argv[0] === 'screencap' && target.physicalCount > 1 && target.display.physicalId) return ['screencap', '-d', target.display.physicalId, ...argv.slice(1)];
+  if (argv[0] === 'screencap' && target.physicalCount > 1 && target.display.physicalId)
+    return ['screencap', '-d', target.display.physicalId, ...argv.slice(1)];
   // screenrecord (Android 10+) records "the primary display" unless told: on a folded foldable, the inner panel.
-  if (argv[0] === 'screenrecord' && !argv.includes('--display-id') && target.physicalCount > 1 && target.display.physicalId) return ['screenrecord', '--display-id', target.display.physicalId, ...argv.slice(1)];
+  if (
+    argv[0] === 'screenrecord' &&
+    !argv.includes('--display-id') &&
+    target.physicalCount > 1 &&
+    target.display.physicalId
+  )
+    return ['screenrecord', '--display-id', target.display.physicalId, ...argv.slice(1)];
   if (argv[0] === 'input') return ['input', '-d', String(target.display.id), ...argv.slice(1)];
   return argv;
 }

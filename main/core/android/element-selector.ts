@@ -34,8 +34,17 @@ function resourceIdMatches(actual: string, wanted: string): boolean {
 /** All nodes matching every given criterion, in order; [] when none. */
 export function findElements(nodes: readonly UiNode[], selector: ElementSelector): UiNode[] {
   const { text, textContains, resourceId, contentDesc, index } = selector;
-  if (text === undefined && textContains === undefined && resourceId === undefined && contentDesc === undefined && index === undefined) {
-    throw new BridgeError('invalid_arguments', 'a selector needs at least one of text, textContains, resourceId, contentDesc, index');
+  if (
+    text === undefined &&
+    textContains === undefined &&
+    resourceId === undefined &&
+    contentDesc === undefined &&
+    index === undefined
+  ) {
+    throw new BridgeError(
+      'invalid_arguments',
+      'a selector needs at least one of text, textContains, resourceId, contentDesc, index',
+    );
   }
   if (index !== undefined && (!Number.isSafeInteger(index) || index < 0)) {
     throw new BridgeError('invalid_arguments', `index must be a non-negative integer, got ${String(index)}`);

@@ -60,7 +60,15 @@ export {
   parseForegroundApp,
   parseInputRotation,
 } from './device-info';
-export type { DeviceStatus, DeviceProps, ScreenInfo, BatteryInfo, BatteryStatus, ForegroundApp, Rotation } from './device-info';
+export type {
+  DeviceStatus,
+  DeviceProps,
+  ScreenInfo,
+  BatteryInfo,
+  BatteryStatus,
+  ForegroundApp,
+  Rotation,
+} from './device-info';
 export {
   dumpUiXml,
   readUiTree,

@@ -52,7 +52,10 @@ export function assertInsideScreen(point: Point, screen: ScreenSize): void {
 }
 
 function assertPoint(point: Point): void {
-  for (const [axis, value] of [['x', point.x], ['y', point.y]] as const) {
+  for (const [axis, value] of [
+    ['x', point.x],
+    ['y', point.y],
+  ] as const) {
     if (!Number.isSafeInteger(value)) {
       throw new BridgeError('invalid_arguments', `${axis} must be an integer pixel coordinate, got ${String(value)}`);
     }
@@ -76,7 +79,8 @@ export function assertGestureDuration(durationMs: number): void {
 }
 
 /** MIUI/HyperOS without "USB debugging (Security settings)" (both wordings, before and after Android 13). */
-const INJECT_DENIED_RE = /SecurityException: Injecting (?:to another application|input events) requires[^\n]*INJECT_EVENTS/;
+const INJECT_DENIED_RE =
+  /SecurityException: Injecting (?:to another application|input events) requires[^\n]*INJECT_EVENTS/;
 
 /**
  * Runs one `input …` argv, once: a refused injection is never retried (nothing reached the
@@ -85,15 +89,25 @@ const INJECT_DENIED_RE = /SecurityException: Injecting (?:to another application
  * exception on stdout with status 0; both are failures. The INJECT_EVENTS SecurityException
  * is BridgeError('input_blocked') with its fix.
  */
-export async function runInput(shell: DeviceShell, argv: readonly string[], deadline: OperationDeadline): Promise<void> {
+export async function runInput(
+  shell: DeviceShell,
+  argv: readonly string[],
+  deadline: OperationDeadline,
+): Promise<void> {
   const out = await runText(shell, argv, deadline.next());
   if (INJECT_DENIED_RE.test(out.text)) {
-    throw phoneProblem('inject_events_denied', `the phone refused ${argv.slice(0, 2).join(' ')}: it does not let USB debugging inject input (SecurityException: INJECT_EVENTS)`, {
-      exitCode: out.exitCode,
-    });
+    throw phoneProblem(
+      'inject_events_denied',
+      `the phone refused ${argv.slice(0, 2).join(' ')}: it does not let USB debugging inject input (SecurityException: INJECT_EVENTS)`,
+      {
+        exitCode: out.exitCode,
+      },
+    );
   }
   const failed =
-    (out.exitCode !== undefined && out.exitCode !== 0) || /^(Error:|Exception|java\.lang\.)/m.test(out.text) || /Unknown command/.test(out.text);
+    (out.exitCode !== undefined && out.exitCode !== 0) ||
+    /^(Error:|Exception|java\.lang\.)/m.test(out.text) ||
+    /Unknown command/.test(out.text);
   if (failed) {
     throw new BridgeError('command_failed', `${argv.slice(0, 2).join(' ')} failed${excerpt(out.text)}`, {
       exitCode: out.exitCode,
@@ -177,7 +191,11 @@ export async function pressKey(shell: DeviceShell, name: string, options?: Press
 const MAX_KEYS_PER_CALL = 100;
 
 /** Presses several named keys in order with one `input keyevent C1 C2 …` (one JVM start). */
-export async function pressKeys(shell: DeviceShell, names: readonly string[], options?: OperationOptions): Promise<void> {
+export async function pressKeys(
+  shell: DeviceShell,
+  names: readonly string[],
+  options?: OperationOptions,
+): Promise<void> {
   if (names.length === 0 || names.length > MAX_KEYS_PER_CALL) {
     throw new BridgeError('invalid_arguments', `give between 1 and ${MAX_KEYS_PER_CALL} keys, got ${names.length}`);
   }

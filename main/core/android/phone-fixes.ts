@@ -37,7 +37,10 @@ export const PHONE_PROBLEMS = {
     fix: 'stop the animation or video on the screen (or turn animations off in Developer options), then try again; android_screenshot still works',
   },
   /** "null root node returned by UiTestAutomationBridge": no window to read. */
-  ui_no_root: { code: 'screen_unreadable', fix: 'wake and unlock the phone, wait for the screen to settle, then try again' },
+  ui_no_root: {
+    code: 'screen_unreadable',
+    fix: 'wake and unlock the phone, wait for the screen to settle, then try again',
+  },
   /** An empty hierarchy: nothing on screen is exposed to accessibility. */
   ui_empty: {
     code: 'screen_unreadable',

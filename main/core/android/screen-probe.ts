@@ -85,7 +85,11 @@ export interface ProbeOptions {
 
 function fatalOf(error: unknown, signal: AbortSignal): ScreenFacts['fatal'] {
   if (signal.aborted || (isBridgeError(error) && error.code === 'canceled')) return 'canceled';
-  if (isBridgeError(error) && (error.code === 'device_offline' || error.code === 'device_unauthorized' || error.code === 'adb_unavailable')) return 'offline';
+  if (
+    isBridgeError(error) &&
+    (error.code === 'device_offline' || error.code === 'device_unauthorized' || error.code === 'adb_unavailable')
+  )
+    return 'offline';
   return null;
 }
 
@@ -98,10 +102,17 @@ export async function probeScreen(shell: DeviceShell, options: ProbeOptions): Pr
   let fatal: ScreenFacts['fatal'] = null;
   const readWindow = async (): Promise<WindowFacts | null> => {
     try {
-      const deadline = new OperationDeadline({ timeoutMs: options.timeoutMs, signal: options.signal }, options.timeoutMs, 'reading the window in front');
+      const deadline = new OperationDeadline(
+        { timeoutMs: options.timeoutMs, signal: options.signal },
+        options.timeoutMs,
+        'reading the window in front',
+      );
       // Android 10+ print the focus (mCurrentFocus) only in the display section, 8–9 only in the
       // windows section, whose window blocks carry the flags: read both, at once.
-      const [displays, windows] = await Promise.all([runText(shell, ['dumpsys', 'window', 'displays'], deadline.next()), runText(shell, ['dumpsys', 'window', 'windows'], deadline.next())]);
+      const [displays, windows] = await Promise.all([
+        runText(shell, ['dumpsys', 'window', 'displays'], deadline.next()),
+        runText(shell, ['dumpsys', 'window', 'windows'], deadline.next()),
+      ]);
       const facts = parseWindowFacts(`${displays.text}\n${windows.text}`);
       if (!facts) problems.push('the app in front could not be identified');
       return facts;

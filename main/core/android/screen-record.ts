@@ -27,17 +27,26 @@ const CLEANUP_TIMEOUT_MS = 5_000;
 function validate(options: RecordScreenOptions): void {
   const { seconds, size, bitRate } = options;
   if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_RECORD_SECONDS) {
-    throw new BridgeError('invalid_arguments', `seconds must be an integer from 1 to ${MAX_RECORD_SECONDS}, got ${String(seconds)}`);
+    throw new BridgeError(
+      'invalid_arguments',
+      `seconds must be an integer from 1 to ${MAX_RECORD_SECONDS}, got ${String(seconds)}`,
+    );
   }
   if (size !== undefined) {
     for (const value of [size.width, size.height]) {
       if (!Number.isSafeInteger(value) || value < 16 || value > 4096) {
-        throw new BridgeError('invalid_arguments', `size must be two integers from 16 to 4096, got ${String(size.width)}x${String(size.height)}`);
+        throw new BridgeError(
+          'invalid_arguments',
+          `size must be two integers from 16 to 4096, got ${String(size.width)}x${String(size.height)}`,
+        );
       }
     }
   }
   if (bitRate !== undefined && (!Number.isSafeInteger(bitRate) || bitRate < 100_000 || bitRate > 100_000_000)) {
-    throw new BridgeError('invalid_arguments', `bitRate must be an integer from 100000 to 100000000, got ${String(bitRate)}`);
+    throw new BridgeError(
+      'invalid_arguments',
+      `bitRate must be an integer from 100000 to 100000000, got ${String(bitRate)}`,
+    );
   }
 }
 
@@ -63,12 +72,18 @@ export function looksLikeMp4(data: Buffer): boolean {
 export async function recordScreen(shell: DeviceShell, options: RecordScreenOptions): Promise<Buffer> {
   const remotePath = `/sdcard/xagent-rec-${randomBytes(6).toString('hex')}.mp4`;
   const argv = screenRecordArgv(options, remotePath);
-  const deadline = new OperationDeadline(options, options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS, 'recording the screen');
+  const deadline = new OperationDeadline(
+    options,
+    options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS,
+    'recording the screen',
+  );
   try {
     const recordBudget = Math.min(deadline.next().timeoutMs, options.seconds * 1000 + RECORD_MARGIN_MS);
     const recorded = await runText(shell, argv, { ...deadline.next(), timeoutMs: recordBudget });
     if (/^ERROR|Unable to/im.test(recorded.text) || (recorded.exitCode !== undefined && recorded.exitCode !== 0)) {
-      throw new BridgeError('command_failed', `screenrecord failed${excerpt(recorded.text)}`, { exitCode: recorded.exitCode });
+      throw new BridgeError('command_failed', `screenrecord failed${excerpt(recorded.text)}`, {
+        exitCode: recorded.exitCode,
+      });
     }
     const data = await shell.pull(remotePath, deadline.next());
     if (!looksLikeMp4(data)) {
@@ -77,6 +92,8 @@ export async function recordScreen(shell: DeviceShell, options: RecordScreenOpti
     return data;
   } finally {
     // The clip may show private content; it must not stay on the phone.
-    await runText(shell, ['rm', '-f', remotePath], OperationDeadline.cleanup(CLEANUP_TIMEOUT_MS)).catch(() => undefined);
+    await runText(shell, ['rm', '-f', remotePath], OperationDeadline.cleanup(CLEANUP_TIMEOUT_MS)).catch(
+      () => undefined,
+    );
   }
 }

@@ -29,7 +29,8 @@ export function parseKeyguard(output: string): KeyguardState | null {
   if (delegate !== null) {
     const showing = /\bshowing=(true|false)/.exec(delegate)?.[1];
     const secure = /\bsecure=(true|false)/.exec(delegate)?.[1];
-    if (showing !== undefined) return { showing: showing === 'true', secure: secure === undefined ? null : secure === 'true' };
+    if (showing !== undefined)
+      return { showing: showing === 'true', secure: secure === undefined ? null : secure === 'true' };
   }
   const monitor = /KeyguardStateMonitor\s*\n[ \t]+mIsShowing=(true|false)/.exec(output)?.[1];
   if (monitor !== undefined) {
@@ -39,7 +40,8 @@ export function parseKeyguard(output: string): KeyguardState | null {
   }
   const legacy = /mShowingLockscreen=(true|false)/.exec(output)?.[1];
   const dreaming = /mDreamingLockscreen=(true|false)/.exec(output)?.[1];
-  if (legacy !== undefined || dreaming !== undefined) return { showing: legacy === 'true' || dreaming === 'true', secure: null };
+  if (legacy !== undefined || dreaming !== undefined)
+    return { showing: legacy === 'true' || dreaming === 'true', secure: null };
   return null;
 }
 
@@ -62,7 +64,10 @@ export function parseDfAvailableKib(output: string): number | null {
   const header = lines[0]?.trim().split(/\s+/) ?? [];
   const column = header.findIndex((h) => /^avail/i.test(h));
   // "Mounted on" is one column in two words: a data row has one word fewer than the header.
-  const row = lines.slice(1).map((l) => l.trim().split(/\s+/)).find((cols) => cols.length > column && cols.length >= header.length - 1);
+  const row = lines
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .find((cols) => cols.length > column && cols.length >= header.length - 1);
   if (column < 0 || row === undefined) return null;
   const value = row[column] ?? '';
   const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(value);

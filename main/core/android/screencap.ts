@@ -67,13 +67,19 @@ export function decodeRawScreencap(buffer: Buffer): RawFrame {
  * of several displays to capture (AOSP cmds/screencap/screencap.cpp). `exec:` carries stderr
  * in the same stream as the image, so they arrive in front of its bytes.
  */
-const SCREENCAP_NOTICE_LINES = ['[Warning] Multiple displays were found', 'A display ID can be specified with the [-d display-id] option.', 'See "dumpsys SurfaceFlinger --display-id" for valid display IDs.'];
+const SCREENCAP_NOTICE_LINES = [
+  '[Warning] Multiple displays were found',
+  'A display ID can be specified with the [-d display-id] option.',
+  'See "dumpsys SurfaceFlinger --display-id" for valid display IDs.',
+];
 
 /** The image bytes without screencap's multiple-display warning lines in front (never a failure). */
 export function stripScreencapNotices(buffer: Buffer): Buffer {
   let rest = buffer;
   for (;;) {
-    const line = SCREENCAP_NOTICE_LINES.find((prefix) => rest.length > prefix.length && rest.subarray(0, prefix.length).toString('latin1') === prefix);
+    const line = SCREENCAP_NOTICE_LINES.find(
+      (prefix) => rest.length > prefix.length && rest.subarray(0, prefix.length).toString('latin1') === prefix,
+    );
     if (!line) return rest;
     const end = rest.indexOf(0x0a);
     if (end < 0) return rest;
@@ -92,7 +98,9 @@ export async function capturePng(shell: DeviceShell, options?: OperationOptions)
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'taking a screenshot');
   const png = stripScreencapNotices(await shell.execOut(['screencap', '-p'], deadline.next()));
   if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) {
-    throw failed(`expected a PNG, got ${png.length} bytes starting ${JSON.stringify(png.subarray(0, 16).toString('latin1'))}`);
+    throw failed(
+      `expected a PNG, got ${png.length} bytes starting ${JSON.stringify(png.subarray(0, 16).toString('latin1'))}`,
+    );
   }
   return png;
 }

@@ -26,11 +26,19 @@ export interface SystemDialog {
   description: string;
 }
 
-export const PERMISSION_CONTROLLER_PACKAGES: ReadonlySet<string> = new Set(['com.google.android.permissioncontroller', 'com.android.permissioncontroller', 'com.android.packageinstaller']);
+export const PERMISSION_CONTROLLER_PACKAGES: ReadonlySet<string> = new Set([
+  'com.google.android.permissioncontroller',
+  'com.android.permissioncontroller',
+  'com.android.packageinstaller',
+]);
 
 /** Whether the window in front is the runtime permission prompt. */
 export function isPermissionPrompt(pkg: string | null, activity: string | null): boolean {
-  return pkg !== null && PERMISSION_CONTROLLER_PACKAGES.has(pkg) && (activity === null || /GrantPermissionsActivity$/.test(activity));
+  return (
+    pkg !== null &&
+    PERMISSION_CONTROLLER_PACKAGES.has(pkg) &&
+    (activity === null || /GrantPermissionsActivity$/.test(activity))
+  );
 }
 
 const anr = (pkg: string | null): SystemDialog => ({
@@ -42,7 +50,9 @@ const anr = (pkg: string | null): SystemDialog => ({
 const permission = (message: string | null): SystemDialog => ({
   kind: 'permission_prompt',
   package: null,
-  description: message ? `a permission prompt: "${message.slice(0, 160)}"` : 'a permission prompt (GrantPermissionsActivity)',
+  description: message
+    ? `a permission prompt: "${message.slice(0, 160)}"`
+    : 'a permission prompt (GrantPermissionsActivity)',
 });
 
 /** The system dialog `dumpsys window` shows in focus (first focused window of any display), or null. */
@@ -65,7 +75,9 @@ export function systemDialogFromTree(nodes: readonly UiNode[]): SystemDialog | n
     const label = /^(.+) isn(?:'|’)t responding$/.exec(title)?.[1];
     return { ...anr(null), description: `"App isn't responding"${label ? ` for ${label}` : ''} (Close app / Wait)` };
   }
-  const prompt = nodes.some((n) => /^com\.android\.(?:permissioncontroller|packageinstaller):id\/permission_(?:allow|deny)/.test(n.resourceId));
+  const prompt = nodes.some((n) =>
+    /^com\.android\.(?:permissioncontroller|packageinstaller):id\/permission_(?:allow|deny)/.test(n.resourceId),
+  );
   if (prompt) return permission(nodes.find((n) => /:id\/permission_message$/.test(n.resourceId))?.text ?? null);
   return null;
 }

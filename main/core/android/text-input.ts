@@ -130,7 +130,10 @@ function validateText(text: string): void {
     throw new BridgeError('invalid_arguments', 'text must be a non-empty string');
   }
   if (text.length > MAX_TEXT_LENGTH) {
-    throw new BridgeError('invalid_arguments', `text is ${text.length} characters long; the limit is ${MAX_TEXT_LENGTH}`);
+    throw new BridgeError(
+      'invalid_arguments',
+      `text is ${text.length} characters long; the limit is ${MAX_TEXT_LENGTH}`,
+    );
   }
 }
 
@@ -164,7 +167,9 @@ export async function typeText(shell: DeviceShell, text: string, options?: TypeT
   for (const argv of calls) {
     const out = await runText(shell, argv, deadline.next());
     if ((out.exitCode !== undefined && out.exitCode !== 0) || !out.text.includes('Broadcast completed')) {
-      throw new BridgeError('command_failed', `sending text to ADB Keyboard failed${excerpt(out.text)}`, { exitCode: out.exitCode });
+      throw new BridgeError('command_failed', `sending text to ADB Keyboard failed${excerpt(out.text)}`, {
+        exitCode: out.exitCode,
+      });
     }
   }
   return { method: 'unicode_ime', calls: calls.length };

@@ -62,7 +62,13 @@ export function compactTree(nodes: readonly UiNode[], options?: CompactTreeOptio
     if (keep) {
       total++;
       if (kept.length < maxNodes) {
-        kept.push({ ...node, index: kept.length, depth: keptAncestors, bounds: [...node.bounds], center: [...node.center] });
+        kept.push({
+          ...node,
+          index: kept.length,
+          depth: keptAncestors,
+          bounds: [...node.bounds],
+          center: [...node.center],
+        });
       }
     }
     stack.push({ depth: node.depth, kept: keep });
@@ -93,8 +99,15 @@ function computeSignature(nodes: readonly UiNode[]): string {
   const hash = createHash('sha256');
   for (const n of nodes) {
     const flags =
-      (n.checked ? 1 : 0) | (n.selected ? 2 : 0) | (n.focused ? 4 : 0) | (n.enabled ? 8 : 0) | (n.clickable ? 16 : 0) | (n.scrollable ? 32 : 0);
-    hash.update(`${n.depth}\u0000${n.className}\u0000${n.resourceId}\u0000${n.text}\u0000${n.contentDesc}\u0000${n.bounds.join(',')}\u0000${flags}\u0001`);
+      (n.checked ? 1 : 0) |
+      (n.selected ? 2 : 0) |
+      (n.focused ? 4 : 0) |
+      (n.enabled ? 8 : 0) |
+      (n.clickable ? 16 : 0) |
+      (n.scrollable ? 32 : 0);
+    hash.update(
+      `${n.depth}\u0000${n.className}\u0000${n.resourceId}\u0000${n.text}\u0000${n.contentDesc}\u0000${n.bounds.join(',')}\u0000${flags}\u0001`,
+    );
   }
   return hash.digest('hex').slice(0, 16);
 }

@@ -15,8 +15,13 @@ import { parseUiXml, type UiNode } from './ui-xml';
 
 export { decodeXmlEntities, parseUiXml, type UiNode } from './ui-xml';
 export { findElement, findElements, type ElementSelector } from './element-selector';
-export { compactTree, isInteractive, screenSignature, type CompactTree, type CompactTreeOptions } from './ui-tree-summary';
-
+export {
+  compactTree,
+  isInteractive,
+  screenSignature,
+  type CompactTree,
+  type CompactTreeOptions,
+} from './ui-tree-summary';
 
 export interface UiDumpOptions extends OperationOptions {
   /** `uiautomator dump --compressed`: leaves out views that are not important for accessibility. */
@@ -34,7 +39,11 @@ export const MAX_DUMP_CHARS = 16 * 1024 * 1024;
 /** uiautomator's own failure lines (DumpCommand prints them and still exits 0). */
 const DUMP_ERRORS: ReadonlyArray<readonly [RegExp, PhoneProblem, string]> = [
   [/could not get idle state/i, 'ui_not_idle', 'the screen never settled (uiautomator: could not get idle state)'],
-  [/null root node returned by UiTestAutomationBridge/i, 'ui_no_root', 'the phone has no window to read (uiautomator: null root node)'],
+  [
+    /null root node returned by UiTestAutomationBridge/i,
+    'ui_no_root',
+    'the phone has no window to read (uiautomator: null root node)',
+  ],
 ];
 /** Phones where `/dev/tty` gave no XML but the file fallback worked; we go straight to the file. */
 const ttyUnusable = new WeakSet<DeviceShell>();
@@ -94,21 +103,30 @@ export async function dumpUiXml(shell: DeviceShell, options?: UiDumpOptions): Pr
       last = out.text;
     }
     if (known) throw phoneProblem(known.problem, known.what);
-    if (emptySeen) throw phoneProblem('ui_empty', 'the screen exposes no elements (uiautomator returned an empty hierarchy)');
+    if (emptySeen)
+      throw phoneProblem('ui_empty', 'the screen exposes no elements (uiautomator returned an empty hierarchy)');
   }
 
   try {
     const dumped = await runText(shell, ['uiautomator', 'dump', ...flags, DUMP_FILE], deadline.next());
     const error = dumpError(dumped.text);
     if (error) throw phoneProblem(error.problem, error.what);
-    if (!/dumped to/i.test(dumped.text)) throw new BridgeError('command_failed', `uiautomator could not dump the screen${excerpt(dumped.text || last, 200)}`);
+    if (!/dumped to/i.test(dumped.text))
+      throw new BridgeError(
+        'command_failed',
+        `uiautomator could not dump the screen${excerpt(dumped.text || last, 200)}`,
+      );
     const file = await runText(shell, ['cat', DUMP_FILE], deadline.next());
     checkSize(file.text);
     const xml = extractHierarchyXml(file.text);
     if (xml === null) {
-      throw phoneProblem('ui_unreadable', `uiautomator reported the dump written, but it could not be read back${excerpt(file.text, 200)}`);
+      throw phoneProblem(
+        'ui_unreadable',
+        `uiautomator reported the dump written, but it could not be read back${excerpt(file.text, 200)}`,
+      );
     }
-    if (!hasNodes(xml)) throw phoneProblem('ui_empty', 'the screen exposes no elements (uiautomator returned an empty hierarchy)');
+    if (!hasNodes(xml))
+      throw phoneProblem('ui_empty', 'the screen exposes no elements (uiautomator returned an empty hierarchy)');
     ttyUnusable.add(shell);
     return xml;
   } finally {
@@ -118,7 +136,10 @@ export async function dumpUiXml(shell: DeviceShell, options?: UiDumpOptions): Pr
 
 function checkSize(text: string): void {
   if (text.length > MAX_DUMP_CHARS) {
-    throw new BridgeError('screen_unreadable', `the screen's UI tree is too large to read (${Math.round(text.length / 1048576)} MB of XML). Fix: use android_screenshot and tap by coordinates, or scroll to a simpler screen`);
+    throw new BridgeError(
+      'screen_unreadable',
+      `the screen's UI tree is too large to read (${Math.round(text.length / 1048576)} MB of XML). Fix: use android_screenshot and tap by coordinates, or scroll to a simpler screen`,
+    );
   }
 }
 

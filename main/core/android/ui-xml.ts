@@ -55,7 +55,7 @@ export function decodeXmlEntities(raw: string): string {
     if (ref.length > MAX_ENTITY_LENGTH) {
       decoded = undefined;
     } else if (ref.charCodeAt(0) === 35 /* # */) {
-      const hex = ref.charCodeAt(1) === 120 /* x */;
+      const hex = ref.charCodeAt(1) === 120; /* x */
       const digits = ref.slice(hex ? 2 : 1);
       if (digits.length > 0 && digits.length <= 8 && (hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
         const code = parseInt(digits, hex ? 16 : 10);
@@ -230,7 +230,15 @@ export function parseUiXml(xml: string, options: { anyElementName?: boolean } = 
   let depth = 0;
   let openedHierarchy = false;
   let closedHierarchy = false;
-  const draft: NodeDraft = { text: '', resourceId: '', className: '', package: '', contentDesc: '', flags: 0, bounds: null };
+  const draft: NodeDraft = {
+    text: '',
+    resourceId: '',
+    className: '',
+    package: '',
+    contentDesc: '',
+    flags: 0,
+    bounds: null,
+  };
   const repeated = new Map<string, string>();
 
   for (;;) {
@@ -372,5 +380,13 @@ function isNameStart(c: number): boolean {
 
 /** Characters of XML names as uiautomator writes them: letters, digits, '-', '_', ':', '.'. */
 function isNameChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 58 || c === 46;
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 45 ||
+    c === 95 ||
+    c === 58 ||
+    c === 46
+  );
 }

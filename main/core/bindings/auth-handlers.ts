@@ -42,7 +42,11 @@ export const AUTH_FLOWS: readonly AuthFlowDeclaration[] = [
   },
 ];
 
-function sessionPayload(ctx: UserPacketContext, service: BindingService, session: AuthSession): Record<string, unknown> {
+function sessionPayload(
+  ctx: UserPacketContext,
+  service: BindingService,
+  session: AuthSession,
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     connector_channel_id: ctx.channel.id,
     flow_id: session.flowId,
@@ -65,19 +69,33 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
   plane.on('auth.start', (ctx) => {
     const flowId = ctx.payload.flow_id;
     if (flowId !== DESKTOP_APPROVAL_FLOW && flowId !== DEVICE_CLAIM_FLOW) {
-      ctx.connection.reply(ctx.packet, 'auth.start.ack', { error: { code: 'auth_flow_unknown', message: 'flow_id must be one of the Card’s auth_flows' } });
+      ctx.connection.reply(ctx.packet, 'auth.start.ack', {
+        error: { code: 'auth_flow_unknown', message: 'flow_id must be one of the Card’s auth_flows' },
+      });
       return;
     }
     if (service.activeBinding(ctx.channel.id)) {
       const descriptor = service.describe(ctx.channel);
       service.noteDescribed(ctx.channel.id, descriptor);
       ctx.connection.reply(ctx.packet, 'auth.start.ack', {
-        payload: { connector_channel_id: ctx.channel.id, flow_id: flowId, status: 'authenticated', message: 'Already bound.', connection_descriptor: descriptor },
+        payload: {
+          connector_channel_id: ctx.channel.id,
+          flow_id: flowId,
+          status: 'authenticated',
+          message: 'Already bound.',
+          connection_descriptor: descriptor,
+        },
       });
       return;
     }
-    const input = typeof ctx.payload.input === 'object' && ctx.payload.input !== null ? (ctx.payload.input as Record<string, unknown>) : {};
-    const session = flowId === DESKTOP_APPROVAL_FLOW ? service.startDesktopApproval(ctx.channel) : service.startDeviceClaim(ctx.channel, input, ctx.connection.clientAddress);
+    const input =
+      typeof ctx.payload.input === 'object' && ctx.payload.input !== null
+        ? (ctx.payload.input as Record<string, unknown>)
+        : {};
+    const session =
+      flowId === DESKTOP_APPROVAL_FLOW
+        ? service.startDesktopApproval(ctx.channel)
+        : service.startDeviceClaim(ctx.channel, input, ctx.connection.clientAddress);
     ctx.connection.reply(ctx.packet, 'auth.start.ack', { payload: sessionPayload(ctx, service, session) });
     // pending → authenticating; a failed start may also have ended an older pending request.
     service.pushIfChanged(ctx.channel.id);
@@ -87,7 +105,9 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
     const id = ctx.payload.auth_session_id;
     const session = typeof id === 'string' ? service.session(id) : undefined;
     if (!session || session.channelId !== ctx.channel.id) {
-      ctx.connection.reply(ctx.packet, 'auth.status.ack', { error: { code: 'auth_session_not_found', message: 'no such authentication session on this channel' } });
+      ctx.connection.reply(ctx.packet, 'auth.status.ack', {
+        error: { code: 'auth_session_not_found', message: 'no such authentication session on this channel' },
+      });
       return;
     }
     if (ctx.payload.refresh === true) service.refreshSession(session);
@@ -99,7 +119,9 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
     const session = typeof id === 'string' ? service.session(id) : undefined;
     const base = { connector_channel_id: ctx.channel.id, auth_session_id: typeof id === 'string' ? id : '' };
     if (!session || session.channelId !== ctx.channel.id) {
-      ctx.connection.reply(ctx.packet, 'auth.cancel.ack', { payload: { ...base, status: 'not_found', message: 'no such authentication session' } });
+      ctx.connection.reply(ctx.packet, 'auth.cancel.ack', {
+        payload: { ...base, status: 'not_found', message: 'no such authentication session' },
+      });
       return;
     }
     const outcome = service.cancelSession(session);
@@ -119,6 +141,8 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
     const channel = ctx.channel;
     const descriptor = service.describe(channel);
     service.noteDescribed(channel.id, descriptor);
-    ctx.connection.reply(ctx.packet, 'auth.logout.ack', { payload: { status: 'ok', connection_descriptor: descriptor } });
+    ctx.connection.reply(ctx.packet, 'auth.logout.ack', {
+      payload: { status: 'ok', connection_descriptor: descriptor },
+    });
   });
 }

@@ -107,7 +107,9 @@ export class AuthSessions {
 
   hasPending(channelId: string): boolean {
     const now = this.options.clock();
-    return [...this.sessions.values()].some((s) => s.channelId === channelId && s.status === 'pending' && s.expiresAt > now);
+    return [...this.sessions.values()].some(
+      (s) => s.channelId === channelId && s.status === 'pending' && s.expiresAt > now,
+    );
   }
 
   /** Expires what is due (called by the binding sweep, so expiry is pushed without a poll). */

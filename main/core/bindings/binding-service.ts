@@ -114,18 +114,29 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       session.message = message;
       return session;
     };
-    if (!label || !code) return fail('Both the phone (label or serial shown in the app) and the access code are required.');
+    if (!label || !code)
+      return fail('Both the phone (label or serial shown in the app) and the access code are required.');
     const device = this.options.registry.resolve(label);
     // Checked before the code: once paused, even the right code is refused until the window passes.
     const wait = this.claims.callerPausedFor(caller);
-    if (wait > 0) return fail(`Too many wrong access codes from here; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`);
+    if (wait > 0)
+      return fail(
+        `Too many wrong access codes from here; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`,
+      );
     if (!device) return fail(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
-    if (device.state !== 'device' || device.verifiedAt === null) return fail(`${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`);
+    if (device.state !== 'device' || device.verifiedAt === null)
+      return fail(
+        `${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`,
+      );
     const stored = this.options.store.get().accessCodes;
     const candidates = stored.filter((c) => c.scope === device.deviceId).concat(stored.filter((c) => c.scope === '*'));
-    if (candidates.length === 0) return fail('This phone is not open to claims: the lab admin has set no access code for it.');
+    if (candidates.length === 0)
+      return fail('This phone is not open to claims: the lab admin has set no access code for it.');
     const open = this.claims.open(caller, candidates);
-    if (open.length === 0) return fail('Too many wrong guesses of this phone’s access code lately; claims from here are paused, try again in a few minutes.');
+    if (open.length === 0)
+      return fail(
+        'Too many wrong guesses of this phone’s access code lately; claims from here are paused, try again in a few minutes.',
+      );
     const matched = open.find((c) => accessCodeMatches(code, c));
     if (!matched) {
       this.claims.wrong(caller, open);
@@ -151,7 +162,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   refreshSession(session: AuthSession): void {
     this.sessions.refresh(session, (code) =>
-      session.deviceId === null ? approvalMessage(code) : `Waiting for the person at the computer to approve code ${code}.`,
+      session.deviceId === null
+        ? approvalMessage(code)
+        : `Waiting for the person at the computer to approve code ${code}.`,
     );
   }
 
@@ -164,13 +177,20 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   /** Admin decision on a pending pairing. */
-  decidePairing(authSessionId: string, decision: { action: 'approve'; deviceId?: string; code?: string } | { action: 'deny'; code?: string }): AuthSession {
+  decidePairing(
+    authSessionId: string,
+    decision: { action: 'approve'; deviceId?: string; code?: string } | { action: 'deny'; code?: string },
+  ): AuthSession {
     const session = this.session(authSessionId);
     if (!session) throw new BridgeError('auth_session_not_found', 'no such pairing request');
-    if (session.status !== 'pending') throw new BridgeError('invalid_arguments', `the pairing request is ${session.status}`);
+    if (session.status !== 'pending')
+      throw new BridgeError('invalid_arguments', `the pairing request is ${session.status}`);
     // The person decides on the code they see; a refresh in between replaced it.
     if (decision.code !== undefined && decision.code !== session.code) {
-      throw new BridgeError('invalid_arguments', 'that pairing code was replaced by a new one; check the code xAgent shows now');
+      throw new BridgeError(
+        'invalid_arguments',
+        'that pairing code was replaced by a new one; check the code xAgent shows now',
+      );
     }
     if (decision.action === 'deny') {
       session.status = 'failed';
@@ -184,12 +204,19 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const device = this.options.registry.get(deviceId);
     if (!device || device.state === 'gone') throw new BridgeError('device_not_found', 'that phone is not connected');
     // The binding records the verified phone's name; binding an unverified one would misname it.
-    if (device.state !== 'device' || device.verifiedAt === null) throw new BridgeError('device_offline', 'that phone is not ready yet; wait until it shows as connected');
+    if (device.state !== 'device' || device.verifiedAt === null)
+      throw new BridgeError('device_offline', 'that phone is not ready yet; wait until it shows as connected');
     const holder = this.leaseHolder(deviceId);
-    if (holder && holder !== session.channelId) throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
-    if (!this.options.runtime.channel(session.channelId)) throw new BridgeError('connection_not_found', 'the channel no longer exists');
+    if (holder && holder !== session.channelId)
+      throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
+    if (!this.options.runtime.channel(session.channelId))
+      throw new BridgeError('connection_not_found', 'the channel no longer exists');
     const current = this.activeBinding(session.channelId);
-    if (current && current.deviceId !== deviceId) throw new BridgeError('lease_conflict', `that channel is already bound to ${current.displayName}; it must sign out first`);
+    if (current && current.deviceId !== deviceId)
+      throw new BridgeError(
+        'lease_conflict',
+        `that channel is already bound to ${current.displayName}; it must sign out first`,
+      );
     this.bind(session.channelId, device, session.flowId);
     session.status = 'authenticated';
     session.deviceId = deviceId;
@@ -212,7 +239,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   /** The channel holding a phone's lease, if any. */
   leaseHolder(deviceId: string): string | undefined {
-    return this.options.runtime.channels().find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === deviceId)?.id;
+    return this.options.runtime
+      .channels()
+      .find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === deviceId)?.id;
   }
 
   /** Records a tool call for the idle timeout (persisted lazily, not on every call). */
@@ -230,7 +259,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   revoke(channelId: string): void {
-    if (!this.activeBinding(channelId)) throw new BridgeError('connection_not_found', 'that channel has no active lease');
+    if (!this.activeBinding(channelId))
+      throw new BridgeError('connection_not_found', 'that channel has no active lease');
     this.endBinding(channelId, 'revoked');
   }
 
@@ -242,7 +272,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       throw new BridgeError('invalid_arguments', 'extend_ms must be a positive number of milliseconds up to 7 days');
     }
     this.options.store.update(() => {
-      if (binding.lease.maxUntil !== null) binding.lease.maxUntil = Math.max(binding.lease.maxUntil, this.clock()) + extraMs;
+      if (binding.lease.maxUntil !== null)
+        binding.lease.maxUntil = Math.max(binding.lease.maxUntil, this.clock()) + extraMs;
       binding.lease.lastActivityAt = this.clock();
     });
     this.emit('changed');
@@ -259,7 +290,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const idleChanged = policy.idleTimeoutMs !== this.lease.idleTimeoutMs;
     this.lease = { ...policy };
     if (!idleChanged) return;
-    const active = this.options.runtime.channels().flatMap((c) => (c.binding && c.binding.ended === null ? [c.binding] : []));
+    const active = this.options.runtime
+      .channels()
+      .flatMap((c) => (c.binding && c.binding.ended === null ? [c.binding] : []));
     if (active.length === 0) return;
     this.options.store.update(() => {
       for (const binding of active) binding.lease.idleTimeoutMs = policy.idleTimeoutMs;
@@ -270,7 +303,10 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   setAccessCode(scope: string, code: string | null, requireApproval: boolean): void {
     if (scope !== '*' && !this.options.registry.get(scope)) throw new BridgeError('device_not_found', 'no such phone');
     if (code !== null && (code.length < ACCESS_CODE_MIN_LENGTH || code.length > ACCESS_CODE_MAX_LENGTH)) {
-      throw new BridgeError('invalid_arguments', `access codes are ${ACCESS_CODE_MIN_LENGTH} to ${ACCESS_CODE_MAX_LENGTH} characters`);
+      throw new BridgeError(
+        'invalid_arguments',
+        `access codes are ${ACCESS_CODE_MIN_LENGTH} to ${ACCESS_CODE_MAX_LENGTH} characters`,
+      );
     }
     this.options.store.update((s) => {
       s.accessCodes = s.accessCodes.filter((c) => c.scope !== scope);
@@ -294,7 +330,11 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const base = { connectorId, channelId: channel.id, toolIds: this.options.toolIds() };
     const binding = channel.binding;
     if (!binding) {
-      return buildDescriptor({ ...base, status: this.sessions.hasPending(channel.id) ? 'authenticating' : 'created', displayName: 'Android device (not bound)' });
+      return buildDescriptor({
+        ...base,
+        status: this.sessions.hasPending(channel.id) ? 'authenticating' : 'created',
+        displayName: 'Android device (not bound)',
+      });
     }
     const { status, reason, deniedByTarget } = this.bindingStatus(binding);
     return buildDescriptor({
@@ -304,7 +344,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       accountHint: binding.accountHint,
       ...(reason ? { unavailableReason: reason } : {}),
       ...(deniedByTarget ? { deniedByTarget } : {}),
-      ...(status === 'connected' && this.options.toolMarks ? { toolMarks: this.options.toolMarks(binding.deviceId) } : {}),
+      ...(status === 'connected' && this.options.toolMarks
+        ? { toolMarks: this.options.toolMarks(binding.deviceId) }
+        : {}),
     });
   }
 
@@ -320,7 +362,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     if (binding.ended === 'expired') return { status: 'expired', reason: 'the lease ended; authenticate again' };
     const device = this.options.registry.get(binding.deviceId);
     if (!device || device.state === 'gone') return { status: 'offline', reason: 'the phone is not connected' };
-    if (device.state === 'unauthorized') return { status: 'offline', reason: 'the phone has not accepted this computer’s USB debugging key', deniedByTarget: true };
+    if (device.state === 'unauthorized')
+      return {
+        status: 'offline',
+        reason: 'the phone has not accepted this computer’s USB debugging key',
+        deniedByTarget: true,
+      };
     if (device.state !== 'device') return { status: 'offline', reason: device.reason ?? 'the phone is offline' };
     // Verified = facts read by a real command since the phone last became `device` in this
     // process (after a restart, an unplug or an adb reconnect), and they name the bound phone.
@@ -407,7 +454,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const online = this.options.registry.get(binding.deviceId)?.state === 'device';
       if (!online && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
       const offlineSince = online ? undefined : this.offlineSince.get(binding.deviceId);
-      if (leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs) !== null) this.endBinding(channel.id, 'expired');
+      if (leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs) !== null)
+        this.endBinding(channel.id, 'expired');
     }
     this.sessions.sweep();
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.

@@ -3,7 +3,12 @@
  * the phone's live state; tools[] lists every Card tool with its real current status.
  * Only display-level names and redacted hints leave the bridge.
  */
-import type { ConnectionDescriptor, ConnectionStatus, DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
+import type {
+  ConnectionDescriptor,
+  ConnectionStatus,
+  DescriptorToolStatus,
+  TargetPermissionState,
+} from '../../contract/wire-schemas';
 import { CONNECTOR_CARD_ID, DEVICE_PROFILE, DESCRIPTOR_SCHEMA, TARGET } from '../protocol/identity';
 import { degrades, type ToolMark } from './tool-marks';
 
@@ -25,8 +30,12 @@ export interface DescriptorInput {
 }
 
 /** tools[] entry status and permission state when the channel is not `connected`. */
-function unusableTool(input: DescriptorInput): { status: DescriptorToolStatus; target_permission_state: TargetPermissionState } {
-  if (input.status === 'revoked' || input.status === 'expired') return { status: 'requires_reauth', target_permission_state: 'requires_reauth' };
+function unusableTool(input: DescriptorInput): {
+  status: DescriptorToolStatus;
+  target_permission_state: TargetPermissionState;
+} {
+  if (input.status === 'revoked' || input.status === 'expired')
+    return { status: 'requires_reauth', target_permission_state: 'requires_reauth' };
   if (input.deniedByTarget) return { status: 'denied_by_target', target_permission_state: 'denied' };
   return { status: 'unavailable', target_permission_state: 'unknown' };
 }
@@ -53,9 +62,20 @@ export function buildDescriptor(input: DescriptorInput): ConnectionDescriptor {
       ...(input.accountHint ? { account_hint: input.accountHint } : {}),
     },
     tools: input.toolIds.map((toolId) => {
-      if (!usable) return { tool_id: toolId, ...unusableTool(input), reason: input.unavailableReason ?? 'no phone is bound to this channel' };
+      if (!usable)
+        return {
+          tool_id: toolId,
+          ...unusableTool(input),
+          reason: input.unavailableReason ?? 'no phone is bound to this channel',
+        };
       const mark = marks.get(toolId);
-      if (mark) return { tool_id: toolId, status: mark.status, target_permission_state: mark.targetPermissionState, reason: mark.reason };
+      if (mark)
+        return {
+          tool_id: toolId,
+          status: mark.status,
+          target_permission_state: mark.targetPermissionState,
+          reason: mark.reason,
+        };
       return { tool_id: toolId, status: 'available', target_permission_state: 'granted' };
     }),
   };

@@ -15,7 +15,12 @@ export type LeaseEnd = 'idle' | 'max_duration' | 'offline';
  * Why this lease ends now, or null while it holds. `offlineSince`: when its phone was last
  * seen going offline, undefined while it is online.
  */
-export function leaseEndsNow(lease: PersistedLease, now: number, offlineSince: number | undefined, disconnectGraceMs: number): LeaseEnd | null {
+export function leaseEndsNow(
+  lease: PersistedLease,
+  now: number,
+  offlineSince: number | undefined,
+  disconnectGraceMs: number,
+): LeaseEnd | null {
   if (lease.idleTimeoutMs !== null && now - lease.lastActivityAt >= lease.idleTimeoutMs) return 'idle';
   if (lease.maxUntil !== null && now >= lease.maxUntil) return 'max_duration';
   if (offlineSince !== undefined && now - offlineSince >= disconnectGraceMs) return 'offline';

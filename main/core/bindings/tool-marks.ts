@@ -55,10 +55,12 @@ export interface MarkFacts {
 /** The marks for one phone; empty when every tool can work. */
 export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   const marks = new Map<string, ToolMark>();
-  const checkedSince = (refusal: { at: number } | null): boolean => refusal !== null && facts.check !== null && facts.check.checked_at > refusal.at;
+  const checkedSince = (refusal: { at: number } | null): boolean =>
+    refusal !== null && facts.check !== null && facts.check.checked_at > refusal.at;
   const inputRefusal = checkedSince(facts.inputRefusal) ? null : facts.inputRefusal;
   const installRefusal = checkedSince(facts.installRefusal) ? null : facts.installRefusal;
-  const row = (id: string): AdminPhoneCheck['checks'][number] | undefined => facts.check?.checks.find((c) => c.id === id);
+  const row = (id: string): AdminPhoneCheck['checks'][number] | undefined =>
+    facts.check?.checks.find((c) => c.id === id);
 
   const unicode = row('unicode_typing');
   if (unicode?.status === 'problem') {
@@ -68,18 +70,23 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
 
   if (inputRefusal) {
     const reason = `the phone refuses injected input (taps, swipes, typing, keys). Fix: ${inputRefusal.fix ?? 'allow USB debugging to inject input in Developer options, then try again'}`;
-    for (const id of INPUT_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
+    for (const id of INPUT_TOOLS)
+      marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
 
   const tree = row('ui_tree_readable');
-  if (tree?.status === 'problem' && !(facts.treeReadAt !== null && facts.check !== null && facts.treeReadAt >= facts.check.checked_at)) {
+  if (
+    tree?.status === 'problem' &&
+    !(facts.treeReadAt !== null && facts.check !== null && facts.treeReadAt >= facts.check.checked_at)
+  ) {
     const reason = `the phone's screen could not be read by the phone check; android_screenshot still works. Fix: ${tree.fix ?? 'check again'}`;
     for (const id of TREE_TOOLS) marks.set(id, { status: 'unavailable', targetPermissionState: 'unknown', reason });
   }
 
   if (installRefusal) {
     const reason = `the phone refused the last install. Fix: ${installRefusal.fix ?? 'see the phone check'}`;
-    for (const id of INSTALL_TOOLS) marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
+    for (const id of INSTALL_TOOLS)
+      marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
   }
   return marks;
 }

@@ -23,7 +23,10 @@ export class AddressRanges {
       const mappedBits = MAPPED_V4.test(raw) ? 96 : 0;
       const address = mappedBits ? unmapped(raw) : raw;
       const family = raw.includes('%') ? 0 : isIP(address);
-      if (family === 0) throw new TypeError(`${what}: ${JSON.stringify(text)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
+      if (family === 0)
+        throw new TypeError(
+          `${what}: ${JSON.stringify(text)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, fd00::/8)`,
+        );
       const max = family === 4 ? 32 : 128;
       const prefixText = slash === -1 ? String(max + mappedBits) : text.slice(slash + 1);
       const prefix = /^\d{1,3}$/.test(prefixText) ? Number(prefixText) - mappedBits : NaN;
@@ -48,4 +51,3 @@ export function unmapped(address: string): string {
   const withoutZone = address.replace(/%.*$/, '');
   return MAPPED_V4.exec(withoutZone)?.[1] ?? withoutZone;
 }
-

@@ -39,15 +39,19 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 export function resolveConnectionLimits(input: Partial<ConnectionLimits> = {}, what = 'connections'): ConnectionLimits {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...input };
   for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${what}.${key} must be a positive integer (got ${String(value)})`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new TypeError(`${what}.${key} must be a positive integer (got ${String(value)})`);
   }
   if (limits.maxConnectionsPerAddress > limits.maxConnections) {
-    throw new TypeError(`${what}.maxConnectionsPerAddress (${limits.maxConnectionsPerAddress}) must not exceed ${what}.maxConnections (${limits.maxConnections})`);
+    throw new TypeError(
+      `${what}.maxConnectionsPerAddress (${limits.maxConnectionsPerAddress}) must not exceed ${what}.maxConnections (${limits.maxConnections})`,
+    );
   }
   // Node refuses a header deadline longer than the request deadline.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new TypeError(`${what}.headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed ${what}.requestTimeoutMs (${limits.requestTimeoutMs})`);
+    throw new TypeError(
+      `${what}.headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed ${what}.requestTimeoutMs (${limits.requestTimeoutMs})`,
+    );
   }
   return limits;
 }
-

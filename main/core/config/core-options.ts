@@ -77,7 +77,13 @@ export interface CoreOptions {
   build?: BuildInfo;
   adbCommandTimeoutMs: number;
   /** Data-plane limits (defaults in server/data-plane.ts); maxBufferedBytes caps what a peer that does not read may hold. */
-  dataPlane?: { maxFrameBytes?: number; maxConnections?: number; heartbeatMs?: number; maxBufferedBytes?: number; claimProbeMs?: number };
+  dataPlane?: {
+    maxFrameBytes?: number;
+    maxConnections?: number;
+    heartbeatMs?: number;
+    maxBufferedBytes?: number;
+    claimProbeMs?: number;
+  };
   /** Channels per connector_id and the lifetime of abandoned (never bound, unused) ones (defaults in runtime/connector-runtime.ts, README). */
   channels?: { maxPerConnector?: number; abandonedTtlMs?: number };
   /** Connection caps (total, per address) and header/keep-alive deadlines on every plane (defaults in server/connection-limits.ts, README). */
@@ -87,7 +93,13 @@ export interface CoreOptions {
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
   audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
   /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, README "Fast lane"). */
-  fastLane?: { idleStopMs?: number; pauseMs?: number; startTimeoutMs?: number; crashForgivenMs?: number; watchMs?: number };
+  fastLane?: {
+    idleStopMs?: number;
+    pauseMs?: number;
+    startTimeoutMs?: number;
+    crashForgivenMs?: number;
+    watchMs?: number;
+  };
   /**
    * What set the changeable limits given here, as the UI shows it ("--approval-timeout",
    * "DEVICE_BRIDGE_APPROVAL_TIMEOUT"); a limit given without a name shows its option name.
@@ -124,7 +136,8 @@ export type CoreOptionsInput = Partial<Omit<CoreOptions, 'lease' | 'queue' | 'ne
 };
 
 function positiveInt(name: string, value: number): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer (got ${String(value)})`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive integer (got ${String(value)})`);
   return value;
 }
 
@@ -133,21 +146,27 @@ function nullablePositive(name: string, value: number | null): number | null {
 }
 
 export function resolveCoreOptions(input: CoreOptionsInput): CoreOptions {
-  if (typeof input.dataDir !== 'string' || input.dataDir.length === 0) throw new TypeError('dataDir must be a non-empty path');
+  if (typeof input.dataDir !== 'string' || input.dataDir.length === 0)
+    throw new TypeError('dataDir must be a non-empty path');
   const port = input.port ?? DEFAULTS.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`port must be an integer from 0 to 65535 (got ${String(port)})`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new TypeError(`port must be an integer from 0 to 65535 (got ${String(port)})`);
   const lease = { ...DEFAULTS.lease, ...input.lease };
   const queue = { ...DEFAULTS.queue, ...input.queue };
   for (const server of input.adbServers ?? []) {
     if (!server.host || !Number.isInteger(server.port) || server.port <= 0 || server.port > 65535) {
-      throw new TypeError(`adb server must be HOST:PORT with a port from 1 to 65535 (got ${server.host}:${String(server.port)})`);
+      throw new TypeError(
+        `adb server must be HOST:PORT with a port from 1 to 65535 (got ${server.host}:${String(server.port)})`,
+      );
     }
   }
   for (const [key, value] of Object.entries(input.channels ?? {})) {
     if (value !== undefined) positiveInt(`channels.${key}`, value);
   }
-  if (input.apiKey !== undefined && input.apiKey.length < 16) throw new TypeError('apiKey must be at least 16 characters');
-  if (input.adminToken !== undefined && input.adminToken.length < 16) throw new TypeError('adminToken must be at least 16 characters');
+  if (input.apiKey !== undefined && input.apiKey.length < 16)
+    throw new TypeError('apiKey must be at least 16 characters');
+  if (input.adminToken !== undefined && input.adminToken.length < 16)
+    throw new TypeError('adminToken must be at least 16 characters');
   return {
     ...input,
     host: input.host ?? DEFAULTS.host,
@@ -181,7 +200,8 @@ function resolveAudit(audit: NonNullable<CoreOptions['audit']>): NonNullable<Cor
   const out: NonNullable<CoreOptions['audit']> = {};
   if (audit.maxFileBytes !== undefined) out.maxFileBytes = positiveInt('audit.maxFileBytes', audit.maxFileBytes);
   if (audit.maxFiles !== undefined) out.maxFiles = positiveInt('audit.maxFiles', audit.maxFiles);
-  if (audit.maxScreenshots !== undefined) out.maxScreenshots = positiveInt('audit.maxScreenshots', audit.maxScreenshots);
+  if (audit.maxScreenshots !== undefined)
+    out.maxScreenshots = positiveInt('audit.maxScreenshots', audit.maxScreenshots);
   return out;
 }
 
@@ -190,7 +210,10 @@ function resolveAudit(audit: NonNullable<CoreOptions['audit']>): NonNullable<Cor
  * by their contract keys: these win over saved values at start. Read from the unresolved
  * input, since resolving fills in defaults.
  */
-export function startLimits(input: CoreOptionsInput): { values: Partial<LimitValues>; names: Partial<Record<LimitKey, string>> } {
+export function startLimits(input: CoreOptionsInput): {
+  values: Partial<LimitValues>;
+  names: Partial<Record<LimitKey, string>>;
+} {
   const found: Array<[LimitKey, number | null | undefined, string]> = [
     ['approval_timeout_ms', input.approvalTimeoutMs, 'approvalTimeoutMs'],
     ['lease_max_duration_ms', input.lease?.maxDurationMs, 'lease.maxDurationMs'],

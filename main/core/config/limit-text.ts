@@ -47,11 +47,16 @@ export function parseDuration(text: string): TextParse {
   let consumed = 0;
   for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
     const size = DURATION_UNITS[match[2] ?? ''];
-    if (size === undefined) return { ok: false, message: `"${text}" has an unknown unit "${match[2]}" (use ms, s, m, h or d, e.g. 90s, 2m, 1h30m)` };
+    if (size === undefined)
+      return {
+        ok: false,
+        message: `"${text}" has an unknown unit "${match[2]}" (use ms, s, m, h or d, e.g. 90s, 2m, 1h30m)`,
+      };
     total += Number(match[1]) * size;
     consumed = part.lastIndex;
   }
-  if (trimmed === '' || consumed !== trimmed.length) return { ok: false, message: `"${text}" is not a duration (e.g. 90s, 2m, 1h30m, 8h)` };
+  if (trimmed === '' || consumed !== trimmed.length)
+    return { ok: false, message: `"${text}" is not a duration (e.g. 90s, 2m, 1h30m, 8h)` };
   const ms = Math.round(total);
   if (!Number.isSafeInteger(ms)) return { ok: false, message: `"${text}" is too long` };
   return { ok: true, value: ms };
@@ -63,7 +68,8 @@ export function parseByteSize(text: string): TextParse {
   if (!match) return { ok: false, message: `"${text}" is not a size (e.g. 256MiB, 1GiB, 500MB)` };
   const unit = (match[2] ?? '').toLowerCase();
   const size = unit === '' ? 1 : SIZE_UNITS[unit];
-  if (size === undefined) return { ok: false, message: `"${text}" has an unknown unit "${match[2]}" (use B, KiB, MiB, GiB, or KB, MB, GB)` };
+  if (size === undefined)
+    return { ok: false, message: `"${text}" has an unknown unit "${match[2]}" (use B, KiB, MiB, GiB, or KB, MB, GB)` };
   const bytes = Math.round(Number(match[1]) * size);
   if (!Number.isSafeInteger(bytes)) return { ok: false, message: `"${text}" is too large` };
   return { ok: true, value: bytes };
@@ -79,13 +85,20 @@ function parseCount(text: string): TextParse {
  * One limit as a person wrote it (`name` is the flag or env variable, for the message):
  * parsed in its unit, "none" where the limit allows no cap, then checked against its range.
  */
-export function parseLimitText(key: LimitKey, text: string, name: string): { ok: true; value: number | null } | { ok: false; message: string } {
+export function parseLimitText(
+  key: LimitKey,
+  text: string,
+  name: string,
+): { ok: true; value: number | null } | { ok: false; message: string } {
   const d = LIMIT_DEFINITIONS[key];
   const range = `${d.label.toLowerCase()} must be ${describeLimitRange(key)}`;
   if (NONE_WORDS.has(text.trim().toLowerCase())) {
-    return d.nullable ? { ok: true, value: null } : { ok: false, message: `${name}: "${text}" is not allowed here; ${range}` };
+    return d.nullable
+      ? { ok: true, value: null }
+      : { ok: false, message: `${name}: "${text}" is not allowed here; ${range}` };
   }
-  const parsed = d.unit === 'duration' ? parseDuration(text) : d.unit === 'bytes' ? parseByteSize(text) : parseCount(text);
+  const parsed =
+    d.unit === 'duration' ? parseDuration(text) : d.unit === 'bytes' ? parseByteSize(text) : parseCount(text);
   if (!parsed.ok) return { ok: false, message: `${name}: ${parsed.message}` };
   if (parsed.value < d.min || parsed.value > d.max) {
     return { ok: false, message: `${name}: ${formatLimitValue(d.unit, parsed.value)} is out of range; ${range}` };

@@ -68,7 +68,8 @@ export class LiveLimits extends EventEmitter<LiveLimitsEvents> {
 
   sources(): Record<LimitKey, AdminLimitSource> {
     const out = {} as Record<LimitKey, AdminLimitSource>;
-    for (const key of LIMIT_KEYS) out[key] = { from: this.from.get(key) ?? 'default', start_option: this.o.startNames[key] ?? null };
+    for (const key of LIMIT_KEYS)
+      out[key] = { from: this.from.get(key) ?? 'default', start_option: this.o.startNames[key] ?? null };
     return out;
   }
 
@@ -103,7 +104,9 @@ export class LiveLimits extends EventEmitter<LiveLimitsEvents> {
       }
       const problem = limitValueProblem(key, value, `Saved limit ${key}`);
       if (problem) {
-        this.o.warn(`${problem.slice(0, 240)}; the bridge uses ${this.o.start[key] !== undefined ? 'its start option' : 'the default'} instead.`);
+        this.o.warn(
+          `${problem.slice(0, 240)}; the bridge uses ${this.o.start[key] !== undefined ? 'its start option' : 'the default'} instead.`,
+        );
         continue;
       }
       out[key] = value as number | null;

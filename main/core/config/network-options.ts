@@ -35,8 +35,16 @@ export interface NetworkOptions {
 export function resolveNetworkOptions(input: NetworkOptionsInput = {}): NetworkOptions {
   const tls = input.tls;
   if (tls !== undefined && tls !== 'self-signed') {
-    if (typeof tls !== 'object' || typeof tls.certFile !== 'string' || typeof tls.keyFile !== 'string' || !tls.certFile || !tls.keyFile) {
-      throw new TypeError('network.tls must be "self-signed" or {certFile, keyFile} (both PEM files; --tls-cert and --tls-key go together)');
+    if (
+      typeof tls !== 'object' ||
+      typeof tls.certFile !== 'string' ||
+      typeof tls.keyFile !== 'string' ||
+      !tls.certFile ||
+      !tls.keyFile
+    ) {
+      throw new TypeError(
+        'network.tls must be "self-signed" or {certFile, keyFile} (both PEM files; --tls-cert and --tls-key go together)',
+      );
     }
   }
   return {
@@ -55,10 +63,13 @@ export function parsePublicUrl(text: string): string {
   } catch {
     throw new TypeError(`--public-url: ${JSON.stringify(text)} is not a URL (e.g. https://lab.example/devices)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`--public-url: ${JSON.stringify(text)} must start with https:// or http://`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new TypeError(`--public-url: ${JSON.stringify(text)} must start with https:// or http://`);
   if (!url.hostname) throw new TypeError(`--public-url: ${JSON.stringify(text)} has no host`);
-  if (url.username || url.password) throw new TypeError(`--public-url: ${JSON.stringify(text)} must not carry a user name or password`);
-  if (text.includes('?') || text.includes('#')) throw new TypeError(`--public-url: ${JSON.stringify(text)} must not have a query or fragment`);
+  if (url.username || url.password)
+    throw new TypeError(`--public-url: ${JSON.stringify(text)} must not carry a user name or password`);
+  if (text.includes('?') || text.includes('#'))
+    throw new TypeError(`--public-url: ${JSON.stringify(text)} must not have a query or fragment`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 

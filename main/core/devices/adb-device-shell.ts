@@ -30,11 +30,18 @@ const MAX_SPARES = 6;
 export function mapAdbError(error: unknown, serial: string): BridgeError {
   if (isBridgeError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/unauthorized/i.test(message)) return new BridgeError('device_unauthorized', 'the phone has not accepted this computer’s RSA key; confirm the USB debugging prompt on the phone');
+  if (/unauthorized/i.test(message))
+    return new BridgeError(
+      'device_unauthorized',
+      'the phone has not accepted this computer’s RSA key; confirm the USB debugging prompt on the phone',
+    );
   if (/offline/i.test(message)) return new BridgeError('device_offline', 'the phone is offline');
-  if (/not found|no devices|device .* not found/i.test(message)) return new BridgeError('device_offline', 'the phone is no longer connected');
+  if (/not found|no devices|device .* not found/i.test(message))
+    return new BridgeError('device_offline', 'the phone is no longer connected');
   // `start-server`: adbkit found no server and could not start one (autoStart is off).
-  if (/ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT|Premature end of stream|start-server/i.test(message)) {
+  if (
+    /ECONNREFUSED|ECONNRESET|EPIPE|closed|socket hang up|ETIMEDOUT|Premature end of stream|start-server/i.test(message)
+  ) {
     return new BridgeError('adb_unavailable', `the ADB server is not reachable (${serial})`);
   }
   return new BridgeError('command_failed', `adb: ${message.slice(0, 200)}`);
@@ -63,7 +70,10 @@ export async function readAllWithDeadline(
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         stream.destroy();
-        throw new BridgeError('output_too_large', `the phone sent more than ${Math.round(maxBytes / 1048576)} MiB for ${what}; the bridge stopped reading`);
+        throw new BridgeError(
+          'output_too_large',
+          `the phone sent more than ${Math.round(maxBytes / 1048576)} MiB for ${what}; the bridge stopped reading`,
+        );
       }
       chunks.push(chunk as Buffer);
     }
@@ -86,7 +96,10 @@ export class AdbDeviceShell implements DeviceShell {
     private readonly client: Client,
     readonly serial: string,
   ) {
-    this.transports = new SpareConnectionPool(() => Promise.resolve(this.client.getDevice(this.serial).transport()), { idleMs: SPARE_IDLE_MS, maxSpares: MAX_SPARES });
+    this.transports = new SpareConnectionPool(() => Promise.resolve(this.client.getDevice(this.serial).transport()), {
+      idleMs: SPARE_IDLE_MS,
+      maxSpares: MAX_SPARES,
+    });
   }
 
   /** Closes the connections kept ready for this phone (it went away). */
@@ -141,7 +154,7 @@ export class AdbDeviceShell implements DeviceShell {
     }
     const output: Buffer[] = [];
     let exitCode: number | undefined;
-    for (let at = 0; at + V2_HEADER <= raw.length; ) {
+    for (let at = 0; at + V2_HEADER <= raw.length;) {
       const id = raw[at] ?? -1;
       const length = raw.readUInt32LE(at + 1);
       const payload = raw.subarray(at + V2_HEADER, at + V2_HEADER + length);
@@ -170,20 +183,35 @@ export class AdbDeviceShell implements DeviceShell {
     // the adb server was killed under it), so say why it failed instead.
     if (at < 0) throw await this.cutShort();
 
-    const code = Number.parseInt(raw.subarray(at + EXIT_MARKER.length).toString('ascii').trim(), 10);
+    const code = Number.parseInt(
+      raw
+        .subarray(at + EXIT_MARKER.length)
+        .toString('ascii')
+        .trim(),
+      10,
+    );
     return { stdout: raw.subarray(0, at), exitCode: Number.isNaN(code) ? undefined : code };
   }
 
   /** Why a shell stream ended without its exit status: asks adb for the phone's state. */
   private async cutShort(): Promise<BridgeError> {
     try {
-      const state = await withDeadline(Promise.resolve(this.client.getDevice(this.serial).getState()), { timeoutMs: CUT_PROBE_MS, what: 'adb get-state' });
-      if (state === 'device') return new BridgeError('command_failed', 'the command’s output ended before its exit status; it may or may not have taken effect');
+      const state = await withDeadline(Promise.resolve(this.client.getDevice(this.serial).getState()), {
+        timeoutMs: CUT_PROBE_MS,
+        what: 'adb get-state',
+      });
+      if (state === 'device')
+        return new BridgeError(
+          'command_failed',
+          'the command’s output ended before its exit status; it may or may not have taken effect',
+        );
       return mapAdbError(new Error(String(state)), this.serial);
     } catch (error) {
       const mapped = mapAdbError(error, this.serial);
       // No answer at all within the probe's deadline: the server is as good as gone.
-      return mapped.code === 'command_timeout' || mapped.code === 'command_failed' ? new BridgeError('adb_unavailable', `the ADB server is not answering (${this.serial})`) : mapped;
+      return mapped.code === 'command_timeout' || mapped.code === 'command_failed'
+        ? new BridgeError('adb_unavailable', `the ADB server is not answering (${this.serial})`)
+        : mapped;
     }
   }
 
@@ -208,7 +236,9 @@ export class AdbDeviceShell implements DeviceShell {
   }
 
   async execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer> {
-    const streamPromise = this.openService(`exec:${buildCommandLine(argv)}`).then((transport) => transport.parser.raw());
+    const streamPromise = this.openService(`exec:${buildCommandLine(argv)}`).then((transport) =>
+      transport.parser.raw(),
+    );
     return readAllWithDeadline(streamPromise, options, argv[0] ?? 'exec', this.serial);
   }
 
@@ -244,7 +274,11 @@ export class AdbDeviceShell implements DeviceShell {
     throw message instanceof Error ? message : new Error(String(message));
   }
 
-  async push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void> {
+  async push(
+    data: Buffer | NodeJS.ReadableStream,
+    remotePath: string,
+    options: ShellRunOptions & { mode?: number },
+  ): Promise<void> {
     const device = this.client.getDevice(this.serial);
     const { PassThrough } = await import('node:stream');
     const source = Buffer.isBuffer(data) ? new PassThrough().end(data) : (data as Readable);

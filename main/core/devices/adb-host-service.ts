@@ -45,7 +45,10 @@ export async function adbHostService(
   } catch (error) {
     if (error instanceof BridgeError && error.code === 'canceled') throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new BridgeError('adb_unavailable', `the ADB server ${options.server} is not reachable (${reason.slice(0, 160)})`);
+    throw new BridgeError(
+      'adb_unavailable',
+      `the ADB server ${options.server} is not reachable (${reason.slice(0, 160)})`,
+    );
   }
   const close = (): void => {
     connection.end();
@@ -54,7 +57,8 @@ export async function adbHostService(
     const exchange = (async (): Promise<HostServiceReply> => {
       connection.write(encodeAdbRequest(service));
       const status = await connection.parser.readAscii(4);
-      if (status !== 'OKAY' && status !== 'FAIL') throw new BridgeError('command_failed', `${what}: unexpected answer ${JSON.stringify(status)}`);
+      if (status !== 'OKAY' && status !== 'FAIL')
+        throw new BridgeError('command_failed', `${what}: unexpected answer ${JSON.stringify(status)}`);
       // Some adb versions close right after a bare OKAY; that is an empty answer.
       const value = await connection.parser.readValue().catch((error: unknown) => {
         if (status === 'OKAY') return Buffer.alloc(0);
@@ -72,7 +76,10 @@ export async function adbHostService(
     if (error instanceof BridgeError) throw error;
     // The server hung up mid-answer (restarting, or killed): callers see one stable code.
     const reason = error instanceof Error ? error.message : String(error);
-    throw new BridgeError('adb_unavailable', `the ADB server ${options.server} broke off ${what} (${reason.slice(0, 160)})`);
+    throw new BridgeError(
+      'adb_unavailable',
+      `the ADB server ${options.server} broke off ${what} (${reason.slice(0, 160)})`,
+    );
   } finally {
     close();
   }

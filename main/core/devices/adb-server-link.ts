@@ -46,8 +46,14 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   constructor(private readonly options: AdbServerLinkOptions) {
     super();
     this.address = `${options.host}:${options.port}`;
-    this.client = Adb.createClient({ host: options.host, port: options.port, bin: options.autoStart ? 'adb' : '/bin/false' });
-    this.client.on('error', (error: Error) => options.logger.debug('adb client error', { server: this.address, error: error.message }));
+    this.client = Adb.createClient({
+      host: options.host,
+      port: options.port,
+      bin: options.autoStart ? 'adb' : '/bin/false',
+    });
+    this.client.on('error', (error: Error) =>
+      options.logger.debug('adb client error', { server: this.address, error: error.message }),
+    );
     this.health = { address: this.address, status: 'connecting', lastError: null, nextRetryAt: null, deviceCount: 0 };
   }
 
@@ -85,7 +91,11 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   getHealth(): AdbServerHealth {
-    return { ...this.health, deviceCount: this.options.registry.list().filter((d) => d.adbServer === this.address && d.state !== 'gone').length };
+    return {
+      ...this.health,
+      deviceCount: this.options.registry.list().filter((d) => d.adbServer === this.address && d.state !== 'gone')
+        .length,
+    };
   }
 
   shell(serial: string): AdbDeviceShell {
@@ -103,7 +113,10 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   async disconnectTcp(host: string, port: number, timeoutMs: number): Promise<void> {
-    await withDeadline(Promise.resolve(this.client.disconnect(host, port)), { timeoutMs, what: 'adb disconnect' }).catch(() => undefined);
+    await withDeadline(Promise.resolve(this.client.disconnect(host, port)), {
+      timeoutMs,
+      what: 'adb disconnect',
+    }).catch(() => undefined);
   }
 
   private setHealth(patch: Partial<AdbServerHealth>): void {
@@ -158,10 +171,14 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
 
   /** Brings the registry in line with `host:devices`: listed phones updated, missing ones gone. */
   private async syncDeviceList(timeoutMs: number): Promise<void> {
-    const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), { timeoutMs, what: 'adb devices' });
+    const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), {
+      timeoutMs,
+      what: 'adb devices',
+    });
     const ids = new Set(current.map((d) => d.id));
     for (const device of this.options.registry.list()) {
-      if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone') this.markGone(device.serial);
+      if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone')
+        this.markGone(device.serial);
     }
     for (const device of current) this.onDevice(device);
   }
@@ -173,7 +190,12 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
 
   private onDevice(device: Device): void {
     // adb's type is a sentence for a phone it cannot open ("no permissions (…); see […]").
-    const record = this.options.registry.upsertState(this.address, device.id, device.type, reasonForAdbState(device.type)?.reason ?? null);
+    const record = this.options.registry.upsertState(
+      this.address,
+      device.id,
+      device.type,
+      reasonForAdbState(device.type)?.reason ?? null,
+    );
     // A connection opened ahead for a phone that is not ready would only fail.
     if (record.state !== 'device') this.shells.get(device.id)?.releaseSpare();
     // Read (again) after every return to `device`: this is what verifies the phone (verifiedAt).

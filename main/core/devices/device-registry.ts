@@ -50,7 +50,10 @@ export function transportOf(serial: string): 'usb' | 'tcp' {
 
 /** A redacted hint of a serial: its last four letters/digits, e.g. "···4F2A". */
 export function redactedHint(serial: string): string {
-  const tail = serial.replace(/[^A-Za-z0-9]/g, '').slice(-4).toUpperCase();
+  const tail = serial
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(-4)
+    .toUpperCase();
   return `···${tail}`;
 }
 
@@ -67,7 +70,9 @@ export function deviceHint(device: Pick<DeviceRecord, 'serial'> & { hardwareSeri
 }
 
 /** Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the serial or address). */
-export function displayName(device: Pick<DeviceRecord, 'model' | 'serial'> & { hardwareSerial?: string | null }): string {
+export function displayName(
+  device: Pick<DeviceRecord, 'model' | 'serial'> & { hardwareSerial?: string | null },
+): string {
   return `${device.model ?? 'Android device'} ${deviceHint(device)}`;
 }
 
@@ -157,7 +162,8 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
   /** Marks every phone of one ADB server unusable (the server went away). */
   markServerDown(adbServer: string, reason: string): void {
     for (const device of this.list()) {
-      if (device.adbServer === adbServer && device.state !== 'gone') this.upsertState(adbServer, device.serial, 'offline', reason);
+      if (device.adbServer === adbServer && device.state !== 'gone')
+        this.upsertState(adbServer, device.serial, 'offline', reason);
     }
   }
 }

@@ -25,7 +25,11 @@ export interface DeviceShell {
   /** Runs one command through `exec:` for raw binary output (screencap). */
   execOut(argv: readonly string[], options: ShellRunOptions): Promise<Buffer>;
   /** Writes a file on the phone through sync (`adb push`). */
-  push(data: Buffer | NodeJS.ReadableStream, remotePath: string, options: ShellRunOptions & { mode?: number }): Promise<void>;
+  push(
+    data: Buffer | NodeJS.ReadableStream,
+    remotePath: string,
+    options: ShellRunOptions & { mode?: number },
+  ): Promise<void>;
   /**
    * How commands learn their exit status: `v2` (adb's shell protocol), `legacy` (a plain
    * `shell:` stream with a status marker appended: an adbd without shell_v2), or null before

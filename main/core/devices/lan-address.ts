@@ -103,6 +103,7 @@ export function parseLanAddress(raw: unknown, options: { requirePort?: boolean }
 /** Wireless-debugging pairing codes are six digits; anything else is refused before adb sees it. */
 export function parsePairingCode(raw: unknown): string {
   const code = typeof raw === 'string' ? raw.trim() : '';
-  if (!/^\d{6}$/.test(code)) throw new BridgeError('invalid_arguments', 'the pairing code is the six digits shown on the phone');
+  if (!/^\d{6}$/.test(code))
+    throw new BridgeError('invalid_arguments', 'the pairing code is the six digits shown on the phone');
   return code;
 }

@@ -40,7 +40,8 @@ export interface LanDeviceManagerDeps {
 
 export type LanStatus = AdminLanDevice['status'];
 
-type Outcome = { kind: 'device' } | { kind: 'unauthorized'; error: BridgeError } | { kind: 'failed'; error: BridgeError };
+type Outcome =
+  { kind: 'device' } | { kind: 'unauthorized'; error: BridgeError } | { kind: 'failed'; error: BridgeError };
 
 interface LanEntry {
   address: string;
@@ -102,7 +103,10 @@ export class LanDeviceManager {
       this.entries.set(entry.address, entry);
       if (!this.link(entry.adbServer)) {
         entry.status = 'failed';
-        entry.lastError = new BridgeError('adb_unavailable', `The ADB server ${entry.adbServer} this phone was added through is no longer configured; forget it and add it again.`);
+        entry.lastError = new BridgeError(
+          'adb_unavailable',
+          `The ADB server ${entry.adbServer} this phone was added through is no longer configured; forget it and add it again.`,
+        );
         continue;
       }
       void this.runAttempt(entry, false);
@@ -134,7 +138,13 @@ export class LanDeviceManager {
   async add(input: unknown, adbServer?: string): Promise<AdminLanDevice> {
     const { address } = parseLanAddress(input);
     const link = adbServer === undefined ? this.deps.links[0] : this.link(adbServer);
-    if (!link) throw new BridgeError('invalid_arguments', adbServer === undefined ? 'no ADB server is configured' : `adb_server must be one of: ${this.deps.links.map((l) => l.address).join(', ')}`);
+    if (!link)
+      throw new BridgeError(
+        'invalid_arguments',
+        adbServer === undefined
+          ? 'no ADB server is configured'
+          : `adb_server must be one of: ${this.deps.links.map((l) => l.address).join(', ')}`,
+      );
     if (this.stopped) throw new BridgeError('canceled', 'the bridge is stopping');
     const known = this.entries.get(address);
     if (known) {
@@ -173,7 +183,10 @@ export class LanDeviceManager {
     const entry = this.entries.get(address);
     const saved = this.deps.store.get().lanDevices.some((d) => d.address === address);
     if (!entry && !saved) throw new BridgeError('device_not_found', `${address} is not in the list of LAN phones`);
-    if (saved) this.deps.store.update((draft) => void (draft.lanDevices = draft.lanDevices.filter((d) => d.address !== address)));
+    if (saved)
+      this.deps.store.update(
+        (draft) => void (draft.lanDevices = draft.lanDevices.filter((d) => d.address !== address)),
+      );
     if (!entry) return;
     entry.removed = true;
     this.clearTimer(entry);
@@ -184,7 +197,20 @@ export class LanDeviceManager {
   }
 
   private newEntry(address: string, adbServer: string, addedAt: number, remembered: boolean): LanEntry {
-    return { address, adbServer, addedAt, remembered, status: 'connecting', lastError: null, attempts: 0, nextAttemptAt: null, timer: undefined, attempt: undefined, removed: false, waiters: new Set() };
+    return {
+      address,
+      adbServer,
+      addedAt,
+      remembered,
+      status: 'connecting',
+      lastError: null,
+      attempts: 0,
+      nextAttemptAt: null,
+      timer: undefined,
+      attempt: undefined,
+      removed: false,
+      waiters: new Set(),
+    };
   }
 
   private link(address: string): LanAdbServer | undefined {
@@ -228,7 +254,8 @@ export class LanDeviceManager {
 
   private retryNow(adbServer: string): void {
     for (const entry of this.entries.values()) {
-      if (entry.adbServer === adbServer && entry.remembered && entry.status === 'reconnecting' && entry.timer) this.schedule(entry, 0);
+      if (entry.adbServer === adbServer && entry.remembered && entry.status === 'reconnecting' && entry.timer)
+        this.schedule(entry, 0);
     }
   }
 
@@ -286,7 +313,11 @@ export class LanDeviceManager {
       if (outcome.kind === 'unauthorized') entry.status = 'unauthorized';
       else if (entry.remembered) this.schedule(entry, backoffDelay(entry.attempts, this.options));
       else entry.status = 'failed';
-      this.deps.logger.debug('LAN connect attempt failed', { address: entry.address, attempts: entry.attempts, code: outcome.error.code });
+      this.deps.logger.debug('LAN connect attempt failed', {
+        address: entry.address,
+        attempts: entry.attempts,
+        code: outcome.error.code,
+      });
     }
     this.deps.onChange();
     // adb's view may have moved on while the attempt ran (dropped again, or allowed on the phone).
@@ -333,7 +364,13 @@ export class LanDeviceManager {
     if (verdict.kind === 'unauthorized' && seen !== 'device') return { kind: 'unauthorized', error: verdict.error };
     if (seen === 'device') return { kind: 'device' };
     if (seen === 'unauthorized') return { kind: 'unauthorized', error: unauthorizedError(entry.address) };
-    return { kind: 'failed', error: new BridgeError('unreachable', `adb connected ${entry.address} but the phone did not come online within ${this.options.verifyTimeoutMs} ms.`) };
+    return {
+      kind: 'failed',
+      error: new BridgeError(
+        'unreachable',
+        `adb connected ${entry.address} but the phone did not come online within ${this.options.verifyTimeoutMs} ms.`,
+      ),
+    };
   }
 
   /**
@@ -341,7 +378,12 @@ export class LanDeviceManager {
    * change), or 'timeout'. With `changesOnly`, a state that already held does not count for
    * 'gone' (the phone was absent before the connect).
    */
-  private waitForState(entry: LanEntry, accept: (state: DeviceState) => boolean, timeoutMs: number, changesOnly = false): Promise<DeviceState | 'timeout'> {
+  private waitForState(
+    entry: LanEntry,
+    accept: (state: DeviceState) => boolean,
+    timeoutMs: number,
+    changesOnly = false,
+  ): Promise<DeviceState | 'timeout'> {
     const now = this.stateOf(entry);
     if (accept(now) && !(changesOnly && now === 'gone')) return Promise.resolve(now);
     return new Promise((resolve) => {
@@ -365,7 +407,11 @@ export class LanDeviceManager {
   /** `host:disconnect:`; true when adb had the phone. Never throws. */
   private async disconnect(link: LanAdbServer, address: string): Promise<boolean> {
     try {
-      const reply = await adbHostService(link.client, `host:disconnect:${address}`, { timeoutMs: 3000, server: link.address, signal: this.abort.signal });
+      const reply = await adbHostService(link.client, `host:disconnect:${address}`, {
+        timeoutMs: 3000,
+        server: link.address,
+        signal: this.abort.signal,
+      });
       return reply.ok;
     } catch (error) {
       this.deps.logger.debug('adb disconnect failed', { address, error: asBridgeError(error).message });
@@ -394,5 +440,8 @@ export class LanDeviceManager {
 
 function asBridgeError(error: unknown): BridgeError {
   if (isBridgeError(error)) return error;
-  return new BridgeError('adb_unavailable', `the ADB server failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 160)}`);
+  return new BridgeError(
+    'adb_unavailable',
+    `the ADB server failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 160)}`,
+  );
 }

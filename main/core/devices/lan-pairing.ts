@@ -30,15 +30,26 @@ async function serverVersion(link: LanAdbServer, timeoutMs: number): Promise<str
  * `invalid_arguments`), then: `pairing_unsupported` when the server is too old,
  * `pairing_failed` when the phone refuses the code, `unreachable` when nothing answers.
  */
-export async function pairLanDevice(link: LanAdbServer, addressInput: unknown, codeInput: unknown, options: { timeoutMs: number }): Promise<{ status: 'paired'; message: string }> {
+export async function pairLanDevice(
+  link: LanAdbServer,
+  addressInput: unknown,
+  codeInput: unknown,
+  options: { timeoutMs: number },
+): Promise<{ status: 'paired'; message: string }> {
   const { address } = parseLanAddress(addressInput, { requirePort: true });
   const code = parsePairingCode(codeInput);
   let reply;
   try {
-    reply = await adbHostService(link.client, `host:pair:${code}:${address}`, { timeoutMs: options.timeoutMs, server: link.address });
+    reply = await adbHostService(link.client, `host:pair:${code}:${address}`, {
+      timeoutMs: options.timeoutMs,
+      server: link.address,
+    });
   } catch (error) {
     if (isBridgeError(error) && error.code === 'command_timeout') {
-      throw new BridgeError('unreachable', `No pairing answer from ${address} within ${Math.round(options.timeoutMs / 1000)} s: check the address shown under "Pair device with pairing code".`);
+      throw new BridgeError(
+        'unreachable',
+        `No pairing answer from ${address} within ${Math.round(options.timeoutMs / 1000)} s: check the address shown under "Pair device with pairing code".`,
+      );
     }
     throw error;
   }
@@ -50,8 +61,15 @@ export async function pairLanDevice(link: LanAdbServer, addressInput: unknown, c
       `The ADB server ${link.address}${version ? ` (adb ${version})` : ''} cannot pair with a code: pairing needs adb from ${PAIRING_REQUIREMENT} (Debian's adb 29.x is too old). Update platform-tools, or pair once with a newer "adb pair ${address}", then add the phone by the address shown under Wireless debugging.`,
     );
   }
-  if (reply.ok && /^successfully paired/i.test(reply.message)) return { status: 'paired', message: `Paired with ${address}. Now add the phone by the address shown under Wireless debugging (a different port).` };
-  throw new BridgeError('pairing_failed', `Pairing with ${address} failed: ${text || 'no reason given'}. Check the six-digit code (it changes each time the dialog opens) and try again.`);
+  if (reply.ok && /^successfully paired/i.test(reply.message))
+    return {
+      status: 'paired',
+      message: `Paired with ${address}. Now add the phone by the address shown under Wireless debugging (a different port).`,
+    };
+  throw new BridgeError(
+    'pairing_failed',
+    `Pairing with ${address} failed: ${text || 'no reason given'}. Check the six-digit code (it changes each time the dialog opens) and try again.`,
+  );
 }
 
 type DiscoveredService = AdminLanDiscovered['servers'][number]['services'][number];
@@ -69,8 +87,14 @@ export function parseMdnsServices(text: string): DiscoveredService[] {
   for (const line of text.split('\n')) {
     const parts = line.trim().split(/\s+/);
     if (parts.length < 3) continue;
-    const [name = '', serviceType = '', address = ''] = parts.length === 3 ? parts : [parts.slice(0, -2).join(' '), parts[parts.length - 2], parts[parts.length - 1]];
-    out.push({ name: name.slice(0, 128), service_type: serviceType.slice(0, 64), address: address.slice(0, 80), kind: kindOf(serviceType) });
+    const [name = '', serviceType = '', address = ''] =
+      parts.length === 3 ? parts : [parts.slice(0, -2).join(' '), parts[parts.length - 2], parts[parts.length - 1]];
+    out.push({
+      name: name.slice(0, 128),
+      service_type: serviceType.slice(0, 64),
+      address: address.slice(0, 80),
+      kind: kindOf(serviceType),
+    });
   }
   return out;
 }
@@ -82,7 +106,10 @@ export class LanDiscovery {
 
   constructor(
     private readonly links: readonly LanAdbServer[],
-    private readonly options: { cacheMs: number; timeoutMs: number; clock?: () => number } = { cacheMs: 5000, timeoutMs: 2000 },
+    private readonly options: { cacheMs: number; timeoutMs: number; clock?: () => number } = {
+      cacheMs: 5000,
+      timeoutMs: 2000,
+    },
   ) {}
 
   async list(): Promise<AdminLanDiscovered> {
@@ -98,7 +125,10 @@ export class LanDiscovery {
     const servers = await Promise.all(
       this.links.map(async (link) => {
         try {
-          const reply = await adbHostService(link.client, 'host:mdns:services', { timeoutMs: this.options.timeoutMs, server: link.address });
+          const reply = await adbHostService(link.client, 'host:mdns:services', {
+            timeoutMs: this.options.timeoutMs,
+            server: link.address,
+          });
           if (!reply.ok) {
             const note = UNKNOWN_SERVICE_RE.test(reply.message)
               ? `This ADB server has no mDNS discovery; it needs ${PAIRING_REQUIREMENT}. Add phones by address instead.`
@@ -108,7 +138,12 @@ export class LanDiscovery {
           return { adb_server: link.address, supported: true, note: null, services: parseMdnsServices(reply.message) };
         } catch (error) {
           const message = isBridgeError(error) ? error.message : 'no answer';
-          return { adb_server: link.address, supported: false, note: `mDNS discovery unavailable: ${message.slice(0, 160)}`, services: [] };
+          return {
+            adb_server: link.address,
+            supported: false,
+            note: `mDNS discovery unavailable: ${message.slice(0, 160)}`,
+            services: [],
+          };
         }
       }),
     );

@@ -16,10 +16,16 @@ export interface LanOptions {
 /** How long adb 1.0.41 itself tries a `host:connect` before answering "failed to connect". */
 export const ADB_CONNECT_WINDOW_MS = 10_000;
 
-export const LAN_DEFAULTS = { backoffInitialMs: 1000, backoffMaxMs: 30_000, connectTimeoutMs: 12_000, verifyTimeoutMs: 4000 } as const;
+export const LAN_DEFAULTS = {
+  backoffInitialMs: 1000,
+  backoffMaxMs: 30_000,
+  connectTimeoutMs: 12_000,
+  verifyTimeoutMs: 4000,
+} as const;
 
 function checkMs(name: string, value: number): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`lan.${name} must be a positive integer of milliseconds (got ${String(value)})`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new TypeError(`lan.${name} must be a positive integer of milliseconds (got ${String(value)})`);
   return value;
 }
 
@@ -31,13 +37,16 @@ export function resolveLanOptions(input: LanOptions = {}): Required<LanOptions> 
     connectTimeoutMs: checkMs('connectTimeoutMs', input.connectTimeoutMs ?? LAN_DEFAULTS.connectTimeoutMs),
     verifyTimeoutMs: checkMs('verifyTimeoutMs', input.verifyTimeoutMs ?? LAN_DEFAULTS.verifyTimeoutMs),
   };
-  if (resolved.backoffMaxMs < resolved.backoffInitialMs) throw new TypeError('lan.backoffMaxMs must not be below lan.backoffInitialMs');
+  if (resolved.backoffMaxMs < resolved.backoffInitialMs)
+    throw new TypeError('lan.backoffMaxMs must not be below lan.backoffInitialMs');
   return resolved;
 }
 
 /** Delay before attempt n+1 after n failed attempts: initial·2^(n−1), capped. */
-export function backoffDelay(failedAttempts: number, options: { backoffInitialMs: number; backoffMaxMs: number }): number {
+export function backoffDelay(
+  failedAttempts: number,
+  options: { backoffInitialMs: number; backoffMaxMs: number },
+): number {
   if (failedAttempts <= 0) return 0;
   return Math.min(options.backoffInitialMs * 2 ** Math.min(failedAttempts - 1, 30), options.backoffMaxMs);
 }
-

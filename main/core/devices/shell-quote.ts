@@ -52,7 +52,10 @@ export class OperationDeadline {
   ) {
     const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-      throw new BridgeError('invalid_arguments', `timeoutMs must be between 1 and ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`);
+      throw new BridgeError(
+        'invalid_arguments',
+        `timeoutMs must be between 1 and ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+      );
     }
     this.expiresAt = Date.now() + timeoutMs;
     this.signal = options?.signal;
@@ -86,18 +89,30 @@ export interface TextOutput {
 }
 
 /** Runs argv and decodes its output; does not judge the exit status. */
-export async function runText(shell: DeviceShell, argv: readonly string[], options: ShellRunOptions): Promise<TextOutput> {
+export async function runText(
+  shell: DeviceShell,
+  argv: readonly string[],
+  options: ShellRunOptions,
+): Promise<TextOutput> {
   const out = await shell.run(argv, options);
   return { text: out.stdout.toString('utf8').replaceAll('\r\n', '\n'), exitCode: out.exitCode };
 }
 
 /** Runs argv; a non-zero exit status becomes BridgeError('command_failed') quoting the output. */
-export async function runChecked(shell: DeviceShell, argv: readonly string[], options: ShellRunOptions): Promise<string> {
+export async function runChecked(
+  shell: DeviceShell,
+  argv: readonly string[],
+  options: ShellRunOptions,
+): Promise<string> {
   const out = await runText(shell, argv, options);
   if (out.exitCode !== undefined && out.exitCode !== 0) {
-    throw new BridgeError('command_failed', `${argv[0] ?? 'command'} exited with status ${out.exitCode}${excerpt(out.text)}`, {
-      exitCode: out.exitCode,
-    });
+    throw new BridgeError(
+      'command_failed',
+      `${argv[0] ?? 'command'} exited with status ${out.exitCode}${excerpt(out.text)}`,
+      {
+        exitCode: out.exitCode,
+      },
+    );
   }
   return out.text;
 }

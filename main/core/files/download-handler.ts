@@ -38,7 +38,10 @@ export function handleDownload(req: IncomingMessage, res: ServerResponse, deps: 
     sendTransferError(res, 404, 'file_not_found', 'file not found');
     return;
   }
-  const verdict = deps.signer.verify(fileRef, new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1)));
+  const verdict = deps.signer.verify(
+    fileRef,
+    new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1)),
+  );
   if (verdict === 'bad_signature') {
     sendTransferError(res, 403, 'permission_denied', 'download URL signature is invalid');
     return;
@@ -99,7 +102,10 @@ async function serveFile(req: IncomingMessage, res: ServerResponse, file: Cached
 /** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 

@@ -203,7 +203,10 @@ export class FileCache {
     if (!Buffer.isBuffer(input.data)) throw new BridgeError('invalid_arguments', 'data must be a Buffer');
     const size = input.data.length;
     if (size > this.limits.maxBytes) {
-      throw new BridgeError('file_too_large', `file of ${size} bytes exceeds the cache limit of ${this.limits.maxBytes} bytes`);
+      throw new BridgeError(
+        'file_too_large',
+        `file of ${size} bytes exceeds the cache limit of ${this.limits.maxBytes} bytes`,
+      );
     }
     return this.track(async () => {
       const reservation = this.newReservation();
@@ -321,7 +324,8 @@ export class FileCache {
     let found: Entry | undefined;
     const now = this.clock();
     for (const entry of this.entries.values()) {
-      if (entry.file.channelId === channelId && entry.file.sha256 === sha256 && entry.file.expiresAt > now) found = entry;
+      if (entry.file.channelId === channelId && entry.file.sha256 === sha256 && entry.file.expiresAt > now)
+        found = entry;
     }
     return found ? this.get(found.file.fileRef) : undefined;
   }
@@ -364,7 +368,9 @@ export class FileCache {
     // mkdir leaves an existing directory's mode alone; the cache holds device screenshots.
     if (process.platform !== 'win32') await fsp.chmod(this.dir, 0o700);
     const names = await fsp.readdir(this.dir);
-    await Promise.all(names.filter((name) => OWN_DISK_NAME.test(name)).map((name) => unlinkQuietly(join(this.dir, name))));
+    await Promise.all(
+      names.filter((name) => OWN_DISK_NAME.test(name)).map((name) => unlinkQuietly(join(this.dir, name))),
+    );
     this.entries.clear();
     this.committedBytes = 0;
     this.usedBytes = 0;
@@ -378,13 +384,24 @@ export class FileCache {
     this.state = 'running';
   }
 
-  private checkInput(input: PutInput | PutStreamInput): Omit<CachedFile, 'fileRef' | 'byteSize' | 'sha256' | 'createdAt' | 'expiresAt'> {
+  private checkInput(
+    input: PutInput | PutStreamInput,
+  ): Omit<CachedFile, 'fileRef' | 'byteSize' | 'sha256' | 'createdAt' | 'expiresAt'> {
     if (this.state !== 'running') throw new BridgeError('internal_error', 'file cache is not running');
-    if (typeof input !== 'object' || input === null) throw new BridgeError('invalid_arguments', 'input must be an object');
-    if (typeof input.channelId !== 'string' || input.channelId === '' || input.channelId.length > MAX_CHANNEL_ID_CHARS) {
-      throw new BridgeError('invalid_arguments', `channelId must be a non-empty string of at most ${MAX_CHANNEL_ID_CHARS} characters`);
+    if (typeof input !== 'object' || input === null)
+      throw new BridgeError('invalid_arguments', 'input must be an object');
+    if (
+      typeof input.channelId !== 'string' ||
+      input.channelId === '' ||
+      input.channelId.length > MAX_CHANNEL_ID_CHARS
+    ) {
+      throw new BridgeError(
+        'invalid_arguments',
+        `channelId must be a non-empty string of at most ${MAX_CHANNEL_ID_CHARS} characters`,
+      );
     }
-    if (!KINDS.includes(input.kind)) throw new BridgeError('invalid_arguments', `kind must be one of ${KINDS.join(', ')}`);
+    if (!KINDS.includes(input.kind))
+      throw new BridgeError('invalid_arguments', `kind must be one of ${KINDS.join(', ')}`);
     if (typeof input.mimeType !== 'string') throw new BridgeError('invalid_arguments', 'mimeType must be a string');
     if (typeof input.filename !== 'string') throw new BridgeError('invalid_arguments', 'filename must be a string');
     return {
@@ -550,7 +567,8 @@ export class FileCache {
         continue;
       }
       const overBytes = (): number => this.usedBytes - this.deletingBytes + head.bytes - this.limits.maxBytes;
-      const overFiles = (): number => this.usedFiles - this.deletingFiles + (head.newFile ? 1 : 0) - this.limits.maxFiles;
+      const overFiles = (): number =>
+        this.usedFiles - this.deletingFiles + (head.newFile ? 1 : 0) - this.limits.maxFiles;
       for (const entry of [...this.entries.values()]) {
         if (overBytes() <= 0 && overFiles() <= 0) break;
         void this.evict(entry, overBytes() > 0 ? 'bytes' : 'count');
@@ -619,12 +637,15 @@ function withLimits(base: Readonly<FileCacheLimits>, next: unknown): Readonly<Fi
 
 /** A name safe to show and to put in a header: no directories, control or bidi characters. */
 export function safeFilename(name: string, fallback = 'file'): string {
-  const base = String(name).normalize('NFC').replace(/^.*[\\/]/, '');
+  const base = String(name)
+    .normalize('NFC')
+    .replace(/^.*[\\/]/, '');
   let cleaned = '';
   for (const ch of base) {
     const code = ch.codePointAt(0) ?? 0;
     const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
-    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f;
+    const bidi =
+      (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f;
     if (!control && !bidi) cleaned += ch;
   }
   cleaned = cleaned.trim();
@@ -633,7 +654,11 @@ export function safeFilename(name: string, fallback = 'file'): string {
   if (chars.length <= MAX_FILENAME_CHARS) return cleaned;
   const dot = cleaned.lastIndexOf('.');
   const ext = dot > 0 && cleaned.length - dot <= 16 ? cleaned.slice(dot) : '';
-  return Array.from(cleaned.slice(0, cleaned.length - ext.length)).slice(0, MAX_FILENAME_CHARS - ext.length).join('') + ext;
+  return (
+    Array.from(cleaned.slice(0, cleaned.length - ext.length))
+      .slice(0, MAX_FILENAME_CHARS - ext.length)
+      .join('') + ext
+  );
 }
 
 /** `type/subtype` in lowercase without parameters, or application/octet-stream when malformed. */

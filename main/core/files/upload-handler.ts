@@ -75,7 +75,12 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
 /** Handles one upload request. Never throws; every outcome is a response. */
 export function handleUpload(req: IncomingMessage, res: ServerResponse, deps: UploadDeps): void {
   // The body of a refused request is never read, so the connection cannot be reused.
-  const refuse = (status: number, code: TransferErrorCode, message: string, headers: Record<string, string> = {}): void => {
+  const refuse = (
+    status: number,
+    code: TransferErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void => {
     sendTransferError(res, status, code, message, { Connection: 'close', ...headers });
   };
   if (req.method !== 'POST') return refuse(405, 'invalid_arguments', 'method not allowed', { Allow: 'POST' });
@@ -89,7 +94,8 @@ export function handleUpload(req: IncomingMessage, res: ServerResponse, deps: Up
   const keyRevoked = deps.keyRevoked?.();
   const channelHeader = req.headers[CHANNEL_HEADER];
   const channelId = typeof channelHeader === 'string' ? channelHeader.trim() : '';
-  if (channelId === '') return refuse(400, 'connector_channel_id_required', 'X-XAgent-Connector-Channel-ID header is required');
+  if (channelId === '')
+    return refuse(400, 'connector_channel_id_required', 'X-XAgent-Connector-Channel-ID header is required');
   if (!deps.channelExists(channelId)) return refuse(404, 'connection_not_found', 'connector channel not found');
   if (!/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '')) {
     return refuse(415, 'invalid_arguments', 'Content-Type must be multipart/form-data');
@@ -242,7 +248,10 @@ class UploadRun {
     if (this.settled) return;
     this.clearIdle();
     const idleMs = this.deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    this.idleTimer = setTimeout(() => this.fail(new BridgeError('command_timeout', `upload stalled for ${idleMs} ms`)), idleMs);
+    this.idleTimer = setTimeout(
+      () => this.fail(new BridgeError('command_timeout', `upload stalled for ${idleMs} ms`)),
+      idleMs,
+    );
     this.idleTimer.unref();
   }
 

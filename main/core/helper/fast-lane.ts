@@ -14,7 +14,17 @@
  */
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { assertGestureDuration, assertInsideScreen, longPress, pressKey, swipe, tap, type InputOptions, type Point, type PressKeyOptions } from '../android/input';
+import {
+  assertGestureDuration,
+  assertInsideScreen,
+  longPress,
+  pressKey,
+  swipe,
+  tap,
+  type InputOptions,
+  type Point,
+  type PressKeyOptions,
+} from '../android/input';
 import { keyCode } from '../android/keys';
 import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
 import { typeText, type TypeTextOptions } from '../android/text-input';
@@ -45,7 +55,8 @@ interface TreeStats {
 /** The app a tree shows: the package most of its nodes belong to, the status bar aside. */
 export function treePackage(nodes: readonly UiNode[]): string | null {
   const counts = new Map<string, number>();
-  for (const n of nodes) if (n.package && n.package !== SYSTEM_UI) counts.set(n.package, (counts.get(n.package) ?? 0) + 1);
+  for (const n of nodes)
+    if (n.package && n.package !== SYSTEM_UI) counts.set(n.package, (counts.get(n.package) ?? 0) + 1);
   let best: string | null = null;
   let most = 0;
   for (const [pkg, count] of counts) {
@@ -113,9 +124,15 @@ export class FastLanes {
   }
 
   /** @internal Why a helper tree must not be used, or null. */
-  async judge(deviceId: string, nodes: UiNode[], window: Promise<WindowGlance | null> | undefined, glance: () => Promise<WindowGlance | null>): Promise<string | null> {
+  async judge(
+    deviceId: string,
+    nodes: UiNode[],
+    window: Promise<WindowGlance | null> | undefined,
+    glance: () => Promise<WindowGlance | null>,
+  ): Promise<string | null> {
     const pkg = treePackage(nodes);
-    if (isSparse(nodes, pkg === null ? undefined : this.stock.get(deviceId)?.get(pkg))) return 'the helper’s tree was missing content the stock dump shows (sparse tree)';
+    if (isSparse(nodes, pkg === null ? undefined : this.stock.get(deviceId)?.get(pkg)))
+      return 'the helper’s tree was missing content the stock dump shows (sparse tree)';
     const signature = screenSignature(nodes);
     const actions = this.actions.get(deviceId) ?? 0;
     const previous = this.marks.get(deviceId);
@@ -143,7 +160,10 @@ class CallLanes implements ToolLanes {
     private readonly shell: DeviceShell,
   ) {}
 
-  async tree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<{ nodes: UiNode[]; lane: Lane }> {
+  async tree(
+    options: { timeoutMs: number; signal: AbortSignal },
+    window?: Promise<WindowGlance | null>,
+  ): Promise<{ nodes: UiNode[]; lane: Lane }> {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (session) {
       const read = await this.readHelperTree(session, options, window);
@@ -164,7 +184,10 @@ class CallLanes implements ToolLanes {
     return this.manager.isRunning(this.deviceId);
   }
 
-  async helperTree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<UiNode[] | null> {
+  async helperTree(
+    options: { timeoutMs: number; signal: AbortSignal },
+    window?: Promise<WindowGlance | null>,
+  ): Promise<UiNode[] | null> {
     if (!this.manager.isRunning(this.deviceId)) return null;
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (!session) return null;
@@ -182,17 +205,27 @@ class CallLanes implements ToolLanes {
    * failed read is reported to the manager (a crash stops the helper; an error answer leaves it
    * running); a canceled one throws.
    */
-  private async readHelperTree(session: HelperSession, options: { timeoutMs: number; signal: AbortSignal }, window: Promise<WindowGlance | null> | undefined): Promise<{ nodes: UiNode[] } | { reason: string }> {
+  private async readHelperTree(
+    session: HelperSession,
+    options: { timeoutMs: number; signal: AbortSignal },
+    window: Promise<WindowGlance | null> | undefined,
+  ): Promise<{ nodes: UiNode[] } | { reason: string }> {
     try {
-      const source = await session.call('GET', '/source', undefined, { timeoutMs: Math.min(options.timeoutMs, 30_000), signal: options.signal });
-      if (typeof source !== 'string') throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
+      const source = await session.call('GET', '/source', undefined, {
+        timeoutMs: Math.min(options.timeoutMs, 30_000),
+        signal: options.signal,
+      });
+      if (typeof source !== 'string')
+        throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
       const nodes = parseAppiumSource(source);
       const verdict = await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options));
       return verdict === null ? { nodes } : { reason: verdict };
     } catch (error) {
       if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
       await this.manager.helperFailed(this.deviceId, error);
-      return { reason: `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})` };
+      return {
+        reason: `the helper could not read the screen (${error instanceof Error ? error.message.slice(0, 160) : 'error'})`,
+      };
     }
   }
 
@@ -200,7 +233,10 @@ class CallLanes implements ToolLanes {
     try {
       // Android 10+ print the focus in the display section, 8–9 in the windows section (as the safety probe reads it).
       const read = { timeoutMs: Math.min(options.timeoutMs, 10_000), signal: options.signal };
-      const outs = await Promise.all([runText(this.shell, ['dumpsys', 'window', 'displays'], read), runText(this.shell, ['dumpsys', 'window', 'windows'], read)]);
+      const outs = await Promise.all([
+        runText(this.shell, ['dumpsys', 'window', 'displays'], read),
+        runText(this.shell, ['dumpsys', 'window', 'windows'], read),
+      ]);
       const text = outs.map((o) => o.text).join('\n');
       const token = /mCurrentFocus=(Window\{[^}\s]+)/.exec(text)?.[1] ?? null;
       return { token, package: parseForegroundApp(text)?.package ?? null };
@@ -213,7 +249,11 @@ class CallLanes implements ToolLanes {
    * Runs `helper` on the running helper, else (or when it provably did nothing) `stock`.
    * An answer that never came after the request left is `outcome_unknown`: not sent again.
    */
-  private async act(signal: AbortSignal | undefined, helper: (session: HelperSession) => Promise<void>, stock: () => Promise<void>): Promise<Lane> {
+  private async act(
+    signal: AbortSignal | undefined,
+    helper: (session: HelperSession) => Promise<void>,
+    stock: () => Promise<void>,
+  ): Promise<Lane> {
     const session = await this.manager.acquire(this.deviceId, signal ? { signal } : {});
     if (session) {
       try {
@@ -233,8 +273,14 @@ class CallLanes implements ToolLanes {
     return 'adb';
   }
 
-  private requestOptions(options: { timeoutMs?: number; signal?: AbortSignal } | undefined, extraMs = 0): { timeoutMs: number; signal?: AbortSignal } {
-    return { timeoutMs: Math.min(options?.timeoutMs ?? HELPER_INPUT_TIMEOUT_MS, HELPER_INPUT_TIMEOUT_MS) + extraMs, ...(options?.signal ? { signal: options.signal } : {}) };
+  private requestOptions(
+    options: { timeoutMs?: number; signal?: AbortSignal } | undefined,
+    extraMs = 0,
+  ): { timeoutMs: number; signal?: AbortSignal } {
+    return {
+      timeoutMs: Math.min(options?.timeoutMs ?? HELPER_INPUT_TIMEOUT_MS, HELPER_INPUT_TIMEOUT_MS) + extraMs,
+      ...(options?.signal ? { signal: options.signal } : {}),
+    };
   }
 
   tap(x: number, y: number, options?: InputOptions): Promise<Lane> {
@@ -254,7 +300,12 @@ class CallLanes implements ToolLanes {
     return this.act(
       options?.signal,
       async (s) => {
-        await s.call('POST', '/actions', pointerActions({ x, y }, null, durationMs), this.requestOptions(options, durationMs));
+        await s.call(
+          'POST',
+          '/actions',
+          pointerActions({ x, y }, null, durationMs),
+          this.requestOptions(options, durationMs),
+        );
       },
       () => longPress(this.shell, x, y, durationMs, options),
     );
@@ -267,7 +318,12 @@ class CallLanes implements ToolLanes {
     return this.act(
       options?.signal,
       async (s) => {
-        await s.call('POST', '/actions', pointerActions(from, to, 0, durationMs), this.requestOptions(options, durationMs));
+        await s.call(
+          'POST',
+          '/actions',
+          pointerActions(from, to, 0, durationMs),
+          this.requestOptions(options, durationMs),
+        );
       },
       () => swipe(this.shell, from, to, durationMs, options),
     );
@@ -287,7 +343,12 @@ class CallLanes implements ToolLanes {
     return this.act(
       options?.signal,
       async (s) => {
-        await s.call('POST', '/appium/device/press_keycode', { keycode: code, metastate: 0 }, this.requestOptions(options));
+        await s.call(
+          'POST',
+          '/appium/device/press_keycode',
+          { keycode: code, metastate: 0 },
+          this.requestOptions(options),
+        );
       },
       () => pressKey(this.shell, name, options),
     );
@@ -300,9 +361,14 @@ class CallLanes implements ToolLanes {
    * the stock way from the start (text-input.ts): the helper appends after reading the field's
    * text, and Android masks a password field's text.
    */
-  async typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }> {
+  async typeText(
+    text: string,
+    options: TypeTextOptions & { password?: boolean },
+  ): Promise<{ lane: Lane; method: string }> {
     // The helper appends by reading the field's text first, which a password field masks: stock way.
-    const session = options.password ? null : await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
+    const session = options.password
+      ? null
+      : await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
     if (session) {
       const steps = planHelperTyping(text);
       let done = 0;
@@ -310,10 +376,20 @@ class CallLanes implements ToolLanes {
       try {
         for (const step of steps) {
           if ('text' in step) {
-            await session.call('POST', '/keys', { text: step.text, replace: false }, this.requestOptions(options, Math.ceil(step.text.length / 10)));
+            await session.call(
+              'POST',
+              '/keys',
+              { text: step.text, replace: false },
+              this.requestOptions(options, Math.ceil(step.text.length / 10)),
+            );
             typedChars += step.text.length;
           } else {
-            await session.call('POST', '/appium/device/press_keycode', { keycode: step.keycode, metastate: 0 }, this.requestOptions(options));
+            await session.call(
+              'POST',
+              '/appium/device/press_keycode',
+              { keycode: step.keycode, metastate: 0 },
+              this.requestOptions(options),
+            );
             typedChars += 1;
           }
           done += 1;
@@ -351,7 +427,8 @@ function checkPoint(point: Point, options: InputOptions | undefined): void {
     return;
   }
   for (const value of [point.x, point.y]) {
-    if (!Number.isSafeInteger(value)) throw new BridgeError('invalid_arguments', `coordinates must be integer pixels, got ${String(value)}`);
+    if (!Number.isSafeInteger(value))
+      throw new BridgeError('invalid_arguments', `coordinates must be integer pixels, got ${String(value)}`);
     if (value < 0) throw new BridgeError('out_of_bounds', `coordinates must not be negative, got ${value}`);
   }
 }

@@ -44,31 +44,52 @@ export class HelperClient {
   ) {}
 
   /** One request; resolves with any HTTP answer that parsed, rejects per the header's rules. */
-  async request(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: HelperRequestOptions): Promise<HelperResponse> {
+  async request(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body: unknown,
+    options: HelperRequestOptions,
+  ): Promise<HelperResponse> {
     const started = Date.now();
     if (options.signal?.aborted) throw new BridgeError('canceled', 'the helper request was canceled');
     let stream: Duplex;
     try {
       stream = await this.opener.openStream(`tcp:${this.port}`, options);
     } catch (error) {
-      if (isBridgeError(error) && (error.code === 'canceled' || error.code === 'device_offline' || error.code === 'device_unauthorized')) throw error;
-      throw new BridgeError('helper_unavailable', `the helper on the phone is not answering (${error instanceof Error ? error.message.slice(0, 120) : 'no connection'})`);
+      if (
+        isBridgeError(error) &&
+        (error.code === 'canceled' || error.code === 'device_offline' || error.code === 'device_unauthorized')
+      )
+        throw error;
+      throw new BridgeError(
+        'helper_unavailable',
+        `the helper on the phone is not answering (${error instanceof Error ? error.message.slice(0, 120) : 'no connection'})`,
+      );
     }
     const remaining = Math.max(1, options.timeoutMs - (Date.now() - started));
     return exchange(stream, method, path, body, { ...options, timeoutMs: remaining });
   }
 
   /** A request whose answer must be a 2xx; an error answer is `helper_unavailable` (not performed). */
-  async call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: HelperRequestOptions): Promise<unknown> {
+  async call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body: unknown,
+    options: HelperRequestOptions,
+  ): Promise<unknown> {
     const response = await this.request(method, path, body, options);
     if (response.status >= 200 && response.status < 300) return response.body.value;
     const value = response.body.value as { error?: unknown; message?: unknown } | undefined;
     const error = typeof value?.error === 'string' ? value.error : `HTTP ${response.status}`;
     const message = typeof value?.message === 'string' ? value.message.slice(0, 200) : '';
-    throw new BridgeError('helper_unavailable', `the helper refused ${method} ${path.replace(/\/session\/[^/]+/, '/session/…')}: ${error}${message ? ` (${message})` : ''}`, {
-      status: response.status,
-      helperError: error,
-    });
+    throw new BridgeError(
+      'helper_unavailable',
+      `the helper refused ${method} ${path.replace(/\/session\/[^/]+/, '/session/…')}: ${error}${message ? ` (${message})` : ''}`,
+      {
+        status: response.status,
+        helperError: error,
+      },
+    );
   }
 }
 
@@ -82,7 +103,13 @@ function encodeRequest(method: string, path: string, body: unknown): Buffer {
 }
 
 /** Writes the request and reads one HTTP/1.1 answer (Content-Length, chunked, or until close). */
-function exchange(stream: Duplex, method: string, path: string, body: unknown, options: HelperRequestOptions): Promise<HelperResponse> {
+function exchange(
+  stream: Duplex,
+  method: string,
+  path: string,
+  body: unknown,
+  options: HelperRequestOptions,
+): Promise<HelperResponse> {
   return new Promise<HelperResponse>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -104,7 +131,10 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
       else resolve(response as HelperResponse);
     };
     const unknown = (why: string): BridgeError =>
-      new BridgeError('outcome_unknown', `the helper took ${method} ${path.replace(/\/session\/[^/]+/, '/session/…')} but ${why}; whether it acted is unknown`);
+      new BridgeError(
+        'outcome_unknown',
+        `the helper took ${method} ${path.replace(/\/session\/[^/]+/, '/session/…')} but ${why}; whether it acted is unknown`,
+      );
     const tryParse = (ended: boolean): void => {
       const data = Buffer.concat(chunks);
       const parsed = parseHttpResponse(data, ended);
@@ -125,7 +155,8 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
     const onData = (chunk: Buffer): void => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES) return finish(new BridgeError('command_failed', 'the helper’s answer is too large'));
+      if (size > MAX_RESPONSE_BYTES)
+        return finish(new BridgeError('command_failed', 'the helper’s answer is too large'));
       // A large page source comes in many chunks: joining and parsing them all again on each
       // one would cost time growing with the square of its size.
       if (expected === null || size >= expected) tryParse(false);
@@ -147,12 +178,17 @@ function exchange(stream: Duplex, method: string, path: string, body: unknown, o
 export function announcedLength(data: Buffer): number | null {
   const headEnd = data.indexOf('\r\n\r\n');
   if (headEnd < 0) return null;
-  const length = /\r\ncontent-length:[ \t]*(\d+)[ \t]*(?:\r\n|$)/i.exec(data.subarray(0, headEnd).toString('latin1'))?.[1];
+  const length = /\r\ncontent-length:[ \t]*(\d+)[ \t]*(?:\r\n|$)/i.exec(
+    data.subarray(0, headEnd).toString('latin1'),
+  )?.[1];
   return length === undefined ? null : headEnd + 4 + Number.parseInt(length, 10);
 }
 
 /** One HTTP/1.1 response from the bytes so far; 'incomplete' until it is whole. */
-export function parseHttpResponse(data: Buffer, ended: boolean): { status: number; body: Buffer } | 'incomplete' | 'malformed' {
+export function parseHttpResponse(
+  data: Buffer,
+  ended: boolean,
+): { status: number; body: Buffer } | 'incomplete' | 'malformed' {
   const headEnd = data.indexOf('\r\n\r\n');
   if (headEnd < 0) return ended && data.length > 0 ? 'malformed' : 'incomplete';
   const lines = data.subarray(0, headEnd).toString('latin1').split('\r\n');

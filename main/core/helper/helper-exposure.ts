@@ -6,7 +6,15 @@
  */
 import type { DeviceShell } from '../devices/device-shell';
 import { bundledPackages } from './helper-apks';
-import { HELPER_VERIFY_TIMEOUT_MS, describeForeign, foreignConnections, helperMismatch, readReachableAddresses, readTcpTables, type TcpSocketRow } from './helper-guard';
+import {
+  HELPER_VERIFY_TIMEOUT_MS,
+  describeForeign,
+  foreignConnections,
+  helperMismatch,
+  readReachableAddresses,
+  readTcpTables,
+  type TcpSocketRow,
+} from './helper-guard';
 import { COMMAND_TIMEOUT_MS, failHelper, stopHelper, type HelperContext, type PhoneHelper } from './phone-helper';
 
 /** Something the person must hear about now: the helper was stopped to keep the phone safe. */
@@ -30,14 +38,22 @@ export interface ExposureContext extends HelperContext {
  * another host could reach), and the installed packages are the bridge's own copy. False
  * (and the phone marked) when it must not start.
  */
-export async function checkBeforeStart(context: ExposureContext, phone: PhoneHelper, shell: DeviceShell, generation: number): Promise<boolean> {
+export async function checkBeforeStart(
+  context: ExposureContext,
+  phone: PhoneHelper,
+  shell: DeviceShell,
+  generation: number,
+): Promise<boolean> {
   const apks = context.apks;
   if (!apks) return false;
   const options = { timeoutMs: HELPER_VERIFY_TIMEOUT_MS };
   let addresses: string[] | null;
   let mismatch: string | null;
   try {
-    [addresses, mismatch] = await Promise.all([readReachableAddresses(shell, options), helperMismatch(shell, bundledPackages(apks), options)]);
+    [addresses, mismatch] = await Promise.all([
+      readReachableAddresses(shell, options),
+      helperMismatch(shell, bundledPackages(apks), options),
+    ]);
   } catch (error) {
     // Could not tell (the phone did not answer): not started this time, asked again next call.
     if (phone.generation === generation) {
@@ -68,7 +84,12 @@ export async function checkBeforeStart(context: ExposureContext, phone: PhoneHel
  * bridge's adb forward stops it at once and tells the person; so does a network address
  * the person has not accepted (Wi-Fi turned on while it ran).
  */
-export function watchConnections(context: ExposureContext, phone: PhoneHelper, generation: number, delayMs: number): void {
+export function watchConnections(
+  context: ExposureContext,
+  phone: PhoneHelper,
+  generation: number,
+  delayMs: number,
+): void {
   if (phone.watchTimer) clearTimeout(phone.watchTimer);
   phone.watchTimer = setTimeout(() => {
     phone.watchTimer = undefined;
@@ -86,7 +107,10 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   try {
     [rows, addresses] = await Promise.all([readTcpTables(shell, options), readReachableAddresses(shell, options)]);
   } catch (error) {
-    context.logger.debug('fast lane guard could not read the phone', { device: phone.deviceId, error: error instanceof Error ? error.message : String(error) });
+    context.logger.debug('fast lane guard could not read the phone', {
+      device: phone.deviceId,
+      error: error instanceof Error ? error.message : String(error),
+    });
     if (phone.generation === generation) watchConnections(context, phone, generation, context.watchMs);
     return;
   }
@@ -119,12 +143,19 @@ export function clearNetworkRefusal(phone: PhoneHelper): void {
 }
 
 /** Whether other hosts may reach the phone (or that could not be read) and the person has not accepted it. */
-export function exposedWithoutConsent(context: ExposureContext, phone: PhoneHelper, addresses: string[] | null): boolean {
+export function exposedWithoutConsent(
+  context: ExposureContext,
+  phone: PhoneHelper,
+  addresses: string[] | null,
+): boolean {
   return (addresses === null || addresses.length > 0) && !context.networkAccepted(phone.deviceId);
 }
 
 /** Why the helper waits for the person on a phone that has a network address. */
 function networkRefusal(addresses: string[] | null): string {
-  const where = addresses === null ? 'its network addresses could not be read' : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
+  const where =
+    addresses === null
+      ? 'its network addresses could not be read'
+      : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
   return `the helper was not started: ${where}. While it runs, its ports (6790, 7810) accept anyone who can reach the phone, with no password; allow the fast lane on this phone's network to use it`;
 }

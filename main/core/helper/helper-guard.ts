@@ -89,7 +89,7 @@ function formatAddress(bytes: number[]): string {
   for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
   // The longest run of zero groups becomes "::" (RFC 5952).
   let best = { at: -1, length: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === '0') j++;
     if (j - i > best.length && j - i > 1) best = { at: i, length: j - i };
@@ -109,7 +109,8 @@ function isLoopback(address: string): boolean {
  */
 export function helperPorts(rows: readonly TcpSocketRow[], helperUid: number | null): Set<number> {
   const ports = new Set<number>([HELPER_DEVICE_PORT, MJPEG_DEVICE_PORT]);
-  if (helperUid !== null) for (const row of rows) if (row.state === TCP_LISTEN && row.uid === helperUid) ports.add(row.local.port);
+  if (helperUid !== null)
+    for (const row of rows) if (row.state === TCP_LISTEN && row.uid === helperUid) ports.add(row.local.port);
   return ports;
 }
 
@@ -125,9 +126,19 @@ export function foreignConnections(rows: readonly TcpSocketRow[], helperUid: num
   const found: ForeignConnection[] = [];
   for (const row of rows) {
     if (row.state === TCP_LISTEN) continue;
-    if (ports.has(row.local.port) && !isLoopback(row.remote.address) && (helperUid === null || row.uid === helperUid || row.uid === 0)) {
+    if (
+      ports.has(row.local.port) &&
+      !isLoopback(row.remote.address) &&
+      (helperUid === null || row.uid === helperUid || row.uid === 0)
+    ) {
       found.push({ kind: 'network', from: row.remote.address, port: row.local.port });
-    } else if (ports.has(row.remote.port) && isLoopback(row.remote.address) && CLIENT_STATES.has(row.state) && !BRIDGE_UIDS.has(row.uid) && row.uid !== helperUid) {
+    } else if (
+      ports.has(row.remote.port) &&
+      isLoopback(row.remote.address) &&
+      CLIENT_STATES.has(row.state) &&
+      !BRIDGE_UIDS.has(row.uid) &&
+      row.uid !== helperUid
+    ) {
       found.push({ kind: 'app', from: row.local.address, uid: row.uid, port: row.remote.port });
     }
   }
@@ -136,7 +147,13 @@ export function foreignConnections(rows: readonly TcpSocketRow[], helperUid: num
 
 /** A sentence naming who is connected, for the person and the audit trail. */
 export function describeForeign(found: readonly ForeignConnection[]): string {
-  const parts = found.slice(0, 3).map((f) => (f.kind === 'network' ? `${f.from} on the network (port ${f.port})` : `an app on the phone (uid ${f.uid ?? '?'}, port ${f.port})`));
+  const parts = found
+    .slice(0, 3)
+    .map((f) =>
+      f.kind === 'network'
+        ? `${f.from} on the network (port ${f.port})`
+        : `an app on the phone (uid ${f.uid ?? '?'}, port ${f.port})`,
+    );
   return parts.join(', ') + (found.length > 3 ? ` and ${found.length - 3} more` : '');
 }
 
@@ -207,14 +224,19 @@ const MAX_PULLED_APK_BYTES = 128 * 1024 * 1024;
  * split APKs). Hashed on the phone (toybox `sha256sum`); on a phone without it the file is
  * pulled and hashed here.
  */
-export async function installedApkSha256(shell: DeviceShell, pkg: string, options: ShellRunOptions): Promise<{ sha256: string } | { problem: string }> {
+export async function installedApkSha256(
+  shell: DeviceShell,
+  pkg: string,
+  options: ShellRunOptions,
+): Promise<{ sha256: string } | { problem: string }> {
   const paths = (await runText(shell, ['pm', 'path', pkg], options)).text
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l.startsWith('package:'))
     .map((l) => l.slice('package:'.length));
   if (paths.length === 0) return { problem: `${pkg} is not installed` };
-  if (paths.length !== 1 || !paths[0]?.endsWith('/base.apk')) return { problem: `${pkg} is installed as ${paths.length} files, not the one APK the bridge installs` };
+  if (paths.length !== 1 || !paths[0]?.endsWith('/base.apk'))
+    return { problem: `${pkg} is installed as ${paths.length} files, not the one APK the bridge installs` };
   const path = paths[0];
   const summed = await runText(shell, ['sha256sum', path], options);
   const hex = /^([0-9a-f]{64})\s/.exec(summed.text.trim() + ' ')?.[1];
@@ -224,7 +246,10 @@ export async function installedApkSha256(shell: DeviceShell, pkg: string, option
     if (bytes.length > MAX_PULLED_APK_BYTES) return { problem: `${pkg}'s APK is larger than any the bridge installs` };
     return { sha256: createHash('sha256').update(bytes).digest('hex') };
   }
-  throw new BridgeError('command_failed', `could not hash ${pkg}'s installed APK: ${summed.text.trim().slice(0, 160) || `exit ${summed.exitCode ?? '?'}`}`);
+  throw new BridgeError(
+    'command_failed',
+    `could not hash ${pkg}'s installed APK: ${summed.text.trim().slice(0, 160) || `exit ${summed.exitCode ?? '?'}`}`,
+  );
 }
 
 /** pm path + sha256sum of an 18 MB APK on a slow phone, with room to spare. */
@@ -234,12 +259,18 @@ export const HELPER_VERIFY_TIMEOUT_MS = 30_000;
  * Whether the helper's installed packages are the bundled APKs byte for byte: null when they
  * are, else what differs (for the person and the audit).
  */
-export async function helperMismatch(shell: DeviceShell, expected: ReadonlyArray<{ pkg: string; apk: string }>, options: ShellRunOptions): Promise<string | null> {
+export async function helperMismatch(
+  shell: DeviceShell,
+  expected: ReadonlyArray<{ pkg: string; apk: string }>,
+  options: ShellRunOptions,
+): Promise<string | null> {
   const checks = await Promise.all(
     expected.map(async ({ pkg, apk }) => {
       const [installed, bundled] = await Promise.all([installedApkSha256(shell, pkg, options), fileSha256(apk)]);
       if ('problem' in installed) return installed.problem;
-      return installed.sha256 === bundled ? null : `${pkg} on the phone is not the bridge's copy (SHA-256 ${installed.sha256.slice(0, 12)}…, expected ${bundled.slice(0, 12)}…)`;
+      return installed.sha256 === bundled
+        ? null
+        : `${pkg} on the phone is not the bridge's copy (SHA-256 ${installed.sha256.slice(0, 12)}…, expected ${bundled.slice(0, 12)}…)`;
     }),
   );
   const problems = checks.filter((c): c is string => c !== null);

@@ -12,7 +12,13 @@ import { runText } from '../devices/shell-quote';
 import { installApk } from '../android/apps';
 import { bundledPackages } from './helper-apks';
 import { HELPER_VERIFY_TIMEOUT_MS, helperMismatch } from './helper-guard';
-import { HELPER_SERVER_PACKAGE, HELPER_STOP_ARGV, HELPER_TEST_PACKAGE, parseInstalledUid, parseInstalledVersion } from './helper-protocol';
+import {
+  HELPER_SERVER_PACKAGE,
+  HELPER_STOP_ARGV,
+  HELPER_TEST_PACKAGE,
+  parseInstalledUid,
+  parseInstalledVersion,
+} from './helper-protocol';
 import { COMMAND_TIMEOUT_MS, failHelper, type HelperContext, type PhoneHelper } from './phone-helper';
 
 const INSTALL_TIMEOUT_MS = 180_000;
@@ -34,15 +40,23 @@ export function installHelper(context: HelperContext, phone: PhoneHelper): Promi
   context.changed();
   const work = (async () => {
     try {
-      const [serverDump, testDump] = await Promise.all([HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(async (pkg) => (await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text));
+      const [serverDump, testDump] = await Promise.all(
+        [HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(
+          async (pkg) => (await runText(shell, ['dumpsys', 'package', pkg], { timeoutMs: COMMAND_TIMEOUT_MS })).text,
+        ),
+      );
       const server = parseInstalledVersion(serverDump ?? '', HELPER_SERVER_PACKAGE);
       const test = parseInstalledVersion(testDump ?? '', HELPER_TEST_PACKAGE);
       // A helper left running by an earlier bridge (stopped without its stop, say) would hold
       // UiAutomation while this bridge thinks it stopped: end it first.
-      if (server !== null) await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
+      if (server !== null)
+        await runText(shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
       // The same version name is not enough: a package planted under the helper's name
       // (signed with the same public test key) is replaced by the bridge's own copy.
-      const current = server === apks.version && test !== null && (await helperMismatch(shell, bundledPackages(apks), { timeoutMs: HELPER_VERIFY_TIMEOUT_MS })) === null;
+      const current =
+        server === apks.version &&
+        test !== null &&
+        (await helperMismatch(shell, bundledPackages(apks), { timeoutMs: HELPER_VERIFY_TIMEOUT_MS })) === null;
       if (!current) {
         for (const [path, name] of [
           [apks.serverApk, 'server'],
@@ -59,7 +73,9 @@ export function installHelper(context: HelperContext, phone: PhoneHelper): Promi
       }
       if (context.bridgeStopped()) return;
       // The uid the server app has now: read before when nothing was installed, else again.
-      const dump = current ? (serverDump ?? '') : (await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text;
+      const dump = current
+        ? (serverDump ?? '')
+        : (await runText(shell, ['dumpsys', 'package', HELPER_SERVER_PACKAGE], { timeoutMs: COMMAND_TIMEOUT_MS })).text;
       phone.helperUid = parseInstalledUid(dump, HELPER_SERVER_PACKAGE);
       phone.version = apks.version;
       phone.state = 'stopped';

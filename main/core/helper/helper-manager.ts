@@ -20,8 +20,24 @@ import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
 import { installHelper, uninstallHelper } from './helper-install';
 import { clearNetworkRefusal, exposedWithoutConsent, type HelperAlert } from './helper-exposure';
-import { armIdleStop, helperCrashed, helperSession, opener, startHelper, touchHelper, type HelperSession, type ProcessContext } from './helper-process';
-import { forgetProcess, helperHoldsPhone, newPhoneHelper, stopHelper, type HelperStateName, type PhoneHelper } from './phone-helper';
+import {
+  armIdleStop,
+  helperCrashed,
+  helperSession,
+  opener,
+  startHelper,
+  touchHelper,
+  type HelperSession,
+  type ProcessContext,
+} from './helper-process';
+import {
+  forgetProcess,
+  helperHoldsPhone,
+  newPhoneHelper,
+  stopHelper,
+  type HelperStateName,
+  type PhoneHelper,
+} from './phone-helper';
 
 export type { HelperAlert } from './helper-exposure';
 export type { HelperSession } from './helper-process';
@@ -140,7 +156,12 @@ export class HelperManager {
 
   settings(): { default: FastLaneDefault; available: boolean; version: string | null; network_default: boolean } {
     const consent = this.o.consent.get();
-    return { default: consent.default, available: this.o.apks !== null, version: this.o.apks?.version ?? null, network_default: consent.networkDefault === true };
+    return {
+      default: consent.default,
+      available: this.o.apks !== null,
+      version: this.o.apks?.version ?? null,
+      network_default: consent.networkDefault === true,
+    };
   }
 
   /** Lab-wide: phones with a network address may run the helper (the person accepted the exposure for all). */
@@ -148,7 +169,10 @@ export class HelperManager {
     const consent = this.o.consent.get();
     this.o.consent.set({ ...consent, networkDefault: accept });
     if (accept) for (const phone of this.phones.values()) clearNetworkRefusal(phone);
-    else for (const phone of this.phones.values()) if (helperHoldsPhone(phone) && exposedWithoutConsent(this.context, phone, phone.networkAddresses)) void this.stopPhone(phone.deviceId, null);
+    else
+      for (const phone of this.phones.values())
+        if (helperHoldsPhone(phone) && exposedWithoutConsent(this.context, phone, phone.networkAddresses))
+          void this.stopPhone(phone.deviceId, null);
     this.changed();
   }
 
@@ -210,7 +234,8 @@ export class HelperManager {
     await phone.installing?.catch(() => undefined);
     await this.stopPhone(deviceId, 'removed');
     const shell = this.o.shellFor(deviceId);
-    if (!shell) throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
+    if (!shell)
+      throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
     await uninstallHelper(shell);
     phone.state = 'absent';
     phone.version = null;
@@ -229,7 +254,11 @@ export class HelperManager {
   }
 
   private requireApks(): HelperApks {
-    if (!this.o.apks) throw new BridgeError('tool_unavailable', 'the helper APKs are not part of this build (package appium-uiautomator2-server is missing)');
+    if (!this.o.apks)
+      throw new BridgeError(
+        'tool_unavailable',
+        'the helper APKs are not part of this build (package appium-uiautomator2-server is missing)',
+      );
     return this.o.apks;
   }
 
@@ -311,12 +340,20 @@ export class HelperManager {
    * knows the screen's size from each picture); null when the helper does not run. Watching
    * never starts the helper, nor keeps it from its idle stop.
    */
-  async screenStream(deviceId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<{ stream: MjpegStream; scale: number } | null> {
+  async screenStream(
+    deviceId: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<{ stream: MjpegStream; scale: number } | null> {
     const phone = this.phones.get(deviceId);
     if (this.stopped || !phone || phone.state !== 'running' || !phone.sessionId) return null;
     const shell = this.o.shellFor(deviceId);
     if (!shell?.openStream) return null;
-    await helperSession(this.context, phone).call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
+    await helperSession(this.context, phone).call(
+      'POST',
+      '/appium/settings',
+      { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } },
+      options,
+    );
     return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
   }
 
@@ -333,7 +370,11 @@ export class HelperManager {
       if (error.details?.helperError === 'invalid session id') phone.sessionId = undefined;
       return;
     }
-    await helperCrashed(this.context, phone, `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+    await helperCrashed(
+      this.context,
+      phone,
+      `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`,
+    );
   }
 
   /** A sparse or stale tree: stop the helper so the stock dump can read, and leave it off a while. */

@@ -25,7 +25,12 @@ const STATUS_REQUEST_MS = 2_000;
 export interface HelperSession {
   readonly version: string;
   /** `path` is below the session (`/source`, `/actions`, …). */
-  call(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
+  call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body: unknown,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
 export interface ProcessContext extends ExposureContext {
@@ -38,7 +43,11 @@ export interface ProcessContext extends ExposureContext {
 }
 
 /** Starts the phone's helper (a start under way is joined); true once its session is open. */
-export function startHelper(context: ProcessContext, phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
+export function startHelper(
+  context: ProcessContext,
+  phone: PhoneHelper,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   if (phone.starting) return phone.starting;
   const work = startNow(context, phone, signal).finally(() => {
     phone.starting = undefined;
@@ -47,7 +56,11 @@ export function startHelper(context: ProcessContext, phone: PhoneHelper, signal:
   return work;
 }
 
-async function startNow(context: ProcessContext, phone: PhoneHelper, signal: AbortSignal | undefined): Promise<boolean> {
+async function startNow(
+  context: ProcessContext,
+  phone: PhoneHelper,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   const shell = context.shellFor(phone.deviceId);
   if (!shell?.openStream) return false;
   const generation = ++phone.generation;
@@ -61,9 +74,17 @@ async function startNow(context: ProcessContext, phone: PhoneHelper, signal: Abo
   let ended = false;
   let stream: Duplex;
   try {
-    stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    stream = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, {
+      timeoutMs: COMMAND_TIMEOUT_MS,
+      ...(signal ? { signal } : {}),
+    });
   } catch (error) {
-    failHelper(context, phone, `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`, 'helper_unavailable');
+    failHelper(
+      context,
+      phone,
+      `the helper could not be started: ${error instanceof Error ? error.message.slice(0, 200) : 'no shell'}`,
+      'helper_unavailable',
+    );
     return false;
   }
   phone.instrument = stream;
@@ -98,33 +119,67 @@ async function startNow(context: ProcessContext, phone: PhoneHelper, signal: Abo
     }
     if (ended) {
       const text = output.trim().slice(0, 300);
-      if (isNoInstrumentation(output)) return gaveUp(`this phone cannot run the helper’s instrumentation: ${text || 'am instrument failed'}`, 'helper_no_instrumentation');
+      if (isNoInstrumentation(output))
+        return gaveUp(
+          `this phone cannot run the helper’s instrumentation: ${text || 'am instrument failed'}`,
+          'helper_no_instrumentation',
+        );
       return gaveUp(`the helper ended while starting${text ? `: ${text}` : ''}`, 'helper_unavailable');
     }
-    if (context.clock() - started > timeoutMs) return gaveUp(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s of starting`, 'command_timeout');
+    if (context.clock() - started > timeoutMs)
+      return gaveUp(
+        `the helper did not answer within ${Math.round(timeoutMs / 1000)} s of starting`,
+        'command_timeout',
+      );
     try {
-      const status = await client.request('GET', '/status', undefined, { timeoutMs: STATUS_REQUEST_MS, ...(signal ? { signal } : {}) });
+      const status = await client.request('GET', '/status', undefined, {
+        timeoutMs: STATUS_REQUEST_MS,
+        ...(signal ? { signal } : {}),
+      });
       if (status.status === 200) break;
     } catch (error) {
       if (isBridgeError(error) && error.code === 'canceled') continue;
-      if (!notPerformed(error) && !(isBridgeError(error) && error.code === 'outcome_unknown')) return gaveUp(`the helper could not be reached: ${error instanceof Error ? error.message : ''}`, 'helper_unavailable');
+      if (!notPerformed(error) && !(isBridgeError(error) && error.code === 'outcome_unknown'))
+        return gaveUp(
+          `the helper could not be reached: ${error instanceof Error ? error.message : ''}`,
+          'helper_unavailable',
+        );
     }
     await pauseFor(STATUS_POLL_MS, signal);
   }
   try {
-    const created = await client.request('POST', '/session', { capabilities: { firstMatch: [{}], alwaysMatch: {} } }, { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    const created = await client.request(
+      'POST',
+      '/session',
+      { capabilities: { firstMatch: [{}], alwaysMatch: {} } },
+      { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) },
+    );
     const value = created.body.value as { sessionId?: unknown } | undefined;
-    const sessionId = typeof created.body.sessionId === 'string' ? created.body.sessionId : typeof value?.sessionId === 'string' ? value.sessionId : undefined;
-    if (created.status !== 200 || !sessionId) return gaveUp(`the helper refused a session (HTTP ${created.status})`, 'helper_unavailable');
+    const sessionId =
+      typeof created.body.sessionId === 'string'
+        ? created.body.sessionId
+        : typeof value?.sessionId === 'string'
+          ? value.sessionId
+          : undefined;
+    if (created.status !== 200 || !sessionId)
+      return gaveUp(`the helper refused a session (HTTP ${created.status})`, 'helper_unavailable');
     if (phone.generation !== generation) return false;
     phone.sessionId = sessionId;
     // Trees are read without waiting for the app to go idle (the stock dump's slow part);
     // the stale-tree check in fast-lane.ts covers a read taken mid-transition.
     await client
-      .call('POST', `/session/${encodeURIComponent(sessionId)}/appium/settings`, { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } }, { timeoutMs: COMMAND_TIMEOUT_MS })
+      .call(
+        'POST',
+        `/session/${encodeURIComponent(sessionId)}/appium/settings`,
+        { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } },
+        { timeoutMs: COMMAND_TIMEOUT_MS },
+      )
       .catch(() => undefined);
   } catch (error) {
-    return gaveUp(`the helper did not open a session: ${error instanceof Error ? error.message.slice(0, 200) : ''}`, 'helper_unavailable');
+    return gaveUp(
+      `the helper did not open a session: ${error instanceof Error ? error.message.slice(0, 200) : ''}`,
+      'helper_unavailable',
+    );
   }
   if (phone.generation !== generation) return false;
   phone.state = 'running';
@@ -152,7 +207,12 @@ export async function helperCrashed(context: ProcessContext, phone: PhoneHelper,
   phone.lastError = final ? message : `${message}; it starts again on the next call`;
   await stopHelper(context, phone, null);
   if (final) {
-    failHelper(context, phone, `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`, 'helper_crashed');
+    failHelper(
+      context,
+      phone,
+      `${message}; it crashed twice, so the stock lane is used until the fast lane is enabled again`,
+      'helper_crashed',
+    );
   } else {
     phone.lastError = `${message}; it starts again on the next call`;
     phone.lastErrorCode = 'helper_crashed';
@@ -186,7 +246,8 @@ export function helperSession(context: ProcessContext, phone: PhoneHelper): Help
   const client = new HelperClient(opener(shell));
   return {
     version: phone.version ?? '',
-    call: (method, path, body, options) => client.call(method, `/session/${encodeURIComponent(sessionId)}${path}`, body, options),
+    call: (method, path, body, options) =>
+      client.call(method, `/session/${encodeURIComponent(sessionId)}${path}`, body, options),
   };
 }
 
@@ -194,7 +255,8 @@ export function helperSession(context: ProcessContext, phone: PhoneHelper): Help
 export function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
   return {
     openStream: (service, options) => {
-      if (!shell?.openStream) return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
+      if (!shell?.openStream)
+        return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
       return shell.openStream(service, options);
     },
   };

@@ -28,7 +28,8 @@ export const HELPER_INSTRUMENT_ARGV: readonly string[] = [
 export const HELPER_STOP_ARGV: readonly string[] = ['am', 'force-stop', HELPER_SERVER_PACKAGE];
 
 /** Lines `am instrument` prints when the phone cannot run the instrumentation at all. */
-const NO_INSTRUMENTATION_RE = /Unable to find instrumentation|INSTRUMENTATION_FAILED|INSTRUMENTATION_ABORTED|starting instrumentation|SecurityException|Error: Unknown command|not found/i;
+const NO_INSTRUMENTATION_RE =
+  /Unable to find instrumentation|INSTRUMENTATION_FAILED|INSTRUMENTATION_ABORTED|starting instrumentation|SecurityException|Error: Unknown command|not found/i;
 
 /** True when `am instrument` output says the instrumentation cannot run on this phone. */
 export function isNoInstrumentation(output: string): boolean {
@@ -61,12 +62,18 @@ export function parseInstalledVersion(dumpsys: string, packageName: string): str
  * ui-tree.ts reads both, taking any element name but <hierarchy> as a node.
  */
 export function parseAppiumSource(xml: string): UiNode[] {
-  if (!xml.includes('<hierarchy')) throw new BridgeError('command_failed', 'the helper’s page source has no <hierarchy> element');
+  if (!xml.includes('<hierarchy'))
+    throw new BridgeError('command_failed', 'the helper’s page source has no <hierarchy> element');
   return parseUiXml(xml, { anyElementName: true });
 }
 
 /** W3C pointer actions for one finger: down at `from`, optionally move to `to` over `moveMs`, held `holdMs`. */
-export function pointerActions(from: { x: number; y: number }, to: { x: number; y: number } | null, holdMs: number, moveMs = 0): Record<string, unknown> {
+export function pointerActions(
+  from: { x: number; y: number },
+  to: { x: number; y: number } | null,
+  holdMs: number,
+  moveMs = 0,
+): Record<string, unknown> {
   const steps: Array<Record<string, unknown>> = [
     { type: 'pointerMove', duration: 0, x: from.x, y: from.y },
     { type: 'pointerDown', button: 0 },

@@ -26,8 +26,10 @@ export function parseMjpegHead(data: Buffer): number | 'more' | { bad: string } 
   const end = data.indexOf('\r\n\r\n');
   if (end < 0) return data.length > MAX_HEAD_BYTES ? { bad: 'the answer has no end of headers' } : 'more';
   const head = data.subarray(0, end).toString('latin1');
-  if (!/^HTTP\/1\.[01] 200\b/.test(head)) return { bad: `the stream answered ${JSON.stringify(head.split('\r\n')[0]?.slice(0, 60) ?? '')}` };
-  if (!/^content-type:\s*multipart\/x-mixed-replace/im.test(head)) return { bad: 'the answer is not multipart/x-mixed-replace' };
+  if (!/^HTTP\/1\.[01] 200\b/.test(head))
+    return { bad: `the stream answered ${JSON.stringify(head.split('\r\n')[0]?.slice(0, 60) ?? '')}` };
+  if (!/^content-type:\s*multipart\/x-mixed-replace/im.test(head))
+    return { bad: 'the answer is not multipart/x-mixed-replace' };
   return end + 4;
 }
 
@@ -38,13 +40,17 @@ export function parseMjpegPart(data: Buffer): Parsed {
   while (data.length - start >= 2 && data[start] === 0x0d && data[start + 1] === 0x0a) start += 2;
   if (data.length - start < 2) return { kind: 'more' };
   const headEnd = data.indexOf('\r\n\r\n', start);
-  if (headEnd < 0) return data.length - start > MAX_HEAD_BYTES ? { kind: 'bad', why: 'a part has no end of headers' } : { kind: 'more' };
+  if (headEnd < 0)
+    return data.length - start > MAX_HEAD_BYTES
+      ? { kind: 'bad', why: 'a part has no end of headers' }
+      : { kind: 'more' };
   const lines = data.subarray(start, headEnd).toString('latin1').split('\r\n');
   if (!lines[0]?.startsWith('--')) return { kind: 'bad', why: 'a part does not start with the boundary' };
   const lengthLine = lines.find((l) => /^content-length:/i.test(l));
   const length = lengthLine ? Number(lengthLine.slice(lengthLine.indexOf(':') + 1).trim()) : NaN;
   if (!Number.isSafeInteger(length) || length <= 0) return { kind: 'bad', why: 'a part has no Content-Length' };
-  if (length > MAX_PART_BYTES) return { kind: 'bad', why: `a part of ${length} bytes is larger than ${MAX_PART_BYTES}` };
+  if (length > MAX_PART_BYTES)
+    return { kind: 'bad', why: `a part of ${length} bytes is larger than ${MAX_PART_BYTES}` };
   const bodyStart = headEnd + 4;
   if (data.length < bodyStart + length) return { kind: 'more' };
   const jpeg = Buffer.from(data.subarray(bodyStart, bodyStart + length));
@@ -67,7 +73,9 @@ export class MjpegStream {
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('end', () => this.fail('the helper’s screen stream ended'));
     stream.on('close', () => this.fail('the helper’s screen stream closed'));
-    stream.on('error', (error: Error) => this.fail(`the helper’s screen stream failed: ${error.message.slice(0, 120)}`));
+    stream.on('error', (error: Error) =>
+      this.fail(`the helper’s screen stream failed: ${error.message.slice(0, 120)}`),
+    );
     stream.write('GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
   }
 
@@ -140,12 +148,18 @@ export class MjpegStream {
 }
 
 /** Opens the helper's screen stream on the phone; helper_unavailable when nothing listens. */
-export async function openMjpegStream(opener: DeviceStreamOpener, options: { timeoutMs: number; signal?: AbortSignal }): Promise<MjpegStream> {
+export async function openMjpegStream(
+  opener: DeviceStreamOpener,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<MjpegStream> {
   let stream: Duplex;
   try {
     stream = await opener.openStream(`tcp:${MJPEG_DEVICE_PORT}`, options);
   } catch (error) {
-    throw new BridgeError('helper_unavailable', `the helper’s screen stream is not answering (${error instanceof Error ? error.message.slice(0, 120) : 'no connection'})`);
+    throw new BridgeError(
+      'helper_unavailable',
+      `the helper’s screen stream is not answering (${error instanceof Error ? error.message.slice(0, 120) : 'no connection'})`,
+    );
   }
   return new MjpegStream(stream);
 }

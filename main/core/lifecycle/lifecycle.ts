@@ -32,7 +32,10 @@ export class Lifecycle {
    * before or stopped. A start that fails stays 'starting': stop() releases what it started.
    */
   async start<T>(run: () => Promise<T>): Promise<T> {
-    if (this.current !== 'new') throw new Error(`${this.name} already ${this.current === 'starting' || this.current === 'running' ? 'started' : 'stopped'}`);
+    if (this.current !== 'new')
+      throw new Error(
+        `${this.name} already ${this.current === 'starting' || this.current === 'running' ? 'started' : 'stopped'}`,
+      );
     this.current = 'starting';
     const started = run();
     this.starting = started;

@@ -170,7 +170,11 @@ export class PhoneCheck {
 
     return [
       item('authorized', 'ok', w('phone-check.detail.authorizedReady')),
-      item('usb_permission', 'ok', w(device.transport === 'usb' ? 'phone-check.detail.usbOk' : 'phone-check.detail.overNetwork')),
+      item(
+        'usb_permission',
+        'ok',
+        w(device.transport === 'usb' ? 'phone-check.detail.usbOk' : 'phone-check.detail.overNetwork'),
+      ),
       screenAwake(power),
       unlocked(window),
       this.inputAccepted(device.deviceId),
@@ -187,23 +191,46 @@ export class PhoneCheck {
 
   private inputAccepted(deviceId: string): Item {
     const refusal = this.deps.inputRefusal?.(deviceId) ?? null;
-    if (refusal) return item('input_accepted', 'problem', w('phone-check.detail.inputRefused', { message: refusal.message.slice(0, 160) }), w('phone-check.fix.inputBlocked'));
+    if (refusal)
+      return item(
+        'input_accepted',
+        'problem',
+        w('phone-check.detail.inputRefused', { message: refusal.message.slice(0, 160) }),
+        w('phone-check.fix.inputBlocked'),
+      );
     return item('input_accepted', 'unknown', w('phone-check.detail.inputNone'));
   }
 }
 
 function checkUnreachable(device: DeviceRecord): Item[] {
   const why = reasonForAdbState(device.rawState);
-  const rest = (['screen_awake', 'unlocked', 'input_accepted', 'ui_tree_readable', 'display', 'unicode_typing', 'free_storage'] as const).map((id) =>
-    item(id, 'unknown', w('phone-check.detail.unreachable')),
-  );
+  const rest = (
+    [
+      'screen_awake',
+      'unlocked',
+      'input_accepted',
+      'ui_tree_readable',
+      'display',
+      'unicode_typing',
+      'free_storage',
+    ] as const
+  ).map((id) => item(id, 'unknown', w('phone-check.detail.unreachable')));
   return [
     why?.code === 'device_unauthorized'
       ? item('authorized', 'problem', w('phone-check.detail.adbUnauthorized'), w('phone-check.fix.unauthorized'))
       : item('authorized', 'unknown', w('phone-check.detail.adbState', { state: device.rawState.slice(0, 80) })),
     why?.code === 'usb_permission'
-      ? item('usb_permission', 'problem', w('phone-check.detail.adbStateQuoted', { state: device.rawState.slice(0, 160) }), w('phone-check.fix.usbPermission'))
-      : item('usb_permission', device.transport === 'usb' ? 'unknown' : 'ok', w(device.transport === 'usb' ? 'phone-check.detail.adbNotSaid' : 'phone-check.detail.overNetwork')),
+      ? item(
+          'usb_permission',
+          'problem',
+          w('phone-check.detail.adbStateQuoted', { state: device.rawState.slice(0, 160) }),
+          w('phone-check.fix.usbPermission'),
+        )
+      : item(
+          'usb_permission',
+          device.transport === 'usb' ? 'unknown' : 'ok',
+          w(device.transport === 'usb' ? 'phone-check.detail.adbNotSaid' : 'phone-check.detail.overNetwork'),
+        ),
     ...rest,
     androidVersion(device),
     item('shell_protocol', 'unknown', w('phone-check.detail.unreachable')),
@@ -216,7 +243,10 @@ function checkUnreachable(device: DeviceRecord): Item[] {
 function uiTreeReadable(failure: unknown): Item {
   if (failure === null) return item('ui_tree_readable', 'ok', w('phone-check.detail.dumpOk'));
   // The phone or the ADB server went away during the check: that says nothing about the screen.
-  if (isBridgeError(failure) && ['adb_unavailable', 'device_offline', 'device_unauthorized', 'canceled'].includes(failure.code)) {
+  if (
+    isBridgeError(failure) &&
+    ['adb_unavailable', 'device_offline', 'device_unauthorized', 'canceled'].includes(failure.code)
+  ) {
     return item('ui_tree_readable', 'unknown', w('phone-check.detail.wentAway'));
   }
   // No answer in time, or a failure that is not the phone saying it cannot read its screen
@@ -225,9 +255,18 @@ function uiTreeReadable(failure: unknown): Item {
     const said = failure instanceof Error ? failure.message : 'the dump failed';
     return item('ui_tree_readable', 'unknown', w('phone-check.detail.dumpFailed', { message: said.slice(0, 160) }));
   }
-  const fix = isBridgeError(failure) && typeof failure.details?.fix === 'string' ? failure.details.fix : w('phone-check.fix.dumpDefault');
-  const message = failure instanceof Error ? failure.message.split('. Fix:')[0] ?? failure.message : 'the dump failed';
-  return item('ui_tree_readable', 'problem', w('phone-check.detail.dumpFailed', { message: message.slice(0, 160) }), fix);
+  const fix =
+    isBridgeError(failure) && typeof failure.details?.fix === 'string'
+      ? failure.details.fix
+      : w('phone-check.fix.dumpDefault');
+  const message =
+    failure instanceof Error ? (failure.message.split('. Fix:')[0] ?? failure.message) : 'the dump failed';
+  return item(
+    'ui_tree_readable',
+    'problem',
+    w('phone-check.detail.dumpFailed', { message: message.slice(0, 160) }),
+    fix,
+  );
 }
 
 /** How the phone's adbd runs commands; both work (README "Phone check"). */
@@ -256,11 +295,13 @@ const LOW_BATTERY_PERCENT = 15;
 /** The battery's level and whether it charges (QUIRKS.md "low-battery"). */
 function batteryRow(output: string | null): Item {
   const battery = output === null ? null : parseBattery(output);
-  if (battery === null || battery.level === null) return item('battery', 'unknown', w('phone-check.detail.batteryNotSaid'));
+  if (battery === null || battery.level === null)
+    return item('battery', 'unknown', w('phone-check.detail.batteryNotSaid'));
   const level = battery.level;
   if (battery.status === 'full') return item('battery', 'ok', w('phone-check.detail.batteryFull', { level }));
   if (battery.charging === true) return item('battery', 'ok', w('phone-check.detail.batteryCharging', { level }));
-  if (level <= LOW_BATTERY_PERCENT) return item('battery', 'problem', w('phone-check.detail.batteryLow', { level }), w('phone-check.fix.batteryLow'));
+  if (level <= LOW_BATTERY_PERCENT)
+    return item('battery', 'problem', w('phone-check.detail.batteryLow', { level }), w('phone-check.fix.batteryLow'));
   return item('battery', 'ok', w('phone-check.detail.batteryDischarging', { level }));
 }
 
@@ -275,7 +316,12 @@ function unlocked(window: string | null): Item {
   const keyguard = window === null ? null : parseKeyguard(window);
   if (keyguard === null) return item('unlocked', 'unknown', w('phone-check.detail.windowNotSaid'));
   if (!keyguard.showing) return item('unlocked', 'ok', w('phone-check.detail.noLock'));
-  const kind = keyguard.secure === true ? 'phone-check.detail.lockSecure' : keyguard.secure === false ? 'phone-check.detail.lockSwipe' : 'phone-check.detail.lockAny';
+  const kind =
+    keyguard.secure === true
+      ? 'phone-check.detail.lockSecure'
+      : keyguard.secure === false
+        ? 'phone-check.detail.lockSwipe'
+        : 'phone-check.detail.lockAny';
   return item('unlocked', 'problem', w(kind), w('phone-check.fix.locked'));
 }
 
@@ -285,15 +331,29 @@ function display(size: string | null, displays: DisplayTarget | null): Item {
     const d = displays.display;
     const count = Math.max(displays.logicalCount, displays.physicalCount);
     const shown = { id: d.id, name: d.name, width: d.width, height: d.height, count };
-    return item('display', 'ok', d.physicalId ? w('phone-check.detail.displayMultiPanel', { ...shown, panel: d.physicalId }) : w('phone-check.detail.displayMulti', shown));
+    return item(
+      'display',
+      'ok',
+      d.physicalId
+        ? w('phone-check.detail.displayMultiPanel', { ...shown, panel: d.physicalId })
+        : w('phone-check.detail.displayMulti', shown),
+    );
   }
   const parsed = size === null ? null : parseWmSize(size);
   if (parsed === null) return item('display', 'unknown', w('phone-check.detail.sizeNotSaid'));
-  return item('display', 'ok', w(displays ? 'phone-check.detail.displayOnly' : 'phone-check.detail.displayDefault', { width: parsed.width, height: parsed.height }));
+  return item(
+    'display',
+    'ok',
+    w(displays ? 'phone-check.detail.displayOnly' : 'phone-check.detail.displayDefault', {
+      width: parsed.width,
+      height: parsed.height,
+    }),
+  );
 }
 
 function unicodeTyping(imes: string | null, helperTypes: boolean): Item {
-  if (imes !== null && imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME)) return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
+  if (imes !== null && imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME))
+    return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
   // The fast lane's helper sets a field's text directly, in any script (README "Fast lane").
   if (helperTypes) return item('unicode_typing', 'ok', w('phone-check.detail.helperTypes'));
   if (imes === null) return item('unicode_typing', 'unknown', w('phone-check.detail.imeNoAnswer'));
@@ -304,14 +364,27 @@ function freeStorage(df: string | null): Item {
   const kib = df === null ? null : parseDfAvailableKib(df);
   if (kib === null) return item('free_storage', 'unknown', w('phone-check.detail.dfNotSaid'));
   const text = kib >= 1024 * 1024 ? `${(kib / 1024 / 1024).toFixed(1)} GiB` : `${Math.round(kib / 1024)} MiB`;
-  if (kib < LOW_STORAGE_KIB) return item('free_storage', 'problem', w('phone-check.detail.freeSpace', { size: text }), w('phone-check.fix.freeSpace'));
+  if (kib < LOW_STORAGE_KIB)
+    return item(
+      'free_storage',
+      'problem',
+      w('phone-check.detail.freeSpace', { size: text }),
+      w('phone-check.fix.freeSpace'),
+    );
   return item('free_storage', 'ok', w('phone-check.detail.freeSpace', { size: text }));
 }
 
 function androidVersion(device: DeviceRecord): Item {
   if (device.sdk === null) return item('android_version', 'unknown', w('phone-check.detail.notRead'));
   const name = `Android ${device.androidVersion ?? '?'} (API ${device.sdk})`;
-  if (device.sdk < SUPPORTED_SDK.min) return item('android_version', 'problem', w('phone-check.detail.androidOld', { name }), w('phone-check.fix.androidOld'));
-  if (device.sdk > SUPPORTED_SDK.max) return item('android_version', 'unknown', w('phone-check.detail.androidNew', { name }));
+  if (device.sdk < SUPPORTED_SDK.min)
+    return item(
+      'android_version',
+      'problem',
+      w('phone-check.detail.androidOld', { name }),
+      w('phone-check.fix.androidOld'),
+    );
+  if (device.sdk > SUPPORTED_SDK.max)
+    return item('android_version', 'unknown', w('phone-check.detail.androidNew', { name }));
   return item('android_version', 'ok', w('phone-check.detail.androidOk', { name }));
 }

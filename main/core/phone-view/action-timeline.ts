@@ -29,7 +29,6 @@ export const ACTION_THUMB_MAX_SIDE = 240;
 const REUSE_FRAME_MS = 3_000;
 const CAPTURE_TIMEOUT_MS = 5_000;
 
-
 export interface ActionTimelineDeps {
   clock: () => number;
   /** The call's arguments as the audit trail would keep them now (safety-service.ts). */
@@ -65,14 +64,17 @@ export class ActionTimeline implements CallObserver {
 
   constructor(private readonly deps: ActionTimelineDeps) {
     this.capacity = deps.capacity ?? TIMELINE_CAPACITY;
-    if (!Number.isSafeInteger(this.capacity) || this.capacity <= 0) throw new TypeError(`timeline capacity must be a positive integer (got ${String(deps.capacity)})`);
+    if (!Number.isSafeInteger(this.capacity) || this.capacity <= 0)
+      throw new TypeError(`timeline capacity must be a positive integer (got ${String(deps.capacity)})`);
   }
 
   /** Newest first. */
   list(deviceId: string): AdminPhoneAction[] {
     const ring = this.phones.get(deviceId);
     if (!ring) return [];
-    return ring.entries.map((e) => ({ ...e.view, arguments: e.call ? this.deps.redact(e.call) : e.view.arguments })).reverse();
+    return ring.entries
+      .map((e) => ({ ...e.view, arguments: e.call ? this.deps.redact(e.call) : e.view.arguments }))
+      .reverse();
   }
 
   /** The picture of the screen an action was made on. */
@@ -154,14 +156,23 @@ export class ActionTimeline implements CallObserver {
   }
 
   /** A frame of the screen as it is before this action: reused when taken since the last action ended. */
-  private async frameBefore(deviceId: string, ring: PhoneRing, shell: DeviceShell, signal: AbortSignal): Promise<LiveFrame | null> {
+  private async frameBefore(
+    deviceId: string,
+    ring: PhoneRing,
+    shell: DeviceShell,
+    signal: AbortSignal,
+  ): Promise<LiveFrame | null> {
     const latest = this.deps.frames.latest(deviceId);
     const now = this.deps.clock();
     if (latest && latest.at >= ring.lastControlEndAt && now - latest.at <= REUSE_FRAME_MS) return latest;
     try {
       return await this.deps.frames.captureIn(deviceId, shell, signal, CAPTURE_TIMEOUT_MS);
     } catch (error) {
-      if (!signal.aborted) this.deps.logger.warn('timeline screen capture failed', { device: deviceId, error: error instanceof Error ? error.message : String(error) });
+      if (!signal.aborted)
+        this.deps.logger.warn('timeline screen capture failed', {
+          device: deviceId,
+          error: error instanceof Error ? error.message : String(error),
+        });
       return null;
     }
   }
@@ -174,10 +185,21 @@ export class ActionTimeline implements CallObserver {
       .toBuffer({ resolveWithObject: true })
       .then((out) => {
         entry.thumb = out.data;
-        entry.view.screen = { width: frame.screenWidth, height: frame.screenHeight, thumb_width: out.info.width, thumb_height: out.info.height, taken_at: frame.at };
+        entry.view.screen = {
+          width: frame.screenWidth,
+          height: frame.screenHeight,
+          thumb_width: out.info.width,
+          thumb_height: out.info.height,
+          taken_at: frame.at,
+        };
         this.deps.changed(deviceId);
       })
-      .catch((error: unknown) => this.deps.logger.warn('timeline thumbnail failed', { device: deviceId, error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.warn('timeline thumbnail failed', {
+          device: deviceId,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
   }
 
   private ring(deviceId: string, now: number): PhoneRing {
@@ -188,7 +210,8 @@ export class ActionTimeline implements CallObserver {
       if (this.phones.size > MAX_PHONES) {
         let oldest: string | undefined;
         let oldestAt = Infinity;
-        for (const [id, r] of this.phones) if (r.touchedAt < oldestAt && id !== deviceId) [oldest, oldestAt] = [id, r.touchedAt];
+        for (const [id, r] of this.phones)
+          if (r.touchedAt < oldestAt && id !== deviceId) [oldest, oldestAt] = [id, r.touchedAt];
         if (oldest !== undefined) this.phones.delete(oldest);
       }
     }
@@ -205,7 +228,13 @@ function pair(value: unknown): [number, number] | null {
 
 function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {
   if (typeof result.x === 'number' && typeof result.y === 'number') {
-    return { kind: toolFacts(toolId).timeline === 'long_press' ? 'long_press' : 'tap', x: result.x, y: result.y, to_x: null, to_y: null };
+    return {
+      kind: toolFacts(toolId).timeline === 'long_press' ? 'long_press' : 'tap',
+      x: result.x,
+      y: result.y,
+      to_x: null,
+      to_y: null,
+    };
   }
   const from = pair(result.from);
   const to = pair(result.to);

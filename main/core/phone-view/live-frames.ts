@@ -77,7 +77,10 @@ export class LiveFrames {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly askedAt = new Map<string, number>();
   private readonly watchedAt = new Map<string, number>();
-  private readonly sized = new Map<string, { seq: number; maxSide: number; jpeg: Buffer; width: number; height: number }>();
+  private readonly sized = new Map<
+    string,
+    { seq: number; maxSide: number; jpeg: Buffer; width: number; height: number }
+  >();
   private seq = 0;
   private closed = false;
 
@@ -114,7 +117,8 @@ export class LiveFrames {
   /** Stops capturing and answers every waiting viewer (the bridge is stopping). */
   close(): void {
     this.closed = true;
-    for (const deviceId of [...this.waiters.keys()]) this.settle(deviceId, new BridgeError('canceled', 'the bridge is stopping'));
+    for (const deviceId of [...this.waiters.keys()])
+      this.settle(deviceId, new BridgeError('canceled', 'the bridge is stopping'));
   }
 
   private nextFrame(deviceId: string): Promise<LiveFrame> {
@@ -176,14 +180,20 @@ export class LiveFrames {
             await encoding;
             encoding = this.keepJpeg(deviceId, jpeg, helper.scale).then(
               (frame) => this.settle(deviceId, frame),
-              (error: unknown) => this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
+              (error: unknown) =>
+                this.settle(
+                  deviceId,
+                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
+                ),
             );
             continue;
           }
         }
         let raw: RawFrame;
         try {
-          raw = await this.deps.observe(deviceId, (signal) => captureRaw(shell, { timeoutMs: this.deps.captureTimeoutMs, signal }));
+          raw = await this.deps.observe(deviceId, (signal) =>
+            captureRaw(shell, { timeoutMs: this.deps.captureTimeoutMs, signal }),
+          );
         } catch (error) {
           this.settle(deviceId, error instanceof Error ? error : new BridgeError('command_failed', String(error)));
           break;
@@ -191,7 +201,8 @@ export class LiveFrames {
         await encoding;
         encoding = this.keep(deviceId, raw).then(
           (frame) => this.settle(deviceId, frame),
-          (error: unknown) => this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
+          (error: unknown) =>
+            this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
         );
       }
       await encoding;
@@ -210,11 +221,19 @@ export class LiveFrames {
   }
 
   /** The frame at a smaller max side (cached for the latest frame of each phone). */
-  async scaled(deviceId: string, frame: LiveFrame, maxSide: number): Promise<{ jpeg: Buffer; width: number; height: number }> {
-    if (maxSide >= Math.max(frame.jpegWidth, frame.jpegHeight)) return { jpeg: frame.jpeg, width: frame.jpegWidth, height: frame.jpegHeight };
+  async scaled(
+    deviceId: string,
+    frame: LiveFrame,
+    maxSide: number,
+  ): Promise<{ jpeg: Buffer; width: number; height: number }> {
+    if (maxSide >= Math.max(frame.jpegWidth, frame.jpegHeight))
+      return { jpeg: frame.jpeg, width: frame.jpegWidth, height: frame.jpegHeight };
     const cached = this.sized.get(deviceId);
     if (cached && cached.seq === frame.seq && cached.maxSide === maxSide) return cached;
-    const out = await sharp(frame.jpeg).resize({ width: maxSide, height: maxSide, fit: 'inside' }).jpeg({ quality: JPEG_QUALITY }).toBuffer({ resolveWithObject: true });
+    const out = await sharp(frame.jpeg)
+      .resize({ width: maxSide, height: maxSide, fit: 'inside' })
+      .jpeg({ quality: JPEG_QUALITY })
+      .toBuffer({ resolveWithObject: true });
     const entry = { seq: frame.seq, maxSide, jpeg: out.data, width: out.info.width, height: out.info.height };
     this.sized.set(deviceId, entry);
     return entry;
@@ -245,13 +264,24 @@ export class LiveFrames {
     const meta = await sharp(jpeg).metadata();
     const width = meta.width ?? 0;
     const height = meta.height ?? 0;
-    if (width <= 0 || height <= 0) throw new BridgeError('command_failed', 'the helper’s screen stream sent a picture without a size');
+    if (width <= 0 || height <= 0)
+      throw new BridgeError('command_failed', 'the helper’s screen stream sent a picture without a size');
     let out = { data: jpeg, width, height };
     if (Math.max(width, height) > MASTER_MAX_SIDE) {
-      const scaled = await sharp(jpeg).resize({ width: MASTER_MAX_SIDE, height: MASTER_MAX_SIDE, fit: 'inside', kernel: 'linear' }).jpeg({ quality: JPEG_QUALITY }).toBuffer({ resolveWithObject: true });
+      const scaled = await sharp(jpeg)
+        .resize({ width: MASTER_MAX_SIDE, height: MASTER_MAX_SIDE, fit: 'inside', kernel: 'linear' })
+        .jpeg({ quality: JPEG_QUALITY })
+        .toBuffer({ resolveWithObject: true });
       out = { data: scaled.data, width: scaled.info.width, height: scaled.info.height };
     }
-    return this.remember(deviceId, { jpeg: out.data, jpegWidth: out.width, jpegHeight: out.height, screenWidth: Math.round(width / scale), screenHeight: Math.round(height / scale), lane: 'helper' });
+    return this.remember(deviceId, {
+      jpeg: out.data,
+      jpegWidth: out.width,
+      jpegHeight: out.height,
+      screenWidth: Math.round(width / scale),
+      screenHeight: Math.round(height / scale),
+      lane: 'helper',
+    });
   }
 
   private remember(deviceId: string, picture: Omit<LiveFrame, 'at' | 'seq'>): LiveFrame {
@@ -264,11 +294,24 @@ export class LiveFrames {
   private async keep(deviceId: string, raw: RawFrame): Promise<LiveFrame> {
     const out = await sharp(raw.rgba, { raw: { width: raw.width, height: raw.height, channels: 4 } })
       // Bilinear: a fifth of the default kernel's time on a 1080×2400 screen (25 ms, not 118), no visible loss at this size.
-      .resize({ width: MASTER_MAX_SIDE, height: MASTER_MAX_SIDE, fit: 'inside', withoutEnlargement: true, kernel: 'linear' })
+      .resize({
+        width: MASTER_MAX_SIDE,
+        height: MASTER_MAX_SIDE,
+        fit: 'inside',
+        withoutEnlargement: true,
+        kernel: 'linear',
+      })
       .flatten({ background: '#000000' })
       .jpeg({ quality: JPEG_QUALITY })
       .toBuffer({ resolveWithObject: true });
-    return this.remember(deviceId, { jpeg: out.data, jpegWidth: out.info.width, jpegHeight: out.info.height, screenWidth: raw.width, screenHeight: raw.height, lane: 'adb' });
+    return this.remember(deviceId, {
+      jpeg: out.data,
+      jpegWidth: out.info.width,
+      jpegHeight: out.info.height,
+      screenWidth: raw.width,
+      screenHeight: raw.height,
+      lane: 'adb',
+    });
   }
 
   private prune(now: number): void {

@@ -66,7 +66,11 @@ export function withConnectorChannelId(schema: JsonObjectSchema): JsonObjectSche
   };
 }
 
-export function buildCard(input: { build: BuildInfo; tools: readonly CardTool[]; authFlows: readonly AuthFlowDeclaration[] }): Record<string, unknown> {
+export function buildCard(input: {
+  build: BuildInfo;
+  tools: readonly CardTool[];
+  authFlows: readonly AuthFlowDeclaration[];
+}): Record<string, unknown> {
   const qrFlow = input.authFlows.find((flow) => flow.type === 'qr_login');
   return {
     schema: CARD_SCHEMA,

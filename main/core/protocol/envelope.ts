@@ -4,7 +4,13 @@
  * Everything we send goes through `makePacket`, so every outgoing packet has the same shape.
  */
 import { randomBytes } from 'node:crypto';
-import { formatIssue, MAX_WIRE_ID_LENGTH, packetEnvelopeSchema, PACKET_SCHEMA, type PacketEnvelope } from '../../contract/wire-schemas';
+import {
+  formatIssue,
+  MAX_WIRE_ID_LENGTH,
+  packetEnvelopeSchema,
+  PACKET_SCHEMA,
+  type PacketEnvelope,
+} from '../../contract/wire-schemas';
 import type { WireError } from '../errors';
 
 export type Envelope = PacketEnvelope;
@@ -54,7 +60,8 @@ export function parseEnvelope(text: string): ParseResult {
     return { ok: false, message: 'packet must be a JSON object' };
   }
   const record = raw as Record<string, unknown>;
-  const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= MAX_WIRE_ID_LENGTH ? v : undefined);
+  const str = (v: unknown): string | undefined =>
+    typeof v === 'string' && v.length <= MAX_WIRE_ID_LENGTH ? v : undefined;
   // JSON.parse copes with any depth, but the recursive code behind it (argument hashing,
   // schema checks) overflows the stack on a few thousand levels (found by the hardening fuzz:
   // an internal_error). No packet of ours is deep, so refuse deep ones here, at the edge.
@@ -83,7 +90,9 @@ export function newId(prefix: string, bytes = 12): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
 }
 
-export function makePacket(fields: Omit<OutgoingPacket, 'schema' | 'packet_id' | 'time'> & { time?: number }): OutgoingPacket {
+export function makePacket(
+  fields: Omit<OutgoingPacket, 'schema' | 'packet_id' | 'time'> & { time?: number },
+): OutgoingPacket {
   const packet: OutgoingPacket = {
     schema: PACKET_SCHEMA,
     packet_id: newId('pkt'),

@@ -43,7 +43,8 @@ export class DeviceQueue {
 
   /** Changes the depth for the next enqueue on every phone. */
   setMaxDepth(maxDepth: number): void {
-    if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) throw new TypeError(`queue depth must be a positive integer (got ${String(maxDepth)})`);
+    if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0)
+      throw new TypeError(`queue depth must be a positive integer (got ${String(maxDepth)})`);
     this.limits.maxDepth = maxDepth;
   }
 
@@ -52,11 +53,23 @@ export class DeviceQueue {
    * own error). `controller`: the work's own cancel, made before it was queued (a tool call's
    * signal is this one from the edge to its audit line); the queue aborts it on a cancel.
    */
-  submit<T>(deviceId: string, kind: JobKind, channelId: string, run: (signal: AbortSignal) => Promise<T>, controller = new AbortController()): Promise<T> {
+  submit<T>(
+    deviceId: string,
+    kind: JobKind,
+    channelId: string,
+    run: (signal: AbortSignal) => Promise<T>,
+    controller = new AbortController(),
+  ): Promise<T> {
     const line = this.line(deviceId);
-    const waiting = kind === 'control' ? line.control.length + (line.controlRunning ? 1 : 0) : line.observationWaiting.length;
+    const waiting =
+      kind === 'control' ? line.control.length + (line.controlRunning ? 1 : 0) : line.observationWaiting.length;
     if (waiting >= this.limits.maxDepth) {
-      return Promise.reject(new BridgeError('queue_full', `the phone already has ${waiting} ${kind} actions waiting (limit ${this.limits.maxDepth})`));
+      return Promise.reject(
+        new BridgeError(
+          'queue_full',
+          `the phone already has ${waiting} ${kind} actions waiting (limit ${this.limits.maxDepth})`,
+        ),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       const job: Job<T> = { id: this.nextId++, kind, channelId, controller, run, resolve, reject, started: false };
@@ -107,7 +120,12 @@ export class DeviceQueue {
     return line;
   }
 
-  private cancelWhere(deviceId: string, match: (job: Job<unknown>) => boolean, reason: string, counted: (channelId: string) => boolean = () => true): number {
+  private cancelWhere(
+    deviceId: string,
+    match: (job: Job<unknown>) => boolean,
+    reason: string,
+    counted: (channelId: string) => boolean = () => true,
+  ): number {
     const line = this.lines.get(deviceId);
     if (!line) return 0;
     let count = 0;
@@ -149,7 +167,12 @@ export class DeviceQueue {
       line.observationRunning.add(next);
       this.execute(deviceId, line, next);
     }
-    if (!line.controlRunning && line.control.length === 0 && line.observationRunning.size === 0 && line.observationWaiting.length === 0) {
+    if (
+      !line.controlRunning &&
+      line.control.length === 0 &&
+      line.observationRunning.size === 0 &&
+      line.observationWaiting.length === 0
+    ) {
       this.lines.delete(deviceId);
     }
   }
@@ -158,7 +181,8 @@ export class DeviceQueue {
     job.started = true;
     const signal = job.controller.signal;
     const canceled = new Promise<never>((_, reject) => {
-      const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new BridgeError('canceled', 'canceled'));
+      const onAbort = (): void =>
+        reject(signal.reason instanceof Error ? signal.reason : new BridgeError('canceled', 'canceled'));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });

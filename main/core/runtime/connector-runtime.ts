@@ -136,7 +136,10 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
     const connectorId = this.connectorId();
     if (!connectorId) throw new Error('openChannel before hello');
     if (this.channels().length >= this.maxChannels) {
-      throw new BridgeError('channel_limit_reached', `this connector already has ${this.maxChannels} channels; close or log out of one first`);
+      throw new BridgeError(
+        'channel_limit_reached',
+        `this connector already has ${this.maxChannels} channels; close or log out of one first`,
+      );
     }
     const channel: PersistedChannel = { id: newId('cch'), connectorId, createdAt: this.clock(), binding: null };
     this.options.store.update((s) => {

@@ -121,7 +121,8 @@ export class ApprovalGate implements SafetyGate {
 
   /** A new countdown for calls held from now on; a pending approval keeps the one it was shown with. */
   setApprovalTimeout(ms: number): void {
-    if (!Number.isSafeInteger(ms) || ms <= 0) throw new TypeError(`approval timeout must be a positive integer (got ${String(ms)})`);
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new TypeError(`approval timeout must be a positive integer (got ${String(ms)})`);
     this.approvalTimeoutMs = ms;
   }
 
@@ -133,7 +134,11 @@ export class ApprovalGate implements SafetyGate {
   /** A person's answer; BridgeError('approval_not_found') when it is no longer pending. */
   answer(approvalId: string, answer: ApprovalAnswer): void {
     const pending = this.pending.get(approvalId);
-    if (!pending) throw new BridgeError('approval_not_found', 'no pending approval with that id (it may have been decided, timed out or stopped)');
+    if (!pending)
+      throw new BridgeError(
+        'approval_not_found',
+        'no pending approval with that id (it may have been decided, timed out or stopped)',
+      );
     pending.settle(answer);
   }
 
@@ -171,7 +176,8 @@ export class ApprovalGate implements SafetyGate {
         ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
         ...(afterRunning ? { beforeReuse: afterRunning } : {}),
       });
-      if (screen.fatal === 'canceled' || call.signal.aborted) return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
+      if (screen.fatal === 'canceled' || call.signal.aborted)
+        return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
     if (call.tool.kind === 'control') {
       const deviceId = call.device.deviceId;
@@ -182,7 +188,10 @@ export class ApprovalGate implements SafetyGate {
     // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
     const reasons = judged.reasons.map((reason) => redactKnown(reason, redaction.secrets));
     const classification = { ...judged, reasons };
-    const redactedArgs = redactArguments(call.tool.id, call.args, { ...redaction, secretText: classification.secretText });
+    const redactedArgs = redactArguments(call.tool.id, call.args, {
+      ...redaction,
+      secretText: classification.secretText,
+    });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
     const treeRead = screen?.nodes && !screen.reusedTree ? screen.nodes : null;
     const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null, treeRead };
@@ -193,7 +202,12 @@ export class ApprovalGate implements SafetyGate {
     }
     if (decision === 'allow') return this.finish(call, base, { decision: 'allow', by: 'policy', reasons });
     const grant = this.grants.get(call.channelId);
-    if (grant && grant.deviceId === call.device.deviceId && grant.leaseId === this.o.leaseId(call.channelId) && asking.every((c) => grant.classes.has(c))) {
+    if (
+      grant &&
+      grant.deviceId === call.device.deviceId &&
+      grant.leaseId === this.o.leaseId(call.channelId) &&
+      asking.every((c) => grant.classes.has(c))
+    ) {
       return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
     }
     return this.hold(call, base, asking);
@@ -216,14 +230,22 @@ export class ApprovalGate implements SafetyGate {
     const known = call.verdict;
     if (known?.decision === 'allow' && known.riskClasses.includes('password_field')) return;
     const lanes = call.lanesAtSlot;
-    const screen = await probeScreen(call.shell, { withTree: true, timeoutMs: this.o.probeTimeoutMs, signal: call.signal, ...(lanes ? { readTree: lanes.readTree } : {}) });
+    const screen = await probeScreen(call.shell, {
+      withTree: true,
+      timeoutMs: this.o.probeTimeoutMs,
+      signal: call.signal,
+      ...(lanes ? { readTree: lanes.readTree } : {}),
+    });
     if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
     const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
     const classification = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     if (!classification.classes.includes('password_field')) return;
     const where = `step ${step.index + 1} would type into a password field that appeared after the earlier steps`;
     if (rule === 'deny') throw new BridgeError('policy_denied', `${where}; password fields are denied on this phone`);
-    throw new BridgeError('approval_required', `${where}; nothing was typed. Send that step as its own android_type_text call so the person at the computer can approve it.`);
+    throw new BridgeError(
+      'approval_required',
+      `${where}; nothing was typed. Send that step as its own android_type_text call so the person at the computer can approve it.`,
+    );
   }
 
   /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */
@@ -290,9 +312,12 @@ export class ApprovalGate implements SafetyGate {
     const reading = h?.afterRead;
     if (!reading || h.channelId !== call.channelId) return null;
     // Past the deadline or a stop, the call goes on without it (a timeout or cancel is no error here).
-    return withDeadline(reading, { timeoutMs: this.o.probeTimeoutMs, signal: call.signal, what: 'the screen read after the last action' }).catch(() => undefined);
+    return withDeadline(reading, {
+      timeoutMs: this.o.probeTimeoutMs,
+      signal: call.signal,
+      what: 'the screen read after the last action',
+    }).catch(() => undefined);
   }
-
 
   private finish(
     call: ToolCall,
@@ -301,7 +326,8 @@ export class ApprovalGate implements SafetyGate {
     extra: { approvalId?: string; screenshotRef?: string | null } = {},
   ): GateDecision {
     const classification = base?.classification ?? { classes: [], reasons: [], risk: 'low' as const, secretText: true };
-    const redactedArgs = base?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: true });
+    const redactedArgs =
+      base?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: true });
     call.verdict = {
       decision: decision.decision,
       decidedBy: decision.by,
@@ -336,10 +362,14 @@ export class ApprovalGate implements SafetyGate {
     const reasons = base.reasons.length ? base.reasons : [`${asking.join(', ')} needs approval on this phone`];
     call.hold(`waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
     const shot = await this.screenshot(call, countdownMs).catch((error: unknown) => {
-      this.o.logger.warn('approval screenshot failed', { approval: approvalId, error: error instanceof Error ? error.message : String(error) });
+      this.o.logger.warn('approval screenshot failed', {
+        approval: approvalId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return null;
     });
-    if (call.signal.aborted) return this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId });
+    if (call.signal.aborted)
+      return this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId });
     const createdAt = this.o.clock();
     const approval: AdminApproval = {
       approval_id: approvalId,
@@ -354,7 +384,12 @@ export class ApprovalGate implements SafetyGate {
       expires_at: createdAt + countdownMs,
       screenshot_url: shot?.url ?? null,
     };
-    this.o.logger.info('tool call held for approval', { approval: approvalId, tool: call.tool.id, device: call.device.deviceId, classes: asking.join(',') });
+    this.o.logger.info('tool call held for approval', {
+      approval: approvalId,
+      tool: call.tool.id,
+      device: call.device.deviceId,
+      classes: asking.join(','),
+    });
 
     return new Promise<GateDecision>((resolve) => {
       let done = false;
@@ -380,16 +415,46 @@ export class ApprovalGate implements SafetyGate {
           const screenshotRef = shot ? `shot_${approvalId}.jpg` : null;
           if (shot && screenshotRef) {
             this.o.audit.keepScreenshot(screenshotRef, shot.jpeg).catch((error: unknown) => {
-              this.o.logger.warn('could not keep the approval screenshot', { error: error instanceof Error ? error.message : String(error) });
+              this.o.logger.warn('could not keep the approval screenshot', {
+                error: error instanceof Error ? error.message : String(error),
+              });
             });
           }
-          resolve(this.finish(call, base, { decision: 'allow', by: answer === 'approve' ? 'admin' : 'admin_for_lease', reasons }, { approvalId, screenshotRef }));
+          resolve(
+            this.finish(
+              call,
+              base,
+              { decision: 'allow', by: answer === 'approve' ? 'admin' : 'admin_for_lease', reasons },
+              { approvalId, screenshotRef },
+            ),
+          );
         } else if (answer === 'deny') {
-          resolve(this.finish(call, base, { decision: 'deny', by: 'admin', reasons, errorCode: 'approval_denied' }, { approvalId }));
+          resolve(
+            this.finish(
+              call,
+              base,
+              { decision: 'deny', by: 'admin', reasons, errorCode: 'approval_denied' },
+              { approvalId },
+            ),
+          );
         } else if (answer === 'timeout') {
-          resolve(this.finish(call, base, { decision: 'deny', by: 'timeout', reasons: [...reasons, `no answer within ${Math.round(countdownMs / 1000)} s`], errorCode: 'approval_timeout' }, { approvalId }));
+          resolve(
+            this.finish(
+              call,
+              base,
+              {
+                decision: 'deny',
+                by: 'timeout',
+                reasons: [...reasons, `no answer within ${Math.round(countdownMs / 1000)} s`],
+                errorCode: 'approval_timeout',
+              },
+              { approvalId },
+            ),
+          );
         } else {
-          resolve(this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId }));
+          resolve(
+            this.finish(call, base, { decision: 'deny', by: 'stop', reasons, errorCode: 'canceled' }, { approvalId }),
+          );
         }
       };
       const onAbort = (): void => settle('canceled');
@@ -411,9 +476,19 @@ export class ApprovalGate implements SafetyGate {
       .flatten({ background: '#000000' })
       .jpeg({ quality: 70 })
       .toBuffer();
-    const file = await this.o.files.put({ data: jpeg, mimeType: 'image/jpeg', filename: 'approval.jpg', channelId: call.channelId, kind: 'screenshot' });
+    const file = await this.o.files.put({
+      data: jpeg,
+      mimeType: 'image/jpeg',
+      filename: 'approval.jpg',
+      channelId: call.channelId,
+      kind: 'screenshot',
+    });
     // The URL must outlive the countdown so the picture stays visible while the person decides.
-    const url = this.o.signer.sign(file.fileRef, Math.max(this.o.downloadUrlTtlMs, countdownMs + 60_000), file.expiresAt);
+    const url = this.o.signer.sign(
+      file.fileRef,
+      Math.max(this.o.downloadUrlTtlMs, countdownMs + 60_000),
+      file.expiresAt,
+    );
     return { url: url.path, jpeg };
   }
 }

@@ -36,7 +36,10 @@ export interface AuditFilter {
 export const AUDIT_SCREEN_RE = /^shot_[A-Za-z0-9_-]{8,64}\.jpg$/;
 
 function matches(entry: AuditEntry, filter: AuditFilter): boolean {
-  return (filter.deviceId === undefined || entry.device_id === filter.deviceId) && (filter.channelId === undefined || entry.connector_channel_id === filter.channelId);
+  return (
+    (filter.deviceId === undefined || entry.device_id === filter.deviceId) &&
+    (filter.channelId === undefined || entry.connector_channel_id === filter.channelId)
+  );
 }
 
 export class AuditLog {
@@ -48,13 +51,19 @@ export class AuditLog {
   private closed = false;
 
   constructor(
-    private readonly options: { dir: string; limits?: Partial<AuditLimits>; secrets: () => readonly string[]; logger: Logger },
+    private readonly options: {
+      dir: string;
+      limits?: Partial<AuditLimits>;
+      secrets: () => readonly string[];
+      logger: Logger;
+    },
   ) {
     this.dir = options.dir;
     this.screensDir = join(options.dir, 'screens');
     this.limits = { ...DEFAULT_AUDIT_LIMITS, ...options.limits };
     for (const [name, value] of Object.entries(this.limits)) {
-      if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`audit ${name} must be a positive integer (got ${String(value)})`);
+      if (!Number.isSafeInteger(value) || value <= 0)
+        throw new TypeError(`audit ${name} must be a positive integer (got ${String(value)})`);
     }
     mkdirSync(this.screensDir, { recursive: true, mode: 0o700 });
     try {
@@ -83,7 +92,11 @@ export class AuditLog {
         await fsp.appendFile(this.file(0), line, { mode: 0o600 });
         this.size += bytes;
       })
-      .catch((error: unknown) => this.options.logger.warn('audit write failed', { error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) =>
+        this.options.logger.warn('audit write failed', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
   }
 
   private async rotate(): Promise<void> {
@@ -165,7 +178,13 @@ export class AuditLog {
     const files = await fsp.readdir(this.screensDir);
     if (files.length > this.limits.maxScreenshots) {
       const dated = await Promise.all(
-        files.map(async (f) => ({ f, t: await fsp.stat(join(this.screensDir, f)).then((s) => s.mtimeMs, () => 0) })),
+        files.map(async (f) => ({
+          f,
+          t: await fsp.stat(join(this.screensDir, f)).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          ),
+        })),
       );
       dated.sort((a, b) => a.t - b.t || a.f.localeCompare(b.f));
       for (const { f } of dated.slice(0, files.length - this.limits.maxScreenshots)) {

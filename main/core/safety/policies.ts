@@ -32,8 +32,10 @@ function parseDecisions(value: unknown, where: string): Partial<Record<RiskClass
   if (!isObject(value)) throw invalid(`${where} must be an object of risk class → allow | ask | deny`);
   const out: Partial<Record<RiskClass, PolicyDecision>> = {};
   for (const [key, decision] of Object.entries(value)) {
-    if (!isRiskClass(key)) throw invalid(`${where}.${key.slice(0, 60)} is not a risk class (known: ${RISK_CLASSES.join(', ')})`);
-    if (typeof decision !== 'string' || !DECISIONS.includes(decision as PolicyDecision)) throw invalid(`${where}.${key} must be allow, ask or deny`);
+    if (!isRiskClass(key))
+      throw invalid(`${where}.${key.slice(0, 60)} is not a risk class (known: ${RISK_CLASSES.join(', ')})`);
+    if (typeof decision !== 'string' || !DECISIONS.includes(decision as PolicyDecision))
+      throw invalid(`${where}.${key} must be allow, ask or deny`);
     out[key] = decision as PolicyDecision;
   }
   return out;
@@ -56,23 +58,28 @@ export function parsePolicies(body: unknown): StoredPolicies {
   const perDeviceRaw = body.per_device ?? {};
   if (!isObject(perDeviceRaw)) throw invalid('per_device must be an object of device_id → decisions');
   const entries = Object.entries(perDeviceRaw);
-  if (entries.length > MAX_DEVICE_OVERRIDES) throw invalid(`per_device may hold at most ${MAX_DEVICE_OVERRIDES} phones`);
+  if (entries.length > MAX_DEVICE_OVERRIDES)
+    throw invalid(`per_device may hold at most ${MAX_DEVICE_OVERRIDES} phones`);
   const perDevice: StoredPolicies['perDevice'] = {};
   for (const [deviceId, decisions] of entries) {
     // eslint-disable-next-line no-control-regex
-    if (deviceId.length === 0 || deviceId.length > 256 || /[\u0000-\u001f]/.test(deviceId)) throw invalid('per_device keys must be device ids of 1 to 256 printable characters');
+    if (deviceId.length === 0 || deviceId.length > 256 || /[\u0000-\u001f]/.test(deviceId))
+      throw invalid('per_device keys must be device ids of 1 to 256 printable characters');
     perDevice[deviceId] = parseDecisions(decisions, `per_device.${deviceId.slice(0, 60)}`);
   }
   const appsRaw = body.sensitive_apps ?? [];
   if (!Array.isArray(appsRaw)) throw invalid('sensitive_apps must be an array of package names');
-  if (appsRaw.length > MAX_SENSITIVE_APPS) throw invalid(`sensitive_apps may hold at most ${MAX_SENSITIVE_APPS} packages`);
+  if (appsRaw.length > MAX_SENSITIVE_APPS)
+    throw invalid(`sensitive_apps may hold at most ${MAX_SENSITIVE_APPS} packages`);
   const sensitiveApps: string[] = [];
   appsRaw.forEach((pkg, i) => {
-    if (typeof pkg !== 'string' || pkg.length > 255 || !PACKAGE_RE.test(pkg)) throw invalid(`sensitive_apps[${i}] is not an Android package name (like com.example.bank)`);
+    if (typeof pkg !== 'string' || pkg.length > 255 || !PACKAGE_RE.test(pkg))
+      throw invalid(`sensitive_apps[${i}] is not an Android package name (like com.example.bank)`);
     if (!sensitiveApps.includes(pkg)) sensitiveApps.push(pkg);
   });
   const typedText = body.audit_typed_text ?? DEFAULT_AUDIT_TYPED_TEXT;
-  if (typeof typedText !== 'string' || !TYPED_TEXT_FORMS.includes(typedText as AuditTypedText)) throw invalid('audit_typed_text must be digest or full');
+  if (typeof typedText !== 'string' || !TYPED_TEXT_FORMS.includes(typedText as AuditTypedText))
+    throw invalid('audit_typed_text must be digest or full');
   return { defaults, perDevice, sensitiveApps, auditTypedText: typedText as AuditTypedText };
 }
 
@@ -83,7 +90,12 @@ export class PolicyStore {
   stored(): StoredPolicies {
     const raw = this.store.get().policies;
     try {
-      return parsePolicies({ defaults: raw.defaults ?? {}, per_device: raw.per_device ?? {}, sensitive_apps: raw.sensitive_apps ?? [], audit_typed_text: raw.audit_typed_text });
+      return parsePolicies({
+        defaults: raw.defaults ?? {},
+        per_device: raw.per_device ?? {},
+        sensitive_apps: raw.sensitive_apps ?? [],
+        audit_typed_text: raw.audit_typed_text,
+      });
     } catch {
       return { defaults: {}, perDevice: {}, sensitiveApps: [], auditTypedText: DEFAULT_AUDIT_TYPED_TEXT };
     }
@@ -103,7 +115,12 @@ export class PolicyStore {
   put(body: unknown): AdminPolicies {
     const parsed = parsePolicies(body);
     this.store.update((state) => {
-      state.policies = { defaults: parsed.defaults, per_device: parsed.perDevice, sensitive_apps: parsed.sensitiveApps, audit_typed_text: parsed.auditTypedText };
+      state.policies = {
+        defaults: parsed.defaults,
+        per_device: parsed.perDevice,
+        sensitive_apps: parsed.sensitiveApps,
+        audit_typed_text: parsed.auditTypedText,
+      };
     });
     return this.get();
   }

@@ -11,7 +11,14 @@ import { refNode, toSelector } from '../tools/targets';
 import type { RememberedTree } from '../tools/element-refs';
 import type { ElementSelectorArgs, ToolFacts } from '../tools/tool-definition';
 import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
-import { LAUNCHER_PACKAGE, SENSITIVE_ICON_LABELS, SETTINGS_PACKAGES, SETTINGS_SENSITIVE_LABELS, sensitiveAppReason, settingsActivityIsSensitive } from './sensitive-apps';
+import {
+  LAUNCHER_PACKAGE,
+  SENSITIVE_ICON_LABELS,
+  SETTINGS_PACKAGES,
+  SETTINGS_SENSITIVE_LABELS,
+  sensitiveAppReason,
+  settingsActivityIsSensitive,
+} from './sensitive-apps';
 import { sensitiveWord } from './screen-words';
 import { isPermissionPrompt } from '../android/system-dialogs';
 import type { ScreenFacts } from '../android/screen-probe';
@@ -45,7 +52,8 @@ const ESCAPE_KEYS = new Set([
 ]);
 
 /** A Settings page with these labels anywhere on it is a security / account page. */
-const SETTINGS_PAGE_LABELS = /\b(screen lock|factory reset|reset options|erase all data|device admin(?:istrators| apps)?|encryption|add account|remove account)\b|锁屏密码|屏幕锁定|恢复出厂|清除所有数据|添加账户|删除账户/i;
+const SETTINGS_PAGE_LABELS =
+  /\b(screen lock|factory reset|reset options|erase all data|device admin(?:istrators| apps)?|encryption|add account|remove account)\b|锁屏密码|屏幕锁定|恢复出厂|清除所有数据|添加账户|删除账户/i;
 
 export interface CallFacts {
   toolId: string;
@@ -109,7 +117,9 @@ function stepNeeds(step: Step): ScreenNeeds {
     case 'push':
       return { window: false, tree: false };
     case 'key':
-      return step.args.key !== undefined && ESCAPE_KEYS.has(step.args.key) ? { window: false, tree: false } : { window: true, tree: true };
+      return step.args.key !== undefined && ESCAPE_KEYS.has(step.args.key)
+        ? { window: false, tree: false }
+        : { window: true, tree: true };
     default:
       return { window: true, tree: true };
   }
@@ -123,7 +133,13 @@ export function screenNeeds(call: CallFacts): ScreenNeeds {
 }
 
 /** The classes a screen read can add; when all of them are `allow`, reading is skipped. */
-export const SCREEN_CLASSES: readonly RiskClass[] = ['sensitive_app', 'password_field', 'sensitive_screen', 'secure_screen', 'unreadable_screen'];
+export const SCREEN_CLASSES: readonly RiskClass[] = [
+  'sensitive_app',
+  'password_field',
+  'sensitive_screen',
+  'secure_screen',
+  'unreadable_screen',
+];
 
 function urlScheme(url: string | undefined): string | null {
   if (url === undefined) return null;
@@ -168,7 +184,8 @@ function area(node: UiNode): number {
 /** The node a tap at x,y lands on: the smallest clickable node there, else the smallest node. */
 export function nodeAt(nodes: readonly UiNode[], x: number, y: number): UiNode | undefined {
   const under = nodes.filter((n) => contains(n, x, y));
-  const smallest = (list: UiNode[]): UiNode | undefined => list.reduce<UiNode | undefined>((best, n) => (!best || area(n) < area(best) ? n : best), undefined);
+  const smallest = (list: UiNode[]): UiNode | undefined =>
+    list.reduce<UiNode | undefined>((best, n) => (!best || area(n) < area(best) ? n : best), undefined);
   return smallest(under.filter((n) => n.clickable || n.longClickable)) ?? smallest(under);
 }
 
@@ -176,7 +193,11 @@ export function nodeAt(nodes: readonly UiNode[], x: number, y: number): UiNode |
  * The element a step acts on, resolved the way the tool will resolve it. A ref names an element
  * of the channel's last tree (whether it still holds is the tool's check, before anything is sent).
  */
-function targetOf(step: Step, fresh: readonly UiNode[] | null, last: RememberedTree | undefined): UiNode | undefined | 'unknown' {
+function targetOf(
+  step: Step,
+  fresh: readonly UiNode[] | null,
+  last: RememberedTree | undefined,
+): UiNode | undefined | 'unknown' {
   const { element, ref, x, y } = step.args;
   if (ref !== undefined) return (last && refNode(last, ref)) ?? 'unknown';
   if (element) {
@@ -235,15 +256,22 @@ export function classify(input: ClassifyInput): Classification {
       // Not read because no screen class can change the decision; typed text stays secret.
       secretText = steps.some((s) => s.facts.policy === 'type');
     } else {
-      if (screen.problems.length > 0 && screen.fatal === null) add('unreadable_screen', `not checked: ${screen.problems.join('; ')}`);
+      if (screen.problems.length > 0 && screen.fatal === null)
+        add('unreadable_screen', `not checked: ${screen.problems.join('; ')}`);
       if (front) {
         const why = sensitiveAppReason(front, input.userApps);
         if (why) add('sensitive_app', `app in front: ${why}`);
-        if (inSettings && settingsActivityIsSensitive(screen.window?.activity ?? null)) add('sensitive_app', 'Settings → a security or account page is in front');
-        if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text))) add('sensitive_app', 'Settings → a security or account page is in front');
+        if (inSettings && settingsActivityIsSensitive(screen.window?.activity ?? null))
+          add('sensitive_app', 'Settings → a security or account page is in front');
+        if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text)))
+          add('sensitive_app', 'Settings → a security or account page is in front');
         // The runtime permission prompt: a tap on it may grant an app the camera, location,
         // contacts … (BACK and HOME, which deny or leave it, need no screen read at all).
-        if (isPermissionPrompt(front, screen.window?.activity ?? null)) add('sensitive_app', 'a permission prompt is in front: answering it can grant an app access (camera, location, contacts …)');
+        if (isPermissionPrompt(front, screen.window?.activity ?? null))
+          add(
+            'sensitive_app',
+            'a permission prompt is in front: answering it can grant an app access (camera, location, contacts …)',
+          );
       }
       if (screen.window?.secure) add('secure_screen', 'the window in front blocks screenshots (FLAG_SECURE)');
     }
@@ -260,14 +288,19 @@ export function classify(input: ClassifyInput): Classification {
         break;
       case 'url': {
         const scheme = urlScheme(step.args.url);
-        if (scheme !== 'http' && scheme !== 'https') add('non_web_url', `${prefix}opens a non-web link (${scheme ?? 'no'} scheme), which can start any app`);
+        if (scheme !== 'http' && scheme !== 'https')
+          add('non_web_url', `${prefix}opens a non-web link (${scheme ?? 'no'} scheme), which can start any app`);
         break;
       }
       case 'launch': {
         const pkg = step.args.package ?? '';
         const why = sensitiveAppReason(pkg, input.userApps);
         if (why) add('sensitive_app', `${prefix}launches ${why}`);
-        if (SETTINGS_PACKAGES.has(pkg) && step.args.activity !== undefined && settingsActivityIsSensitive(step.args.activity)) {
+        if (
+          SETTINGS_PACKAGES.has(pkg) &&
+          step.args.activity !== undefined &&
+          settingsActivityIsSensitive(step.args.activity)
+        ) {
           add('sensitive_app', `${prefix}opens a Settings security or account page`);
         }
         break;
@@ -305,7 +338,10 @@ export function classify(input: ClassifyInput): Classification {
           add('password_field', `${prefix}types the lab secret "${secretName}"`);
         } else if (password) {
           secretText = true;
-          add('password_field', `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`);
+          add(
+            'password_field',
+            `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`,
+          );
         }
         const word = target && target !== 'unknown' ? sensitiveWord(labelOf(fresh ?? [], target)) : null;
         const screenWord = word ?? screenWords();
@@ -317,11 +353,16 @@ export function classify(input: ClassifyInput): Classification {
         if (target && target !== 'unknown') {
           // A tap that lands on no tappable element acts on nothing in particular: only the
           // node's own words count, not everything drawn inside it.
-          const label = target.clickable || target.longClickable ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree?.nodes ?? []), target) : [target.text, target.contentDesc].filter((p) => p).join(' · ');
+          const label =
+            target.clickable || target.longClickable
+              ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree?.nodes ?? []), target)
+              : [target.text, target.contentDesc].filter((p) => p).join(' · ');
           const word = sensitiveWord(label);
           if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);
-          if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label)) add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
-          if (front !== null && LAUNCHER_PACKAGE.test(front) && SENSITIVE_ICON_LABELS.test(label)) add('sensitive_app', `${prefix}opens "${label.slice(0, 60)}" from the home screen`);
+          if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label))
+            add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
+          if (front !== null && LAUNCHER_PACKAGE.test(front) && SENSITIVE_ICON_LABELS.test(label))
+            add('sensitive_app', `${prefix}opens "${label.slice(0, 60)}" from the home screen`);
         } else if (target === 'unknown') {
           const word = screenWords();
           if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
@@ -345,7 +386,10 @@ export interface DevicePolicy {
 }
 
 /** The decision for a classified call, and which classes asked for it. */
-export function decideFor(classes: readonly RiskClass[], policy: DevicePolicy): { decision: PolicyDecision; asking: RiskClass[]; denying: RiskClass[] } {
+export function decideFor(
+  classes: readonly RiskClass[],
+  policy: DevicePolicy,
+): { decision: PolicyDecision; asking: RiskClass[]; denying: RiskClass[] } {
   const per = classes.map((c) => ({ c, d: policy.decisions[c] ?? DEFAULT_DECISIONS[c] }));
   return {
     decision: strictest(per.map((p) => p.d)),

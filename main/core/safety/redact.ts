@@ -13,11 +13,13 @@ import type { ToolFacts } from '../tools/tool-definition';
 
 export const REDACTED = '[redacted]';
 
-const SECRET_KEYS = /^(password|passwd|passcode|pin|secret|token|api_?key|access_?code|authorization|auth|sig|signature|otp|cvv|cvc)$/i;
+const SECRET_KEYS =
+  /^(password|passwd|passcode|pin|secret|token|api_?key|access_?code|authorization|auth|sig|signature|otp|cvv|cvc)$/i;
 const FILE_REF = /^file_[A-Za-z0-9_-]{32}$/;
 // Long runs of token characters with letters and digits: keys, session ids, one-time codes.
 const TOKEN_RE = /[A-Za-z0-9_\-+/=]{24,}/g;
-const URL_SECRET_PARAMS = /([?&#](?:sig|signature|token|access_token|api_key|apikey|key|code|password|auth)=)[^&#\s]*/gi;
+const URL_SECRET_PARAMS =
+  /([?&#](?:sig|signature|token|access_token|api_key|apikey|key|code|password|auth)=)[^&#\s]*/gi;
 
 export interface RedactionContext {
   /** Live secrets that must never be written (API key, admin token). */
@@ -74,7 +76,11 @@ function walk(value: unknown, key: string, ctx: RedactionContext, level: Level, 
 }
 
 /** A redacted deep copy of a call's arguments. */
-export function redactArguments(toolId: string, args: Record<string, unknown>, ctx: RedactionContext): Record<string, unknown> {
+export function redactArguments(
+  toolId: string,
+  args: Record<string, unknown>,
+  ctx: RedactionContext,
+): Record<string, unknown> {
   const facts = toolFacts(toolId);
   const level = facts.policy === 'batch' ? { typed: 'text', secret: null } : levelOf(facts);
   return walk(args, '', ctx, level, 0) as Record<string, unknown>;

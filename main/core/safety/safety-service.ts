@@ -53,7 +53,12 @@ export class SafetyService {
 
   constructor(private readonly o: SafetyServiceOptions) {
     this.policies = new PolicyStore(o.store);
-    this.audit = new AuditLog({ dir: join(o.dataDir, 'audit'), ...(o.auditLimits ? { limits: o.auditLimits } : {}), secrets: o.secrets, logger: o.logger });
+    this.audit = new AuditLog({
+      dir: join(o.dataDir, 'audit'),
+      ...(o.auditLimits ? { limits: o.auditLimits } : {}),
+      secrets: o.secrets,
+      logger: o.logger,
+    });
     this.gate = new ApprovalGate({
       policies: this.policies,
       files: o.files,
@@ -154,11 +159,14 @@ export class SafetyService {
   private argumentsAtRest(call: ToolCall, typedText: AuditTypedText): Record<string, unknown> {
     const redaction = { secrets: this.o.secrets(), isAccessCode: (v: string) => this.isAccessCode(v) };
     // A call that never reached the gate was not classified: its typed text stays secret.
-    const shown = call.verdict?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...redaction, secretText: true });
+    const shown =
+      call.verdict?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...redaction, secretText: true });
     if (typedText === 'full') return shown;
     // Each typed text becomes its length and keyed hash (computed from the text as typed);
     // text already redacted as a secret stays `[redacted]`, never hashed.
-    return replaceTypedText(call.tool.id, call.args, shown, (text, shownValue) => (shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey)));
+    return replaceTypedText(call.tool.id, call.args, shown, (text, shownValue) =>
+      shownValue === REDACTED ? REDACTED : typedTextDigest(text, this.o.hashKey),
+    );
   }
 
   private appendAudit(e: FinishedCall): void {

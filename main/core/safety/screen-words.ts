@@ -67,7 +67,10 @@ function escape(text: string): string {
 }
 
 // Word boundaries that also split snake_case and camelCase ids (pay_button, btnPay).
-const ENGLISH_RE = new RegExp(`(?:^|[^a-z0-9])(${ENGLISH.map((w) => escape(w).replace(/ /g, '[\\s_-]+')).join('|')})(?=$|[^a-z0-9])`, 'i');
+const ENGLISH_RE = new RegExp(
+  `(?:^|[^a-z0-9])(${ENGLISH.map((w) => escape(w).replace(/ /g, '[\\s_-]+')).join('|')})(?=$|[^a-z0-9])`,
+  'i',
+);
 
 function normalise(text: string): string {
   // camelCase → camel case, so "btnPay" and "confirmPayment" match like their words.

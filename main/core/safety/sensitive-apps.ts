@@ -77,21 +77,30 @@ export function sensitiveAppReason(pkg: string, userApps: readonly string[]): st
   const known = BY_PACKAGE.get(pkg);
   if (known) return `${known.label} (${pkg}) is a ${known.category.replace('_', ' ')} app`;
   if (userApps.includes(pkg)) return `${pkg} is on your sensitive-app list`;
-  if (pkg.split('.').slice(1).some((segment) => SEGMENT_HINT.test(segment))) return `${pkg} looks like a banking or wallet app`;
+  if (
+    pkg
+      .split('.')
+      .slice(1)
+      .some((segment) => SEGMENT_HINT.test(segment))
+  )
+    return `${pkg} looks like a banking or wallet app`;
   return null;
 }
 
 // Activity class names of Settings pages about security, locks, accounts, privacy and reset
 // (AOSP: SecuritySettingsActivity, ChooseLockGeneric, AccountDashboardActivity,
 // MasterClear/FactoryReset…, DeviceAdminSettings, PrivacyDashboardActivity).
-const SETTINGS_ACTIVITY = /security|lock|account|password|masterclear|factoryreset|reset|privacy|deviceadmin|biometric|fingerprint|faceunlock|trustagent|encryption/i;
+const SETTINGS_ACTIVITY =
+  /security|lock|account|password|masterclear|factoryreset|reset|privacy|deviceadmin|biometric|fingerprint|faceunlock|trustagent|encryption/i;
 
 /** Labels of Settings rows that lead into (or are) security / account pages. */
-export const SETTINGS_SENSITIVE_LABELS = /\b(security|privacy|screen lock|device lock|accounts?|passwords?|passkeys?|factory reset|reset options|erase all data|device admin(?:istrators)?|encryption|fingerprint|face unlock|biometrics?)\b|安全|隐私|锁屏|账户|账号|帐户|帐号|密码|恢复出厂|重置|指纹|人脸/i;
+export const SETTINGS_SENSITIVE_LABELS =
+  /\b(security|privacy|screen lock|device lock|accounts?|passwords?|passkeys?|factory reset|reset options|erase all data|device admin(?:istrators)?|encryption|fingerprint|face unlock|biometrics?)\b|安全|隐私|锁屏|账户|账号|帐户|帐号|密码|恢复出厂|重置|指纹|人脸/i;
 
 /** Home-screen apps whose icons open sensitive apps (tapping the icon is like launching it). */
 export const LAUNCHER_PACKAGE = /launcher|\.home$|miui\.home|trebuchet/i;
-export const SENSITIVE_ICON_LABELS = /\b(wallet|bank(?:ing)?|pay|paypal|venmo|cash app|play store|google play|app ?store|galaxy store|appgallery|authenticator|password manager|bitwarden|1password|lastpass)\b|钱包|银行|支付|应用商店|应用市场|密码/i;
+export const SENSITIVE_ICON_LABELS =
+  /\b(wallet|bank(?:ing)?|pay|paypal|venmo|cash app|play store|google play|app ?store|galaxy store|appgallery|authenticator|password manager|bitwarden|1password|lastpass)\b|钱包|银行|支付|应用商店|应用市场|密码/i;
 
 /** Whether the Settings page in front is a security / account page, from its activity name. */
 export function settingsActivityIsSensitive(activity: string | null): boolean {

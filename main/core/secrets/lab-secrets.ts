@@ -14,7 +14,13 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SECRET_MAX_COUNT, SECRET_MAX_DEVICES, SECRET_NAME_PATTERN, SECRET_VALUE_MAX_LENGTH, type AdminSecret } from '../../contract/admin-api';
+import {
+  SECRET_MAX_COUNT,
+  SECRET_MAX_DEVICES,
+  SECRET_NAME_PATTERN,
+  SECRET_VALUE_MAX_LENGTH,
+  type AdminSecret,
+} from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { JsonFileStore } from '../store/json-file-store';
 import { loadOrCreateSecret } from './secret-store';
@@ -69,12 +75,14 @@ export class LabSecrets {
       path: join(o.dataDir, FILE_NAME),
       defaults: () => ({ version: 1, secrets: [] }),
       parse: (raw) => fileSchema.parse(raw),
-      onCorrupt: ({ movedTo }) => o.warn?.(`The secrets file was damaged; it was kept aside as ${movedTo} and no secret is stored now.`),
+      onCorrupt: ({ movedTo }) =>
+        o.warn?.(`The secrets file was damaged; it was kept aside as ${movedTo} and no secret is stored now.`),
       mode: 0o600,
     });
     for (const sealed of this.file.get().secrets) {
       const value = this.open(sealed);
-      if (value === null) o.warn?.(`The secret "${sealed.name}" cannot be opened with this data folder's key; store it again.`);
+      if (value === null)
+        o.warn?.(`The secret "${sealed.name}" cannot be opened with this data folder's key; store it again.`);
       else this.opened.set(sealed.name, value);
     }
   }
@@ -83,7 +91,12 @@ export class LabSecrets {
   list(): AdminSecret[] {
     return this.file
       .get()
-      .secrets.map(({ name, devices, created_at, updated_at }) => ({ name, devices: devices ? [...devices] : null, created_at, updated_at }))
+      .secrets.map(({ name, devices, created_at, updated_at }) => ({
+        name,
+        devices: devices ? [...devices] : null,
+        created_at,
+        updated_at,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -95,16 +108,30 @@ export class LabSecrets {
   set(name: string, value: string, devices: readonly string[] | null): { created: boolean; secret: AdminSecret } {
     checkName(name);
     if (value.length === 0) throw new BridgeError('invalid_arguments', 'value must not be empty', { field: 'value' });
-    if (value.length > SECRET_VALUE_MAX_LENGTH) throw new BridgeError('invalid_arguments', `value is longer than ${SECRET_VALUE_MAX_LENGTH} characters`, { field: 'value' });
+    if (value.length > SECRET_VALUE_MAX_LENGTH)
+      throw new BridgeError('invalid_arguments', `value is longer than ${SECRET_VALUE_MAX_LENGTH} characters`, {
+        field: 'value',
+      });
     // Everything that names the secret would show it otherwise.
-    if (name.includes(value)) throw new BridgeError('invalid_arguments', 'the name must not contain the value', { field: 'value' });
+    if (name.includes(value))
+      throw new BridgeError('invalid_arguments', 'the name must not contain the value', { field: 'value' });
     const phones = devices === null ? null : checkDevices(devices);
     const now = this.o.clock();
     const previous = this.file.get().secrets.find((s) => s.name === name);
     if (!previous && this.file.get().secrets.length >= SECRET_MAX_COUNT) {
-      throw new BridgeError('invalid_arguments', `the bridge keeps at most ${SECRET_MAX_COUNT} secrets; delete one first`, { field: 'name' });
+      throw new BridgeError(
+        'invalid_arguments',
+        `the bridge keeps at most ${SECRET_MAX_COUNT} secrets; delete one first`,
+        { field: 'name' },
+      );
     }
-    const sealed: SealedSecret = { name, devices: phones, created_at: previous?.created_at ?? now, updated_at: now, ...this.seal(name, value) };
+    const sealed: SealedSecret = {
+      name,
+      devices: phones,
+      created_at: previous?.created_at ?? now,
+      updated_at: now,
+      ...this.seal(name, value),
+    };
     this.file.update((draft) => {
       draft.secrets = [...draft.secrets.filter((s) => s.name !== name), sealed];
     });
@@ -129,7 +156,10 @@ export class LabSecrets {
     const sealed = this.file.get().secrets.find((s) => s.name === name);
     if (!sealed) throw notFound(name);
     if (sealed.devices !== null && !sealed.devices.includes(deviceId)) {
-      throw new BridgeError('secret_out_of_scope', `the secret "${name}" may not be typed on this phone; the person at the computer chooses its phones in Settings → Secrets`);
+      throw new BridgeError(
+        'secret_out_of_scope',
+        `the secret "${name}" may not be typed on this phone; the person at the computer chooses its phones in Settings → Secrets`,
+      );
     }
   }
 
@@ -137,7 +167,11 @@ export class LabSecrets {
   reveal(name: string, deviceId: string): string {
     this.check(name, deviceId);
     const value = this.opened.get(name);
-    if (value === undefined) throw new BridgeError('secret_not_found', `the secret "${name}" cannot be opened with this data folder's key; store it again in Settings → Secrets`);
+    if (value === undefined)
+      throw new BridgeError(
+        'secret_not_found',
+        `the secret "${name}" cannot be opened with this data folder's key; store it again in Settings → Secrets`,
+      );
     return value;
   }
 
@@ -177,22 +211,37 @@ function associatedData(name: string): Buffer {
 }
 
 function notFound(name: string): BridgeError {
-  return new BridgeError('secret_not_found', `no secret named "${name}" is stored at the bridge; the person at the computer adds it in Settings → Secrets`);
+  return new BridgeError(
+    'secret_not_found',
+    `no secret named "${name}" is stored at the bridge; the person at the computer adds it in Settings → Secrets`,
+  );
 }
 
 /** Refuses a name that is not a secret's name (BridgeError `invalid_arguments`, field `name`). */
 export function checkName(name: string): void {
   if (!SECRET_NAME_PATTERN.test(name)) {
-    throw new BridgeError('invalid_arguments', 'name must be 1 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit', { field: 'name' });
+    throw new BridgeError(
+      'invalid_arguments',
+      'name must be 1 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit',
+      { field: 'name' },
+    );
   }
 }
 
 function checkDevices(devices: readonly string[]): string[] {
   const phones = [...new Set(devices)];
-  if (phones.length === 0) throw new BridgeError('invalid_arguments', 'devices must name at least one phone, or be null for every phone', { field: 'devices' });
-  if (phones.length > SECRET_MAX_DEVICES) throw new BridgeError('invalid_arguments', `devices may name at most ${SECRET_MAX_DEVICES} phones`, { field: 'devices' });
+  if (phones.length === 0)
+    throw new BridgeError('invalid_arguments', 'devices must name at least one phone, or be null for every phone', {
+      field: 'devices',
+    });
+  if (phones.length > SECRET_MAX_DEVICES)
+    throw new BridgeError('invalid_arguments', `devices may name at most ${SECRET_MAX_DEVICES} phones`, {
+      field: 'devices',
+    });
   if (phones.some((d) => d.length === 0 || d.length > MAX_DEVICE_ID_LENGTH)) {
-    throw new BridgeError('invalid_arguments', `each device id must be 1 to ${MAX_DEVICE_ID_LENGTH} characters`, { field: 'devices' });
+    throw new BridgeError('invalid_arguments', `each device id must be 1 to ${MAX_DEVICE_ID_LENGTH} characters`, {
+      field: 'devices',
+    });
   }
   return phones;
 }

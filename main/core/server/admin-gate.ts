@@ -52,7 +52,8 @@ export class AdminGate {
     const hosts = new Set(['localhost', '127.0.0.1', '::1']);
     const listen = this.o.listenHost().toLowerCase();
     if (listen === '0.0.0.0' || listen === '::' || listen === '') {
-      for (const list of Object.values(networkInterfaces())) for (const nic of list ?? []) hosts.add(nic.address.toLowerCase().replace(/%.*$/, ''));
+      for (const list of Object.values(networkInterfaces()))
+        for (const nic of list ?? []) hosts.add(nic.address.toLowerCase().replace(/%.*$/, ''));
       const name = hostname().toLowerCase();
       if (name) {
         hosts.add(name);
@@ -71,12 +72,21 @@ export class AdminGate {
     const host = hostOfHeader(req.headers.host);
     const allowed = this.allowedHosts();
     if (host === null || !allowed.has(host)) {
-      return { status: 421, code: 'host_not_allowed', message: 'this bridge does not answer under that host name (open it as localhost, its address, or its --public-url)' };
+      return {
+        status: 421,
+        code: 'host_not_allowed',
+        message:
+          'this bridge does not answer under that host name (open it as localhost, its address, or its --public-url)',
+      };
     }
     if (options.checkOrigin && STATE_CHANGING.has(req.method ?? '')) {
       const origin = req.headers.origin;
       if (origin !== undefined && !this.originAllowed(origin, allowed, req.headers.host)) {
-        return { status: 403, code: 'origin_not_allowed', message: 'a page from another site may not change the bridge' };
+        return {
+          status: 403,
+          code: 'origin_not_allowed',
+          message: 'a page from another site may not change the bridge',
+        };
       }
     }
     return null;

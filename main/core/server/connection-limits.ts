@@ -12,7 +12,12 @@ import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, type ConnectionLimi
 export { resolveConnectionLimits, type ConnectionLimits };
 
 /** The options `http.createServer` / `https.createServer` take for these limits. */
-export function serverTimeouts(limits: ConnectionLimits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeouts(limits: ConnectionLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: 0,
@@ -26,7 +31,11 @@ export function serverTimeouts(limits: ConnectionLimits): { headersTimeout: numb
  * flushed, as `ws`'s abortHandshake does; a peer that never reads cannot hold it past the
  * backstop. `end()` alone would leave the descriptor open until the peer closes its side.
  */
-export function refuseSocket(socket: Duplex, response: string, backstopMs = DEFAULT_CONNECTION_LIMITS.refusalBackstopMs): void {
+export function refuseSocket(
+  socket: Duplex,
+  response: string,
+  backstopMs = DEFAULT_CONNECTION_LIMITS.refusalBackstopMs,
+): void {
   if (socket.destroyed) return;
   if (!socket.writable) {
     socket.destroy();
@@ -74,7 +83,10 @@ export class ConnectionGuard {
     const address = unmapped(socket.remoteAddress ?? '');
     const perAddressCapped = !this.sharedAddress(address);
     const fromAddress = this.perAddress.get(address) ?? 0;
-    if (this.total >= this.limits.maxConnections || (perAddressCapped && fromAddress >= this.limits.maxConnectionsPerAddress)) {
+    if (
+      this.total >= this.limits.maxConnections ||
+      (perAddressCapped && fromAddress >= this.limits.maxConnectionsPerAddress)
+    ) {
       this.refusedCount += 1;
       // No answer: writing costs a buffer and a wait for a peer that may never read.
       socket.destroy();

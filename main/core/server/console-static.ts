@@ -34,7 +34,13 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', 'GET only');
   const name = FILES[url.pathname];
-  if (!dir || !name) return sendError(res, 404, 'not_found', dir ? 'no such console file' : 'the web console is not built (npm run build)');
+  if (!dir || !name)
+    return sendError(
+      res,
+      404,
+      'not_found',
+      dir ? 'no such console file' : 'the web console is not built (npm run build)',
+    );
   const path = join(dir, name);
   if (!existsSync(path)) return sendError(res, 404, 'not_found', 'the web console is not built (npm run build)');
   const body = readFileSync(path);

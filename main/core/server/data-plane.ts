@@ -161,7 +161,6 @@ export class DataPlane {
       perMessageDeflate: false,
       handleProtocols: (protocols) => (protocols.has(WS_SUBPROTOCOL) ? WS_SUBPROTOCOL : false),
     });
-
   }
 
   start(): void {
@@ -203,7 +202,8 @@ export class DataPlane {
 
   /** True while a live data plane has the channel open. */
   isChannelHeld(channelId: string): boolean {
-    for (const connection of this.connections) if (!connection.revoked && connection.openChannels.has(channelId)) return true;
+    for (const connection of this.connections)
+      if (!connection.revoked && connection.openChannels.has(channelId)) return true;
     return false;
   }
 
@@ -241,8 +241,10 @@ export class DataPlane {
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim());
-    if (!protocols.includes(WS_SUBPROTOCOL)) return refuse(400, 'subprotocol_required', `subprotocol ${WS_SUBPROTOCOL} is required`);
-    if (this.connections.size >= this.limits.maxConnections) return refuse(503, 'too_many_connections', 'too many data planes');
+    if (!protocols.includes(WS_SUBPROTOCOL))
+      return refuse(400, 'subprotocol_required', `subprotocol ${WS_SUBPROTOCOL} is required`);
+    if (this.connections.size >= this.limits.maxConnections)
+      return refuse(503, 'too_many_connections', 'too many data planes');
     // Taken with the key check: a rotation between here and accept still closes this one.
     const generation = this.options.keyGeneration?.() ?? 0;
     const address = clientAddressOf(req);
@@ -253,13 +255,19 @@ export class DataPlane {
     const connection = new DataPlaneConnection(this.nextId++, ws, this, keyGeneration, clientAddress);
     this.connections.add(connection);
     this.alive.set(ws, true);
-    if ((this.options.keyGeneration?.() ?? 0) > keyGeneration) connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
+    if ((this.options.keyGeneration?.() ?? 0) > keyGeneration)
+      connection.revoke(CLOSE_API_KEY_ROTATED, CLOSE_API_KEY_ROTATED_REASON);
     ws.on('pong', () => this.alive.set(ws, true));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       // Closing for a reason of ours (the key was rotated): what the peer still sends is not acted on.
       if (connection.revoked) return;
       if (isBinary) {
-        connection.send(makePacket({ type: 'error', error: { code: 'invalid_packet', message: 'binary frames are not accepted; send JSON text frames' } }));
+        connection.send(
+          makePacket({
+            type: 'error',
+            error: { code: 'invalid_packet', message: 'binary frames are not accepted; send JSON text frames' },
+          }),
+        );
         return;
       }
       void this.dispatch(connection, rawToString(data));
@@ -304,7 +312,8 @@ export class DataPlane {
       await this.route(connection, packet);
     } catch (error) {
       const wire = toWireError(error);
-      if (wire.code === 'internal_error') this.options.logger.error('packet handler failed', { type: packet.type, error: String(error) });
+      if (wire.code === 'internal_error')
+        this.options.logger.error('packet handler failed', { type: packet.type, error: String(error) });
       connection.replyError(packet, wire.code, wire.message);
     }
   }
@@ -315,7 +324,8 @@ export class DataPlane {
       connection.reply(packet, 'pong', {});
       return;
     }
-    if (!connection.helloDone) throw new BridgeError('hello_required', 'connector.hello must complete before any other packet');
+    if (!connection.helloDone)
+      throw new BridgeError('hello_required', 'connector.hello must complete before any other packet');
     if (packet.type === 'channel.open') return this.openChannel(connection, packet);
     const builtIn = packet.type === 'channel.close' || packet.type === 'connection.descriptor.get';
     const handler = builtIn ? undefined : this.handlers.get(packet.type);
@@ -323,7 +333,11 @@ export class DataPlane {
       throw new BridgeError('unsupported_packet', `packet type ${packet.type.slice(0, 64)} is not supported`);
     }
     const channelId = packet.connector_channel_id;
-    if (!channelId) throw new BridgeError('connector_channel_id_required', `${packet.type} needs connector_channel_id in the envelope`);
+    if (!channelId)
+      throw new BridgeError(
+        'connector_channel_id_required',
+        `${packet.type} needs connector_channel_id in the envelope`,
+      );
     const channel = this.options.runtime.channel(channelId);
     if (!channel || !connection.openChannels.has(channelId)) {
       throw new BridgeError('channel_not_open', `channel.open must complete before ${packet.type}`);
@@ -334,7 +348,9 @@ export class DataPlane {
       return;
     }
     if (packet.type === 'connection.descriptor.get') {
-      connection.reply(packet, 'connection.descriptor.get.ack', { payload: { connection_descriptor: this.options.describe(channel) } });
+      connection.reply(packet, 'connection.descriptor.get.ack', {
+        payload: { connection_descriptor: this.options.describe(channel) },
+      });
       return;
     }
     await handler!({ connection, packet, channel, payload: packet.payload ?? {} });
@@ -348,13 +364,17 @@ export class DataPlane {
     }
     const version = payload.protocol_version;
     if (typeof version !== 'string' || !isSupportedVersion(version)) {
-      throw new BridgeError('protocol_version_unsupported', `protocol_version ${PROTOCOL_VERSION} or newer is required`);
+      throw new BridgeError(
+        'protocol_version_unsupported',
+        `protocol_version ${PROTOCOL_VERSION} or newer is required`,
+      );
     }
     const profiles = payload.supported_profiles;
     if (!Array.isArray(profiles) || !profiles.every((p) => typeof p === 'string')) {
       throw new BridgeError('invalid_packet', 'supported_profiles must be a list of profile ids');
     }
-    const requested = typeof payload.connector_id === 'string' && payload.connector_id ? payload.connector_id : undefined;
+    const requested =
+      typeof payload.connector_id === 'string' && payload.connector_id ? payload.connector_id : undefined;
     const { connectorId } = this.options.runtime.acceptHello(requested);
     if (connection.connectorId !== connectorId) {
       if (connection.connectorId) this.options.runtime.detachDataPlane(connection);
@@ -372,10 +392,15 @@ export class DataPlane {
    * dropped network xAgent is reconnecting from) and is dropped, and the hand-over is logged.
    */
   private async claim(connection: DataPlaneConnection, channelId: string): Promise<void> {
-    const holders = [...this.connections].filter((c) => c !== connection && !c.revoked && c.openChannels.has(channelId));
+    const holders = [...this.connections].filter(
+      (c) => c !== connection && !c.revoked && c.openChannels.has(channelId),
+    );
     for (const holder of holders) {
       if (await holder.probe(this.limits.claimProbeMs)) {
-        throw new BridgeError('channel_in_use', 'another live data plane holds this channel: close it there (channel.close) or end that connection first');
+        throw new BridgeError(
+          'channel_in_use',
+          'another live data plane holds this channel: close it there (channel.close) or end that connection first',
+        );
       }
       this.options.logger.warn('channel handed over from a data plane that stopped answering', {
         channel: channelId,

@@ -12,7 +12,13 @@ import type { Duplex } from 'node:stream';
 import { bearerToken } from '../secrets/secret-store';
 import type { Logger } from '../logging/logger';
 import type { TlsMaterial } from '../tls/tls-material';
-import { ConnectionGuard, refuseSocket, resolveConnectionLimits, serverTimeouts, type ConnectionLimits } from './connection-limits';
+import {
+  ConnectionGuard,
+  refuseSocket,
+  resolveConnectionLimits,
+  serverTimeouts,
+  type ConnectionLimits,
+} from './connection-limits';
 import { sendError } from './http-util';
 import type { NetworkAccess } from './network-access';
 
@@ -70,7 +76,10 @@ export class HttpServer {
     const tls = options.tls;
     if (tls) {
       const identity = tls.current;
-      const server = createTlsServer({ ...serverLimits, cert: identity.cert, key: identity.key, minVersion: TLS_MIN_VERSION }, onRequest);
+      const server = createTlsServer(
+        { ...serverLimits, cert: identity.cert, key: identity.key, minVersion: TLS_MIN_VERSION },
+        onRequest,
+      );
       // Before the TLS socket is made for this connection: a renewed certificate serves it already.
       server.prependListener('connection', () => {
         const renewed = tls.refresh();
@@ -96,13 +105,21 @@ export class HttpServer {
           : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
             ? '408 Request Timeout'
             : '400 Bad Request';
-      refuseSocket(socket, `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, this.limits.refusalBackstopMs);
+      refuseSocket(
+        socket,
+        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+        this.limits.refusalBackstopMs,
+      );
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       const url = safeUrl(req.url);
       if (!url || url.pathname !== '/ws') {
-        refuseSocket(socket, 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', this.limits.refusalBackstopMs);
+        refuseSocket(
+          socket,
+          'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+          this.limits.refusalBackstopMs,
+        );
         return;
       }
       if (this.options.access && !this.options.access.admits(req, url.pathname)) {
@@ -169,7 +186,10 @@ export class HttpServer {
       }
       sendError(res, 404, 'not_found', 'no such endpoint');
     } catch (error) {
-      this.logger.error('http handler failed', { path: url.pathname, error: error instanceof Error ? error.message : String(error) });
+      this.logger.error('http handler failed', {
+        path: url.pathname,
+        error: error instanceof Error ? error.message : String(error),
+      });
       sendError(res, 500, 'internal_error', 'internal error');
     }
   }
@@ -185,7 +205,8 @@ function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number):
   const timer = setTimeout(() => {
     if (req.complete) return;
     // The answer's end closes the connection (below); one already on its way is cut.
-    if (!res.headersSent) sendError(res, 408, 'request_timeout', `the request body did not arrive within ${Math.round(ms / 1000)} s`);
+    if (!res.headersSent)
+      sendError(res, 408, 'request_timeout', `the request body did not arrive within ${Math.round(ms / 1000)} s`);
     else req.socket.destroy();
   }, ms);
   timer.unref();

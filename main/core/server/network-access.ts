@@ -89,7 +89,11 @@ export class NetworkAccess {
     if (last === undefined || now - last >= REFUSAL_LOG_INTERVAL_MS) {
       if (this.refusalsLogged.size >= MAX_REMEMBERED_REFUSALS) this.forgetOld(now);
       this.refusalsLogged.set(client, now);
-      this.options.logger.warn('refused a client outside --allow-from', { client, path, allow_from: allow.texts.join(' ') });
+      this.options.logger.warn('refused a client outside --allow-from', {
+        client,
+        path,
+        allow_from: allow.texts.join(' '),
+      });
     }
     return false;
   }

@@ -65,7 +65,10 @@ export class NetworkEndpoint {
     if (tls === undefined || this.tls) return;
     let files = tls === 'self-signed' ? undefined : tls;
     if (tls === 'self-signed') {
-      const made = ensureSelfSigned(this.o.dataDir, { bindHost: this.o.host, ...(this.o.clock ? { clock: this.o.clock } : {}) });
+      const made = ensureSelfSigned(this.o.dataDir, {
+        bindHost: this.o.host,
+        ...(this.o.clock ? { clock: this.o.clock } : {}),
+      });
       this.tlsCreated = made.created;
       files = { certFile: made.certFile, keyFile: made.keyFile };
       if (made.created) this.o.logger.info('made a self-signed TLS certificate', { certFile: made.certFile });
@@ -133,7 +136,14 @@ export class NetworkEndpoint {
     return {
       port: this.listening?.port ?? 0,
       tls: tls
-        ? { source: tls.source, cert_file: tls.certFile, key_file: tls.keyFile, fingerprint_sha256: tls.fingerprint256, subject_alt_names: tls.subjectAltNames, valid_to: tls.validTo }
+        ? {
+            source: tls.source,
+            cert_file: tls.certFile,
+            key_file: tls.keyFile,
+            fingerprint_sha256: tls.fingerprint256,
+            subject_alt_names: tls.subjectAltNames,
+            valid_to: tls.validTo,
+          }
         : null,
       public_url: this.o.network.publicUrl ?? null,
       allow_from: [...(this.o.network.allowFrom?.texts ?? [])],

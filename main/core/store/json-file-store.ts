@@ -3,7 +3,17 @@
  * cannot be parsed is never silently wiped: it is moved aside to `<name>.corrupt-<time>`
  * and reported through `onCorrupt`, and the store starts from the default value.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -64,7 +74,12 @@ export class JsonFileStore<T> {
       do {
         this.backgroundAgain = false;
         const write = (this.writes += 1);
-        await writeFileAtomicInBackground(this.options.path, this.text(), this.options.mode ?? 0o600, () => this.writes === write);
+        await writeFileAtomicInBackground(
+          this.options.path,
+          this.text(),
+          this.options.mode ?? 0o600,
+          () => this.writes === write,
+        );
       } while (this.backgroundAgain);
     };
     const running = run().finally(() => {
@@ -118,7 +133,12 @@ export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o60
  * `current()` holds, checked with no await between, so a newer synchronous write is never
  * replaced by older text.
  */
-async function writeFileAtomicInBackground(path: string, data: string, mode: number, current: () => boolean): Promise<void> {
+async function writeFileAtomicInBackground(
+  path: string,
+  data: string,
+  mode: number,
+  current: () => boolean,
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.tmp-${process.pid}-background`;
   const file = await open(tmp, 'w', mode);

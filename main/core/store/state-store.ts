@@ -59,7 +59,10 @@ const settingsSchema = z
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
     /** The fast lane's consent (main/core/helper/helper-manager.ts): lab-wide default and each phone's choice. */
     fastLane: z
-      .object({ default: z.enum(['ask', 'on']).catch('ask'), devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
+      .object({
+        default: z.enum(['ask', 'on']).catch('ask'),
+        devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}),
+      })
       .optional()
       .catch(undefined),
   })
@@ -83,7 +86,15 @@ export type PersistedLanDevice = z.infer<typeof lanDeviceSchema>;
 export type PersistedAccessCode = z.infer<typeof accessCodeSchema>;
 
 export function emptyState(): PersistedState {
-  return { version: 1, connector: { connectorId: null, lastSeenAt: null }, channels: {}, lanDevices: [], accessCodes: [], policies: {}, settings: { limits: {} } };
+  return {
+    version: 1,
+    connector: { connectorId: null, lastSeenAt: null },
+    channels: {},
+    lanDevices: [],
+    accessCodes: [],
+    policies: {},
+    settings: { limits: {} },
+  };
 }
 
 export class StateStore extends JsonFileStore<PersistedState> {
@@ -96,7 +107,9 @@ export class StateStore extends JsonFileStore<PersistedState> {
         const result = stateSchema.safeParse(raw);
         if (result.success) return result.data;
         const issue = result.error.issues[0];
-        throw new Error(`unexpected contents at ${issue?.path.join('.') || 'the top level'}: ${issue?.message ?? 'invalid'}`);
+        throw new Error(
+          `unexpected contents at ${issue?.path.join('.') || 'the top level'}: ${issue?.message ?? 'invalid'}`,
+        );
       },
       ...(onCorrupt ? { onCorrupt } : {}),
     });

@@ -14,7 +14,8 @@ import { loadTlsIdentity, type TlsFiles } from './tls-material';
 /** 825 days: the longest validity Apple platforms accept for a TLS server certificate. */
 const VALIDITY_MS = 825 * 24 * 60 * 60 * 1000;
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
-const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const DNS_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 export function selfSignedFiles(dataDir: string): TlsFiles {
   const dir = join(dataDir, 'tls');
@@ -44,7 +45,10 @@ export function machineNames(bindHost?: string): { dnsNames: string[]; ipAddress
  * Returns the self-signed certificate files in `dataDir`, creating them when needed.
  * `created` says whether a new certificate (and fingerprint) was made this time.
  */
-export function ensureSelfSigned(dataDir: string, options: { bindHost?: string; clock?: () => number } = {}): TlsFiles & { created: boolean } {
+export function ensureSelfSigned(
+  dataDir: string,
+  options: { bindHost?: string; clock?: () => number } = {},
+): TlsFiles & { created: boolean } {
   const files = selfSignedFiles(dataDir);
   const now = (options.clock ?? Date.now)();
   try {

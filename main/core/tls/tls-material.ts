@@ -46,17 +46,26 @@ export function loadTlsIdentity(files: TlsFiles): TlsIdentity {
     if (!cert.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no "BEGIN CERTIFICATE" block');
     x509 = new X509Certificate(cert);
   } catch (error) {
-    throw new TlsFileError(files.certFile, `TLS certificate ${files.certFile} is not a PEM certificate (${reason(error)})`);
+    throw new TlsFileError(
+      files.certFile,
+      `TLS certificate ${files.certFile} is not a PEM certificate (${reason(error)})`,
+    );
   }
   const key = readPem(files.keyFile, 'private key');
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch (error) {
-    throw new TlsFileError(files.keyFile, `TLS key ${files.keyFile} is not an unencrypted PEM private key (${reason(error)})`);
+    throw new TlsFileError(
+      files.keyFile,
+      `TLS key ${files.keyFile} is not an unencrypted PEM private key (${reason(error)})`,
+    );
   }
   if (!x509.checkPrivateKey(privateKey)) {
-    throw new TlsFileError(files.keyFile, `TLS key ${files.keyFile} does not belong to the certificate ${files.certFile}`);
+    throw new TlsFileError(
+      files.keyFile,
+      `TLS key ${files.keyFile} does not belong to the certificate ${files.certFile}`,
+    );
   }
   return {
     cert,
@@ -134,7 +143,9 @@ export class TlsMaterial {
       const message = error instanceof Error ? error.message : String(error);
       if (message !== this.problem) {
         this.problem = message;
-        this.options.logger.warn('TLS certificate change not loaded; still serving the previous certificate', { problem: message });
+        this.options.logger.warn('TLS certificate change not loaded; still serving the previous certificate', {
+          problem: message,
+        });
       }
       return undefined;
     }
@@ -147,10 +158,13 @@ export class TlsMaterial {
   /** What a person should fix now (a bad renewal, an expired certificate), else []. */
   warnings(): string[] {
     const out: string[] = [];
-    if (this.problem) out.push(`${this.problem}. The bridge keeps serving the previous certificate until the files are fixed.`);
+    if (this.problem)
+      out.push(`${this.problem}. The bridge keeps serving the previous certificate until the files are fixed.`);
     const now = (this.options.clock ?? Date.now)();
     if (this.identity.validTo < now) {
-      out.push(`TLS certificate ${this.options.files.certFile} expired on ${new Date(this.identity.validTo).toISOString()}; clients will refuse it.`);
+      out.push(
+        `TLS certificate ${this.options.files.certFile} expired on ${new Date(this.identity.validTo).toISOString()}; clients will refuse it.`,
+      );
     }
     return out;
   }

@@ -44,7 +44,8 @@ export function generateEcKeyPair(): KeyPair {
 
 /** Writes and signs a certificate; returns it as PEM. */
 export function createCertificatePem(request: CertificateRequest): string {
-  if (request.notAfter.getTime() <= request.notBefore.getTime()) throw new TypeError('notAfter must be after notBefore');
+  if (request.notAfter.getTime() <= request.notBefore.getTime())
+    throw new TypeError('notAfter must be after notBefore');
   if (request.signingKey.asymmetricKeyType !== 'ec') throw new TypeError('signingKey must be an EC key');
   const spki = request.publicKey.export({ type: 'spki', format: 'der' });
   const issuerName = request.issuer?.commonName ?? request.commonName;
@@ -52,7 +53,11 @@ export function createCertificatePem(request: CertificateRequest): string {
   const extensions: Buffer[] = [
     extension(OID.basicConstraints, true, seq(request.isCa ? [bool(true)] : [])),
     // digitalSignature (bit 0) for ECDHE handshakes; keyCertSign + cRLSign (bits 5, 6) for a CA.
-    extension(OID.keyUsage, true, bitString(request.isCa ? Buffer.from([0x86]) : Buffer.from([0x80]), request.isCa ? 1 : 7)),
+    extension(
+      OID.keyUsage,
+      true,
+      bitString(request.isCa ? Buffer.from([0x86]) : Buffer.from([0x80]), request.isCa ? 1 : 7),
+    ),
     extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(spki))),
     extension(OID.authorityKeyIdentifier, false, seq([tagged(0x80, issuerKeyId)])),
   ];
@@ -74,7 +79,10 @@ export function createCertificatePem(request: CertificateRequest): string {
   ]);
   const signature = sign('sha256', tbs, request.signingKey); // ECDSA signatures come DER-encoded
   const der = seq([tbs, ECDSA_SHA256, bitString(signature, 0)]);
-  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
 }
 
@@ -114,7 +122,8 @@ export function ipBytes(address: string): Buffer {
   const [head = '', tail] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   const out = Buffer.alloc(16);
   groups.forEach((group, i) => out.writeUInt16BE(Number.parseInt(group, 16), i * 2));
   return out;
@@ -197,7 +206,9 @@ function name(commonName: string): Buffer {
 function time(date: Date): Buffer {
   const iso = date.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
   const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-  return date.getUTCFullYear() < 2050 ? tagged(0x17, Buffer.from(digits.slice(2), 'ascii')) : tagged(0x18, Buffer.from(digits, 'ascii'));
+  return date.getUTCFullYear() < 2050
+    ? tagged(0x17, Buffer.from(digits.slice(2), 'ascii'))
+    : tagged(0x18, Buffer.from(digits, 'ascii'));
 }
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {

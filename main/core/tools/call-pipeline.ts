@@ -68,7 +68,11 @@ export class CallPipeline {
       if (ack.error || mayWake(call.tool.id, call.args)) this.o.memory.screenLock.forget(deviceId);
     } catch (error) {
       this.o.memory.screenLock.forget(deviceId);
-      if (!isBridgeError(error)) this.o.logger.error('tool failed', { tool: call.tool.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      if (!isBridgeError(error))
+        this.o.logger.error('tool failed', {
+          tool: call.tool.id,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
       ack = { error: toWireError(error) };
     }
     // Before anything keeps or sends it: a field showing a typed secret shows in later trees too.
@@ -88,7 +92,8 @@ export class CallPipeline {
     // A ref that no longer holds is refused before the screen is read or a person is asked (the
     // tool checks it again against the gate's read, targets.ts).
     if (tool.kind === 'control') {
-      for (const ref of refsIn(call.args)) refTarget(ref, this.o.memory.lastTree(call.channelId), { deviceId, actions: this.o.memory.actions(deviceId) });
+      for (const ref of refsIn(call.args))
+        refTarget(ref, this.o.memory.lastTree(call.channelId), { deviceId, actions: this.o.memory.actions(deviceId) });
     }
     // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
     if (tool.kind === 'control' && needsUnlockedScreen(tool.id, call.args)) {
@@ -99,7 +104,10 @@ export class CallPipeline {
       // A refusal is this call's answer: a retry of the same tool_call_id gets it again
       // without asking twice (a stop is not an answer; that call may be asked again).
       if (decision.errorCode !== 'canceled') this.o.exactlyOnce.started(call);
-      return errorAck(decision.errorCode ?? 'policy_denied', decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run');
+      return errorAck(
+        decision.errorCode ?? 'policy_denied',
+        decision.reasons.length ? `not run: ${decision.reasons.join('; ')}` : 'not run',
+      );
     }
     await observed?.beforeAction(shell, signal);
     this.o.exactlyOnce.started(call);
@@ -128,7 +136,9 @@ export class CallPipeline {
     return {
       readTree: async (window) => (await lanes.tree(read, window)).nodes,
       cheapTree,
-      ...(call.tool.kind === 'control' && cheapTree ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) } : {}),
+      ...(call.tool.kind === 'control' && cheapTree
+        ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) }
+        : {}),
     };
   }
 
@@ -136,7 +146,11 @@ export class CallPipeline {
    * The screen after a control call's action, read by the fast lane's helper (CallLanes.screenAfter):
    * observation work on the phone's queue, so it waits behind no agent call and a Stop ends it.
    */
-  private screenAfter(deviceId: string, shell: DeviceShell, lanes: ToolLanes): Promise<{ token: string | null; nodes: UiNode[] } | null> {
+  private screenAfter(
+    deviceId: string,
+    shell: DeviceShell,
+    lanes: ToolLanes,
+  ): Promise<{ token: string | null; nodes: UiNode[] } | null> {
     return this.o.queue.submit(deviceId, 'observation', SCREEN_AFTER_CHANNEL, async (signal) => {
       const read = { timeoutMs: this.o.commandTimeoutMs, signal };
       const screen = await probeScreen(shell, {
@@ -158,7 +172,11 @@ export class CallPipeline {
     const marksChanged = this.o.memory.noteFinished(call, ack);
     // The gate's history the next call is judged on is settled now (the sinks build their
     // audit lines later themselves).
-    const outcome = { outcome: ack.error ? ('error' as const) : ('ok' as const), errorCode: ack.error?.code ?? null, durationMs };
+    const outcome = {
+      outcome: ack.error ? ('error' as const) : ('ok' as const),
+      errorCode: ack.error?.code ?? null,
+      durationMs,
+    };
     for (const sink of this.o.sinks) sink.record(call, outcome);
     // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits
     // until the ack is on its way: the state above is already set, so a Descriptor asked for
@@ -166,7 +184,10 @@ export class CallPipeline {
     // not ask for. setImmediate runs after the reply, which is sent as this call's promise settles.
     const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
     setImmediate(() => {
-      call.observed?.finished({ ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) }, durationMs);
+      call.observed?.finished(
+        { ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) },
+        durationMs,
+      );
       if (marksChanged) this.o.marksChanged(call.device.deviceId);
       // The UI shows each channel's last action; the hub coalesces bursts of calls.
       this.o.stateChanged();

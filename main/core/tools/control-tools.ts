@@ -11,7 +11,15 @@ import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
 import { installApk, launchApp, openUrl, stopApp } from '../android/apps';
-import { coordinate, defineTool, elementRef, elementSelector, observeFlag, type ToolContext, type ToolDefinition } from './tool-definition';
+import {
+  coordinate,
+  defineTool,
+  elementRef,
+  elementSelector,
+  observeFlag,
+  type ToolContext,
+  type ToolDefinition,
+} from './tool-definition';
 import { describeElement, observeAfter, resolvePoint, resolveTarget } from './targets';
 import { createReadStream } from 'node:fs';
 
@@ -23,7 +31,11 @@ const PACKAGE = z
 
 const RESULT = { type: 'object', properties: { status: { type: 'string' } } };
 
-async function withObserve(ctx: ToolContext, observe: boolean | undefined, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function withObserve(
+  ctx: ToolContext,
+  observe: boolean | undefined,
+  result: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (!observe) return result;
   return { ...result, ...(await observeAfter(ctx, ctx.lastTree()?.signature)) };
 }
@@ -38,14 +50,16 @@ const tapArgs = z.strictObject({
 
 /** A ref is the whole target: with coordinates or a selector beside it, which one was meant is unclear. */
 const REF_ALONE = {
-  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) => a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined),
+  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
+    a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined),
   message: 'give ref alone, without element or x and y',
 } as const;
 
 const tapTool = defineTool({
   id: 'android_tap',
   title: 'Tap',
-  description: 'Tap once at x,y, on an element ref from the last android_ui_tree (e.g. @kq12), or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
+  description:
+    'Tap once at x,y, on an element ref from the last android_ui_tree (e.g. @kq12), or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
@@ -54,8 +68,16 @@ const tapTool = defineTool({
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
-    const lane = ctx.lanes ? await ctx.lanes.tap(point.x, point.y, opts) : (await tap(ctx.shell, point.x, point.y, opts), 'adb');
-    return withObserve(ctx, args.observe, { status: 'tapped', x: point.x, y: point.y, ...(point.element ? { element: describeElement(point.element) } : {}), lane });
+    const lane = ctx.lanes
+      ? await ctx.lanes.tap(point.x, point.y, opts)
+      : (await tap(ctx.shell, point.x, point.y, opts), 'adb');
+    return withObserve(ctx, args.observe, {
+      status: 'tapped',
+      x: point.x,
+      y: point.y,
+      ...(point.element ? { element: describeElement(point.element) } : {}),
+      lane,
+    });
   },
 });
 
@@ -67,14 +89,18 @@ const longPressTool = defineTool({
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'long_press' },
   args: tapArgs
-    .extend({ duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).') })
+    .extend({
+      duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).'),
+    })
     .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
     const hold = args.duration_ms ?? 800;
     const opts = { timeoutMs: ctx.timeoutMs + hold, signal: ctx.signal };
-    const lane = ctx.lanes ? await ctx.lanes.longPress(point.x, point.y, hold, opts) : (await longPress(ctx.shell, point.x, point.y, hold, opts), 'adb');
+    const lane = ctx.lanes
+      ? await ctx.lanes.longPress(point.x, point.y, hold, opts)
+      : (await longPress(ctx.shell, point.x, point.y, hold, opts), 'adb');
     return withObserve(ctx, args.observe, { status: 'long_pressed', x: point.x, y: point.y, lane });
   },
 });
@@ -85,19 +111,33 @@ const swipeArgs = z
     from_y: coordinate.optional(),
     to_x: coordinate.optional(),
     to_y: coordinate.optional(),
-    direction: z.enum(['up', 'down', 'left', 'right']).optional().describe('Finger direction: "up" scrolls content down (reveals what is below).'),
-    distance: z.number().min(0.05).max(0.95).optional().describe('Fraction of the screen to travel with direction (default 0.5).'),
+    direction: z
+      .enum(['up', 'down', 'left', 'right'])
+      .optional()
+      .describe('Finger direction: "up" scrolls content down (reveals what is below).'),
+    distance: z
+      .number()
+      .min(0.05)
+      .max(0.95)
+      .optional()
+      .describe('Fraction of the screen to travel with direction (default 0.5).'),
     duration_ms: z.number().int().min(50).max(10_000).optional().describe('Gesture time (default 300 ms).'),
     observe: observeFlag,
   })
-  .refine((a) => a.direction !== undefined || (a.from_x !== undefined && a.from_y !== undefined && a.to_x !== undefined && a.to_y !== undefined), {
-    message: 'give direction, or from_x, from_y, to_x and to_y',
-  });
+  .refine(
+    (a) =>
+      a.direction !== undefined ||
+      (a.from_x !== undefined && a.from_y !== undefined && a.to_x !== undefined && a.to_y !== undefined),
+    {
+      message: 'give direction, or from_x, from_y, to_x and to_y',
+    },
+  );
 
 const swipeTool = defineTool({
   id: 'android_swipe',
   title: 'Swipe',
-  description: 'Swipe between two points, or in a direction (up/down/left/right) over a fraction of the screen, to scroll or page.',
+  description:
+    'Swipe between two points, or in a direction (up/down/left/right) over a fraction of the screen, to scroll or page.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'screen', screenInput: true, usesDisplay: true, timeline: 'swipe' },
@@ -105,7 +145,13 @@ const swipeTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     // Coordinates: a cached size both points fit will do; a direction is scaled to a fresh size.
-    const screen = await ctx.screenSize(args.direction ? undefined : (size) => isInside({ x: args.from_x ?? 0, y: args.from_y ?? 0 }, size) && isInside({ x: args.to_x ?? 0, y: args.to_y ?? 0 }, size));
+    const screen = await ctx.screenSize(
+      args.direction
+        ? undefined
+        : (size) =>
+            isInside({ x: args.from_x ?? 0, y: args.from_y ?? 0 }, size) &&
+            isInside({ x: args.to_x ?? 0, y: args.to_y ?? 0 }, size),
+    );
     let from: { x: number; y: number };
     let to: { x: number; y: number };
     if (args.direction) {
@@ -114,7 +160,12 @@ const swipeTool = defineTool({
       const cy = Math.round(screen.height / 2);
       const dx = Math.round((screen.width * d) / 2);
       const dy = Math.round((screen.height * d) / 2);
-      const moves = { up: [cx, cy + dy, cx, cy - dy], down: [cx, cy - dy, cx, cy + dy], left: [cx + dx, cy, cx - dx, cy], right: [cx - dx, cy, cx + dx, cy] } as const;
+      const moves = {
+        up: [cx, cy + dy, cx, cy - dy],
+        down: [cx, cy - dy, cx, cy + dy],
+        left: [cx + dx, cy, cx - dx, cy],
+        right: [cx - dx, cy, cx + dx, cy],
+      } as const;
       const m = moves[args.direction];
       from = { x: m[0], y: m[1] };
       to = { x: m[2], y: m[3] };
@@ -124,7 +175,9 @@ const swipeTool = defineTool({
     }
     const duration = args.duration_ms ?? 300;
     const opts = { screen, timeoutMs: ctx.timeoutMs + duration, signal: ctx.signal };
-    const lane = ctx.lanes ? await ctx.lanes.swipe(from, to, duration, opts) : (await swipe(ctx.shell, from, to, duration, opts), 'adb');
+    const lane = ctx.lanes
+      ? await ctx.lanes.swipe(from, to, duration, opts)
+      : (await swipe(ctx.shell, from, to, duration, opts), 'adb');
     return withObserve(ctx, args.observe, { status: 'swiped', from: [from.x, from.y], to: [to.x, to.y], lane });
   },
 });
@@ -139,20 +192,34 @@ const typeTextTool = defineTool({
   facts: { policy: 'type', typedTextArg: 'text', secretArg: 'secret', screenInput: true, usesDisplay: true },
   args: z
     .strictObject({
-      text: z.string().min(1).max(10_000).optional().describe('The exact text to type (up to 10000 characters). Give text or secret.'),
+      text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe('The exact text to type (up to 10000 characters). Give text or secret.'),
       secret: z
         .string()
         .regex(SECRET_NAME_PATTERN, 'a secret name (letters, digits, ".", "-", "_")')
         .optional()
-        .describe('Name of a secret stored at the bridge (e.g. a test account password), typed instead of text; results show it as [secret: name].'),
+        .describe(
+          'Name of a secret stored at the bridge (e.g. a test account password), typed instead of text; results show it as [secret: name].',
+        ),
       element: elementSelector.optional().describe('Field to tap before typing.'),
-      ref: elementRef.optional().describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
+      ref: elementRef
+        .optional()
+        .describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
       clear: z.boolean().optional().describe('Delete the field’s current text first.'),
       submit: z.boolean().optional().describe('Press Enter after typing.'),
       observe: observeFlag,
     })
-    .refine((a) => (a.text === undefined) !== (a.secret === undefined), { message: 'give exactly one of text or secret' })
-    .refine((a) => a.ref === undefined || a.element === undefined, { message: 'give ref or element, not both', path: ['ref'] }),
+    .refine((a) => (a.text === undefined) !== (a.secret === undefined), {
+      message: 'give exactly one of text or secret',
+    })
+    .refine((a) => a.ref === undefined || a.element === undefined, {
+      message: 'give ref or element, not both',
+      path: ['ref'],
+    }),
   output: RESULT,
   run: async (ctx, args) => {
     // A secret's value is asked for now, before anything reaches the phone, and goes only to it.
@@ -169,16 +236,28 @@ const typeTextTool = defineTool({
       currentLength = element.password ? undefined : element.text.length;
     }
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
-    const typeOptions = { timeoutMs: Math.max(ctx.timeoutMs, 60_000), signal: ctx.signal, hasUnicodeIme: () => ctx.services.unicodeIme() };
+    const typeOptions = {
+      timeoutMs: Math.max(ctx.timeoutMs, 60_000),
+      signal: ctx.signal,
+      hasUnicodeIme: () => ctx.services.unicodeIme(),
+    };
     // The helper types any Unicode without ADB Keyboard; the stock lane needs it for non-ASCII.
-    const typed = ctx.lanes ? await ctx.lanes.typeText(text, { ...typeOptions, password }) : { ...(await typeText(ctx.shell, text, typeOptions)), lane: 'adb' };
+    const typed = ctx.lanes
+      ? await ctx.lanes.typeText(text, { ...typeOptions, password })
+      : { ...(await typeText(ctx.shell, text, typeOptions)), lane: 'adb' };
     if (args.submit) {
       if (ctx.lanes) await ctx.lanes.pressKey('enter', opts);
       else await pressKey(ctx.shell, 'enter', opts);
     }
     // A secret is answered by its name (not even its length).
     const what = args.secret !== undefined ? { secret: args.secret } : { characters: [...text].length };
-    return withObserve(ctx, args.observe, { status: 'typed', ...what, method: typed.method, submitted: args.submit === true, lane: typed.lane });
+    return withObserve(ctx, args.observe, {
+      status: 'typed',
+      ...what,
+      method: typed.method,
+      submitted: args.submit === true,
+      lane: typed.lane,
+    });
   },
 });
 
@@ -197,7 +276,9 @@ const pressKeyTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(args.long_press ? { longPress: true } : {}) };
-    const lane = ctx.lanes ? await ctx.lanes.pressKey(args.key, opts) : (await pressKey(ctx.shell, args.key, opts), 'adb');
+    const lane = ctx.lanes
+      ? await ctx.lanes.pressKey(args.key, opts)
+      : (await pressKey(ctx.shell, args.key, opts), 'adb');
     return withObserve(ctx, args.observe, { status: 'pressed', key: args.key, lane });
   },
 });
@@ -211,7 +292,11 @@ const launchAppTool = defineTool({
   facts: { policy: 'launch' },
   args: z.strictObject({
     package: PACKAGE,
-    activity: z.string().regex(/^\.?[A-Za-z][A-Za-z0-9_$]*(\.[A-Za-z][A-Za-z0-9_$]*)*$/, 'an activity class name').max(255).optional(),
+    activity: z
+      .string()
+      .regex(/^\.?[A-Za-z][A-Za-z0-9_$]*(\.[A-Za-z][A-Za-z0-9_$]*)*$/, 'an activity class name')
+      .max(255)
+      .optional(),
     observe: observeFlag,
   }),
   output: RESULT,
@@ -269,7 +354,8 @@ const openUrlTool = defineTool({
 const installApkTool = defineTool({
   id: 'android_install_apk',
   title: 'Install an APK',
-  description: 'Install an APK previously uploaded through the transfer plane (file_ref) on the bound phone. High risk: the person at the computer approves it.',
+  description:
+    'Install an APK previously uploaded through the transfer plane (file_ref) on the bound phone. High risk: the person at the computer approves it.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'install' },
@@ -297,7 +383,12 @@ const pushFileTool = defineTool({
   facts: { policy: 'push' },
   args: z.strictObject({
     file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads'),
-    filename: z.string().min(1).max(120).regex(/^[^/\\\0]+$/, 'a plain file name without folders').optional(),
+    filename: z
+      .string()
+      .min(1)
+      .max(120)
+      .regex(/^[^/\\\0]+$/, 'a plain file name without folders')
+      .optional(),
   }),
   output: RESULT,
   run: async (ctx, args) => {
@@ -309,7 +400,16 @@ const pushFileTool = defineTool({
   },
 });
 
-const BATCHABLE = [tapTool, longPressTool, swipeTool, typeTextTool, pressKeyTool, launchAppTool, stopAppTool, openUrlTool];
+const BATCHABLE = [
+  tapTool,
+  longPressTool,
+  swipeTool,
+  typeTextTool,
+  pressKeyTool,
+  launchAppTool,
+  stopAppTool,
+  openUrlTool,
+];
 
 function batchable(id: string): ToolDefinition<unknown> {
   const tool = BATCHABLE.find((t) => t.id === id);
@@ -330,7 +430,16 @@ const batchTool = defineTool({
       .array(
         z
           .strictObject({
-            tool: z.enum(['android_tap', 'android_long_press', 'android_swipe', 'android_type_text', 'android_press_key', 'android_launch_app', 'android_stop_app', 'android_open_url']),
+            tool: z.enum([
+              'android_tap',
+              'android_long_press',
+              'android_swipe',
+              'android_type_text',
+              'android_press_key',
+              'android_launch_app',
+              'android_stop_app',
+              'android_open_url',
+            ]),
             arguments: z.record(z.string(), z.unknown()),
           })
           // Each step's arguments pass its own tool's schema at the edge, before the safety
@@ -338,7 +447,12 @@ const batchTool = defineTool({
           .superRefine((step, ctx) => {
             const parsed = batchable(step.tool).args.safeParse(step.arguments);
             if (parsed.success) return;
-            for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['arguments', ...issue.path], message: `${step.tool}: ${issue.message}` });
+            for (const issue of parsed.error.issues)
+              ctx.addIssue({
+                code: 'custom',
+                path: ['arguments', ...issue.path],
+                message: `${step.tool}: ${issue.message}`,
+              });
           }),
       )
       .min(1)
@@ -347,7 +461,12 @@ const batchTool = defineTool({
       .superRefine((steps, ctx) => {
         for (const [i, step] of steps.entries()) {
           if (i > 0 && step.arguments.ref !== undefined) {
-            ctx.addIssue({ code: 'custom', path: [i, 'arguments', 'ref'], message: 'a ref works only in the first step (each step acts on the phone, and refs expire with any action); target later steps by element or x and y' });
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'arguments', 'ref'],
+              message:
+                'a ref works only in the first step (each step acts on the phone, and refs expire with any action); target later steps by element or x and y',
+            });
           }
         }
       }),

@@ -39,7 +39,8 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** Width and height of a screencap answer (raw header or PNG IHDR); null when it is neither. */
 export function frameSize(output: Buffer): { width: number; height: number } | null {
   const bytes = stripScreencapNotices(output);
-  if (bytes.length >= 24 && bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  if (bytes.length >= 24 && bytes.subarray(0, 8).equals(PNG_SIGNATURE))
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
   if (bytes.length >= 12) {
     const width = bytes.readUInt32LE(0);
     const height = bytes.readUInt32LE(4);

@@ -62,7 +62,8 @@ export function refKey(compactNodes: readonly UiNode[]): string {
 /** Bijective base 26: 1 → a, 26 → z, 27 → aa, … (every tag is new, none is empty). */
 function letters(n: number): string {
   let out = '';
-  for (let rest = n; rest > 0; rest = Math.floor((rest - 1) / 26)) out = String.fromCharCode(97 + ((rest - 1) % 26)) + out;
+  for (let rest = n; rest > 0; rest = Math.floor((rest - 1) / 26))
+    out = String.fromCharCode(97 + ((rest - 1) % 26)) + out;
   return out;
 }
 

@@ -98,7 +98,10 @@ export function errorAck(code: ErrorCode, message: string): StoredAck {
 }
 
 function conflict(): StoredAck {
-  return errorAck('idempotency_conflict', 'this tool_call_id was already used with other arguments; use a new tool_call_id');
+  return errorAck(
+    'idempotency_conflict',
+    'this tool_call_id was already used with other arguments; use a new tool_call_id',
+  );
 }
 
 /**
@@ -117,5 +120,9 @@ export function hashArgs(toolId: string, args: unknown, key: Buffer): string {
     }
     return value;
   };
-  return createHmac('sha256', key).update(toolId).update('\n').update(JSON.stringify(canonical(args))).digest('hex');
+  return createHmac('sha256', key)
+    .update(toolId)
+    .update('\n')
+    .update(JSON.stringify(canonical(args)))
+    .digest('hex');
 }

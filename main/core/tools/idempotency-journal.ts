@@ -142,7 +142,12 @@ export class IdempotencyJournal {
         continue; // a torn last line after a crash
       }
       if (typeof line.k !== 'string' || typeof line.h !== 'string') continue;
-      const record: JournalRecord = { key: line.k, argsHash: line.h, state: line.s === 'done' ? 'done' : 'unknown', at: line.t };
+      const record: JournalRecord = {
+        key: line.k,
+        argsHash: line.h,
+        state: line.s === 'done' ? 'done' : 'unknown',
+        at: line.t,
+      };
       if (line.a) record.ack = line.a;
       this.records.set(line.k, record);
     }

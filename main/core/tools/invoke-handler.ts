@@ -48,22 +48,35 @@ export class InvokeHandler {
     const toolId = typeof ctx.payload.tool_id === 'string' ? ctx.payload.tool_id : '';
     const reply = (ack: StoredAck): void => {
       if (ack.error) ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { error: ack.error });
-      else ctx.connection.reply(ctx.packet, 'tool.invoke.ack', { payload: ack.payload ?? { tool_id: toolId, result: {} } });
+      else
+        ctx.connection.reply(ctx.packet, 'tool.invoke.ack', {
+          payload: ack.payload ?? { tool_id: toolId, result: {} },
+        });
     };
     const tool = this.o.tools.get(toolId);
-    if (!tool) return reply(errorAck('unknown_tool', `no tool ${JSON.stringify(toolId.slice(0, 80))} in this connector’s Card`));
+    if (!tool)
+      return reply(errorAck('unknown_tool', `no tool ${JSON.stringify(toolId.slice(0, 80))} in this connector’s Card`));
     const raw = ctx.payload.arguments ?? {};
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return reply(errorAck('invalid_arguments', 'arguments must be an object'));
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      return reply(errorAck('invalid_arguments', 'arguments must be an object'));
     // The channel id may ride along in the arguments (xAgent adds it); it is not the tool's.
     const { connector_channel_id: _ignored, ...args } = raw as Record<string, unknown>;
-    const context = typeof ctx.payload.context === 'object' && ctx.payload.context !== null ? (ctx.payload.context as Record<string, unknown>) : {};
+    const context =
+      typeof ctx.payload.context === 'object' && ctx.payload.context !== null
+        ? (ctx.payload.context as Record<string, unknown>)
+        : {};
     const requestId = ctx.packet.request_id ?? ctx.packet.packet_id;
-    const toolCallId = typeof context.tool_call_id === 'string' && context.tool_call_id ? context.tool_call_id : requestId;
+    const toolCallId =
+      typeof context.tool_call_id === 'string' && context.tool_call_id ? context.tool_call_id : requestId;
     const key = `${ctx.channel.id}\n${toolCallId}`;
     // Hashed as sent: a retry is compared with what the agent sent the first time.
     const argsHash = this.o.exactlyOnce.hash(toolId, args);
     const receivedAt = this.o.clock();
-    reply(await this.o.exactlyOnce.run(key, argsHash, tool.sideEffect, () => this.admit({ key, requestId, tool, args, argsHash, channelId: ctx.channel.id, receivedAt })));
+    reply(
+      await this.o.exactlyOnce.run(key, argsHash, tool.sideEffect, () =>
+        this.admit({ key, requestId, tool, args, argsHash, channelId: ctx.channel.id, receivedAt }),
+      ),
+    );
   }
 
   /** The binding, the phone and the arguments are checked; then the call runs. */
@@ -79,15 +92,23 @@ export class InvokeHandler {
     const { tool, channelId } = sent;
     const deviceId = this.o.activeDeviceFor(channelId);
     if (!deviceId) {
-      return errorAck('not_bound', this.o.bindingStatus(channelId) === 'revoked' ? 'the lease of this channel was revoked; authenticate again' : 'no phone is bound to this channel; authenticate first');
+      return errorAck(
+        'not_bound',
+        this.o.bindingStatus(channelId) === 'revoked'
+          ? 'the lease of this channel was revoked; authenticate again'
+          : 'no phone is bound to this channel; authenticate first',
+      );
     }
     const device = this.o.registry.get(deviceId);
     if (!device || device.state === 'gone') return errorAck('device_offline', 'the bound phone is not connected');
-    if (device.state === 'unauthorized') return errorAck('device_unauthorized', 'the phone has not accepted this computer’s USB debugging key');
+    if (device.state === 'unauthorized')
+      return errorAck('device_unauthorized', 'the phone has not accepted this computer’s USB debugging key');
     if (device.state !== 'device') return errorAck('device_offline', 'the bound phone is offline');
     const bound = this.o.bindingStatus(channelId);
-    if (bound === 'error') return errorAck('not_bound', 'a different phone now answers where the bound phone was; authenticate again');
-    if (bound !== 'connected') return errorAck('device_offline', 'the bound phone is being verified; try again in a moment');
+    if (bound === 'error')
+      return errorAck('not_bound', 'a different phone now answers where the bound phone was; authenticate again');
+    if (bound !== 'connected')
+      return errorAck('device_offline', 'the bound phone is being verified; try again in a moment');
 
     const parsed = tool.args.safeParse(sent.args);
     if (!parsed.success) {
@@ -112,7 +133,13 @@ export class InvokeHandler {
     }
     const controller = new AbortController();
     const progress = (status: string, message: string, fraction?: number): void => {
-      this.o.progress(channelId, { tool_id: tool.id, status, message, ...(fraction !== undefined ? { progress: fraction } : {}), request_id: sent.requestId });
+      this.o.progress(channelId, {
+        tool_id: tool.id,
+        status,
+        message,
+        ...(fraction !== undefined ? { progress: fraction } : {}),
+        request_id: sent.requestId,
+      });
     };
     const call: ToolCall = {
       key: sent.key,

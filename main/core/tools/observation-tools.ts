@@ -16,7 +16,8 @@ import { takeScreenshot } from './screenshot-pipeline';
 const statusTool = defineTool({
   id: 'android_device_status',
   title: 'Phone status',
-  description: 'Model, manufacturer, Android version, screen size/density/rotation, battery, whether the screen is on, the app in front and the transport (USB or LAN).',
+  description:
+    'Model, manufacturer, Android version, screen size/density/rotation, battery, whether the screen is on, the app in front and the transport (USB or LAN).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none' },
@@ -25,7 +26,15 @@ const statusTool = defineTool({
   run: async (ctx) => {
     const device = ctx.device;
     // Build properties were read when the phone was (re)verified on this connection.
-    const buildProps = device.verifiedAt !== null ? { model: device.model, manufacturer: device.manufacturer, androidVersion: device.androidVersion, sdk: device.sdk } : undefined;
+    const buildProps =
+      device.verifiedAt !== null
+        ? {
+            model: device.model,
+            manufacturer: device.manufacturer,
+            androidVersion: device.androidVersion,
+            sdk: device.sdk,
+          }
+        : undefined;
     const status = await readDeviceStatus(ctx.shell, { timeoutMs: ctx.timeoutMs, signal: ctx.signal }, buildProps);
     return {
       model: status.model,
@@ -53,7 +62,10 @@ const uiTreeTool = defineTool({
   sideEffect: false,
   facts: { policy: 'none', readsTree: true, usesDisplay: true },
   args: z.strictObject({
-    interactive_only: z.boolean().optional().describe('Only elements that can be tapped, scrolled or focused (default true).'),
+    interactive_only: z
+      .boolean()
+      .optional()
+      .describe('Only elements that can be tapped, scrolled or focused (default true).'),
     max_nodes: z.number().int().min(1).max(3000).optional().describe('Cap on returned nodes (default 400).'),
   }),
   output: { type: 'object' },
@@ -94,7 +106,11 @@ const listAppsTool = defineTool({
   args: z.strictObject({ include_system: z.boolean().optional().describe('Also list system apps.') }),
   output: { type: 'object' },
   run: async (ctx, args) => {
-    const packages = await listPackages(ctx.shell, { thirdPartyOnly: args.include_system !== true, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    const packages = await listPackages(ctx.shell, {
+      thirdPartyOnly: args.include_system !== true,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
     return { packages: packages.sort(), count: packages.length };
   },
 });
@@ -102,17 +118,23 @@ const listAppsTool = defineTool({
 const waitForTool = defineTool({
   id: 'android_wait_for',
   title: 'Wait for the screen',
-  description: 'Wait until an element appears or disappears, or until the screen stops changing, up to a timeout. Sends progress while waiting.',
+  description:
+    'Wait until an element appears or disappears, or until the screen stops changing, up to a timeout. Sends progress while waiting.',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', readsTree: true, usesDisplay: true },
   args: z
     .strictObject({
       element: elementSelector.optional(),
-      condition: z.enum(['appears', 'disappears', 'settled']).optional().describe('Default: appears when element is given, else settled.'),
+      condition: z
+        .enum(['appears', 'disappears', 'settled'])
+        .optional()
+        .describe('Default: appears when element is given, else settled.'),
       timeout_ms: z.number().int().min(100).max(60_000).optional().describe('Default 10000.'),
     })
-    .refine((a) => a.element !== undefined || a.condition === undefined || a.condition === 'settled', { message: 'appears/disappears need element' }),
+    .refine((a) => a.element !== undefined || a.condition === undefined || a.condition === 'settled', {
+      message: 'appears/disappears need element',
+    }),
   output: { type: 'object' },
   run: async (ctx, args) => {
     const condition = args.condition ?? (args.element ? 'appears' : 'settled');
@@ -126,22 +148,37 @@ const waitForTool = defineTool({
       polls += 1;
       const elapsed = Date.now() - started;
       if (condition === 'settled') {
-        if (previous !== undefined && previous === tree.signature) return { met: true, condition, elapsed_ms: elapsed, polls };
+        if (previous !== undefined && previous === tree.signature)
+          return { met: true, condition, elapsed_ms: elapsed, polls };
         previous = tree.signature;
       } else if (args.element) {
         const found = findElements(tree.nodes, toSelector(args.element));
         if ((condition === 'appears') === found.length > 0) {
-          return { met: true, condition, elapsed_ms: elapsed, polls, ...(found[0] ? { element: compactNode(found[0], tree.refTag) } : {}) };
+          return {
+            met: true,
+            condition,
+            elapsed_ms: elapsed,
+            polls,
+            ...(found[0] ? { element: compactNode(found[0], tree.refTag) } : {}),
+          };
         }
       }
       if (elapsed >= timeout) return { met: false, condition, elapsed_ms: elapsed, polls };
-      ctx.progress('waiting', `waiting for the screen (${condition}), ${Math.round(elapsed / 1000)} s`, Math.min(0.99, elapsed / timeout));
+      ctx.progress(
+        'waiting',
+        `waiting for the screen (${condition}), ${Math.round(elapsed / 1000)} s`,
+        Math.min(0.99, elapsed / timeout),
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(250, Math.max(0, timeout - elapsed)));
-        ctx.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
   },
@@ -158,8 +195,19 @@ const screenshotTool = defineTool({
   args: z.strictObject({
     format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
     quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
-    max_side: z.number().int().min(160).max(4096).optional().describe('Longest side in pixels after scaling (default 1280).'),
-    annotate: z.boolean().optional().describe('Draw a box over each interactive element labelled with its ref (e.g. @kq12), for control tools’ ref; `elements` lists them.'),
+    max_side: z
+      .number()
+      .int()
+      .min(160)
+      .max(4096)
+      .optional()
+      .describe('Longest side in pixels after scaling (default 1280).'),
+    annotate: z
+      .boolean()
+      .optional()
+      .describe(
+        'Draw a box over each interactive element labelled with its ref (e.g. @kq12), for control tools’ ref; `elements` lists them.',
+      ),
   }),
   output: { type: 'object' },
   run: (ctx, args) => takeScreenshot(ctx, args, ctx.services.lastCaptures),
@@ -177,9 +225,21 @@ const recordTool = defineTool({
   run: async (ctx, args) => {
     ctx.progress('recording', `recording ${args.seconds} s`, 0);
     const data = await recordScreen(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
-    const stored = await ctx.services.storeFile({ data, mimeType: 'video/mp4', filename: `screen-${Date.now()}.mp4`, kind: 'recording' });
+    const stored = await ctx.services.storeFile({
+      data,
+      mimeType: 'video/mp4',
+      filename: `screen-${Date.now()}.mp4`,
+      kind: 'recording',
+    });
     return { ...stored, seconds: args.seconds };
   },
 });
 
-export const OBSERVATION_TOOLS: ToolDefinition<unknown>[] = [statusTool, uiTreeTool, listAppsTool, waitForTool, screenshotTool, recordTool];
+export const OBSERVATION_TOOLS: ToolDefinition<unknown>[] = [
+  statusTool,
+  uiTreeTool,
+  listAppsTool,
+  waitForTool,
+  screenshotTool,
+  recordTool,
+];

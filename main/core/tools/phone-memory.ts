@@ -79,7 +79,13 @@ export class PhoneMemory {
    * action count when the read started. The same screen as the last read (same numbering) keeps
    * its ref tag, so refs handed out for it hold again; another screen gets a new tag.
    */
-  rememberTree(channelId: string, deviceId: string, nodes: UiNode[], signature: string, actions: number): RememberedTree {
+  rememberTree(
+    channelId: string,
+    deviceId: string,
+    nodes: UiNode[],
+    signature: string,
+    actions: number,
+  ): RememberedTree {
     const key = refKey(nodes);
     const previous = this.trees.get(channelId)?.refs;
     const tag = previous && previous.deviceId === deviceId && previous.key === key ? previous.tag : this.refTags.take();
@@ -119,7 +125,11 @@ export class PhoneMemory {
   }
 
   /** Whether the phone's keyboard types any language (text-input.ts), read at most once a minute. */
-  async unicodeIme(deviceId: string, shell: DeviceShell, options: { timeoutMs: number; signal: AbortSignal }): Promise<boolean> {
+  async unicodeIme(
+    deviceId: string,
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<boolean> {
     const cached = this.imes.get(deviceId);
     if (cached && this.clock() - cached.at < IME_FRESH_MS) return cached.value;
     const value = await detectUnicodeIme(shell, options);

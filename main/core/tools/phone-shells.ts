@@ -94,7 +94,12 @@ export class PhoneShells {
   }
 
   /** The oriented screen size, cached per phone (see SCREEN_SIZE_FRESH_MS); null when unreadable. */
-  screenSize(deviceId: string, shell: DeviceShell, options: OperationOptions, accepts?: (size: ScreenSize) => boolean): Promise<ScreenSize | null> {
+  screenSize(
+    deviceId: string,
+    shell: DeviceShell,
+    options: OperationOptions,
+    accepts?: (size: ScreenSize) => boolean,
+  ): Promise<ScreenSize | null> {
     return this.sizes.get(deviceId, shell, options, accepts);
   }
 

@@ -18,7 +18,8 @@ import { parseKeyguard, parseWakefulness, type Wakefulness } from '../android/sc
 import { toolFacts } from './catalogue';
 
 export const DEVICE_LOCKED_FIX = 'unlock the phone; the bridge never types a PIN, pattern or password';
-export const SCREEN_OFF_WAKE_FIX = 'wake the screen (android_press_key with key wakeup, or the power button) and unlock the phone if it asks; the bridge never types a PIN';
+export const SCREEN_OFF_WAKE_FIX =
+  'wake the screen (android_press_key with key wakeup, or the power button) and unlock the phone if it asks; the bridge never types a PIN';
 
 export interface ScreenLockState {
   wakefulness: Wakefulness | null;
@@ -39,7 +40,9 @@ export function needsUnlockedScreen(toolId: string, args: Record<string, unknown
   if (!facts.screenInput) return false;
   if (facts.policy === 'batch') {
     // A batch that wakes the phone first is the agent's explicit wake; what follows is its own risk.
-    const first = Array.isArray(args.steps) ? (args.steps[0] as { tool?: unknown; arguments?: { key?: unknown } } | undefined) : undefined;
+    const first = Array.isArray(args.steps)
+      ? (args.steps[0] as { tool?: unknown; arguments?: { key?: unknown } } | undefined)
+      : undefined;
     return !wakingKey(first?.tool, first?.arguments);
   }
   return !wakingKey(toolId, args);
@@ -62,7 +65,11 @@ export class ScreenLockGuard {
   constructor(private readonly o: ScreenLockGuardOptions) {}
 
   /** Throws `device_locked` with its fix when the screen is off or locked. */
-  async assertUsable(deviceId: string, shell: DeviceShell, options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
+  async assertUsable(
+    deviceId: string,
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<void> {
     let state = this.states.get(deviceId);
     if (!state || this.o.clock() - state.at >= this.o.freshMs) {
       state = await this.read(shell, options);
@@ -71,12 +78,21 @@ export class ScreenLockGuard {
     const asleep = state.wakefulness !== null && state.wakefulness !== 'Awake';
     if (asleep) {
       this.forget(deviceId);
-      throw new BridgeError('device_locked', `not run: the phone's screen is off (mWakefulness=${state.wakefulness}). Fix: ${SCREEN_OFF_WAKE_FIX}`, { fix: SCREEN_OFF_WAKE_FIX, screen: 'off' });
+      throw new BridgeError(
+        'device_locked',
+        `not run: the phone's screen is off (mWakefulness=${state.wakefulness}). Fix: ${SCREEN_OFF_WAKE_FIX}`,
+        { fix: SCREEN_OFF_WAKE_FIX, screen: 'off' },
+      );
     }
     if (state.keyguard?.showing) {
       this.forget(deviceId);
-      const kind = state.keyguard.secure === true ? 'a lock screen that asks for a PIN, pattern or password' : 'a lock screen';
-      throw new BridgeError('device_locked', `not run: the phone shows ${kind}. Fix: ${DEVICE_LOCKED_FIX}`, { fix: DEVICE_LOCKED_FIX, screen: 'locked', secure: state.keyguard.secure });
+      const kind =
+        state.keyguard.secure === true ? 'a lock screen that asks for a PIN, pattern or password' : 'a lock screen';
+      throw new BridgeError('device_locked', `not run: the phone shows ${kind}. Fix: ${DEVICE_LOCKED_FIX}`, {
+        fix: DEVICE_LOCKED_FIX,
+        screen: 'locked',
+        secure: state.keyguard.secure,
+      });
     }
   }
 
@@ -85,7 +101,10 @@ export class ScreenLockGuard {
     this.states.delete(deviceId);
   }
 
-  private async read(shell: DeviceShell, options: { timeoutMs: number; signal: AbortSignal }): Promise<ScreenLockState> {
+  private async read(
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<ScreenLockState> {
     const text = (argv: string[]): Promise<string | null> =>
       shell.run(argv, options).then(
         (out) => out.stdout.toString('utf8'),
@@ -96,6 +115,10 @@ export class ScreenLockGuard {
       );
     const power = await text(['dumpsys', 'power']);
     const window = await text(['dumpsys', 'window', 'policy']);
-    return { wakefulness: power === null ? null : parseWakefulness(power), keyguard: window === null ? null : parseKeyguard(window), at: this.o.clock() };
+    return {
+      wakefulness: power === null ? null : parseWakefulness(power),
+      keyguard: window === null ? null : parseKeyguard(window),
+      at: this.o.clock(),
+    };
   }
 }

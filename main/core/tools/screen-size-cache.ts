@@ -42,7 +42,12 @@ export class ScreenSizeCache {
    * it), and a background read then refreshes it; otherwise the size is read now. Without
    * `accepts` (a direction swipe, scaled to the size) only a fresh size is used.
    */
-  async get(deviceId: string, shell: DeviceShell, options: OperationOptions, accepts?: (size: ScreenSize) => boolean): Promise<ScreenSize | null> {
+  async get(
+    deviceId: string,
+    shell: DeviceShell,
+    options: OperationOptions,
+    accepts?: (size: ScreenSize) => boolean,
+  ): Promise<ScreenSize | null> {
     const entry = this.entries.get(deviceId);
     if (entry) {
       const age = this.o.clock() - entry.at;
@@ -57,7 +62,11 @@ export class ScreenSizeCache {
     }
     // The read itself runs on the cache's own deadline (others may be waiting for it); this
     // caller stops waiting at its own deadline or when it is canceled.
-    return withDeadline(this.refresh(deviceId, shell), { timeoutMs: options.timeoutMs ?? this.o.refreshTimeoutMs, ...(options.signal ? { signal: options.signal } : {}), what: 'reading the screen size' });
+    return withDeadline(this.refresh(deviceId, shell), {
+      timeoutMs: options.timeoutMs ?? this.o.refreshTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      what: 'reading the screen size',
+    });
   }
 
   /**

@@ -118,7 +118,11 @@ export interface ScreenshotResult {
 /** Per channel: the last capture's pixel key, its output key (settings + encoded bytes) and file. */
 export type LastCaptureStore = ToolServices['lastCaptures'];
 
-export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, last: LastCaptureStore): Promise<ScreenshotResult> {
+export async function takeScreenshot(
+  ctx: ToolContext,
+  args: ScreenshotArgs,
+  last: LastCaptureStore,
+): Promise<ScreenshotResult> {
   const format = args.format ?? SCREENSHOT_DEFAULTS.format;
   const quality = args.quality ?? SCREENSHOT_DEFAULTS.quality;
   const maxSide = args.max_side ?? SCREENSHOT_DEFAULTS.max_side;
@@ -151,7 +155,9 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
   if (scale < 1) pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
   if (tree) {
     const resized = await pipeline.raw().toBuffer();
-    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([{ input: annotationSvg(tree.nodes, tree.refTag, width, height, scale), top: 0, left: 0 }]);
+    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
+      { input: annotationSvg(tree.nodes, tree.refTag, width, height, scale), top: 0, left: 0 },
+    ]);
   }
   const encoded =
     format === 'png'
@@ -181,17 +187,32 @@ export async function takeScreenshot(ctx: ToolContext, args: ScreenshotArgs, las
 }
 
 /** An annotated capture lists the boxed elements with their refs (password text blanked). */
-function withElements(result: ScreenshotResult, tree: { nodes: UiNode[]; refTag: string } | undefined): ScreenshotResult {
+function withElements(
+  result: ScreenshotResult,
+  tree: { nodes: UiNode[]; refTag: string } | undefined,
+): ScreenshotResult {
   if (tree) {
-    result.elements = tree.nodes
-      .filter(isInteractive)
-      .map((n) => ({ ref: formatRef(tree.refTag, n.index), index: n.index, text: n.password ? '' : n.text, resource_id: n.resourceId, content_desc: n.contentDesc, center: n.center }));
+    result.elements = tree.nodes.filter(isInteractive).map((n) => ({
+      ref: formatRef(tree.refTag, n.index),
+      index: n.index,
+      text: n.password ? '' : n.text,
+      resource_id: n.resourceId,
+      content_desc: n.contentDesc,
+      center: n.center,
+    }));
   }
   return result;
 }
 
 function resultFrom(
-  file: { file_ref: string; download_url: string; mime_type: string; byte_size: number; expires_at: number; sha256: string },
+  file: {
+    file_ref: string;
+    download_url: string;
+    mime_type: string;
+    byte_size: number;
+    expires_at: number;
+    sha256: string;
+  },
   width: number,
   height: number,
   secure: boolean,

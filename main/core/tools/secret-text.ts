@@ -42,11 +42,18 @@ export function secretNames(toolId: string, args: Readonly<Record<string, unknow
   };
   if (toolFacts(toolId).policy !== 'batch') return named(toolId, args);
   if (!Array.isArray(args.steps)) return [];
-  return args.steps.flatMap((step: unknown) => (isRecord(step) && typeof step.tool === 'string' ? named(step.tool, step.arguments) : []));
+  return args.steps.flatMap((step: unknown) =>
+    isRecord(step) && typeof step.tool === 'string' ? named(step.tool, step.arguments) : [],
+  );
 }
 
 /** Refuses a call naming a secret that is not stored or not for this phone, before it waits its turn. */
-export function checkSecretNames(source: SecretSource | undefined, toolId: string, args: Readonly<Record<string, unknown>>, deviceId: string): void {
+export function checkSecretNames(
+  source: SecretSource | undefined,
+  toolId: string,
+  args: Readonly<Record<string, unknown>>,
+  deviceId: string,
+): void {
   for (const name of secretNames(toolId, args)) {
     if (!source) throw new BridgeError('secret_not_found', 'this bridge keeps no secrets');
     source.check(name, deviceId);
@@ -63,7 +70,8 @@ export function scrubSecrets<T>(value: T, secrets: ReadonlyArray<{ name: string;
   if (secrets.length === 0) return value;
   const byForm = new Map<string, string>();
   for (const secret of secrets) {
-    for (const form of secretForms(secret.value)) if (!byForm.has(form)) byForm.set(form, secretPlaceholder(secret.name));
+    for (const form of secretForms(secret.value))
+      if (!byForm.has(form)) byForm.set(form, secretPlaceholder(secret.name));
   }
   return scrubTypedText(value, [...byForm.keys()], (form) => byForm.get(form) ?? secretPlaceholder('?'));
 }

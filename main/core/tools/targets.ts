@@ -6,7 +6,15 @@
  */
 import { BridgeError } from '../errors';
 import { assertInsideScreen, isInside } from '../android/input';
-import { compactTree, findElement, isInteractive, readUiTree, screenSignature, type ElementSelector, type UiNode } from '../android/ui-tree';
+import {
+  compactTree,
+  findElement,
+  isInteractive,
+  readUiTree,
+  screenSignature,
+  type ElementSelector,
+  type UiNode,
+} from '../android/ui-tree';
 import { formatRef, parseRef, REF_STALE_FIX, refKey, type RememberedTree } from './element-refs';
 import type { ElementSelectorArgs, Lane, ToolContext } from './tool-definition';
 
@@ -40,12 +48,21 @@ export async function freshTree(ctx: ToolContext, options: { afterAction?: boole
   const actions = ctx.refs.actions() + (options.afterAction ? 1 : 0);
   const read = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
   // The fast lane when there is one (helper, else the stock dump in the same call).
-  const tree = ctx.lanes ? await ctx.lanes.tree(read) : { nodes: await readUiTree(ctx.shell, read), lane: 'adb' as const };
+  const tree = ctx.lanes
+    ? await ctx.lanes.tree(read)
+    : { nodes: await readUiTree(ctx.shell, read), lane: 'adb' as const };
   const raw = tree.nodes;
   const compact = compactTree(raw, { maxNodes: TREE_MAX_NODES });
   const signature = screenSignature(raw);
   const remembered = ctx.rememberTree(compact.nodes, signature, actions);
-  return { nodes: compact.nodes, signature, truncated: compact.truncated, total: compact.total, lane: tree.lane, refTag: remembered.refs.tag };
+  return {
+    nodes: compact.nodes,
+    signature,
+    truncated: compact.truncated,
+    total: compact.total,
+    lane: tree.lane,
+    refTag: remembered.refs.tag,
+  };
 }
 
 /** The tool argument's snake_case selector as the android/ library's selector. */
@@ -63,7 +80,11 @@ export async function resolveElement(ctx: ToolContext, selector: ElementSelector
   const wanted = toSelector(selector);
   if (selector.index !== undefined) {
     const last = ctx.lastTree();
-    if (!last) throw new BridgeError('element_not_found', 'index refers to the last android_ui_tree or annotated screenshot; take one first');
+    if (!last)
+      throw new BridgeError(
+        'element_not_found',
+        'index refers to the last android_ui_tree or annotated screenshot; take one first',
+      );
     return findElement(last.nodes, wanted);
   }
   const tree = await freshTree(ctx);
@@ -98,15 +119,23 @@ function staleRef(ref: string, why: string): BridgeError {
  */
 export function refTarget(ref: string, tree: RememberedTree | undefined, now: RefNow): UiNode {
   const parsed = parseRef(ref);
-  if (!parsed) throw new BridgeError('invalid_arguments', `${JSON.stringify(ref.slice(0, 24))} is not an element ref (they look like @kq12)`);
+  if (!parsed)
+    throw new BridgeError(
+      'invalid_arguments',
+      `${JSON.stringify(ref.slice(0, 24))} is not an element ref (they look like @kq12)`,
+    );
   if (!tree || tree.refs.tag !== parsed.tag || tree.refs.deviceId !== now.deviceId) {
     throw staleRef(ref, `${ref} is not from this channel's last read of the screen`);
   }
   if (tree.refs.actions !== now.actions) throw staleRef(ref, `the phone was acted on since ${ref} was read`);
-  if (now.checkedKey !== undefined && now.checkedKey !== tree.refs.key) throw staleRef(ref, `the screen changed since ${ref} was read`);
+  if (now.checkedKey !== undefined && now.checkedKey !== tree.refs.key)
+    throw staleRef(ref, `the screen changed since ${ref} was read`);
   const node = tree.nodes[parsed.index];
   if (!node || !isInteractive(node)) {
-    throw new BridgeError('element_not_found', `${ref} names no element to act on in that read (refs are listed by android_ui_tree)`);
+    throw new BridgeError(
+      'element_not_found',
+      `${ref} names no element to act on in that read (refs are listed by android_ui_tree)`,
+    );
   }
   return node;
 }
@@ -124,7 +153,10 @@ export async function resolveRef(ctx: ToolContext, ref: string): Promise<UiNode>
     return refTarget(ref, tree, { ...now, checkedKey: refKey(again.nodes) });
   }
   const checked = ctx.refs.checkedTree();
-  return refTarget(ref, tree, { ...now, checkedKey: checked ? refKey(compactTree(checked, { maxNodes: TREE_MAX_NODES }).nodes) : undefined });
+  return refTarget(ref, tree, {
+    ...now,
+    checkedKey: checked ? refKey(compactTree(checked, { maxNodes: TREE_MAX_NODES }).nodes) : undefined,
+  });
 }
 
 /** The refs a call's arguments name: its own `ref` and its batch steps'. */
@@ -138,7 +170,10 @@ export function refsIn(args: Readonly<Record<string, unknown>>): string[] {
 }
 
 /** The element a tool targets by `ref` or `element`, if it names one (the one way tools resolve an element). */
-export async function resolveTarget(ctx: ToolContext, args: { element?: ElementSelectorArgs | undefined; ref?: string | undefined }): Promise<UiNode | undefined> {
+export async function resolveTarget(
+  ctx: ToolContext,
+  args: { element?: ElementSelectorArgs | undefined; ref?: string | undefined },
+): Promise<UiNode | undefined> {
   if (args.ref !== undefined) return resolveRef(ctx, args.ref);
   if (args.element) return resolveElement(ctx, args.element);
   return undefined;
@@ -146,11 +181,17 @@ export async function resolveTarget(ctx: ToolContext, args: { element?: ElementS
 
 export async function resolvePoint(
   ctx: ToolContext,
-  args: { x?: number | undefined; y?: number | undefined; element?: ElementSelectorArgs | undefined; ref?: string | undefined },
+  args: {
+    x?: number | undefined;
+    y?: number | undefined;
+    element?: ElementSelectorArgs | undefined;
+    ref?: string | undefined;
+  },
 ): Promise<ResolvedPoint> {
   const element = await resolveTarget(ctx, args);
   if (element) return { x: element.center[0], y: element.center[1], element };
-  if (args.x === undefined || args.y === undefined) throw new BridgeError('invalid_arguments', 'give x and y, ref, or element');
+  if (args.x === undefined || args.y === undefined)
+    throw new BridgeError('invalid_arguments', 'give x and y, ref, or element');
   const point = { x: args.x, y: args.y };
   assertInsideScreen(point, await ctx.screenSize((size) => isInside(point, size)));
   return point;

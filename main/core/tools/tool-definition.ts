@@ -28,7 +28,9 @@ export interface ToolContext {
    * The oriented screen size, cached per phone. `accepts` says whether a cached size will do
    * for this call (a point inside it); otherwise the size is read again (the phone may have rotated).
    */
-  screenSize: (accepts?: (size: { width: number; height: number }) => boolean) => Promise<{ width: number; height: number }>;
+  screenSize: (
+    accepts?: (size: { width: number; height: number }) => boolean,
+  ) => Promise<{ width: number; height: number }>;
   /** The last UI tree this channel saw (for `index` selectors, element refs and change detection). */
   lastTree: () => RememberedTree | undefined;
   /** `actions`: the phone's action count when the read started (`refs.actions()` then). */
@@ -71,7 +73,10 @@ export interface WindowGlance {
  */
 export interface ToolLanes {
   /** `window`: the focused window read at the same time, when the caller reads it anyway. */
-  tree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<{ nodes: UiNode[]; lane: Lane }>;
+  tree(
+    options: { timeoutMs: number; signal: AbortSignal },
+    window?: Promise<WindowGlance | null>,
+  ): Promise<{ nodes: UiNode[]; lane: Lane }>;
   tap(x: number, y: number, options?: InputOptions): Promise<Lane>;
   longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane>;
   swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
@@ -84,7 +89,10 @@ export interface ToolLanes {
    * The helper's tree only, judged like `tree` (sparse, stale), or null when the helper is not
    * running, fails, or its tree must not be used: never the stock dump, never starts the helper.
    */
-  helperTree(options: { timeoutMs: number; signal: AbortSignal }, window?: Promise<WindowGlance | null>): Promise<UiNode[] | null>;
+  helperTree(
+    options: { timeoutMs: number; signal: AbortSignal },
+    window?: Promise<WindowGlance | null>,
+  ): Promise<UiNode[] | null>;
 }
 
 /** One step of android_batch, as the safety gate sees it before the step runs. */
@@ -96,7 +104,12 @@ export interface BatchStep {
 }
 
 export interface ToolServices {
-  storeFile: (input: { data: Buffer; mimeType: string; filename: string; kind: 'screenshot' | 'recording' | 'file' }) => Promise<StoredFileInfo>;
+  storeFile: (input: {
+    data: Buffer;
+    mimeType: string;
+    filename: string;
+    kind: 'screenshot' | 'recording' | 'file';
+  }) => Promise<StoredFileInfo>;
   /** The stored file behind a ref, freshly signed, when it is still cached. */
   findUnchangedRef: (fileRef: string) => StoredFileInfo | undefined;
   uploadedFile: (fileRef: string) => { path: string; filename: string; byteSize: number };
@@ -196,7 +209,10 @@ export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<unk
 }
 
 export function toCardTool(tool: ToolDefinition<unknown>): CardTool {
-  const schema = z.toJSONSchema(tool.args, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(tool.args, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   const inputSchema: JsonObjectSchema = {
     ...schema,
@@ -204,7 +220,13 @@ export function toCardTool(tool: ToolDefinition<unknown>): CardTool {
     properties: (schema.properties as Record<string, unknown> | undefined) ?? {},
     required: (schema.required as string[] | undefined) ?? [],
   };
-  return { tool_id: tool.id, title: tool.title, description: tool.description, input_schema: inputSchema, output_schema: tool.output };
+  return {
+    tool_id: tool.id,
+    title: tool.title,
+    description: tool.description,
+    input_schema: inputSchema,
+    output_schema: tool.output,
+  };
 }
 
 // ---- shared argument pieces ------------------------------------------------------------------
@@ -215,11 +237,24 @@ export const elementSelector = z
   .strictObject({
     text: z.string().min(1).max(500).optional().describe('Exact visible text (case-sensitive).'),
     text_contains: z.string().min(1).max(500).optional().describe('Substring of the visible text (case-insensitive).'),
-    resource_id: z.string().min(1).max(300).optional().describe('Android resource id, e.g. com.example:id/ok or just ok.'),
+    resource_id: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe('Android resource id, e.g. com.example:id/ok or just ok.'),
     content_desc: z.string().min(1).max(500).optional().describe('Accessibility label (content-desc), exact.'),
-    index: z.number().int().min(0).max(100_000).optional().describe('Element number from the last android_ui_tree or annotated screenshot.'),
+    index: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .describe('Element number from the last android_ui_tree or annotated screenshot.'),
   })
-  .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'give at least one of text, text_contains, resource_id, content_desc, index' })
+  .refine((s) => Object.values(s).some((v) => v !== undefined), {
+    message: 'give at least one of text, text_contains, resource_id, content_desc, index',
+  })
   .describe('Which element to act on; every given field must match.');
 
 export type ElementSelectorArgs = z.infer<typeof elementSelector>;
@@ -228,7 +263,9 @@ export const elementRef = z
   .string()
   .max(20)
   .regex(REF_PATTERN, 'a ref as android_ui_tree lists it, e.g. @kq12')
-  .describe('An element ref from the last android_ui_tree or annotated screenshot (e.g. @kq12); refused as ref_stale once the screen may have changed.');
+  .describe(
+    'An element ref from the last android_ui_tree or annotated screenshot (e.g. @kq12); refused as ref_stale once the screen may have changed.',
+  );
 
 export const observeFlag = z
   .boolean()

@@ -72,7 +72,12 @@ export class ToolRuntime {
     this.queue = o.queue;
     this.byId = new Map(TOOLS.map((t) => [t.id, t]));
     this.memory = new PhoneMemory(o.clock);
-    this.exactlyOnce = new ExactlyOnce({ dataDir: o.dataDir, windowMs: o.options.idempotencyWindowMs, hashKey: o.hashKey, clock: o.clock });
+    this.exactlyOnce = new ExactlyOnce({
+      dataDir: o.dataDir,
+      windowMs: o.options.idempotencyWindowMs,
+      hashKey: o.hashKey,
+      clock: o.clock,
+    });
     const services = new ToolServicesFactory({
       files: o.files,
       signer: o.signer,
@@ -176,6 +181,10 @@ export class ToolRuntime {
    * reads too (a phone view's frame, the phone check); answers how many of the agents' calls.
    */
   stopDevice(deviceId: string): number {
-    return this.queue.cancelDevice(deviceId, 'stopped at the computer', (channelId) => this.o.activeDeviceFor(channelId) !== undefined);
+    return this.queue.cancelDevice(
+      deviceId,
+      'stopped at the computer',
+      (channelId) => this.o.activeDeviceFor(channelId) !== undefined,
+    );
   }
 }

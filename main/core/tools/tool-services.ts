@@ -50,7 +50,8 @@ export class ToolServicesFactory {
         return size;
       },
       lastTree: () => memory.lastTree(channelId),
-      rememberTree: (nodes, signature, actions) => memory.rememberTree(channelId, device.deviceId, nodes, signature, actions),
+      rememberTree: (nodes, signature, actions) =>
+        memory.rememberTree(channelId, device.deviceId, nodes, signature, actions),
       refs: {
         actions: () => memory.actions(device.deviceId),
         acted: () => memory.acted(device.deviceId),
@@ -66,8 +67,10 @@ export class ToolServicesFactory {
         },
         uploadedFile: (fileRef) => {
           const file = files.get(fileRef);
-          if (!file || file.kind !== 'upload') throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
-          if (file.channelId !== channelId) throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
+          if (!file || file.kind !== 'upload')
+            throw new BridgeError('file_not_found', 'no uploaded file with that file_ref (it may have expired)');
+          if (file.channelId !== channelId)
+            throw new BridgeError('permission_denied', 'that file was uploaded for another channel');
           const path = files.path(fileRef);
           if (!path) throw new BridgeError('file_not_found', 'the uploaded file is gone');
           return { path, filename: file.filename, byteSize: file.byteSize };
@@ -82,7 +85,13 @@ export class ToolServicesFactory {
     };
   }
 
-  private signed(file: { fileRef: string; mimeType: string; byteSize: number; expiresAt: number; sha256: string }): StoredFileInfo {
+  private signed(file: {
+    fileRef: string;
+    mimeType: string;
+    byteSize: number;
+    expiresAt: number;
+    sha256: string;
+  }): StoredFileInfo {
     const url = this.o.signer.sign(file.fileRef, this.o.downloadUrlTtlMs, file.expiresAt);
     return {
       file_ref: file.fileRef,

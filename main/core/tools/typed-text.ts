@@ -36,7 +36,10 @@ export function typedTextDigest(text: string, key: Buffer): string {
  * Each typing step's arguments inside a call's arguments, with the argument that holds its
  * text (the tool's facts; tolerates arguments that failed validation).
  */
-function typingArguments(toolId: string, args: Record<string, unknown>): Array<{ at: number; args: Record<string, unknown>; key: string }> {
+function typingArguments(
+  toolId: string,
+  args: Record<string, unknown>,
+): Array<{ at: number; args: Record<string, unknown>; key: string }> {
   const facts = toolFacts(toolId);
   if (facts.typedTextArg !== undefined) return [{ at: -1, args, key: facts.typedTextArg }];
   if (facts.policy !== 'batch' || !Array.isArray(args.steps)) return [];
@@ -60,7 +63,12 @@ export function typedTexts(toolId: string, args: Record<string, unknown>): strin
  * typed texts are replaced by `replace(raw text, shown value)`. Positions missing from
  * `shown` (cut by redaction) are left as they are.
  */
-export function replaceTypedText(toolId: string, raw: Record<string, unknown>, shown: Record<string, unknown>, replace: (text: string, shownValue: unknown) => unknown): Record<string, unknown> {
+export function replaceTypedText(
+  toolId: string,
+  raw: Record<string, unknown>,
+  shown: Record<string, unknown>,
+  replace: (text: string, shownValue: unknown) => unknown,
+): Record<string, unknown> {
   const typing = typingArguments(toolId, raw);
   if (typing.length === 0) return shown;
   const swap = (target: unknown, text: unknown, key: string): unknown => {
@@ -118,7 +126,8 @@ export function scrubTypedText<T>(value: T, texts: readonly string[], replace: (
     const whole = longFirst.find((t) => s === t || s.trim() === t);
     if (whole !== undefined) return replace(whole);
     let out = s;
-    for (const t of longFirst) if (t.length >= MIN_SUBSTRING_LENGTH && out.includes(t)) out = out.split(t).join(replace(t));
+    for (const t of longFirst)
+      if (t.length >= MIN_SUBSTRING_LENGTH && out.includes(t)) out = out.split(t).join(replace(t));
     return out;
   };
   const walk = (v: unknown): unknown => {

@@ -9,7 +9,13 @@ import { ADB_IME_ID } from '../phone-settings';
 import type { PhoneContext } from './command-types';
 import type { ParsedIntent } from './intent';
 
-export const ADB_KEYBOARD_ACTIONS = ['ADB_INPUT_TEXT', 'ADB_INPUT_B64', 'ADB_INPUT_CODE', 'ADB_EDITOR_CODE', 'ADB_CLEAR_TEXT'];
+export const ADB_KEYBOARD_ACTIONS = [
+  'ADB_INPUT_TEXT',
+  'ADB_INPUT_B64',
+  'ADB_INPUT_CODE',
+  'ADB_EDITOR_CODE',
+  'ADB_CLEAR_TEXT',
+];
 
 /** Delivers a broadcast to ADB Keyboard if it is installed, selected and the intent reaches it. */
 export function deliverToAdbKeyboard(intent: ParsedIntent, phone: PhoneContext): void {

@@ -31,7 +31,11 @@ function resolve(intent: ParsedIntent, phone: PhoneContext): StartResult | 'unre
   if (intent.categories.includes('android.intent.category.HOME')) {
     return phone.screen.startActivity(LAUNCHER_PKG, LAUNCHER_ACTIVITY, {});
   }
-  if (intent.pkg !== undefined && (action === 'android.intent.action.MAIN' || action === '') && phone.screen.launchApp(intent.pkg) !== 'no-launcher-activity') {
+  if (
+    intent.pkg !== undefined &&
+    (action === 'android.intent.action.MAIN' || action === '') &&
+    phone.screen.launchApp(intent.pkg) !== 'no-launcher-activity'
+  ) {
     return 'started';
   }
   return 'unresolved';
@@ -47,11 +51,13 @@ function start(io: CommandIo, phone: PhoneContext, args: readonly string[]): num
     case 'class-not-found':
     case 'no-launcher-activity': {
       const c = intent.component;
-      report(`Error type 3\nError: Activity class {${c ? `${c.pkg}/${c.cls}` : intent.pkg ?? ''}} does not exist.\n`);
+      report(`Error type 3\nError: Activity class {${c ? `${c.pkg}/${c.cls}` : (intent.pkg ?? '')}} does not exist.\n`);
       return 1;
     }
     case 'unresolved':
-      report(`Error: Activity not started, unable to resolve ${formatIntent({ ...intent, flags: intent.flags | FLAG_ACTIVITY_NEW_TASK })}\n`);
+      report(
+        `Error: Activity not started, unable to resolve ${formatIntent({ ...intent, flags: intent.flags | FLAG_ACTIVITY_NEW_TASK })}\n`,
+      );
       return 1;
     case 'delivered-to-top':
       report('Warning: Activity not started, intent has been delivered to currently running top-most instance.\n');
@@ -98,7 +104,9 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
       case 'kill': {
         const pkg = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--user').pop();
         if (pkg === undefined) {
-          io.err(`\nException occurred while executing '${sub}':\njava.lang.IllegalArgumentException: Argument expected after "${sub}"\n`);
+          io.err(
+            `\nException occurred while executing '${sub}':\njava.lang.IllegalArgumentException: Argument expected after "${sub}"\n`,
+          );
           return 255;
         }
         if (sub === 'force-stop') {
@@ -109,7 +117,9 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
       }
       case undefined:
       case 'help':
-        io.out('Activity manager (activity) commands:\n  help\n      Print this help text.\n  start-activity [-D] [-N] [-W] [-P <FILE>] [--start-profiler <FILE>] <INTENT>\n      Start an Activity.\n  force-stop [--user <USER_ID> | all | current] <PACKAGE>\n      Completely stop the given application package.\n  broadcast [--user <USER_ID> | all | current] <INTENT>\n      Send a broadcast Intent.\n');
+        io.out(
+          'Activity manager (activity) commands:\n  help\n      Print this help text.\n  start-activity [-D] [-N] [-W] [-P <FILE>] [--start-profiler <FILE>] <INTENT>\n      Start an Activity.\n  force-stop [--user <USER_ID> | all | current] <PACKAGE>\n      Completely stop the given application package.\n  broadcast [--user <USER_ID> | all | current] <INTENT>\n      Send a broadcast Intent.\n',
+        );
         return 0;
       default:
         io.err(`Unknown command: ${sub}\n`);
@@ -117,7 +127,9 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
     }
   } catch (error) {
     if (error instanceof IntentArgsError) {
-      io.err(`\nException occurred while executing '${sub ?? ''}':\njava.lang.IllegalArgumentException: ${error.message}\n\tat android.content.Intent.parseCommandArgs(Intent.java:12345)\n`);
+      io.err(
+        `\nException occurred while executing '${sub ?? ''}':\njava.lang.IllegalArgumentException: ${error.message}\n\tat android.content.Intent.parseCommandArgs(Intent.java:12345)\n`,
+      );
       return 255;
     }
     throw error;

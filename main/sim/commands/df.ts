@@ -19,7 +19,9 @@ export function dfCommand(io: CommandIo, phone: PhoneContext): number {
       continue;
     }
     const pct = Math.ceil((used / DATA_TOTAL_KIB) * 100);
-    rows.push(`/dev/block/dm-47 ${DATA_TOTAL_KIB} ${used} ${String(available).padStart(9)} ${String(pct).padStart(3)}% /data`);
+    rows.push(
+      `/dev/block/dm-47 ${DATA_TOTAL_KIB} ${used} ${String(available).padStart(9)} ${String(pct).padStart(3)}% /data`,
+    );
   }
   io.out(`${rows.join('\n')}\n`);
   return rows.length > 1 ? 0 : 1;

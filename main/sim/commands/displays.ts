@@ -92,10 +92,30 @@ export function dumpsysDisplay(phone: PhoneContext): string {
       `    mAdapter=VirtualDisplayAdapter`,
     );
   }
-  lines.push('', `Logical Displays: size=${d.logicalIds().length}`, '  Display 0:', '    mDisplayId=0', '    mIsEnabled=true', '    mLayerStack=0', '    mHasContent=true', `    mPrimaryDisplayDevice=Built-in Screen`, `    mBaseDisplayInfo=${defaultDisplayInfo(phone)}`, `    mOverrideDisplayInfo=${defaultDisplayInfo(phone)}`);
+  lines.push(
+    '',
+    `Logical Displays: size=${d.logicalIds().length}`,
+    '  Display 0:',
+    '    mDisplayId=0',
+    '    mIsEnabled=true',
+    '    mLayerStack=0',
+    '    mHasContent=true',
+    `    mPrimaryDisplayDevice=Built-in Screen`,
+    `    mBaseDisplayInfo=${defaultDisplayInfo(phone)}`,
+    `    mOverrideDisplayInfo=${defaultDisplayInfo(phone)}`,
+  );
   const castInfo = castDisplayInfo(phone);
   if (cast && castInfo) {
-    lines.push(`  Display ${cast.id}:`, `    mDisplayId=${cast.id}`, '    mIsEnabled=true', `    mLayerStack=${cast.id}`, '    mHasContent=true', `    mPrimaryDisplayDevice=${cast.name}`, `    mBaseDisplayInfo=${castInfo}`, `    mOverrideDisplayInfo=${castInfo}`);
+    lines.push(
+      `  Display ${cast.id}:`,
+      `    mDisplayId=${cast.id}`,
+      '    mIsEnabled=true',
+      `    mLayerStack=${cast.id}`,
+      '    mHasContent=true',
+      `    mPrimaryDisplayDevice=${cast.name}`,
+      `    mBaseDisplayInfo=${castInfo}`,
+      `    mOverrideDisplayInfo=${castInfo}`,
+    );
   }
   lines.push('');
   return lines.join('\n');

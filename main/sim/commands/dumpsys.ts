@@ -144,17 +144,24 @@ function windowWindows(phone: PhoneContext): string {
 
 function activities(phone: PhoneContext): string {
   const f = focus(phone);
-  const lines = ['ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)', 'Display #0 (activities from top to bottom):'];
+  const lines = [
+    'ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)',
+    'Display #0 (activities from top to bottom):',
+  ];
   const tasks = [...phone.screen.allTasks()].reverse();
   for (const task of tasks) {
-    lines.push(`  * Task{${objectId(`t:${task.id}`)} #${task.id} type=standard A=10123:${task.app.pkg} U=0 visible=${phone.screen.window().taskId === task.id} mode=fullscreen translucent=false sz=${task.stack.length}}`);
+    lines.push(
+      `  * Task{${objectId(`t:${task.id}`)} #${task.id} type=standard A=10123:${task.app.pkg} U=0 visible=${phone.screen.window().taskId === task.id} mode=fullscreen translucent=false sz=${task.stack.length}}`,
+    );
     task.stack
       .map((entry, i) => ({ entry, i }))
       .reverse()
       .forEach(({ entry, i }) => {
         const def = phone.screen.screenDef(task.app, entry);
         const full = `${task.app.pkg}/${def.activity}`;
-        lines.push(`    * Hist  #${i}: ActivityRecord{${objectId(`r:${full}:${task.id}`)} u0 ${shortComponent(task.app.pkg, def.activity)} t${task.id}}`);
+        lines.push(
+          `    * Hist  #${i}: ActivityRecord{${objectId(`r:${full}:${task.id}`)} u0 ${shortComponent(task.app.pkg, def.activity)} t${task.id}}`,
+        );
       });
   }
   lines.push(
@@ -215,7 +222,9 @@ function input(phone: PhoneContext): string {
     '    Touch Input Mapper (mode - DIRECT):',
     `      Viewport INTERNAL: displayId=0, uniqueId=local:${panel.physicalId}, port=${panel.port}, orientation=${rotation}, logicalFrame=[0, 0, ${w}, ${h}], physicalFrame=[0, 0, ${physical.width}, ${physical.height}], deviceSize=[${natural.width}, ${natural.height}], isActive=[1]`,
     ...(cast
-      ? [`      Viewport VIRTUAL: displayId=${cast.id}, uniqueId=virtual:${cast.ownerPackage},10139,${cast.name},0, port=<none>, orientation=0, logicalFrame=[0, 0, ${cast.width}, ${cast.height}], physicalFrame=[0, 0, ${cast.width}, ${cast.height}], deviceSize=[${cast.width}, ${cast.height}], isActive=[1]`]
+      ? [
+          `      Viewport VIRTUAL: displayId=${cast.id}, uniqueId=virtual:${cast.ownerPackage},10139,${cast.name},0, port=<none>, orientation=0, logicalFrame=[0, 0, ${cast.width}, ${cast.height}], physicalFrame=[0, 0, ${cast.width}, ${cast.height}], deviceSize=[${cast.width}, ${cast.height}], isActive=[1]`,
+        ]
       : []),
     `      RawSurfaceWidth: ${natural.width}px`,
     `      RawSurfaceHeight: ${natural.height}px`,
@@ -236,9 +245,17 @@ export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
       return 0;
     case 'window':
       if (section === 'windows' || section === 'w') io.out(windowWindows(phone));
-      else if (section === 'displays' || section === 'd') io.out(windowDisplays(phone) + displaySectionFocus(phone, focus(phone)));
+      else if (section === 'displays' || section === 'd')
+        io.out(windowDisplays(phone) + displaySectionFocus(phone, focus(phone)));
       else if (section === 'policy' || section === 'p') io.out(windowPolicy(phone));
-      else io.out([windowPolicy(phone), windowDisplays(phone) + displaySectionFocus(phone, focus(phone)), windowWindows(phone)].join(`${SEPARATOR}\n`));
+      else
+        io.out(
+          [
+            windowPolicy(phone),
+            windowDisplays(phone) + displaySectionFocus(phone, focus(phone)),
+            windowWindows(phone),
+          ].join(`${SEPARATOR}\n`),
+        );
       return 0;
     case 'activity':
       io.out(activities(phone));
@@ -260,7 +277,9 @@ export function dumpsysCommand(io: CommandIo, phone: PhoneContext): number {
       else io.out(`Display ${phone.displays.activePanel().physicalId} (HWC display 0)\n`);
       return 0;
     case undefined:
-      io.out('Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  input\n  power\n  window\n');
+      io.out(
+        'Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  input\n  power\n  window\n',
+      );
       return 0;
     default:
       io.err(`Can't find service: ${service}\n`);

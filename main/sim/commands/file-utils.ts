@@ -40,7 +40,10 @@ export function catCommand(io: CommandIo, phone: PhoneContext): number {
       status = 1;
       continue;
     }
-    const data = full === '/proc/net/tcp' || full === '/proc/net/tcp6' ? Buffer.from(phone.network.procNetTcp(full.endsWith('6'))) : phone.fs.read(full);
+    const data =
+      full === '/proc/net/tcp' || full === '/proc/net/tcp6'
+        ? Buffer.from(phone.network.procNetTcp(full.endsWith('6')))
+        : phone.fs.read(full);
     if (!data) {
       io.err(`cat: ${path}: No such file or directory\n`);
       status = 1;
@@ -113,7 +116,15 @@ export function lsCommand(io: CommandIo, phone: PhoneContext): number {
       continue;
     }
     const entries = phone.fs.list(full) ?? [];
-    const shown = [...(all ? [{ name: '.', stat }, { name: '..', stat }] : []), ...entries.filter((e) => all || !e.name.startsWith('.'))];
+    const shown = [
+      ...(all
+        ? [
+            { name: '.', stat },
+            { name: '..', stat },
+          ]
+        : []),
+      ...entries.filter((e) => all || !e.name.startsWith('.')),
+    ];
     let text = targets.length > 1 ? `${path}:\n` : '';
     if (long) text += `total ${shown.length * 8}\n`;
     text += shown.map((e) => (long ? longLine(e.name, `${full}/${e.name}`, e.stat) : `${e.name}\n`)).join('');

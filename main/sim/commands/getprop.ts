@@ -72,7 +72,9 @@ export function wmCommand(io: CommandIo, phone: PhoneContext): number {
     return 0;
   }
   if (sub === undefined) {
-    io.out('Window manager (window) commands:\n  help\n      Print this help text.\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n    Return or override display size.\n  density [reset|DENSITY] [-d DISPLAY_ID]\n    Return or override display density.\n');
+    io.out(
+      'Window manager (window) commands:\n  help\n      Print this help text.\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n    Return or override display size.\n  density [reset|DENSITY] [-d DISPLAY_ID]\n    Return or override display density.\n',
+    );
     return 0;
   }
   io.err(`Unknown command: ${io.argv.slice(1).join(' ')}\n`);

@@ -47,7 +47,9 @@ export function imeCommand(io: CommandIo, phone: PhoneContext): number {
       io.out(`Reset current and enabled IMEs for user #0\n  Selected: ${LATIN_IME_ID}\n   Enabled: ${LATIN_IME_ID}\n`);
       return 0;
     default:
-      io.out('ime <command>:\n  list [-a] [-s]\n    prints all enabled input methods.\n  enable [--user <USER_ID>] <ID>\n  disable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>\n  reset [--user <USER_ID>]\n');
+      io.out(
+        'ime <command>:\n  list [-a] [-s]\n    prints all enabled input methods.\n  enable [--user <USER_ID>] <ID>\n  disable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>\n  reset [--user <USER_ID>]\n',
+      );
       return sub === undefined || sub === 'help' ? 0 : 255;
   }
 }
@@ -59,7 +61,9 @@ export function settingsCommand(io: CommandIo, phone: PhoneContext): number {
   while (args[0] === '--user' || args[0] === '--lineage') args.splice(0, args[0] === '--user' ? 2 : 1);
   const [verb, ns, key, ...rest] = args;
   if (verb === undefined) {
-    io.out('Settings provider (settings) commands:\n  get [--user <USER_ID> | current] NAMESPACE KEY\n  put [--user <USER_ID> | current] NAMESPACE KEY VALUE [TAG] [default]\n  delete [--user <USER_ID> | current] NAMESPACE KEY\n  list [--user <USER_ID> | current] NAMESPACE\n');
+    io.out(
+      'Settings provider (settings) commands:\n  get [--user <USER_ID> | current] NAMESPACE KEY\n  put [--user <USER_ID> | current] NAMESPACE KEY VALUE [TAG] [default]\n  delete [--user <USER_ID> | current] NAMESPACE KEY\n  list [--user <USER_ID> | current] NAMESPACE\n',
+    );
     return 0;
   }
   if (!NAMESPACES.includes(ns as SettingsNamespace)) {
@@ -83,7 +87,12 @@ export function settingsCommand(io: CommandIo, phone: PhoneContext): number {
       phone.screen.touch();
       return 0;
     case 'list':
-      io.out(phone.settings.list(table).map(([k, v]) => `${k}=${v}\n`).join(''));
+      io.out(
+        phone.settings
+          .list(table)
+          .map(([k, v]) => `${k}=${v}\n`)
+          .join(''),
+      );
       return 0;
   }
   io.err(`Invalid arguments for settings ${verb}\n`);

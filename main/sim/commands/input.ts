@@ -12,7 +12,18 @@ import { KEYCODE, keyCodeFromString, virtualKeyboardCanType } from '../screen/ke
 import type { CommandIo, PhoneContext } from './command-types';
 import { reportShellException } from './java-exception';
 
-const SOURCES = ['keyboard', 'dpad', 'gamepad', 'touchscreen', 'mouse', 'stylus', 'trackball', 'touchpad', 'touchnavigation', 'joystick'];
+const SOURCES = [
+  'keyboard',
+  'dpad',
+  'gamepad',
+  'touchscreen',
+  'mouse',
+  'stylus',
+  'trackball',
+  'touchpad',
+  'touchnavigation',
+  'joystick',
+];
 
 const HELP = `Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 
@@ -59,7 +70,8 @@ function injectEventsMessage(sdk: number): string {
 /** Throws InjectionDenied when the phone carries `inject-events-denied`. */
 function checkInjection(phone: PhoneContext, inject: 'injectKeyEvent' | 'injectMotionEvent', caller: string): void {
   if (!phone.quirks.has('inject-events-denied')) return;
-  const frame = (method: string, line: number): string => `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
+  const frame = (method: string, line: number): string =>
+    `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
   throw new InjectionDenied([
     'com.android.server.input.InputManagerService.injectInputEventToTarget(InputManagerService.java:912)',
     'android.hardware.input.InputManagerGlobal.injectInputEvent(InputManagerGlobal.java:1217)',
@@ -130,34 +142,50 @@ export async function inputCommand(io: CommandIo, phone: PhoneContext): Promise<
   }
   let verb = nextArg() ?? '';
   try {
-    if (SOURCES.includes(verb)) verb = required('com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:226)');
+    if (SOURCES.includes(verb))
+      verb = required('com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:226)');
     let display = 0;
     if (verb === '-d') {
       const id = required('com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:133)');
       try {
         display = parseJavaInt(id);
       } catch {
-        throw new InputArgumentError(`Error: Invalid arguments for command: -d`, 'com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:137)');
+        throw new InputArgumentError(
+          `Error: Invalid arguments for command: -d`,
+          'com.android.server.input.InputShellCommand.getDisplayId(InputShellCommand.java:137)',
+        );
       }
       verb = required('com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:233)');
     }
     try {
       // Events for another display (a cast screen) never reach the phone's own screen.
-      if (display !== 0 && ['tap', 'swipe', 'draganddrop', 'motionevent'].includes(verb)) return await runVerb(verb, io, phone, required, nextArg, true);
+      if (display !== 0 && ['tap', 'swipe', 'draganddrop', 'motionevent'].includes(verb))
+        return await runVerb(verb, io, phone, required, nextArg, true);
       return await runVerb(verb, io, phone, required, nextArg);
     } catch (error) {
       if (error instanceof NumberFormatError) {
-        throw new InputArgumentError(`Error: Invalid arguments for command: ${verb}`, 'com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:256)');
+        throw new InputArgumentError(
+          `Error: Invalid arguments for command: ${verb}`,
+          'com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:256)',
+        );
       }
       throw error;
     }
   } catch (error) {
     if (error instanceof InjectionDenied) {
-      return reportShellException(io, 'input', firstArg, `java.lang.SecurityException: ${injectEventsMessage(phone.info.sdk)}`, error.frames);
+      return reportShellException(
+        io,
+        'input',
+        firstArg,
+        `java.lang.SecurityException: ${injectEventsMessage(phone.info.sdk)}`,
+        error.frames,
+      );
     }
     if (error instanceof InputArgumentError) {
       return reportShellException(io, 'input', firstArg, `java.lang.IllegalArgumentException: ${error.message}`, [
-        ...(error.message.startsWith('Argument expected') ? ['com.android.modules.utils.BasicShellCommandHandler.getNextArgRequired(BasicShellCommandHandler.java:295)'] : []),
+        ...(error.message.startsWith('Argument expected')
+          ? ['com.android.modules.utils.BasicShellCommandHandler.getNextArgRequired(BasicShellCommandHandler.java:295)']
+          : []),
         error.frame,
       ]);
     }
@@ -173,18 +201,21 @@ async function runVerb(
   nextArg: () => string | undefined,
   elsewhere = false,
 ): Promise<number> {
-  const frame = (method: string, line: number): string => `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
+  const frame = (method: string, line: number): string =>
+    `com.android.server.input.InputShellCommand.${method}(InputShellCommand.java:${line})`;
   const input = elsewhere ? OTHER_DISPLAY : phone.input;
   switch (verb) {
     case 'text': {
       const text = decodeInputText(required(frame('runText', 311)));
       if (![...text].every(virtualKeyboardCanType)) {
         // KeyCharacterMap.getEvents returns null and sendText dereferences it.
-        return reportShellException(io, 'input', io.argv[1] ?? 'text', 'java.lang.NullPointerException: Attempt to get length of null array', [
-          frame('sendText', 345),
-          frame('runText', 311),
-          frame('onCommand', 237),
-        ]);
+        return reportShellException(
+          io,
+          'input',
+          io.argv[1] ?? 'text',
+          'java.lang.NullPointerException: Attempt to get length of null array',
+          [frame('sendText', 345), frame('runText', 311), frame('onCommand', 237)],
+        );
       }
       checkInjection(phone, 'injectKeyEvent', 'sendText');
       input.typeText(text);
@@ -198,7 +229,8 @@ async function runVerb(
         if (arg === '--delay') parseJavaInt(required(frame('runKeyEvent', 366)));
         arg = nextArg();
       }
-      if (arg === undefined) throw new InputArgumentError('Argument expected after "keyevent"', frame('runKeyEvent', 356));
+      if (arg === undefined)
+        throw new InputArgumentError('Argument expected after "keyevent"', frame('runKeyEvent', 356));
       checkInjection(phone, 'injectKeyEvent', 'sendKeyEvent');
       for (; arg !== undefined; arg = nextArg()) {
         const code = keyCodeFromString(arg);
@@ -217,7 +249,12 @@ async function runVerb(
     case 'swipe':
     case 'draganddrop': {
       const f = frame('sendSwipe', 405);
-      const [x1, y1, x2, y2] = [parseJavaFloat(required(f)), parseJavaFloat(required(f)), parseJavaFloat(required(f)), parseJavaFloat(required(f))];
+      const [x1, y1, x2, y2] = [
+        parseJavaFloat(required(f)),
+        parseJavaFloat(required(f)),
+        parseJavaFloat(required(f)),
+        parseJavaFloat(required(f)),
+      ];
       const durationArg = nextArg();
       let duration = durationArg === undefined ? -1 : parseJavaInt(durationArg);
       if (duration < 0) duration = 300;
@@ -261,10 +298,12 @@ async function runVerb(
       const codes: number[] = [];
       for (let a: string | undefined = arg; a !== undefined; a = nextArg()) {
         const code = keyCodeFromString(a);
-        if (code === KEYCODE.UNKNOWN) throw new InputArgumentError(`Unknown keycode: ${a}`, frame('runKeyCombination', 537));
+        if (code === KEYCODE.UNKNOWN)
+          throw new InputArgumentError(`Unknown keycode: ${a}`, frame('runKeyCombination', 537));
         codes.push(code);
       }
-      if (codes.length < 2) throw new InputArgumentError('keycombination requires at least 2 keycodes', frame('runKeyCombination', 545));
+      if (codes.length < 2)
+        throw new InputArgumentError('keycombination requires at least 2 keycodes', frame('runKeyCombination', 545));
       checkInjection(phone, 'injectKeyEvent', 'runKeyCombination');
       const ctrl = codes.some((c) => c === KEYCODE.CTRL_LEFT || c === KEYCODE.CTRL_RIGHT);
       if (ctrl && codes.includes(29)) input.selectAllInFocused();

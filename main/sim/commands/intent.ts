@@ -94,8 +94,52 @@ const EXTRA_KINDS: Record<string, 'string' | 'int' | 'bool' | 'null' | 'skip'> =
 };
 
 /** am options that take a value and do not shape the intent. */
-const AM_VALUE_OPTIONS = new Set(['--user', '-R', '-P', '--start-profiler', '--sampling', '--attach-agent', '--attach-agent-bind', '--display', '--windowingMode', '--activityType', '--task', '--receiver-permission', '--allow-fgs-start-reason', '--clock-type', '--streaming', '-i', '--selector']);
-const AM_FLAG_OPTIONS = new Set(['-D', '-N', '-W', '-S', '--task-overlay', '--lock-task', '--allow-background-activity-starts', '--async', '--splashscreen-show-icon', '--dismiss-keyguard', '--dismiss-keyguard-if-insecure', '--include-stopped-packages', '--exclude-stopped-packages', '--debug-log-resolution', '--grant-read-uri-permission', '--grant-write-uri-permission', '--grant-persistable-uri-permission', '--grant-prefix-uri-permission', '--exclude-background', '--include-background', '--receiver-registered-only', '--receiver-replace-pending', '--receiver-foreground', '--receiver-no-abort', '--receiver-include-background']);
+const AM_VALUE_OPTIONS = new Set([
+  '--user',
+  '-R',
+  '-P',
+  '--start-profiler',
+  '--sampling',
+  '--attach-agent',
+  '--attach-agent-bind',
+  '--display',
+  '--windowingMode',
+  '--activityType',
+  '--task',
+  '--receiver-permission',
+  '--allow-fgs-start-reason',
+  '--clock-type',
+  '--streaming',
+  '-i',
+  '--selector',
+]);
+const AM_FLAG_OPTIONS = new Set([
+  '-D',
+  '-N',
+  '-W',
+  '-S',
+  '--task-overlay',
+  '--lock-task',
+  '--allow-background-activity-starts',
+  '--async',
+  '--splashscreen-show-icon',
+  '--dismiss-keyguard',
+  '--dismiss-keyguard-if-insecure',
+  '--include-stopped-packages',
+  '--exclude-stopped-packages',
+  '--debug-log-resolution',
+  '--grant-read-uri-permission',
+  '--grant-write-uri-permission',
+  '--grant-persistable-uri-permission',
+  '--grant-prefix-uri-permission',
+  '--exclude-background',
+  '--include-background',
+  '--receiver-registered-only',
+  '--receiver-replace-pending',
+  '--receiver-foreground',
+  '--receiver-no-abort',
+  '--receiver-include-background',
+]);
 
 function need(args: readonly string[], i: number, option: string): string {
   const value = args[i];

@@ -35,7 +35,15 @@ export function reportShellException(
   exception: string,
   throwingFrames: string[],
 ): number {
-  const frames = [...throwingFrames, ...COMMON_FRAMES, ...(SERVICE_FRAMES[service] ?? []), 'android.os.Binder.execTransactInternal(Binder.java:1392)', 'android.os.Binder.execTransact(Binder.java:1299)'];
-  io.err(`\nException occurred while executing '${firstArg}':\n${exception}\n${frames.map((f) => `\tat ${f}\n`).join('')}`);
+  const frames = [
+    ...throwingFrames,
+    ...COMMON_FRAMES,
+    ...(SERVICE_FRAMES[service] ?? []),
+    'android.os.Binder.execTransactInternal(Binder.java:1392)',
+    'android.os.Binder.execTransact(Binder.java:1299)',
+  ];
+  io.err(
+    `\nException occurred while executing '${firstArg}':\n${exception}\n${frames.map((f) => `\tat ${f}\n`).join('')}`,
+  );
   return SHELL_EXCEPTION_EXIT;
 }

@@ -62,8 +62,17 @@ function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[
   }
   const lines = phone.packages
     .list()
-    .filter((p) => !disabledOnly && (!thirdParty || !p.system) && (!systemOnly || p.system) && (filter === undefined || p.name.includes(filter)))
-    .map((p, i) => `package:${showPath ? `${p.apkPath}=` : ''}${p.name}${showUid ? ` uid:${p.system ? 1000 + i : 10100 + i}` : ''}\n`);
+    .filter(
+      (p) =>
+        !disabledOnly &&
+        (!thirdParty || !p.system) &&
+        (!systemOnly || p.system) &&
+        (filter === undefined || p.name.includes(filter)),
+    )
+    .map(
+      (p, i) =>
+        `package:${showPath ? `${p.apkPath}=` : ''}${p.name}${showUid ? ` uid:${p.system ? 1000 + i : 10100 + i}` : ''}\n`,
+    );
   io.out(lines.join(''));
   return 0;
 }
@@ -71,7 +80,8 @@ function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[
 /** The failure line an install quirk prints, or undefined when the phone has none. */
 function installQuirkFailure(phone: PhoneContext): string | undefined {
   if (phone.quirks.has('install-user-restricted')) return 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user';
-  if (phone.quirks.has('install-version-downgrade')) return 'INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35';
+  if (phone.quirks.has('install-version-downgrade'))
+    return 'INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 34 is older than current 35';
   if (phone.quirks.has('install-insufficient-storage')) return 'INSTALL_FAILED_INSUFFICIENT_STORAGE';
   if (phone.quirks.has('install-verifier-timeout')) return 'INSTALL_FAILED_VERIFICATION_FAILURE';
   return undefined;
@@ -83,7 +93,10 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
     if (a === '-S') size = Number(args[++i]);
-    else if (['-i', '--user', '--install-location', '--originating-uri', '--referrer', '--abi', '--install-reason'].includes(a)) i++;
+    else if (
+      ['-i', '--user', '--install-location', '--originating-uri', '--referrer', '--abi', '--install-reason'].includes(a)
+    )
+      i++;
     else if (!a.startsWith('-')) path = a;
   }
   if (path === undefined && size === undefined) {
@@ -92,22 +105,39 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
   }
   // `-S SIZE` with no path: the APK arrives on stdin (adb install's streamed mode).
   if (path === undefined && size !== undefined && io.stdin.length !== size) {
-    io.out(`Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl.tmp/base.apk: read ${io.stdin.length} of ${size} bytes]\n`);
+    io.out(
+      `Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl.tmp/base.apk: read ${io.stdin.length} of ${size} bytes]\n`,
+    );
     return 1;
   }
   path ??= 'base.apk';
-  const data = size !== undefined && io.stdin.length === size ? io.stdin : phone.fs.stat(path) && !phone.fs.isDirectory(path) ? phone.fs.read(path) : undefined;
+  const data =
+    size !== undefined && io.stdin.length === size
+      ? io.stdin
+      : phone.fs.stat(path) && !phone.fs.isDirectory(path)
+        ? phone.fs.read(path)
+        : undefined;
   if (!data) {
-    return reportShellException(io, 'package', 'install', `java.lang.IllegalArgumentException: Error: Can't open file: ${path}`, [
-      'com.android.server.pm.PackageManagerShellCommand.setParamsSize(PackageManagerShellCommand.java:684)',
-      'com.android.server.pm.PackageManagerShellCommand.doRunInstall(PackageManagerShellCommand.java:1498)',
-      'com.android.server.pm.PackageManagerShellCommand.runInstall(PackageManagerShellCommand.java:1460)',
-      'com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:207)',
-    ]);
+    return reportShellException(
+      io,
+      'package',
+      'install',
+      `java.lang.IllegalArgumentException: Error: Can't open file: ${path}`,
+      [
+        'com.android.server.pm.PackageManagerShellCommand.setParamsSize(PackageManagerShellCommand.java:684)',
+        'com.android.server.pm.PackageManagerShellCommand.doRunInstall(PackageManagerShellCommand.java:1498)',
+        'com.android.server.pm.PackageManagerShellCommand.runInstall(PackageManagerShellCommand.java:1460)',
+        'com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:207)',
+      ],
+    );
   }
   const refused = installQuirkFailure(phone) ?? helperInstallRefused(phone, data);
   if (refused !== undefined) {
-    if (phone.quirks.has('install-verifier-timeout') && !(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'verifier'), io.signal))) return 130;
+    if (
+      phone.quirks.has('install-verifier-timeout') &&
+      !(await sleepUnlessAborted(quirkWaitMs(phone.profile, 'verifier'), io.signal))
+    )
+      return 130;
     io.out(`Failure [${refused}]\n`);
     return 1;
   }
@@ -128,7 +158,9 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
 function helperInstallRefused(phone: PhoneContext, data: Buffer): string | undefined {
   if (!phone.quirks.has('helper-install-refused')) return undefined;
   const name = readApkManifest(data)?.package;
-  return name !== undefined && HEADLESS_PACKAGES.has(name) ? 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user' : undefined;
+  return name !== undefined && HEADLESS_PACKAGES.has(name)
+    ? 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user'
+    : undefined;
 }
 
 /** The package argument after options like `--user 0` / `-k`. */
@@ -188,9 +220,15 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
     case 'revoke': {
       const name = packageArg(args);
       if (name === undefined || !phone.packages.has(name)) {
-        return reportShellException(io, 'package', sub, `java.lang.IllegalArgumentException: Unknown package: ${name ?? ''}`, [
-          'com.android.server.pm.permission.PermissionManagerServiceImpl.grantRuntimePermissionInternal(PermissionManagerServiceImpl.java:1361)',
-        ]);
+        return reportShellException(
+          io,
+          'package',
+          sub,
+          `java.lang.IllegalArgumentException: Unknown package: ${name ?? ''}`,
+          [
+            'com.android.server.pm.permission.PermissionManagerServiceImpl.grantRuntimePermissionInternal(PermissionManagerServiceImpl.java:1361)',
+          ],
+        );
       }
       return 0;
     }

@@ -30,7 +30,11 @@ const CMD_SERVICES: Record<string, CommandHandler> = {
 function cmdCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
   const service = io.argv[1];
   if (service === undefined || service === '-l') {
-    io.out(`Currently running services:\n${Object.keys(CMD_SERVICES).map((s) => `  ${s}\n`).join('')}`);
+    io.out(
+      `Currently running services:\n${Object.keys(CMD_SERVICES)
+        .map((s) => `  ${s}\n`)
+        .join('')}`,
+    );
     return 0;
   }
   const handler = CMD_SERVICES[service];

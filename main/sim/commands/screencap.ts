@@ -61,7 +61,11 @@ export async function screencapCommand(io: CommandIo, phone: PhoneContext): Prom
     return 1;
   }
   const inUse = panel.physicalId === phone.displays.activePanel().physicalId;
-  const data = !inUse ? await blackCapture(panel.width, panel.height, png) : png ? await phone.frames.png() : await phone.frames.rawScreencap();
+  const data = !inUse
+    ? await blackCapture(panel.width, panel.height, png)
+    : png
+      ? await phone.frames.png()
+      : await phone.frames.rawScreencap();
   if (file === undefined) {
     io.out(data);
     return 0;

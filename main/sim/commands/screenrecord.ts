@@ -28,8 +28,23 @@ const IDENTITY_MATRIX = u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000
 export function minimalMp4(width: number, height: number, durationMs: number, nowSeconds: number): Buffer {
   const mp4Time = nowSeconds + 2082844800; // seconds since 1904-01-01
   const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), u32(0x200), Buffer.from('isomiso2avc1mp41', 'latin1'));
-  const mvhd = box('mvhd', u32(0, mp4Time, mp4Time, 1000, durationMs, 0x00010000), Buffer.from([0x01, 0x00, 0, 0]), Buffer.alloc(8), IDENTITY_MATRIX, Buffer.alloc(24), u32(2));
-  const tkhd = box('tkhd', u32(0x00000007, mp4Time, mp4Time, 1, 0, durationMs), Buffer.alloc(8), Buffer.alloc(8), IDENTITY_MATRIX, u32(width << 16, height << 16));
+  const mvhd = box(
+    'mvhd',
+    u32(0, mp4Time, mp4Time, 1000, durationMs, 0x00010000),
+    Buffer.from([0x01, 0x00, 0, 0]),
+    Buffer.alloc(8),
+    IDENTITY_MATRIX,
+    Buffer.alloc(24),
+    u32(2),
+  );
+  const tkhd = box(
+    'tkhd',
+    u32(0x00000007, mp4Time, mp4Time, 1, 0, durationMs),
+    Buffer.alloc(8),
+    Buffer.alloc(8),
+    IDENTITY_MATRIX,
+    u32(width << 16, height << 16),
+  );
   const moov = box('moov', mvhd, box('trak', tkhd));
   const mdat = box('mdat', Buffer.alloc(16));
   return Buffer.concat([ftyp, moov, mdat]);

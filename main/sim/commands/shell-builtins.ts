@@ -7,7 +7,17 @@ import { normalizePhonePath, S_IFDIR, S_IFMT } from '../phone-fs';
 import { sleepUnlessAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 
-const ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+const ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+};
 
 /** mksh echo/print escape processing; returns the text and whether \c cut the output. */
 function interpretEscapes(text: string): { text: string; stop: boolean } {

@@ -7,7 +7,12 @@ import type { CommandIo, PhoneContext } from './command-types';
 import { splitFlags } from './file-utils';
 
 /** Reads the operand files (or stdin when none), reporting missing ones. */
-function inputs(io: CommandIo, phone: PhoneContext, name: string, operands: string[]): { text: string; failed: boolean } {
+function inputs(
+  io: CommandIo,
+  phone: PhoneContext,
+  name: string,
+  operands: string[],
+): { text: string; failed: boolean } {
   if (operands.length === 0) return { text: io.stdin.toString('utf8'), failed: false };
   let text = '';
   let failed = false;
@@ -117,7 +122,12 @@ function countArg(args: string[], fallback: number): { n: number; operands: stri
 export function headCommand(io: CommandIo, phone: PhoneContext): number {
   const { n, operands } = countArg(io.argv.slice(1), 10);
   const { text, failed } = inputs(io, phone, 'head', operands);
-  io.out(lines(text).slice(0, n).map((l) => `${l}\n`).join(''));
+  io.out(
+    lines(text)
+      .slice(0, n)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
   return failed ? 1 : 0;
 }
 
@@ -125,7 +135,12 @@ export function tailCommand(io: CommandIo, phone: PhoneContext): number {
   const { n, operands } = countArg(io.argv.slice(1), 10);
   const { text, failed } = inputs(io, phone, 'tail', operands);
   const all = lines(text);
-  io.out(all.slice(Math.max(0, all.length - n)).map((l) => `${l}\n`).join(''));
+  io.out(
+    all
+      .slice(Math.max(0, all.length - n))
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
   return failed ? 1 : 0;
 }
 

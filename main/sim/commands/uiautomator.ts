@@ -32,7 +32,8 @@ events: prints out accessibility events until terminated
 `;
 
 function dumpXml(phone: PhoneContext): string {
-  if (phone.quirks.has('ui-dump-empty')) return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
+  if (phone.quirks.has('ui-dump-empty'))
+    return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
   const window = phone.screen.window();
   // Bounds are in the display's current orientation; <hierarchy rotation> says which it is.
   const { width, height } = phone.displays.logicalSize();

@@ -40,8 +40,22 @@ export function focusLines(phone: PhoneContext, f: FocusTokens): string[] {
 /** What ends the WINDOWS section after the window list, by version. */
 export function windowsSectionTail(phone: PhoneContext, f: FocusTokens): string[] {
   const sdk = phone.info.sdk;
-  if (sdk <= 28) return ['  mHasPermanentDpad=false', ...focusLines(phone, f), `  mInputMethodTarget=${f.windowToken}`, '  mInTouchMode=true', ''];
-  if (sdk <= 30) return ['  mHasPermanentDpad=false', '  mTopFocusedDisplayId=0', `  mInputMethodTarget in display# 0 ${f.windowToken}`, '  mInTouchMode=true', ''];
+  if (sdk <= 28)
+    return [
+      '  mHasPermanentDpad=false',
+      ...focusLines(phone, f),
+      `  mInputMethodTarget=${f.windowToken}`,
+      '  mInTouchMode=true',
+      '',
+    ];
+  if (sdk <= 30)
+    return [
+      '  mHasPermanentDpad=false',
+      '  mTopFocusedDisplayId=0',
+      `  mInputMethodTarget in display# 0 ${f.windowToken}`,
+      '  mInTouchMode=true',
+      '',
+    ];
   return [
     '  mHasPermanentDpad=false',
     '  mTopFocusedDisplayId=0',
@@ -71,7 +85,9 @@ export function legacyWindowPolicy(phone: PhoneContext): string {
     'WINDOW MANAGER POLICY STATE (dumpsys window policy)',
     '    mSafeMode=false mSystemReady=true mSystemBooted=true',
     '    mLidState=-1 mLidOpenRotation=-1 mCameraLensCoverState=-1 mHdmiPlugged=false',
-    ...(phone.info.sdk <= 27 ? [`    mUnrestrictedScreen=(0,0) ${width}x${height}`, `    mRestrictedScreen=(0,0) ${width}x${height}`] : []),
+    ...(phone.info.sdk <= 27
+      ? [`    mUnrestrictedScreen=(0,0) ${width}x${height}`, `    mRestrictedScreen=(0,0) ${width}x${height}`]
+      : []),
     `    mScreenOnEarly=${awake} mScreenOnFully=${awake}`,
     '    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true',
     `    mShowingLockscreen=${showing} mShowingDream=false mDreamingLockscreen=${showing} mDreamingSleepToken=null`,

@@ -54,7 +54,8 @@ export function readZipEntry(zip: Buffer, wanted: string): Buffer | undefined {
     const name = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
     offset += 46 + nameLength + extraLength + commentLength;
     if (name !== wanted) continue;
-    if (size > MAX_MANIFEST_BYTES || localOffset + 30 > zip.length || zip.readUInt32LE(localOffset) !== LOCAL_SIGNATURE) return undefined;
+    if (size > MAX_MANIFEST_BYTES || localOffset + 30 > zip.length || zip.readUInt32LE(localOffset) !== LOCAL_SIGNATURE)
+      return undefined;
     const dataStart = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
     const data = zip.subarray(dataStart, dataStart + compressedSize);
     if (data.length !== compressedSize) return undefined;

@@ -18,7 +18,14 @@ import { helperTimingMs, sleepUnlessAborted, type TimingProfile } from '../timin
 import { serveHttpConnection, type ByteChannel, type HttpReply, type HttpRequest } from './http-wire';
 import { serveMjpegConnection } from './mjpeg-stream';
 import { shortPath, Uia2Server, type Uia2Hooks, type Uia2Phone } from './uia2-server';
-import { UIA2_DEVICE_PORT, UIA2_INSTRUMENTATION, UIA2_MJPEG_PORT, UIA2_SERVER_PKG, UIA2_TEST_CLASS, UIA2_TEST_PKG } from './uia2-ids';
+import {
+  UIA2_DEVICE_PORT,
+  UIA2_INSTRUMENTATION,
+  UIA2_MJPEG_PORT,
+  UIA2_SERVER_PKG,
+  UIA2_TEST_CLASS,
+  UIA2_TEST_PKG,
+} from './uia2-ids';
 
 export type HelperState = 'stopped' | 'starting' | 'running';
 
@@ -168,7 +175,8 @@ export class SimHelper implements HelperControl {
   }
 
   setStaleReads(count: number): void {
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`setStaleReads: count must be a whole number ≥ 0 (got ${count})`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`setStaleReads: count must be a whole number ≥ 0 (got ${count})`);
     this.staleReads = count;
   }
 
@@ -207,7 +215,12 @@ export class SimHelper implements HelperControl {
   instrumentationLines(): string[] {
     return this.deps.packages
       .list()
-      .flatMap((p) => (p.instrumentation ?? []).map((i) => `instrumentation:${p.name}/${i.name.startsWith('.') ? p.name + i.name : i.name} (target=${i.targetPackage})\n`));
+      .flatMap((p) =>
+        (p.instrumentation ?? []).map(
+          (i) =>
+            `instrumentation:${p.name}/${i.name.startsWith('.') ? p.name + i.name : i.name} (target=${i.targetPackage})\n`,
+        ),
+      );
   }
 
   /** The adbd `tcp:PORT` service: a handler while the server listens, else undefined (refused). */
@@ -256,7 +269,9 @@ export class SimHelper implements HelperControl {
     }
     const declared = this.instrumentationLines().some((line) => line.startsWith(`instrumentation:${component} `));
     if (!declared) {
-      io.out(`INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{${component}}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n`);
+      io.out(
+        `INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{${component}}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n`,
+      );
       io.err(`android.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n${AM_FRAMES}\n`);
       return 1;
     }
@@ -266,7 +281,9 @@ export class SimHelper implements HelperControl {
       return 0;
     }
     if (!this.deps.packages.has(UIA2_SERVER_PKG)) {
-      io.out(`INSTRUMENTATION_STATUS: Error=Unable to find instrumentation target package: ${UIA2_SERVER_PKG}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n`);
+      io.out(
+        `INSTRUMENTATION_STATUS: Error=Unable to find instrumentation target package: ${UIA2_SERVER_PKG}\nINSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS_CODE: -1\n`,
+      );
       io.err(`android.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n${AM_FRAMES}\n`);
       return 1;
     }
@@ -295,7 +312,11 @@ export class SimHelper implements HelperControl {
     const reason = await Promise.race([p.ended, aborted]);
     // The shell stream closed: `am` dies with it, the instrumentation carries on.
     if (reason === 'aborted') return 130;
-    io.out(reason === 'crashed' ? CRASHED_TAIL : `\n\nTime: ${((Date.now() - p.startedAt) / 1000).toFixed(3)}\n\nOK (1 test)\n\n\nINSTRUMENTATION_CODE: -1\n`);
+    io.out(
+      reason === 'crashed'
+        ? CRASHED_TAIL
+        : `\n\nTime: ${((Date.now() - p.startedAt) / 1000).toFixed(3)}\n\nOK (1 test)\n\n\nINSTRUMENTATION_CODE: -1\n`,
+    );
     return 0;
   }
 

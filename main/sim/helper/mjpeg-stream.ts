@@ -62,10 +62,14 @@ class FrameEncoder {
     const width = raw.readUInt32LE(0);
     const height = raw.readUInt32LE(4);
     const jpeg = await sharp(raw.subarray(SCREENCAP_HEADER_BYTES), { raw: { width, height, channels: 4 } })
-      .resize(Math.max(1, Math.round((width * spec.scale) / 100)), Math.max(1, Math.round((height * spec.scale) / 100)), {
-        fit: 'fill',
-        kernel: spec.bilinear ? 'linear' : 'nearest',
-      })
+      .resize(
+        Math.max(1, Math.round((width * spec.scale) / 100)),
+        Math.max(1, Math.round((height * spec.scale) / 100)),
+        {
+          fit: 'fill',
+          kernel: spec.bilinear ? 'linear' : 'nearest',
+        },
+      )
       .removeAlpha()
       .jpeg({ quality: spec.quality })
       .toBuffer();
@@ -90,7 +94,10 @@ export async function serveMjpegConnection(channel: ByteChannel, deps: MjpegStre
   const encoder = new FrameEncoder();
   try {
     // The server waits for the client's request (any bytes) before it answers.
-    const request = await Promise.race([channel.readSome(), new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }))]);
+    const request = await Promise.race([
+      channel.readSome(),
+      new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
+    ]);
     if (!request || signal.aborted) return;
     // Whatever else the client sends is read and ignored.
     void (async () => {

@@ -26,7 +26,8 @@ function safe(text: string): string {
   let out = '';
   for (const ch of text) {
     const c = ch.codePointAt(0) ?? 0;
-    const ok = c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || c >= 0x10000;
+    const ok =
+      c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || c >= 0x10000;
     out += ok ? ch : '?';
   }
   return out;
@@ -119,7 +120,9 @@ function serialize(node: UiNode, index: number, depth: number, w: Walk): void {
 /** The page source document of one window (no trailing newline). */
 export function pageSourceXml(window: ScreenWindow, options: SourceOptions): string {
   const out: string[] = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"];
-  out.push(`\r\n<hierarchy index="0" class="hierarchy" rotation="${options.rotation}" width="${options.width}" height="${options.height}">`);
+  out.push(
+    `\r\n<hierarchy index="0" class="hierarchy" rotation="${options.rotation}" width="${options.width}" height="${options.height}">`,
+  );
   serialize(window.root, 0, 1, {
     pkg: window.pkg,
     display: rect(0, 0, options.width, options.height),

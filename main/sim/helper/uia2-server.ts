@@ -69,15 +69,30 @@ const unknownCommand = (): ServerError =>
     'The requested resource could not be found, or a request was received using an HTTP method that is not supported by the mapped resource',
     'io.appium.uiautomator2.common.exceptions.UnknownCommandException',
   );
-const invalidArgument = (message: string): ServerError => new ServerError('invalid argument', 400, message, 'io.appium.uiautomator2.common.exceptions.InvalidArgumentException');
+const invalidArgument = (message: string): ServerError =>
+  new ServerError(
+    'invalid argument',
+    400,
+    message,
+    'io.appium.uiautomator2.common.exceptions.InvalidArgumentException',
+  );
 const noSuchElement = (): ServerError =>
-  new ServerError('no such element', 404, 'An element could not be located on the page using the given search parameters', 'io.appium.uiautomator2.common.exceptions.ElementNotFoundException');
+  new ServerError(
+    'no such element',
+    404,
+    'An element could not be located on the page using the given search parameters',
+    'io.appium.uiautomator2.common.exceptions.ElementNotFoundException',
+  );
 
 /** A Java-looking stack trace for the error body, as Log.getStackTraceString gives. */
 function stacktrace(error: ServerError, handler: string | undefined): string {
   if (handler === undefined) {
     // No handler matched: ServerHandler renders UnknownCommandException itself.
-    return [`${error.javaClass}: ${error.message}`, '\tat io.appium.uiautomator2.http.ServerHandler.channelRead(ServerHandler.java:72)', '\tat io.netty.channel.AbstractChannelHandlerContext.invokeChannelRead(AbstractChannelHandlerContext.java:444)'].join('\n');
+    return [
+      `${error.javaClass}: ${error.message}`,
+      '\tat io.appium.uiautomator2.http.ServerHandler.channelRead(ServerHandler.java:72)',
+      '\tat io.netty.channel.AbstractChannelHandlerContext.invokeChannelRead(AbstractChannelHandlerContext.java:444)',
+    ].join('\n');
   }
   return [
     `${error.javaClass}: ${error.message}`,
@@ -159,7 +174,10 @@ const ROUTES: Route[] = [
 
 /** The route and session id a request maps to; the server's matcher compares path sections. */
 export function matchRoute(method: string, path: string): { route: Route; sessionId: string | undefined } | undefined {
-  const sections = path.replace(/^\/wd\/hub(?=\/|$)/, '').split('/').slice(1);
+  const sections = path
+    .replace(/^\/wd\/hub(?=\/|$)/, '')
+    .split('/')
+    .slice(1);
   for (const route of ROUTES) {
     if (route.method !== method || route.pattern.length !== sections.length) continue;
     if (!route.pattern.every((p, i) => p.startsWith(':') || p === sections[i])) continue;
@@ -173,7 +191,7 @@ export function matchRoute(method: string, path: string): { route: Route; sessio
 export function shortPath(path: string): string {
   const bare = path.replace(/^\/wd\/hub(?=\/|$)/, '');
   const m = /^\/session\/[^/]+(\/.*)?$/.exec(bare);
-  return m ? m[1] ?? '/session' : bare;
+  return m ? (m[1] ?? '/session') : bare;
 }
 
 function parseJson(body: Buffer): Record<string, unknown> {
@@ -182,9 +200,12 @@ function parseJson(body: Buffer): Record<string, unknown> {
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch (error) {
-    throw invalidArgument(`com.google.gson.JsonSyntaxException: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalidArgument(
+      `com.google.gson.JsonSyntaxException: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidArgument('The request body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalidArgument('The request body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -224,21 +245,34 @@ export class Uia2Server {
     const match = matchRoute(request.method, request.path);
     if (!match) {
       const error = unknownCommand();
-      return reply(error.status, { error: error.error, message: error.message, stacktrace: stacktrace(error, undefined) }, null);
+      return reply(
+        error.status,
+        { error: error.error, message: error.message, stacktrace: stacktrace(error, undefined) },
+        null,
+      );
     }
     const { route, sessionId } = match;
     const echoId = sessionId ?? NO_SESSION_ID;
     try {
       if (!route.noSession && (sessionId === undefined || this.session?.id !== sessionId)) {
-        throw new ServerError('invalid session id', 404, `The session identified by ${sessionId ?? 'null'} is not known`, 'io.appium.uiautomator2.common.exceptions.NoSuchDriverException');
+        throw new ServerError(
+          'invalid session id',
+          404,
+          `The session identified by ${sessionId ?? 'null'} is not known`,
+          'io.appium.uiautomator2.common.exceptions.NoSuchDriverException',
+        );
       }
       const value = await this.dispatch(route.handler, request, hooks);
       if (value === undefined) return undefined;
-      const id = route.handler === 'NewSession' ? this.session?.id ?? NO_SESSION_ID : echoId;
+      const id = route.handler === 'NewSession' ? (this.session?.id ?? NO_SESSION_ID) : echoId;
       return reply(200, value.json, id);
     } catch (error) {
       if (!(error instanceof ServerError)) throw error;
-      return reply(error.status, { error: error.error, message: error.message, stacktrace: stacktrace(error, route.handler) }, sessionId ?? null);
+      return reply(
+        error.status,
+        { error: error.error, message: error.message, stacktrace: stacktrace(error, route.handler) },
+        sessionId ?? null,
+      );
     }
   }
 
@@ -248,16 +282,34 @@ export class Uia2Server {
     switch (handler) {
       case 'Status':
         if (!(await hooks.spend('call'))) return undefined;
-        return done({ ready: true, message: 'UiAutomator2 Server is ready to accept commands', build: { version: this.build.versionName, versionCode: this.build.versionCode } });
+        return done({
+          ready: true,
+          message: 'UiAutomator2 Server is ready to accept commands',
+          build: { version: this.build.versionName, versionCode: this.build.versionCode },
+        });
       case 'NewSession': {
         const body = parseJson(request.body);
         const caps = body.capabilities;
         if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
-          throw new ServerError('session not created', 500, "io.appium.uiautomator2.common.exceptions.InvalidArgumentException: 'capabilities' are mandatory for session creation", 'io.appium.uiautomator2.common.exceptions.SessionNotCreatedException');
+          throw new ServerError(
+            'session not created',
+            500,
+            "io.appium.uiautomator2.common.exceptions.InvalidArgumentException: 'capabilities' are mandatory for session creation",
+            'io.appium.uiautomator2.common.exceptions.SessionNotCreatedException',
+          );
         }
         const c = caps as Record<string, Json>;
-        const always = typeof c.alwaysMatch === 'object' && c.alwaysMatch !== null && !Array.isArray(c.alwaysMatch) ? c.alwaysMatch : {};
-        const first = Array.isArray(c.firstMatch) && typeof c.firstMatch[0] === 'object' && c.firstMatch[0] !== null && !Array.isArray(c.firstMatch[0]) ? c.firstMatch[0] : {};
+        const always =
+          typeof c.alwaysMatch === 'object' && c.alwaysMatch !== null && !Array.isArray(c.alwaysMatch)
+            ? c.alwaysMatch
+            : {};
+        const first =
+          Array.isArray(c.firstMatch) &&
+          typeof c.firstMatch[0] === 'object' &&
+          c.firstMatch[0] !== null &&
+          !Array.isArray(c.firstMatch[0])
+            ? c.firstMatch[0]
+            : {};
         // Settings.resetForNewSession(): a new session starts from the defaults.
         for (const [k, v] of defaultSettings()) this.settings.set(k, v);
         this.session = { id: randomUUID(), capabilities: { ...always, ...first } };
@@ -265,7 +317,11 @@ export class Uia2Server {
         return done({ sessionId: this.session.id, capabilities: c });
       }
       case 'GetSessions':
-        return done(this.session ? [{ sessionId: this.session.id, capabilities: this.session.capabilities, id: this.session.id }] : []);
+        return done(
+          this.session
+            ? [{ sessionId: this.session.id, capabilities: this.session.capabilities, id: this.session.id }]
+            : [],
+        );
       case 'GetSessionDetails':
         return done(this.session ? { ...this.session.capabilities } : null);
       case 'DeleteSession':
@@ -280,7 +336,8 @@ export class Uia2Server {
       case 'PressKeyCode': {
         const body = parseJson(request.body);
         const keycode = body.keycode;
-        if (typeof keycode !== 'number' || !Number.isInteger(keycode)) throw invalidArgument("'keycode' is mandatory and must be an integer");
+        if (typeof keycode !== 'number' || !Number.isInteger(keycode))
+          throw invalidArgument("'keycode' is mandatory and must be an integer");
         if (!(await hooks.spend('call'))) return undefined;
         this.phone.input.key(keycode);
         hooks.performed(['press_keycode', String(keycode)]);
@@ -291,9 +348,11 @@ export class Uia2Server {
       case 'UpdateSettings': {
         const body = parseJson(request.body);
         const settings = body.settings;
-        if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw invalidArgument("'settings' are mandatory and must be an object");
+        if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+          throw invalidArgument("'settings' are mandatory and must be an object");
         // Unknown settings are skipped, as UpdateSettings logs and continues.
-        for (const [k, v] of Object.entries(settings as Record<string, Json>)) if (this.settings.has(k)) this.settings.set(k, v);
+        for (const [k, v] of Object.entries(settings as Record<string, Json>))
+          if (this.settings.has(k)) this.settings.set(k, v);
         return done(null);
       }
       case 'GetSettings':
@@ -314,7 +373,10 @@ export class Uia2Server {
     const display = this.phone.display();
     const maxDepthSetting = this.settings.get('snapshotMaxDepth');
     const sparse = hooks.sparseDepth();
-    const limits = [typeof maxDepthSetting === 'number' ? maxDepthSetting : 70, ...(sparse === undefined ? [] : [sparse])];
+    const limits = [
+      typeof maxDepthSetting === 'number' ? maxDepthSetting : 70,
+      ...(sparse === undefined ? [] : [sparse]),
+    ];
     const window = this.phone.screen.window();
     const fresh = pageSourceXml(window, { ...display, windowId: 1000 + window.taskId, maxDepth: Math.min(...limits) });
     return { json: hooks.staleSource(fresh, `${window.pkg}/${window.activity}/${window.screen}`) };

@@ -20,7 +20,11 @@ interface PathGesture extends PointGesture {
   x2: number;
   y2: number;
 }
-export type Gesture = (PointGesture & { kind: 'tap' }) | (PointGesture & { kind: 'long-press' }) | (PathGesture & { kind: 'swipe' }) | (PathGesture & { kind: 'drag' });
+export type Gesture =
+  | (PointGesture & { kind: 'tap' })
+  | (PointGesture & { kind: 'long-press' })
+  | (PathGesture & { kind: 'swipe' })
+  | (PathGesture & { kind: 'drag' });
 
 export type KeyStroke = { kind: 'char'; text: string } | { kind: 'key'; keycode: number };
 
@@ -77,9 +81,13 @@ function pointerGestures(actions: unknown[], slopPx: number): { gestures: Gestur
         } else if (origin === 'viewport') {
           x = dx;
           y = dy;
-        } else throw new ActionsError(`An unknown element origin ${JSON.stringify(origin)}: only 'viewport' and 'pointer' are supported here`);
+        } else
+          throw new ActionsError(
+            `An unknown element origin ${JSON.stringify(origin)}: only 'viewport' and 'pointer' are supported here`,
+          );
         t += Math.max(0, number(item.duration, 'duration', 0));
-        if (down && down.movedAt === undefined && (Math.abs(x - down.x) > slopPx || Math.abs(y - down.y) > slopPx)) down.movedAt = t;
+        if (down && down.movedAt === undefined && (Math.abs(x - down.x) > slopPx || Math.abs(y - down.y) > slopPx))
+          down.movedAt = t;
         break;
       }
       case 'pointerDown':
@@ -91,7 +99,8 @@ function pointerGestures(actions: unknown[], slopPx: number): { gestures: Gestur
         const rx = Math.round(x);
         const ry = Math.round(y);
         const at = { x: Math.round(down.x), y: Math.round(down.y), durationMs };
-        if (down.movedAt === undefined) gestures.push(durationMs >= LONG_PRESS_MS ? { kind: 'long-press', ...at } : { kind: 'tap', ...at });
+        if (down.movedAt === undefined)
+          gestures.push(durationMs >= LONG_PRESS_MS ? { kind: 'long-press', ...at } : { kind: 'tap', ...at });
         // Held still past the long-press timeout before moving: Android starts a drag.
         else if (down.movedAt - down.t >= LONG_PRESS_MS) gestures.push({ kind: 'drag', ...at, x2: rx, y2: ry });
         else gestures.push({ kind: 'swipe', ...at, x2: rx, y2: ry });
@@ -115,22 +124,26 @@ function keyStrokes(actions: unknown[]): { keys: KeyStroke[]; durationMs: number
     if (!isRecord(item)) throw new ActionsError('each action must be an object');
     if (item.type === 'pause') t += Math.max(0, number(item.duration, 'duration', 0));
     else if (item.type === 'keyDown') {
-      if (typeof item.value !== 'string' || [...item.value].length !== 1) throw new ActionsError("'value' of a key action must be a single character");
+      if (typeof item.value !== 'string' || [...item.value].length !== 1)
+        throw new ActionsError("'value' of a key action must be a single character");
       const code = item.value.codePointAt(0) ?? 0;
       const special = SPECIAL_KEYS[code];
       if (special !== undefined) keys.push({ kind: 'key', keycode: special });
       else if (code < 0xe000 || code > 0xf8ff) keys.push({ kind: 'char', text: item.value });
-    } else if (item.type !== 'keyUp') throw new ActionsError(`Unsupported key action type ${JSON.stringify(item.type)}`);
+    } else if (item.type !== 'keyUp')
+      throw new ActionsError(`Unsupported key action type ${JSON.stringify(item.type)}`);
   }
   return { keys, durationMs: t };
 }
 
 /** Parses the request body of POST /actions. */
 export function parseActions(body: unknown, slopPx: number): ParsedActions {
-  if (!isRecord(body) || !Array.isArray(body.actions)) throw new ActionsError("'actions' are mandatory and must be an array");
+  if (!isRecord(body) || !Array.isArray(body.actions))
+    throw new ActionsError("'actions' are mandatory and must be an array");
   const out: ParsedActions = { gestures: [], keys: [], durationMs: 0 };
   for (const source of body.actions) {
-    if (!isRecord(source) || !Array.isArray(source.actions)) throw new ActionsError("each input source must have an 'actions' array");
+    if (!isRecord(source) || !Array.isArray(source.actions))
+      throw new ActionsError("each input source must have an 'actions' array");
     if (source.type === 'pointer') {
       const { gestures, durationMs } = pointerGestures(source.actions, slopPx);
       out.gestures.push(...gestures);
@@ -139,7 +152,8 @@ export function parseActions(body: unknown, slopPx: number): ParsedActions {
       const { keys, durationMs } = keyStrokes(source.actions);
       out.keys.push(...keys);
       out.durationMs = Math.max(out.durationMs, durationMs);
-    } else if (source.type !== 'none') throw new ActionsError(`Unsupported input source type ${JSON.stringify(source.type)}`);
+    } else if (source.type !== 'none')
+      throw new ActionsError(`Unsupported input source type ${JSON.stringify(source.type)}`);
   }
   return out;
 }

@@ -80,8 +80,13 @@ export const browserApp: AppDef = {
           focusable: true,
           scrollable: false,
           children: [
-            textView(L, BROWSER_PKG, rect(m, pageTop, L.width - m, pageTop + L.dp(48)), pageTitle(url), { size: L.dp(28), bold: true }),
-            textView(L, BROWSER_PKG, rect(m, pageTop + L.dp(56), L.width - m, pageTop + L.dp(88)), url, { color: HINT_RGB }),
+            textView(L, BROWSER_PKG, rect(m, pageTop, L.width - m, pageTop + L.dp(48)), pageTitle(url), {
+              size: L.dp(28),
+              bold: true,
+            }),
+            textView(L, BROWSER_PKG, rect(m, pageTop + L.dp(56), L.width - m, pageTop + L.dp(88)), url, {
+              color: HINT_RGB,
+            }),
           ],
         });
         return [column(L.content, [toolbarNode, page], '#ffffff')];

@@ -29,7 +29,9 @@ export function createGenericApp(pkg: string): AppDef {
               L.content,
               [
                 toolbar(L, pkg, label, GENERIC_HEADER_RGB),
-                textView(L, pkg, rect(L.margin, top, L.width - L.margin, top + L.dp(32)), `Installed package ${pkg}`, { id: 'message' }),
+                textView(L, pkg, rect(L.margin, top, L.width - L.margin, top + L.dp(32)), `Installed package ${pkg}`, {
+                  id: 'message',
+                }),
               ],
               hex(APP_BACKGROUND_RGB),
             ),

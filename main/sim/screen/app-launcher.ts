@@ -51,7 +51,14 @@ export const launcherApp: AppDef = {
           bounds: L.content,
           children: icons,
         });
-        return [uiNode({ className: 'android.widget.FrameLayout', resourceId: 'com.google.android.apps.nexuslauncher:id/launcher', bounds: L.content, children: [workspace] })];
+        return [
+          uiNode({
+            className: 'android.widget.FrameLayout',
+            resourceId: 'com.google.android.apps.nexuslauncher:id/launcher',
+            bounds: L.content,
+            children: [workspace],
+          }),
+        ];
       },
       onAction(action, ctx) {
         if (action.startsWith('launch:')) ctx.launchPackage(action.slice('launch:'.length));
@@ -74,18 +81,31 @@ export const launcherApp: AppDef = {
             clickable: true,
             focusable: true,
             action: `task:${task.taskId}`,
-            paint: { fill: hex(task.color), radius: L.dp(16), label: task.label, textColor: '#ffffff', fontSize: L.dp(18), align: 'center' },
+            paint: {
+              fill: hex(task.color),
+              radius: L.dp(16),
+              label: task.label,
+              textColor: '#ffffff',
+              fontSize: L.dp(18),
+              align: 'center',
+            },
           });
         });
         const children: UiNode[] = [...cards];
         if (tasks.length > 0) {
           const y = L.content.bottom - L.dp(72);
           children.push(
-            button(L, 'com.google.android.apps.nexuslauncher', rect(L.width / 2 - L.dp(72), y, L.width / 2 + L.dp(72), y + L.dp(48)), 'Clear all', {
-              id: 'clear_all',
-              action: 'clear_all',
-              color: [0x44, 0x44, 0x44],
-            }),
+            button(
+              L,
+              'com.google.android.apps.nexuslauncher',
+              rect(L.width / 2 - L.dp(72), y, L.width / 2 + L.dp(72), y + L.dp(48)),
+              'Clear all',
+              {
+                id: 'clear_all',
+                action: 'clear_all',
+                color: [0x44, 0x44, 0x44],
+              },
+            ),
           );
         } else {
           const y = Math.round((L.content.top + L.content.bottom) / 2);

@@ -42,7 +42,13 @@ function listNode(ctx: BuildContext): UiNode {
         clickable: true,
         focusable: true,
         action: `open:${i + 1}`,
-        paint: { stroke: '#e0e0e0', strokeWidth: 1, textColor: hex(TEXT_RGB), fontSize: L.dp(18), label: `Item ${i + 1}` },
+        paint: {
+          stroke: '#e0e0e0',
+          strokeWidth: 1,
+          textColor: hex(TEXT_RGB),
+          fontSize: L.dp(18),
+          label: `Item ${i + 1}`,
+        },
       }),
     );
   }
@@ -70,7 +76,13 @@ export const listApp: AppDef = {
       activity: 'com.example.list.ListActivity',
       exported: true,
       build(ctx) {
-        return [column(ctx.layout.content, [toolbar(ctx.layout, LIST_PKG, 'Long list', LIST_HEADER_RGB), listNode(ctx)], hex(APP_BACKGROUND_RGB))];
+        return [
+          column(
+            ctx.layout.content,
+            [toolbar(ctx.layout, LIST_PKG, 'Long list', LIST_HEADER_RGB), listNode(ctx)],
+            hex(APP_BACKGROUND_RGB),
+          ),
+        ];
       },
       onScroll(_node, dy, ctx) {
         const next = Math.min(maxScroll(ctx), Math.max(0, ctx.entry.state.num('scroll') + Math.round(dy)));
@@ -91,7 +103,13 @@ export const listApp: AppDef = {
             L.content,
             [
               toolbar(L, LIST_PKG, `Item ${item}`, LIST_HEADER_RGB),
-              textView(L, LIST_PKG, rect(L.margin, top, L.width - L.margin, top + L.dp(40)), `Details for Item ${item}`, { id: 'detail_text' }),
+              textView(
+                L,
+                LIST_PKG,
+                rect(L.margin, top, L.width - L.margin, top + L.dp(40)),
+                `Details for Item ${item}`,
+                { id: 'detail_text' },
+              ),
             ],
             hex(APP_BACKGROUND_RGB),
           ),

@@ -54,7 +54,11 @@ export const loginApp: AppDef = {
           textView(L, LOGIN_PKG, next(L.dp(32)), 'Sign in to continue', { id: 'prompt' }),
           editText(ctx, next(L.dp(56)), { id: 'username', hint: 'Username' }),
           editText(ctx, next(L.dp(56)), { id: 'password', hint: 'Password', password: true }),
-          button(L, LOGIN_PKG, next(L.dp(48)), 'Sign in', { id: 'sign_in', action: 'sign_in', color: LOGIN_HEADER_RGB }),
+          button(L, LOGIN_PKG, next(L.dp(48)), 'Sign in', {
+            id: 'sign_in',
+            action: 'sign_in',
+            color: LOGIN_HEADER_RGB,
+          }),
         ];
         const error = ctx.entry.state.str('error');
         if (error) children.push(errorText(L, LOGIN_PKG, next(L.dp(32)), error, 'error'));
@@ -81,7 +85,11 @@ export const loginApp: AppDef = {
             L.content,
             [
               toolbar(L, LOGIN_PKG, 'Welcome', LOGIN_HEADER_RGB),
-              textView(L, LOGIN_PKG, rect(m, top, L.width - m, top + L.dp(48)), `Welcome, ${user}`, { id: 'welcome_text', size: L.dp(24), bold: true }),
+              textView(L, LOGIN_PKG, rect(m, top, L.width - m, top + L.dp(48)), `Welcome, ${user}`, {
+                id: 'welcome_text',
+                size: L.dp(24),
+                bold: true,
+              }),
               button(L, LOGIN_PKG, rect(m, top + L.dp(64), L.width - m, top + L.dp(112)), 'Sign out', {
                 id: 'sign_out',
                 action: 'sign_out',

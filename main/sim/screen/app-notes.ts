@@ -34,7 +34,11 @@ export const notesApp: AppDef = {
         const buttonBottom = buttonTop + L.dp(48);
         const children = [
           toolbar(L, NOTES_PKG, 'Notes', NOTES_HEADER_RGB),
-          editText(ctx, rect(m, fieldTop, L.width - m, fieldBottom), { id: 'note_text', hint: 'Write a note', multiline: true }),
+          editText(ctx, rect(m, fieldTop, L.width - m, fieldBottom), {
+            id: 'note_text',
+            hint: 'Write a note',
+            multiline: true,
+          }),
           button(L, NOTES_PKG, rect(L.width - m - L.dp(120), buttonTop, L.width - m, buttonBottom), 'Save', {
             id: 'save_button',
             action: 'save',
@@ -43,7 +47,12 @@ export const notesApp: AppDef = {
         ];
         const status = ctx.entry.state.str('status');
         if (status) {
-          children.push(textView(L, NOTES_PKG, rect(m, buttonTop, L.width - m - L.dp(136), buttonBottom), status, { id: 'status', color: HINT_RGB }));
+          children.push(
+            textView(L, NOTES_PKG, rect(m, buttonTop, L.width - m - L.dp(136), buttonBottom), status, {
+              id: 'status',
+              color: HINT_RGB,
+            }),
+          );
         }
         return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
       },

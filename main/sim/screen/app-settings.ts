@@ -44,7 +44,11 @@ function pageRows(page: string, ctx: BuildContext): RowSpec[] {
     case 'network':
       return [
         { title: 'Internet', summary: 'AndroidWifi', action: 'none' },
-        { title: 'Airplane mode', action: 'toggle_airplane', toggle: { checked: ctx.env.getGlobalSetting('airplane_mode_on') === '1' } },
+        {
+          title: 'Airplane mode',
+          action: 'toggle_airplane',
+          toggle: { checked: ctx.env.getGlobalSetting('airplane_mode_on') === '1' },
+        },
       ];
     case 'security':
       return [
@@ -69,7 +73,11 @@ function rows(ctx: BuildContext, specs: RowSpec[]): UiNode[] {
   const height = L.dp(72);
   return specs.map((spec, i) => {
     const top = L.body.top + i * height;
-    return listRow(L, rect(0, top, L.width, top + height), spec.title, { action: spec.action, summary: spec.summary, toggle: spec.toggle });
+    return listRow(L, rect(0, top, L.width, top + height), spec.title, {
+      action: spec.action,
+      summary: spec.summary,
+      toggle: spec.toggle,
+    });
   });
 }
 
@@ -104,7 +112,13 @@ export const settingsApp: AppDef = {
       exported: true,
       build(ctx) {
         const L = ctx.layout;
-        return [column(L.content, [toolbar(L, SETTINGS_PKG, 'Settings', SETTINGS_HEADER_RGB), listFrame(ctx, rows(ctx, TOP_LEVEL(ctx)))], hex(APP_BACKGROUND_RGB))];
+        return [
+          column(
+            L.content,
+            [toolbar(L, SETTINGS_PKG, 'Settings', SETTINGS_HEADER_RGB), listFrame(ctx, rows(ctx, TOP_LEVEL(ctx)))],
+            hex(APP_BACKGROUND_RGB),
+          ),
+        ];
       },
       onAction: navigate,
     },
@@ -118,10 +132,16 @@ export const settingsApp: AppDef = {
         const top = L.body.top + m;
         if (page === 'factory_reset') {
           children.push(
-            textView(L, SETTINGS_PKG, rect(m, top, L.width - m, top + L.dp(72)), "This will erase all data from your phone's internal storage", {
-              id: 'erase_warning',
-              multiline: true,
-            }),
+            textView(
+              L,
+              SETTINGS_PKG,
+              rect(m, top, L.width - m, top + L.dp(72)),
+              "This will erase all data from your phone's internal storage",
+              {
+                id: 'erase_warning',
+                multiline: true,
+              },
+            ),
             button(L, SETTINGS_PKG, rect(m, top + L.dp(88), L.width - m, top + L.dp(136)), 'Erase all data', {
               id: 'erase_button',
               action: 'erase',
@@ -129,11 +149,21 @@ export const settingsApp: AppDef = {
             }),
           );
           const message = ctx.entry.state.str('message');
-          if (message) children.push(textView(L, SETTINGS_PKG, rect(m, top + L.dp(152), L.width - m, top + L.dp(184)), message, { id: 'erase_message' }));
+          if (message)
+            children.push(
+              textView(L, SETTINGS_PKG, rect(m, top + L.dp(152), L.width - m, top + L.dp(184)), message, {
+                id: 'erase_message',
+              }),
+            );
         } else {
           const specs = pageRows(page, ctx);
           if (specs.length > 0) children.push(listFrame(ctx, rows(ctx, specs)));
-          else children.push(textView(L, SETTINGS_PKG, rect(m, top, L.width - m, top + L.dp(32)), 'Nothing to change here.', { id: 'empty_text' }));
+          else
+            children.push(
+              textView(L, SETTINGS_PKG, rect(m, top, L.width - m, top + L.dp(32)), 'Nothing to change here.', {
+                id: 'empty_text',
+              }),
+            );
         }
         return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
       },

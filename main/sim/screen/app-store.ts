@@ -34,7 +34,11 @@ export const storeApp: AppDef = {
             [
               toolbar(L, STORE_PKG, 'Google Play', GENERIC_HEADER_RGB),
               textView(L, STORE_PKG, rect(m, top, L.width - m, top + L.dp(32)), id, { id: 'title', bold: true }),
-              button(L, STORE_PKG, rect(m, top + L.dp(48), L.width - m, top + L.dp(96)), 'Install', { id: 'install_button', action: 'none', color: GENERIC_HEADER_RGB }),
+              button(L, STORE_PKG, rect(m, top + L.dp(48), L.width - m, top + L.dp(96)), 'Install', {
+                id: 'install_button',
+                action: 'none',
+                color: GENERIC_HEADER_RGB,
+              }),
             ],
             hex(APP_BACKGROUND_RGB),
           ),

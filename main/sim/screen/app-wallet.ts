@@ -44,16 +44,37 @@ export const walletApp: AppDef = {
             L.content,
             [
               toolbar(L, WALLET_PKG, 'Wallet', WALLET_HEADER_RGB),
-              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(24)), 'Balance', { id: 'balance_label', color: HINT_RGB }),
-              textView(L, WALLET_PKG, rect(m, top + L.dp(24), L.width - m, top + L.dp(72)), formatMoney(balance), { id: 'balance', size: L.dp(32), bold: true }),
-              button(L, WALLET_PKG, rect(m, top + L.dp(88), L.width - m, top + L.dp(136)), `Pay ${formatMoney(WALLET_PAYMENT_CENTS)}`, {
-                id: 'pay_button',
-                action: 'pay',
-                color: WALLET_HEADER_RGB,
+              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(24)), 'Balance', {
+                id: 'balance_label',
+                color: HINT_RGB,
               }),
-              textView(L, WALLET_PKG, rect(m, top + L.dp(160), L.width - m, top + L.dp(192)), 'Recent activity', { bold: true }),
+              textView(L, WALLET_PKG, rect(m, top + L.dp(24), L.width - m, top + L.dp(72)), formatMoney(balance), {
+                id: 'balance',
+                size: L.dp(32),
+                bold: true,
+              }),
+              button(
+                L,
+                WALLET_PKG,
+                rect(m, top + L.dp(88), L.width - m, top + L.dp(136)),
+                `Pay ${formatMoney(WALLET_PAYMENT_CENTS)}`,
+                {
+                  id: 'pay_button',
+                  action: 'pay',
+                  color: WALLET_HEADER_RGB,
+                },
+              ),
+              textView(L, WALLET_PKG, rect(m, top + L.dp(160), L.width - m, top + L.dp(192)), 'Recent activity', {
+                bold: true,
+              }),
               ...history.map((line, i) =>
-                textView(L, WALLET_PKG, rect(m, top + L.dp(200 + i * 40), L.width - m, top + L.dp(236 + i * 40)), line, { id: 'history_row' }),
+                textView(
+                  L,
+                  WALLET_PKG,
+                  rect(m, top + L.dp(200 + i * 40), L.width - m, top + L.dp(236 + i * 40)),
+                  line,
+                  { id: 'history_row' },
+                ),
               ),
             ],
             hex(APP_BACKGROUND_RGB),
@@ -76,10 +97,16 @@ export const walletApp: AppDef = {
             L.content,
             [
               toolbar(L, WALLET_PKG, 'Confirm payment', WALLET_HEADER_RGB),
-              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(48)), `Send ${formatMoney(WALLET_PAYMENT_CENTS)} to Coffee Shop?`, {
-                id: 'confirm_text',
-                size: L.dp(20),
-              }),
+              textView(
+                L,
+                WALLET_PKG,
+                rect(m, top, L.width - m, top + L.dp(48)),
+                `Send ${formatMoney(WALLET_PAYMENT_CENTS)} to Coffee Shop?`,
+                {
+                  id: 'confirm_text',
+                  size: L.dp(20),
+                },
+              ),
               button(L, WALLET_PKG, rect(m, top + L.dp(64), L.width - m, top + L.dp(112)), 'Confirm payment', {
                 id: 'confirm_button',
                 action: 'confirm',
@@ -116,9 +143,23 @@ export const walletApp: AppDef = {
             L.content,
             [
               toolbar(L, WALLET_PKG, 'Receipt', WALLET_HEADER_RGB),
-              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(48)), 'Payment sent', { id: 'sent_text', size: L.dp(24), bold: true }),
-              textView(L, WALLET_PKG, rect(m, top + L.dp(56), L.width - m, top + L.dp(88)), `New balance: ${formatMoney(balance)}`, { id: 'balance' }),
-              button(L, WALLET_PKG, rect(m, top + L.dp(104), L.width - m, top + L.dp(152)), 'Done', { id: 'done_button', action: 'done', color: WALLET_HEADER_RGB }),
+              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(48)), 'Payment sent', {
+                id: 'sent_text',
+                size: L.dp(24),
+                bold: true,
+              }),
+              textView(
+                L,
+                WALLET_PKG,
+                rect(m, top + L.dp(56), L.width - m, top + L.dp(88)),
+                `New balance: ${formatMoney(balance)}`,
+                { id: 'balance' },
+              ),
+              button(L, WALLET_PKG, rect(m, top + L.dp(104), L.width - m, top + L.dp(152)), 'Done', {
+                id: 'done_button',
+                action: 'done',
+                color: WALLET_HEADER_RGB,
+              }),
             ],
             hex(APP_BACKGROUND_RGB),
           ),

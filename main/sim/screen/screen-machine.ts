@@ -4,7 +4,15 @@
  * swipes, keys and typed text do to it. Every change bumps `version`, which keys the
  * window and frame caches so an unchanged screen is never rebuilt or re-rendered.
  */
-import { AppData, type ActionContext, type AppDef, type AppEnv, type FieldState, type ScreenDef, type ScreenEntry } from './app-types';
+import {
+  AppData,
+  type ActionContext,
+  type AppDef,
+  type AppEnv,
+  type FieldState,
+  type ScreenDef,
+  type ScreenEntry,
+} from './app-types';
 import type { Rgb } from './colors';
 import { LAUNCHER_PKG, launcherApp } from './app-launcher';
 import type { Layout } from './layout';
@@ -77,13 +85,21 @@ export class ScreenMachine {
       layout,
       launcherApps: () => this.apps.launchable().map((a) => ({ pkg: a.pkg, label: a.label, color: a.header })),
       recentTasks: () =>
-        [...this.tasks].reverse().map((t) => ({ taskId: t.id, pkg: t.app.pkg, label: t.app.label, color: t.app.header })),
+        [...this.tasks]
+          .reverse()
+          .map((t) => ({ taskId: t.id, pkg: t.app.pkg, label: t.app.label, color: t.app.header })),
       putGlobalSetting: (key, value) => {
         base.putGlobalSetting(key, value);
         this.touch();
       },
     };
-    this.homeTask = { id: HOME_TASK_ID, app: launcherApp, stack: [{ screen: 'home', params: {}, state: new AppData() }], fields: new Map(), focused: undefined };
+    this.homeTask = {
+      id: HOME_TASK_ID,
+      app: launcherApp,
+      stack: [{ screen: 'home', params: {}, state: new AppData() }],
+      fields: new Map(),
+      focused: undefined,
+    };
   }
 
   /**
@@ -173,8 +189,25 @@ export class ScreenMachine {
       header: task.app.header,
       background: task.app.background,
     };
-    const dialog = this.dialog && systemDialogWindow(this.dialog.kind, { pkg: window.pkg, label: task.app.label, activity: window.activity }, this.layout);
-    const front: ScreenWindow = dialog ? { ...window, pkg: dialog.pkg, activity: dialog.activity, screen: dialog.screen, secure: false, root: dialog.root, title: dialog.title, focusedApp: dialog.focusedApp } : window;
+    const dialog =
+      this.dialog &&
+      systemDialogWindow(
+        this.dialog.kind,
+        { pkg: window.pkg, label: task.app.label, activity: window.activity },
+        this.layout,
+      );
+    const front: ScreenWindow = dialog
+      ? {
+          ...window,
+          pkg: dialog.pkg,
+          activity: dialog.activity,
+          screen: dialog.screen,
+          secure: false,
+          root: dialog.root,
+          title: dialog.title,
+          focusedApp: dialog.focusedApp,
+        }
+      : window;
     this.cached = { version: this.version, window: front };
     return front;
   }
@@ -193,7 +226,8 @@ export class ScreenMachine {
   }
 
   toggleRecents(): void {
-    this.foreground = this.foreground.kind === 'recents' ? this.foreground.previous : { kind: 'recents', previous: this.foreground };
+    this.foreground =
+      this.foreground.kind === 'recents' ? this.foreground.previous : { kind: 'recents', previous: this.foreground };
     this.touch();
   }
 
@@ -271,7 +305,11 @@ export class ScreenMachine {
     if (index < 0) return;
     const [task] = this.tasks.splice(index, 1);
     if (this.foreground.kind === 'task' && this.foreground.taskId === task?.id) this.foreground = { kind: 'home' };
-    if (this.foreground.kind === 'recents' && this.foreground.previous.kind === 'task' && this.foreground.previous.taskId === task?.id) {
+    if (
+      this.foreground.kind === 'recents' &&
+      this.foreground.previous.kind === 'task' &&
+      this.foreground.previous.taskId === task?.id
+    ) {
       this.foreground = { kind: 'recents', previous: { kind: 'home' } };
     }
     this.touch();
@@ -319,7 +357,8 @@ export class ScreenMachine {
       finish: () => {
         const index = task.stack.indexOf(entry);
         if (index > 0) task.stack.splice(index, 1);
-        else if (this.foreground.kind === 'task' && this.foreground.taskId === task.id) this.foreground = { kind: 'home' };
+        else if (this.foreground.kind === 'task' && this.foreground.taskId === task.id)
+          this.foreground = { kind: 'home' };
         task.focused = undefined;
         this.touch();
       },

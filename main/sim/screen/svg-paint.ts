@@ -70,19 +70,27 @@ function paintText(node: UiNode, layout: Layout, out: string[]): void {
     const lines = wrapLines(label, maxChars);
     lines.forEach((line, i) => {
       const y = b.top + pad + Math.round(size * 1.05) + i * lineHeight;
-      if (line) out.push(`<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" fill="${color}"${weight}${anchor}>${svgText(line)}</text>`);
+      if (line)
+        out.push(
+          `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" fill="${color}"${weight}${anchor}>${svgText(line)}</text>`,
+        );
       caretX = x + Math.round([...line].length * charWidth);
       caretY = y;
     });
   } else {
     const y = Math.round(b.top + height(b) / 2 + size * 0.35);
-    if (label) out.push(`<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" fill="${color}"${weight}${anchor}>${svgText(label)}</text>`);
+    if (label)
+      out.push(
+        `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" fill="${color}"${weight}${anchor}>${svgText(label)}</text>`,
+      );
     caretX = x + Math.round([...label].length * charWidth);
     caretY = y;
   }
   if (p.caret) {
     const cx = p.labelIsHint ? x : caretX;
-    out.push(`<rect x="${cx + 2}" y="${caretY - size}" width="${layout.dp(2)}" height="${Math.round(size * 1.2)}" fill="#1a73e8"/>`);
+    out.push(
+      `<rect x="${cx + 2}" y="${caretY - size}" width="${layout.dp(2)}" height="${Math.round(size * 1.2)}" fill="#1a73e8"/>`,
+    );
   }
   out.push('</svg>');
 }
@@ -91,7 +99,9 @@ function paintNode(node: UiNode, layout: Layout, out: string[]): void {
   const p = node.paint;
   const b = node.bounds;
   if (p?.fill && !p.toggle) {
-    out.push(`<rect x="${b.left}" y="${b.top}" width="${width(b)}" height="${height(b)}"${p.radius ? ` rx="${p.radius}"` : ''} fill="${p.fill}"/>`);
+    out.push(
+      `<rect x="${b.left}" y="${b.top}" width="${width(b)}" height="${height(b)}"${p.radius ? ` rx="${p.radius}"` : ''} fill="${p.fill}"/>`,
+    );
   }
   if (p?.stroke) {
     const sw = p.strokeWidth ?? 1;
@@ -110,7 +120,9 @@ function paintNode(node: UiNode, layout: Layout, out: string[]): void {
     const trackW = layout.dp(36);
     const cy = Math.round((b.top + b.bottom) / 2);
     const x0 = b.right - trackW;
-    out.push(`<rect x="${x0}" y="${cy - trackH / 2}" width="${trackW}" height="${trackH}" rx="${trackH / 2}" fill="${p.fill ?? '#9aa0a6'}"/>`);
+    out.push(
+      `<rect x="${x0}" y="${cy - trackH / 2}" width="${trackW}" height="${trackH}" rx="${trackH / 2}" fill="${p.fill ?? '#9aa0a6'}"/>`,
+    );
     const knobX = node.checked ? b.right - trackH / 2 : x0 + trackH / 2;
     out.push(`<circle cx="${knobX}" cy="${cy}" r="${Math.round(trackH * 0.45)}" fill="#ffffff"/>`);
   }
@@ -127,7 +139,9 @@ function paintSystemUi(window: ScreenWindow, layout: Layout, clock: string, batt
   const baseline = Math.round(sb / 2 + size * 0.35);
   const barColor = darker(window.header);
   const ink = isLight(barColor) ? '#202124' : '#ffffff';
-  out.push(`<text x="${layout.dp(16)}" y="${baseline}" font-family="${FONT}" font-size="${size}" fill="${ink}">${svgText(clock)}</text>`);
+  out.push(
+    `<text x="${layout.dp(16)}" y="${baseline}" font-family="${FONT}" font-size="${size}" fill="${ink}">${svgText(clock)}</text>`,
+  );
   out.push(
     `<text x="${layout.width - layout.dp(40)}" y="${baseline}" font-family="${FONT}" font-size="${size}" fill="${ink}" text-anchor="end">${battery}%</text>`,
   );
@@ -135,14 +149,18 @@ function paintSystemUi(window: ScreenWindow, layout: Layout, clock: string, batt
   const bh = layout.dp(20);
   const bx = layout.width - layout.dp(30);
   const by = Math.round((sb - bh) / 2);
-  out.push(`<rect x="${bx}" y="${by}" width="${bw}" height="${bh}" rx="2" fill="none" stroke="${ink}" stroke-width="2"/>`);
+  out.push(
+    `<rect x="${bx}" y="${by}" width="${bw}" height="${bh}" rx="2" fill="none" stroke="${ink}" stroke-width="2"/>`,
+  );
   const fillH = Math.round(((bh - 4) * Math.max(0, Math.min(100, battery))) / 100);
   out.push(`<rect x="${bx + 2}" y="${by + bh - 2 - fillH}" width="${bw - 4}" height="${fillH}" fill="${ink}"/>`);
   const handleW = layout.dp(108);
   const handleH = Math.max(2, layout.dp(4));
   const hy = layout.height - Math.round(layout.navBarHeight / 2) - Math.round(handleH / 2);
   const handleColor = isLight(window.background) ? '#202124' : '#ffffff';
-  out.push(`<rect x="${Math.round((layout.width - handleW) / 2)}" y="${hy}" width="${handleW}" height="${handleH}" rx="${handleH / 2}" fill="${handleColor}"/>`);
+  out.push(
+    `<rect x="${Math.round((layout.width - handleW) / 2)}" y="${hy}" width="${handleW}" height="${handleH}" rx="${handleH / 2}" fill="${handleColor}"/>`,
+  );
 }
 
 /** The complete frame as an SVG document of exactly the screen size. */

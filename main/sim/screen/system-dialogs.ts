@@ -34,7 +34,13 @@ export interface SystemDialogWindow {
   root: UiNode;
 }
 
-function button(id: string, text: string, answer: DialogAnswer, bounds: ReturnType<typeof rect>, fontSize: number): UiNode {
+function button(
+  id: string,
+  text: string,
+  answer: DialogAnswer,
+  bounds: ReturnType<typeof rect>,
+  fontSize: number,
+): UiNode {
   return uiNode({
     className: 'android.widget.Button',
     resourceId: id,
@@ -48,7 +54,11 @@ function button(id: string, text: string, answer: DialogAnswer, bounds: ReturnTy
 }
 
 /** The dialog window over `app` (its package, label and activity in front). */
-export function systemDialogWindow(kind: SystemDialogKind, app: { pkg: string; label: string; activity: string }, layout: Layout): SystemDialogWindow {
+export function systemDialogWindow(
+  kind: SystemDialogKind,
+  app: { pkg: string; label: string; activity: string },
+  layout: Layout,
+): SystemDialogWindow {
   const { width, height } = layout;
   const margin = layout.dp(24);
   const rowH = layout.dp(48);
@@ -58,12 +68,36 @@ export function systemDialogWindow(kind: SystemDialogKind, app: { pkg: string; l
   const top = Math.round((height - cardH) / 2);
   const left = margin;
   const right = width - margin;
-  const at = (i: number): ReturnType<typeof rect> => rect(left + margin, top + layout.dp(112) + i * (rowH + layout.dp(8)), right - margin, top + layout.dp(112) + i * (rowH + layout.dp(8)) + rowH);
+  const at = (i: number): ReturnType<typeof rect> =>
+    rect(
+      left + margin,
+      top + layout.dp(112) + i * (rowH + layout.dp(8)),
+      right - margin,
+      top + layout.dp(112) + i * (rowH + layout.dp(8)) + rowH,
+    );
   const message = (id: string, text: string): UiNode =>
-    uiNode({ className: 'android.widget.TextView', resourceId: id, text, bounds: rect(left + margin, top + margin, right - margin, top + layout.dp(96)), paint: { label: text, textColor: '#212121', fontSize: font + layout.dp(2), multiline: true } });
+    uiNode({
+      className: 'android.widget.TextView',
+      resourceId: id,
+      text,
+      bounds: rect(left + margin, top + margin, right - margin, top + layout.dp(96)),
+      paint: { label: text, textColor: '#212121', fontSize: font + layout.dp(2), multiline: true },
+    });
   const card = (id: string, children: UiNode[]): UiNode =>
-    uiNode({ className: 'android.widget.LinearLayout', resourceId: id, bounds: rect(left, top, right, top + cardH), paint: { fill: '#ffffff', radius: 28 }, children });
-  const scrim = (children: UiNode[]): UiNode => uiNode({ className: 'android.widget.FrameLayout', bounds: rect(0, 0, width, height), paint: { fill: '#5a5a5a' }, children });
+    uiNode({
+      className: 'android.widget.LinearLayout',
+      resourceId: id,
+      bounds: rect(left, top, right, top + cardH),
+      paint: { fill: '#ffffff', radius: 28 },
+      children,
+    });
+  const scrim = (children: UiNode[]): UiNode =>
+    uiNode({
+      className: 'android.widget.FrameLayout',
+      bounds: rect(0, 0, width, height),
+      paint: { fill: '#5a5a5a' },
+      children,
+    });
 
   if (kind === 'permission') {
     const text = `Allow ${app.label} to take pictures and record video?`;
@@ -76,8 +110,20 @@ export function systemDialogWindow(kind: SystemDialogKind, app: { pkg: string; l
       root: scrim([
         card('com.android.permissioncontroller:id/grant_dialog', [
           message('com.android.permissioncontroller:id/permission_message', text),
-          button('com.android.permissioncontroller:id/permission_allow_foreground_only_button', 'While using the app', 'allow-foreground', at(0), font),
-          button('com.android.permissioncontroller:id/permission_allow_one_time_button', 'Only this time', 'allow-once', at(1), font),
+          button(
+            'com.android.permissioncontroller:id/permission_allow_foreground_only_button',
+            'While using the app',
+            'allow-foreground',
+            at(0),
+            font,
+          ),
+          button(
+            'com.android.permissioncontroller:id/permission_allow_one_time_button',
+            'Only this time',
+            'allow-once',
+            at(1),
+            font,
+          ),
           button('com.android.permissioncontroller:id/permission_deny_button', "Don't allow", 'deny', at(2), font),
         ]),
       ]),

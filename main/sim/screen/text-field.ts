@@ -62,7 +62,8 @@ export function moveCursor(field: FieldState, to: 'left' | 'right' | 'home' | 'e
   if (to === 'home') field.cursor = 0;
   else if (to === 'end') field.cursor = field.text.length;
   else if (to === 'left' && field.cursor > 0) field.cursor -= codePointLengthBefore(field.text, field.cursor);
-  else if (to === 'right' && field.cursor < field.text.length) field.cursor += codePointLengthAt(field.text, field.cursor);
+  else if (to === 'right' && field.cursor < field.text.length)
+    field.cursor += codePointLengthAt(field.text, field.cursor);
 }
 
 export function selectAll(field: FieldState): void {

@@ -7,7 +7,12 @@
 import type { ScreenWindow } from './screen-machine';
 import { intersect, rect, type UiNode } from './ui-node';
 
-const NAF_EXCLUDED = ['android.widget.GridView', 'android.widget.GridLayout', 'android.widget.ListView', 'android.widget.TableLayout'];
+const NAF_EXCLUDED = [
+  'android.widget.GridView',
+  'android.widget.GridLayout',
+  'android.widget.ListView',
+  'android.widget.TableLayout',
+];
 
 /** The dumper replaces characters XML cannot hold with '.' (per UTF-16 unit, like the original). */
 function stripInvalidXmlChars(text: string): string {

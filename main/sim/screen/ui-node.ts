@@ -93,7 +93,12 @@ export function contains(r: Rect, x: number, y: number): boolean {
 }
 
 export function intersect(a: Rect, b: Rect): Rect | undefined {
-  const out = { left: Math.max(a.left, b.left), top: Math.max(a.top, b.top), right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom) };
+  const out = {
+    left: Math.max(a.left, b.left),
+    top: Math.max(a.top, b.top),
+    right: Math.min(a.right, b.right),
+    bottom: Math.min(a.bottom, b.bottom),
+  };
   return out.left < out.right && out.top < out.bottom ? out : undefined;
 }
 

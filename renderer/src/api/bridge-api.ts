@@ -29,7 +29,18 @@ export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
 export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
 export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
 export type LanPairResponse = AdminResponse<'pairLanDevice'>;
-export type { AdminApproval, AdminEvent, AdminFastLane, AdminLanDiscovered, AdminPhoneActions, AdminPolicies, AdminSettings, AdminSettingsPatch, AdminState, AuditEntry };
+export type {
+  AdminApproval,
+  AdminEvent,
+  AdminFastLane,
+  AdminLanDiscovered,
+  AdminPhoneActions,
+  AdminPolicies,
+  AdminSettings,
+  AdminSettingsPatch,
+  AdminState,
+  AuditEntry,
+};
 
 /** A live frame: the JPEG, its sequence number (new picture, new number) and the phone's screen size. */
 export interface LiveFrameImage {

@@ -25,7 +25,11 @@ const STORAGE_KEY = 'device-bridge.admin-token';
 export interface TokenHost {
   location: { hash: string; pathname: string; search: string };
   history: { replaceState(data: unknown, unused: string, url?: string): void };
-  sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+  sessionStorage: {
+    getItem(key: string): string | null;
+    setItem(key: string, value: string): void;
+    removeItem(key: string): void;
+  };
 }
 
 /**

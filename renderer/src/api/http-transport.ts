@@ -36,13 +36,18 @@ export interface HttpTransportOptions {
  * go into the path; the other fields are the query of a GET, nothing for a DELETE, else the
  * JSON body (`{}` when there are none).
  */
-export function httpRequestOf<N extends AdminOperationName>(name: N, args: AdminArgs<N>): { method: string; path: string; body: unknown } {
+export function httpRequestOf<N extends AdminOperationName>(
+  name: N,
+  args: AdminArgs<N>,
+): { method: string; path: string; body: unknown } {
   const { method, path } = splitRoute(ADMIN_OPERATIONS[name].route);
   const inPath = pathParamNames(path);
   const fields = Object.entries(args).filter(([field, value]) => !inPath.includes(field) && value !== undefined);
   const filled = fillPath(path, args);
   if (method === 'GET') {
-    const query = new URLSearchParams(fields.map(([field, value]): [string, string] => [field, String(value)])).toString();
+    const query = new URLSearchParams(
+      fields.map(([field, value]): [string, string] => [field, String(value)]),
+    ).toString();
     return { method, path: query ? `${filled}?${query}` : filled, body: undefined };
   }
   return { method, path: filled, body: method === 'DELETE' ? undefined : Object.fromEntries(fields) };
@@ -77,7 +82,10 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
         if (deadline.signal.aborted) {
           throw new ApiError('unreachable', `The bridge did not answer within ${Math.round(timeoutMs / 1000)} s.`);
         }
-        throw new ApiError('unreachable', `The bridge cannot be reached (${error instanceof Error ? error.message : String(error)}).`);
+        throw new ApiError(
+          'unreachable',
+          `The bridge cannot be reached (${error instanceof Error ? error.message : String(error)}).`,
+        );
       }
       if (!response.ok) throw await errorFrom(response);
       return response;
@@ -137,7 +145,11 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     },
     getDeviceActions: (id) => json('getDeviceActions', { device_id: id }),
     async getDeviceFrame(id, maxSide, after, signal): Promise<LiveFrameImage> {
-      const response = await image('getDeviceFrame', { device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }, signal);
+      const response = await image(
+        'getDeviceFrame',
+        { device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) },
+        signal,
+      );
       const header = (name: string): number => Number(response.headers.get(name) ?? '0');
       return {
         blob: await response.blob(),
@@ -153,7 +165,15 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
       return response.blob();
     },
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
-      return openEventStream({ doFetch, url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`, auth, idleTimeoutMs, reconnectBaseMs, onEvent, onStatus });
+      return openEventStream({
+        doFetch,
+        url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`,
+        auth,
+        idleTimeoutMs,
+        reconnectBaseMs,
+        onEvent,
+        onStatus,
+      });
     },
   };
 }
@@ -170,7 +190,11 @@ async function errorFrom(response: Response): Promise<ApiError> {
     return new ApiError('unauthorized', parsed?.message ?? 'The admin token was not accepted.', 401);
   }
   if (parsed) return new ApiError(parsed.code, parsed.message, response.status);
-  return new ApiError('bad_response', `The bridge answered ${response.status} ${response.statusText}.`.replace(/ \.$/, '.'), response.status);
+  return new ApiError(
+    'bad_response',
+    `The bridge answered ${response.status} ${response.statusText}.`.replace(/ \.$/, '.'),
+    response.status,
+  );
 }
 
 interface StreamOptions {
@@ -205,7 +229,11 @@ function openEventStream(o: StreamOptions): () => void {
     };
     arm();
     try {
-      const response = await o.doFetch(o.url, { headers: { ...o.auth, Accept: 'text/event-stream' }, signal: abort.signal, cache: 'no-store' });
+      const response = await o.doFetch(o.url, {
+        headers: { ...o.auth, Accept: 'text/event-stream' },
+        signal: abort.signal,
+        cache: 'no-store',
+      });
       if (response.status === 401) {
         report('unauthorized');
         closed = true;

@@ -11,7 +11,10 @@ async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   try {
     result = await call;
   } catch (error) {
-    throw new ApiError('unreachable', `The desktop app did not answer (${error instanceof Error ? error.message : String(error)}).`);
+    throw new ApiError(
+      'unreachable',
+      `The desktop app did not answer (${error instanceof Error ? error.message : String(error)}).`,
+    );
   }
   if (result.ok) return result.value;
   throw new ApiError(result.error.code, result.error.message);
@@ -52,7 +55,9 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     },
     getDeviceActions: (id) => unwrap(bridge.getDeviceActions({ device_id: id })),
     async getDeviceFrame(id, maxSide, after): Promise<LiveFrameImage> {
-      const frame = await unwrap(bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }));
+      const frame = await unwrap(
+        bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }),
+      );
       return {
         blob: new Blob([new Uint8Array(frame.bytes)], { type: 'image/jpeg' }),
         seq: frame.seq,
@@ -86,5 +91,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
 export function findIpcBridge(host: object): DeviceBridgeIpcApi | undefined {
   const candidate = (host as { deviceBridge?: unknown }).deviceBridge;
   if (typeof candidate !== 'object' || candidate === null) return undefined;
-  return typeof (candidate as { getState?: unknown }).getState === 'function' ? (candidate as DeviceBridgeIpcApi) : undefined;
+  return typeof (candidate as { getState?: unknown }).getState === 'function'
+    ? (candidate as DeviceBridgeIpcApi)
+    : undefined;
 }

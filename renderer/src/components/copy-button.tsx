@@ -5,7 +5,12 @@
 import { useEffect, useState } from 'react';
 import { useT } from '../i18n/i18n-context';
 
-export function CopyButton(props: { getText: () => Promise<string> | string; label?: string; testId: string; disabled?: boolean }): React.JSX.Element {
+export function CopyButton(props: {
+  getText: () => Promise<string> | string;
+  label?: string;
+  testId: string;
+  disabled?: boolean;
+}): React.JSX.Element {
   const { t } = useT();
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
 
@@ -27,7 +32,13 @@ export function CopyButton(props: { getText: () => Promise<string> | string; lab
 
   return (
     <span className="copy">
-      <button type="button" className="btn" onClick={() => void copy()} data-testid={props.testId} disabled={props.disabled}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => void copy()}
+        data-testid={props.testId}
+        disabled={props.disabled}
+      >
         {props.label ?? t('common.copy')}
       </button>
       <span className="copy-status" role="status">

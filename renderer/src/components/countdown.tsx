@@ -5,7 +5,13 @@
 import { useT } from '../i18n/i18n-context';
 import { useNow } from './use-now';
 
-export function Countdown(props: { to: number; warnBelowMs?: number; testId?: string; label?: string; seconds?: boolean }): React.JSX.Element {
+export function Countdown(props: {
+  to: number;
+  warnBelowMs?: number;
+  testId?: string;
+  label?: string;
+  seconds?: boolean;
+}): React.JSX.Element {
   const now = useNow();
   const { format } = useT();
   const left = props.to - now;

@@ -14,7 +14,12 @@ export function explainError(t: I18n['t'], code: string): string | null {
   return hasMessage(key) ? t(key) : null;
 }
 
-export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: () => void; testId?: string }): React.JSX.Element {
+export function ErrorBanner(props: {
+  title: string;
+  error: ApiError;
+  onRetry?: () => void;
+  testId?: string;
+}): React.JSX.Element {
   const { t } = useT();
   return (
     <div className="banner banner-error" role="alert" data-testid={props.testId ?? 'error-banner'}>
@@ -22,7 +27,12 @@ export function ErrorBanner(props: { title: string; error: ApiError; onRetry?: (
         <strong>{props.title}</strong> <span>{props.error.message}</span>
       </div>
       {props.onRetry ? (
-        <button type="button" className="btn btn-small" onClick={props.onRetry} data-testid={`${props.testId ?? 'error-banner'}-retry`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={props.onRetry}
+          data-testid={`${props.testId ?? 'error-banner'}-retry`}
+        >
           {t('common.retry')}
         </button>
       ) : null}

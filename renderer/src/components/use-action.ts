@@ -17,7 +17,10 @@ export interface Action<A extends unknown[], R> extends ActionState<R> {
   reset: () => void;
 }
 
-export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>, onSuccess?: (result: R) => void): Action<A, R> {
+export function useAction<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+  onSuccess?: (result: R) => void,
+): Action<A, R> {
   const [state, setState] = useState<ActionState<R>>({ pending: false, error: null, result: null });
   const fnRef = useRef(fn);
   const onSuccessRef = useRef(onSuccess);

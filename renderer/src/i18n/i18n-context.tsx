@@ -47,7 +47,10 @@ function useBrowserLanguages(): readonly string[] {
 }
 
 /** Provides the language; `setting` is the bridge's (undefined until known: browser languages). */
-export function I18nProvider(props: { setting?: LanguageSetting | undefined; children: React.ReactNode }): React.JSX.Element {
+export function I18nProvider(props: {
+  setting?: LanguageSetting | undefined;
+  children: React.ReactNode;
+}): React.JSX.Element {
   const languages = useBrowserLanguages();
   const locale = resolveLocale(props.setting, languages);
   const value = useMemo(() => i18nFor(locale), [locale]);

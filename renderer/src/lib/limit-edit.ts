@@ -5,7 +5,14 @@
  * sent, so the message appears next to the field. Pure functions, unit-tested in Node.
  */
 import type { AdminLimitSource, AdminState } from '../../../main/contract/admin-api';
-import { LIMIT_DEFINITIONS, LIMIT_KEYS, formatLimitValue, type LimitKey, type LimitUnit, type LimitValues } from '../../../main/contract/limits';
+import {
+  LIMIT_DEFINITIONS,
+  LIMIT_KEYS,
+  formatLimitValue,
+  type LimitKey,
+  type LimitUnit,
+  type LimitValues,
+} from '../../../main/contract/limits';
 import { translator, type Translate } from '../../../main/contract/i18n';
 
 const ENGLISH = translator('en');
@@ -110,23 +117,35 @@ export function rangeText(key: LimitKey, t: Translate = ENGLISH): string {
 }
 
 /** The value a draft stands for, or the message to show next to its field. */
-export function readDraft(key: LimitKey, draft: LimitDraft, t: Translate = ENGLISH): { ok: true; value: number | null } | { ok: false; message: string } {
+export function readDraft(
+  key: LimitKey,
+  draft: LimitDraft,
+  t: Translate = ENGLISH,
+): { ok: true; value: number | null } | { ok: false; message: string } {
   const d = LIMIT_DEFINITIONS[key];
   const range = rangeText(key, t);
   if (draft.none && d.nullable) return { ok: true, value: null };
   const text = draft.amount.trim().replace(',', '.');
   if (text === '') return { ok: false, message: t('settings.limits.enterValue', { range }) };
-  if (!/^\d+(\.\d+)?$/.test(text)) return { ok: false, message: t('settings.limits.notNumber', { text: draft.amount.trim().slice(0, 20), range }) };
+  if (!/^\d+(\.\d+)?$/.test(text))
+    return { ok: false, message: t('settings.limits.notNumber', { text: draft.amount.trim().slice(0, 20), range }) };
   const amount = Number(text);
-  if (d.unit === 'count' && !Number.isInteger(amount)) return { ok: false, message: t('settings.limits.wholeNumber', { range }) };
+  if (d.unit === 'count' && !Number.isInteger(amount))
+    return { ok: false, message: t('settings.limits.wholeNumber', { range }) };
   const value = Math.round(amount * unitSize(key, draft.unit));
-  if (value < d.min) return { ok: false, message: t('settings.limits.tooLow', { value: limitValueText(d.unit, value, t), range }) };
-  if (value > d.max) return { ok: false, message: t('settings.limits.tooHigh', { value: limitValueText(d.unit, value, t), range }) };
+  if (value < d.min)
+    return { ok: false, message: t('settings.limits.tooLow', { value: limitValueText(d.unit, value, t), range }) };
+  if (value > d.max)
+    return { ok: false, message: t('settings.limits.tooHigh', { value: limitValueText(d.unit, value, t), range }) };
   return { ok: true, value };
 }
 
 /** What Save sends (only limits whose value changed), or the message per field that is wrong. */
-export function limitsToSave(current: LimitValues, drafts: LimitDrafts, t: Translate = ENGLISH): { ok: true; patch: Partial<LimitValues> } | { ok: false; errors: Partial<Record<LimitKey, string>> } {
+export function limitsToSave(
+  current: LimitValues,
+  drafts: LimitDrafts,
+  t: Translate = ENGLISH,
+): { ok: true; patch: Partial<LimitValues> } | { ok: false; errors: Partial<Record<LimitKey, string>> } {
   const errors: Partial<Record<LimitKey, string>> = {};
   const patch: Partial<Record<LimitKey, number | null>> = {};
   for (const key of LIMIT_KEYS) {
@@ -141,5 +160,7 @@ export function limitsToSave(current: LimitValues, drafts: LimitDrafts, t: Trans
 /** Where a value came from, when the person needs to know (a start flag sets it again at restart). */
 export function sourceNote(source: AdminLimitSource | undefined, t: Translate = ENGLISH): string | null {
   if (!source?.start_option) return null;
-  return t(source.from === 'start' ? 'settings.limits.setAtStart' : 'settings.limits.changedHere', { option: source.start_option });
+  return t(source.from === 'start' ? 'settings.limits.setAtStart' : 'settings.limits.changedHere', {
+    option: source.start_option,
+  });
 }

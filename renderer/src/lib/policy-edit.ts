@@ -67,7 +67,10 @@ export const KNOWN_RISK_CLASSES: readonly string[] = [
 ];
 
 /** The classes present in `defaults`, known ones in KNOWN_RISK_CLASSES order, unknown ones after (sorted). */
-export function orderedRiskClasses(defaults: Record<string, unknown>, t: Translate = ENGLISH): Array<{ id: string; label: string; hint: string | null }> {
+export function orderedRiskClasses(
+  defaults: Record<string, unknown>,
+  t: Translate = ENGLISH,
+): Array<{ id: string; label: string; hint: string | null }> {
   const present = new Set(Object.keys(defaults));
   const known = KNOWN_RISK_CLASSES.filter((id) => present.has(id)).map((id) => {
     const label = `settings.risk.${id}`;

@@ -24,5 +24,7 @@ export function activityPrivacyNote(typedText: AuditTypedText | null, t: Transla
 /** The explanation under the Settings → Policies choice. */
 export function typedTextHint(typedText: AuditTypedText, t: Translate = ENGLISH): string {
   const common = t('settings.policies.typed.common');
-  return typedText === 'digest' ? t('settings.policies.typed.digestHint', { common }) : t('settings.policies.typed.fullHint', { common });
+  return typedText === 'digest'
+    ? t('settings.policies.typed.digestHint', { common })
+    : t('settings.policies.typed.fullHint', { common });
 }

@@ -13,7 +13,10 @@ export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string
 
   useEffect(() => {
     if (!state) return;
-    const ids = new Set([...state.approvals.map((a) => `a:${a.approval_id}`), ...state.pairings.map((p) => `p:${p.auth_session_id}`)]);
+    const ids = new Set([
+      ...state.approvals.map((a) => `a:${a.approval_id}`),
+      ...state.pairings.map((p) => `p:${p.auth_session_id}`),
+    ]);
     const previous = seen.current;
     seen.current = ids;
     // The first state is what was already waiting, not news.
@@ -25,7 +28,8 @@ export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string
       messages.push(t('common.announce.approval', { tool: approval.tool_id, phone }));
     }
     for (const pairing of state.pairings) {
-      if (!previous.has(`p:${pairing.auth_session_id}`)) messages.push(t('common.announce.pairing', { code: pairing.code }));
+      if (!previous.has(`p:${pairing.auth_session_id}`))
+        messages.push(t('common.announce.pairing', { code: pairing.code }));
     }
     if (messages.length > 0) setAnnouncement(messages.join(' '));
   }, [state, t]);

@@ -47,8 +47,10 @@ export default defineMessages(
     'decision.deny': 'deny',
     'decision.approved': 'approved',
     'decision.denied': 'denied',
-    'privacy.digest': 'Typed text is kept only as its length and a hash (the same text gives the same hash); passwords, access codes, keys and tokens are redacted.',
-    'privacy.full': 'Typed text is kept in full (Settings → Policies); passwords, access codes, keys and tokens are redacted.',
+    'privacy.digest':
+      'Typed text is kept only as its length and a hash (the same text gives the same hash); passwords, access codes, keys and tokens are redacted.',
+    'privacy.full':
+      'Typed text is kept in full (Settings → Policies); passwords, access codes, keys and tokens are redacted.',
     'privacy.unknown': 'Passwords, access codes, keys and tokens are redacted.',
   },
   {

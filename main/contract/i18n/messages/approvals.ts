@@ -7,7 +7,8 @@ export default defineMessages(
     sub: 'Risky actions wait here. If nobody decides before the countdown ends, the action is refused.',
     'empty.title': 'Nothing waiting for approval',
     'empty.text': 'Payments, installs, account and security screens and other high-risk actions will ask here first.',
-    'empty.hint': 'You see the phone’s screen, the action and why it was held; approve it once, for the rest of the lease, or deny it. What asks is set under <b>Settings → Policies</b>.',
+    'empty.hint':
+      'You see the phone’s screen, the action and why it was held; approve it once, for the rest of the lease, or deny it. What asks is set under <b>Settings → Policies</b>.',
     'shot.alt': 'Screen of {name} when the action was held',
     'shot.thePhone': 'the phone',
     'shot.none': 'No screenshot available',
@@ -32,7 +33,8 @@ export default defineMessages(
     sub: '有风险的操作在这里等待。倒计时结束前无人决定，操作将被拒绝。',
     'empty.title': '没有等待审批的操作',
     'empty.text': '付款、安装应用、账号与安全页面以及其他高风险操作都会先在这里请求审批。',
-    'empty.hint': '你会看到手机屏幕、要执行的操作以及被拦下的原因；可以允许一次、在本租约内一直允许，或拒绝。哪些操作需要审批，在<b>设置 → 策略</b>中设定。',
+    'empty.hint':
+      '你会看到手机屏幕、要执行的操作以及被拦下的原因；可以允许一次、在本租约内一直允许，或拒绝。哪些操作需要审批，在<b>设置 → 策略</b>中设定。',
     'shot.alt': '操作被拦下时 {name} 的屏幕',
     'shot.thePhone': '手机',
     'shot.none': '没有可用的截图',

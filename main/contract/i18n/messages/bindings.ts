@@ -6,7 +6,8 @@ export default defineMessages(
     title: 'Bindings & leases',
     sub: 'Each xAgent channel bound to a phone holds it exclusively until the lease ends or you revoke it.',
     'empty.title': 'No binding yet',
-    'empty.text': 'When someone binds a phone from xAgent, the channel appears here. Pairing requests wait under <b>Pairing requests</b> until you approve them.',
+    'empty.text':
+      'When someone binds a phone from xAgent, the channel appears here. Pairing requests wait under <b>Pairing requests</b> until you approve them.',
     noPhone: 'No phone',
     channelClosed: 'channel closed',
     'status.connected': 'connected',

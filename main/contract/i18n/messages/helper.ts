@@ -27,8 +27,10 @@ export default defineMessages(
     lanes: 'Calls: {helper} fast lane, {adb} stock',
     paused: 'Stopped for a while after a screen it could not read fully; the stock lane serves until then.',
     byDefault: 'On by the lab-wide default.',
-    'network.exposed': 'This phone is on a network ({addresses}). While the helper runs, anyone who can reach the phone there could drive it through ports 6790 and 7810, with no password. The bridge stops it the moment anything but the bridge connects, but it cannot stop the first request. Allow it only on a network you trust.',
-    'network.accepted': 'Allowed on this phone’s network ({addresses}); the bridge stops the helper the moment anything but the bridge connects.',
+    'network.exposed':
+      'This phone is on a network ({addresses}). While the helper runs, anyone who can reach the phone there could drive it through ports 6790 and 7810, with no password. The bridge stops it the moment anything but the bridge connects, but it cannot stop the first request. Allow it only on a network you trust.',
+    'network.accepted':
+      'Allowed on this phone’s network ({addresses}); the bridge stops the helper the moment anything but the bridge connects.',
     'network.accept': 'Allow on this network',
     'guard.watching': 'Only the bridge may connect to the helper: the bridge checks every 2 s and stops it otherwise.',
     'guard.foreign': 'Stopped to keep the phone safe: something other than the bridge connected to the helper.',
@@ -66,7 +68,8 @@ export default defineMessages(
     lanes: '调用：快速通道 {helper} 次，常规 {adb} 次',
     paused: '遇到无法完整读取的屏幕后暂停一段时间；在此期间由常规通道处理。',
     byDefault: '由全实验室的默认设置启用。',
-    'network.exposed': '这台手机连着网络（{addresses}）。助手运行时，能在该网络上访问这台手机的任何人都可以通过 6790 和 7810 端口操控它，无需密码。一旦有桥接器以外的连接，桥接器会立即停止助手，但无法阻止第一个请求。只在你信任的网络上允许。',
+    'network.exposed':
+      '这台手机连着网络（{addresses}）。助手运行时，能在该网络上访问这台手机的任何人都可以通过 6790 和 7810 端口操控它，无需密码。一旦有桥接器以外的连接，桥接器会立即停止助手，但无法阻止第一个请求。只在你信任的网络上允许。',
     'network.accepted': '已允许在这台手机的网络上运行（{addresses}）；一旦有桥接器以外的连接，桥接器会立即停止助手。',
     'network.accept': '允许在此网络上运行',
     'guard.watching': '只有桥接器可以连接助手：桥接器每 2 秒检查一次，发现其他连接即停止它。',

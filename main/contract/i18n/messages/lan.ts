@@ -20,13 +20,15 @@ export default defineMessages(
     forget: 'Forget',
     forgetting: 'Forgetting…',
     'add.title': 'Add by address',
-    'add.hint': 'For a phone with <code>adb tcpip</code> enabled, or the address shown under <b>Wireless debugging</b>.',
+    'add.hint':
+      'For a phone with <code>adb tcpip</code> enabled, or the address shown under <b>Wireless debugging</b>.',
     'add.label': 'Address (HOST or HOST:PORT, default port 5555)',
     'add.button': 'Add',
     'add.pending': 'Adding…',
     'add.result': 'Added {address} — {status}.',
     'pair.title': 'Pair with a code (Android 11+)',
-    'pair.hint': 'On the phone: <b>Developer options → Wireless debugging → Pair device with pairing code</b>. Enter the address and the code it shows. Then add the phone by the address on the Wireless debugging screen (a different port).',
+    'pair.hint':
+      'On the phone: <b>Developer options → Wireless debugging → Pair device with pairing code</b>. Enter the address and the code it shows. Then add the phone by the address on the Wireless debugging screen (a different port).',
     'pair.address': 'Pairing address (HOST:PORT)',
     'pair.code': 'Pairing code',
     'pair.button': 'Pair',
@@ -40,7 +42,8 @@ export default defineMessages(
     'found.looking': 'Looking…',
     'found.again': 'Look again',
     'found.server': 'ADB server',
-    'found.empty': 'No phone announces wireless debugging right now. Phones appear here when <b>Wireless debugging</b> is on and they share a network with the ADB server.',
+    'found.empty':
+      'No phone announces wireless debugging right now. Phones appear here when <b>Wireless debugging</b> is on and they share a network with the ADB server.',
     'found.pairing': 'Showing a pairing code on its screen',
     'found.ready': 'Ready to connect',
     'found.pair': 'Pair…',
@@ -70,7 +73,8 @@ export default defineMessages(
     'add.pending': '正在添加…',
     'add.result': '已添加 {address}（{status}）。',
     'pair.title': '使用配对码配对（Android 11 及以上）',
-    'pair.hint': '在手机上打开：<b>开发者选项 → 无线调试 → 使用配对码配对设备</b>。输入其中显示的地址和配对码。然后按无线调试页面上的地址（另一个端口）添加手机。',
+    'pair.hint':
+      '在手机上打开：<b>开发者选项 → 无线调试 → 使用配对码配对设备</b>。输入其中显示的地址和配对码。然后按无线调试页面上的地址（另一个端口）添加手机。',
     'pair.address': '配对地址（HOST:PORT）',
     'pair.code': '配对码',
     'pair.button': '配对',

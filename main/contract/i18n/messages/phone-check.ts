@@ -42,7 +42,8 @@ export default defineMessages(
     'detail.dumpFailed': 'uiautomator could not dump the screen: {message}',
     'detail.shellNone': 'no command has run yet',
     'detail.shellV2': 'adb shell protocol v2: exit status and errors come back with each command',
-    'detail.shellLegacy': 'this phone’s adbd has no shell protocol v2 (Android before 7, or a vendor adbd): the bridge reads each command’s exit status from a marker it appends; everything works, each command prints a few bytes more',
+    'detail.shellLegacy':
+      'this phone’s adbd has no shell protocol v2 (Android before 7, or a vendor adbd): the bridge reads each command’s exit status from a marker it appends; everything works, each command prints a few bytes more',
     'detail.windowNoAnswer': 'dumpsys window did not answer',
     'detail.noDialog': 'no system dialog over the app',
     'detail.dialog': 'a system dialog is over the app: {description}',
@@ -54,8 +55,10 @@ export default defineMessages(
     'detail.lockSecure': 'the phone shows a lock screen that asks for a PIN, pattern or password',
     'detail.lockSwipe': 'the phone shows a lock screen without a secret (swipe)',
     'detail.lockAny': 'the phone shows a lock screen',
-    'detail.displayMulti': 'display {id} "{name}" ({width}×{height}) is in use, of {count} displays; screenshots and taps go to it',
-    'detail.displayMultiPanel': 'display {id} "{name}" ({width}×{height}, panel {panel}) is in use, of {count} displays; screenshots and taps go to it',
+    'detail.displayMulti':
+      'display {id} "{name}" ({width}×{height}) is in use, of {count} displays; screenshots and taps go to it',
+    'detail.displayMultiPanel':
+      'display {id} "{name}" ({width}×{height}, panel {panel}) is in use, of {count} displays; screenshots and taps go to it',
     'detail.sizeNotSaid': 'wm size did not say',
     'detail.displayDefault': 'display 0 (default), {width}×{height}',
     'detail.displayOnly': 'display 0 (default), {width}×{height}, the only display',
@@ -73,19 +76,26 @@ export default defineMessages(
     'detail.batteryCharging': '{level}%, charging',
     'detail.batteryFull': '{level}%, full',
     'detail.batteryDischarging': '{level}%, not charging',
-    'detail.batteryLow': '{level}%, not charging: Android warns about a low battery at 15% and below, over the top of the screen, and the phone switches itself off when it runs out',
-    'fix.inputBlocked': 'Turn on "USB debugging (Security settings)" in Developer options (Xiaomi, Redmi, POCO), then check again',
+    'detail.batteryLow':
+      '{level}%, not charging: Android warns about a low battery at 15% and below, over the top of the screen, and the phone switches itself off when it runs out',
+    'fix.inputBlocked':
+      'Turn on "USB debugging (Security settings)" in Developer options (Xiaomi, Redmi, POCO), then check again',
     'fix.unauthorized': "Unlock the phone and tap Allow on its 'Allow USB debugging?' prompt",
-    'fix.usbPermission': 'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "Phone check"), then unplug and replug the phone',
+    'fix.usbPermission':
+      'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "Phone check"), then unplug and replug the phone',
     'fix.dumpDefault': 'close animations or videos on the screen and check again; if it persists, restart the phone',
-    'fix.permissionPrompt': 'Answer the permission prompt on the phone (While using the app, Only this time or Don’t allow), or let the agent answer it with your approval',
+    'fix.permissionPrompt':
+      'Answer the permission prompt on the phone (While using the app, Only this time or Don’t allow), or let the agent answer it with your approval',
     'fix.anr': 'On the phone, tap Close app or Wait; if the app keeps not responding, close it and start it again',
-    'fix.screenOff': 'Wake the screen: press the power button, or let the agent press the wakeup key (android_press_key wakeup)',
+    'fix.screenOff':
+      'Wake the screen: press the power button, or let the agent press the wakeup key (android_press_key wakeup)',
     'fix.locked': 'Unlock the phone; the bridge never types a PIN, pattern or password',
-    'fix.adbKeyboard': 'Install ADB Keyboard (https://github.com/senzhk/ADBKeyBoard) and enable it (adb shell ime enable com.android.adbkeyboard/.AdbIME) to type text beyond plain ASCII',
+    'fix.adbKeyboard':
+      'Install ADB Keyboard (https://github.com/senzhk/ADBKeyBoard) and enable it (adb shell ime enable com.android.adbkeyboard/.AdbIME) to type text beyond plain ASCII',
     'fix.freeSpace': 'Free space on the phone (delete apps, photos or downloads): installs and screenshots need room',
     'fix.androidOld': 'Use a phone with Android 8 or newer',
-    'fix.batteryLow': 'Plug the phone into a charger or a powered USB port (a computer port that gives too little current, or a phone on Wi-Fi, keeps draining), then check again',
+    'fix.batteryLow':
+      'Plug the phone into a charger or a powered USB port (a computer port that gives too little current, or a phone on Wi-Fi, keeps draining), then check again',
   },
   {
     title: '手机检查',
@@ -127,7 +137,8 @@ export default defineMessages(
     'detail.dumpFailed': 'uiautomator 无法读取屏幕：{message}',
     'detail.shellNone': '尚未运行任何命令',
     'detail.shellV2': 'adb shell 协议 v2：每条命令都会返回退出状态和错误',
-    'detail.shellLegacy': '这台手机的 adbd 不支持 shell 协议 v2（Android 7 之前，或厂商定制的 adbd）：桥接服务通过附加的标记读取每条命令的退出状态；一切正常，只是每条命令多输出几个字节',
+    'detail.shellLegacy':
+      '这台手机的 adbd 不支持 shell 协议 v2（Android 7 之前，或厂商定制的 adbd）：桥接服务通过附加的标记读取每条命令的退出状态；一切正常，只是每条命令多输出几个字节',
     'detail.windowNoAnswer': 'dumpsys window 没有响应',
     'detail.noDialog': '应用上方没有系统对话框',
     'detail.dialog': '应用上方有一个系统对话框：{description}',
@@ -140,7 +151,8 @@ export default defineMessages(
     'detail.lockSwipe': '手机显示无需密码的锁屏（滑动解锁）',
     'detail.lockAny': '手机显示锁屏',
     'detail.displayMulti': '正在使用显示屏 {id}“{name}”（{width}×{height}），共 {count} 个显示屏；截图和点按都作用于它',
-    'detail.displayMultiPanel': '正在使用显示屏 {id}“{name}”（{width}×{height}，面板 {panel}），共 {count} 个显示屏；截图和点按都作用于它',
+    'detail.displayMultiPanel':
+      '正在使用显示屏 {id}“{name}”（{width}×{height}，面板 {panel}），共 {count} 个显示屏；截图和点按都作用于它',
     'detail.sizeNotSaid': 'wm size 未给出信息',
     'detail.displayDefault': '显示屏 0（默认），{width}×{height}',
     'detail.displayOnly': '显示屏 0（默认），{width}×{height}，唯一的显示屏',
@@ -158,18 +170,22 @@ export default defineMessages(
     'detail.batteryCharging': '{level}%，正在充电',
     'detail.batteryFull': '{level}%，已充满',
     'detail.batteryDischarging': '{level}%，未在充电',
-    'detail.batteryLow': '{level}%，未在充电：电量在 15% 及以下时 Android 会在屏幕顶部显示低电量警告，电量耗尽时手机会自动关机',
+    'detail.batteryLow':
+      '{level}%，未在充电：电量在 15% 及以下时 Android 会在屏幕顶部显示低电量警告，电量耗尽时手机会自动关机',
     'fix.inputBlocked': '在开发者选项中打开“USB 调试（安全设置）”（小米、红米、POCO），然后重新检查',
     'fix.unauthorized': '解锁手机，并在“允许 USB 调试吗？”提示中点按“允许”',
-    'fix.usbPermission': 'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“Phone check”），然后拔下手机重新连接',
+    'fix.usbPermission':
+      'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“Phone check”），然后拔下手机重新连接',
     'fix.dumpDefault': '关闭屏幕上的动画或视频后重新检查；如果问题持续，请重启手机',
     'fix.permissionPrompt': '在手机上回应权限请求（“使用应用时允许”“仅限这一次”或“不允许”），或在你批准后由智能体回应',
     'fix.anr': '在手机上点按“关闭应用”或“等待”；如果应用仍无响应，请关闭后重新打开',
     'fix.screenOff': '唤醒屏幕：按下电源键，或让智能体按唤醒键（android_press_key wakeup）',
     'fix.locked': '请解锁手机；桥接服务从不输入 PIN 码、图案或密码',
-    'fix.adbKeyboard': '安装 ADB Keyboard（https://github.com/senzhk/ADBKeyBoard）并启用它（adb shell ime enable com.android.adbkeyboard/.AdbIME），才能输入 ASCII 以外的文字',
+    'fix.adbKeyboard':
+      '安装 ADB Keyboard（https://github.com/senzhk/ADBKeyBoard）并启用它（adb shell ime enable com.android.adbkeyboard/.AdbIME），才能输入 ASCII 以外的文字',
     'fix.freeSpace': '释放手机空间（删除应用、照片或下载内容）：安装应用和截图都需要空间',
     'fix.androidOld': '请使用 Android 8 或更新版本的手机',
-    'fix.batteryLow': '把手机接到充电器或供电充足的 USB 接口（电流不足的电脑接口，或通过 Wi-Fi 连接的手机，电量会继续下降），然后重新检查',
+    'fix.batteryLow':
+      '把手机接到充电器或供电充足的 USB 接口（电流不足的电脑接口，或通过 Wi-Fi 连接的手机，电量会继续下降），然后重新检查',
   },
 );

@@ -41,7 +41,8 @@ export default defineMessages(
     'lease.revoke': 'Revoke',
     'lease.revokePrompt': 'End this lease? The agent loses the phone at once.',
     'timeline.title': 'What the agent did',
-    'timeline.hint': 'The last {count} actions, newest first. Typed text and secrets are shown as the audit trail keeps them.',
+    'timeline.hint':
+      'The last {count} actions, newest first. Typed text and secrets are shown as the audit trail keeps them.',
     'timeline.empty': 'No action on this phone yet.',
     'state.queued': 'waiting',
     'state.running': 'running',

@@ -11,7 +11,8 @@ export default defineMessages(
     'language.system': 'Follow the system ({current})',
     'language.en': 'English',
     'language.zh-CN': '简体中文',
-    'language.hint': 'Kept in the bridge’s settings: the web console, the desktop app, its tray and notifications all use it.',
+    'language.hint':
+      'Kept in the bridge’s settings: the web console, the desktop app, its tray and notifications all use it.',
     'connect.title': 'Connect xAgent',
     'connect.baseUrl': 'Base URL',
     'connect.apiKey': 'API key',
@@ -22,13 +23,15 @@ export default defineMessages(
     'connect.rotatePrompt': 'Make a new key? xAgent is disconnected until you enter the new key there.',
     'connect.rotateConfirm': 'Rotate key',
     'connect.rotated': 'New key created. Update it in xAgent’s connector settings; until then xAgent cannot connect.',
-    'connect.envKey': 'This key comes from the DEVICE_BRIDGE_API_KEY environment variable: a rotation lasts only until the bridge restarts, which sets that key again. Change the variable too.',
+    'connect.envKey':
+      'This key comes from the DEVICE_BRIDGE_API_KEY environment variable: a rotation lasts only until the bridge restarts, which sets that key again. Change the variable too.',
     'xagent.emptyTitle': 'xAgent has not connected yet',
     'xagent.step1': 'In xAgent, as an administrator, add a connector.',
     'xagent.step2': 'Enter the Connector Base URL <code>{url}</code> (<b>Copy</b> above).',
     'xagent.step3': 'Enter the API key: <b>Copy</b> next to it above (<b>Reveal</b> shows it).',
     'xagent.step4': 'xAgent reads this bridge’s card, then connects; its connector id appears here.',
-    'xagent.loopback': 'This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>). README, “For labs”.',
+    'xagent.loopback':
+      'This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>). README, “For labs”.',
     'xagent.label': 'xAgent',
     'xagent.connected': 'connected',
     'xagent.disconnected': 'disconnected',
@@ -57,12 +60,14 @@ export default defineMessages(
     'bridge.phones': '{count, plural, one {# phone} other {# phones}}',
     'bridge.nextRetry': 'Next retry',
     'bridge.notChecked': 'not checked yet',
-    'bridge.addLab': 'Add lab hosts with <code>--adb HOST:PORT</code> (each running <code>adb -a nodaemon server</code>).',
+    'bridge.addLab':
+      'Add lab hosts with <code>--adb HOST:PORT</code> (each running <code>adb -a nodaemon server</code>).',
     'server.connected': 'connected',
     'server.connecting': 'connecting',
     'server.down': 'down',
     'codes.title': 'Lab access codes',
-    'codes.hint': 'xAgent users can claim a phone with its name and a code, without a pairing request. Set a code for one phone or for the whole pool.',
+    'codes.hint':
+      'xAgent users can claim a phone with its name and a code, without a pairing request. Set a code for one phone or for the whole pool.',
     'codes.tooShort': 'Use a code of at least {min} characters.',
     'codes.appliesTo': 'Applies to',
     'codes.pool': 'Every phone (pool)',
@@ -75,7 +80,8 @@ export default defineMessages(
     'codes.codeOnly': '· code only',
     'codes.remove': 'Remove',
     'secrets.title': 'Secrets',
-    'secrets.hint': 'Passwords and other values an agent types by name (<code>android_type_text</code> with <code>secret</code>) without ever seeing them. The bridge keeps each value encrypted; it can be replaced or deleted here, never read back. Typing a secret counts as typing into a password field under <b>Policies</b>.',
+    'secrets.hint':
+      'Passwords and other values an agent types by name (<code>android_type_text</code> with <code>secret</code>) without ever seeing them. The bridge keeps each value encrypted; it can be replaced or deleted here, never read back. Typing a secret counts as typing into a password field under <b>Policies</b>.',
     'secrets.name': 'Name',
     'secrets.value': 'Value',
     'secrets.badName': 'Use 1 to 64 letters, digits, “.”, “-” or “_”, starting with a letter or digit.',
@@ -101,7 +107,8 @@ export default defineMessages(
     'policies.title': 'Policies',
     'policies.loadFailed': 'Could not load the policies.',
     'policies.loading': 'Loading policies…',
-    'policies.hint': 'For every phone: <b>allow</b> runs the action, <b>ask</b> holds it under Approvals until you decide, <b>deny</b> refuses it. When an action falls into several classes, the strictest decision wins.',
+    'policies.hint':
+      'For every phone: <b>allow</b> runs the action, <b>ask</b> holds it under Approvals until you decide, <b>deny</b> refuses it. When an action falls into several classes, the strictest decision wins.',
     'policies.badPackage': 'Line {line}: “{text}” is not an Android package name (like com.example.bank).',
     'policies.riskClass': 'Risk class',
     'policies.decision': 'Decision',
@@ -109,16 +116,21 @@ export default defineMessages(
     'policies.decision.ask': 'ask',
     'policies.decision.deny': 'deny',
     'policies.apps': 'Extra sensitive apps (one package per line)',
-    'policies.appsHint': 'Added to the built-in list (payments, banking, settings, app stores). Actions in these apps are treated as high risk.',
+    'policies.appsHint':
+      'Added to the built-in list (payments, banking, settings, app stores). Actions in these apps are treated as high risk.',
     'policies.typedText': 'Typed text in the activity log',
-    'policies.overrides': '{count, plural, one {# phone has its own overrides; they are kept as they are.} other {# phones have their own overrides; they are kept as they are.}}',
+    'policies.overrides':
+      '{count, plural, one {# phone has its own overrides; they are kept as they are.} other {# phones have their own overrides; they are kept as they are.}}',
     'policies.save': 'Save policies',
     'policies.discard': 'Discard changes',
     'policies.typed.digest': 'Length and hash only',
     'policies.typed.full': 'Full text',
-    'policies.typed.common': 'While a call waits for approval, the person deciding sees the text as typed (passwords and keys stay hidden). Applies to calls from the moment you save.',
-    'policies.typed.digestHint': 'What an agent types on a phone (messages, searches, names, addresses) is written to the activity log and its export only as its length and a hash keyed to this bridge, like [text: 28 chars, hmac-sha256:3f9a1c2b]: repeats can be matched, the text cannot be read. {common}',
-    'policies.typed.fullHint': 'What an agent types on a phone (messages, searches, names, addresses) is written to the activity log (audit.jsonl in the data folder) and its export as typed. Password fields, access codes, keys and tokens are still redacted. {common}',
+    'policies.typed.common':
+      'While a call waits for approval, the person deciding sees the text as typed (passwords and keys stay hidden). Applies to calls from the moment you save.',
+    'policies.typed.digestHint':
+      'What an agent types on a phone (messages, searches, names, addresses) is written to the activity log and its export only as its length and a hash keyed to this bridge, like [text: 28 chars, hmac-sha256:3f9a1c2b]: repeats can be matched, the text cannot be read. {common}',
+    'policies.typed.fullHint':
+      'What an agent types on a phone (messages, searches, names, addresses) is written to the activity log (audit.jsonl in the data folder) and its export as typed. Password fields, access codes, keys and tokens are still redacted. {common}',
     'risk.observation': 'Reading the phone',
     'risk.observation.hint': 'Status, screenshots, UI tree, app list',
     'risk.control': 'Ordinary control',
@@ -140,7 +152,8 @@ export default defineMessages(
     'risk.secure_screen': 'Protected screens',
     'risk.secure_screen.hint': 'Windows that block screenshots',
     'limits.title': 'Limits',
-    'limits.hint': 'Changes apply at once and are kept when the bridge restarts. Each limit is documented in the README.',
+    'limits.hint':
+      'Changes apply at once and are kept when the bridge restarts. Each limit is documented in the README.',
     'limits.group.leases': 'Leases',
     'limits.group.approvals': 'Approvals and queue',
     'limits.group.files': 'File cache',
@@ -167,15 +180,20 @@ export default defineMessages(
     'limits.setAtStart': 'Set at start by {option}; a change here lasts until the bridge restarts.',
     'limits.changedHere': 'Changed here; {option} sets it again when the bridge restarts.',
     'limit.approval_timeout_ms': 'Approval countdown',
-    'limit.approval_timeout_ms.applies': 'Applies to calls held from now on; a pending approval keeps the countdown it was shown with.',
+    'limit.approval_timeout_ms.applies':
+      'Applies to calls held from now on; a pending approval keeps the countdown it was shown with.',
     'limit.lease_max_duration_ms': 'Lease maximum',
-    'limit.lease_max_duration_ms.applies': 'Applies to leases that start from now on; running leases keep their end (extend or revoke them).',
+    'limit.lease_max_duration_ms.applies':
+      'Applies to leases that start from now on; running leases keep their end (extend or revoke them).',
     'limit.lease_idle_timeout_ms': 'Idle timeout',
-    'limit.lease_idle_timeout_ms.applies': 'Applies to every lease at once, running ones included, counted from its last tool call.',
+    'limit.lease_idle_timeout_ms.applies':
+      'Applies to every lease at once, running ones included, counted from its last tool call.',
     'limit.lease_disconnect_grace_ms': 'Disconnect grace',
-    'limit.lease_disconnect_grace_ms.applies': 'Applies to every lease at once, counted from when its phone went offline.',
+    'limit.lease_disconnect_grace_ms.applies':
+      'Applies to every lease at once, counted from when its phone went offline.',
     'limit.file_cache_ttl_ms': 'File lifetime',
-    'limit.file_cache_ttl_ms.applies': 'Applies to files stored from now on; a shorter lifetime also ends older files early.',
+    'limit.file_cache_ttl_ms.applies':
+      'Applies to files stored from now on; a shorter lifetime also ends older files early.',
     'limit.file_cache_max_bytes': 'Cache size',
     'limit.file_cache_max_bytes.applies': 'Applies at once: a smaller cap deletes the least recently used files.',
     'limit.file_cache_max_files': 'Cache files',
@@ -183,7 +201,8 @@ export default defineMessages(
     'limit.queue_max_depth': 'Queue depth',
     'limit.queue_max_depth.applies': 'Applies to the next call queued on each phone; calls already waiting stay.',
     'limit.fast_lane_idle_stop_ms': 'Fast lane idle stop',
-    'limit.fast_lane_idle_stop_ms.applies': 'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
+    'limit.fast_lane_idle_stop_ms.applies':
+      'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
   },
   {
     title: '设置',
@@ -205,13 +224,15 @@ export default defineMessages(
     'connect.rotatePrompt': '生成新密钥？在 xAgent 中填入新密钥之前，xAgent 将无法连接。',
     'connect.rotateConfirm': '更换密钥',
     'connect.rotated': '已生成新密钥。请在 xAgent 的连接器设置中更新；在此之前 xAgent 无法连接。',
-    'connect.envKey': '此密钥来自环境变量 DEVICE_BRIDGE_API_KEY：更换只在桥接服务重启前有效，重启后会重新使用该变量中的密钥。请同时修改该变量。',
+    'connect.envKey':
+      '此密钥来自环境变量 DEVICE_BRIDGE_API_KEY：更换只在桥接服务重启前有效，重启后会重新使用该变量中的密钥。请同时修改该变量。',
     'xagent.emptyTitle': 'xAgent 尚未连接',
     'xagent.step1': '在 xAgent 中以管理员身份添加一个连接器。',
     'xagent.step2': '填入连接器基础 URL <code>{url}</code>（用上方的<b>复制</b>）。',
     'xagent.step3': '填入 API 密钥：用上方密钥旁的<b>复制</b>（<b>显示</b>可查看密钥）。',
     'xagent.step4': 'xAgent 会读取本桥接的卡片并连接；连接器 ID 随后显示在这里。',
-    'xagent.loopback': '此地址仅适用于本机上的 xAgent。若 xAgent 在其他机器上，请在可访问的地址上以 TLS 启动桥接服务（<code>--host</code> 和 <code>--tls self-signed</code>），或放在你的 TLS 代理之后（<code>--public-url</code>）。详见 README 的“For labs”。',
+    'xagent.loopback':
+      '此地址仅适用于本机上的 xAgent。若 xAgent 在其他机器上，请在可访问的地址上以 TLS 启动桥接服务（<code>--host</code> 和 <code>--tls self-signed</code>），或放在你的 TLS 代理之后（<code>--public-url</code>）。详见 README 的“For labs”。',
     'xagent.label': 'xAgent',
     'xagent.connected': '已连接',
     'xagent.disconnected': '已断开',
@@ -258,7 +279,8 @@ export default defineMessages(
     'codes.codeOnly': '· 仅访问码',
     'codes.remove': '删除',
     'secrets.title': '密钥',
-    'secrets.hint': '智能体按名称输入的密码和其他值（<code>android_type_text</code> 加 <code>secret</code>），它始终看不到这些值。桥接服务加密保存每个值；可以在这里替换或删除，但无法读回。在<b>策略</b>中，输入密钥按“输入到密码框”对待。',
+    'secrets.hint':
+      '智能体按名称输入的密码和其他值（<code>android_type_text</code> 加 <code>secret</code>），它始终看不到这些值。桥接服务加密保存每个值；可以在这里替换或删除，但无法读回。在<b>策略</b>中，输入密钥按“输入到密码框”对待。',
     'secrets.name': '名称',
     'secrets.value': '值',
     'secrets.badName': '请使用 1 到 64 个字母、数字、“.”、“-”或“_”，并以字母或数字开头。',
@@ -284,7 +306,8 @@ export default defineMessages(
     'policies.title': '策略',
     'policies.loadFailed': '无法加载策略。',
     'policies.loading': '正在加载策略…',
-    'policies.hint': '对每台手机：<b>允许</b>直接执行操作，<b>询问</b>会把操作放到“审批”中等你决定，<b>拒绝</b>则不执行。当一个操作同时属于多个类别时，以最严格的决定为准。',
+    'policies.hint':
+      '对每台手机：<b>允许</b>直接执行操作，<b>询问</b>会把操作放到“审批”中等你决定，<b>拒绝</b>则不执行。当一个操作同时属于多个类别时，以最严格的决定为准。',
     'policies.badPackage': '第 {line} 行：“{text}”不是 Android 应用包名（例如 com.example.bank）。',
     'policies.riskClass': '风险类别',
     'policies.decision': '决定',
@@ -299,9 +322,12 @@ export default defineMessages(
     'policies.discard': '放弃更改',
     'policies.typed.digest': '仅保留长度和哈希',
     'policies.typed.full': '完整文字',
-    'policies.typed.common': '调用等待审批时，作决定的人会看到输入的原文（密码和密钥仍会隐藏）。从保存那一刻起的调用生效。',
-    'policies.typed.digestHint': '智能体在手机上输入的内容（消息、搜索、姓名、地址）在活动记录及其导出中只保留长度和一个以本桥接为密钥的哈希，例如 [text: 28 chars, hmac-sha256:3f9a1c2b]：可以比对重复内容，但无法读出原文。{common}',
-    'policies.typed.fullHint': '智能体在手机上输入的内容（消息、搜索、姓名、地址）会按原文写入活动记录（数据文件夹中的 audit.jsonl）及其导出。密码框、访问码、密钥和令牌仍会隐去。{common}',
+    'policies.typed.common':
+      '调用等待审批时，作决定的人会看到输入的原文（密码和密钥仍会隐藏）。从保存那一刻起的调用生效。',
+    'policies.typed.digestHint':
+      '智能体在手机上输入的内容（消息、搜索、姓名、地址）在活动记录及其导出中只保留长度和一个以本桥接为密钥的哈希，例如 [text: 28 chars, hmac-sha256:3f9a1c2b]：可以比对重复内容，但无法读出原文。{common}',
+    'policies.typed.fullHint':
+      '智能体在手机上输入的内容（消息、搜索、姓名、地址）会按原文写入活动记录（数据文件夹中的 audit.jsonl）及其导出。密码框、访问码、密钥和令牌仍会隐去。{common}',
     'risk.observation': '读取手机',
     'risk.observation.hint': '状态、截图、界面树、应用列表',
     'risk.control': '普通操控',
@@ -366,6 +392,7 @@ export default defineMessages(
     'limit.queue_max_depth': '队列深度',
     'limit.queue_max_depth.applies': '对每台手机上下一个排队的调用生效；已在等待的调用保留。',
     'limit.fast_lane_idle_stop_ms': '快速通道空闲停止',
-    'limit.fast_lane_idle_stop_ms.applies': '立即生效：运行中的助手在最后一次调用后经过这段时间即停止，让手机可供 Android Studio 和 Appium 使用。',
+    'limit.fast_lane_idle_stop_ms.applies':
+      '立即生效：运行中的助手在最后一次调用后经过这段时间即停止，让手机可供 Android Studio 和 Appium 使用。',
   },
 );

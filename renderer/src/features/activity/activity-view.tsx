@@ -27,12 +27,19 @@ function word(t: Translate, prefix: string, value: string): string {
   return hasMessage(key) ? t(key) : value;
 }
 
-export function outcomeView(entry: Pick<AuditEntry, 'outcome' | 'error_code'>, t: Translate = translator('en')): { label: string; tone: Tone; code: string | null } {
-  if (entry.error_code && STOPPED.has(entry.error_code)) return { label: word(t, 'activity.stopped', entry.error_code), tone: 'warn', code: null };
+export function outcomeView(
+  entry: Pick<AuditEntry, 'outcome' | 'error_code'>,
+  t: Translate = translator('en'),
+): { label: string; tone: Tone; code: string | null } {
+  if (entry.error_code && STOPPED.has(entry.error_code))
+    return { label: word(t, 'activity.stopped', entry.error_code), tone: 'warn', code: null };
   const label = word(t, 'activity.outcome', entry.outcome);
-  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded') return { label, tone: 'ok', code: null };
-  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed') return { label, tone: 'danger', code: entry.error_code };
-  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout') return { label, tone: 'warn', code: null };
+  if (entry.outcome === 'ok' || entry.outcome === 'success' || entry.outcome === 'succeeded')
+    return { label, tone: 'ok', code: null };
+  if (entry.error_code || entry.outcome === 'error' || entry.outcome === 'failed')
+    return { label, tone: 'danger', code: entry.error_code };
+  if (entry.outcome === 'denied' || entry.outcome === 'canceled' || entry.outcome === 'timeout')
+    return { label, tone: 'warn', code: null };
   return { label, tone: 'neutral', code: entry.error_code };
 }
 
@@ -56,7 +63,10 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
   const [channelId, setChannelId] = useState('');
   // Only decides whether to print the date; no need to re-render every second.
   const now = Date.now();
-  const names = useMemo(() => new Map(props.state.devices.map((d) => [d.device_id, d.display_name])), [props.state.devices]);
+  const names = useMemo(
+    () => new Map(props.state.devices.map((d) => [d.device_id, d.display_name])),
+    [props.state.devices],
+  );
 
   const all = audit.entries ?? NO_ENTRIES;
   const rows = useMemo(() => newestFirst(filterAudit(all, { deviceId, channelId })), [all, deviceId, channelId]);
@@ -71,10 +81,22 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
           {t('activity.sub')} <span data-testid="activity-privacy">{activityPrivacyNote(audit.typedText, t)}</span>
         </p>
       </header>
-      {audit.error ? <ErrorBanner title={t('activity.loadFailed')} error={audit.error} onRetry={audit.refresh} testId="activity-error" /> : null}
+      {audit.error ? (
+        <ErrorBanner
+          title={t('activity.loadFailed')}
+          error={audit.error}
+          onRetry={audit.refresh}
+          testId="activity-error"
+        />
+      ) : null}
       <div className="toolbar">
         <label htmlFor="activity-filter-device">{t('activity.filter.phone')}</label>
-        <select id="activity-filter-device" value={deviceId} onChange={(e) => setDeviceId(e.target.value)} data-testid="activity-filter-device">
+        <select
+          id="activity-filter-device"
+          value={deviceId}
+          onChange={(e) => setDeviceId(e.target.value)}
+          data-testid="activity-filter-device"
+        >
           <option value="">{t('activity.filter.allPhones')}</option>
           {deviceIds.map((id) => (
             <option key={id} value={id}>
@@ -83,7 +105,12 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
           ))}
         </select>
         <label htmlFor="activity-filter-channel">{t('activity.filter.channel')}</label>
-        <select id="activity-filter-channel" value={channelId} onChange={(e) => setChannelId(e.target.value)} data-testid="activity-filter-channel">
+        <select
+          id="activity-filter-channel"
+          value={channelId}
+          onChange={(e) => setChannelId(e.target.value)}
+          data-testid="activity-filter-channel"
+        >
           <option value="">{t('activity.filter.allChannels')}</option>
           {channelIds.map((id) => (
             <option key={id} value={id}>
@@ -98,12 +125,20 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         <button type="button" className="btn" onClick={audit.refresh} data-testid="activity-refresh">
           {t('activity.refresh')}
         </button>
-        <button type="button" className="btn" onClick={() => download(rows, Date.now())} disabled={rows.length === 0} data-testid="activity-export">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => download(rows, Date.now())}
+          disabled={rows.length === 0}
+          data-testid="activity-export"
+        >
           {t('activity.export')}
         </button>
       </div>
       {audit.entries === null ? (
-        audit.error ? null : <Loading label={t('activity.loading')} />
+        audit.error ? null : (
+          <Loading label={t('activity.loading')} />
+        )
       ) : all.length === 0 ? (
         <EmptyState title={t('activity.empty.title')} testId="activity-empty">
           <p>{t('activity.empty.text')}</p>
@@ -137,7 +172,9 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   <td className="mono">{entry.tool_id}</td>
                   <td className="nowrap" title={entry.reasons.join('\n')}>
                     {word(t, 'activity.decision', entry.decision)}
-                    {entry.decided_by ? <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span> : null}
+                    {entry.decided_by ? (
+                      <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span>
+                    ) : null}
                   </td>
                   <td>
                     <OutcomeCell entry={entry} />

@@ -48,7 +48,13 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
       ) : (
         <ul className="approval-list" data-testid="approval-list">
           {approvals.map((approval) => (
-            <ApprovalCard key={approval.approval_id} api={props.api} approval={approval} state={props.state} onChanged={props.onChanged} />
+            <ApprovalCard
+              key={approval.approval_id}
+              api={props.api}
+              approval={approval}
+              state={props.state}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -56,7 +62,12 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
   );
 }
 
-function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: AdminState; onChanged: () => void }): React.JSX.Element {
+function ApprovalCard(props: {
+  api: BridgeApi;
+  approval: AdminApproval;
+  state: AdminState;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { approval } = props;
   const { t } = useT();
   const id = approval.approval_id;
@@ -67,7 +78,11 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
     <li className="card approval-card" data-testid={`approval-${id}`}>
       <div className="approval-shot">
         {approval.screenshot_url ? (
-          <img src={bridgePath(approval.screenshot_url)} alt={t('approvals.shot.alt', { name: phone?.display_name ?? t('approvals.shot.thePhone') })} data-testid={`approval-screenshot-${id}`} />
+          <img
+            src={bridgePath(approval.screenshot_url)}
+            alt={t('approvals.shot.alt', { name: phone?.display_name ?? t('approvals.shot.thePhone') })}
+            data-testid={`approval-screenshot-${id}`}
+          />
         ) : (
           <span className="thumb-placeholder" data-testid={`approval-screenshot-${id}`}>
             {t('approvals.shot.none')}
@@ -93,7 +108,9 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
             <h4>{t('approvals.why')}</h4>
             {approval.risk_classes && approval.risk_classes.length > 0 ? (
               <p className="small" data-testid={`approval-classes-${id}`}>
-                {t('approvals.classes', { classes: approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · ') })}
+                {t('approvals.classes', {
+                  classes: approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · '),
+                })}
               </p>
             ) : null}
             <ul className="reasons" data-testid={`approval-reasons-${id}`}>
@@ -127,7 +144,13 @@ function ApprovalCard(props: { api: BridgeApi; approval: AdminApproval; state: A
           >
             {t('approvals.approveLease')}
           </button>
-          <button type="button" className="btn btn-danger" disabled={decide.pending} onClick={() => decide.run('deny')} data-testid={`approval-deny-${id}`}>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={decide.pending}
+            onClick={() => decide.run('deny')}
+            data-testid={`approval-deny-${id}`}
+          >
             {t('approvals.deny')}
           </button>
         </div>

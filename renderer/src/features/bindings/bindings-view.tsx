@@ -49,7 +49,12 @@ export function BindingsView(props: { api: BridgeApi; state: AdminState; onChang
       ) : (
         <ul className="row-list" data-testid="channel-list">
           {channels.map((channel) => (
-            <ChannelRow key={channel.connector_channel_id} api={props.api} channel={channel} onChanged={props.onChanged} />
+            <ChannelRow
+              key={channel.connector_channel_id}
+              api={props.api}
+              channel={channel}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -98,7 +103,12 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
             {channel.lease_expires_at !== null ? (
               <>
                 {t('bindings.in')}{' '}
-                <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId={`channel-lease-${id}`} label={t('bindings.lease.label')} />
+                <Countdown
+                  to={channel.lease_expires_at}
+                  warnBelowMs={5 * 60_000}
+                  testId={`channel-lease-${id}`}
+                  label={t('bindings.lease.label')}
+                />
               </>
             ) : (
               t('bindings.noMaximum')
@@ -109,7 +119,12 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
             {channel.idle_expires_at !== null ? (
               <>
                 {t('bindings.in')}{' '}
-                <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} testId={`channel-idle-${id}`} label={t('bindings.idle.label')} />
+                <Countdown
+                  to={channel.idle_expires_at}
+                  warnBelowMs={2 * 60_000}
+                  testId={`channel-idle-${id}`}
+                  label={t('bindings.idle.label')}
+                />
               </>
             ) : (
               t('bindings.none')

@@ -24,7 +24,12 @@ const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }
   gone: { text: 'devices.state.gone', tone: 'neutral' },
 };
 
-export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLane?: AdminFastLane | undefined; onChanged: () => void }): React.JSX.Element {
+export function DeviceCard(props: {
+  api: BridgeApi;
+  device: AdminDevice;
+  fastLane?: AdminFastLane | undefined;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { api, device } = props;
   const { t } = useT();
   const id = device.device_id;
@@ -40,7 +45,9 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLan
         {online && thumb.url ? (
           <img src={thumb.url} alt={t('devices.thumb.alt', { name: device.display_name })} />
         ) : (
-          <span className="thumb-placeholder">{online ? (thumb.failed ? t('devices.thumb.none') : t('devices.thumb.loading')) : state.text}</span>
+          <span className="thumb-placeholder">
+            {online ? (thumb.failed ? t('devices.thumb.none') : t('devices.thumb.loading')) : state.text}
+          </span>
         )}
       </div>
       <div className="device-body">
@@ -61,7 +68,10 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLan
         ) : null}
         <p className="muted small" data-testid={`device-summary-${id}`}>
           {details || t('devices.unknownModel')} ·{' '}
-          {device.android_version ? t('devices.android', { version: device.android_version }) : t('devices.androidUnknown')} ·{' '}
+          {device.android_version
+            ? t('devices.android', { version: device.android_version })
+            : t('devices.androidUnknown')}{' '}
+          ·{' '}
           <StatusBadge tone="neutral" testId={`device-transport-${id}`}>
             {device.transport === 'usb' ? 'USB' : 'LAN'}
           </StatusBadge>
@@ -92,7 +102,12 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLan
           </dd>
         </dl>
         <div className="actions">
-          <a className="btn btn-primary" href={phoneHash(id)} data-testid={`device-open-${id}`} title={t('phone-view.openTitle')}>
+          <a
+            className="btn btn-primary"
+            href={phoneHash(id)}
+            data-testid={`device-open-${id}`}
+            title={t('phone-view.openTitle')}
+          >
             {t('phone-view.open')}
           </a>
           <button
@@ -107,13 +122,22 @@ export function DeviceCard(props: { api: BridgeApi; device: AdminDevice; fastLan
           </button>
           {stop.result ? (
             <span className="result" role="status" data-testid={`device-stop-result-${id}`}>
-              {stop.result.canceled === 0 ? t('devices.stop.nothing') : t('devices.stop.done', { count: stop.result.canceled })}
+              {stop.result.canceled === 0
+                ? t('devices.stop.nothing')
+                : t('devices.stop.done', { count: stop.result.canceled })}
             </span>
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
         <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
-        <HelperPanel api={api} deviceId={id} helper={device.helper} fastLane={props.fastLane} online={online} onChanged={props.onChanged} />
+        <HelperPanel
+          api={api}
+          deviceId={id}
+          helper={device.helper}
+          fastLane={props.fastLane}
+          online={online}
+          onChanged={props.onChanged}
+        />
       </div>
     </li>
   );

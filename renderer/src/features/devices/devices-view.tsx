@@ -9,7 +9,12 @@ import { useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { DeviceCard } from './device-card';
 
-export function DevicesView(props: { api: BridgeApi; state: AdminState; onChanged: () => void; onOpenLan: () => void }): React.JSX.Element {
+export function DevicesView(props: {
+  api: BridgeApi;
+  state: AdminState;
+  onChanged: () => void;
+  onOpenLan: () => void;
+}): React.JSX.Element {
   const { state } = props;
   const { t } = useT();
   const downServers = state.adb_servers.filter((s) => s.status === 'down');
@@ -20,10 +25,16 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
         <p className="view-sub">{countText(t, state)}</p>
       </header>
       {downServers.map((server) => (
-        <div key={server.address} className="banner banner-warn" role="status" data-testid={`adb-down-${server.address}`}>
+        <div
+          key={server.address}
+          className="banner banner-warn"
+          role="status"
+          data-testid={`adb-down-${server.address}`}
+        >
           {/* One wrapper: the banner is a flex row, and loose text nodes would become columns. */}
           <div>
-            <strong>{t('devices.adbDown.title', { address: server.address })}</strong> {server.last_error ? <span>({server.last_error.trim().replace(/\.$/, '')}).</span> : null}{' '}
+            <strong>{t('devices.adbDown.title', { address: server.address })}</strong>{' '}
+            {server.last_error ? <span>({server.last_error.trim().replace(/\.$/, '')}).</span> : null}{' '}
             {server.address.startsWith('127.') || server.address.startsWith('localhost') ? (
               <Rich text={t('devices.adbDown.start')} />
             ) : null}
@@ -35,7 +46,13 @@ export function DevicesView(props: { api: BridgeApi; state: AdminState; onChange
       ) : (
         <ul className="card-grid" data-testid="device-list">
           {state.devices.map((device) => (
-            <DeviceCard key={device.device_id} api={props.api} device={device} fastLane={props.state.fast_lane} onChanged={props.onChanged} />
+            <DeviceCard
+              key={device.device_id}
+              api={props.api}
+              device={device}
+              fastLane={props.state.fast_lane}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -76,7 +93,12 @@ function NoDevices(props: { onOpenLan: () => void }): React.JSX.Element {
           <p>
             <Rich text={t('devices.empty.lan.text')} />
           </p>
-          <button type="button" className="btn btn-primary" onClick={props.onOpenLan} data-testid="devices-empty-add-lan">
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={props.onOpenLan}
+            data-testid="devices-empty-add-lan"
+          >
             {t('devices.empty.lan.add')}
           </button>
         </div>

@@ -23,7 +23,14 @@ const STATE: Record<HelperState, { text: MessageKey; tone: Tone }> = {
 /** Codes of a helper the bridge stopped to keep the phone safe: shown as an alert. */
 const ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
 
-export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: AdminHelper | undefined; fastLane: AdminFastLane | undefined; online: boolean; onChanged: () => void }): React.JSX.Element | null {
+export function HelperPanel(props: {
+  api: BridgeApi;
+  deviceId: string;
+  helper: AdminHelper | undefined;
+  fastLane: AdminFastLane | undefined;
+  online: boolean;
+  onChanged: () => void;
+}): React.JSX.Element | null {
   const { api, deviceId, helper, fastLane } = props;
   const { t } = useT();
   const act = useAction((action: HelperAction) => api.setDeviceHelper(deviceId, action), props.onChanged);
@@ -33,7 +40,12 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
   const busy = act.pending || helper.state === 'installing';
   const installed = helper.state !== 'absent';
   return (
-    <section className="helper-panel" data-testid={`helper-${deviceId}`} data-state={helper.state} aria-label={t('helper.title')}>
+    <section
+      className="helper-panel"
+      data-testid={`helper-${deviceId}`}
+      data-state={helper.state}
+      aria-label={t('helper.title')}
+    >
       <div className="card-title-row">
         <h4 className="helper-title">
           {t('helper.title')}{' '}
@@ -45,29 +57,57 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
         </h4>
         <div className="helper-actions">
           {!helper.enabled ? (
-            <button type="button" className="btn btn-small btn-primary" disabled={busy || !props.online || fastLane?.available === false} onClick={() => act.run('enable')} data-testid={`helper-enable-${deviceId}`}>
+            <button
+              type="button"
+              className="btn btn-small btn-primary"
+              disabled={busy || !props.online || fastLane?.available === false}
+              onClick={() => act.run('enable')}
+              data-testid={`helper-enable-${deviceId}`}
+            >
               {act.pending ? t('helper.working') : t('helper.enable')}
             </button>
           ) : (
             <>
               {helper.state === 'failed' && helper.last_error_code !== 'helper_network_exposed' ? (
-                <button type="button" className="btn btn-small btn-primary" disabled={busy || !props.online} onClick={() => act.run('enable')} data-testid={`helper-reenable-${deviceId}`}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-primary"
+                  disabled={busy || !props.online}
+                  onClick={() => act.run('enable')}
+                  data-testid={`helper-reenable-${deviceId}`}
+                >
                   {act.pending ? t('helper.working') : t('helper.enableAgain')}
                 </button>
               ) : null}
-              <button type="button" className="btn btn-small" disabled={busy} onClick={() => act.run('disable')} data-testid={`helper-disable-${deviceId}`}>
+              <button
+                type="button"
+                className="btn btn-small"
+                disabled={busy}
+                onClick={() => act.run('disable')}
+                data-testid={`helper-disable-${deviceId}`}
+              >
                 {t('helper.disable')}
               </button>
             </>
           )}
           {installed ? (
-            <button type="button" className="btn btn-small btn-danger" disabled={busy || !props.online} onClick={() => act.run('remove')} data-testid={`helper-remove-${deviceId}`}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger"
+              disabled={busy || !props.online}
+              onClick={() => act.run('remove')}
+              data-testid={`helper-remove-${deviceId}`}
+            >
               {t('helper.remove')}
             </button>
           ) : null}
         </div>
       </div>
-      {!helper.enabled ? <p className="hint">{fastLane?.available === false ? t('helper.unavailable') : t('helper.explain', { version })}</p> : null}
+      {!helper.enabled ? (
+        <p className="hint">
+          {fastLane?.available === false ? t('helper.unavailable') : t('helper.explain', { version })}
+        </p>
+      ) : null}
       {helper.enabled && !helper.chosen ? <p className="hint">{t('helper.byDefault')}</p> : null}
       {installed || helper.enabled ? (
         <p className="muted small" data-testid={`helper-facts-${deviceId}`}>
@@ -77,10 +117,23 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
       ) : null}
       {helper.paused_until !== null ? <p className="hint">{t('helper.paused')}</p> : null}
       {helper.enabled && helper.network_addresses && helper.network_addresses.length > 0 ? (
-        <div className={helper.network_accepted ? 'muted small' : 'hint hint-warn'} data-testid={`helper-network-${deviceId}`}>
-          <p>{t(helper.network_accepted ? 'helper.network.accepted' : 'helper.network.exposed', { addresses: helper.network_addresses.slice(0, 3).join(', ') })}</p>
+        <div
+          className={helper.network_accepted ? 'muted small' : 'hint hint-warn'}
+          data-testid={`helper-network-${deviceId}`}
+        >
+          <p>
+            {t(helper.network_accepted ? 'helper.network.accepted' : 'helper.network.exposed', {
+              addresses: helper.network_addresses.slice(0, 3).join(', '),
+            })}
+          </p>
           {!helper.network_accepted ? (
-            <button type="button" className="btn btn-small" disabled={busy} onClick={() => act.run('accept_network')} data-testid={`helper-accept-network-${deviceId}`}>
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={busy}
+              onClick={() => act.run('accept_network')}
+              data-testid={`helper-accept-network-${deviceId}`}
+            >
               {t('helper.network.accept')}
             </button>
           ) : null}
@@ -92,8 +145,16 @@ export function HelperPanel(props: { api: BridgeApi; deviceId: string; helper: A
         </p>
       ) : null}
       {helper.last_error && helper.last_error_code !== 'helper_network_exposed' ? (
-        <p className={helper.state === 'failed' ? 'hint hint-warn' : 'muted small'} data-testid={`helper-error-${deviceId}`} role={ALERT_CODES.has(helper.last_error_code ?? '') ? 'alert' : undefined}>
-          {ALERT_CODES.has(helper.last_error_code ?? '') ? t(helper.last_error_code === 'helper_not_verified' ? 'helper.guard.notVerified' : 'helper.guard.foreign') + ' ' : ''}
+        <p
+          className={helper.state === 'failed' ? 'hint hint-warn' : 'muted small'}
+          data-testid={`helper-error-${deviceId}`}
+          role={ALERT_CODES.has(helper.last_error_code ?? '') ? 'alert' : undefined}
+        >
+          {ALERT_CODES.has(helper.last_error_code ?? '')
+            ? t(
+                helper.last_error_code === 'helper_not_verified' ? 'helper.guard.notVerified' : 'helper.guard.foreign',
+              ) + ' '
+            : ''}
           {t('helper.lastError', { error: helper.last_error })}
         </p>
       ) : null}

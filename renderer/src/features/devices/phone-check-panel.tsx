@@ -34,7 +34,12 @@ const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
 
 const MARK: Record<AdminPhoneCheckItem['status'], string> = { ok: '✓', problem: '!', unknown: '?' };
 
-export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check: AdminPhoneCheck | null; onChanged: () => void }): React.JSX.Element {
+export function PhoneCheckPanel(props: {
+  api: BridgeApi;
+  deviceId: string;
+  check: AdminPhoneCheck | null;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { api, deviceId, check } = props;
   const { t } = useT();
   const again = useAction(() => api.checkDevice(deviceId), props.onChanged);
@@ -48,14 +53,23 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
           <span className="muted small">
             {check ? (
               <>
-                {problems.length === 0 ? t('phone-check.noProblems') : t('phone-check.problems', { count: problems.length })} · <RelativeTime at={check.checked_at} />
+                {problems.length === 0
+                  ? t('phone-check.noProblems')
+                  : t('phone-check.problems', { count: problems.length })}{' '}
+                · <RelativeTime at={check.checked_at} />
               </>
             ) : (
               t('phone-check.notRun')
             )}
           </span>
         </h4>
-        <button type="button" className="btn btn-small" onClick={() => again.run()} disabled={running} data-testid={`phone-check-again-${deviceId}`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => again.run()}
+          disabled={running}
+          data-testid={`phone-check-again-${deviceId}`}
+        >
           {running ? t('phone-check.checking') : t('phone-check.again')}
         </button>
       </div>
@@ -64,7 +78,12 @@ export function PhoneCheckPanel(props: { api: BridgeApi; deviceId: string; check
           {[...check.checks]
             .sort((a, b) => order(a) - order(b))
             .map((c) => (
-              <li key={c.id} className={`phone-check-row status-${c.status}`} data-testid={`phone-check-${deviceId}-${c.id}`} data-status={c.status}>
+              <li
+                key={c.id}
+                className={`phone-check-row status-${c.status}`}
+                data-testid={`phone-check-${deviceId}-${c.id}`}
+                data-status={c.status}
+              >
                 <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
                   {MARK[c.status]}
                 </span>{' '}

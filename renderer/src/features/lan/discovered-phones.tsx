@@ -15,7 +15,12 @@ import { Rich } from '../../i18n/rich-text';
 
 type Service = AdminLanDiscovered['servers'][number]['services'][number];
 
-export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
+export function DiscoveredPhones(props: {
+  api: BridgeApi;
+  state: AdminState;
+  onChanged: () => void;
+  onPair: (address: string) => void;
+}): React.JSX.Element {
   const { api, state } = props;
   const { t } = useT();
   const [found, setFound] = useState<AdminLanDiscovered | null>(null);
@@ -46,7 +51,10 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
   }, [api, attempt]);
 
   const known = new Set([...state.lan_devices.map((l) => l.address), ...state.devices.map((d) => d.serial)]);
-  const services = found?.servers.flatMap((s) => s.services.filter((svc) => svc.kind !== 'other').map((svc) => ({ ...svc, server: s.adb_server }))) ?? [];
+  const services =
+    found?.servers.flatMap((s) =>
+      s.services.filter((svc) => svc.kind !== 'other').map((svc) => ({ ...svc, server: s.adb_server })),
+    ) ?? [];
   const notes = found?.servers.filter((s) => s.note) ?? [];
   // Looking again cannot help when no ADB server can browse mDNS at all.
   const canLook = !found || found.servers.some((s) => s.supported);
@@ -58,7 +66,13 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
           {t('lan.found.title')}
         </h3>
         {canLook ? (
-          <button type="button" className="btn btn-small" onClick={refresh} disabled={loading} data-testid="lan-discovered-refresh">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={refresh}
+            disabled={loading}
+            data-testid="lan-discovered-refresh"
+          >
             {loading ? t('lan.found.looking') : t('lan.found.again')}
           </button>
         ) : null}
@@ -77,7 +91,14 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
       {services.length > 0 ? (
         <ul className="row-list" data-testid="lan-discovered-list">
           {services.map((svc) => (
-            <DiscoveredRow key={`${svc.server}|${svc.service_type}|${svc.address}`} api={api} service={svc} known={known.has(svc.address)} onChanged={props.onChanged} onPair={props.onPair} />
+            <DiscoveredRow
+              key={`${svc.server}|${svc.service_type}|${svc.address}`}
+              api={api}
+              service={svc}
+              known={known.has(svc.address)}
+              onChanged={props.onChanged}
+              onPair={props.onPair}
+            />
           ))}
         </ul>
       ) : null}
@@ -85,7 +106,13 @@ export function DiscoveredPhones(props: { api: BridgeApi; state: AdminState; onC
   );
 }
 
-function DiscoveredRow(props: { api: BridgeApi; service: Service; known: boolean; onChanged: () => void; onPair: (address: string) => void }): React.JSX.Element {
+function DiscoveredRow(props: {
+  api: BridgeApi;
+  service: Service;
+  known: boolean;
+  onChanged: () => void;
+  onPair: (address: string) => void;
+}): React.JSX.Element {
   const { service } = props;
   const { t } = useT();
   const add = useAction(() => props.api.addLanDevice(service.address), props.onChanged);
@@ -101,13 +128,24 @@ function DiscoveredRow(props: { api: BridgeApi; service: Service; known: boolean
         <ErrorText error={add.error} testId={`lan-discovered-error-${service.address}`} />
       </div>
       {pairing ? (
-        <button type="button" className="btn" onClick={() => props.onPair(service.address)} data-testid={`lan-discovered-pair-${service.address}`}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => props.onPair(service.address)}
+          data-testid={`lan-discovered-pair-${service.address}`}
+        >
           {t('lan.found.pair')}
         </button>
       ) : props.known ? (
         <span className="muted small">{t('lan.found.added')}</span>
       ) : (
-        <button type="button" className="btn btn-primary" onClick={() => add.run()} disabled={add.pending} data-testid={`lan-discovered-add-${service.address}`}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => add.run()}
+          disabled={add.pending}
+          data-testid={`lan-discovered-add-${service.address}`}
+        >
           {add.pending ? t('lan.add.pending') : t('lan.add.button')}
         </button>
       )}

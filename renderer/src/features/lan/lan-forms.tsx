@@ -66,7 +66,10 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
       <ErrorText error={invalid ?? add.error} testId="lan-add-error" />
       {add.result ? (
         <p className="result" role="status" data-testid="lan-add-result">
-          {t('lan.add.result', { address: add.result.lan_device.address, status: lanStatus(add.result.lan_device.status) })}
+          {t('lan.add.result', {
+            address: add.result.lan_device.address,
+            status: lanStatus(add.result.lan_device.status),
+          })}
         </p>
       ) : null}
     </form>
@@ -74,7 +77,11 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
 }
 
 /** `initialAddress`: prefilled from a discovered phone (the parent re-mounts the form with a new key). */
-export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; initialAddress?: string }): React.JSX.Element {
+export function PairLanForm(props: {
+  api: BridgeApi;
+  onChanged: () => void;
+  initialAddress?: string;
+}): React.JSX.Element {
   const { t } = useT();
   const [address, setAddress] = useState(props.initialAddress ?? '');
   const [code, setCode] = useState('');
@@ -138,7 +145,12 @@ export function PairLanForm(props: { api: BridgeApi; onChanged: () => void; init
             data-testid="lan-pair-code"
           />
         </div>
-        <button type="submit" className="btn btn-primary field-button" disabled={pair.pending} data-testid="lan-pair-submit">
+        <button
+          type="submit"
+          className="btn btn-primary field-button"
+          disabled={pair.pending}
+          data-testid="lan-pair-submit"
+        >
           {pair.pending ? t('lan.pair.pending') : t('lan.pair.button')}
         </button>
       </div>

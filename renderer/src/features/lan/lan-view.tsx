@@ -39,7 +39,12 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
       </header>
       <div className="two-col">
         <AddLanForm api={props.api} onChanged={props.onChanged} />
-        <PairLanForm key={pairAddress.n} api={props.api} onChanged={props.onChanged} initialAddress={pairAddress.address} />
+        <PairLanForm
+          key={pairAddress.n}
+          api={props.api}
+          onChanged={props.onChanged}
+          initialAddress={pairAddress.address}
+        />
       </div>
       <DiscoveredPhones
         api={props.api}
@@ -63,7 +68,12 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
   );
 }
 
-function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState; onChanged: () => void }): React.JSX.Element {
+function LanRow(props: {
+  api: BridgeApi;
+  lan: AdminLanDevice;
+  state: AdminState;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { lan } = props;
   const { t } = useT();
   const forget = useAction(() => props.api.forgetLanDevice(lan.address), props.onChanged);
@@ -84,7 +94,8 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
           {lan.status === 'reconnecting' && lan.next_attempt_at !== null ? (
             <>
               {' '}
-              · {t('lan.nextAttempt')} <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
+              · {t('lan.nextAttempt')}{' '}
+              <Countdown to={lan.next_attempt_at} warnBelowMs={0} seconds testId={`lan-next-${lan.address}`} />
             </>
           ) : null}
         </p>
@@ -96,7 +107,13 @@ function LanRow(props: { api: BridgeApi; lan: AdminLanDevice; state: AdminState;
         ) : null}
         <ErrorText error={forget.error} testId={`lan-forget-error-${lan.address}`} />
       </div>
-      <button type="button" className="btn" onClick={() => forget.run()} disabled={forget.pending} data-testid={`lan-forget-${lan.address}`}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => forget.run()}
+        disabled={forget.pending}
+        data-testid={`lan-forget-${lan.address}`}
+      >
         {forget.pending ? t('lan.forgetting') : t('lan.forget')}
       </button>
     </li>

@@ -32,7 +32,13 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
       ) : (
         <ul className="card-grid card-grid-wide" data-testid="pairing-list">
           {pairings.map((pairing) => (
-            <PairingCard key={pairing.auth_session_id} api={props.api} pairing={pairing} devices={devices} onChanged={props.onChanged} />
+            <PairingCard
+              key={pairing.auth_session_id}
+              api={props.api}
+              pairing={pairing}
+              devices={devices}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -40,7 +46,12 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
   );
 }
 
-function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: AdminDevice[]; onChanged: () => void }): React.JSX.Element {
+function PairingCard(props: {
+  api: BridgeApi;
+  pairing: AdminPairing;
+  devices: AdminDevice[];
+  onChanged: () => void;
+}): React.JSX.Element {
   const { pairing } = props;
   const { t } = useT();
   const id = pairing.auth_session_id;
@@ -60,12 +71,16 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
 
   return (
     <li className="card pairing-card" data-testid={`pairing-${id}`}>
-      <div className="pairing-code" data-testid={`pairing-code-${id}`} aria-label={t('pairings.codeLabel', { code: pairing.code.split('').join(' ') })}>
+      <div
+        className="pairing-code"
+        data-testid={`pairing-code-${id}`}
+        aria-label={t('pairings.codeLabel', { code: pairing.code.split('').join(' ') })}
+      >
         {pairing.code}
       </div>
       <p className="muted small">
-        {t('pairings.channel')} <span className="mono">{shortId(pairing.connector_channel_id)}</span> · {t('pairings.expiresIn')}{' '}
-        <Countdown to={pairing.expires_at} testId={`pairing-expires-${id}`} />
+        {t('pairings.channel')} <span className="mono">{shortId(pairing.connector_channel_id)}</span> ·{' '}
+        {t('pairings.expiresIn')} <Countdown to={pairing.expires_at} testId={`pairing-expires-${id}`} />
       </p>
       {pairing.message ? (
         <p className="hint" title={t('pairings.messageTitle')}>
@@ -76,7 +91,12 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
       {phones.length === 0 ? (
         <p className="hint hint-warn">{t('pairings.noPhoneOnline')}</p>
       ) : (
-        <select id={`pairing-device-${id}`} value={chosen} onChange={(event) => setDeviceId(event.target.value)} data-testid={`pairing-device-${id}`}>
+        <select
+          id={`pairing-device-${id}`}
+          value={chosen}
+          onChange={(event) => setDeviceId(event.target.value)}
+          data-testid={`pairing-device-${id}`}
+        >
           <option value="">{t('pairings.choosePhone')}</option>
           {phones.map((phone) => (
             <option key={phone.device_id} value={phone.device_id}>
@@ -96,7 +116,13 @@ function PairingCard(props: { api: BridgeApi; pairing: AdminPairing; devices: Ad
         >
           {t('pairings.approve')}
         </button>
-        <button type="button" className="btn" disabled={decide.pending} onClick={() => decide.run({ action: 'deny' })} data-testid={`pairing-deny-${id}`}>
+        <button
+          type="button"
+          className="btn"
+          disabled={decide.pending}
+          onClick={() => decide.run({ action: 'deny' })}
+          data-testid={`pairing-deny-${id}`}
+        >
           {t('pairings.deny')}
         </button>
       </div>

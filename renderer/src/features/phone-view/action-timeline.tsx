@@ -29,7 +29,12 @@ const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
 /** The approval waiting for this held call (one control call per phone can be held at a time). */
 export function approvalFor(action: AdminPhoneAction, approvals: readonly AdminApproval[]): AdminApproval | undefined {
   if (action.state !== 'held') return undefined;
-  return approvals.find((a) => a.device_id === action.device_id && a.tool_id === action.tool_id && a.connector_channel_id === action.connector_channel_id);
+  return approvals.find(
+    (a) =>
+      a.device_id === action.device_id &&
+      a.tool_id === action.tool_id &&
+      a.connector_channel_id === action.connector_channel_id,
+  );
 }
 
 export function ActionTimeline(props: {
@@ -54,7 +59,14 @@ export function ActionTimeline(props: {
       ) : (
         <ol className="pv-actions" data-testid="pv-timeline">
           {props.actions.map((action) => (
-            <ActionRow key={action.action_id} api={props.api} action={action} picture={props.pictures.get(action.action_id)} approval={approvalFor(action, props.approvals)} onChanged={props.onChanged} />
+            <ActionRow
+              key={action.action_id}
+              api={props.api}
+              action={action}
+              picture={props.pictures.get(action.action_id)}
+              approval={approvalFor(action, props.approvals)}
+              onChanged={props.onChanged}
+            />
           ))}
         </ol>
       )}
@@ -62,7 +74,13 @@ export function ActionTimeline(props: {
   );
 }
 
-function ActionRow(props: { api: BridgeApi; action: AdminPhoneAction; picture: string | undefined; approval: AdminApproval | undefined; onChanged: () => void }): React.JSX.Element {
+function ActionRow(props: {
+  api: BridgeApi;
+  action: AdminPhoneAction;
+  picture: string | undefined;
+  approval: AdminApproval | undefined;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { t, format } = useT();
   // The day is what matters here (clock() adds the date for other days): no ticking needed.
   const now = Date.now();
@@ -70,7 +88,13 @@ function ActionRow(props: { api: BridgeApi; action: AdminPhoneAction; picture: s
   const id = action.action_id;
   const args = JSON.stringify(action.arguments);
   return (
-    <li className={`pv-action pv-action-${action.state}`} data-testid={`pv-action-${id}`} data-tool={action.tool_id} data-state={action.state} data-seq={action.seq}>
+    <li
+      className={`pv-action pv-action-${action.state}`}
+      data-testid={`pv-action-${id}`}
+      data-tool={action.tool_id}
+      data-state={action.state}
+      data-seq={action.seq}
+    >
       <div className="pv-action-main">
         <div className="pv-action-head">
           <span className="mono strong">{action.tool_id}</span>
@@ -127,8 +151,14 @@ function ActionStatus(props: { action: AdminPhoneAction }): React.JSX.Element {
     );
   }
   return (
-    <StatusBadge tone={action.error_code === 'canceled' ? 'neutral' : 'danger'} testId={testId} title={action.error_code ?? undefined}>
-      {action.error_code === 'canceled' ? t('phone-view.outcome.canceled') : t('phone-view.outcome.error', { code: action.error_code ?? '' })}
+    <StatusBadge
+      tone={action.error_code === 'canceled' ? 'neutral' : 'danger'}
+      testId={testId}
+      title={action.error_code ?? undefined}
+    >
+      {action.error_code === 'canceled'
+        ? t('phone-view.outcome.canceled')
+        : t('phone-view.outcome.error', { code: action.error_code ?? '' })}
     </StatusBadge>
   );
 }
@@ -149,16 +179,46 @@ function ActionPicture(props: { action: AdminPhoneAction; picture: string | unde
       data-screen-width={screen.width}
       data-screen-height={screen.height}
     >
-      {props.picture ? <img src={props.picture} alt={t('phone-view.shot.alt', { tool: action.tool_id })} data-testid={`pv-action-img-${id}`} /> : <span className="pv-shot-wait" />}
-      <svg className="pv-shot-overlay" viewBox={`0 0 ${screen.width} ${screen.height}`} preserveAspectRatio="none" aria-hidden="true">
+      {props.picture ? (
+        <img
+          src={props.picture}
+          alt={t('phone-view.shot.alt', { tool: action.tool_id })}
+          data-testid={`pv-action-img-${id}`}
+        />
+      ) : (
+        <span className="pv-shot-wait" />
+      )}
+      <svg
+        className="pv-shot-overlay"
+        viewBox={`0 0 ${screen.width} ${screen.height}`}
+        preserveAspectRatio="none"
+        aria-hidden="true"
+      >
         <defs>
-          <marker id={`pv-arrow-${id}`} viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+          <marker
+            id={`pv-arrow-${id}`}
+            viewBox="0 0 10 10"
+            refX="8"
+            refY="5"
+            markerWidth="4"
+            markerHeight="4"
+            orient="auto-start-reverse"
+          >
             <path d="M 0 0 L 10 5 L 0 10 z" className="pv-arrow-head" />
           </marker>
         </defs>
         {action.points.map((p, i) =>
           p.to_x !== null && p.to_y !== null ? (
-            <line key={i} x1={p.x} y1={p.y} x2={p.to_x} y2={p.to_y} className="pv-arrow" vectorEffect="non-scaling-stroke" markerEnd={`url(#pv-arrow-${id})`} />
+            <line
+              key={i}
+              x1={p.x}
+              y1={p.y}
+              x2={p.to_x}
+              y2={p.to_y}
+              className="pv-arrow"
+              vectorEffect="non-scaling-stroke"
+              markerEnd={`url(#pv-arrow-${id})`}
+            />
           ) : null,
         )}
       </svg>
@@ -184,11 +244,17 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
   const id = approval.approval_id;
   const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
   return (
-    <div className="pv-approval" role="group" aria-label={t('phone-view.approval.label')} data-testid={`pv-approval-${id}`}>
+    <div
+      className="pv-approval"
+      role="group"
+      aria-label={t('phone-view.approval.label')}
+      data-testid={`pv-approval-${id}`}
+    >
       <p className="pv-approval-title">
         <strong>{t('phone-view.approval.title')}</strong>{' '}
         <span className="muted small">
-          {t('phone-view.approval.refusedIn')} <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
+          {t('phone-view.approval.refusedIn')}{' '}
+          <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
         </span>
       </p>
       {approval.reasons.length > 0 ? (
@@ -199,13 +265,32 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
         </ul>
       ) : null}
       <div className="actions">
-        <button type="button" className="btn btn-primary" disabled={decide.pending} onClick={() => decide.run('approve')} data-testid={`pv-approve-once-${id}`}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={decide.pending}
+          onClick={() => decide.run('approve')}
+          data-testid={`pv-approve-once-${id}`}
+        >
           {t('phone-view.approval.once')}
         </button>
-        <button type="button" className="btn" disabled={decide.pending} onClick={() => decide.run('approve_for_lease')} data-testid={`pv-approve-lease-${id}`} title={t('phone-view.approval.leaseTitle')}>
+        <button
+          type="button"
+          className="btn"
+          disabled={decide.pending}
+          onClick={() => decide.run('approve_for_lease')}
+          data-testid={`pv-approve-lease-${id}`}
+          title={t('phone-view.approval.leaseTitle')}
+        >
           {t('phone-view.approval.lease')}
         </button>
-        <button type="button" className="btn btn-danger" disabled={decide.pending} onClick={() => decide.run('deny')} data-testid={`pv-deny-${id}`}>
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={decide.pending}
+          onClick={() => decide.run('deny')}
+          data-testid={`pv-deny-${id}`}
+        >
           {t('phone-view.approval.deny')}
         </button>
       </div>

@@ -23,7 +23,13 @@ const EXTEND_MS = 30 * 60_000;
 /** The live screen's picture size (max side, px): sharp on a large screen, cheap to send. */
 const LIVE_MAX_SIDE = 720;
 
-export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: string; onChanged: () => void; onClose: () => void }): React.JSX.Element {
+export function PhoneView(props: {
+  api: BridgeApi;
+  state: AdminState;
+  deviceId: string;
+  onChanged: () => void;
+  onClose: () => void;
+}): React.JSX.Element {
   const { t } = useT();
   const { api, state, deviceId } = props;
   const device = state.devices.find((d) => d.device_id === deviceId);
@@ -31,11 +37,18 @@ export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: 
   const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
   const timeline = usePhoneActions(api, deviceId);
   const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
-  const channel = device?.lease ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id) : undefined;
+  const channel = device?.lease
+    ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id)
+    : undefined;
   const name = device?.display_name ?? deviceId;
 
   return (
-    <section className="phone-view" aria-labelledby="phone-view-heading" data-testid="phone-view" data-device={deviceId}>
+    <section
+      className="phone-view"
+      aria-labelledby="phone-view-heading"
+      data-testid="phone-view"
+      data-device={deviceId}
+    >
       <header className="view-header pv-header">
         <button type="button" className="btn btn-small" onClick={props.onClose} data-testid="phone-view-back">
           {t('phone-view.back')}
@@ -55,7 +68,9 @@ export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: 
           </button>
           {stop.result ? (
             <span className="result" role="status" data-testid="phone-view-stop-result">
-              {stop.result.canceled === 0 ? t('phone-view.stop.nothing') : t('phone-view.stop.done', { count: stop.result.canceled })}
+              {stop.result.canceled === 0
+                ? t('phone-view.stop.nothing')
+                : t('phone-view.stop.done', { count: stop.result.canceled })}
             </span>
           ) : null}
           <ErrorText error={stop.error} testId="phone-view-stop-error" />
@@ -79,16 +94,33 @@ export function PhoneView(props: { api: BridgeApi; state: AdminState; deviceId: 
                 style={live.screenWidth > 0 ? { aspectRatio: `${live.screenWidth} / ${live.screenHeight}` } : undefined}
               />
             ) : (
-              <span className="thumb-placeholder">{!online ? t('phone-view.screen.offline') : live.failed ? t('phone-view.screen.failed') : t('phone-view.screen.loading')}</span>
+              <span className="thumb-placeholder">
+                {!online
+                  ? t('phone-view.screen.offline')
+                  : live.failed
+                    ? t('phone-view.screen.failed')
+                    : t('phone-view.screen.loading')}
+              </span>
             )}
           </div>
           <p className="muted small" data-testid="phone-view-screen-note">
-            {live.paused ? t('phone-view.screen.paused') : live.waiting ? t('phone-view.screen.agentBusy') : t(live.lane === 'helper' ? 'phone-view.screen.liveHelper' : 'phone-view.screen.live')}
+            {live.paused
+              ? t('phone-view.screen.paused')
+              : live.waiting
+                ? t('phone-view.screen.agentBusy')
+                : t(live.lane === 'helper' ? 'phone-view.screen.liveHelper' : 'phone-view.screen.live')}
           </p>
         </div>
         <div className="pv-side">
           <LeasePanel api={api} device={device} channel={channel} onChanged={props.onChanged} />
-          <ActionTimeline api={api} actions={timeline.actions} pictures={timeline.pictures} approvals={state.approvals} capacity={timeline.capacity} onChanged={props.onChanged} />
+          <ActionTimeline
+            api={api}
+            actions={timeline.actions}
+            pictures={timeline.pictures}
+            approvals={state.approvals}
+            capacity={timeline.capacity}
+            onChanged={props.onChanged}
+          />
           {device ? (
             <div className="card pv-check">
               <PhoneCheckPanel api={api} deviceId={deviceId} check={device.check} onChanged={props.onChanged} />
@@ -110,14 +142,21 @@ function DeviceState(props: { device: AdminDevice }): React.JSX.Element {
         {device.state === 'device' ? t('phone-view.online') : t('phone-view.offline')}
       </StatusBadge>{' '}
       <span className="muted small" data-testid="phone-view-queue">
-        {busy ? t('phone-view.queue.busy', { running: device.queue.running, queued: device.queue.queued }) : t('phone-view.queue.idle')}
+        {busy
+          ? t('phone-view.queue.busy', { running: device.queue.running, queued: device.queue.queued })
+          : t('phone-view.queue.idle')}
       </span>
     </span>
   );
 }
 
 /** Who holds the phone, until when, and extend / revoke (the Bindings screen's operations). */
-function LeasePanel(props: { api: BridgeApi; device: AdminDevice | undefined; channel: AdminChannel | undefined; onChanged: () => void }): React.JSX.Element {
+function LeasePanel(props: {
+  api: BridgeApi;
+  device: AdminDevice | undefined;
+  channel: AdminChannel | undefined;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { t } = useT();
   const { channel } = props;
   const id = channel?.connector_channel_id ?? '';
@@ -146,16 +185,34 @@ function LeasePanel(props: { api: BridgeApi; device: AdminDevice | undefined; ch
         <dt>{t('phone-view.lease.ends')}</dt>
         <dd>
           {channel.lease_expires_at !== null ? (
-            <Countdown to={channel.lease_expires_at} warnBelowMs={5 * 60_000} testId="phone-view-lease-ends" label={t('phone-view.lease.ends')} />
+            <Countdown
+              to={channel.lease_expires_at}
+              warnBelowMs={5 * 60_000}
+              testId="phone-view-lease-ends"
+              label={t('phone-view.lease.ends')}
+            />
           ) : (
             t('phone-view.lease.noMaximum')
           )}
         </dd>
         <dt>{t('phone-view.lease.idle')}</dt>
-        <dd>{channel.idle_expires_at !== null ? <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} label={t('phone-view.lease.idle')} /> : t('phone-view.lease.noIdle')}</dd>
+        <dd>
+          {channel.idle_expires_at !== null ? (
+            <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} label={t('phone-view.lease.idle')} />
+          ) : (
+            t('phone-view.lease.noIdle')
+          )}
+        </dd>
       </dl>
       <div className="actions">
-        <button type="button" className="btn" onClick={() => extend.run()} disabled={extend.pending} data-testid="phone-view-extend" title={t('phone-view.lease.extendTitle')}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => extend.run()}
+          disabled={extend.pending}
+          data-testid="phone-view-extend"
+          title={t('phone-view.lease.extendTitle')}
+        >
           {t('phone-view.lease.extend')}
         </button>
         <ConfirmButton

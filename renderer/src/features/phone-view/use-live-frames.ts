@@ -30,7 +30,17 @@ export interface LiveScreenState {
   lane: 'helper' | 'adb';
 }
 
-const INITIAL: LiveScreenState = { url: null, seq: 0, screenWidth: 0, screenHeight: 0, shown: 0, failed: false, waiting: false, paused: false, lane: 'adb' };
+const INITIAL: LiveScreenState = {
+  url: null,
+  seq: 0,
+  screenWidth: 0,
+  screenHeight: 0,
+  shown: 0,
+  failed: false,
+  waiting: false,
+  paused: false,
+  lane: 'adb',
+};
 
 export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean, maxSide: number): LiveScreenState {
   const [state, setState] = useState<LiveScreenState>(INITIAL);
@@ -72,10 +82,24 @@ export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean
           previous = shown;
           shown = URL.createObjectURL(frame.blob);
           const url = shown;
-          setState((s) => ({ url, seq: frame.seq, screenWidth: frame.screenWidth, screenHeight: frame.screenHeight, shown: s.shown + 1, failed: false, waiting: !frame.fresh, paused: false, lane: frame.lane }));
+          setState((s) => ({
+            url,
+            seq: frame.seq,
+            screenWidth: frame.screenWidth,
+            screenHeight: frame.screenHeight,
+            shown: s.shown + 1,
+            failed: false,
+            waiting: !frame.fresh,
+            paused: false,
+            lane: frame.lane,
+          }));
         } else {
           pause = SAME_FRAME_PAUSE_MS;
-          setState((s) => (s.waiting === !frame.fresh && !s.failed && !s.paused ? s : { ...s, waiting: !frame.fresh, failed: false, paused: false }));
+          setState((s) =>
+            s.waiting === !frame.fresh && !s.failed && !s.paused
+              ? s
+              : { ...s, waiting: !frame.fresh, failed: false, paused: false },
+          );
         }
       } catch {
         if (stopped) return;

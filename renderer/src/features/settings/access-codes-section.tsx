@@ -23,7 +23,11 @@ function scopeName(t: Translate, scope: string, state: AdminState): string {
   return device ? device.display_name : scope;
 }
 
-export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+export function AccessCodesSection(props: {
+  api: BridgeApi;
+  state: AdminState;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { api, state } = props;
   const { t } = useT();
   const [scope, setScope] = useState(POOL_SCOPE);
@@ -41,9 +45,7 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
   return (
     <section className="settings-section" aria-labelledby="codes-heading">
       <h3 id="codes-heading">{t('settings.codes.title')}</h3>
-      <p className="hint">
-        {t('settings.codes.hint')}
-      </p>
+      <p className="hint">{t('settings.codes.hint')}</p>
       <form
         className="field-row"
         onSubmit={(event) => {
@@ -58,7 +60,12 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
       >
         <div className="field">
           <label htmlFor="access-code-scope">{t('settings.codes.appliesTo')}</label>
-          <select id="access-code-scope" value={scope} onChange={(e) => setScope(e.target.value)} data-testid="access-code-scope">
+          <select
+            id="access-code-scope"
+            value={scope}
+            onChange={(e) => setScope(e.target.value)}
+            data-testid="access-code-scope"
+          >
             <option value={POOL_SCOPE}>{t('settings.codes.pool')}</option>
             {state.devices.map((d) => (
               <option key={d.device_id} value={d.device_id}>
@@ -88,7 +95,12 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
           />
           <label htmlFor="access-code-require-approval">{t('settings.codes.stillAsk')}</label>
         </div>
-        <button type="submit" className="btn btn-primary field-button" disabled={save.pending} data-testid="access-code-submit">
+        <button
+          type="submit"
+          className="btn btn-primary field-button"
+          disabled={save.pending}
+          data-testid="access-code-submit"
+        >
           {t('settings.codes.save')}
         </button>
       </form>
@@ -100,7 +112,13 @@ export function AccessCodesSection(props: { api: BridgeApi; state: AdminState; o
       ) : (
         <ul className="row-list compact" data-testid="access-code-list">
           {state.access_codes.map((entry) => (
-            <AccessCodeRow key={entry.scope} api={api} entry={entry} name={scopeName(t, entry.scope, state)} onChanged={props.onChanged} />
+            <AccessCodeRow
+              key={entry.scope}
+              api={api}
+              entry={entry}
+              name={scopeName(t, entry.scope, state)}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -116,15 +134,26 @@ function AccessCodeRow(props: {
 }): React.JSX.Element {
   const { entry } = props;
   const { t } = useT();
-  const remove = useAction(() => props.api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }), props.onChanged);
+  const remove = useAction(
+    () => props.api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }),
+    props.onChanged,
+  );
   return (
     <li className="row" data-testid={`access-code-${entry.scope}`}>
       <div className="row-main">
         <span className="strong">{props.name}</span>{' '}
-        <span className="muted small">{entry.require_approval ? t('settings.codes.withApproval') : t('settings.codes.codeOnly')}</span>
+        <span className="muted small">
+          {entry.require_approval ? t('settings.codes.withApproval') : t('settings.codes.codeOnly')}
+        </span>
         <ErrorText error={remove.error} />
       </div>
-      <button type="button" className="btn" onClick={() => remove.run()} disabled={remove.pending} data-testid={`access-code-remove-${entry.scope}`}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => remove.run()}
+        disabled={remove.pending}
+        data-testid={`access-code-remove-${entry.scope}`}
+      >
         {t('settings.codes.remove')}
       </button>
     </li>

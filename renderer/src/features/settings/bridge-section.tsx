@@ -37,12 +37,14 @@ export function BridgeSection(props: { settings: AdminSettings; state: AdminStat
             <div className="row-main">
               <div className="card-title-row">
                 <span className="mono strong">{server.address}</span>
-                <StatusBadge tone={SERVER_TONE[server.status]}>{known(t, `settings.server.${server.status}`, server.status)}</StatusBadge>
-                <span className="muted small">
-                  {t('settings.bridge.phones', { count: server.device_count })}
-                </span>
+                <StatusBadge tone={SERVER_TONE[server.status]}>
+                  {known(t, `settings.server.${server.status}`, server.status)}
+                </StatusBadge>
+                <span className="muted small">{t('settings.bridge.phones', { count: server.device_count })}</span>
               </div>
-              {server.status !== 'connected' && server.last_error ? <p className="error-text">{server.last_error}</p> : null}
+              {server.status !== 'connected' && server.last_error ? (
+                <p className="error-text">{server.last_error}</p>
+              ) : null}
               {server.status !== 'connected' && server.next_retry_at !== null ? (
                 <p className="muted small">
                   {t('settings.bridge.nextRetry')} <Countdown to={server.next_retry_at} seconds warnBelowMs={0} />
@@ -53,7 +55,8 @@ export function BridgeSection(props: { settings: AdminSettings; state: AdminStat
         ))}
         {pending.map((address) => (
           <li key={address} className="row">
-            <span className="mono strong">{address}</span> <StatusBadge tone="neutral">{t('settings.bridge.notChecked')}</StatusBadge>
+            <span className="mono strong">{address}</span>{' '}
+            <StatusBadge tone="neutral">{t('settings.bridge.notChecked')}</StatusBadge>
           </li>
         ))}
       </ul>

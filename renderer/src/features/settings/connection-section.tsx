@@ -17,12 +17,19 @@ import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { NetworkFacts } from './network-facts';
 
-export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettings; state: AdminState }): React.JSX.Element {
+export function ConnectionSection(props: {
+  api: BridgeApi;
+  settings: AdminSettings;
+  state: AdminState;
+}): React.JSX.Element {
   const { api, settings } = props;
   const { t } = useT();
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [rotated, setRotated] = useState(false);
-  const reveal = useAction(() => api.revealApiKey(), (r) => setApiKey(r.api_key));
+  const reveal = useAction(
+    () => api.revealApiKey(),
+    (r) => setApiKey(r.api_key),
+  );
   const rotate = useAction(
     () => api.rotateApiKey(),
     (r) => {
@@ -57,7 +64,13 @@ export function ConnectionSection(props: { api: BridgeApi; settings: AdminSettin
               {t('settings.connect.hide')}
             </button>
           ) : (
-            <button type="button" className="btn" onClick={() => reveal.run()} disabled={reveal.pending} data-testid="settings-api-key-reveal">
+            <button
+              type="button"
+              className="btn"
+              onClick={() => reveal.run()}
+              disabled={reveal.pending}
+              data-testid="settings-api-key-reveal"
+            >
               {t('settings.connect.reveal')}
             </button>
           )}
@@ -141,7 +154,11 @@ function XAgentStatus(props: { state: AdminState; baseUrl: string }): React.JSX.
         <>
           <dt>{t('settings.xagent.keptFor')}</dt>
           <dd>
-            <Countdown to={connector.runtime_lease_expires_at} warnBelowMs={10 * 60_000} testId="settings-runtime-lease" />{' '}
+            <Countdown
+              to={connector.runtime_lease_expires_at}
+              warnBelowMs={10 * 60_000}
+              testId="settings-runtime-lease"
+            />{' '}
             {t('settings.xagent.keptText')}
           </dd>
         </>

@@ -10,9 +10,16 @@ import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 
-export function FastLaneSection(props: { api: BridgeApi; fastLane: AdminFastLane | undefined; onChanged: () => void }): React.JSX.Element | null {
+export function FastLaneSection(props: {
+  api: BridgeApi;
+  fastLane: AdminFastLane | undefined;
+  onChanged: () => void;
+}): React.JSX.Element | null {
   const { t } = useT();
-  const save = useAction((change: { default?: AdminFastLane['default']; network_default?: boolean }) => props.api.putFastLane(change), props.onChanged);
+  const save = useAction(
+    (change: { default?: AdminFastLane['default']; network_default?: boolean }) => props.api.putFastLane(change),
+    props.onChanged,
+  );
   if (!props.fastLane) return null;
   return (
     <section className="settings-section" aria-labelledby="fast-lane-heading" data-testid="settings-fast-lane">

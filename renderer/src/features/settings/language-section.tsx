@@ -9,12 +9,18 @@ import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 
-export function LanguageSection(props: { api: BridgeApi; setting: LanguageSetting; onChanged: () => void }): React.JSX.Element {
+export function LanguageSection(props: {
+  api: BridgeApi;
+  setting: LanguageSetting;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { t } = useT();
   const save = useAction((language: LanguageSetting) => props.api.patchSettings({ language }), props.onChanged);
   const system = pickLocale(typeof navigator === 'undefined' ? [] : navigator.languages);
   const label = (setting: LanguageSetting): string =>
-    setting === 'system' ? t('settings.language.system', { current: t(`settings.language.${system}`) }) : t(`settings.language.${setting}`);
+    setting === 'system'
+      ? t('settings.language.system', { current: t(`settings.language.${system}`) })
+      : t(`settings.language.${setting}`);
   return (
     <section className="settings-section" aria-labelledby="language-heading">
       <h3 id="language-heading">{t('settings.language.title')}</h3>

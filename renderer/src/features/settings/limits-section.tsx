@@ -10,12 +10,23 @@ import { LIMIT_DEFINITIONS, type LimitKey } from '../../../../main/contract/limi
 import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
-import { draftsFor, limitValuesFromState, limitsToSave, sourceNote, unitsFor, type LimitDraft, type LimitDrafts } from '../../lib/limit-edit';
+import {
+  draftsFor,
+  limitValuesFromState,
+  limitsToSave,
+  sourceNote,
+  unitsFor,
+  type LimitDraft,
+  type LimitDrafts,
+} from '../../lib/limit-edit';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { known, useT } from '../../i18n/i18n-context';
 
 const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = [
-  { title: 'settings.limits.group.leases', keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] },
+  {
+    title: 'settings.limits.group.leases',
+    keys: ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'],
+  },
   { title: 'settings.limits.group.approvals', keys: ['approval_timeout_ms', 'queue_max_depth'] },
   { title: 'settings.limits.group.files', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
   { title: 'settings.limits.group.fastLane', keys: ['fast_lane_idle_stop_ms'] },
@@ -167,11 +178,19 @@ function LimitField(props: {
             ))}
           </select>
         ) : (
-          <span className="limit-unit">{key === 'queue_max_depth' ? t('settings.limits.callsPerPhone') : t('settings.limits.files')}</span>
+          <span className="limit-unit">
+            {key === 'queue_max_depth' ? t('settings.limits.callsPerPhone') : t('settings.limits.files')}
+          </span>
         )}
         {definition.nullable ? (
           <span className="field-check">
-            <input id={`${id}-none`} type="checkbox" checked={draft.none} onChange={(e) => props.onChange({ none: e.target.checked })} data-testid={`${id}-none`} />
+            <input
+              id={`${id}-none`}
+              type="checkbox"
+              checked={draft.none}
+              onChange={(e) => props.onChange({ none: e.target.checked })}
+              data-testid={`${id}-none`}
+            />
             <label htmlFor={`${id}-none`}>{t('settings.limits.noCap')}</label>
           </span>
         ) : null}

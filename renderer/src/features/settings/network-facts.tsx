@@ -15,16 +15,14 @@ export function NetworkFacts(props: { settings: AdminSettings }): React.JSX.Elem
     <dl className="facts facts-wide" data-testid="settings-network">
       <dt>{t('settings.network.tls')}</dt>
       <dd data-testid="settings-tls">
-        {tls ? (
-          t('settings.network.tlsOn', {
-            source: tls.source === 'self-signed' ? t('settings.network.selfSigned') : t('settings.network.certFile'),
-            date: new Date(tls.valid_to).toISOString().slice(0, 10),
-          })
-        ) : publicUrl?.startsWith('https://') ? (
-          t('settings.network.proxyTls')
-        ) : (
-          t('settings.network.tlsOff')
-        )}
+        {tls
+          ? t('settings.network.tlsOn', {
+              source: tls.source === 'self-signed' ? t('settings.network.selfSigned') : t('settings.network.certFile'),
+              date: new Date(tls.valid_to).toISOString().slice(0, 10),
+            })
+          : publicUrl?.startsWith('https://')
+            ? t('settings.network.proxyTls')
+            : t('settings.network.tlsOff')}
       </dd>
       {tls ? (
         <>
@@ -52,7 +50,9 @@ export function NetworkFacts(props: { settings: AdminSettings }): React.JSX.Elem
         </>
       ) : null}
       <dt>{t('settings.network.whoMayConnect')}</dt>
-      <dd data-testid="settings-allow-from">{allowFrom.length ? <code>{allowFrom.join(', ')}</code> : t('settings.network.anyone')}</dd>
+      <dd data-testid="settings-allow-from">
+        {allowFrom.length ? <code>{allowFrom.join(', ')}</code> : t('settings.network.anyone')}
+      </dd>
       {trustProxy.length ? (
         <>
           <dt>{t('settings.network.trustedProxies')}</dt>

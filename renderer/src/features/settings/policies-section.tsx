@@ -11,7 +11,13 @@ import { inputError, toApiError } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
-import { POLICY_DECISIONS, formatPackageList, orderedRiskClasses, parsePackageList, withDefault } from '../../lib/policy-edit';
+import {
+  POLICY_DECISIONS,
+  formatPackageList,
+  orderedRiskClasses,
+  parsePackageList,
+  withDefault,
+} from '../../lib/policy-edit';
 import { TYPED_TEXT_CHOICES, typedTextHint } from '../../lib/typed-text-wording';
 import { known, useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
@@ -56,7 +62,12 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
       <section className="settings-section" aria-labelledby="policies-heading">
         <h3 id="policies-heading">{t('settings.policies.title')}</h3>
         {loadError ? (
-          <ErrorBanner title={t('settings.policies.loadFailed')} error={loadError} onRetry={() => setAttempt((n) => n + 1)} testId="policy-error-banner" />
+          <ErrorBanner
+            title={t('settings.policies.loadFailed')}
+            error={loadError}
+            onRetry={() => setAttempt((n) => n + 1)}
+            testId="policy-error-banner"
+          />
         ) : (
           <Loading label={t('settings.policies.loading')} />
         )}
@@ -83,7 +94,9 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
           event.preventDefault();
           if (parsed.invalid.length > 0) {
             const first = parsed.invalid[0];
-            setInvalid(inputError(t('settings.policies.badPackage', { line: first?.line ?? '?', text: first?.text ?? '' })));
+            setInvalid(
+              inputError(t('settings.policies.badPackage', { line: first?.line ?? '?', text: first?.text ?? '' })),
+            );
             return;
           }
           setInvalid(null);
@@ -138,7 +151,12 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
               />
               <p className="hint">{t('settings.policies.appsHint')}</p>
             </div>
-            <div className="field" role="radiogroup" aria-labelledby="policy-typed-text-label" data-testid="policy-typed-text">
+            <div
+              className="field"
+              role="radiogroup"
+              aria-labelledby="policy-typed-text-label"
+              data-testid="policy-typed-text"
+            >
               <span id="policy-typed-text-label" className="field-label">
                 {t('settings.policies.typedText')}
               </span>
@@ -162,16 +180,18 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
             </div>
           </div>
         </div>
-        {overrides > 0 ? (
-          <p className="hint">
-            {t('settings.policies.overrides', { count: overrides })}
-          </p>
-        ) : null}
+        {overrides > 0 ? <p className="hint">{t('settings.policies.overrides', { count: overrides })}</p> : null}
         <div className="actions">
           <button type="submit" className="btn btn-primary" disabled={!dirty || save.pending} data-testid="policy-save">
             {save.pending ? t('common.saving') : t('settings.policies.save')}
           </button>
-          <button type="button" className="btn" disabled={!dirty || save.pending} onClick={() => adopt(saved)} data-testid="policy-reset">
+          <button
+            type="button"
+            className="btn"
+            disabled={!dirty || save.pending}
+            onClick={() => adopt(saved)}
+            data-testid="policy-reset"
+          >
             {t('settings.policies.discard')}
           </button>
           {save.result && !dirty ? (

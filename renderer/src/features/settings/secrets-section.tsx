@@ -5,7 +5,12 @@
  * replaces it, and deleting asks first.
  */
 import { useRef, useState } from 'react';
-import { SECRET_NAME_PATTERN, SECRET_VALUE_MAX_LENGTH, type AdminSecret, type AdminState } from '../../../../main/contract/admin-api';
+import {
+  SECRET_NAME_PATTERN,
+  SECRET_VALUE_MAX_LENGTH,
+  type AdminSecret,
+  type AdminState,
+} from '../../../../main/contract/admin-api';
 import type { Translate } from '../../../../main/contract/i18n';
 import type { ApiError, BridgeApi, SecretRequest } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
@@ -23,10 +28,14 @@ function phoneName(state: AdminState, deviceId: string): string {
 }
 
 /** What is wrong with the form before it is sent, in the person's language; null when nothing. */
-export function secretFormProblem(t: Translate, form: { name: string; value: string; everyPhone: boolean; phones: readonly string[] }): string | null {
+export function secretFormProblem(
+  t: Translate,
+  form: { name: string; value: string; everyPhone: boolean; phones: readonly string[] },
+): string | null {
   if (!SECRET_NAME_PATTERN.test(form.name)) return t('settings.secrets.badName');
   if (form.value.length === 0) return t('settings.secrets.noValue');
-  if (form.value.length > SECRET_VALUE_MAX_LENGTH) return t('settings.secrets.tooLong', { max: SECRET_VALUE_MAX_LENGTH });
+  if (form.value.length > SECRET_VALUE_MAX_LENGTH)
+    return t('settings.secrets.tooLong', { max: SECRET_VALUE_MAX_LENGTH });
   if (form.name.includes(form.value)) return t('settings.secrets.nameInValue');
   if (!form.everyPhone && form.phones.length === 0) return t('settings.secrets.noPhoneChosen');
   return null;
@@ -51,7 +60,8 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
   );
   // Phones to choose from: those connected now, and those a secret being replaced names.
   const choices = [...new Set([...state.devices.map((d) => d.device_id), ...phones])];
-  const toggle = (deviceId: string, on: boolean): void => setPhones((now) => (on ? [...now.filter((d) => d !== deviceId), deviceId] : now.filter((d) => d !== deviceId)));
+  const toggle = (deviceId: string, on: boolean): void =>
+    setPhones((now) => (on ? [...now.filter((d) => d !== deviceId), deviceId] : now.filter((d) => d !== deviceId)));
   const replace = (secret: AdminSecret): void => {
     setName(secret.name);
     setValue('');
@@ -82,7 +92,15 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
         <div className="field-row">
           <div className="field">
             <label htmlFor="secret-name">{t('settings.secrets.name')}</label>
-            <input id="secret-name" type="text" value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" spellCheck={false} data-testid="secret-name" />
+            <input
+              id="secret-name"
+              type="text"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              autoComplete="off"
+              spellCheck={false}
+              data-testid="secret-name"
+            />
           </div>
           <div className="field">
             <label htmlFor="secret-value">{t('settings.secrets.value')}</label>
@@ -98,12 +116,22 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
           </div>
           <div className="field">
             <label htmlFor="secret-scope">{t('settings.secrets.scope')}</label>
-            <select id="secret-scope" value={everyPhone ? 'every' : 'some'} onChange={(e) => setEveryPhone(e.target.value === 'every')} data-testid="secret-scope">
+            <select
+              id="secret-scope"
+              value={everyPhone ? 'every' : 'some'}
+              onChange={(e) => setEveryPhone(e.target.value === 'every')}
+              data-testid="secret-scope"
+            >
               <option value="every">{t('settings.secrets.everyPhone')}</option>
               <option value="some">{t('settings.secrets.somePhones')}</option>
             </select>
           </div>
-          <button type="submit" className="btn btn-primary field-button" disabled={save.pending} data-testid="secret-submit">
+          <button
+            type="submit"
+            className="btn btn-primary field-button"
+            disabled={save.pending}
+            data-testid="secret-submit"
+          >
             {t('settings.secrets.save')}
           </button>
         </div>
@@ -135,7 +163,14 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
       ) : (
         <ul className="row-list compact" data-testid="secret-list">
           {state.secrets.map((secret) => (
-            <SecretRow key={secret.name} api={api} secret={secret} state={state} onReplace={() => replace(secret)} onChanged={props.onChanged} />
+            <SecretRow
+              key={secret.name}
+              api={api}
+              secret={secret}
+              state={state}
+              onReplace={() => replace(secret)}
+              onChanged={props.onChanged}
+            />
           ))}
         </ul>
       )}
@@ -143,11 +178,20 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
   );
 }
 
-function SecretRow(props: { api: BridgeApi; secret: AdminSecret; state: AdminState; onReplace: () => void; onChanged: () => void }): React.JSX.Element {
+function SecretRow(props: {
+  api: BridgeApi;
+  secret: AdminSecret;
+  state: AdminState;
+  onReplace: () => void;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { secret, state } = props;
   const { t } = useT();
   const remove = useAction(() => props.api.deleteSecret(secret.name), props.onChanged);
-  const scope = secret.devices === null ? t('settings.secrets.onEveryPhone') : t('settings.secrets.onPhones', { phones: secret.devices.map((d) => phoneName(state, d)).join(', ') });
+  const scope =
+    secret.devices === null
+      ? t('settings.secrets.onEveryPhone')
+      : t('settings.secrets.onPhones', { phones: secret.devices.map((d) => phoneName(state, d)).join(', ') });
   return (
     <li className="row" data-testid={`secret-${secret.name}`}>
       <div className="row-main">

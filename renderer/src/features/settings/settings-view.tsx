@@ -48,7 +48,14 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
         <h2 id="settings-heading">{t('settings.title')}</h2>
       </header>
       <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} />
-      {error ? <ErrorBanner title={t('settings.loadFailed')} error={error} onRetry={() => setAttempt((n) => n + 1)} testId="settings-error" /> : null}
+      {error ? (
+        <ErrorBanner
+          title={t('settings.loadFailed')}
+          error={error}
+          onRetry={() => setAttempt((n) => n + 1)}
+          testId="settings-error"
+        />
+      ) : null}
       {settings ? (
         <>
           <ConnectionSection api={api} settings={settings} state={state} />
