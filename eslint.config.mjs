@@ -14,7 +14,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', name: ['test', 'describe', 'it', 'suite'], package: 'node:test' }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', name: ['test', 'describe', 'it', 'suite'], package: 'node:test' },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -30,7 +34,12 @@ export default tseslint.config(
   {
     files: ['main/core/**/*.ts', 'main/sim/**/*.ts', 'main/contract/**/*.ts', 'main/cli.ts', 'renderer/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only main/electron, main/index.ts and preload/ may import electron.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'Only main/electron, main/index.ts and preload/ may import electron.' }],
+        },
+      ],
     },
   },
   {
@@ -52,7 +61,13 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: false, program: null },
       sourceType: 'module',
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', require: 'readonly', __dirname: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        require: 'readonly',
+        __dirname: 'readonly',
+      },
     },
   },
   {

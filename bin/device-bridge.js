@@ -7,7 +7,9 @@ const { join } = require('node:path');
 const root = join(__dirname, '..');
 const compiled = join(root, 'dist', 'main', 'cli.js');
 if (!existsSync(compiled)) {
-  process.stderr.write(`device-bridge: not built yet (${compiled} is missing); run \`npm run build\` in ${root} first\n`);
+  process.stderr.write(
+    `device-bridge: not built yet (${compiled} is missing); run \`npm run build\` in ${root} first\n`,
+  );
   process.exit(1);
 }
 let cli;
