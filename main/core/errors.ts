@@ -49,6 +49,10 @@ export const ERROR_CODES = [
   'unicode_input_unavailable',
   // the fast lane's helper on the phone (main/core/helper/): not answering, or refused what was asked
   'helper_unavailable',
+  // a tool that only the helper can serve (the clipboard), on a phone whose fast lane is off
+  'fast_lane_required',
+  // Android 10+ let the helper read nothing from the clipboard (only the app in front or the keyboard may)
+  'clipboard_unreadable',
   // a phone that refuses what was asked, with a fix in words (android/phone-fixes.ts)
   'input_blocked',
   'install_blocked',

@@ -2,7 +2,8 @@
  * The phone's package database: system packages (some backed by simulated apps, most just
  * names and APK paths, as `pm list packages` shows them), the example apps, ADB Keyboard
  * when "installed", and packages installed with `pm install`. Also answers the screen
- * machine's questions: which app a package is, and which apps have launcher icons.
+ * machine's questions: which app a package is, and which apps have launcher icons. Apps'
+ * permissions and their runtime grants: phone-permissions.ts.
  */
 import { createHash } from 'node:crypto';
 import { readApkManifest, type ApkInstrumentation } from './helper/apk-manifest';
@@ -18,6 +19,7 @@ import { settingsApp } from './screen/app-settings';
 import { STORE_PKG, storeApp } from './screen/app-store';
 import { walletApp } from './screen/app-wallet';
 import type { AppResolver } from './screen/screen-machine';
+import { AppPermissions } from './phone-permissions';
 
 export const ADB_KEYBOARD_PKG = 'com.android.adbkeyboard';
 
@@ -91,8 +93,11 @@ export type InstallOutcome = { ok: true; name: string } | { ok: false; code: str
 export class PackageDb implements AppResolver {
   private readonly packages = new Map<string, PackageInfo>();
   private installs = 0;
+  /** What each package requests and its runtime grants (user 0). */
+  readonly permissions: AppPermissions;
 
-  constructor(options: { withAdbKeyboard: boolean }) {
+  constructor(options: { withAdbKeyboard: boolean; sdk: number }) {
+    this.permissions = new AppPermissions(options.sdk);
     for (const [name, apkPath] of SYSTEM_PACKAGES) this.packages.set(name, { name, system: true, apkPath });
     for (const [name, [app, apkPath]] of Object.entries(SYSTEM_APPS))
       this.packages.set(name, { name, system: true, apkPath, app });
@@ -180,6 +185,13 @@ export class PackageDb implements AppResolver {
     return { ok: true, name };
   }
 
+  /** The permissions the package's manifest asks for (none for a package the phone does not have). */
+  requestedPermissions(name: string): readonly string[] {
+    const info = this.packages.get(name);
+    // The resident helper's APKs are left out: the bridge never changes their permissions.
+    return info && !HEADLESS_PACKAGES.has(name) ? this.permissions.requested(name, !info.system) : [];
+  }
+
   /** The package whose base.apk is at `path`, if any. */
   byApkPath(path: string): PackageInfo | undefined {
     for (const info of this.packages.values()) if (info.apkPath === path) return info;
@@ -191,6 +203,7 @@ export class PackageDb implements AppResolver {
     const info = this.packages.get(name);
     if (!info || info.system) return false;
     this.packages.delete(name);
+    this.permissions.reset(name);
     return true;
   }
 

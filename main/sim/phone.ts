@@ -19,6 +19,7 @@ import { PackageDb } from './phone-packages';
 import { SimHelper, type HelperControl } from './helper/helper-runtime';
 import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
+import { PhoneClipboard, type ClipboardControl } from './phone-clipboard';
 import { ShellRun, SHELL_NAME } from './phone-shell';
 import { FrameRenderer } from './screen/frame-renderer';
 import { InputDispatcher, type GestureRecord } from './screen/input-dispatcher';
@@ -100,6 +101,8 @@ export interface SimulatedPhone extends PhoneDevice {
   readonly helper: HelperControl;
   /** Its Wi-Fi address and foreign peers of the helper's ports (phone-network.ts). */
   readonly network: NetworkControl;
+  /** The clipboard: what is on it, and copying text as an app would (phone-clipboard.ts). */
+  readonly clipboard: ClipboardControl;
   /** A `foldable` phone is folded (outer panel in use, the default) or unfolded (inner panel). */
   setFolded(folded: boolean): void;
   foregroundPackage(): string;
@@ -201,7 +204,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const profile = timingProfile(options.profile ?? 'instant');
   const fs = new PhoneFs(now);
   fs.installBinaries([...BINARY_NAMES, 'sh']);
-  const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true });
+  const packages = new PackageDb({ withAdbKeyboard: options.withAdbKeyboard === true, sdk: info.sdk });
   const settings = new PhoneSettings((name) => packages.has(name), {
     withAdbKeyboard: options.withAdbKeyboard === true,
     model: info.model,
@@ -218,7 +221,12 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     getGlobalSetting: (key) => settings.get('global', key),
     putGlobalSetting: (key, value) => settings.put('global', key, value),
   });
-  const input = new InputDispatcher(screen);
+  const clipboard = new PhoneClipboard({
+    sdk: info.sdk,
+    foregroundPackage: () => screen.window().pkg,
+    keyboardPackage: () => settings.currentIme()?.split('/')[0],
+  });
+  const input = new InputDispatcher(screen, clipboard);
   const frames = new FrameRenderer({
     layout,
     version: () => screen.version,
@@ -237,6 +245,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       screen,
       input,
       frames,
+      clipboard,
       display: () => ({ ...displays.logicalSize(), rotation: displays.rotation() }),
       slopPx: () => layout.dp(8),
     },
@@ -491,6 +500,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     openTcp: (port) => helper.openTcp(port),
     helper,
     network,
+    clipboard,
     clearArgvLog: () => {
       argvLog.length = 0;
     },

@@ -16,7 +16,7 @@ export interface Packet {
   type: string;
   time?: number;
   payload?: Record<string, unknown>;
-  error?: { code: string; message?: string };
+  error?: { code: string; message?: string; fix?: string };
 }
 
 export class XAgentClient {

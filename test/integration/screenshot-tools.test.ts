@@ -69,10 +69,16 @@ describe('screenshot tools over the real adb server', () => {
   };
 
   before(async () => {
-    rig = await startDeviceRig(2, {
-      fileCache: CACHE_LIMITS,
-      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
-    });
+    // The status bar draws the phone's clock: a minute turning between the tool's capture and
+    // the raw one would change pixels, so these phones keep one time.
+    rig = await startDeviceRig(
+      2,
+      {
+        fileCache: CACHE_LIMITS,
+        lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+      },
+      { clock: () => Date.UTC(2026, 11, 4, 9, 41) },
+    );
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     channelA = await bindChannel(rig, client, rig.device(0).deviceId);

@@ -1,6 +1,7 @@
 // The resident helper's parts without adb: the APK manifest reader on the real APKs and on
 // junk, W3C action chains → gestures, HTTP framing (chunked bodies, keep-alive, malformed
-// requests), the page source on a turned phone, and the usb-phone timings.
+// requests), the page source on a turned phone, the clipboard (and Android 10's rule on who may
+// read it), and the usb-phone timings.
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -216,6 +217,66 @@ void describe('helper parts', () => {
     assert.equal((bodyOf(answer).value as { error: string }).error, 'no such element');
     await sh(phone, 'am force-stop io.appium.uiautomator2.server.test');
     assert.equal(phone.helper.state(), 'stopped');
+  });
+
+  test('clipboard: set_clipboard takes base64 of UTF-8; get_clipboard answers it on Android 9 and "" on Android 14, where the app in front still pastes it', async () => {
+    const text = '验证码 123456 ✓';
+    const exchange = async (
+      sdk: number,
+    ): Promise<{ phone: SimulatedPhone; answers: Array<{ status: string; value: unknown }> }> => {
+      const phone = await startedPhone({ sdk });
+      const c = connect(phone);
+      const post = (path: string, body: unknown): void => {
+        const json = JSON.stringify(body);
+        c.send(`POST ${path} HTTP/1.1\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+      };
+      post('/session', { capabilities: {} });
+      const id = bodyOf((await c.responses(1))[0] ?? '').sessionId ?? '';
+      post(`/session/${id}/appium/device/set_clipboard`, {
+        content: Buffer.from(text, 'utf8').toString('base64'),
+        contentType: 'plaintext',
+        label: 'xAgent',
+      });
+      post(`/session/${id}/appium/device/get_clipboard`, { contentType: 'plaintext' });
+      post(`/session/${id}/appium/device/set_clipboard`, { label: 'x' });
+      post(`/session/${id}/appium/device/get_clipboard`, { contentType: 'html' });
+      const answers = (await c.responses(5)).slice(1).map((r) => ({ status: r.slice(9, 12), value: bodyOf(r).value }));
+      return { phone, answers };
+    };
+    const old = await exchange(28);
+    assert.deepEqual(old.answers.slice(0, 2), [
+      { status: '200', value: null },
+      { status: '200', value: Buffer.from(text, 'utf8').toString('base64') },
+    ]);
+    assert.deepEqual([old.phone.clipboard.text(), old.phone.clipboard.label()], [text, 'xAgent']);
+    const refused = old.answers
+      .slice(2)
+      .map((a) => [
+        a.status,
+        (a.value as { error: string; message: string }).error,
+        (a.value as { message: string }).message,
+      ]);
+    assert.deepEqual(refused, [
+      [
+        '400',
+        'invalid argument',
+        "java.lang.IllegalArgumentException: SetClipboardModel: The mandatory field 'content' is not present in JSON",
+      ],
+      ['400', 'invalid argument', "Only '[PLAINTEXT]' content types are supported. 'PLAINTEXT' is given instead"],
+    ]);
+    const current = await exchange(34);
+    assert.equal(current.phone.clipboard.text(), text, 'set works on Android 10+');
+    assert.deepEqual(
+      current.answers[1],
+      { status: '200', value: '' },
+      'the helper is neither in front nor the keyboard: it reads nothing',
+    );
+    // The app in front may read it: KEYCODE_PASTE in its focused field pastes the clip.
+    await sh(current.phone, 'am force-stop io.appium.uiautomator2.server');
+    await sh(current.phone, 'monkey -p com.example.notes -c android.intent.category.LAUNCHER 1');
+    await sh(current.phone, 'input tap 540 700');
+    await sh(current.phone, 'input keyevent 279');
+    assert.equal(current.phone.typedText('note_text'), text);
   });
 
   test('on a turned phone the page source says rotation 1 and describes the same nodes as the stock dump', async () => {

@@ -1,7 +1,7 @@
 // Output formats of the simulated phone's commands, checked against what Android 14 prints.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPhone, sh } from './phone-test-kit';
+import { center, dump, newPhone, sh } from './phone-test-kit';
 
 describe('device information', () => {
   test('getprop lists [key]: [value] lines and answers single keys', async () => {
@@ -151,6 +151,122 @@ describe('packages', () => {
       1,
       'Failure [DELETE_FAILED_INTERNAL_ERROR]\n',
     ]);
+  });
+});
+
+describe('runtime permissions and app data', () => {
+  const CAMERA = 'android.permission.CAMERA';
+  const runtimeLine = (dump: string, permission: string): string | undefined =>
+    new RegExp(`^ {8}${permission.replaceAll('.', '\\.')}: .*$`, 'm').exec(dump)?.[0];
+
+  test('dumpsys package lists what the app requests, install permissions, and user 0’s runtime permissions; pm grant and revoke change them', async () => {
+    const phone = newPhone();
+    const before = (await sh(phone, 'dumpsys package com.example.notes')).stdout;
+    assert.match(
+      before,
+      /^ {4}requested permissions:\n {6}android\.permission\.INTERNET\n {6}android\.permission\.CAMERA\n {6}android\.permission\.RECORD_AUDIO\n {6}android\.permission\.POST_NOTIFICATIONS\n {4}install permissions:\n {6}android\.permission\.INTERNET: granted=true\n {4}User 0: /m,
+    );
+    assert.equal(
+      runtimeLine(before, CAMERA),
+      `        ${CAMERA}: granted=false, flags=[ USER_SENSITIVE_WHEN_GRANTED|USER_SENSITIVE_WHEN_DENIED]`,
+    );
+    const granted = await sh(phone, `pm grant com.example.notes ${CAMERA}`);
+    assert.deepEqual([granted.exitCode, granted.stdout, granted.stderr], [0, '', '']);
+    assert.match(
+      runtimeLine((await sh(phone, 'dumpsys package com.example.notes')).stdout, CAMERA) ?? '',
+      /granted=true/,
+    );
+    assert.equal((await sh(phone, `pm revoke --user 0 com.example.notes ${CAMERA}`)).exitCode, 0);
+    assert.match(
+      runtimeLine((await sh(phone, 'dumpsys package com.example.notes')).stdout, CAMERA) ?? '',
+      /granted=false/,
+    );
+    const usage = await sh(phone, 'pm grant com.example.notes');
+    assert.deepEqual([usage.exitCode, usage.stderr], [1, 'Error: no permission specified\n']);
+  });
+
+  test('what pm grant says by Android version: an unknown package, a permission not requested, one granted at install, an unknown one', async () => {
+    const exception = (r: { exitCode: number; stderr: string }): string =>
+      r.exitCode === 255
+        ? (/^java\.lang\.\w+: .*$/m.exec(r.stderr)?.[0] ?? r.stderr)
+        : `exit ${r.exitCode}: ${r.stderr}`;
+    const cases = async (sdk: number): Promise<string[]> => {
+      const phone = newPhone({ sdk });
+      const out: string[] = [];
+      for (const line of [
+        `pm grant com.example.nope ${CAMERA}`,
+        'pm grant com.example.notes android.permission.READ_CONTACTS',
+        'pm grant com.example.notes android.permission.INTERNET',
+        'pm revoke com.example.notes android.permission.NOPE',
+      ]) {
+        out.push(exception(await sh(phone, line)));
+      }
+      return out;
+    };
+    assert.deepEqual(await cases(28), [
+      'java.lang.IllegalArgumentException: Unknown package: com.example.nope',
+      'java.lang.SecurityException: Package com.example.notes has not requested permission android.permission.READ_CONTACTS',
+      'java.lang.SecurityException: Permission android.permission.INTERNET requested by com.example.notes is not a changeable permission type',
+      'java.lang.IllegalArgumentException: Unknown permission: android.permission.NOPE',
+    ]);
+    assert.deepEqual(await cases(34), [
+      'exit 0: ',
+      'java.lang.SecurityException: Package com.example.notes has not requested permission android.permission.READ_CONTACTS',
+      'java.lang.SecurityException: Permission android.permission.INTERNET requested by com.example.notes is not a changeable permission type',
+      'java.lang.IllegalArgumentException: Unknown permission: android.permission.NOPE',
+    ]);
+    assert.deepEqual(await cases(35), [
+      'exit 0: ',
+      'exit 0: ',
+      'java.lang.SecurityException: Permission android.permission.INTERNET requested by package com.example.notes is not a changeable permission type',
+      'java.lang.IllegalArgumentException: Unknown permission android.permission.NOPE',
+    ]);
+    // Android 9 prints no flags; POST_NOTIFICATIONS does not exist before Android 13.
+    const old = (await sh(newPhone({ sdk: 28 }), 'dumpsys package com.example.notes')).stdout;
+    assert.equal(runtimeLine(old, CAMERA), `        ${CAMERA}: granted=false`);
+    assert.equal(runtimeLine(old, 'android.permission.POST_NOTIFICATIONS'), undefined);
+  });
+
+  test('Xiaomi without USB debugging (Security settings): the shell may not grant', async () => {
+    const phone = newPhone({ quirks: ['inject-events-denied'] });
+    const r = await sh(phone, `pm grant com.example.notes ${CAMERA}`);
+    assert.equal(r.exitCode, 255);
+    assert.match(
+      r.stderr,
+      /^\nException occurred while executing 'grant':\njava\.lang\.SecurityException: grantRuntimePermission: Neither user 2000 nor current process has android\.permission\.GRANT_RUNTIME_PERMISSIONS\.\n\tat android\.app\.ContextImpl\.enforce/,
+    );
+    assert.match(
+      runtimeLine((await sh(phone, 'dumpsys package com.example.notes')).stdout, CAMERA) ?? '',
+      /granted=false/,
+    );
+  });
+
+  test('pm clear: Success, the saved note and the runtime grants are gone; Failed for an unknown package', async () => {
+    const phone = newPhone();
+    await sh(phone, 'monkey -p com.example.notes -c android.intent.category.LAUNCHER 1');
+    await sh(phone, 'input tap 540 700');
+    await sh(phone, 'input text keep%sme');
+    assert.equal(phone.typedText('note_text'), 'keep me');
+    const save = (await dump(phone)).find((n) => n['resource-id'] === 'com.example.notes:id/save_button');
+    assert.ok(save);
+    await sh(phone, `input tap ${center(save).x} ${center(save).y}`);
+    await sh(phone, `pm grant com.example.notes ${CAMERA}`);
+    await sh(
+      phone,
+      'am force-stop com.example.notes; monkey -p com.example.notes -c android.intent.category.LAUNCHER 1',
+    );
+    assert.equal(phone.typedText('note_text'), 'keep me', 'a saved note survives a stop');
+    const cleared = await sh(phone, 'pm clear com.example.notes');
+    assert.deepEqual([cleared.exitCode, cleared.stdout], [0, 'Success\n']);
+    assert.equal(phone.foregroundPackage(), 'com.google.android.apps.nexuslauncher', 'the app was stopped');
+    await sh(phone, 'monkey -p com.example.notes -c android.intent.category.LAUNCHER 1');
+    assert.equal(phone.typedText('note_text') ?? '', '', 'nothing saved is restored');
+    assert.match(
+      runtimeLine((await sh(phone, 'dumpsys package com.example.notes')).stdout, CAMERA) ?? '',
+      /granted=false/,
+    );
+    const unknown = await sh(phone, 'pm clear com.example.nope');
+    assert.deepEqual([unknown.exitCode, unknown.stdout], [1, 'Failed\n']);
   });
 });
 

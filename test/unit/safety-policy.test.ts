@@ -21,6 +21,8 @@ import { sensitiveWord } from '../../main/core/safety/screen-words';
 import { compactTree } from '../../main/core/android/ui-tree';
 import { formatRef } from '../../main/core/tools/element-refs';
 import { PhoneMemory } from '../../main/core/tools/phone-memory';
+import { KNOWN_RISK_CLASSES } from '../../renderer/src/lib/policy-edit';
+import { hasMessage, translate } from '../../main/contract/i18n';
 
 let nextIndex = 0;
 function node(partial: Partial<UiNode> & { bounds?: [number, number, number, number] }): UiNode {
@@ -157,6 +159,77 @@ describe('classification', () => {
       screenNeeds(control('android_open_url', { url: 'tel:1' })),
       { window: false, tree: false },
       'no screen read for a URL',
+    );
+  });
+
+  test('the clipboard, permissions and app data: reading the clipboard, changing a permission and clearing data ask; setting the clipboard is ordinary; no screen read', () => {
+    const policy = { decisions: { ...DEFAULT_DECISIONS }, sensitiveApps: [] };
+    const read = classify({ call: control('android_read_clipboard', {}), screen: null, userApps: [] });
+    assert.deepEqual(read.classes.sort(), ['clipboard_read', 'control']);
+    assert.equal(read.risk, 'high');
+    assert.match(read.reasons.join(' '), /clipboard.*password or a one-time code/);
+    assert.equal(decideFor(read.classes, policy).decision, 'ask');
+    const set = classify({ call: control('android_set_clipboard', { text: 'hello' }), screen: null, userApps: [] });
+    assert.deepEqual(set.classes, ['control']);
+    assert.equal(decideFor(set.classes, policy).decision, 'allow');
+    const grant = classify({
+      call: control('android_grant_permission', {
+        package: 'com.example.notes',
+        permission: 'android.permission.CAMERA',
+      }),
+      screen: null,
+      userApps: [],
+    });
+    assert.deepEqual(grant.classes.sort(), ['control', 'permission_change']);
+    assert.deepEqual(grant.reasons, ['grants android.permission.CAMERA to com.example.notes']);
+    const revoke = classify({
+      call: control('android_revoke_permission', {
+        package: 'com.example.notes',
+        permission: 'android.permission.CAMERA',
+      }),
+      screen: null,
+      userApps: [],
+    });
+    assert.deepEqual(revoke.reasons, ['revokes android.permission.CAMERA of com.example.notes']);
+    const clear = classify({
+      call: control('android_clear_app_data', { package: 'com.example.notes' }),
+      screen: null,
+      userApps: [],
+    });
+    assert.deepEqual(clear.classes.sort(), ['clear_app_data', 'control']);
+    assert.equal(clear.risk, 'high');
+    for (const c of [grant, revoke, clear]) assert.equal(decideFor(c.classes, policy).decision, 'ask');
+    // The app they change can be sensitive too.
+    const wallet = classify({
+      call: control('android_clear_app_data', { package: 'com.example.wallet' }),
+      screen: null,
+      userApps: [],
+    });
+    assert.deepEqual(wallet.classes.sort(), ['clear_app_data', 'control', 'sensitive_app']);
+    assert.ok(
+      classify({
+        call: control('android_grant_permission', {
+          package: 'com.example.notes',
+          permission: 'android.permission.CAMERA',
+        }),
+        screen: null,
+        userApps: ['com.example.notes'],
+      }).classes.includes('sensitive_app'),
+    );
+    for (const [id, args] of [
+      ['android_read_clipboard', {}],
+      ['android_set_clipboard', { text: 'x' }],
+      ['android_grant_permission', { package: 'com.example.notes', permission: 'android.permission.CAMERA' }],
+      ['android_revoke_permission', { package: 'com.example.notes', permission: 'android.permission.CAMERA' }],
+      ['android_clear_app_data', { package: 'com.example.notes' }],
+    ] as const) {
+      assert.deepEqual(screenNeeds(control(id, args)), { window: false, tree: false }, `${id}: no screen read`);
+    }
+    // A lab may allow them: then nothing asks.
+    assert.equal(
+      decideFor(clear.classes, { decisions: { ...DEFAULT_DECISIONS, clear_app_data: 'allow' }, sensitiveApps: [] })
+        .decision,
+      'allow',
     );
   });
 
@@ -541,6 +614,16 @@ describe('policies', () => {
       assert.equal(new PolicyStore(new StateStore(dir)).forDevice('phone-1').decisions.control, 'ask');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('every risk class has a label and a hint in English and Chinese, and a place in the Settings table', () => {
+    for (const cls of RISK_CLASSES) {
+      assert.ok(KNOWN_RISK_CLASSES.includes(cls), `${cls} is listed in renderer/src/lib/policy-edit.ts`);
+      for (const key of [`settings.risk.${cls}`, `settings.risk.${cls}.hint`]) {
+        assert.ok(hasMessage(key), key);
+        assert.notEqual(translate('zh-CN', key), translate('en', key), `${key} has its Chinese text`);
+      }
     }
   });
 

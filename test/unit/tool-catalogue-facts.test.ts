@@ -1,7 +1,7 @@
 /**
  * One list of tools (#25): each tool's facts are declared once, on its definition. Nothing in
  * main/ names a tool by its id outside the definitions (tool-definition.ts declares the ids,
- * control-tools.ts and observation-tools.ts define them); the safety policy, redaction, the
+ * control-tools.ts, observation-tools.ts and phone-state-tools.ts define them); the safety policy, redaction, the
  * screen-lock guard, the Descriptor's marks, the display in use and the timeline read facts.
  */
 import { test } from 'node:test';
@@ -15,6 +15,8 @@ const DEFINITIONS = new Set([
   'main/core/tools/tool-definition.ts',
   'main/core/tools/control-tools.ts',
   'main/core/tools/observation-tools.ts',
+  'main/core/tools/batch-tool.ts',
+  'main/core/tools/phone-state-tools.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -28,7 +30,7 @@ function sourceFiles(dir: string): string[] {
 test('every tool is defined once, with facts', () => {
   const ids = TOOLS.map((t) => t.id);
   assert.equal(new Set(ids).size, ids.length, 'no id defined twice');
-  assert.equal(ids.length, 17);
+  assert.equal(ids.length, 22);
   for (const tool of TOOLS) {
     assert.equal(toolFacts(tool.id), tool.facts);
     if (tool.kind === 'observation')
@@ -77,8 +79,18 @@ test('the sets other modules used to spell out by hand follow from the facts', (
   assert.deepEqual(toolIdsWhere((f) => f.readsTree === true).sort(), ['android_ui_tree', 'android_wait_for']);
   assert.deepEqual(
     toolIdsWhere((f) => f.typedTextArg !== undefined),
-    ['android_type_text'],
+    ['android_type_text', 'android_set_clipboard'],
   );
+  // Nothing that changes what the phone holds (clipboard, permissions, app data) touches the screen.
+  for (const policy of ['clipboard_read', 'clipboard_write', 'grant', 'revoke', 'clear_data'] as const) {
+    const ids = toolIdsWhere((f) => f.policy === policy);
+    assert.equal(ids.length, 1, policy);
+    const facts = toolFacts(ids[0]!);
+    assert.ok(
+      !facts.screenInput && !facts.readsTree && !facts.usesDisplay && facts.timeline === undefined,
+      `${policy}: no screen facts`,
+    );
+  }
   assert.deepEqual(toolIdsWhere((f) => f.timeline !== undefined).sort(), [
     'android_batch',
     'android_long_press',

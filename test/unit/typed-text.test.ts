@@ -1,13 +1,14 @@
 /**
  * Typed text at rest: its length and a keyed hash instead of the text, found wherever a call
- * types (android_type_text, typing steps of android_batch), and no other tool argument
- * carries typed text (a new string argument must be sorted here).
+ * types (android_type_text, typing steps of android_batch, the text android_set_clipboard puts
+ * on the clipboard), and no other tool argument carries typed text (a new string argument must
+ * be sorted here).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { CONTROL_TOOLS } from '../../main/core/tools/control-tools';
-import { OBSERVATION_TOOLS } from '../../main/core/tools/observation-tools';
+import { TOOLS } from '../../main/core/tools/catalogue';
 import { toCardTool } from '../../main/core/tools/tool-definition';
 import {
   ackAtRest,
@@ -52,6 +53,11 @@ void describe('typed text at rest', () => {
     );
     assert.deepEqual(typedTexts('android_batch', { steps: 'nonsense' }), []);
     assert.deepEqual(typedTexts('android_type_text', { text: 42 }), []);
+    assert.deepEqual(
+      typedTexts('android_set_clipboard', { text: ADDRESS }),
+      [ADDRESS],
+      'what goes on the clipboard is kept like typed text',
+    );
   });
 
   void test('replaces typed text in the shown arguments, leaving redacted secrets and selectors alone', () => {
@@ -166,7 +172,7 @@ void describe('typed text at rest', () => {
     assert.notEqual(hashArgs('android_type_text', args, KEY), hashArgs('android_type_text', args, OTHER_KEY));
   });
 
-  void test('no tool argument other than android_type_text.text carries typed text', () => {
+  void test('no tool argument other than android_type_text.text and android_set_clipboard.text carries typed text', () => {
     const strings: string[] = [];
     const walk = (schema: any, path: string): void => {
       if (!schema || typeof schema !== 'object') return;
@@ -175,7 +181,7 @@ void describe('typed text at rest', () => {
       if (schema.items) walk(schema.items, `${path}[]`);
       for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of schema[k] ?? []) walk(v, path);
     };
-    for (const tool of [...OBSERVATION_TOOLS, ...CONTROL_TOOLS]) walk(toCardTool(tool).input_schema, tool.id);
+    for (const tool of TOOLS) walk(toCardTool(tool).input_schema, tool.id);
     const selector = (tool: string): string[] =>
       ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
     // On-screen text of selectors, package and activity names, URLs, file refs and names.
@@ -193,10 +199,15 @@ void describe('typed text at rest', () => {
       'android_push_file.filename',
       // A lab secret's name: its value is never an argument (tools/secret-text.ts).
       'android_type_text.secret',
+      'android_grant_permission.package',
+      'android_grant_permission.permission',
+      'android_revoke_permission.package',
+      'android_revoke_permission.permission',
+      'android_clear_app_data.package',
     ];
     assert.deepEqual(
       strings.filter((p) => !notTyped.includes(p)),
-      ['android_type_text.text'],
+      ['android_type_text.text', 'android_set_clipboard.text'],
       'sort a new string argument: typed text (typed-text.ts) or not',
     );
     // android_batch's steps are calls of these same tools, checked above.

@@ -138,6 +138,24 @@ export async function stopApp(shell: DeviceShell, pkg: string, options?: Operati
 }
 
 /**
+ * Erases an app's data: `pm clear PKG` (ActivityManager.clearApplicationUserData), which also
+ * stops the app and resets the runtime permissions the person or an agent granted. It prints
+ * `Success`, or `Failed` with exit 1 for a package that is not installed
+ * (`app_not_found`) or one Android does not let be cleared (`command_failed`).
+ */
+export async function clearAppData(shell: DeviceShell, pkg: string, options?: OperationOptions): Promise<void> {
+  assertPackageName(pkg);
+  const deadline = new OperationDeadline(options, 30_000, 'clearing an app’s data');
+  const out = await runText(shell, ['pm', 'clear', pkg], deadline.next());
+  if (/^Success\b/m.test(out.text) && (out.exitCode === undefined || out.exitCode === 0)) return;
+  if (!(await isPackageInstalled(shell, pkg, deadline.next())))
+    throw new BridgeError('app_not_found', `${pkg} is not installed on the phone`);
+  throw new BridgeError('command_failed', `the phone did not clear ${pkg}'s data${excerpt(out.text)}`, {
+    exitCode: out.exitCode,
+  });
+}
+
+/**
  * Opens a URL with whatever app handles it: `am start -a android.intent.action.VIEW -d URL`.
  * The caller checks the scheme; here we only refuse what could be read as an option.
  */

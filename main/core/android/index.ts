@@ -43,8 +43,17 @@ export {
   assertPackageName,
   assertActivityName,
   parsePackageList,
+  clearAppData,
 } from './apps';
 export type { ListPackagesOptions } from './apps';
+export {
+  parsePackagePermissions,
+  readPackagePermissions,
+  setRuntimePermission,
+  shellException,
+  isValidPermissionName,
+} from './app-permissions';
+export type { PackagePermissions, RuntimePermissionState, PermissionChange } from './app-permissions';
 export {
   readDeviceStatus,
   readScreenSize,

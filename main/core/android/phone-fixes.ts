@@ -31,6 +31,14 @@ export const PHONE_PROBLEMS = {
     code: 'install_blocked',
     fix: 'accept the prompt on the phone, then check android_list_apps before trying again',
   },
+  /**
+   * `pm grant|revoke`: `Neither user 2000 nor current process has
+   * android.permission.GRANT_RUNTIME_PERMISSIONS` (Xiaomi without "USB debugging (Security settings)").
+   */
+  permission_change_denied: {
+    code: 'permission_denied',
+    fix: 'turn on USB debugging (Security settings) in Developer options (Xiaomi/Redmi/POCO), then try again',
+  },
   /** "could not get idle state": the screen never settles. */
   ui_not_idle: {
     code: 'screen_unreadable',

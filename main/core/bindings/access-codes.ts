@@ -4,7 +4,9 @@
  * per stored code (ClaimGuard).
  */
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
-import type { PersistedAccessCode } from '../store/state-store';
+import type { PersistedAccessCode, StateStore } from '../store/state-store';
+import { ACCESS_CODE_MAX_LENGTH, ACCESS_CODE_MIN_LENGTH } from '../../contract/admin-api';
+import { BridgeError } from '../errors';
 
 export function hashAccessCode(code: string, scope: string, requireApproval: boolean): PersistedAccessCode {
   const salt = randomBytes(16).toString('base64url');
@@ -101,4 +103,18 @@ export class ClaimGuard {
   right(caller: string): void {
     this.callers.reset(caller);
   }
+}
+
+/** Sets (or with null removes) the access code of one phone or of every phone (`*`), hashed. */
+export function storeAccessCode(store: StateStore, scope: string, code: string | null, requireApproval: boolean): void {
+  if (code !== null && (code.length < ACCESS_CODE_MIN_LENGTH || code.length > ACCESS_CODE_MAX_LENGTH)) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `access codes are ${ACCESS_CODE_MIN_LENGTH} to ${ACCESS_CODE_MAX_LENGTH} characters`,
+    );
+  }
+  store.update((s) => {
+    s.accessCodes = s.accessCodes.filter((c) => c.scope !== scope);
+    if (code !== null) s.accessCodes.push(hashAccessCode(code, scope, requireApproval));
+  });
 }

@@ -15,8 +15,8 @@ import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { deviceHint, displayName } from '../devices/device-registry';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
-import { ACCESS_CODE_MAX_LENGTH, ACCESS_CODE_MIN_LENGTH } from '../../contract/admin-api';
-import { ClaimGuard, accessCodeMatches, hashAccessCode } from './access-codes';
+import { ClaimGuard, storeAccessCode } from './access-codes';
+import { CLAIM_REFUSED, approvalMessage, checkDeviceClaim } from './device-claim';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';
@@ -50,7 +50,6 @@ export interface BindingServiceEvents {
 const ACTIVITY_FLUSH_MS = 5000;
 /** Wrong access codes: per (channel, phone), and per phone across channels (opening channels is free). */
 /** The same answer for a wrong code and a phone another channel holds: neither tells the other apart. */
-const CLAIM_REFUSED = 'The access code is wrong, or the phone is in use by another channel right now.';
 
 export class BindingService extends EventEmitter<BindingServiceEvents> {
   private readonly sessions: AuthSessions;
@@ -107,42 +106,18 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>, caller: string): AuthSession {
     const session = this.sessions.create(channel.id, DEVICE_CLAIM_FLOW);
     this.emit('changed');
-    const label = typeof input.device === 'string' ? input.device : '';
-    const code = typeof input.access_code === 'string' ? input.access_code : '';
     const fail = (message: string): AuthSession => {
       session.status = 'failed';
       session.message = message;
       return session;
     };
-    if (!label || !code)
-      return fail('Both the phone (label or serial shown in the app) and the access code are required.');
-    const device = this.options.registry.resolve(label);
-    // Checked before the code: once paused, even the right code is refused until the window passes.
-    const wait = this.claims.callerPausedFor(caller);
-    if (wait > 0)
-      return fail(
-        `Too many wrong access codes from here; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`,
-      );
-    if (!device) return fail(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
-    if (device.state !== 'device' || device.verifiedAt === null)
-      return fail(
-        `${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`,
-      );
-    const stored = this.options.store.get().accessCodes;
-    const candidates = stored.filter((c) => c.scope === device.deviceId).concat(stored.filter((c) => c.scope === '*'));
-    if (candidates.length === 0)
-      return fail('This phone is not open to claims: the lab admin has set no access code for it.');
-    const open = this.claims.open(caller, candidates);
-    if (open.length === 0)
-      return fail(
-        'Too many wrong guesses of this phone’s access code lately; claims from here are paused, try again in a few minutes.',
-      );
-    const matched = open.find((c) => accessCodeMatches(code, c));
-    if (!matched) {
-      this.claims.wrong(caller, open);
-      return fail(CLAIM_REFUSED);
-    }
-    this.claims.right(caller);
+    const checked = checkDeviceClaim(input, caller, {
+      registry: this.options.registry,
+      codes: this.options.store.get().accessCodes,
+      claims: this.claims,
+    });
+    if ('refused' in checked) return fail(checked.refused);
+    const { device, matched } = checked;
     const holder = this.leaseHolder(device.deviceId);
     if (holder && holder !== channel.id) return fail(CLAIM_REFUSED);
     if (matched.requireApproval) {
@@ -302,16 +277,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   setAccessCode(scope: string, code: string | null, requireApproval: boolean): void {
     if (scope !== '*' && !this.options.registry.get(scope)) throw new BridgeError('device_not_found', 'no such phone');
-    if (code !== null && (code.length < ACCESS_CODE_MIN_LENGTH || code.length > ACCESS_CODE_MAX_LENGTH)) {
-      throw new BridgeError(
-        'invalid_arguments',
-        `access codes are ${ACCESS_CODE_MIN_LENGTH} to ${ACCESS_CODE_MAX_LENGTH} characters`,
-      );
-    }
-    this.options.store.update((s) => {
-      s.accessCodes = s.accessCodes.filter((c) => c.scope !== scope);
-      if (code !== null) s.accessCodes.push(hashAccessCode(code, scope, requireApproval));
-    });
+    storeAccessCode(this.options.store, scope, code, requireApproval);
     this.emit('changed');
   }
 
@@ -478,8 +444,4 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       this.activityDirty = true;
     });
   }
-}
-
-function approvalMessage(code: string): string {
-  return `Approve pairing code ${code} in xAgent Device Bridge on the computer the phone is plugged into, and pick the phone there.`;
 }

@@ -30,8 +30,9 @@ import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
 import { typeText, type TypeTextOptions } from '../android/text-input';
 import { parseForegroundApp } from '../android/device-info';
 import { runText } from '../devices/shell-quote';
-import type { Lane, ToolLanes, WindowGlance } from '../tools/tool-definition';
+import type { Lane, PhoneClipboard, ToolLanes, WindowGlance } from '../tools/tool-definition';
 import { notPerformed } from './helper-client';
+import { HelperClipboard } from './helper-clipboard';
 import type { HelperManager, HelperSession } from './helper-manager';
 import { parseAppiumSource, planHelperTyping, pointerActions } from './helper-protocol';
 
@@ -182,6 +183,15 @@ class CallLanes implements ToolLanes {
 
   helperRunning(): boolean {
     return this.manager.isRunning(this.deviceId);
+  }
+
+  async clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null> {
+    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    if (!session) return null;
+    return new HelperClipboard(session, {
+      failed: (error) => this.manager.helperFailed(this.deviceId, error),
+      served: () => this.manager.noteLane(this.deviceId, 'helper'),
+    });
   }
 
   async helperTree(

@@ -6,13 +6,13 @@
  * arguments, the reasons and a deadline for the UI, then approve once / approve for the rest
  * of the lease / deny / timeout / stop. Nothing reaches the phone unless it ends in allow.
  */
+import { ScreenHistory } from './screen-history';
+import type { UiNode } from '../android/ui-tree';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import type { AdminApproval } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { captureRaw } from '../android/screencap';
-import { withDeadline } from '../devices/deadline';
-import type { UiNode } from '../android/ui-tree';
 import type { EventHub } from '../events/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
@@ -58,37 +58,6 @@ interface LeaseGrant {
   classes: Set<RiskClass>;
 }
 
-/**
- * How long the runtime's cached UI tree may stand in for a new dump (a dump costs 1–3 s on a
- * real phone). Only a tree taken after the last action on the phone, with the same window in
- * front as before that action, qualifies; a dialog or a new activity forces a dump.
- */
-export const TREE_REUSE_MAX_AGE_MS = 15_000;
-
-/** The screen as the fast lane's helper read it after the last action (CallLanes.screenAfter). */
-interface ScreenAfter {
-  token: string;
-  nodes: UiNode[];
-  /** When the read started (after the action had ended). */
-  at: number;
-  /** The phone's control-call count when the read started: a later control call voids it. */
-  generation: number;
-}
-
-interface PhoneHistory {
-  channelId: string;
-  /** Focused window before the last allowed control action (null: not read). */
-  token: string | null;
-  /** The channel's cached tree when that action ended, and whether it was taken after the action. */
-  endTree: object | undefined;
-  observedAfter: boolean;
-  endAt: number;
-  /** The helper's read of the screen after that action, once it came (fast lane only). */
-  after?: ScreenAfter;
-  /** That read while it runs (settles, never rejects). */
-  afterRead?: Promise<void>;
-}
-
 /** What the gate made of a call before deciding: the audit line and the approval card show it. */
 interface Judged {
   classification: Classification;
@@ -110,12 +79,13 @@ function newId(prefix: string): string {
 export class ApprovalGate implements SafetyGate {
   private readonly pending = new Map<string, Pending>();
   private readonly grants = new Map<string, LeaseGrant>();
-  private readonly history = new Map<string, PhoneHistory>();
-  /** Control calls judged per phone: a screen read after one action is void once the next is judged. */
-  private readonly generations = new Map<string, number>();
   private approvalTimeoutMs: number;
 
+  /** What the last action on each phone left on its screen (tree reuse, the helper's read after it). */
+  private readonly screens: ScreenHistory;
+
   constructor(private readonly o: ApprovalGateOptions) {
+    this.screens = new ScreenHistory({ clock: o.clock, probeTimeoutMs: o.probeTimeoutMs });
     this.approvalTimeoutMs = o.approvalTimeoutMs;
   }
 
@@ -165,24 +135,21 @@ export class ApprovalGate implements SafetyGate {
       // With the helper's read after the last action at hand, the window read alone decides
       // whether it still shows the screen: no second tree read starts alongside it.
       // A read still running (the call came back to back) is waited for while the window is read.
-      const afterRunning = needs.tree ? this.awaitScreenAfter(call) : null;
-      const afterAtHand = afterRunning !== null || this.screenAfterFor(call) !== null;
+      const afterRunning = needs.tree ? this.screens.awaitScreenAfter(call) : null;
+      const afterAtHand = afterRunning !== null || this.screens.screenAfterFor(call) !== null;
       const lanes = call.lanesAtSlot;
       screen = await probeScreen(call.shell, {
         withTree: needs.tree,
         timeoutMs: this.o.probeTimeoutMs,
         signal: call.signal,
-        reuseTree: (window) => this.currentTree(call, window?.token ?? null),
+        reuseTree: (window) => this.screens.currentTree(call, window?.token ?? null),
         ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
         ...(afterRunning ? { beforeReuse: afterRunning } : {}),
       });
       if (screen.fatal === 'canceled' || call.signal.aborted)
         return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
-    if (call.tool.kind === 'control') {
-      const deviceId = call.device.deviceId;
-      this.generations.set(deviceId, (this.generations.get(deviceId) ?? 0) + 1);
-    }
+    if (call.tool.kind === 'control') this.screens.controlJudged(call.device.deviceId);
     const judged = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     const redaction = this.o.redaction();
     // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
@@ -248,75 +215,9 @@ export class ApprovalGate implements SafetyGate {
     );
   }
 
-  /** The runtime's cached tree when it still shows this screen (see TREE_REUSE_MAX_AGE_MS), else null. */
-  private currentTree(call: ToolCall, token: string | null): UiNode[] | null {
-    const h = this.history.get(call.device.deviceId);
-    if (!h || h.channelId !== call.channelId || token === null) return null;
-    if (h.token === token && this.o.clock() - h.endAt <= TREE_REUSE_MAX_AGE_MS) {
-      const current = call.lastTree();
-      if (current && (current !== h.endTree || h.observedAfter)) return current.nodes;
-    }
-    // The helper's read after the last action, while the same window is in front.
-    const after = this.screenAfterFor(call);
-    return after && after.token === token ? after.nodes : null;
-  }
-
-  /** The helper's read of the screen after this channel's last action, while it may stand in (see TREE_REUSE_MAX_AGE_MS). */
-  private screenAfterFor(call: ToolCall): ScreenAfter | null {
-    const deviceId = call.device.deviceId;
-    const after = this.history.get(deviceId)?.after;
-    if (!after || this.history.get(deviceId)?.channelId !== call.channelId) return null;
-    if (after.generation !== (this.generations.get(deviceId) ?? 0)) return null;
-    if (this.o.clock() - after.at > TREE_REUSE_MAX_AGE_MS) return null;
-    return after;
-  }
-
   /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
-    if (call.tool.kind !== 'control' || call.verdict?.decision !== 'allow') return;
-    const deviceId = call.device.deviceId;
-    const history: PhoneHistory = {
-      channelId: call.channelId,
-      token: call.verdict.windowBefore,
-      endTree: call.lastTree(),
-      // With `observe`, the last tree the call took is the screen after its action.
-      observedAfter: call.args.observe === true && outcome === 'ok',
-      endAt: this.o.clock(),
-    };
-    this.history.set(deviceId, history);
-    // The fast lane reads the screen again now, while the agent decides its next call (the
-    // helper's page source waits for the screen to settle first); the next control call's
-    // gate then needs only the window read when that window is still in front.
-    const screenAfter = call.lanesAtSlot?.screenAfter;
-    if (!screenAfter || outcome !== 'ok' || history.observedAfter) return;
-    const generation = this.generations.get(deviceId) ?? 0;
-    const at = this.o.clock();
-    history.afterRead = screenAfter()
-      .then((read) => {
-        if (!read || read.token === null) return;
-        if (this.history.get(deviceId) !== history || (this.generations.get(deviceId) ?? 0) !== generation) return;
-        history.after = { token: read.token, nodes: read.nodes, at, generation };
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        history.afterRead = undefined;
-      });
-  }
-
-  /**
-   * A control call that comes while the helper still reads the screen after the last action
-   * waits for that read (it began earlier than a new one would), at most the probe's deadline.
-   */
-  private awaitScreenAfter(call: ToolCall): Promise<void> | null {
-    const h = this.history.get(call.device.deviceId);
-    const reading = h?.afterRead;
-    if (!reading || h.channelId !== call.channelId) return null;
-    // Past the deadline or a stop, the call goes on without it (a timeout or cancel is no error here).
-    return withDeadline(reading, {
-      timeoutMs: this.o.probeTimeoutMs,
-      signal: call.signal,
-      what: 'the screen read after the last action',
-    }).catch(() => undefined);
+    this.screens.callFinished(call, outcome);
   }
 
   private finish(

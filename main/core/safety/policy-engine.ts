@@ -1,7 +1,8 @@
 /**
  * The policy engine's classifier: before a call runs, which risk classes it falls into and
- * why — from the tool itself (installs, file pushes, non-web URLs), the app in front or being
- * launched (sensitive-app list), and what the action touches on screen (password fields,
+ * why — from the tool itself (installs, file pushes, non-web URLs, reading the clipboard,
+ * changing an app's permissions or clearing its data), the app in front, being launched or
+ * changed (sensitive-app list), and what the action touches on screen (password fields,
  * payment / transfer / delete-account / factory-reset words, FLAG_SECURE windows). Pure
  * functions over facts the screen probe read; the gate turns classes into a decision.
  */
@@ -77,6 +78,7 @@ interface JudgedArgs {
   activity?: string;
   /** A lab secret's name (android_type_text `secret`): typed like a password. */
   secret?: string;
+  permission?: string;
   steps?: ReadonlyArray<{ tool: string; arguments: JudgedArgs }>;
 }
 
@@ -115,6 +117,11 @@ function stepNeeds(step: Step): ScreenNeeds {
     case 'url':
     case 'install':
     case 'push':
+    case 'clipboard_read':
+    case 'clipboard_write':
+    case 'grant':
+    case 'revoke':
+    case 'clear_data':
       return { window: false, tree: false };
     case 'key':
       return step.args.key !== undefined && ESCAPE_KEYS.has(step.args.key)
@@ -306,7 +313,27 @@ export function classify(input: ClassifyInput): Classification {
         break;
       }
       case 'stop':
+      case 'clipboard_write':
         break;
+      case 'clipboard_read':
+        add('clipboard_read', 'reads the phone’s clipboard, which may hold a password or a one-time code');
+        break;
+      case 'grant':
+      case 'revoke': {
+        const pkg = step.args.package ?? '';
+        const what = `${step.facts.policy === 'grant' ? 'grants' : 'revokes'} ${step.args.permission ?? 'a runtime permission'} ${step.facts.policy === 'grant' ? 'to' : 'of'} ${pkg}`;
+        add('permission_change', what);
+        const why = sensitiveAppReason(pkg, input.userApps);
+        if (why) add('sensitive_app', `changes a sensitive app: ${why}`);
+        break;
+      }
+      case 'clear_data': {
+        const pkg = step.args.package ?? '';
+        add('clear_app_data', `erases all data of ${pkg} (accounts, settings, files) and resets its permissions`);
+        const why = sensitiveAppReason(pkg, input.userApps);
+        if (why) add('sensitive_app', `changes a sensitive app: ${why}`);
+        break;
+      }
       case 'key': {
         const key = step.args.key ?? '';
         if (ESCAPE_KEYS.has(key)) break;

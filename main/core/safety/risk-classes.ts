@@ -14,6 +14,12 @@ export const RISK_CLASSES = [
   'install_app',
   /** android_push_file. */
   'push_file',
+  /** Reading the phone's clipboard: it may hold a password or a one-time code. */
+  'clipboard_read',
+  /** Granting or revoking an app's runtime permission (camera, location, contacts …). */
+  'permission_change',
+  /** Erasing an app's data (its accounts, settings and files; its permissions are reset too). */
+  'clear_app_data',
   /** android_open_url with a scheme other than http(s): market:, tel:, sms:, custom app links. */
   'non_web_url',
   /** The app in front or being launched is on the sensitive-app list (payments, banking, wallets, app stores, password managers, security/account settings). */
@@ -40,6 +46,9 @@ export const DEFAULT_DECISIONS: Readonly<Record<RiskClass, PolicyDecision>> = Ob
   control: 'allow',
   install_app: 'ask',
   push_file: 'ask',
+  clipboard_read: 'ask',
+  permission_change: 'ask',
+  clear_app_data: 'ask',
   non_web_url: 'ask',
   sensitive_app: 'ask',
   password_field: 'ask',
@@ -53,6 +62,9 @@ export const DEFAULT_DECISIONS: Readonly<Record<RiskClass, PolicyDecision>> = Ob
 export const HIGH_RISK: ReadonlySet<RiskClass> = new Set<RiskClass>([
   'install_app',
   'push_file',
+  'clipboard_read',
+  'permission_change',
+  'clear_app_data',
   'non_web_url',
   'sensitive_app',
   'password_field',

@@ -6,7 +6,6 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
-import { BridgeError } from '../errors';
 import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
@@ -17,10 +16,11 @@ import {
   elementRef,
   elementSelector,
   observeFlag,
-  type ToolContext,
+  CONTROL_RESULT as RESULT,
   type ToolDefinition,
 } from './tool-definition';
-import { describeElement, observeAfter, resolvePoint, resolveTarget } from './targets';
+import { describeElement, resolvePoint, resolveTarget, withObserve } from './targets';
+import { makeBatchTool } from './batch-tool';
 import { createReadStream } from 'node:fs';
 
 const PACKAGE = z
@@ -28,17 +28,6 @@ const PACKAGE = z
   .regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'a package name like com.example.app')
   .max(255)
   .describe('Android package name, e.g. com.example.notes.');
-
-const RESULT = { type: 'object', properties: { status: { type: 'string' } } };
-
-async function withObserve(
-  ctx: ToolContext,
-  observe: boolean | undefined,
-  result: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  if (!observe) return result;
-  return { ...result, ...(await observeAfter(ctx, ctx.lastTree()?.signature)) };
-}
 
 const tapArgs = z.strictObject({
   x: coordinate.optional().describe('X in screen pixels (with y).'),
@@ -400,7 +389,8 @@ const pushFileTool = defineTool({
   },
 });
 
-const BATCHABLE = [
+/** The control tools a batch may take as its steps. */
+const BATCH_STEPS = [
   tapTool,
   longPressTool,
   swipeTool,
@@ -411,105 +401,9 @@ const BATCHABLE = [
   openUrlTool,
 ];
 
-function batchable(id: string): ToolDefinition<unknown> {
-  const tool = BATCHABLE.find((t) => t.id === id);
-  if (!tool) throw new BridgeError('invalid_arguments', `${id} cannot be a batch step`);
-  return tool;
-}
-
-const batchTool = defineTool({
-  id: 'android_batch',
-  title: 'Run several control steps',
-  description:
-    'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step. An element ref works in the first step only.',
-  kind: 'control',
-  sideEffect: true,
-  facts: { policy: 'batch', screenInput: true, usesDisplay: true, timeline: 'batch' },
-  args: z.strictObject({
-    steps: z
-      .array(
-        z
-          .strictObject({
-            tool: z.enum([
-              'android_tap',
-              'android_long_press',
-              'android_swipe',
-              'android_type_text',
-              'android_press_key',
-              'android_launch_app',
-              'android_stop_app',
-              'android_open_url',
-            ]),
-            arguments: z.record(z.string(), z.unknown()),
-          })
-          // Each step's arguments pass its own tool's schema at the edge, before the safety
-          // gate judges them and before any step runs: a typo never leaves half a batch done.
-          .superRefine((step, ctx) => {
-            const parsed = batchable(step.tool).args.safeParse(step.arguments);
-            if (parsed.success) return;
-            for (const issue of parsed.error.issues)
-              ctx.addIssue({
-                code: 'custom',
-                path: ['arguments', ...issue.path],
-                message: `${step.tool}: ${issue.message}`,
-              });
-          }),
-      )
-      .min(1)
-      .max(20)
-      // Every step acts on the phone, and refs expire with any action: a ref after the first step could never hold.
-      .superRefine((steps, ctx) => {
-        for (const [i, step] of steps.entries()) {
-          if (i > 0 && step.arguments.ref !== undefined) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [i, 'arguments', 'ref'],
-              message:
-                'a ref works only in the first step (each step acts on the phone, and refs expire with any action); target later steps by element or x and y',
-            });
-          }
-        }
-      }),
-    observe: observeFlag,
-  }),
-  output: RESULT,
-  run: async (ctx, args) => {
-    // The steps passed their tools' schemas at the edge (see the schema); parsing again gives each its typed arguments.
-    const planned = args.steps.map((step) => {
-      const tool = batchable(step.tool);
-      return { tool, args: tool.args.parse(step.arguments) };
-    });
-    const results: Array<Record<string, unknown>> = [];
-    for (const [i, step] of planned.entries()) {
-      ctx.progress('running', `step ${i + 1} of ${planned.length}: ${step.tool.id}`, i / planned.length);
-      try {
-        if (i > 0) {
-          // The step before acted: what was read before it is no longer the screen (its own `observe` read is).
-          ctx.refs.acted();
-          await ctx.checkStep?.({ index: i, toolId: step.tool.id, args: step.args as Record<string, unknown> });
-        }
-        results.push({ tool: step.tool.id, ok: true, result: await step.tool.run(ctx, step.args) });
-      } catch (error) {
-        const code = error instanceof BridgeError ? error.code : 'internal_error';
-        const message = error instanceof BridgeError ? error.message : 'internal error';
-        results.push({ tool: step.tool.id, ok: false, error: { code, message } });
-        return withObserve(ctx, args.observe, { status: 'stopped_on_error', completed: i, steps: results });
-      }
-    }
-    return withObserve(ctx, args.observe, { status: 'done', completed: planned.length, steps: results });
-  },
-});
-
 export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
-  tapTool,
-  longPressTool,
-  swipeTool,
-  typeTextTool,
-  pressKeyTool,
-  launchAppTool,
-  stopAppTool,
-  openUrlTool,
-  batchTool,
+  ...BATCH_STEPS,
+  makeBatchTool(BATCH_STEPS),
   installApkTool,
   pushFileTool,
 ];

@@ -239,3 +239,13 @@ export async function observeAfter(ctx: ToolContext, before: string | undefined)
     ui: tree.nodes.filter(isInteractive).map((node) => compactNode(node, tree.refTag)),
   };
 }
+
+/** A control result, with the screen after the action when the call asked to `observe` it. */
+export async function withObserve(
+  ctx: ToolContext,
+  observe: boolean | undefined,
+  result: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  if (!observe) return result;
+  return { ...result, ...(await observeAfter(ctx, ctx.lastTree()?.signature)) };
+}

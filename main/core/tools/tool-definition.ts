@@ -93,6 +93,23 @@ export interface ToolLanes {
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null>;
+  /**
+   * The phone's clipboard through the helper, which is started when it may run; null when the
+   * helper cannot serve this phone now (fast lane off, not installed yet, failed, paused).
+   * There is no stock lane: no stock shell command reads or sets the clipboard.
+   */
+  clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null>;
+}
+
+/** The phone's clipboard as the fast lane's helper serves it (helper/helper-clipboard.ts). */
+export interface PhoneClipboard {
+  /**
+   * The clipboard's text; "" when it is empty, and also when Android 10+ let the helper read
+   * nothing (only the app in front and the keyboard may read it), which the helper cannot tell apart.
+   */
+  read(options: { timeoutMs: number; signal: AbortSignal }): Promise<string>;
+  /** Puts plain text on the clipboard (any Unicode). */
+  write(text: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<void>;
 }
 
 /** One step of android_batch, as the safety gate sees it before the step runs. */
@@ -139,7 +156,7 @@ export interface ScreenshotStrategyStore {
   set(deviceId: string, timings: CaptureTimings): void;
 }
 
-/** Every tool the bridge offers; each is defined once, in control-tools.ts or observation-tools.ts. */
+/** Every tool the bridge offers; each is defined once, in control-tools.ts, observation-tools.ts or phone-state-tools.ts. */
 export type ToolId =
   | 'android_device_status'
   | 'android_ui_tree'
@@ -157,7 +174,12 @@ export type ToolId =
   | 'android_open_url'
   | 'android_install_apk'
   | 'android_push_file'
-  | 'android_batch';
+  | 'android_batch'
+  | 'android_read_clipboard'
+  | 'android_set_clipboard'
+  | 'android_grant_permission'
+  | 'android_revoke_permission'
+  | 'android_clear_app_data';
 
 /**
  * What the rest of the bridge knows about a tool, declared on its definition and nowhere
@@ -170,10 +192,27 @@ export interface ToolFacts {
    * How the safety policy judges a call (safety/policy-engine.ts): `point` (a tap or long press
    * on a target), `type` (typed text into a field), `key` (a key press; escape keys need no
    * screen read), `launch`, `stop`, `url`, `install`, `push`, `screen` (acts on the whole
-   * screen), `batch` (its steps are other tools' calls, each judged by its own facts), `none`
-   * (observation).
+   * screen), `batch` (its steps are other tools' calls, each judged by its own facts),
+   * `clipboard_read`, `clipboard_write`, `grant` and `revoke` (an app's runtime permission),
+   * `clear_data` (an app's data); none of these five reads the screen. `none` (observation).
    */
-  policy: 'point' | 'type' | 'key' | 'launch' | 'stop' | 'url' | 'install' | 'push' | 'screen' | 'batch' | 'none';
+  policy:
+    | 'point'
+    | 'type'
+    | 'key'
+    | 'launch'
+    | 'stop'
+    | 'url'
+    | 'install'
+    | 'push'
+    | 'screen'
+    | 'batch'
+    | 'clipboard_read'
+    | 'clipboard_write'
+    | 'grant'
+    | 'revoke'
+    | 'clear_data'
+    | 'none';
   /** The argument holding text typed on the phone: redacted, digested in the audit, secret in a password field. */
   typedTextArg?: string;
   /**
@@ -233,6 +272,12 @@ export function toCardTool(tool: ToolDefinition<unknown>): CardTool {
 
 export const coordinate = z.number().int().min(0).max(100_000);
 
+export const packageName = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'a package name like com.example.app')
+  .max(255)
+  .describe('Android package name, e.g. com.example.notes.');
+
 export const elementSelector = z
   .strictObject({
     text: z.string().min(1).max(500).optional().describe('Exact visible text (case-sensitive).'),
@@ -271,3 +316,6 @@ export const observeFlag = z
   .boolean()
   .optional()
   .describe('When true, the result also carries the compact UI tree after the action and whether the screen changed.');
+
+/** The output schema control tools declare: a status word, and what each tool adds. */
+export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };

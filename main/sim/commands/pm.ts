@@ -1,7 +1,8 @@
 /**
  * `pm` (Android 14's `cmd package`): list packages [-3|-s|-f|-e|-d|-U] [FILTER], path,
- * install (from a file on the phone), uninstall, clear, grant/revoke. Output and failure
- * texts follow PackageManagerShellCommand (`Success`, `Failure [CODE: detail]`, exit 1).
+ * install (from a file on the phone), uninstall, clear, grant/revoke (pm-permissions.ts).
+ * Output and failure texts follow PackageManagerShellCommand (`Success`, `Failure [CODE:
+ * detail]`, exit 1).
  * Install quirks (phone-quirks.ts) refuse the install the way those phones do, after the
  * APK was read; the verifier quirk first waits for a prompt nobody answers.
  */
@@ -12,6 +13,7 @@ import { quirkWaitMs } from '../phone-quirks';
 import { sleepUnlessAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 import { reportShellException } from './java-exception';
+import { grantRevokeCommand } from './pm-permissions';
 
 const USAGE = `Package manager (package) commands:
   help
@@ -34,6 +36,12 @@ const USAGE = `Package manager (package) commands:
 
   clear [--user USER_ID] PACKAGE
     Deletes all data associated with a package.
+
+  grant [--user USER_ID] PACKAGE PERMISSION
+  revoke [--user USER_ID] PACKAGE PERMISSION
+    These commands either grant or revoke permissions to apps.  The permissions
+    must be declared as used in the app's manifest, be runtime permissions
+    (protection level dangerous), and the app targeting SDK greater than Lollipop MR1.
 `;
 
 function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[]): number {
@@ -208,30 +216,25 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
     }
     case 'clear': {
       const name = packageArg(args);
-      if (name === undefined || !phone.packages.has(name)) {
+      if (name === undefined) {
+        io.err('Error: no package specified\n');
+        return 1;
+      }
+      // ActivityManagerService.clearApplicationUserData: an unknown package answers the observer false.
+      if (!phone.packages.has(name)) {
         io.out('Failed\n');
         return 1;
       }
+      // The app is killed (the helper's instrumentation with it), its data erased, its runtime permissions reset.
+      phone.helper.packageStopped(name);
       phone.screen.clearData(name);
+      phone.packages.permissions.reset(name);
       io.out('Success\n');
       return 0;
     }
     case 'grant':
-    case 'revoke': {
-      const name = packageArg(args);
-      if (name === undefined || !phone.packages.has(name)) {
-        return reportShellException(
-          io,
-          'package',
-          sub,
-          `java.lang.IllegalArgumentException: Unknown package: ${name ?? ''}`,
-          [
-            'com.android.server.pm.permission.PermissionManagerServiceImpl.grantRuntimePermissionInternal(PermissionManagerServiceImpl.java:1361)',
-          ],
-        );
-      }
-      return 0;
-    }
+    case 'revoke':
+      return grantRevokeCommand(io, phone, sub, args);
     case undefined:
     case 'help':
       io.out(USAGE);

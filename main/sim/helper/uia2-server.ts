@@ -6,7 +6,7 @@
  * invalid argument, 500 otherwise). Routes and semantics follow the server's AppiumServlet
  * and handlers (Status, NewSession, DeleteSession, GetSessions, Source, W3CActions,
  * PressKeyCode, SendKeysToElement on the focused element, Update/GetSettings,
- * CaptureScreenshot), read from its public source and written anew here. A legacy `/wd/hub`
+ * CaptureScreenshot, Get/SetClipboard), read from its public source and written anew here. A legacy `/wd/hub`
  * prefix is stripped as ServerHandler does. Effects go through the same screen model as the
  * sim's `input` command, so both lanes change the screen the same way.
  */
@@ -19,6 +19,7 @@ import { findFieldNode } from '../screen/window-builder';
 import type { HttpReply, HttpRequest } from './http-wire';
 import { pageSourceXml } from './page-source';
 import { ActionsError, parseActions, type Gesture } from './w3c-actions';
+import { UIA2_SERVER_PKG } from './uia2-ids';
 
 export const NO_SESSION_ID = 'None';
 
@@ -30,6 +31,8 @@ export interface Uia2Phone {
   display(): { width: number; height: number; rotation: number };
   /** Touch slop in pixels (8 dp), to tell a tap from a swipe. */
   slopPx(): number;
+  /** The phone's clipboard: what an app may read of it (Android 10+ limit the readers), and setting it. */
+  readonly clipboard: { readAs(pkg: string): string | undefined; set(text: string, label: string): void };
 }
 
 /** How the runtime shapes what the server does (faults and timing). */
@@ -170,6 +173,8 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: ['session', ':sessionId', 'appium', 'settings'], handler: 'UpdateSettings' },
   { method: 'GET', pattern: ['session', ':sessionId', 'appium', 'settings'], handler: 'GetSettings' },
   { method: 'GET', pattern: ['session', ':sessionId', 'screenshot'], handler: 'CaptureScreenshot' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'appium', 'device', 'get_clipboard'], handler: 'GetClipboard' },
+  { method: 'POST', pattern: ['session', ':sessionId', 'appium', 'device', 'set_clipboard'], handler: 'SetClipboard' },
 ];
 
 /** The route and session id a request maps to; the server's matcher compares path sections. */
@@ -207,6 +212,17 @@ function parseJson(body: Buffer): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalidArgument('The request body must be a JSON object');
   return value as Record<string, unknown>;
+}
+
+/** A String field of a Gson model: a JSON string (a number or boolean becomes its text), absent or null undefined; else Gson fails. */
+function gsonString(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw invalidArgument(
+    `com.google.gson.JsonSyntaxException: java.lang.IllegalStateException: Expected a string but was ${Array.isArray(value) ? 'BEGIN_ARRAY' : 'BEGIN_OBJECT'} at path $.${name}`,
+  );
 }
 
 function gestureArgv(g: Gesture): string[] {
@@ -363,9 +379,53 @@ export class Uia2Server {
         const png = await this.phone.frames.png();
         return done(png.toString('base64'));
       }
+      case 'GetClipboard':
+        return this.getClipboard(request, hooks);
+      case 'SetClipboard':
+        return this.setClipboard(request, hooks);
       default:
         throw unknownCommand();
     }
+  }
+
+  /**
+   * GetClipboard: the primary clip's text (coerceToText) as Base64.NO_WRAP of UTF-8, "" with no
+   * clip. It reads as the server's own app, which Android 10+ do not let read (not in front,
+   * not the keyboard): there the answer is "" whatever the clipboard holds.
+   */
+  private async getClipboard(request: HttpRequest, hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    const contentType = gsonString(parseJson(request.body), 'contentType');
+    // ClipDataType.valueOf(contentType.toUpperCase()) throws before the variable changes, so the message names PLAINTEXT.
+    if (contentType !== undefined && contentType.toUpperCase() !== 'PLAINTEXT') {
+      throw invalidArgument("Only '[PLAINTEXT]' content types are supported. 'PLAINTEXT' is given instead");
+    }
+    if (!(await hooks.spend('call'))) return undefined;
+    const text = this.phone.clipboard.readAs(UIA2_SERVER_PKG) ?? '';
+    return { json: Buffer.from(text, 'utf8').toString('base64') };
+  }
+
+  /** SetClipboard: `content` (required) is Base64 of UTF-8; the label defaults to the text's first 10 characters. */
+  private async setClipboard(request: HttpRequest, hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    const body = parseJson(request.body);
+    const [content, contentType, givenLabel] = [
+      gsonString(body, 'content'),
+      gsonString(body, 'contentType'),
+      gsonString(body, 'label'),
+    ];
+    if (content === undefined) {
+      throw invalidArgument(
+        "java.lang.IllegalArgumentException: SetClipboardModel: The mandatory field 'content' is not present in JSON",
+      );
+    }
+    // android.util.Base64 skips characters outside the alphabet, as Buffer does.
+    const text = Buffer.from(content, 'base64').toString('utf8');
+    if (contentType !== undefined && contentType.toUpperCase() !== 'PLAINTEXT') {
+      throw invalidArgument(`Only '[PLAINTEXT]' content types are supported. '${contentType}' is given instead`);
+    }
+    if (!(await hooks.spend('call'))) return undefined;
+    const label = givenLabel ?? text.slice(0, 10);
+    this.phone.clipboard.set(text, label);
+    return { json: null };
   }
 
   private async source(hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {

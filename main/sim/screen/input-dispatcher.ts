@@ -4,6 +4,8 @@
  * press (selects a field's text), swipes scroll the scrollable view under the finger (a
  * swipe up from the navigation bar goes home), keys go to the system (HOME, BACK,
  * APP_SWITCH, POWER, volume) or to the focused field, and typed or committed text edits it.
+ * PASTE pastes the clipboard into the focused field, read as the app in front (which Android
+ * 10+ let read it).
  */
 import type { ActionContext } from './app-types';
 import { KEYCODE, keyChar } from './keycodes';
@@ -30,7 +32,10 @@ export class InputDispatcher {
   lastGesture: GestureRecord | undefined;
   volume = 7;
 
-  constructor(private readonly m: ScreenMachine) {}
+  constructor(
+    private readonly m: ScreenMachine,
+    private readonly clipboard?: { readAs(pkg: string): string | undefined },
+  ) {}
 
   tap(x: number, y: number): void {
     if (!this.m.awake) return;
@@ -193,6 +198,13 @@ export class InputDispatcher {
       case KEYCODE.FORWARD_DEL:
         deleteForward(field);
         break;
+      case KEYCODE.PASTE: {
+        // TextView pastes the primary clip's text; the app in front may read it on any Android.
+        const text = this.clipboard?.readAs(this.m.window().pkg);
+        if (text === undefined) return;
+        insertText(field, text);
+        break;
+      }
       case KEYCODE.DPAD_LEFT:
         moveCursor(field, 'left');
         break;

@@ -71,6 +71,7 @@ export const KEYCODE = {
   APP_SWITCH: 187,
   SLEEP: 223,
   WAKEUP: 224,
+  PASTE: 279,
 } as const;
 
 /** Highest key code Android 14 accepts (KeyEvent.getMaxKeyCode()). */
