@@ -59,6 +59,7 @@ class ScriptedGate implements SafetyGate {
         approvalId: null,
         screenshotRef: null,
         windowBefore: null,
+        treeRead: null,
       };
       return Promise.resolve(this.decision);
     }

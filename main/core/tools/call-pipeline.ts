@@ -16,6 +16,7 @@ import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
 import { scrubSecrets, type SecretSource } from './secret-text';
 import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
+import { refsIn, refTarget } from './targets';
 import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
 import type { ToolLanes } from './tool-definition';
 import type { ToolServicesFactory } from './tool-services';
@@ -88,6 +89,12 @@ export class CallPipeline {
     // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
     const lanes = this.o.shells.displayInUse(deviceId) === 0 ? this.o.lanes?.forCall(deviceId, shell) : undefined;
     if (lanes) call.lanesAtSlot = this.callLanes(call, lanes);
+    // A ref that no longer holds is refused before the screen is read or a person is asked (the
+    // tool checks it again against the gate's read, targets.ts).
+    if (tool.kind === 'control') {
+      for (const ref of refsIn(call.args))
+        refTarget(ref, this.o.memory.lastTree(call.channelId), { deviceId, actions: this.o.memory.actions(deviceId) });
+    }
     // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
     if (tool.kind === 'control' && needsUnlockedScreen(tool.id, call.args)) {
       await this.o.memory.screenLock.assertUsable(deviceId, shell, { timeoutMs: this.o.commandTimeoutMs, signal });
@@ -109,7 +116,13 @@ export class CallPipeline {
     const gate = this.gate;
     if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
     this.o.shells.beginCall(deviceId);
-    const ran = await tool.run(context, call.args);
+    let ran: Record<string, unknown>;
+    try {
+      ran = await tool.run(context, call.args);
+    } finally {
+      // Whatever the outcome, the call may have acted: refs read before now expire (element-refs.ts).
+      if (tool.kind === 'control') this.o.memory.acted(deviceId);
+    }
     // A phone with several displays: the result says which one was used.
     const shown = tool.facts.usesDisplay ? this.o.shells.displayShown(deviceId) : null;
     const result = shown ? { ...ran, display: shown } : ran;
