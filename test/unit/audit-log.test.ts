@@ -80,6 +80,33 @@ describe('audit log', () => {
     });
   });
 
+  test('lines queued while a write runs all land, in order, and flush waits for the last of them', async () => {
+    await withDir(async (dir) => {
+      const log = new AuditLog({
+        dir,
+        limits: { maxFileBytes: 1_000_000, maxFiles: 2 },
+        secrets: () => [],
+        logger: silentLogger,
+      });
+      // Appends arrive while earlier ones are being written (each burst after a turn of the event loop).
+      for (let burst = 0; burst < 20; burst++) {
+        for (let i = 0; i < 25; i++) log.append(entry(burst * 25 + i));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      log.append(entry(500));
+      await log.flush();
+      const ids = readFileSync(join(dir, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as AuditEntry).id);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: 501 }, (_v, i) => `aud_${String(i).padStart(6, '0')}`),
+      );
+      await log.close();
+    });
+  });
+
   test('appends across restarts and never writes a live secret or a URL signature', async () => {
     await withDir(async (dir) => {
       const secret = 'super-secret-api-key-0123456789';
