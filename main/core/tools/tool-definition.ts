@@ -50,17 +50,28 @@ export interface WindowGlance {
   package: string | null;
 }
 
+/** A toast the helper reported: its text, and when the helper read that first saw it began (ms since epoch). */
+export interface SeenToast {
+  text: string;
+  at: number;
+  /** A read before the action already showed this text: it may be that toast, still kept (helper/toast-log.ts). */
+  seenBefore?: boolean;
+}
+
 /**
  * What the tools ask of the lanes (main/core/helper/fast-lane.ts implements it). Each method
  * uses the helper when it runs and falls back to the stock adb way in the same call, never
  * sending a side effect twice; it answers which lane served it.
  */
 export interface ToolLanes {
-  /** `window`: the focused window read at the same time, when the caller reads it anyway. */
+  /**
+   * `window`: the focused window read at the same time, when the caller reads it anyway.
+   * A helper tree carries no toast elements; `toasts` (helper lane only) are those its read saw.
+   */
   tree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
-  ): Promise<{ nodes: UiNode[]; lane: Lane }>;
+  ): Promise<{ nodes: UiNode[]; lane: Lane; toasts?: SeenToast[] }>;
   tap(x: number, y: number, options?: InputOptions): Promise<Lane>;
   longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane>;
   swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
@@ -77,6 +88,15 @@ export interface ToolLanes {
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null>;
+  /** A mark in the phone's helper reads (helper/toast-log.ts): reads begun later are after it. */
+  toastMark(): number;
+  /** The mark when this call first sent input through these lanes (reads before it saw the screen before the action); undefined: none yet. */
+  actionMark(): number | undefined;
+  /**
+   * The toasts the helper's reads begun after mark `from` reported (`seenBefore` on those the
+   * reads just before it already showed); `watched`: a read begun after mark `readAfter` came back.
+   */
+  toastsSince(from: number, readAfter: number): { watched: boolean; toasts: SeenToast[] };
   /**
    * The phone's clipboard through the helper, which is started when it may run; null when the
    * helper cannot serve this phone now (fast lane off, not installed yet, failed, paused).
