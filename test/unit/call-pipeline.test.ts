@@ -22,6 +22,10 @@ import type { CallOutcome, GateDecision, SafetyGate, ToolCall } from '../../main
 import type { ToolContext, ToolDefinition } from '../../main/core/tools/tool-definition';
 import type { ToolServicesFactory } from '../../main/core/tools/tool-services';
 import { fakeToolCall } from '../helpers/tool-calls';
+import { FakeDeviceShell } from '../helpers/fake-device-shell';
+import { FastLanes } from '../../main/core/helper/fast-lane';
+import type { HelperManager, HelperSession } from '../../main/core/helper/helper-manager';
+import { TOAST_SETTLE_MS, TOAST_WINDOW_MS } from '../../main/core/tools/toast-window';
 
 /** A control tool like android_launch_app, whose run the test sees. */
 function recordingTool(ran: Array<{ args: unknown; signal: AbortSignal }>): ToolDefinition<unknown> {
@@ -79,7 +83,7 @@ describe('call pipeline', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  function pipeline(gate: SafetyGate) {
+  function pipeline(gate: SafetyGate, lanes?: FastLanes) {
     const dir = mkdtempSync(join(tmpdir(), 'call-pipeline-'));
     dirs.push(dir);
     const queue = new DeviceQueue({ maxDepth: 8, observationConcurrency: 2 });
@@ -133,6 +137,7 @@ describe('call pipeline', () => {
       commandTimeoutMs: 5_000,
       clock: Date.now,
       logger: silentLogger,
+      ...(lanes ? { lanes } : {}),
     });
     return { p, queue, exactlyOnce, audited, moments, held };
   }
@@ -152,10 +157,10 @@ describe('call pipeline', () => {
       signal: controller.signal,
     });
     const ack = await p.run(call, controller);
-    assert.deepEqual(ack.payload, {
-      tool_id: 'android_launch_app',
-      result: { status: 'launched', safety: { decision: 'allow' } },
-    });
+    // No fast lane here: the result says toasts were not watched (and nothing waited for them).
+    const { toasts_note: note, ...result } = (ack.payload as { result: Record<string, unknown> }).result;
+    assert.deepEqual(result, { status: 'launched', toasts_watched: false, safety: { decision: 'allow' } });
+    assert.match(String(note), /fast lane’s helper/);
     assert.deepEqual(
       ran.map((r) => r.args),
       [{ package: 'com.example' }],
@@ -234,5 +239,144 @@ describe('call pipeline', () => {
       controller,
     );
     assert.deepEqual(ack.error, { code: 'internal_error', message: 'internal error' });
+  });
+
+  describe('toasts after a control call (toast-window.ts)', () => {
+    const SOURCE_HEAD =
+      '<?xml version=\'1.0\' encoding=\'UTF-8\' standalone=\'yes\' ?>\r\n<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2400">';
+    const WINDOW =
+      '\r\n  <android.widget.FrameLayout index="0" package="com.example.notes" class="android.widget.FrameLayout" text="" bounds="[0,0][1080,2400]" displayed="true">\r\n    <android.widget.Button index="0" package="com.example.notes" class="android.widget.Button" text="Save" clickable="true" bounds="[700,900][1040,1030]" displayed="true" />\r\n  </android.widget.FrameLayout>';
+    /** The helper's page source with the toasts its listener keeps (UiElementSnapshot.addToastMsg). */
+    const source = (toasts: readonly string[]): string =>
+      SOURCE_HEAD +
+      WINDOW +
+      toasts
+        .map(
+          (t, i) =>
+            `\r\n  <android.widget.Toast index="${i + 1}" package="com.android.settings" class="android.widget.Toast" text="${t}" displayed="true" />`,
+        )
+        .join('') +
+      '\r\n</hierarchy>';
+
+    /** A phone whose helper runs (or not), what it keeps of toasts, and when each request came. */
+    function helperPhone(o: { running?: boolean; hangSource?: boolean } = {}) {
+      const phone = { toasts: [] as string[], tappedAt: 0, sourceAt: [] as number[] };
+      const session: HelperSession = {
+        version: '10.6.6',
+        call: async (_method, path, _body, options) => {
+          if (path === '/actions') {
+            phone.tappedAt = Date.now();
+            return null;
+          }
+          phone.sourceAt.push(Date.now());
+          if (o.hangSource) {
+            await new Promise((_, reject) =>
+              options.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+            );
+          }
+          return source(phone.toasts);
+        },
+      };
+      const running = o.running ?? true;
+      const manager = {
+        acquire: async () => (running ? session : null),
+        noteLane: () => undefined,
+        helperFailed: async () => undefined,
+        isRunning: () => running,
+        pause: async () => undefined,
+      } as unknown as HelperManager;
+      const shell = new FakeDeviceShell()
+        .on(['dumpsys', 'window'], {
+          stdout: '  mCurrentFocus=Window{1c2d3e4 u0 com.example.notes/com.example.notes.MainActivity}\n',
+          exitCode: 0,
+        })
+        .on(['input'], { stdout: '', exitCode: 0 });
+      return { phone, lanes: new FastLanes(manager), shell };
+    }
+
+    /** android_tap as far as toasts go: optionally reads the tree first (to find its element), then taps. */
+    function tapTool(o: { readFirst?: boolean; onTap?: () => void } = {}): ToolDefinition<unknown> {
+      return {
+        id: 'android_tap',
+        title: 'Tap',
+        description: 'test tool',
+        kind: 'control',
+        sideEffect: true,
+        facts: { policy: 'point', screenInput: true },
+        args: z.strictObject({}),
+        output: {},
+        run: async (ctx: ToolContext) => {
+          if (o.readFirst) await ctx.lanes!.tree({ timeoutMs: 5_000, signal: ctx.signal });
+          const lane = await ctx.lanes!.tap(10, 20);
+          o.onTap?.();
+          return { status: 'tapped', lane };
+        },
+      };
+    }
+
+    async function tap(lanes: FastLanes, shell: FakeDeviceShell, tool: ToolDefinition<unknown>) {
+      const { p, queue } = pipeline(new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [] }), lanes);
+      const controller = new AbortController();
+      const call = fakeToolCall({ toolId: 'android_tap', tool, args: {}, signal: controller.signal, shell });
+      const ack = await p.run(call, controller);
+      return { result: (ack.payload as { result: Record<string, unknown> }).result, answeredAt: Date.now(), queue };
+    }
+
+    test('a toast the action brought is in its result; the helper was read for it only after the settle time', async () => {
+      const { phone, lanes, shell } = helperPhone();
+      const { result } = await tap(lanes, shell, tapTool({ onTap: () => (phone.toasts = ['Note saved']) }));
+      assert.equal(result.toasts_watched, true);
+      const toasts = result.toasts as Array<{ text: string; at: string }>;
+      assert.deepEqual(
+        toasts.map((t) => t.text),
+        ['Note saved'],
+      );
+      assert.ok(Date.parse(toasts[0]!.at) >= phone.tappedAt, 'seen by a read begun after the tap');
+      assert.equal(phone.sourceAt.length, 1, 'one read after the action');
+      assert.ok(
+        phone.sourceAt[0]! - phone.tappedAt >= TOAST_SETTLE_MS - 5,
+        `read ${phone.sourceAt[0]! - phone.tappedAt} ms after the tap`,
+      );
+    });
+
+    test('a toast a read before the action already showed is marked seen_before (it may be that one, still kept)', async () => {
+      const { phone, lanes, shell } = helperPhone();
+      phone.toasts = ['Welcome back'];
+      const { result } = await tap(lanes, shell, tapTool({ readFirst: true }));
+      assert.deepEqual(
+        (result.toasts as Array<Record<string, unknown>>).map((t) => [t.text, t.seen_before]),
+        [['Welcome back', true]],
+      );
+      assert.equal(result.toasts_watched, true);
+      assert.equal(phone.sourceAt.length, 2, 'the tool’s own read before the tap, then the read after it');
+    });
+
+    test('a read that does not come back within the window: the call answers at its end and says toasts were not watched', async () => {
+      const { phone, lanes, shell } = helperPhone({ hangSource: true });
+      const { result, answeredAt, queue } = await tap(lanes, shell, tapTool());
+      const waited = answeredAt - phone.tappedAt;
+      assert.ok(
+        waited >= TOAST_WINDOW_MS - 20 && waited < TOAST_WINDOW_MS + 1_000,
+        `answered ${waited} ms after the tap`,
+      );
+      assert.equal(result.toasts_watched, false);
+      assert.match(String(result.toasts_note), new RegExp(`within ${TOAST_WINDOW_MS} ms`));
+      assert.equal(result.toasts, undefined);
+      queue.cancelDevice('phone-1', 'test over');
+    });
+
+    test('without a running helper nothing is waited for: the result says toasts were not watched', async () => {
+      const { phone, lanes, shell } = helperPhone({ running: false });
+      const started = Date.now();
+      const { result } = await tap(lanes, shell, {
+        ...tapTool(),
+        run: async (ctx: ToolContext) => ({ status: 'tapped', lane: await ctx.lanes!.tap(10, 20) }),
+      });
+      assert.equal(result.lane, 'adb');
+      assert.equal(result.toasts_watched, false);
+      assert.match(String(result.toasts_note), /not running on this phone/);
+      assert.ok(Date.now() - started < TOAST_SETTLE_MS + 100, 'no settle, no read');
+      assert.deepEqual(phone.sourceAt, []);
+    });
   });
 });

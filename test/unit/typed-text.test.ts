@@ -166,6 +166,28 @@ void describe('typed text at rest', () => {
     );
   });
 
+  void test('the journal keeps no toast a call saw (an app may echo typed text in one); whether toasts were watched stays', () => {
+    const ack = {
+      payload: {
+        tool_id: 'android_tap',
+        result: {
+          status: 'tapped',
+          lane: 'helper',
+          toasts: [{ text: `Saved “${ADDRESS}”`, at: '2026-12-05T10:00:00.000Z' }],
+          toasts_watched: true,
+        },
+      },
+    };
+    const kept = ackAtRest(ack, [], (text) => `<${text.length}>`);
+    assert.deepEqual(kept.payload.result, {
+      status: 'tapped',
+      lane: 'helper',
+      screen_not_kept: true,
+      toasts_watched: true,
+    });
+    assert.equal(ack.payload.result.toasts.length, 1, 'the exact ack is not changed');
+  });
+
   void test('the journal’s arguments hash is keyed', () => {
     const args = { text: '1234' };
     assert.equal(hashArgs('android_type_text', args, KEY), hashArgs('android_type_text', { ...args }, KEY));

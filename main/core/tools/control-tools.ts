@@ -15,7 +15,8 @@ import {
   defineTool,
   elementSelector,
   observeFlag,
-  CONTROL_RESULT as RESULT,
+  CONTROL_RESULT,
+  SCREEN_CONTROL_RESULT as RESULT,
   type ToolDefinition,
 } from './tool-definition';
 import { describeElement, resolveElement, resolvePoint, withObserve } from './targets';
@@ -331,7 +332,7 @@ const installApkTool = defineTool({
   sideEffect: true,
   facts: { policy: 'install' },
   args: z.strictObject({ file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads') }),
-  output: RESULT,
+  output: CONTROL_RESULT,
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
@@ -361,7 +362,7 @@ const pushFileTool = defineTool({
       .regex(/^[^/\\\0]+$/, 'a plain file name without folders')
       .optional(),
   }),
-  output: RESULT,
+  output: CONTROL_RESULT,
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');

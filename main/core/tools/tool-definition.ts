@@ -315,3 +315,40 @@ export const observeFlag = z
 
 /** The output schema control tools declare: a status word, and what each tool adds. */
 export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };
+
+/**
+ * The same for control tools that act on the screen or the app in front, whose results also
+ * say which toasts their action brought (tools/toast-window.ts).
+ */
+export const SCREEN_CONTROL_RESULT = {
+  type: 'object',
+  properties: {
+    ...CONTROL_RESULT.properties,
+    toasts: {
+      type: 'array',
+      description:
+        'Toasts (short pop-up messages) the phone showed during the action or within about a second after it (fast lane only).',
+      items: {
+        type: 'object',
+        properties: {
+          text: { type: 'string' },
+          at: {
+            type: 'string',
+            description: 'When the read that first saw it began (ISO 8601); the toast came at most 3.5 s before.',
+          },
+          seen_before: {
+            type: 'boolean',
+            description:
+              'true: the screen showed this text already before the action; it may be that earlier toast (the phone does not say when a toast came).',
+          },
+        },
+      },
+    },
+    toasts_watched: {
+      type: 'boolean',
+      description:
+        'false: toasts could not be watched for this call (toasts_note says why); none listed does not mean none appeared.',
+    },
+    toasts_note: { type: 'string' },
+  },
+};
