@@ -206,9 +206,10 @@ void describe('typed text at rest', () => {
     for (const tool of TOOLS) walk(toCardTool(tool).input_schema, tool.id);
     const selector = (tool: string): string[] =>
       ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
-    // On-screen text of selectors, package and activity names, URLs, file refs and names.
+    // On-screen text of selectors and toasts, package and activity names, URLs, file refs and names.
     const notTyped = [
       ...selector('android_wait_for'),
+      'android_wait_for.toast',
       ...selector('android_tap'),
       ...selector('android_long_press'),
       ...selector('android_type_text'),
