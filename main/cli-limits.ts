@@ -84,6 +84,7 @@ export function coreOptionsForLimits(limits: {
     ...(Object.keys(fileCache).length > 0 ? { fileCache } : {}),
     ...(v.queue_max_depth !== undefined ? { queue: { maxDepth: v.queue_max_depth } } : {}),
     ...(v.fast_lane_idle_stop_ms !== undefined ? { fastLane: { idleStopMs: v.fast_lane_idle_stop_ms } } : {}),
+    ...(v.runtime_grace_ms !== undefined ? { runtimeLeaseMs: v.runtime_grace_ms } : {}),
     ...(Object.keys(limits.origins).length > 0 ? { limitOrigins: limits.origins } : {}),
   };
 }

@@ -174,6 +174,8 @@ export interface AdminState {
     file_cache: { ttl_ms: number; max_bytes: number; max_files: number; cleanup_interval_ms: number };
     queue: { max_depth: number; observation_concurrency: number };
     fast_lane: { idle_stop_ms: number };
+    /** How long xAgent's channels are kept after its last data plane closed (spec §8.2 runtime lease). */
+    runtime_grace_ms: number;
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
   /** The lab's named secrets: names, phones and times, never a value (README "Secrets by reference"). */

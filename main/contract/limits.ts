@@ -24,6 +24,7 @@ export interface LimitValues {
   file_cache_max_files: number;
   queue_max_depth: number;
   fast_lane_idle_stop_ms: number;
+  runtime_grace_ms: number;
 }
 
 export type LimitKey = keyof LimitValues;
@@ -160,6 +161,20 @@ export const LIMIT_DEFINITIONS: {
     env: 'DEVICE_BRIDGE_FAST_LANE_IDLE',
     applies:
       'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
+  },
+  runtime_grace_ms: {
+    key: 'runtime_grace_ms',
+    label: 'xAgent reconnect grace',
+    unit: 'duration',
+    nullable: false,
+    // The spec's one hour is the least; newer xAgent keeps a connector's channels for 24 h offline.
+    min: HOUR,
+    max: DAY,
+    default: HOUR,
+    flag: '--runtime-grace',
+    env: 'DEVICE_BRIDGE_RUNTIME_GRACE',
+    applies:
+      'Applies at once, also while xAgent is away: its channels are kept this long after its last connection closes. 1 h is the protocol’s; xAgent 0.0.11 and later keep channels for 24 h.',
   },
 };
 

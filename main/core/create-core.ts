@@ -17,6 +17,7 @@ import {
   type CoreOptionsInput,
 } from './config/core-options';
 import { LiveLimits } from './config/live-limits';
+import { applyLimitChanges } from './config/apply-limits';
 import type { LimitValues } from '../contract/limits';
 import { createLogger } from './logging/logger';
 import { loadOrCreateSecret } from './secrets/secret-store';
@@ -48,6 +49,7 @@ import { findHelperApks } from './helper/helper-apks';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { LiveFrames } from './phone-view/live-frames';
 import { Lifecycle } from './lifecycle/lifecycle';
+import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
 
 export type { Core } from './core';
@@ -134,7 +136,8 @@ export function createCore(input: CoreOptionsInput): Core {
   // tools, phoneCheck, endpoint) runs only once the bridge works, when every one of them exists.
   const runtime = new ConnectorRuntime({
     store,
-    runtimeLeaseMs: options.runtimeLeaseMs,
+    // Settings → Limits → xAgent reconnect grace (a start option has already won over the saved value).
+    runtimeLeaseMs: live.runtime_grace_ms,
     clock,
     onChannelUnregistered: (channel) => bindingService.unregisterChannel(channel),
     ...(options.channels?.maxPerConnector !== undefined ? { maxChannels: options.channels.maxPerConnector } : {}),
@@ -328,45 +331,23 @@ export function createCore(input: CoreOptionsInput): Core {
     publishState();
   };
   const onLimitsChanged = (changed: Partial<LimitValues>): void => {
-    const now = limits.values();
-    if (changed.approval_timeout_ms !== undefined) safety.gate.setApprovalTimeout(now.approval_timeout_ms);
-    if (
-      changed.lease_max_duration_ms !== undefined ||
-      changed.lease_idle_timeout_ms !== undefined ||
-      changed.lease_disconnect_grace_ms !== undefined
-    ) {
-      bindingService.setLeasePolicy(leasePolicyOf(now));
-    }
-    if (
-      changed.file_cache_ttl_ms !== undefined ||
-      changed.file_cache_max_bytes !== undefined ||
-      changed.file_cache_max_files !== undefined
-    ) {
-      files.setLimits({
-        ttlMs: now.file_cache_ttl_ms,
-        maxBytes: now.file_cache_max_bytes,
-        maxFiles: now.file_cache_max_files,
-      });
-    }
-    if (changed.queue_max_depth !== undefined) queue.setMaxDepth(now.queue_max_depth);
-    if (changed.fast_lane_idle_stop_ms !== undefined) helpers.setIdleStopMs(now.fast_lane_idle_stop_ms);
+    applyLimitChanges(changed, limits.values(), {
+      approvals: safety.gate,
+      leases: bindingService,
+      files,
+      queue,
+      fastLane: helpers,
+      runtime,
+    });
     logger.info('limits changed', changed);
     publishState();
   };
-  for (const link of adbLinks) link.on('health', publishState);
-  bindingService.on('changed', publishState);
-  bindingService.on('ended', onBindingEnded);
-  registry.on('changed', onDeviceChanged);
-  runtime.on('changed', publishState);
-  limits.on('changed', onLimitsChanged);
-  owned.add(() => {
-    for (const link of adbLinks) link.off('health', publishState);
-    bindingService.off('changed', publishState);
-    bindingService.off('ended', onBindingEnded);
-    registry.off('changed', onDeviceChanged);
-    runtime.off('changed', publishState);
-    limits.off('changed', onLimitsChanged);
-  });
+  for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
+  owned.add(listen(bindingService, 'changed', publishState));
+  owned.add(listen(bindingService, 'ended', onBindingEnded));
+  owned.add(listen(registry, 'changed', onDeviceChanged));
+  owned.add(listen(runtime, 'changed', publishState));
+  owned.add(listen(limits, 'changed', onLimitsChanged));
 
   // Host, Origin and wrong-token lockout in front of the admin API and the console (DNS rebinding, cross-site calls).
   const adminGate = new AdminGate({

@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'invalid_arguments',
   'out_of_bounds',
   'element_not_found',
+  // an element ref from a read of the screen that may no longer be what is on it (tools/element-refs.ts)
+  'ref_stale',
   'app_not_found',
   'not_bound',
   'device_offline',

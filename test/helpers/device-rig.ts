@@ -34,7 +34,7 @@ export async function startDeviceRig(
   bridgeOptions: Partial<CoreOptionsInput> = {},
   phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<
     SimulatedPhoneOptions,
-    'sdk' | 'androidVersion' | 'quirks'
+    'sdk' | 'androidVersion' | 'quirks' | 'clock'
   > = {},
 ): Promise<DeviceRig> {
   const adb = await startAdbServer();
@@ -54,6 +54,7 @@ export async function startDeviceRig(
           ...(phoneOptions.sdk !== undefined ? { sdk: phoneOptions.sdk } : {}),
           ...(phoneOptions.androidVersion !== undefined ? { androidVersion: phoneOptions.androidVersion } : {}),
           ...(phoneOptions.quirks !== undefined ? { quirks: phoneOptions.quirks } : {}),
+          ...(phoneOptions.clock !== undefined ? { clock: phoneOptions.clock } : {}),
         });
         phones[i] = phone;
         return phone;

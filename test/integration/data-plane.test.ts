@@ -5,6 +5,8 @@ import { validateDescriptor } from '../helpers/schemas';
 import { XAgentClient } from '../helpers/xagent-client';
 import { upgradeStatus } from '../helpers/ws-upgrade';
 
+const HOUR = 3_600_000;
+
 describe('data plane handshake', () => {
   let bridge: TestBridge;
   before(async () => {
@@ -223,6 +225,48 @@ describe('runtime lease and persistence', () => {
       await third.stop();
       const { rmSync } = await import('node:fs');
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('runtime lease grace is a limit (Settings → Limits → xAgent reconnect grace)', () => {
+  test('1 h by default; a lab sets up to 24 h, which applies at once to a runtime waiting for xAgent; outside 1–24 h is refused', async () => {
+    const bridge = await startBridge();
+    try {
+      const settings = await bridge.admin('GET', '/admin/api/settings');
+      assert.equal((settings.body.limits as Record<string, unknown>).runtime_grace_ms, HOUR, 'the spec’s hour');
+      const client = await XAgentClient.connect(bridge.url, bridge.apiKey);
+      await client.hello();
+      const closedAt = Date.now();
+      await client.close();
+      await new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (bridge.core.runtime.leaseExpiresAt() !== undefined) resolve();
+          else bridge.core.runtime.once('changed', check);
+        };
+        check();
+      });
+      const hourAway = bridge.core.runtime.leaseExpiresAt()! - closedAt;
+      assert.ok(hourAway >= HOUR - 1_000 && hourAway <= HOUR + 5_000, `expires ${hourAway} ms after the close`);
+
+      const patched = await bridge.admin('PATCH', '/admin/api/settings', { limits: { runtime_grace_ms: 24 * HOUR } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      const dayAway = bridge.core.runtime.leaseExpiresAt()! - closedAt;
+      assert.ok(dayAway >= 24 * HOUR - 1_000 && dayAway <= 24 * HOUR + 5_000, 'counted from the close, not the change');
+      const state = await bridge.admin('GET', '/admin/api/state');
+      assert.equal((state.body.limits as Record<string, unknown>).runtime_grace_ms, 24 * HOUR);
+
+      for (const [value, words] of [
+        [30 * 60_000, /runtime_grace_ms is below its minimum/],
+        [25 * HOUR, /runtime_grace_ms is above its maximum/],
+      ] as const) {
+        const refused = await bridge.admin('PATCH', '/admin/api/settings', { limits: { runtime_grace_ms: value } });
+        assert.equal(refused.status, 400);
+        assert.match(JSON.stringify(refused.body), words);
+      }
+      assert.equal(bridge.core.runtime.leaseExpiresAt()! - dayAway, closedAt, 'a refused change changes nothing');
+    } finally {
+      await bridge.stop();
     }
   });
 });

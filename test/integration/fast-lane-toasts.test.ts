@@ -1,9 +1,10 @@
 /**
  * Toasts (#28) through a real adb server and a simulated phone whose helper hears them
  * (appium-uiautomator2-server's NotificationListener, as the sim models it): a toast shown
- * for 2 s after a tap is in that tap's result and android_wait_for finds it; one that comes
- * after the result's window is not in the result but android_wait_for finds it; the journal
- * keeps no toast's text; without the fast lane the results say toasts were not watched.
+ * for 2 s after a tap that observes the screen is in that tap's result and android_wait_for
+ * finds it; a tap that does not observe carries no toast fields (nothing waits for them); one
+ * that comes after the observe read is not in the result but android_wait_for finds it; the
+ * journal keeps no toast's text; without the fast lane the results say toasts were not watched.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,6 @@ import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/devi
 import { result, type Json } from '../helpers/acks';
 import { helperOf, setHelper, waitForHelper } from '../helpers/fast-lane';
 import { NOTE_SAVED_TOAST, NOTES_PKG } from '../../main/sim/screen/app-notes';
-import { TOAST_WINDOW_MS } from '../../main/core/tools/toast-window';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
 const isHelperSource = (a: string[]): boolean => a[0] === 'helper' && a[1] === 'GET' && a[2] === '/source';
@@ -37,8 +37,8 @@ describe('fast lane: toasts in results and android_wait_for', () => {
   });
   after(() => bound?.stop());
 
-  test('a toast shown for 2 s after a tap on Save is in the tap’s result, and android_wait_for finds it', async () => {
-    const tapped = await call('android_tap', { element: { resource_id: 'save_button' } }, 'save');
+  test('a toast shown for 2 s after a tap on Save is in the tap’s result when it observes, and android_wait_for finds it', async () => {
+    const tapped = await call('android_tap', { element: { resource_id: 'save_button' }, observe: true }, 'save');
     assert.equal(tapped.lane, 'helper');
     assert.equal(tapped.toasts_watched, true, JSON.stringify(tapped));
     assert.deepEqual(
@@ -69,7 +69,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
       phone.showToast(`Welcome, ${value}`, { durationMs: 3_500 });
       const waited = await call('android_wait_for', { toast: 'welcome', timeout_ms: 10_000 }, 'wait-secret');
       assert.equal((waited.toast as Json).text, 'Welcome, [secret: toast-check]');
-      const tapped = await call('android_tap', { element: { resource_id: 'note_text' } }, 'secret-echo');
+      const tapped = await call('android_tap', { element: { resource_id: 'note_text' }, observe: true }, 'secret-echo');
       const shown = JSON.stringify(tapped.toasts);
       assert.ok(!shown.includes(value), shown);
       assert.match(shown, /Welcome, \[secret: toast-check\]/);
@@ -79,11 +79,20 @@ describe('fast lane: toasts in results and android_wait_for', () => {
     }
   });
 
-  test('a toast that comes after the result’s window is not in the result; android_wait_for finds it when it shows', async () => {
+  test('a tap that does not observe carries no toast fields and waits for no read after its action', async () => {
+    const tapped = await call('android_tap', { element: { resource_id: 'save_button' } }, 'save-quiet');
+    assert.equal(tapped.status, 'tapped', JSON.stringify(tapped));
+    assert.deepEqual([tapped.toasts, tapped.toasts_watched, tapped.toasts_note], [undefined, undefined, undefined]);
+    // The toast is still there to find.
+    const waited = await call('android_wait_for', { toast: NOTE_SAVED_TOAST, timeout_ms: 5_000 }, 'wait-quiet');
+    assert.equal(waited.met, true, JSON.stringify(waited));
+  });
+
+  test('a toast that comes after the observe read is not in the result; android_wait_for finds it when it shows', async () => {
     // The app shows it when its work is done, after the tap's result has been answered.
-    phone.showToast('Upload finished', { delayMs: TOAST_WINDOW_MS + 500 });
+    phone.showToast('Upload finished', { delayMs: 2_000 });
     const from = phone.argvLog.length;
-    const tapped = await call('android_tap', { element: { resource_id: 'note_text' } }, 'field');
+    const tapped = await call('android_tap', { element: { resource_id: 'note_text' }, observe: true }, 'field');
     assert.equal(tapped.toasts_watched, true);
     // Toasts the helper still keeps from earlier tests may be listed, marked as seen before this tap.
     assert.ok(
@@ -102,7 +111,11 @@ describe('fast lane: toasts in results and android_wait_for', () => {
     await setHelper(bound.rig, 'disable');
     try {
       assert.equal((await helperOf(bound.rig)).state, 'stopped');
-      const tapped = await call('android_tap', { element: { resource_id: 'save_button' } }, 'save-stock');
+      const tapped = await call(
+        'android_tap',
+        { element: { resource_id: 'save_button' }, observe: true },
+        'save-stock',
+      );
       assert.equal(tapped.lane, 'adb');
       assert.equal(tapped.toasts_watched, false);
       assert.equal(tapped.toasts, undefined);
@@ -111,7 +124,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
       assert.equal(waited.met, false);
       assert.equal(waited.toasts_watched, false);
       assert.equal(waited.polls, 1, 'not waiting out its timeout');
-      const launched = await call('android_launch_app', { package: NOTES_PKG }, 'launch-stock');
+      const launched = await call('android_launch_app', { package: NOTES_PKG, observe: true }, 'launch-stock');
       assert.equal(launched.toasts_watched, false);
     } finally {
       await setHelper(bound.rig, 'enable');

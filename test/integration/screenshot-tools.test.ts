@@ -1,7 +1,7 @@
 /**
  * The screenshot pipeline and the transfer plane's tool side, end to end over the real adb
- * server: decoded pixels against what the simulated phone drew, annotated boxes whose
- * numbers work as selectors, FLAG_SECURE frames, screen recordings, uploads used by
+ * server: decoded pixels against what the simulated phone drew, annotated boxes labelled
+ * with element refs whose numbers work as selectors too, FLAG_SECURE frames, screen recordings, uploads used by
  * android_install_apk / android_push_file, and the file cache's caps under a burst.
  * (Signed URLs, uploads over HTTP and the unchanged flag are in transfer-plane.test.ts and
  * device-tools.test.ts.)
@@ -69,10 +69,16 @@ describe('screenshot tools over the real adb server', () => {
   };
 
   before(async () => {
-    rig = await startDeviceRig(2, {
-      fileCache: CACHE_LIMITS,
-      lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
-    });
+    // The status bar draws the phone's clock: a minute turning between the tool's capture and
+    // the raw one would change pixels, so these phones keep one time.
+    rig = await startDeviceRig(
+      2,
+      {
+        fileCache: CACHE_LIMITS,
+        lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+      },
+      { clock: () => Date.UTC(2026, 11, 4, 9, 41) },
+    );
     client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
     await client.hello();
     channelA = await bindChannel(rig, client, rig.device(0).deviceId);
@@ -124,7 +130,7 @@ describe('screenshot tools over the real adb server', () => {
     );
   });
 
-  test('annotate draws numbered boxes; a number used as a selector taps that element’s centre', async () => {
+  test('annotate draws boxes labelled with refs; the number in a ref works as an index selector too', async () => {
     const phone = rig.phones[0]!;
     await onPhone(phone, 'input keyevent KEYCODE_HOME');
     const plain = await rgbaOf(
@@ -138,16 +144,20 @@ describe('screenshot tools over the real adb server', () => {
       await invoke(client, channelA, 'android_screenshot', { format: 'png', max_side: 2400, annotate: true }),
     );
     assert.equal(shot.unchanged, false, 'the boxes make it a different image');
-    const elements = shot.elements as Array<{ index: number; text: string; center: [number, number] }>;
+    const elements = shot.elements as Array<{ ref: string; index: number; text: string; center: [number, number] }>;
     const notes = elements.find((e) => e.text === 'Notes');
     assert.ok(notes, `no Notes icon among ${JSON.stringify(elements.map((e) => e.text))}`);
-    assert.ok(elements.every((e) => Number.isInteger(e.index)));
+    assert.ok(
+      elements.every((e) => Number.isInteger(e.index) && new RegExp(`^@[a-z]+${e.index}$`).test(e.ref)),
+      JSON.stringify(elements.slice(0, 3)),
+    );
 
     // The label box of the Notes icon sits at its top-left corner: red where the plain frame is not.
     const tree = result(await invoke(client, channelA, 'android_ui_tree', {}));
-    const node = (tree.nodes as Array<{ index: number; text?: string; bounds: [number, number, number, number] }>).find(
-      (n) => n.text === 'Notes',
-    )!;
+    const node = (
+      tree.nodes as Array<{ ref?: string; index: number; text?: string; bounds: [number, number, number, number] }>
+    ).find((n) => n.text === 'Notes')!;
+    assert.equal(node.ref, notes.ref, 'the same screen read again: the same refs');
     const annotated = await rgbaOf((await download(shot.download_url)).body);
     const [left, top] = node.bounds;
     const red = pixel(annotated, left + 2, top + 2);

@@ -18,6 +18,9 @@ import { DEFAULT_DECISIONS, RISK_CLASSES } from '../../main/core/safety/risk-cla
 import { parseWindowFacts, type ScreenFacts } from '../../main/core/android/screen-probe';
 import { sensitiveAppReason } from '../../main/core/safety/sensitive-apps';
 import { sensitiveWord } from '../../main/core/safety/screen-words';
+import { compactTree } from '../../main/core/android/ui-tree';
+import { formatRef } from '../../main/core/tools/element-refs';
+import { PhoneMemory } from '../../main/core/tools/phone-memory';
 import { KNOWN_RISK_CLASSES } from '../../renderer/src/lib/policy-edit';
 import { hasMessage, translate } from '../../main/contract/i18n';
 
@@ -348,6 +351,87 @@ describe('classification', () => {
       classify({ call: control('android_swipe', { direction: 'up' }), screen: cn, userApps: [] }).classes.includes(
         'sensitive_screen',
       ),
+    );
+  });
+
+  test('a ref is judged as the element it names in the channel’s last tree: "Pay" is sensitive, a password field secret', () => {
+    const pay = node({
+      resourceId: 'com.shop:id/buy',
+      text: 'Pay $25.00',
+      className: 'android.widget.Button',
+      clickable: true,
+      bounds: [40, 800, 1040, 900],
+    });
+    const other = node({ text: 'Reviews', clickable: true, bounds: [40, 1000, 1040, 1100] });
+    const facts = screen('com.shop', [pay, other]);
+    const memory = new PhoneMemory(Date.now);
+    const read = compactTree(facts.nodes ?? [], { maxNodes: 3000 }).nodes;
+    const last = memory.rememberTree('chan-1', 'phone-1', read, 'sig', 0);
+    const refOf = (text: string): string => formatRef(last.refs.tag, read.find((n) => n.text === text)?.index ?? -1);
+
+    const onPay = classify({
+      call: control('android_tap', { ref: refOf('Pay $25.00') }),
+      screen: facts,
+      lastTree: last,
+      userApps: [],
+    });
+    assert.ok(onPay.classes.includes('sensitive_screen'), JSON.stringify(onPay));
+    assert.match(onPay.reasons.join(' '), /taps "Pay \$25\.00/);
+    // Without a screen read (the policy needed none) the remembered element still counts.
+    assert.ok(
+      classify({
+        call: control('android_long_press', { ref: refOf('Pay $25.00') }),
+        screen: null,
+        lastTree: last,
+        userApps: [],
+      }).classes.includes('sensitive_screen'),
+    );
+    assert.deepEqual(
+      classify({ call: control('android_tap', { ref: refOf('Reviews') }), screen: facts, lastTree: last, userApps: [] })
+        .classes,
+      ['control'],
+    );
+    // A batch's first step, too.
+    const batch = classify({
+      call: control('android_batch', { steps: [{ tool: 'android_tap', arguments: { ref: refOf('Pay $25.00') } }] }),
+      screen: facts,
+      lastTree: last,
+      userApps: [],
+    });
+    assert.ok(batch.classes.includes('sensitive_screen'));
+    // A ref of another read names nothing known: the screen's words decide, as for an unknown target.
+    const unknown = classify({
+      call: control('android_tap', { ref: '@zzzz1' }),
+      screen: facts,
+      lastTree: last,
+      userApps: [],
+    });
+    assert.ok(unknown.classes.includes('sensitive_screen'), 'the screen offers "pay"');
+
+    const login = screen('com.example.login', LOGIN);
+    const loginRead = compactTree(login.nodes ?? [], { maxNodes: 3000 }).nodes;
+    const loginTree = memory.rememberTree('chan-1', 'phone-1', loginRead, 'sig2', 0);
+    const password = formatRef(loginTree.refs.tag, loginRead.find((n) => n.password)?.index ?? -1);
+    const username = formatRef(
+      loginTree.refs.tag,
+      loginRead.find((n) => n.resourceId.endsWith('username'))?.index ?? -1,
+    );
+    const secret = classify({
+      call: control('android_type_text', { text: 'hunter2', ref: password }),
+      screen: login,
+      lastTree: loginTree,
+      userApps: [],
+    });
+    assert.ok(secret.classes.includes('password_field'));
+    assert.equal(secret.secretText, true);
+    assert.equal(
+      classify({
+        call: control('android_type_text', { text: 'alice', ref: username }),
+        screen: login,
+        lastTree: loginTree,
+        userApps: [],
+      }).secretText,
+      false,
     );
   });
 

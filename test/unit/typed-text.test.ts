@@ -227,6 +227,10 @@ void describe('typed text at rest', () => {
       'android_revoke_permission.package',
       'android_revoke_permission.permission',
       'android_clear_app_data.package',
+      // Element refs (@kq12): names of a read's elements, made by the bridge.
+      'android_tap.ref',
+      'android_long_press.ref',
+      'android_type_text.ref',
     ];
     assert.deepEqual(
       strings.filter((p) => !notTyped.includes(p)),

@@ -12,6 +12,7 @@ import type { UiNode } from '../../main/core/android/ui-tree';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
 import { TOOLS } from '../../main/core/tools/catalogue';
+import { PhoneMemory } from '../../main/core/tools/phone-memory';
 import type { Lane, SeenToast, ToolContext, ToolLanes } from '../../main/core/tools/tool-definition';
 
 const waitFor = TOOLS.find((t) => t.id === 'android_wait_for')!;
@@ -69,7 +70,7 @@ function context(
   lanes: ToolLanes | undefined,
   onProgress: () => void = () => undefined,
 ): ToolContext {
-  let last: { nodes: UiNode[]; signature: string } | undefined;
+  const memory = new PhoneMemory(Date.now);
   return {
     channelId: 'chan-1',
     device: { deviceId: 'phone-1' } as DeviceRecord,
@@ -78,9 +79,13 @@ function context(
     timeoutMs: 5_000,
     progress: onProgress,
     screenSize: async () => ({ width: 1080, height: 2400 }),
-    lastTree: () => last,
-    rememberTree: (nodes, signature) => {
-      last = { nodes, signature };
+    lastTree: () => memory.lastTree('chan-1'),
+    rememberTree: (nodes, signature, actions) => memory.rememberTree('chan-1', 'phone-1', nodes, signature, actions),
+    refs: {
+      actions: () => memory.actions('phone-1'),
+      acted: () => memory.acted('phone-1'),
+      checkedTree: () => null,
+      heldForApproval: () => false,
     },
     services: {} as ToolContext['services'],
     ...(lanes ? { lanes } : {}),

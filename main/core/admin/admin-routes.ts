@@ -172,6 +172,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       },
       queue: { max_depth: live.queue_max_depth, observation_concurrency: deps.options.queue.observationConcurrency },
       fast_lane: { idle_stop_ms: live.fast_lane_idle_stop_ms },
+      runtime_grace_ms: live.runtime_grace_ms,
     },
     access_codes: deps.store.get().accessCodes.map((c) => ({ scope: c.scope, require_approval: c.requireApproval })),
     secrets: deps.secrets.list(),

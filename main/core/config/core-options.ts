@@ -224,6 +224,7 @@ export function startLimits(input: CoreOptionsInput): {
     ['file_cache_max_files', input.fileCache?.maxFiles, 'fileCache.maxFiles'],
     ['queue_max_depth', input.queue?.maxDepth, 'queue.maxDepth'],
     ['fast_lane_idle_stop_ms', input.fastLane?.idleStopMs, 'fastLane.idleStopMs'],
+    ['runtime_grace_ms', input.runtimeLeaseMs, 'runtimeLeaseMs'],
   ];
   const values: Partial<Record<LimitKey, number | null>> = {};
   const names: Partial<Record<LimitKey, string>> = {};

@@ -72,3 +72,17 @@ export class DisposableStore implements Disposable {
     );
   }
 }
+
+/** The part of Node's EventEmitter (and of our typed emitters) that `listen` needs. */
+interface ListenerTarget<Listener> {
+  on(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+}
+
+/** Adds `listener` and returns the stop that removes it, so whoever adds a listener also owns its removal. */
+export function listen<Listener>(target: ListenerTarget<Listener>, event: string, listener: Listener): () => void {
+  target.on(event, listener);
+  return () => {
+    target.off(event, listener);
+  };
+}

@@ -50,6 +50,8 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
   private leaseTimer: NodeJS.Timeout | undefined;
   private leaseDeadline: number | undefined;
   private readonly clock: () => number;
+  private runtimeLeaseMs: number;
+  private leaseFrom: number | undefined;
   readonly maxChannels: number;
   readonly abandonedChannelTtlMs: number;
   /** channel id → when the sweep first saw it unbound and not in use. */
@@ -59,6 +61,7 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
   constructor(private readonly options: ConnectorRuntimeOptions) {
     super();
     this.clock = options.clock ?? Date.now;
+    this.runtimeLeaseMs = options.runtimeLeaseMs;
     this.maxChannels = options.maxChannels ?? DEFAULT_MAX_CHANNELS;
     this.abandonedChannelTtlMs = options.abandonedChannelTtlMs ?? DEFAULT_ABANDONED_CHANNEL_TTL_MS;
   }
@@ -75,6 +78,15 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
     this.disarmLease();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+  }
+
+  /**
+   * A new grace (Settings → Limits) applies at once: a runtime already waiting for xAgent gets
+   * the new one counted from when its wait began, as if it had been the grace then.
+   */
+  setRuntimeLeaseMs(ms: number): void {
+    this.runtimeLeaseMs = ms;
+    if (this.leaseTimer) this.armLease(this.leaseFrom);
   }
 
   connectorId(): string | null {
@@ -181,10 +193,12 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
     for (const id of this.idleSince.keys()) if (!seen.has(id)) this.idleSince.delete(id);
   }
 
-  private armLease(): void {
+  /** `from`: when the grace began (kept when a new grace re-arms it); else now, or the last data plane's close if later. */
+  private armLease(from?: number): void {
     this.disarmLease();
     const lastSeen = this.options.store.get().connector.lastSeenAt ?? this.clock();
-    this.leaseDeadline = Math.max(this.clock(), lastSeen) + this.options.runtimeLeaseMs;
+    this.leaseFrom = from ?? Math.max(this.clock(), lastSeen);
+    this.leaseDeadline = this.leaseFrom + this.runtimeLeaseMs;
     const delay = Math.max(0, this.leaseDeadline - this.clock());
     this.leaseTimer = setTimeout(() => this.expire(), delay);
     this.leaseTimer.unref();

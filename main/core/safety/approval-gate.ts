@@ -7,6 +7,7 @@
  * of the lease / deny / timeout / stop. Nothing reaches the phone unless it ends in allow.
  */
 import { ScreenHistory } from './screen-history';
+import type { UiNode } from '../android/ui-tree';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import type { AdminApproval } from '../../contract/admin-api';
@@ -64,6 +65,8 @@ interface Judged {
   reasons: string[];
   /** The focused window read before a control call (the next call's tree reuse compares it). */
   windowBefore: string | null;
+  /** The UI tree read afresh for this call, not a cached one (a ref is checked against it). */
+  treeRead: readonly UiNode[] | null;
 }
 
 const SCREENSHOT_MAX_SIDE = 720;
@@ -147,8 +150,7 @@ export class ApprovalGate implements SafetyGate {
         return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
     if (call.tool.kind === 'control') this.screens.controlJudged(call.device.deviceId);
-    const lastTree = call.lastTree()?.nodes;
-    const judged = classify({ call: facts, screen, lastTree, userApps: policy.sensitiveApps });
+    const judged = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     const redaction = this.o.redaction();
     // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
     const reasons = judged.reasons.map((reason) => redactKnown(reason, redaction.secrets));
@@ -158,7 +160,8 @@ export class ApprovalGate implements SafetyGate {
       secretText: classification.secretText,
     });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
-    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null };
+    const treeRead = screen?.nodes && !screen.reusedTree ? screen.nodes : null;
+    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null, treeRead };
 
     if (decision === 'deny') {
       const why = reasons.length ? reasons : [`${denying.join(', ')} is denied on this phone`];
@@ -202,12 +205,7 @@ export class ApprovalGate implements SafetyGate {
     });
     if (screen.fatal === 'canceled' || call.signal.aborted) throw new BridgeError('canceled', 'stopped');
     const facts = { toolId: step.toolId, kind: 'control' as const, args: step.args };
-    const classification = classify({
-      call: facts,
-      screen,
-      lastTree: call.lastTree()?.nodes,
-      userApps: policy.sensitiveApps,
-    });
+    const classification = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     if (!classification.classes.includes('password_field')) return;
     const where = `step ${step.index + 1} would type into a password field that appeared after the earlier steps`;
     if (rule === 'deny') throw new BridgeError('policy_denied', `${where}; password fields are denied on this phone`);
@@ -241,6 +239,7 @@ export class ApprovalGate implements SafetyGate {
       approvalId: extra.approvalId ?? null,
       screenshotRef: extra.screenshotRef ?? null,
       windowBefore: base?.windowBefore ?? null,
+      treeRead: base?.treeRead ?? null,
     };
     if (decision.decision === 'allow' && call.tool.kind === 'control') {
       return {

@@ -8,7 +8,8 @@
  */
 import type { PolicyDecision } from '../../contract/admin-api';
 import { compactTree, findElements, type UiNode } from '../android/ui-tree';
-import { toSelector } from '../tools/targets';
+import { refNode, toSelector } from '../tools/targets';
+import type { RememberedTree } from '../tools/element-refs';
 import type { ElementSelectorArgs, ToolFacts } from '../tools/tool-definition';
 import { DEFAULT_DECISIONS, riskLevel, strictest, type RiskClass, type RiskLevel } from './risk-classes';
 import {
@@ -70,6 +71,7 @@ interface JudgedArgs {
   x?: number;
   y?: number;
   element?: ElementSelectorArgs;
+  ref?: string;
   key?: string;
   url?: string;
   package?: string;
@@ -194,15 +196,19 @@ export function nodeAt(nodes: readonly UiNode[], x: number, y: number): UiNode |
   return smallest(under.filter((n) => n.clickable || n.longClickable)) ?? smallest(under);
 }
 
-/** The element a step acts on, resolved the way the tool will resolve it. */
+/**
+ * The element a step acts on, resolved the way the tool will resolve it. A ref names an element
+ * of the channel's last tree (whether it still holds is the tool's check, before anything is sent).
+ */
 function targetOf(
   step: Step,
   fresh: readonly UiNode[] | null,
-  last: readonly UiNode[] | undefined,
+  last: RememberedTree | undefined,
 ): UiNode | undefined | 'unknown' {
-  const { element, x, y } = step.args;
+  const { element, ref, x, y } = step.args;
+  if (ref !== undefined) return (last && refNode(last, ref)) ?? 'unknown';
   if (element) {
-    const nodes = element.index !== undefined ? last : fresh;
+    const nodes = element.index !== undefined ? last?.nodes : fresh;
     if (!nodes) return 'unknown';
     try {
       return findElements(nodes, toSelector(element))[0] ?? 'unknown';
@@ -221,8 +227,8 @@ export interface ClassifyInput {
   call: CallFacts;
   /** What the probe read; null when nothing was read. */
   screen: ScreenFacts | null;
-  /** The channel's last UI tree (what `index` selectors refer to). */
-  lastTree?: readonly UiNode[] | undefined;
+  /** The channel's last UI tree (what `index` selectors and element refs refer to). */
+  lastTree?: RememberedTree | undefined;
   userApps: readonly string[];
 }
 
@@ -376,7 +382,7 @@ export function classify(input: ClassifyInput): Classification {
           // node's own words count, not everything drawn inside it.
           const label =
             target.clickable || target.longClickable
-              ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree ?? []), target)
+              ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree?.nodes ?? []), target)
               : [target.text, target.contentDesc].filter((p) => p).join(' · ');
           const word = sensitiveWord(label);
           if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);

@@ -19,7 +19,7 @@ export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDe
     id: 'android_batch',
     title: 'Run several control steps',
     description:
-      'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step.',
+      'Run up to 20 control steps back to back in one queue slot (tap, long_press, swipe, type_text, press_key, launch_app, stop_app, open_url). Stops at the first error and reports each step. An element ref works in the first step only.',
     kind: 'control',
     sideEffect: true,
     facts: { policy: 'batch', screenInput: true, usesDisplay: true, timeline: 'batch' },
@@ -54,7 +54,20 @@ export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDe
             }),
         )
         .min(1)
-        .max(20),
+        .max(20)
+        // Every step acts on the phone, and refs expire with any action: a ref after the first step could never hold.
+        .superRefine((steps, ctx) => {
+          for (const [i, step] of steps.entries()) {
+            if (i > 0 && step.arguments.ref !== undefined) {
+              ctx.addIssue({
+                code: 'custom',
+                path: [i, 'arguments', 'ref'],
+                message:
+                  'a ref works only in the first step (each step acts on the phone, and refs expire with any action); target later steps by element or x and y',
+              });
+            }
+          }
+        }),
       observe: observeFlag,
     }),
     output: RESULT,
@@ -68,8 +81,11 @@ export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDe
       for (const [i, step] of planned.entries()) {
         ctx.progress('running', `step ${i + 1} of ${planned.length}: ${step.tool.id}`, i / planned.length);
         try {
-          if (i > 0)
+          if (i > 0) {
+            // The step before acted: what was read before it is no longer the screen (its own `observe` read is).
+            ctx.refs.acted();
             await ctx.checkStep?.({ index: i, toolId: step.tool.id, args: step.args as Record<string, unknown> });
+          }
           results.push({ tool: step.tool.id, ok: true, result: await step.tool.run(ctx, step.args) });
         } catch (error) {
           const code = error instanceof BridgeError ? error.code : 'internal_error';

@@ -5,7 +5,6 @@
  * answers with one ack; nothing reaches the phone unless the gate allowed it.
  */
 import { BridgeError, isBridgeError, toWireError } from '../errors';
-import { pauseFor, withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { DeviceQueue } from '../queue/device-queue';
@@ -17,24 +16,14 @@ import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
 import { scrubSecrets, type SecretSource } from './secret-text';
 import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
+import { refsIn, refTarget } from './targets';
 import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
 import type { ToolLanes } from './tool-definition';
 import type { ToolServicesFactory } from './tool-services';
-import { TOAST_SETTLE_MS, TOAST_WINDOW_MS, TOASTS_NOT_WATCHED, toastFields, watchesToasts } from './toast-window';
+import { TOASTS_NOT_WATCHED, toastFields, watchesToasts } from './toast-window';
 
 /** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
 const SCREEN_AFTER_CHANNEL = 'fast-lane';
-
-type ScreenAfterRead = Promise<{ token: string | null; nodes: UiNode[] } | null>;
-
-/**
- * The one read of the screen after a control call's action: started by the call itself when
- * it waits for toasts (after TOAST_SETTLE_MS), else by the safety gate once the call finished;
- * whoever asks second gets the same read.
- */
-interface ReadAfterAction {
-  start(settleMs: number): ScreenAfterRead;
-}
 
 export interface CallPipelineOptions {
   queue: DeviceQueue;
@@ -100,8 +89,13 @@ export class CallPipeline {
     observed?.running();
     // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
     const lanes = this.o.shells.displayInUse(deviceId) === 0 ? this.o.lanes?.forCall(deviceId, shell) : undefined;
-    const after = lanes && tool.kind === 'control' ? this.readAfterAction(call, lanes) : undefined;
-    if (lanes) call.lanesAtSlot = this.callLanes(call, lanes, after);
+    if (lanes) call.lanesAtSlot = this.callLanes(call, lanes);
+    // A ref that no longer holds is refused before the screen is read or a person is asked (the
+    // tool checks it again against the gate's read, targets.ts).
+    if (tool.kind === 'control') {
+      for (const ref of refsIn(call.args))
+        refTarget(ref, this.o.memory.lastTree(call.channelId), { deviceId, actions: this.o.memory.actions(deviceId) });
+    }
     // A dark or locked screen refuses input before anyone is asked (screen-lock-guard.ts).
     if (tool.kind === 'control' && needsUnlockedScreen(tool.id, call.args)) {
       await this.o.memory.screenLock.assertUsable(deviceId, shell, { timeoutMs: this.o.commandTimeoutMs, signal });
@@ -124,8 +118,16 @@ export class CallPipeline {
     if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
     this.o.shells.beginCall(deviceId);
     const toastsFrom = lanes?.toastMark() ?? 0;
-    const ran = await tool.run(context, call.args);
-    const toasts = watchesToasts(tool.facts) ? await this.toastsAfter(call, lanes, after, toastsFrom) : {};
+    let ran: Record<string, unknown>;
+    try {
+      ran = await tool.run(context, call.args);
+    } finally {
+      // Whatever the outcome, the call may have acted: refs read before now expire (element-refs.ts).
+      if (tool.kind === 'control') this.o.memory.acted(deviceId);
+    }
+    // Toasts ride on the screen read after the action, so they come when the call asked for it (toast-window.ts).
+    const toasts =
+      watchesToasts(tool.facts) && call.args.observe === true ? this.toastsAfter(call, lanes, toastsFrom) : {};
     // A phone with several displays: the result says which one was used.
     const shown = tool.facts.usesDisplay ? this.o.shells.displayShown(deviceId) : null;
     const result = { ...ran, ...toasts, ...(shown ? { display: shown } : {}) };
@@ -133,70 +135,47 @@ export class CallPipeline {
   }
 
   /**
-   * After the action: the toasts the helper's reads saw since it began (toast-window.ts). The
-   * read after the action is started here and waited for, within the window; without the
-   * helper nothing is waited for and the result says why.
+   * The toasts the helper's reads begun since the call's first input reported: the `observe`
+   * read after the action is one of them. Without the helper the result says why none were watched.
    */
-  private async toastsAfter(
-    call: ToolCall,
-    lanes: ToolLanes | undefined,
-    after: ReadAfterAction | undefined,
-    from: number,
-  ): Promise<Record<string, unknown>> {
-    if (!lanes || !after) {
+  private toastsAfter(call: ToolCall, lanes: ToolLanes | undefined, from: number): Record<string, unknown> {
+    if (!lanes || !lanes.helperRunning()) {
       const otherDisplay = this.o.lanes !== undefined && this.o.shells.displayInUse(call.device.deviceId) !== 0;
       return toastFields({
         watched: false,
         why: otherDisplay ? TOASTS_NOT_WATCHED.otherDisplay : TOASTS_NOT_WATCHED.noHelper,
       });
     }
-    if (!lanes.helperRunning()) return toastFields({ watched: false, why: TOASTS_NOT_WATCHED.noHelper });
-    const ended = this.o.clock();
-    const readAfter = lanes.toastMark();
-    let slow = false;
-    try {
-      await withDeadline(after.start(TOAST_SETTLE_MS), {
-        timeoutMs: TOAST_WINDOW_MS,
-        signal: call.signal,
-        what: 'the screen read after the action',
-      });
-    } catch (error) {
-      // Past the window the call answers without it (the read goes on for the next call's check).
-      slow = isBridgeError(error) && error.code === 'command_timeout';
-    }
     // Reads a tool made before its first input (finding the element to tap) saw the screen before the action.
-    const report = lanes.toastsSince(lanes.actionMark() ?? from, readAfter);
+    const actionAt = lanes.actionMark() ?? from;
+    const report = lanes.toastsSince(actionAt, actionAt);
     if (report.watched) return toastFields({ watched: true, toasts: report.toasts });
-    const why =
-      slow || this.o.clock() - ended >= TOAST_WINDOW_MS ? TOASTS_NOT_WATCHED.slowRead : TOASTS_NOT_WATCHED.failedRead;
-    return toastFields({ watched: false, why, toasts: report.toasts });
+    return toastFields({ watched: false, why: TOASTS_NOT_WATCHED.failedRead, toasts: report.toasts });
   }
 
   /** The gate's screen reads take the fast lane too (a sparse or stale helper tree falls back to the dump). */
-  private callLanes(call: ToolCall, lanes: ToolLanes, after: ReadAfterAction | undefined): CallLanes {
+  private callLanes(call: ToolCall, lanes: ToolLanes): CallLanes {
     const read = { timeoutMs: this.o.commandTimeoutMs, signal: call.signal };
     const cheapTree = lanes.helperRunning();
     return {
       readTree: async (window) => (await lanes.tree(read, window)).nodes,
       cheapTree,
-      ...(after && cheapTree ? { screenAfter: () => after.start(0) } : {}),
+      ...(call.tool.kind === 'control' && cheapTree
+        ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) }
+        : {}),
     };
   }
 
-  /** The read after this call's action, started once by whoever asks first (ReadAfterAction). */
-  private readAfterAction(call: ToolCall, lanes: ToolLanes): ReadAfterAction {
-    let read: ScreenAfterRead | undefined;
-    return { start: (settleMs) => (read ??= this.screenAfter(call.device.deviceId, call.shell, lanes, settleMs)) };
-  }
-
   /**
-   * The screen after a control call's action, read by the fast lane's helper (CallLanes.screenAfter)
-   * `settleMs` after it is asked for: observation work on the phone's queue, so it waits behind
-   * no agent call and a Stop ends it.
+   * The screen after a control call's action, read by the fast lane's helper (CallLanes.screenAfter):
+   * observation work on the phone's queue, so it waits behind no agent call and a Stop ends it.
    */
-  private screenAfter(deviceId: string, shell: DeviceShell, lanes: ToolLanes, settleMs: number): ScreenAfterRead {
+  private screenAfter(
+    deviceId: string,
+    shell: DeviceShell,
+    lanes: ToolLanes,
+  ): Promise<{ token: string | null; nodes: UiNode[] } | null> {
     return this.o.queue.submit(deviceId, 'observation', SCREEN_AFTER_CHANNEL, async (signal) => {
-      if (settleMs > 0) await pauseFor(settleMs, signal);
       const read = { timeoutMs: this.o.commandTimeoutMs, signal };
       const screen = await probeScreen(shell, {
         withTree: true,

@@ -13,13 +13,14 @@ import { installApk, launchApp, openUrl, stopApp } from '../android/apps';
 import {
   coordinate,
   defineTool,
+  elementRef,
   elementSelector,
   observeFlag,
   CONTROL_RESULT,
   SCREEN_CONTROL_RESULT as RESULT,
   type ToolDefinition,
 } from './tool-definition';
-import { describeElement, resolveElement, resolvePoint, withObserve } from './targets';
+import { describeElement, resolvePoint, resolveTarget, withObserve } from './targets';
 import { makeBatchTool } from './batch-tool';
 import { createReadStream } from 'node:fs';
 
@@ -33,18 +34,26 @@ const tapArgs = z.strictObject({
   x: coordinate.optional().describe('X in screen pixels (with y).'),
   y: coordinate.optional().describe('Y in screen pixels (with x).'),
   element: elementSelector.optional(),
+  ref: elementRef.optional(),
   observe: observeFlag,
 });
+
+/** A ref is the whole target: with coordinates or a selector beside it, which one was meant is unclear. */
+const REF_ALONE = {
+  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
+    a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined),
+  message: 'give ref alone, without element or x and y',
+} as const;
 
 const tapTool = defineTool({
   id: 'android_tap',
   title: 'Tap',
   description:
-    'Tap once at x,y or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
+    'Tap once at x,y, on an element ref from the last android_ui_tree (e.g. @kq12), or on an element found by text, resource id, content description or index. Coordinates outside the screen are refused.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
-  args: tapArgs,
+  args: tapArgs.refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
@@ -65,13 +74,15 @@ const tapTool = defineTool({
 const longPressTool = defineTool({
   id: 'android_long_press',
   title: 'Long press',
-  description: 'Press and hold at x,y or on an element (default 800 ms).',
+  description: 'Press and hold at x,y, on an element ref or on an element (default 800 ms).',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'long_press' },
-  args: tapArgs.extend({
-    duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).'),
-  }),
+  args: tapArgs
+    .extend({
+      duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).'),
+    })
+    .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
@@ -185,12 +196,19 @@ const typeTextTool = defineTool({
           'Name of a secret stored at the bridge (e.g. a test account password), typed instead of text; results show it as [secret: name].',
         ),
       element: elementSelector.optional().describe('Field to tap before typing.'),
+      ref: elementRef
+        .optional()
+        .describe('Field to tap before typing, as an element ref from the last android_ui_tree (e.g. @kq12).'),
       clear: z.boolean().optional().describe('Delete the field’s current text first.'),
       submit: z.boolean().optional().describe('Press Enter after typing.'),
       observe: observeFlag,
     })
     .refine((a) => (a.text === undefined) !== (a.secret === undefined), {
       message: 'give exactly one of text or secret',
+    })
+    .refine((a) => a.ref === undefined || a.element === undefined, {
+      message: 'give ref or element, not both',
+      path: ['ref'],
     }),
   output: RESULT,
   run: async (ctx, args) => {
@@ -200,8 +218,8 @@ const typeTextTool = defineTool({
     let currentLength: number | undefined;
     // A password field (as the last tree shows the focused one) is typed the stock way.
     let password = ctx.lastTree()?.nodes.some((n) => n.focused && n.password) ?? false;
-    if (args.element) {
-      const element = await resolveElement(ctx, args.element);
+    const element = await resolveTarget(ctx, args);
+    if (element) {
       password = element.password;
       if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
       else await tap(ctx.shell, element.center[0], element.center[1], opts);
@@ -372,7 +390,8 @@ const pushFileTool = defineTool({
   },
 });
 
-export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
+/** The control tools a batch may take as its steps. */
+const BATCH_STEPS = [
   tapTool,
   longPressTool,
   swipeTool,
@@ -381,16 +400,11 @@ export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
   launchAppTool,
   stopAppTool,
   openUrlTool,
-  makeBatchTool([
-    tapTool,
-    longPressTool,
-    swipeTool,
-    typeTextTool,
-    pressKeyTool,
-    launchAppTool,
-    stopAppTool,
-    openUrlTool,
-  ]),
+];
+
+export const CONTROL_TOOLS: ToolDefinition<unknown>[] = [
+  ...BATCH_STEPS,
+  makeBatchTool(BATCH_STEPS),
   installApkTool,
   pushFileTool,
 ];

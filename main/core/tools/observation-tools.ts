@@ -59,7 +59,7 @@ const uiTreeTool = defineTool({
   id: 'android_ui_tree',
   title: 'UI tree',
   description:
-    'The accessibility tree of the current screen as compact JSON: index, text, resource_id, content_desc, class, bounds, center and flags. Use the index as a selector in control tools.',
+    'The accessibility tree of the current screen as compact JSON: index, ref (elements you can act on), text, resource_id, content_desc, class, bounds, center and flags. Pass a ref (e.g. @kq12) to control tools; refs expire with any control action or screen change (ref_stale: read again).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', readsTree: true, usesDisplay: true },
@@ -87,7 +87,7 @@ const uiTreeTool = defineTool({
         : []),
     ];
     return {
-      nodes: wanted.slice(0, max).map(compactNode),
+      nodes: wanted.slice(0, max).map((node) => compactNode(node, tree.refTag)),
       count: wanted.length,
       truncated,
       ...(dialog ? { system_dialog: dialog.description } : {}),
@@ -212,7 +212,7 @@ const waitForTool = defineTool({
             condition,
             elapsed_ms: elapsed,
             polls,
-            ...(found[0] ? { element: compactNode(found[0]) } : {}),
+            ...(found[0] ? { element: compactNode(found[0], tree.refTag) } : {}),
           };
         }
       }
@@ -231,7 +231,7 @@ const screenshotTool = defineTool({
   id: 'android_screenshot',
   title: 'Screenshot',
   description:
-    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional numbered boxes over interactive elements (annotate).',
+    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional boxes over interactive elements labelled with their refs (annotate).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', usesDisplay: true },
@@ -248,7 +248,9 @@ const screenshotTool = defineTool({
     annotate: z
       .boolean()
       .optional()
-      .describe('Draw numbered boxes over interactive elements; the numbers work as index selectors.'),
+      .describe(
+        'Draw a box over each interactive element labelled with its ref (e.g. @kq12), for control tools’ ref; `elements` lists them.',
+      ),
   }),
   output: { type: 'object' },
   run: (ctx, args) => takeScreenshot(ctx, args, ctx.services.lastCaptures),

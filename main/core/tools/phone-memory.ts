@@ -1,6 +1,7 @@
 /**
  * What the bridge remembers between calls, per phone and per channel: the channel's last UI
- * tree (what `index` selectors refer to) and last screenshot (`unchanged`), each channel's
+ * tree (what `index` selectors and element refs refer to, element-refs.ts) and each phone's
+ * count of control actions that expires refs, the last screenshot (`unchanged`), each channel's
  * last action (the console), each phone's last refusal per error code and last tree read
  * (the Descriptor's marks, the phone check), whether its keyboard types Unicode, how fast
  * each screenshot strategy is on it, and whether its screen is awake and unlocked.
@@ -9,6 +10,7 @@
 import type { ErrorCode } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { UiNode } from '../android/ui-tree';
+import { RefTags, refKey, type RememberedTree } from './element-refs';
 import { detectUnicodeIme } from '../android/text-input';
 import type { StoredAck } from './idempotency-journal';
 import type { LastCaptureStore } from './screenshot-pipeline';
@@ -46,7 +48,10 @@ function clearedBySuccess(facts: ToolFacts): ErrorCode | undefined {
 
 export class PhoneMemory {
   /** Per channel. */
-  private readonly trees = new Map<string, { nodes: UiNode[]; signature: string }>();
+  private readonly trees = new Map<string, RememberedTree>();
+  /** Per phone: control calls (and batch steps) that acted on it, for refs (element-refs.ts). */
+  private readonly actionCounts = new Map<string, number>();
+  private readonly refTags = new RefTags();
   /** Per channel: the last screenshot handed out (screenshot-pipeline.ts). */
   readonly lastCaptures: LastCaptureStore = new Map();
   private readonly lastActions = new Map<string, LastAction>();
@@ -65,12 +70,38 @@ export class PhoneMemory {
     this.screenLock = new ScreenLockGuard({ clock, freshMs: SCREEN_LOCK_FRESH_MS });
   }
 
-  lastTree(channelId: string): { nodes: UiNode[]; signature: string } | undefined {
+  lastTree(channelId: string): RememberedTree | undefined {
     return this.trees.get(channelId);
   }
 
-  rememberTree(channelId: string, nodes: UiNode[], signature: string): void {
-    this.trees.set(channelId, { nodes, signature });
+  /**
+   * A tree read on this channel: it becomes the channel's last tree. `actions` is the phone's
+   * action count when the read started. The same screen as the last read (same numbering) keeps
+   * its ref tag, so refs handed out for it hold again; another screen gets a new tag.
+   */
+  rememberTree(
+    channelId: string,
+    deviceId: string,
+    nodes: UiNode[],
+    signature: string,
+    actions: number,
+  ): RememberedTree {
+    const key = refKey(nodes);
+    const previous = this.trees.get(channelId)?.refs;
+    const tag = previous && previous.deviceId === deviceId && previous.key === key ? previous.tag : this.refTags.take();
+    const tree: RememberedTree = { nodes, signature, refs: { tag, deviceId, actions, key } };
+    this.trees.set(channelId, tree);
+    return tree;
+  }
+
+  /** How many control calls (and batch steps) have acted on this phone in this bridge run. */
+  actions(deviceId: string): number {
+    return this.actionCounts.get(deviceId) ?? 0;
+  }
+
+  /** Something acted on this phone: every ref read before now expires. */
+  acted(deviceId: string): void {
+    this.actionCounts.set(deviceId, this.actions(deviceId) + 1);
   }
 
   /** A channel's lease ended: its tree and its last screenshot mean nothing to the next one. */

@@ -102,55 +102,37 @@ const setClipboardTool = defineTool({
 
 const permissionArgs = z.strictObject({ package: packageName, permission: permissionName });
 
-const grantPermissionTool = defineTool({
-  id: 'android_grant_permission',
-  title: 'Grant an app a permission',
-  description:
-    'Grant an app one runtime permission it requests in its manifest (camera, location, contacts, microphone, notifications …), as the person would in Settings. The result is the state the phone reports afterwards. The person at the computer approves it by default.',
-  kind: 'control',
-  sideEffect: true,
-  facts: { policy: 'grant' },
-  args: permissionArgs,
-  output: RESULT,
-  run: async (ctx, args) => {
-    const state = await setRuntimePermission(ctx.shell, args.package, args.permission, true, {
-      timeoutMs: ctx.timeoutMs,
-      signal: ctx.signal,
-    });
-    return {
-      status: 'granted',
-      package: args.package,
-      permission: args.permission,
-      granted: state.granted,
-      changed: state.changed,
-    };
-  },
-});
+/** Grant or revoke one runtime permission: the same checks and the state the phone reports after. */
+function permissionTool(grant: boolean): ToolDefinition<unknown> {
+  return defineTool({
+    id: grant ? 'android_grant_permission' : 'android_revoke_permission',
+    title: grant ? 'Grant an app a permission' : 'Revoke an app’s permission',
+    description: grant
+      ? 'Grant an app one runtime permission it requests in its manifest (camera, location, contacts, microphone, notifications …), as the person would in Settings. The result is the state the phone reports afterwards. The person at the computer approves it by default.'
+      : 'Revoke one runtime permission an app holds (camera, location, contacts, microphone, notifications …), as the person would in Settings; Android stops the app if it is running. The result is the state the phone reports afterwards. The person at the computer approves it by default.',
+    kind: 'control',
+    sideEffect: true,
+    facts: { policy: grant ? 'grant' : 'revoke' },
+    args: permissionArgs,
+    output: RESULT,
+    run: async (ctx, args) => {
+      const state = await setRuntimePermission(ctx.shell, args.package, args.permission, grant, {
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+      });
+      return {
+        status: grant ? 'granted' : 'revoked',
+        package: args.package,
+        permission: args.permission,
+        granted: state.granted,
+        changed: state.changed,
+      };
+    },
+  });
+}
 
-const revokePermissionTool = defineTool({
-  id: 'android_revoke_permission',
-  title: 'Revoke an app’s permission',
-  description:
-    'Revoke one runtime permission an app holds (camera, location, contacts, microphone, notifications …), as the person would in Settings; Android stops the app if it is running. The result is the state the phone reports afterwards. The person at the computer approves it by default.',
-  kind: 'control',
-  sideEffect: true,
-  facts: { policy: 'revoke' },
-  args: permissionArgs,
-  output: RESULT,
-  run: async (ctx, args) => {
-    const state = await setRuntimePermission(ctx.shell, args.package, args.permission, false, {
-      timeoutMs: ctx.timeoutMs,
-      signal: ctx.signal,
-    });
-    return {
-      status: 'revoked',
-      package: args.package,
-      permission: args.permission,
-      granted: state.granted,
-      changed: state.changed,
-    };
-  },
-});
+const grantPermissionTool = permissionTool(true);
+const revokePermissionTool = permissionTool(false);
 
 const clearAppDataTool = defineTool({
   id: 'android_clear_app_data',

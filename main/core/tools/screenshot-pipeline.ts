@@ -1,8 +1,8 @@
 /**
  * The screenshot pipeline: capture the fastest way the phone allows (raw `screencap`
  * encoded here with sharp, or `screencap -p` — decided by measuring each phone as it goes),
- * scale to `max_side`, encode PNG/JPEG/WebP, optionally draw numbered boxes over the
- * interactive elements, detect FLAG_SECURE black frames, and answer `unchanged` when the
+ * scale to `max_side`, encode PNG/JPEG/WebP, optionally draw boxes labelled with their element
+ * refs over the interactive elements, detect FLAG_SECURE black frames, and answer `unchanged` when the
  * pixels are the same as the channel's previous capture.
  */
 import { createHash } from 'node:crypto';
@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { captureRaw, capturePng, isSecureBlackFrame } from '../android/screencap';
 import { isInteractive, type UiNode } from '../android/ui-tree';
 import type { CaptureTimings, ToolContext, ToolServices } from './tool-definition';
+import { formatRef } from './element-refs';
 import { freshTree } from './targets';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -91,13 +92,13 @@ export function recordTiming(timings: CaptureTimings | undefined, strategy: Stra
   return next;
 }
 
-function annotationSvg(nodes: readonly UiNode[], width: number, height: number, scale: number): Buffer {
+function annotationSvg(nodes: readonly UiNode[], refTag: string, width: number, height: number, scale: number): Buffer {
   const boxes = nodes
     .filter(isInteractive)
     .slice(0, 300)
     .map((n) => {
       const [x1, y1, x2, y2] = n.bounds.map((v) => Math.round(v * scale)) as [number, number, number, number];
-      const label = String(n.index);
+      const label = formatRef(refTag, n.index);
       const w = 10 + label.length * 9;
       return (
         `<rect x="${x1}" y="${y1}" width="${Math.max(1, x2 - x1)}" height="${Math.max(1, y2 - y1)}" fill="none" stroke="#ff1744" stroke-width="2"/>` +
@@ -138,9 +139,11 @@ export async function takeScreenshot(
   const width = Math.max(1, Math.round(pixels.width * scale));
   const height = Math.max(1, Math.round(pixels.height * scale));
 
-  let tree: UiNode[] | undefined;
-  if (args.annotate && !pixels.secure) tree = (await freshTree(ctx)).nodes;
-  const key = `${pixels.pixelHash}:${format}:${quality}:${maxSide}:${args.annotate ? (ctx.lastTree()?.signature ?? '') : ''}`;
+  let tree: { nodes: UiNode[]; refTag: string } | undefined;
+  if (args.annotate && !pixels.secure) tree = await freshTree(ctx);
+  // An annotated capture is the same only with the same refs drawn on it.
+  const read = ctx.lastTree();
+  const key = `${pixels.pixelHash}:${format}:${quality}:${maxSide}:${args.annotate ? `${read?.signature ?? ''}:${read?.refs.tag ?? ''}` : ''}`;
 
   const previous = last.get(ctx.channelId);
   if (previous && previous.key === key) {
@@ -153,7 +156,7 @@ export async function takeScreenshot(
   if (tree) {
     const resized = await pipeline.raw().toBuffer();
     pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
-      { input: annotationSvg(tree, width, height, scale), top: 0, left: 0 },
+      { input: annotationSvg(tree.nodes, tree.refTag, width, height, scale), top: 0, left: 0 },
     ]);
   }
   const encoded =
@@ -183,16 +186,21 @@ export async function takeScreenshot(
   return withElements(resultFrom(stored, width, height, pixels.secure, false), tree);
 }
 
-/** An annotated capture lists the numbered elements (password text blanked). */
-function withElements(result: ScreenshotResult, tree: UiNode[] | undefined): ScreenshotResult {
-  if (tree)
-    result.elements = tree.filter(isInteractive).map((n) => ({
+/** An annotated capture lists the boxed elements with their refs (password text blanked). */
+function withElements(
+  result: ScreenshotResult,
+  tree: { nodes: UiNode[]; refTag: string } | undefined,
+): ScreenshotResult {
+  if (tree) {
+    result.elements = tree.nodes.filter(isInteractive).map((n) => ({
+      ref: formatRef(tree.refTag, n.index),
       index: n.index,
       text: n.password ? '' : n.text,
       resource_id: n.resourceId,
       content_desc: n.contentDesc,
       center: n.center,
     }));
+  }
   return result;
 }
 

@@ -1,9 +1,12 @@
 /**
  * Resolving where a control tool acts: explicit coordinates (checked against the current
- * screen) or an element selector (resolved against a fresh UI tree, or the channel's last
- * tree for `index`). Also the shared `observe` step after an action.
+ * screen), an element selector (resolved against a fresh UI tree, or the channel's last tree
+ * for `index`), or an element ref (the channel's last tree, while it still shows the screen:
+ * element-refs.ts). Also the shared `observe` step after an action.
  */
 import { BridgeError } from '../errors';
+import { pauseFor } from '../devices/deadline';
+import { TOAST_SETTLE_MS } from './toast-window';
 import { assertInsideScreen, isInside } from '../android/input';
 import {
   compactTree,
@@ -14,7 +17,11 @@ import {
   type ElementSelector,
   type UiNode,
 } from '../android/ui-tree';
+import { formatRef, parseRef, REF_STALE_FIX, refKey, type RememberedTree } from './element-refs';
 import type { ElementSelectorArgs, Lane, ToolContext } from './tool-definition';
+
+/** The most nodes a read keeps (numbered 0…2999): what tools, refs and the safety policy count. */
+const TREE_MAX_NODES = 3000;
 
 export interface ResolvedPoint {
   x: number;
@@ -22,20 +29,42 @@ export interface ResolvedPoint {
   element?: UiNode;
 }
 
-/** Reads the UI tree, numbers it once (the numbers agents use as `index`) and remembers it. */
-export async function freshTree(
-  ctx: ToolContext,
-): Promise<{ nodes: UiNode[]; signature: string; truncated: boolean; total: number; lane: Lane }> {
-  const options = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
+export interface FreshTree {
+  nodes: UiNode[];
+  signature: string;
+  truncated: boolean;
+  total: number;
+  lane: Lane;
+  /** The tag of this read's element refs (formatRef). */
+  refTag: string;
+}
+
+/**
+ * Reads the UI tree, numbers it once (the numbers agents use as `index` and in refs) and
+ * remembers it. `afterAction`: this control call has acted and reads the screen after it (its
+ * `observe`); the read stands for the screen the call leaves behind, which the pipeline counts
+ * as one action once the call ends (element-refs.ts).
+ */
+export async function freshTree(ctx: ToolContext, options: { afterAction?: boolean } = {}): Promise<FreshTree> {
+  // Noted before reading: an action that ends while the tree is read makes its refs stale.
+  const actions = ctx.refs.actions() + (options.afterAction ? 1 : 0);
+  const read = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
   // The fast lane when there is one (helper, else the stock dump in the same call).
-  const read = ctx.lanes
-    ? await ctx.lanes.tree(options)
-    : { nodes: await readUiTree(ctx.shell, options), lane: 'adb' as const };
-  const raw = read.nodes;
-  const compact = compactTree(raw, { maxNodes: 3000 });
+  const tree = ctx.lanes
+    ? await ctx.lanes.tree(read)
+    : { nodes: await readUiTree(ctx.shell, read), lane: 'adb' as const };
+  const raw = tree.nodes;
+  const compact = compactTree(raw, { maxNodes: TREE_MAX_NODES });
   const signature = screenSignature(raw);
-  ctx.rememberTree(compact.nodes, signature);
-  return { nodes: compact.nodes, signature, truncated: compact.truncated, total: compact.total, lane: read.lane };
+  const remembered = ctx.rememberTree(compact.nodes, signature, actions);
+  return {
+    nodes: compact.nodes,
+    signature,
+    truncated: compact.truncated,
+    total: compact.total,
+    lane: tree.lane,
+    refTag: remembered.refs.tag,
+  };
 }
 
 /** The tool argument's snake_case selector as the android/ library's selector. */
@@ -64,16 +93,107 @@ export async function resolveElement(ctx: ToolContext, selector: ElementSelector
   return findElement(tree.nodes, wanted);
 }
 
+/** The element a ref names in a remembered tree, whether or not the ref still holds (the safety policy's view). */
+export function refNode(tree: RememberedTree, ref: string): UiNode | undefined {
+  const parsed = parseRef(ref);
+  if (!parsed || parsed.tag !== tree.refs.tag) return undefined;
+  const node = tree.nodes[parsed.index];
+  return node && isInteractive(node) ? node : undefined;
+}
+
+/** What a ref is checked against now: the phone, its action count, and a read of its screen since (if any). */
+export interface RefNow {
+  deviceId: string;
+  actions: number;
+  /** refKey of the screen read after the channel's last read (the safety gate's): it must be the same screen. */
+  checkedKey?: string | undefined;
+}
+
+function staleRef(ref: string, why: string): BridgeError {
+  return new BridgeError('ref_stale', `not run: ${why}. Fix: ${REF_STALE_FIX}`, { fix: REF_STALE_FIX, ref });
+}
+
+/**
+ * The element a ref names, when it still holds: it comes from the channel's last read of this
+ * phone, nothing has acted on the phone since that read began, and a read of the screen since
+ * (when there is one) found the same screen. Otherwise BridgeError('ref_stale') with the fix;
+ * a ref of that read naming no element to act on is element_not_found.
+ */
+export function refTarget(ref: string, tree: RememberedTree | undefined, now: RefNow): UiNode {
+  const parsed = parseRef(ref);
+  if (!parsed)
+    throw new BridgeError(
+      'invalid_arguments',
+      `${JSON.stringify(ref.slice(0, 24))} is not an element ref (they look like @kq12)`,
+    );
+  if (!tree || tree.refs.tag !== parsed.tag || tree.refs.deviceId !== now.deviceId) {
+    throw staleRef(ref, `${ref} is not from this channel's last read of the screen`);
+  }
+  if (tree.refs.actions !== now.actions) throw staleRef(ref, `the phone was acted on since ${ref} was read`);
+  if (now.checkedKey !== undefined && now.checkedKey !== tree.refs.key)
+    throw staleRef(ref, `the screen changed since ${ref} was read`);
+  const node = tree.nodes[parsed.index];
+  if (!node || !isInteractive(node)) {
+    throw new BridgeError(
+      'element_not_found',
+      `${ref} names no element to act on in that read (refs are listed by android_ui_tree)`,
+    );
+  }
+  return node;
+}
+
+/**
+ * A ref resolved for this call, checked against the screen the safety gate read for it. A call
+ * that waited for a person's approval reads the screen again first (it may have moved on
+ * meanwhile): the same screen keeps the ref, another expires it.
+ */
+export async function resolveRef(ctx: ToolContext, ref: string): Promise<UiNode> {
+  const tree = ctx.lastTree();
+  const now = { deviceId: ctx.device.deviceId, actions: ctx.refs.actions() };
+  if (ctx.refs.heldForApproval()) {
+    const again = await freshTree(ctx);
+    return refTarget(ref, tree, { ...now, checkedKey: refKey(again.nodes) });
+  }
+  const checked = ctx.refs.checkedTree();
+  return refTarget(ref, tree, {
+    ...now,
+    checkedKey: checked ? refKey(compactTree(checked, { maxNodes: TREE_MAX_NODES }).nodes) : undefined,
+  });
+}
+
+/** The refs a call's arguments name: its own `ref` and its batch steps'. */
+export function refsIn(args: Readonly<Record<string, unknown>>): string[] {
+  const refs = typeof args.ref === 'string' ? [args.ref] : [];
+  for (const step of Array.isArray(args.steps) ? (args.steps as unknown[]) : []) {
+    const ref = (step as { arguments?: { ref?: unknown } } | null)?.arguments?.ref;
+    if (typeof ref === 'string') refs.push(ref);
+  }
+  return refs;
+}
+
+/** The element a tool targets by `ref` or `element`, if it names one (the one way tools resolve an element). */
+export async function resolveTarget(
+  ctx: ToolContext,
+  args: { element?: ElementSelectorArgs | undefined; ref?: string | undefined },
+): Promise<UiNode | undefined> {
+  if (args.ref !== undefined) return resolveRef(ctx, args.ref);
+  if (args.element) return resolveElement(ctx, args.element);
+  return undefined;
+}
+
 export async function resolvePoint(
   ctx: ToolContext,
-  args: { x?: number | undefined; y?: number | undefined; element?: ElementSelectorArgs | undefined },
+  args: {
+    x?: number | undefined;
+    y?: number | undefined;
+    element?: ElementSelectorArgs | undefined;
+    ref?: string | undefined;
+  },
 ): Promise<ResolvedPoint> {
-  if (args.element) {
-    const element = await resolveElement(ctx, args.element);
-    return { x: element.center[0], y: element.center[1], element };
-  }
+  const element = await resolveTarget(ctx, args);
+  if (element) return { x: element.center[0], y: element.center[1], element };
   if (args.x === undefined || args.y === undefined)
-    throw new BridgeError('invalid_arguments', 'give x and y, or element');
+    throw new BridgeError('invalid_arguments', 'give x and y, ref, or element');
   const point = { x: args.x, y: args.y };
   assertInsideScreen(point, await ctx.screenSize((size) => isInside(point, size)));
   return point;
@@ -91,11 +211,11 @@ export function describeElement(node: UiNode): Record<string, unknown> {
   };
 }
 
-export function compactNode(node: UiNode): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    index: node.index,
-    class: node.className.replace(/^android\.(widget|view)\./, ''),
-  };
+/** A node as agents read it; an element to act on gets its ref when `refTag` is given. */
+export function compactNode(node: UiNode, refTag?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { index: node.index };
+  if (refTag !== undefined && isInteractive(node)) out.ref = formatRef(refTag, node.index);
+  out.class = node.className.replace(/^android\.(widget|view)\./, '');
   if (node.text && !node.password) out.text = node.text;
   if (node.resourceId) out.resource_id = node.resourceId;
   if (node.contentDesc) out.content_desc = node.contentDesc;
@@ -113,12 +233,14 @@ export function compactNode(node: UiNode): Record<string, unknown> {
   return out;
 }
 
-/** The `observe` step: the compact interactive tree after an action and whether it changed. */
+/** The `observe` step: the compact interactive tree after an action (with refs) and whether it changed. */
 export async function observeAfter(ctx: ToolContext, before: string | undefined): Promise<Record<string, unknown>> {
-  const tree = await freshTree(ctx);
+  // A toast the action brought reaches the helper a moment after it (toast-window.ts): the read waits for it.
+  if (ctx.lanes?.helperRunning()) await pauseFor(TOAST_SETTLE_MS, ctx.signal);
+  const tree = await freshTree(ctx, { afterAction: true });
   return {
     screen_changed: before === undefined ? null : before !== tree.signature,
-    ui: tree.nodes.filter(isInteractive).map(compactNode),
+    ui: tree.nodes.filter(isInteractive).map((node) => compactNode(node, tree.refTag)),
   };
 }
 

@@ -1,10 +1,9 @@
 /**
  * Toasts in the results of control calls (issue #28): a toast ("Saved", "Wrong password") is
  * gone within 2–3.5 s, usually before the agent's next look. The fast lane's helper hears
- * each one (helper/toast-log.ts), so after a control call's action the bridge reads the
- * helper's page source once more — the same read the next call's safety check uses (*The
- * screen after an action*) — and the result carries the toasts reads begun since the action
- * started saw:
+ * each one (helper/toast-log.ts) and shows it in its page source, so a control call that asks
+ * to `observe` the screen after its action gets, from that same read, the toasts reads begun
+ * since the action started saw:
  *
  *   toasts: [{ text, at, seen_before? }], toasts_watched: true
  *
@@ -12,18 +11,16 @@
  * a toast 3.5 s and never says when it came, so it may be that one still kept, or the app
  * showing the same toast again.
  *
- * The window, and what it costs:
- * - That read begins TOAST_SETTLE_MS after the action ended: a toast an app shows from its
- *   click handler reaches the helper after the app's main thread, the notification service
- *   and (Android 11+) System UI have handled it, and the helper looks at its toasts when a
- *   page source begins (AccessibilityNodeInfoDumper.toStream), not when it ends.
- * - The call waits for that read at most TOAST_WINDOW_MS after the action ended; a read that
- *   takes longer leaves the result saying so (`toasts_watched: false`) instead of waiting on.
- *   So a call whose action brought no toast is slower by one helper page source plus the
- *   settle time (README "Fast lane": measured on the simulated usb-phone), never more than
- *   the window; the next control call then needs no tree read of its own.
- * - Without the helper (the fast lane off or not running, a phone driven on another display)
- *   nothing is waited for and the result says toasts were not watched, with why.
+ * Why only with `observe`: catching a toast takes a page source read after the action (about
+ * a second on a phone-like profile). Every call waiting for one made every tap a second slower
+ * while the agent thinks between calls (measured: README "Fast lane → Toasts"); a call that
+ * asks for the screen after it pays for that read anyway. The observe read begins
+ * TOAST_SETTLE_MS after the action: a toast an app shows from its click handler reaches the
+ * helper after the app's main thread, the notification service and (Android 11+) System UI
+ * have handled it, and the helper looks at its toasts when a page source begins
+ * (AccessibilityNodeInfoDumper.toStream), not when it ends. Without the helper (the fast lane
+ * off or not running, a phone driven on another display) the result says toasts were not
+ * watched, with why.
  *
  * What it cannot see: a toast that comes after the read began (the helper keeps it 3.5 s:
  * `android_wait_for` with `toast` finds it), one shown more than 3.5 s before the read (a long
@@ -33,10 +30,8 @@
  */
 import type { SeenToast, ToolFacts } from './tool-definition';
 
-/** How long after an action ends the read that looks for its toasts begins. */
+/** How long after an action ends the observe read that looks for its toasts begins. */
 export const TOAST_SETTLE_MS = 150;
-/** A call waits for that read at most this long after its action ended. */
-export const TOAST_WINDOW_MS = 1_500;
 
 /** Whether a tool's results carry toasts: it acts on the screen or on the app in front. */
 export function watchesToasts(facts: ToolFacts): boolean {
@@ -49,8 +44,7 @@ export const TOASTS_NOT_WATCHED = {
     'toasts are seen only through the fast lane’s helper, and it is not running on this phone (enable the fast lane on its card)',
   otherDisplay:
     'toasts are seen only through the fast lane’s helper, which serves display 0; this phone is driven on another display',
-  slowRead: `the helper’s screen read after the action did not come back within ${TOAST_WINDOW_MS} ms`,
-  failedRead: 'the helper’s screen read after the action failed',
+  failedRead: 'no read of the screen by the fast lane’s helper came back after the action',
 } as const;
 
 /** The fields a result gets: the toasts when watched, else why not (and any seen anyway). */

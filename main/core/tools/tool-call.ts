@@ -12,6 +12,7 @@ import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import type { UiNode } from '../android/ui-tree';
 import type { ErrorCode } from '../errors';
+import type { RememberedTree } from './element-refs';
 import type { BatchStep, ToolDefinition } from './tool-definition';
 
 export interface ToolCall {
@@ -39,8 +40,8 @@ export interface ToolCall {
   progress(status: string, message: string, fraction?: number): void;
   /** The gate holds the call for a person: tells the agent (`waiting_approval`) and the phone view. */
   hold(message: string): void;
-  /** The channel's last UI tree (what `index` selectors refer to). */
-  lastTree(): { nodes: UiNode[]; signature: string } | undefined;
+  /** The channel's last UI tree (what `index` selectors and element refs refer to). */
+  lastTree(): RememberedTree | undefined;
   /** Set when the queue slot begins, from the fast lane (absent: the stock dump). */
   lanesAtSlot?: CallLanes;
   /** The phone view's watch on the call (below), from when it enters the queue. */
@@ -76,6 +77,8 @@ export interface CallVerdict {
   screenshotRef: string | null;
   /** The focused window the gate read before a control call (null: not read). */
   windowBefore: string | null;
+  /** The raw UI tree the gate read afresh before the call (null: not read, or a cached tree stood in); element refs are checked against it. */
+  treeRead: readonly UiNode[] | null;
 }
 
 export interface GateDecision {

@@ -12,6 +12,7 @@ import type { CardTool, JsonObjectSchema } from '../protocol/card';
 import type { UiNode } from '../android/ui-tree';
 import type { InputOptions, Point, PressKeyOptions } from '../android/input';
 import type { TypeTextOptions } from '../android/text-input';
+import { REF_PATTERN, type RememberedTree } from './element-refs';
 
 export type ToolKind = 'observation' | 'control';
 
@@ -30,15 +31,30 @@ export interface ToolContext {
   screenSize: (
     accepts?: (size: { width: number; height: number }) => boolean,
   ) => Promise<{ width: number; height: number }>;
-  /** The last UI tree this channel saw (for `index` selectors and change detection). */
-  lastTree: () => { nodes: UiNode[]; signature: string } | undefined;
-  rememberTree: (nodes: UiNode[], signature: string) => void;
+  /** The last UI tree this channel saw (for `index` selectors, element refs and change detection). */
+  lastTree: () => RememberedTree | undefined;
+  /** `actions`: the phone's action count when the read started (`refs.actions()` then). */
+  rememberTree: (nodes: UiNode[], signature: string, actions: number) => RememberedTree;
+  /** What element refs are checked with (tools/element-refs.ts). */
+  refs: RefChecks;
   /** Services the file and media tools use. */
   services: ToolServices;
   /** The safety gate's look before a later step of a batch; throws to stop the batch there. */
   checkStep?: (step: BatchStep) => Promise<void>;
   /** The fast lane (the helper on the phone when running) with the stock lane behind it; absent: stock only. */
   lanes?: ToolLanes;
+}
+
+/** What element refs are checked with: the phone's actions, and the screen the safety gate read for this call. */
+export interface RefChecks {
+  /** How many control calls (and batch steps) have acted on this phone so far. */
+  actions(): number;
+  /** A batch step acted on the phone: refs read before it expire (the pipeline notes every control call itself). */
+  acted(): void;
+  /** The raw UI tree the safety gate read afresh just before this call (null: none, or a cached tree stood in). */
+  checkedTree(): readonly UiNode[] | null;
+  /** This call waited for a person's approval (the screen may have changed since the gate read it). */
+  heldForApproval(): boolean;
 }
 
 /** Which lane served a call: the resident helper on the phone, or stock adb commands. */
@@ -308,10 +324,20 @@ export const elementSelector = z
 
 export type ElementSelectorArgs = z.infer<typeof elementSelector>;
 
+export const elementRef = z
+  .string()
+  .max(20)
+  .regex(REF_PATTERN, 'a ref as android_ui_tree lists it, e.g. @kq12')
+  .describe(
+    'An element ref from the last android_ui_tree or annotated screenshot (e.g. @kq12); refused as ref_stale once the screen may have changed.',
+  );
+
 export const observeFlag = z
   .boolean()
   .optional()
-  .describe('When true, the result also carries the compact UI tree after the action and whether the screen changed.');
+  .describe(
+    'When true, the result also carries the compact UI tree after the action, whether the screen changed, and the toasts the action brought (with the fast lane).',
+  );
 
 /** The output schema control tools declare: a status word, and what each tool adds. */
 export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };
@@ -327,7 +353,7 @@ export const SCREEN_CONTROL_RESULT = {
     toasts: {
       type: 'array',
       description:
-        'Toasts (short pop-up messages) the phone showed during the action or within about a second after it (fast lane only).',
+        'With observe: the toasts (short pop-up messages) the screen read after the action saw (fast lane only).',
       items: {
         type: 'object',
         properties: {
@@ -347,7 +373,7 @@ export const SCREEN_CONTROL_RESULT = {
     toasts_watched: {
       type: 'boolean',
       description:
-        'false: toasts could not be watched for this call (toasts_note says why); none listed does not mean none appeared.',
+        'With observe. false: toasts could not be watched for this call (toasts_note says why); none listed does not mean none appeared.',
     },
     toasts_note: { type: 'string' },
   },

@@ -1,8 +1,8 @@
 /**
  * What a tool receives when it runs (ToolContext): its phone, shell, cancel and deadline, the
- * screen size, the channel's last tree, and the services of the file and media tools (the
- * file cache behind signed download URLs, uploaded files of its own channel only) and of
- * typing a lab secret (its value for this phone only).
+ * screen size, the channel's last tree and what its element refs are checked with, and the
+ * services of the file and media tools (the file cache behind signed download URLs, uploaded
+ * files of its own channel only) and of typing a lab secret (its value for this phone only).
  */
 import { publicHref } from '../config/network-options';
 import { BridgeError } from '../errors';
@@ -50,7 +50,14 @@ export class ToolServicesFactory {
         return size;
       },
       lastTree: () => memory.lastTree(channelId),
-      rememberTree: (nodes, signature) => memory.rememberTree(channelId, nodes, signature),
+      rememberTree: (nodes, signature, actions) =>
+        memory.rememberTree(channelId, device.deviceId, nodes, signature, actions),
+      refs: {
+        actions: () => memory.actions(device.deviceId),
+        acted: () => memory.acted(device.deviceId),
+        checkedTree: () => call.verdict?.treeRead ?? null,
+        heldForApproval: () => call.verdict?.approvalId !== null && call.verdict?.approvalId !== undefined,
+      },
       services: {
         lastCaptures: memory.lastCaptures,
         storeFile: async (input) => this.signed(await files.put({ ...input, channelId })),

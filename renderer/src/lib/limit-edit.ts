@@ -106,6 +106,7 @@ export function limitValuesFromState(limits: AdminState['limits']): LimitValues 
     file_cache_max_files: limits.file_cache.max_files,
     queue_max_depth: limits.queue.max_depth,
     fast_lane_idle_stop_ms: limits.fast_lane.idle_stop_ms,
+    runtime_grace_ms: limits.runtime_grace_ms,
   };
 }
 

@@ -164,6 +164,7 @@ export default defineMessages(
     'limits.group.approvals': 'Approvals and queue',
     'limits.group.files': 'File cache',
     'limits.group.fastLane': 'Fast lane',
+    'limits.group.xagent': 'xAgent connection',
     'limits.save': 'Save limits',
     'limits.cleanup': 'Cache cleanup every',
     'limits.parallel': 'Parallel reads',
@@ -209,6 +210,9 @@ export default defineMessages(
     'limit.fast_lane_idle_stop_ms': 'Fast lane idle stop',
     'limit.fast_lane_idle_stop_ms.applies':
       'Applies at once: a running helper stops this long after its last call, which frees the phone for Android Studio and Appium.',
+    'limit.runtime_grace_ms': 'xAgent reconnect grace',
+    'limit.runtime_grace_ms.applies':
+      'Applies at once, also while xAgent is away: its channels are kept this long after its last connection closes. 1 h is the protocol’s; xAgent 0.0.11 and later keep channels for 24 h.',
   },
   {
     title: '设置',
@@ -366,6 +370,7 @@ export default defineMessages(
     'limits.group.approvals': '审批与队列',
     'limits.group.files': '文件缓存',
     'limits.group.fastLane': '快速通道',
+    'limits.group.xagent': 'xAgent 连接',
     'limits.save': '保存限制',
     'limits.cleanup': '缓存清理间隔',
     'limits.parallel': '并行读取',
@@ -406,5 +411,8 @@ export default defineMessages(
     'limit.fast_lane_idle_stop_ms': '快速通道空闲停止',
     'limit.fast_lane_idle_stop_ms.applies':
       '立即生效：运行中的助手在最后一次调用后经过这段时间即停止，让手机可供 Android Studio 和 Appium 使用。',
+    'limit.runtime_grace_ms': 'xAgent 重连宽限期',
+    'limit.runtime_grace_ms.applies':
+      '立即生效，xAgent 断开期间也一样：它的最后一个连接关闭后，通道保留这么久。协议规定为 1 小时；xAgent 0.0.11 及更新版本会保留通道 24 小时。',
   },
 );

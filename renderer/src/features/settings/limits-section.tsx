@@ -30,6 +30,7 @@ const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = 
   { title: 'settings.limits.group.approvals', keys: ['approval_timeout_ms', 'queue_max_depth'] },
   { title: 'settings.limits.group.files', keys: ['file_cache_ttl_ms', 'file_cache_max_bytes', 'file_cache_max_files'] },
   { title: 'settings.limits.group.fastLane', keys: ['fast_lane_idle_stop_ms'] },
+  { title: 'settings.limits.group.xagent', keys: ['runtime_grace_ms'] },
 ];
 
 export function LimitsSection(props: {
