@@ -106,6 +106,11 @@ export interface SimulatedPhone extends PhoneDevice {
   /** A `foldable` phone is folded (outer panel in use, the default) or unfolded (inner panel). */
   setFolded(folded: boolean): void;
   foregroundPackage(): string;
+  /**
+   * The app in front shows a toast (sim/screen/toasts.ts): LENGTH_SHORT unless `durationMs`
+   * says otherwise, `delayMs` after now (its work done), after any toast still showing.
+   */
+  showToast(text: string, options?: { durationMs?: number; delayMs?: number }): void;
   screenState(): ScreenStateSnapshot;
   /** Current text of a field (short id like 'note_text' or full resource id), front task first. */
   typedText(fieldId: string): string | undefined;
@@ -524,6 +529,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       applyDisplays();
     },
     foregroundPackage: () => screen.window().pkg,
+    showToast: (text, options = {}) => {
+      screen.toasts.enqueue({ pkg: screen.window().pkg, text, ...options });
+    },
     screenState: (): ScreenStateSnapshot => {
       const window = screen.window();
       const task = screen.frontTask();

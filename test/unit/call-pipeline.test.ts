@@ -22,6 +22,9 @@ import type { CallOutcome, GateDecision, SafetyGate, ToolCall } from '../../main
 import type { ToolContext, ToolDefinition } from '../../main/core/tools/tool-definition';
 import type { ToolServicesFactory } from '../../main/core/tools/tool-services';
 import { fakeToolCall } from '../helpers/tool-calls';
+import { FakeDeviceShell } from '../helpers/fake-device-shell';
+import { FastLanes } from '../../main/core/helper/fast-lane';
+import type { HelperManager, HelperSession } from '../../main/core/helper/helper-manager';
 
 /** A control tool like android_launch_app, whose run the test sees. */
 function recordingTool(ran: Array<{ args: unknown; signal: AbortSignal }>): ToolDefinition<unknown> {
@@ -80,7 +83,7 @@ describe('call pipeline', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  function pipeline(gate: SafetyGate) {
+  function pipeline(gate: SafetyGate, lanes?: FastLanes) {
     const dir = mkdtempSync(join(tmpdir(), 'call-pipeline-'));
     dirs.push(dir);
     const queue = new DeviceQueue({ maxDepth: 8, observationConcurrency: 2 });
@@ -134,6 +137,7 @@ describe('call pipeline', () => {
       commandTimeoutMs: 5_000,
       clock: Date.now,
       logger: silentLogger,
+      ...(lanes ? { lanes } : {}),
     });
     return { p, queue, exactlyOnce, audited, moments, held };
   }
@@ -153,10 +157,10 @@ describe('call pipeline', () => {
       signal: controller.signal,
     });
     const ack = await p.run(call, controller);
-    assert.deepEqual(ack.payload, {
-      tool_id: 'android_launch_app',
-      result: { status: 'launched', safety: { decision: 'allow' } },
-    });
+    // No fast lane here: the result says toasts were not watched (and nothing waited for them).
+    const { toasts_note: note, ...result } = (ack.payload as { result: Record<string, unknown> }).result;
+    assert.deepEqual(result, { status: 'launched', toasts_watched: false, safety: { decision: 'allow' } });
+    assert.match(String(note), /fast lane’s helper/);
     assert.deepEqual(
       ran.map((r) => r.args),
       [{ package: 'com.example' }],
@@ -235,5 +239,147 @@ describe('call pipeline', () => {
       controller,
     );
     assert.deepEqual(ack.error, { code: 'internal_error', message: 'internal error' });
+  });
+
+  describe('toasts after a control call (toast-window.ts)', () => {
+    const SOURCE_HEAD =
+      '<?xml version=\'1.0\' encoding=\'UTF-8\' standalone=\'yes\' ?>\r\n<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2400">';
+    const WINDOW =
+      '\r\n  <android.widget.FrameLayout index="0" package="com.example.notes" class="android.widget.FrameLayout" text="" bounds="[0,0][1080,2400]" displayed="true">\r\n    <android.widget.Button index="0" package="com.example.notes" class="android.widget.Button" text="Save" clickable="true" bounds="[700,900][1040,1030]" displayed="true" />\r\n  </android.widget.FrameLayout>';
+    /** The helper's page source with the toasts its listener keeps (UiElementSnapshot.addToastMsg). */
+    const source = (toasts: readonly string[]): string =>
+      SOURCE_HEAD +
+      WINDOW +
+      toasts
+        .map(
+          (t, i) =>
+            `\r\n  <android.widget.Toast index="${i + 1}" package="com.android.settings" class="android.widget.Toast" text="${t}" displayed="true" />`,
+        )
+        .join('') +
+      '\r\n</hierarchy>';
+
+    /** A phone whose helper runs (or not), what it keeps of toasts, and when each request came. */
+    function helperPhone(o: { running?: boolean } = {}) {
+      const phone = { toasts: [] as string[], tappedAt: 0, sourceAt: [] as number[] };
+      const session: HelperSession = {
+        version: '10.6.6',
+        call: async (_method, path) => {
+          if (path === '/actions') {
+            phone.tappedAt = Date.now();
+            return null;
+          }
+          phone.sourceAt.push(Date.now());
+          return source(phone.toasts);
+        },
+      };
+      const running = o.running ?? true;
+      const manager = {
+        acquire: async () => (running ? session : null),
+        noteLane: () => undefined,
+        helperFailed: async () => undefined,
+        isRunning: () => running,
+        pause: async () => undefined,
+      } as unknown as HelperManager;
+      const shell = new FakeDeviceShell()
+        .on(['dumpsys', 'window'], {
+          stdout: '  mCurrentFocus=Window{1c2d3e4 u0 com.example.notes/com.example.notes.MainActivity}\n',
+          exitCode: 0,
+        })
+        .on(['input'], { stdout: '', exitCode: 0 });
+      return { phone, lanes: new FastLanes(manager), shell };
+    }
+
+    /**
+     * android_tap as far as toasts go: optionally reads the tree first (to find its element),
+     * taps, and with `observe` reads the screen after the tap (as targets.ts observeAfter does).
+     */
+    function tapTool(o: { readFirst?: boolean; onTap?: () => void } = {}): ToolDefinition<unknown> {
+      return {
+        id: 'android_tap',
+        title: 'Tap',
+        description: 'test tool',
+        kind: 'control',
+        sideEffect: true,
+        facts: { policy: 'point', screenInput: true },
+        args: z.strictObject({ observe: z.boolean().optional() }),
+        output: {},
+        run: async (ctx: ToolContext, args: unknown) => {
+          const read = { timeoutMs: 5_000, signal: ctx.signal };
+          if (o.readFirst) await ctx.lanes!.tree(read);
+          const lane = await ctx.lanes!.tap(10, 20);
+          o.onTap?.();
+          if ((args as { observe?: boolean }).observe) await ctx.lanes!.tree(read);
+          return { status: 'tapped', lane };
+        },
+      };
+    }
+
+    async function tap(
+      lanes: FastLanes,
+      shell: FakeDeviceShell,
+      tool: ToolDefinition<unknown>,
+      args: Record<string, unknown> = { observe: true },
+    ) {
+      const { p, queue } = pipeline(new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [] }), lanes);
+      const controller = new AbortController();
+      const call = fakeToolCall({ toolId: 'android_tap', tool, args, signal: controller.signal, shell });
+      const ack = await p.run(call, controller);
+      return { result: (ack.payload as { result: Record<string, unknown> }).result, queue };
+    }
+
+    test('a toast the action brought is in the result of a call that observes: from its read after the action', async () => {
+      const { phone, lanes, shell } = helperPhone();
+      const { result } = await tap(lanes, shell, tapTool({ onTap: () => (phone.toasts = ['Note saved']) }));
+      assert.equal(result.toasts_watched, true);
+      const toasts = result.toasts as Array<{ text: string; at: string }>;
+      assert.deepEqual(
+        toasts.map((t) => t.text),
+        ['Note saved'],
+      );
+      assert.ok(Date.parse(toasts[0]!.at) >= phone.tappedAt, 'seen by a read begun after the tap');
+      assert.equal(phone.sourceAt.length, 1, 'one read: the observe read after the action');
+    });
+
+    test('a toast a read before the action already showed is marked seen_before (it may be that one, still kept)', async () => {
+      const { phone, lanes, shell } = helperPhone();
+      phone.toasts = ['Welcome back'];
+      const { result } = await tap(lanes, shell, tapTool({ readFirst: true }));
+      assert.deepEqual(
+        (result.toasts as Array<Record<string, unknown>>).map((t) => [t.text, t.seen_before]),
+        [['Welcome back', true]],
+      );
+      assert.equal(result.toasts_watched, true);
+      assert.equal(phone.sourceAt.length, 2, 'the tool’s own read before the tap, then the read after it');
+    });
+
+    test('a call that does not observe carries no toast fields and nothing reads the screen for them', async () => {
+      const { phone, lanes, shell } = helperPhone();
+      const { result } = await tap(lanes, shell, tapTool({ onTap: () => (phone.toasts = ['Note saved']) }), {});
+      assert.deepEqual([result.toasts, result.toasts_watched, result.toasts_note], [undefined, undefined, undefined]);
+      assert.deepEqual(phone.sourceAt, [], 'no read after the action');
+    });
+
+    test('no helper read came back after the action: the result says toasts were not watched', async () => {
+      const { lanes, shell } = helperPhone();
+      const tool = tapTool();
+      const { result } = await tap(lanes, shell, {
+        ...tool,
+        run: async (ctx: ToolContext) => ({ status: 'tapped', lane: await ctx.lanes!.tap(10, 20) }),
+      });
+      assert.equal(result.toasts_watched, false);
+      assert.match(String(result.toasts_note), /no read of the screen .* came back after the action/);
+    });
+
+    test('without a running helper the result of an observing call says toasts were not watched', async () => {
+      const { phone, lanes, shell } = helperPhone({ running: false });
+      const { result } = await tap(lanes, shell, {
+        ...tapTool(),
+        run: async (ctx: ToolContext) => ({ status: 'tapped', lane: await ctx.lanes!.tap(10, 20) }),
+      });
+      assert.equal(result.lane, 'adb');
+      assert.equal(result.toasts_watched, false);
+      assert.match(String(result.toasts_note), /not running on this phone/);
+      assert.deepEqual(phone.sourceAt, []);
+    });
   });
 });

@@ -166,6 +166,28 @@ void describe('typed text at rest', () => {
     );
   });
 
+  void test('the journal keeps no toast a call saw (an app may echo typed text in one); whether toasts were watched stays', () => {
+    const ack = {
+      payload: {
+        tool_id: 'android_tap',
+        result: {
+          status: 'tapped',
+          lane: 'helper',
+          toasts: [{ text: `Saved “${ADDRESS}”`, at: '2026-12-05T10:00:00.000Z' }],
+          toasts_watched: true,
+        },
+      },
+    };
+    const kept = ackAtRest(ack, [], (text) => `<${text.length}>`);
+    assert.deepEqual(kept.payload.result, {
+      status: 'tapped',
+      lane: 'helper',
+      screen_not_kept: true,
+      toasts_watched: true,
+    });
+    assert.equal(ack.payload.result.toasts.length, 1, 'the exact ack is not changed');
+  });
+
   void test('the journal’s arguments hash is keyed', () => {
     const args = { text: '1234' };
     assert.equal(hashArgs('android_type_text', args, KEY), hashArgs('android_type_text', { ...args }, KEY));
@@ -184,9 +206,10 @@ void describe('typed text at rest', () => {
     for (const tool of TOOLS) walk(toCardTool(tool).input_schema, tool.id);
     const selector = (tool: string): string[] =>
       ['text', 'text_contains', 'resource_id', 'content_desc'].map((k) => `${tool}.element.${k}`);
-    // On-screen text of selectors, package and activity names, URLs, file refs and names.
+    // On-screen text of selectors and toasts, package and activity names, URLs, file refs and names.
     const notTyped = [
       ...selector('android_wait_for'),
+      'android_wait_for.toast',
       ...selector('android_tap'),
       ...selector('android_long_press'),
       ...selector('android_type_text'),

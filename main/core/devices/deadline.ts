@@ -37,3 +37,21 @@ export async function withDeadline<T>(
     work.catch(() => undefined);
   }
 }
+
+/**
+ * Waits `ms`, or less when `signal` aborts (resolves either way: the caller checks the signal).
+ * The timer and the abort listener are released when it ends, so a loop that pauses on one
+ * long-lived signal leaves nothing attached to it.
+ */
+export function pauseFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -30,11 +30,12 @@ import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
 import { typeText, type TypeTextOptions } from '../android/text-input';
 import { parseForegroundApp } from '../android/device-info';
 import { runText } from '../devices/shell-quote';
-import type { Lane, PhoneClipboard, ToolLanes, WindowGlance } from '../tools/tool-definition';
+import type { Lane, PhoneClipboard, SeenToast, ToolLanes, WindowGlance } from '../tools/tool-definition';
 import { notPerformed } from './helper-client';
 import { HelperClipboard } from './helper-clipboard';
 import type { HelperManager, HelperSession } from './helper-manager';
 import { parseAppiumSource, planHelperTyping, pointerActions } from './helper-protocol';
+import { splitToasts, ToastLog } from './toast-log';
 
 /** A helper tree with fewer than this share of the stock tree's nodes or texts (same app) is sparse. */
 const SPARSE_SHARE = 0.5;
@@ -93,13 +94,20 @@ export function isSparse(nodes: readonly UiNode[], baseline: TreeStats | undefin
   return own.nodes < baseline.nodes * SPARSE_SHARE || own.texts < baseline.texts * SPARSE_SHARE;
 }
 
-/** Per bridge: lane bookkeeping per phone (last trees, actions since) over one HelperManager. */
+/** Per bridge: lane bookkeeping per phone (last trees, actions since, toasts seen) over one HelperManager. */
 export class FastLanes {
   private readonly stock = new Map<string, Map<string, TreeStats>>();
   private readonly marks = new Map<string, TreeMark>();
   private readonly actions = new Map<string, number>();
+  /** @internal What the helper's page sources showed of toasts, per phone. */
+  readonly toasts: ToastLog;
 
-  constructor(private readonly manager: HelperManager) {}
+  constructor(
+    private readonly manager: HelperManager,
+    clock: () => number = Date.now,
+  ) {
+    this.toasts = new ToastLog(clock);
+  }
 
   /** The lanes of one call on one phone. */
   forCall(deviceId: string, shell: DeviceShell): ToolLanes {
@@ -154,6 +162,9 @@ export class FastLanes {
 }
 
 class CallLanes implements ToolLanes {
+  /** The toast mark when this call first sent input: helper reads begun before it saw the screen before the action. */
+  private inputMark: number | undefined;
+
   constructor(
     private readonly lanes: FastLanes,
     private readonly manager: HelperManager,
@@ -164,13 +175,13 @@ class CallLanes implements ToolLanes {
   async tree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
-  ): Promise<{ nodes: UiNode[]; lane: Lane }> {
+  ): Promise<{ nodes: UiNode[]; lane: Lane; toasts?: SeenToast[] }> {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (session) {
       const read = await this.readHelperTree(session, options, window);
       if ('nodes' in read) {
         this.manager.noteLane(this.deviceId, 'helper');
-        return { nodes: read.nodes, lane: 'helper' };
+        return { nodes: read.nodes, lane: 'helper', toasts: read.toasts };
       }
       // The stock dump needs UiAutomation: a helper still running steps aside first, for a while.
       if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, read.reason);
@@ -183,6 +194,23 @@ class CallLanes implements ToolLanes {
 
   helperRunning(): boolean {
     return this.manager.isRunning(this.deviceId);
+  }
+
+  toastMark(): number {
+    return this.lanes.toasts.mark(this.deviceId);
+  }
+
+  actionMark(): number | undefined {
+    return this.inputMark;
+  }
+
+  /** Input is about to be sent: the first time in this call, the toast mark is taken. */
+  private beforeInput(): void {
+    this.inputMark ??= this.lanes.toasts.mark(this.deviceId);
+  }
+
+  toastsSince(from: number, readAfter: number): { watched: boolean; toasts: SeenToast[] } {
+    return this.lanes.toasts.since(this.deviceId, from, readAfter);
   }
 
   async clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null> {
@@ -211,25 +239,28 @@ class CallLanes implements ToolLanes {
   }
 
   /**
-   * The helper's page source, judged (sparse, stale): its nodes, or why it must not be used. A
-   * failed read is reported to the manager (a crash stops the helper; an error answer leaves it
-   * running); a canceled one throws.
+   * The helper's page source, judged (sparse, stale): its nodes, or why it must not be used. Its
+   * toast elements are taken out of the tree and noted in the toast log, whether or not the
+   * tree may be used (toast-log.ts). A failed read is reported to the manager (a crash stops
+   * the helper; an error answer leaves it running); a canceled one throws.
    */
   private async readHelperTree(
     session: HelperSession,
     options: { timeoutMs: number; signal: AbortSignal },
     window: Promise<WindowGlance | null> | undefined,
-  ): Promise<{ nodes: UiNode[] } | { reason: string }> {
+  ): Promise<{ nodes: UiNode[]; toasts: SeenToast[] } | { reason: string }> {
     try {
+      const ticket = this.lanes.toasts.begin(this.deviceId);
       const source = await session.call('GET', '/source', undefined, {
         timeoutMs: Math.min(options.timeoutMs, 30_000),
         signal: options.signal,
       });
       if (typeof source !== 'string')
         throw new BridgeError('helper_unavailable', 'the helper’s page source was not text', { status: 200 });
-      const nodes = parseAppiumSource(source);
+      const { nodes, toasts } = splitToasts(parseAppiumSource(source));
+      const seen = this.lanes.toasts.record(this.deviceId, ticket, toasts);
       const verdict = await this.lanes.judge(this.deviceId, nodes, window, () => this.glance(options));
-      return verdict === null ? { nodes } : { reason: verdict };
+      return verdict === null ? { nodes, toasts: seen } : { reason: verdict };
     } catch (error) {
       if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
       await this.manager.helperFailed(this.deviceId, error);
@@ -264,6 +295,7 @@ class CallLanes implements ToolLanes {
     helper: (session: HelperSession) => Promise<void>,
     stock: () => Promise<void>,
   ): Promise<Lane> {
+    this.beforeInput();
     const session = await this.manager.acquire(this.deviceId, signal ? { signal } : {});
     if (session) {
       try {
@@ -343,6 +375,7 @@ class CallLanes implements ToolLanes {
     const code = keyCode(name);
     // A held key has its own endpoint the bridge does not use: the stock lane presses it.
     if (options?.longPress) {
+      this.beforeInput();
       return (async () => {
         await pressKey(this.shell, name, options);
         this.lanes.noteAction(this.deviceId);
@@ -375,6 +408,7 @@ class CallLanes implements ToolLanes {
     text: string,
     options: TypeTextOptions & { password?: boolean },
   ): Promise<{ lane: Lane; method: string }> {
+    this.beforeInput();
     // The helper appends by reading the field's text first, which a password field masks: stock way.
     const session = options.password
       ? null

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BridgeError } from '../errors';
 import { withObserve } from './targets';
-import { CONTROL_RESULT as RESULT, defineTool, observeFlag, type ToolDefinition } from './tool-definition';
+import { SCREEN_CONTROL_RESULT as RESULT, defineTool, observeFlag, type ToolDefinition } from './tool-definition';
 
 /** The batch tool over the control tools that may be its steps. */
 export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDefinition<unknown> {

@@ -20,6 +20,7 @@ import { refsIn, refTarget } from './targets';
 import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
 import type { ToolLanes } from './tool-definition';
 import type { ToolServicesFactory } from './tool-services';
+import { TOASTS_NOT_WATCHED, toastFields, watchesToasts } from './toast-window';
 
 /** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
 const SCREEN_AFTER_CHANNEL = 'fast-lane';
@@ -116,6 +117,7 @@ export class CallPipeline {
     const gate = this.gate;
     if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
     this.o.shells.beginCall(deviceId);
+    const toastsFrom = lanes?.toastMark() ?? 0;
     let ran: Record<string, unknown>;
     try {
       ran = await tool.run(context, call.args);
@@ -123,10 +125,32 @@ export class CallPipeline {
       // Whatever the outcome, the call may have acted: refs read before now expire (element-refs.ts).
       if (tool.kind === 'control') this.o.memory.acted(deviceId);
     }
+    // Toasts ride on the screen read after the action, so they come when the call asked for it (toast-window.ts).
+    const toasts =
+      watchesToasts(tool.facts) && call.args.observe === true ? this.toastsAfter(call, lanes, toastsFrom) : {};
     // A phone with several displays: the result says which one was used.
     const shown = tool.facts.usesDisplay ? this.o.shells.displayShown(deviceId) : null;
-    const result = shown ? { ...ran, display: shown } : ran;
+    const result = { ...ran, ...toasts, ...(shown ? { display: shown } : {}) };
     return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
+  }
+
+  /**
+   * The toasts the helper's reads begun since the call's first input reported: the `observe`
+   * read after the action is one of them. Without the helper the result says why none were watched.
+   */
+  private toastsAfter(call: ToolCall, lanes: ToolLanes | undefined, from: number): Record<string, unknown> {
+    if (!lanes || !lanes.helperRunning()) {
+      const otherDisplay = this.o.lanes !== undefined && this.o.shells.displayInUse(call.device.deviceId) !== 0;
+      return toastFields({
+        watched: false,
+        why: otherDisplay ? TOASTS_NOT_WATCHED.otherDisplay : TOASTS_NOT_WATCHED.noHelper,
+      });
+    }
+    // Reads a tool made before its first input (finding the element to tap) saw the screen before the action.
+    const actionAt = lanes.actionMark() ?? from;
+    const report = lanes.toastsSince(actionAt, actionAt);
+    if (report.watched) return toastFields({ watched: true, toasts: report.toasts });
+    return toastFields({ watched: false, why: TOASTS_NOT_WATCHED.failedRead, toasts: report.toasts });
   }
 
   /** The gate's screen reads take the fast lane too (a sparse or stale helper tree falls back to the dump). */

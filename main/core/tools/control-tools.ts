@@ -16,7 +16,8 @@ import {
   elementRef,
   elementSelector,
   observeFlag,
-  CONTROL_RESULT as RESULT,
+  CONTROL_RESULT,
+  SCREEN_CONTROL_RESULT as RESULT,
   type ToolDefinition,
 } from './tool-definition';
 import { describeElement, resolvePoint, resolveTarget, withObserve } from './targets';
@@ -349,7 +350,7 @@ const installApkTool = defineTool({
   sideEffect: true,
   facts: { policy: 'install' },
   args: z.strictObject({ file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads') }),
-  output: RESULT,
+  output: CONTROL_RESULT,
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
@@ -379,7 +380,7 @@ const pushFileTool = defineTool({
       .regex(/^[^/\\\0]+$/, 'a plain file name without folders')
       .optional(),
   }),
-  output: RESULT,
+  output: CONTROL_RESULT,
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');

@@ -9,9 +9,11 @@ import { findElements, isInteractive } from '../android/ui-tree';
 import { systemDialogFromTree, systemDialogNote } from '../android/system-dialogs';
 import { recordScreen } from '../android/screen-record';
 import { BridgeError } from '../errors';
-import { defineTool, elementSelector, type ToolDefinition } from './tool-definition';
+import { pauseFor } from '../devices/deadline';
+import { defineTool, elementSelector, type SeenToast, type ToolContext, type ToolDefinition } from './tool-definition';
 import { compactNode, freshTree, toSelector } from './targets';
 import { takeScreenshot } from './screenshot-pipeline';
+import { TOASTS_NOT_WATCHED } from './toast-window';
 
 const statusTool = defineTool({
   id: 'android_device_status',
@@ -115,11 +117,50 @@ const listAppsTool = defineTool({
   },
 });
 
+/** Between polls of android_wait_for. */
+const WAIT_POLL_MS = 250;
+
+/**
+ * Polls the fast lane's helper until a toast whose text contains `wanted` (case-insensitive)
+ * is among those its page source reports (the helper keeps a toast 3.5 s: helper/toast-log.ts).
+ * Without the helper there is nothing to poll: the answer says so at once.
+ */
+async function waitForToast(ctx: ToolContext, wanted: string, timeout: number): Promise<Record<string, unknown>> {
+  const started = Date.now();
+  const needle = wanted.toLowerCase();
+  let polls = 0;
+  const notWatched = (why: string): Record<string, unknown> => ({
+    met: false,
+    condition: 'toast',
+    elapsed_ms: Date.now() - started,
+    polls,
+    toasts_watched: false,
+    toasts_note: why,
+  });
+  if (!ctx.lanes) return notWatched(TOASTS_NOT_WATCHED.otherDisplay);
+  const options = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
+  while (true) {
+    if (ctx.signal.aborted) throw new BridgeError('canceled', 'the wait was canceled');
+    const read = await ctx.lanes.tree(options);
+    polls += 1;
+    if (read.lane !== 'helper') return notWatched(TOASTS_NOT_WATCHED.noHelper);
+    const elapsed = Date.now() - started;
+    const found: SeenToast | undefined = read.toasts?.find((t) => t.text.toLowerCase().includes(needle));
+    if (found) {
+      const toast = { text: found.text, at: new Date(found.at).toISOString() };
+      return { met: true, condition: 'toast', elapsed_ms: elapsed, polls, toast, toasts_watched: true };
+    }
+    if (elapsed >= timeout) return { met: false, condition: 'toast', elapsed_ms: elapsed, polls, toasts_watched: true };
+    ctx.progress('waiting', `waiting for a toast, ${Math.round(elapsed / 1000)} s`, Math.min(0.99, elapsed / timeout));
+    await pauseFor(Math.min(WAIT_POLL_MS, Math.max(0, timeout - elapsed)), ctx.signal);
+  }
+}
+
 const waitForTool = defineTool({
   id: 'android_wait_for',
   title: 'Wait for the screen',
   description:
-    'Wait until an element appears or disappears, or until the screen stops changing, up to a timeout. Sends progress while waiting.',
+    'Wait until an element appears or disappears, until the screen stops changing, or until a toast containing the given text shows (fast lane only), up to a timeout. Sends progress while waiting.',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', readsTree: true, usesDisplay: true },
@@ -130,15 +171,27 @@ const waitForTool = defineTool({
         .enum(['appears', 'disappears', 'settled'])
         .optional()
         .describe('Default: appears when element is given, else settled.'),
+      toast: z
+        .string()
+        .min(1)
+        .max(500)
+        .optional()
+        .describe(
+          'Wait for a toast whose text contains this (case-insensitive). Needs the fast lane; give it without element or condition.',
+        ),
       timeout_ms: z.number().int().min(100).max(60_000).optional().describe('Default 10000.'),
     })
     .refine((a) => a.element !== undefined || a.condition === undefined || a.condition === 'settled', {
       message: 'appears/disappears need element',
+    })
+    .refine((a) => a.toast === undefined || (a.element === undefined && a.condition === undefined), {
+      message: 'toast is given alone, without element or condition',
     }),
   output: { type: 'object' },
   run: async (ctx, args) => {
-    const condition = args.condition ?? (args.element ? 'appears' : 'settled');
     const timeout = args.timeout_ms ?? 10_000;
+    if (args.toast !== undefined) return waitForToast(ctx, args.toast, timeout);
+    const condition = args.condition ?? (args.element ? 'appears' : 'settled');
     const started = Date.now();
     let previous: string | undefined;
     let polls = 0;
@@ -169,17 +222,7 @@ const waitForTool = defineTool({
         `waiting for the screen (${condition}), ${Math.round(elapsed / 1000)} s`,
         Math.min(0.99, elapsed / timeout),
       );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(250, Math.max(0, timeout - elapsed)));
-        ctx.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      await pauseFor(Math.min(WAIT_POLL_MS, Math.max(0, timeout - elapsed)), ctx.signal);
     }
   },
 });

@@ -5,6 +5,8 @@
  * element-refs.ts). Also the shared `observe` step after an action.
  */
 import { BridgeError } from '../errors';
+import { pauseFor } from '../devices/deadline';
+import { TOAST_SETTLE_MS } from './toast-window';
 import { assertInsideScreen, isInside } from '../android/input';
 import {
   compactTree,
@@ -233,6 +235,8 @@ export function compactNode(node: UiNode, refTag?: string): Record<string, unkno
 
 /** The `observe` step: the compact interactive tree after an action (with refs) and whether it changed. */
 export async function observeAfter(ctx: ToolContext, before: string | undefined): Promise<Record<string, unknown>> {
+  // A toast the action brought reaches the helper a moment after it (toast-window.ts): the read waits for it.
+  if (ctx.lanes?.helperRunning()) await pauseFor(TOAST_SETTLE_MS, ctx.signal);
   const tree = await freshTree(ctx, { afterAction: true });
   return {
     screen_changed: before === undefined ? null : before !== tree.signature,

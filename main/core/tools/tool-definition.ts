@@ -66,17 +66,28 @@ export interface WindowGlance {
   package: string | null;
 }
 
+/** A toast the helper reported: its text, and when the helper read that first saw it began (ms since epoch). */
+export interface SeenToast {
+  text: string;
+  at: number;
+  /** A read before the action already showed this text: it may be that toast, still kept (helper/toast-log.ts). */
+  seenBefore?: boolean;
+}
+
 /**
  * What the tools ask of the lanes (main/core/helper/fast-lane.ts implements it). Each method
  * uses the helper when it runs and falls back to the stock adb way in the same call, never
  * sending a side effect twice; it answers which lane served it.
  */
 export interface ToolLanes {
-  /** `window`: the focused window read at the same time, when the caller reads it anyway. */
+  /**
+   * `window`: the focused window read at the same time, when the caller reads it anyway.
+   * A helper tree carries no toast elements; `toasts` (helper lane only) are those its read saw.
+   */
   tree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
-  ): Promise<{ nodes: UiNode[]; lane: Lane }>;
+  ): Promise<{ nodes: UiNode[]; lane: Lane; toasts?: SeenToast[] }>;
   tap(x: number, y: number, options?: InputOptions): Promise<Lane>;
   longPress(x: number, y: number, durationMs: number, options?: InputOptions): Promise<Lane>;
   swipe(from: Point, to: Point, durationMs: number, options?: InputOptions): Promise<Lane>;
@@ -93,6 +104,15 @@ export interface ToolLanes {
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null>;
+  /** A mark in the phone's helper reads (helper/toast-log.ts): reads begun later are after it. */
+  toastMark(): number;
+  /** The mark when this call first sent input through these lanes (reads before it saw the screen before the action); undefined: none yet. */
+  actionMark(): number | undefined;
+  /**
+   * The toasts the helper's reads begun after mark `from` reported (`seenBefore` on those the
+   * reads just before it already showed); `watched`: a read begun after mark `readAfter` came back.
+   */
+  toastsSince(from: number, readAfter: number): { watched: boolean; toasts: SeenToast[] };
   /**
    * The phone's clipboard through the helper, which is started when it may run; null when the
    * helper cannot serve this phone now (fast lane off, not installed yet, failed, paused).
@@ -315,7 +335,46 @@ export const elementRef = z
 export const observeFlag = z
   .boolean()
   .optional()
-  .describe('When true, the result also carries the compact UI tree after the action and whether the screen changed.');
+  .describe(
+    'When true, the result also carries the compact UI tree after the action, whether the screen changed, and the toasts the action brought (with the fast lane).',
+  );
 
 /** The output schema control tools declare: a status word, and what each tool adds. */
 export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };
+
+/**
+ * The same for control tools that act on the screen or the app in front, whose results also
+ * say which toasts their action brought (tools/toast-window.ts).
+ */
+export const SCREEN_CONTROL_RESULT = {
+  type: 'object',
+  properties: {
+    ...CONTROL_RESULT.properties,
+    toasts: {
+      type: 'array',
+      description:
+        'With observe: the toasts (short pop-up messages) the screen read after the action saw (fast lane only).',
+      items: {
+        type: 'object',
+        properties: {
+          text: { type: 'string' },
+          at: {
+            type: 'string',
+            description: 'When the read that first saw it began (ISO 8601); the toast came at most 3.5 s before.',
+          },
+          seen_before: {
+            type: 'boolean',
+            description:
+              'true: the screen showed this text already before the action; it may be that earlier toast (the phone does not say when a toast came).',
+          },
+        },
+      },
+    },
+    toasts_watched: {
+      type: 'boolean',
+      description:
+        'With observe. false: toasts could not be watched for this call (toasts_note says why); none listed does not mean none appeared.',
+    },
+    toasts_note: { type: 'string' },
+  },
+};

@@ -4,7 +4,8 @@
  * rest (the audit trail unless `audit_typed_text` is `full`; the tool-call journal always), it
  * is kept only as its length and a short keyed hash, `[text: 28 chars, hmac-sha256:3f9a1c2b]`,
  * so repeats can still be matched. The journal also leaves out the screens calls observed,
- * which show typed text once it is in a field.
+ * which show typed text once it is in a field, and the toasts they saw (an app may echo what
+ * was typed: "Saved 'Meet me at…'").
  *
  * Keyed, not a plain SHA-256: a plain hash of a short text (a PIN, "yes", a name, a phone
  * number) is reversed by hashing guesses. The key is a random secret of the data dir
@@ -88,10 +89,10 @@ export function replaceTypedText(
 
 /**
  * A tool's ack as the journal file keeps it for a retry after a restart: without the screen
- * content it observed (`ui` of `observe`, the on-screen text of the element it acted on),
- * which may show text typed by this or an earlier call, and with this call's typed texts
- * replaced wherever else they appear (an error message). The screen would be stale after a
- * restart anyway; `screen_not_kept: true` tells the agent to read it again.
+ * content it observed (`ui` of `observe`, the on-screen text of the element it acted on, the
+ * `toasts` it saw), which may show text typed by this or an earlier call, and with this call's
+ * typed texts replaced wherever else they appear (an error message). The screen would be stale
+ * after a restart anyway; `screen_not_kept: true` tells the agent to read it again.
  */
 export function ackAtRest<T>(ack: T, texts: readonly string[], replace: (text: string) => string): T {
   const walk = (v: unknown): unknown => {
@@ -99,7 +100,7 @@ export function ackAtRest<T>(ack: T, texts: readonly string[], replace: (text: s
     if (!isRecord(v)) return v;
     const out: Record<string, unknown> = {};
     for (const [k, inner] of Object.entries(v)) {
-      if (k === 'ui' && Array.isArray(inner)) {
+      if ((k === 'ui' || k === 'toasts') && Array.isArray(inner)) {
         out.screen_not_kept = true;
       } else if (k === 'element' && isRecord(inner)) {
         const { text: _text, content_desc: _desc, ...rest } = inner;

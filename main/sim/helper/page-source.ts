@@ -5,7 +5,9 @@
  * after its class, attributes in the server's SUPPORTED_ATTRIBUTES order with null values
  * left out (content-desc, resource-id, hint…), indented by KXmlSerializer ("\r\n" and two
  * spaces a level). Built from the same UiNode tree the sim's `uiautomator dump` describes,
- * so both lanes see the same screen.
+ * so both lanes see the same screen. The toasts the listener keeps follow the window root
+ * as UiElementSnapshot.addToastMsg adds them: `<android.widget.Toast>` with index, package
+ * (always com.android.settings), class, text and displayed only.
  */
 import type { ScreenWindow } from '../screen/screen-machine';
 import { escapeXmlAttribute } from '../screen/ui-dump';
@@ -19,7 +21,12 @@ export interface SourceOptions {
   windowId: number;
   /** Keep only this many levels below the window root (the helper-sparse-tree quirk). */
   maxDepth?: number;
+  /** The toast texts NotificationListener keeps (notification-listener.ts), read when the source began. */
+  toasts?: readonly string[];
 }
+
+/** The package UiElementSnapshot.addToastMsg gives every toast element, whichever app showed it. */
+const TOAST_NODE_PACKAGE = 'com.android.settings';
 
 /** The server's toSafeString: characters XML 1.0 cannot hold become '?'. */
 function safe(text: string): string {
@@ -129,6 +136,18 @@ export function pageSourceXml(window: ScreenWindow, options: SourceOptions): str
     windowId: options.windowId,
     maxDepth: options.maxDepth ?? Number.POSITIVE_INFINITY,
     out,
+  });
+  // addToastMsg: index is the count of the root's children so far (the one window root first).
+  (options.toasts ?? []).forEach((text, i) => {
+    out.push(
+      `\r\n  <android.widget.Toast${attrs([
+        ['index', i + 1],
+        ['package', TOAST_NODE_PACKAGE],
+        ['class', 'android.widget.Toast'],
+        ['text', text],
+        ['displayed', true],
+      ])} />`,
+    );
   });
   out.push('\r\n</hierarchy>');
   return out.join('');

@@ -17,6 +17,7 @@ import { KEYCODE } from '../screen/keycodes';
 import type { ScreenMachine } from '../screen/screen-machine';
 import { findFieldNode } from '../screen/window-builder';
 import type { HttpReply, HttpRequest } from './http-wire';
+import { SimNotificationListener } from './notification-listener';
 import { pageSourceXml } from './page-source';
 import { ActionsError, parseActions, type Gesture } from './w3c-actions';
 import { UIA2_SERVER_PKG } from './uia2-ids';
@@ -241,11 +242,15 @@ export class Uia2Server {
   private readonly settings = defaultSettings();
   /** Set once DELETE /session was answered: the instrumentation then ends on its own. */
   private stopRequestedValue = false;
+  /** Hears toasts while a session is open (NotificationListener). */
+  private readonly notifications: SimNotificationListener;
 
   constructor(
     private readonly phone: Uia2Phone,
     private readonly build: BuildInfo,
-  ) {}
+  ) {
+    this.notifications = new SimNotificationListener(phone.screen.toasts);
+  }
 
   get stopRequested(): boolean {
     return this.stopRequestedValue;
@@ -329,6 +334,7 @@ export class Uia2Server {
         // Settings.resetForNewSession(): a new session starts from the defaults.
         for (const [k, v] of defaultSettings()) this.settings.set(k, v);
         this.session = { id: randomUUID(), capabilities: { ...always, ...first } };
+        this.notifications.start();
         if (!(await hooks.spend('call'))) return undefined;
         return done({ sessionId: this.session.id, capabilities: c });
       }
@@ -342,6 +348,7 @@ export class Uia2Server {
         return done(this.session ? { ...this.session.capabilities } : null);
       case 'DeleteSession':
         this.session = undefined;
+        this.notifications.stop();
         // DeleteSession posts ServerInstrumentation.stop() 15 ms after answering.
         this.stopRequestedValue = true;
         return done(null);
@@ -369,10 +376,18 @@ export class Uia2Server {
         // Unknown settings are skipped, as UpdateSettings logs and continues.
         for (const [k, v] of Object.entries(settings as Record<string, Json>))
           if (this.settings.has(k)) this.settings.set(k, v);
+        // EnableNotificationListener.apply starts or stops the toast listener.
+        const listen = (settings as Record<string, Json>).enableNotificationListener;
+        if (listen === true) this.notifications.start();
+        else if (listen === false) this.notifications.stop();
         return done(null);
       }
       case 'GetSettings':
-        return done(Object.fromEntries(this.settings));
+        // EnableNotificationListener.getValue is whether the listener listens.
+        return done({
+          ...Object.fromEntries(this.settings),
+          enableNotificationListener: this.notifications.isListening(),
+        });
       case 'CaptureScreenshot': {
         const { width, height } = this.phone.display();
         if (!(await hooks.spend('screenshot', Math.round((310 * width * height) / 1e6)))) return undefined;
@@ -429,6 +444,8 @@ export class Uia2Server {
   }
 
   private async source(hooks: Uia2Hooks): Promise<{ json: Json } | undefined> {
+    // toStream reads the listener's toasts as the snapshot begins, then walks the windows.
+    const toasts = this.notifications.toastMessage();
     if (!(await hooks.spend('source'))) return undefined;
     const display = this.phone.display();
     const maxDepthSetting = this.settings.get('snapshotMaxDepth');
@@ -438,7 +455,12 @@ export class Uia2Server {
       ...(sparse === undefined ? [] : [sparse]),
     ];
     const window = this.phone.screen.window();
-    const fresh = pageSourceXml(window, { ...display, windowId: 1000 + window.taskId, maxDepth: Math.min(...limits) });
+    const fresh = pageSourceXml(window, {
+      ...display,
+      windowId: 1000 + window.taskId,
+      maxDepth: Math.min(...limits),
+      toasts,
+    });
     return { json: hooks.staleSource(fresh, `${window.pkg}/${window.activity}/${window.screen}`) };
   }
 

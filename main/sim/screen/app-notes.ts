@@ -1,6 +1,7 @@
 /**
  * com.example.notes: one multi-line note field and a Save button. The saved note survives
- * force-stop (it is restored into the field when the app starts again).
+ * force-stop (it is restored into the field when the app starts again); saving shows
+ * "Saved" beside the button and a "Note saved" toast (LENGTH_SHORT, 2 s).
  */
 import type { AppDef } from './app-types';
 import { APP_BACKGROUND_RGB, HINT_RGB, NOTES_HEADER_RGB, hex } from './colors';
@@ -8,6 +9,8 @@ import { button, column, editText, textView, toolbar } from './app-widgets';
 import { rect } from './ui-node';
 
 export const NOTES_PKG = 'com.example.notes';
+/** The toast Save shows. */
+export const NOTE_SAVED_TOAST = 'Note saved';
 
 export const notesApp: AppDef = {
   pkg: NOTES_PKG,
@@ -60,6 +63,7 @@ export const notesApp: AppDef = {
         if (action !== 'save') return;
         ctx.data.set('saved_note', ctx.field('note_text').text);
         ctx.entry.state.set('status', 'Saved');
+        ctx.toast(NOTE_SAVED_TOAST);
       },
     },
   },

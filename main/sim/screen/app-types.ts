@@ -98,6 +98,8 @@ export interface ActionContext extends BuildContext {
   launchPackage(pkg: string): void;
   openTask(taskId: number): void;
   clearRecents(): void;
+  /** Toast.makeText(…).show() from this app (toasts.ts): LENGTH_SHORT unless `durationMs` says otherwise. */
+  toast(text: string, options?: { durationMs?: number; delayMs?: number }): void;
 }
 
 export interface ScreenDef {

@@ -20,6 +20,7 @@ import { emptyField, setText } from './text-field';
 import { walk, type UiNode } from './ui-node';
 import { buildDecor } from './window-builder';
 import { systemDialogWindow, type DialogAnswer, type SystemDialogKind } from './system-dialogs';
+import { ToastQueue } from './toasts';
 
 export interface Task {
   id: number;
@@ -63,6 +64,8 @@ export class ScreenMachine {
   version = 0;
   awake = true;
   readonly env: AppEnv;
+  /** Toasts the apps showed (NotificationManagerService's queue); a toast does not change the window. */
+  readonly toasts = new ToastQueue();
   private readonly tasks: Task[] = []; // most recent last
   private readonly homeTask: Task;
   private readonly recentsEntry: ScreenEntry = { screen: 'recents', params: {}, state: new AppData() };
@@ -383,6 +386,9 @@ export class ScreenMachine {
         this.tasks.splice(0);
         this.foreground = { kind: 'home' };
         this.touch();
+      },
+      toast: (text, options = {}) => {
+        this.toasts.enqueue({ pkg: task.app.pkg, text: this.translate ? this.translate(text) : text, ...options });
       },
     };
   }
