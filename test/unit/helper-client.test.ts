@@ -18,7 +18,7 @@ import {
   pointerActions,
   isNoInstrumentation,
 } from '../../main/core/helper/helper-protocol';
-import { isSparse, treePackage } from '../../main/core/helper/fast-lane';
+import { isSparse, treePackage } from '../../main/core/helper/tree-quality';
 
 type Behaviour = (socket: Socket, request: string) => void;
 
