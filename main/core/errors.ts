@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   'idempotency_conflict',
   'outcome_unknown',
   'unicode_input_unavailable',
+  // text to type with no text field focused: `input text` would drop it and still exit 0 (tools/focused-field.ts)
+  'no_focused_field',
   // the fast lane's helper on the phone (main/core/helper/): not answering, or refused what was asked
   'helper_unavailable',
   // a tool that only the helper can serve (the clipboard), on a phone whose fast lane is off

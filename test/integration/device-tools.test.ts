@@ -126,6 +126,10 @@ describe('binding, leases and device tools over the real adb server', () => {
 
     test('hostile text reaches the phone as exactly one command with the literal text', async () => {
       await invoke(client, channelA, 'android_launch_app', { package: 'com.example.notes' });
+      assert.equal(
+        (await invoke(client, channelA, 'android_tap', { element: { resource_id: 'note_text' } })).error,
+        undefined,
+      );
       rig.phones[0]!.clearArgvLog();
       const hostile = `a'b;c&&d|e$(reboot)\`id\`"q"\\z>out`;
       const typed = await invoke(client, channelA, 'android_type_text', { text: hostile });
@@ -133,6 +137,7 @@ describe('binding, leases and device tools over the real adb server', () => {
       const commands = rig.phones[0]!.argvLog;
       assert.deepEqual(inputArgvs(rig, 0), [['input', 'text', hostile]]);
       assert.ok(!commands.some((argv) => ['reboot', 'id', 'z'].includes(argv[0] ?? '')), JSON.stringify(commands));
+      assert.equal(rig.phones[0]!.typedText('note_text'), hostile, 'the field holds it, literally');
       const unicode = await invoke(client, channelA, 'android_type_text', { text: '你好 😀' });
       assert.equal((unicode.payload?.result as Record<string, any>).method, 'unicode_ime');
     });

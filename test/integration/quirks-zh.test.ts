@@ -159,6 +159,8 @@ describe('zh-cn without ADB Keyboard', () => {
 
   test('typing Chinese is unicode_input_unavailable with the ADB Keyboard fix; nothing is typed', async () => {
     const phone = rig.phones[0]!;
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+    result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' } }));
     const from = phone.argvLog.length;
     const ack = await invoke(client, channel, 'android_type_text', { text: '你好' });
     assert.equal(ack.error?.code, 'unicode_input_unavailable', JSON.stringify(ack.error ?? ack.payload));

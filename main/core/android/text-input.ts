@@ -36,7 +36,7 @@ const UNICODE_HELP =
   'e.g. accents, CJK, emoji). Install the ADB Keyboard IME on the phone ' +
   '(https://github.com/senzhk/ADBKeyBoard: `adb install ADBKeyboard.apk`, then ' +
   `\`adb shell ime enable ${ADB_KEYBOARD_IME}\` and \`adb shell ime set ${ADB_KEYBOARD_IME}\`), ` +
-  'or type ASCII only.';
+  'or turn on the fast lane on the phone’s card (its helper types any language while it runs), or type ASCII only.';
 
 /** Line breaks are typed as ENTER; a CR (alone or in CRLF) is one line break. */
 function normaliseLineBreaks(text: string): string {

@@ -22,6 +22,7 @@ import {
 } from './tool-definition';
 import { describeElement, resolvePoint, resolveTarget, withObserve } from './targets';
 import { makeBatchTool } from './batch-tool';
+import { requireFocusedField } from './focused-field';
 import { createReadStream } from 'node:fs';
 
 const PACKAGE = z
@@ -219,11 +220,17 @@ const typeTextTool = defineTool({
     // A password field (as the last tree shows the focused one) is typed the stock way.
     let password = ctx.lastTree()?.nodes.some((n) => n.focused && n.password) ?? false;
     const element = await resolveTarget(ctx, args);
+    let focusChecked = true;
     if (element) {
       password = element.password;
       if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
       else await tap(ctx.shell, element.center[0], element.center[1], opts);
       currentLength = element.password ? undefined : element.text.length;
+    } else {
+      // Before anything is typed, whatever the text's language or the lane: no focus, no typing.
+      const focus = await requireFocusedField(ctx);
+      if ('field' in focus) password = focus.field.password;
+      else focusChecked = false;
     }
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
     const typeOptions = {
@@ -247,6 +254,8 @@ const typeTextTool = defineTool({
       method: typed.method,
       submitted: args.submit === true,
       lane: typed.lane,
+      // The screen's tree could not be read: whether a field had focus is unknown (focused-field.ts).
+      ...(focusChecked ? {} : { focus_checked: false }),
     });
   },
 });

@@ -51,7 +51,7 @@ export interface RefChecks {
   actions(): number;
   /** A batch step acted on the phone: refs read before it expire (the pipeline notes every control call itself). */
   acted(): void;
-  /** The raw UI tree the safety gate read afresh just before this call (null: none, or a cached tree stood in). */
+  /** The raw UI tree the safety gate read afresh just before this call (null: none, a cached tree stood in, or a batch step has acted since). */
   checkedTree(): readonly UiNode[] | null;
   /** This call waited for a person's approval (the screen may have changed since the gate read it). */
   heldForApproval(): boolean;

@@ -37,6 +37,8 @@ export class ToolServicesFactory {
     const { channelId, device, shell, signal } = call;
     const { files, memory } = this.o;
     const timeoutMs = this.o.commandTimeoutMs;
+    // The gate read the screen before the call; once a batch step acted, that read is the past.
+    const actionsAtStart = memory.actions(device.deviceId);
     return {
       channelId,
       device,
@@ -55,7 +57,8 @@ export class ToolServicesFactory {
       refs: {
         actions: () => memory.actions(device.deviceId),
         acted: () => memory.acted(device.deviceId),
-        checkedTree: () => call.verdict?.treeRead ?? null,
+        checkedTree: () =>
+          memory.actions(device.deviceId) === actionsAtStart ? (call.verdict?.treeRead ?? null) : null,
         heldForApproval: () => call.verdict?.approvalId !== null && call.verdict?.approvalId !== undefined,
       },
       services: {

@@ -1,0 +1,59 @@
+/**
+ * Typing needs a text field with focus. Android's `input text` (and the helper's typing)
+ * sends key events to whatever has input focus and exits 0 when nothing takes them, so
+ * without this check a call would report text as typed that went nowhere (issue #29). The
+ * check reads the tree the bridge already has for this screen when it can: the safety gate's
+ * fresh read for this call, else the channel's last read when nothing has acted on the phone
+ * since; only then a read of its own. A screen whose tree cannot be read (a game, a secure
+ * surface) cannot be checked: typing goes ahead and the result says the focus was not checked.
+ */
+import { BridgeError, isBridgeError } from '../errors';
+import type { UiNode } from '../android/ui-tree';
+import { freshTree } from './targets';
+import type { ToolContext } from './tool-definition';
+
+/** Classes that take typed text: EditText and its kinds (Compose and WebView fields are reported as EditText too). */
+const EDITABLE_CLASS = /(^|\.)(\w*EditText|AutoCompleteTextView|MultiAutoCompleteTextView|SearchAutoComplete)$/;
+
+export const NO_FOCUSED_FIELD_FIX =
+  'tap a text field first (android_tap), or pass the field to android_type_text as element or ref';
+
+/** Whether a node is a field that takes typed text. */
+export function isEditable(node: UiNode): boolean {
+  return node.password || EDITABLE_CLASS.test(node.className);
+}
+
+/** The editable node with input focus in `nodes`; null when none has it. */
+export function focusedField(nodes: readonly UiNode[]): UiNode | null {
+  return nodes.find((n) => n.focused && isEditable(n)) ?? null;
+}
+
+/**
+ * The focused text field of the screen as it is now, or BridgeError('no_focused_field') with
+ * the fix when none has focus. `unchecked`: the tree could not be read, so nobody knows.
+ */
+export async function requireFocusedField(ctx: ToolContext): Promise<{ field: UiNode } | { unchecked: true }> {
+  // A call that waited for a person reads again: the screen may have moved on meanwhile.
+  const held = ctx.refs.heldForApproval();
+  const last = ctx.lastTree();
+  let nodes: readonly UiNode[] | null = held
+    ? null
+    : (ctx.refs.checkedTree() ?? (last && last.refs.actions === ctx.refs.actions() ? last.nodes : null));
+  if (!nodes) {
+    try {
+      nodes = (await freshTree(ctx)).nodes;
+    } catch (error) {
+      if (isBridgeError(error) && error.code === 'screen_unreadable') return { unchecked: true };
+      throw error;
+    }
+  }
+  // An empty tree says nothing about focus (a surface uiautomator cannot see into).
+  if (nodes.length === 0) return { unchecked: true };
+  const field = focusedField(nodes);
+  if (field) return { field };
+  throw new BridgeError(
+    'no_focused_field',
+    `not typed: no text field on the screen has focus, so the text would go nowhere. Fix: ${NO_FOCUSED_FIELD_FIX}`,
+    { fix: NO_FOCUSED_FIELD_FIX },
+  );
+}
