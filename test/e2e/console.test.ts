@@ -561,6 +561,11 @@ describe('web console', { concurrency: 2 }, () => {
       const argvBefore = rig.phones[0]!.argvLog.length;
       const call = invoke(client, channelId, round.tool, round.args);
       await page.getByTestId('badge-approvals').waitFor({ timeout: UI_MS });
+      // The phone's card says whose turn it is: the person's, not "1 running".
+      await go(page, 'devices');
+      const needsYou = page.getByTestId(`device-needs-you-${rig.device(0).deviceId}`);
+      await needsYou.waitFor({ timeout: UI_MS });
+      assert.equal(await needsYou.innerText(), '1 waiting for your approval');
       await go(page, 'approvals');
       await page.getByTestId('approval-list').waitFor({ timeout: UI_MS });
       const approvalId = await eventually(async () => {

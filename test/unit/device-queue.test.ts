@@ -47,6 +47,27 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 const codeOf = (error: unknown): string => (error instanceof BridgeError ? error.code : String(error));
 
 describe('DeviceQueue', () => {
+  test('what a phone card counts: only the agents’ channels, not the bridge’s own reads of the phone', async () => {
+    const queue = new DeviceQueue({ maxDepth: 32, observationConcurrency: 2 });
+    const work = new ManualWork();
+    const agent = (channelId: string): boolean => channelId.startsWith('cch_');
+    // A person watches an idle phone: the view's frame reads run, no agent has a call.
+    const frame = queue.submit('phone-a', 'observation', 'phone-view', work.job('frame'));
+    const check = queue.submit('phone-a', 'observation', 'phone-check', work.job('check'));
+    await settle();
+    assert.deepEqual(queue.stats('phone-a'), { running: 2, queued: 0 }, 'everything, for the queue itself');
+    assert.deepEqual(queue.stats('phone-a', agent), { running: 0, queued: 0 }, 'idle, for the card');
+    const tap = queue.submit('phone-a', 'control', 'cch_1', work.job('tap'));
+    const tree = queue.submit('phone-a', 'observation', 'cch_1', work.job('tree'));
+    await settle();
+    assert.deepEqual(queue.stats('phone-a', agent), { running: 1, queued: 1 });
+    for (const name of ['frame', 'check', 'tap']) work.finish(name);
+    await settle();
+    work.finish('tree');
+    await Promise.all([frame, check, tap, tree]);
+    assert.deepEqual(queue.stats('phone-a', agent), { running: 0, queued: 0 });
+  });
+
   test('control calls on one phone run one at a time in the order they came, from every channel; another phone is not held up', async () => {
     const queue = new DeviceQueue({ maxDepth: 32, observationConcurrency: 2 });
     const work = new ManualWork();

@@ -56,7 +56,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   registry: DeviceRegistry;
   runtime: ConnectorRuntime;
   bindings: BindingService;
-  tools: Pick<ToolRuntime, 'shellFor' | 'queue' | 'lastAction' | 'stopDevice'>;
+  tools: Pick<ToolRuntime, 'shellFor' | 'queue' | 'lastAction' | 'stopDevice' | 'agentQueueStats'>;
   files: Pick<FileCache, 'stats'>;
   hub: Pick<EventHub, 'publish'>;
   adbLinks: readonly Pick<AdbServerLink, 'getHealth'>[];
@@ -100,7 +100,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         transport: d.transport,
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
-        queue: deps.tools.queue.stats(d.deviceId),
+        queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
       };

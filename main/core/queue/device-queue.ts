@@ -92,12 +92,18 @@ export class DeviceQueue {
     return this.cancelWhere(deviceId, (job) => job.channelId === channelId, reason);
   }
 
-  stats(deviceId: string): { running: number; queued: number } {
+  /** Jobs running and waiting on a phone; `counted` picks whose by channel (default: everyone's). */
+  stats(deviceId: string, counted: (channelId: string) => boolean = () => true): { running: number; queued: number } {
     const line = this.lines.get(deviceId);
     if (!line) return { running: 0, queued: 0 };
+    const count = (jobs: Iterable<Job<unknown>>): number => {
+      let n = 0;
+      for (const job of jobs) if (counted(job.channelId)) n += 1;
+      return n;
+    };
     return {
-      running: (line.controlRunning ? 1 : 0) + line.observationRunning.size,
-      queued: line.control.length + line.observationWaiting.length,
+      running: count(line.controlRunning ? [line.controlRunning] : []) + count(line.observationRunning),
+      queued: count(line.control) + count(line.observationWaiting),
     };
   }
 

@@ -177,6 +177,15 @@ export class ToolRuntime {
   }
 
   /**
+   * What the agents' calls have running and waiting on a phone, as its card shows it: the
+   * bridge's own reads (a phone view's frames, the phone check, the fast lane's read after an
+   * action) are not the agent's work.
+   */
+  agentQueueStats(deviceId: string): { running: number; queued: number } {
+    return this.queue.stats(deviceId, (channelId) => this.o.activeDeviceFor(channelId) !== undefined);
+  }
+
+  /**
    * The stop button: cancels queued and running work on a phone at once, the bridge's own
    * reads too (a phone view's frame, the phone check); answers how many of the agents' calls.
    */

@@ -74,7 +74,7 @@ export default defineMessages(
     offline: '未连接',
     missing: '这台手机目前没有连接到桥接程序。它最近的操作仍在下方列出。',
     'queue.idle': '空闲',
-    'queue.busy': '{running} 个执行中 · {queued} 个等待中',
+    'queue.busy': '{running} 个运行中 · {queued} 个等待中',
     'stop.label': '停止',
     'stop.pending': '正在停止…',
     'stop.title': '立即取消这台手机上正在执行和等待中的所有操作',

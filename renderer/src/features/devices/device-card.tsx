@@ -28,6 +28,8 @@ export function DeviceCard(props: {
   api: BridgeApi;
   device: AdminDevice;
   fastLane?: AdminFastLane | undefined;
+  /** The agents' calls on this phone held for the person's approval. */
+  approvalsWaiting: number;
   onChanged: () => void;
 }): React.JSX.Element {
   const { api, device } = props;
@@ -96,9 +98,16 @@ export function DeviceCard(props: {
           </dd>
           <dt>{t('devices.fact.queue')}</dt>
           <dd data-testid={`device-queue-${id}`}>
-            {device.queue.running === 0 && device.queue.queued === 0
-              ? t('devices.queue.idle')
-              : t('devices.queue.busy', { running: device.queue.running, queued: device.queue.queued })}
+            {/* The agents' calls only (a person watching the phone is not work); a held call is the person's turn. */}
+            {props.approvalsWaiting > 0 ? (
+              <strong data-testid={`device-needs-you-${id}`}>
+                {t('devices.queue.needsYou', { count: props.approvalsWaiting })}
+              </strong>
+            ) : device.queue.running === 0 && device.queue.queued === 0 ? (
+              t('devices.queue.idle')
+            ) : (
+              t('devices.queue.busy', { running: device.queue.running, queued: device.queue.queued })
+            )}
           </dd>
         </dl>
         <div className="actions">
