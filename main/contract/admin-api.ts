@@ -223,7 +223,10 @@ export interface AdminSettings {
   api_key_hint: string;
   adb_servers: string[];
   data_dir: string;
+  /** The app's version (package.json). */
   version: string;
+  /** The Connector Card's `version`: the connector's tools and declarations, bumped when they change (spec §12). */
+  connector_version: string;
   /** The live limits people may change (ranges and units in main/contract/limits.ts). */
   limits: LimitValues;
   limit_sources: Record<LimitKey, AdminLimitSource>;

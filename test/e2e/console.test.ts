@@ -244,7 +244,19 @@ describe('web console', { concurrency: 2 }, () => {
         assert.equal(await page.getByTestId(`device-state-${id}`).innerText(), 'online');
         assert.match(await page.getByTestId(`device-summary-${id}`).innerText(), i === 0 ? /Pixel 7/ : /Galaxy S23/);
         assert.equal(await page.getByTestId(`device-lease-${id}`).innerText(), 'free');
+        // An idle phone: no red Stop; its picture and its name open its view, like Watch.
+        assert.equal(await page.getByTestId(`device-queue-${id}`).innerText(), 'idle');
+        assert.equal(await page.getByTestId(`device-stop-${id}`).count(), 0);
+        const watch = await page.getByTestId(`device-open-${id}`).getAttribute('href');
+        assert.ok(watch);
+        for (const opener of [`device-thumb-${id}`, `device-name-${id}`])
+          assert.equal(await page.getByTestId(opener).getAttribute('href'), watch, opener);
       }
+      // The icon is inline: the browser never asks the server for /favicon.ico (it was a 404).
+      assert.match(
+        String(await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href'))),
+        /^data:image\/svg\+xml,/,
+      );
       await shot(page, 'devices');
     });
 

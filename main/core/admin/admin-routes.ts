@@ -32,6 +32,7 @@ import type { LiveLimits } from '../config/live-limits';
 import { captureRaw } from '../android/screencap';
 import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
+import { CONNECTOR_VERSION } from '../protocol/identity';
 
 /** What the phone thumbnail needs: the phone, its shell and its queue. */
 export interface ThumbnailDeps {
@@ -247,6 +248,7 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
     data_dir: deps.options.dataDir,
     version: deps.build.version,
+    connector_version: CONNECTOR_VERSION,
     limits: deps.limits.values(),
     limit_sources: deps.limits.sources(),
     ...deps.network(),

@@ -14,5 +14,5 @@ export const SKILL_NAME = 'connector-device-adb';
 export const DEVICE_PROFILE = 'xagent.device.v1';
 export const TARGET = { target_type: 'device', provider: 'adb', label: 'Android Device' } as const;
 /** Bumped whenever tools, auth flows, skill content or declarations change (spec §12). */
-export const CONNECTOR_VERSION = '0.4.0';
+export const CONNECTOR_VERSION = '0.5.0';
 export const CONNECTOR_NAME = 'xAgent Device Bridge';

@@ -38,12 +38,19 @@ export function DeviceCard(props: {
   const online = device.state === 'device';
   const thumb = useScreenThumbnail(api, id, online);
   const stop = useAction(() => api.stopDevice(id), props.onChanged);
+  const busy = device.queue.running > 0 || device.queue.queued > 0 || props.approvalsWaiting > 0;
   const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
   const details = [device.manufacturer, device.model].filter(Boolean).join(' ');
 
   return (
     <li className="card device-card" data-testid={`device-${id}`}>
-      <div className="device-thumb" data-testid={`device-thumb-${id}`}>
+      {/* The picture opens the phone's view, as its name and the Watch button do. */}
+      <a
+        className="device-thumb"
+        href={phoneHash(id)}
+        data-testid={`device-thumb-${id}`}
+        title={t('phone-view.openTitle')}
+      >
         {online && thumb.url ? (
           <img src={thumb.url} alt={t('devices.thumb.alt', { name: device.display_name })} />
         ) : (
@@ -51,10 +58,14 @@ export function DeviceCard(props: {
             {online ? (thumb.failed ? t('devices.thumb.none') : t('devices.thumb.loading')) : state.text}
           </span>
         )}
-      </div>
+      </a>
       <div className="device-body">
         <div className="card-title-row">
-          <h3 className="card-title">{device.display_name}</h3>
+          <h3 className="card-title">
+            <a href={phoneHash(id)} data-testid={`device-name-${id}`} title={t('phone-view.openTitle')}>
+              {device.display_name}
+            </a>
+          </h3>
           <StatusBadge tone={state.tone} testId={`device-state-${id}`}>
             {state.text}
           </StatusBadge>
@@ -119,16 +130,19 @@ export function DeviceCard(props: {
           >
             {t('phone-view.open')}
           </a>
-          <button
-            type="button"
-            className="btn btn-danger-outline"
-            onClick={() => stop.run()}
-            disabled={stop.pending}
-            data-testid={`device-stop-${id}`}
-            title={t('devices.stop.title')}
-          >
-            {stop.pending ? t('devices.stop.pending') : t('devices.stop.button')}
-          </button>
+          {/* Stop is there when the agent has something to stop: a red button on an idle phone reads as an alarm. */}
+          {busy || stop.pending || stop.result ? (
+            <button
+              type="button"
+              className="btn btn-danger-outline"
+              onClick={() => stop.run()}
+              disabled={stop.pending}
+              data-testid={`device-stop-${id}`}
+              title={t('devices.stop.title')}
+            >
+              {stop.pending ? t('devices.stop.pending') : t('devices.stop.button')}
+            </button>
+          ) : null}
           {stop.result ? (
             <span className="result" role="status" data-testid={`device-stop-result-${id}`}>
               {stop.result.canceled === 0

@@ -29,6 +29,8 @@ export function BridgeSection(props: { settings: AdminSettings; state: AdminStat
         <dd className="mono">{settings.data_dir}</dd>
         <dt>{t('settings.bridge.version')}</dt>
         <dd>{settings.version}</dd>
+        <dt>{t('settings.bridge.connectorVersion')}</dt>
+        <dd data-testid="settings-connector-version">{settings.connector_version}</dd>
       </dl>
       <h4>{t('settings.bridge.adbServers')}</h4>
       <ul className="row-list compact" data-testid="settings-adb-servers">
