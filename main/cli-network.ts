@@ -106,6 +106,7 @@ export function startBanner(
   core: Pick<Core, 'url' | 'publicUrl' | 'tls' | 'warnings' | 'adminToken' | 'options'>,
   listening: { host: string; port: number },
   program: string,
+  options: { temporaryDataDir?: boolean } = {},
 ): { out: string; err: string } {
   const tls = core.tls();
   const shownHost = listening.host.includes(':') ? `[${listening.host}]` : listening.host;
@@ -120,7 +121,13 @@ export function startBanner(
   // The console goes through the proxy only when remote admin is allowed; otherwise it is this machine's.
   const consoleBase = publicUrl !== undefined && core.options.allowRemoteAdmin ? publicUrl : core.url();
   lines.push(`web console: ${consoleBase}/console/#token=${core.adminToken()}`);
-  lines.push(`system API key for xAgent: ${program} api-key --data-dir ${core.options.dataDir}`);
+  // As typed in the project's folder: the command is the package's bin, which npx finds.
+  lines.push(`system API key for xAgent: npx ${program} api-key --data-dir ${core.options.dataDir}`);
+  lines.push(
+    options.temporaryDataDir
+      ? `stop: Ctrl+C (the demo's data folder ${core.options.dataDir}, its API key and admin token included, is deleted then)`
+      : 'stop: Ctrl+C',
+  );
   const err = core
     .warnings()
     .map((w) => `${program}: WARNING: ${w}\n`)

@@ -4,7 +4,7 @@
  * admin token. `run(argv)` is the one way in: bin/device-bridge.js calls it, and so does
  * running this file directly (`node dist/main/cli.js`, `tsx main/cli.ts`).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from './core/create-core';
@@ -51,7 +51,11 @@ function consoleDir(): string | undefined {
 }
 
 /** Starts the bridge on the given ADB servers and prints where it listens. */
-async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddress[]): Promise<Core> {
+async function startBridge(
+  settings: BridgeSettings,
+  adbServers: AdbServerAddress[],
+  banner: { temporaryDataDir?: boolean } = {},
+): Promise<Core> {
   let core: Core;
   try {
     core = createCore({
@@ -74,9 +78,9 @@ async function startBridge(settings: BridgeSettings, adbServers: AdbServerAddres
     throw error;
   }
   try {
-    const banner = startBanner(core, await core.start(), PROGRAM);
-    process.stdout.write(banner.out);
-    if (banner.err) process.stderr.write(banner.err);
+    const lines = startBanner(core, await core.start(), PROGRAM, banner);
+    process.stdout.write(lines.out);
+    if (lines.err) process.stderr.write(lines.err);
     return core;
   } catch (error) {
     await core.stop();
@@ -140,17 +144,25 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       return;
     case 'sim':
     case 'demo': {
+      // The demo's own data folder (no --data-dir) holds its API key and admin token: it goes when the demo stops.
+      let madeDir: string | undefined;
       const settings =
         name === 'demo'
-          ? bridgeSettings(flags, { port: 0, dataDir: () => mkdtempSync(join(tmpdir(), 'device-bridge-demo-')) })
+          ? bridgeSettings(flags, {
+              port: 0,
+              dataDir: () => (madeDir = mkdtempSync(join(tmpdir(), 'device-bridge-demo-'))),
+            })
           : undefined;
       const { runSimCommand } = await import('./sim/sim-cli.js');
       const onStop = catchStopSignals();
       const stop = await runSimCommand(name, flags, (adb) => {
         if (!settings) throw new Error('only demo starts the bridge');
-        return startBridge(settings, [adb]);
+        return startBridge(settings, [adb], { temporaryDataDir: flags.value('data-dir') === undefined });
       });
-      onStop(stop);
+      onStop(async () => {
+        await stop();
+        if (madeDir !== undefined) rmSync(madeDir, { recursive: true, force: true });
+      });
       return;
     }
   }

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
@@ -180,6 +180,21 @@ describe('bin/device-bridge.js', () => {
     }, 'the demo phone in the admin state');
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited(), 0, cli.stderr());
+  });
+
+  test('demo without --data-dir says how to stop it and prints commands that work as typed; its data folder goes at stop', async () => {
+    const cli = runCli(['demo', '--devices', '1']);
+    const [, apiKeyCommand, dataDir] = await cli.waitForStdout(
+      /system API key for xAgent: (npx device-bridge api-key --data-dir (\S+))\n/,
+    );
+    await cli.waitForStdout(
+      /stop: Ctrl\+C \(the demo's data folder \S+, its API key and admin token included, is deleted then\)\n/,
+    );
+    assert.ok(apiKeyCommand && dataDir);
+    assert.ok(existsSync(join(dataDir, 'api-key')), 'the key lives in the demo folder while it runs');
+    cli.child.kill('SIGTERM');
+    assert.equal(await cli.exited(), 0, cli.stderr());
+    assert.equal(existsSync(dataDir), false, 'no key or token left behind');
   });
 
   test('an unknown flag exits 2 naming the nearest flag, with the usage, before starting anything', async () => {
