@@ -270,6 +270,10 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       [],
       'no English left on the Devices screen, phone check included',
     );
+    // A healthy phone says 就绪; its rows are there on demand, in Chinese too.
+    assert.match(await zh.getByTestId(`phone-check-${phone}`).innerText(), /就绪/);
+    assert.doesNotMatch(await zh.getByTestId(`phone-check-${phone}`).innerText(), /屏幕已亮起/);
+    await zh.getByTestId(`phone-check-details-${phone}`).locator('summary').click();
     assert.match(await zh.getByTestId(`phone-check-${phone}`).innerText(), /屏幕已亮起/);
   });
 

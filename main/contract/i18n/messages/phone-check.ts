@@ -4,7 +4,8 @@ import { defineMessages } from '../define';
 export default defineMessages(
   {
     title: 'Phone check',
-    noProblems: 'no problems',
+    noProblems: 'ready',
+    details: 'Show all {count} checks',
     problems: '{count, plural, one {# problem} other {# problems}}',
     notRun: 'not run yet',
     again: 'Check again',
@@ -99,7 +100,8 @@ export default defineMessages(
   },
   {
     title: '手机检查',
-    noProblems: '没有问题',
+    noProblems: '就绪',
+    details: '显示全部 {count} 项检查',
     problems: '{count} 个问题',
     notRun: '尚未运行',
     again: '重新检查',

@@ -1,6 +1,7 @@
 /**
- * The phone check on a device card (README "Phone check"): each problem with its fix in
- * words, what is fine and what could not be told, and a "Check again" button that runs it now.
+ * The phone check on a device card (README "Phone check"): "ready" or how many problems, each
+ * problem with its fix in words; what is fine and what could not be told behind "Show all";
+ * and a "Check again" button that runs it now.
  */
 import type { AdminPhoneCheck, AdminPhoneCheckItem, PhoneCheckId } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -45,6 +46,26 @@ export function PhoneCheckPanel(props: {
   const again = useAction(() => api.checkDevice(deviceId), props.onChanged);
   const problems = check?.checks.filter((c) => c.status === 'problem') ?? [];
   const running = again.pending || check?.running === true;
+  const row = (c: AdminPhoneCheckItem): React.JSX.Element => (
+    <li
+      key={c.id}
+      className={`phone-check-row status-${c.status}`}
+      data-testid={`phone-check-${deviceId}-${c.id}`}
+      data-status={c.status}
+    >
+      <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
+        {MARK[c.status]}
+      </span>{' '}
+      <strong>{t(LABEL[c.id])}</strong>
+      {t('phone-check.separator')}
+      <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
+      {c.status === 'problem' && c.fix ? (
+        <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
+          {t('phone-check.fix', { fix: words(t, c.fix_key, undefined, c.fix) })}
+        </p>
+      ) : null}
+    </li>
+  );
   return (
     <section className="phone-check" data-testid={`phone-check-${deviceId}`} aria-label={t('phone-check.title')}>
       <div className="card-title-row">
@@ -74,30 +95,19 @@ export function PhoneCheckPanel(props: {
         </button>
       </div>
       {check ? (
-        <ul className="phone-check-list">
-          {[...check.checks]
-            .sort((a, b) => order(a) - order(b))
-            .map((c) => (
-              <li
-                key={c.id}
-                className={`phone-check-row status-${c.status}`}
-                data-testid={`phone-check-${deviceId}-${c.id}`}
-                data-status={c.status}
-              >
-                <span className="phone-check-mark" aria-label={t(STATUS[c.status])}>
-                  {MARK[c.status]}
-                </span>{' '}
-                <strong>{t(LABEL[c.id])}</strong>
-                {t('phone-check.separator')}
-                <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
-                {c.status === 'problem' && c.fix ? (
-                  <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
-                    {t('phone-check.fix', { fix: words(t, c.fix_key, undefined, c.fix) })}
-                  </p>
-                ) : null}
-              </li>
-            ))}
-        </ul>
+        <>
+          {/* Problems, with their fixes, are always in view; what is fine (or could not be told) is there on demand. */}
+          {problems.length > 0 ? <ul className="phone-check-list">{problems.map((c) => row(c))}</ul> : null}
+          <details className="phone-check-details" data-testid={`phone-check-details-${deviceId}`}>
+            <summary>{t('phone-check.details', { count: check.checks.length })}</summary>
+            <ul className="phone-check-list">
+              {check.checks
+                .filter((c) => c.status !== 'problem')
+                .sort((a, b) => order(a) - order(b))
+                .map((c) => row(c))}
+            </ul>
+          </details>
+        </>
       ) : null}
       <ErrorText error={again.error} testId={`phone-check-error-${deviceId}`} />
     </section>
