@@ -328,6 +328,8 @@ describe('web console', { concurrency: 2 }, () => {
       const lease = page.getByTestId(`channel-lease-${channelId}`);
       const idle = page.getByTestId(`channel-idle-${channelId}`);
       assert.match(await lease.innerText(), /1 h 59 min|2 h|1:59:\d\d|\d/);
+      // A lease with a maximum can be extended (one without has no "+30 min" to offer).
+      assert.equal(await page.getByTestId(`channel-extend-${channelId}`).count(), 1);
       assert.match(await idle.innerText(), /\d/);
       // The countdown ticks.
       const first = await idle.innerText();

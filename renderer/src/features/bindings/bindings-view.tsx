@@ -139,16 +139,19 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
         ) : null}
       </div>
       <div className="row-actions">
-        <button
-          type="button"
-          className="btn"
-          onClick={() => extend.run()}
-          disabled={!bound || extend.pending}
-          data-testid={`channel-extend-${id}`}
-          title={t('bindings.extendTitle')}
-        >
-          {extend.pending ? t('bindings.extending') : t('bindings.extend')}
-        </button>
+        {/* Extending means something only where the lease has a maximum to push back. */}
+        {channel.lease_expires_at !== null ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => extend.run()}
+            disabled={!bound || extend.pending}
+            data-testid={`channel-extend-${id}`}
+            title={t('bindings.extendTitle')}
+          >
+            {extend.pending ? t('bindings.extending') : t('bindings.extend')}
+          </button>
+        ) : null}
         <ConfirmButton
           label={revoke.pending ? t('bindings.revoking') : t('bindings.revoke')}
           prompt={t('bindings.revokePrompt')}
