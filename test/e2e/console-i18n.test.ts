@@ -307,7 +307,9 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       );
       await eventually(
         async () =>
-          /android_device_status/.test(await page.getByTestId(`channel-last-action-${channelId}`).innerText()),
+          (locale === 'en' ? /^Read phone status · ok · / : /^读取手机状态 · 成功 · /).test(
+            await page.getByTestId(`channel-last-action-${channelId}`).innerText(),
+          ),
         'the last action',
       );
       const lastAction = await page.getByTestId(`channel-last-action-${channelId}`).innerText();

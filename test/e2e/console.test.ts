@@ -339,7 +339,7 @@ describe('web console', { concurrency: 2 }, () => {
       assert.equal(result.type, 'tool.invoke.ack');
       await eventually(
         async () =>
-          /android_device_status/.test(await page.getByTestId(`channel-last-action-${channelId}`).innerText()),
+          /^Read phone status · ok · /.test(await page.getByTestId(`channel-last-action-${channelId}`).innerText()),
         'last action',
       );
       await shot(page, 'bindings');

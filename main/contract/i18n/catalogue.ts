@@ -16,6 +16,7 @@ import pairings from './messages/pairings';
 import phoneCheck from './messages/phone-check';
 import phoneView from './messages/phone-view';
 import settings from './messages/settings';
+import tools from './messages/tools';
 import tray from './messages/tray';
 
 export const catalogue = {
@@ -31,6 +32,7 @@ export const catalogue = {
   lan,
   pairings,
   tray,
+  tools,
   errors,
 } as const;
 

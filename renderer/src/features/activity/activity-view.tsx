@@ -15,6 +15,7 @@ import { hasMessage, translator, type Translate } from '../../../../main/contrac
 import { useT } from '../../i18n/i18n-context';
 import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
+import { toolName } from '../../lib/tool-names';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
@@ -169,7 +170,9 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                     {entry.connector_channel_id ? shortId(entry.connector_channel_id) : '—'}
                   </td>
                   <td className="nowrap">{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
-                  <td className="mono">{entry.tool_id}</td>
+                  <td>
+                    {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+                  </td>
                   <td className="nowrap" title={entry.reasons.join('\n')}>
                     {word(t, 'activity.decision', entry.decision)}
                     {entry.decided_by ? (

@@ -13,8 +13,9 @@ import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import { hasMessage } from '../../../../main/contract/i18n';
-import { useT, type I18n } from '../../i18n/i18n-context';
+import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { toolName } from '../../lib/tool-names';
 
 export const EXTEND_MS = 30 * 60 * 1000;
 
@@ -91,8 +92,14 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
           <dd data-testid={`channel-last-action-${id}`}>
             {channel.last_action ? (
               <>
-                <span className="mono">{channel.last_action.tool_id}</span> · {channel.last_action.outcome} ·{' '}
-                <RelativeTime at={channel.last_action.at} />
+                <span title={channel.last_action.tool_id}>{toolName(t, channel.last_action.tool_id)}</span> ·{' '}
+                {/* The outcome in words: ok, or what the agent was told (its code in the title). */}
+                <span title={channel.last_action.outcome}>
+                  {channel.last_action.outcome === 'ok'
+                    ? t('activity.outcome.ok')
+                    : known(t, `errors.${channel.last_action.outcome}`, channel.last_action.outcome)}
+                </span>{' '}
+                · <RelativeTime at={channel.last_action.at} />
               </>
             ) : (
               t('bindings.noneYet')

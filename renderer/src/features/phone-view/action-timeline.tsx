@@ -13,6 +13,7 @@ import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { toolName } from '../../lib/tool-names';
 
 const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: MessageKey; tone: Tone }> = {
   queued: { key: 'phone-view.state.queued', tone: 'neutral' },
@@ -97,7 +98,9 @@ function ActionRow(props: {
     >
       <div className="pv-action-main">
         <div className="pv-action-head">
-          <span className="mono strong">{action.tool_id}</span>
+          <span className="strong" title={action.tool_id}>
+            {toolName(t, action.tool_id)}
+          </span>
           <ActionStatus action={action} />
           {action.lane ? (
             <StatusBadge tone="neutral" testId={`pv-action-lane-${id}`} title={t('phone-view.lane.title')}>
