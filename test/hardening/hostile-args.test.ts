@@ -276,6 +276,15 @@ describe('hardening: tool arguments at every bound', () => {
       `call_edge_${process.pid}_2`,
     );
     assert.equal(launched.error, undefined, JSON.stringify(launched.error));
+    // Typing needs a focused field (else no_focused_field): the note's.
+    const focused = await invokeWith(
+      client,
+      channel,
+      'android_tap',
+      { element: { resource_id: 'note_text' } },
+      `call_edge_${process.pid}_focus`,
+    );
+    assert.equal(focused.error, undefined, JSON.stringify(focused.error));
     phone.clearArgvLog();
     const long = 'b'.repeat(10_000);
     const typed = await invokeWith(client, channel, 'android_type_text', { text: long }, `call_edge_${process.pid}_3`);
