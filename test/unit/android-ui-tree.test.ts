@@ -13,6 +13,7 @@ import {
 } from '../../main/core/android/ui-tree';
 import { BridgeError } from '../../main/core/errors';
 import { androidFixture, FakeDeviceShell } from '../helpers/fake-device-shell';
+import { uiNodeXml } from '../helpers/uiautomator-xml';
 
 function isCode(code: string, pattern?: RegExp) {
   return (e: unknown): boolean =>
@@ -22,32 +23,7 @@ function isCode(code: string, pattern?: RegExp) {
 const dumpOutput = androidFixture('uiautomator-login-android14.txt');
 const loginXml = extractHierarchyXml(dumpOutput) ?? '';
 
-function nodeXml(attrs: Record<string, string>, children = ''): string {
-  const all = {
-    index: '0',
-    text: '',
-    'resource-id': '',
-    class: 'android.view.View',
-    package: 'com.example',
-    'content-desc': '',
-    checkable: 'false',
-    checked: 'false',
-    clickable: 'false',
-    enabled: 'true',
-    focusable: 'false',
-    focused: 'false',
-    scrollable: 'false',
-    'long-clickable': 'false',
-    password: 'false',
-    selected: 'false',
-    bounds: '[0,0][100,100]',
-    ...attrs,
-  };
-  const text = Object.entries(all)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(' ');
-  return children === '' ? `<node ${text} />` : `<node ${text}>${children}</node>`;
-}
+const nodeXml = uiNodeXml;
 
 function hierarchy(body: string): string {
   return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">${body}</hierarchy>`;

@@ -94,6 +94,19 @@ const LOGIN = [
   }),
 ];
 
+/** A shop's checkout: a "Pay $25.00" button above a "Reviews" row. */
+function shopScreen(): ScreenFacts {
+  const pay = node({
+    resourceId: 'com.shop:id/buy',
+    text: 'Pay $25.00',
+    className: 'android.widget.Button',
+    clickable: true,
+    bounds: [40, 800, 1040, 900],
+  });
+  const other = node({ text: 'Reviews', clickable: true, bounds: [40, 1000, 1040, 1100] });
+  return screen('com.shop', [pay, other]);
+}
+
 describe('screen words', () => {
   test('English payment, account and reset words match as words; look-alikes do not', () => {
     assert.equal(sensitiveWord('Pay $25.00'), 'pay');
@@ -308,15 +321,7 @@ describe('classification', () => {
   });
 
   test('payment words on the tap target (by element or coordinates), in English and Chinese', () => {
-    const pay = node({
-      resourceId: 'com.shop:id/buy',
-      text: 'Pay $25.00',
-      className: 'android.widget.Button',
-      clickable: true,
-      bounds: [40, 800, 1040, 900],
-    });
-    const other = node({ text: 'Reviews', clickable: true, bounds: [40, 1000, 1040, 1100] });
-    const facts = screen('com.shop', [pay, other]);
+    const facts = shopScreen();
     assert.ok(
       classify({ call: control('android_tap', { x: 500, y: 850 }), screen: facts, userApps: [] }).classes.includes(
         'sensitive_screen',
@@ -355,15 +360,7 @@ describe('classification', () => {
   });
 
   test('a ref is judged as the element it names in the channel’s last tree: "Pay" is sensitive, a password field secret', () => {
-    const pay = node({
-      resourceId: 'com.shop:id/buy',
-      text: 'Pay $25.00',
-      className: 'android.widget.Button',
-      clickable: true,
-      bounds: [40, 800, 1040, 900],
-    });
-    const other = node({ text: 'Reviews', clickable: true, bounds: [40, 1000, 1040, 1100] });
-    const facts = screen('com.shop', [pay, other]);
+    const facts = shopScreen();
     const memory = new PhoneMemory(Date.now);
     const read = compactTree(facts.nodes ?? [], { maxNodes: 3000 }).nodes;
     const last = memory.rememberTree('chan-1', 'phone-1', read, 'sig', 0);

@@ -15,6 +15,7 @@ import { TOOLS } from '../../main/core/tools/catalogue';
 import type { ToolContext, ToolServices } from '../../main/core/tools/tool-definition';
 import type { DeviceRecord } from '../../main/core/devices/device-registry';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
+import { uiNodeXml } from '../helpers/uiautomator-xml';
 
 function isCode(code: string, pattern?: RegExp) {
   return (e: unknown): boolean =>
@@ -22,29 +23,7 @@ function isCode(code: string, pattern?: RegExp) {
 }
 
 function nodeXml(attrs: Record<string, string>): string {
-  const all = {
-    index: '0',
-    text: '',
-    'resource-id': '',
-    class: 'android.widget.TextView',
-    package: 'com.shop',
-    'content-desc': '',
-    checkable: 'false',
-    checked: 'false',
-    clickable: 'false',
-    enabled: 'true',
-    focusable: 'false',
-    focused: 'false',
-    scrollable: 'false',
-    'long-clickable': 'false',
-    password: 'false',
-    selected: 'false',
-    bounds: '[0,0][100,100]',
-    ...attrs,
-  };
-  return `<node ${Object.entries(all)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(' ')} />`;
+  return uiNodeXml({ class: 'android.widget.TextView', package: 'com.shop', ...attrs });
 }
 
 /** A screen: a title (nothing to act on), a "Pay" button and a "Cancel" button at `payTop`. */
