@@ -43,15 +43,15 @@ export async function withDeadline<T>(
  * The timer and the abort listener are released when it ends, so a loop that pauses on one
  * long-lived signal leaves nothing attached to it.
  */
-export function pauseFor(ms: number, signal: AbortSignal): Promise<void> {
+export function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signal?.aborted) return resolve();
     const done = (): void => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      signal?.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    signal?.addEventListener('abort', done, { once: true });
   });
 }

@@ -11,6 +11,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
+import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine } from '../devices/shell-quote';
 import { HelperClient, notPerformed } from './helper-client';
@@ -260,16 +261,4 @@ export function opener(shell: DeviceShell | undefined): { openStream: NonNullabl
       return shell.openStream(service, options);
     },
   };
-}
-
-function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

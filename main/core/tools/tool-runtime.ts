@@ -182,7 +182,7 @@ export class ToolRuntime {
    * action) are not the agent's work.
    */
   agentQueueStats(deviceId: string): { running: number; queued: number } {
-    return this.queue.stats(deviceId, (channelId) => this.o.activeDeviceFor(channelId) !== undefined);
+    return this.queue.stats(deviceId, this.isAgentChannel);
   }
 
   /**
@@ -190,10 +190,9 @@ export class ToolRuntime {
    * reads too (a phone view's frame, the phone check); answers how many of the agents' calls.
    */
   stopDevice(deviceId: string): number {
-    return this.queue.cancelDevice(
-      deviceId,
-      'stopped at the computer',
-      (channelId) => this.o.activeDeviceFor(channelId) !== undefined,
-    );
+    return this.queue.cancelDevice(deviceId, 'stopped at the computer', this.isAgentChannel);
   }
+
+  /** A channel bound to a phone is an agent's; the bridge's own work (phone-view, phone-check, fast-lane) is not. */
+  private readonly isAgentChannel = (channelId: string): boolean => this.o.activeDeviceFor(channelId) !== undefined;
 }
