@@ -19,7 +19,8 @@ import type { AdminGate } from './server/admin-gate';
 import { serveConsole } from './server/console-static';
 import { sendError, sendJson, sendText } from './server/http-util';
 import type { HttpRoutes } from './server/http-server';
-import { bearerToken } from './secrets/secret-store';
+import { bearerToken, secretEquals } from './secrets/secret-store';
+import { clientAddressOf } from './server/network-access';
 
 /** Where the console fetches approval screenshots (see the route). */
 const CONSOLE_FILES_PREFIX = '/console/files/refs/';
@@ -38,7 +39,14 @@ export interface CoreRouteDeps {
   maxUploadBytes: number;
   admin: Pick<AdminRouter, 'handle' | 'admitsClient'>;
   /** Host, Origin and wrong-token lockout in front of the admin API and the console. */
-  adminGate: Pick<AdminGate, 'checkRequest'>;
+  adminGate: Pick<AdminGate, 'checkRequest' | 'tokenLockedFor' | 'tokenFailed'>;
+  /** GET /metrics (metrics/bridge-metrics.ts). */
+  metrics: {
+    render(): Promise<{ contentType: string; body: string }>;
+    /** True with --allow-from: the clients it admits may scrape without a token. */
+    openToAdmittedClients: boolean;
+    adminToken(): string;
+  };
   consoleDir: string | undefined;
   upgrade: HttpRoutes['upgrade'];
 }
@@ -95,6 +103,31 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
             channelExists: d.channelExists,
             maxUploadBytes: d.maxUploadBytes,
           }),
+      },
+      {
+        // Prometheus: behind the admin token (wrong tokens count toward the admin lockout), or
+        // open to the clients --allow-from admits when it is set (the network gate ran already).
+        prefix: '/metrics',
+        exact: true,
+        xagentPlane: true,
+        handler: async (req, res) => {
+          if (req.method !== 'GET' && req.method !== 'HEAD')
+            return sendError(res, 405, 'method_not_allowed', 'use GET', { Allow: 'GET, HEAD' });
+          const address = clientAddressOf(req);
+          const lockedFor = d.adminGate.tokenLockedFor(address);
+          if (lockedFor !== null)
+            return sendError(res, 429, 'rate_limited', `too many wrong tokens; try again in ${lockedFor} s`, {
+              'Retry-After': String(lockedFor),
+            });
+          const token = bearerToken(req.headers.authorization);
+          const tokenOk = token !== undefined && secretEquals(token, d.metrics.adminToken());
+          if (token !== undefined && !tokenOk) d.adminGate.tokenFailed(address);
+          if (!tokenOk && !(token === undefined && d.metrics.openToAdmittedClients))
+            return sendError(res, 401, 'unauthorized', 'the admin token is required (or serve with --allow-from)');
+          const { contentType, body } = await d.metrics.render();
+          res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
       },
       { prefix: '/admin/api/', handler: (req, res, url) => d.admin.handle(req, res, url) },
       {

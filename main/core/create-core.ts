@@ -39,6 +39,8 @@ import { AdminRouter } from './admin/admin-router';
 import { registerAdminApi } from './admin/register-admin-api';
 import { PhoneCheck } from './phone-check/phone-check';
 import { ToolRuntime } from './tools/tool-runtime';
+import { BridgeMetrics } from './metrics/bridge-metrics';
+import { CONNECTOR_VERSION } from './protocol/identity';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
 import { DeviceQueue } from './queue/device-queue';
@@ -253,6 +255,15 @@ export function createCore(input: CoreOptionsInput): Core {
     frames,
     logger,
   });
+  // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
+  const metrics = new BridgeMetrics({
+    state: () => adminApi.state(),
+    cache: () => {
+      const c = files.stats();
+      return { files: c.files, bytes: c.bytes, maxBytes: c.limits.maxBytes, maxFiles: c.limits.maxFiles };
+    },
+    build: { version: build.version, connectorVersion: CONNECTOR_VERSION },
+  });
   // The tools: each call's path from the edge through the queue, the gate and the tool to its audit line.
   const tools = new ToolRuntime({
     dataDir: options.dataDir,
@@ -266,7 +277,7 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     clock,
     gate: safety.gate,
-    sinks: [safety.sink],
+    sinks: [safety.sink, metrics],
     lanes: new FastLanes(helpers),
     observer: timeline,
     secrets: labSecrets,
@@ -383,6 +394,12 @@ export function createCore(input: CoreOptionsInput): Core {
       maxUploadBytes: options.maxUploadBytes,
       admin,
       adminGate,
+      metrics: {
+        render: () => metrics.render(),
+        // Without --allow-from anyone may reach the bridge's port, so a scrape needs the admin token.
+        openToAdmittedClients: options.network.allowFrom !== undefined,
+        adminToken: () => adminToken,
+      },
       consoleDir: options.consoleDir,
       upgrade: (req, socket, head, token) => plane.handleUpgrade(req, socket, head, token),
     }),

@@ -196,17 +196,18 @@ export class CallPipeline {
     const marksChanged = this.o.memory.noteFinished(call, ack);
     // The gate's history the next call is judged on is settled now (the sinks build their
     // audit lines later themselves).
+    const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
     const outcome = {
       outcome: ack.error ? ('error' as const) : ('ok' as const),
       errorCode: ack.error?.code ?? null,
       durationMs,
+      ...(typeof result?.lane === 'string' ? { lane: result.lane } : {}),
     };
     for (const sink of this.o.sinks) sink.record(call, outcome);
     // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits
     // until the ack is on its way: the state above is already set, so a Descriptor asked for
     // after the ack says the same, and the agent's answer is not held up by packets it did
     // not ask for. setImmediate runs after the reply, which is sent as this call's promise settles.
-    const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
     setImmediate(() => {
       call.observed?.finished(
         { ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) },

@@ -105,6 +105,8 @@ export interface CallOutcome {
   outcome: 'ok' | 'error';
   errorCode: ErrorCode | null;
   durationMs: number;
+  /** The lane the result names (`adb`, `helper`), when the tool chose one. */
+  lane?: string;
 }
 
 /** Told about every finished call (the audit trail), before its ack is sent. */
