@@ -28,6 +28,10 @@ export interface AdminDevice {
   check: AdminPhoneCheck | null;
   /** The fast lane's helper on this phone (README "Fast lane"). */
   helper?: AdminHelper;
+  /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
+  turnover?: AdminTurnover | null;
+  /** Lab claims waiting in line for this phone while it is busy. */
+  claim_line?: number;
 }
 
 /** What the phone check looks at, one row each (README "Phone check"). */
@@ -182,6 +186,8 @@ export interface AdminState {
   secrets: AdminSecret[];
   /** The fast lane's lab-wide default and whether this build carries the helper. */
   fast_lane?: AdminFastLane;
+  /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
+  turnover_policy?: AdminTurnoverPolicy;
   warnings: string[];
   /** The UI's language (Settings → Language): the console, the desktop app and its tray follow it. */
   language: LanguageSetting;
@@ -415,3 +421,40 @@ export const SECRET_VALUE_MAX_LENGTH = 10_000;
 export const SECRET_MAX_DEVICES = 100;
 /** Secrets one bridge keeps (every answer is scrubbed of each, so they stay few). */
 export const SECRET_MAX_COUNT = 200;
+
+/**
+ * The hand-over after a lease (docs/REFERENCE.md "Hand-over"): what the bridge put back on
+ * the phone before anyone else could bind it. `running` while it works; `waiting` while the
+ * phone is offline (it runs when the phone is back); `failed` keeps the phone from new
+ * bindings until a person retries or dismisses it.
+ */
+export interface AdminTurnover {
+  state: 'running' | 'waiting' | 'done' | 'failed';
+  /** When it began, and how long it took (null while running or waiting). */
+  started_at: number;
+  duration_ms: number | null;
+  /** How the lease ended: logout, revoked, expired, runtime_lease_expired. */
+  lease_end: string;
+  stopped_apps: string[];
+  removed_apps: string[];
+  deleted_files: string[];
+  cleared_apps: string[];
+  /** Permissions put back as they were before the lease ("com.x android.permission.CAMERA"). */
+  restored_permissions: string[];
+  clipboard_cleared: boolean;
+  home_pressed: boolean;
+  /** One line per step that failed, in English (the phone's own words after a colon). */
+  problems: string[];
+}
+
+/** `GET|PUT /admin/api/turnover` and `turnover_policy` in the admin state. */
+export interface AdminTurnoverPolicy {
+  /** After leases a lab access code gave (device_claim). Default on. */
+  claims: boolean;
+  /** After leases the person at the computer approved (desktop_approval). Default off: their own phone. */
+  approvals: boolean;
+  /** Apps whose data is cleared at every turnover (pm clear), e.g. the app under test. */
+  clear_data: string[];
+  /** A phone's own choice, over the two above: on or off. */
+  devices: Record<string, 'on' | 'off'>;
+}

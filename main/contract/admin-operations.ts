@@ -22,6 +22,8 @@ import type {
   AdminSettings,
   AdminSettingsPatch,
   AdminState,
+  AdminTurnover,
+  AdminTurnoverPolicy,
   AuditEntry,
 } from './admin-api';
 
@@ -73,6 +75,26 @@ export const ADMIN_OPERATIONS = {
     >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
+  /** What a lease's end puts back: defaults per how the lease began, apps to clear, each phone's choice. */
+  getTurnover: { route: 'GET /admin/api/turnover', shape: shape<void, AdminTurnoverPolicy>() },
+  /** `devices`: only the phones named change; `default` removes a phone's own choice. */
+  putTurnover: {
+    route: 'PUT /admin/api/turnover',
+    shape: shape<
+      {
+        claims?: boolean;
+        approvals?: boolean;
+        clear_data?: string[];
+        devices?: Record<string, 'on' | 'off' | 'default'>;
+      },
+      AdminTurnoverPolicy
+    >(),
+  },
+  /** retry: run the last turnover's steps again; dismiss: a person checked the phone, it may be bound again. */
+  setDeviceTurnover: {
+    route: 'POST /admin/api/devices/:device_id/turnover',
+    shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
+  },
   putFastLane: {
     route: 'PUT /admin/api/fast-lane',
     shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>(),

@@ -40,6 +40,8 @@ import { registerAdminApi } from './admin/register-admin-api';
 import { PhoneCheck } from './phone-check/phone-check';
 import { ToolRuntime } from './tools/tool-runtime';
 import { BridgeMetrics } from './metrics/bridge-metrics';
+import { LeaseEffects } from './turnover/lease-effects';
+import { Turnover, TURNOVER_CHANNEL } from './turnover/turnover';
 import { CONNECTOR_VERSION } from './protocol/identity';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
@@ -175,6 +177,7 @@ export function createCore(input: CoreOptionsInput): Core {
     pairingTtlMs: options.pairingTtlMs,
     clock,
     toolMarks: (deviceId) => marksFor(deviceId),
+    deviceBlocked: (deviceId) => turnover.blocks(deviceId),
     push: (channelId, descriptor) => {
       plane.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
       hub.publish('state');
@@ -227,7 +230,7 @@ export function createCore(input: CoreOptionsInput): Core {
         deviceId: alert.deviceId,
         action: 'fast_lane_guard',
         code: alert.code,
-        reason: alert.message,
+        reasons: [alert.message],
       });
       hub.publish('state');
     },
@@ -264,6 +267,45 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     build: { version: build.version, connectorVersion: CONNECTOR_VERSION },
   });
+  // The hand-over between leases: what a lease left on its phone, put back before the next bind.
+  const leaseEffects = new LeaseEffects(store, (channelId) => bindingService.activeBinding(channelId)?.flowId);
+  const fastLanes = new FastLanes(helpers);
+  const turnover: Turnover = new Turnover({
+    store,
+    effects: leaseEffects,
+    clock,
+    device: (deviceId) => registry.get(deviceId),
+    shellFor: (device) => tools.shellFor(device),
+    submit: (deviceId, work) => queue.submit(deviceId, 'control', TURNOVER_CHANNEL, work),
+    clearClipboard: async (device, signal) => {
+      const clipboard = await fastLanes.forCall(device.deviceId, tools.shellFor(device)).clipboard?.({ signal });
+      if (!clipboard) return false;
+      await clipboard.write('', { timeoutMs: 10_000, signal });
+      return true;
+    },
+    onError: (error) => logger.warn('turnover could not record its outcome', { error: String(error) }),
+    audit: ({ deviceId, report }) => {
+      metrics.turnoverFinished(report);
+      safety.recordBridgeAction({
+        deviceId,
+        action: 'turnover',
+        decision: 'turnover',
+        code: report.state === 'failed' ? 'turnover_failed' : null,
+        reasons: report.problems,
+        durationMs: report.duration_ms ?? 0,
+        details: {
+          lease_end: report.lease_end,
+          stopped_apps: report.stopped_apps,
+          removed_apps: report.removed_apps,
+          deleted_files: report.deleted_files,
+          cleared_apps: report.cleared_apps,
+          restored_permissions: report.restored_permissions,
+          clipboard_cleared: report.clipboard_cleared,
+          home_pressed: report.home_pressed,
+        },
+      });
+    },
+  });
   // The tools: each call's path from the edge through the queue, the gate and the tool to its audit line.
   const tools = new ToolRuntime({
     dataDir: options.dataDir,
@@ -277,8 +319,8 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     clock,
     gate: safety.gate,
-    sinks: [safety.sink, metrics],
-    lanes: new FastLanes(helpers),
+    sinks: [safety.sink, metrics, leaseEffects],
+    lanes: fastLanes,
     observer: timeline,
     secrets: labSecrets,
     marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
@@ -332,13 +374,16 @@ export function createCore(input: CoreOptionsInput): Core {
   // service has stopped: what a service reports while it stops is still heard.
   const publishState = (): void => hub.publish('state');
   // A binding ended: its queued calls end, the phone's helper stops, its approvals end (in this order).
-  const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason): void => {
+  const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason, flowId: string): void => {
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
+    // After the lease's own work was canceled: the turnover queues behind what still stops.
+    turnover.leaseEnded(channelId, deviceId, flowId, reason);
   };
   const onDeviceChanged = (device: DeviceRecord): void => {
     if (device.state !== 'device') helpers.deviceGone(device.deviceId);
+    else turnover.deviceReady(device.deviceId);
     publishState();
   };
   const onLimitsChanged = (changed: Partial<LimitValues>): void => {
@@ -356,6 +401,8 @@ export function createCore(input: CoreOptionsInput): Core {
   for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
+  owned.add(listen(turnover, 'free', (deviceId: string) => bindingService.phoneFree(deviceId)));
+  owned.add(listen(turnover, 'changed', (_deviceId: string) => publishState()));
   owned.add(listen(registry, 'changed', onDeviceChanged));
   owned.add(listen(runtime, 'changed', publishState));
   owned.add(listen(limits, 'changed', onLimitsChanged));
@@ -436,6 +483,7 @@ export function createCore(input: CoreOptionsInput): Core {
     store,
     safety,
     secrets: labSecrets,
+    turnover,
     timeline,
     frames,
     url: () => endpoint.publicUrl(),
@@ -484,6 +532,9 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => helpers.stop());
     tools.start();
     owned.add(() => tools.stop());
+    // Before the tools stop (added above): a turnover their stop interrupts is owed at the next start.
+    turnover.start((channelId) => bindingService.activeBinding(channelId) !== undefined);
+    owned.add(() => turnover.stop());
     phoneCheck.start();
     owned.add(() => phoneCheck.stop());
     // First at stop: the console's event streams end before what they report stops.

@@ -382,12 +382,26 @@ describe('auth flows', () => {
     assert.equal(right.payload?.status, 'authenticated', JSON.stringify(right.payload));
     assert.equal(descriptorOf(right)?.connection.status, 'connected');
     assert.equal(rig.bridge.core.bindings.leaseHolder(phone0.deviceId), channelId);
-    // The right code for a phone another channel holds answers exactly like a wrong code: no oracle.
+    // A wrong code for a phone another channel holds fails like any wrong code: no oracle.
     const other = (await open(client)).channelId;
+    const guess = await claim(client, other, 'Pixel 7 ···4F2A', 'lab-9999');
+    assert.equal(guess.payload?.status, 'failed');
+    assert.equal(guess.payload?.message, wrong.payload?.message);
+    // The right code for it waits in line (#27), and binds once the holder signs out and the phone is reset.
     const busy = await claim(client, other, 'Pixel 7 ···4F2A', 'lab-0000');
-    assert.equal(busy.payload?.status, 'failed');
-    assert.equal(busy.payload?.message, wrong.payload?.message);
+    assert.equal(busy.payload?.status, 'pending', JSON.stringify(busy.payload));
+    assert.deepEqual((busy.payload?.line as { position: number } | undefined)?.position, 1);
     assert.equal((await client.request('auth.logout', {}, channelId)).payload?.status, 'ok');
+    const busySession = String(busy.payload?.auth_session_id);
+    await waitUntil(
+      () => rig.bridge.core.bindings.leaseHolder(phone0.deviceId) === other,
+      10_000,
+      'the claim in line binds',
+    );
+    const bound = await client.request('auth.status', { flow_id: 'device_claim', auth_session_id: busySession }, other);
+    assert.equal(bound.payload?.status, 'authenticated', JSON.stringify(bound.payload));
+    assert.equal(rig.bridge.core.bindings.leaseHolder(phone0.deviceId), other);
+    assert.equal((await client.request('auth.logout', {}, other)).payload?.status, 'ok');
 
     // Phone 1 has no code of its own: the pool code applies, and it still needs the person at the computer.
     const pending = await claim(client, channelId, 'Galaxy S23 ···4F2B', 'pool-1234');

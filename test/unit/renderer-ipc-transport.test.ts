@@ -46,6 +46,9 @@ function fakePreload() {
     }),
     getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6', network_default: false }),
     putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6', network_default: false }),
+    getTurnover: record('getTurnover', { claims: true, approvals: false, clear_data: [], devices: {} }),
+    putTurnover: record('putTurnover', { claims: true, approvals: true, clear_data: [], devices: {} }),
+    setDeviceTurnover: record('setDeviceTurnover', { status: 'dismissed', turnover: null }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     listSecrets: () => ok({ secrets: [] }),
     putSecret: record('putSecret', {

@@ -14,6 +14,8 @@ import type {
   AdminSecret,
   AdminSettings,
   AdminState,
+  AdminTurnover,
+  AdminTurnoverPolicy,
 } from '../../contract/admin-api';
 import { checkLimitsPatch } from '../../contract/limits';
 import { isLanguageSetting, LANGUAGE_SETTINGS } from '../../contract/i18n/locale';
@@ -79,6 +81,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
+  /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
+  turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -104,6 +108,8 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
+        ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
+        claim_line: deps.bindings.lineLength(d.deviceId),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
@@ -179,6 +185,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     secrets: deps.secrets.list(),
     warnings: deps.warnings(),
     ...(deps.helpers ? { fast_lane: deps.helpers.settings() } : {}),
+    ...(deps.turnover ? { turnover_policy: deps.turnover.policy() } : {}),
     language: deps.store.get().settings.language ?? 'system',
   };
 }

@@ -57,6 +57,9 @@ function sessionPayload(
     message: session.message,
   };
   if (session.status === 'pending') payload.qr_code_text = session.code;
+  // A claim waiting for a busy phone: its place in line and a guess at the wait (claim-line.ts).
+  const line = service.linePlace(session);
+  if (line) payload.line = line;
   if (session.status === 'authenticated') {
     const descriptor = service.describe(ctx.channel);
     service.noteDescribed(ctx.channel.id, descriptor);

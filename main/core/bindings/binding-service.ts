@@ -20,6 +20,7 @@ import { CLAIM_REFUSED, approvalMessage, checkDeviceClaim } from './device-claim
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';
+import { ClaimLine, type LinePlace } from './claim-line';
 
 export const DESKTOP_APPROVAL_FLOW = 'desktop_approval';
 export const DEVICE_CLAIM_FLOW = 'device_claim';
@@ -36,6 +37,11 @@ export interface BindingServiceOptions {
   lease: LeasePolicy;
   pairingTtlMs: number;
   push: (channelId: string, descriptor: Record<string, unknown>) => void;
+  /**
+   * Why a phone that nobody holds still cannot be bound now (its turnover runs, or failed:
+   * turnover/turnover.ts), else null.
+   */
+  deviceBlocked?: (deviceId: string) => string | null;
   /** Tools that cannot work on a phone (tool-marks.ts), shown in its channels' Descriptors. */
   toolMarks?: (deviceId: string) => ReadonlyMap<string, ToolMark>;
   clock?: () => number;
@@ -43,8 +49,8 @@ export interface BindingServiceOptions {
 
 export interface BindingServiceEvents {
   changed: [];
-  /** A binding ended: queued work for that channel must be canceled. */
-  ended: [channelId: string, deviceId: string, reason: BindingEndReason];
+  /** A binding ended: queued work for that channel must be canceled; `flowId`: how it began. */
+  ended: [channelId: string, deviceId: string, reason: BindingEndReason, flowId: string];
 }
 
 const ACTIVITY_FLUSH_MS = 5000;
@@ -56,6 +62,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   private readonly lastPushed = new Map<string, string>();
   private readonly offlineSince = new Map<string, number>();
   private readonly claims: ClaimGuard;
+  /** device_claims with the right code for a busy phone (claim-line.ts), and whether each still needs a person. */
+  private readonly line: ClaimLine;
+  private readonly lineNeedsApproval = new Map<string, boolean>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private activityDirty = false;
@@ -67,10 +76,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.clock = options.clock ?? Date.now;
     this.lease = { ...options.lease };
     this.claims = new ClaimGuard(this.clock);
+    this.line = new ClaimLine(this.clock);
     this.sessions = new AuthSessions({
       ttlMs: options.pairingTtlMs,
       clock: this.clock,
       onChange: (session) => {
+        if (session.status !== 'pending') this.leaveLine(session);
         this.emit('changed');
         this.pushIfChanged(session.channelId);
       },
@@ -119,7 +130,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     if ('refused' in checked) return fail(checked.refused);
     const { device, matched } = checked;
     const holder = this.leaseHolder(device.deviceId);
-    if (holder && holder !== channel.id) return fail(CLAIM_REFUSED);
+    // The right code for a busy phone (held, being reset, or others already waiting): wait in line.
+    const busy =
+      (holder !== undefined && holder !== channel.id) ||
+      this.options.deviceBlocked?.(device.deviceId) != null ||
+      this.line.waiting(device.deviceId).length > 0;
+    if (busy) return this.waitInLine(session, device, matched.requireApproval, fail);
     if (matched.requireApproval) {
       session.deviceId = device.deviceId;
       session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
@@ -129,6 +145,80 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     session.status = 'authenticated';
     session.message = `Bound to ${displayName(device)}.`;
     return session;
+  }
+
+  private waitInLine(
+    session: AuthSession,
+    device: DeviceRecord,
+    requireApproval: boolean,
+    fail: (message: string) => AuthSession,
+  ): AuthSession {
+    if (
+      !this.line.join({ authSessionId: session.authSessionId, channelId: session.channelId, deviceId: device.deviceId })
+    )
+      return fail(
+        `${displayName(device)} is busy and its line is full (${this.line.maxPerPhone} claims waiting); try again later.`,
+      );
+    this.lineNeedsApproval.set(session.authSessionId, requireApproval);
+    session.deviceId = device.deviceId;
+    session.expiresAt = this.clock() + this.line.timeoutMs;
+    session.message = `${displayName(device)} is busy: waiting in line; it binds to this channel when the phone is free and reset (at most ${Math.round(this.line.timeoutMs / 60_000)} min).`;
+    this.emit('changed');
+    return session;
+  }
+
+  private leaveLine(session: AuthSession): void {
+    if (!this.lineNeedsApproval.has(session.authSessionId)) return;
+    this.lineNeedsApproval.delete(session.authSessionId);
+    if (session.status === 'expired')
+      session.message = `Waited ${Math.round(this.line.timeoutMs / 60_000)} min in line; the phone stayed busy. Try again later.`;
+    const waiting = this.line.waiting(session.deviceId ?? '');
+    if (waiting.some((e) => e.authSessionId === session.authSessionId)) this.line.leave(session.channelId);
+  }
+
+  /** Where a pending claim stands in its phone's line, for auth.status; null when it is not waiting. */
+  linePlace(session: AuthSession): LinePlace | null {
+    if (session.status !== 'pending' || !this.lineNeedsApproval.has(session.authSessionId)) return null;
+    const deviceId = session.deviceId ?? '';
+    const holder = this.leaseHolder(deviceId);
+    const lease = holder ? this.activeBinding(holder)?.lease : undefined;
+    const now = this.clock();
+    const ends = lease
+      ? [lease.maxUntil, lease.idleTimeoutMs !== null ? lease.lastActivityAt + lease.idleTimeoutMs : null].filter(
+          (t): t is number => t !== null,
+        )
+      : [];
+    return this.line.place(session.channelId, ends.length > 0 ? Math.max(0, Math.min(...ends) - now) : null);
+  }
+
+  /** How many claims wait for a phone (the lab sees the line on the card). */
+  lineLength(deviceId: string): number {
+    return this.line.waiting(deviceId).length;
+  }
+
+  /**
+   * The phone is free and reset: the first claim still waiting binds (or, when its code asks
+   * for it, waits for the person's approval as any claim does).
+   */
+  phoneFree(deviceId: string): void {
+    for (let entry = this.line.next(deviceId); entry; entry = this.line.next(deviceId)) {
+      const session = this.sessions.get(entry.authSessionId);
+      const needsApproval = this.lineNeedsApproval.get(entry.authSessionId);
+      this.lineNeedsApproval.delete(entry.authSessionId);
+      const device = this.options.registry.get(deviceId);
+      if (!session || session.status !== 'pending' || needsApproval === undefined) continue;
+      if (!this.options.runtime.channel(session.channelId) || !device || device.state !== 'device') continue;
+      if (needsApproval) {
+        session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
+      } else {
+        this.bind(session.channelId, device, DEVICE_CLAIM_FLOW);
+        session.status = 'authenticated';
+        session.message = `Bound to ${displayName(device)}.`;
+      }
+      this.emit('changed');
+      this.pushIfChanged(session.channelId);
+      return;
+    }
   }
 
   session(authSessionId: string): AuthSession | undefined {
@@ -147,8 +237,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     return this.sessions.cancel(session);
   }
 
+  /** Pairing requests waiting for the person (claims still waiting in a phone's line are not theirs to decide yet). */
   pendingSessions(): AuthSession[] {
-    return this.sessions.pending();
+    return this.sessions.pending().filter((s) => !this.lineNeedsApproval.has(s.authSessionId));
   }
 
   /** Admin decision on a pending pairing. */
@@ -184,6 +275,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     const holder = this.leaseHolder(deviceId);
     if (holder && holder !== session.channelId)
       throw new BridgeError('lease_conflict', 'that phone is leased to another channel');
+    const blocked = holder === session.channelId ? null : this.options.deviceBlocked?.(deviceId);
+    if (blocked) throw new BridgeError('lease_conflict', blocked);
     if (!this.options.runtime.channel(session.channelId))
       throw new BridgeError('connection_not_found', 'the channel no longer exists');
     const current = this.activeBinding(session.channelId);
@@ -398,7 +491,10 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       if (reason === 'logout' || reason === 'runtime_lease_expired') channel.binding = null;
       else binding.ended = reason === 'revoked' ? 'revoked' : 'expired';
     });
-    if (wasActive) this.emit('ended', channelId, binding.deviceId, reason);
+    if (wasActive) {
+      this.line.noteLeaseDuration(binding.deviceId, this.clock() - binding.boundAt);
+      this.emit('ended', channelId, binding.deviceId, reason, binding.flowId);
+    }
     this.emit('changed');
     this.pushIfChanged(channelId);
   }
@@ -424,6 +520,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
         this.endBinding(channel.id, 'expired');
     }
     this.sessions.sweep();
+    // A claim that waited its whole time expires with its session (the sweep above says so to xAgent).
+    for (const gone of this.line.expired()) this.lineNeedsApproval.delete(gone.authSessionId);
     // Tool calls only move the idle clock; writing it at most every 5 s keeps state.json off the hot path.
     if (this.activityDirty && now - this.lastActivityFlush >= ACTIVITY_FLUSH_MS) this.flushActivity('in background');
   }

@@ -10,7 +10,7 @@
  * `_total` for counters. Each core has its own registry (several cores may share a process).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AdminState, DeviceStateName } from '../../contract/admin-api';
+import type { AdminState, AdminTurnover, DeviceStateName } from '../../contract/admin-api';
 import type { CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
 
 export const METRICS_PREFIX = 'device_bridge_';
@@ -43,6 +43,7 @@ export class BridgeMetrics implements CallRecordSink {
   private readonly calls: Counter<'tool' | 'lane' | 'outcome' | 'error_code'>;
   private readonly callSeconds: Histogram<'tool' | 'outcome'>;
   private readonly approvals: Counter<'outcome'>;
+  private readonly turnovers: Histogram<'outcome'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
@@ -66,7 +67,20 @@ export class BridgeMetrics implements CallRecordSink {
       labelNames: ['outcome'],
       registers,
     });
+    this.turnovers = new Histogram({
+      name: `${METRICS_PREFIX}turnover_duration_seconds`,
+      help: 'Hand-overs after a lease (apps removed, files deleted, Home), by outcome: done or failed.',
+      labelNames: ['outcome'],
+      buckets: [0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    });
     this.scrapeGauges(registers);
+  }
+
+  /** A turnover ended (turnover/turnover.ts). */
+  turnoverFinished(report: AdminTurnover): void {
+    if (report.duration_ms === null) return;
+    this.turnovers.observe({ outcome: report.state === 'failed' ? 'failed' : 'done' }, report.duration_ms / 1000);
   }
 
   /** Told about every finished call by the call pipeline (tools/call-pipeline.ts), like the audit trail. */
@@ -141,6 +155,13 @@ export class BridgeMetrics implements CallRecordSink {
     });
     gauge('queue_running', 'Agent calls running on a phone now.', ['device_id'], (g, s) => {
       for (const d of s.devices) g.set({ device_id: d.device_id }, d.queue.running);
+    });
+    gauge('claim_line_waiting', 'Lab claims waiting in line for a busy phone.', ['device_id'], (g, s) => {
+      for (const d of s.devices) g.set({ device_id: d.device_id }, d.claim_line ?? 0);
+    });
+    gauge('turnovers_blocking', 'Phones kept from new bindings by a running or failed turnover.', ['state'], (g, s) => {
+      for (const state of ['running', 'waiting', 'failed'] as const)
+        g.set({ state }, s.devices.filter((d) => d.turnover?.state === state).length);
     });
     gauge('fast_lane_helpers', 'The fast lane’s helper per phone, by state.', ['state'], (g, s) => {
       const counts = new Map<string, number>();

@@ -126,20 +126,29 @@ export class SafetyService {
    * Something the bridge did on its own to keep a phone safe (the fast lane's guard stopped
    * its helper): one audit line, no channel, decided by the bridge.
    */
-  recordBridgeAction(e: { deviceId: string; action: string; code: string; reason: string }): void {
+  recordBridgeAction(e: {
+    deviceId: string;
+    action: string;
+    /** null: it went as it should. */
+    code: string | null;
+    reasons: string[];
+    decision?: string;
+    details?: Record<string, unknown>;
+    durationMs?: number;
+  }): void {
     this.audit.append({
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: this.o.clock(),
       connector_channel_id: null,
       device_id: e.deviceId,
       tool_id: e.action,
-      arguments: {},
-      decision: 'stopped',
+      arguments: e.details ?? {},
+      decision: e.decision ?? 'stopped',
       decided_by: 'bridge',
-      outcome: 'error',
+      outcome: e.code === null ? 'ok' : 'error',
       error_code: e.code,
-      duration_ms: 0,
-      reasons: [e.reason],
+      duration_ms: e.durationMs ?? 0,
+      reasons: e.reasons,
       screenshot_ref: null,
     });
   }

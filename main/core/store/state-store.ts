@@ -47,6 +47,13 @@ const accessCodeSchema = z.object({
   requireApproval: z.boolean(),
 });
 
+const turnoverSettingsSchema = z.object({
+  claims: z.boolean().catch(true),
+  approvals: z.boolean().catch(false),
+  clearData: z.array(z.string()).catch([]),
+  devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}),
+});
+
 /**
  * Settings people changed while the bridge ran. `limits` holds the limits of
  * main/contract/limits.ts by key; each value is checked where it is read (config/live-limits.ts),
@@ -57,6 +64,8 @@ const settingsSchema = z
     limits: z.record(z.string(), z.unknown()).catch({}).default({}),
     /** The UI's language (Settings → Language); absent or unknown reads as 'system'. */
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
+    /** What a lease's end puts back on its phone (turnover/turnover.ts). */
+    turnover: turnoverSettingsSchema.optional().catch(undefined),
     /** The fast lane's consent (main/core/helper/helper-manager.ts): lab-wide default and each phone's choice. */
     fastLane: z
       .object({
@@ -68,6 +77,19 @@ const settingsSchema = z
   })
   .catch({ limits: {} });
 
+/** What a running lease left on its phone, for the turnover at its end (turnover/lease-effects.ts). */
+const leaseEffectsSchema = z.object({
+  deviceId: z.string(),
+  flowId: z.string().default('unknown'),
+  installed: z.array(z.string()).default([]),
+  launched: z.array(z.string()).default([]),
+  pushed: z.array(z.string()).default([]),
+  permissions: z
+    .array(z.object({ package: z.string(), permission: z.string(), grantedBefore: z.boolean() }))
+    .default([]),
+  clipboardSet: z.boolean().default(false),
+});
+
 const stateSchema = z.object({
   version: z.literal(1),
   connector: z.object({ connectorId: z.string().nullable(), lastSeenAt: z.number().nullable() }),
@@ -76,6 +98,10 @@ const stateSchema = z.object({
   accessCodes: z.array(accessCodeSchema).default([]),
   policies: z.record(z.string(), z.unknown()).default({}),
   settings: settingsSchema.default({ limits: {} }),
+  /** Per channel whose lease runs or ended before its turnover ran. */
+  leaseEffects: z.record(z.string(), leaseEffectsSchema).catch({}).default({}),
+  /** A phone whose turnover failed stays out of new bindings until a person retries or dismisses it. */
+  turnoverFailed: z.record(z.string(), z.number()).catch({}).default({}),
 });
 
 export type PersistedState = z.infer<typeof stateSchema>;
@@ -94,6 +120,8 @@ export function emptyState(): PersistedState {
     accessCodes: [],
     policies: {},
     settings: { limits: {} },
+    leaseEffects: {},
+    turnoverFailed: {},
   };
 }
 

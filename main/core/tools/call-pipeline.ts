@@ -202,6 +202,7 @@ export class CallPipeline {
       errorCode: ack.error?.code ?? null,
       durationMs,
       ...(typeof result?.lane === 'string' ? { lane: result.lane } : {}),
+      ...(result ? { result } : {}),
     };
     for (const sink of this.o.sinks) sink.record(call, outcome);
     // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits

@@ -9,7 +9,7 @@ import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
 import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
-import { installApk, launchApp, openUrl, stopApp } from '../android/apps';
+import { installApk, launchApp, listPackages, openUrl, stopApp } from '../android/apps';
 import {
   coordinate,
   defineTool,
@@ -363,13 +363,26 @@ const installApkTool = defineTool({
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
+    // The apps installed before and after name what this install added: the lease's turnover
+    // removes exactly those (an update of an app the phone already had is left installed).
+    const userApps = (): Promise<string[] | null> =>
+      listPackages(ctx.shell, { thirdPartyOnly: true, timeoutMs: 30_000, signal: ctx.signal }).catch(() => null);
+    const before = await userApps();
     await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
     try {
       await installApk(ctx.shell, remote, { timeoutMs: 180_000, signal: ctx.signal });
     } finally {
       await ctx.shell.run(['rm', '-f', remote], { timeoutMs: 10_000 }).catch(() => undefined);
     }
-    return { status: 'installed', filename: file.filename, byte_size: file.byteSize };
+    const after = before ? await userApps() : null;
+    const added = before && after ? after.filter((pkg) => !before.includes(pkg)) : [];
+    return {
+      status: 'installed',
+      filename: file.filename,
+      byte_size: file.byteSize,
+      ...(added.length === 1 ? { package: added[0] } : {}),
+      new_packages: added,
+    };
   },
 });
 

@@ -107,6 +107,8 @@ export interface CallOutcome {
   durationMs: number;
   /** The lane the result names (`adb`, `helper`), when the tool chose one. */
   lane?: string;
+  /** The result the agent got, on success (what the call left on the phone: turnover/lease-effects.ts). */
+  result?: Readonly<Record<string, unknown>>;
 }
 
 /** Told about every finished call (the audit trail), before its ack is sent. */
