@@ -255,7 +255,7 @@ describe('screenshot tools over the real adb server', () => {
       phone.clearArgvLog();
       const installed = result(await invoke(client, channelA, 'android_install_apk', { file_ref: ref }));
       assert.equal(installed.status, 'installed');
-      const pm = phone.argvLog.filter((argv) => argv[0] === 'pm');
+      const pm = phone.argvLog.filter((argv) => argv[0] === 'pm' && argv[1] === 'install');
       assert.equal(pm.length, 1, JSON.stringify(pm));
       assert.deepEqual(pm[0]!.slice(0, 3), ['pm', 'install', '-r']);
       assert.match(pm[0]![3]!, /^\/data\/local\/tmp\/xagent-[a-z0-9]+\.apk$/);

@@ -37,7 +37,7 @@ export function registerTurnoverRoutes(router: AdminRouter, deps: TurnoverRouteD
         !b.clear_data.every((p) => typeof p === 'string')
       )
         throw new BridgeError('invalid_arguments', 'clear_data must be a list of at most 100 package names');
-      clearData = b.clear_data as string[];
+      clearData = b.clear_data;
     }
     let devices: Record<string, 'on' | 'off' | 'default'> | undefined;
     if (b.devices !== undefined) {

@@ -16,7 +16,7 @@ import { deviceHint, displayName } from '../devices/device-registry';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
 import { ClaimGuard, storeAccessCode } from './access-codes';
-import { CLAIM_REFUSED, approvalMessage, checkDeviceClaim } from './device-claim';
+import { approvalMessage, checkDeviceClaim } from './device-claim';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';

@@ -2,8 +2,9 @@
  * The checks of a `device_claim` before it may bind: the phone named, the caller not paused
  * for wrong guesses, the phone open to claims, and the lab access code (hashed at rest,
  * compared in constant time, guesses counted per caller and per code: access-codes.ts).
- * A wrong code and a phone leased to another channel get the same answer (CLAIM_REFUSED), so
- * a caller cannot learn which phones are in use.
+ * The code is checked before anything is said about the phone's use: a wrong code gets
+ * CLAIM_REFUSED whether the phone is free or busy, so a guesser cannot learn which phones are
+ * in use; only a caller with the right code learns that it waits in line (claim-line.ts).
  */
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { displayName } from '../devices/device-registry';

@@ -6,6 +6,7 @@
  * mid-lease still knows what to put back.
  */
 import type { StateStore } from '../store/state-store';
+import { toolFacts } from '../tools/catalogue';
 import type { CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
 
 export interface PermissionChange {
@@ -100,7 +101,7 @@ export class LeaseEffects implements CallRecordSink {
   ): Array<{ tool: string; args: Readonly<Record<string, unknown>>; result: Record<string, unknown> }> {
     const result = outcome.result;
     if (outcome.outcome !== 'ok' || !result) return [];
-    if (toolId !== 'android_batch') return [{ tool: toolId, args, result }];
+    if (toolFacts(toolId).policy !== 'batch') return [{ tool: toolId, args, result }];
     const planned = Array.isArray(args.steps) ? (args.steps as Array<Record<string, unknown>>) : [];
     const ran = Array.isArray(result.steps) ? (result.steps as Array<Record<string, unknown>>) : [];
     return ran.flatMap((step, i) =>
@@ -121,20 +122,21 @@ export class LeaseEffects implements CallRecordSink {
     effects: LeaseEffectsRecord,
     step: { tool: string; args: Readonly<Record<string, unknown>>; result: Record<string, unknown> },
   ): boolean {
-    const { tool, args, result } = step;
-    switch (tool) {
-      case 'android_install_apk':
+    const { args, result } = step;
+    // By what the tool does (its facts), not by its name.
+    switch (toolFacts(step.tool).policy) {
+      case 'install':
         for (const pkg of Array.isArray(result.new_packages) ? result.new_packages : [])
           addOnce(effects.installed, pkg);
         return true;
-      case 'android_launch_app':
+      case 'launch':
         addOnce(effects.launched, args.package);
         return true;
-      case 'android_push_file':
+      case 'push':
         addOnce(effects.pushed, result.path);
         return true;
-      case 'android_grant_permission':
-      case 'android_revoke_permission': {
+      case 'grant':
+      case 'revoke': {
         if (result.changed !== true || typeof result.package !== 'string' || typeof result.permission !== 'string')
           return false;
         const known = effects.permissions.find(
@@ -149,7 +151,7 @@ export class LeaseEffects implements CallRecordSink {
           });
         return true;
       }
-      case 'android_set_clipboard':
+      case 'clipboard_write':
         effects.clipboardSet = true;
         return true;
       default:
