@@ -3,9 +3,12 @@
  * (`--tls-cert/--tls-key`, or `--tls self-signed`), the public URL behind a proxy, trusted
  * proxies and `--allow-from`, with their env variables (a flag wins over its variable);
  * and the start-up lines that say how the bridge faces the network: the certificate's
- * fingerprint, the base URL for xAgent, and the clear-text warning.
+ * fingerprint, the base URL for xAgent, the console link, a command that prints the API key
+ * (as typed where the program was started), and the clear-text warning.
  */
+import { join, resolve } from 'node:path';
 import { UsageError, type FlagSpec } from './cli-args';
+import { projectRoot } from './core/build-info';
 import type { NetworkOptionsInput } from './core/config/network-options';
 import type { Core } from './core/create-core';
 
@@ -101,12 +104,32 @@ export function networkFromCommandLine(flags: NetworkFlagReader, env: NodeJS.Pro
   };
 }
 
+/** The web console's address, ending in `/console/`: through the proxy only when remote admin is allowed, else this machine's. */
+export function consoleUrl(core: Pick<Core, 'url' | 'options'>): string {
+  const publicUrl = core.options.network.publicUrl;
+  return `${publicUrl !== undefined && core.options.allowRemoteAdmin ? publicUrl : core.url()}/console/`;
+}
+
+/**
+ * How to run this program again, as typed in the terminal it was started from: in the
+ * project's folder `npx <program>` finds the package's own bin; anywhere else npx would look
+ * the name up in the registry, so the bin is named by its path.
+ */
+export function commandAsTyped(program: string, cwd: string, root = projectRoot()): string {
+  return resolve(cwd) === resolve(root) ? `npx ${program}` : `node ${shellWord(join(root, 'bin', `${program}.js`))}`;
+}
+
+/** A word a POSIX shell reads back unchanged: as it is when it is plain, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The lines printed once the bridge listens: where, with which certificate, what to give xAgent; warnings go to stderr. */
 export function startBanner(
   core: Pick<Core, 'url' | 'publicUrl' | 'tls' | 'warnings' | 'adminToken' | 'options'>,
   listening: { host: string; port: number },
   program: string,
-  options: { temporaryDataDir?: boolean } = {},
+  options: { temporaryDataDir?: boolean; cwd?: string } = {},
 ): { out: string; err: string } {
   const tls = core.tls();
   const shownHost = listening.host.includes(':') ? `[${listening.host}]` : listening.host;
@@ -118,11 +141,10 @@ export function startBanner(
   }
   const publicUrl = core.options.network.publicUrl;
   if (publicUrl !== undefined) lines.push(`xAgent base URL: ${publicUrl}`);
-  // The console goes through the proxy only when remote admin is allowed; otherwise it is this machine's.
-  const consoleBase = publicUrl !== undefined && core.options.allowRemoteAdmin ? publicUrl : core.url();
-  lines.push(`web console: ${consoleBase}/console/#token=${core.adminToken()}`);
-  // As typed in the project's folder: the command is the package's bin, which npx finds.
-  lines.push(`system API key for xAgent: npx ${program} api-key --data-dir ${core.options.dataDir}`);
+  lines.push(`web console: ${consoleUrl(core)}#token=${core.adminToken()}`);
+  lines.push(
+    `system API key for xAgent: ${commandAsTyped(program, options.cwd ?? process.cwd())} api-key --data-dir ${shellWord(core.options.dataDir)}`,
+  );
   lines.push(
     options.temporaryDataDir
       ? `stop: Ctrl+C (the demo's data folder ${core.options.dataDir}, its API key and admin token included, is deleted then)`

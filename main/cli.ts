@@ -8,13 +8,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from './core/create-core';
+import { announcePairings } from './cli-pairings';
 import type { AdbServerAddress } from './core/config/core-options';
 import { loadOrCreateSecret } from './core/secrets/secret-store';
 import { projectRoot } from './core/build-info';
 import { parseCommandLine, parseHostPort, UsageError, type ParsedFlags } from './cli-args';
 import { coreOptionsForLimits, limitsFromCommandLine } from './cli-limits';
 import { COMMANDS, DEFAULT_COMMAND, PROGRAM, usage, type CommandName } from './cli-commands';
-import { networkFromCommandLine, startBanner } from './cli-network';
+import { consoleUrl, networkFromCommandLine, startBanner } from './cli-network';
 import type { NetworkOptionsInput } from './core/config/network-options';
 
 /** The bridge's settings from BRIDGE_FLAGS, checked before anything starts. */
@@ -50,12 +51,15 @@ function consoleDir(): string | undefined {
   return existsSync(join(dir, 'index.html')) ? dir : undefined;
 }
 
-/** Starts the bridge on the given ADB servers and prints where it listens. */
+/**
+ * Starts the bridge on the given ADB servers, prints where it listens, then announces each
+ * pairing request as it arrives; resolves to the way to stop both.
+ */
 async function startBridge(
   settings: BridgeSettings,
   adbServers: AdbServerAddress[],
   banner: { temporaryDataDir?: boolean } = {},
-): Promise<Core> {
+): Promise<{ stop(): Promise<void> }> {
   let core: Core;
   try {
     core = createCore({
@@ -81,11 +85,19 @@ async function startBridge(
     const lines = startBanner(core, await core.start(), PROGRAM, banner);
     process.stdout.write(lines.out);
     if (lines.err) process.stderr.write(lines.err);
-    return core;
   } catch (error) {
     await core.stop();
     throw error;
   }
+  const stopAnnouncing = announcePairings(core, consoleUrl(core), core.adminToken(), (line) =>
+    process.stdout.write(`${line}\n`),
+  );
+  return {
+    stop: async () => {
+      stopAnnouncing();
+      await core.stop();
+    },
+  };
 }
 
 /**
@@ -128,8 +140,8 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       const settings = bridgeSettings(flags, { port: 8765, dataDir: defaultDataDir });
       const adb = flags.values('adb').map((a) => parseHostPort(a, '--adb'));
       const onStop = catchStopSignals();
-      const core = await startBridge(settings, adb);
-      onStop(() => core.stop());
+      const bridge = await startBridge(settings, adb);
+      onStop(() => bridge.stop());
       return;
     }
     case 'api-key':

@@ -157,6 +157,13 @@ export interface AdminState {
   connector: {
     connector_id: string | null;
     data_planes: number;
+    /** When the xAgent connected now said hello (its first data plane open now); null while none is connected. */
+    connected_since: number | null;
+    /**
+     * The last time any xAgent said hello to this bridge, kept across restarts; null when none
+     * ever has — the console then opens on its connect guide (README "Connect xAgent").
+     */
+    last_hello_at: number | null;
     runtime_lease_expires_at: number | null;
     base_url: string;
   };

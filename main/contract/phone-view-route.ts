@@ -1,7 +1,8 @@
 /**
  * The phone view's address inside the app's page: `#/devices/<device_id>`. The renderer reads
- * it (features/phone-view/use-phone-route.ts) and the desktop app's tray writes it to open a
- * phone's view in the window, so the format lives here, at the boundary. Plain functions only.
+ * it (state/use-console-route.ts; the other sections' addresses are in console-route.ts) and
+ * the desktop app's tray writes it to open a phone's view in the window, so the format lives
+ * here, at the boundary. Plain functions only.
  */
 
 const ROUTE = /^#\/devices\/([^/?#]+)$/;

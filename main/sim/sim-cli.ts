@@ -12,8 +12,8 @@ import { startSimFarm, type SimFarm } from './sim-farm';
 import { createSimulatedPhone } from './phone';
 import type { TimingProfileName } from './timing-profiles';
 
-/** Starts the bridge on the given ADB server with the command's own bridge flags (demo). */
-export type StartBridge = (adb: AdbServerAddress) => Promise<Core>;
+/** Starts the bridge on the given ADB server with the command's own bridge flags (demo); resolves to its stop. */
+export type StartBridge = (adb: AdbServerAddress) => Promise<Pick<Core, 'stop'>>;
 
 const PROFILES: readonly TimingProfileName[] = ['instant', 'usb-phone'];
 
@@ -39,7 +39,7 @@ export async function runSimCommand(
     adb = { host: '127.0.0.1', port: privateAdb.port };
   }
   let farm: SimFarm | undefined;
-  let core: Core | undefined;
+  let core: Pick<Core, 'stop'> | undefined;
   try {
     farm = await startSimFarm({
       count,

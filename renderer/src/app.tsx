@@ -1,9 +1,10 @@
 /**
- * The app shell: left navigation with pending counts, the live-update indicator, page-level
- * error and warning banners, and the current view, in the language of the bridge's setting (else
- * the browser's). Transport-agnostic: it only sees BridgeApi.
+ * The app shell: the navigation with pending counts (a side bar, a scrolling strip on a phone),
+ * the live-update indicator, page-level error and warning banners, and the section the address
+ * names (state/use-console-route.ts), opened at its top, in the language of the bridge's setting
+ * (else the browser's). Transport-agnostic: it only sees BridgeApi.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { BridgeApi, LiveStatus } from './api/bridge-api';
 import { Loading } from './components/empty-state';
 import { ErrorBanner, WarningBanner } from './components/error-banner';
@@ -12,20 +13,22 @@ import { TokenScreen } from './components/token-screen';
 import { ActivityView } from './features/activity/activity-view';
 import { ApprovalsView } from './features/approvals/approvals-view';
 import { BindingsView } from './features/bindings/bindings-view';
+import { ConnectView } from './features/connect/connect-view';
 import { DevicesView } from './features/devices/devices-view';
 import { PhoneView } from './features/phone-view/phone-view';
-import { usePhoneRoute } from './features/phone-view/use-phone-route';
 import { LanView } from './features/lan/lan-view';
 import { PairingsView } from './features/pairings/pairings-view';
 import { SettingsView } from './features/settings/settings-view';
 import type { MessageKey } from '../../main/contract/i18n';
+import { routeHash, type ConsoleRoute, type ConsoleSection } from '../../main/contract/console-route';
 import { I18nProvider, useT } from './i18n/i18n-context';
 import { useApprovalAnnouncer } from './state/use-approval-announcer';
 import { useBridgeState, type BridgeStateView } from './state/use-bridge-state';
+import { useConsoleRoute } from './state/use-console-route';
+import { revealSideways } from './lib/reveal-sideways';
 
-export type Area = 'devices' | 'lan' | 'bindings' | 'pairings' | 'approvals' | 'activity' | 'settings';
-
-const AREAS: ReadonlyArray<{ id: Area; label: MessageKey }> = [
+const AREAS: ReadonlyArray<{ id: ConsoleSection; label: MessageKey }> = [
+  { id: 'connect', label: 'common.nav.connect' },
   { id: 'devices', label: 'common.nav.devices' },
   { id: 'lan', label: 'common.nav.lan' },
   { id: 'bindings', label: 'common.nav.bindings' },
@@ -60,11 +63,27 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
   const { api, bridge } = props;
   const { t } = useT();
   const title = t('common.app.title');
-  const [area, setArea] = useState<Area>('devices');
-  // A phone's own view (#/devices/<id>) shows over the Devices area; any section closes it.
-  const phone = usePhoneRoute();
-  const announcement = useApprovalAnnouncer(bridge.state, title);
   const { state } = bridge;
+  // Until an xAgent has said hello the console opens on its connect guide; an address wins.
+  const firstSection: ConsoleSection | null = state
+    ? state.connector.last_hello_at === null
+      ? 'connect'
+      : 'devices'
+    : null;
+  const { route, go } = useConsoleRoute(firstSection);
+  const section: ConsoleSection | null = route ? (route.section === 'phone' ? 'devices' : route.section) : null;
+  const mainRef = useRef<HTMLElement>(null);
+  const navRef = useRef<HTMLElement>(null);
+  // Every section opens at its top: the content area scrolls, and on a phone the page does.
+  useLayoutEffect(() => {
+    mainRef.current?.scrollTo(0, 0);
+    window.scrollTo(0, 0);
+  }, [route]);
+  // On a phone the sections' bar scrolls sideways: the current one is kept in view (a deep link, Back).
+  useLayoutEffect(() => {
+    revealSideways(navRef.current, navRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? null);
+  }, [section]);
+  const announcement = useApprovalAnnouncer(bridge.state, title);
   const unauthorized = bridge.error?.code === 'unauthorized' || bridge.live === 'unauthorized';
   const { onUnauthorized } = props;
 
@@ -74,7 +93,7 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
 
   if (unauthorized) return <TokenScreen reason="invalid" />;
 
-  const counts: Partial<Record<Area, { n: number; label: string; urgent: boolean }>> = state
+  const counts: Partial<Record<ConsoleSection, { n: number; label: string; urgent: boolean }>> = state
     ? {
         approvals: {
           n: state.approvals.length,
@@ -99,19 +118,21 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           <span className="brand-mark" aria-hidden="true" />
           {title}
         </div>
-        <nav aria-label={t('common.nav.sections')}>
+        <nav aria-label={t('common.nav.sections')} ref={navRef}>
           <ul>
             {AREAS.map(({ id, label }) => {
               const count = counts[id];
               return (
                 <li key={id}>
-                  <button
-                    type="button"
+                  <a
+                    href={routeHash(id === 'settings' ? { section: id, part: null } : { section: id })}
                     className="nav-item"
-                    aria-current={area === id ? 'page' : undefined}
-                    onClick={() => {
-                      phone.close();
-                      setArea(id);
+                    aria-current={section === id ? 'page' : undefined}
+                    onClick={(event) => {
+                      // Through go(): the section already shown goes back to its top, where the link alone does nothing.
+                      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+                      event.preventDefault();
+                      go(id === 'settings' ? { section: id, part: null } : { section: id });
                     }}
                     data-testid={`nav-${id}`}
                   >
@@ -119,7 +140,7 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
                     {count ? (
                       <CountBadge count={count.n} label={count.label} urgent={count.urgent} testId={`badge-${id}`} />
                     ) : null}
-                  </button>
+                  </a>
                 </li>
               );
             })}
@@ -131,39 +152,19 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           {api.kind === 'http' ? <span className="live-mode">{t('common.live.webConsole')}</span> : null}
         </p>
       </aside>
-      <main id="main" className="content" tabIndex={-1}>
+      <main id="main" className="content" tabIndex={-1} ref={mainRef}>
         {bridge.error && state ? (
           <ErrorBanner title={t('common.bridge.staleState')} error={bridge.error} onRetry={bridge.refresh} />
         ) : null}
         {state ? <WarningBanner messages={state.warnings} /> : null}
-        {!state ? (
+        {!state || !route ? (
           bridge.error ? (
             <ErrorBanner title={t('common.bridge.unreachable')} error={bridge.error} onRetry={bridge.refresh} />
           ) : (
             <Loading label={t('common.bridge.connecting')} />
           )
-        ) : phone.deviceId !== null ? (
-          <PhoneView
-            api={api}
-            state={state}
-            deviceId={phone.deviceId}
-            onChanged={bridge.refresh}
-            onClose={phone.close}
-          />
-        ) : area === 'devices' ? (
-          <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => setArea('lan')} />
-        ) : area === 'lan' ? (
-          <LanView api={api} state={state} onChanged={bridge.refresh} />
-        ) : area === 'bindings' ? (
-          <BindingsView api={api} state={state} onChanged={bridge.refresh} />
-        ) : area === 'pairings' ? (
-          <PairingsView api={api} state={state} onChanged={bridge.refresh} />
-        ) : area === 'approvals' ? (
-          <ApprovalsView api={api} state={state} onChanged={bridge.refresh} />
-        ) : area === 'activity' ? (
-          <ActivityView api={api} state={state} stateVersion={bridge.version} />
         ) : (
-          <SettingsView api={api} state={state} onChanged={bridge.refresh} />
+          <Section api={api} bridge={bridge} state={state} route={route} go={go} />
         )}
       </main>
       <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
@@ -171,4 +172,45 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
       </div>
     </div>
   );
+}
+
+/** The view a route names. */
+function Section(props: {
+  api: BridgeApi;
+  bridge: BridgeStateView;
+  state: NonNullable<BridgeStateView['state']>;
+  route: ConsoleRoute;
+  go: (route: ConsoleRoute) => void;
+}): React.JSX.Element {
+  const { api, bridge, state, route, go } = props;
+  switch (route.section) {
+    case 'phone':
+      return (
+        <PhoneView
+          api={api}
+          state={state}
+          deviceId={route.deviceId}
+          onChanged={bridge.refresh}
+          onClose={() => go({ section: 'devices' })}
+        />
+      );
+    case 'connect':
+      return <ConnectView api={api} state={state} />;
+    case 'devices':
+      return (
+        <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => go({ section: 'lan' })} />
+      );
+    case 'lan':
+      return <LanView api={api} state={state} onChanged={bridge.refresh} />;
+    case 'bindings':
+      return <BindingsView api={api} state={state} onChanged={bridge.refresh} />;
+    case 'pairings':
+      return <PairingsView api={api} state={state} onChanged={bridge.refresh} />;
+    case 'approvals':
+      return <ApprovalsView api={api} state={state} onChanged={bridge.refresh} />;
+    case 'activity':
+      return <ActivityView api={api} state={state} stateVersion={bridge.version} />;
+    case 'settings':
+      return <SettingsView api={api} state={state} part={route.part} onChanged={bridge.refresh} />;
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * Renderer entry: picks the transport (the preload's `window.deviceBridge` in the desktop
- * app, the admin HTTP API with the console token otherwise) and mounts the app.
+ * app, the admin HTTP API with the console token otherwise) and mounts the app; a new token
+ * pasted into the open tab mounts it again with that token.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { bridgePathBase } from './api/bridge-path';
-import { forgetConsoleToken, takeConsoleToken } from './api/console-token';
+import { forgetConsoleToken, takeConsoleToken, tokenFromFragment } from './api/console-token';
 import { createHttpTransport } from './api/http-transport';
 import { createIpcTransport, findIpcBridge } from './api/ipc-transport';
 import { App } from './app';
@@ -25,22 +26,35 @@ function start(): void {
     );
     return;
   }
-  const token = takeConsoleToken(window);
-  if (!token) {
+  let token = takeConsoleToken(window);
+  const show = (): void => {
+    if (!token) {
+      root.render(
+        <I18nProvider>
+          <TokenScreen reason="missing" />
+        </I18nProvider>,
+      );
+      return;
+    }
+    // The page's own origin, under a reverse proxy's path prefix when there is one.
+    const api = createHttpTransport({ origin: bridgePathBase(window.location.pathname), token });
     root.render(
-      <I18nProvider>
-        <TokenScreen reason="missing" />
-      </I18nProvider>,
+      <StrictMode>
+        <App key={token} api={api} onUnauthorized={() => forgetConsoleToken(window)} />
+      </StrictMode>,
     );
-    return;
-  }
-  // The page's own origin, under a reverse proxy's path prefix when there is one.
-  const api = createHttpTransport({ origin: bridgePathBase(window.location.pathname), token });
-  root.render(
-    <StrictMode>
-      <App api={api} onUnauthorized={() => forgetConsoleToken(window)} />
-    </StrictMode>,
-  );
+  };
+  // The console link pasted into this open tab changes only the fragment: no reload happens,
+  // so its token is taken here. Registered before the app's own listener (use-console-route),
+  // which then reads the address without it.
+  window.addEventListener('hashchange', () => {
+    if (tokenFromFragment(window.location.hash) === null) return;
+    const pasted = takeConsoleToken(window);
+    if (pasted === token) return;
+    token = pasted;
+    show();
+  });
+  show();
 }
 
 start();

@@ -194,6 +194,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     assert.equal(await en.getByTestId('nav-devices').innerText(), 'Devices');
     assert.equal(await zh.getByTestId('nav-devices').innerText(), '设备');
     assert.deepEqual(await zh.locator('nav .nav-item span').allInnerTexts(), [
+      '连接 xAgent',
       '设备',
       '局域网手机',
       '绑定与租约',

@@ -124,8 +124,17 @@ describe('web console', { concurrency: 2 }, () => {
       await bridge?.stop();
     });
 
-    test('Devices, Bindings and Settings teach the first steps', async () => {
+    test('Connect xAgent (the first page until xAgent said hello), Devices and Bindings teach the first steps', async () => {
       const page = await openConsole(context, bridge);
+      await page.locator('#connect-heading').waitFor({ timeout: UI_MS });
+      assert.equal(await page.getByTestId('connect-status').getAttribute('data-state'), 'waiting');
+      assert.equal(
+        await page.getByTestId('connect-base-url').innerText(),
+        bridge.url,
+        'tells what base URL to paste into xAgent',
+      );
+      await shot(page, 'empty-connect');
+      await go(page, 'devices');
       const empty = page.getByTestId('devices-empty');
       await empty.waitFor({ timeout: UI_MS });
       const text = await empty.innerText();
@@ -140,9 +149,8 @@ describe('web console', { concurrency: 2 }, () => {
       await shot(page, 'empty-bindings');
 
       await go(page, 'settings');
-      const xagent = page.getByTestId('settings-xagent-empty');
-      await xagent.waitFor({ timeout: UI_MS });
-      assert.ok((await xagent.innerText()).includes(bridge.url), 'tells what base URL to paste into xAgent');
+      assert.equal(await page.getByTestId('settings-base-url').innerText({ timeout: UI_MS }), bridge.url);
+      assert.equal(await page.getByTestId('settings-connect-link').getAttribute('href'), '#/connect');
       await shot(page, 'empty-settings');
 
       for (const area of ['pairings', 'approvals', 'activity']) {
@@ -181,6 +189,7 @@ describe('web console', { concurrency: 2 }, () => {
 
     test('when the bridge goes away, the console says so and keeps the last state', async () => {
       const page = await openConsole(context, bridge);
+      await go(page, 'devices');
       await page.getByTestId('devices-empty').waitFor({ timeout: UI_MS });
       await bridge.stop();
       await page.getByTestId('live-status').filter({ hasText: 'Reconnecting' }).waitFor({ timeout: UI_MS });
@@ -417,20 +426,23 @@ describe('web console', { concurrency: 2 }, () => {
       await row.waitFor({ state: 'detached', timeout: UI_MS });
     });
 
-    uiTest('Settings shows the base URL and keeps the API key hidden until revealed', async () => {
-      await go(page, 'settings');
-      const base = page.getByTestId('settings-base-url');
+    uiTest('Connect xAgent shows the base URL and keeps the API key hidden until revealed; Settings', async () => {
+      await go(page, 'connect');
+      const base = page.getByTestId('connect-base-url');
       await base.waitFor({ timeout: UI_MS });
       assert.equal(await base.innerText(), rig.bridge.url);
-      const key = page.getByTestId('settings-api-key');
+      const key = page.getByTestId('connect-api-key');
       assert.ok(!(await key.innerText()).includes(rig.bridge.apiKey), 'the key is hidden by default');
-      await page.getByTestId('settings-xagent-status').waitFor({ timeout: UI_MS });
-      assert.equal(await page.getByTestId('settings-xagent-status').innerText(), 'connected');
-      await shot(page, 'settings');
-      await page.getByTestId('settings-api-key-reveal').click();
+      assert.equal(await page.getByTestId('connect-status').getAttribute('data-state'), 'connected');
+      assert.match(await page.getByTestId('connect-status-title').innerText(), /xAgent connected$/);
+      await shot(page, 'connect');
+      await page.getByTestId('connect-api-key-reveal').click();
       await eventually(async () => (await key.innerText()) === rig.bridge.apiKey, 'the revealed key');
-      await page.getByTestId('settings-api-key-hide').click();
+      await page.getByTestId('connect-api-key-hide').click();
       await eventually(async () => !(await key.innerText()).includes(rig.bridge.apiKey), 'the key hidden again');
+      await go(page, 'settings');
+      assert.equal(await page.getByTestId('settings-base-url').innerText({ timeout: UI_MS }), rig.bridge.url);
+      await shot(page, 'settings');
       await page.setViewportSize(LARGE);
       await shot(page, 'settings-large');
       await page.setViewportSize(SMALL);

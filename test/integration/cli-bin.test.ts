@@ -2,12 +2,13 @@
  * The installed command, as a user runs it: `node bin/device-bridge.js …` against the
  * compiled dist/ (built here when missing or stale). serve answers on the port it prints,
  * sim attaches phones to a real (private) adb server, demo shows its phones in the admin
- * state, every one stops cleanly on SIGTERM; unknown flags and commands exit 2 with the
+ * state and announces a pairing request with its code, the API key command it prints works
+ * as typed, every one stops cleanly on SIGTERM; unknown flags and commands exit 2 with the
  * usage; a checkout that was never built says to run `npm run build`.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
 import { BIN, ROOT, ensureBuilt } from '../helpers/built-cli';
 import { cleanAdbEnv } from '../../main/sim/private-adb-server';
 import { waitForDeviceStates } from '../../main/sim/adb-host-client';
+import { XAgentClient } from '../helpers/xagent-client';
 
 /** Deadline for one expected line or exit. */
 const WAIT_MS = 30_000;
@@ -195,6 +197,42 @@ describe('bin/device-bridge.js', () => {
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited(), 0, cli.stderr());
     assert.equal(existsSync(dataDir), false, 'no key or token left behind');
+  });
+
+  test('demo: the printed API key command works as typed, and a pairing request is announced with its code and console link', async () => {
+    const cli = runCli(['demo', '--devices', '1']);
+    const [, url] = await cli.waitForStdout(/device-bridge listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const [, token] = await cli.waitForStdout(/web console: \S+\/console\/#token=(\S+)\n/);
+    const [, command] = await cli.waitForStdout(/system API key for xAgent: (.+)\n/);
+    await cli.waitForStdout(/stop: Ctrl\+C/);
+    // Run exactly as printed, by a shell, where the demo was started (the project's folder).
+    const printed = await new Promise<string>((resolve, reject) => {
+      execFile('/bin/sh', ['-c', command ?? ''], { cwd: ROOT, timeout: WAIT_MS }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${command ?? ''}: ${error.message} ${stderr}`)) : resolve(stdout),
+      );
+    });
+    const apiKey = printed.trim();
+    assert.match(apiKey, /^\S{32,}$/);
+
+    const client = await XAgentClient.connect(url ?? '', apiKey);
+    try {
+      await client.hello();
+      const opened = await client.openChannel('');
+      const channelId = String(opened.payload?.connector_channel_id);
+      const started = await client.request('auth.start', { flow_id: 'desktop_approval' }, channelId);
+      const code = String(started.payload?.qr_code_text);
+      assert.match(code, /^[A-Z0-9-]{4,}$/);
+      const [line, shownCode, link] = await cli.waitForStdout(
+        /Pairing request from xAgent \(channel cch_\S+\) for a phone you pick — code (\S+); approve it in the console: (\S+)\n/,
+      );
+      assert.equal(shownCode, code, `the code xAgent shows: ${line ?? ''}`);
+      assert.equal(link, `${url ?? ''}/console/#/pairings?token=${token ?? ''}`);
+      assert.equal(cli.stdout().split('Pairing request from').length - 1, 1, 'announced once');
+    } finally {
+      await client.close();
+    }
+    cli.child.kill('SIGTERM');
+    assert.equal(await cli.exited(), 0, cli.stderr());
   });
 
   test('an unknown flag exits 2 naming the nearest flag, with the usage, before starting anything', async () => {

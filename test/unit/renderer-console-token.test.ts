@@ -64,3 +64,16 @@ void describe('console admin token from the URL fragment', () => {
     assert.equal(takeConsoleToken(fakeHost('', {}, true).host), null);
   });
 });
+
+void describe('console admin token beside a section address', () => {
+  void test('#/<section>?token=… gives the token and keeps the section in the address bar', () => {
+    assert.equal(tokenFromFragment('#/pairings?token=abc'), 'abc');
+    assert.equal(tokenFromFragment('#/settings/limits'), null);
+    assert.equal(tokenFromFragment('#/devices/token=x'), null, 'a phone id is not a token');
+    assert.equal(fragmentWithoutToken('#/pairings?token=abc'), '#/pairings');
+    assert.equal(fragmentWithoutToken('#/pairings?x=1&token=abc'), '#/pairings?x=1');
+    const { host, replaced } = fakeHost('#/pairings?token=secret-token-123');
+    assert.equal(takeConsoleToken(host), 'secret-token-123');
+    assert.deepEqual(replaced, ['/console/#/pairings']);
+  });
+});

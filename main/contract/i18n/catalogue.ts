@@ -8,6 +8,7 @@ import activity from './messages/activity';
 import approvals from './messages/approvals';
 import bindings from './messages/bindings';
 import common from './messages/common';
+import connect from './messages/connect';
 import devices from './messages/devices';
 import errors from './messages/errors';
 import helper from './messages/helper';
@@ -21,6 +22,7 @@ import tray from './messages/tray';
 
 export const catalogue = {
   common,
+  connect,
   devices,
   'phone-check': phoneCheck,
   'phone-view': phoneView,

@@ -136,6 +136,8 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     connector: {
       connector_id: deps.runtime.connectorId(),
       data_planes: deps.runtime.dataPlaneCount(),
+      connected_since: deps.runtime.connectedSince(),
+      last_hello_at: deps.runtime.lastHelloAt(),
       runtime_lease_expires_at: deps.runtime.leaseExpiresAt() ?? null,
       base_url: deps.url(),
     },

@@ -57,6 +57,8 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
   /** channel id → when the sweep first saw it unbound and not in use. */
   private readonly idleSince = new Map<string, number>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** When the first of the data planes open now said hello; undefined while none is. */
+  private connectedAt: number | undefined;
 
   constructor(private readonly options: ConnectorRuntimeOptions) {
     super();
@@ -96,17 +98,25 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
   /** Resolves a hello to the runtime instance id: resume when it matches, else the current or a new one. */
   acceptHello(requested: string | undefined): { connectorId: string; resumed: boolean } {
     const current = this.connectorId();
-    if (current) return { connectorId: current, resumed: requested === current };
+    const now = this.clock();
+    if (current) {
+      this.options.store.update((s) => {
+        s.connector.lastHelloAt = now;
+      });
+      return { connectorId: current, resumed: requested === current };
+    }
     const connectorId = newId(`conn_${CONNECTOR_CARD_ID.replace(/\./g, '_')}`);
     this.options.store.update((s) => {
       s.connector.connectorId = connectorId;
-      s.connector.lastSeenAt = this.clock();
+      s.connector.lastSeenAt = now;
+      s.connector.lastHelloAt = now;
     });
     this.emit('changed');
     return { connectorId, resumed: false };
   }
 
   attachDataPlane(token: object): void {
+    if (this.liveDataPlanes.size === 0) this.connectedAt = this.clock();
     this.liveDataPlanes.add(token);
     this.disarmLease();
     this.emit('changed');
@@ -117,12 +127,30 @@ export class ConnectorRuntime extends EventEmitter<ConnectorRuntimeEvents> {
     this.options.store.update((s) => {
       s.connector.lastSeenAt = this.clock();
     });
-    if (this.liveDataPlanes.size === 0 && this.connectorId()) this.armLease();
+    if (this.liveDataPlanes.size === 0) {
+      this.connectedAt = undefined;
+      if (this.connectorId()) this.armLease();
+    }
     this.emit('changed');
   }
 
   dataPlaneCount(): number {
     return this.liveDataPlanes.size;
+  }
+
+  /** When xAgent's current connection said hello (the first of its data planes open now), else null. */
+  connectedSince(): number | null {
+    return this.connectedAt ?? null;
+  }
+
+  /**
+   * The last time any xAgent said hello to this bridge, kept across restarts and lease
+   * expiries; null when none ever has. A state file from before this was recorded still
+   * counts a known runtime as having said hello (when it was first seen).
+   */
+  lastHelloAt(): number | null {
+    const { lastHelloAt, connectorId, lastSeenAt } = this.options.store.get().connector;
+    return lastHelloAt ?? (connectorId !== null ? lastSeenAt : null);
   }
 
   leaseExpiresAt(): number | undefined {

@@ -92,7 +92,15 @@ const leaseEffectsSchema = z.object({
 
 const stateSchema = z.object({
   version: z.literal(1),
-  connector: z.object({ connectorId: z.string().nullable(), lastSeenAt: z.number().nullable() }),
+  connector: z.object({
+    connectorId: z.string().nullable(),
+    lastSeenAt: z.number().nullable(),
+    /**
+     * The last time any xAgent completed hello, kept when its runtime lease expires: until one
+     * has, the console opens on its connect guide. Absent in files written before it existed.
+     */
+    lastHelloAt: z.number().nullable().default(null),
+  }),
   channels: z.record(z.string(), channelSchema),
   lanDevices: z.array(lanDeviceSchema).default([]),
   accessCodes: z.array(accessCodeSchema).default([]),
@@ -114,7 +122,7 @@ export type PersistedAccessCode = z.infer<typeof accessCodeSchema>;
 export function emptyState(): PersistedState {
   return {
     version: 1,
-    connector: { connectorId: null, lastSeenAt: null },
+    connector: { connectorId: null, lastSeenAt: null, lastHelloAt: null },
     channels: {},
     lanDevices: [],
     accessCodes: [],

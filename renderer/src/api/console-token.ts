@@ -1,22 +1,37 @@
 /**
  * The web console's admin token: it arrives once in the URL fragment (`/console/#token=XYZ`,
- * never sent to the server, not in access logs), is kept in sessionStorage for reloads of
- * this tab, and removed from the address bar so it is not bookmarked or shared by accident.
+ * or after a section's address, `/console/#/pairings?token=XYZ`; never sent to the server,
+ * not in access logs), is kept in sessionStorage for reloads of this tab, and removed from the
+ * address bar so it is not bookmarked or shared by accident. A link pasted into a tab that is
+ * already open brings its token the same way (main.tsx listens for the fragment's change).
  */
 
-/** The token in a location hash like "#token=XYZ" (also "#a=b&token=XYZ"), else null. */
-export function tokenFromFragment(hash: string): string | null {
+/**
+ * A fragment's route and its parameters: "#/pairings?token=X" is the route "/pairings" with
+ * "token=X" (main/contract/console-route.ts); "#token=X" (the CLI's console link) is
+ * parameters alone.
+ */
+function splitFragment(hash: string): { route: string; params: URLSearchParams } {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
-  if (!raw) return null;
-  const value = new URLSearchParams(raw).get('token');
+  if (!raw.startsWith('/')) return { route: '', params: new URLSearchParams(raw) };
+  const mark = raw.indexOf('?');
+  return mark < 0
+    ? { route: raw, params: new URLSearchParams() }
+    : { route: raw.slice(0, mark), params: new URLSearchParams(raw.slice(mark + 1)) };
+}
+
+/** The token in a location hash like "#token=XYZ" (also "#a=b&token=XYZ", "#/pairings?token=XYZ"), else null. */
+export function tokenFromFragment(hash: string): string | null {
+  const value = splitFragment(hash).params.get('token');
   return value && value.trim() ? value.trim() : null;
 }
 
-/** The fragment with the token removed ('' when nothing else was in it). */
+/** The fragment with the token removed, its route kept ('' when nothing else was in it). */
 export function fragmentWithoutToken(hash: string): string {
-  const params = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);
+  const { route, params } = splitFragment(hash);
   params.delete('token');
   const rest = params.toString();
+  if (route) return rest ? `#${route}?${rest}` : `#${route}`;
   return rest ? `#${rest}` : '';
 }
 

@@ -4,6 +4,7 @@ import { defineMessages } from '../define';
 export default defineMessages(
   {
     'nav.sections': 'Sections',
+    'nav.connect': 'Connect xAgent',
     'nav.devices': 'Devices',
     'nav.lan': 'LAN phones',
     'nav.bindings': 'Bindings & leases',
@@ -65,6 +66,7 @@ export default defineMessages(
   },
   {
     'nav.sections': '栏目',
+    'nav.connect': '连接 xAgent',
     'nav.devices': '设备',
     'nav.lan': '局域网手机',
     'nav.bindings': '绑定与租约',

@@ -15,7 +15,7 @@ import { known, useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
-import { phoneHash } from '../phone-view/use-phone-route';
+import { phoneHash } from '../../../../main/contract/phone-view-route';
 
 const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }> = {
   device: { text: 'devices.state.device', tone: 'ok' },

@@ -151,37 +151,40 @@ function LimitField(props: {
   const errorId = `${id}-error`;
   return (
     <div className="field limit-field">
-      <label htmlFor={id}>{label}</label>
+      {/* With "No cap" ticked there is no value: the field goes, and comes back (with its last value) when unticked. */}
+      <label htmlFor={draft.none ? `${id}-none` : id}>{label}</label>
       <div className="limit-input">
-        <input
-          id={id}
-          type="text"
-          inputMode={definition.unit === 'count' ? 'numeric' : 'decimal'}
-          value={draft.amount}
-          disabled={draft.none}
-          aria-invalid={props.error ? 'true' : 'false'}
-          aria-describedby={props.error ? `${errorId} ${hintId}` : hintId}
-          onChange={(e) => props.onChange({ amount: e.target.value })}
-          data-testid={id}
-        />
-        {units.length > 1 ? (
-          <select
-            aria-label={t('settings.limits.unit', { label })}
-            value={draft.unit}
-            disabled={draft.none}
-            onChange={(e) => props.onChange({ unit: e.target.value })}
-            data-testid={`${id}-unit`}
-          >
-            {units.map(([name]) => (
-              <option key={name} value={name}>
-                {known(t, `settings.limits.unitName.${name}`, name)}
-              </option>
-            ))}
-          </select>
-        ) : (
-          <span className="limit-unit">
-            {key === 'queue_max_depth' ? t('settings.limits.callsPerPhone') : t('settings.limits.files')}
-          </span>
+        {draft.none ? null : (
+          <>
+            <input
+              id={id}
+              type="text"
+              inputMode={definition.unit === 'count' ? 'numeric' : 'decimal'}
+              value={draft.amount}
+              aria-invalid={props.error ? 'true' : 'false'}
+              aria-describedby={props.error ? `${errorId} ${hintId}` : hintId}
+              onChange={(e) => props.onChange({ amount: e.target.value })}
+              data-testid={id}
+            />
+            {units.length > 1 ? (
+              <select
+                aria-label={t('settings.limits.unit', { label })}
+                value={draft.unit}
+                onChange={(e) => props.onChange({ unit: e.target.value })}
+                data-testid={`${id}-unit`}
+              >
+                {units.map(([name]) => (
+                  <option key={name} value={name}>
+                    {known(t, `settings.limits.unitName.${name}`, name)}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <span className="limit-unit">
+                {key === 'queue_max_depth' ? t('settings.limits.callsPerPhone') : t('settings.limits.files')}
+              </span>
+            )}
+          </>
         )}
         {definition.nullable ? (
           <span className="field-check">

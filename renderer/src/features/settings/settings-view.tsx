@@ -1,9 +1,13 @@
 /**
- * Settings: the app's language, how to connect xAgent, the bridge and its ADB servers, lab
- * access codes, the lab's secrets, policies and limits. Loads `GET settings` once per visit.
+ * Settings: the app's language, the connection, the bridge and its ADB servers, lab access
+ * codes, the lab's secrets, policies, the fast lane and limits. A list of these parts leads to
+ * each on its own (`#/settings/limits`, so it opens at its top and can be bookmarked); `#/settings`
+ * shows them all. Loads `GET settings` once per visit.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import { routeHash, SETTINGS_PARTS, type SettingsPart } from '../../../../main/contract/console-route';
 import type { ApiError, BridgeApi } from '../../api/bridge-api';
 import { toApiError } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
@@ -14,12 +18,32 @@ import { ConnectionSection } from './connection-section';
 import { LanguageSection } from './language-section';
 import { FastLaneSection } from './fast-lane-section';
 import { useT } from '../../i18n/i18n-context';
+import { revealSideways } from '../../lib/reveal-sideways';
 import { LimitsSection } from './limits-section';
 import { PoliciesSection } from './policies-section';
 import { SecretsSection } from './secrets-section';
 
-export function SettingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
-  const { api, state } = props;
+const PART_TITLES: Record<SettingsPart, MessageKey> = {
+  language: 'settings.language.title',
+  connection: 'settings.connection.title',
+  bridge: 'settings.bridge.title',
+  'access-codes': 'settings.codes.title',
+  secrets: 'settings.secrets.title',
+  policies: 'settings.policies.title',
+  'fast-lane': 'helper.settings.title',
+  limits: 'settings.limits.title',
+};
+
+export function SettingsView(props: {
+  api: BridgeApi;
+  state: AdminState;
+  /** The one part shown, or null for all of them. */
+  part: SettingsPart | null;
+  onChanged: () => void;
+}): React.JSX.Element {
+  const { api, state, part } = props;
+  const shows = (name: SettingsPart): boolean => part === null || part === name;
+  const needsSettings = shows('connection') || shows('bridge');
   const { t } = useT();
   const [settings, setSettings] = useState<AdminSettings | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -47,8 +71,9 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
       <header className="view-header">
         <h2 id="settings-heading">{t('settings.title')}</h2>
       </header>
-      <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} />
-      {error ? (
+      <SettingsParts current={part} />
+      {shows('language') ? <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} /> : null}
+      {error && needsSettings ? (
         <ErrorBanner
           title={t('settings.loadFailed')}
           error={error}
@@ -58,25 +83,57 @@ export function SettingsView(props: { api: BridgeApi; state: AdminState; onChang
       ) : null}
       {settings ? (
         <>
-          <ConnectionSection api={api} settings={settings} state={state} />
-          <BridgeSection settings={settings} state={state} />
+          {shows('connection') ? <ConnectionSection settings={settings} /> : null}
+          {shows('bridge') ? <BridgeSection settings={settings} state={state} /> : null}
         </>
-      ) : error ? null : (
+      ) : error || !needsSettings ? null : (
         <Loading label={t('settings.loading')} />
       )}
-      <AccessCodesSection api={api} state={state} onChanged={props.onChanged} />
-      <SecretsSection api={api} state={state} onChanged={props.onChanged} />
-      <PoliciesSection api={api} />
-      <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} />
-      <LimitsSection
-        api={api}
-        limits={state.limits}
-        sources={settings?.limit_sources ?? null}
-        onSaved={(next) => {
-          setSettings(next);
-          props.onChanged();
-        }}
-      />
+      {shows('access-codes') ? <AccessCodesSection api={api} state={state} onChanged={props.onChanged} /> : null}
+      {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
+      {shows('policies') ? <PoliciesSection api={api} /> : null}
+      {shows('fast-lane') ? <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} /> : null}
+      {shows('limits') ? (
+        <LimitsSection
+          api={api}
+          limits={state.limits}
+          sources={settings?.limit_sources ?? null}
+          onSaved={(next) => {
+            setSettings(next);
+            props.onChanged();
+          }}
+        />
+      ) : null}
     </section>
+  );
+}
+
+/** The list of Settings' parts: each opens on its own, "All" shows the whole page. */
+function SettingsParts(props: { current: SettingsPart | null }): React.JSX.Element {
+  const { t } = useT();
+  const navRef = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    revealSideways(navRef.current, navRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? null);
+  }, [props.current]);
+  const entries: ReadonlyArray<{ part: SettingsPart | null; label: string }> = [
+    { part: null, label: t('settings.parts.all') },
+    ...SETTINGS_PARTS.map((part) => ({ part, label: t(PART_TITLES[part]) })),
+  ];
+  return (
+    <nav className="subnav" aria-label={t('settings.parts')} data-testid="settings-parts" ref={navRef}>
+      <ul>
+        {entries.map(({ part, label }) => (
+          <li key={part ?? 'all'}>
+            <a
+              href={routeHash({ section: 'settings', part })}
+              aria-current={props.current === part ? 'page' : undefined}
+              data-testid={`settings-part-${part ?? 'all'}`}
+            >
+              {label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
