@@ -60,11 +60,21 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
     const bytes = pty ? Buffer.from(data.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1') : data;
     return v2 ? shellPacket(id, bytes) : bytes;
   };
-  // Writes go out in order; a closed stream just drops them.
+  // Writes go out in order; a closed stream just drops them. What a command writes while the
+  // previous write waits for the host's OKAY goes out together in the next one, as a real
+  // process's output piles up in its pipe (logcat following a busy log).
   let writing: Promise<void> = Promise.resolve();
+  const queued: Buffer[] = [];
+  let flushing = false;
   const send = (data: Buffer): void => {
     if (data.length === 0) return;
-    writing = writing.then(() => stream.write(data)).catch(() => undefined);
+    queued.push(data);
+    if (flushing) return;
+    flushing = true;
+    writing = (async () => {
+      while (queued.length > 0) await stream.write(Buffer.concat(queued.splice(0))).catch(() => undefined);
+      flushing = false;
+    })();
   };
   if (v2) void drain(stream);
   let result: ShellResult;

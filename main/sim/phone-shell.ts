@@ -9,8 +9,14 @@
 import { lookupCommand } from './commands/registry';
 import type { CommandIo, PhoneContext } from './commands/command-types';
 import { PhoneFsError, normalizePhonePath } from './phone-fs';
-import type { ShellScript, ShellWord, SimpleCommand, Pipeline } from './shell-parser';
-import { sleepUnlessAborted } from './timing-profiles';
+import {
+  parseShell,
+  ShellSyntaxError,
+  type ShellScript,
+  type ShellWord,
+  type SimpleCommand,
+  type Pipeline,
+} from './shell-parser';
 
 export const SHELL_NAME = '/system/bin/sh';
 
@@ -19,6 +25,8 @@ export interface ShellHooks {
   signal: AbortSignal;
   /** Called with the argv of each simple command just before it runs. */
   onCommand(argv: readonly string[]): void;
+  /** Called with the argv of each simple command once it has run (the phone's log follows its apps). */
+  afterCommand?(argv: readonly string[]): void;
   /** Simulated time a command takes before it acts (timing profile). */
   delayFor(argv: readonly string[]): number;
   pid: number;
@@ -64,6 +72,7 @@ export class ShellRun {
   private status = 0;
   private readonly stdout: Buffer[] = [];
   private readonly stderr: Buffer[];
+  private readonly jobs: Array<Promise<number>> = [];
 
   constructor(
     private readonly hooks: ShellHooks,
@@ -78,6 +87,7 @@ export class ShellRun {
     let aborted = false;
     try {
       await this.runScript(script);
+      await this.waitJobs();
     } catch (error) {
       if (error instanceof ShellExit) this.status = error.status;
       else if (error instanceof ShellAborted) {
@@ -91,11 +101,26 @@ export class ShellRun {
 
   private async runScript(script: ShellScript): Promise<void> {
     for (const item of script.items) {
-      let status = await this.runPipeline(item.first);
-      for (const { op, pipeline } of item.rest) {
-        if ((op === '&&' && status === 0) || (op === '||' && status !== 0)) status = await this.runPipeline(pipeline);
+      const run = async (): Promise<number> => {
+        let status = await this.runPipeline(item.first);
+        for (const { op, pipeline } of item.rest) {
+          if ((op === '&&' && status === 0) || (op === '||' && status !== 0)) status = await this.runPipeline(pipeline);
+        }
+        return status;
+      };
+      if (!item.background) {
+        await run();
+        continue;
       }
+      // A background job shares the session's stdout; an abort ends it with the session.
+      this.jobs.push(run().catch(() => 0));
+      this.status = 0;
     }
+  }
+
+  /** `wait`: joins every background job (adb's session also lasts until they end: they hold its stdout). */
+  private async waitJobs(): Promise<void> {
+    while (this.jobs.length > 0) await this.jobs.shift();
   }
 
   private async runPipeline(pipeline: Pipeline): Promise<number> {
@@ -175,6 +200,14 @@ export class ShellRun {
       if (sink && sink.kind !== 'null') sink.chunks.push(toBuffer(data));
     };
     const name = argv[0] ?? '';
+    if ((name === 'sh' || name === SHELL_NAME) && argv[1] === '-c' && argv[2] !== undefined) {
+      return this.runChild(argv[2], write(1), write(2));
+    }
+    if (name === 'wait') {
+      await this.waitJobs();
+      this.checkAbort();
+      return 0;
+    }
     const builtin = this.builtin(argv, write(2));
     if (builtin !== undefined) return builtin;
     const handler = lookupCommand(name);
@@ -182,7 +215,7 @@ export class ShellRun {
       write(2)(`${SHELL_NAME}: ${name}: inaccessible or not found\n`);
       return 127;
     }
-    if (!(await sleepUnlessAborted(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
+    if (!(await this.hooks.phone.sleep(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
     const io: CommandIo = {
       argv,
       stdin,
@@ -193,6 +226,7 @@ export class ShellRun {
       outNow: this.liveWriter(fds, write(1)),
     };
     const status = await handler(io, this.hooks.phone);
+    this.hooks.afterCommand?.(argv);
     this.checkAbort();
     return status;
   }
@@ -297,6 +331,24 @@ export class ShellRun {
       default:
         return this.vars.get(name) ?? '';
     }
+  }
+
+  /** `sh -c SCRIPT`: a child shell whose output goes where this command's goes. */
+  private async runChild(source: string, out: (d: Buffer) => void, err: (d: string | Buffer) => void): Promise<number> {
+    let script: ShellScript;
+    try {
+      script = parseShell(source);
+    } catch (error) {
+      if (!(error instanceof ShellSyntaxError)) throw error;
+      err(`${SHELL_NAME}: ${error.message}\n`);
+      return 2;
+    }
+    const child = new ShellRun({ ...this.hooks, mergeStderr: false }, new Map(this.vars), this.cwd);
+    const outcome = await child.run(script);
+    out(outcome.stdout);
+    err(outcome.stderr);
+    if (outcome.aborted) throw new ShellAborted();
+    return outcome.exitCode;
   }
 
   private async substitute(script: ShellScript): Promise<string> {

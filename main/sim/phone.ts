@@ -21,6 +21,8 @@ import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
 import { PhoneClipboard, type ClipboardControl } from './phone-clipboard';
 import { ShellRun, SHELL_NAME } from './phone-shell';
+import { SimLogcat, type AppFault } from './phone-logcat';
+import { PhoneClock } from './phone-clock';
 import { FrameRenderer } from './screen/frame-renderer';
 import { InputDispatcher, type GestureRecord } from './screen/input-dispatcher';
 import { createLayout } from './screen/layout';
@@ -56,6 +58,12 @@ export interface SimulatedPhoneOptions {
   quirks?: readonly string[];
   /** Wi-Fi on with this IPv4 address on wlan0 (a LAN phone, a USB phone with Wi-Fi on); default off. */
   wifi?: string;
+  /**
+   * Waits on the phone (command delays, `sleep`, `screenrecord --time-limit`) take no wall
+   * time: its clock jumps over them in order (phone-clock.ts), so a test records 400 s of
+   * phone time at once. Default false.
+   */
+  virtualTime?: boolean;
 }
 
 /** A readable snapshot of what the phone shows. */
@@ -122,6 +130,10 @@ export interface SimulatedPhone extends PhoneDevice {
    * dropping, adb listing the phone again before boot completes) is SimFarm.reboot's.
    */
   reboot(bootMs: number): void;
+  /** The phone's log and app processes (phone-logcat.ts): write entries, crash an app, raise an ANR. */
+  readonly logcat: SimLogcat;
+  /** The next `input` command ends with the app in front crashing (`crash`) or not responding (`anr`). */
+  faultOnNextInput(fault: AppFault): void;
   /** How many frames were rasterised so far (unchanged screens are served from cache). */
   renderCount(): number;
   /** Aborts every running command; idempotent. */
@@ -203,7 +215,10 @@ function clockText(ms: number): string {
 /** Creates a phone. Options are checked up front; a bad one throws a TypeError naming it. */
 export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedPhone {
   const info = resolveInfo(options);
-  const now = options.clock ?? Date.now;
+  if (options.virtualTime !== undefined && typeof options.virtualTime !== 'boolean')
+    fail(`virtualTime must be true or false (got ${JSON.stringify(options.virtualTime)})`);
+  const clock = new PhoneClock(options.clock ?? Date.now, options.virtualTime === true);
+  const now = (): number => clock.now();
   let bootedAt = now() - 3_600_000;
   let bootTimer: NodeJS.Timeout | undefined;
   const profile = timingProfile(options.profile ?? 'instant');
@@ -314,7 +329,15 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     screen.touch();
   };
   setQuirks(options.quirks ?? []);
+  const logcat = new SimLogcat({
+    now,
+    screen,
+    packages,
+    showAnrDialog: () => setQuirks([...quirks, 'anr-dialog']),
+  });
   const context: PhoneContext = {
+    logcat,
+    sleep: (ms, signal) => clock.sleep(ms, signal),
     info,
     props,
     fs,
@@ -422,6 +445,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
           argvLog.push(copy);
           events.emit('command', copy);
         },
+        afterCommand: (argv) => logcat.afterCommand(argv),
         delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
         mergeStderr,
       },
@@ -468,6 +492,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
             argvLog.push(copy);
             events.emit('command', copy);
           },
+          afterCommand: (argv) => logcat.afterCommand(argv),
           delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
           onLiveStdout: o.onStdout,
           ...(o.stdin ? { stdin: o.stdin } : {}),
@@ -501,7 +526,11 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     exec,
     execLive,
     // `am instrument -w` prints as the instrumentation runs and may run for hours.
-    streamsOutput: (commandLine) => /(^|[\s;&|(])am\s+instrument\b/.test(commandLine.replace(/['"]/g, '')),
+    // `am instrument -w` prints as the instrumentation runs; `logcat` without -d/-t follows the log.
+    streamsOutput: (commandLine) => {
+      const line = commandLine.replace(/['"]/g, '');
+      return /(^|[\s;&|(])am\s+instrument\b/.test(line) || (/^\s*logcat\b/.test(line) && !/\s-(d|t)\b/.test(line));
+    },
     openTcp: (port) => helper.openTcp(port),
     helper,
     network,
@@ -565,6 +594,8 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     setBatteryLevel: (level) => {
       battery.level = checkInt(level, 'battery level', 0, 100);
     },
+    logcat,
+    faultOnNextInput: (fault) => logcat.faultOnNextInput(fault),
     renderCount: () => frames.renderCount(),
     reboot: (bootMs) => {
       checkInt(bootMs, 'bootMs', 0, 600_000);

@@ -35,6 +35,8 @@ export interface Pipeline {
 export interface AndOrList {
   first: Pipeline;
   rest: Array<{ op: '&&' | '||'; pipeline: Pipeline }>;
+  /** Ended by `&`: runs in the background while the script goes on (`wait` joins it). */
+  background?: boolean;
 }
 
 export interface ShellScript {
@@ -82,10 +84,12 @@ class Parser {
     for (;;) {
       this.skipBlanks(true);
       if (this.atEnd() || (insideSubst && this.peek() === ')')) break;
-      items.push(this.parseAndOr(insideSubst));
+      const item = this.parseAndOr(insideSubst);
+      items.push(item);
       this.skipBlanks(false);
       const c = this.peek();
       if ((c === ';' && this.peek(1) !== ';') || (c === '&' && this.peek(1) !== '&') || c === '\n') {
+        if (c === '&') item.background = true;
         this.pos++;
         continue;
       }

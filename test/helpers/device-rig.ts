@@ -34,7 +34,7 @@ export async function startDeviceRig(
   bridgeOptions: Partial<CoreOptionsInput> = {},
   phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<
     SimulatedPhoneOptions,
-    'sdk' | 'androidVersion' | 'quirks' | 'clock'
+    'sdk' | 'androidVersion' | 'quirks' | 'clock' | 'virtualTime'
   > = {},
 ): Promise<DeviceRig> {
   const adb = await startAdbServer();
@@ -55,6 +55,7 @@ export async function startDeviceRig(
           ...(phoneOptions.androidVersion !== undefined ? { androidVersion: phoneOptions.androidVersion } : {}),
           ...(phoneOptions.quirks !== undefined ? { quirks: phoneOptions.quirks } : {}),
           ...(phoneOptions.clock !== undefined ? { clock: phoneOptions.clock } : {}),
+          ...(phoneOptions.virtualTime !== undefined ? { virtualTime: phoneOptions.virtualTime } : {}),
         });
         phones[i] = phone;
         return phone;

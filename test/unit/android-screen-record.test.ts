@@ -1,6 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { looksLikeMp4, recordScreen } from '../../main/core/android/screen-record';
+import { chunkPlan, looksLikeMp4, recordScreenChunks } from '../../main/core/android/screen-record';
+import { holdLastFrame, mp4Timing } from '../../main/core/android/mp4-hold';
+import { minimalMp4 } from '../../main/sim/commands/screenrecord';
 import { BridgeError } from '../../main/core/errors';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
@@ -12,27 +14,24 @@ function isCode(code: string, pattern?: RegExp) {
 /** The first bytes of an MP4 as screenrecord writes it: an `ftyp` box. */
 const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42', 'latin1'), Buffer.alloc(64)]);
 
+const recordScreen = async (...a: Parameters<typeof recordScreenChunks>): Promise<Buffer> =>
+  (await recordScreenChunks(...a))[0]!.data;
+
 void describe('recordScreen', () => {
   void test('records to a unique file, pulls it, and removes it from the phone', async () => {
     const shell = new FakeDeviceShell()
-      .on(['screenrecord'], '')
+      .on(['sh', '-c'], '3600.00 100.00\n')
       .on(['rm', '-f'], '')
       .onPull('/sdcard/xagent-rec-*', mp4);
     const data = await recordScreen(shell, { seconds: 5, size: { width: 720, height: 1280 }, bitRate: 4_000_000 });
     assert.equal(data, mp4);
     const [record, pull, rm] = shell.calls;
-    const path = record?.argv.at(-1) ?? '';
-    assert.match(path, /^\/sdcard\/xagent-rec-[0-9a-f]{12}\.mp4$/);
-    assert.deepEqual(record?.argv, [
-      'screenrecord',
-      '--time-limit',
-      '5',
-      '--size',
-      '720x1280',
-      '--bit-rate',
-      '4000000',
-      path,
-    ]);
+    const path = /\/sdcard\/xagent-rec-[0-9a-f]{12}-1\.mp4/.exec(record?.argv[2] ?? '')?.[0] ?? '';
+    assert.ok(path);
+    assert.equal(
+      record?.argv[2],
+      `cat /proc/uptime; 'screenrecord' '--time-limit' '5' '--size' '720x1280' '--bit-rate' '4000000' '${path}' & wait`,
+    );
     assert.deepEqual([pull?.kind, pull?.argv], ['pull', [path]]);
     assert.deepEqual(rm?.argv, ['rm', '-f', path]);
     // The recording call's deadline covers the recording plus a margin.
@@ -40,20 +39,19 @@ void describe('recordScreen', () => {
   });
 
   void test('each recording gets its own file name', async () => {
-    const shell = new FakeDeviceShell().on(['screenrecord'], '').on(['rm'], '').onPull('/sdcard/xagent-rec-*', mp4);
+    const shell = new FakeDeviceShell().on(['sh', '-c'], '').on(['rm'], '').onPull('/sdcard/xagent-rec-*', mp4);
     await recordScreen(shell, { seconds: 1 });
     await recordScreen(shell, { seconds: 1 });
     const paths = shell
       .argvs('run')
-      .filter((a) => a[0] === 'screenrecord')
-      .map((a) => a.at(-1));
+      .filter((a) => a[0] === 'sh')
+      .map((a) => /xagent-rec-[0-9a-f]+-1\.mp4/.exec(a[2] ?? '')?.[0]);
     assert.equal(new Set(paths).size, 2);
-    assert.deepEqual(shell.argvs('run')[0], ['screenrecord', '--time-limit', '1', paths[0]]);
   });
 
   void test('an encoder error is command_failed and the file is still removed', async () => {
     const shell = new FakeDeviceShell()
-      .on(['screenrecord'], {
+      .on(['sh', '-c'], {
         stdout: 'ERROR: unable to configure video/avc codec at 1080x2400 (err=-38)\n',
         exitCode: 1,
       })
@@ -64,13 +62,13 @@ void describe('recordScreen', () => {
 
   void test('a pulled file that is not an MP4 is command_failed; cleanup runs even after cancel', async () => {
     const notMp4 = new FakeDeviceShell()
-      .on(['screenrecord'], '')
+      .on(['sh', '-c'], '')
       .on(['rm'], '')
       .onPull('/sdcard/xagent-rec-*', Buffer.alloc(0));
     await assert.rejects(recordScreen(notMp4, { seconds: 2 }), isCode('command_failed', /no usable MP4/));
     assert.equal(notMp4.argvs().at(-1)?.[0], 'rm');
 
-    const hung = new FakeDeviceShell().on(['screenrecord'], { hang: true }).on(['rm'], '');
+    const hung = new FakeDeviceShell().on(['sh', '-c'], { hang: true }).on(['rm'], '');
     const controller = new AbortController();
     const pending = recordScreen(hung, { seconds: 30, signal: controller.signal });
     controller.abort();
@@ -82,8 +80,8 @@ void describe('recordScreen', () => {
 
   void test('arguments are validated before anything runs', async () => {
     const shell = new FakeDeviceShell();
-    await assert.rejects(recordScreen(shell, { seconds: 0 }), isCode('invalid_arguments', /1 to 30/));
-    await assert.rejects(recordScreen(shell, { seconds: 31 }), isCode('invalid_arguments'));
+    await assert.rejects(recordScreen(shell, { seconds: 0 }), isCode('invalid_arguments', /1 to 600/));
+    await assert.rejects(recordScreen(shell, { seconds: 601 }), isCode('invalid_arguments'));
     await assert.rejects(recordScreen(shell, { seconds: 2.5 }), isCode('invalid_arguments'));
     await assert.rejects(
       recordScreen(shell, { seconds: 5, size: { width: 0, height: 10 } }),
@@ -91,6 +89,29 @@ void describe('recordScreen', () => {
     );
     await assert.rejects(recordScreen(shell, { seconds: 5, bitRate: 5 }), isCode('invalid_arguments'));
     assert.equal(shell.calls.length, 0);
+  });
+
+  void test('past 180 s the chunks overlap by 2 s and cover the whole length', () => {
+    assert.deepEqual(chunkPlan(30), [30]);
+    assert.deepEqual(chunkPlan(180), [180]);
+    assert.deepEqual(chunkPlan(400), [180, 180, 44]);
+    // Starts 0, 178, 356; the last ends at 356 + 44 = 400.
+    assert.deepEqual(chunkPlan(181), [180, 3]);
+  });
+
+  void test('holdLastFrame makes a still screen’s short clip last its whole recording', () => {
+    const still = minimalMp4(720, 1280, [0], 1_700_000_000);
+    assert.ok(mp4Timing(still)!.durationMs < 100);
+    const held = holdLastFrame(still, 180_000);
+    assert.deepEqual(mp4Timing(held), { durationMs: 180_000, samples: 1 });
+    // Frames 0, 1 and 2 s: the last lasts until 60 s; the sample data stays where stco says.
+    const moving = holdLastFrame(minimalMp4(720, 1280, [0, 1000, 2000], 1_700_000_000), 60_000);
+    assert.deepEqual(mp4Timing(moving), { durationMs: 60_000, samples: 3 });
+    const stco = moving.indexOf(Buffer.from('stco', 'latin1'));
+    assert.equal(moving.readUInt32BE(stco + 12), moving.indexOf(Buffer.from('mdat', 'latin1')) + 4);
+    // Already long enough, or not an MP4 it can read: unchanged.
+    assert.equal(holdLastFrame(moving, 30_000), moving);
+    assert.equal(holdLastFrame(mp4, 30_000), mp4);
   });
 
   void test('looksLikeMp4 checks the ftyp box', () => {

@@ -17,6 +17,7 @@ const DEFINITIONS = new Set([
   'main/core/tools/observation-tools.ts',
   'main/core/tools/batch-tool.ts',
   'main/core/tools/phone-state-tools.ts',
+  'main/core/tools/evidence-tools.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -30,7 +31,7 @@ function sourceFiles(dir: string): string[] {
 test('every tool is defined once, with facts', () => {
   const ids = TOOLS.map((t) => t.id);
   assert.equal(new Set(ids).size, ids.length, 'no id defined twice');
-  assert.equal(ids.length, 22);
+  assert.equal(ids.length, 23);
   for (const tool of TOOLS) {
     assert.equal(toolFacts(tool.id), tool.facts);
     if (tool.kind === 'observation')

@@ -231,6 +231,10 @@ void describe('typed text at rest', () => {
       'android_tap.ref',
       'android_long_press.ref',
       'android_type_text.ref',
+      // What part of the phone's log to read: a package, log tags, a time.
+      'android_logcat.package',
+      'android_logcat.tags[]',
+      'android_logcat.since',
     ];
     assert.deepEqual(
       strings.filter((p) => !notTyped.includes(p)),

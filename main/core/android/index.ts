@@ -93,5 +93,5 @@ export {
 export type { UiNode, UiDumpOptions, CompactTree, CompactTreeOptions, ElementSelector } from './ui-tree';
 export { captureRaw, capturePng, decodeRawScreencap, isSecureBlackFrame, PIXEL_FORMAT } from './screencap';
 export type { RawFrame, SecureFrameOptions } from './screencap';
-export { recordScreen, screenRecordArgv, looksLikeMp4, MAX_RECORD_SECONDS } from './screen-record';
+export { recordScreenChunks, chunkPlan, screenRecordArgv, looksLikeMp4, MAX_RECORD_SECONDS } from './screen-record';
 export type { RecordScreenOptions } from './screen-record';

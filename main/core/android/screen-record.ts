@@ -1,15 +1,26 @@
 /**
- * Short screen recordings: `screenrecord` into a uniquely named file on the phone, pulled
- * back over sync and always removed afterwards, even when recording or pulling failed.
+ * Screen recordings: `screenrecord` into uniquely named files on the phone, pulled back over
+ * sync and always removed afterwards, even when recording or pulling failed.
+ *
+ * Past `screenrecord`'s 180 s limit (callstack/agent-device#615) the recording is a row of
+ * chunks of at most 180 s, run by one shell on the phone: each chunk starts in the background
+ * OVERLAP_SECONDS before the previous one is due to end (`screenrecord … & sleep N`), so there
+ * is no gap, not even the next encoder's start-up, and no adb round trip between them. The
+ * phone's `/proc/uptime` before each start stamps where each chunk begins; chunks are listed
+ * in order with their start and how much each overlaps the next (trim it when joining).
+ *
+ * A still screen sends no frames and its clip ends at the last one (agent-device#2551): each
+ * chunk's last frame is held until its recording really ended (mp4-hold.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
-import { excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import { buildCommandLine, excerpt, OperationDeadline, runText } from '../devices/shell-quote';
+import { holdLastFrame, mp4Timing } from './mp4-hold';
 import type { OperationOptions } from '../devices/shell-quote';
 
 export interface RecordScreenOptions extends OperationOptions {
-  /** Length of the recording, 1..30 s. */
+  /** Length of the recording, 1..MAX_RECORD_SECONDS s. */
   seconds: number;
   /** Output size; the phone's encoder may refuse sizes it cannot handle. */
   size?: { width: number; height: number };
@@ -17,11 +28,17 @@ export interface RecordScreenOptions extends OperationOptions {
   bitRate?: number;
 }
 
-export const MAX_RECORD_SECONDS = 30;
+export const MAX_RECORD_SECONDS = 600;
+/** `screenrecord`'s own limit (AOSP screenrecord.cpp kMaxTimeLimitSec before Android 14). */
+export const CHUNK_SECONDS = 180;
+/** How long a chunk overlaps the next: more than a `screenrecord` takes to start encoding. */
+export const OVERLAP_SECONDS = 2;
 /** Encoder start-up and file finalisation on top of the recording itself. */
 const RECORD_MARGIN_MS = 15_000;
-/** Pulling a 30 s clip at 20 Mbps (~75 MB) over USB or Wi-Fi. */
+/** Pulling a 30 s clip at 20 Mbps (~75 MB) over USB or Wi-Fi; per chunk. */
 const PULL_BUDGET_MS = 60_000;
+/** Bits per second of chunked recordings: 180 s at screenrecord's 20 Mbps default would be 450 MB. */
+const CHUNKED_BIT_RATE = 4_000_000;
 const CLEANUP_TIMEOUT_MS = 5_000;
 
 function validate(options: RecordScreenOptions): void {
@@ -68,32 +85,101 @@ export function looksLikeMp4(data: Buffer): boolean {
   return data.length >= 12 && data.toString('latin1', 4, 8) === 'ftyp';
 }
 
-/** Records the screen for `seconds` and returns the MP4. */
-export async function recordScreen(shell: DeviceShell, options: RecordScreenOptions): Promise<Buffer> {
-  const remotePath = `/sdcard/xagent-rec-${randomBytes(6).toString('hex')}.mp4`;
-  const argv = screenRecordArgv(options, remotePath);
+/** One chunk of a recording: its MP4 (last frame held), where it began and its length. */
+export interface RecordedChunk {
+  data: Buffer;
+  /** Milliseconds after the first chunk began (the phone's uptime). */
+  startMs: number;
+  /** Its length, as its time limit says (and its clip lasts after the hold). */
+  seconds: number;
+  /** Milliseconds it overlaps the next chunk (0 for the last). */
+  overlapMs: number;
+  /** Frames the phone encoded (a still screen gives few). */
+  frames: number;
+}
+
+/** The chunks' lengths: 180 s each, the next beginning OVERLAP_SECONDS before the previous ends. */
+export function chunkPlan(seconds: number): number[] {
+  const out: number[] = [];
+  let covered = 0;
+  while (covered < seconds) {
+    const start = out.length === 0 ? 0 : covered - OVERLAP_SECONDS;
+    const length = Math.min(CHUNK_SECONDS, seconds - start);
+    out.push(length);
+    covered = start + length;
+  }
+  return out;
+}
+
+/** The phone's uptime in ms from a `/proc/uptime` line. */
+function uptimeMs(line: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s/.exec(line.trim() + ' ');
+  return m ? Math.round(Number(m[1]) * 1000) : undefined;
+}
+
+/** Records the screen for `seconds` (in chunks past 180 s) and returns the chunks in order. */
+export async function recordScreenChunks(shell: DeviceShell, options: RecordScreenOptions): Promise<RecordedChunk[]> {
+  validate(options);
+  const plan = chunkPlan(options.seconds);
+  const chunked = plan.length > 1;
+  const tag = randomBytes(6).toString('hex');
+  const paths = plan.map((_s, i) => `/sdcard/xagent-rec-${tag}-${i + 1}.mp4`);
+  const script: string[] = [];
+  plan.forEach((length, i) => {
+    const argv = screenRecordArgv(
+      {
+        ...options,
+        seconds: length,
+        ...(chunked && options.bitRate === undefined ? { bitRate: CHUNKED_BIT_RATE } : {}),
+      },
+      paths[i]!,
+    );
+    script.push('cat /proc/uptime', `${buildCommandLine(argv)} &`);
+    if (i < plan.length - 1) script.push(`sleep ${length - OVERLAP_SECONDS}`);
+  });
+  script.push('wait');
   const deadline = new OperationDeadline(
     options,
-    options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS,
+    options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS * plan.length,
     'recording the screen',
   );
   try {
     const recordBudget = Math.min(deadline.next().timeoutMs, options.seconds * 1000 + RECORD_MARGIN_MS);
-    const recorded = await runText(shell, argv, { ...deadline.next(), timeoutMs: recordBudget });
+    // One shell runs the row: `&`, `sleep` and `wait` are the phone's sh (mksh), quoted as one argument.
+    const recorded = await runText(shell, ['sh', '-c', script.join('; ').replace(/&;/g, '&')], {
+      ...deadline.next(),
+      timeoutMs: recordBudget,
+    });
     if (/^ERROR|Unable to/im.test(recorded.text) || (recorded.exitCode !== undefined && recorded.exitCode !== 0)) {
       throw new BridgeError('command_failed', `screenrecord failed${excerpt(recorded.text)}`, {
         exitCode: recorded.exitCode,
       });
     }
-    const data = await shell.pull(remotePath, deadline.next());
-    if (!looksLikeMp4(data)) {
-      throw new BridgeError('command_failed', `screenrecord produced no usable MP4 (${data.length} bytes)`);
+    const stamps = recorded.text
+      .split('\n')
+      .map(uptimeMs)
+      .filter((v): v is number => v !== undefined);
+    const chunks: RecordedChunk[] = [];
+    for (let i = 0; i < plan.length; i++) {
+      const data = await shell.pull(paths[i]!, deadline.next());
+      if (!looksLikeMp4(data)) {
+        throw new BridgeError('command_failed', `screenrecord produced no usable MP4 (${data.length} bytes)`);
+      }
+      const length = plan[i]!;
+      const held = holdLastFrame(data, length * 1000);
+      const startMs = stamps[i] !== undefined && stamps[0] !== undefined ? stamps[i]! - stamps[0] : 0;
+      const nextStart = stamps[i + 1] !== undefined && stamps[0] !== undefined ? stamps[i + 1]! - stamps[0] : undefined;
+      chunks.push({
+        data: held,
+        startMs,
+        seconds: length,
+        overlapMs: nextStart === undefined ? 0 : startMs + length * 1000 - nextStart,
+        frames: mp4Timing(data)?.samples ?? 0,
+      });
     }
-    return data;
+    return chunks;
   } finally {
-    // The clip may show private content; it must not stay on the phone.
-    await runText(shell, ['rm', '-f', remotePath], OperationDeadline.cleanup(CLEANUP_TIMEOUT_MS)).catch(
-      () => undefined,
-    );
+    // The clips may show private content; they must not stay on the phone.
+    await runText(shell, ['rm', '-f', ...paths], OperationDeadline.cleanup(CLEANUP_TIMEOUT_MS)).catch(() => undefined);
   }
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger';
 import type { DeviceQueue } from '../queue/device-queue';
 import { probeScreen } from '../android/screen-probe';
 import type { UiNode } from '../android/ui-tree';
+import type { AppFailure } from '../android/logcat';
 import { errorAck, type ExactlyOnce } from './exactly-once';
 import type { StoredAck } from './idempotency-journal';
 import type { PhoneMemory } from './phone-memory';
@@ -21,6 +22,8 @@ import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate,
 import type { ToolLanes } from './tool-definition';
 import type { ToolServicesFactory } from './tool-services';
 import { TOASTS_NOT_WATCHED, toastFields, watchesToasts } from './toast-window';
+import type { LeaseLogCaptures } from './lease-log-capture';
+import { redactLogLines } from './log-redaction';
 
 /** The queue channel of the fast lane's screen reads after an action (the bridge's own work, not counted by Stop). */
 const SCREEN_AFTER_CHANNEL = 'fast-lane';
@@ -48,6 +51,8 @@ export interface CallPipelineOptions {
   logger: Logger;
   /** The lab's named secrets: every ack is scrubbed of their values (secret-text.ts). */
   secrets?: Pick<SecretSource, 'values'>;
+  /** Per leased phone, the resident log stream whose crashes and ANRs ride on results (lease-log-capture.ts). */
+  captures?: LeaseLogCaptures;
 }
 
 const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
@@ -117,6 +122,11 @@ export class CallPipeline {
     const gate = this.gate;
     if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
     this.o.shells.beginCall(deviceId);
+    // Its typed texts are redacted from the phone's log from now on (log-redaction.ts).
+    this.o.memory.noteTyping(call);
+    // The lease's log stream runs before the tool acts, so a crash it causes is seen (opened once per lease).
+    const capture = this.o.captures?.of(deviceId);
+    await capture?.start(call.channelId, shell);
     const toastsFrom = lanes?.toastMark() ?? 0;
     let ran: Record<string, unknown>;
     try {
@@ -130,7 +140,13 @@ export class CallPipeline {
       watchesToasts(tool.facts) && call.args.observe === true ? this.toastsAfter(call, lanes, toastsFrom) : {};
     // A phone with several displays: the result says which one was used.
     const shown = tool.facts.usesDisplay ? this.o.shells.displayShown(deviceId) : null;
-    const result = { ...ran, ...toasts, ...(shown ? { display: shown } : {}) };
+    const crashes = capture ? this.crashesFor(call, capture.takeFailures()) : [];
+    const result = {
+      ...ran,
+      ...toasts,
+      ...(shown ? { display: shown } : {}),
+      ...(crashes.length > 0 ? { crashes } : {}),
+    };
     return { payload: { tool_id: tool.id, result: decision.safety ? { ...result, safety: decision.safety } : result } };
   }
 
@@ -151,6 +167,21 @@ export class CallPipeline {
     const report = lanes.toastsSince(actionAt, actionAt);
     if (report.watched) return toastFields({ watched: true, toasts: report.toasts });
     return toastFields({ watched: false, why: TOASTS_NOT_WATCHED.failedRead, toasts: report.toasts });
+  }
+
+  /**
+   * Crashes and ANRs the lease's log stream saw since the previous call took them: during this
+   * call, or after the previous one answered. Their lines are redacted like any log line.
+   */
+  private crashesFor(call: ToolCall, failures: readonly AppFailure[]): Record<string, unknown>[] {
+    const redaction = { secrets: this.o.secrets?.values() ?? [], typed: this.o.memory.typedTexts(call.channelId) };
+    return failures.map((f) => ({
+      package: f.package,
+      kind: f.kind,
+      at: f.at,
+      pid: f.pid,
+      first_lines: redactLogLines(f.first_lines, redaction),
+    }));
   }
 
   /** The gate's screen reads take the fast lane too (a sparse or stale helper tree falls back to the dump). */

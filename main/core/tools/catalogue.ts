@@ -5,10 +5,16 @@
  */
 import { CONTROL_TOOLS } from './control-tools';
 import { OBSERVATION_TOOLS } from './observation-tools';
+import { EVIDENCE_TOOLS } from './evidence-tools';
 import { PHONE_STATE_TOOLS } from './phone-state-tools';
 import type { ToolDefinition, ToolFacts, ToolId } from './tool-definition';
 
-export const TOOLS: readonly ToolDefinition<unknown>[] = [...OBSERVATION_TOOLS, ...CONTROL_TOOLS, ...PHONE_STATE_TOOLS];
+export const TOOLS: readonly ToolDefinition<unknown>[] = [
+  ...OBSERVATION_TOOLS,
+  ...EVIDENCE_TOOLS,
+  ...CONTROL_TOOLS,
+  ...PHONE_STATE_TOOLS,
+];
 
 const BY_ID = new Map<string, ToolDefinition<unknown>>(TOOLS.map((tool) => [tool.id, tool]));
 

@@ -7,7 +7,7 @@ import { readDeviceStatus } from '../android/device-info';
 import { listPackages } from '../android/apps';
 import { findElements, isInteractive } from '../android/ui-tree';
 import { systemDialogFromTree, systemDialogNote } from '../android/system-dialogs';
-import { recordScreen } from '../android/screen-record';
+import { MAX_RECORD_SECONDS, recordScreenChunks } from '../android/screen-record';
 import { BridgeError } from '../errors';
 import { pauseFor } from '../devices/deadline';
 import { defineTool, elementSelector, type SeenToast, type ToolContext, type ToolDefinition } from './tool-definition';
@@ -259,22 +259,41 @@ const screenshotTool = defineTool({
 const recordTool = defineTool({
   id: 'android_screen_record',
   title: 'Record the screen',
-  description: 'Record the screen for 1–30 seconds; returns an MP4 as file_ref + download_url.',
+  description: `Record the screen for 1–${MAX_RECORD_SECONDS} seconds. Up to 180 s: one MP4 (file_ref + download_url). Longer: \`chunks\`, MP4s of at most 180 s in order, each starting before the previous ends (start_ms, overlap_ms: trim that when joining). A still screen is still recorded (its last frame is held).`,
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', usesDisplay: true },
-  args: z.strictObject({ seconds: z.number().int().min(1).max(30).describe('Length of the recording.') }),
+  args: z.strictObject({
+    seconds: z.number().int().min(1).max(MAX_RECORD_SECONDS).describe('Length of the recording.'),
+  }),
   output: { type: 'object' },
   run: async (ctx, args) => {
     ctx.progress('recording', `recording ${args.seconds} s`, 0);
-    const data = await recordScreen(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
-    const stored = await ctx.services.storeFile({
-      data,
-      mimeType: 'video/mp4',
-      filename: `screen-${Date.now()}.mp4`,
-      kind: 'recording',
-    });
-    return { ...stored, seconds: args.seconds };
+    const recorded = await recordScreenChunks(ctx.shell, { seconds: args.seconds, signal: ctx.signal });
+    const at = Date.now();
+    const chunks = [];
+    for (const [i, chunk] of recorded.entries()) {
+      const stored = await ctx.services.storeFile({
+        data: chunk.data,
+        mimeType: 'video/mp4',
+        filename: recorded.length > 1 ? `screen-${at}-part${i + 1}.mp4` : `screen-${at}.mp4`,
+        kind: 'recording',
+      });
+      chunks.push({
+        index: i + 1,
+        ...stored,
+        start_ms: chunk.startMs,
+        seconds: chunk.seconds,
+        overlap_ms: chunk.overlapMs,
+        frames: chunk.frames,
+      });
+    }
+    const [only] = chunks;
+    if (chunks.length === 1 && only) {
+      const { index: _i, start_ms: _s, seconds: _l, overlap_ms: _o, ...file } = only;
+      return { ...file, seconds: args.seconds, frames: only.frames };
+    }
+    return { seconds: args.seconds, chunks };
   },
 });
 

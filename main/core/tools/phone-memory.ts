@@ -16,6 +16,7 @@ import type { StoredAck } from './idempotency-journal';
 import type { LastCaptureStore } from './screenshot-pipeline';
 import { ScreenLockGuard } from './screen-lock-guard';
 import type { ToolCall } from './tool-call';
+import { typedTexts } from './typed-text';
 import type { CaptureTimings, ScreenshotStrategyStore, ToolFacts } from './tool-definition';
 
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
@@ -35,6 +36,9 @@ export interface LastAction {
   at: number;
   outcome: string;
 }
+
+/** Typed texts remembered per channel for redacting its phone's log (the oldest go first). */
+const MAX_TYPED_PER_CHANNEL = 500;
 
 /** Refusals that mark tools in the Descriptor (tool-marks.ts). */
 const MARKING_REFUSALS: ReadonlySet<ErrorCode> = new Set(['input_blocked', 'install_blocked']);
@@ -60,6 +64,8 @@ export class PhoneMemory {
   private readonly treeReadAt = new Map<string, number>();
   private readonly imes = new Map<string, { value: boolean; at: number }>();
   private readonly strategies = new Map<string, CaptureTimings>();
+  /** Per channel (a lease): the texts its calls typed, in memory only, to redact the phone's log. */
+  private readonly typed = new Map<string, string[]>();
   readonly screenLock: ScreenLockGuard;
   readonly screenshotStrategy: ScreenshotStrategyStore = {
     get: (deviceId) => this.strategies.get(deviceId),
@@ -108,6 +114,25 @@ export class PhoneMemory {
   forgetChannel(channelId: string): void {
     this.trees.delete(channelId);
     this.lastCaptures.delete(channelId);
+    this.typed.delete(channelId);
+  }
+
+  /**
+   * A call is about to type: its texts join the channel's (before it runs, so a log read
+   * while it types, or its crash report, is already redacted).
+   */
+  noteTyping(call: ToolCall): void {
+    const texts = typedTexts(call.tool.id, call.args);
+    if (texts.length === 0) return;
+    const list = this.typed.get(call.channelId) ?? [];
+    list.push(...texts);
+    if (list.length > MAX_TYPED_PER_CHANNEL) list.splice(0, list.length - MAX_TYPED_PER_CHANNEL);
+    this.typed.set(call.channelId, list);
+  }
+
+  /** The texts this channel's calls typed during its lease. */
+  typedTexts(channelId: string): readonly string[] {
+    return this.typed.get(channelId) ?? [];
   }
 
   lastAction(channelId: string): LastAction | undefined {

@@ -157,6 +157,8 @@ export interface ToolServices {
    */
   secretText: (name: string) => string;
   screenshotStrategy: ScreenshotStrategyStore;
+  /** Log lines with the lab's secrets, this lease's typed texts and secret-shaped values replaced (log-redaction.ts). */
+  redactLog: (lines: readonly string[]) => string[];
   /** Per channel: the last screenshot handed out (so an unchanged screen answers `unchanged`). */
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
 }
@@ -184,6 +186,7 @@ export type ToolId =
   | 'android_wait_for'
   | 'android_screenshot'
   | 'android_screen_record'
+  | 'android_logcat'
   | 'android_tap'
   | 'android_long_press'
   | 'android_swipe'
@@ -339,8 +342,31 @@ export const observeFlag = z
     'When true, the result also carries the compact UI tree after the action, whether the screen changed, and the toasts the action brought (with the fast lane).',
   );
 
+/**
+ * `crashes`, on any tool's result: app crashes and ANRs the phone's log showed since the
+ * previous call's result (tools/lease-log-capture.ts).
+ */
+export const CRASHES_PROPERTY = {
+  crashes: {
+    type: 'array',
+    description:
+      'App crashes and ANRs (app not responding) the phone logged during this call or since the previous result: the package, crash or anr, when (phone time, MM-DD HH:MM:SS.mmm) and the first lines of the trace or report. One that came after this result is in the next.',
+    items: {
+      type: 'object',
+      required: ['package', 'kind', 'at', 'first_lines'],
+      properties: {
+        package: { type: 'string' },
+        kind: { enum: ['crash', 'anr'] },
+        at: { type: 'string' },
+        pid: { type: 'integer' },
+        first_lines: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+};
+
 /** The output schema control tools declare: a status word, and what each tool adds. */
-export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' } } };
+export const CONTROL_RESULT = { type: 'object', properties: { status: { type: 'string' }, ...CRASHES_PROPERTY } };
 
 /**
  * The same for control tools that act on the screen or the app in front, whose results also

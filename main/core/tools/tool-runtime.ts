@@ -26,6 +26,7 @@ import type { SecretSource } from './secret-text';
 import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
 import { ToolServicesFactory } from './tool-services';
+import { LeaseLogCaptures } from './lease-log-capture';
 
 export type { Refusal } from './phone-memory';
 
@@ -67,6 +68,8 @@ export class ToolRuntime {
   private readonly memory: PhoneMemory;
   private readonly exactlyOnce: ExactlyOnce;
   private readonly handler: InvokeHandler;
+  /** Per leased phone, its log stream: crashes in results, the lease's rolling log (lease-log-capture.ts). */
+  readonly captures = new LeaseLogCaptures();
 
   constructor(private readonly o: ToolRuntimeOptions) {
     this.queue = o.queue;
@@ -104,6 +107,7 @@ export class ToolRuntime {
       clock: o.clock,
       logger: o.logger,
       ...(o.secrets ? { secrets: o.secrets } : {}),
+      captures: this.captures,
     });
     this.handler = new InvokeHandler({
       tools: this.byId,
@@ -128,6 +132,7 @@ export class ToolRuntime {
   /** Cancels all queued and running work, waits for the calls to answer, closes the journal. */
   async stop(): Promise<void> {
     this.queue.cancelAll('the bridge is stopping');
+    this.captures.stopAll();
     await this.exactlyOnce.stop();
   }
 
@@ -173,6 +178,7 @@ export class ToolRuntime {
   onBindingEnded(channelId: string, deviceId: string, reason: string): void {
     const n = this.queue.cancelChannel(deviceId, channelId, `the lease ended (${reason})`);
     if (n > 0) this.o.logger.info('canceled queued work after lease end', { channel: channelId, count: n });
+    this.captures.leaseEnded(deviceId, channelId);
     this.memory.forgetChannel(channelId);
   }
 

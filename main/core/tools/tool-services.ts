@@ -11,6 +11,7 @@ import type { UrlSigner } from '../files/signed-url';
 import type { PhoneMemory } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
+import { redactLogLines } from './log-redaction';
 import type { ToolCall } from './tool-call';
 import type { StoredFileInfo, ToolContext } from './tool-definition';
 
@@ -84,6 +85,8 @@ export class ToolServicesFactory {
           return this.o.secrets.reveal(name, device.deviceId);
         },
         screenshotStrategy: memory.screenshotStrategy,
+        redactLog: (lines) =>
+          redactLogLines(lines, { secrets: this.o.secrets?.values() ?? [], typed: memory.typedTexts(channelId) }),
       },
     };
   }

@@ -10,6 +10,7 @@ import type { PhoneFs } from '../phone-fs';
 import type { SimDisplays } from '../phone-displays';
 import type { PackageDb } from '../phone-packages';
 import type { PhoneSettings } from '../phone-settings';
+import type { SimLogcat } from '../phone-logcat';
 import type { QuirkName } from '../phone-quirks';
 import type { SimHelper } from '../helper/helper-runtime';
 import type { TimingProfile } from '../timing-profiles';
@@ -62,6 +63,10 @@ export interface PhoneContext {
   readonly helper: SimHelper;
   /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
   readonly network: PhoneNetwork;
+  /** The phone's log buffers and its running app processes (phone-logcat.ts). */
+  readonly logcat: SimLogcat;
+  /** Waits `ms` of the phone's time (no wall time with virtual time: phone-clock.ts); false when aborted. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
   /** True once after failNextUiDump(): the dump must fail as real phones sometimes do. */
   takeUiDumpFailure(): boolean;
   now(): number;

@@ -26,6 +26,12 @@ function errnoText(error: unknown): string {
   return error instanceof PhoneFsError || error instanceof Error ? error.message : String(error);
 }
 
+/** `/proc/uptime`: seconds since boot and idle seconds (8 cores mostly idle), two decimals. */
+function procUptime(uptimeMs: number): string {
+  const up = uptimeMs / 1000;
+  return `${up.toFixed(2)} ${(up * 7.4).toFixed(2)}\n`;
+}
+
 export function catCommand(io: CommandIo, phone: PhoneContext): number {
   const { operands } = splitFlags(io.argv.slice(1));
   if (operands.length === 0) {
@@ -43,7 +49,9 @@ export function catCommand(io: CommandIo, phone: PhoneContext): number {
     const data =
       full === '/proc/net/tcp' || full === '/proc/net/tcp6'
         ? Buffer.from(phone.network.procNetTcp(full.endsWith('6')))
-        : phone.fs.read(full);
+        : full === '/proc/uptime'
+          ? Buffer.from(procUptime(phone.uptimeMs()))
+          : phone.fs.read(full);
     if (!data) {
       io.err(`cat: ${path}: No such file or directory\n`);
       status = 1;

@@ -11,6 +11,7 @@ import { catCommand, lsCommand, mkdirCommand, rmCommand, sha256sumCommand, touch
 import { getpropCommand, wmCommand } from './getprop';
 import { imeCommand, settingsCommand } from './ime';
 import { inputCommand } from './input';
+import { logcatCommand, pidofCommand, psCommand } from './logcat';
 import { pmCommand } from './pm';
 import { screencapCommand } from './screencap';
 import { screenrecordCommand } from './screenrecord';
@@ -59,6 +60,9 @@ export const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   uiautomator: uiautomatorCommand,
   screencap: screencapCommand,
   screenrecord: screenrecordCommand,
+  logcat: logcatCommand,
+  pidof: pidofCommand,
+  ps: psCommand,
   cmd: cmdCommand,
   cat: catCommand,
   sha256sum: sha256sumCommand,

@@ -1,11 +1,13 @@
 /**
  * `screenrecord [--time-limit N] [--size WxH] [--bit-rate R] FILE`: silent on success,
- * writes a small but structurally valid MP4 (ftyp, moov with mvhd and a video track
- * header of the recorded size, mdat). With the usb-phone profile it records for the time
- * limit (180 s by default); closing the stream stops it early and still writes the file,
- * as SIGHUP does on a phone.
+ * writes a small but structurally valid MP4 (ftyp, moov with mvhd, a video track of the
+ * recorded size and its sample table, mdat). With the usb-phone profile it records for the
+ * time limit (180 s by default, phone time: see the phone's virtualTime), one frame when it
+ * starts and one each time the screen changes, so a still screen gives a clip that ends at
+ * its last frame (QUIRKS.md "screenrecord on a still screen"); closing the stream stops it
+ * early and still writes the file, as SIGHUP does on a phone. The instant profile writes one
+ * frame at once.
  */
-import { sleepUnlessAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 
 function box(type: string, ...payload: Buffer[]): Buffer {
@@ -24,9 +26,25 @@ function u32(...values: number[]): Buffer {
 
 const IDENTITY_MATRIX = u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000);
 
-/** A minimal MP4: enough for tools that check the box structure and read size and duration. */
-export function minimalMp4(width: number, height: number, durationMs: number, nowSeconds: number): Buffer {
+/** The video track's timescale (MPEG4Writer's default for video). */
+const VIDEO_TIMESCALE = 90_000;
+/** One frame at 60 fps in the video timescale: the last sample's duration, as MPEG4Writer repeats the previous one. */
+const FRAME_TICKS = 1500;
+
+/**
+ * A small MP4 laid out as MediaMuxer writes one (ftyp, moov before mdat): mvhd (ms), one
+ * video trak with tkhd, mdia/mdhd (90 kHz) and a sample table (stts with each frame's
+ * duration, stsz, stco into mdat). `frameTimesMs` are the frames' times from the start; the
+ * file lasts until the last frame plus one frame, as a real clip does.
+ */
+export function minimalMp4(width: number, height: number, frameTimesMs: readonly number[], nowSeconds: number): Buffer {
   const mp4Time = nowSeconds + 2082844800; // seconds since 1904-01-01
+  const frames = frameTimesMs.length > 0 ? frameTimesMs : [0];
+  const ticks = frames.map((ms) => Math.round((ms * VIDEO_TIMESCALE) / 1000));
+  const deltas = ticks.map((t, i) => (i + 1 < ticks.length ? ticks[i + 1]! - t : FRAME_TICKS));
+  const mediaTicks = ticks[ticks.length - 1]! + FRAME_TICKS;
+  const durationMs = Math.round((mediaTicks * 1000) / VIDEO_TIMESCALE);
+  const sampleBytes = 16;
   const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), u32(0x200), Buffer.from('isomiso2avc1mp41', 'latin1'));
   const mvhd = box(
     'mvhd',
@@ -45,10 +63,31 @@ export function minimalMp4(width: number, height: number, durationMs: number, no
     IDENTITY_MATRIX,
     u32(width << 16, height << 16),
   );
-  const moov = box('moov', mvhd, box('trak', tkhd));
-  const mdat = box('mdat', Buffer.alloc(16));
-  return Buffer.concat([ftyp, moov, mdat]);
+  const mdhd = box('mdhd', u32(0, mp4Time, mp4Time, VIDEO_TIMESCALE, mediaTicks), Buffer.from([0x55, 0xc4, 0, 0]));
+  const hdlr = box(
+    'hdlr',
+    u32(0, 0),
+    Buffer.from('vide', 'latin1'),
+    u32(0, 0, 0),
+    Buffer.from('VideoHandle\0', 'latin1'),
+  );
+  const stts = box('stts', u32(0, deltas.length), ...deltas.map((d) => u32(1, d)));
+  const stsz = box('stsz', u32(0, sampleBytes, frames.length));
+  const build = (chunkOffset: number): Buffer => {
+    const stco = box('stco', u32(0, 1, chunkOffset));
+    const stsc = box('stsc', u32(0, 1, 1, frames.length, 1));
+    const stbl = box('stbl', stts, stsc, stsz, stco);
+    const moov = box('moov', mvhd, box('trak', tkhd, box('mdia', mdhd, hdlr, box('minf', stbl))));
+    return Buffer.concat([ftyp, moov]);
+  };
+  const head = build(0);
+  // The one chunk of samples starts right after mdat's header.
+  const withOffsets = build(head.length + 8);
+  return Buffer.concat([withOffsets, box('mdat', Buffer.alloc(sampleBytes * frames.length))]);
 }
+
+/** How often the recorder looks at the screen for a new frame (phone time; a frame's time is known to this). */
+const FRAME_POLL_MS = 100;
 
 export async function screenrecordCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
   let timeLimit = 180;
@@ -85,10 +124,22 @@ export async function screenrecordCommand(io: CommandIo, phone: PhoneContext): P
     return 2;
   }
   const started = phone.now();
-  if (phone.profile.realDurations) await sleepUnlessAborted(timeLimit * 1000, io.signal);
-  const durationMs = phone.profile.realDurations ? Math.max(1, phone.now() - started) : timeLimit * 1000;
+  // The virtual display sends a frame only when the screen changes (a still screen sends none
+  // after the first): the clip ends at its last frame, not at the time limit.
+  const frames = [0];
+  if (phone.profile.realDurations) {
+    let version = phone.screen.version;
+    const end = started + timeLimit * 1000;
+    while (phone.now() < end) {
+      if (!(await phone.sleep(Math.min(FRAME_POLL_MS, end - phone.now()), io.signal))) break;
+      if (phone.screen.version !== version) {
+        version = phone.screen.version;
+        frames.push(Math.min(timeLimit * 1000, phone.now() - started));
+      }
+    }
+  }
   try {
-    phone.fs.create(file, minimalMp4(width, height, durationMs, Math.floor(phone.now() / 1000)));
+    phone.fs.create(file, minimalMp4(width, height, frames, Math.floor(phone.now() / 1000)));
   } catch (error) {
     io.err(`Unable to open '${file}': ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

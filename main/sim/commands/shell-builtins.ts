@@ -4,7 +4,6 @@
  * the stream closes), id, whoami, pwd, and test / [ for file and string checks.
  */
 import { normalizePhonePath, S_IFDIR, S_IFMT } from '../phone-fs';
-import { sleepUnlessAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 
 const ESCAPES: Record<string, string> = {
@@ -65,7 +64,7 @@ export function echoCommand(io: CommandIo): number {
   return 0;
 }
 
-export async function sleepCommand(io: CommandIo): Promise<number> {
+export async function sleepCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
   const arg = io.argv[1];
   const m = arg === undefined ? null : /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(arg);
   if (!m) {
@@ -73,7 +72,7 @@ export async function sleepCommand(io: CommandIo): Promise<number> {
     return 1;
   }
   const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] ?? ''] ?? 1;
-  await sleepUnlessAborted(Number(m[1]) * unit * 1000, io.signal);
+  await phone.sleep(Number(m[1]) * unit * 1000, io.signal);
   return 0;
 }
 
