@@ -152,10 +152,7 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
             ? swipeDirection(path.from, path.to)
             : null;
       if (!direction)
-        return t(approval.app ? 'approvals.say.other.app' : 'approvals.say.other', {
-          tool: em(toolLabel(t, tool)),
-          app,
-        });
+        return t(approval.app ? 'approvals.say.swipe.anywhere.app' : 'approvals.say.swipe.anywhere', { app });
       return t(key, { direction: t(DIRECTION_TEXT[direction]), app });
     }
     case 'android_type_text': {
@@ -180,7 +177,8 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
     case 'android_install_apk':
     case 'android_push_file': {
       const name = str(args.filename) ?? approval.action.file_name;
-      return t(key, { file: name ? em(name) : t('approvals.say.file.unknown') });
+      if (name) return t(key, { file: em(name) });
+      return t(tool === 'android_install_apk' ? 'approvals.say.install_apk.noName' : 'approvals.say.push_file.noName');
     }
     default:
       return t(key, { app });
