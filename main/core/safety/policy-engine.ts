@@ -452,7 +452,8 @@ function appName(pkg: string): string {
 /** The words of a selector that named an element the screen read did not find. */
 function selectorWords(element: ElementSelectorArgs | undefined): string | null {
   if (!element) return null;
-  return element.text ?? element.text_contains ?? element.content_desc ?? element.resource_id ?? null;
+  const words = element.text ?? element.text_contains ?? element.content_desc ?? element.resource_id ?? null;
+  return words === null ? null : words.slice(0, 120);
 }
 
 /**
