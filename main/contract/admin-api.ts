@@ -100,13 +100,57 @@ export interface AdminPairing {
   message: string;
 }
 
+/**
+ * Why a call was held, as a message of the catalogue (`approvals.reason.<code>`) with its
+ * parameters, so the console words it in the person's language
+ * (main/contract/approval-wording.ts); a code this console does not know still shows, plainly.
+ */
+export interface AdminApprovalReason {
+  code: string;
+  params: Record<string, string | number>;
+  /** In an `android_batch`: the tool of the step the reason is about. */
+  step_tool?: string;
+}
+
+/** The element or point a tap, long press or typing acts on, as the safety gate resolved it. */
+export interface AdminApprovalTarget {
+  /** What a person reads on the element (its text, else its description, else the words inside it); null when it has none. */
+  label: string | null;
+  /** Where the element is: [left, top, right, bottom] in screen pixels; null when not found on the screen read. */
+  bounds: [number, number, number, number] | null;
+  /** The point a call gave by coordinates, [x, y] in screen pixels; null when it named an element. */
+  point: [number, number] | null;
+}
+
+/** What a held call would do, in the terms the approval sentence and the screenshot's marker need. */
+export interface AdminApprovalAction {
+  /** The element or point acted on (tap, long press, typing); null for tools that act on none. */
+  target: AdminApprovalTarget | null;
+  /** A swipe's start and end, [x, y] in screen pixels (a direction scaled to the screen); null otherwise. */
+  swipe: { from: [number, number]; to: [number, number] } | null;
+  /** The uploaded file an install or a copy names (its file name when uploaded); null otherwise. */
+  file_name: string | null;
+  /** The phone's screen size the coordinates above are in (the screenshot's full size); null when unknown. */
+  screen_size: { width: number; height: number } | null;
+}
+
 export interface AdminApproval {
   approval_id: string;
   connector_channel_id: string;
   device_id: string;
   tool_id: string;
+  /** The call's arguments, redacted as the audit trail has them (typed secrets are `[redacted]`). */
   arguments: Record<string, unknown>;
-  reasons: string[];
+  /** What the call would do: target, swipe, file (see AdminApprovalAction). */
+  action: AdminApprovalAction;
+  /**
+   * The app the call acts in or on: the one in front for screen actions, the one opened,
+   * closed or changed for app actions. `label` is the app's name when the bridge knows it,
+   * else its package. Null when neither is known (the screen was not read).
+   */
+  app: { package: string; label: string } | null;
+  /** Why it needs a person (the agent and the audit trail get the same in English). */
+  reasons: AdminApprovalReason[];
   risk: string;
   created_at: number;
   expires_at: number;

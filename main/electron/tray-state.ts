@@ -2,11 +2,12 @@
  * What the tray and desktop notifications say, as pure functions of the admin state (no
  * electron import, unit-tested): the pending count in the tray's title and tooltip, which
  * approvals are new enough to notify, whether to notify at all, and the notification text
- * (tool and phone only: arguments stay in the window, where they are shown redacted), in the
- * language of the bridge's setting (the caller resolves it; English when not given).
+ * (the console's approval sentence and first reason, typed text and links left out: they stay
+ * in the window), in the language of the bridge's setting (the caller resolves it; English when not given).
  */
 import type { AdminApproval, AdminState } from '../contract/admin-api';
-import { translate, type Locale } from '../contract/i18n';
+import { approvalSentence, reasonText } from '../contract/approval-wording';
+import { translate, translator, type Locale } from '../contract/i18n';
 
 export const APP_NAME = 'xAgent Device Bridge';
 
@@ -133,12 +134,16 @@ export function approvalNotification(
 ): { title: string; body: string } {
   const phone = (a: AdminApproval): string =>
     state.devices.find((d) => d.device_id === a.device_id)?.display_name ?? translate(locale, 'tray.notify.aPhone');
+  const t = translator(locale);
   const line = (a: AdminApproval): string =>
-    translate(locale, 'tray.notify.line', { tool: a.tool_id, phone: phone(a) });
+    translate(locale, 'tray.notify.line', {
+      sentence: approvalSentence(t, a, { brief: true }),
+      phone: phone(a),
+    });
   const first = approvals[0];
   if (!first) return { title: translate(locale, 'tray.notify.title'), body: '' };
   if (approvals.length === 1) {
-    const reason = first.reasons[0];
+    const reason = first.reasons[0] ? reasonText(t, first.reasons[0]) : null;
     return {
       title: translate(locale, 'tray.notify.title'),
       body: (reason ? translate(locale, 'tray.notify.reason', { line: line(first), reason }) : line(first)).slice(

@@ -338,7 +338,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
         return ids[0]?.replace('approval-tool-', '');
       }, 'the approval card');
       const card = page.getByTestId(`approval-${approvalId}`);
-      assert.match(await card.innerText(), locale === 'en' ? /Approve once/ : /允许一次/);
+      assert.match(await card.innerText(), locale === 'en' ? /Approve once/ : /批准一次/);
       assert.match(
         await page.getByTestId(`approval-risk-${approvalId}`).innerText(),
         locale === 'en' ? /risk/ : /风险/,

@@ -525,6 +525,7 @@ describe('web console', { concurrency: 2 }, () => {
             args: { package: 'com.example.wallet' },
             ranWith: 'com.example.wallet',
             shown: /com\.example\.wallet/,
+            sentence: 'The agent wants to open Wallet',
           });
         },
       );
@@ -538,6 +539,7 @@ describe('web console', { concurrency: 2 }, () => {
           args: { url },
           ranWith: url,
           shown: /market:/,
+          sentence: `The agent wants to open the link ${url}`,
         });
       });
 
@@ -582,6 +584,8 @@ describe('web console', { concurrency: 2 }, () => {
       args: Record<string, unknown>;
       ranWith: string;
       shown: RegExp;
+      /** What the card says the agent wants, in words. */
+      sentence: string;
     }): Promise<void> {
       const { approve, ranWith } = round;
       const argvBefore = rig.phones[0]!.argvLog.length;
@@ -600,6 +604,9 @@ describe('web console', { concurrency: 2 }, () => {
           .evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
         return ids[0]?.replace('approval-tool-', '');
       }, 'the approval card');
+      assert.equal(await page.getByTestId(`approval-sentence-${approvalId}`).innerText(), round.sentence);
+      // The tool and its arguments are there for developers, behind the toggle.
+      await page.getByTestId(`approval-details-${approvalId}`).locator('summary').click();
       assert.equal(await page.getByTestId(`approval-tool-${approvalId}`).innerText(), round.tool);
       assert.match(await page.getByTestId(`approval-arguments-${approvalId}`).innerText(), round.shown);
       assert.ok((await page.getByTestId(`approval-reasons-${approvalId}`).innerText()).length > 0);

@@ -135,7 +135,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
     const call = (tool: string, args: Record<string, unknown> = {}): Promise<Packet> =>
       invoke(bound.client, bound.channel, tool, args, `call_pve2e_${locale}_${process.pid}_${++n}`);
     const argv = (): string[][] => bound.rig.phones[0]!.argvLog;
-    const words = (en: RegExp, zh: RegExp): RegExp => (locale === 'en' ? en : zh);
+    const words = <T>(en: T, zh: T): T => (locale === 'en' ? en : zh);
 
     before(async () => {
       bound = await startBoundRig({ consoleDir: buildDir });
@@ -208,6 +208,12 @@ for (const locale of ['en', 'zh-CN'] as const) {
         await page.getByTestId(`pv-action-status-${heldRow}`).innerText(),
         words(/waiting for you/, /等待你的批准/),
       );
+      // The same sentence, reasons and answers as the Approvals card.
+      assert.equal(
+        await page.locator('[data-testid^="pv-approval-sentence-"]').first().innerText(),
+        words('The agent wants to open Wallet', '智能体想打开 Wallet'),
+      );
+      assert.equal(await approve.first().innerText(), words('Approve once', '批准一次'));
       await approve.first().click();
       const ack = await launch;
       assert.equal(ack.error, undefined, JSON.stringify(ack.error));

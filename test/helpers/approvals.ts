@@ -3,6 +3,9 @@
  * state lists, waiting until a call shows up there, and answering it as the person would.
  */
 import assert from 'node:assert/strict';
+import type { AdminApprovalReason } from '../../main/contract/admin-api';
+import { reasonText } from '../../main/contract/approval-wording';
+import { translator } from '../../main/contract/i18n';
 import type { Json } from './acks';
 import type { TestBridge } from './bridge';
 import { untilAnnounced } from './until-announced';
@@ -53,4 +56,15 @@ export async function decideApproval(bridge: TestBridge, toolId: string, decisio
   const approval = await waitForApproval(bridge, toolId);
   await answerApproval(bridge, approval, decision);
   return approval;
+}
+
+/** The codes of an approval's reasons, in order. */
+export function reasonCodes(approval: Json): string[] {
+  return (approval.reasons as AdminApprovalReason[]).map((r) => r.code);
+}
+
+/** An approval's reasons as the English console shows them (and the agent hears them). */
+export function reasonWords(approval: Json): string[] {
+  const en = translator('en');
+  return (approval.reasons as AdminApprovalReason[]).map((r) => reasonText(en, r));
 }

@@ -15,7 +15,13 @@ import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '
 import { result, type Json } from '../helpers/acks';
 import { TEST_ADMIN_TOKEN, TEST_API_KEY } from '../helpers/bridge';
 import { XAgentClient } from '../helpers/xagent-client';
-import { answerApproval, pendingApprovals as pendingOf, waitForApproval as approvalOf } from '../helpers/approvals';
+import {
+  answerApproval,
+  pendingApprovals as pendingOf,
+  waitForApproval as approvalOf,
+  reasonCodes,
+  reasonWords,
+} from '../helpers/approvals';
 
 const APPROVAL_TIMEOUT_MS = 6_000;
 const PASSWORD = 'Zebra!Quartz-7781';
@@ -127,10 +133,10 @@ describe('approvals, policy and audit over the real adb server', () => {
     assert.equal(approval.device_id, deviceId);
     assert.deepEqual(approval.arguments, { package: 'com.example.wallet' });
     assert.equal(approval.risk, 'high');
-    assert.ok(
-      (approval.reasons as string[]).some((r) => /wallet/i.test(r)),
-      JSON.stringify(approval.reasons),
-    );
+    assert.deepEqual(reasonCodes(approval), ['app_wallet'], JSON.stringify(approval.reasons));
+    assert.deepEqual(reasonWords(approval), ['Wallet is a wallet app: it holds money and can pay']);
+    // What the card's sentence is made of: the app opened, by its name.
+    assert.deepEqual(approval.app, { package: 'com.example.wallet', label: 'Wallet' });
     assert.ok(
       approval.expires_at > approval.created_at && approval.expires_at - approval.created_at === APPROVAL_TIMEOUT_MS,
     );
@@ -208,10 +214,18 @@ describe('approvals, policy and audit over the real adb server', () => {
     const payId = callId('pay');
     const first = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
     const approval = await waitForApproval('android_tap');
+    assert.ok(reasonCodes(approval).includes('taps_money'), JSON.stringify(approval.reasons));
     assert.ok(
-      (approval.reasons as string[]).some((r) => /pay/i.test(r)),
+      reasonWords(approval).some((r) => /pay/i.test(r)),
       JSON.stringify(approval.reasons),
     );
+    // The card's sentence and marker: the button's words and where it is, the wallet in front, the screen's size.
+    const action = approval.action as Json;
+    const target = action.target as Json;
+    assert.equal(target.label, 'Pay $25.00');
+    assert.equal((target.bounds as number[]).length, 4);
+    assert.deepEqual(action.screen_size, { width: 1080, height: 2400 });
+    assert.deepEqual(approval.app, { package: 'com.example.wallet', label: 'Wallet' });
     // A network retry while the call is held joins it: still one approval, nothing ran.
     const retry = invoke(client, channel, 'android_tap', { element: { resource_id: 'pay_button' } }, payId);
     // A changed call under the same id, sent after the retry on the same connection, is refused
@@ -244,10 +258,7 @@ describe('approvals, policy and audit over the real adb server', () => {
       callId('cancel'),
     );
     const approval = await waitForApproval('android_tap');
-    assert.ok(
-      (approval.reasons as string[]).some((r) => /FLAG_SECURE/.test(r)),
-      JSON.stringify(approval.reasons),
-    );
+    assert.ok(reasonCodes(approval).includes('secure_screen'), JSON.stringify(approval.reasons));
     assert.ok(!ran(from, isInputTap), 'held');
     await answer(String(approval.approval_id), 'approve_for_lease');
     assert.equal(result(await cancel).safety.decided_by, 'admin_for_lease');
@@ -422,7 +433,10 @@ describe('approvals, policy and audit over the real adb server', () => {
     );
     const approval = await waitForApproval('android_type_text');
     assert.equal((approval.arguments as Json).text, '[redacted]');
-    assert.ok((approval.reasons as string[]).some((r) => /password field/.test(r)));
+    assert.ok(
+      reasonWords(approval).some((r) => /password field/.test(r)),
+      JSON.stringify(approval.reasons),
+    );
     assert.ok(!JSON.stringify(await pendingApprovals()).includes(PASSWORD));
     assert.ok(!ran(from, (a) => a.join(' ').includes(PASSWORD)));
     await answer(String(approval.approval_id), 'approve');
@@ -482,10 +496,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const link = 'market://details?id=com.example.stop';
     const held = invoke(client, channel, 'android_open_url', { url: link }, callId('stop-held'));
     const approval = await waitForApproval('android_open_url');
-    assert.ok(
-      (approval.reasons as string[]).some((r) => /non-web link/.test(r)),
-      JSON.stringify(approval.reasons),
-    );
+    assert.ok(reasonCodes(approval).includes('non_web_url'), JSON.stringify(approval.reasons));
     const queued = [1, 2, 3].map((i) =>
       invoke(client, channel, 'android_tap', { x: 100 + i, y: 500 }, callId(`stop-queued-${i}`)),
     );
@@ -523,10 +534,7 @@ describe('approvals, policy and audit over the real adb server', () => {
     const from = argv().length;
     const call = invoke(client, channel, 'android_tap', { element: { content_desc: 'Wallet' } }, callId('icon'));
     const approval = await waitForApproval('android_tap');
-    assert.ok(
-      (approval.reasons as string[]).some((r) => /home screen/.test(r)),
-      JSON.stringify(approval.reasons),
-    );
+    assert.ok(reasonCodes(approval).includes('opens_from_home'), JSON.stringify(approval.reasons));
     await answer(String(approval.approval_id), 'deny');
     assert.equal((await call).error?.code, 'approval_denied');
     assert.ok(!ran(from, isInputTap));

@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, type BoundRig, type DeviceRig } from '../helpers/device-rig';
-import { answerApproval, pendingApprovals, waitForApproval } from '../helpers/approvals';
+import { answerApproval, pendingApprovals, waitForApproval, reasonWords } from '../helpers/approvals';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
@@ -175,7 +175,7 @@ describe('element refs on a simulated phone', () => {
     phone.clearArgvLog();
     const tapping = call('android_tap', { ref: pay.ref });
     const approval = await waitForApproval(rig.bridge, 'android_tap');
-    assert.match((approval.reasons as string[]).join(' '), /taps "Pay \$25\.00/);
+    assert.match(reasonWords(approval).join(' '), /taps “Pay \$25\.00”/);
     assert.equal((approval.arguments as Result).ref, pay.ref);
     assert.deepEqual(inputs(), [], 'nothing is tapped while the person decides');
     await answerApproval(rig.bridge, approval, 'approve');

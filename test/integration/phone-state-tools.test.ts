@@ -12,7 +12,13 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
 import { result, type Ack, type Json } from '../helpers/acks';
-import { answerApproval, pendingApprovals, waitForApproval, type ApprovalDecision } from '../helpers/approvals';
+import {
+  answerApproval,
+  pendingApprovals,
+  waitForApproval,
+  type ApprovalDecision,
+  reasonWords,
+} from '../helpers/approvals';
 import { withInstalledHelper } from '../helpers/fast-lane';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
@@ -80,7 +86,10 @@ describe('runtime permissions and app data, held for approval under the default 
     );
     assert.deepEqual(approval.risk_classes, ['permission_change']);
     assert.equal(approval.risk, 'high');
-    assert.deepEqual(approval.reasons, [`grants ${CAMERA} to ${NOTES}`]);
+    assert.deepEqual(approval.reasons, [
+      { code: 'grants_permission', params: { permission: CAMERA, app: NOTES, package: NOTES } },
+    ]);
+    assert.deepEqual(approval.app, { package: NOTES, label: NOTES });
     assert.deepEqual(approval.arguments, { package: NOTES, permission: CAMERA });
     const granted = result(ack);
     assert.deepEqual(
@@ -226,7 +235,7 @@ describe('runtime permissions and app data, held for approval under the default 
       isPm('clear'),
     );
     assert.deepEqual(approval.risk_classes, ['clear_app_data']);
-    assert.match(String(approval.reasons), /erases all data of com\.example\.notes/);
+    assert.match(reasonWords(approval).join(' '), /erases all data of com\.example\.notes/);
     assert.deepEqual(result(ack).status, 'cleared');
     assert.deepEqual(phone.argvLog.slice(from).filter(isPm('clear')), [['pm', 'clear', NOTES]]);
     assert.notEqual(phone.foregroundPackage(), NOTES, 'the app was stopped');
@@ -288,7 +297,7 @@ describe('the clipboard through the fast lane', () => {
           isClipboardRequest('get_clipboard'),
         );
         assert.deepEqual(approval.risk_classes, ['clipboard_read']);
-        assert.match(String(approval.reasons), /password or a one-time code/);
+        assert.match(reasonWords(approval).join(' '), /password or a one-time code/);
         const read = result(ack);
         assert.deepEqual([read.status, read.text, read.lane], ['read', text, 'helper']);
 

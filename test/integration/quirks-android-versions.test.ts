@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
 import { result, type Json } from '../helpers/acks';
-import { answerApproval, waitForApproval } from '../helpers/approvals';
+import { answerApproval, waitForApproval, reasonCodes } from '../helpers/approvals';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
 const cases: Array<{ name: string; sdk: number; androidVersion: string; quirks: string[] }> = [
@@ -93,7 +93,7 @@ for (const c of cases) {
       const approval = await waitForApproval(bound!.rig.bridge, 'android_tap');
       assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
       assert.ok(
-        (approval.reasons as string[]).some((r) => r.startsWith('app in front:')),
+        reasonCodes(approval).includes('app_wallet') && (approval.app as Json).package === 'com.example.wallet',
         JSON.stringify(approval.reasons),
       );
       await answerApproval(bound!.rig.bridge, approval, 'deny');

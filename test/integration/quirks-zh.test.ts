@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
 import { result, type Json } from '../helpers/acks';
-import { answerApproval, waitForApproval } from '../helpers/approvals';
+import { answerApproval, waitForApproval, reasonWords } from '../helpers/approvals';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
 
@@ -82,7 +82,7 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     await answerApproval(rig.bridge, approval, 'deny');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_app'), JSON.stringify(approval));
     assert.ok(
-      (approval.reasons as string[]).some((r) => /^opens "钱包( · 钱包)?" from the home screen$/.test(r)),
+      reasonWords(approval).some((r) => /^It opens “钱包( · 钱包)?” from the home screen$/.test(r)),
       JSON.stringify(approval.reasons),
     );
     assert.equal((await call).error?.code, 'approval_denied');
@@ -105,7 +105,7 @@ describe('zh-cn: a Chinese-language phone, end to end', () => {
     const approval = await waitForApproval(rig.bridge, 'android_tap');
     assert.ok((approval.risk_classes as string[]).includes('sensitive_screen'), JSON.stringify(approval));
     assert.ok(
-      (approval.reasons as string[]).some((r) => r.includes('支付')),
+      reasonWords(approval).some((r) => r.includes('支付')),
       JSON.stringify(approval.reasons),
     );
     assert.ok(!phone.argvLog.slice(from).some(isInputTap), 'held: nothing tapped yet');

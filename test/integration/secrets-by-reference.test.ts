@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createLogger } from '../../main/core/logging/logger';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 import { result, type Json } from '../helpers/acks';
-import { answerApproval, waitForApproval } from '../helpers/approvals';
+import { answerApproval, waitForApproval, reasonWords } from '../helpers/approvals';
 import { TEST_ADMIN_TOKEN } from '../helpers/bridge';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 
@@ -209,7 +209,7 @@ describe('secrets by reference over the real adb server', () => {
       clear: true,
     });
     assert.ok(
-      (login.approval.reasons as string[]).some((r) => r.includes('types the lab secret "lab-login"')),
+      reasonWords(login.approval).some((r) => r.includes('types the lab secret “lab-login”')),
       JSON.stringify(login.approval.reasons),
     );
     const typed = result(login.ack);

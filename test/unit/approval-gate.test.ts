@@ -118,12 +118,23 @@ describe('ApprovalGate', () => {
     assert.deepEqual(approval.risk_classes, ['non_web_url']);
     assert.ok(!JSON.stringify(approval.arguments).includes(SECRET), JSON.stringify(approval.arguments));
     assert.match(String(approval.screenshot_url), /sig=/, 'the screen at the moment it was held');
+    // For the card's words: the reason as a code, the screen size the marker would use; no app in front was read.
+    assert.deepEqual(approval.reasons, [{ code: 'non_web_url', params: { scheme: 'market' } }]);
+    assert.deepEqual(approval.action, {
+      target: null,
+      swipe: null,
+      file_name: null,
+      screen_size: { width: 8, height: 16 },
+    });
+    assert.equal(approval.app, null);
 
     gate.answer(approvalId, 'approve');
     const decision: GateDecision = await decided;
     assert.equal(decision.decision, 'allow');
     assert.equal(decision.by, 'admin');
     assert.equal(decision.safety?.approval_id, approvalId);
+    // The agent hears the same reason in English.
+    assert.deepEqual(decision.reasons, ['It opens a non-web link (market:), which can start any app']);
     assert.deepEqual(gate.list(), []);
     assert.throws(
       () => gate.answer(approvalId, 'approve'),

@@ -19,7 +19,9 @@ function approval(id: string, extra: Partial<AdminApproval> = {}): AdminApproval
     device_id: 'dev_1',
     tool_id: 'android_install_apk',
     arguments: { file_ref: 'file_secret_argument_value_0000000000' },
-    reasons: ['installs an app'],
+    action: { target: null, swipe: null, file_name: 'example.apk', screen_size: null },
+    app: null,
+    reasons: [{ code: 'install_app', params: {} }],
     risk: 'high',
     created_at: 0,
     expires_at: 60_000,
@@ -75,21 +77,46 @@ describe('tray label and approval notifications', () => {
     assert.equal(shouldNotify({ supported: true, windowVisible: true, windowFocused: true }), false);
   });
 
-  test('the notification names the tool, the phone and the reason, never the arguments', () => {
+  const openLink = approval('b', {
+    device_id: 'dev_gone',
+    tool_id: 'android_open_url',
+    arguments: { url: 'market://details?id=com.example.private' },
+    action: { target: null, swipe: null, file_name: null, screen_size: null },
+    reasons: [{ code: 'non_web_url', params: { scheme: 'market' } }],
+  });
+  const typing = approval('c', {
+    tool_id: 'android_type_text',
+    arguments: { text: 'my home address' },
+    action: { target: { label: 'Note', bounds: null, point: null }, swipe: null, file_name: null, screen_size: null },
+    app: { package: 'com.example.notes', label: 'com.example.notes' },
+    reasons: [{ code: 'screen_money', params: { word: 'pay' } }],
+  });
+
+  test('the notification says what the agent wants, on which phone and why, as the console does; typed text and links stay in the window', () => {
     const one = approvalNotification([approval('a')], { devices });
     assert.deepEqual(one, {
       title: 'Approval needed',
-      body: 'android_install_apk on Pixel 7 ···4455: installs an app',
+      body: 'Pixel 7 ···4455: The agent wants to install example.apk\nIt installs an app',
     });
-    const two = approvalNotification(
-      [approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })],
+    const two = approvalNotification([approval('a'), openLink], { devices });
+    assert.equal(two.title, '2 approvals needed');
+    assert.equal(
+      two.body,
+      'Pixel 7 ···4455: The agent wants to install example.apk\na phone: The agent wants to open a link',
+    );
+    const typed = approvalNotification([typing], { devices });
+    assert.equal(
+      typed.body,
+      'Pixel 7 ···4455: The agent wants to type text into the “Note” field in com.example.notes\nThe screen shows “pay”: an action here can spend or move money',
+    );
+    for (const text of [one.body, two.body, typed.body]) {
+      assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
+      assert.ok(!text.includes('private') && !text.includes('home address'), 'links and typed text too');
+    }
+    const long = approvalNotification(
+      [approval('a', { reasons: [{ code: 'opens_from_home', params: { label: 'x'.repeat(500) } }] })],
       { devices },
     );
-    assert.equal(two.title, '2 approvals needed');
-    assert.equal(two.body, 'android_install_apk on Pixel 7 ···4455\nandroid_open_url on a phone');
-    for (const text of [one.body, two.body])
-      assert.ok(!text.includes('file_secret'), 'arguments stay out of the OS notification centre');
-    const long = approvalNotification([approval('a', { reasons: ['x'.repeat(500)] })], { devices });
     assert.ok(long.body.length <= 240);
   });
 
@@ -106,14 +133,10 @@ describe('tray label and approval notifications', () => {
     assert.deepEqual(trayMenuLabels('zh-CN'), { open: '打开设备桥', quit: '退出' });
     assert.deepEqual(trayMenuLabels(), { open: 'Open Device Bridge', quit: 'Quit' });
     const one = approvalNotification([approval('a')], { devices }, 'zh-CN');
-    assert.deepEqual(one, { title: '需要审批', body: 'Pixel 7 ···4455 上的 android_install_apk：installs an app' });
-    const two = approvalNotification(
-      [approval('a'), approval('b', { device_id: 'dev_gone', tool_id: 'android_open_url' })],
-      { devices },
-      'zh-CN',
-    );
+    assert.deepEqual(one, { title: '需要审批', body: 'Pixel 7 ···4455：智能体想安装 example.apk\n会安装应用' });
+    const two = approvalNotification([approval('a'), openLink], { devices }, 'zh-CN');
     assert.equal(two.title, '2 个操作需要审批');
-    assert.equal(two.body, 'Pixel 7 ···4455 上的 android_install_apk\n一台手机 上的 android_open_url');
+    assert.equal(two.body, 'Pixel 7 ···4455：智能体想安装 example.apk\n一台手机：智能体想打开一个链接');
   });
 });
 

@@ -194,7 +194,13 @@ describe('classification', () => {
       userApps: [],
     });
     assert.deepEqual(grant.classes.sort(), ['control', 'permission_change']);
-    assert.deepEqual(grant.reasons, ['grants android.permission.CAMERA to com.example.notes']);
+    assert.deepEqual(grant.reasons, ['It grants CAMERA to com.example.notes']);
+    assert.deepEqual(grant.why, [
+      {
+        code: 'grants_permission',
+        params: { permission: 'android.permission.CAMERA', app: 'com.example.notes', package: 'com.example.notes' },
+      },
+    ]);
     const revoke = classify({
       call: control('android_revoke_permission', {
         package: 'com.example.notes',
@@ -203,7 +209,7 @@ describe('classification', () => {
       screen: null,
       userApps: [],
     });
-    assert.deepEqual(revoke.reasons, ['revokes android.permission.CAMERA of com.example.notes']);
+    assert.deepEqual(revoke.reasons, ['It revokes CAMERA from com.example.notes']);
     const clear = classify({
       call: control('android_clear_app_data', { package: 'com.example.notes' }),
       screen: null,
@@ -373,7 +379,11 @@ describe('classification', () => {
       userApps: [],
     });
     assert.ok(onPay.classes.includes('sensitive_screen'), JSON.stringify(onPay));
-    assert.match(onPay.reasons.join(' '), /taps "Pay \$25\.00/);
+    assert.deepEqual(onPay.reasons, ['It taps “Pay $25.00”, which can spend or move money']);
+    assert.deepEqual(onPay.why, [{ code: 'taps_money', params: { label: 'Pay $25.00', word: 'pay' } }]);
+    // What the approval card names and marks: the element's words and where it is.
+    const pay = read.find((n) => n.text === 'Pay $25.00');
+    assert.deepEqual(onPay.target, { label: 'Pay $25.00', bounds: pay?.bounds, point: null });
     // Without a screen read (the policy needed none) the remembered element still counts.
     assert.ok(
       classify({

@@ -26,6 +26,32 @@ export interface InputOptions extends OperationOptions {
   screen?: ScreenSize;
 }
 
+export type SwipeDirection = 'up' | 'down' | 'left' | 'right';
+
+/**
+ * A swipe in a direction as two points: through the screen's centre, over `distance` of its
+ * width or height (0.5 by default). "up" moves the finger up (scrolls the content down).
+ */
+export function directionSwipe(
+  direction: SwipeDirection,
+  distance: number | undefined,
+  screen: ScreenSize,
+): { from: Point; to: Point } {
+  const d = distance ?? 0.5;
+  const cx = Math.round(screen.width / 2);
+  const cy = Math.round(screen.height / 2);
+  const dx = Math.round((screen.width * d) / 2);
+  const dy = Math.round((screen.height * d) / 2);
+  const moves = {
+    up: [cx, cy + dy, cx, cy - dy],
+    down: [cx, cy - dy, cx, cy + dy],
+    left: [cx + dx, cy, cx - dx, cy],
+    right: [cx - dx, cy, cx + dx, cy],
+  } as const;
+  const m = moves[direction];
+  return { from: { x: m[0], y: m[1] }, to: { x: m[2], y: m[3] } };
+}
+
 export const MIN_GESTURE_MS = 1;
 export const MAX_GESTURE_MS = 10_000;
 const DEFAULT_LONG_PRESS_MS = 800;

@@ -10,7 +10,7 @@ import { ScreenHistory } from './screen-history';
 import type { UiNode } from '../android/ui-tree';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import type { AdminApproval } from '../../contract/admin-api';
+import type { AdminApproval, AdminApprovalAction, AdminApprovalReason } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { captureRaw } from '../android/screencap';
 import type { EventHub } from '../events/event-hub';
@@ -20,6 +20,9 @@ import { redact as redactKnown, type Logger } from '../logging/logger';
 import type { BatchStep } from '../tools/tool-definition';
 import type { AuditLog } from './audit-log';
 import { SCREEN_CLASSES, classify, decideFor, screenNeeds, type Classification } from './policy-engine';
+import { reasonInEnglish } from './reasons';
+import { appLabel } from './sensitive-apps';
+import { directionSwipe, type SwipeDirection } from '../android/input';
 import type { PolicyStore } from './policies';
 import { redactArguments, type RedactionContext } from './redact';
 import type { RiskClass } from './risk-classes';
@@ -63,6 +66,8 @@ interface Judged {
   classification: Classification;
   redactedArgs: Record<string, unknown>;
   reasons: string[];
+  /** The package in front when the screen was read, else null. */
+  front: string | null;
   /** The focused window read before a control call (the next call's tree reuse compares it). */
   windowBefore: string | null;
   /** The UI tree read afresh for this call, not a cached one (a ref is checked against it). */
@@ -153,15 +158,33 @@ export class ApprovalGate implements SafetyGate {
     const judged = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     const redaction = this.o.redaction();
     // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
-    const reasons = judged.reasons.map((reason) => redactKnown(reason, redaction.secrets));
-    const classification = { ...judged, reasons };
+    const hide = (text: string): string => redactKnown(text, redaction.secrets);
+    const reasons = judged.reasons.map(hide);
+    const why = judged.why.map((reason) => ({
+      ...reason,
+      params: Object.fromEntries(
+        Object.entries(reason.params).map(([k, v]) => [k, typeof v === 'string' ? hide(v) : v]),
+      ),
+    }));
+    const target = judged.target && {
+      ...judged.target,
+      label: judged.target.label === null ? null : hide(judged.target.label),
+    };
+    const classification = { ...judged, why, reasons, target };
     const redactedArgs = redactArguments(call.tool.id, call.args, {
       ...redaction,
       secretText: classification.secretText,
     });
     const { decision, asking, denying } = decideFor(classification.classes, policy);
     const treeRead = screen?.nodes && !screen.reusedTree ? screen.nodes : null;
-    const base = { classification, redactedArgs, reasons, windowBefore: screen?.window?.token ?? null, treeRead };
+    const base = {
+      classification,
+      redactedArgs,
+      reasons,
+      front: screen?.window?.package ?? null,
+      windowBefore: screen?.window?.token ?? null,
+      treeRead,
+    };
 
     if (decision === 'deny') {
       const why = reasons.length ? reasons : [`${denying.join(', ')} is denied on this phone`];
@@ -226,7 +249,14 @@ export class ApprovalGate implements SafetyGate {
     decision: GateDecision,
     extra: { approvalId?: string; screenshotRef?: string | null } = {},
   ): GateDecision {
-    const classification = base?.classification ?? { classes: [], reasons: [], risk: 'low' as const, secretText: true };
+    const classification = base?.classification ?? {
+      classes: [],
+      why: [],
+      reasons: [],
+      risk: 'low' as const,
+      secretText: true,
+      target: null,
+    };
     const redactedArgs =
       base?.redactedArgs ?? redactArguments(call.tool.id, call.args, { ...this.o.redaction(), secretText: true });
     call.verdict = {
@@ -260,7 +290,10 @@ export class ApprovalGate implements SafetyGate {
   private async hold(call: ToolCall, base: Judged, asking: RiskClass[]): Promise<GateDecision> {
     const approvalId = newId('appr');
     const countdownMs = this.approvalTimeoutMs;
-    const reasons = base.reasons.length ? base.reasons : [`${asking.join(', ')} needs approval on this phone`];
+    const why: AdminApprovalReason[] = base.classification.why.length
+      ? base.classification.why
+      : [{ code: 'needs_approval', params: { classes: asking.join(',') } }];
+    const reasons = base.reasons.length ? base.reasons : why.map(reasonInEnglish);
     call.hold(`waiting for approval at the computer: ${reasons.join('; ')}`.slice(0, 500));
     const shot = await this.screenshot(call, countdownMs).catch((error: unknown) => {
       this.o.logger.warn('approval screenshot failed', {
@@ -278,7 +311,9 @@ export class ApprovalGate implements SafetyGate {
       device_id: call.device.deviceId,
       tool_id: call.tool.id,
       arguments: base.redactedArgs,
-      reasons,
+      action: this.action(call, base, shot?.size ?? null),
+      app: this.appOf(call, base),
+      reasons: why,
       risk: base.classification.risk,
       risk_classes: asking,
       created_at: createdAt,
@@ -369,8 +404,55 @@ export class ApprovalGate implements SafetyGate {
     });
   }
 
+  /**
+   * What the held call would do, from what the gate already resolved (no second read of the
+   * phone): the target, a swipe's path (a direction scaled to the screenshot's size), the file.
+   */
+  private action(call: ToolCall, base: Judged, size: { width: number; height: number } | null): AdminApprovalAction {
+    const args = call.args as {
+      direction?: SwipeDirection;
+      distance?: number;
+      from_x?: number;
+      from_y?: number;
+      to_x?: number;
+      to_y?: number;
+      file_ref?: string;
+    };
+    let swipe: AdminApprovalAction['swipe'] = null;
+    if (call.tool.id === 'android_swipe') {
+      if (args.direction && size) {
+        const path = directionSwipe(args.direction, args.distance, size);
+        swipe = { from: [path.from.x, path.from.y], to: [path.to.x, path.to.y] };
+      } else if (
+        args.from_x !== undefined &&
+        args.from_y !== undefined &&
+        args.to_x !== undefined &&
+        args.to_y !== undefined
+      ) {
+        swipe = { from: [args.from_x, args.from_y], to: [args.to_x, args.to_y] };
+      }
+    }
+    const file = typeof args.file_ref === 'string' ? this.o.files.get(args.file_ref) : undefined;
+    return {
+      target: base.classification.target,
+      swipe,
+      file_name: file ? file.filename : null,
+      screen_size: size,
+    };
+  }
+
+  /** The app the call acts in (the one in front) or on (the package an app tool names). */
+  private appOf(call: ToolCall, base: Judged): AdminApproval['app'] {
+    const named = (call.args as { package?: unknown }).package;
+    const pkg = typeof named === 'string' && call.tool.facts.policy !== 'batch' ? named : base.front;
+    return pkg ? { package: pkg, label: appLabel(pkg) ?? pkg } : null;
+  }
+
   /** The phone's screen at the moment the call is held, as a small JPEG in the file cache. */
-  private async screenshot(call: ToolCall, countdownMs: number): Promise<{ url: string; jpeg: Buffer }> {
+  private async screenshot(
+    call: ToolCall,
+    countdownMs: number,
+  ): Promise<{ url: string; jpeg: Buffer; size: { width: number; height: number } }> {
     const frame = await captureRaw(call.shell, { timeoutMs: SCREENSHOT_TIMEOUT_MS, signal: call.signal });
     const jpeg = await sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
       .resize({ width: SCREENSHOT_MAX_SIDE, height: SCREENSHOT_MAX_SIDE, fit: 'inside' })
@@ -390,6 +472,6 @@ export class ApprovalGate implements SafetyGate {
       Math.max(this.o.downloadUrlTtlMs, countdownMs + 60_000),
       file.expiresAt,
     );
-    return { url: url.path, jpeg };
+    return { url: url.path, jpeg, size: { width: frame.width, height: frame.height } };
   }
 }

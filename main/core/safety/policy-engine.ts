@@ -17,10 +17,12 @@ import {
   SENSITIVE_ICON_LABELS,
   SETTINGS_PACKAGES,
   SETTINGS_SENSITIVE_LABELS,
+  appLabel,
   sensitiveAppReason,
   settingsActivityIsSensitive,
 } from './sensitive-apps';
-import { sensitiveWord } from './screen-words';
+import { sensitiveWord, sensitiveWordKind } from './screen-words';
+import { reasonInEnglish, sameReason, type PolicyReason, type ReasonCode } from './reasons';
 import { isPermissionPrompt } from '../android/system-dialogs';
 import type { ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
@@ -91,10 +93,25 @@ export interface ScreenNeeds {
 
 export interface Classification {
   classes: RiskClass[];
+  /** Why, as codes with parameters (the console words them in the person's language). */
+  why: PolicyReason[];
+  /** The same reasons in English: what the agent hears and the audit trail keeps. */
   reasons: string[];
   risk: RiskLevel;
   /** Text typed by this call goes (or may go) into a password field: never echo or log it. */
   secretText: boolean;
+  /** What a tap, long press or typing acts on, as resolved here (null for other tools and batches). */
+  target: ResolvedTarget | null;
+}
+
+/** The element or point a call acts on, for the approval's sentence and its marker on the screenshot. */
+export interface ResolvedTarget {
+  /** What a person reads on it; null when it has no words (or was not found and the call named none). */
+  label: string | null;
+  /** Where it is, in screen pixels; null when it was not found on the screen read. */
+  bounds: [number, number, number, number] | null;
+  /** The point the call gave by coordinates, else null. */
+  point: [number, number] | null;
 }
 
 interface Step {
@@ -159,8 +176,9 @@ function urlScheme(url: string | undefined): string | null {
  * text of its own (a clickable row or button container) also shows its children's text,
  * except children that are tappable targets of their own.
  */
-export function labelOf(nodes: readonly UiNode[], node: UiNode): string {
-  const parts = [node.text, node.contentDesc, node.resourceId.slice(node.resourceId.indexOf('/') + 1)];
+export function labelOf(nodes: readonly UiNode[], node: UiNode, options: { withId?: boolean } = {}): string {
+  const parts = [node.text, node.contentDesc];
+  if (options.withId !== false) parts.push(node.resourceId.slice(node.resourceId.indexOf('/') + 1));
   const start = nodes.indexOf(node);
   if (!node.text && !node.contentDesc && start >= 0) {
     let skipBelow = Number.POSITIVE_INFINITY;
@@ -235,13 +253,29 @@ export interface ClassifyInput {
 export function classify(input: ClassifyInput): Classification {
   const { call, screen } = input;
   const classes = new Set<RiskClass>([call.kind === 'observation' ? 'observation' : 'control']);
-  const reasons: string[] = [];
-  const add = (cls: RiskClass, reason: string): void => {
+  const why: PolicyReason[] = [];
+  let stepTool: string | undefined;
+  const add = (
+    cls: RiskClass,
+    code: ReasonCode,
+    params: Record<string, string | number> = {},
+    forStep: boolean = true,
+  ): void => {
     classes.add(cls);
-    if (!reasons.includes(reason)) reasons.push(reason);
+    const reason: PolicyReason = {
+      code,
+      params,
+      ...(forStep && stepTool !== undefined ? { step_tool: stepTool } : {}),
+    };
+    if (!why.some((r) => sameReason(r, reason))) why.push(reason);
   };
   let secretText = false;
-  if (call.kind === 'observation') return { classes: [...classes], reasons, risk: 'low', secretText };
+  let target: ResolvedTarget | null = null;
+  const done = (): Classification => {
+    const list = [...classes];
+    return { classes: list, why, reasons: why.map(reasonInEnglish), risk: riskLevel(list), secretText, target };
+  };
+  if (call.kind === 'observation') return done();
 
   const steps = stepsOf(call);
   const needs = screenNeeds(call);
@@ -257,6 +291,8 @@ export function classify(input: ClassifyInput): Classification {
     }
     return null;
   };
+  const addScreenWord = (word: string): void =>
+    add('sensitive_screen', `screen_${sensitiveWordKind(word)}` as const, { word });
 
   if (needs.window || needs.tree) {
     if (screen === null) {
@@ -264,51 +300,48 @@ export function classify(input: ClassifyInput): Classification {
       secretText = steps.some((s) => s.facts.policy === 'type');
     } else {
       if (screen.problems.length > 0 && screen.fatal === null)
-        add('unreadable_screen', `not checked: ${screen.problems.join('; ')}`);
+        add('unreadable_screen', 'screen_unchecked', { problems: screen.problems.join('; ') });
       if (front) {
-        const why = sensitiveAppReason(front, input.userApps);
-        if (why) add('sensitive_app', `app in front: ${why}`);
+        const app = sensitiveAppReason(front, input.userApps);
+        if (app) add('sensitive_app', app.code, app.params);
         if (inSettings && settingsActivityIsSensitive(screen.window?.activity ?? null))
-          add('sensitive_app', 'Settings → a security or account page is in front');
-        if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text)))
-          add('sensitive_app', 'Settings → a security or account page is in front');
+          add('sensitive_app', 'settings_page');
+        if (inSettings && fresh?.some((n) => SETTINGS_PAGE_LABELS.test(n.text))) add('sensitive_app', 'settings_page');
         // The runtime permission prompt: a tap on it may grant an app the camera, location,
         // contacts … (BACK and HOME, which deny or leave it, need no screen read at all).
-        if (isPermissionPrompt(front, screen.window?.activity ?? null))
-          add(
-            'sensitive_app',
-            'a permission prompt is in front: answering it can grant an app access (camera, location, contacts …)',
-          );
+        if (isPermissionPrompt(front, screen.window?.activity ?? null)) add('sensitive_app', 'permission_prompt');
       }
-      if (screen.window?.secure) add('secure_screen', 'the window in front blocks screenshots (FLAG_SECURE)');
+      if (screen.window?.secure) add('secure_screen', 'secure_screen');
     }
   }
 
   for (const [stepIndex, step] of steps.entries()) {
-    const prefix = steps.length > 1 ? `${step.toolId.replace(/^android_/, '')} step: ` : '';
+    stepTool = steps.length > 1 ? step.toolId : undefined;
     switch (step.facts.policy) {
       case 'install':
-        add('install_app', 'installs an app');
+        add('install_app', 'install_app');
         break;
       case 'push':
-        add('push_file', 'copies a file onto the phone');
+        add('push_file', 'push_file');
         break;
       case 'url': {
         const scheme = urlScheme(step.args.url);
-        if (scheme !== 'http' && scheme !== 'https')
-          add('non_web_url', `${prefix}opens a non-web link (${scheme ?? 'no'} scheme), which can start any app`);
+        if (scheme !== 'http' && scheme !== 'https') {
+          if (scheme === null) add('non_web_url', 'non_web_url_no_scheme');
+          else add('non_web_url', 'non_web_url', { scheme });
+        }
         break;
       }
       case 'launch': {
         const pkg = step.args.package ?? '';
-        const why = sensitiveAppReason(pkg, input.userApps);
-        if (why) add('sensitive_app', `${prefix}launches ${why}`);
+        const app = sensitiveAppReason(pkg, input.userApps);
+        if (app) add('sensitive_app', app.code, app.params);
         if (
           SETTINGS_PACKAGES.has(pkg) &&
           step.args.activity !== undefined &&
           settingsActivityIsSensitive(step.args.activity)
         ) {
-          add('sensitive_app', `${prefix}opens a Settings security or account page`);
+          add('sensitive_app', 'opens_settings_page');
         }
         break;
       }
@@ -316,95 +349,134 @@ export function classify(input: ClassifyInput): Classification {
       case 'clipboard_write':
         break;
       case 'clipboard_read':
-        add('clipboard_read', 'reads the phone’s clipboard, which may hold a password or a one-time code');
+        add('clipboard_read', 'clipboard_read');
         break;
       case 'grant':
       case 'revoke': {
         const pkg = step.args.package ?? '';
-        const what = `${step.facts.policy === 'grant' ? 'grants' : 'revokes'} ${step.args.permission ?? 'a runtime permission'} ${step.facts.policy === 'grant' ? 'to' : 'of'} ${pkg}`;
-        add('permission_change', what);
-        const why = sensitiveAppReason(pkg, input.userApps);
-        if (why) add('sensitive_app', `changes a sensitive app: ${why}`);
+        add('permission_change', step.facts.policy === 'grant' ? 'grants_permission' : 'revokes_permission', {
+          permission: step.args.permission ?? '',
+          app: appName(pkg),
+          package: pkg,
+        });
+        const app = sensitiveAppReason(pkg, input.userApps);
+        if (app) add('sensitive_app', app.code, app.params);
         break;
       }
       case 'clear_data': {
         const pkg = step.args.package ?? '';
-        add('clear_app_data', `erases all data of ${pkg} (accounts, settings, files) and resets its permissions`);
-        const why = sensitiveAppReason(pkg, input.userApps);
-        if (why) add('sensitive_app', `changes a sensitive app: ${why}`);
+        add('clear_app_data', 'clears_app_data', { app: appName(pkg), package: pkg });
+        const app = sensitiveAppReason(pkg, input.userApps);
+        if (app) add('sensitive_app', app.code, app.params);
         break;
       }
       case 'key': {
         const key = step.args.key ?? '';
         if (ESCAPE_KEYS.has(key)) break;
         const focused = fresh?.find((n) => n.focused);
-        if (key === 'paste' && focused?.password) add('password_field', `${prefix}pastes into a password field`);
+        if (key === 'paste' && focused?.password) add('password_field', 'pastes_into_password');
         const word = screenWords();
-        if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+        if (word) addScreenWord(word);
         break;
       }
       case 'type': {
-        const target = targetOf(step, fresh, input.lastTree);
+        const found = targetOf(step, fresh, input.lastTree);
         const focused = fresh?.find((n) => n.focused && (n.password || /edit|text/i.test(n.className)));
         const anyPassword = fresh?.some((n) => n.password) ?? false;
+        if (steps.length === 1)
+          target = resolved(step, found === undefined ? (focused ?? 'unknown') : found, fresh, input.lastTree, 'field');
         let password: boolean;
-        if (target === 'unknown') password = fresh === null || anyPassword;
-        else if (target) password = target.password;
+        if (found === 'unknown') password = fresh === null || anyPassword;
+        else if (found) password = found.password;
         else if (focused) password = focused.password;
         else password = fresh === null || anyPassword;
         if (stepIndex > 0) {
           // Earlier steps of the batch may have moved focus or the screen: any password field
           // on the screen counts, and the text is never logged since its field is unknown.
-          password = fresh === null || anyPassword || (target !== undefined && target !== 'unknown' && target.password);
+          password = fresh === null || anyPassword || (found !== undefined && found !== 'unknown' && found.password);
           secretText = true;
         }
         const secretName = step.facts.secretArg !== undefined ? step.args.secret : undefined;
         if (secretName !== undefined) {
           // A lab secret is a password wherever it goes: the same class, the same decision.
           secretText = true;
-          add('password_field', `${prefix}types the lab secret "${secretName}"`);
+          add('password_field', 'types_secret', { secret: secretName });
         } else if (password) {
           secretText = true;
-          add(
-            'password_field',
-            `${prefix}types into a password field${fresh === null ? ' (the screen could not be checked)' : ''}`,
-          );
+          add('password_field', fresh === null ? 'types_password_unchecked' : 'types_password');
         }
-        const word = target && target !== 'unknown' ? sensitiveWord(labelOf(fresh ?? [], target)) : null;
+        const word = found && found !== 'unknown' ? sensitiveWord(labelOf(fresh ?? [], found)) : null;
         const screenWord = word ?? screenWords();
-        if (screenWord) add('sensitive_screen', `${prefix}the screen offers "${screenWord}"`);
+        if (screenWord) addScreenWord(screenWord);
         break;
       }
       case 'point': {
-        const target = targetOf(step, fresh, input.lastTree);
-        if (target && target !== 'unknown') {
+        const found = targetOf(step, fresh, input.lastTree);
+        if (steps.length === 1) target = resolved(step, found ?? 'unknown', fresh, input.lastTree, 'tap');
+        if (found && found !== 'unknown') {
           // A tap that lands on no tappable element acts on nothing in particular: only the
           // node's own words count, not everything drawn inside it.
-          const label =
-            target.clickable || target.longClickable
-              ? labelOf(fresh?.includes(target) ? fresh : (input.lastTree?.nodes ?? []), target)
-              : [target.text, target.contentDesc].filter((p) => p).join(' · ');
+          const nodes = fresh?.includes(found) ? fresh : (input.lastTree?.nodes ?? []);
+          const tappable = found.clickable || found.longClickable;
+          const ownWords = [found.text, found.contentDesc].filter((p) => p).join(' · ');
+          const label = tappable ? labelOf(nodes, found) : ownWords;
+          // People read the words on it; its id (which also counts for the words) only when it has none.
+          const shown = ((tappable ? labelOf(nodes, found, { withId: false }) : ownWords) || label).slice(0, 60);
           const word = sensitiveWord(label);
-          if (word) add('sensitive_screen', `${prefix}taps "${label.slice(0, 60)}" ("${word}")`);
+          if (word) add('sensitive_screen', `taps_${sensitiveWordKind(word)}` as const, { label: shown, word });
           if (inSettings && SETTINGS_SENSITIVE_LABELS.test(label))
-            add('sensitive_app', `${prefix}opens Settings → "${label.slice(0, 60)}"`);
+            add('sensitive_app', 'opens_settings_row', { label: shown });
           if (front !== null && LAUNCHER_PACKAGE.test(front) && SENSITIVE_ICON_LABELS.test(label))
-            add('sensitive_app', `${prefix}opens "${label.slice(0, 60)}" from the home screen`);
-        } else if (target === 'unknown') {
+            add('sensitive_app', 'opens_from_home', { label: shown });
+        } else if (found === 'unknown') {
           const word = screenWords();
-          if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+          if (word) addScreenWord(word);
         }
         break;
       }
       default: {
         // Swipes and anything else acting on the whole screen.
         const word = screenWords();
-        if (word) add('sensitive_screen', `${prefix}the screen offers "${word}"`);
+        if (word) addScreenWord(word);
       }
     }
   }
-  const list = [...classes];
-  return { classes: list, reasons, risk: riskLevel(list), secretText };
+  return done();
+}
+
+/** An app's name for a reason: the list's name for it, else its package. */
+function appName(pkg: string): string {
+  return appLabel(pkg) ?? pkg;
+}
+
+/** The words of a selector that named an element the screen read did not find. */
+function selectorWords(element: ElementSelectorArgs | undefined): string | null {
+  if (!element) return null;
+  const words = element.text ?? element.text_contains ?? element.content_desc ?? element.resource_id ?? null;
+  return words === null ? null : words.slice(0, 120);
+}
+
+/**
+ * What a single-step tap, long press or typing acts on, for the person: the element's words
+ * (a field by its description or id: its text is what was typed before), its bounds, the point.
+ */
+function resolved(
+  step: Step,
+  found: UiNode | 'unknown',
+  fresh: readonly UiNode[] | null,
+  last: RememberedTree | undefined,
+  as: 'tap' | 'field',
+): ResolvedTarget {
+  const { x, y } = step.args;
+  const point: [number, number] | null = x !== undefined && y !== undefined ? [x, y] : null;
+  if (found === 'unknown') return { label: selectorWords(step.args.element), bounds: null, point };
+  const nodes = fresh?.includes(found) ? fresh : (last?.nodes ?? []);
+  const idTail = found.resourceId.slice(found.resourceId.indexOf('/') + 1);
+  const label =
+    as === 'field'
+      ? found.contentDesc || (found.password ? '' : found.text) || idTail
+      : labelOf(nodes, found, { withId: false });
+  return { label: label ? label.slice(0, 120) : null, bounds: [...found.bounds], point };
 }
 
 export interface DevicePolicy {

@@ -4,8 +4,7 @@
  * (so "Pay $25.00" and "pay_button" match, "Display" does not); Chinese matches substrings.
  */
 
-const ENGLISH = [
-  // payments and transfers
+const ENGLISH_MONEY = [
   'pay',
   'pay now',
   'payment',
@@ -23,14 +22,16 @@ const ENGLISH = [
   'withdraw',
   'withdrawal',
   'top up',
-  // accounts
+];
+const ENGLISH_ACCOUNT = [
   'delete account',
   'delete my account',
   'delete your account',
   'close account',
   'remove account',
   'deactivate account',
-  // resets
+];
+const ENGLISH_RESET = [
   'factory reset',
   'factory data reset',
   'erase all data',
@@ -38,29 +39,12 @@ const ENGLISH = [
   'reset phone',
   'wipe data',
 ];
+const ENGLISH = [...ENGLISH_MONEY, ...ENGLISH_ACCOUNT, ...ENGLISH_RESET];
 
-const CHINESE = [
-  '支付',
-  '付款',
-  '转账',
-  '汇款',
-  '提现',
-  '充值',
-  '购买',
-  '下单',
-  '收银台',
-  '删除账户',
-  '删除账号',
-  '删除帐户',
-  '删除帐号',
-  '注销账户',
-  '注销账号',
-  '注销帐号',
-  '恢复出厂设置',
-  '恢复出厂',
-  '清除所有数据',
-  '抹掉所有内容',
-];
+const CHINESE_MONEY = ['支付', '付款', '转账', '汇款', '提现', '充值', '购买', '下单', '收银台'];
+const CHINESE_ACCOUNT = ['删除账户', '删除账号', '删除帐户', '删除帐号', '注销账户', '注销账号', '注销帐号'];
+const CHINESE_RESET = ['恢复出厂设置', '恢复出厂', '清除所有数据', '抹掉所有内容'];
+const CHINESE = [...CHINESE_MONEY, ...CHINESE_ACCOUNT, ...CHINESE_RESET];
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -83,6 +67,22 @@ export function sensitiveWord(text: string): string | null {
   for (const word of CHINESE) if (text.includes(word)) return word;
   const match = ENGLISH_RE.exec(normalise(text));
   return match?.[1] ? match[1].toLowerCase() : null;
+}
+
+export type SensitiveWordKind = 'money' | 'account' | 'reset';
+
+const KIND = new Map<string, SensitiveWordKind>([
+  ...[...ENGLISH_MONEY, ...CHINESE_MONEY].map((w) => [w, 'money'] as const),
+  ...[...ENGLISH_ACCOUNT, ...CHINESE_ACCOUNT].map((w) => [w, 'account'] as const),
+  ...[...ENGLISH_RESET, ...CHINESE_RESET].map((w) => [w, 'reset'] as const),
+]);
+
+/**
+ * What a sensitive word puts at stake, for the person's reason ("can spend or move money").
+ * English matches are folded to single spaces first ("pay_now" matched as "pay now").
+ */
+export function sensitiveWordKind(word: string): SensitiveWordKind {
+  return KIND.get(word.toLowerCase().replace(/[\s_-]+/g, ' ')) ?? 'money';
 }
 
 export const SENSITIVE_WORDS = { english: ENGLISH, chinese: CHINESE } as const;

@@ -12,7 +12,8 @@ export type SensitiveCategory = 'payments' | 'banking' | 'wallet' | 'app_store' 
 
 export const BUILTIN_SENSITIVE_APPS: ReadonlyArray<{ package: string; category: SensitiveCategory; label: string }> = [
   // Payments and wallets
-  { package: 'com.example.wallet', category: 'wallet', label: 'Wallet (simulated phone)' },
+  // The simulated phone's wallet (main/sim/screen/app-wallet.ts), named as its launcher shows it.
+  { package: 'com.example.wallet', category: 'wallet', label: 'Wallet' },
   { package: 'com.google.android.apps.walletnfcrel', category: 'wallet', label: 'Google Wallet' },
   { package: 'com.google.android.apps.nbu.paisa.user', category: 'payments', label: 'Google Pay' },
   { package: 'com.samsung.android.spay', category: 'wallet', label: 'Samsung Wallet' },
@@ -71,19 +72,50 @@ export const SETTINGS_PACKAGES: ReadonlySet<string> = new Set(['com.android.sett
 const BY_PACKAGE = new Map(BUILTIN_SENSITIVE_APPS.map((a) => [a.package, a]));
 const SEGMENT_HINT = /bank|wallet/i;
 
-/** Why a package is sensitive, or null. `userApps` are the person's additions. */
-export function sensitiveAppReason(pkg: string, userApps: readonly string[]): string | null {
+/** The reason codes of a sensitive app (approvals.reason.<code> in the catalogue), by category. */
+const CATEGORY_REASON: Record<SensitiveCategory, SensitiveAppReasonCode> = {
+  payments: 'app_payments',
+  banking: 'app_banking',
+  wallet: 'app_wallet',
+  app_store: 'app_store',
+  password_manager: 'app_password_manager',
+  security: 'app_security',
+};
+
+export type SensitiveAppReasonCode =
+  | 'app_payments'
+  | 'app_banking'
+  | 'app_wallet'
+  | 'app_store'
+  | 'app_password_manager'
+  | 'app_security'
+  | 'app_listed'
+  | 'app_looks_financial';
+
+/** An app's name as people know it, for the apps this list names; null for others (the bridge reads no labels). */
+export function appLabel(pkg: string): string | null {
+  return BY_PACKAGE.get(pkg)?.label ?? null;
+}
+
+/**
+ * Why a package is sensitive, or null: a reason code with the app's name (its package when
+ * the list does not name it) and package. `userApps` are the person's additions.
+ */
+export function sensitiveAppReason(
+  pkg: string,
+  userApps: readonly string[],
+): { code: SensitiveAppReasonCode; params: { app: string; package: string } } | null {
   if (!pkg) return null;
   const known = BY_PACKAGE.get(pkg);
-  if (known) return `${known.label} (${pkg}) is a ${known.category.replace('_', ' ')} app`;
-  if (userApps.includes(pkg)) return `${pkg} is on your sensitive-app list`;
+  if (known) return { code: CATEGORY_REASON[known.category], params: { app: known.label, package: pkg } };
+  if (userApps.includes(pkg)) return { code: 'app_listed', params: { app: pkg, package: pkg } };
   if (
     pkg
       .split('.')
       .slice(1)
       .some((segment) => SEGMENT_HINT.test(segment))
   )
-    return `${pkg} looks like a banking or wallet app`;
+    return { code: 'app_looks_financial', params: { app: pkg, package: pkg } };
   return null;
 }
 

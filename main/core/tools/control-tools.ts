@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
-import { isInside, longPress, pressKey, swipe, tap } from '../android/input';
+import { directionSwipe, isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
 import { installApk, launchApp, listPackages, openUrl, stopApp } from '../android/apps';
@@ -146,20 +146,7 @@ const swipeTool = defineTool({
     let from: { x: number; y: number };
     let to: { x: number; y: number };
     if (args.direction) {
-      const d = args.distance ?? 0.5;
-      const cx = Math.round(screen.width / 2);
-      const cy = Math.round(screen.height / 2);
-      const dx = Math.round((screen.width * d) / 2);
-      const dy = Math.round((screen.height * d) / 2);
-      const moves = {
-        up: [cx, cy + dy, cx, cy - dy],
-        down: [cx, cy - dy, cx, cy + dy],
-        left: [cx + dx, cy, cx - dx, cy],
-        right: [cx - dx, cy, cx + dx, cy],
-      } as const;
-      const m = moves[args.direction];
-      from = { x: m[0], y: m[1] };
-      to = { x: m[2], y: m[3] };
+      ({ from, to } = directionSwipe(args.direction, args.distance, screen));
     } else {
       from = { x: args.from_x ?? 0, y: args.from_y ?? 0 };
       to = { x: args.to_x ?? 0, y: args.to_y ?? 0 };

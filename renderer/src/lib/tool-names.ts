@@ -1,10 +1,6 @@
 /**
  * What a person calls a tool ("Tap", "Type text"), in the UI's language, from the catalogue's
- * `tools` area; a tool this console does not know yet is shown by its id.
+ * `tools` area; a tool this console does not know yet is shown by its id. The one wording
+ * lives with the approval sentence (main/contract/approval-wording.ts), which names tools too.
  */
-import type { Translate } from '../../../main/contract/i18n';
-import { known } from '../i18n/i18n-context';
-
-export function toolName(t: Translate, toolId: string): string {
-  return known(t, `tools.${toolId.replace(/^android_/, '')}`, toolId);
-}
+export { toolLabel as toolName } from '../../../main/contract/approval-wording';

@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AdminState } from '../api/bridge-api';
+import { approvalSentence } from '../../../main/contract/approval-wording';
 import { useT } from '../i18n/i18n-context';
 
 export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string): string {
@@ -25,7 +26,7 @@ export function useApprovalAnnouncer(state: AdminState | null, baseTitle: string
     for (const approval of state.approvals) {
       if (previous.has(`a:${approval.approval_id}`)) continue;
       const phone = state.devices.find((d) => d.device_id === approval.device_id)?.display_name ?? approval.device_id;
-      messages.push(t('common.announce.approval', { tool: approval.tool_id, phone }));
+      messages.push(t('common.announce.approval', { sentence: approvalSentence(t, approval), phone }));
     }
     for (const pairing of state.pairings) {
       if (!previous.has(`p:${pairing.auth_session_id}`))

@@ -89,7 +89,7 @@ export default defineMessages(
     'by.policy': '策略',
     'by.admin': '你',
     'by.admin_for_lease': '你（本租约内）',
-    'by.lease_approval': '本租约内已允许',
+    'by.lease_approval': '本租约内已批准',
     'by.timeout': '无人响应',
     'by.stop': '停止按钮',
     'by.none': '无',

@@ -35,7 +35,7 @@ export default defineMessages(
     saving: 'Saving…',
     saved: 'Saved.',
     none: 'none',
-    'announce.approval': 'Approval needed: {tool} on {phone}.',
+    'announce.approval': 'Approval needed on {phone}: {sentence}.',
     'announce.pairing': 'New pairing request, code {code}.',
     'token.invalid':
       'The admin token was not accepted. It may come from an earlier run of the bridge, or the link was cut short.',
@@ -97,7 +97,7 @@ export default defineMessages(
     saving: '正在保存…',
     saved: '已保存。',
     none: '无',
-    'announce.approval': '需要审批：{phone} 上的 {tool}。',
+    'announce.approval': '{phone} 上需要审批：{sentence}。',
     'announce.pairing': '新的配对请求，配对码 {code}。',
     'token.invalid': '管理令牌未被接受。它可能来自桥接服务之前的一次运行，或者链接不完整。',
     'token.lead': '请打开 <code>device-bridge serve</code> 打印出的控制台链接（其中带有管理令牌）。',

@@ -1,11 +1,11 @@
 /**
- * Approvals: risky tool calls held until a person decides. Shows what the agent is about
- * to do (screen at that moment, tool, redacted arguments, why it was held) and a countdown
- * after which the call is refused — never executed.
+ * Approvals: risky tool calls held until a person decides. Says in one sentence what the agent
+ * is about to do, in which app, and why it was held, with the screen at that moment and the
+ * target marked on it; the tool and its redacted arguments wait behind "Details for
+ * developers". A countdown runs after which the call is refused — never executed.
  */
 import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
 import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
-import { bridgePath } from '../../api/bridge-path';
 import { Countdown } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
@@ -16,6 +16,7 @@ import { shortId } from '../../lib/time-format';
 import { hasMessage } from '../../../../main/contract/i18n';
 import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { ApprovalButtons, ApprovalReasons, ApprovalScreenshot, ApprovalSentence, AppIdentity } from './approval-parts';
 
 function riskTone(risk: string): Tone {
   const r = risk.toLowerCase();
@@ -77,84 +78,56 @@ function ApprovalCard(props: {
   return (
     <li className="card approval-card" data-testid={`approval-${id}`}>
       <div className="approval-shot">
-        {approval.screenshot_url ? (
-          <img
-            src={bridgePath(approval.screenshot_url)}
-            alt={t('approvals.shot.alt', { name: phone?.display_name ?? t('approvals.shot.thePhone') })}
-            data-testid={`approval-screenshot-${id}`}
-          />
-        ) : (
-          <span className="thumb-placeholder" data-testid={`approval-screenshot-${id}`}>
-            {t('approvals.shot.none')}
-          </span>
-        )}
+        <ApprovalScreenshot approval={approval} phoneName={phone?.display_name ?? t('approvals.shot.thePhone')} />
       </div>
       <div className="approval-body">
         <div className="card-title-row">
-          <h3 className="card-title mono" data-testid={`approval-tool-${id}`}>
-            {approval.tool_id}
-          </h3>
+          {approval.app ? <AppIdentity app={approval.app} testId={`approval-app-${id}`} /> : <span />}
           <StatusBadge tone={riskTone(approval.risk)} testId={`approval-risk-${id}`}>
             {riskText(t, approval.risk)}
           </StatusBadge>
         </div>
+        <h3 className="card-title approval-title">
+          <ApprovalSentence approval={approval} testId={`approval-sentence-${id}`} />
+        </h3>
         <p className="muted small">
-          {t('approvals.on')} <b>{phone?.display_name ?? approval.device_id}</b> · {t('approvals.channel')}{' '}
-          <span className="mono">{shortId(approval.connector_channel_id)}</span> · {t('approvals.refusedIn')}{' '}
+          {t('approvals.on')} <b>{phone?.display_name ?? approval.device_id}</b> · {t('approvals.refusedIn')}{' '}
           <Countdown to={approval.expires_at} warnBelowMs={30_000} testId={`approval-expires-${id}`} />
         </p>
         {approval.reasons.length > 0 ? (
           <>
             <h4>{t('approvals.why')}</h4>
-            {approval.risk_classes && approval.risk_classes.length > 0 ? (
-              <p className="small" data-testid={`approval-classes-${id}`}>
-                {t('approvals.classes', {
-                  classes: approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · '),
-                })}
-              </p>
-            ) : null}
-            <ul className="reasons" data-testid={`approval-reasons-${id}`}>
-              {approval.reasons.map((reason, i) => (
-                <li key={`${i}-${reason}`}>{reason}</li>
-              ))}
-            </ul>
+            <ApprovalReasons approval={approval} testId={`approval-reasons-${id}`} />
           </>
         ) : null}
-        <h4>{t('approvals.arguments')}</h4>
-        <pre className="json" data-testid={`approval-arguments-${id}`}>
-          {JSON.stringify(approval.arguments, null, 2)}
-        </pre>
-        <div className="actions">
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={decide.pending}
-            onClick={() => decide.run('approve')}
-            data-testid={`approval-approve-once-${id}`}
-          >
-            {t('approvals.approveOnce')}
-          </button>
-          <button
-            type="button"
-            className="btn"
-            disabled={decide.pending}
-            onClick={() => decide.run('approve_for_lease')}
-            data-testid={`approval-approve-lease-${id}`}
-            title={t('approvals.approveLeaseTitle')}
-          >
-            {t('approvals.approveLease')}
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={decide.pending}
-            onClick={() => decide.run('deny')}
-            data-testid={`approval-deny-${id}`}
-          >
-            {t('approvals.deny')}
-          </button>
-        </div>
+        <ApprovalButtons
+          pending={decide.pending}
+          onDecide={(decision) => decide.run(decision)}
+          testIds={{
+            once: `approval-approve-once-${id}`,
+            lease: `approval-approve-lease-${id}`,
+            deny: `approval-deny-${id}`,
+          }}
+        />
         <ErrorText error={decide.error} testId={`approval-error-${id}`} />
+        <details className="approval-details" data-testid={`approval-details-${id}`}>
+          <summary>{t('approvals.details')}</summary>
+          <p className="small">
+            {t('approvals.tool')} <code data-testid={`approval-tool-${id}`}>{approval.tool_id}</code> ·{' '}
+            {t('approvals.channel')} <span className="mono">{shortId(approval.connector_channel_id)}</span>
+          </p>
+          {approval.risk_classes && approval.risk_classes.length > 0 ? (
+            <p className="small" data-testid={`approval-classes-${id}`}>
+              {t('approvals.classes', {
+                classes: approval.risk_classes.map((c) => known(t, `settings.risk.${c}`, c)).join(' · '),
+              })}
+            </p>
+          ) : null}
+          <h4>{t('approvals.arguments')}</h4>
+          <pre className="json" data-testid={`approval-arguments-${id}`}>
+            {JSON.stringify(approval.arguments, null, 2)}
+          </pre>
+        </details>
       </div>
     </li>
   );

@@ -14,6 +14,7 @@ import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { toolName } from '../../lib/tool-names';
+import { ApprovalButtons, ApprovalReasons, ApprovalSentence } from '../approvals/approval-parts';
 
 const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: MessageKey; tone: Tone }> = {
   queued: { key: 'phone-view.state.queued', tone: 'neutral' },
@@ -240,7 +241,7 @@ function ActionPicture(props: { action: AdminPhoneAction; picture: string | unde
   );
 }
 
-/** A held call's approval, answered right here (the same operation as in Approvals). */
+/** A held call's approval, answered right here (the same operation and words as in Approvals). */
 function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChanged: () => void }): React.JSX.Element {
   const { t } = useT();
   const { approval } = props;
@@ -260,43 +261,15 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
           <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
         </span>
       </p>
-      {approval.reasons.length > 0 ? (
-        <ul className="reasons small">
-          {approval.reasons.map((reason, i) => (
-            <li key={`${i}-${reason}`}>{reason}</li>
-          ))}
-        </ul>
-      ) : null}
-      <div className="actions">
-        <button
-          type="button"
-          className="btn btn-primary"
-          disabled={decide.pending}
-          onClick={() => decide.run('approve')}
-          data-testid={`pv-approve-once-${id}`}
-        >
-          {t('phone-view.approval.once')}
-        </button>
-        <button
-          type="button"
-          className="btn"
-          disabled={decide.pending}
-          onClick={() => decide.run('approve_for_lease')}
-          data-testid={`pv-approve-lease-${id}`}
-          title={t('phone-view.approval.leaseTitle')}
-        >
-          {t('phone-view.approval.lease')}
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={decide.pending}
-          onClick={() => decide.run('deny')}
-          data-testid={`pv-deny-${id}`}
-        >
-          {t('phone-view.approval.deny')}
-        </button>
-      </div>
+      <p className="small">
+        <ApprovalSentence approval={approval} testId={`pv-approval-sentence-${id}`} />
+      </p>
+      <ApprovalReasons approval={approval} className="reasons small" />
+      <ApprovalButtons
+        pending={decide.pending}
+        onDecide={(decision) => decide.run(decision)}
+        testIds={{ once: `pv-approve-once-${id}`, lease: `pv-approve-lease-${id}`, deny: `pv-deny-${id}` }}
+      />
       <ErrorText error={decide.error} testId={`pv-approval-error-${id}`} />
     </div>
   );
