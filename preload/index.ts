@@ -50,6 +50,8 @@ const api: DeviceBridgeIpcApi = {
   getDeviceActions: call('getDeviceActions'),
   getDeviceFrame: call('getDeviceFrame'),
   getActionScreen: call('getActionScreen'),
+  listEvidence: call('listEvidence'),
+  getEvidence: call('getEvidence'),
   onAdminEvent: (listener) => {
     const handler = (_event: unknown, payload: AdminEvent): void => listener(payload);
     ipcRenderer.on('device-bridge:event', handler);

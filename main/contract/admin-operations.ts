@@ -26,6 +26,7 @@ import type {
   AdminTurnoverPolicy,
   AuditEntry,
 } from './admin-api';
+import type { EvidenceList } from './evidence';
 
 export type AdminHttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -165,6 +166,19 @@ export const ADMIN_OPERATIONS = {
   getActionScreen: {
     route: 'GET /admin/api/devices/:device_id/actions/:action_id/screen',
     shape: shape<void, Uint8Array>(),
+  },
+  /** Leases whose evidence is kept, newest first (one phone's with device_id). */
+  listEvidence: { route: 'GET /admin/api/evidence', shape: shape<{ device_id?: string }, EvidenceList>() },
+  /**
+   * One lease's evidence as a file: the offline HTML page (default, in `locale`) or its JSON.
+   * HTTP answers the file itself as an attachment (text/html or application/json).
+   */
+  getEvidence: {
+    route: 'GET /admin/api/evidence/:lease_id',
+    shape: shape<
+      { format?: 'html' | 'json'; locale?: 'en' | 'zh-CN' },
+      { format: 'html' | 'json'; filename: string; bytes: Uint8Array }
+    >(),
   },
 } as const satisfies Record<
   string,

@@ -5,6 +5,7 @@
  * each stop joins one DisposableStore (lifecycle/) as its service starts, and runs in reverse.
  */
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { toolMarks, type ToolMark } from './bindings/tool-marks';
 import { join } from 'node:path';
 import type { Core } from './core';
@@ -51,6 +52,8 @@ import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
 import { ActionTimeline } from './phone-view/action-timeline';
+import { EvidenceStore } from './evidence/evidence-store';
+import { EvidenceRecorder, type LeaseStart } from './evidence/evidence-recorder';
 import { LiveFrames } from './phone-view/live-frames';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
@@ -306,6 +309,31 @@ export function createCore(input: CoreOptionsInput): Core {
       });
     },
   });
+  // Each lease's evidence bundle: noted while it runs, built when it ends, kept in the data dir (evidence/).
+  const evidenceStore = new EvidenceStore({ dir: join(options.dataDir, 'evidence'), clock });
+  const leaseStart = (channelId: string): LeaseStart | undefined => {
+    const binding = bindingService.activeBinding(channelId);
+    return binding
+      ? { deviceId: binding.deviceId, phoneName: binding.displayName, boundAt: binding.boundAt, flowId: binding.flowId }
+      : undefined;
+  };
+  const evidence = new EvidenceRecorder({
+    store: evidenceStore,
+    clock,
+    activeLease: leaseStart,
+    auditLines: (channelId, limit) => safety.audit.read({ channelId }, limit),
+    auditScreenshot: async (name) => {
+      const path = safety.audit.screenshotPath(name);
+      return path ? readFile(path).catch(() => undefined) : undefined;
+    },
+    fileInfo: (fileRef) => files.get(fileRef),
+    readFile: async (fileRef) => {
+      const path = files.path(fileRef);
+      return path ? readFile(path).catch(() => undefined) : undefined;
+    },
+    secrets,
+    logger,
+  });
   // The tools: each call's path from the edge through the queue, the gate and the tool to its audit line.
   const tools = new ToolRuntime({
     dataDir: options.dataDir,
@@ -319,7 +347,7 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     clock,
     gate: safety.gate,
-    sinks: [safety.sink, metrics, leaseEffects],
+    sinks: [safety.sink, metrics, leaseEffects, evidence],
     lanes: fastLanes,
     observer: timeline,
     secrets: labSecrets,
@@ -375,6 +403,13 @@ export function createCore(input: CoreOptionsInput): Core {
   const publishState = (): void => hub.publish('state');
   // A binding ended: its queued calls end, the phone's helper stops, its approvals end (in this order).
   const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason, flowId: string): void => {
+    // First: the lease's log and typed texts are still there (the tools forget them next).
+    void evidence.leaseEnded(channelId, {
+      deviceId,
+      reason,
+      log: tools.leaseLog(channelId, deviceId),
+      turnoverExpected: turnover.appliesTo(deviceId, flowId),
+    });
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
@@ -402,7 +437,23 @@ export function createCore(input: CoreOptionsInput): Core {
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
   owned.add(listen(turnover, 'free', (deviceId: string) => bindingService.phoneFree(deviceId)));
-  owned.add(listen(turnover, 'changed', (_deviceId: string) => publishState()));
+  owned.add(
+    listen(turnover, 'changed', (deviceId: string) => {
+      const report = turnover.report(deviceId);
+      if (report && (report.state === 'done' || report.state === 'failed'))
+        void evidence.turnoverFinished(deviceId, report);
+      publishState();
+    }),
+  );
+  // A new lease starts its evidence record (a channel's binding may change without a call).
+  owned.add(
+    listen(bindingService, 'changed', () => {
+      for (const channel of runtime.channels()) {
+        const start = leaseStart(channel.id);
+        if (start) evidence.noteLease(channel.id, start);
+      }
+    }),
+  );
   owned.add(listen(registry, 'changed', onDeviceChanged));
   owned.add(listen(runtime, 'changed', publishState));
   owned.add(listen(limits, 'changed', onLimitsChanged));
@@ -486,6 +537,7 @@ export function createCore(input: CoreOptionsInput): Core {
     turnover,
     timeline,
     frames,
+    evidence: evidenceStore,
     url: () => endpoint.publicUrl(),
     network: () => endpoint.adminView(),
     apiKey: () => apiKey.current(),

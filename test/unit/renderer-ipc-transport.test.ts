@@ -79,6 +79,12 @@ function fakePreload() {
       lane: 'helper',
     }),
     getActionScreen: record('getActionScreen', new Uint8Array([0xff, 0xd8, 5])),
+    listEvidence: record('listEvidence', { evidence: [] }),
+    getEvidence: record('getEvidence', {
+      format: 'html' as const,
+      filename: 'evidence-dev_1-20260101T000000Z.html',
+      bytes: new Uint8Array([0x3c, 0x21]),
+    }),
     onAdminEvent: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -11,6 +11,7 @@ import common from './messages/common';
 import connect from './messages/connect';
 import devices from './messages/devices';
 import errors from './messages/errors';
+import evidence from './messages/evidence';
 import helper from './messages/helper';
 import lan from './messages/lan';
 import pairings from './messages/pairings';
@@ -36,6 +37,7 @@ export const catalogue = {
   tray,
   tools,
   errors,
+  evidence,
 } as const;
 
 export type Catalogue = typeof catalogue;

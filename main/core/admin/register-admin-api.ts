@@ -14,6 +14,7 @@ import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-r
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
+import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
@@ -26,6 +27,7 @@ export interface AdminApiDeps extends Omit<
   safety: SafetyRouteDeps['safety'];
   timeline: PhoneViewRouteDeps['timeline'];
   frames: PhoneViewRouteDeps['frames'];
+  evidence: EvidenceRouteDeps['evidence'];
   logger: Logger;
   clock?: () => number;
   lan?: LanOptions;
@@ -40,7 +42,7 @@ export interface AdminApi {
 
 /** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
 export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
-  const { safety, timeline, frames, logger, clock, lan: lanOptions, ...shared } = deps;
+  const { safety, timeline, frames, evidence, logger, clock, lan: lanOptions, ...shared } = deps;
   const lan = registerLanRoutes(router, {
     store: deps.store,
     registry: deps.registry,
@@ -54,6 +56,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
+  registerEvidenceRoutes(router, { evidence });
   registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
   const routeDeps: AdminRouteDeps = {
     ...shared,

@@ -27,6 +27,7 @@ import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
 import { ToolServicesFactory } from './tool-services';
 import { LeaseLogCaptures } from './lease-log-capture';
+import { redactLogLines } from './log-redaction';
 
 export type { Refusal } from './phone-memory';
 
@@ -173,6 +174,19 @@ export class ToolRuntime {
 
   lastAction(channelId: string): LastAction | undefined {
     return this.memory.lastAction(channelId);
+  }
+
+  /**
+   * The lease's rolling log on its phone, redacted as android_logcat's answer is (the lab's
+   * secrets, the texts typed during the lease, secret-shaped values); null when no log ran for
+   * it. Read before onBindingEnded, which forgets the lease's typed texts.
+   */
+  leaseLog(channelId: string, deviceId: string): { lines: string[]; dropped_lines: number; bytes: number } | null {
+    const capture = this.captures.of(deviceId);
+    if (capture.leaseId() !== channelId) return null;
+    const log = capture.read();
+    const redaction = { secrets: this.o.secrets?.values() ?? [], typed: this.memory.typedTexts(channelId) };
+    return { ...log, lines: redactLogLines(log.lines, redaction) };
   }
 
   onBindingEnded(channelId: string, deviceId: string, reason: string): void {

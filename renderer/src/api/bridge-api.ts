@@ -16,6 +16,8 @@ import type {
   AuditEntry,
 } from '../../../main/contract/admin-api';
 import type { AdminRequest, AdminResponse } from '../../../main/contract/admin-operations';
+import type { EvidenceList } from '../../../main/contract/evidence';
+import type { Locale } from '../../../main/contract/i18n';
 
 export type PairingDecision = AdminRequest<'decidePairing'>;
 export type ApprovalDecision = AdminRequest<'decideApproval'>['decision'];
@@ -41,6 +43,14 @@ export type {
   AdminState,
   AuditEntry,
 };
+
+export type { EvidenceList };
+
+/** A lease's evidence, ready to save under the bridge's file name. */
+export interface EvidenceFile {
+  filename: string;
+  blob: Blob;
+}
 
 /** A live frame: the JPEG, its sequence number (new picture, new number) and the phone's screen size. */
 export interface LiveFrameImage {
@@ -99,6 +109,10 @@ export interface BridgeApi {
   getDeviceFrame(deviceId: string, maxSide: number, after: number, signal?: AbortSignal): Promise<LiveFrameImage>;
   /** The picture of the screen one action was made on. */
   getActionScreen(deviceId: string, actionId: string, signal?: AbortSignal): Promise<Blob>;
+  /** One phone's leases whose evidence is kept, newest first. */
+  listEvidence(deviceId: string): Promise<EvidenceList>;
+  /** One lease's evidence as a file to save: the offline page (in `locale`) or its JSON. */
+  getEvidence(leaseId: string, format: 'html' | 'json', locale: Locale): Promise<EvidenceFile>;
   /**
    * Live updates: `onEvent` for every change notification, `onStatus` when the channel's
    * health changes. Returns an idempotent unsubscribe.

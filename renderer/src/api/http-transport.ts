@@ -14,7 +14,7 @@ import {
   type AdminOperationName,
   type AdminResponse,
 } from '../../../main/contract/admin-operations';
-import type { AdminEvent, BridgeApi, LiveFrameImage, LiveStatus } from './bridge-api';
+import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
 import { ApiError, parseErrorBody } from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
@@ -106,7 +106,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     }
   }
 
-  /** Runs an operation whose HTTP answer is a JPEG (with headers). */
+  /** Runs an operation whose HTTP answer is not JSON (a JPEG, an evidence file), with its headers. */
   function image<N extends AdminOperationName>(name: N, args: AdminArgs<N>, signal?: AbortSignal): Promise<Response> {
     const { method, path } = httpRequestOf(name, args);
     return send(method, path, undefined, signal);
@@ -163,6 +163,12 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     async getActionScreen(id, actionId, signal) {
       const response = await image('getActionScreen', { device_id: id, action_id: actionId }, signal);
       return response.blob();
+    },
+    listEvidence: (deviceId) => json('listEvidence', { device_id: deviceId }),
+    async getEvidence(leaseId, format, locale): Promise<EvidenceFile> {
+      const response = await image('getEvidence', { lease_id: leaseId, format, locale });
+      const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
+      return { filename: name ?? `evidence.${format}`, blob: await response.blob() };
     },
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
       return openEventStream({

@@ -3,7 +3,7 @@
  * `window.deviceBridge` and rebuilds `{ok:false,error}` results as ApiError.
  */
 import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
-import type { AdminEvent, BridgeApi, LiveFrameImage, LiveStatus } from './bridge-api';
+import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
 import { ApiError } from './bridge-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
@@ -66,6 +66,12 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
         fresh: frame.fresh,
         lane: frame.lane,
       };
+    },
+    listEvidence: (deviceId) => unwrap(bridge.listEvidence({ device_id: deviceId })),
+    async getEvidence(leaseId, format, locale): Promise<EvidenceFile> {
+      const file = await unwrap(bridge.getEvidence({ lease_id: leaseId, format, locale }));
+      const type = file.format === 'json' ? 'application/json' : 'text/html';
+      return { filename: file.filename, blob: new Blob([new Uint8Array(file.bytes)], { type }) };
     },
     async getActionScreen(id, actionId): Promise<Blob> {
       const bytes = await unwrap(bridge.getActionScreen({ device_id: id, action_id: actionId }));

@@ -1,0 +1,296 @@
+/**
+ * A lease's evidence as one HTML page a person opens offline: no script runs in it (a CSP
+ * meta tag forbids every script; the logcat folds with <details>), pictures are inline data:
+ * URLs, and the evidence itself rides along as JSON in a non-executable data block.
+ *
+ * Everything in a bundle came from a phone or an agent and is untrusted: every text goes
+ * through `escapeHtml`, attribute values too, and the JSON block escapes `<` so no `</script>`
+ * inside it can end it. Only the MIME types of kept pictures reach a URL, and only the two
+ * image types the bridge writes.
+ */
+import type { AdminTurnover } from '../../contract/admin-api';
+import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
+import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+
+const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+/** Characters of one argument value shown in the timeline. */
+const ARG_CHARS = 200;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON safe inside <script type="application/json">: no `<` (so no `</script>` or `<!--`), no line separators. */
+export function jsonForScriptBlock(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** The page for one bundle, in `locale`. */
+export function buildEvidenceHtml(bundle: EvidenceBundle, locale: Locale = 'en'): string {
+  const t = translator(locale);
+  const e = escapeHtml;
+  const when = (ms: number): string => formatUtc(ms);
+  const lease = bundle.lease;
+  const title = t('evidence.page.title', { phone: lease.phone_name || lease.device_id });
+  const endKey = `evidence.end.${lease.end_reason}`;
+  const flowKey = `evidence.flow.${lease.bound_via}`;
+  const header = `<header>
+<h1>${e(title)}</h1>
+<p class="intro">${e(t('evidence.page.intro'))}</p>
+<dl class="lease">
+${row(t('evidence.lease.phone'), `${lease.phone_name} (${lease.device_id})`)}
+${row(t('evidence.lease.channel'), lease.connector_channel_id)}
+${row(t('evidence.lease.boundVia'), hasMessage(flowKey) ? t(flowKey) : lease.bound_via)}
+${row(t('evidence.lease.started'), when(lease.started_at))}
+${row(t('evidence.lease.ended'), when(lease.ended_at))}
+${row(t('evidence.lease.endReason'), hasMessage(endKey) ? t(endKey) : lease.end_reason)}
+${row(t('evidence.lease.calls'), String(bundle.calls.length))}
+</dl>
+</header>`;
+
+  const timeline = section(
+    'timeline',
+    t('evidence.timeline.title'),
+    bundle.calls.length === 0
+      ? empty(t('evidence.timeline.empty'))
+      : `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${bundle.calls.map((c) => callRow(c, t)).join('\n')}</ol>`,
+  );
+
+  const approvals = section(
+    'approvals',
+    t('evidence.approvals.title'),
+    bundle.approvals.length === 0
+      ? empty(t('evidence.approvals.empty'))
+      : bundle.approvals
+          .map(
+            (a) => `<figure class="approval">
+<figcaption><time>${e(when(a.time))}</time> · ${e(toolName(a.tool_id, t))} · ${e(a.decision)} · ${e(t('evidence.call.decidedBy', { who: a.decided_by }))} · <code>${e(a.approval_id)}</code></figcaption>
+${a.screenshot ? img(a.screenshot, t('evidence.approvals.title')) : `<p class="note">${e(t('evidence.approvals.noScreenshot'))}</p>`}
+</figure>`,
+          )
+          .join('\n'),
+  );
+
+  const screenshots = section(
+    'screenshots',
+    t('evidence.screenshots.title'),
+    bundle.screenshots.length === 0
+      ? empty(t('evidence.screenshots.empty'))
+      : `<div class="shots">${bundle.screenshots
+          .map(
+            (s) => `<figure class="shot">
+<figcaption><time>${e(when(s.time))}</time> · ${e(toolName(s.tool_id, t))} · <code>${e(s.file_ref)}</code></figcaption>
+${s.image ? img(s.image, s.file_ref) : `<p class="note">${e(t(s.missing === 'bundle_full' ? 'evidence.screenshots.bundleFull' : 'evidence.screenshots.evicted'))}</p>`}
+</figure>`,
+          )
+          .join('\n')}</div>`,
+  );
+
+  const crashes = section(
+    'crashes',
+    t('evidence.crashes.title'),
+    bundle.crashes.length === 0
+      ? empty(t('evidence.crashes.empty'))
+      : bundle.crashes
+          .map(
+            (
+              c,
+            ) => `<div class="crash"><p><strong>${e(c.package)}</strong> · ${e(c.kind)} · ${e(c.at)} · ${e(toolName(c.tool_id, t))}</p>
+<pre>${e(c.first_lines.join('\n'))}</pre></div>`,
+          )
+          .join('\n'),
+  );
+
+  const recordings = section(
+    'recordings',
+    t('evidence.recordings.title'),
+    bundle.recordings.length === 0
+      ? empty(t('evidence.recordings.empty'))
+      : `<p class="note">${e(t('evidence.recordings.note'))}</p><ul>${bundle.recordings
+          .map(
+            (r) =>
+              `<li><time>${e(when(r.time))}</time> · <code>${e(r.file_ref)}</code> ${e(r.filename)} · ${e(formatBytes(r.byte_size))} · ${e(
+                r.in_cache && r.expires_at !== null
+                  ? t('evidence.recordings.inCache', { time: when(r.expires_at) })
+                  : t('evidence.recordings.gone'),
+              )}</li>`,
+          )
+          .join('\n')}</ul>`,
+  );
+
+  const turnover = section('turnover', t('evidence.turnover.title'), turnoverBody(bundle, t));
+
+  const log = bundle.logcat;
+  const logcat = section(
+    'logcat',
+    t('evidence.logcat.title'),
+    !log || log.lines.length === 0
+      ? empty(t('evidence.logcat.none'))
+      : `${log.dropped_lines > 0 ? `<p class="note">${e(t('evidence.logcat.dropped', { count: log.dropped_lines }))}</p>` : ''}<details><summary>${e(t('evidence.logcat.summary', { count: log.lines.length }))}</summary><pre class="log">${e(log.lines.join('\n'))}</pre></details>`,
+  );
+
+  const data = section(
+    'data',
+    t('evidence.data.title'),
+    `<p class="note">${e(t('evidence.data.note'))}</p>
+<script type="application/json" id="evidence-json">${jsonForScriptBlock(withoutPictures(bundle))}</script>`,
+  );
+
+  return `<!doctype html>
+<html lang="${e(locale)}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${e(CSP)}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${header}
+<main>
+${timeline}
+${approvals}
+${screenshots}
+${crashes}
+${recordings}
+${turnover}
+${logcat}
+${data}
+</main>
+<footer>${e(t('evidence.generated', { time: when(bundle.generated_at) }))}</footer>
+</body>
+</html>
+`;
+}
+
+function callRow(c: EvidenceCall, t: Translate): string {
+  const e = escapeHtml;
+  const args = Object.entries(c.arguments)
+    .map(([key, value]) => `<span class="arg"><span class="key">${e(key)}</span> ${e(argText(value))}</span>`)
+    .join(' ');
+  const errorKey = c.error_code ? `errors.${c.error_code}` : '';
+  const outcome = c.outcome === 'ok' ? t('evidence.call.ok') : t('evidence.call.error');
+  return `<li class="call ${c.outcome === 'ok' ? 'ok' : 'error'}">
+<time>${e(formatUtc(c.time))}</time>
+<span class="tool">${e(toolName(c.tool_id, t))}</span>
+<span class="args">${args}</span>
+<span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${e(c.decision)}, ${e(t('evidence.call.decidedBy', { who: c.decided_by }))}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
+${c.error_code ? `<p class="error"><code>${e(c.error_code)}</code> ${hasMessage(errorKey) ? e(t(errorKey)) : ''}</p>` : ''}
+${c.reasons.length > 0 ? `<ul class="reasons">${c.reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>` : ''}
+</li>`;
+}
+
+function turnoverBody(bundle: EvidenceBundle, t: Translate): string {
+  const e = escapeHtml;
+  const r: AdminTurnover | null = bundle.turnover;
+  if (!r) return empty(t(bundle.turnover_expected ? 'evidence.turnover.pending' : 'evidence.turnover.none'));
+  const list = (items: string[]): string => (items.length === 0 ? '—' : items.join(', '));
+  const yesNo = (v: boolean): string => t(v ? 'evidence.turnover.yes' : 'evidence.turnover.no');
+  const stateKey = `evidence.turnover.state.${r.state}`;
+  return `<dl class="turnover">
+${row(t('evidence.lease.started'), formatUtc(r.started_at))}
+${row(t('evidence.turnover.title'), `${hasMessage(stateKey) ? t(stateKey) : r.state}${r.duration_ms !== null ? ` · ${formatMs(r.duration_ms)}` : ''}`)}
+${row(t('evidence.turnover.stoppedApps'), list(r.stopped_apps))}
+${row(t('evidence.turnover.removedApps'), list(r.removed_apps))}
+${row(t('evidence.turnover.deletedFiles'), list(r.deleted_files))}
+${row(t('evidence.turnover.clearedApps'), list(r.cleared_apps))}
+${row(t('evidence.turnover.restoredPermissions'), list(r.restored_permissions))}
+${row(t('evidence.turnover.clipboard'), yesNo(r.clipboard_cleared))}
+${row(t('evidence.turnover.home'), yesNo(r.home_pressed))}
+</dl>
+${r.problems.length > 0 ? `<p><strong>${e(t('evidence.turnover.problems'))}</strong></p><ul class="problems">${r.problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : ''}`;
+}
+
+/** The tool's name in words (the console's), else its id. */
+function toolName(toolId: string, t: Translate): string {
+  const key = `tools.${toolId.replace(/^android_/, '')}`;
+  return hasMessage(key) ? t(key) : toolId;
+}
+
+function argText(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > ARG_CHARS ? `${text.slice(0, ARG_CHARS)}…` : text;
+}
+
+function row(label: string, value: string): string {
+  return `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`;
+}
+
+function section(id: string, title: string, body: string): string {
+  return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`;
+}
+
+function empty(text: string): string {
+  return `<p class="empty">${escapeHtml(text)}</p>`;
+}
+
+function img(image: EvidenceImage, alt: string): string {
+  // Only the types the bridge writes: anything else in a doctored bundle is not shown.
+  if (image.mime_type !== 'image/jpeg' && image.mime_type !== 'image/png') return '';
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(image.base64)) return '';
+  return `<img alt="${escapeHtml(alt)}" src="data:${image.mime_type};base64,${image.base64}">`;
+}
+
+function withoutPictures(bundle: EvidenceBundle): EvidenceBundle {
+  return {
+    ...bundle,
+    approvals: bundle.approvals.map((a) => ({
+      ...a,
+      screenshot: a.screenshot ? { ...a.screenshot, base64: '' } : null,
+    })),
+    screenshots: bundle.screenshots.map((s) => ({ ...s, image: s.image ? { ...s.image, base64: '' } : null })),
+  };
+}
+
+/** UTC, so the page reads the same wherever it is opened. */
+function formatUtc(ms: number): string {
+  return `${new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--line:#d5dae0;--bg:#fff;--ok:#1a7f37;--err:#c62828;--card:#f5f7fa}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e9ed;--muted:#9aa4b0;--line:#3a414a;--bg:#15181c;--ok:#4cc36b;--err:#ef6b6b;--card:#1e2228}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:1100px;padding:24px;font:14px/1.5 system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei",sans-serif;color:var(--fg);background:var(--bg)}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.intro,.note,.empty,footer{color:var(--muted)}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:12px 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+ol.timeline{list-style:none;padding:0;margin:0}
+li.call{display:grid;grid-template-columns:170px 190px 1fr;gap:2px 12px;padding:6px 8px;border-left:3px solid var(--ok);background:var(--card);margin:4px 0;border-radius:4px}
+li.call.error{border-left-color:var(--err)}
+li.call time{color:var(--muted);font-variant-numeric:tabular-nums}
+li.call .tool{font-weight:600}
+li.call .args{overflow-wrap:anywhere}
+li.call .outcome,li.call .error,li.call .reasons{grid-column:2/4;margin:0;color:var(--muted)}
+li.call .error{color:var(--err)}
+.arg{margin-right:10px}.arg .key{color:var(--muted)}
+code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);padding:8px;border-radius:4px}
+pre.log{max-height:none}
+.shots{display:flex;flex-wrap:wrap;gap:12px}
+figure{margin:8px 0}figure.shot{width:260px}figure img{max-width:100%;border:1px solid var(--line);border-radius:4px}
+figure.approval img{max-width:360px}
+figcaption{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
+details summary{cursor:pointer}
+footer{margin-top:32px;font-size:12px}
+@media (max-width:700px){li.call{grid-template-columns:1fr}li.call .outcome,li.call .error,li.call .reasons{grid-column:1}}
+`;
