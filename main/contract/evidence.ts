@@ -32,7 +32,7 @@ export interface EvidenceList {
   evidence: EvidenceSummary[];
 }
 
-/** A picture kept inside the bundle (JPEG or PNG, base64). */
+/** A picture kept inside the bundle (JPEG, PNG or WebP, base64). */
 export interface EvidenceImage {
   mime_type: string;
   base64: string;

@@ -141,7 +141,7 @@ void describe('evidence page', () => {
     assert.deepEqual(JSON.parse(text), { a: '</script><!-- \u2028' });
   });
 
-  void test('only JPEG and PNG pictures in base64 are shown', () => {
+  void test('only JPEG, PNG and WebP pictures in base64 are shown', () => {
     const html = buildEvidenceHtml(
       bundle({
         approvals: [

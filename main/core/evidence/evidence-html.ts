@@ -5,14 +5,16 @@
  *
  * Everything in a bundle came from a phone or an agent and is untrusted: every text goes
  * through `escapeHtml`, attribute values too, and the JSON block escapes `<` so no `</script>`
- * inside it can end it. Only the MIME types of kept pictures reach a URL, and only the two
- * image types the bridge writes.
+ * inside it can end it. A kept picture reaches a data: URL only as one of the image types
+ * the bridge writes, in plain base64.
  */
 import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
 import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+/** The picture types screenshots come in (android_screenshot's formats); nothing else reaches a data: URL. */
+const PICTURE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
 /** Characters of one argument value shown in the timeline. */
 const ARG_CHARS = 200;
 
@@ -195,7 +197,7 @@ function turnoverBody(bundle: EvidenceBundle, t: Translate): string {
   const stateKey = `evidence.turnover.state.${r.state}`;
   return `<dl class="turnover">
 ${row(t('evidence.lease.started'), formatUtc(r.started_at))}
-${row(t('evidence.turnover.title'), `${hasMessage(stateKey) ? t(stateKey) : r.state}${r.duration_ms !== null ? ` · ${formatMs(r.duration_ms)}` : ''}`)}
+${row(t('evidence.turnover.result'), `${hasMessage(stateKey) ? t(stateKey) : r.state}${r.duration_ms !== null ? ` · ${formatMs(r.duration_ms)}` : ''}`)}
 ${row(t('evidence.turnover.stoppedApps'), list(r.stopped_apps))}
 ${row(t('evidence.turnover.removedApps'), list(r.removed_apps))}
 ${row(t('evidence.turnover.deletedFiles'), list(r.deleted_files))}
@@ -232,7 +234,7 @@ function empty(text: string): string {
 
 function img(image: EvidenceImage, alt: string): string {
   // Only the types the bridge writes: anything else in a doctored bundle is not shown.
-  if (image.mime_type !== 'image/jpeg' && image.mime_type !== 'image/png') return '';
+  if (!PICTURE_TYPES.has(image.mime_type)) return '';
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(image.base64)) return '';
   return `<img alt="${escapeHtml(alt)}" src="data:${image.mime_type};base64,${image.base64}">`;
 }
@@ -275,9 +277,9 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .intro,.note,.empty,footer{color:var(--muted)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:12px 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 ol.timeline{list-style:none;padding:0;margin:0}
-li.call{display:grid;grid-template-columns:170px 190px 1fr;gap:2px 12px;padding:6px 8px;border-left:3px solid var(--ok);background:var(--card);margin:4px 0;border-radius:4px}
+li.call{display:grid;grid-template-columns:190px 180px 1fr;gap:2px 12px;padding:6px 8px;border-left:3px solid var(--ok);background:var(--card);margin:4px 0;border-radius:4px}
 li.call.error{border-left-color:var(--err)}
-li.call time{color:var(--muted);font-variant-numeric:tabular-nums}
+li.call time{color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
 li.call .tool{font-weight:600}
 li.call .args{overflow-wrap:anywhere}
 li.call .outcome,li.call .error,li.call .reasons{grid-column:2/4;margin:0;color:var(--muted)}
