@@ -394,8 +394,11 @@ export interface AdminPhoneActions {
   actions: AdminPhoneAction[];
 }
 
-/** `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline. */
-export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing', 'action'] as const;
+/**
+ * `action`: a call on a phone was queued, ran, was held or finished (payload: device_id); the phone view refetches its timeline.
+ * `evidence`: a lease's evidence bundle was kept or completed (payload: device_id); the phone view refetches its list.
+ */
+export const ADMIN_EVENT_TYPES = ['state', 'approval', 'pairing', 'action', 'evidence'] as const;
 export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];
 
 /** One "something changed" notification from the bridge (`GET /admin/api/events`, or IPC); the UI refetches on it. */

@@ -332,6 +332,7 @@ export function createCore(input: CoreOptionsInput): Core {
       return path ? readFile(path).catch(() => undefined) : undefined;
     },
     secrets,
+    saved: (deviceId) => hub.publish('evidence', { device_id: deviceId }),
     logger,
   });
   // The tools: each call's path from the edge through the queue, the gate and the tool to its audit line.

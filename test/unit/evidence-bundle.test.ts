@@ -54,7 +54,7 @@ function bundle(extra: Partial<EvidenceBundle> = {}): EvidenceBundle {
         tool_id: 'android_type_text',
         arguments: { text: EVIL },
         decision: 'deny',
-        decided_by: 'person',
+        decided_by: 'admin',
         outcome: 'error',
         error_code: 'approval_denied',
         duration_ms: 3000,
@@ -111,6 +111,8 @@ void describe('evidence page', () => {
     assert.match(html, /The agent signed out/);
     assert.match(html, /a lab access code/);
     assert.match(html, /<code>approval_denied<\/code> /);
+    assert.match(html, /done · 120 ms · allow, decided by policy/);
+    assert.match(html, /failed · 3\.0 s · deny, decided by the person at the console · approval apr_1/);
     assert.match(html, /Already gone from the file cache/);
     assert.match(html, /The turnover had not finished/);
     assert.match(html, /<details><summary>1 line; open to read<\/summary>/);

@@ -71,7 +71,7 @@ ${row(t('evidence.lease.calls'), String(bundle.calls.length))}
       : bundle.approvals
           .map(
             (a) => `<figure class="approval">
-<figcaption><time>${e(when(a.time))}</time> · ${e(toolName(a.tool_id, t))} · ${e(a.decision)} · ${e(t('evidence.call.decidedBy', { who: a.decided_by }))} · <code>${e(a.approval_id)}</code></figcaption>
+<figcaption><time>${e(when(a.time))}</time> · ${e(toolName(a.tool_id, t))} · ${e(decisionText(a.decision, t))} · ${e(t('evidence.call.decidedBy', { who: whoText(a.decided_by, t) }))} · <code>${e(a.approval_id)}</code></figcaption>
 ${a.screenshot ? img(a.screenshot, t('evidence.approvals.title')) : `<p class="note">${e(t('evidence.approvals.noScreenshot'))}</p>`}
 </figure>`,
           )
@@ -182,7 +182,7 @@ function callRow(c: EvidenceCall, t: Translate): string {
 <time>${e(formatUtc(c.time))}</time>
 <span class="tool">${e(toolName(c.tool_id, t))}</span>
 <span class="args">${args}</span>
-<span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${e(c.decision)}, ${e(t('evidence.call.decidedBy', { who: c.decided_by }))}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
+<span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${e(decisionText(c.decision, t))}, ${e(t('evidence.call.decidedBy', { who: whoText(c.decided_by, t) }))}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
 ${c.error_code ? `<p class="error"><code>${e(c.error_code)}</code> ${hasMessage(errorKey) ? e(t(errorKey)) : ''}</p>` : ''}
 ${c.reasons.length > 0 ? `<ul class="reasons">${c.reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>` : ''}
 </li>`;
@@ -207,6 +207,20 @@ ${row(t('evidence.turnover.clipboard'), yesNo(r.clipboard_cleared))}
 ${row(t('evidence.turnover.home'), yesNo(r.home_pressed))}
 </dl>
 ${r.problems.length > 0 ? `<p><strong>${e(t('evidence.turnover.problems'))}</strong></p><ul class="problems">${r.problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : ''}`;
+}
+
+/** A decision in words (the Activity screen's), else as the audit wrote it. */
+function decisionText(decision: string, t: Translate): string {
+  const key = `activity.decision.${decision}`;
+  return hasMessage(key) ? t(key) : decision;
+}
+
+/** Who decided, in words: the page's own word for the person (read by others than them), else the Activity screen's. */
+function whoText(by: string, t: Translate): string {
+  const own = `evidence.by.${by}`;
+  if (hasMessage(own)) return t(own);
+  const activity = `activity.by.${by}`;
+  return hasMessage(activity) ? t(activity) : by;
 }
 
 /** The tool's name in words (the console's), else its id. */

@@ -55,6 +55,8 @@ export interface EvidenceRecorderDeps {
   readFile(fileRef: string): Promise<Buffer | undefined>;
   /** The bridge's own secrets (API key, admin token, lab secrets): a last filter over the words, as the audit's. */
   secrets: () => readonly string[];
+  /** A phone's bundle was kept or completed (the console refetches its list). */
+  saved?: (deviceId: string) => void;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -171,6 +173,7 @@ export class EvidenceRecorder implements CallRecordSink {
     if (!bundle) return;
     bundle.turnover = { ...report, problems: [...report.problems] };
     await this.deps.store.save(bundle);
+    this.deps.saved?.(deviceId);
   }
 
   private async build(lease: OpenLease, end: LeaseEnd, endedAt: number): Promise<EvidenceBundle> {
@@ -247,6 +250,7 @@ export class EvidenceRecorder implements CallRecordSink {
       bundle.screenshots.push(shot);
     }
     await this.deps.store.save(bundle);
+    this.deps.saved?.(lease.deviceId);
     return bundle;
   }
 

@@ -30,6 +30,8 @@ export default defineMessages(
     'call.error': 'failed',
     'call.decidedBy': 'decided by {who}',
     'call.approval': 'approval {id}',
+    'by.admin': 'the person at the console',
+    'by.admin_for_lease': 'the person at the console, for the lease',
     'approvals.title': 'Approvals',
     'approvals.empty': 'No call needed a person’s approval.',
     'approvals.noScreenshot': 'The screenshot the approver saw is no longer kept.',
@@ -79,7 +81,6 @@ export default defineMessages(
     'view.row': '{started} – {ended} · {calls, plural, one {# call} other {# calls}}',
     'view.html': 'Download page',
     'view.json': 'JSON',
-    'view.failed': 'Could not download: {message}',
   },
   {
     'page.title': '{phone} 一次租用的证据',
@@ -104,6 +105,8 @@ export default defineMessages(
     'call.error': '失败',
     'call.decidedBy': '由 {who} 决定',
     'call.approval': '审批 {id}',
+    'by.admin': '控制台前的人',
+    'by.admin_for_lease': '控制台前的人（整个租用期间）',
     'approvals.title': '审批',
     'approvals.empty': '没有调用需要人工审批。',
     'approvals.noScreenshot': '审批人看到的截图已不再保留。',
@@ -150,6 +153,5 @@ export default defineMessages(
     'view.row': '{started} – {ended} · {calls} 次调用',
     'view.html': '下载网页',
     'view.json': 'JSON',
-    'view.failed': '下载失败：{message}',
   },
 );

@@ -2,7 +2,7 @@
  * The phone view (#/devices/<id>): the phone's screen, large and live while the page is
  * visible; one big Stop button that cancels the running and queued calls; the lease and
  * channel with extend and revoke; the agent's last actions with a picture and a marker each,
- * and a held call's approval inline; the phone check.
+ * and a held call's approval inline; the phone check; the evidence of its recent leases.
  */
 import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -15,6 +15,7 @@ import { useT } from '../../i18n/i18n-context';
 import { shortId } from '../../lib/time-format';
 import { PhoneCheckPanel } from '../devices/phone-check-panel';
 import { ActionTimeline } from './action-timeline';
+import { EvidencePanel } from './evidence-panel';
 import { useLiveFrames } from './use-live-frames';
 import { usePhoneActions } from './use-phone-actions';
 
@@ -126,6 +127,7 @@ export function PhoneView(props: {
               <PhoneCheckPanel api={api} deviceId={deviceId} check={device.check} onChanged={props.onChanged} />
             </div>
           ) : null}
+          <EvidencePanel api={api} deviceId={deviceId} />
         </div>
       </div>
     </section>

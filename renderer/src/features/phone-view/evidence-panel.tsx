@@ -1,0 +1,114 @@
+/**
+ * The phone view's evidence list: this phone's recent leases whose evidence the bridge keeps,
+ * newest first, each downloadable as the offline page (in the console's language) or as JSON.
+ * Fetched when the view opens and again on each `evidence` event (a lease ended, or its
+ * turnover report joined the bundle). A download goes through the API client (it carries the
+ * admin token), then is saved from an object URL released right after.
+ */
+import { useEffect, useState } from 'react';
+import type { EvidenceSummary } from '../../../../main/contract/evidence';
+import type { BridgeApi } from '../../api/bridge-api';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+
+export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): React.JSX.Element {
+  const { t, locale, format } = useT();
+  const { api, deviceId } = props;
+  const [leases, setLeases] = useState<EvidenceSummary[] | null>(null);
+
+  useEffect(() => {
+    let disposed = false;
+    const load = (): void => {
+      api.listEvidence(deviceId).then(
+        (answer) => {
+          if (!disposed) setLeases(answer.evidence);
+        },
+        () => {
+          // The list stays as it was; the next event tries again.
+        },
+      );
+    };
+    load();
+    const unsubscribe = api.subscribe(
+      (event) => {
+        if (event.type === 'evidence' && event.device_id === deviceId) load();
+      },
+      (status) => {
+        if (status === 'live') load();
+      },
+    );
+    return () => {
+      disposed = true;
+      unsubscribe();
+    };
+  }, [api, deviceId]);
+
+  const download = useAction(async (leaseId: string, kind: 'html' | 'json') => {
+    const file = await api.getEvidence(leaseId, kind, locale);
+    const url = URL.createObjectURL(file.blob);
+    try {
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = file.filename;
+      link.rel = 'noopener';
+      document.body.append(link);
+      link.click();
+      link.remove();
+    } finally {
+      // The click has handed the bytes to the browser's download by now.
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    }
+  });
+
+  return (
+    <section className="card pv-evidence" aria-labelledby="pv-evidence-heading" data-testid="phone-view-evidence">
+      <h3 id="pv-evidence-heading" className="pv-section-title">
+        {t('evidence.view.title')}
+      </h3>
+      <p className="hint">{t('evidence.view.hint')}</p>
+      {leases !== null && leases.length === 0 ? (
+        <p className="muted" data-testid="pv-evidence-empty">
+          {t('evidence.view.empty')}
+        </p>
+      ) : null}
+      {leases && leases.length > 0 ? (
+        <ul className="pv-evidence-list">
+          {leases.map((lease) => (
+            <li key={lease.lease_id} data-testid="pv-evidence-row" data-lease={lease.lease_id}>
+              <span className="pv-evidence-when">
+                {t('evidence.view.row', {
+                  started: format.dateTime(lease.started_at),
+                  // The end as a clock time when it is the start's day.
+                  ended: format.clock(lease.ended_at, lease.started_at),
+                  calls: lease.calls,
+                })}
+              </span>
+              <span className="pv-evidence-links">
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={download.pending}
+                  onClick={() => download.run(lease.lease_id, 'html')}
+                  data-testid="pv-evidence-html"
+                >
+                  {t('evidence.view.html')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={download.pending}
+                  onClick={() => download.run(lease.lease_id, 'json')}
+                  data-testid="pv-evidence-json"
+                >
+                  {t('evidence.view.json')}
+                </button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorText error={download.error} testId="pv-evidence-error" />
+    </section>
+  );
+}
