@@ -310,7 +310,11 @@ export function createCore(input: CoreOptionsInput): Core {
     },
   });
   // Each lease's evidence bundle: noted while it runs, built when it ends, kept in the data dir (evidence/).
-  const evidenceStore = new EvidenceStore({ dir: join(options.dataDir, 'evidence'), clock });
+  const evidenceStore = new EvidenceStore({
+    dir: join(options.dataDir, 'evidence'),
+    clock,
+    ...(options.evidence ? { limits: options.evidence } : {}),
+  });
   const leaseStart = (channelId: string): LeaseStart | undefined => {
     const binding = bindingService.activeBinding(channelId);
     return binding

@@ -92,6 +92,8 @@ export interface CoreOptions {
   lan?: LanOptions;
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
   audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
+  /** Leases' evidence bundles kept: count, bytes, age, one bundle's size (defaults and checks in evidence/evidence-store.ts, README). */
+  evidence?: { maxLeases?: number; maxBytes?: number; ttlMs?: number; maxBundleBytes?: number };
   /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, README "Fast lane"). */
   fastLane?: {
     idleStopMs?: number;
