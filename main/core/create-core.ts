@@ -564,6 +564,8 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => files.stop());
     // Closed once everything that publishes to it has stopped.
     owned.add(() => hub.close());
+    // Late at stop (after the bindings and tools): a bundle still being built is written first.
+    owned.add(() => evidence.settled());
     runtime.start();
     owned.add(() => runtime.stop());
     // After the bindings stop (added next), whose last lease-activity write may still be on

@@ -97,6 +97,8 @@ export class EvidenceRecorder implements CallRecordSink {
   private readonly building = new Map<string, Promise<EvidenceBundle | undefined>>();
   /** Per phone, the lease whose turnover report is still owed. */
   private readonly owedTurnover = new Map<string, string>();
+  /** Turnover reports being added to their bundles. */
+  private readonly updating = new Set<Promise<void>>();
 
   constructor(private readonly deps: EvidenceRecorderDeps) {}
 
@@ -165,15 +167,32 @@ export class EvidenceRecorder implements CallRecordSink {
   }
 
   /** The turnover after a phone's lease finished (done or failed): its report joins that lease's bundle. */
-  async turnoverFinished(deviceId: string, report: AdminTurnover): Promise<void> {
+  turnoverFinished(deviceId: string, report: AdminTurnover): Promise<void> {
     const leaseId = this.owedTurnover.get(deviceId);
-    if (!leaseId) return;
+    if (!leaseId) return Promise.resolve();
     this.owedTurnover.delete(deviceId);
+    const update = this.addTurnover(leaseId, deviceId, report).catch((error: unknown) => {
+      this.deps.logger.warn('turnover report could not join its evidence bundle', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+    this.updating.add(update);
+    void update.finally(() => this.updating.delete(update));
+    return update;
+  }
+
+  private async addTurnover(leaseId: string, deviceId: string, report: AdminTurnover): Promise<void> {
     const bundle = (await this.building.get(leaseId)) ?? (await this.deps.store.read(leaseId));
     if (!bundle) return;
     bundle.turnover = { ...report, problems: [...report.problems] };
     await this.deps.store.save(bundle);
     this.deps.saved?.(deviceId);
+  }
+
+  /** Resolves when every bundle being built or updated is on disk (the bridge's stop waits for it). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.building.values(), ...this.updating]);
+    await this.deps.store.settled();
   }
 
   private async build(lease: OpenLease, end: LeaseEnd, endedAt: number): Promise<EvidenceBundle> {

@@ -32,7 +32,8 @@ export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): Reac
     load();
     const unsubscribe = api.subscribe(
       (event) => {
-        if (event.type === 'evidence' && event.device_id === deviceId) load();
+        // Any phone's: the hub keeps one event per type in a burst, so another phone's may stand for this one's.
+        if (event.type === 'evidence') load();
       },
       (status) => {
         if (status === 'live') load();
