@@ -209,7 +209,10 @@ export class CallPipeline {
     const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
     setImmediate(() => {
       call.observed?.finished(
-        { ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) },
+        {
+          ...(result ? { result } : {}),
+          ...(ack.error ? { errorCode: ack.error.code, errorMessage: ack.error.message } : {}),
+        },
         durationMs,
       );
       if (marksChanged) this.o.marksChanged(call.device.deviceId);
