@@ -176,6 +176,8 @@ export class ActionTimeline implements CallObserver {
       },
       beforeAction: async (shell, signal) => {
         set('running');
+        // The gate has judged the call: what it types may now be shown in plain words.
+        if (this.typingOf(call)?.some((text) => text !== null)) this.deps.changed(deviceId);
         if (toolFacts(toolId).timeline === undefined || !this.deps.frames.watched(deviceId)) return;
         const frame = await this.frameBefore(deviceId, ring, shell, signal);
         if (frame) this.attachPicture(deviceId, entry, frame);

@@ -55,7 +55,8 @@ export function keyWords(t: Translate, key: string): string {
   return hasMessage(k) ? t(k) : key.replace(/_/g, ' ');
 }
 
-function target(t: Translate, args: Args): string | null {
+/** Where a tap lands, or (`into`) the field typed into. */
+function target(t: Translate, args: Args, into = false): string | null {
   const x = num(args.x);
   const y = num(args.y);
   if (x !== null && y !== null) return t('actions.at', { x, y });
@@ -65,9 +66,8 @@ function target(t: Translate, args: Args): string | null {
   if (!element) return null;
   const label = elementLabel(element);
   if (label === null) return null;
-  return label.startsWith('#') && num(element.index) !== null
-    ? t('actions.onIndex', { index: label.slice(1) })
-    : t('actions.on', { label });
+  if (label.startsWith('#') && num(element.index) !== null) return t('actions.onIndex', { index: label.slice(1) });
+  return into ? t('actions.into', { label }) : t('actions.on', { label });
 }
 
 /**
@@ -127,7 +127,7 @@ export function argumentWords(
     }
     case 'android_type_text': {
       const parts = [typedWords(t, args, typing)];
-      const where = target(t, args);
+      const where = target(t, args, true);
       if (where) parts.push(where);
       if (args.clear === true) parts.push(t('actions.typed.clear'));
       if (args.submit === true) parts.push(t('actions.typed.submit'));

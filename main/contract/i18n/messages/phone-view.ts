@@ -42,7 +42,7 @@ export default defineMessages(
     'lease.revokePrompt': 'End this lease? The agent loses the phone at once.',
     'timeline.title': 'What the agent did',
     'timeline.hint':
-      'The last {count} actions, newest first. Typed text and secrets are shown as the audit trail keeps them.',
+      'The last {count} actions, newest first. What the agent types is shown in words only on the computer the bridge runs on, and only while it is in this list (never saved); secrets show as dots.',
     'timeline.empty': 'No action on this phone yet.',
     'state.queued': 'waiting',
     'state.running': 'running',
@@ -101,7 +101,8 @@ export default defineMessages(
     'lease.revoke': '撤销',
     'lease.revokePrompt': '结束此租约？智能体将立即失去这台手机。',
     'timeline.title': '智能体的操作',
-    'timeline.hint': '最近 {count} 个操作，最新的在前。输入的文字和机密信息按审计记录的方式显示。',
+    'timeline.hint':
+      '最近 {count} 个操作，最新的在前。智能体输入的文字只在运行桥接程序的电脑上显示原文，且只在列表中保留（不会保存）；机密信息显示为圆点。',
     'timeline.empty': '这台手机上还没有操作。',
     'state.queued': '等待中',
     'state.running': '执行中',

@@ -170,7 +170,7 @@ function BindingHistory(props: { history: readonly AdminBindingHistoryEntry[] })
             >
               <div className="row-main">
                 <div className="card-title-row">
-                  <h4 className="card-title">{entry.display_name}</h4>
+                  <h4 className="card-title history-title">{entry.display_name}</h4>
                   <StatusBadge
                     tone={entry.end === 'logout' ? 'neutral' : entry.end === 'revoked' ? 'danger' : 'warn'}
                     testId={`binding-history-end-${entry.connector_channel_id}`}

@@ -93,7 +93,12 @@ function ActionRow(props: {
   const id = action.action_id;
   const args = JSON.stringify(action.arguments);
   const words = argumentWords(t, action.tool_id, action.arguments, action.typing);
-  const failed = action.state === 'done' && action.outcome === 'error' && action.error_code !== null;
+  // A canceled call's badge says it all; every other error gets its explanation.
+  const failed =
+    action.state === 'done' &&
+    action.outcome === 'error' &&
+    action.error_code !== null &&
+    action.error_code !== 'canceled';
   return (
     <li
       className={`pv-action pv-action-${action.state}`}
@@ -130,7 +135,11 @@ function ActionRow(props: {
         ) : null}
         {action.state === 'queued' || action.state === 'running' ? <WaitLine action={action} /> : null}
         {failed && action.error_code ? (
-          <p className="pv-error" data-testid={`pv-action-error-${id}`} data-code={action.error_code}>
+          <p
+            className={isStoppedCode(action.error_code) ? 'pv-error pv-error-stopped' : 'pv-error'}
+            data-testid={`pv-action-error-${id}`}
+            data-code={action.error_code}
+          >
             {errorExplanation(action.error_code, t)}{' '}
             <code className="pv-code" title={t('actions.error.code', { code: action.error_code })}>
               {action.error_code}
