@@ -6,7 +6,7 @@
  * state.json written before any of this existed still loads. Real state store (temp folder),
  * connector runtime and device registry; no adb, no sockets.
  */
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,14 @@ const IDLE_MS = 60_000;
 describe('who holds a binding, and its history', () => {
   const dirs: string[] = [];
   const services: BindingService[] = [];
+  // The lease sweep's interval is unref'd (it must not keep a stopping bridge alive); this keeps
+  // the process running while a test waits for the sweep.
+  let keepAlive: NodeJS.Timeout | undefined;
+  before(() => {
+    keepAlive = setInterval(() => undefined, 60_000);
+  });
   after(() => {
+    clearInterval(keepAlive);
     for (const service of services) service.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
