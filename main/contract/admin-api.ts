@@ -88,7 +88,48 @@ export interface AdminChannel {
   lease_expires_at: number | null;
   idle_expires_at: number | null;
   open: boolean;
+  /** What the binding knows of who holds it and how it bound (null: no binding, or one made before the bridge kept this). */
+  holder?: AdminBindingHolder | null;
 }
+
+/**
+ * Who holds a binding, as far as the bridge can tell: how it bound (the person approved a
+ * pairing request in the console or over the admin API, or a lab access code let it in, with
+ * or without the person's approval), when the request came, the words the agent was shown,
+ * the name the claimant gave on the lab form, and where the request came from.
+ */
+export interface AdminBindingHolder {
+  how: 'approved' | 'access_code' | 'access_code_approved';
+  /** When the pairing request or claim arrived. */
+  requested_at: number | null;
+  /** The pairing code both screens showed. */
+  code: string | null;
+  /** The message the request showed the agent while it waited (the pairing code's words). */
+  message: string | null;
+  /** The lab form's `requester` field (device_claim): who the claimant said they are. */
+  requester: string | null;
+  /** The phone as the claimant named it on the lab form. */
+  claimed_as: string | null;
+  /** The data plane's client address the request came from. */
+  client_address: string | null;
+}
+
+/** A binding that ended, newest first in AdminState.binding_history (at most BINDING_HISTORY_MAX). */
+export interface AdminBindingHistoryEntry {
+  connector_channel_id: string;
+  device_id: string;
+  display_name: string;
+  bound_at: number;
+  flow_id: string;
+  ended_at: number;
+  /** logout: the agent signed out; revoked: the person revoked it; expired, idle, offline: the lease ran out; runtime_lease_expired: xAgent was gone too long. */
+  end: 'logout' | 'revoked' | 'max_duration' | 'idle' | 'offline' | 'runtime_lease_expired';
+  holder: AdminBindingHolder | null;
+  last_action: { tool_id: string; at: number; outcome: string } | null;
+}
+
+/** Ended bindings kept in state.json's history. */
+export const BINDING_HISTORY_MAX = 50;
 
 export interface AdminPairing {
   auth_session_id: string;
@@ -215,6 +256,8 @@ export interface AdminState {
   channels: AdminChannel[];
   pairings: AdminPairing[];
   approvals: AdminApproval[];
+  /** Bindings that ended (signed out, revoked, expired), newest first. */
+  binding_history?: AdminBindingHistoryEntry[];
   adb_servers: AdminAdbServer[];
   lan_devices: AdminLanDevice[];
   /**
@@ -358,6 +401,17 @@ export interface AdminPhoneAction {
   state: 'queued' | 'running' | 'held' | 'done';
   outcome: 'ok' | 'error' | null;
   error_code: string | null;
+  /** The bridge's own words to the agent with the error (English, may name a field or a fix); the console explains the code in the person's language. */
+  error_message?: string | null;
+  /** The last progress the agent was sent while the call ran (`tool.progress.push`): status, the bridge's words, share done. */
+  progress?: { status: string; message: string; fraction: number | null; at: number } | null;
+  /**
+   * The text the call types, for the person at this computer only: sent to loopback and the
+   * desktop app, never to a remote console, and kept only in memory with the timeline entry.
+   * Null for a secret (a password field, an access code, a lab secret by name, or any text
+   * before the safety gate judged the call), which the console shows as dots.
+   */
+  typing?: Array<string | null> | null;
   queued_at: number;
   started_at: number | null;
   duration_ms: number | null;

@@ -47,6 +47,7 @@ import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
 import { DeviceQueue } from './queue/device-queue';
 import { SafetyService } from './safety/safety-service';
+import { liveTyping } from './safety/redact';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
@@ -178,6 +179,8 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     toolMarks: (deviceId) => marksFor(deviceId),
     deviceBlocked: (deviceId) => turnover.blocks(deviceId),
+    // Bindings end only once the core runs, after `tools` below exists.
+    lastAction: (channelId) => tools.lastAction(channelId),
     push: (channelId, descriptor) => {
       plane.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
       hub.publish('state');
@@ -254,6 +257,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const timeline = new ActionTimeline({
     clock,
     redact: (call) => safety.auditArguments(call),
+    typing: liveTyping,
     changed: (deviceId) => hub.publish('action', { device_id: deviceId }),
     frames,
     logger,

@@ -4,6 +4,7 @@
  */
 import type { Locale } from './define';
 import { interpolate, type MessageParams } from './interpolate';
+import actions from './messages/actions';
 import activity from './messages/activity';
 import approvals from './messages/approvals';
 import bindings from './messages/bindings';
@@ -35,6 +36,7 @@ export const catalogue = {
   pairings,
   tray,
   tools,
+  actions,
   errors,
 } as const;
 
