@@ -228,7 +228,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       if (needsApproval) {
         session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
       } else {
-        this.bind(session.channelId, device, DEVICE_CLAIM_FLOW);
+        this.bind(session.channelId, device, DEVICE_CLAIM_FLOW, holderOf(session, 'access_code'));
         session.status = 'authenticated';
         session.message = `Bound to ${displayName(device)}.`;
       }
