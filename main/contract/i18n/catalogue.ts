@@ -20,6 +20,7 @@ import phoneView from './messages/phone-view';
 import settings from './messages/settings';
 import tools from './messages/tools';
 import tray from './messages/tray';
+import turnover from './messages/turnover';
 
 export const catalogue = {
   common,
@@ -35,6 +36,7 @@ export const catalogue = {
   lan,
   pairings,
   tray,
+  turnover,
   tools,
   actions,
   errors,

@@ -91,6 +91,10 @@ export interface BridgeApi {
   /** The fast lane's lab-wide defaults: which phones use it, and whether phones on a network may run it. */
   getFastLane(): Promise<AdminFastLane>;
   putFastLane(change: { default?: AdminFastLane['default']; network_default?: boolean }): Promise<AdminFastLane>;
+  /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
+  putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
+  /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */
+  setDeviceTurnover(deviceId: string, action: 'retry' | 'dismiss'): Promise<AdminResponse<'setDeviceTurnover'>>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

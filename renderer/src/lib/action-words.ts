@@ -105,6 +105,9 @@ function waitLimitMs(args: Args): number {
   return num(args.timeout_ms) ?? WAIT_DEFAULT_MS;
 }
 
+/** A tool's short name (`tap` for android_tap): its words are keyed by it, as its name in messages/tools.ts is. */
+const short = (toolId: string): string => toolId.replace(/^android_/, '');
+
 /** The arguments of a call in words, or null where the tool has no simple shape. */
 export function argumentWords(
   t: Translate,
@@ -112,11 +115,11 @@ export function argumentWords(
   args: Args,
   typing?: ReadonlyArray<string | null> | null,
 ): string | null {
-  switch (toolId) {
-    case 'android_tap':
-    case 'android_long_press':
+  switch (short(toolId)) {
+    case 'tap':
+    case 'long_press':
       return target(t, args);
-    case 'android_swipe': {
+    case 'swipe': {
       const direction = args.direction;
       if (direction === 'up' || direction === 'down' || direction === 'left' || direction === 'right')
         return t('actions.swipe.direction', { direction: t(`actions.direction.${direction}`) });
@@ -125,7 +128,7 @@ export function argumentWords(
         ? t('actions.swipe.points', { x, y, to_x: toX, to_y: toY })
         : null;
     }
-    case 'android_type_text': {
+    case 'type_text': {
       const parts = [typedWords(t, args, typing)];
       const where = target(t, args, true);
       if (where) parts.push(where);
@@ -133,34 +136,34 @@ export function argumentWords(
       if (args.submit === true) parts.push(t('actions.typed.submit'));
       return parts.join(' · ');
     }
-    case 'android_press_key': {
+    case 'press_key': {
       const key = str(args.key);
       if (!key) return null;
       return args.long_press === true ? t('actions.key.long', { key: keyWords(t, key) }) : keyWords(t, key);
     }
-    case 'android_launch_app':
-    case 'android_stop_app':
-    case 'android_clear_app_data': {
+    case 'launch_app':
+    case 'stop_app':
+    case 'clear_app_data': {
       const name = str(args.package);
       return name ? t('actions.app', { name }) : null;
     }
-    case 'android_grant_permission':
-    case 'android_revoke_permission': {
+    case 'grant_permission':
+    case 'revoke_permission': {
       const [name, permission] = [str(args.package), str(args.permission)];
       return name && permission ? t('actions.permission', { name, permission }) : null;
     }
-    case 'android_open_url':
+    case 'open_url':
       return str(args.url) ? clip(String(args.url), 80) : null;
-    case 'android_wait_for': {
+    case 'wait_for': {
       const wait = waitCondition(args);
       const limit = t('actions.wait.limit', { n: Math.round(waitLimitMs(args) / 1000) });
       return `${t(`actions.wait.${wait.kind}`, { label: wait.label })} · ${limit}`;
     }
-    case 'android_screen_record': {
+    case 'screen_record': {
       const seconds = num(args.seconds);
       return seconds === null ? null : t('actions.record', { count: seconds });
     }
-    case 'android_batch':
+    case 'batch':
       return Array.isArray(args.steps) ? t('actions.steps', { count: args.steps.length }) : null;
     default:
       return null;
@@ -179,18 +182,18 @@ export function waitWords(t: Translate, action: AdminPhoneAction, now: number): 
   if (action.state !== 'running') return null;
   const n = Math.max(0, Math.floor((now - (action.started_at ?? action.queued_at)) / 1000));
   const args = action.arguments;
-  if (action.tool_id === 'android_wait_for') {
+  if (short(action.tool_id) === 'wait_for') {
     const wait = waitCondition(args);
     const max = Math.round(waitLimitMs(args) / 1000);
     return t(`actions.waiting.${wait.kind}`, { label: wait.label, n: Math.min(n, max), max });
   }
-  if (action.tool_id === 'android_screen_record' && num(args.seconds) !== null) {
+  if (short(action.tool_id) === 'screen_record' && num(args.seconds) !== null) {
     const max = num(args.seconds) ?? 0;
     return t('actions.waiting.record', { n: Math.min(n, max), max });
   }
-  if (action.tool_id === 'android_install_apk') return t('actions.waiting.install', { n, max: INSTALL_MAX_MS / 1000 });
+  if (short(action.tool_id) === 'install_apk') return t('actions.waiting.install', { n, max: INSTALL_MAX_MS / 1000 });
   const fraction = action.progress?.fraction;
-  if (action.tool_id === 'android_batch' && Array.isArray(args.steps) && typeof fraction === 'number') {
+  if (short(action.tool_id) === 'batch' && Array.isArray(args.steps) && typeof fraction === 'number') {
     const steps = args.steps.length;
     return t('actions.waiting.step', { step: Math.min(steps, Math.floor(fraction * steps) + 1), steps, n });
   }

@@ -15,6 +15,7 @@ import { known, useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
+import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 
 const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }> = {
@@ -152,6 +153,7 @@ export function DeviceCard(props: {
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
+        <TurnoverNote api={api} device={device} onChanged={props.onChanged} />
         <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
         <HelperPanel
           api={api}
