@@ -32,6 +32,8 @@ export interface AdminDevice {
   turnover?: AdminTurnover | null;
   /** Lab claims waiting in line for this phone while it is busy. */
   claim_line?: number;
+  /** The agent's call running on this phone now (its arguments as the timeline shows them), else null. */
+  doing?: { tool_id: string; arguments: Record<string, unknown> } | null;
 }
 
 /** What the phone check looks at, one row each (README "Phone check"). */

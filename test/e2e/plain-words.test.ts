@@ -15,58 +15,25 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser, eventually } from '../helpers/console-browser';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
 import type { Packet } from '../helpers/xagent-client';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(tmpdir(), 'xagent-console-i18n');
 const VIEWPORT = { width: 1280, height: 900 };
 const UI_MS = 10_000;
 /** The command line that types ASCII text on the phone, as the bridge quotes it. */
 const TYPING = "'input' 'text'";
 
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
-
-async function eventually<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = UI_MS,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 let browser: Browser;
 let buildDir = '';
 
-before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  buildDir = mkdtempSync(join(tmpdir(), 'plain-words-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: buildDir, minify: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
+before(async () => ({ browser, buildDir } = await startConsoleBrowser('plain-words-e2e-')));
+after(() => stopConsoleBrowser(browser, buildDir));
 
 for (const locale of ['en', 'zh-CN'] as const) {
   describe(`plain words in the timeline, Activity and Bindings (${locale})`, { concurrency: 1 }, () => {

@@ -83,6 +83,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
+  /** The agent's call running on a phone now (the phone view's timeline), else null. */
+  doing?: (deviceId: string) => { tool_id: string; arguments: Record<string, unknown> } | null;
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
 }
@@ -112,6 +114,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
+        ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
