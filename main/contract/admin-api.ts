@@ -24,9 +24,9 @@ export interface AdminDevice {
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
   queue: { running: number; queued: number };
-  /** The latest phone check (README "Phone check"), or null before the first one. */
+  /** The latest phone check (docs/REFERENCE.md "Phone check"), or null before the first one. */
   check: AdminPhoneCheck | null;
-  /** The fast lane's helper on this phone (README "Fast lane"). */
+  /** The fast lane's helper on this phone (docs/REFERENCE.md "Fast lane"). */
   helper?: AdminHelper;
   /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
   turnover?: AdminTurnover | null;
@@ -36,7 +36,7 @@ export interface AdminDevice {
   doing?: { tool_id: string; arguments: Record<string, unknown> } | null;
 }
 
-/** What the phone check looks at, one row each (README "Phone check"). */
+/** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */
 export type PhoneCheckId =
   | 'authorized'
   | 'usb_permission'
@@ -199,7 +199,7 @@ export interface AdminApproval {
   expires_at: number;
   /** Signed URL of the screen at the moment the call was held, when one could be taken. */
   screenshot_url: string | null;
-  /** The policy classes that asked (see README "Safety policy and approvals"). */
+  /** The policy classes that asked (see docs/REFERENCE.md "Safety policy and approvals"). */
   risk_classes?: string[];
 }
 
@@ -248,7 +248,7 @@ export interface AdminState {
     connected_since: number | null;
     /**
      * The last time any xAgent said hello to this bridge, kept across restarts; null when none
-     * ever has — the console then opens on its connect guide (README "Connect xAgent").
+     * ever has — the console then opens on its connect guide (docs/REFERENCE.md "Connect xAgent").
      */
     last_hello_at: number | null;
     runtime_lease_expires_at: number | null;
@@ -278,7 +278,7 @@ export interface AdminState {
     runtime_grace_ms: number;
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
-  /** The lab's named secrets: names, phones and times, never a value (README "Secrets by reference"). */
+  /** The lab's named secrets: names, phones and times, never a value (docs/REFERENCE.md "Secrets by reference"). */
   secrets: AdminSecret[];
   /** The fast lane's lab-wide default and whether this build carries the helper. */
   fast_lane?: AdminFastLane;
@@ -310,7 +310,7 @@ export interface AuditEntry {
   approval_id?: string | null;
 }
 
-/** Where a live limit's value came from (see README "Documented limits"). */
+/** Where a live limit's value came from (see docs/REFERENCE.md "Documented limits"). */
 export interface AdminLimitSource {
   /** Built-in default, a saved change (Settings, admin API), or a start option (flag, env, core option). */
   from: 'default' | 'saved' | 'start';
@@ -344,7 +344,7 @@ export interface AdminSettings {
   language: LanguageSetting;
 }
 
-/** The certificate the bridge serves over https/wss (README "For labs"). */
+/** The certificate the bridge serves over https/wss (docs/REFERENCE.md "For labs"). */
 export interface AdminTls {
   source: 'files' | 'self-signed';
   cert_file: string;
@@ -389,7 +389,7 @@ export interface AdminActionPoint {
   to_y: number | null;
 }
 
-/** One of the agent's recent calls on a phone: the phone view's timeline (README "The phone view"). */
+/** One of the agent's recent calls on a phone: the phone view's timeline (docs/REFERENCE.md "The phone view"). */
 export interface AdminPhoneAction {
   action_id: string;
   /** Grows by one per call on this bridge; newer calls have larger numbers. */
@@ -461,7 +461,7 @@ export interface AdminEvent {
 }
 
 /**
- * The resident helper on one phone (README "Fast lane"): absent (not installed by the bridge),
+ * The resident helper on one phone (docs/REFERENCE.md "Fast lane"): absent (not installed by the bridge),
  * installing, stopped (installed; started by the next call that can use it), starting,
  * running, failed (with the reason; the stock lane keeps working).
  */
@@ -509,7 +509,7 @@ export const ACCESS_CODE_MIN_LENGTH = 8;
 export const ACCESS_CODE_MAX_LENGTH = 128;
 
 /**
- * A lab secret as the admin API shows it (README "Secrets by reference"): what an agent types
+ * A lab secret as the admin API shows it (docs/REFERENCE.md "Secrets by reference"): what an agent types
  * by name (`android_type_text` `secret`). Its value is never answered by any operation.
  */
 export interface AdminSecret {

@@ -81,7 +81,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
   // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
-  // Named secrets agents type by name and never see (README "Secrets by reference"): never logged or written either.
+  // Named secrets agents type by name and never see (docs/REFERENCE.md "Secrets by reference"): never logged or written either.
   const labSecrets = new LabSecrets({ dataDir: options.dataDir, clock, warn: (message) => warnings.push(message) });
   const secrets = (): string[] => [apiKey.current(), adminToken, ...labSecrets.forms()];
   const logger = options.logger ?? createLogger({ secrets });
@@ -221,7 +221,7 @@ export function createCore(input: CoreOptionsInput): Core {
       phoneCheck.helperChanged();
       hub.publish('state');
     },
-    // The helper runs only while the phone is leased (README "Fast lane": what the guard does).
+    // The helper runs only while the phone is leased (docs/REFERENCE.md "Fast lane": what the guard does).
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
     onAlert: (alert) => {
       logger.warn('fast lane helper stopped to keep the phone safe', {

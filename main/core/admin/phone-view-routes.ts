@@ -32,7 +32,7 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
 
   router.add('GET /admin/api/devices/:device_id/actions', ({ params, local }): AdminPhoneActions => {
     const deviceId = deviceOf(params);
-    // Typed text in plain words goes to the person at this computer only (README "The phone view").
+    // Typed text in plain words goes to the person at this computer only (docs/REFERENCE.md "The phone view").
     const actions = deps.timeline.list(deviceId, { typedText: local });
     return { device_id: deviceId, capacity: deps.timeline.capacity, actions };
   });

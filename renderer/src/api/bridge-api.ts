@@ -84,7 +84,7 @@ export interface BridgeApi {
   rotateApiKey(): Promise<{ api_key: string }>;
   getPolicies(): Promise<AdminPolicies>;
   putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
-  /** Runs the phone check now and answers it (README "Phone check"). */
+  /** Runs the phone check now and answers it (docs/REFERENCE.md "Phone check"). */
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
   /** The fast lane on one phone: enable (consent; installs the helper), disable, or remove (uninstalls). */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;

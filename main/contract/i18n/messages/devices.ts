@@ -27,7 +27,7 @@ export default defineMessages(
     'state.gone': 'disconnected',
     unauthorizedHint: 'Unlock the phone and accept the ‘Allow USB debugging’ prompt',
     'reason.usb_permission':
-      'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README “Phone check”), then unplug and replug the phone.',
+      'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README “What to install first”), then unplug and replug the phone.',
     'thumb.alt': 'Screen of {name}',
     'thumb.none': 'No screen image',
     'thumb.loading': 'Loading screen…',
@@ -74,7 +74,7 @@ export default defineMessages(
     'state.gone': '已断开',
     unauthorizedHint: '请解锁手机，并在“允许 USB 调试吗？”提示中点按“允许”',
     'reason.usb_permission':
-      'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“Phone check”），然后拔下手机重新连接。',
+      'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“What to install first”），然后拔下手机重新连接。',
     'thumb.alt': '{name} 的屏幕',
     'thumb.none': '没有屏幕画面',
     'thumb.loading': '正在加载屏幕…',
