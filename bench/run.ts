@@ -23,6 +23,7 @@ import { mib, readAfterGc, readCpuSeconds, readRss, RssSampler, type AfterGc } f
 import { Report, machineInfo } from './report';
 import { measureScreenshots, type ScreenshotRow } from './screenshot';
 import { fastLaneBench } from './fast-lane';
+import { labBench } from './lab';
 import { bytes, ms, pct, signedMs, table } from './stats';
 import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
@@ -35,6 +36,8 @@ const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
  * printed, bench/results.md left as it was: to compare the bridge's added time before and after a change.
  */
 const PART_A_ONLY = process.argv.includes('--part-a-only');
+/** `-- --lab-only`: part f alone (#27: turnover on usb-phone, /metrics with 32 phones), printed, bench/results.md left as it was. */
+const LAB_ONLY = process.argv.includes('--lab-only');
 const RESULTS = join(__dirname, 'results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
@@ -359,6 +362,10 @@ async function main(): Promise<void> {
       await fastLaneBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
     }
+    if (LAB_ONLY) {
+      await labBench(report, cleanup, await startAdb(cleanup), QUICK, log);
+      return;
+    }
     log('starting a private adb server and two simulated phones (instant, usb-phone)');
     const adb = await startAdb(cleanup);
     adbServer = adb;
@@ -500,6 +507,7 @@ async function main(): Promise<void> {
     await cleanup.runNow('phones A');
     await farmParts(report, cleanup, adb);
     await fastLaneBench(report, cleanup, adb, QUICK, log);
+    await labBench(report, cleanup, adb, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -515,7 +523,7 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY) return;
+  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY || LAB_ONLY) return;
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);

@@ -1,5 +1,5 @@
 /**
- * The network flags of `serve` and `demo` (README "For labs"): TLS in the bridge
+ * The network flags of `serve` and `demo` (docs/REFERENCE.md "For labs"): TLS in the bridge
  * (`--tls-cert/--tls-key`, or `--tls self-signed`), the public URL behind a proxy, trusted
  * proxies and `--allow-from`, with their env variables (a flag wins over its variable);
  * and the start-up lines that say how the bridge faces the network: the certificate's

@@ -24,17 +24,19 @@ export interface AdminDevice {
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
   queue: { running: number; queued: number };
-  /** The latest phone check (README "Phone check"), or null before the first one. */
+  /** The latest phone check (docs/REFERENCE.md "Phone check"), or null before the first one. */
   check: AdminPhoneCheck | null;
-  /** The fast lane's helper on this phone (README "Fast lane"). */
+  /** The fast lane's helper on this phone (docs/REFERENCE.md "Fast lane"). */
   helper?: AdminHelper;
   /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
   turnover?: AdminTurnover | null;
   /** Lab claims waiting in line for this phone while it is busy. */
   claim_line?: number;
+  /** The agent's call running on this phone now (its arguments as the timeline shows them), else null. */
+  doing?: { tool_id: string; arguments: Record<string, unknown> } | null;
 }
 
-/** What the phone check looks at, one row each (README "Phone check"). */
+/** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */
 export type PhoneCheckId =
   | 'authorized'
   | 'usb_permission'
@@ -88,7 +90,48 @@ export interface AdminChannel {
   lease_expires_at: number | null;
   idle_expires_at: number | null;
   open: boolean;
+  /** What the binding knows of who holds it and how it bound (null: no binding, or one made before the bridge kept this). */
+  holder?: AdminBindingHolder | null;
 }
+
+/**
+ * Who holds a binding, as far as the bridge can tell: how it bound (the person approved a
+ * pairing request in the console or over the admin API, or a lab access code let it in, with
+ * or without the person's approval), when the request came, the words the agent was shown,
+ * the name the claimant gave on the lab form, and where the request came from.
+ */
+export interface AdminBindingHolder {
+  how: 'approved' | 'access_code' | 'access_code_approved';
+  /** When the pairing request or claim arrived. */
+  requested_at: number | null;
+  /** The pairing code both screens showed. */
+  code: string | null;
+  /** The message the request showed the agent while it waited (the pairing code's words). */
+  message: string | null;
+  /** The lab form's `requester` field (device_claim): who the claimant said they are. */
+  requester: string | null;
+  /** The phone as the claimant named it on the lab form. */
+  claimed_as: string | null;
+  /** The data plane's client address the request came from. */
+  client_address: string | null;
+}
+
+/** A binding that ended, newest first in AdminState.binding_history (at most BINDING_HISTORY_MAX). */
+export interface AdminBindingHistoryEntry {
+  connector_channel_id: string;
+  device_id: string;
+  display_name: string;
+  bound_at: number;
+  flow_id: string;
+  ended_at: number;
+  /** logout: the agent signed out; revoked: the person revoked it; expired, idle, offline: the lease ran out; runtime_lease_expired: xAgent was gone too long. */
+  end: 'logout' | 'revoked' | 'max_duration' | 'idle' | 'offline' | 'runtime_lease_expired';
+  holder: AdminBindingHolder | null;
+  last_action: { tool_id: string; at: number; outcome: string } | null;
+}
+
+/** Ended bindings kept in state.json's history. */
+export const BINDING_HISTORY_MAX = 50;
 
 export interface AdminPairing {
   auth_session_id: string;
@@ -156,7 +199,7 @@ export interface AdminApproval {
   expires_at: number;
   /** Signed URL of the screen at the moment the call was held, when one could be taken. */
   screenshot_url: string | null;
-  /** The policy classes that asked (see README "Safety policy and approvals"). */
+  /** The policy classes that asked (see docs/REFERENCE.md "Safety policy and approvals"). */
   risk_classes?: string[];
 }
 
@@ -205,7 +248,7 @@ export interface AdminState {
     connected_since: number | null;
     /**
      * The last time any xAgent said hello to this bridge, kept across restarts; null when none
-     * ever has — the console then opens on its connect guide (README "Connect xAgent").
+     * ever has — the console then opens on its connect guide (docs/REFERENCE.md "Connect xAgent").
      */
     last_hello_at: number | null;
     runtime_lease_expires_at: number | null;
@@ -215,6 +258,8 @@ export interface AdminState {
   channels: AdminChannel[];
   pairings: AdminPairing[];
   approvals: AdminApproval[];
+  /** Bindings that ended (signed out, revoked, expired), newest first. */
+  binding_history?: AdminBindingHistoryEntry[];
   adb_servers: AdminAdbServer[];
   lan_devices: AdminLanDevice[];
   /**
@@ -233,7 +278,7 @@ export interface AdminState {
     runtime_grace_ms: number;
   };
   access_codes: Array<{ scope: string; require_approval: boolean }>;
-  /** The lab's named secrets: names, phones and times, never a value (README "Secrets by reference"). */
+  /** The lab's named secrets: names, phones and times, never a value (docs/REFERENCE.md "Secrets by reference"). */
   secrets: AdminSecret[];
   /** The fast lane's lab-wide default and whether this build carries the helper. */
   fast_lane?: AdminFastLane;
@@ -265,7 +310,7 @@ export interface AuditEntry {
   approval_id?: string | null;
 }
 
-/** Where a live limit's value came from (see README "Documented limits"). */
+/** Where a live limit's value came from (see docs/REFERENCE.md "Documented limits"). */
 export interface AdminLimitSource {
   /** Built-in default, a saved change (Settings, admin API), or a start option (flag, env, core option). */
   from: 'default' | 'saved' | 'start';
@@ -299,7 +344,7 @@ export interface AdminSettings {
   language: LanguageSetting;
 }
 
-/** The certificate the bridge serves over https/wss (README "For labs"). */
+/** The certificate the bridge serves over https/wss (docs/REFERENCE.md "For labs"). */
 export interface AdminTls {
   source: 'files' | 'self-signed';
   cert_file: string;
@@ -344,7 +389,7 @@ export interface AdminActionPoint {
   to_y: number | null;
 }
 
-/** One of the agent's recent calls on a phone: the phone view's timeline (README "The phone view"). */
+/** One of the agent's recent calls on a phone: the phone view's timeline (docs/REFERENCE.md "The phone view"). */
 export interface AdminPhoneAction {
   action_id: string;
   /** Grows by one per call on this bridge; newer calls have larger numbers. */
@@ -358,6 +403,17 @@ export interface AdminPhoneAction {
   state: 'queued' | 'running' | 'held' | 'done';
   outcome: 'ok' | 'error' | null;
   error_code: string | null;
+  /** The bridge's own words to the agent with the error (English, may name a field or a fix); the console explains the code in the person's language. */
+  error_message?: string | null;
+  /** The last progress the agent was sent while the call ran (`tool.progress.push`): status, the bridge's words, share done. */
+  progress?: { status: string; message: string; fraction: number | null; at: number } | null;
+  /**
+   * The text the call types, for the person at this computer only: sent to loopback and the
+   * desktop app, never to a remote console, and kept only in memory with the timeline entry.
+   * Null for a secret (a password field, an access code, a lab secret by name, or any text
+   * before the safety gate judged the call), which the console shows as dots.
+   */
+  typing?: Array<string | null> | null;
   queued_at: number;
   started_at: number | null;
   duration_ms: number | null;
@@ -408,7 +464,7 @@ export interface AdminEvent {
 }
 
 /**
- * The resident helper on one phone (README "Fast lane"): absent (not installed by the bridge),
+ * The resident helper on one phone (docs/REFERENCE.md "Fast lane"): absent (not installed by the bridge),
  * installing, stopped (installed; started by the next call that can use it), starting,
  * running, failed (with the reason; the stock lane keeps working).
  */
@@ -456,7 +512,7 @@ export const ACCESS_CODE_MIN_LENGTH = 8;
 export const ACCESS_CODE_MAX_LENGTH = 128;
 
 /**
- * A lab secret as the admin API shows it (README "Secrets by reference"): what an agent types
+ * A lab secret as the admin API shows it (docs/REFERENCE.md "Secrets by reference"): what an agent types
  * by name (`android_type_text` `secret`). Its value is never answered by any operation.
  */
 export interface AdminSecret {

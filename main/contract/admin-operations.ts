@@ -41,7 +41,7 @@ function shape<Req, Res>(): OperationShape<Req, Res> {
 
 type Status = { status: string };
 
-/** The admin API (DESIGN.md §9); README "Admin API" describes each for people. */
+/** The admin API (DESIGN.md §9); docs/REFERENCE.md "Admin API" describes each for people. */
 export const ADMIN_OPERATIONS = {
   getState: { route: 'GET /admin/api/state', shape: shape<void, AdminState>() },
   /** `code`: the code the person saw; refused when a refresh replaced it. */

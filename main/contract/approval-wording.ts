@@ -73,28 +73,28 @@ const DIRECTION_TEXT: Record<Direction, MessageKey> = {
   right: 'approvals.say.dir.right',
 };
 
-/** The sentence of each tool, without and with the app it happens in. */
+/** The sentence of each tool (by its short name: `tap` for android_tap), without and with the app it happens in. */
 const SENTENCES: Record<string, { plain: MessageKey; inApp: MessageKey }> = {
-  android_tap: { plain: 'approvals.say.tap', inApp: 'approvals.say.tap.app' },
-  android_long_press: { plain: 'approvals.say.long_press', inApp: 'approvals.say.long_press.app' },
-  android_swipe: { plain: 'approvals.say.swipe', inApp: 'approvals.say.swipe.app' },
-  android_type_text: { plain: 'approvals.say.type_text', inApp: 'approvals.say.type_text.app' },
-  android_press_key: { plain: 'approvals.say.press_key', inApp: 'approvals.say.press_key.app' },
-  android_batch: { plain: 'approvals.say.batch', inApp: 'approvals.say.batch.app' },
-  android_set_clipboard: { plain: 'approvals.say.set_clipboard', inApp: 'approvals.say.set_clipboard' },
-  android_read_clipboard: { plain: 'approvals.say.read_clipboard', inApp: 'approvals.say.read_clipboard' },
-  android_open_url: { plain: 'approvals.say.open_url', inApp: 'approvals.say.open_url' },
-  android_install_apk: { plain: 'approvals.say.install_apk', inApp: 'approvals.say.install_apk' },
-  android_push_file: { plain: 'approvals.say.push_file', inApp: 'approvals.say.push_file' },
+  tap: { plain: 'approvals.say.tap', inApp: 'approvals.say.tap.app' },
+  long_press: { plain: 'approvals.say.long_press', inApp: 'approvals.say.long_press.app' },
+  swipe: { plain: 'approvals.say.swipe', inApp: 'approvals.say.swipe.app' },
+  type_text: { plain: 'approvals.say.type_text', inApp: 'approvals.say.type_text.app' },
+  press_key: { plain: 'approvals.say.press_key', inApp: 'approvals.say.press_key.app' },
+  batch: { plain: 'approvals.say.batch', inApp: 'approvals.say.batch.app' },
+  set_clipboard: { plain: 'approvals.say.set_clipboard', inApp: 'approvals.say.set_clipboard' },
+  read_clipboard: { plain: 'approvals.say.read_clipboard', inApp: 'approvals.say.read_clipboard' },
+  open_url: { plain: 'approvals.say.open_url', inApp: 'approvals.say.open_url' },
+  install_apk: { plain: 'approvals.say.install_apk', inApp: 'approvals.say.install_apk' },
+  push_file: { plain: 'approvals.say.push_file', inApp: 'approvals.say.push_file' },
 };
 
 /** Tools about one app (its package is an argument): the app is what the sentence names. */
 const APP_TOOLS: Record<string, MessageKey> = {
-  android_launch_app: 'approvals.say.launch_app',
-  android_stop_app: 'approvals.say.stop_app',
-  android_grant_permission: 'approvals.say.grant_permission',
-  android_revoke_permission: 'approvals.say.revoke_permission',
-  android_clear_app_data: 'approvals.say.clear_app_data',
+  launch_app: 'approvals.say.launch_app',
+  stop_app: 'approvals.say.stop_app',
+  grant_permission: 'approvals.say.grant_permission',
+  revoke_permission: 'approvals.say.revoke_permission',
+  clear_app_data: 'approvals.say.clear_app_data',
 };
 
 /**
@@ -106,7 +106,8 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
   // Private-use marks the card splits on must not come from the phone's or the agent's words.
   const em = (value: string): string => (options.emphasis ?? ((v) => v))(value.replace(/[\uE000-\uE0FF]/g, ''));
   const args = approval.arguments;
-  const tool = approval.tool_id;
+  // Sentences are keyed by the tool's short name, as its name in messages/tools.ts is.
+  const tool = approval.tool_id.replace(/^android_/, '');
 
   const appTool = APP_TOOLS[tool];
   if (appTool) {
@@ -118,7 +119,10 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
   const app = approval.app ? em(approval.app.label) : '';
   const keys = SENTENCES[tool];
   if (!keys) {
-    return t(approval.app ? 'approvals.say.other.app' : 'approvals.say.other', { tool: em(toolLabel(t, tool)), app });
+    return t(approval.app ? 'approvals.say.other.app' : 'approvals.say.other', {
+      tool: em(toolLabel(t, approval.tool_id)),
+      app,
+    });
   }
   const key = approval.app ? keys.inApp : keys.plain;
   const quoted = (text: string): string => t('approvals.say.quoted', { text: em(shorten(text)) });
@@ -139,10 +143,10 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
   };
 
   switch (tool) {
-    case 'android_tap':
-    case 'android_long_press':
+    case 'tap':
+    case 'long_press':
       return t(key, { target: targetText(), app });
-    case 'android_swipe': {
+    case 'swipe': {
       const given = str(args.direction);
       const path = approval.action.swipe;
       const direction: Direction | null =
@@ -155,30 +159,30 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
         return t(approval.app ? 'approvals.say.swipe.anywhere.app' : 'approvals.say.swipe.anywhere', { app });
       return t(key, { direction: t(DIRECTION_TEXT[direction]), app });
     }
-    case 'android_type_text': {
+    case 'type_text': {
       const field = target?.label
         ? t('approvals.say.field.label', { label: em(shorten(target.label)) })
         : t('approvals.say.field.focused');
       return t(key, { text: typed(str(args.text), str(args.secret)), field, app });
     }
-    case 'android_press_key':
+    case 'press_key':
       return t(key, { key: em(keyLabel(t, str(args.key) ?? '')), app });
-    case 'android_batch': {
+    case 'batch': {
       const steps = Array.isArray(args.steps) ? (args.steps as unknown[]) : [];
       const names = steps.map((s) =>
         toolLabel(t, s && typeof s === 'object' ? (str((s as Record<string, unknown>).tool) ?? '') : ''),
       );
       return t(key, { count: steps.length, steps: names.join(t('approvals.say.listSeparator')), app });
     }
-    case 'android_set_clipboard':
+    case 'set_clipboard':
       return t(key, { text: typed(str(args.text), undefined) });
-    case 'android_open_url':
+    case 'open_url':
       return options.brief ? t('approvals.say.open_url.brief') : t(key, { url: em(shorten(str(args.url) ?? '')) });
-    case 'android_install_apk':
-    case 'android_push_file': {
+    case 'install_apk':
+    case 'push_file': {
       const name = str(args.filename) ?? approval.action.file_name;
       if (name) return t(key, { file: em(name) });
-      return t(tool === 'android_install_apk' ? 'approvals.say.install_apk.noName' : 'approvals.say.push_file.noName');
+      return t(tool === 'install_apk' ? 'approvals.say.install_apk.noName' : 'approvals.say.push_file.noName');
     }
     default:
       return t(key, { app });

@@ -30,6 +30,7 @@ export const SETTINGS_PARTS = [
   'secrets',
   'policies',
   'fast-lane',
+  'hand-over',
   'limits',
 ] as const;
 export type SettingsPart = (typeof SETTINGS_PARTS)[number];

@@ -35,7 +35,7 @@ export interface Core {
   publicUrl(): string;
   /** The certificate served over https/wss (fingerprint, files, names), or null without TLS. */
   tls(): TlsSummary | null;
-  /** Connections the server holds now on every plane (README "Documented limits": connection caps). */
+  /** Connections the server holds now on every plane (docs/REFERENCE.md "Documented limits": connection caps). */
   openConnections(): number;
   apiKey(): string;
   adminToken(): string;
@@ -49,9 +49,9 @@ export interface Core {
   readonly runtime: ConnectorRuntime;
   readonly bindings: BindingService;
   readonly tools: ToolRuntime;
-  /** The fast lane's helper per phone (README "Fast lane"). */
+  /** The fast lane's helper per phone (docs/REFERENCE.md "Fast lane"). */
   readonly helpers: HelperManager;
-  /** The phone view's timeline and live frames (README "The phone view"). */
+  /** The phone view's timeline and live frames (docs/REFERENCE.md "The phone view"). */
   readonly phoneView: { timeline: ActionTimeline; frames: LiveFrames };
   readonly hub: EventHub;
   readonly files: FileCache;

@@ -48,6 +48,7 @@ import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
 import { DeviceQueue } from './queue/device-queue';
 import { SafetyService } from './safety/safety-service';
+import { liveTyping } from './safety/redact';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
 import { findHelperApks } from './helper/helper-apks';
@@ -83,7 +84,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const signingKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'url-signing-key'), 'base64url');
   // Keys the hashes kept at rest instead of typed text and of call arguments (tools/typed-text.ts).
   const hashKey = Buffer.from(loadOrCreateSecret(options.dataDir, 'text-hash-key'), 'base64url');
-  // Named secrets agents type by name and never see (README "Secrets by reference"): never logged or written either.
+  // Named secrets agents type by name and never see (docs/REFERENCE.md "Secrets by reference"): never logged or written either.
   const labSecrets = new LabSecrets({ dataDir: options.dataDir, clock, warn: (message) => warnings.push(message) });
   const secrets = (): string[] => [apiKey.current(), adminToken, ...labSecrets.forms()];
   const logger = options.logger ?? createLogger({ secrets });
@@ -181,6 +182,8 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     toolMarks: (deviceId) => marksFor(deviceId),
     deviceBlocked: (deviceId) => turnover.blocks(deviceId),
+    // Bindings end only once the core runs, after `tools` below exists.
+    lastAction: (channelId) => tools.lastAction(channelId),
     push: (channelId, descriptor) => {
       plane.pushToChannel(channelId, 'connection.descriptor.push', { connection_descriptor: descriptor });
       hub.publish('state');
@@ -221,7 +224,7 @@ export function createCore(input: CoreOptionsInput): Core {
       phoneCheck.helperChanged();
       hub.publish('state');
     },
-    // The helper runs only while the phone is leased (README "Fast lane": what the guard does).
+    // The helper runs only while the phone is leased (docs/REFERENCE.md "Fast lane": what the guard does).
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
     onAlert: (alert) => {
       logger.warn('fast lane helper stopped to keep the phone safe', {
@@ -257,6 +260,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const timeline = new ActionTimeline({
     clock,
     redact: (call) => safety.auditArguments(call),
+    typing: liveTyping,
     changed: (deviceId) => hub.publish('action', { device_id: deviceId }),
     frames,
     logger,

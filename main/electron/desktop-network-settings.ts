@@ -1,6 +1,6 @@
 /**
  * The desktop app's network settings, in the same electron-store file as the bind address
- * (README "For labs"): `tlsCertFile` + `tlsKeyFile` (PEM), or `tlsSelfSigned: true`;
+ * (docs/REFERENCE.md "For labs"): `tlsCertFile` + `tlsKeyFile` (PEM), or `tlsSelfSigned: true`;
  * `publicUrl`; `allowFrom` and `trustProxy` (lists of CIDRs). The file is user-editable, so
  * each value is checked when read; a bad one is left out with a warning, and leaving out
  * never widens access (a dropped allowFrom range admits fewer clients, none left admits

@@ -86,7 +86,7 @@ export function shouldNotify(context: { supported: boolean; windowVisible: boole
   return !(context.windowVisible && context.windowFocused);
 }
 
-/** Helper codes that mean the bridge stopped the fast lane to keep a phone safe (README "Fast lane"). */
+/** Helper codes that mean the bridge stopped the fast lane to keep a phone safe (docs/REFERENCE.md "Fast lane"). */
 const HELPER_ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
 
 /**

@@ -10,23 +10,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
 import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
 import { parseUiXml } from '../../main/core/android/ui-xml';
 import { extractHierarchyXml } from '../../main/core/android/ui-tree';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(tmpdir(), 'xagent-approval-cards');
 const UI_MS = 15_000;
 const WALLET = 'com.example.wallet';
 
 type Locale = 'en' | 'zh-CN';
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
 
 /** What each language must say on the card. */
 const EXPECTED: Record<
@@ -57,23 +54,8 @@ const EXPECTED: Record<
 let browser: Browser;
 let buildDir = '';
 
-before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  buildDir = mkdtempSync(join(tmpdir(), 'approval-cards-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: buildDir, minify: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
+before(async () => ({ browser, buildDir } = await startConsoleBrowser('approval-cards-e2e-')));
+after(() => stopConsoleBrowser(browser, buildDir));
 
 describe('the approval card in the person’s words', { concurrency: 1 }, () => {
   let bound: BoundRig;

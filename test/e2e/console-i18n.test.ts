@@ -10,20 +10,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser, eventually } from '../helpers/console-browser';
 import { invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient } from '../helpers/xagent-client';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
 const TMP_SHOTS = join(tmpdir(), 'xagent-console-i18n');
 const DOCS_SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
 /** The screens kept in docs/screenshots/<locale>/ (every screen goes to the temp folder). */
 const DOC_SET = new Set([
+  'connect',
   'devices',
   'lan',
   'pairings',
@@ -38,21 +38,6 @@ const UI_MS = 10_000;
 const CJK = /[\u4e00-\u9fff]/;
 
 type Locale = 'en' | 'zh-CN';
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
-
-async function eventually<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = UI_MS,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function shot(page: Page, locale: Locale, name: string): Promise<void> {
   await page.mouse.move(1, 1);
@@ -118,31 +103,8 @@ function englishWords(text: string, allowed: readonly string[]): string[] {
 let browser: Browser;
 let buildDir = '';
 
-before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  buildDir = mkdtempSync(join(tmpdir(), 'console-i18n-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: buildDir, minify: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
+before(async () => ({ browser, buildDir } = await startConsoleBrowser('console-i18n-e2e-')));
+after(() => stopConsoleBrowser(browser, buildDir));
 
 describe('the console in English and Simplified Chinese', { concurrency: 1 }, () => {
   let rig: DeviceRig;
@@ -219,6 +181,10 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       assert.equal(await page.getByTestId(`device-lease-${phone}`).innerText(), locale === 'en' ? 'free' : '空闲');
       await page.getByTestId(`phone-check-${phone}`).waitFor({ timeout: UI_MS });
       await shot(page, locale, 'devices');
+      // The guide an xAgent is connected with (README step 2).
+      await go(page, 'connect');
+      await page.getByTestId('connect-base-url').waitFor({ timeout: UI_MS });
+      await shot(page, locale, 'connect');
       await go(page, 'lan');
       // Checked in the console first, in the console's language.
       await page.getByTestId('lan-add-input').fill('phone.local:99999');

@@ -12,17 +12,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser, eventually } from '../helpers/console-browser';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(tmpdir(), 'xagent-console-navigation');
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
@@ -30,26 +28,11 @@ const UI_MS = 10_000;
 
 type Locale = 'en' | 'zh-CN';
 const LOCALES: readonly Locale[] = ['en', 'zh-CN'];
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
 
 const WORDS = {
   en: { waiting: 'Waiting for xAgent…', connected: 'xAgent connected', away: 'xAgent is not connected right now' },
   'zh-CN': { waiting: '正在等待 xAgent…', connected: 'xAgent 已连接', away: 'xAgent 当前未连接' },
 } as const;
-
-async function eventually<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = UI_MS,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function shot(page: Page, locale: Locale, name: string): Promise<void> {
   await page.mouse.move(1, 1);
@@ -103,31 +86,8 @@ const scrollTops = (page: Page): Promise<{ page: number; content: number }> =>
 let browser: Browser;
 let buildDir = '';
 
-before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  buildDir = mkdtempSync(join(tmpdir(), 'console-navigation-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: buildDir, minify: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
+before(async () => ({ browser, buildDir } = await startConsoleBrowser('console-navigation-e2e-')));
+after(() => stopConsoleBrowser(browser, buildDir));
 
 for (const locale of LOCALES) {
   describe(`first run and section addresses (${locale})`, { concurrency: 1 }, () => {

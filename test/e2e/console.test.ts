@@ -673,10 +673,16 @@ describe('web console', { concurrency: 2 }, () => {
         from,
       );
       assert.ok(push);
+      // A revoked binding leaves the active list for History, saying how it ended.
       await eventually(
-        async () => (await page.getByTestId(`channel-status-${channelId}`).innerText()) === 'revoked',
+        async () =>
+          (await page
+            .getByTestId(`binding-history-end-${channelId}`)
+            .innerText()
+            .catch(() => '')) === 'revoked',
         'revoked in the UI',
       );
+      assert.equal(await page.getByTestId(`channel-${channelId}`).count(), 0, 'no longer among the active bindings');
       await shot(page, 'bindings-revoked');
       const problems = (page as Page & { problems?: string[] }).problems ?? [];
       assert.deepEqual(

@@ -70,7 +70,7 @@ export async function startDeviceRig(
       return record && record.state === 'device' && record.model !== null ? record : undefined;
     };
     await waitUntil(() => f.phones.every((_p, i) => ready(i) !== undefined), 20_000, 'phones ready in the bridge');
-    // The phone check a ready phone gets in the background (README "Phone check") is over
+    // The phone check a ready phone gets in the background (docs/REFERENCE.md "Phone check") is over
     // before a test starts, so its reads are in no test's argv log and take no faults.
     const checked = (i: number): boolean => {
       const id = ready(i)?.deviceId;

@@ -1,5 +1,5 @@
 /**
- * Descriptor marks (README "Phone check"): tools that cannot work on the bound phone are
+ * Descriptor marks (docs/REFERENCE.md "Phone check"): tools that cannot work on the bound phone are
  * marked in the Descriptor's tools[] with a reason, pushed when the marks change, and the
  * channel says `degraded` while any tool is taken away (spec §9). Through the real adb server:
  * input refused → the input tools `denied_by_target`; install refused → android_install_apk;

@@ -1,5 +1,5 @@
 /**
- * The phone check (README "Phone check"): it runs by itself once a phone is ready and on
+ * The phone check (docs/REFERENCE.md "Phone check"): it runs by itself once a phone is ready and on
  * demand through `GET /admin/api/devices/:id/check`, only reads (the phone's argv log holds
  * no `input`), and lands in the admin state as `devices[].check`. A phone adb cannot open
  * over USB (Linux without udev rules) is checked from adb's own words: a fake ADB server

@@ -1,5 +1,5 @@
 /**
- * A dark or locked screen (README "Phone check"; main/core/tools/screen-lock-guard.ts): a
+ * A dark or locked screen (docs/REFERENCE.md "Phone check"; main/core/tools/screen-lock-guard.ts): a
  * control call is refused with `device_locked` and the fix in words before anything runs;
  * waking the screen is the agent's explicit control action (android_press_key wakeup); the
  * phone check shows the same state; the argv log proves nothing ran twice.

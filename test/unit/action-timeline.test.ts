@@ -10,6 +10,24 @@ import { ActionTimeline, pointsOf } from '../../main/core/phone-view/action-time
 import type { LiveFrame } from '../../main/core/phone-view/live-frames';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
 import { fakeToolCall } from '../helpers/tool-calls';
+import { REDACTED, liveTyping } from '../../main/core/safety/redact';
+import type { CallVerdict } from '../../main/core/tools/tool-call';
+
+/** The gate's verdict on a call, as far as the timeline reads it (the arguments it redacted). */
+function verdict(redactedArgs: Record<string, unknown>): CallVerdict {
+  return {
+    decision: 'allow',
+    decidedBy: 'policy',
+    reasons: [],
+    risk: 'low',
+    riskClasses: [],
+    redactedArgs,
+    approvalId: null,
+    screenshotRef: null,
+    windowBefore: null,
+    treeRead: null,
+  };
+}
 
 async function frameOf(seq: number): Promise<LiveFrame> {
   const jpeg = await sharp({
@@ -20,7 +38,7 @@ async function frameOf(seq: number): Promise<LiveFrame> {
   return { jpeg, jpegWidth: 324, jpegHeight: 720, screenWidth: 1080, screenHeight: 2400, at: 0, seq, lane: 'adb' };
 }
 
-function timeline(options: { watched: boolean; capacity?: number }) {
+function timeline(options: { watched: boolean; capacity?: number; typing?: boolean }) {
   let now = 1_000;
   let captures = 0;
   const changes: string[] = [];
@@ -28,6 +46,7 @@ function timeline(options: { watched: boolean; capacity?: number }) {
   const t = new ActionTimeline({
     clock: () => now,
     redact: ({ args }) => ({ ...args, ...(typeof args.text === 'string' ? { text: '[redacted]' } : {}) }),
+    ...(options.typing ? { typing: liveTyping } : {}),
     changed: (deviceId) => {
       changes.push(deviceId);
       for (const listener of [...onChange]) listener();
@@ -105,6 +124,71 @@ void describe('action timeline', () => {
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
     call.finished({ result: { status: 'typed' } }, 5);
     assert.ok(!JSON.stringify(t.list('dev_1')).includes('hunter2'));
+  });
+
+  void test('typed text in plain words only when asked for (the local console), dots for a secret, until the entry leaves', () => {
+    const { t } = timeline({ watched: false, typing: true, capacity: 3 });
+    const plain = fakeToolCall({ deviceId: 'dev_1', toolId: 'android_type_text', args: { text: 'lunch at 1' } });
+    const observed = t.queued(plain);
+    // Before the gate judged the call, nothing is plain.
+    assert.deepEqual(t.list('dev_1', { typedText: true })[0]?.typing, [null]);
+    plain.verdict = verdict({ text: 'lunch at 1' });
+    observed.running();
+    assert.deepEqual(t.list('dev_1', { typedText: true })[0]?.typing, ['lunch at 1']);
+    assert.ok(!JSON.stringify(t.list('dev_1')).includes('lunch at 1'), 'not for a remote console');
+    observed.finished({ result: { status: 'typed' } }, 5);
+    assert.deepEqual(t.list('dev_1', { typedText: true })[0]?.typing, ['lunch at 1'], 'kept with the entry');
+    assert.ok(!JSON.stringify(t.list('dev_1')).includes('lunch at 1'));
+
+    const password = fakeToolCall({ deviceId: 'dev_1', toolId: 'android_type_text', args: { text: 'hunter2' } });
+    const pw = t.queued(password);
+    password.verdict = verdict({ text: REDACTED });
+    pw.finished({ result: { status: 'typed' } }, 5);
+    const byName = t.queued(fakeToolCall({ deviceId: 'dev_1', toolId: 'android_type_text', args: { secret: 'wifi' } }));
+    byName.finished({ result: { status: 'typed' } }, 5);
+    const listed = t.list('dev_1', { typedText: true });
+    assert.deepEqual(
+      listed.map((a) => a.typing),
+      [[null], [null], ['lunch at 1']],
+    );
+    assert.ok(!JSON.stringify(listed).includes('hunter2'));
+
+    // The ring moves on: the plain text leaves with its entry.
+    const tap = t.queued(fakeToolCall({ deviceId: 'dev_1', toolId: 'android_tap', args: { x: 1, y: 2 } }));
+    tap.finished({ result: { x: 1, y: 2 } }, 1);
+    assert.ok(!JSON.stringify(t.list('dev_1', { typedText: true })).includes('lunch at 1'));
+  });
+
+  void test('a running call carries its last progress; watchers hear of a new status at once, of the seconds at most once a second', () => {
+    const { t, changes, tick } = timeline({ watched: false });
+    const call = t.queued(
+      fakeToolCall({ deviceId: 'dev_1', toolId: 'android_wait_for', args: { timeout_ms: 20_000 } }),
+    );
+    call.running();
+    const before = changes.length;
+    call.progress('waiting', 'waiting for the screen (settled), 0 s', 0.01);
+    assert.equal(changes.length, before + 1, 'a new status is told');
+    for (let i = 0; i < 3; i++) {
+      tick(250);
+      call.progress('waiting', 'waiting for the screen (settled), 0 s', 0.02 + i / 100);
+    }
+    assert.equal(changes.length, before + 1, 'the 250 ms pushes in between are not');
+    tick(250);
+    call.progress('waiting', 'waiting for the screen (settled), 1 s', 0.05);
+    assert.equal(changes.length, before + 2, 'once a second they are');
+    const running = t.list('dev_1')[0];
+    assert.deepEqual(running?.progress, {
+      status: 'waiting',
+      message: 'waiting for the screen (settled), 1 s',
+      fraction: 0.05,
+      at: running?.progress?.at,
+    });
+    call.finished({ errorCode: 'canceled', errorMessage: 'the wait was canceled' }, 1_000);
+    const done = t.list('dev_1')[0];
+    assert.equal(done?.progress, null, 'an ended call waits for nothing');
+    assert.equal(done?.error_message, 'the wait was canceled', 'what the agent was told');
+    call.progress('waiting', 'late', 0.9);
+    assert.equal(t.list('dev_1')[0]?.progress, null, 'a late push after the end changes nothing');
   });
 
   void test('not watched: no picture is taken', async () => {

@@ -128,6 +128,7 @@ describe('call pipeline', () => {
               heldNow();
             },
             beforeAction: async () => void moments.push('before_action'),
+            progress: () => undefined,
             finished: (ack) => moments.push(`finished:${ack.errorCode ?? 'ok'}`),
           };
         },

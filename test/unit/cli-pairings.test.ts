@@ -23,6 +23,9 @@ function session(id: string, code: string, deviceId: string | null = null): Auth
     status: 'pending',
     message: '',
     deviceId,
+    clientAddress: null,
+    requester: null,
+    claimedAs: null,
   };
 }
 

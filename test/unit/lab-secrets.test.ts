@@ -204,7 +204,7 @@ void describe('typing a secret by name', () => {
     assert.ok(judged.classes.includes('password_field'));
     assert.ok(judged.secretText);
     assert.ok(
-      judged.reasons.some((r) => r.includes('types the lab secret "lab-login"')),
+      judged.reasons.some((r) => r.includes('types the lab secret “lab-login”')),
       judged.reasons.join('; '),
     );
     const batch = classify({

@@ -4,6 +4,7 @@
  */
 import type { Locale } from './define';
 import { interpolate, type MessageParams } from './interpolate';
+import actions from './messages/actions';
 import activity from './messages/activity';
 import approvals from './messages/approvals';
 import bindings from './messages/bindings';
@@ -20,6 +21,7 @@ import phoneView from './messages/phone-view';
 import settings from './messages/settings';
 import tools from './messages/tools';
 import tray from './messages/tray';
+import turnover from './messages/turnover';
 
 export const catalogue = {
   common,
@@ -35,7 +37,9 @@ export const catalogue = {
   lan,
   pairings,
   tray,
+  turnover,
   tools,
+  actions,
   errors,
   evidence,
 } as const;

@@ -37,6 +37,11 @@ export interface OperationInput<R extends AdminRoute> {
   params: PathParams<R>;
   /** The JSON body (GET: the query); read on first call. */
   request: () => Promise<Untrusted<AdminRequest<OperationOfRoute<R>>>>;
+  /**
+   * The person asking sits at this computer: the desktop app (IPC) or a loopback client. A few
+   * answers hold more for them than for a remote console (the phone view's typed text).
+   */
+  local: boolean;
 }
 
 export type OperationHandler<R extends AdminRoute> = (
@@ -139,14 +144,17 @@ export class AdminRouter {
     const run = (
       params: PathParams<R>,
       request: () => Promise<Record<string, unknown>>,
-    ): Promise<AdminResponse<OperationOfRoute<R>>> => Promise.resolve(handler({ params, request }));
+      local: boolean,
+    ): Promise<AdminResponse<OperationOfRoute<R>>> => Promise.resolve(handler({ params, request, local }));
     const readRequest = (exchange: HttpExchange): (() => Promise<Record<string, unknown>>) =>
       compiled.method === 'GET' ? async () => queryOf(exchange.url) : () => jsonBody(exchange.req);
     this.routes.set(route, {
       ...compiled,
       http: async (exchange, values) => {
         const params = paramsOf<R>(compiled.names, (_name, i) => decodeSegment(values[i]));
-        const answer = (): Promise<AdminResponse<OperationOfRoute<R>>> => run(params, readRequest(exchange));
+        // The client behind a --trust-proxy proxy counts, as in admitsClient.
+        const local = isLoopback(clientAddressOf(exchange.req));
+        const answer = (): Promise<AdminResponse<OperationOfRoute<R>>> => run(params, readRequest(exchange), local);
         if (options.http) return options.http(exchange, answer);
         sendJson(exchange.res, 200, await answer());
       },
@@ -156,7 +164,7 @@ export class AdminRouter {
           return typeof value === 'string' ? value : '';
         });
         const rest = Object.fromEntries(Object.entries(args).filter(([name]) => !compiled.names.includes(name)));
-        return run(params, async () => rest);
+        return run(params, async () => rest, true);
       },
     });
   }

@@ -6,6 +6,8 @@
  */
 import sharp from 'sharp';
 import type {
+  AdminBindingHolder,
+  AdminBindingHistoryEntry,
   AdminChannel,
   AdminDevice,
   AdminFastLane,
@@ -28,7 +30,7 @@ import type { AdbServerLink } from '../devices/adb-server-link';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
 import type { BindingService } from '../bindings/binding-service';
 import type { ToolRuntime } from '../tools/tool-runtime';
-import type { StateStore } from '../store/state-store';
+import type { PersistedHolder, StateStore } from '../store/state-store';
 import type { FileCache } from '../files/file-cache';
 import type { LiveLimits } from '../config/live-limits';
 import { captureRaw } from '../android/screencap';
@@ -81,6 +83,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
+  /** The agent's call running on a phone now (the phone view's timeline), else null. */
+  doing?: (deviceId: string) => { tool_id: string; arguments: Record<string, unknown> } | null;
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
 }
@@ -110,6 +114,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
+        ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),
       };
     });
   const adminChannels: AdminChannel[] = channels.map((c) => {
@@ -128,8 +133,22 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       idle_expires_at:
         b && b.ended === null && b.lease.idleTimeoutMs !== null ? b.lease.lastActivityAt + b.lease.idleTimeoutMs : null,
       open: true,
+      holder: b ? holderView(b.holder) : null,
     };
   });
+  const history: AdminBindingHistoryEntry[] = deps.bindings.history().map((h) => ({
+    connector_channel_id: h.channelId,
+    device_id: h.deviceId,
+    display_name: h.displayName,
+    bound_at: h.boundAt,
+    flow_id: h.flowId,
+    ended_at: h.endedAt,
+    end: h.end,
+    holder: holderView(h.holder),
+    last_action: h.lastAction
+      ? { tool_id: h.lastAction.toolId, at: h.lastAction.at, outcome: h.lastAction.outcome }
+      : null,
+  }));
   const cache = deps.files.stats().limits;
   const live = deps.limits.values();
   return {
@@ -153,6 +172,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       message: s.message,
     })),
     approvals: deps.approvals(),
+    binding_history: history,
     adb_servers: deps.adbLinks.map((l) => {
       const h = l.getHealth();
       return {
@@ -189,6 +209,19 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     ...(deps.helpers ? { fast_lane: deps.helpers.settings() } : {}),
     ...(deps.turnover ? { turnover_policy: deps.turnover.policy() } : {}),
     language: deps.store.get().settings.language ?? 'system',
+  };
+}
+
+function holderView(h: PersistedHolder | null): AdminBindingHolder | null {
+  if (!h) return null;
+  return {
+    how: h.how,
+    requested_at: h.requestedAt,
+    code: h.code,
+    message: h.message,
+    requester: h.requester,
+    claimed_as: h.claimedAs,
+    client_address: h.clientAddress,
   };
 }
 

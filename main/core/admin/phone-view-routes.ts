@@ -30,9 +30,11 @@ export function registerPhoneViewRoutes(router: AdminRouter, deps: PhoneViewRout
     return params.device_id;
   };
 
-  router.add('GET /admin/api/devices/:device_id/actions', ({ params }): AdminPhoneActions => {
+  router.add('GET /admin/api/devices/:device_id/actions', ({ params, local }): AdminPhoneActions => {
     const deviceId = deviceOf(params);
-    return { device_id: deviceId, capacity: deps.timeline.capacity, actions: deps.timeline.list(deviceId) };
+    // Typed text in plain words goes to the person at this computer only (docs/REFERENCE.md "The phone view").
+    const actions = deps.timeline.list(deviceId, { typedText: local });
+    return { device_id: deviceId, capacity: deps.timeline.capacity, actions };
   });
 
   router.add(

@@ -64,6 +64,11 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
     approvals: () =>
       safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
     lanDevices: () => lan.manager.list(),
+    // The card's words for what the phone does: the agent's running call (the timeline has agents' calls only).
+    doing: (deviceId) => {
+      const running = timeline.list(deviceId).find((a) => a.state === 'running');
+      return running ? { tool_id: running.tool_id, arguments: running.arguments } : null;
+    },
   };
   registerAdminRoutes(router, routeDeps);
   // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.

@@ -1,5 +1,5 @@
 /**
- * Admin routes of the lab's named secrets (README "Secrets by reference"): list them (names,
+ * Admin routes of the lab's named secrets (docs/REFERENCE.md "Secrets by reference"): list them (names,
  * phones, times), store or replace one, delete one. No route answers a value; a request's
  * fields are checked here and its value goes straight to the store, never into a message.
  */

@@ -124,8 +124,13 @@ export async function recordScreenChunks(shell: DeviceShell, options: RecordScre
   const chunked = plan.length > 1;
   const tag = randomBytes(6).toString('hex');
   const paths = plan.map((_s, i) => `/sdcard/xagent-rec-${tag}-${i + 1}.mp4`);
+  const deadline = new OperationDeadline(
+    options,
+    options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS * plan.length,
+    'recording the screen',
+  );
   const script: string[] = [];
-  plan.forEach((length, i) => {
+  for (const [i, length] of plan.entries()) {
     const argv = screenRecordArgv(
       {
         ...options,
@@ -134,15 +139,12 @@ export async function recordScreenChunks(shell: DeviceShell, options: RecordScre
       },
       paths[i]!,
     );
-    script.push('cat /proc/uptime', `${buildCommandLine(argv)} &`);
+    // Inside the script the phone's shell wrapper cannot see `screenrecord`: aim it here (the panel in use).
+    const aimed = shell.aim ? await shell.aim(argv, deadline.next()) : argv;
+    script.push('cat /proc/uptime', `${buildCommandLine(aimed)} &`);
     if (i < plan.length - 1) script.push(`sleep ${length - OVERLAP_SECONDS}`);
-  });
+  }
   script.push('wait');
-  const deadline = new OperationDeadline(
-    options,
-    options.seconds * 1000 + RECORD_MARGIN_MS + PULL_BUDGET_MS * plan.length,
-    'recording the screen',
-  );
   try {
     const recordBudget = Math.min(deadline.next().timeoutMs, options.seconds * 1000 + RECORD_MARGIN_MS);
     // One shell runs the row: `&`, `sleep` and `wait` are the phone's sh (mksh), quoted as one argument.

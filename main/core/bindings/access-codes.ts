@@ -61,7 +61,7 @@ export class AttemptLimiter {
   }
 }
 
-/** Documented limits (README "Documented limits"). */
+/** Documented limits (docs/REFERENCE.md "Documented limits"). */
 export const CLAIM_LIMITS = { perCaller: 10, perCode: 20, windowMs: 5 * 60_000 } as const;
 
 /**

@@ -4,7 +4,13 @@
  */
 import type { AuthFlowDeclaration } from '../protocol/card';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
-import { type AuthSession, type BindingService, DESKTOP_APPROVAL_FLOW, DEVICE_CLAIM_FLOW } from './binding-service';
+import {
+  type AuthSession,
+  type BindingService,
+  DESKTOP_APPROVAL_FLOW,
+  DEVICE_CLAIM_FLOW,
+  REQUESTER_FIELD,
+} from './binding-service';
 
 export const AUTH_FLOWS: readonly AuthFlowDeclaration[] = [
   {
@@ -37,6 +43,14 @@ export const AUTH_FLOWS: readonly AuthFlowDeclaration[] = [
         required: true,
         secret: true,
         help_text: 'Set by the lab admin in xAgent Device Bridge.',
+      },
+      {
+        name: REQUESTER_FIELD,
+        label: 'Your name',
+        input_type: 'text',
+        required: false,
+        placeholder: 'Ada, test team',
+        help_text: 'Shown to the lab admin with the binding, so they know who holds the phone.',
       },
     ],
   },
@@ -97,7 +111,7 @@ export function registerAuthHandlers(plane: DataPlane, service: BindingService):
         : {};
     const session =
       flowId === DESKTOP_APPROVAL_FLOW
-        ? service.startDesktopApproval(ctx.channel)
+        ? service.startDesktopApproval(ctx.channel, ctx.connection.clientAddress)
         : service.startDeviceClaim(ctx.channel, input, ctx.connection.clientAddress);
     ctx.connection.reply(ctx.packet, 'auth.start.ack', { payload: sessionPayload(ctx, service, session) });
     // pending → authenticating; a failed start may also have ended an older pending request.

@@ -20,6 +20,11 @@ export interface AuthSession {
   message: string;
   /** Preselected phone (device_claim that still needs a local approval). */
   deviceId: string | null;
+  /** The data plane's client address the request came from. */
+  clientAddress: string | null;
+  /** The lab form's name of the claimant, and the phone as they named it (device_claim). */
+  requester: string | null;
+  claimedAs: string | null;
 }
 
 export interface AuthSessionsOptions {
@@ -53,6 +58,9 @@ export class AuthSessions {
       status: 'pending',
       message: '',
       deviceId: null,
+      clientAddress: null,
+      requester: null,
+      claimedAs: null,
     };
     this.sessions.set(session.authSessionId, session);
     this.prune();

@@ -7,14 +7,21 @@
  * changes. A new lease policy (`setLeasePolicy`) gives new leases the new maximum; the idle
  * timeout and disconnect grace apply to running leases too.
  */
-import { LEASE_CHECK_MS, leaseEndsNow } from './lease-timer';
+import { LEASE_CHECK_MS, leaseEndsNow, type LeaseEnd } from './lease-timer';
 import { EventEmitter } from 'node:events';
 import type { LeasePolicy } from '../config/core-options';
 import { BridgeError } from '../errors';
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { deviceHint, displayName } from '../devices/device-registry';
 import type { ConnectorRuntime } from '../runtime/connector-runtime';
-import type { PersistedBinding, PersistedChannel, StateStore } from '../store/state-store';
+import { BINDING_HISTORY_MAX } from '../../contract/admin-api';
+import type {
+  PersistedBinding,
+  PersistedChannel,
+  PersistedEndedBinding,
+  PersistedHolder,
+  StateStore,
+} from '../store/state-store';
 import { ClaimGuard, storeAccessCode } from './access-codes';
 import { approvalMessage, checkDeviceClaim } from './device-claim';
 import { AuthSessions, type AuthSession } from './auth-sessions';
@@ -28,6 +35,10 @@ export const DEVICE_CLAIM_FLOW = 'device_claim';
 export type { AuthSession, AuthStatus } from './auth-sessions';
 
 export type BindingEndReason = 'logout' | 'revoked' | 'expired' | 'runtime_lease_expired';
+
+/** The lab form's field where a claimant says who they are (optional; shown with the binding). */
+export const REQUESTER_FIELD = 'requester';
+const REQUESTER_MAX = 80;
 
 export interface BindingServiceOptions {
   store: StateStore;
@@ -44,6 +55,8 @@ export interface BindingServiceOptions {
   deviceBlocked?: (deviceId: string) => string | null;
   /** Tools that cannot work on a phone (tool-marks.ts), shown in its channels' Descriptors. */
   toolMarks?: (deviceId: string) => ReadonlyMap<string, ToolMark>;
+  /** A channel's last tool call, kept with the binding in the history when it ends. */
+  lastAction?: (channelId: string) => { toolId: string; at: number; outcome: string } | undefined;
   clock?: () => number;
 }
 
@@ -102,9 +115,10 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   // ---- auth flows -------------------------------------------------------------------------
 
-  startDesktopApproval(channel: PersistedChannel): AuthSession {
+  startDesktopApproval(channel: PersistedChannel, caller: string | null = null): AuthSession {
     const session = this.sessions.create(channel.id, DESKTOP_APPROVAL_FLOW);
     session.message = approvalMessage(session.code);
+    session.clientAddress = caller;
     this.emit('changed');
     return session;
   }
@@ -116,6 +130,9 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
    */
   startDeviceClaim(channel: PersistedChannel, input: Record<string, unknown>, caller: string): AuthSession {
     const session = this.sessions.create(channel.id, DEVICE_CLAIM_FLOW);
+    session.clientAddress = caller;
+    session.requester = requesterOf(input);
+    session.claimedAs = typeof input.device === 'string' ? input.device.slice(0, REQUESTER_MAX) : null;
     this.emit('changed');
     const fail = (message: string): AuthSession => {
       session.status = 'failed';
@@ -141,7 +158,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
       return session;
     }
-    this.bind(channel.id, device, DEVICE_CLAIM_FLOW);
+    this.bind(channel.id, device, DEVICE_CLAIM_FLOW, holderOf(session, 'access_code'));
     session.status = 'authenticated';
     session.message = `Bound to ${displayName(device)}.`;
     return session;
@@ -211,7 +228,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       if (needsApproval) {
         session.message = `Waiting for the person at the computer to approve code ${session.code} for ${displayName(device)}.`;
       } else {
-        this.bind(session.channelId, device, DEVICE_CLAIM_FLOW);
+        this.bind(session.channelId, device, DEVICE_CLAIM_FLOW, holderOf(session, 'access_code'));
         session.status = 'authenticated';
         session.message = `Bound to ${displayName(device)}.`;
       }
@@ -285,7 +302,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
         'lease_conflict',
         `that channel is already bound to ${current.displayName}; it must sign out first`,
       );
-    this.bind(session.channelId, device, session.flowId);
+    const how = session.flowId === DEVICE_CLAIM_FLOW ? 'access_code_approved' : 'approved';
+    this.bind(session.channelId, device, session.flowId, holderOf(session, how));
     session.status = 'authenticated';
     session.deviceId = deviceId;
     session.message = `Bound to ${displayName(device)}.`;
@@ -455,7 +473,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
 
   // ---- internals ----------------------------------------------------------------------------
 
-  private bind(channelId: string, device: DeviceRecord, flowId: string): void {
+  /** Bindings that ended, newest first. */
+  history(): readonly PersistedEndedBinding[] {
+    return this.options.store.get().bindingHistory;
+  }
+
+  private bind(channelId: string, device: DeviceRecord, flowId: string, holder: PersistedHolder): void {
     const now = this.clock();
     const policy = this.lease;
     const binding: PersistedBinding = {
@@ -471,6 +494,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
         lastActivityAt: now,
       },
       ended: null,
+      holder,
     };
     this.options.store.update((s) => {
       const channel = s.channels[channelId];
@@ -480,14 +504,30 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.pushIfChanged(channelId);
   }
 
-  private endBinding(channelId: string, reason: BindingEndReason): void {
+  private endBinding(channelId: string, reason: BindingEndReason, leaseEnd?: LeaseEnd): void {
     const channel = this.options.runtime.channel(channelId);
     const binding = channel?.binding;
     if (!channel || !binding) return;
     const wasActive = binding.ended === null;
+    const last = this.options.lastAction?.(channelId);
     // Logout and the runtime cascade sign out (back to `created`); revoke and lease expiry keep
     // a terminal record so the Descriptor says why until the channel authenticates again.
-    this.options.store.update(() => {
+    // The history gets the binding once, when it stops being active.
+    this.options.store.update((s) => {
+      if (wasActive) {
+        const ended: PersistedEndedBinding = {
+          channelId,
+          deviceId: binding.deviceId,
+          displayName: binding.displayName,
+          boundAt: binding.boundAt,
+          flowId: binding.flowId,
+          endedAt: this.clock(),
+          end: reason === 'expired' ? (leaseEnd ?? 'max_duration') : reason,
+          holder: binding.holder,
+          lastAction: last ? { toolId: last.toolId, at: last.at, outcome: last.outcome } : null,
+        };
+        s.bindingHistory = [ended, ...s.bindingHistory].slice(0, BINDING_HISTORY_MAX);
+      }
       if (reason === 'logout' || reason === 'runtime_lease_expired') channel.binding = null;
       else binding.ended = reason === 'revoked' ? 'revoked' : 'expired';
     });
@@ -516,8 +556,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const online = this.options.registry.get(binding.deviceId)?.state === 'device';
       if (!online && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
       const offlineSince = online ? undefined : this.offlineSince.get(binding.deviceId);
-      if (leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs) !== null)
-        this.endBinding(channel.id, 'expired');
+      const end = leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs);
+      if (end !== null) this.endBinding(channel.id, 'expired', end);
     }
     this.sessions.sweep();
     // A claim that waited its whole time expires with its session (the sweep above says so to xAgent).
@@ -542,4 +582,30 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       this.activityDirty = true;
     });
   }
+}
+
+/** The claimant's own words for who they are, trimmed and bounded; null when not given. */
+function requesterOf(input: Record<string, unknown>): string | null {
+  const raw = input[REQUESTER_FIELD];
+  if (typeof raw !== 'string') return null;
+  // Control characters would let a claimant lay out the console's text; one line is enough.
+  const clean = [...raw]
+    .map((ch) => (ch < ' ' || ch === '\u007f' ? ' ' : ch))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return clean ? [...clean].slice(0, REQUESTER_MAX).join('') : null;
+}
+
+/** What the binding keeps of the request that made it. */
+function holderOf(session: AuthSession, how: PersistedHolder['how']): PersistedHolder {
+  return {
+    how,
+    requestedAt: session.createdAt,
+    code: session.code,
+    message: session.message || null,
+    requester: session.requester,
+    claimedAs: session.claimedAs,
+    clientAddress: session.clientAddress,
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * Tools that cannot work on the bound phone, marked in the Descriptor's `tools[]` with a
- * reason (README "Phone check"), so the agent does not keep trying what the phone refuses:
+ * reason (docs/REFERENCE.md "Phone check"), so the agent does not keep trying what the phone refuses:
  *   - input refused (input_blocked: MIUI without "USB debugging (Security settings)") →
  *     the control tools that inject input are `denied_by_target` (target_permission_state
  *     `denied`) until an input call works again;

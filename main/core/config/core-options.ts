@@ -92,9 +92,9 @@ export interface CoreOptions {
   lan?: LanOptions;
   /** Audit trail rotation and kept screenshots (defaults in safety/audit-log.ts, README). */
   audit?: { maxFileBytes?: number; maxFiles?: number; maxScreenshots?: number };
-  /** Leases' evidence bundles kept: count, bytes, age, one bundle's size (defaults and checks in evidence/evidence-store.ts, README). */
+  /** Leases' evidence bundles kept: count, bytes, age, one bundle's size (defaults and checks in evidence/evidence-store.ts, docs/REFERENCE.md). */
   evidence?: { maxLeases?: number; maxBytes?: number; ttlMs?: number; maxBundleBytes?: number };
-  /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, README "Fast lane"). */
+  /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, docs/REFERENCE.md "Fast lane"). */
   fastLane?: {
     idleStopMs?: number;
     pauseMs?: number;

@@ -1,5 +1,5 @@
 /**
- * How the bridge faces the network (README "For labs"): TLS in the bridge (PEM files or a
+ * How the bridge faces the network (docs/REFERENCE.md "For labs"): TLS in the bridge (PEM files or a
  * self-signed certificate), the public base URL xAgent is given when a reverse proxy sits
  * in front, the proxies whose X-Forwarded-For is believed, and who may reach the xAgent
  * planes. Checked once, up front, with messages that name the option; and the clear-text

@@ -10,7 +10,7 @@
  */
 
 export const USB_PERMISSION_FIX =
-  'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "Phone check"), then unplug and replug the phone';
+  'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "What to install first"), then unplug and replug the phone';
 
 export const UNAUTHORIZED_FIX = "Unlock the phone and tap Allow on its 'Allow USB debugging?' prompt";
 

@@ -38,6 +38,11 @@ export interface DeviceShell {
   shellProtocol?(): 'v2' | 'legacy' | null;
   /** Reads a file from the phone through sync (`adb pull`). */
   pull(remotePath: string, options: ShellRunOptions): Promise<Buffer>;
+  /**
+   * The argv as this shell would send it (aimed at the display in use: tools/display-tracker.ts),
+   * for a command that runs inside a script (`sh -c`) where the shell cannot see it; absent: as is.
+   */
+  aim?(argv: readonly string[], options: ShellRunOptions): Promise<readonly string[]>;
   /** A raw device service stream such as `tcp:6790` (the fast lane's helper); absent on fakes that have none. */
   openStream?(service: string, options: ShellRunOptions): Promise<Duplex>;
 }

@@ -12,7 +12,7 @@
  *   prove nothing here: the bundled APKs are signed with AOSP's public test key, which
  *   anyone can sign a package with;
  * - starts it on a phone that has a network address only when the person accepted that
- *   exposure, in words that say what is exposed (README "Fast lane");
+ *   exposure, in words that say what is exposed (docs/REFERENCE.md "Fast lane");
  * - reads the phone's TCP tables while it runs and stops it at once when anything but the
  *   bridge's own adb forward is connected to its ports.
  * This module reads and judges; helper-exposure.ts and helper-install.ts act.

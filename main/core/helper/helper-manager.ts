@@ -44,13 +44,13 @@ export type { HelperSession } from './helper-process';
 export type { HelperStateName } from './phone-helper';
 export type FastLaneDefault = 'ask' | 'on';
 
-/** Documented limits (README "Fast lane"). */
+/** Documented limits (docs/REFERENCE.md "Fast lane"). */
 export const HELPER_IDLE_STOP_MS = 5 * 60_000;
 export const HELPER_START_TIMEOUT_MS = 30_000;
 export const HELPER_PAUSE_MS = 60_000;
 /** A helper that ran this long since its last start has its earlier crash forgiven. */
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
-/** While it runs, the phone's TCP tables are read this often (README "Fast lane": what the guard does). */
+/** While it runs, the phone's TCP tables are read this often (docs/REFERENCE.md "Fast lane": what the guard does). */
 export const HELPER_WATCH_MS = 2_000;
 
 /** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */

@@ -1,5 +1,5 @@
 /**
- * The phone check (README "Phone check"): per phone, whether it can be used and, for each
+ * The phone check (docs/REFERENCE.md "Phone check"): per phone, whether it can be used and, for each
  * thing that stops it, what the person does about it. It only observes: a few read-only
  * shell commands run as observation work on the phone's queue (never ahead of control calls,
  * never input injected to test), each under a deadline; the latest result per phone is kept
@@ -269,7 +269,7 @@ function uiTreeReadable(failure: unknown): Item {
   );
 }
 
-/** How the phone's adbd runs commands; both work (README "Phone check"). */
+/** How the phone's adbd runs commands; both work (docs/REFERENCE.md "Phone check"). */
 function shellProtocol(protocol: 'v2' | 'legacy' | null): Item {
   if (protocol === null) return item('shell_protocol', 'unknown', w('phone-check.detail.shellNone'));
   if (protocol === 'v2') return item('shell_protocol', 'ok', w('phone-check.detail.shellV2'));
@@ -354,7 +354,7 @@ function display(size: string | null, displays: DisplayTarget | null): Item {
 function unicodeTyping(imes: string | null, helperTypes: boolean): Item {
   if (imes !== null && imes.split('\n').some((l) => l.trim() === ADB_KEYBOARD_IME))
     return item('unicode_typing', 'ok', w('phone-check.detail.adbKeyboardOn'));
-  // The fast lane's helper sets a field's text directly, in any script (README "Fast lane").
+  // The fast lane's helper sets a field's text directly, in any script (docs/REFERENCE.md "Fast lane").
   if (helperTypes) return item('unicode_typing', 'ok', w('phone-check.detail.helperTypes'));
   if (imes === null) return item('unicode_typing', 'unknown', w('phone-check.detail.imeNoAnswer'));
   return item('unicode_typing', 'problem', w('phone-check.detail.adbKeyboardOff'), w('phone-check.fix.adbKeyboard'));

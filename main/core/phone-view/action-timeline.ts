@@ -9,6 +9,12 @@
  * the last minute): a frame already taken after the previous action ended is reused, else
  * one is taken inside the agent's queue slot just before the action (one `screencap`). When
  * nobody watches, the timeline costs the agent nothing.
+ *
+ * A running call carries the last progress the agent was told (a wait's seconds, a batch's
+ * step), so the person sees what it waits for. The text a call types is kept here, in memory
+ * only, for as long as its entry is in the ring: the console on this computer shows it
+ * (`list(…, {typedText: true})`); the audit trail and every remote console keep to their
+ * redacted form, and nothing of it is written to disk.
  */
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
@@ -33,6 +39,11 @@ export interface ActionTimelineDeps {
   clock: () => number;
   /** The call's arguments as the audit trail would keep them now (safety-service.ts). */
   redact(call: ToolCall): Record<string, unknown>;
+  /**
+   * The texts a call types, as the person at this computer may see them: plain, or null for a
+   * secret (password field, access code, lab secret) or while the gate has not judged the call.
+   */
+  typing?(call: ToolCall): Array<string | null>;
   /** Told when a phone's timeline changed. */
   changed(deviceId: string): void;
   frames: {
@@ -49,7 +60,12 @@ interface Entry {
   /** The call until it ends: its arguments are shown as the gate's verdict redacts them. */
   call: ToolCall | null;
   thumb: Buffer | null;
+  /** The typed texts once the call ended (while it runs they are read from the call). */
+  typing: Array<string | null> | null;
 }
+
+/** Progress pushes come every 250 ms; the timeline tells watchers at most this often unless the status changes. */
+const PROGRESS_NOTICE_MS = 1_000;
 
 interface PhoneRing {
   entries: Entry[];
@@ -68,13 +84,24 @@ export class ActionTimeline implements CallObserver {
       throw new TypeError(`timeline capacity must be a positive integer (got ${String(deps.capacity)})`);
   }
 
-  /** Newest first. */
-  list(deviceId: string): AdminPhoneAction[] {
+  /** Newest first. `typedText`: with the plain text each call types (only for the console on this computer). */
+  list(deviceId: string, options: { typedText?: boolean } = {}): AdminPhoneAction[] {
     const ring = this.phones.get(deviceId);
     if (!ring) return [];
     return ring.entries
-      .map((e) => ({ ...e.view, arguments: e.call ? this.deps.redact(e.call) : e.view.arguments }))
+      .map((e) => {
+        const view: AdminPhoneAction = { ...e.view, arguments: e.call ? this.deps.redact(e.call) : e.view.arguments };
+        if (options.typedText) {
+          const typing = e.call ? this.typingOf(e.call) : e.typing;
+          if (typing && typing.length > 0) view.typing = typing;
+        }
+        return view;
+      })
       .reverse();
+  }
+
+  private typingOf(call: ToolCall): Array<string | null> | null {
+    return this.deps.typing ? this.deps.typing(call) : null;
   }
 
   /** The picture of the screen an action was made on. */
@@ -110,6 +137,8 @@ export class ActionTimeline implements CallObserver {
         state: 'queued',
         outcome: null,
         error_code: null,
+        error_message: null,
+        progress: null,
         queued_at: now,
         started_at: null,
         duration_ms: null,
@@ -119,6 +148,7 @@ export class ActionTimeline implements CallObserver {
       },
       call,
       thumb: null,
+      typing: null,
     };
     ring.entries.push(entry);
     while (ring.entries.length > this.capacity) ring.entries.shift();
@@ -129,11 +159,25 @@ export class ActionTimeline implements CallObserver {
       if (state === 'running' && entry.view.started_at === null) entry.view.started_at = this.deps.clock();
       this.deps.changed(deviceId);
     };
+    let noticedAt = 0;
     return {
       running: () => set('running'),
       held: () => set('held'),
+      progress: (status, message, fraction) => {
+        if (entry.view.state === 'done') return;
+        const at = this.deps.clock();
+        const statusChanged = entry.view.progress?.status !== status;
+        entry.view.progress = { status, message: message.slice(0, 300), fraction: fraction ?? null, at };
+        // The console counts the seconds itself; it needs to hear only of a new status, and now and then.
+        if (statusChanged || at - noticedAt >= PROGRESS_NOTICE_MS) {
+          noticedAt = at;
+          this.deps.changed(deviceId);
+        }
+      },
       beforeAction: async (shell, signal) => {
         set('running');
+        // The gate has judged the call: what it types may now be shown in plain words.
+        if (this.typingOf(call)?.some((text) => text !== null)) this.deps.changed(deviceId);
         if (toolFacts(toolId).timeline === undefined || !this.deps.frames.watched(deviceId)) return;
         const frame = await this.frameBefore(deviceId, ring, shell, signal);
         if (frame) this.attachPicture(deviceId, entry, frame);
@@ -141,10 +185,13 @@ export class ActionTimeline implements CallObserver {
       finished: (ack, durationMs) => {
         const end = this.deps.clock();
         entry.view.arguments = this.deps.redact(call);
+        entry.typing = this.typingOf(call);
         entry.call = null;
         entry.view.state = 'done';
         entry.view.outcome = ack.errorCode ? 'error' : 'ok';
         entry.view.error_code = ack.errorCode ?? null;
+        entry.view.error_message = ack.errorCode ? (ack.errorMessage ?? '').slice(0, 500) || null : null;
+        entry.view.progress = null;
         entry.view.duration_ms = durationMs;
         const lane = ack.result?.lane;
         entry.view.lane = lane === 'helper' || lane === 'adb' ? lane : null;

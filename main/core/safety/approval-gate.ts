@@ -419,7 +419,7 @@ export class ApprovalGate implements SafetyGate {
       file_ref?: string;
     };
     let swipe: AdminApprovalAction['swipe'] = null;
-    if (call.tool.id === 'android_swipe') {
+    if (call.tool.facts.timeline === 'swipe') {
       if (args.direction && size) {
         const path = directionSwipe(args.direction, args.distance, size);
         swipe = { from: [path.from.x, path.from.y], to: [path.to.x, path.to.y] };

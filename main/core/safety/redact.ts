@@ -10,6 +10,8 @@ import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
 import { redact as redactKnown } from '../logging/logger';
 import { toolFacts } from '../tools/catalogue';
 import type { ToolFacts } from '../tools/tool-definition';
+import type { ToolCall } from '../tools/tool-call';
+import { replaceTypedText, typedTexts } from '../tools/typed-text';
 
 export const REDACTED = '[redacted]';
 
@@ -84,4 +86,24 @@ export function redactArguments(
   const facts = toolFacts(toolId);
   const level = facts.policy === 'batch' ? { typed: 'text', secret: null } : levelOf(facts);
   return walk(args, '', ctx, level, 0) as Record<string, unknown>;
+}
+
+/**
+ * The texts a call types, for the phone view on this computer only (kept in memory, never
+ * stored): plain, except what the gate redacted as secret (a password field, an access code)
+ * and a lab secret typed by name, which are null. Before the gate judged the call every text is
+ * null, as the audit would keep it.
+ */
+export function liveTyping(call: Pick<ToolCall, 'tool' | 'args' | 'verdict'>): Array<string | null> {
+  const out: Array<string | null> = [];
+  const shown = call.verdict?.redactedArgs;
+  if (shown)
+    replaceTypedText(call.tool.id, call.args, shown, (text, shownValue) => {
+      out.push(shownValue === REDACTED ? null : text);
+      return shownValue;
+    });
+  else out.push(...typedTexts(call.tool.id, call.args).map(() => null));
+  const secretArg = toolFacts(call.tool.id).secretArg;
+  if (secretArg !== undefined && typeof call.args[secretArg] === 'string') out.push(null);
+  return out;
 }

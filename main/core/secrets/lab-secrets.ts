@@ -1,6 +1,6 @@
 /**
  * The lab's named secrets — a test account's password, a PIN — that an agent types by name
- * (android_type_text `secret`) and never sees (README "Secrets by reference"). They live in
+ * (android_type_text `secret`) and never sees (docs/REFERENCE.md "Secrets by reference"). They live in
  * `lab-secrets.json` in the data dir (0600), each value sealed with AES-256-GCM under a random
  * key of the data dir (`lab-secrets-key`, a 0600 file like the API key) with a fresh IV per
  * write, and the name bound in as associated data so a sealed value cannot be moved to

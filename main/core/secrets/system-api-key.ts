@@ -2,7 +2,7 @@
  * The system API key xAgent presents on every plane, and its rotation. A key is checked when
  * a socket or an upload starts, so rotation has to reach what is already running: each key
  * has a generation and an AbortSignal that fires when it is replaced, and listeners are told
- * so that data planes opened with an older key are closed (README "Reliability and security").
+ * so that data planes opened with an older key are closed (docs/REFERENCE.md "Reliability and security").
  */
 import { generateToken, secretEquals, storeSecret } from './secret-store';
 

@@ -48,7 +48,7 @@ export interface HttpServerOptions {
   tls?: TlsMaterial;
   /** Client addresses (trusted proxies) and the --allow-from gate; none = everyone, socket addresses. */
   access?: NetworkAccess;
-  /** Connection caps and deadlines (defaults in connection-limits.ts, README "Documented limits"). */
+  /** Connection caps and deadlines (defaults in connection-limits.ts, docs/REFERENCE.md "Documented limits"). */
   limits?: Partial<ConnectionLimits>;
 }
 

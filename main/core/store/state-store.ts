@@ -15,6 +15,18 @@ const leaseSchema = z.object({
   lastActivityAt: z.number(),
 });
 
+/** Who holds a binding and how it bound (contract AdminBindingHolder); bindings made before it was kept have none. */
+const holderSchema = z.object({
+  how: z.enum(['approved', 'access_code', 'access_code_approved']),
+  requestedAt: z.number().nullable(),
+  /** The pairing code both screens showed. */
+  code: z.string().nullable(),
+  message: z.string().nullable(),
+  requester: z.string().nullable(),
+  claimedAs: z.string().nullable(),
+  clientAddress: z.string().nullable(),
+});
+
 const bindingSchema = z.object({
   deviceId: z.string(),
   displayName: z.string(),
@@ -24,6 +36,20 @@ const bindingSchema = z.object({
   lease: leaseSchema,
   /** Terminal outcome kept so the Descriptor stays truthful until the channel re-authenticates. */
   ended: z.enum(['revoked', 'expired']).nullable().default(null),
+  holder: holderSchema.nullable().catch(null).default(null),
+});
+
+/** A binding that ended, for the console's history (bounded: BINDING_HISTORY_MAX, newest first). */
+const endedBindingSchema = z.object({
+  channelId: z.string(),
+  deviceId: z.string(),
+  displayName: z.string(),
+  boundAt: z.number(),
+  flowId: z.string(),
+  endedAt: z.number(),
+  end: z.enum(['logout', 'revoked', 'max_duration', 'idle', 'offline', 'runtime_lease_expired']),
+  holder: holderSchema.nullable(),
+  lastAction: z.object({ toolId: z.string(), at: z.number(), outcome: z.string() }).nullable(),
 });
 
 const channelSchema = z.object({
@@ -110,12 +136,16 @@ const stateSchema = z.object({
   leaseEffects: z.record(z.string(), leaseEffectsSchema).catch({}).default({}),
   /** A phone whose turnover failed stays out of new bindings until a person retries or dismisses it. */
   turnoverFailed: z.record(z.string(), z.number()).catch({}).default({}),
+  // A damaged history is dropped rather than setting the whole file aside.
+  bindingHistory: z.array(endedBindingSchema).catch([]).default([]),
 });
 
 export type PersistedState = z.infer<typeof stateSchema>;
 export type PersistedChannel = z.infer<typeof channelSchema>;
 export type PersistedBinding = z.infer<typeof bindingSchema>;
 export type PersistedLease = z.infer<typeof leaseSchema>;
+export type PersistedHolder = z.infer<typeof holderSchema>;
+export type PersistedEndedBinding = z.infer<typeof endedBindingSchema>;
 export type PersistedLanDevice = z.infer<typeof lanDeviceSchema>;
 export type PersistedAccessCode = z.infer<typeof accessCodeSchema>;
 
@@ -130,6 +160,7 @@ export function emptyState(): PersistedState {
     settings: { limits: {} },
     leaseEffects: {},
     turnoverFailed: {},
+    bindingHistory: [],
   };
 }
 

@@ -242,7 +242,10 @@ export class CallPipeline {
     // not ask for. setImmediate runs after the reply, which is sent as this call's promise settles.
     setImmediate(() => {
       call.observed?.finished(
-        { ...(result ? { result } : {}), ...(ack.error ? { errorCode: ack.error.code } : {}) },
+        {
+          ...(result ? { result } : {}),
+          ...(ack.error ? { errorCode: ack.error.code, errorMessage: ack.error.message } : {}),
+        },
         durationMs,
       );
       if (marksChanged) this.o.marksChanged(call.device.deviceId);

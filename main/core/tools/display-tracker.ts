@@ -94,6 +94,7 @@ export class DisplayTracker {
       push: (data, remotePath, options) => base.push(data, remotePath, options),
       pull: (remotePath, options) => base.pull(remotePath, options),
       shellProtocol: () => base.shellProtocol?.() ?? null,
+      aim,
       ...(openStream ? { openStream } : {}),
     };
     this.shells.set(base, shell);

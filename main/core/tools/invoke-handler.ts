@@ -133,6 +133,8 @@ export class InvokeHandler {
     }
     const controller = new AbortController();
     const progress = (status: string, message: string, fraction?: number): void => {
+      // The phone view's timeline shows the same progress to the person (a spinner and the wait).
+      call.observed?.progress(status, message, fraction);
       this.o.progress(channelId, {
         tool_id: tool.id,
         status,

@@ -1,5 +1,5 @@
 /**
- * Typing a lab secret by name (android_type_text `secret`, README "Secrets by reference").
+ * Typing a lab secret by name (android_type_text `secret`, docs/REFERENCE.md "Secrets by reference").
  * The call's record holds only the name, so the journal, the audit trail, the approval card
  * and the phone view's timeline can hold nothing else; the value is asked for inside the
  * tool's run, just before it is typed, and goes nowhere but the phone.

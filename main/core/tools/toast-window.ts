@@ -13,7 +13,7 @@
  *
  * Why only with `observe`: catching a toast takes a page source read after the action (about
  * a second on a phone-like profile). Every call waiting for one made every tap a second slower
- * while the agent thinks between calls (measured: README "Fast lane → Toasts"); a call that
+ * while the agent thinks between calls (measured: docs/REFERENCE.md "Fast lane → Toasts"); a call that
  * asks for the screen after it pays for that read anyway. The observe read begins
  * TOAST_SETTLE_MS after the action: a toast an app shows from its click handler reaches the
  * helper after the app's main thread, the notification service and (Android 11+) System UI

@@ -131,8 +131,13 @@ export interface ObservedCall {
   held(): void;
   /** The gate allowed it and it is about to act; may look at the screen first (inside the slot). */
   beforeAction(shell: DeviceShell, signal: AbortSignal): Promise<void>;
-  /** Its ack: the result payload on success, else the error code. */
-  finished(ack: { result?: Record<string, unknown>; errorCode?: string }, durationMs: number): void;
+  /** The tool told the agent where it is (`tool.progress.push`: a wait's seconds, a batch's step). */
+  progress(status: string, message: string, fraction?: number): void;
+  /** Its ack: the result payload on success, else the error's code and the bridge's words. */
+  finished(
+    ack: { result?: Record<string, unknown>; errorCode?: string; errorMessage?: string },
+    durationMs: number,
+  ): void;
 }
 
 export interface CallObserver {

@@ -94,13 +94,17 @@ export interface BridgeApi {
   rotateApiKey(): Promise<{ api_key: string }>;
   getPolicies(): Promise<AdminPolicies>;
   putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
-  /** Runs the phone check now and answers it (README "Phone check"). */
+  /** Runs the phone check now and answers it (docs/REFERENCE.md "Phone check"). */
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
   /** The fast lane on one phone: enable (consent; installs the helper), disable, or remove (uninstalls). */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
   /** The fast lane's lab-wide defaults: which phones use it, and whether phones on a network may run it. */
   getFastLane(): Promise<AdminFastLane>;
   putFastLane(change: { default?: AdminFastLane['default']; network_default?: boolean }): Promise<AdminFastLane>;
+  /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
+  putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
+  /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */
+  setDeviceTurnover(deviceId: string, action: 'retry' | 'dismiss'): Promise<AdminResponse<'setDeviceTurnover'>>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

@@ -124,6 +124,8 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     setDeviceHelper: (id, action) => json('setDeviceHelper', { device_id: id, action }),
     getFastLane: () => json('getFastLane', {}),
     putFastLane: (change) => json('putFastLane', change),
+    putTurnover: (change) => json('putTurnover', change),
+    setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
     setAccessCode: (request) => json('setAccessCode', request),
     listSecrets: () => json('listSecrets', {}),
     putSecret: (name, request) => json('putSecret', { name, ...request }),

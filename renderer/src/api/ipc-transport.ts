@@ -33,6 +33,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
     putFastLane: (change) => unwrap(bridge.putFastLane(change)),
+    putTurnover: (change) => unwrap(bridge.putTurnover(change)),
+    setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
     setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
     listSecrets: () => unwrap(bridge.listSecrets()),
     putSecret: (name, request) => unwrap(bridge.putSecret({ name, ...request })),

@@ -38,7 +38,7 @@ export default defineMessages(
     envKey:
       'This key comes from the DEVICE_BRIDGE_API_KEY environment variable: a rotation lasts only until the bridge restarts, which sets that key again. Change the variable too.',
     loopback:
-      'This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>). README, “For labs”.',
+      'This address works only for an xAgent on this computer. For xAgent elsewhere, start the bridge on a reachable address with TLS (<code>--host</code> and <code>--tls self-signed</code>), or behind your TLS proxy (<code>--public-url</code>). docs/REFERENCE.md, “For labs”.',
   },
   {
     title: '连接 xAgent',
@@ -75,6 +75,6 @@ export default defineMessages(
     envKey:
       '此密钥来自环境变量 DEVICE_BRIDGE_API_KEY：更换只在桥接服务重启前有效，重启后会重新使用该变量中的密钥。请同时修改该变量。',
     loopback:
-      '此地址仅适用于本机上的 xAgent。若 xAgent 在其他机器上，请在可访问的地址上以 TLS 启动桥接服务（<code>--host</code> 和 <code>--tls self-signed</code>），或放在你的 TLS 代理之后（<code>--public-url</code>）。详见 README 的“For labs”。',
+      '此地址仅适用于本机上的 xAgent。若 xAgent 在其他机器上，请在可访问的地址上以 TLS 启动桥接服务（<code>--host</code> 和 <code>--tls self-signed</code>），或放在你的 TLS 代理之后（<code>--public-url</code>）。详见 docs/REFERENCE.md 的“For labs”。',
   },
 );

@@ -1,4 +1,4 @@
-/** Phone check area: the rows of the check on a device card (README "Phone check"). */
+/** Phone check area: the rows of the check on a device card (docs/REFERENCE.md "Phone check"). */
 import { defineMessages } from '../define';
 
 export default defineMessages(
@@ -83,7 +83,7 @@ export default defineMessages(
       'Turn on "USB debugging (Security settings)" in Developer options (Xiaomi, Redmi, POCO), then check again',
     'fix.unauthorized': "Unlock the phone and tap Allow on its 'Allow USB debugging?' prompt",
     'fix.usbPermission':
-      'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "Phone check"), then unplug and replug the phone',
+      'Linux cannot let adb open this phone over USB: add the udev rule for Android phones and put your user in the plugdev group (see README "What to install first"), then unplug and replug the phone',
     'fix.dumpDefault': 'close animations or videos on the screen and check again; if it persists, restart the phone',
     'fix.permissionPrompt':
       'Answer the permission prompt on the phone (While using the app, Only this time or Don’t allow), or let the agent answer it with your approval',
@@ -177,7 +177,7 @@ export default defineMessages(
     'fix.inputBlocked': '在开发者选项中打开“USB 调试（安全设置）”（小米、红米、POCO），然后重新检查',
     'fix.unauthorized': '解锁手机，并在“允许 USB 调试吗？”提示中点按“允许”',
     'fix.usbPermission':
-      'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“Phone check”），然后拔下手机重新连接',
+      'Linux 不允许 adb 通过 USB 打开这台手机：请添加 Android 手机的 udev 规则，并把你的用户加入 plugdev 组（见 README 的“What to install first”），然后拔下手机重新连接',
     'fix.dumpDefault': '关闭屏幕上的动画或视频后重新检查；如果问题持续，请重启手机',
     'fix.permissionPrompt': '在手机上回应权限请求（“使用应用时允许”“仅限这一次”或“不允许”），或在你批准后由智能体回应',
     'fix.anr': '在手机上点按“关闭应用”或“等待”；如果应用仍无响应，请关闭后重新打开',

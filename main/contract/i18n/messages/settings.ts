@@ -141,7 +141,7 @@ export default defineMessages(
     'risk.secure_screen.hint': 'Windows that block screenshots',
     'limits.title': 'Limits',
     'limits.hint':
-      'Changes apply at once and are kept when the bridge restarts. Each limit is documented in the README.',
+      'Changes apply at once and are kept when the bridge restarts. Each limit is documented in docs/REFERENCE.md (“Documented limits”).',
     'limits.group.leases': 'Leases',
     'limits.group.approvals': 'Approvals and queue',
     'limits.group.files': 'File cache',
@@ -329,7 +329,8 @@ export default defineMessages(
     'risk.secure_screen': '受保护的界面',
     'risk.secure_screen.hint': '禁止截图的窗口',
     'limits.title': '限制',
-    'limits.hint': '更改立即生效，并在桥接服务重启后保留。每项限制都在 README 中有说明。',
+    'limits.hint':
+      '更改立即生效，并在桥接服务重启后保留。每项限制都在 docs/REFERENCE.md 的“Documented limits”中有说明。',
     'limits.group.leases': '租约',
     'limits.group.approvals': '审批与队列',
     'limits.group.files': '文件缓存',

@@ -1,6 +1,7 @@
 /**
- * Activity: the audit trail as a table (what ran where, who decided, how it ended), with
- * client-side filters by phone and channel and an export of the filtered rows as JSON lines.
+ * Activity: the audit trail as a table (what ran where, who decided, how it ended, a failure
+ * explained in words with its code kept small for support), with client-side filters by phone
+ * and channel and an export of the filtered rows as JSON lines.
  */
 import { useMemo, useState } from 'react';
 import type { AdminState, AuditEntry } from '../../../../main/contract/admin-api';
@@ -16,10 +17,12 @@ import { useT } from '../../i18n/i18n-context';
 import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 import { toolName } from '../../lib/tool-names';
+import { errorExplanation } from '../../lib/action-words';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
 // Calls a person or the policy stopped are not failures of the phone: named, in amber.
+// (renderer/src/lib/action-words.ts isStoppedCode says the same for the phone view.)
 const STOPPED = new Set(['approval_denied', 'approval_timeout', 'policy_denied', 'canceled']);
 
 /** A catalogue word for a value the bridge sends (`activity.outcome.ok`), else the value as sent. */
@@ -173,9 +176,10 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   <td>
                     {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
                   </td>
-                  <td className="nowrap" title={entry.reasons.join('\n')}>
+                  <td className="nowrap" title={entry.reasons.join('\n')} data-testid={`activity-decision-${entry.id}`}>
                     {word(t, 'activity.decision', entry.decision)}
-                    {entry.decided_by ? (
+                    {/* Nobody decided a call that never reached the gate: no "· none" after it. */}
+                    {entry.decided_by && entry.decided_by !== 'none' ? (
                       <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span>
                     ) : null}
                   </td>
@@ -199,7 +203,11 @@ function OutcomeCell(props: { entry: AuditEntry }): React.JSX.Element {
   return (
     <>
       <StatusBadge tone={view.tone}>{view.label}</StatusBadge>
-      {view.code ? <span className="mono small"> {view.code}</span> : null}
+      {view.code ? (
+        <span className="activity-error" data-testid={`activity-error-${props.entry.id}`} data-code={view.code}>
+          {errorExplanation(view.code, t)} <span className="mono small muted">{view.code}</span>
+        </span>
+      ) : null}
     </>
   );
 }

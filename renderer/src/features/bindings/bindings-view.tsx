@@ -1,8 +1,16 @@
 /**
- * Bindings & leases: every channel xAgent has bound, which phone it holds, how long the
- * lease still runs (max duration and idle timeout, ticking), and Extend / Revoke.
+ * Bindings & leases: every channel xAgent has bound, which phone it holds, who holds it as
+ * far as the bridge knows (how it bound and when, the pairing code and the words the agent was
+ * shown, the name given on the lab form), how long the lease still runs (max duration and idle
+ * timeout, ticking), and Extend / Revoke. Bindings that ended (signed out, revoked, expired)
+ * move to History, newest first, with how they ended.
  */
-import type { AdminChannel, AdminState } from '../../../../main/contract/admin-api';
+import type {
+  AdminBindingHistoryEntry,
+  AdminBindingHolder,
+  AdminChannel,
+  AdminState,
+} from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
@@ -32,8 +40,16 @@ function statusText(t: I18n['t'], status: string): string {
   return hasMessage(key) ? t(key) : status;
 }
 
+/** A channel whose binding holds its phone now; one that ended is listed under History instead. */
+export function isActiveBinding(channel: AdminChannel): boolean {
+  return (
+    channel.device_id !== null && channel.descriptor_status !== 'revoked' && channel.descriptor_status !== 'expired'
+  );
+}
+
 export function BindingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
-  const { channels } = props.state;
+  const channels = props.state.channels.filter(isActiveBinding);
+  const history = props.state.binding_history ?? [];
   const { t } = useT();
   return (
     <section aria-labelledby="bindings-heading">
@@ -59,6 +75,137 @@ export function BindingsView(props: { api: BridgeApi; state: AdminState; onChang
           ))}
         </ul>
       )}
+      {history.length > 0 ? <BindingHistory history={history} /> : null}
+    </section>
+  );
+}
+
+/** How a binding came about, in words: who approved, with which code. */
+function howBound(t: I18n['t'], holder: AdminBindingHolder): string {
+  if (holder.how === 'access_code') return t('bindings.how.access_code');
+  if (holder.how === 'access_code_approved') return t('bindings.how.access_code_approved');
+  return holder.code ? t('bindings.how.approved', { code: holder.code }) : t('bindings.how.approvedNoCode');
+}
+
+/** What the binding knows of who holds it: the claimant's name, how and when it bound, the words shown. */
+function HolderFacts(props: {
+  holder: AdminBindingHolder | null | undefined;
+  boundAt: number | null;
+  id: string;
+}): React.JSX.Element {
+  const { t, format } = useT();
+  const { holder } = props;
+  if (!holder) {
+    return (
+      <>
+        <dt>{t('bindings.fact.how')}</dt>
+        <dd className="muted" data-testid={`binding-how-${props.id}`}>
+          {t('bindings.how.unknown')}
+        </dd>
+      </>
+    );
+  }
+  return (
+    <>
+      <dt>{t('bindings.fact.holder')}</dt>
+      <dd data-testid={`binding-holder-${props.id}`}>
+        {holder.requester ? (
+          <strong>{holder.requester}</strong>
+        ) : (
+          <span className="muted">{t('bindings.holder.noName')}</span>
+        )}
+        {holder.claimed_as ? (
+          <span className="muted"> · {t('bindings.holder.claimedAs', { name: holder.claimed_as })}</span>
+        ) : null}
+        {holder.client_address ? (
+          <span className="muted small"> · {t('bindings.holder.from', { address: holder.client_address })}</span>
+        ) : null}
+      </dd>
+      <dt>{t('bindings.fact.how')}</dt>
+      <dd data-testid={`binding-how-${props.id}`}>
+        {howBound(t, holder)}
+        {props.boundAt !== null ? (
+          <span className="muted">
+            {' · '}
+            <time dateTime={new Date(props.boundAt).toISOString()}>{format.dateTime(props.boundAt)}</time>
+          </span>
+        ) : null}
+        {holder.requested_at !== null && props.boundAt !== null && props.boundAt - holder.requested_at >= 1000 ? (
+          <span className="muted small">
+            {' '}
+            ({t('bindings.holder.asked', { when: format.clock(holder.requested_at, props.boundAt) })})
+          </span>
+        ) : null}
+      </dd>
+      {holder.message ? (
+        <>
+          <dt>{t('bindings.fact.message')}</dt>
+          <dd className="small" data-testid={`binding-message-${props.id}`}>
+            {holder.message}
+          </dd>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+/** Bindings that ended, newest first, each with how it ended. */
+function BindingHistory(props: { history: readonly AdminBindingHistoryEntry[] }): React.JSX.Element {
+  const { t, format } = useT();
+  return (
+    <section aria-labelledby="bindings-history-heading">
+      <h3 id="bindings-history-heading" className="section-title">
+        {t('bindings.history.title')}
+      </h3>
+      <p className="hint">{t('bindings.history.hint')}</p>
+      <ul className="row-list compact" data-testid="binding-history">
+        {props.history.map((entry) => {
+          const id = `${entry.connector_channel_id}-${entry.ended_at}`;
+          return (
+            <li
+              key={id}
+              className="row"
+              data-testid={`binding-history-${entry.connector_channel_id}`}
+              data-end={entry.end}
+            >
+              <div className="row-main">
+                <div className="card-title-row">
+                  <h4 className="card-title history-title">{entry.display_name}</h4>
+                  <StatusBadge
+                    tone={entry.end === 'logout' ? 'neutral' : entry.end === 'revoked' ? 'danger' : 'warn'}
+                    testId={`binding-history-end-${entry.connector_channel_id}`}
+                  >
+                    {t(`bindings.end.${entry.end}`)}
+                  </StatusBadge>
+                  <span className="muted small">
+                    <time dateTime={new Date(entry.ended_at).toISOString()}>{format.dateTime(entry.ended_at)}</time>
+                  </span>
+                </div>
+                <dl className="facts facts-wide">
+                  <HolderFacts holder={entry.holder} boundAt={entry.bound_at} id={id} />
+                  <dt>{t('bindings.fact.lastAction')}</dt>
+                  <dd>
+                    {entry.last_action ? (
+                      <>
+                        {toolName(t, entry.last_action.tool_id)} ·{' '}
+                        {entry.last_action.outcome === 'ok'
+                          ? t('activity.outcome.ok')
+                          : known(t, `errors.${entry.last_action.outcome}`, entry.last_action.outcome)}
+                      </>
+                    ) : (
+                      t('bindings.noneYet')
+                    )}
+                  </dd>
+                  <dt>{t('bindings.fact.channel')}</dt>
+                  <dd className="mono small muted" title={entry.connector_channel_id}>
+                    {shortId(entry.connector_channel_id)}
+                  </dd>
+                </dl>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
     </section>
   );
 }
@@ -82,10 +229,7 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
           {!channel.open ? <StatusBadge tone="neutral">{t('bindings.channelClosed')}</StatusBadge> : null}
         </div>
         <dl className="facts facts-wide">
-          <dt>{t('bindings.fact.channel')}</dt>
-          <dd className="mono" title={id}>
-            {shortId(id)}
-          </dd>
+          <HolderFacts holder={channel.holder} boundAt={channel.bound_at} id={id} />
           <dt>{t('bindings.fact.bound')}</dt>
           <dd>{channel.bound_at !== null ? <RelativeTime at={channel.bound_at} /> : '—'}</dd>
           <dt>{t('bindings.fact.lastAction')}</dt>
@@ -136,6 +280,10 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
             ) : (
               t('bindings.none')
             )}
+          </dd>
+          <dt>{t('bindings.fact.channel')}</dt>
+          <dd className="mono small muted" title={id}>
+            {shortId(id)}
           </dd>
         </dl>
         <ErrorText error={extend.error ?? revoke.error} testId={`channel-error-${id}`} />

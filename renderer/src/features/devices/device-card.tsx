@@ -15,7 +15,17 @@ import { known, useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
+import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
+import { toolName } from '../../lib/tool-names';
+import { argumentWords } from '../../lib/action-words';
+import type { I18n } from '../../i18n/i18n-context';
+
+/** "Tap “Pay”", "Wait for “Done”": the running call's name and, when it has a simple shape, its arguments in words. */
+function doingWords(t: I18n['t'], doing: NonNullable<AdminDevice['doing']>): string {
+  const words = argumentWords(t, doing.tool_id, doing.arguments);
+  return words ? `${toolName(t, doing.tool_id)} ${words}` : toolName(t, doing.tool_id);
+}
 
 const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }> = {
   device: { text: 'devices.state.device', tone: 'ok' },
@@ -116,6 +126,13 @@ export function DeviceCard(props: {
               </strong>
             ) : device.queue.running === 0 && device.queue.queued === 0 ? (
               t('devices.queue.idle')
+            ) : device.doing ? (
+              <span data-testid={`device-doing-${id}`}>
+                {t(device.queue.queued > 0 ? 'devices.queue.doingMore' : 'devices.queue.doing', {
+                  action: doingWords(t, device.doing),
+                  queued: device.queue.queued,
+                })}
+              </span>
             ) : (
               t('devices.queue.busy', { running: device.queue.running, queued: device.queue.queued })
             )}
@@ -152,6 +169,7 @@ export function DeviceCard(props: {
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
+        <TurnoverNote api={api} device={device} onChanged={props.onChanged} />
         <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
         <HelperPanel
           api={api}

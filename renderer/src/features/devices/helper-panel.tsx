@@ -1,5 +1,5 @@
 /**
- * The fast lane on a device card (README "Fast lane"): what gets installed, in one line, and
+ * The fast lane on a device card (docs/REFERENCE.md "Fast lane"): what gets installed, in one line, and
  * the person's consent ("Enable fast lane"); then the helper's state, version, last error and
  * which lane served the calls, with Turn off and Remove (uninstalls both APKs).
  */

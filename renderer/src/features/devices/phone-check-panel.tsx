@@ -1,5 +1,5 @@
 /**
- * The phone check on a device card (README "Phone check"): "ready" or how many problems, each
+ * The phone check on a device card (docs/REFERENCE.md "Phone check"): "ready" or how many problems, each
  * problem with its fix in words; what is fine and what could not be told behind "Show all";
  * and a "Check again" button that runs it now.
  */

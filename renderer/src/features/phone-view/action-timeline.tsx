@@ -1,9 +1,11 @@
 /**
- * The agent's last actions on one phone, newest first: tool, redacted arguments, state
- * (queued, running, held, done), outcome, duration and lane, with the picture of the screen
- * each tap, long press or swipe was made on and a marker where it landed (a dot for a
+ * The agent's last actions on one phone, newest first: tool, its arguments in words (the raw
+ * arguments, redacted as the audit keeps them, behind Details), state (queued, running, held,
+ * done), outcome with the error explained in words, duration and lane, with the picture of the
+ * screen each tap, long press or swipe was made on and a marker where it landed (a dot for a
  * tap or long press, an arrow for a swipe), placed by the point's share of the
- * phone's screen so it sits right at any picture size. A held call shows its approval here.
+ * phone's screen so it sits right at any picture size. A held call shows its approval here; a
+ * running one what it waits for and for how long; a typing one, on this computer, the text.
  */
 import type { AdminActionPoint, AdminApproval, AdminPhoneAction } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
@@ -12,7 +14,9 @@ import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { useNow } from '../../components/use-now';
 import { useT } from '../../i18n/i18n-context';
+import { argumentWords, errorExplanation, isStoppedCode, waitWords } from '../../lib/action-words';
 import { toolName } from '../../lib/tool-names';
 import { ApprovalButtons, ApprovalReasons, ApprovalSentence } from '../approvals/approval-parts';
 
@@ -89,6 +93,13 @@ function ActionRow(props: {
   const { action } = props;
   const id = action.action_id;
   const args = JSON.stringify(action.arguments);
+  const words = argumentWords(t, action.tool_id, action.arguments, action.typing);
+  // A canceled call's badge says it all; every other error gets its explanation.
+  const failed =
+    action.state === 'done' &&
+    action.outcome === 'error' &&
+    action.error_code !== null &&
+    action.error_code !== 'canceled';
   return (
     <li
       className={`pv-action pv-action-${action.state}`}
@@ -115,10 +126,47 @@ function ActionRow(props: {
             {action.duration_ms !== null ? ` · ${format.duration(action.duration_ms)}` : ''}
           </span>
         </div>
-        {args !== '{}' ? (
-          <code className="pv-args" title={args} data-testid={`pv-action-args-${id}`}>
-            {args}
-          </code>
+        {words ? (
+          <p className="pv-words" data-testid={`pv-action-words-${id}`}>
+            {words}
+          </p>
+        ) : null}
+        {action.state !== 'done' && action.typing && action.typing.length > 0 ? (
+          <LiveTyping id={id} typing={action.typing} />
+        ) : null}
+        {action.state === 'queued' || action.state === 'running' ? <WaitLine action={action} /> : null}
+        {failed && action.error_code ? (
+          <p
+            className={isStoppedCode(action.error_code) ? 'pv-error pv-error-stopped' : 'pv-error'}
+            data-testid={`pv-action-error-${id}`}
+            data-code={action.error_code}
+          >
+            {errorExplanation(action.error_code, t)}{' '}
+            <code className="pv-code" title={t('actions.error.code', { code: action.error_code })}>
+              {action.error_code}
+            </code>
+          </p>
+        ) : null}
+        {args !== '{}' || action.error_message ? (
+          <details className="pv-details" data-testid={`pv-action-details-${id}`}>
+            <summary>{t('actions.details')}</summary>
+            {args !== '{}' ? (
+              <>
+                <span className="muted small">{t('actions.details.arguments')}</span>
+                <code className="pv-args" title={args} data-testid={`pv-action-args-${id}`}>
+                  {args}
+                </code>
+              </>
+            ) : null}
+            {action.error_message ? (
+              <>
+                <span className="muted small">{t('actions.details.message')}</span>
+                <span className="pv-agent-message" data-testid={`pv-action-message-${id}`}>
+                  {action.error_message}
+                </span>
+              </>
+            ) : null}
+          </details>
         ) : null}
         {action.points.length > 0 ? (
           <p className="muted small" data-testid={`pv-action-points-${id}`}>
@@ -131,6 +179,40 @@ function ActionRow(props: {
       </div>
       {action.screen && action.points.length > 0 ? <ActionPicture action={action} picture={props.picture} /> : null}
     </li>
+  );
+}
+
+/** What a queued or running call waits for, the seconds counted here once a second. */
+function WaitLine(props: { action: AdminPhoneAction }): React.JSX.Element | null {
+  const { t } = useT();
+  const now = useNow();
+  const text = waitWords(t, props.action, now);
+  if (!text) return null;
+  return (
+    <p className="pv-wait" data-testid={`pv-action-wait-${props.action.action_id}`} aria-live="off">
+      {text}
+    </p>
+  );
+}
+
+/** The text being typed, on this computer only: plain, or dots for a secret. */
+function LiveTyping(props: { id: string; typing: ReadonlyArray<string | null> }): React.JSX.Element {
+  const { t } = useT();
+  return (
+    <p className="pv-typing" data-testid={`pv-typing-${props.id}`} title={t('actions.typed.liveTitle')}>
+      <span className="pv-typing-label">{t('actions.typed.live')}</span>
+      {props.typing.map((text, i) =>
+        text === null ? (
+          <span key={i} className="pv-typing-dots" data-secret="true" aria-label={t('actions.typed.dots')}>
+            ••••••••
+          </span>
+        ) : (
+          <span key={i} className="pv-typing-text">
+            {text}
+          </span>
+        ),
+      )}
+    </p>
   );
 }
 
@@ -154,15 +236,17 @@ function ActionStatus(props: { action: AdminPhoneAction }): React.JSX.Element {
       </StatusBadge>
     );
   }
+  // The explanation and the code follow under the title; the badge only says how it ended.
+  const code = action.error_code;
+  if (code === 'canceled')
+    return (
+      <StatusBadge tone="neutral" testId={testId} title={code}>
+        {t('phone-view.outcome.canceled')}
+      </StatusBadge>
+    );
   return (
-    <StatusBadge
-      tone={action.error_code === 'canceled' ? 'neutral' : 'danger'}
-      testId={testId}
-      title={action.error_code ?? undefined}
-    >
-      {action.error_code === 'canceled'
-        ? t('phone-view.outcome.canceled')
-        : t('phone-view.outcome.error', { code: action.error_code ?? '' })}
+    <StatusBadge tone={isStoppedCode(code) ? 'warn' : 'danger'} testId={testId} title={code ?? undefined}>
+      {isStoppedCode(code) ? t('actions.stopped') : t('actions.failed')}
     </StatusBadge>
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Settings → Fast lane: the lab-wide defaults for the resident helper (README "Fast lane").
+ * Settings → Fast lane: the lab-wide defaults for the resident helper (docs/REFERENCE.md "Fast lane").
  * `ask`: a person enables it on each phone's card; `on`: every phone uses it unless turned off
  * on its card. And whether phones with a network address may run it (its ports are then
  * reachable there): off, each phone's person accepts it on its card. Saved in the bridge's settings.

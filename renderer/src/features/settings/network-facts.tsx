@@ -1,6 +1,6 @@
 /**
  * How the bridge faces the network, read-only (set at start by flags, env or the desktop
- * settings file; README "For labs"): https with which certificate — its SHA-256
+ * settings file; docs/REFERENCE.md "For labs"): https with which certificate — its SHA-256
  * fingerprint to pin or compare on the xAgent host — the public URL behind a proxy, and
  * the address rules.
  */

@@ -1,5 +1,5 @@
 /**
- * The lab's named secrets (README "Secrets by reference"): passwords an agent types by name
+ * The lab's named secrets (docs/REFERENCE.md "Secrets by reference"): passwords an agent types by name
  * with android_type_text `secret` and never sees. Write-only like access codes: the list
  * shows names, phones and when each changed, never a value; saving under an existing name
  * replaces it, and deleting asks first.

@@ -17,6 +17,7 @@ import { BridgeSection } from './bridge-section';
 import { ConnectionSection } from './connection-section';
 import { LanguageSection } from './language-section';
 import { FastLaneSection } from './fast-lane-section';
+import { TurnoverSection } from './turnover-section';
 import { useT } from '../../i18n/i18n-context';
 import { revealSideways } from '../../lib/reveal-sideways';
 import { LimitsSection } from './limits-section';
@@ -31,6 +32,7 @@ const PART_TITLES: Record<SettingsPart, MessageKey> = {
   secrets: 'settings.secrets.title',
   policies: 'settings.policies.title',
   'fast-lane': 'helper.settings.title',
+  'hand-over': 'turnover.settings.title',
   limits: 'settings.limits.title',
 };
 
@@ -93,6 +95,9 @@ export function SettingsView(props: {
       {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('policies') ? <PoliciesSection api={api} /> : null}
       {shows('fast-lane') ? <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} /> : null}
+      {shows('hand-over') ? (
+        <TurnoverSection api={api} policy={state.turnover_policy} onChanged={props.onChanged} />
+      ) : null}
       {shows('limits') ? (
         <LimitsSection
           api={api}
