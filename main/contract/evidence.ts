@@ -110,6 +110,8 @@ export interface EvidenceBundle {
     connector_channel_id: string;
     /** How the lease began (the auth flow: device_claim, desktop_approval …). */
     bound_via: string;
+    /** Who asked for the phone, as the binding kept it (absent for bindings made before holders were kept). */
+    holder: { requester: string | null; claimed_as: string | null; client_address: string | null } | null;
     started_at: number;
     ended_at: number;
     end_reason: string;

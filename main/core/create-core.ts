@@ -322,7 +322,19 @@ export function createCore(input: CoreOptionsInput): Core {
   const leaseStart = (channelId: string): LeaseStart | undefined => {
     const binding = bindingService.activeBinding(channelId);
     return binding
-      ? { deviceId: binding.deviceId, phoneName: binding.displayName, boundAt: binding.boundAt, flowId: binding.flowId }
+      ? {
+          deviceId: binding.deviceId,
+          phoneName: binding.displayName,
+          boundAt: binding.boundAt,
+          flowId: binding.flowId,
+          holder: binding.holder
+            ? {
+                requester: binding.holder.requester,
+                claimed_as: binding.holder.claimedAs,
+                client_address: binding.holder.clientAddress,
+              }
+            : null,
+        }
       : undefined;
   };
   const evidence = new EvidenceRecorder({

@@ -122,6 +122,7 @@ describe('a lease’s evidence bundle', () => {
     assert.ok(bundle.logcat && bundle.logcat.lines.length > 0);
     assert.ok(bundle.turnover, 'the turnover report arrived');
     assert.equal(bundle.turnover_expected, true);
+    assert.match(String(bundle.lease.holder?.client_address), /127\.0\.0\.1/, 'who asked for the phone');
     assert.ok(!text.includes(TYPED), 'typed text never in plain');
     assert.ok(!text.includes(rig.bridge.apiKey));
     assert.ok(!text.includes(rig.bridge.adminToken));

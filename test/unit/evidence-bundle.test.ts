@@ -30,6 +30,7 @@ function bundle(extra: Partial<EvidenceBundle> = {}): EvidenceBundle {
       phone_name: 'Pixel <b>7</b>',
       connector_channel_id: 'ch_1',
       bound_via: 'device_claim',
+      holder: { requester: 'Ana <QA>', claimed_as: null, client_address: '10.0.0.7' },
       started_at: T0,
       ended_at: T0 + 60_000,
       end_reason: 'logout',
@@ -110,6 +111,7 @@ void describe('evidence page', () => {
     assert.match(html, /<span class="tool">Type text<\/span>/);
     assert.match(html, /The agent signed out/);
     assert.match(html, /a lab access code/);
+    assert.match(html, /<dt>Held by<\/dt><dd>Ana &#60;QA&#62; · from 10\.0\.0\.7<\/dd>/);
     assert.match(html, /<code>approval_denied<\/code> /);
     assert.match(html, /done · 120 ms · allow, decided by policy/);
     assert.match(html, /failed · 3\.0 s · deny, decided by the person at the console · approval apr_1/);
@@ -309,7 +311,13 @@ void describe('evidence recorder', () => {
         logger: silentLogger,
       };
       const recorder = new EvidenceRecorder(deps);
-      recorder.noteLease('ch_1', { deviceId: 'dev_1', phoneName: 'Pixel', boundAt: T0, flowId: 'device_claim' });
+      recorder.noteLease('ch_1', {
+        deviceId: 'dev_1',
+        phoneName: 'Pixel',
+        boundAt: T0,
+        flowId: 'device_claim',
+        holder: null,
+      });
       const call = (tool: string, at: number): ToolCall =>
         ({
           channelId: 'ch_1',

@@ -48,6 +48,7 @@ export function buildEvidenceHtml(bundle: EvidenceBundle, locale: Locale = 'en')
 ${row(t('evidence.lease.phone'), `${lease.phone_name} (${lease.device_id})`)}
 ${row(t('evidence.lease.channel'), lease.connector_channel_id)}
 ${row(t('evidence.lease.boundVia'), hasMessage(flowKey) ? t(flowKey) : lease.bound_via)}
+${lease.holder ? row(t('bindings.fact.holder'), holderText(lease.holder, t)) : ''}
 ${row(t('evidence.lease.started'), when(lease.started_at))}
 ${row(t('evidence.lease.ended'), when(lease.ended_at))}
 ${row(t('evidence.lease.endReason'), hasMessage(endKey) ? t(endKey) : lease.end_reason)}
@@ -207,6 +208,14 @@ ${row(t('evidence.turnover.clipboard'), yesNo(r.clipboard_cleared))}
 ${row(t('evidence.turnover.home'), yesNo(r.home_pressed))}
 </dl>
 ${r.problems.length > 0 ? `<p><strong>${e(t('evidence.turnover.problems'))}</strong></p><ul class="problems">${r.problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : ''}`;
+}
+
+/** Who asked for the phone, as the Bindings screen says it. */
+function holderText(holder: NonNullable<EvidenceBundle['lease']['holder']>, t: Translate): string {
+  const parts = [holder.requester ?? t('bindings.holder.noName')];
+  if (holder.claimed_as) parts.push(t('bindings.holder.claimedAs', { name: holder.claimed_as }));
+  if (holder.client_address) parts.push(t('bindings.holder.from', { address: holder.client_address }));
+  return parts.join(' · ');
 }
 
 /** A decision in words (the Activity screen's), else as the audit wrote it. */

@@ -66,6 +66,7 @@ export interface LeaseStart {
   boundAt: number;
   /** The auth flow the lease came by. */
   flowId: string;
+  holder: EvidenceBundle['lease']['holder'];
 }
 
 export interface LeaseEnd {
@@ -226,6 +227,7 @@ export class EvidenceRecorder implements CallRecordSink {
         phone_name: lease.phoneName,
         connector_channel_id: lease.channelId,
         bound_via: lease.flowId,
+        holder: lease.holder,
         started_at: lease.boundAt,
         ended_at: endedAt,
         end_reason: end.reason,
