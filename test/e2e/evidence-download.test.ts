@@ -6,39 +6,30 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
 import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = '/tmp/xagent-evidence';
 const UI_MS = 10_000;
 
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
-
-let browser: Browser;
+let browser: Browser | undefined;
 let buildDir = '';
+/** Where the downloads are saved. */
+let saveDir = '';
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
-  buildDir = mkdtempSync(join(tmpdir(), 'evidence-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: join(buildDir, 'console'), minify: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  ({ browser, buildDir } = await startConsoleBrowser('evidence-e2e-'));
+  saveDir = mkdtempSync(join(tmpdir(), 'evidence-downloads-'));
 });
 
 after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  await stopConsoleBrowser(browser, buildDir);
+  if (saveDir) rmSync(saveDir, { recursive: true, force: true });
 });
 
 for (const locale of ['en', 'zh-CN'] as const) {
@@ -49,8 +40,8 @@ for (const locale of ['en', 'zh-CN'] as const) {
     const words = <T>(en: T, zh: T): T => (locale === 'en' ? en : zh);
 
     before(async () => {
-      bound = await startBoundRig({ consoleDir: join(buildDir, 'console') });
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale, acceptDownloads: true });
+      bound = await startBoundRig({ consoleDir: buildDir });
+      context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, locale, acceptDownloads: true });
       page = await context.newPage();
       const deviceId = bound.rig.device(0).deviceId;
       await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
@@ -87,7 +78,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
         row.getByTestId('pv-evidence-html').click(),
       ]);
       assert.match(download.suggestedFilename(), /^evidence-.+\.html$/);
-      const saved = join(buildDir, `${locale}-${download.suggestedFilename()}`);
+      const saved = join(saveDir, `${locale}-${download.suggestedFilename()}`);
       await download.saveAs(saved);
       assert.match(readFileSync(saved, 'utf8'), /<meta http-equiv="Content-Security-Policy"/);
 

@@ -8,18 +8,18 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, eventually } from '../helpers/console-browser';
 import { bindChannel, invoke, startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 import { result, type Json } from '../helpers/acks';
 import { answerApproval, waitForApproval } from '../helpers/approvals';
 import { XAgentClient } from '../helpers/xagent-client';
 import type { EvidenceBundle, EvidenceSummary } from '../../main/contract/evidence';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = '/tmp/xagent-evidence';
 const TYPED = 'meet Anna at the pier';
 
@@ -60,16 +60,11 @@ describe('a lease’s evidence bundle', () => {
     assert.equal((await client.request('auth.logout', {}, channel)).payload?.status, 'ok');
 
     const deviceId = rig.device(0).deviceId;
-    let list: EvidenceSummary[] = [];
-    const deadline = Date.now() + 15_000;
-    while (list.length === 0) {
-      if (Date.now() > deadline) throw new Error('no evidence listed after the logout');
+    summary = await eventually(async () => {
       const res = await rig.bridge.admin('GET', `/admin/api/evidence?device_id=${encodeURIComponent(deviceId)}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      list = res.body.evidence as EvidenceSummary[];
-      if (list.length === 0) await new Promise((r) => setTimeout(r, 50));
-    }
-    summary = list[0]!;
+      return (res.body.evidence as EvidenceSummary[])[0];
+    }, 'the lease in the evidence list after the logout');
   });
 
   after(async () => {
@@ -89,22 +84,21 @@ describe('a lease’s evidence bundle', () => {
   });
 
   test('the JSON has the calls, the approval with its screenshot, the screenshot, the log and the turnover; no secret', async () => {
-    let bundle: EvidenceBundle | undefined;
-    let text: string;
     // The turnover runs after the lease; its report is added when it finished.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const res = await download(`/admin/api/evidence/${summary.lease_id}?format=json`);
-      assert.equal(res.status, 200);
-      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-      assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="evidence-.+\.json"$/);
-      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-      text = await res.text();
-      bundle = JSON.parse(text) as EvidenceBundle;
-      if (bundle.turnover !== null || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(bundle);
+    const { bundle, text } = await eventually(
+      async () => {
+        const res = await download(`/admin/api/evidence/${summary.lease_id}?format=json`);
+        assert.equal(res.status, 200);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+        assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="evidence-.+\.json"$/);
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+        const body = await res.text();
+        const parsed = JSON.parse(body) as EvidenceBundle;
+        return parsed.turnover !== null ? { bundle: parsed, text: body } : undefined;
+      },
+      'the turnover report in the bundle',
+      20_000,
+    );
     const tools = bundle.calls.map((c) => c.tool_id);
     for (const tool of [
       'android_tap',
@@ -140,7 +134,6 @@ describe('a lease’s evidence bundle', () => {
     const file = join(dir, 'evidence.html');
     writeFileSync(file, html);
 
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
