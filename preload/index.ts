@@ -31,6 +31,7 @@ const api: DeviceBridgeIpcApi = {
   getTurnover: call('getTurnover'),
   putTurnover: call('putTurnover'),
   setDeviceTurnover: call('setDeviceTurnover'),
+  setDeviceTakeover: call('setDeviceTakeover'),
   setAccessCode: call('setAccessCode'),
   listSecrets: call('listSecrets'),
   putSecret: call('putSecret'),

@@ -22,6 +22,7 @@ import type {
   AdminSettings,
   AdminSettingsPatch,
   AdminState,
+  AdminTakenOver,
   AdminTurnover,
   AdminTurnoverPolicy,
   AuditEntry,
@@ -94,6 +95,14 @@ export const ADMIN_OPERATIONS = {
   setDeviceTurnover: {
     route: 'POST /admin/api/devices/:device_id/turnover',
     shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
+  },
+  /** take: a person takes the phone from the agent; hand_back: the agent may act again (with an optional note). */
+  setDeviceTakeover: {
+    route: 'POST /admin/api/devices/:device_id/takeover',
+    shape: shape<
+      { action: 'take' | 'hand_back'; note?: string },
+      { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
+    >(),
   },
   putFastLane: {
     route: 'PUT /admin/api/fast-lane',

@@ -13,12 +13,14 @@ import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-rou
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
+import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
-  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover'
+  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover'
 > {
+  takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
   turnover: TurnoverRouteDeps['turnover'] & NonNullable<AdminRouteDeps['turnover']>;
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
@@ -54,6 +56,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
+  registerTakeoverRoutes(router, { takeover: deps.takeover, registry: deps.registry, hub: deps.hub });
   registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
   const routeDeps: AdminRouteDeps = {
     ...shared,

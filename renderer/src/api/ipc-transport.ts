@@ -35,6 +35,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     putFastLane: (change) => unwrap(bridge.putFastLane(change)),
     putTurnover: (change) => unwrap(bridge.putTurnover(change)),
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
+    setDeviceTakeover: (id, action, note) =>
+      unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
     setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
     listSecrets: () => unwrap(bridge.listSecrets()),
     putSecret: (name, request) => unwrap(bridge.putSecret({ name, ...request })),
