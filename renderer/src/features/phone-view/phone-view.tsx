@@ -37,6 +37,8 @@ export function PhoneView(props: {
   const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
   const timeline = usePhoneActions(api, deviceId);
   const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
+  const takenOver = device?.taken_over ?? null;
+  const takeover = useAction(() => api.setDeviceTakeover(deviceId, takenOver ? 'hand_back' : 'take'), props.onChanged);
   const channel = device?.lease
     ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id)
     : undefined;
@@ -75,7 +77,28 @@ export function PhoneView(props: {
           ) : null}
           <ErrorText error={stop.error} testId="phone-view-stop-error" />
         </div>
+        <div className="pv-takeover">
+          <button
+            type="button"
+            className={takenOver ? 'btn btn-primary' : 'btn'}
+            onClick={() => takeover.run()}
+            disabled={takeover.pending || !online}
+            data-testid="phone-view-takeover"
+            data-taken={takenOver ? 'true' : 'false'}
+            title={t(takenOver ? 'phone-view.takeover.handBackTitle' : 'phone-view.takeover.takeTitle')}
+          >
+            {takeover.pending
+              ? t('phone-view.takeover.pending')
+              : t(takenOver ? 'phone-view.takeover.handBack' : 'phone-view.takeover.take')}
+          </button>
+          <ErrorText error={takeover.error} testId="phone-view-takeover-error" />
+        </div>
       </header>
+      {takenOver ? (
+        <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
+          {t('phone-view.takeover.banner')}
+        </p>
+      ) : null}
       {!device ? (
         <p className="banner banner-warn" data-testid="phone-view-missing">
           {t('phone-view.missing')}
