@@ -43,6 +43,8 @@ import { BridgeMetrics } from './metrics/bridge-metrics';
 import { LeaseEffects } from './turnover/lease-effects';
 import { Turnover, TURNOVER_CHANNEL } from './turnover/turnover';
 import { Takeover } from './takeover/takeover';
+import { runPersonInput } from './takeover/person-input';
+import { BridgeError } from './errors';
 import { CONNECTOR_VERSION } from './protocol/identity';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
@@ -524,6 +526,33 @@ export function createCore(input: CoreOptionsInput): Core {
     secrets: labSecrets,
     turnover,
     takeover,
+    personInput: async (deviceId, input) => {
+      const device = registry.get(deviceId);
+      if (!device) throw new BridgeError('device_not_found', 'no such phone');
+      await runPersonInput(
+        {
+          queue,
+          isTaken: (id) => takeover.isTaken(id),
+          screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: options.adbCommandTimeoutMs }),
+          audit: (id, done, code, durationMs) =>
+            safety.recordBridgeAction({
+              deviceId: id,
+              action: `person_${done.kind}`,
+              code,
+              reasons: ['the person at the computer, while holding the phone'],
+              decision: 'allow',
+              decidedBy: 'person',
+              details: { ...done },
+              durationMs,
+            }),
+          commandTimeoutMs: options.adbCommandTimeoutMs,
+          clock,
+        },
+        deviceId,
+        tools.shellFor(device),
+        input,
+      );
+    },
     timeline,
     frames,
     url: () => endpoint.publicUrl(),

@@ -101,6 +101,40 @@ describe('take over and hand back', () => {
     assert.equal(again.body.error?.code, 'human_in_control', JSON.stringify(again.body));
   });
 
+  test('while taken: the person taps, swipes and presses Home from the console; nothing else reaches the phone', async () => {
+    const input = async (body: Json): Promise<{ status: number; body: Json }> => {
+      const res = await bound!.rig.bridge.admin('POST', `/admin/api/devices/${deviceId()}/input`, body);
+      return { status: res.status, body: res.body };
+    };
+    const lines = (): string[] => phone.argvLog.map((argv) => argv.join(' '));
+    const from = phone.argvLog.length;
+    assert.deepEqual((await input({ kind: 'tap', x: 123, y: 456 })).body, { status: 'ok' });
+    assert.equal((await input({ kind: 'swipe', x1: 500, y1: 1500, x2: 500, y2: 500 })).status, 200);
+    assert.equal((await input({ kind: 'key', key: 'home' })).status, 200);
+    const sent = lines().slice(from);
+    assert.ok(sent.includes('input tap 123 456'), sent.join('\n'));
+    assert.ok(sent.includes('input swipe 500 1500 500 500 300'), sent.join('\n'));
+    assert.ok(sent.includes('input keyevent 3'), sent.join('\n'));
+
+    const before = phone.argvLog.length;
+    const outside = await input({ kind: 'tap', x: 99_999, y: 10 });
+    assert.equal(outside.body.error?.code, 'out_of_bounds', JSON.stringify(outside.body));
+    for (const bad of [
+      { kind: 'shell', command: 'rm -rf /sdcard' },
+      { kind: 'key', key: 'power' },
+      { kind: 'tap', x: '1; reboot', y: 2 },
+    ]) {
+      const res = await input(bad);
+      assert.equal(res.body.error?.code, 'invalid_arguments', JSON.stringify(bad));
+    }
+    assert.ok(
+      !lines()
+        .slice(before)
+        .some((l) => l.startsWith('input')),
+      'no refused input reached the phone',
+    );
+  });
+
   test('the lease idle timer stands still while taken over; handed back, taps work and the Descriptor note goes', async () => {
     const { client, channel } = bound!;
     // Well past the idle timeout on the bridge's clock: the sweep (every 250 ms) leaves the lease alone.
@@ -122,8 +156,15 @@ describe('take over and hand back', () => {
     assert.equal(taps(), tapsBefore + 1);
     assert.equal(bound!.rig.bridge.core.bindings.leaseHolder(deviceId()), channel);
 
-    // Handing back a phone nobody holds is refused.
+    // Handing back a phone nobody holds is refused, and so is the person's input.
     assert.equal((await takeover({ action: 'hand_back' })).status, 400);
+    const late = await bound!.rig.bridge.admin('POST', `/admin/api/devices/${deviceId()}/input`, {
+      kind: 'tap',
+      x: 1,
+      y: 1,
+    });
+    assert.equal(late.status, 400);
+    assert.equal(taps(), tapsBefore + 1, 'the refused input never reached the phone');
   });
 
   test('the audit has the take-over and the hand-back as the person’s', async () => {
@@ -135,5 +176,9 @@ describe('take over and hand back', () => {
     assert.equal(back?.decided_by, 'person');
     assert.equal(back?.arguments.note, 'logged in to the test account');
     assert.ok(back?.arguments.held_ms >= 10_000, JSON.stringify(back));
+    const personTap = entries.find((e) => e.tool_id === 'person_tap' && e.outcome === 'ok');
+    assert.equal(personTap?.decided_by, 'person');
+    assert.deepEqual(personTap?.arguments, { kind: 'tap', x: 123, y: 456 });
+    assert.equal(entries.find((e) => e.tool_id === 'person_key')?.decided_by, 'person');
   });
 });

@@ -50,6 +50,7 @@ function fakePreload() {
     putTurnover: record('putTurnover', { claims: true, approvals: true, clear_data: [], devices: {} }),
     setDeviceTurnover: record('setDeviceTurnover', { status: 'dismissed', turnover: null }),
     setDeviceTakeover: record('setDeviceTakeover', { status: 'handed_back', taken_over: null }),
+    sendDeviceInput: record('sendDeviceInput', { status: 'ok' }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     listSecrets: () => ok({ secrets: [] }),
     putSecret: record('putSecret', {

@@ -21,6 +21,7 @@ export interface AdminApiDeps extends Omit<
   'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover'
 > {
   takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
+  personInput: TakeoverRouteDeps['personInput'];
   turnover: TurnoverRouteDeps['turnover'] & NonNullable<AdminRouteDeps['turnover']>;
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
@@ -56,7 +57,12 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
-  registerTakeoverRoutes(router, { takeover: deps.takeover, registry: deps.registry, hub: deps.hub });
+  registerTakeoverRoutes(router, {
+    takeover: deps.takeover,
+    personInput: deps.personInput,
+    registry: deps.registry,
+    hub: deps.hub,
+  });
   registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
   const routeDeps: AdminRouteDeps = {
     ...shared,

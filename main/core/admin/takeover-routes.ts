@@ -7,10 +7,13 @@ import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { EventHub } from '../events/event-hub';
 import type { Takeover } from '../takeover/takeover';
+import { parsePersonInput, type PersonInput } from '../takeover/person-input';
 import type { AdminRouter } from './admin-router';
 
 export interface TakeoverRouteDeps {
   takeover: Pick<Takeover, 'take' | 'handBack' | 'state'>;
+  /** Runs the person's own input on a phone they hold (takeover/person-input.ts). */
+  personInput: (deviceId: string, input: PersonInput) => Promise<void>;
   registry: Pick<DeviceRegistry, 'get'>;
   hub: Pick<EventHub, 'publish'>;
 }
@@ -41,4 +44,14 @@ export function registerTakeoverRoutes(router: AdminRouter, deps: TakeoverRouteD
       throw new BridgeError('invalid_arguments', 'action must be take or hand_back');
     },
   );
+
+  router.add('POST /admin/api/devices/:device_id/input', async ({ params, request }): Promise<{ status: 'ok' }> => {
+    const device = deps.registry.get(params.device_id);
+    if (!device || device.state !== 'device') throw new BridgeError('device_not_found', 'no such phone online');
+    const body: Record<string, unknown> = { ...(await request()) };
+    // The route's own parameter is not part of the input.
+    delete body.device_id;
+    await deps.personInput(params.device_id, parsePersonInput(body));
+    return { status: 'ok' };
+  });
 }

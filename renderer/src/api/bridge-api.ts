@@ -101,6 +101,8 @@ export interface BridgeApi {
     action: 'take' | 'hand_back',
     note?: string,
   ): Promise<AdminResponse<'setDeviceTakeover'>>;
+  /** The person's own tap, swipe or key on a phone they took over (refused while the agent has it). */
+  sendDeviceInput(deviceId: string, input: AdminRequest<'sendDeviceInput'>): Promise<AdminResponse<'sendDeviceInput'>>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

@@ -128,6 +128,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
     setDeviceTakeover: (id, action, note) =>
       json('setDeviceTakeover', { device_id: id, action, ...(note !== undefined ? { note } : {}) }),
+    sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),
     setAccessCode: (request) => json('setAccessCode', request),
     listSecrets: () => json('listSecrets', {}),
     putSecret: (name, request) => json('putSecret', { name, ...request }),

@@ -37,6 +37,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
     setDeviceTakeover: (id, action, note) =>
       unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
+    sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),
     setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
     listSecrets: () => unwrap(bridge.listSecrets()),
     putSecret: (name, request) => unwrap(bridge.putSecret({ name, ...request })),
