@@ -75,6 +75,34 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.equal(taps(), before, 'the tap never reached the phone');
     });
 
+    test('while taken: a click on the live screen taps that point of the phone, Home presses Home', async () => {
+      const phone = bound.rig.phones[0]!;
+      const frame = view.getByTestId('phone-view-frame');
+      await eventually(async () => (await frame.getAttribute('data-drives')) === 'true', 'a drivable screen');
+      const box = (await frame.boundingBox())!;
+      const from = phone.argvLog.length;
+      // A quarter across and three quarters down the picture.
+      await view.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.75);
+      const tapLine = await eventually(
+        async () =>
+          phone.argvLog
+            .slice(from)
+            .map((argv) => argv.join(' '))
+            .find((line) => line.startsWith('input tap')),
+        'the person’s tap on the phone',
+      );
+      const [x, y] = tapLine.split(' ').slice(2).map(Number) as [number, number];
+      // The simulated phone is 1080 × 2400: the point scales from the picture, give or take a pixel of rounding.
+      assert.ok(Math.abs(x - 1080 * 0.25) <= 3, tapLine);
+      assert.ok(Math.abs(y - 2400 * 0.75) <= 3, tapLine);
+      await view.getByTestId('phone-view-key-home').click();
+      await eventually(
+        async () => phone.argvLog.slice(from).some((argv) => argv.join(' ') === 'input keyevent 3'),
+        'Home pressed',
+      );
+      assert.equal(await view.getByTestId('phone-view-key-home').innerText(), en ? 'Home' : '主屏幕');
+    });
+
     test('Hand back: the banner goes and the agent’s tap works again', async () => {
       await view.getByTestId('phone-view-takeover').click();
       await eventually(async () => (await view.getByTestId('phone-view-taken-over').count()) === 0, 'the banner gone');
