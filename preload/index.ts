@@ -31,6 +31,8 @@ const api: DeviceBridgeIpcApi = {
   getTurnover: call('getTurnover'),
   putTurnover: call('putTurnover'),
   setDeviceTurnover: call('setDeviceTurnover'),
+  setDeviceTakeover: call('setDeviceTakeover'),
+  sendDeviceInput: call('sendDeviceInput'),
   setAccessCode: call('setAccessCode'),
   listSecrets: call('listSecrets'),
   putSecret: call('putSecret'),

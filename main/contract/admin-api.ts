@@ -34,6 +34,14 @@ export interface AdminDevice {
   claim_line?: number;
   /** The agent's call running on this phone now (its arguments as the timeline shows them), else null. */
   doing?: { tool_id: string; arguments: Record<string, unknown> } | null;
+  /** A person has taken this phone over (docs/REFERENCE.md "Take over"): since when and who, or null. */
+  taken_over?: AdminTakenOver | null;
+}
+
+/** A person holding a phone: the agent's control calls answer human_in_control until the hand-back. */
+export interface AdminTakenOver {
+  since: number;
+  by: string;
 }
 
 /** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */

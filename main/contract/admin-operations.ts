@@ -22,6 +22,7 @@ import type {
   AdminSettings,
   AdminSettingsPatch,
   AdminState,
+  AdminTakenOver,
   AdminTurnover,
   AdminTurnoverPolicy,
   AuditEntry,
@@ -95,6 +96,24 @@ export const ADMIN_OPERATIONS = {
   setDeviceTurnover: {
     route: 'POST /admin/api/devices/:device_id/turnover',
     shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
+  },
+  /** take: a person takes the phone from the agent; hand_back: the agent may act again (with an optional note). */
+  setDeviceTakeover: {
+    route: 'POST /admin/api/devices/:device_id/takeover',
+    shape: shape<
+      { action: 'take' | 'hand_back'; note?: string },
+      { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
+    >(),
+  },
+  /** The person's own input while they hold the phone: a tap, a swipe or Back / Home / Recents. */
+  sendDeviceInput: {
+    route: 'POST /admin/api/devices/:device_id/input',
+    shape: shape<
+      | { kind: 'tap'; x: number; y: number }
+      | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number }
+      | { kind: 'key'; key: 'back' | 'home' | 'app_switch' },
+      { status: 'ok' }
+    >(),
   },
   putFastLane: {
     route: 'PUT /admin/api/fast-lane',

@@ -43,6 +43,9 @@ import { ToolRuntime } from './tools/tool-runtime';
 import { BridgeMetrics } from './metrics/bridge-metrics';
 import { LeaseEffects } from './turnover/lease-effects';
 import { Turnover, TURNOVER_CHANNEL } from './turnover/turnover';
+import { Takeover } from './takeover/takeover';
+import { runPersonInput } from './takeover/person-input';
+import { BridgeError } from './errors';
 import { CONNECTOR_VERSION } from './protocol/identity';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
@@ -160,6 +163,37 @@ export function createCore(input: CoreOptionsInput): Core {
   queue.setMaxDepth(live.queue_max_depth);
   const shells = new PhoneShells({ links: adbLinks, registry, clock, commandTimeoutMs: options.adbCommandTimeoutMs });
   const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
+  // Take over and hand back: a person holds a phone, the agent's control calls on it wait for the hand-back.
+  const takeover: Takeover = new Takeover(clock, {
+    taken: (deviceId, state) => {
+      safety.recordBridgeAction({
+        deviceId,
+        action: 'take_over',
+        code: null,
+        reasons: ['a person took the phone over at the computer'],
+        decision: 'taken_over',
+        decidedBy: 'person',
+        details: { by: state.by },
+      });
+      bindingService.toolMarksChanged(deviceId);
+      hub.publish('state');
+    },
+    handedBack: (back) => {
+      bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
+      safety.recordBridgeAction({
+        deviceId: back.deviceId,
+        action: 'hand_back',
+        code: null,
+        reasons: ['the person handed the phone back to the agent'],
+        decision: 'handed_back',
+        decidedBy: 'person',
+        details: { held_ms: back.heldMs, ...(back.note ? { note: back.note } : {}) },
+        durationMs: back.heldMs,
+      });
+      bindingService.toolMarksChanged(back.deviceId);
+      hub.publish('state');
+    },
+  });
   const plane: DataPlane = new DataPlane({
     runtime,
     authorize: authorizeKey,
@@ -182,6 +216,7 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     toolMarks: (deviceId) => marksFor(deviceId),
     deviceBlocked: (deviceId) => turnover.blocks(deviceId),
+    heldByPerson: (deviceId) => takeover.isTaken(deviceId),
     // Bindings end only once the core runs, after `tools` below exists.
     lastAction: (channelId) => tools.lastAction(channelId),
     push: (channelId, descriptor) => {
@@ -381,6 +416,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
+    heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
   });
   // Observation only: its commands wait behind no control call and never hold one up.
   const phoneCheck: PhoneCheck = new PhoneCheck({
@@ -414,6 +450,7 @@ export function createCore(input: CoreOptionsInput): Core {
       inputRefusal: tools.lastRefusal(deviceId, 'input_blocked'),
       installRefusal: tools.lastRefusal(deviceId, 'install_blocked'),
       treeReadAt: tools.lastTreeRead(deviceId),
+      takenOver: takeover.state(deviceId),
     });
   }
   registerAuthHandlers(plane, bindingService);
@@ -556,6 +593,34 @@ export function createCore(input: CoreOptionsInput): Core {
     safety,
     secrets: labSecrets,
     turnover,
+    takeover,
+    personInput: async (deviceId, input) => {
+      const device = registry.get(deviceId);
+      if (!device) throw new BridgeError('device_not_found', 'no such phone');
+      await runPersonInput(
+        {
+          queue,
+          isTaken: (id) => takeover.isTaken(id),
+          screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: options.adbCommandTimeoutMs }),
+          audit: (id, done, code, durationMs) =>
+            safety.recordBridgeAction({
+              deviceId: id,
+              action: `person_${done.kind}`,
+              code,
+              reasons: ['the person at the computer, while holding the phone'],
+              decision: 'allow',
+              decidedBy: 'person',
+              details: { ...done },
+              durationMs,
+            }),
+          commandTimeoutMs: options.adbCommandTimeoutMs,
+          clock,
+        },
+        deviceId,
+        tools.shellFor(device),
+        input,
+      );
+    },
     timeline,
     frames,
     evidence: evidenceStore,

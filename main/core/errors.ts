@@ -65,6 +65,8 @@ export const ERROR_CODES = [
   'approval_not_found',
   'policy_denied',
   'lease_conflict',
+  // a person took the phone over at the computer (core/takeover/takeover.ts): the agent's control calls wait for the hand-back
+  'human_in_control',
   'file_not_found',
   'file_too_large',
   'output_too_large',

@@ -49,6 +49,8 @@ function fakePreload() {
     getTurnover: record('getTurnover', { claims: true, approvals: false, clear_data: [], devices: {} }),
     putTurnover: record('putTurnover', { claims: true, approvals: true, clear_data: [], devices: {} }),
     setDeviceTurnover: record('setDeviceTurnover', { status: 'dismissed', turnover: null }),
+    setDeviceTakeover: record('setDeviceTakeover', { status: 'handed_back', taken_over: null }),
+    sendDeviceInput: record('sendDeviceInput', { status: 'ok' }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),
     listSecrets: () => ok({ secrets: [] }),
     putSecret: record('putSecret', {

@@ -16,6 +16,7 @@ import type {
   AdminSecret,
   AdminSettings,
   AdminState,
+  AdminTakenOver,
   AdminTurnover,
   AdminTurnoverPolicy,
 } from '../../contract/admin-api';
@@ -87,6 +88,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   doing?: (deviceId: string) => { tool_id: string; arguments: Record<string, unknown> } | null;
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
+  /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
+  takeover?: { state(deviceId: string): AdminTakenOver | null };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -113,6 +116,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
+        ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
         ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),
       };

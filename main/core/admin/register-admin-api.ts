@@ -13,13 +13,16 @@ import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-rou
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
+import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
-  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover'
+  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover'
 > {
+  takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
+  personInput: TakeoverRouteDeps['personInput'];
   turnover: TurnoverRouteDeps['turnover'] & NonNullable<AdminRouteDeps['turnover']>;
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
@@ -57,6 +60,12 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
+  registerTakeoverRoutes(router, {
+    takeover: deps.takeover,
+    personInput: deps.personInput,
+    registry: deps.registry,
+    hub: deps.hub,
+  });
   registerPhoneViewRoutes(router, { known: (deviceId) => deps.registry.get(deviceId) !== undefined, timeline, frames });
   const routeDeps: AdminRouteDeps = {
     ...shared,

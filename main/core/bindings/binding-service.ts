@@ -53,6 +53,8 @@ export interface BindingServiceOptions {
    * turnover/turnover.ts), else null.
    */
   deviceBlocked?: (deviceId: string) => string | null;
+  /** A person has taken the phone over (takeover/takeover.ts): its lease's timers stand still meanwhile. */
+  heldByPerson?: (deviceId: string) => boolean;
   /** Tools that cannot work on a phone (tool-marks.ts), shown in its channels' Descriptors. */
   toolMarks?: (deviceId: string) => ReadonlyMap<string, ToolMark>;
   /** A channel's last tool call, kept with the binding in the history when it ends. */
@@ -350,6 +352,22 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.endBinding(channelId, 'revoked');
   }
 
+  /**
+   * A person handed the phone back after holding it `heldMs`: its lease's idle and maximum
+   * timers move on by that time, as if they had stood still (they were not checked meanwhile).
+   */
+  resumeAfterTakeover(deviceId: string, heldMs: number): void {
+    const channelId = this.leaseHolder(deviceId);
+    const binding = channelId ? this.activeBinding(channelId) : undefined;
+    if (!binding || heldMs <= 0) return;
+    this.options.store.update(() => {
+      if (binding.lease.maxUntil !== null) binding.lease.maxUntil += heldMs;
+      // Never past now: a call refused while the phone was held still counted as activity.
+      binding.lease.lastActivityAt = Math.min(binding.lease.lastActivityAt + heldMs, this.clock());
+    });
+    this.emit('changed');
+  }
+
   /** Admin: extends the lease cap by `extraMs` and counts as activity for the idle timeout. */
   extendLease(channelId: string, extraMs: number): PersistedBinding {
     const binding = this.activeBinding(channelId);
@@ -556,6 +574,8 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       const online = this.options.registry.get(binding.deviceId)?.state === 'device';
       if (!online && !this.offlineSince.has(binding.deviceId)) this.offlineSince.set(binding.deviceId, now);
       const offlineSince = online ? undefined : this.offlineSince.get(binding.deviceId);
+      // The agent cannot act while a person holds the phone: its idle and maximum time do not run.
+      if (this.options.heldByPerson?.(binding.deviceId)) continue;
       const end = leaseEndsNow(binding.lease, now, offlineSince, this.lease.disconnectGraceMs);
       if (end !== null) this.endBinding(channel.id, 'expired', end);
     }

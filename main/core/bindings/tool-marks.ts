@@ -20,7 +20,7 @@
  */
 import type { AdminPhoneCheck } from '../../contract/admin-api';
 import type { DescriptorToolStatus, TargetPermissionState } from '../../contract/wire-schemas';
-import { toolIdsWhere } from '../tools/catalogue';
+import { TOOLS, toolIdsWhere } from '../tools/catalogue';
 
 export interface ToolMark {
   status: DescriptorToolStatus;
@@ -34,6 +34,8 @@ const INPUT_TOOLS = toolIdsWhere((f) => f.screenInput === true);
 const TREE_TOOLS = toolIdsWhere((f) => f.readsTree === true);
 /** The tool that types text (marked when only ASCII can be typed). */
 const TYPING_TOOLS = toolIdsWhere((f) => f.policy === 'type');
+/** The tools that act on the phone (kind `control`): refused while a person has taken the phone over. */
+const CONTROL_TOOLS = TOOLS.filter((t) => t.kind === 'control').map((t) => t.id);
 /** The tool that installs apps (marked after the phone refused an install). */
 const INSTALL_TOOLS = toolIdsWhere((f) => f.policy === 'install');
 
@@ -50,6 +52,8 @@ export interface MarkFacts {
   installRefusal: { at: number; fix: string | null } | null;
   /** When a UI tree was last read by a tool call (ms), or null. */
   treeReadAt: number | null;
+  /** A person has taken the phone over at the computer (takeover/takeover.ts), or null. */
+  takenOver?: { since: number; by: string } | null;
 }
 
 /** The marks for one phone; empty when every tool can work. */
@@ -87,6 +91,15 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
     const reason = `the phone refused the last install. Fix: ${installRefusal.fix ?? 'see the phone check'}`;
     for (const id of INSTALL_TOOLS)
       marks.set(id, { status: 'denied_by_target', targetPermissionState: 'denied', reason });
+  }
+
+  // Last, so it says what happens now. The tools stay `available` (the connection stays
+  // `connected` and the agent keeps its tools): a call answers human_in_control at once and
+  // works again after the hand-back, which pushes a Descriptor without this note.
+  if (facts.takenOver) {
+    const reason =
+      'human_in_control: a person has taken this phone over at the computer; control calls are refused until they hand it back (observation calls still work)';
+    for (const id of CONTROL_TOOLS) marks.set(id, { status: 'available', targetPermissionState: 'granted', reason });
   }
   return marks;
 }

@@ -135,6 +135,8 @@ export class SafetyService {
     decision?: string;
     details?: Record<string, unknown>;
     durationMs?: number;
+    /** Who did it: the bridge by itself (default), or the person at the computer (a takeover). */
+    decidedBy?: 'bridge' | 'person';
   }): void {
     this.audit.append({
       id: `aud_${randomBytes(9).toString('base64url')}`,
@@ -144,7 +146,7 @@ export class SafetyService {
       tool_id: e.action,
       arguments: e.details ?? {},
       decision: e.decision ?? 'stopped',
-      decided_by: 'bridge',
+      decided_by: e.decidedBy ?? 'bridge',
       outcome: e.code === null ? 'ok' : 'error',
       error_code: e.code,
       duration_ms: e.durationMs ?? 0,

@@ -53,6 +53,11 @@ export interface CallPipelineOptions {
   secrets?: Pick<SecretSource, 'values'>;
   /** Per leased phone, the resident log stream whose crashes and ANRs ride on results (lease-log-capture.ts). */
   captures?: LeaseLogCaptures;
+  /**
+   * A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls
+   * on it, or null while the agent has it. Observation calls never ask.
+   */
+  heldByPerson?: (deviceId: string) => BridgeError | null;
 }
 
 const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
@@ -70,6 +75,8 @@ export class CallPipeline {
     call.observed = this.o.observer?.queued(call);
     let ack: StoredAck;
     try {
+      // Refused at once, not queued behind a running call: the person may hold the phone for minutes.
+      this.refuseIfHeld(call);
       ack = await this.o.queue.submit(deviceId, call.tool.kind, call.channelId, () => this.inSlot(call), controller);
       if (ack.error || mayWake(call.tool.id, call.args)) this.o.memory.screenLock.forget(deviceId);
     } catch (error) {
@@ -87,10 +94,18 @@ export class CallPipeline {
     return this.finish(call, ack);
   }
 
+  private refuseIfHeld(call: ToolCall): void {
+    if (call.tool.kind !== 'control') return;
+    const refusal = this.o.heldByPerson?.(call.device.deviceId) ?? null;
+    if (refusal) throw refusal;
+  }
+
   /** Inside the phone's queue slot: guard, gate, journal, then the tool. */
   private async inSlot(call: ToolCall): Promise<StoredAck> {
     const { tool, device, shell, signal, observed } = call;
     const deviceId = device.deviceId;
+    // A call queued before the person took the phone over is refused when its turn comes.
+    this.refuseIfHeld(call);
     observed?.running();
     // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
     const lanes = this.o.shells.displayInUse(deviceId) === 0 ? this.o.lanes?.forCall(deviceId, shell) : undefined;

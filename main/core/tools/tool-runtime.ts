@@ -7,7 +7,7 @@
  * the audit sinks, the fast lane and the phone view's timeline.
  */
 import type { CoreOptions } from '../config/core-options';
-import type { ErrorCode } from '../errors';
+import type { BridgeError, ErrorCode } from '../errors';
 import type { DeviceRegistry, DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import type { FileCache } from '../files/file-cache';
@@ -61,6 +61,8 @@ export interface ToolRuntimeOptions {
   bindingStatus: (channelId: string) => string;
   touch: (channelId: string) => void;
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
+  /** A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls, or null. */
+  heldByPerson?: (deviceId: string) => BridgeError | null;
 }
 
 export class ToolRuntime {
@@ -109,6 +111,7 @@ export class ToolRuntime {
       logger: o.logger,
       ...(o.secrets ? { secrets: o.secrets } : {}),
       captures: this.captures,
+      ...(o.heldByPerson ? { heldByPerson: o.heldByPerson } : {}),
     });
     this.handler = new InvokeHandler({
       tools: this.byId,

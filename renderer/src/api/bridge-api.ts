@@ -105,6 +105,14 @@ export interface BridgeApi {
   putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
   /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */
   setDeviceTurnover(deviceId: string, action: 'retry' | 'dismiss'): Promise<AdminResponse<'setDeviceTurnover'>>;
+  /** A person takes the phone from the agent, or hands it back (an optional note says what they did). */
+  setDeviceTakeover(
+    deviceId: string,
+    action: 'take' | 'hand_back',
+    note?: string,
+  ): Promise<AdminResponse<'setDeviceTakeover'>>;
+  /** The person's own tap, swipe or key on a phone they took over (refused while the agent has it). */
+  sendDeviceInput(deviceId: string, input: AdminRequest<'sendDeviceInput'>): Promise<AdminResponse<'sendDeviceInput'>>;
   /** A small JPEG of the phone's screen. */
   getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
   /** The phone view's timeline: the agent's recent calls on this phone, newest first. */

@@ -126,6 +126,9 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     putFastLane: (change) => json('putFastLane', change),
     putTurnover: (change) => json('putTurnover', change),
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
+    setDeviceTakeover: (id, action, note) =>
+      json('setDeviceTakeover', { device_id: id, action, ...(note !== undefined ? { note } : {}) }),
+    sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),
     setAccessCode: (request) => json('setAccessCode', request),
     listSecrets: () => json('listSecrets', {}),
     putSecret: (name, request) => json('putSecret', { name, ...request }),

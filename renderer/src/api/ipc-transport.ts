@@ -35,6 +35,9 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     putFastLane: (change) => unwrap(bridge.putFastLane(change)),
     putTurnover: (change) => unwrap(bridge.putTurnover(change)),
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
+    setDeviceTakeover: (id, action, note) =>
+      unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
+    sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),
     setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
     listSecrets: () => unwrap(bridge.listSecrets()),
     putSecret: (name, request) => unwrap(bridge.putSecret({ name, ...request })),

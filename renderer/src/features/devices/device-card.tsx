@@ -124,6 +124,8 @@ export function DeviceCard(props: {
               <strong data-testid={`device-needs-you-${id}`}>
                 {t('devices.queue.needsYou', { count: props.approvalsWaiting })}
               </strong>
+            ) : device.taken_over ? (
+              <strong data-testid={`device-taken-over-${id}`}>{t('devices.queue.takenOver')}</strong>
             ) : device.queue.running === 0 && device.queue.queued === 0 ? (
               t('devices.queue.idle')
             ) : device.doing ? (

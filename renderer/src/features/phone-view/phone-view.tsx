@@ -4,6 +4,7 @@
  * channel with extend and revoke; the agent's last actions with a picture and a marker each,
  * and a held call's approval inline; the phone check; the evidence of its recent leases.
  */
+import { useRef } from 'react';
 import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
@@ -18,6 +19,24 @@ import { ActionTimeline } from './action-timeline';
 import { EvidencePanel } from './evidence-panel';
 import { useLiveFrames } from './use-live-frames';
 import { usePhoneActions } from './use-phone-actions';
+
+/** A press that moves less than this (CSS px) is a tap, more is a swipe. */
+const DRAG_MIN_PX = 12;
+
+/** Where on the phone's screen a point of the picture is (the picture shows the whole screen, scaled). */
+function phonePoint(
+  img: HTMLImageElement,
+  clientX: number,
+  clientY: number,
+  screen: { width: number; height: number },
+): { x: number; y: number } {
+  const box = img.getBoundingClientRect();
+  const clamp = (v: number, max: number): number => Math.min(max - 1, Math.max(0, Math.round(v)));
+  return {
+    x: clamp(((clientX - box.left) / box.width) * screen.width, screen.width),
+    y: clamp(((clientY - box.top) / box.height) * screen.height, screen.height),
+  };
+}
 
 /** What "Extend" adds to a lease, as on the Bindings screen. */
 const EXTEND_MS = 30 * 60_000;
@@ -38,6 +57,13 @@ export function PhoneView(props: {
   const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
   const timeline = usePhoneActions(api, deviceId);
   const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
+  const takenOver = device?.taken_over ?? null;
+  const input = useAction((body: Parameters<BridgeApi['sendDeviceInput']>[1]) => api.sendDeviceInput(deviceId, body));
+  // Where the person pressed on the picture, until they let go (a tap, or a swipe to where they let go).
+  const pressed = useRef<{ x: number; y: number; clientX: number; clientY: number } | null>(null);
+  const screen = { width: live.screenWidth, height: live.screenHeight };
+  const drives = takenOver !== null && live.screenWidth > 0;
+  const takeover = useAction(() => api.setDeviceTakeover(deviceId, takenOver ? 'hand_back' : 'take'), props.onChanged);
   const channel = device?.lease
     ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id)
     : undefined;
@@ -76,7 +102,28 @@ export function PhoneView(props: {
           ) : null}
           <ErrorText error={stop.error} testId="phone-view-stop-error" />
         </div>
+        <div className="pv-takeover">
+          <button
+            type="button"
+            className={takenOver ? 'btn btn-primary' : 'btn'}
+            onClick={() => takeover.run()}
+            disabled={takeover.pending || !online}
+            data-testid="phone-view-takeover"
+            data-taken={takenOver ? 'true' : 'false'}
+            title={t(takenOver ? 'phone-view.takeover.handBackTitle' : 'phone-view.takeover.takeTitle')}
+          >
+            {takeover.pending
+              ? t('phone-view.takeover.pending')
+              : t(takenOver ? 'phone-view.takeover.handBack' : 'phone-view.takeover.take')}
+          </button>
+          <ErrorText error={takeover.error} testId="phone-view-takeover-error" />
+        </div>
       </header>
+      {takenOver ? (
+        <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
+          {t('phone-view.takeover.banner')}
+        </p>
+      ) : null}
       {!device ? (
         <p className="banner banner-warn" data-testid="phone-view-missing">
           {t('phone-view.missing')}
@@ -92,6 +139,26 @@ export function PhoneView(props: {
                 data-testid="phone-view-frame"
                 data-seq={live.seq}
                 data-shown={live.shown}
+                data-drives={drives ? 'true' : 'false'}
+                className={drives ? 'pv-drivable' : undefined}
+                draggable={false}
+                onPointerDown={(e) => {
+                  if (!drives) return;
+                  const at = phonePoint(e.currentTarget, e.clientX, e.clientY, screen);
+                  pressed.current = { ...at, clientX: e.clientX, clientY: e.clientY };
+                }}
+                onPointerUp={(e) => {
+                  const from = pressed.current;
+                  pressed.current = null;
+                  if (!drives || !from) return;
+                  const to = phonePoint(e.currentTarget, e.clientX, e.clientY, screen);
+                  const moved = Math.hypot(e.clientX - from.clientX, e.clientY - from.clientY);
+                  input.run(
+                    moved < DRAG_MIN_PX
+                      ? { kind: 'tap', x: from.x, y: from.y }
+                      : { kind: 'swipe', x1: from.x, y1: from.y, x2: to.x, y2: to.y },
+                  );
+                }}
                 style={live.screenWidth > 0 ? { aspectRatio: `${live.screenWidth} / ${live.screenHeight}` } : undefined}
               />
             ) : (
@@ -104,6 +171,22 @@ export function PhoneView(props: {
               </span>
             )}
           </div>
+          {takenOver ? (
+            <div className="pv-keys" role="group" aria-label={t('phone-view.takeover.keys')}>
+              {(['back', 'home', 'app_switch'] as const).map((key) => (
+                <button
+                  key={key}
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => input.run({ kind: 'key', key })}
+                  data-testid={`phone-view-key-${key}`}
+                >
+                  {t(`phone-view.takeover.key.${key}`)}
+                </button>
+              ))}
+              <ErrorText error={input.error} testId="phone-view-input-error" />
+            </div>
+          ) : null}
           <p className="muted small" data-testid="phone-view-screen-note">
             {live.paused
               ? t('phone-view.screen.paused')
