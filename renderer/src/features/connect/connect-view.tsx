@@ -5,11 +5,10 @@
  * Rotate). The revealed key lives only in this component's state, so it disappears when the
  * person navigates away.
  */
-import { useEffect, useState } from 'react';
-import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
+import { useState } from 'react';
+import type { AdminState } from '../../../../main/contract/admin-api';
 import { routeHash } from '../../../../main/contract/console-route';
-import type { ApiError, BridgeApi } from '../../api/bridge-api';
-import { toApiError } from '../../api/bridge-api';
+import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { CopyButton } from '../../components/copy-button';
 import { Countdown } from '../../components/countdown';
@@ -17,32 +16,13 @@ import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useNow } from '../../components/use-now';
 import { useT } from '../../i18n/i18n-context';
+import { useAdminSettings } from '../settings/use-admin-settings';
 import { Rich } from '../../i18n/rich-text';
 
 export function ConnectView(props: { api: BridgeApi; state: AdminState }): React.JSX.Element {
   const { api, state } = props;
   const { t } = useT();
-  const [settings, setSettings] = useState<AdminSettings | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [attempt, setAttempt] = useState(0);
-
-  // Only the key's hint comes from settings; the base URL is in the state already.
-  useEffect(() => {
-    let active = true;
-    api.getSettings().then(
-      (answer) => {
-        if (!active) return;
-        setSettings(answer);
-        setError(null);
-      },
-      (caught: unknown) => {
-        if (active) setError(toApiError(caught));
-      },
-    );
-    return () => {
-      active = false;
-    };
-  }, [api, attempt]);
+  const { settings, error, retry } = useAdminSettings(api);
 
   return (
     <section aria-labelledby="connect-heading" className="connect-view">
@@ -56,12 +36,7 @@ export function ConnectView(props: { api: BridgeApi; state: AdminState }): React
       <section className="settings-section" aria-labelledby="connect-steps-heading">
         <h3 id="connect-steps-heading">{t('connect.steps.title')}</h3>
         {error ? (
-          <ErrorBanner
-            title={t('connect.loadFailed')}
-            error={error}
-            onRetry={() => setAttempt((n) => n + 1)}
-            testId="connect-error"
-          />
+          <ErrorBanner title={t('connect.loadFailed')} error={error} onRetry={retry} testId="connect-error" />
         ) : null}
         <ol className="steps connect-steps">
           <li>{t('connect.step1')}</li>

@@ -4,12 +4,11 @@
  * each on its own (`#/settings/limits`, so it opens at its top and can be bookmarked); `#/settings`
  * shows them all. Loads `GET settings` once per visit.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
+import { useLayoutEffect, useRef } from 'react';
+import type { AdminState } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { routeHash, SETTINGS_PARTS, type SettingsPart } from '../../../../main/contract/console-route';
-import type { ApiError, BridgeApi } from '../../api/bridge-api';
-import { toApiError } from '../../api/bridge-api';
+import type { BridgeApi } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner } from '../../components/error-banner';
 import { AccessCodesSection } from './access-codes-section';
@@ -19,6 +18,7 @@ import { LanguageSection } from './language-section';
 import { FastLaneSection } from './fast-lane-section';
 import { TurnoverSection } from './turnover-section';
 import { useT } from '../../i18n/i18n-context';
+import { useAdminSettings } from './use-admin-settings';
 import { revealSideways } from '../../lib/reveal-sideways';
 import { LimitsSection } from './limits-section';
 import { PoliciesSection } from './policies-section';
@@ -47,26 +47,7 @@ export function SettingsView(props: {
   const shows = (name: SettingsPart): boolean => part === null || part === name;
   const needsSettings = shows('connection') || shows('bridge');
   const { t } = useT();
-  const [settings, setSettings] = useState<AdminSettings | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    let active = true;
-    api.getSettings().then(
-      (answer) => {
-        if (!active) return;
-        setSettings(answer);
-        setError(null);
-      },
-      (caught: unknown) => {
-        if (active) setError(toApiError(caught));
-      },
-    );
-    return () => {
-      active = false;
-    };
-  }, [api, attempt]);
+  const { settings, error, retry, set: setSettings } = useAdminSettings(api);
 
   return (
     <section aria-labelledby="settings-heading">
@@ -76,12 +57,7 @@ export function SettingsView(props: {
       <SettingsParts current={part} />
       {shows('language') ? <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} /> : null}
       {error && needsSettings ? (
-        <ErrorBanner
-          title={t('settings.loadFailed')}
-          error={error}
-          onRetry={() => setAttempt((n) => n + 1)}
-          testId="settings-error"
-        />
+        <ErrorBanner title={t('settings.loadFailed')} error={error} onRetry={retry} testId="settings-error" />
       ) : null}
       {settings ? (
         <>
