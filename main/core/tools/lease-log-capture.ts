@@ -13,8 +13,8 @@
  *   out redacts them (log-redaction.ts) with that lease's typed texts.
  *
  * `start(lease)` opens the stream for a lease (again after it dropped); `stop()` closes it.
- * The first line logcat prints (`-T 1`: the last line before it started) is history, not
- * news, and is only kept in the rolling log.
+ * The first line logcat prints (`-T 1`: the last line before it started) belongs to whatever
+ * ran before this lease: it is dropped, as is the last lease's rolling log when a new one starts.
  */
 import type { Duplex } from 'node:stream';
 import type { DeviceShell } from '../devices/device-shell';
@@ -63,6 +63,10 @@ export class LeaseLogCapture {
     if (this.lease !== lease) {
       this.stop();
       this.lease = lease;
+      // Another lease's lines (and what its agent typed) never reach this lease's evidence.
+      this.lines.length = 0;
+      this.bytes = 0;
+      this.droppedLines = 0;
     }
     if (this.stream || !shell.openStream) return;
     this.opening ??= this.open(lease, shell).finally(() => (this.opening = undefined));
@@ -118,14 +122,14 @@ export class LeaseLogCapture {
     for (const raw of parts) {
       const line = raw.replace(/\r$/, '');
       if (line === '') continue;
-      this.keep(line);
       const entry = parseThreadtimeLine(line);
-      if (!entry) continue;
-      if (!this.seenFirst) {
+      // The first line (`-T 1`) was written before this lease's stream: history, kept nowhere.
+      if (entry && !this.seenFirst) {
         this.seenFirst = true;
         continue;
       }
-      this.detector.push(entry);
+      this.keep(line);
+      if (entry) this.detector.push(entry);
     }
   }
 

@@ -34,11 +34,27 @@ export interface LogRedaction {
 /** The line (or lines) with secrets, typed texts and secret-shaped values replaced. */
 export function redactLogText(text: string, what: LogRedaction): string {
   let out = scrubSecrets(text, what.secrets);
-  out = scrubTypedText(out, what.typed, () => TYPED_TEXT_MARK);
+  out = scrubTypedText(out, typedPieces(what.typed), () => TYPED_TEXT_MARK);
   return out
     .replace(CREDENTIAL_HEADER, (_m, scheme: string) => `${scheme} ${REDACTED_MARK}`)
     .replace(SECRET_FIELD, (_m, key: string, sep: string) => `${key}${sep}${REDACTED_MARK}`)
     .replace(JWT, REDACTED_MARK);
+}
+
+/** Shortest word of a typed text scrubbed on its own (an access code is at least 8 characters). */
+const TYPED_WORD_MIN = 6;
+
+/**
+ * Each typed text, and each of its longer words on its own: text with spaces reaches the phone
+ * word by word (`input text` per word, a space key between), so an app logs the words apart.
+ */
+function typedPieces(typed: readonly string[]): string[] {
+  const pieces = new Set<string>();
+  for (const text of typed) {
+    pieces.add(text);
+    for (const word of text.split(/\s+/)) if (word.length >= TYPED_WORD_MIN) pieces.add(word);
+  }
+  return [...pieces];
 }
 
 /** Each line redacted on its own (a typed text is matched against a line, never across two). */
