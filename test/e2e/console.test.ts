@@ -6,32 +6,20 @@
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { XAgentClient, type Packet } from '../helpers/xagent-client';
 
-// Debian's Chromium, or any Chromium / Chrome named by CHROMIUM_PATH (macOS, Windows); never downloaded.
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const SMALL = { width: 1024, height: 700 };
 const LARGE = { width: 1440, height: 900 };
 /** Deadline for one UI expectation. */
 const UI_MS = 10_000;
-
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
-
-/** Bundles the renderer into a private folder (esbuild, well under a second), so the test needs no `npm run build`. */
-async function buildConsole(outDir: string): Promise<void> {
-  const url = pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href;
-  const { buildRenderer } = (await import(url)) as { buildRenderer: BuildRenderer };
-  await buildRenderer({ outDir, minify: false });
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   // No hover effects in the picture; let countdowns and images settle into one frame.
@@ -83,28 +71,11 @@ let buildDir = '';
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
-  await buildConsole(buildDir);
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   // launch() runs Chromium on a fresh temporary profile that is deleted on close.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  ({ browser, buildDir } = await startConsoleBrowser('console-e2e-'));
 });
 
-after(async () => {
-  await browser?.close();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
+after(() => stopConsoleBrowser(browser, buildDir));
 
 // The two suites share the browser and run side by side: the empty bridge's screens are
 // checked while the phones' rig starts.

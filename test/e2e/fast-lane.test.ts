@@ -7,51 +7,29 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
 import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const UI_MS = 15_000;
-
-type BuildRenderer = (options: { outDir: string; minify?: boolean }) => Promise<{ outDir: string }>;
 
 let browser: Browser;
 let buildDir = '';
 let bound: BoundRig;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium, or set CHROMIUM_PATH)`);
   mkdirSync(SHOTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), 'fast-lane-e2e-'));
-  const { buildRenderer } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-renderer.mjs')).href)) as {
-    buildRenderer: BuildRenderer;
-  };
-  await buildRenderer({ outDir: buildDir, minify: false });
+  ({ browser, buildDir } = await startConsoleBrowser('fast-lane-e2e-'));
   bound = await startBoundRig({ consoleDir: buildDir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
 });
 
 after(async () => {
-  await browser?.close();
   await bound?.stop();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  await stopConsoleBrowser(browser, buildDir);
 });
 
 /** The console in English at 1280×900, with the page's own errors collected. */
