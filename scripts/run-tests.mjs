@@ -3,6 +3,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 function findTests(dir) {
   const out = [];
@@ -23,7 +24,19 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=120000',
+    // TAP as before, then the failures once more at the very end, where a CI log's tail shows them.
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${fileURLToPath(new URL('./failures-reporter.mjs', import.meta.url))}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, ADB_SERVER_SOCKET: '', ANDROID_ADB_SERVER_PORT: '' } },
 );
 process.exit(result.status ?? 1);
