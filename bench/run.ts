@@ -24,6 +24,7 @@ import { Report, machineInfo } from './report';
 import { measureScreenshots, type ScreenshotRow } from './screenshot';
 import { fastLaneBench } from './fast-lane';
 import { labBench } from './lab';
+import { takeoverBench } from './takeover';
 import { bytes, ms, pct, signedMs, table } from './stats';
 import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
@@ -38,6 +39,8 @@ const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
 const PART_A_ONLY = process.argv.includes('--part-a-only');
 /** `-- --lab-only`: part f alone (#27: turnover on usb-phone, /metrics with 32 phones), printed, bench/results.md left as it was. */
 const LAB_ONLY = process.argv.includes('--lab-only');
+/** `-- --takeover-only`: part g alone (#26: a person's click to the tap on the phone), printed, bench/results.md left as it was. */
+const TAKEOVER_ONLY = process.argv.includes('--takeover-only');
 const RESULTS = join(__dirname, 'results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
@@ -366,6 +369,10 @@ async function main(): Promise<void> {
       await labBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
     }
+    if (TAKEOVER_ONLY) {
+      await takeoverBench(report, cleanup, await startAdb(cleanup), QUICK, log);
+      return;
+    }
     log('starting a private adb server and two simulated phones (instant, usb-phone)');
     const adb = await startAdb(cleanup);
     adbServer = adb;
@@ -508,6 +515,7 @@ async function main(): Promise<void> {
     await farmParts(report, cleanup, adb);
     await fastLaneBench(report, cleanup, adb, QUICK, log);
     await labBench(report, cleanup, adb, QUICK, log);
+    await takeoverBench(report, cleanup, adb, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -523,7 +531,7 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY || LAB_ONLY) return;
+  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY || LAB_ONLY || TAKEOVER_ONLY) return;
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);
