@@ -223,4 +223,164 @@ void describe('minicap on simulated phones', () => {
       'nothing listens after the kill',
     );
   });
+
+  void test('-t prints OK, -i prints the display as JSON, -h the usage; a bad -P is refused', async () => {
+    const { device } = await newPhone({ serial: 'MINICAPOPTS', sdk: 30, androidVersion: '11' });
+    await installNative(device, 'arm64-v8a', 30);
+    assert.equal(await shell(device, `${NATIVE_START} -t 2>/dev/null; echo $?`), 'OK\n0\n');
+    const info = JSON.parse(await shell(device, `LD_LIBRARY_PATH=${TMP} ${TMP}/minicap -i`)) as Record<string, unknown>;
+    assert.deepEqual([info.width, info.height, info.rotation, info.secure], [1080, 2400, 0, true]);
+    assert.match(
+      await shell(device, `LD_LIBRARY_PATH=${TMP} ${TMP}/minicap -h 2>&1`),
+      /^Usage: \/data\/local\/tmp\/minicap \[-h\] \[-n <name>\]\n/,
+    );
+    assert.equal(
+      await shell(device, `LD_LIBRARY_PATH=${TMP} ${TMP}/minicap -P 1080x2400 2>&1; echo $?`),
+      'ERROR: invalid format for -P, need <w>x<h>@<w>x<h>/{0|90|180|270}\n1\n',
+    );
+  });
+
+  void test('wrong ABI, no library, a library for another SDK or bitness: the real linker and shell errors', async () => {
+    const { device } = await newPhone({ serial: 'MINICAPFAIL', sdk: 34, androidVersion: '14' });
+    await push(device, 'x86_64/bin/minicap', `${TMP}/minicap`);
+    assert.equal(
+      await shell(device, `${NATIVE_START} 2>&1; echo $?`),
+      `/system/bin/sh: ${TMP}/minicap: can't execute: Permission denied\n126\n`,
+    );
+    await shell(device, `chmod 755 ${TMP}/minicap`);
+    assert.equal(
+      await shell(device, `${NATIVE_START} 2>&1; echo $?`),
+      `/system/bin/sh: ${TMP}/minicap: not executable: 64-bit ELF file\n126\n`,
+    );
+    await push(device, 'arm64-v8a/bin/minicap', `${TMP}/minicap`);
+    await shell(device, `chmod 755 ${TMP}/minicap`);
+    assert.equal(
+      await shell(device, `${NATIVE_START} 2>&1; echo $?`),
+      `CANNOT LINK EXECUTABLE "${TMP}/minicap": library "minicap.so" not found\n1\n`,
+    );
+    // Android 14 has no minicap.so in the package: the nearest one does not link.
+    await push(device, 'arm64-v8a/lib/android-32/minicap.so', `${TMP}/minicap.so`);
+    assert.match(
+      await shell(device, `${NATIVE_START} 2>&1; echo $?`),
+      /^CANNOT LINK EXECUTABLE "\/data\/local\/tmp\/minicap": cannot locate symbol "\S+" referenced by "\/data\/local\/tmp\/minicap.so"\.\.\.\n1\n$/,
+    );
+    await push(device, 'armeabi-v7a/lib/android-32/minicap.so', `${TMP}/minicap.so`);
+    assert.equal(
+      await shell(device, `${NATIVE_START} 2>&1; echo $?`),
+      `CANNOT LINK EXECUTABLE "${TMP}/minicap": "${TMP}/minicap.so" is 32-bit instead of 64-bit\n1\n`,
+    );
+    assert.equal(await shell(device, 'pidof minicap; echo $?'), '1\n');
+  });
+
+  void test('the APK through app_process (Android 14): banner, frames, a FLAG_SECURE window is black', async () => {
+    const { phone, device } = await newPhone({ serial: 'MINICAPAPK', sdk: 34 });
+    await push(device, 'noarch/minicap.apk', `${TMP}/minicap.apk`);
+    const { session, pid } = await startMinicap(
+      phone,
+      device,
+      `CLASSPATH=${TMP}/minicap.apk app_process /system/bin io.devicefarmer.minicap.Main -P 1080x2400@540x1200/0`,
+    );
+    assert.equal(await shell(device, 'pidof app_process'), `${pid}\n`);
+    const stream = await connect(device);
+    const banner = await readBanner(stream);
+    assert.deepEqual(
+      [banner.pid, banner.realWidth, banner.realHeight, banner.virtualWidth, banner.virtualHeight, banner.quirks],
+      [pid, 1080, 2400, 540, 1200, 2],
+    );
+    const first = await readFrame(stream);
+    assert.ok(first);
+    assert.deepEqual((await jpegInfo(first)).width, 540);
+    assert.ok((await jpegInfo(first)).mean > 10, 'the home screen is not black');
+
+    // The wallet's confirmation is FLAG_SECURE: on Android 12+ minicap's display is not secure.
+    await shell(device, 'monkey -p com.example.wallet -c android.intent.category.LAUNCHER 1');
+    await readFrame(stream);
+    phone.screenState(); // the wallet in front
+    const dump = await shell(device, 'uiautomator dump /dev/tty');
+    const pay = /text="Pay \$25\.00"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(dump);
+    assert.ok(pay, 'the pay button is on screen');
+    await shell(device, `input tap ${Number(pay[1]) + 2} ${Number(pay[2]) + 2}`);
+    assert.equal(phone.screenState().secure, true);
+    const secure = await readFrame(stream);
+    assert.ok(secure);
+    assert.ok((await jpegInfo(secure)).mean < 1, 'a secure window streams black');
+
+    assert.equal(await shell(device, `kill -9 ${pid}`), '');
+    await stream.untilEnd();
+    await session.untilEnd();
+  });
+
+  void test('minicap-segfault quirk: -t crashes, and a stream dies after a few frames', async () => {
+    const { phone, device } = await newPhone({
+      serial: 'MINICAPSEGV',
+      sdk: 30,
+      androidVersion: '11',
+      quirks: ['minicap-segfault'],
+    });
+    await installNative(device, 'arm64-v8a', 30);
+    assert.equal(await shell(device, `${NATIVE_START} -t 2>&1 | tail -1; echo $?`), 'Segmentation fault \n0\n');
+    const { session } = await startMinicap(phone, device, `${NATIVE_START} -S`);
+    const stream = await connect(device);
+    await readBanner(stream);
+    let frames = 0;
+    for (let i = 0; i < 10; i++) {
+      const frame = await readFrame(stream);
+      if (!frame) break;
+      frames++;
+      await shell(device, `input keyevent ${i % 2 === 0 ? 'KEYCODE_APP_SWITCH' : 'KEYCODE_HOME'}`);
+    }
+    assert.equal(frames, 3, 'three frames, then the socket closes mid-stream');
+    await session.untilEnd();
+    assert.equal(await shell(device, 'pidof minicap; echo $?'), '1\n');
+  });
+
+  void test('one client at a time; closing the adb shell ends a foreground minicap, nohup … & outlives it', async () => {
+    const { phone, device } = await newPhone({ serial: 'MINICAPLIFE', sdk: 30, androidVersion: '11' });
+    await installNative(device, 'arm64-v8a', 30);
+    const { session, pid } = await startMinicap(phone, device, NATIVE_START);
+    const a = await connect(device);
+    await readBanner(a);
+    const b = await connect(device);
+    assert.ok(await readFrame(a));
+    assert.equal(b.available, 0, 'the second client waits in the backlog');
+    const exited = once(phone.processes.events, 'exit', { signal: AbortSignal.timeout(DEADLINE_MS) });
+    session.stream.destroy();
+    assert.deepEqual((await exited)[0], pid, 'adbd hangs up the shell: minicap ends with it');
+    await a.untilEnd();
+    await b.untilEnd();
+
+    const listening = once(phone.processes.events, 'listen', { signal: AbortSignal.timeout(DEADLINE_MS) });
+    assert.equal(
+      await shell(device, `LD_LIBRARY_PATH=${TMP} nohup ${TMP}/minicap -P 1080x2400@540x1200/0 >/dev/null 2>&1 &`),
+      '',
+    );
+    const [, detachedPid] = (await listening) as [string, number];
+    assert.equal(await shell(device, 'pidof minicap'), `${detachedPid}\n`, 'still running after its shell closed');
+    const c = await connect(device);
+    assert.equal((await readBanner(c)).pid, detachedPid);
+    await shell(device, `kill ${detachedPid}`);
+    await c.untilEnd();
+  });
+
+  void test('rotation while running: the banner and frame keep the -P orientation (restart minicap to follow it)', async () => {
+    const { phone, device } = await newPhone({ serial: 'MINICAPROT', sdk: 30, androidVersion: '11' });
+    await installNative(device, 'arm64-v8a', 30);
+    await startMinicap(phone, device, NATIVE_START);
+    const stream = await connect(device);
+    await readBanner(stream);
+    await readFrame(stream);
+    phone.setQuirks(['landscape']);
+    const turned = await readFrame(stream);
+    assert.ok(turned);
+    const info = await jpegInfo(turned);
+    assert.deepEqual([info.width, info.height], [540, 1200], 'still the portrait projection');
+    // The landscape screen is cropped into the portrait layer stack: the bottom is black.
+    const bottom = await sharp(
+      await sharp(turned).extract({ left: 0, top: 700, width: 540, height: 500 }).toBuffer(),
+    ).stats();
+    assert.ok(
+      bottom.channels.slice(0, 3).every((c) => c.mean < 2),
+      'below the landscape content is black',
+    );
+  });
 });

@@ -101,17 +101,13 @@ async function encodeFrame(
   const source = wanted ?? { width, height };
   let pixels = raw.subarray(SCREENCAP_HEADER_BYTES);
   if (width !== source.width || height !== source.height) {
-    const cw = Math.min(width, source.width);
-    const ch = Math.min(height, source.height);
-    pixels = await sharp(pixels, { raw: { width, height, channels: 4 } })
-      .extract({ left: 0, top: 0, width: cw, height: ch })
-      .extend({
-        right: source.width - cw,
-        bottom: source.height - ch,
-        background: { r: 0, g: 0, b: 0, alpha: 1 },
-      })
-      .raw()
-      .toBuffer();
+    // The top-left part of the screen that fits the layer stack; the rest of it stays black.
+    const canvas = Buffer.alloc(source.width * source.height * 4);
+    for (let i = 3; i < canvas.length; i += 4) canvas[i] = 255;
+    const rowBytes = Math.min(width, source.width) * 4;
+    for (let y = 0; y < Math.min(height, source.height); y++)
+      pixels.copy(canvas, y * source.width * 4, y * width * 4, y * width * 4 + rowBytes);
+    pixels = canvas;
   }
   return sharp(pixels, { raw: { width: source.width, height: source.height, channels: 4 } })
     .resize(frame.width, frame.height, { fit: 'fill' })
