@@ -1,7 +1,9 @@
 /**
  * The device-side services a simulated adbd offers on a stream, and how each maps onto the
  * PhoneDevice: `shell:` (raw output), `shell,v2,…:` (shell protocol packets with the exit
- * code), `exec:` (raw: stderr and stdout in one stream) and `sync:` (files, see sync-service.ts). Anything else
+ * code), `exec:` (raw: stderr and stdout in one stream), `sync:` (files, see sync-service.ts),
+ * `tcp:PORT` and `localabstract:NAME` (a connection to a socket a phone process listens on;
+ * refused with CLSE when nothing listens, as adbd closes a stream whose connect failed). Anything else
  * (`reboot:`, `root:`, `tcpip:`, …) is unknown and the OPEN is refused with CLSE.
  */
 import type { PhoneDevice, ShellResult } from './phone-device';
@@ -61,6 +63,10 @@ export function createServiceResolver(phone: PhoneDevice): ServiceResolver {
   return (service: string): ServiceHandler | undefined => {
     if (service === 'sync:') return (stream) => runSyncService(stream, phone.fs);
     if (service.startsWith('tcp:')) return resolveTcpService(phone, service);
+    if (service.startsWith('localabstract:')) {
+      const name = service.slice('localabstract:'.length);
+      return name === '' ? undefined : phone.openLocalAbstract?.(name);
+    }
     if (service.startsWith('exec:')) {
       const command = service.slice('exec:'.length);
       return (stream) => runExec(stream, phone, command);

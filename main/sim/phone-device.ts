@@ -71,6 +71,11 @@ export interface PhoneDevice {
   execLive?(commandLine: string, options: LiveExecOptions): Promise<ShellResult>;
   /** The device side of `tcp:PORT` (adb forward): a handler while a process listens, else undefined. */
   openTcp?(port: number): ((channel: PhoneByteChannel) => Promise<void>) | undefined;
+  /**
+   * The device side of `localabstract:NAME`: a handler while a phone process listens on that
+   * abstract unix socket (minicap), else undefined (connect fails; adbd refuses the stream).
+   */
+  openLocalAbstract?(name: string): ((channel: PhoneByteChannel) => Promise<void>) | undefined;
   /** Named quirks (phone-quirks.ts) the transport honours too, e.g. no-shell-v2 in the CNXN features. */
   quirks?(): readonly string[];
 }

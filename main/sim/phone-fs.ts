@@ -210,6 +210,15 @@ export class PhoneFs implements PhoneFileSystem {
     parent.children.delete(name);
   }
 
+  /** chmod: sets the permission bits (the file type stays). */
+  chmod(path: string, perms: number): void {
+    const full = normalizePhonePath(path);
+    const entry = this.lookup(full);
+    if (!entry) throw fsError('ENOENT');
+    if (isReadOnly(full)) throw fsError('EROFS');
+    entry.mode = (entry.mode & ~0o7777) | (perms & 0o7777);
+  }
+
   isDirectory(path: string): boolean {
     return this.lookup(normalizePhonePath(path))?.kind === 'dir';
   }

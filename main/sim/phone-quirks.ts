@@ -72,6 +72,8 @@ export const QUIRK_NAMES = [
   'foldable',
   /** Casting to a second (virtual) display, logical display 2, while the phone's own screen stays display 0. */
   'cast-second-display',
+  /** minicap segfaults on this phone (Samsung Galaxy S5 Neo class): `-t` crashes, a stream dies after a few frames. */
+  'minicap-segfault',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];

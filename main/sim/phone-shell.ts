@@ -7,11 +7,13 @@
  * between commands and during each command's simulated delay.
  */
 import { lookupCommand } from './commands/registry';
-import type { CommandIo, PhoneContext } from './commands/command-types';
-import { PhoneFsError, normalizePhonePath } from './phone-fs';
+import type { CommandHandler, CommandIo, PhoneContext } from './commands/command-types';
+import { runMinicapFile } from './minicap/minicap-command';
+import { PhoneFsError, S_IFDIR, S_IFMT, normalizePhonePath } from './phone-fs';
 import {
   parseShell,
   ShellSyntaxError,
+  type AndOrList,
   type ShellScript,
   type ShellWord,
   type SimpleCommand,
@@ -32,6 +34,11 @@ export interface ShellHooks {
   pid: number;
   /** Receives stdout as written by commands that stream (CommandIo.outNow), when set. */
   onLiveStdout?: (chunk: Buffer) => void;
+  /**
+   * The phone's lifetime: what a process that outlives its adb shell ends with (`nohup CMD`,
+   * or `CMD >FILE 2>&1 &`, whose outputs no longer hold the session open).
+   */
+  detachedSignal?: AbortSignal;
   /** Bytes for the first command's stdin (a streamed `cmd package install -S SIZE`). */
   stdin?: Buffer;
   /**
@@ -112,6 +119,15 @@ export class ShellRun {
         await run();
         continue;
       }
+      const detached = this.hooks.detachedSignal;
+      if (detached && !holdsSessionOutput(item)) {
+        // Its stdout and stderr go elsewhere: adbd's session ends with the shell, the job
+        // runs on (a SIGHUP goes to the shell's pid only: adbd shell_service.cpp).
+        const job = new ShellRun({ ...this.hooks, signal: detached, mergeStderr: false }, new Map(this.vars), this.cwd);
+        void job.run({ items: [{ ...item, background: false }] }).catch(() => undefined);
+        this.status = 0;
+        continue;
+      }
       // A background job shares the session's stdout; an abort ends it with the session.
       this.jobs.push(run().catch(() => 0));
       this.status = 0;
@@ -189,12 +205,19 @@ export class ShellRun {
       return this.status;
     }
     this.hooks.onCommand(argv);
-    const status = await this.invoke(argv, input, fds);
+    const env = assignments.length > 0 ? new Map([...this.vars, ...assignments]) : this.vars;
+    const status = await this.invoke(argv, input, fds, env);
     this.flushFiles(fds);
     return status;
   }
 
-  private async invoke(argv: string[], stdin: Buffer, fds: Map<number, Sink>): Promise<number> {
+  private async invoke(
+    argv: string[],
+    stdin: Buffer,
+    fds: Map<number, Sink>,
+    env: ReadonlyMap<string, string>,
+    signal: AbortSignal = this.hooks.signal,
+  ): Promise<number> {
     const write = (fd: number) => (data: string | Buffer) => {
       const sink = fds.get(fd);
       if (sink && sink.kind !== 'null') sink.chunks.push(toBuffer(data));
@@ -208,27 +231,59 @@ export class ShellRun {
       this.checkAbort();
       return 0;
     }
+    if (name === 'nohup' && argv.length > 1) {
+      // toybox nohup: the command ignores SIGHUP, so adbd hanging up the shell leaves it running.
+      return this.invoke(argv.slice(1), stdin, fds, env, this.hooks.detachedSignal ?? signal);
+    }
     const builtin = this.builtin(argv, write(2));
     if (builtin !== undefined) return builtin;
-    const handler = lookupCommand(name);
+    const handler = lookupCommand(name) ?? (name.includes('/') ? this.fileCommand(name) : undefined);
     if (!handler) {
       write(2)(`${SHELL_NAME}: ${name}: inaccessible or not found\n`);
       return 127;
     }
-    if (!(await this.hooks.phone.sleep(this.hooks.delayFor(argv), this.hooks.signal))) throw new ShellAborted();
+    if (!(await this.hooks.phone.sleep(this.hooks.delayFor(argv), signal))) throw new ShellAborted();
     const io: CommandIo = {
       argv,
       stdin,
-      signal: this.hooks.signal,
+      signal,
       cwd: this.cwd,
       out: write(1),
       err: write(2),
       outNow: this.liveWriter(fds, write(1)),
+      env,
     };
     const status = await handler(io, this.hooks.phone);
     this.hooks.afterCommand?.(argv);
     this.checkAbort();
     return status;
+  }
+
+  /**
+   * A file on the phone run by its path (`/data/local/tmp/minicap`): mksh's answers for a
+   * file that is missing, not executable, or not a program for this phone; minicap's own
+   * files run as minicap (minicap/minicap-command.ts).
+   */
+  private fileCommand(name: string): CommandHandler | undefined {
+    const path = normalizePhonePath(name, this.cwd);
+    const stat = this.hooks.phone.fs.stat(path);
+    if (!stat || (stat.mode & S_IFMT) === S_IFDIR) return undefined;
+    return (io, phone) => {
+      if ((stat.mode & 0o111) === 0) {
+        io.err(`${SHELL_NAME}: ${name}: can't execute: Permission denied\n`);
+        return 126;
+      }
+      const data = phone.fs.read(path) ?? Buffer.alloc(0);
+      const ran = runMinicapFile(io, phone, data);
+      if (ran !== undefined) return ran;
+      if (data.subarray(0, 4).toString('latin1') === '\x7fELF') {
+        // A program the simulator cannot run: said as mksh says it of a foreign ELF.
+        io.err(`${SHELL_NAME}: ${name}: not executable: ${data[4] === 2 ? 64 : 32}-bit ELF file\n`);
+        return 126;
+      }
+      io.err(`${SHELL_NAME}: ${name}: can't execute: Exec format error\n`);
+      return 126;
+    };
   }
 
   /** The session's stdin, once: the first command of the first pipeline reads it. */
@@ -403,4 +458,42 @@ export class ShellRun {
     if (open) fields.push(current);
     return fields;
   }
+}
+
+/** The literal text of a word without expansions, or undefined. */
+function literal(word: ShellWord): string | undefined {
+  return word.parts.every((p) => p.kind === 'text')
+    ? word.parts.map((p) => (p.kind === 'text' ? p.value : '')).join('')
+    : undefined;
+}
+
+/**
+ * Whether a background job writes to the session's own stdout or stderr (then adbd's session
+ * lasts until it ends, as the job holds the socket): true unless every command sends both
+ * elsewhere (`>/dev/null 2>&1`, `>FILE 2>FILE`).
+ */
+function holdsSessionOutput(item: AndOrList): boolean {
+  const pipelines = [item.first, ...item.rest.map((r) => r.pipeline)];
+  for (const pipeline of pipelines) {
+    for (let i = 0; i < pipeline.commands.length; i++) {
+      const command = pipeline.commands[i];
+      if (!command) continue;
+      const last = i === pipeline.commands.length - 1;
+      const fds = new Map<number, 'session' | 'away'>([
+        [1, last ? 'session' : 'away'],
+        [2, 'session'],
+      ]);
+      for (const r of command.redirects) {
+        if (r.op === '>' || r.op === '>>') fds.set(r.fd, 'away');
+        else if (r.op === '>&') {
+          const target = literal(r.target);
+          if (target === '-') fds.set(r.fd, 'away');
+          else if (target !== undefined && /^\d+$/.test(target)) fds.set(r.fd, fds.get(Number(target)) ?? 'away');
+          else fds.set(r.fd, 'away');
+        }
+      }
+      if (fds.get(1) === 'session' || fds.get(2) === 'session') return true;
+    }
+  }
+  return false;
 }

@@ -13,6 +13,7 @@ import { buildProps } from './commands/getprop';
 import { BINARY_NAMES } from './commands/registry';
 import type { LiveExecOptions, PhoneDevice, PhoneIdentity, ShellResult } from './phone-device';
 import { PhoneFs } from './phone-fs';
+import { PhoneProcesses } from './phone-processes';
 import { SimDisplays } from './phone-displays';
 import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
@@ -134,6 +135,8 @@ export interface SimulatedPhone extends PhoneDevice {
   readonly logcat: SimLogcat;
   /** The next `input` command ends with the app in front crashing (`crash`) or not responding (`anr`). */
   faultOnNextInput(fault: AppFault): void;
+  /** Native processes started from the shell (minicap), their abstract sockets and events (phone-processes.ts). */
+  readonly processes: PhoneProcesses;
   /** How many frames were rasterised so far (unchanged screens are served from cache). */
   renderCount(): number;
   /** Aborts every running command; idempotent. */
@@ -335,7 +338,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     packages,
     showAnrDialog: () => setQuirks([...quirks, 'anr-dialog']),
   });
+  const processes = new PhoneProcesses();
   const context: PhoneContext = {
+    processes,
     logcat,
     sleep: (ms, signal) => clock.sleep(ms, signal),
     info,
@@ -364,7 +369,14 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const argvLog: string[][] = [];
   const events = new EventEmitter();
   const lifetime = new AbortController();
-  lifetime.signal.addEventListener('abort', () => helper.close(), { once: true });
+  lifetime.signal.addEventListener(
+    'abort',
+    () => {
+      helper.close();
+      processes.killAll();
+    },
+    { once: true },
+  );
   // Every running command listens on it (a busy phone runs more than 10 at once); each
   // listener is removed when its command ends.
   setMaxListeners(0, lifetime.signal);
@@ -448,6 +460,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
         afterCommand: (argv) => logcat.afterCommand(argv),
         delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
         mergeStderr,
+        detachedSignal: lifetime.signal,
       },
       new Map(vars),
     );
@@ -495,6 +508,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
           afterCommand: (argv) => logcat.afterCommand(argv),
           delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
           onLiveStdout: o.onStdout,
+          detachedSignal: lifetime.signal,
           ...(o.stdin ? { stdin: o.stdin } : {}),
         },
         new Map(vars),
@@ -532,6 +546,8 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       return /(^|[\s;&|(])am\s+instrument\b/.test(line) || (/^\s*logcat\b/.test(line) && !/\s-(d|t)\b/.test(line));
     },
     openTcp: (port) => helper.openTcp(port),
+    openLocalAbstract: (name) => processes.connect(name),
+    processes,
     helper,
     network,
     clipboard,

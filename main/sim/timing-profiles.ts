@@ -64,7 +64,23 @@ export const USB_PHONE_TIMINGS = {
   helperMjpegFrame: 150,
   /** helper-killed: the system kills the idle background instrumentation after minutes. */
   helperKilledAfter: 180000,
+  /** minicap: one frame captured, JPEG-encoded and sent; "30-40 FPS fairly easily" on newer devices (README). */
+  minicapFrame: 33,
+  /** minicap's APK through app_process: a JVM start before it listens, as every app_process program. */
+  minicapApkStart: 300,
+  /** Native minicap: virtual display and encoder set up before it listens (not measured publicly; kept small). */
+  minicapNativeStart: 20,
 } as const;
+
+/** What minicap spends on each kind of work (TIMING-SOURCES.md "minicap"). */
+export type MinicapTiming = 'frame' | 'apkStart' | 'nativeStart';
+
+/** Milliseconds minicap takes for `what` on a phone with this profile; the instant profile waits for nothing. */
+export function minicapTimingMs(profile: TimingProfile, what: MinicapTiming): number {
+  if (!profile.realDurations) return 0;
+  const t = USB_PHONE_TIMINGS;
+  return what === 'frame' ? t.minicapFrame : what === 'apkStart' ? t.minicapApkStart : t.minicapNativeStart;
+}
 
 /** What the resident helper spends on each kind of work (see TIMING-SOURCES.md). */
 export type HelperTiming =

@@ -15,4 +15,6 @@ export interface CommandIo {
    * `am instrument -w` over adb), delivers it now instead of when the line finishes.
    */
   outNow?: (data: string | Buffer) => void;
+  /** The command's environment: the shell's variables plus `NAME=value` words before it. */
+  readonly env?: ReadonlyMap<string, string>;
 }

@@ -3,6 +3,7 @@
  * stdin, an abort signal, output sinks) and the phone it runs on.
  */
 import type { PhoneNetwork } from '../phone-network';
+import type { PhoneProcesses } from '../phone-processes';
 import type { FrameRenderer } from '../screen/frame-renderer';
 import type { InputDispatcher } from '../screen/input-dispatcher';
 import type { ScreenMachine } from '../screen/screen-machine';
@@ -63,6 +64,8 @@ export interface PhoneContext {
   readonly helper: SimHelper;
   /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
   readonly network: PhoneNetwork;
+  /** Native processes started from the shell (minicap) and their abstract sockets (phone-processes.ts). */
+  readonly processes: PhoneProcesses;
   /** The phone's log buffers and its running app processes (phone-logcat.ts). */
   readonly logcat: SimLogcat;
   /** Waits `ms` of the phone's time (no wall time with virtual time: phone-clock.ts); false when aborted. */

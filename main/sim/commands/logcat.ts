@@ -162,6 +162,7 @@ export function pidofCommand(io: CommandIo, phone: PhoneContext): number {
     const app = phone.logcat.pidOf(name);
     if (app !== undefined) pids.push(app);
     for (const p of SYSTEM_PROCESSES) if (p.name === name) pids.push(p.pid);
+    for (const p of phone.processes.list()) if (p.name === name) pids.push(p.pid);
   }
   if (pids.length === 0) return 1;
   io.out(`${pids.join(' ')}\n`);
@@ -173,6 +174,7 @@ export function psCommand(io: CommandIo, phone: PhoneContext): number {
   const rows = [
     ...SYSTEM_PROCESSES.map((p) => ({ user: p.uid, pid: p.pid, name: p.name })),
     ...phone.logcat.appProcesses().map((p, i) => ({ user: `u0_a${191 + i}`, pid: p.pid, name: p.pkg })),
+    ...phone.processes.list().map((p) => ({ user: 'shell', pid: p.pid, name: p.name })),
   ];
   io.out('USER            PID   PPID        VSZ    RSS WCHAN            ADDR S NAME                       \n');
   for (const r of rows) {

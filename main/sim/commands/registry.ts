@@ -13,6 +13,7 @@ import { imeCommand, settingsCommand } from './ime';
 import { inputCommand } from './input';
 import { logcatCommand, pidofCommand, psCommand } from './logcat';
 import { pmCommand } from './pm';
+import { appProcessCommand, chmodCommand, killCommand } from './process-utils';
 import { screencapCommand } from './screencap';
 import { screenrecordCommand } from './screenrecord';
 import { echoCommand, idCommand, pwdCommand, sleepCommand, testCommand, whoamiCommand } from './shell-builtins';
@@ -66,6 +67,9 @@ export const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   cmd: cmdCommand,
   cat: catCommand,
   sha256sum: sha256sumCommand,
+  chmod: chmodCommand,
+  kill: killCommand,
+  app_process: appProcessCommand,
   ip: (io, phone) => {
     const { out, code } = phone.network.ip(io.argv.slice(1));
     (code === 0 ? io.out : io.err)(out);

@@ -64,9 +64,12 @@ export class FrameRenderer {
     return this.renders;
   }
 
-  /** Raw screencap bytes: 16-byte header then width*height RGBA pixels. */
-  rawScreencap(): Promise<Buffer> {
-    const frame = this.frame();
+  /**
+   * Raw screencap bytes: 16-byte header then width*height RGBA pixels. `showSecure`: a capture
+   * through a secure virtual display (minicap before Android 12) sees FLAG_SECURE windows.
+   */
+  rawScreencap(options: { showSecure?: boolean } = {}): Promise<Buffer> {
+    const frame = this.frame(options.showSecure === true);
     if (!frame.raw) {
       const raw = this.rasterise();
       frame.raw = raw;
@@ -97,9 +100,9 @@ export class FrameRenderer {
     return !this.source.awake() || this.source.window().secure;
   }
 
-  private frame(): CachedFrame {
+  private frame(showSecure = false): CachedFrame {
     const { width, height } = this.source.layout;
-    if (this.isBlack()) {
+    if (!this.source.awake() || (this.source.window().secure && !showSecure)) {
       const key = `${width}x${height}`;
       let black = blackFrames.get(key);
       if (!black) {

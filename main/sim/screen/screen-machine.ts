@@ -73,6 +73,7 @@ export class ScreenMachine {
   private foreground: Foreground = { kind: 'home' };
   private nextTaskId = 12;
   private cached: { version: number; window: ScreenWindow } | undefined;
+  private readonly changeListeners = new Set<() => void>();
   /** The phone's language for the screen model's strings (zh-cn quirk); undefined: as built. */
   private translate: ((text: string) => string) | undefined;
   /** A system dialog over the app in front, until a tap (or BACK) answers it. */
@@ -136,9 +137,16 @@ export class ScreenMachine {
     dialog.onAnswer?.(answer);
   }
 
-  /** Marks the screen changed (invalidates window and frame caches). */
+  /** Marks the screen changed (invalidates window and frame caches) and tells whoever watches. */
   touch(): void {
     this.version++;
+    for (const listener of [...this.changeListeners]) listener();
+  }
+
+  /** Calls `listener` after every screen change until the returned function is called. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   dataFor(pkg: string): AppData {
