@@ -404,6 +404,12 @@ export interface AdminPhoneAction {
   seq: number;
   device_id: string;
   connector_channel_id: string;
+  /**
+   * Who acted: the agent (a tool call), or the person holding the phone (docs/REFERENCE.md
+   * "Take over"), whose `tool_id` is `person_<kind>` (person_tap, person_text…) and whose
+   * `connector_channel_id` is empty. Absent on older bridges: the agent.
+   */
+  by?: 'agent' | 'person';
   tool_id: string;
   /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
   arguments: Record<string, unknown>;
