@@ -14,7 +14,7 @@
  * (`describePersonInput`), the way docs/REFERENCE.md "typed text" promises for text at rest.
  */
 import { z } from 'zod';
-import type { AdminActionPoint } from '../../contract/admin-api';
+import type { AdminActionPoint, AdminPersonInput } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { longPress, pressKey, swipe, tap, type Point, type ScreenSize } from '../android/input';
 import { typeText, type TypeTextOptions } from '../android/text-input';
@@ -85,6 +85,11 @@ export const personInputSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), text: z.string().min(1).max(MAX_PERSON_TEXT_CHARS) }),
 ]);
 export type PersonInput = z.infer<typeof personInputSchema>;
+
+/** The schema and the contract's type are one shape: this line stops compiling when they part. */
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesContract: SameShape<PersonInput, AdminPersonInput> = true;
+void schemaMatchesContract;
 
 const SHAPES =
   '{kind: "tap", x, y}, {kind: "long_press", x, y, duration_ms?: 300..5000}, ' +
