@@ -282,6 +282,18 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const paused = en ? 'paused — a person has the phone' : '已暂停 — 手机由人操作中';
       assert.ok((await lease.innerText()).includes(paused), await lease.innerText());
       assert.equal(await view.getByTestId('phone-view-lease-ends').count(), 0, 'no countdown runs');
+
+      // Bindings says the same of this lease's timers.
+      const bindings = await context.newPage();
+      try {
+        await bindings.goto(`${bound.rig.bridge.url}/console/#/bindings?token=${bound.rig.bridge.adminToken}`);
+        const idle = bindings.getByTestId(`channel-idle-paused-${bound.channel}`);
+        await idle.waitFor({ timeout: UI_MS });
+        assert.equal(await idle.innerText(), paused);
+        assert.equal(await bindings.getByTestId(`channel-idle-${bound.channel}`).count(), 0, 'no idle countdown');
+      } finally {
+        await bindings.close();
+      }
     });
 
     test('landscape: the turned picture, a click taps its turned pixel (±2 px) and hits the element under it', async () => {
