@@ -38,6 +38,34 @@ export interface AdminDevice {
   taken_over?: AdminTakenOver | null;
 }
 
+/**
+ * The person's own input on a phone they hold (docs/REFERENCE.md "Take over"): a tap, a press
+ * and hold, a swipe, a wheel scroll (`down` shows what is below; one notch is 15 % of the
+ * screen's side), a key, or typed text. Points are the phone's own pixels in its current
+ * orientation. main/core/takeover/person-input.ts validates it (and pins it to this type).
+ */
+export type AdminPersonInput =
+  | { kind: 'tap'; x: number; y: number }
+  | { kind: 'long_press'; x: number; y: number; duration_ms?: number }
+  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number }
+  | { kind: 'scroll'; x: number; y: number; direction: 'up' | 'down' | 'left' | 'right'; notches?: number }
+  | {
+      kind: 'key';
+      key:
+        | 'back'
+        | 'home'
+        | 'app_switch'
+        | 'enter'
+        | 'backspace'
+        | 'forward_delete'
+        | 'tab'
+        | 'dpad_up'
+        | 'dpad_down'
+        | 'dpad_left'
+        | 'dpad_right';
+    }
+  | { kind: 'text'; text: string };
+
 /** A person holding a phone: the agent's control calls answer human_in_control until the hand-back. */
 export interface AdminTakenOver {
   since: number;
@@ -404,6 +432,12 @@ export interface AdminPhoneAction {
   seq: number;
   device_id: string;
   connector_channel_id: string;
+  /**
+   * Who acted: the agent (a tool call), or the person holding the phone (docs/REFERENCE.md
+   * "Take over"), whose `tool_id` is `person_<kind>` (person_tap, person_text…) and whose
+   * `connector_channel_id` is empty. Absent on older bridges: the agent.
+   */
+  by?: 'agent' | 'person';
   tool_id: string;
   /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
   arguments: Record<string, unknown>;

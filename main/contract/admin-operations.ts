@@ -10,6 +10,7 @@
  * parameters and the request's fields together.
  */
 import type {
+  AdminPersonInput,
   AdminFastLane,
   AdminHelper,
   AdminLiveFrame,
@@ -105,15 +106,10 @@ export const ADMIN_OPERATIONS = {
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },
-  /** The person's own input while they hold the phone: a tap, a swipe or Back / Home / Recents. */
+  /** The person's own input while they hold the phone (docs/REFERENCE.md "Take over"). */
   sendDeviceInput: {
     route: 'POST /admin/api/devices/:device_id/input',
-    shape: shape<
-      | { kind: 'tap'; x: number; y: number }
-      | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number }
-      | { kind: 'key'; key: 'back' | 'home' | 'app_switch' },
-      { status: 'ok' }
-    >(),
+    shape: shape<AdminPersonInput, { status: 'ok' }>(),
   },
   putFastLane: {
     route: 'PUT /admin/api/fast-lane',

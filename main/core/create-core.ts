@@ -602,17 +602,27 @@ export function createCore(input: CoreOptionsInput): Core {
           queue,
           isTaken: (id) => takeover.isTaken(id),
           screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: options.adbCommandTimeoutMs }),
-          audit: (id, done, code, durationMs) =>
+          // The fast lane's helper types any language while it runs and is allowed; else the phone's keyboard.
+          typeText: (id, shell, text, typing) => fastLanes.forCall(id, shell).typeText(text, typing),
+          record: (id, described, outcome) => {
             safety.recordBridgeAction({
               deviceId: id,
-              action: `person_${done.kind}`,
-              code,
+              action: `person_${String(described.kind)}`,
+              code: outcome.code,
               reasons: ['the person at the computer, while holding the phone'],
               decision: 'allow',
               decidedBy: 'person',
-              details: { ...done },
-              durationMs,
-            }),
+              details: described,
+              durationMs: outcome.durationMs,
+            });
+            timeline.recordPerson(id, described, {
+              code: outcome.code,
+              message: outcome.message,
+              durationMs: outcome.durationMs,
+              points: outcome.done?.points ?? [],
+              lane: outcome.done?.lane ?? null,
+            });
+          },
           commandTimeoutMs: options.adbCommandTimeoutMs,
           clock,
         },

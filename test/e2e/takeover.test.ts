@@ -80,9 +80,12 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const frame = view.getByTestId('phone-view-frame');
       await eventually(async () => (await frame.getAttribute('data-drives')) === 'true', 'a drivable screen');
       const box = (await frame.boundingBox())!;
+      // The picture is drawn inside its element with object-fit: contain (bars where the shapes differ).
+      const scale = Math.min(box.width / 1080, box.height / 2400);
+      const picture = { x: box.x + (box.width - 1080 * scale) / 2, y: box.y + (box.height - 2400 * scale) / 2 };
       const from = phone.argvLog.length;
       // A quarter across and three quarters down the picture.
-      await view.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.75);
+      await view.mouse.click(picture.x + 1080 * scale * 0.25, picture.y + 2400 * scale * 0.75);
       const tapLine = await eventually(
         async () =>
           phone.argvLog

@@ -10,6 +10,9 @@
  * one is taken inside the agent's queue slot just before the action (one `screencap`). When
  * nobody watches, the timeline costs the agent nothing.
  *
+ * The person's own input while they hold the phone (take over) joins the same ring as
+ * `by: 'person'` entries (recordPerson), so the timeline reads as one story.
+ *
  * A running call carries the last progress the agent was told (a wait's seconds, a batch's
  * step), so the person sees what it waits for. The text a call types is kept here, in memory
  * only, for as long as its entry is in the ring: the console on this computer shows it
@@ -132,6 +135,7 @@ export class ActionTimeline implements CallObserver {
         seq: this.seq,
         device_id: deviceId,
         connector_channel_id: call.channelId,
+        by: 'agent',
         tool_id: toolId,
         arguments: {},
         state: 'queued',
@@ -200,6 +204,57 @@ export class ActionTimeline implements CallObserver {
         this.deps.changed(deviceId);
       },
     };
+  }
+
+  /**
+   * The person's own input while they hold the phone (takeover/person-input.ts), done or
+   * refused: one finished entry, `by: 'person'`. `described` is already the at-rest form (a
+   * typed text as its length only); no picture is taken, the person was looking at the screen.
+   */
+  recordPerson(
+    deviceId: string,
+    described: Record<string, unknown>,
+    outcome: {
+      code: string | null;
+      message: string | null;
+      durationMs: number;
+      points: AdminActionPoint[];
+      lane: 'helper' | 'adb' | null;
+    },
+  ): void {
+    const end = this.deps.clock();
+    const ring = this.ring(deviceId, end);
+    this.seq += 1;
+    const started = end - outcome.durationMs;
+    ring.entries.push({
+      view: {
+        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        seq: this.seq,
+        device_id: deviceId,
+        connector_channel_id: '',
+        by: 'person',
+        tool_id: `person_${String(described.kind)}`,
+        arguments: described,
+        state: 'done',
+        outcome: outcome.code === null ? 'ok' : 'error',
+        error_code: outcome.code,
+        error_message: outcome.code === null ? null : (outcome.message ?? '').slice(0, 500) || null,
+        progress: null,
+        queued_at: started,
+        started_at: started,
+        duration_ms: outcome.durationMs,
+        lane: outcome.lane,
+        points: outcome.points,
+        screen: null,
+      },
+      call: null,
+      thumb: null,
+      typing: null,
+    });
+    while (ring.entries.length > this.capacity) ring.entries.shift();
+    // The agent's next call on a screen the person changed takes a new picture.
+    ring.lastControlEndAt = end;
+    this.deps.changed(deviceId);
   }
 
   /** A frame of the screen as it is before this action: reused when taken since the last action ended. */

@@ -14,6 +14,9 @@ export default defineMessages(
     'nav.settings': 'Settings',
     'nav.approvalsWaiting': '{count, plural, one {# approval waiting} other {# approvals waiting}}',
     'nav.pairingsWaiting': '{count, plural, one {# pairing request waiting} other {# pairing requests waiting}}',
+    'lease.paused': 'paused — a person has the phone',
+    'lease.pausedTitle':
+      'The lease does not count down while a person holds the phone (take over); it goes on from here at the hand-back',
     'live.connecting': 'Connecting…',
     'live.live': 'Live',
     'live.reconnecting': 'Reconnecting…',
@@ -76,6 +79,8 @@ export default defineMessages(
     'nav.settings': '设置',
     'nav.approvalsWaiting': '{count} 个审批等待处理',
     'nav.pairingsWaiting': '{count} 个配对请求等待处理',
+    'lease.paused': '已暂停 — 手机由人操作中',
+    'lease.pausedTitle': '有人接管手机期间租约不计时；交还后从这里继续',
     'live.connecting': '正在连接…',
     'live.live': '实时',
     'live.reconnecting': '正在重新连接…',

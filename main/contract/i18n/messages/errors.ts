@@ -48,7 +48,8 @@ export default defineMessages(
     canceled: 'Canceled.',
     idempotency_conflict: 'A call with the same id but different arguments was already made.',
     outcome_unknown: 'It is not known whether the call ran.',
-    unicode_input_unavailable: 'This phone cannot type these characters; install ADB Keyboard.',
+    unicode_input_unavailable:
+      'This phone cannot type these characters: install ADB Keyboard on it, or turn on the fast lane.',
     helper_unavailable: 'The fast lane helper on the phone is not answering.',
     fast_lane_required: 'This needs the fast lane, which is off on this phone.',
     clipboard_unreadable: 'Android did not let the bridge read the clipboard.',
@@ -117,7 +118,7 @@ export default defineMessages(
     canceled: '已取消。',
     idempotency_conflict: '已有一个相同 ID、但参数不同的调用。',
     outcome_unknown: '无法确定该调用是否已执行。',
-    unicode_input_unavailable: '此手机无法输入这些字符，请安装 ADB Keyboard。',
+    unicode_input_unavailable: '此手机无法输入这些字符：请在手机上安装 ADB Keyboard，或开启快速通道。',
     helper_unavailable: '手机上的快速通道助手没有响应。',
     fast_lane_required: '此操作需要快速通道，但这台手机的快速通道未开启。',
     clipboard_unreadable: 'Android 不允许桥接读取剪贴板。',

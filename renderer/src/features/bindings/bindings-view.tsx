@@ -14,6 +14,7 @@ import type {
 import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
+import { LeasePaused } from '../../components/lease-paused';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
@@ -70,6 +71,7 @@ export function BindingsView(props: { api: BridgeApi; state: AdminState; onChang
               key={channel.connector_channel_id}
               api={props.api}
               channel={channel}
+              paused={props.state.devices.some((d) => d.device_id === channel.device_id && d.taken_over)}
               onChanged={props.onChanged}
             />
           ))}
@@ -210,7 +212,13 @@ function BindingHistory(props: { history: readonly AdminBindingHistoryEntry[] })
   );
 }
 
-function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: () => void }): React.JSX.Element {
+function ChannelRow(props: {
+  api: BridgeApi;
+  channel: AdminChannel;
+  /** Its phone is taken over: the lease's timers stand still until the hand-back. */
+  paused: boolean;
+  onChanged: () => void;
+}): React.JSX.Element {
   const { channel } = props;
   const { t } = useT();
   const id = channel.connector_channel_id;
@@ -251,7 +259,9 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
           </dd>
           <dt>{t('bindings.fact.leaseEnds')}</dt>
           <dd>
-            {channel.lease_expires_at !== null ? (
+            {channel.lease_expires_at !== null && props.paused ? (
+              <LeasePaused testId={`channel-lease-paused-${id}`} />
+            ) : channel.lease_expires_at !== null ? (
               <>
                 {t('bindings.in')}{' '}
                 <Countdown
@@ -267,7 +277,9 @@ function ChannelRow(props: { api: BridgeApi; channel: AdminChannel; onChanged: (
           </dd>
           <dt>{t('bindings.fact.idleTimeout')}</dt>
           <dd>
-            {channel.idle_expires_at !== null ? (
+            {channel.idle_expires_at !== null && props.paused ? (
+              <LeasePaused testId={`channel-idle-paused-${id}`} />
+            ) : channel.idle_expires_at !== null ? (
               <>
                 {t('bindings.in')}{' '}
                 <Countdown

@@ -32,6 +32,45 @@ const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
   swipe: 'phone-view.point.swipe',
 };
 
+const PERSON_KEY_WORDS: Record<string, MessageKey> = {
+  back: 'phone-view.takeover.key.back',
+  home: 'phone-view.takeover.key.home',
+  app_switch: 'phone-view.takeover.key.app_switch',
+  enter: 'phone-view.person.key.enter',
+  backspace: 'phone-view.person.key.backspace',
+  forward_delete: 'phone-view.person.key.forward_delete',
+  tab: 'phone-view.person.key.tab',
+  dpad_up: 'phone-view.person.key.dpad_up',
+  dpad_down: 'phone-view.person.key.dpad_down',
+  dpad_left: 'phone-view.person.key.dpad_left',
+  dpad_right: 'phone-view.person.key.dpad_right',
+};
+
+/** The person's own action in words ("You tapped", "You typed 5 characters"); never the text typed. */
+export function personWords(t: ReturnType<typeof useT>['t'], action: AdminPhoneAction): string {
+  const a = action.arguments;
+  switch (a.kind) {
+    case 'tap':
+      return t('phone-view.person.tap');
+    case 'long_press':
+      return t('phone-view.person.long_press');
+    case 'swipe':
+      return t('phone-view.person.swipe');
+    case 'scroll':
+      return t(
+        `phone-view.person.scroll.${a.direction === 'up' || a.direction === 'left' || a.direction === 'right' ? a.direction : 'down'}`,
+      );
+    case 'text':
+      return t('phone-view.person.text', { count: typeof a.characters === 'number' ? a.characters : 0 });
+    case 'key': {
+      const key = typeof a.key === 'string' ? PERSON_KEY_WORDS[a.key] : undefined;
+      return t('phone-view.person.key', { key: key ? t(key) : String(a.key) });
+    }
+    default:
+      return t('phone-view.person.other');
+  }
+}
+
 /** The approval waiting for this held call (one control call per phone can be held at a time). */
 export function approvalFor(action: AdminPhoneAction, approvals: readonly AdminApproval[]): AdminApproval | undefined {
   if (action.state !== 'held') return undefined;
@@ -93,7 +132,8 @@ function ActionRow(props: {
   const { action } = props;
   const id = action.action_id;
   const args = JSON.stringify(action.arguments);
-  const words = argumentWords(t, action.tool_id, action.arguments, action.typing);
+  const person = action.by === 'person';
+  const words = person ? null : argumentWords(t, action.tool_id, action.arguments, action.typing);
   // A canceled call's badge says it all; every other error gets its explanation.
   const failed =
     action.state === 'done' &&
@@ -107,12 +147,19 @@ function ActionRow(props: {
       data-tool={action.tool_id}
       data-state={action.state}
       data-seq={action.seq}
+      data-by={action.by ?? 'agent'}
     >
       <div className="pv-action-main">
         <div className="pv-action-head">
-          <span className="strong" title={action.tool_id}>
-            {toolName(t, action.tool_id)}
-          </span>
+          {person ? (
+            <span className="strong pv-person" title={action.tool_id} data-testid={`pv-action-person-${id}`}>
+              {personWords(t, action)}
+            </span>
+          ) : (
+            <span className="strong" title={action.tool_id}>
+              {toolName(t, action.tool_id)}
+            </span>
+          )}
           <ActionStatus action={action} />
           {action.lane ? (
             <StatusBadge tone="neutral" testId={`pv-action-lane-${id}`} title={t('phone-view.lane.title')}>

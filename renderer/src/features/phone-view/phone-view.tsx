@@ -4,11 +4,11 @@
  * channel with extend and revoke; the agent's last actions with a picture and a marker each,
  * and a held call's approval inline; the phone check; the evidence of its recent leases.
  */
-import { useRef } from 'react';
 import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
+import { LeasePaused } from '../../components/lease-paused';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
@@ -19,24 +19,8 @@ import { ActionTimeline } from './action-timeline';
 import { EvidencePanel } from './evidence-panel';
 import { useLiveFrames } from './use-live-frames';
 import { usePhoneActions } from './use-phone-actions';
-
-/** A press that moves less than this (CSS px) is a tap, more is a swipe. */
-const DRAG_MIN_PX = 12;
-
-/** Where on the phone's screen a point of the picture is (the picture shows the whole screen, scaled). */
-function phonePoint(
-  img: HTMLImageElement,
-  clientX: number,
-  clientY: number,
-  screen: { width: number; height: number },
-): { x: number; y: number } {
-  const box = img.getBoundingClientRect();
-  const clamp = (v: number, max: number): number => Math.min(max - 1, Math.max(0, Math.round(v)));
-  return {
-    x: clamp(((clientX - box.left) / box.width) * screen.width, screen.width),
-    y: clamp(((clientY - box.top) / box.height) * screen.height, screen.height),
-  };
-}
+import { DrivableScreen } from './drivable-screen';
+import { usePersonInput } from './use-person-input';
 
 /** What "Extend" adds to a lease, as on the Bindings screen. */
 const EXTEND_MS = 30 * 60_000;
@@ -58,9 +42,7 @@ export function PhoneView(props: {
   const timeline = usePhoneActions(api, deviceId);
   const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
   const takenOver = device?.taken_over ?? null;
-  const input = useAction((body: Parameters<BridgeApi['sendDeviceInput']>[1]) => api.sendDeviceInput(deviceId, body));
-  // Where the person pressed on the picture, until they let go (a tap, or a swipe to where they let go).
-  const pressed = useRef<{ x: number; y: number; clientX: number; clientY: number } | null>(null);
+  const input = usePersonInput(api, deviceId);
   const screen = { width: live.screenWidth, height: live.screenHeight };
   const drives = takenOver !== null && live.screenWidth > 0;
   const takeover = useAction(() => api.setDeviceTakeover(deviceId, takenOver ? 'hand_back' : 'take'), props.onChanged);
@@ -132,33 +114,24 @@ export function PhoneView(props: {
       <div className="pv-layout">
         <div className="pv-screen-col">
           <div className="pv-screen" data-testid="phone-view-screen">
-            {online && live.url ? (
+            {online && live.url && drives ? (
+              <DrivableScreen
+                url={live.url}
+                alt={t('phone-view.screen.alt', { name })}
+                seq={live.seq}
+                shown={live.shown}
+                screen={screen}
+                input={input}
+              />
+            ) : online && live.url ? (
               <img
                 src={live.url}
                 alt={t('phone-view.screen.alt', { name })}
                 data-testid="phone-view-frame"
                 data-seq={live.seq}
                 data-shown={live.shown}
-                data-drives={drives ? 'true' : 'false'}
-                className={drives ? 'pv-drivable' : undefined}
+                data-drives="false"
                 draggable={false}
-                onPointerDown={(e) => {
-                  if (!drives) return;
-                  const at = phonePoint(e.currentTarget, e.clientX, e.clientY, screen);
-                  pressed.current = { ...at, clientX: e.clientX, clientY: e.clientY };
-                }}
-                onPointerUp={(e) => {
-                  const from = pressed.current;
-                  pressed.current = null;
-                  if (!drives || !from) return;
-                  const to = phonePoint(e.currentTarget, e.clientX, e.clientY, screen);
-                  const moved = Math.hypot(e.clientX - from.clientX, e.clientY - from.clientY);
-                  input.run(
-                    moved < DRAG_MIN_PX
-                      ? { kind: 'tap', x: from.x, y: from.y }
-                      : { kind: 'swipe', x1: from.x, y1: from.y, x2: to.x, y2: to.y },
-                  );
-                }}
                 style={live.screenWidth > 0 ? { aspectRatio: `${live.screenWidth} / ${live.screenHeight}` } : undefined}
               />
             ) : (
@@ -178,7 +151,7 @@ export function PhoneView(props: {
                   key={key}
                   type="button"
                   className="btn btn-small"
-                  onClick={() => input.run({ kind: 'key', key })}
+                  onClick={() => input.send({ kind: 'key', key })}
                   data-testid={`phone-view-key-${key}`}
                 >
                   {t(`phone-view.takeover.key.${key}`)}
@@ -196,7 +169,13 @@ export function PhoneView(props: {
           </p>
         </div>
         <div className="pv-side">
-          <LeasePanel api={api} device={device} channel={channel} onChanged={props.onChanged} />
+          <LeasePanel
+            api={api}
+            device={device}
+            channel={channel}
+            paused={takenOver !== null}
+            onChanged={props.onChanged}
+          />
           <ActionTimeline
             api={api}
             actions={timeline.actions}
@@ -240,6 +219,8 @@ function LeasePanel(props: {
   api: BridgeApi;
   device: AdminDevice | undefined;
   channel: AdminChannel | undefined;
+  /** Taken over: the lease's timers stand still until the hand-back (takeover.ts). */
+  paused: boolean;
   onChanged: () => void;
 }): React.JSX.Element {
   const { t } = useT();
@@ -269,7 +250,9 @@ function LeasePanel(props: {
         </dd>
         <dt>{t('phone-view.lease.ends')}</dt>
         <dd>
-          {channel.lease_expires_at !== null ? (
+          {channel.lease_expires_at !== null && props.paused ? (
+            <LeasePaused testId="phone-view-lease-ends-paused" />
+          ) : channel.lease_expires_at !== null ? (
             <Countdown
               to={channel.lease_expires_at}
               warnBelowMs={5 * 60_000}
@@ -282,7 +265,9 @@ function LeasePanel(props: {
         </dd>
         <dt>{t('phone-view.lease.idle')}</dt>
         <dd>
-          {channel.idle_expires_at !== null ? (
+          {channel.idle_expires_at !== null && props.paused ? (
+            <LeasePaused testId="phone-view-lease-idle-paused" />
+          ) : channel.idle_expires_at !== null ? (
             <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} label={t('phone-view.lease.idle')} />
           ) : (
             t('phone-view.lease.noIdle')
