@@ -16,6 +16,7 @@ import { BindingsView } from './features/bindings/bindings-view';
 import { ConnectView } from './features/connect/connect-view';
 import { DevicesView } from './features/devices/devices-view';
 import { PhoneView } from './features/phone-view/phone-view';
+import { PersonAskCards } from './features/person-asks/person-ask-cards';
 import { LanView } from './features/lan/lan-view';
 import { PairingsView } from './features/pairings/pairings-view';
 import { SettingsView } from './features/settings/settings-view';
@@ -164,7 +165,10 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
             <Loading label={t('common.bridge.connecting')} />
           )
         ) : (
-          <Section api={api} bridge={bridge} state={state} route={route} go={go} />
+          <>
+            <PersonAskCards api={api} state={state} onChanged={bridge.refresh} go={go} />
+            <Section api={api} bridge={bridge} state={state} route={route} go={go} />
+          </>
         )}
       </main>
       <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
