@@ -24,6 +24,7 @@ import type { MessageKey } from '../../main/contract/i18n';
 import { routeHash, type ConsoleRoute, type ConsoleSection } from '../../main/contract/console-route';
 import { I18nProvider, useT } from './i18n/i18n-context';
 import { useApprovalAnnouncer } from './state/use-approval-announcer';
+import { usePersonAskNotifier } from './state/use-person-ask-notifier';
 import { useBridgeState, type BridgeStateView } from './state/use-bridge-state';
 import { useConsoleRoute } from './state/use-console-route';
 import { revealSideways } from './lib/reveal-sideways';
@@ -85,6 +86,8 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
     revealSideways(navRef.current, navRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? null);
   }, [section]);
   const announcement = useApprovalAnnouncer(bridge.state, title);
+  // The desktop app notifies through Electron; the web console through the browser, once allowed.
+  const askNotifier = usePersonAskNotifier(bridge.state, api.kind === 'http');
   const unauthorized = bridge.error?.code === 'unauthorized' || bridge.live === 'unauthorized';
   const { onUnauthorized } = props;
 
@@ -152,6 +155,17 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           <span>{t(LIVE_TEXT[bridge.live])}</span>
           {api.kind === 'http' ? <span className="live-mode">{t('common.live.webConsole')}</span> : null}
         </p>
+        {api.kind === 'http' && askNotifier.permission === 'default' ? (
+          <button
+            type="button"
+            className="btn btn-small notify-allow"
+            onClick={askNotifier.allow}
+            title={t('asks.notify.allowTitle')}
+            data-testid="notify-allow"
+          >
+            {t('asks.notify.allow')}
+          </button>
+        ) : null}
       </aside>
       <main id="main" className="content" tabIndex={-1} ref={mainRef}>
         {bridge.error && state ? (

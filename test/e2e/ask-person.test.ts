@@ -101,6 +101,61 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await eventually(async () => (await page.getByTestId(`person-ask-${deviceId}`).count()) === 0, 'the card gone');
     });
 
+    test('the web console offers browser notifications, and notifies an ask once while the page is not in front', async () => {
+      // The browser has not been asked yet: the sidebar offers it.
+      const allow = page.getByTestId('notify-allow');
+      await allow.waitFor({ timeout: UI_MS });
+      assert.equal(await allow.innerText(), en ? 'Notify me' : '开启通知');
+
+      // A page whose person allowed notifications and looks elsewhere. Headless Chromium shows no
+      // notification, so the page's Notification records what the console asked the browser to show.
+      const away = await context.newPage();
+      // A string: the test runner's compiled functions may call helpers the page does not have.
+      await away.addInitScript(`
+        const shown = [];
+        window.shownNotifications = shown;
+        function RecordedNotification(title, options) {
+          shown.push({ title, body: options.body, tag: options.tag });
+          this.onclick = null;
+          this.close = () => {};
+        }
+        RecordedNotification.permission = 'granted';
+        RecordedNotification.requestPermission = () => Promise.resolve('granted');
+        Object.defineProperty(window, 'Notification', { value: RecordedNotification, configurable: true });
+        document.hasFocus = () => false;
+      `);
+      await away.goto(`${bound.rig.bridge.url}/console/#/devices?token=${bound.rig.bridge.adminToken}`);
+      await away.getByTestId(`device-${deviceId}`).waitFor({ timeout: UI_MS });
+      assert.equal(await away.getByTestId('notify-allow').count(), 0, 'nothing to offer once allowed');
+
+      const asked = invoke(bound.client, bound.channel, 'android_ask_person', { reason: 'accept the consent screen' });
+      await away.getByTestId(`person-ask-${deviceId}`).waitFor({ timeout: UI_MS });
+      const shown = await eventually(async () => {
+        const list = await away.evaluate(
+          () => (window as unknown as { shownNotifications: Array<Record<string, string>> }).shownNotifications,
+        );
+        return list.length > 0 ? list : null;
+      }, 'a notification');
+      assert.equal(shown.length, 1);
+      assert.equal(
+        String(shown[0]?.title).startsWith(en ? 'The agent asks you to take over ' : '智能体请你接管 '),
+        true,
+      );
+      assert.equal(
+        shown[0]?.body,
+        en ? 'The agent asks you to: accept the consent screen' : '智能体请你：accept the consent screen',
+      );
+      await decline(away);
+      assert.equal((await asked).error?.code, 'person_declined');
+      await away.close();
+    });
+
+    async function decline(on: Page): Promise<void> {
+      const card = on.getByTestId(`person-ask-${deviceId}`);
+      await card.getByTestId('person-ask-decline').click();
+      await card.getByTestId('person-ask-decline-send').click();
+    }
+
     function shotPath(name: string): string {
       mkdirSync(join(SHOTS, locale), { recursive: true });
       return join(SHOTS, locale, `${name}.png`);

@@ -21,6 +21,9 @@ export default defineMessages(
     askedBanner: 'The agent asked you to: {reason}',
     'notify.title': 'The agent asks you to take over {phone}',
     'notify.body': 'The agent asks you to: {reason}',
+    announce: 'The agent asks you to take over {phone}: {reason}.',
+    'notify.allow': 'Notify me',
+    'notify.allowTitle': 'Let this browser show a notification when an agent asks you to take a phone over',
   },
   {
     region: '智能体请求你协助',
@@ -37,5 +40,8 @@ export default defineMessages(
     askedBanner: '智能体请你：{reason}',
     'notify.title': '智能体请你接管 {phone}',
     'notify.body': '智能体请你：{reason}',
+    announce: '智能体请你接管 {phone}：{reason}。',
+    'notify.allow': '开启通知',
+    'notify.allowTitle': '智能体请你接管手机时，让此浏览器弹出通知',
   },
 );
