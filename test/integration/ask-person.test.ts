@@ -179,4 +179,15 @@ describe('the agent asks the person to take the phone over', () => {
     assert.ok(entries.some((e) => e.tool_id === 'take_over' && e.decided_by === 'person'));
     assert.ok(entries.some((e) => e.tool_id === 'hand_back' && e.arguments.note === 'logged in as test@example.com'));
   });
+
+  // Last: it ends the lease the other tests use.
+  test('the lease ends: the waiting ask ends with canceled and leaves the admin state', async () => {
+    const asked = ask({ reason: 'scan the QR code' });
+    await askShown();
+    const revoke = await admin('POST', `/admin/api/channels/${bound!.channel}/revoke`);
+    assert.equal(revoke.status, 200, JSON.stringify(revoke.body));
+    await untilAnnounced(bound!.rig.bridge, 'state', adminDevice, (d) => d.ask === null, 'the ask gone');
+    const answer = await asked;
+    assert.equal(answer.error?.code, 'canceled', JSON.stringify(answer));
+  });
 });

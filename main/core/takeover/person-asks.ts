@@ -194,7 +194,9 @@ export class PersonAsks {
   handedBack(back: HandBack): void {
     const w = this.waiting.get(back.deviceId);
     if (!w || w.ask.taken_at === null) return;
-    w.settle({ answered: { note: back.note, heldMs: back.heldMs, waitedMs: w.ask.taken_at - w.ask.asked_at } });
+    w.settle({
+      answered: { note: back.note, heldMs: back.heldMs, waitedMs: Math.max(0, w.ask.taken_at - w.ask.asked_at) },
+    });
   }
 
   /** The person declines the phone's pending ask, with an optional reason for the agent. */
