@@ -106,6 +106,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const allow = page.getByTestId('notify-allow');
       await allow.waitFor({ timeout: UI_MS });
       assert.equal(await allow.innerText(), en ? 'Notify me' : '开启通知');
+      await page.screenshot({ path: shotPath('ask-notify-offer') });
 
       // A page whose person allowed notifications and looks elsewhere. Headless Chromium shows no
       // notification, so the page's Notification records what the console asked the browser to show.
