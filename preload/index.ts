@@ -32,6 +32,7 @@ const api: DeviceBridgeIpcApi = {
   putTurnover: call('putTurnover'),
   setDeviceTurnover: call('setDeviceTurnover'),
   setDeviceTakeover: call('setDeviceTakeover'),
+  declinePersonAsk: call('declinePersonAsk'),
   sendDeviceInput: call('sendDeviceInput'),
   setAccessCode: call('setAccessCode'),
   listSecrets: call('listSecrets'),

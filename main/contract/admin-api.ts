@@ -36,6 +36,22 @@ export interface AdminDevice {
   doing?: { tool_id: string; arguments: Record<string, unknown> } | null;
   /** A person has taken this phone over (docs/REFERENCE.md "Take over"): since when and who, or null. */
   taken_over?: AdminTakenOver | null;
+  /** The agent asks the person to take this phone over (docs/REFERENCE.md "Ask the person"), or null. */
+  ask?: AdminPersonAsk | null;
+}
+
+/** An agent's ask waiting for the person: its own words, and when it ends unanswered. */
+export interface AdminPersonAsk {
+  ask_id: string;
+  device_id: string;
+  connector_channel_id: string;
+  /** The agent's words (one short sentence), shown as the agent's, never as the bridge's. */
+  reason: string;
+  asked_at: number;
+  /** When the ask ends unanswered (it no longer does once the person holds the phone). */
+  expires_at: number;
+  /** When the person took the phone over for it, or null while nobody answered. */
+  taken_at: number | null;
 }
 
 /**

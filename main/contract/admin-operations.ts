@@ -106,6 +106,11 @@ export const ADMIN_OPERATIONS = {
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },
+  /** The person declines the agent's ask to take the phone over, with an optional reason for the agent. */
+  declinePersonAsk: {
+    route: 'POST /admin/api/devices/:device_id/ask/decline',
+    shape: shape<{ reason?: string }, { status: 'declined' }>(),
+  },
   /** The person's own input while they hold the phone (docs/REFERENCE.md "Take over"). */
   sendDeviceInput: {
     route: 'POST /admin/api/devices/:device_id/input',

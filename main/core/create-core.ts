@@ -44,6 +44,7 @@ import { BridgeMetrics } from './metrics/bridge-metrics';
 import { LeaseEffects } from './turnover/lease-effects';
 import { Turnover, TURNOVER_CHANNEL } from './turnover/turnover';
 import { Takeover } from './takeover/takeover';
+import { ASK_AUDIT, PersonAsks } from './takeover/person-asks';
 import { runPersonInput } from './takeover/person-input';
 import { BridgeError } from './errors';
 import { CONNECTOR_VERSION } from './protocol/identity';
@@ -163,9 +164,28 @@ export function createCore(input: CoreOptionsInput): Core {
   queue.setMaxDepth(live.queue_max_depth);
   const shells = new PhoneShells({ links: adbLinks, registry, clock, commandTimeoutMs: options.adbCommandTimeoutMs });
   const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
+  // The agent asks the person to take a phone over; the ask waits for the take-over and the hand-back.
+  const asks: PersonAsks = new PersonAsks({
+    clock,
+    events: {
+      changed: () => hub.publish('state'),
+      audit: (ask, action, details) =>
+        safety.recordBridgeAction({
+          deviceId: ask.device_id,
+          action,
+          code: ASK_AUDIT[action].code,
+          reasons: [ASK_AUDIT[action].reason],
+          decision: action,
+          decidedBy: action === 'ask_declined' ? 'person' : 'bridge',
+          details: { ask_id: ask.ask_id, connector_channel_id: ask.connector_channel_id, ...details },
+          ...(action === 'ask_person' ? {} : { durationMs: clock() - ask.asked_at }),
+        }),
+    },
+  });
   // Take over and hand back: a person holds a phone, the agent's control calls on it wait for the hand-back.
   const takeover: Takeover = new Takeover(clock, {
     taken: (deviceId, state) => {
+      asks.taken(deviceId, state.since);
       safety.recordBridgeAction({
         deviceId,
         action: 'take_over',
@@ -180,6 +200,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     handedBack: (back) => {
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
+      asks.handedBack(back);
       safety.recordBridgeAction({
         deviceId: back.deviceId,
         action: 'hand_back',
@@ -417,6 +438,10 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    asks: {
+      maxTimeoutMs: () => limits.values().approval_timeout_ms,
+      ask: (request) => asks.ask({ ...request, alreadyTakenSince: takeover.state(request.deviceId)?.since ?? null }),
+    },
   });
   // Observation only: its commands wait behind no control call and never hold one up.
   const phoneCheck: PhoneCheck = new PhoneCheck({
@@ -594,6 +619,7 @@ export function createCore(input: CoreOptionsInput): Core {
     secrets: labSecrets,
     turnover,
     takeover,
+    asks,
     personInput: async (deviceId, input) => {
       const device = registry.get(deviceId);
       if (!device) throw new BridgeError('device_not_found', 'no such phone');

@@ -67,6 +67,9 @@ export const ERROR_CODES = [
   'lease_conflict',
   // a person took the phone over at the computer (core/takeover/takeover.ts): the agent's control calls wait for the hand-back
   'human_in_control',
+  // the agent asked the person to take the phone over (core/takeover/person-asks.ts): they declined, or an ask already waits
+  'person_declined',
+  'ask_pending',
   'file_not_found',
   'file_too_large',
   'output_too_large',

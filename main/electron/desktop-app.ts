@@ -31,8 +31,11 @@ import {
   HelperAlertNotifier,
   helperAlertNotification,
   shouldNotify,
+  personAskNotification,
+  PersonAskNotifier,
   trayMenuLabels,
   trayPhoneEntries,
+  trayTakeoverEntries,
   trayView,
 } from './tray-state';
 import { phoneHash } from '../contract/phone-view-route';
@@ -149,6 +152,18 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
     else openWindow(hash);
     showWindow();
   };
+  /**
+   * The tray's Take over / Hand back: taking a phone opens its phone view (where the person drives
+   * it and hands it back with a note); a refusal shows there too, as the window's own error.
+   */
+  const takeoverFromTray = (deviceId: string, action: 'take' | 'hand_back'): void => {
+    void core.admin.invoke('setDeviceTakeover', { device_id: deviceId, action }).then(
+      () => {
+        if (action === 'take') showPhone(deviceId);
+      },
+      () => showPhone(deviceId),
+    );
+  };
   app.on('second-instance', showWindow);
   app.on('activate', showWindow);
   const unregisterIpc = registerIpcHandlers(core, () => win, {
@@ -161,6 +176,7 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
   const tray = new Tray(nativeImage.createFromPath(ICON));
   const notifier = new ApprovalNotifier();
   const helperAlerts = new HelperAlertNotifier();
+  const askAlerts = new PersonAskNotifier();
   const refreshTray = (): void => {
     const state = core.adminState();
     // The bridge's language setting (Settings → Language), else the system's languages.
@@ -175,6 +191,10 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
         { label: view.summary, enabled: false },
         { type: 'separator' },
         { label: labels.open, click: showWindow },
+        ...trayTakeoverEntries(state, locale).map((entry) => ({
+          label: entry.label,
+          click: () => takeoverFromTray(entry.deviceId, entry.action),
+        })),
         ...trayPhoneEntries(state, locale).map((phone) => ({
           label: phone.label,
           click: () => showPhone(phone.deviceId),
@@ -192,6 +212,16 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
     ) {
       const text = approvalNotification(fresh, state, locale);
       const notification = new Notification({ title: text.title, body: text.body, silent: false });
+      notification.on('click', showWindow);
+      notification.show();
+    }
+    // An agent asks the person to take a phone over: said unless the window is in front (its card shows it).
+    for (const ask of askAlerts.fresh(state)) {
+      if (!shouldNotify({ supported: Notification.isSupported(), windowVisible: visible, windowFocused: focused }))
+        break;
+      const text = personAskNotification(ask, locale);
+      const notification = new Notification({ title: text.title, body: text.body, silent: false });
+      // The ask's card is above every view of the window.
       notification.on('click', showWindow);
       notification.show();
     }

@@ -5,7 +5,7 @@
  * (the console's approval sentence and first reason, typed text and links left out: they stay
  * in the window), in the language of the bridge's setting (the caller resolves it; English when not given).
  */
-import type { AdminApproval, AdminState } from '../contract/admin-api';
+import type { AdminApproval, AdminDevice, AdminPersonAsk, AdminState } from '../contract/admin-api';
 import { approvalSentence, reasonText } from '../contract/approval-wording';
 import { translate, translator, type Locale } from '../contract/i18n';
 
@@ -21,17 +21,22 @@ export interface TrayView {
   badgeCount: number;
 }
 
-export function trayView(state: Pick<AdminState, 'approvals' | 'pairings'>, locale: Locale = 'en'): TrayView {
+export function trayView(
+  state: Pick<AdminState, 'approvals' | 'pairings'> & Partial<Pick<AdminState, 'devices'>>,
+  locale: Locale = 'en',
+): TrayView {
   const approvals = state.approvals.length;
   const pairings = state.pairings.length;
+  const asks = unansweredAsks(state.devices ?? []).length;
   const waiting: string[] = [];
+  if (asks > 0) waiting.push(translate(locale, 'tray.asksWaiting', { count: asks }));
   if (approvals > 0) waiting.push(translate(locale, 'tray.approvalsWaiting', { count: approvals }));
   if (pairings > 0) waiting.push(translate(locale, 'tray.pairingsWaiting', { count: pairings }));
   const summary =
     waiting.length > 0
       ? waiting.join(translate(locale, 'tray.listSeparator'))
       : translate(locale, 'tray.nothingWaiting');
-  const total = approvals + pairings;
+  const total = approvals + pairings + asks;
   const app = translate(locale, 'common.app.name');
   return {
     title: total > 0 ? String(total) : '',
@@ -55,6 +60,88 @@ export function trayPhoneEntries(
     .sort((a, b) => a.display_name.localeCompare(b.display_name))
     .slice(0, TRAY_PHONES_MAX)
     .map((d) => ({ deviceId: d.device_id, label: translate(locale, 'tray.openPhone', { phone: d.display_name }) }));
+}
+
+/** The agents' asks nobody answered yet (docs/REFERENCE.md "Ask the person"), oldest first. */
+function unansweredAsks(devices: readonly AdminDevice[]): Array<{ device: AdminDevice; ask: AdminPersonAsk }> {
+  return devices
+    .flatMap((device) => (device.ask && device.ask.taken_at === null ? [{ device, ask: device.ask }] : []))
+    .sort((a, b) => a.ask.asked_at - b.ask.asked_at);
+}
+
+/** The agent's words in a menu line: one line, cut short (the card in the window has them whole). */
+const MENU_REASON_MAX = 80;
+
+/**
+ * "Take over <phone>" / "Hand back <phone>" entries of the tray menu, one per leased phone that
+ * is online, or taken over by a person; a phone whose agent asks for the person leads, with the
+ * agent's words.
+ */
+export function trayTakeoverEntries(
+  state: Pick<AdminState, 'devices'>,
+  locale: Locale = 'en',
+): Array<{ deviceId: string; label: string; action: 'take' | 'hand_back'; asked: boolean }> {
+  return state.devices
+    .filter((d) => d.taken_over || (d.lease !== null && d.state === 'device'))
+    .map((d) => {
+      const phone = d.display_name;
+      if (d.taken_over) {
+        return {
+          deviceId: d.device_id,
+          phone,
+          label: translate(locale, 'tray.handBack', { phone }),
+          action: 'hand_back' as const,
+          asked: false,
+        };
+      }
+      const ask = d.ask && d.ask.taken_at === null ? d.ask : null;
+      const reason = ask ? oneLine(ask.reason, MENU_REASON_MAX) : '';
+      return {
+        deviceId: d.device_id,
+        phone,
+        label: ask
+          ? translate(locale, 'tray.takeOverAsked', { phone, reason })
+          : translate(locale, 'tray.takeOver', { phone }),
+        action: 'take' as const,
+        asked: ask !== null,
+      };
+    })
+    .sort((a, b) => Number(b.asked) - Number(a.asked) || a.phone.localeCompare(b.phone))
+    .map(({ phone: _phone, ...entry }) => entry)
+    .slice(0, TRAY_PHONES_MAX);
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * Tracks which asks were already announced (by id): returns the unanswered ones not seen
+ * before. An ask already waiting at the first call is announced too: the agent waits for it.
+ */
+export class PersonAskNotifier {
+  private seen = new Set<string>();
+
+  fresh(state: Pick<AdminState, 'devices'>): Array<{ deviceId: string; phone: string; reason: string }> {
+    const current = unansweredAsks(state.devices);
+    const previous = this.seen;
+    this.seen = new Set(current.map((c) => c.ask.ask_id));
+    return current
+      .filter((c) => !previous.has(c.ask.ask_id))
+      .map((c) => ({ deviceId: c.device.device_id, phone: c.device.display_name, reason: c.ask.reason }));
+  }
+}
+
+/** The desktop notification of an agent's ask: the phone, and the agent's words as its own. */
+export function personAskNotification(
+  ask: { phone: string; reason: string },
+  locale: Locale = 'en',
+): { title: string; body: string } {
+  return {
+    title: translate(locale, 'asks.notify.title', { phone: ask.phone }),
+    body: translate(locale, 'asks.notify.body', { reason: oneLine(ask.reason, 240) }),
+  };
 }
 
 export function trayMenuLabels(locale: Locale = 'en'): { open: string; quit: string } {

@@ -16,6 +16,7 @@ import { BindingsView } from './features/bindings/bindings-view';
 import { ConnectView } from './features/connect/connect-view';
 import { DevicesView } from './features/devices/devices-view';
 import { PhoneView } from './features/phone-view/phone-view';
+import { PersonAskCards } from './features/person-asks/person-ask-cards';
 import { LanView } from './features/lan/lan-view';
 import { PairingsView } from './features/pairings/pairings-view';
 import { SettingsView } from './features/settings/settings-view';
@@ -23,6 +24,7 @@ import type { MessageKey } from '../../main/contract/i18n';
 import { routeHash, type ConsoleRoute, type ConsoleSection } from '../../main/contract/console-route';
 import { I18nProvider, useT } from './i18n/i18n-context';
 import { useApprovalAnnouncer } from './state/use-approval-announcer';
+import { usePersonAskNotifier } from './state/use-person-ask-notifier';
 import { useBridgeState, type BridgeStateView } from './state/use-bridge-state';
 import { useConsoleRoute } from './state/use-console-route';
 import { revealSideways } from './lib/reveal-sideways';
@@ -84,6 +86,8 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
     revealSideways(navRef.current, navRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? null);
   }, [section]);
   const announcement = useApprovalAnnouncer(bridge.state, title);
+  // The desktop app notifies through Electron; the web console through the browser, once allowed.
+  const askNotifier = usePersonAskNotifier(bridge.state, api.kind === 'http');
   const unauthorized = bridge.error?.code === 'unauthorized' || bridge.live === 'unauthorized';
   const { onUnauthorized } = props;
 
@@ -151,6 +155,17 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           <span>{t(LIVE_TEXT[bridge.live])}</span>
           {api.kind === 'http' ? <span className="live-mode">{t('common.live.webConsole')}</span> : null}
         </p>
+        {api.kind === 'http' && askNotifier.permission === 'default' ? (
+          <button
+            type="button"
+            className="btn btn-small notify-allow"
+            onClick={askNotifier.allow}
+            title={t('asks.notify.allowTitle')}
+            data-testid="notify-allow"
+          >
+            {t('asks.notify.allow')}
+          </button>
+        ) : null}
       </aside>
       <main id="main" className="content" tabIndex={-1} ref={mainRef}>
         {bridge.error && state ? (
@@ -164,7 +179,10 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
             <Loading label={t('common.bridge.connecting')} />
           )
         ) : (
-          <Section api={api} bridge={bridge} state={state} route={route} go={go} />
+          <>
+            <PersonAskCards api={api} state={state} onChanged={bridge.refresh} go={go} />
+            <Section api={api} bridge={bridge} state={state} route={route} go={go} />
+          </>
         )}
       </main>
       <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">

@@ -56,6 +56,9 @@ void describe('action words', () => {
     assert.equal(argumentWords(en, 'android_press_key', { key: 'media_next' }), 'media next');
     assert.equal(keyWords(en, 'app_switch'), 'Recent apps');
     assert.equal(argumentWords(en, 'android_tap', { x: 540, y: 1200 }), 'at 540, 1200');
+    // The agent's ask shows its own words, quoted.
+    assert.equal(argumentWords(en, 'android_ask_person', { reason: 'log in' }), '“log in”');
+    assert.equal(argumentWords(zh, 'android_ask_person', { reason: '登录' }), '“登录”');
     assert.equal(argumentWords(en, 'android_tap', { element: { text: 'Save' } }), 'on “Save”');
     assert.equal(
       argumentWords(en, 'android_tap', { element: { resource_id: 'com.x:id/save_button' } }),

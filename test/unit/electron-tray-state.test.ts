@@ -1,14 +1,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdminApproval, AdminDevice, AdminPairing } from '../../main/contract/admin-api';
+import type { AdminApproval, AdminDevice, AdminPairing, AdminPersonAsk } from '../../main/contract/admin-api';
 import {
   APP_NAME,
   ApprovalNotifier,
   approvalNotification,
   HelperAlertNotifier,
   helperAlertNotification,
+  personAskNotification,
+  PersonAskNotifier,
   shouldNotify,
   trayMenuLabels,
+  trayTakeoverEntries,
   trayView,
 } from '../../main/electron/tray-state';
 
@@ -174,5 +177,101 @@ describe('fast lane guard alerts on the desktop', () => {
       helperAlertNotification({ phone: 'P', code: 'helper_foreign_connection' }, 'zh-CN').title,
       /P 上的快速通道已停止/,
     );
+  });
+});
+
+describe('the agent’s asks in the tray and the desktop notification', () => {
+  const ask = (id: string, extra: Partial<AdminPersonAsk> = {}): AdminPersonAsk => ({
+    ask_id: id,
+    device_id: 'dev_1',
+    connector_channel_id: 'cch_1',
+    reason: 'log in to the test account',
+    asked_at: 1000,
+    expires_at: 61_000,
+    taken_at: null,
+    ...extra,
+  });
+  const device = (id: string, name: string, extra: Partial<AdminDevice> = {}): AdminDevice =>
+    ({
+      device_id: id,
+      display_name: name,
+      state: 'device',
+      lease: { connector_channel_id: 'cch_1', since: 0 },
+      taken_over: null,
+      ask: null,
+      ...extra,
+    }) as AdminDevice;
+
+  test('an unanswered ask counts in the tray’s title, summary and badge; one being answered does not', () => {
+    const waiting = { approvals: [], pairings: [], devices: [device('dev_1', 'Pixel 7', { ask: ask('a1') })] };
+    assert.deepEqual(trayView(waiting), {
+      title: '1',
+      tooltip: 'xAgent Device Bridge — 1 agent asks you to take over',
+      summary: '1 agent asks you to take over',
+      badgeCount: 1,
+    });
+    assert.equal(trayView(waiting, 'zh-CN').summary, '1 个智能体请你接管');
+    const held = {
+      approvals: [],
+      pairings: [],
+      devices: [
+        device('dev_1', 'Pixel 7', { ask: ask('a1', { taken_at: 2000 }), taken_over: { since: 2000, by: 'p' } }),
+      ],
+    };
+    assert.equal(trayView(held).badgeCount, 0);
+  });
+
+  test('Take over / Hand back per leased phone; the asking phone leads with the agent’s words, cut to one line', () => {
+    const devices = [
+      device('dev_a', 'Alpha'),
+      device('dev_h', 'Held', { lease: null, taken_over: { since: 1, by: 'person at the computer' } }),
+      device('dev_z', 'Zulu', { ask: ask('a2', { device_id: 'dev_z', reason: `type the PIN\n${'x'.repeat(120)}` }) }),
+      device('dev_free', 'Free', { lease: null }),
+      device('dev_off', 'Offline', { state: 'offline' }),
+    ];
+    const entries = trayTakeoverEntries({ devices });
+    assert.deepEqual(
+      entries.map((e) => [e.deviceId, e.action, e.asked]),
+      [
+        ['dev_z', 'take', true],
+        ['dev_a', 'take', false],
+        ['dev_h', 'hand_back', false],
+      ],
+    );
+    assert.equal(entries[1]!.label, 'Take over Alpha');
+    assert.equal(entries[2]!.label, 'Hand back Held');
+    assert.ok(
+      entries[0]!.label.startsWith('Take over Zulu — the agent asks you to: type the PIN xxx'),
+      entries[0]!.label,
+    );
+    assert.ok(entries[0]!.label.endsWith('…') && !entries[0]!.label.includes('\n'), entries[0]!.label);
+    assert.deepEqual(
+      trayTakeoverEntries({ devices: devices.slice(0, 2) }, 'zh-CN').map((e) => e.label),
+      ['接管 Alpha', '交还 Held'],
+    );
+  });
+
+  test('each ask is notified once, with the phone and the agent’s words; one already waiting at start is notified too', () => {
+    const notifier = new PersonAskNotifier();
+    const first = { devices: [device('dev_1', 'Pixel 7', { ask: ask('a1') })] };
+    assert.deepEqual(notifier.fresh(first), [
+      { deviceId: 'dev_1', phone: 'Pixel 7', reason: 'log in to the test account' },
+    ]);
+    assert.deepEqual(notifier.fresh(first), []);
+    // Taken over: no longer waiting; a new ask on the phone later is news again.
+    assert.deepEqual(
+      notifier.fresh({ devices: [device('dev_1', 'Pixel 7', { ask: ask('a1', { taken_at: 5 }) })] }),
+      [],
+    );
+    assert.equal(notifier.fresh({ devices: [device('dev_1', 'Pixel 7', { ask: ask('a3') })] }).length, 1);
+
+    assert.deepEqual(personAskNotification({ phone: 'Pixel 7', reason: 'log in to the test account' }), {
+      title: 'The agent asks you to take over Pixel 7',
+      body: 'The agent asks you to: log in to the test account',
+    });
+    assert.deepEqual(personAskNotification({ phone: 'Pixel 7', reason: '登录测试账号' }, 'zh-CN'), {
+      title: '智能体请你接管 Pixel 7',
+      body: '智能体请你：登录测试账号',
+    });
   });
 });

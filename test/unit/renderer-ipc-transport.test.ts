@@ -49,6 +49,7 @@ function fakePreload() {
     getTurnover: record('getTurnover', { claims: true, approvals: false, clear_data: [], devices: {} }),
     putTurnover: record('putTurnover', { claims: true, approvals: true, clear_data: [], devices: {} }),
     setDeviceTurnover: record('setDeviceTurnover', { status: 'dismissed', turnover: null }),
+    declinePersonAsk: record('declinePersonAsk', { status: 'declined' }),
     setDeviceTakeover: record('setDeviceTakeover', { status: 'handed_back', taken_over: null }),
     sendDeviceInput: record('sendDeviceInput', { status: 'ok' }),
     setAccessCode: record('setAccessCode', { status: 'ok' }),

@@ -1,7 +1,7 @@
 /**
  * One list of tools (#25): each tool's facts are declared once, on its definition. Nothing in
  * main/ names a tool by its id outside the definitions (tool-definition.ts declares the ids,
- * control-tools.ts, observation-tools.ts and phone-state-tools.ts define them); the safety policy, redaction, the
+ * control-tools.ts, observation-tools.ts, phone-state-tools.ts and person-tools.ts define them); the safety policy, redaction, the
  * screen-lock guard, the Descriptor's marks, the display in use and the timeline read facts.
  */
 import { test } from 'node:test';
@@ -18,6 +18,7 @@ const DEFINITIONS = new Set([
   'main/core/tools/batch-tool.ts',
   'main/core/tools/phone-state-tools.ts',
   'main/core/tools/evidence-tools.ts',
+  'main/core/tools/person-tools.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -31,7 +32,7 @@ function sourceFiles(dir: string): string[] {
 test('every tool is defined once, with facts', () => {
   const ids = TOOLS.map((t) => t.id);
   assert.equal(new Set(ids).size, ids.length, 'no id defined twice');
-  assert.equal(ids.length, 23);
+  assert.equal(ids.length, 24);
   for (const tool of TOOLS) {
     assert.equal(toolFacts(tool.id), tool.facts);
     if (tool.kind === 'observation')

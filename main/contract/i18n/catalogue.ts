@@ -7,6 +7,7 @@ import { interpolate, type MessageParams } from './interpolate';
 import actions from './messages/actions';
 import activity from './messages/activity';
 import approvals from './messages/approvals';
+import asks from './messages/asks';
 import bindings from './messages/bindings';
 import common from './messages/common';
 import connect from './messages/connect';
@@ -32,6 +33,7 @@ export const catalogue = {
   helper,
   bindings,
   approvals,
+  asks,
   activity,
   settings,
   lan,

@@ -17,6 +17,7 @@ import type {
   AdminSettings,
   AdminState,
   AdminTakenOver,
+  AdminPersonAsk,
   AdminTurnover,
   AdminTurnoverPolicy,
 } from '../../contract/admin-api';
@@ -90,6 +91,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
   takeover?: { state(deviceId: string): AdminTakenOver | null };
+  /** The agent's asks to the person (takeover/person-asks.ts): the one waiting on each phone. */
+  asks?: { pending(deviceId: string): AdminPersonAsk | null };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -117,6 +120,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
+        ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
         ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),
       };

@@ -19,10 +19,11 @@ import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-route
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
-  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover'
+  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover' | 'asks'
 > {
   takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
   personInput: TakeoverRouteDeps['personInput'];
+  asks: TakeoverRouteDeps['asks'] & NonNullable<AdminRouteDeps['asks']>;
   turnover: TurnoverRouteDeps['turnover'] & NonNullable<AdminRouteDeps['turnover']>;
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
@@ -62,6 +63,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerEvidenceRoutes(router, { evidence });
   registerTakeoverRoutes(router, {
     takeover: deps.takeover,
+    asks: deps.asks,
     personInput: deps.personInput,
     registry: deps.registry,
     hub: deps.hub,

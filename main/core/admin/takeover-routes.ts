@@ -7,11 +7,14 @@ import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { EventHub } from '../events/event-hub';
 import type { Takeover } from '../takeover/takeover';
+import { DECLINE_REASON_MAX_CHARS, type PersonAsks } from '../takeover/person-asks';
 import { parsePersonInput, type PersonInput } from '../takeover/person-input';
 import type { AdminRouter } from './admin-router';
 
 export interface TakeoverRouteDeps {
   takeover: Pick<Takeover, 'take' | 'handBack' | 'state'>;
+  /** The agent's asks to the person (takeover/person-asks.ts). */
+  asks: Pick<PersonAsks, 'decline'>;
   /** Runs the person's own input on a phone they hold (takeover/person-input.ts). */
   personInput: (deviceId: string, input: PersonInput) => Promise<void>;
   registry: Pick<DeviceRegistry, 'get'>;
@@ -42,6 +45,23 @@ export function registerTakeoverRoutes(router: AdminRouter, deps: TakeoverRouteD
         return { status: 'handed_back', taken_over: null };
       }
       throw new BridgeError('invalid_arguments', 'action must be take or hand_back');
+    },
+  );
+
+  router.add(
+    'POST /admin/api/devices/:device_id/ask/decline',
+    async ({ params, request }): Promise<{ status: 'declined' }> => {
+      const body = await request();
+      const reason: unknown = body.reason;
+      if (reason !== undefined && (typeof reason !== 'string' || reason.length > DECLINE_REASON_MAX_CHARS))
+        throw new BridgeError(
+          'invalid_arguments',
+          `reason must be text of at most ${DECLINE_REASON_MAX_CHARS} characters`,
+        );
+      const trimmed = typeof reason === 'string' ? reason.trim() : '';
+      deps.asks.decline(params.device_id, trimmed || undefined);
+      deps.hub.publish('state');
+      return { status: 'declined' };
     },
   );
 

@@ -7,6 +7,7 @@ import { CONTROL_TOOLS } from './control-tools';
 import { OBSERVATION_TOOLS } from './observation-tools';
 import { EVIDENCE_TOOLS } from './evidence-tools';
 import { PHONE_STATE_TOOLS } from './phone-state-tools';
+import { PERSON_TOOLS } from './person-tools';
 import type { ToolDefinition, ToolFacts, ToolId } from './tool-definition';
 
 export const TOOLS: readonly ToolDefinition<unknown>[] = [
@@ -14,6 +15,7 @@ export const TOOLS: readonly ToolDefinition<unknown>[] = [
   ...EVIDENCE_TOOLS,
   ...CONTROL_TOOLS,
   ...PHONE_STATE_TOOLS,
+  ...PERSON_TOOLS,
 ];
 
 const BY_ID = new Map<string, ToolDefinition<unknown>>(TOOLS.map((tool) => [tool.id, tool]));

@@ -161,6 +161,19 @@ export interface ToolServices {
   redactLog: (lines: readonly string[]) => string[];
   /** Per channel: the last screenshot handed out (so an unchanged screen answers `unchanged`). */
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
+  /** Asks the person at the computer to take this call's phone over (takeover/person-asks.ts); absent: nobody to ask. */
+  askPerson?: PersonAskService;
+}
+
+/** What a tool asking the person at the computer needs, bound to its call's phone, channel and cancel. */
+export interface PersonAskService {
+  /** The longest an ask may wait unanswered: the bridge's approval timeout (it may change at runtime). */
+  maxTimeoutMs(): number;
+  /** Waits until the person hands the phone back; rejects with person_declined, approval_timeout, ask_pending or canceled. */
+  ask(input: {
+    reason: string;
+    timeoutMs: number;
+  }): Promise<{ note: string | undefined; heldMs: number; waitedMs: number }>;
 }
 
 /** A stored file as a tool result hands it to xAgent (the wire contract's shape). */
@@ -178,7 +191,7 @@ export interface ScreenshotStrategyStore {
   set(deviceId: string, timings: CaptureTimings): void;
 }
 
-/** Every tool the bridge offers; each is defined once, in control-tools.ts, observation-tools.ts or phone-state-tools.ts. */
+/** Every tool the bridge offers; each is defined once, in control-tools.ts, observation-tools.ts, phone-state-tools.ts or person-tools.ts. */
 export type ToolId =
   | 'android_device_status'
   | 'android_ui_tree'
@@ -202,7 +215,8 @@ export type ToolId =
   | 'android_set_clipboard'
   | 'android_grant_permission'
   | 'android_revoke_permission'
-  | 'android_clear_app_data';
+  | 'android_clear_app_data'
+  | 'android_ask_person';
 
 /**
  * What the rest of the bridge knows about a tool, declared on its definition and nowhere

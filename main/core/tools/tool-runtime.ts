@@ -25,7 +25,7 @@ import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
 import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
-import { ToolServicesFactory } from './tool-services';
+import { ToolServicesFactory, type PersonAskBackend } from './tool-services';
 import { LeaseLogCaptures } from './lease-log-capture';
 import { redactLogLines } from './log-redaction';
 
@@ -63,6 +63,8 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
   /** A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls, or null. */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
+  asks?: PersonAskBackend;
 }
 
 export class ToolRuntime {
@@ -93,6 +95,7 @@ export class ToolRuntime {
       downloadUrlTtlMs: o.options.downloadUrlTtlMs,
       publicUrl: o.options.network.publicUrl,
       ...(o.secrets ? { secrets: o.secrets } : {}),
+      ...(o.asks ? { asks: o.asks } : {}),
     });
     const pipeline = new CallPipeline({
       queue: o.queue,

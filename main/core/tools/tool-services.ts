@@ -13,7 +13,7 @@ import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
 import { redactLogLines } from './log-redaction';
 import type { ToolCall } from './tool-call';
-import type { StoredFileInfo, ToolContext } from './tool-definition';
+import type { PersonAskService, StoredFileInfo, ToolContext } from './tool-definition';
 
 export interface ToolServicesOptions {
   files: FileCache;
@@ -28,6 +28,21 @@ export interface ToolServicesOptions {
   publicUrl: string | undefined;
   /** The lab's named secrets (absent: none can be typed). */
   secrets?: SecretSource;
+  /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
+  asks?: PersonAskBackend;
+}
+
+/** The bridge's side of a person ask: the wait itself, the approval timeout that bounds it, and whether the phone is held. */
+export interface PersonAskBackend {
+  maxTimeoutMs(): number;
+  ask(request: {
+    deviceId: string;
+    channelId: string;
+    reason: string;
+    timeoutMs: number;
+    signal: AbortSignal;
+    progress: (status: string, message: string, fraction?: number) => void;
+  }): Promise<{ note: string | undefined; heldMs: number; waitedMs: number }>;
 }
 
 export class ToolServicesFactory {
@@ -87,7 +102,23 @@ export class ToolServicesFactory {
         screenshotStrategy: memory.screenshotStrategy,
         redactLog: (lines) =>
           redactLogLines(lines, { secrets: this.o.secrets?.values() ?? [], typed: memory.typedTexts(channelId) }),
+        ...(this.o.asks ? { askPerson: this.askPerson(this.o.asks, call) } : {}),
       },
+    };
+  }
+
+  private askPerson(asks: PersonAskBackend, call: ToolCall): PersonAskService {
+    return {
+      maxTimeoutMs: () => asks.maxTimeoutMs(),
+      ask: ({ reason, timeoutMs }) =>
+        asks.ask({
+          deviceId: call.device.deviceId,
+          channelId: call.channelId,
+          reason,
+          timeoutMs,
+          signal: call.signal,
+          progress: (status, message, fraction) => call.progress(status, message, fraction),
+        }),
     };
   }
 

@@ -111,6 +111,8 @@ export interface BridgeApi {
     action: 'take' | 'hand_back',
     note?: string,
   ): Promise<AdminResponse<'setDeviceTakeover'>>;
+  /** The person declines the agent's ask to take the phone over (an optional reason goes to the agent). */
+  declinePersonAsk(deviceId: string, reason?: string): Promise<AdminResponse<'declinePersonAsk'>>;
   /** The person's own tap, swipe or key on a phone they took over (refused while the agent has it). */
   sendDeviceInput(deviceId: string, input: AdminRequest<'sendDeviceInput'>): Promise<AdminResponse<'sendDeviceInput'>>;
   /** A small JPEG of the phone's screen. */

@@ -128,6 +128,8 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
     setDeviceTakeover: (id, action, note) =>
       json('setDeviceTakeover', { device_id: id, action, ...(note !== undefined ? { note } : {}) }),
+    declinePersonAsk: (id, reason) =>
+      json('declinePersonAsk', { device_id: id, ...(reason !== undefined ? { reason } : {}) }),
     sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),
     setAccessCode: (request) => json('setAccessCode', request),
     listSecrets: () => json('listSecrets', {}),

@@ -37,6 +37,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
     setDeviceTakeover: (id, action, note) =>
       unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
+    declinePersonAsk: (id, reason) =>
+      unwrap(bridge.declinePersonAsk({ device_id: id, ...(reason !== undefined ? { reason } : {}) })),
     sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),
     setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
     listSecrets: () => unwrap(bridge.listSecrets()),

@@ -141,6 +141,11 @@ export function argumentWords(
       if (!key) return null;
       return args.long_press === true ? t('actions.key.long', { key: keyWords(t, key) }) : keyWords(t, key);
     }
+    case 'ask_person': {
+      // The agent's own words, quoted: they are its, not the bridge's.
+      const reason = str(args.reason);
+      return reason ? t('actions.askReason', { reason }) : null;
+    }
     case 'launch_app':
     case 'stop_app':
     case 'clear_app_data': {

@@ -30,6 +30,7 @@ export default defineMessages(
     grant_permission: 'Grant a permission',
     revoke_permission: 'Revoke a permission',
     clear_app_data: 'Clear an app’s data',
+    ask_person: 'Ask you to take over',
   },
   {
     device_status: '读取手机状态',
@@ -55,5 +56,6 @@ export default defineMessages(
     grant_permission: '授予权限',
     revoke_permission: '撤销权限',
     clear_app_data: '清除应用数据',
+    ask_person: '请你接管',
   },
 );

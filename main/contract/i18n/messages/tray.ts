@@ -5,6 +5,10 @@ export default defineMessages(
   {
     approvalsWaiting: '{count, plural, one {# approval waiting} other {# approvals waiting}}',
     pairingsWaiting: '{count, plural, one {# pairing request waiting} other {# pairing requests waiting}}',
+    asksWaiting: '{count, plural, one {# agent asks you to take over} other {# agents ask you to take over}}',
+    takeOver: 'Take over {phone}',
+    takeOverAsked: 'Take over {phone} — the agent asks you to: {reason}',
+    handBack: 'Hand back {phone}',
     listSeparator: ', ',
     nothingWaiting: 'Nothing waiting for you',
     tooltip: '{app} — {summary}',
@@ -21,6 +25,10 @@ export default defineMessages(
   {
     approvalsWaiting: '{count} 个审批等待处理',
     pairingsWaiting: '{count} 个配对请求等待处理',
+    asksWaiting: '{count} 个智能体请你接管',
+    takeOver: '接管 {phone}',
+    takeOverAsked: '接管 {phone} — 智能体请你：{reason}',
+    handBack: '交还 {phone}',
     listSeparator: '，',
     nothingWaiting: '没有需要你处理的事项',
     tooltip: '{app} — {summary}',

@@ -4,6 +4,7 @@
  * channel with extend and revoke; the agent's last actions with a picture and a marker each,
  * and a held call's approval inline; the phone check; the evidence of its recent leases.
  */
+import { useState } from 'react';
 import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
@@ -21,6 +22,7 @@ import { useLiveFrames } from './use-live-frames';
 import { usePhoneActions } from './use-phone-actions';
 import { DrivableScreen } from './drivable-screen';
 import { usePersonInput } from './use-person-input';
+import { HandBackNote } from '../person-asks/hand-back-note';
 
 /** What "Extend" adds to a lease, as on the Bindings screen. */
 const EXTEND_MS = 30 * 60_000;
@@ -45,7 +47,21 @@ export function PhoneView(props: {
   const input = usePersonInput(api, deviceId);
   const screen = { width: live.screenWidth, height: live.screenHeight };
   const drives = takenOver !== null && live.screenWidth > 0;
-  const takeover = useAction(() => api.setDeviceTakeover(deviceId, takenOver ? 'hand_back' : 'take'), props.onChanged);
+  // Taken over because the agent asked: the hand-back may carry a note for the agent.
+  const askedFor = takenOver !== null && device?.ask ? device.ask : null;
+  const [note, setNote] = useState('');
+  const takeover = useAction(
+    () =>
+      api.setDeviceTakeover(
+        deviceId,
+        takenOver ? 'hand_back' : 'take',
+        takenOver && askedFor && note.trim() ? note.trim() : undefined,
+      ),
+    () => {
+      setNote('');
+      props.onChanged();
+    },
+  );
   const channel = device?.lease
     ? state.channels.find((c) => c.connector_channel_id === device.lease?.connector_channel_id)
     : undefined;
@@ -85,6 +101,7 @@ export function PhoneView(props: {
           <ErrorText error={stop.error} testId="phone-view-stop-error" />
         </div>
         <div className="pv-takeover">
+          {askedFor ? <HandBackNote value={note} onChange={setNote} disabled={takeover.pending} /> : null}
           <button
             type="button"
             className={takenOver ? 'btn btn-primary' : 'btn'}
@@ -104,6 +121,12 @@ export function PhoneView(props: {
       {takenOver ? (
         <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
           {t('phone-view.takeover.banner')}
+          {askedFor ? (
+            <span className="pv-asked" data-testid="phone-view-asked">
+              {' '}
+              {t('asks.askedBanner', { reason: askedFor.reason })}
+            </span>
+          ) : null}
         </p>
       ) : null}
       {!device ? (
