@@ -80,6 +80,7 @@ for (const setup of SETUPS) {
         assert.equal(phone.typedText('note_text'), 'hi there你好');
       } else {
         assert.equal(chinese.body.error?.code, 'unicode_input_unavailable', JSON.stringify(chinese.body));
+        assert.equal(chinese.status, 422, 'the phone cannot type it: not a fault of the bridge');
         assert.match(String(chinese.body.error?.message), /ADB Keyboard.*fast lane/s);
         assert.equal(phone.typedText('note_text'), 'hi there', 'nothing of the Chinese text was typed');
       }
@@ -127,6 +128,7 @@ for (const setup of SETUPS) {
       ] as const) {
         const res = await input(body);
         assert.equal(res.body.error?.code, code, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
+        assert.equal(res.status, 400, `${JSON.stringify(body)} is the caller's mistake`);
       }
       assert.deepEqual(
         sentSince(from).filter((line) => line.startsWith('input') || line.startsWith('am')),

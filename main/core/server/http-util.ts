@@ -87,6 +87,7 @@ export function statusForCode(code: string): number {
   switch (code) {
     case 'invalid_arguments':
     case 'invalid_address':
+    case 'out_of_bounds':
       return 400;
     case 'permission_denied':
     case 'secret_out_of_scope':
@@ -100,13 +101,25 @@ export function statusForCode(code: string): number {
       return 404;
     case 'lease_conflict':
     case 'idempotency_conflict':
+    case 'human_in_control':
+    case 'ask_pending':
       return 409;
     case 'file_too_large':
       return 413;
     case 'unsupported_media_type':
       return 415;
+    // The request was sound but this phone cannot carry it out as it is now (its fix is in the message).
+    case 'unicode_input_unavailable':
+    case 'no_focused_field':
+    case 'device_locked':
+    case 'input_blocked':
+    case 'screen_unreadable':
+      return 422;
     case 'rate_limited':
       return 429;
+    case 'device_offline':
+    case 'queue_full':
+      return 503;
     case 'unreachable':
     case 'device_unauthorized':
     case 'pairing_failed':
