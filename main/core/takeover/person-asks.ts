@@ -7,22 +7,12 @@
  * still wait for their approval (safety/approval-gate.ts). State is in memory only.
  */
 import { randomUUID } from 'node:crypto';
+import type { AdminPersonAsk } from '../../contract/admin-api';
 import { BridgeError, type ErrorCode } from '../errors';
 import type { HandBack } from './takeover';
 
-/** An ask as the console shows it. */
-export interface PersonAsk {
-  ask_id: string;
-  device_id: string;
-  connector_channel_id: string;
-  /** The agent's own words: what it asks the person to do. */
-  reason: string;
-  asked_at: number;
-  /** When the ask ends unanswered; it no longer counts once the person took the phone over. */
-  expires_at: number;
-  /** When the person took the phone over for it, or null while nobody has answered. */
-  taken_at: number | null;
-}
+/** An ask as the console shows it: the admin contract's shape, so the two cannot drift. */
+export type PersonAsk = AdminPersonAsk;
 
 /** What the agent's call gets back when the person hands the phone back. */
 export interface AskAnswered {
