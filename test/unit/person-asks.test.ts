@@ -61,6 +61,9 @@ describe('person asks', () => {
 
   test('nobody answers: approval_timeout, audited; an aborted signal ends it with canceled', async () => {
     const { asks, audit } = setup();
+    // The ask's own timers are unref'd (they must not keep a stopping bridge alive); here nothing
+    // else holds the event loop while the timeout runs, so the test holds it.
+    const holdLoop = setTimeout(() => undefined, 10_000);
     await assert.rejects(
       asks.ask(request({ timeoutMs: 20 })),
       (e: unknown) => e instanceof BridgeError && e.code === 'approval_timeout',
@@ -69,6 +72,7 @@ describe('person asks', () => {
     const waiting = asks.ask(request({ signal: stop.signal }));
     stop.abort();
     await assert.rejects(waiting, (e: unknown) => e instanceof BridgeError && e.code === 'canceled');
+    clearTimeout(holdLoop);
     assert.deepEqual(audit, ['ask_person', 'ask_timed_out', 'ask_person', 'ask_canceled']);
     assert.deepEqual(asks.list(), []);
   });

@@ -235,6 +235,8 @@ void describe('typed text at rest', () => {
       'android_logcat.package',
       'android_logcat.tags[]',
       'android_logcat.since',
+      // The agent's own request to the person ("log in to the test account"), shown and audited as its words.
+      'android_ask_person.reason',
     ];
     assert.deepEqual(
       strings.filter((p) => !notTyped.includes(p)),
