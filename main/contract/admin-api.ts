@@ -28,6 +28,8 @@ export interface AdminDevice {
   check: AdminPhoneCheck | null;
   /** The fast lane's helper on this phone (docs/REFERENCE.md "Fast lane"). */
   helper?: AdminHelper;
+  /** The phone's screen stream (docs/REFERENCE.md "Screen stream"). */
+  stream?: AdminScreenStream;
   /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
   turnover?: AdminTurnover | null;
   /** Lab claims waiting in line for this phone while it is busy. */
@@ -334,6 +336,8 @@ export interface AdminState {
   secrets: AdminSecret[];
   /** The fast lane's lab-wide default and whether this build carries the helper. */
   fast_lane?: AdminFastLane;
+  /** The screen stream's lab-wide default (docs/REFERENCE.md "Screen stream"). */
+  screen_stream?: AdminScreenStreamSettings;
   /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
   turnover_policy?: AdminTurnoverPolicy;
   warnings: string[];
@@ -497,8 +501,8 @@ export interface AdminLiveFrame {
   screen_height: number;
   /** False when the last frame was served again because the agent's calls were running. */
   fresh: boolean;
-  /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
-  lane: 'helper' | 'adb';
+  /** Where the picture came from: minicap's screen stream, the fast lane helper's, or screencap. */
+  lane: 'minicap' | 'helper' | 'adb';
 }
 
 /** `GET /admin/api/devices/:device_id/actions`: newest first, at most `capacity` per phone. */
@@ -563,6 +567,30 @@ export interface AdminFastLane {
   version: string | null;
   /** Lab-wide: phones with a network address may run the helper (the exposure accepted for every phone). */
   network_default: boolean;
+}
+
+/** A phone's screen stream (minicap): the person's choice, what runs now, and why it does not. */
+export interface AdminScreenStream {
+  /** The person agreed for this phone, or lab-wide. */
+  enabled: boolean;
+  /** off: not needed or not allowed; failed: stopped after failing twice (the other ways serve); unsupported: no build for this phone. */
+  state: 'off' | 'starting' | 'running' | 'failed' | 'unsupported';
+  /** native: minicap's binary and library; apk: its APK through app_process. */
+  way: 'native' | 'apk' | null;
+  /** Distinct frames a second lately. */
+  fps: number;
+  last_error: string | null;
+  /** What it runs for now: the phone's lease, someone watching its live view. */
+  for: Array<'lease' | 'view'>;
+}
+
+/** The screen stream lab-wide: `ask` streams only phones a person turned it on for; `on` every phone unless turned off. */
+export interface AdminScreenStreamSettings {
+  default: 'ask' | 'on';
+  /** False when this build has no minicap files. */
+  available: boolean;
+  /** The @u4/minicap-prebuilt package's version. */
+  version: string | null;
 }
 
 /** A lab access code's length (POST /admin/api/access-codes): long enough that the guess limits make guessing take years. */

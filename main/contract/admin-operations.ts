@@ -12,6 +12,8 @@
 import type {
   AdminPersonInput,
   AdminFastLane,
+  AdminScreenStream,
+  AdminScreenStreamSettings,
   AdminHelper,
   AdminLiveFrame,
   AdminLanDevice,
@@ -78,6 +80,16 @@ export const ADMIN_OPERATIONS = {
     >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
+  /** The screen stream on one phone: enable (the person's consent; runs while leased or watched), disable (stopped, files removed). */
+  setDeviceScreenStream: {
+    route: 'POST /admin/api/devices/:device_id/screen-stream',
+    shape: shape<{ action: 'enable' | 'disable' }, { status: string; stream: AdminScreenStream }>(),
+  },
+  getScreenStream: { route: 'GET /admin/api/screen-stream', shape: shape<void, AdminScreenStreamSettings>() },
+  putScreenStream: {
+    route: 'PUT /admin/api/screen-stream',
+    shape: shape<{ default: 'ask' | 'on' }, AdminScreenStreamSettings>(),
+  },
   /** What a lease's end puts back: defaults per how the lease began, apps to clear, each phone's choice. */
   getTurnover: { route: 'GET /admin/api/turnover', shape: shape<void, AdminTurnoverPolicy>() },
   /** `devices`: only the phones named change; `default` removes a phone's own choice. */

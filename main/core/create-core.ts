@@ -60,6 +60,7 @@ import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
 import { EvidenceRecorder, type LeaseStart } from './evidence/evidence-recorder';
 import { LiveFrames } from './phone-view/live-frames';
+import { ScreenStreams } from './stream/screen-streams';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
@@ -300,8 +301,28 @@ export function createCore(input: CoreOptionsInput): Core {
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,
   });
+  // The screen stream (minicap) of each phone while it is leased or watched, on phones whose person agreed.
+  const streams: ScreenStreams = new ScreenStreams({
+    consent: {
+      get: () => store.get().settings.screenStream ?? { default: 'ask', devices: {} },
+      set: (next) =>
+        store.update((draft) => {
+          draft.settings.screenStream = next;
+        }),
+    },
+    shellFor: (deviceId) => shells.defaultDisplayShell(deviceId),
+    leased: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
+    watched: (deviceId) => frames.watched(deviceId),
+    displayInUse: (deviceId) => shells.displayInUse(deviceId),
+    lastControlEndedAt: (deviceId) => queue.lastControlEndedAt(deviceId),
+    controlLoad: (deviceId) => queue.controlLoad(deviceId),
+    logger,
+    changed: () => hub.publish('state'),
+    ...options.screenStream,
+  });
+  queue.onControlEnded((deviceId) => streams.controlEnded(deviceId));
   // The phone view: live frames that never wait for the agent, and the timeline of its calls.
-  const frames = new LiveFrames({
+  const frames: LiveFrames = new LiveFrames({
     device: (deviceId) => registry.get(deviceId),
     shellFor: (device) => shells.shellFor(device),
     observe: (deviceId, run) => queue.submit(deviceId, 'observation', 'phone-view', run),
@@ -312,6 +333,7 @@ export function createCore(input: CoreOptionsInput): Core {
     // The helper's stream shows display 0 only (as its other lanes work there).
     helperStream: (deviceId, read) =>
       shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null),
+    minicap: { live: (deviceId) => streams.live(deviceId), want: (deviceId) => streams.want(deviceId) },
   });
   const timeline = new ActionTimeline({
     clock,
@@ -438,6 +460,10 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    streamFrame: async (deviceId, signal) => {
+      const got = await streams.agentFrame(deviceId, signal);
+      return got ? { jpeg: got.frame.jpeg, screenWidth: got.screen.width, screenHeight: got.screen.height } : null;
+    },
     asks: {
       maxTimeoutMs: () => limits.values().approval_timeout_ms,
       ask: (request) => asks.ask({ ...request, alreadyTakenSince: takeover.state(request.deviceId)?.since ?? null }),
@@ -500,8 +526,10 @@ export function createCore(input: CoreOptionsInput): Core {
     turnover.leaseEnded(channelId, deviceId, flowId, reason);
   };
   const onDeviceChanged = (device: DeviceRecord): void => {
-    if (device.state !== 'device') helpers.deviceGone(device.deviceId);
-    else turnover.deviceReady(device.deviceId);
+    if (device.state !== 'device') {
+      helpers.deviceGone(device.deviceId);
+      streams.forget(device.deviceId);
+    } else turnover.deviceReady(device.deviceId);
     publishState();
   };
   const onLimitsChanged = (changed: Partial<LimitValues>): void => {
@@ -620,6 +648,7 @@ export function createCore(input: CoreOptionsInput): Core {
     turnover,
     takeover,
     asks,
+    streams,
     personInput: async (deviceId, input) => {
       const device = registry.get(deviceId);
       if (!device) throw new BridgeError('device_not_found', 'no such phone');
@@ -706,6 +735,8 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => safety.stop());
     // Before the ADB links close (added above): each running helper is force-stopped on its phone.
     owned.add(() => helpers.stop());
+    // Before the ADB links close (added above): minicap is stopped and removed from every phone.
+    owned.add(() => streams.close());
     tools.start();
     owned.add(() => tools.stop());
     // Before the tools stop (added above): a turnover their stop interrupts is owed at the next start.

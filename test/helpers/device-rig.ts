@@ -35,7 +35,10 @@ export async function startDeviceRig(
   phoneOptions: { withAdbKeyboard?: boolean; profile?: 'instant' | 'usb-phone' } & Pick<
     SimulatedPhoneOptions,
     'sdk' | 'androidVersion' | 'quirks' | 'clock' | 'virtualTime'
-  > = {},
+  > & {
+      /** Phone i's own options over the shared ones (an Android release per phone, say). */
+      perPhone?: (i: number) => Partial<Pick<SimulatedPhoneOptions, 'sdk' | 'androidVersion' | 'quirks'>>;
+    } = {},
 ): Promise<DeviceRig> {
   const adb = await startAdbServer();
   const phones: SimulatedPhone[] = [];
@@ -56,6 +59,7 @@ export async function startDeviceRig(
           ...(phoneOptions.quirks !== undefined ? { quirks: phoneOptions.quirks } : {}),
           ...(phoneOptions.clock !== undefined ? { clock: phoneOptions.clock } : {}),
           ...(phoneOptions.virtualTime !== undefined ? { virtualTime: phoneOptions.virtualTime } : {}),
+          ...phoneOptions.perPhone?.(i),
         });
         phones[i] = phone;
         return phone;

@@ -46,6 +46,12 @@ function fakePreload() {
     }),
     getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6', network_default: false }),
     putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6', network_default: false }),
+    setDeviceScreenStream: record('setDeviceScreenStream', {
+      status: 'enabled',
+      stream: { enabled: true, state: 'off', way: null, fps: 0, last_error: null, for: [] },
+    }),
+    getScreenStream: record('getScreenStream', { default: 'ask', available: true, version: '1.1.2' }),
+    putScreenStream: record('putScreenStream', { default: 'on', available: true, version: '1.1.2' }),
     getTurnover: record('getTurnover', { claims: true, approvals: false, clear_data: [], devices: {} }),
     putTurnover: record('putTurnover', { claims: true, approvals: true, clear_data: [], devices: {} }),
     setDeviceTurnover: record('setDeviceTurnover', { status: 'dismissed', turnover: null }),

@@ -11,6 +11,8 @@ import type {
   AdminChannel,
   AdminDevice,
   AdminFastLane,
+  AdminScreenStream,
+  AdminScreenStreamSettings,
   AdminHelper,
   AdminPhoneCheck,
   AdminSecret,
@@ -83,6 +85,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  streams?: { view(deviceId: string): AdminScreenStream; settings(): AdminScreenStreamSettings };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
   /** The agent's call running on a phone now (the phone view's timeline), else null. */
@@ -118,6 +121,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
+        ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
         ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),
@@ -215,6 +219,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
     secrets: deps.secrets.list(),
     warnings: deps.warnings(),
     ...(deps.helpers ? { fast_lane: deps.helpers.settings() } : {}),
+    ...(deps.streams ? { screen_stream: deps.streams.settings() } : {}),
     ...(deps.turnover ? { turnover_policy: deps.turnover.policy() } : {}),
     language: deps.store.get().settings.language ?? 'system',
   };

@@ -9,6 +9,7 @@ import type { Logger } from '../logging/logger';
 import type { AdminRouter } from './admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
 import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
+import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes';
 import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
@@ -19,8 +20,9 @@ import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-route
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
-  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover' | 'asks'
+  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover' | 'asks' | 'streams'
 > {
+  streams: StreamRouteDeps['streams'] & NonNullable<AdminRouteDeps['streams']>;
   takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
   personInput: TakeoverRouteDeps['personInput'];
   asks: TakeoverRouteDeps['asks'] & NonNullable<AdminRouteDeps['asks']>;
@@ -59,6 +61,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
+  registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
   registerTakeoverRoutes(router, {

@@ -102,6 +102,13 @@ export interface CoreOptions {
     crashForgivenMs?: number;
     watchMs?: number;
   };
+  /** The screen stream (minicap): how often needs are re-checked, the start deadline (defaults in stream/screen-streams.ts, docs/REFERENCE.md "Screen stream"). */
+  screenStream?: {
+    reconcileMs?: number;
+    startTimeoutMs?: number;
+    latencyMarginMs?: number;
+    quietMs?: number;
+  };
   /**
    * What set the changeable limits given here, as the UI shows it ("--approval-timeout",
    * "DEVICE_BRIDGE_APPROVAL_TIMEOUT"); a limit given without a name shows its option name.

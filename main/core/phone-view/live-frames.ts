@@ -7,8 +7,10 @@
  * frame it has and gets the next). One frame per phone is kept, and dropped once nobody has
  * watched it for FORGET_AFTER_MS, so memory does not grow with time or viewers.
  *
- * While the fast lane's helper runs on the phone, the pictures come from its MJPEG screen
- * stream instead (small JPEGs the phone encodes itself, read over one connection while someone
+ * While the phone's screen stream (minicap, stream/screen-streams.ts) runs, the pictures come
+ * from it: every change of the screen as it happens, even while the agent's work runs (the
+ * stream costs the queue nothing). Else, while the fast lane's helper runs on the phone, from its MJPEG screen
+ * stream (small JPEGs the phone encodes itself, read over one connection while someone
  * watches, closed when nobody does or the agent's work runs); without it, or when the stream
  * fails, from `screencap`.
  */
@@ -29,8 +31,18 @@ export interface LiveFrame {
   at: number;
   /** A new number per new picture, across phones. */
   seq: number;
-  /** Where the picture came from: the helper's screen stream, or `screencap`. */
-  lane: 'helper' | 'adb';
+  /** Where the picture came from: minicap's screen stream, the helper's, or `screencap`. */
+  lane: 'minicap' | 'helper' | 'adb';
+}
+
+/** The phone's running minicap stream as the frames use it (ScreenStreams.live). */
+export interface MinicapFeed {
+  reader: {
+    next(after: number, timeoutMs: number, signal?: AbortSignal): Promise<{ jpeg: Buffer; index: number }>;
+    readonly closed: boolean;
+  };
+  /** Picture size / screen size. */
+  scale: number;
 }
 
 /** The helper's screen stream as the frames use it (HelperManager.screenStream). */
@@ -52,6 +64,8 @@ export interface LiveFramesDeps {
   captureTimeoutMs: number;
   /** The helper's screen stream while the helper runs on the display in use, else null. */
   helperStream?(deviceId: string, options: { timeoutMs: number }): Promise<ScreenStream | null>;
+  /** minicap's stream while it runs on the phone, else null; `want` asks for it to start (when allowed). */
+  minicap?: { live(deviceId: string): MinicapFeed | null; want(deviceId: string): void };
 }
 
 export const MASTER_MAX_SIDE = 720;
@@ -101,7 +115,9 @@ export class LiveFrames {
     this.prune(now);
     const last = this.last.get(deviceId);
     if (last && last.seq > after) return { frame: last, fresh: true };
-    if (last && this.deps.agentBusy(deviceId)) return { frame: last, fresh: false };
+    this.deps.minicap?.want(deviceId);
+    const streaming = this.deps.minicap?.live(deviceId) ?? null;
+    if (last && !streaming && this.deps.agentBusy(deviceId)) return { frame: last, fresh: false };
     const device = this.deps.device(deviceId);
     if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
     const next = this.nextFrame(deviceId);
@@ -157,11 +173,36 @@ export class LiveFrames {
     this.capturing.add(deviceId);
     const shell = this.deps.shellFor(device);
     let encoding: Promise<unknown> = Promise.resolve();
-    let helper = await this.openHelperStream(deviceId);
+    let helper = this.deps.minicap?.live(deviceId) ? null : await this.openHelperStream(deviceId);
+    let minicapIndex = 0;
     try {
       for (;;) {
         const asked = this.askedAt.get(deviceId) ?? 0;
         if (this.closed || this.deps.clock() - asked > ACTIVE_FOR_MS) break;
+        // minicap first: its frames cost the phone's queue nothing, so they flow even while the agent works.
+        const feed = this.deps.minicap?.live(deviceId) ?? null;
+        if (feed) {
+          let next: { jpeg: Buffer; index: number } | undefined;
+          try {
+            next = await feed.reader.next(minicapIndex, WAIT_FOR_NEW_MS);
+          } catch {
+            // No change on the screen for a while (minicap sends only changes), or the stream ended: ask again.
+            if (!feed.reader.closed) continue;
+          }
+          if (next) {
+            minicapIndex = next.index;
+            await encoding;
+            encoding = this.keepJpeg(deviceId, next.jpeg, feed.scale, 'minicap').then(
+              (frame) => this.settle(deviceId, frame),
+              (error: unknown) =>
+                this.settle(
+                  deviceId,
+                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
+                ),
+            );
+            continue;
+          }
+        }
         if (this.deps.agentBusy(deviceId) && this.last.has(deviceId)) {
           const last = this.last.get(deviceId);
           if (last) this.settle(deviceId, last);
@@ -260,12 +301,17 @@ export class LiveFrames {
   }
 
   /** A picture of the helper's stream: kept as it came when small enough, else scaled to MASTER_MAX_SIDE. */
-  private async keepJpeg(deviceId: string, jpeg: Buffer, scale: number): Promise<LiveFrame> {
+  private async keepJpeg(
+    deviceId: string,
+    jpeg: Buffer,
+    scale: number,
+    lane: 'minicap' | 'helper' = 'helper',
+  ): Promise<LiveFrame> {
     const meta = await sharp(jpeg).metadata();
     const width = meta.width ?? 0;
     const height = meta.height ?? 0;
     if (width <= 0 || height <= 0)
-      throw new BridgeError('command_failed', 'the helper’s screen stream sent a picture without a size');
+      throw new BridgeError('command_failed', 'the screen stream sent a picture without a size');
     let out = { data: jpeg, width, height };
     if (Math.max(width, height) > MASTER_MAX_SIDE) {
       const scaled = await sharp(jpeg)
@@ -280,7 +326,7 @@ export class LiveFrames {
       jpegHeight: out.height,
       screenWidth: Math.round(width / scale),
       screenHeight: Math.round(height / scale),
-      lane: 'helper',
+      lane,
     });
   }
 

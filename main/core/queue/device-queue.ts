@@ -36,6 +36,9 @@ export class DeviceQueue {
   private readonly lines = new Map<string, PhoneLine>();
   private nextId = 1;
   private readonly limits: QueueLimits;
+  /** When control work last ended on each phone (performance.now(); one number per phone ever seen). */
+  private readonly controlEnded = new Map<string, number>();
+  private readonly controlEndListeners = new Set<(deviceId: string) => void>();
 
   constructor(limits: QueueLimits) {
     this.limits = { ...limits };
@@ -111,6 +114,20 @@ export class DeviceQueue {
   controlLoad(deviceId: string): number {
     const line = this.lines.get(deviceId);
     return line ? line.control.length + (line.controlRunning ? 1 : 0) : 0;
+  }
+
+  /**
+   * When control work last ended on a phone (performance.now()), or undefined when none has: a
+   * picture of the screen taken before this may show it as it was before the action.
+   */
+  lastControlEndedAt(deviceId: string): number | undefined {
+    return this.controlEnded.get(deviceId);
+  }
+
+  /** Calls `listener` each time control work on any phone ends; returns the unsubscribe. */
+  onControlEnded(listener: (deviceId: string) => void): () => void {
+    this.controlEndListeners.add(listener);
+    return () => this.controlEndListeners.delete(listener);
   }
 
   cancelAll(reason: string): void {
@@ -200,8 +217,17 @@ export class DeviceQueue {
     work
       .catch(() => undefined)
       .finally(() => {
-        if (job.kind === 'control') line.controlRunning = undefined;
-        else line.observationRunning.delete(job);
+        if (job.kind === 'control') {
+          line.controlRunning = undefined;
+          this.controlEnded.set(deviceId, performance.now());
+          for (const listener of [...this.controlEndListeners]) {
+            try {
+              listener(deviceId);
+            } catch {
+              // A listener's failure is its own; the queue goes on.
+            }
+          }
+        } else line.observationRunning.delete(job);
         this.pump(deviceId);
       });
   }

@@ -92,6 +92,14 @@ const settingsSchema = z
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
     /** What a lease's end puts back on its phone (turnover/turnover.ts). */
     turnover: turnoverSettingsSchema.optional().catch(undefined),
+    /** The screen stream's consent (main/core/stream/screen-streams.ts): lab-wide default and each phone's choice. */
+    screenStream: z
+      .object({
+        default: z.enum(['ask', 'on']).catch('ask'),
+        devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}),
+      })
+      .optional()
+      .catch(undefined),
     /** The fast lane's consent (main/core/helper/helper-manager.ts): lab-wide default and each phone's choice. */
     fastLane: z
       .object({

@@ -231,7 +231,7 @@ const screenshotTool = defineTool({
   id: 'android_screenshot',
   title: 'Screenshot',
   description:
-    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture) and secure_screen (the app blocks screenshots). Optional boxes over interactive elements labelled with their refs (annotate).',
+    'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture), secure_screen (the app blocks screenshots) and source (stream: the phone’s screen stream, always newer than your last action; screencap). Optional boxes over interactive elements labelled with their refs (annotate).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', usesDisplay: true },

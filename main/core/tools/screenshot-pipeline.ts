@@ -25,10 +25,15 @@ export interface ScreenshotArgs {
 export const SCREENSHOT_DEFAULTS = { format: 'webp' as ImageFormat, quality: 80, max_side: 1280 };
 
 interface Pixels {
-  /** A sharp pipeline over the full-size frame. */
+  /** A sharp pipeline over the picture (the full screen, or the stream's smaller frame of it). */
   image: () => sharp.Sharp;
+  /** The picture's own size. */
+  imageWidth: number;
+  imageHeight: number;
+  /** The screen's size in the phone's pixels (what element bounds and taps use). */
   width: number;
   height: number;
+  source: 'stream' | 'screencap';
   /** Hash of the frame's pixels (what `unchanged` compares). */
   pixelHash: string;
   secure: boolean;
@@ -41,8 +46,11 @@ async function fromRaw(ctx: ToolContext): Promise<Pixels> {
   const { width, height, rgba } = frame;
   return {
     image: () => sharp(rgba, { raw: { width, height, channels: 4 } }),
+    imageWidth: width,
+    imageHeight: height,
     width,
     height,
+    source: 'screencap',
     pixelHash: `raw:${createHash('sha256').update(rgba).digest('hex')}`,
     secure: isSecureBlackFrame(rgba),
   };
@@ -64,11 +72,40 @@ async function fromPng(ctx: ToolContext): Promise<Pixels> {
   }
   return {
     image: () => sharp(png),
+    imageWidth: width,
+    imageHeight: height,
     width,
     height,
+    source: 'screencap',
     // The phone's encoder is deterministic: the same pixels give the same PNG bytes.
     pixelHash: `png:${createHash('sha256').update(png).digest('hex')}`,
     secure,
+  };
+}
+
+/**
+ * From the phone's screen stream (stream/screen-streams.ts): a frame newer than the last
+ * control action, when the stream has one in time and it is large enough for `maxSide`;
+ * otherwise undefined, and the screenshot is taken the stock way in the same call.
+ */
+async function fromStream(ctx: ToolContext, maxSide: number): Promise<Pixels | undefined> {
+  const picture = await ctx.services.streamFrame?.();
+  if (!picture) return undefined;
+  const { data, info } = await sharp(picture.jpeg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const wanted = Math.min(maxSide, Math.max(picture.screenWidth, picture.screenHeight));
+  // Never scaled up: a max_side beyond the stream's pictures is taken the stock way.
+  if (Math.max(info.width, info.height) + 1 < wanted) return undefined;
+  return {
+    image: () => sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }),
+    imageWidth: info.width,
+    imageHeight: info.height,
+    width: picture.screenWidth,
+    height: picture.screenHeight,
+    source: 'stream',
+    // minicap's encoder gives the same bytes for the same screen: a still screen is `unchanged`.
+    pixelHash: `stream:${createHash('sha256').update(picture.jpeg).digest('hex')}`,
+    // A JPEG's black is not exactly 0: the same threshold as a raw frame, on the decoded pixels.
+    secure: isSecureBlackFrame(data),
   };
 }
 
@@ -134,7 +171,8 @@ export async function takeScreenshot(
     store.set(ctx.device.deviceId, recordTiming(store.get(ctx.device.deviceId), strategy, performance.now() - started));
     return value;
   };
-  const pixels = strategy === 'png' ? await fromPng(ctx) : await fromRaw(ctx);
+  const streamed = await fromStream(ctx, maxSide);
+  const pixels = streamed ?? (strategy === 'png' ? await fromPng(ctx) : await fromRaw(ctx));
   const scale = Math.min(1, maxSide / Math.max(pixels.width, pixels.height));
   const width = Math.max(1, Math.round(pixels.width * scale));
   const height = Math.max(1, Math.round(pixels.height * scale));
@@ -146,13 +184,16 @@ export async function takeScreenshot(
   const key = `${pixels.pixelHash}:${format}:${quality}:${maxSide}:${args.annotate ? `${read?.signature ?? ''}:${read?.refs.tag ?? ''}` : ''}`;
 
   const previous = last.get(ctx.channelId);
+  // The stock strategies' timings are theirs only: a streamed picture does not count.
+  const done = <T>(value: T): T => (streamed ? value : timed(value));
   if (previous && previous.key === key) {
     const same = ctx.services.findUnchangedRef(previous.fileRef);
-    if (same) return timed(withElements(resultFrom(same, width, height, pixels.secure, true), tree));
+    if (same) return done(withElements(resultFrom(same, width, height, pixels, true), tree));
   }
 
   let pipeline = pixels.image();
-  if (scale < 1) pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
+  if (pixels.imageWidth !== width || pixels.imageHeight !== height)
+    pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
   if (tree) {
     const resized = await pipeline.raw().toBuffer();
     pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
@@ -166,14 +207,14 @@ export async function takeScreenshot(
         ? // effort 2 of 6: about 40 % less CPU than the default 4 for ~1–2 % more bytes (measured on text screens).
           await pipeline.webp({ quality, effort: 2 }).toBuffer()
         : await pipeline.flatten({ background: '#000000' }).jpeg({ quality, mozjpeg: true }).toBuffer();
-  timed(undefined);
+  done(undefined);
   // Same image through the other strategy (different pixel key, same encoded bytes): still unchanged.
   const outputKey = `${format}:${quality}:${maxSide}:${createHash('sha256').update(encoded).digest('hex')}`;
   if (previous && previous.outputKey === outputKey) {
     const same = ctx.services.findUnchangedRef(previous.fileRef);
     if (same) {
       last.set(ctx.channelId, { key, outputKey, fileRef: previous.fileRef });
-      return withElements(resultFrom(same, width, height, pixels.secure, true), tree);
+      return withElements(resultFrom(same, width, height, pixels, true), tree);
     }
   }
   const stored = await ctx.services.storeFile({
@@ -183,7 +224,7 @@ export async function takeScreenshot(
     kind: 'screenshot',
   });
   last.set(ctx.channelId, { key, outputKey, fileRef: stored.file_ref });
-  return withElements(resultFrom(stored, width, height, pixels.secure, false), tree);
+  return withElements(resultFrom(stored, width, height, pixels, false), tree);
 }
 
 /** An annotated capture lists the boxed elements with their refs (password text blanked). */
@@ -215,9 +256,10 @@ function resultFrom(
   },
   width: number,
   height: number,
-  secure: boolean,
+  pixels: Pick<Pixels, 'secure' | 'source'>,
   unchanged: boolean,
 ): ScreenshotResult {
+  const secure = pixels.secure;
   return {
     file_ref: file.file_ref,
     download_url: file.download_url,
@@ -229,6 +271,7 @@ function resultFrom(
     sha256: file.sha256,
     unchanged,
     secure_screen: secure,
+    source: pixels.source,
     ...(secure ? { note: 'The app on screen blocks screenshots (FLAG_SECURE); the frame is black.' } : {}),
   };
 }

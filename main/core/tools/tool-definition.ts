@@ -163,6 +163,18 @@ export interface ToolServices {
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
   /** Asks the person at the computer to take this call's phone over (takeover/person-asks.ts); absent: nobody to ask. */
   askPerson?: PersonAskService;
+  /**
+   * A picture of the screen from the phone's screen stream, newer than its last control action
+   * (stream/screen-streams.ts); null when there is none in time; absent: no stream on this bridge.
+   */
+  streamFrame?: () => Promise<StreamPicture | null>;
+}
+
+/** A screen stream's frame as the screenshot takes it: a JPEG smaller than the screen, and the screen's size. */
+export interface StreamPicture {
+  jpeg: Buffer;
+  screenWidth: number;
+  screenHeight: number;
 }
 
 /** What a tool asking the person at the computer needs, bound to its call's phone, channel and cancel. */

@@ -25,7 +25,7 @@ import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
 import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
-import { ToolServicesFactory, type PersonAskBackend } from './tool-services';
+import { ToolServicesFactory, type PersonAskBackend, type ToolServicesOptions } from './tool-services';
 import { LeaseLogCaptures } from './lease-log-capture';
 import { redactLogLines } from './log-redaction';
 
@@ -65,6 +65,8 @@ export interface ToolRuntimeOptions {
   heldByPerson?: (deviceId: string) => BridgeError | null;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
+  /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
+  streamFrame?: ToolServicesOptions['streamFrame'];
 }
 
 export class ToolRuntime {
@@ -96,6 +98,7 @@ export class ToolRuntime {
       publicUrl: o.options.network.publicUrl,
       ...(o.secrets ? { secrets: o.secrets } : {}),
       ...(o.asks ? { asks: o.asks } : {}),
+      ...(o.streamFrame ? { streamFrame: o.streamFrame } : {}),
     });
     const pipeline = new CallPipeline({
       queue: o.queue,

@@ -13,7 +13,7 @@ import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
 import { redactLogLines } from './log-redaction';
 import type { ToolCall } from './tool-call';
-import type { PersonAskService, StoredFileInfo, ToolContext } from './tool-definition';
+import type { PersonAskService, StoredFileInfo, StreamPicture, ToolContext } from './tool-definition';
 
 export interface ToolServicesOptions {
   files: FileCache;
@@ -30,6 +30,8 @@ export interface ToolServicesOptions {
   secrets?: SecretSource;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
+  /** The phone's screen stream, newer than its last control action (stream/screen-streams.ts); absent: none. */
+  streamFrame?: (deviceId: string, signal: AbortSignal) => Promise<StreamPicture | null>;
 }
 
 /** The bridge's side of a person ask: the wait itself, the approval timeout that bounds it, and whether the phone is held. */
@@ -103,6 +105,14 @@ export class ToolServicesFactory {
         redactLog: (lines) =>
           redactLogLines(lines, { secrets: this.o.secrets?.values() ?? [], typed: memory.typedTexts(channelId) }),
         ...(this.o.asks ? { askPerson: this.askPerson(this.o.asks, call) } : {}),
+        ...(this.o.streamFrame
+          ? {
+              streamFrame: (
+                (stream) => () =>
+                  stream(device.deviceId, signal)
+              )(this.o.streamFrame),
+            }
+          : {}),
       },
     };
   }

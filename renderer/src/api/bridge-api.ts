@@ -7,6 +7,7 @@ import type {
   AdminApproval,
   AdminEvent,
   AdminFastLane,
+  AdminScreenStreamSettings,
   AdminLanDiscovered,
   AdminPhoneActions,
   AdminPolicies,
@@ -29,12 +30,14 @@ export type StopDeviceResponse = AdminResponse<'stopDevice'>;
 export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
 export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
 export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
+export type ScreenStreamAction = AdminRequest<'setDeviceScreenStream'>['action'];
 export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
 export type LanPairResponse = AdminResponse<'pairLanDevice'>;
 export type {
   AdminApproval,
   AdminEvent,
   AdminFastLane,
+  AdminScreenStreamSettings,
   AdminLanDiscovered,
   AdminPhoneActions,
   AdminPolicies,
@@ -61,7 +64,7 @@ export interface LiveFrameImage {
   /** False when the bridge served the last frame again because the agent's calls were running. */
   fresh: boolean;
   /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
-  lane: 'helper' | 'adb';
+  lane: 'minicap' | 'helper' | 'adb';
 }
 
 /** Health of the live-update channel, shown in the header. */
@@ -101,6 +104,9 @@ export interface BridgeApi {
   /** The fast lane's lab-wide defaults: which phones use it, and whether phones on a network may run it. */
   getFastLane(): Promise<AdminFastLane>;
   putFastLane(change: { default?: AdminFastLane['default']; network_default?: boolean }): Promise<AdminFastLane>;
+  setDeviceScreenStream(deviceId: string, action: ScreenStreamAction): Promise<AdminResponse<'setDeviceScreenStream'>>;
+  getScreenStream(): Promise<AdminScreenStreamSettings>;
+  putScreenStream(change: { default: AdminScreenStreamSettings['default'] }): Promise<AdminScreenStreamSettings>;
   /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
   putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
   /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */

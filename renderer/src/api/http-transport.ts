@@ -124,6 +124,9 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     setDeviceHelper: (id, action) => json('setDeviceHelper', { device_id: id, action }),
     getFastLane: () => json('getFastLane', {}),
     putFastLane: (change) => json('putFastLane', change),
+    setDeviceScreenStream: (id, action) => json('setDeviceScreenStream', { device_id: id, action }),
+    getScreenStream: () => json('getScreenStream', {}),
+    putScreenStream: (change) => json('putScreenStream', change),
     putTurnover: (change) => json('putTurnover', change),
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
     setDeviceTakeover: (id, action, note) =>
@@ -164,7 +167,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
         screenWidth: header('X-Screen-Width'),
         screenHeight: header('X-Screen-Height'),
         fresh: response.headers.get('X-Frame-Fresh') !== '0',
-        lane: response.headers.get('X-Frame-Lane') === 'helper' ? 'helper' : 'adb',
+        lane: laneOf(response.headers.get('X-Frame-Lane')),
       };
     },
     async getActionScreen(id, actionId, signal) {
@@ -293,4 +296,9 @@ function openEventStream(o: StreamOptions): () => void {
     clearTimeout(retryTimer);
     controller?.abort();
   };
+}
+
+/** The X-Frame-Lane header as the frame's lane (anything unknown reads as screencap). */
+function laneOf(header: string | null): 'minicap' | 'helper' | 'adb' {
+  return header === 'minicap' || header === 'helper' ? header : 'adb';
 }

@@ -33,6 +33,9 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
     putFastLane: (change) => unwrap(bridge.putFastLane(change)),
+    setDeviceScreenStream: (id, action) => unwrap(bridge.setDeviceScreenStream({ device_id: id, action })),
+    getScreenStream: () => unwrap(bridge.getScreenStream()),
+    putScreenStream: (change) => unwrap(bridge.putScreenStream(change)),
     putTurnover: (change) => unwrap(bridge.putTurnover(change)),
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
     setDeviceTakeover: (id, action, note) =>

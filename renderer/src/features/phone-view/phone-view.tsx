@@ -188,7 +188,13 @@ export function PhoneView(props: {
               ? t('phone-view.screen.paused')
               : live.waiting
                 ? t('phone-view.screen.agentBusy')
-                : t(live.lane === 'helper' ? 'phone-view.screen.liveHelper' : 'phone-view.screen.live')}
+                : t(
+                    live.lane === 'minicap'
+                      ? 'phone-view.screen.liveMinicap'
+                      : live.lane === 'helper'
+                        ? 'phone-view.screen.liveHelper'
+                        : 'phone-view.screen.live',
+                  )}
           </p>
         </div>
         <div className="pv-side">

@@ -27,7 +27,7 @@ export interface LiveScreenState {
   waiting: boolean;
   paused: boolean;
   /** Where the picture shown came from: the fast lane helper's screen stream, or screencap. */
-  lane: 'helper' | 'adb';
+  lane: 'minicap' | 'helper' | 'adb';
 }
 
 const INITIAL: LiveScreenState = {

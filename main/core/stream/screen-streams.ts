@@ -1,0 +1,526 @@
+/**
+ * The screen stream of each phone (minicap), run only while someone needs it: while the phone
+ * is leased (the agent's screenshots come from it) or its live view is watched, and only on
+ * phones whose person agreed (lab-wide or per phone, like the fast lane). When neither need
+ * remains, minicap is stopped and its files removed: an unwatched, unleased phone runs nothing.
+ *
+ * - Health: minicap ending on its own (a crash, the phone's own limits) is restarted once; a
+ *   second failure within FAILURE_WINDOW_MS leaves the phone on its other ways (the fast lane's
+ *   MJPEG, or screencap) for COOL_DOWN_MS, and the reason is shown in words.
+ * - Rotation: minicap keeps the orientation it was started with, so the rotation is read after
+ *   every control action and every ROTATION_POLL_MS while it runs, and minicap is restarted
+ *   with the new one when it changed (as STF does).
+ * - Freshness: `agentFrame` answers only with what the screen showed after the last control
+ *   action (see there); otherwise null, and the caller takes a screenshot the stock way in the
+ *   same call.
+ */
+import type { AdminScreenStream, AdminScreenStreamSettings } from '../../contract/admin-api';
+import { BridgeError, isBridgeError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import { orientedSize, parseWmSize, readRotation, type Rotation } from '../android/device-info';
+import { runText } from '../devices/shell-quote';
+import type { Logger } from '../logging/logger';
+import {
+  installMinicapFiles,
+  minicapPackageVersion,
+  minicapPrebuiltRoot,
+  planMinicapFiles,
+  removeMinicapFiles,
+  startMinicap,
+  type MinicapFilePlan,
+  type RunningMinicap,
+} from './minicap-process';
+import type { MinicapFrame } from './minicap-wire';
+
+export type StreamDefault = 'ask' | 'on';
+export type StreamState = AdminScreenStream['state'];
+
+export interface StreamConsent {
+  default: StreamDefault;
+  devices: Record<string, 'on' | 'off'>;
+}
+
+export interface StreamConsentStore {
+  get(): StreamConsent;
+  set(next: StreamConsent): void;
+}
+
+/** A phone's stream as the console shows it. */
+export type StreamView = AdminScreenStream;
+
+export interface ScreenStreamsOptions {
+  consent: StreamConsentStore;
+  /** The phone's shell on display 0, or undefined when it is not connected. */
+  shellFor(deviceId: string): DeviceShell | undefined;
+  /** True while the phone has an active lease. */
+  leased(deviceId: string): boolean;
+  /** True while someone watches the phone's live view. */
+  watched(deviceId: string): boolean;
+  /** The display the bridge's tools act on (minicap shows display 0 only). */
+  displayInUse(deviceId: string): number;
+  /** When control work last ended on the phone (performance.now()), and whether some runs or waits now. */
+  lastControlEndedAt(deviceId: string): number | undefined;
+  controlLoad(deviceId: string): number;
+  logger: Logger;
+  changed(): void;
+  /** How often needs are re-checked (streams started and stopped). */
+  reconcileMs?: number;
+  startTimeoutMs?: number;
+  /** STREAM_LATENCY_MARGIN_MS and QUIET_MS, for phones (or simulators) slower than real ones. */
+  latencyMarginMs?: number;
+  quietMs?: number;
+}
+
+/**
+ * minicap's delay from a change on the screen to its frame here (a frame's time, 33–50 ms on a
+ * phone that streams 20–30 a second, and the USB link): a frame arriving sooner than this after
+ * an action ended may show the screen from before it.
+ */
+export const STREAM_LATENCY_MARGIN_MS = 80;
+/** With no frame after that, a stream quiet this long more has seen no change on the screen. */
+export const QUIET_MS = 250;
+export const ROTATION_POLL_MS = 2_000;
+const RECONCILE_MS = 1_000;
+const START_TIMEOUT_MS = 10_000;
+const FAILURE_WINDOW_MS = 5 * 60_000;
+const COOL_DOWN_MS = 60_000;
+const FPS_WINDOW_MS = 2_000;
+const COMMAND_MS = 10_000;
+
+interface PhoneStream {
+  deviceId: string;
+  state: StreamState;
+  run?: RunningMinicap;
+  starting?: Promise<void>;
+  stopping?: Promise<void>;
+  /** Bumped by every start and stop: a start that finds another number was overtaken. */
+  generation: number;
+  plan?: MinicapFilePlan | null;
+  sdk?: number;
+  natural?: { width: number; height: number };
+  /** The rotation minicap was started with. */
+  rotation: number;
+  /** The latest rotation read: when the read started (performance.now()) and what it said. */
+  rotationRead?: { startedAt: number; rotation: number };
+  rotationReading?: Promise<void>;
+  rotationAgain: boolean;
+  lastError: string | null;
+  failures: number[];
+  coolUntil: number;
+  frameTimes: number[];
+  filesOnPhone: boolean;
+  unsubscribe?: () => void;
+}
+
+export class ScreenStreams {
+  private readonly phones = new Map<string, PhoneStream>();
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+  private readonly latencyMarginMs: number;
+  private readonly quietMs: number;
+
+  constructor(private readonly o: ScreenStreamsOptions) {
+    this.latencyMarginMs = o.latencyMarginMs ?? STREAM_LATENCY_MARGIN_MS;
+    this.quietMs = o.quietMs ?? QUIET_MS;
+    this.timer = setInterval(() => this.reconcileAll(), o.reconcileMs ?? RECONCILE_MS);
+    this.timer.unref();
+  }
+
+  // ---- consent ----------------------------------------------------------------------------
+
+  settings(): AdminScreenStreamSettings {
+    return {
+      default: this.o.consent.get().default,
+      available: minicapPrebuiltRoot() !== null,
+      version: minicapPackageVersion(),
+    };
+  }
+
+  setDefault(mode: StreamDefault): void {
+    this.o.consent.set({ ...this.o.consent.get(), default: mode });
+    this.reconcileAll();
+    this.o.changed();
+  }
+
+  enabled(deviceId: string): boolean {
+    const consent = this.o.consent.get();
+    const own = consent.devices[deviceId];
+    return own ? own === 'on' : consent.default === 'on';
+  }
+
+  /** The person's choice for one phone; off stops its stream at once (and removes minicap's files). */
+  async choose(deviceId: string, choice: 'on' | 'off'): Promise<StreamView> {
+    const consent = this.o.consent.get();
+    this.o.consent.set({ ...consent, devices: { ...consent.devices, [deviceId]: choice } });
+    const phone = this.phone(deviceId);
+    if (choice === 'on') {
+      phone.failures = [];
+      phone.coolUntil = 0;
+      if (phone.state === 'failed') phone.state = 'off';
+      this.reconcile(deviceId);
+    } else await this.stop(deviceId, null);
+    this.o.changed();
+    return this.view(deviceId);
+  }
+
+  // ---- what the phone view and the tools use -----------------------------------------------
+
+  /** Someone needs this phone's stream now (a viewer asked): starts it when allowed. */
+  want(deviceId: string): void {
+    this.reconcile(deviceId);
+  }
+
+  /** The running stream of a phone for the live view (its pictures are `scale` times the screen), or null. */
+  live(deviceId: string): { reader: RunningMinicap['reader']; scale: number } | null {
+    const phone = this.phones.get(deviceId);
+    const run = phone?.state === 'running' ? phone.run : undefined;
+    if (!phone || !run || run.reader.closed || !phone.natural) return null;
+    return { reader: run.reader, scale: run.scale };
+  }
+
+  /**
+   * A frame for the agent's screenshot that shows the screen after the phone's last control
+   * action, from a stream whose orientation was read after that action:
+   * - a frame that arrived at least the latency margin after the action ended (one arriving
+   *   sooner may have been captured before it ended): the newest frame is answered at once;
+   * - else, once the stream has stayed quiet for the quiet time after that: minicap sends every
+   *   change of the screen, so nothing changed since its newest frame, which is the screen now.
+   * Null when the stream cannot answer (not running, broken, turned): the caller then takes the
+   * screenshot the stock way in the same call. Only on phones where minicap's pictures hide
+   * secure windows as screencap does (Android 12+): on older ones minicap's display may show
+   * what an app keeps out of screenshots.
+   */
+  async agentFrame(
+    deviceId: string,
+    signal?: AbortSignal,
+  ): Promise<{ frame: MinicapFrame; screen: { width: number; height: number } } | null> {
+    this.reconcile(deviceId);
+    const phone = this.phones.get(deviceId);
+    if (!phone) return null;
+    if (phone.starting) await phone.starting.catch(() => undefined);
+    const run = phone.state === 'running' ? phone.run : undefined;
+    if (!run || run.reader.closed || (phone.sdk ?? 0) < 31) return null;
+    const now = performance.now();
+    const ended = this.o.lastControlEndedAt(deviceId);
+    const barrier = this.o.controlLoad(deviceId) > 0 ? now : (ended ?? 0);
+    const wanted = barrier > 0 ? barrier + this.latencyMarginMs : 0;
+    const until = Math.max(now, wanted) + this.quietMs;
+    // The orientation: a read that started after the barrier (one starts after every action).
+    if (!phone.rotationRead || phone.rotationRead.startedAt < barrier) this.readRotationSoon(phone);
+    let confirmed: { startedAt: number; rotation: number } | undefined;
+    for (;;) {
+      const read = phone.rotationRead;
+      if (read && read.startedAt >= barrier) {
+        confirmed = read;
+        break;
+      }
+      if (performance.now() >= until || !phone.rotationReading) return null;
+      await Promise.race([phone.rotationReading, pauseUntil(until, signal)]);
+    }
+    if (confirmed.rotation !== phone.rotation || phone.run !== run) return null;
+    let frame = run.reader.latest;
+    while (!frame || frame.receivedAt < wanted) {
+      const left = until - performance.now();
+      if (left <= 0) {
+        if (frame) break; // quiet since the action: the newest frame is the screen now
+        return null;
+      }
+      try {
+        frame = await run.reader.next(frame?.index ?? 0, left, signal);
+      } catch (error) {
+        if (isBridgeError(error) && error.code === 'canceled') throw error;
+        if (run.reader.closed || !frame) return null;
+      }
+    }
+    if (run.reader.closed || phone.run !== run) return null;
+    const natural = phone.natural ?? { width: run.banner.realWidth, height: run.banner.realHeight };
+    return { frame: run.reader.latest ?? frame, screen: orientedSize(natural, phone.rotation as Rotation) };
+  }
+
+  view(deviceId: string): StreamView {
+    const phone = this.phones.get(deviceId);
+    const now = performance.now();
+    const recent = phone ? phone.frameTimes.filter((t) => now - t <= FPS_WINDOW_MS) : [];
+    const purposes: Array<'lease' | 'view'> = [];
+    if (phone?.state === 'running') {
+      if (this.o.leased(deviceId)) purposes.push('lease');
+      if (this.o.watched(deviceId)) purposes.push('view');
+    }
+    return {
+      enabled: this.enabled(deviceId),
+      state: phone?.state ?? 'off',
+      way: phone?.run?.way ?? phone?.plan?.way ?? null,
+      fps: Math.round((recent.length / (FPS_WINDOW_MS / 1000)) * 10) / 10,
+      last_error: phone?.lastError ?? null,
+      for: purposes,
+    };
+  }
+
+  /** The phone left (unplugged, offline): its stream is gone with it; nothing to clean on the phone now. */
+  forget(deviceId: string): void {
+    const phone = this.phones.get(deviceId);
+    if (!phone) return;
+    phone.generation += 1;
+    phone.unsubscribe?.();
+    void phone.run?.stop().catch(() => undefined);
+    this.phones.delete(deviceId);
+  }
+
+  /** Stops every stream and removes minicap from every phone (the bridge is stopping). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await Promise.all([...this.phones.keys()].map((deviceId) => this.stop(deviceId, null)));
+  }
+
+  // ---- inside -------------------------------------------------------------------------------
+
+  private phone(deviceId: string): PhoneStream {
+    let phone = this.phones.get(deviceId);
+    if (!phone) {
+      phone = {
+        deviceId,
+        state: 'off',
+        generation: 0,
+        rotation: 0,
+        rotationAgain: false,
+        lastError: null,
+        failures: [],
+        coolUntil: 0,
+        frameTimes: [],
+        filesOnPhone: false,
+      };
+      this.phones.set(deviceId, phone);
+    }
+    return phone;
+  }
+
+  private needed(deviceId: string): boolean {
+    return (
+      !this.closed &&
+      this.enabled(deviceId) &&
+      this.o.displayInUse(deviceId) === 0 &&
+      (this.o.leased(deviceId) || this.o.watched(deviceId))
+    );
+  }
+
+  private reconcileAll(): void {
+    for (const deviceId of this.phones.keys()) this.reconcile(deviceId);
+  }
+
+  /** Starts or stops one phone's stream to match what is needed; a running one has its rotation checked. */
+  private reconcile(deviceId: string): void {
+    const needed = this.needed(deviceId);
+    const phone = needed ? this.phone(deviceId) : this.phones.get(deviceId);
+    if (!phone) return;
+    if (!needed) {
+      if (phone.run || phone.starting || phone.filesOnPhone) void this.stop(deviceId, null);
+      return;
+    }
+    if (phone.state === 'unsupported' || phone.starting || phone.stopping) return;
+    if (phone.state === 'running' && phone.run && !phone.run.reader.closed) {
+      if (!phone.rotationRead || performance.now() - phone.rotationRead.startedAt >= ROTATION_POLL_MS)
+        this.readRotationSoon(phone);
+      return;
+    }
+    if (performance.now() < phone.coolUntil) return;
+    void this.start(phone);
+  }
+
+  /** Control work on the phone ended: its rotation may have changed. */
+  controlEnded(deviceId: string): void {
+    const phone = this.phones.get(deviceId);
+    if (phone?.state === 'running') this.readRotationSoon(phone);
+  }
+
+  private readRotationSoon(phone: PhoneStream): void {
+    if (phone.rotationReading) {
+      // The read under way started before this moment: another follows it.
+      phone.rotationAgain = true;
+      return;
+    }
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell) return;
+    const startedAt = performance.now();
+    phone.rotationReading = readRotation(shell, { timeoutMs: COMMAND_MS })
+      .then((rotation) => {
+        const now = rotation ?? 0;
+        phone.rotationRead = { startedAt, rotation: now };
+        if (phone.state === 'running' && now !== phone.rotation) {
+          this.o.logger.info('screen stream follows a rotation', { device: phone.deviceId, rotation: now });
+          void this.restart(phone);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        phone.rotationReading = undefined;
+        if (phone.rotationAgain) {
+          phone.rotationAgain = false;
+          this.readRotationSoon(phone);
+        }
+      });
+  }
+
+  private async restart(phone: PhoneStream): Promise<void> {
+    const run = phone.run;
+    phone.generation += 1;
+    phone.unsubscribe?.();
+    phone.run = undefined;
+    phone.state = 'off';
+    await run?.stop().catch(() => undefined);
+    this.reconcile(phone.deviceId);
+  }
+
+  private start(phone: PhoneStream): Promise<void> {
+    const generation = ++phone.generation;
+    phone.state = 'starting';
+    this.o.changed();
+    const work = this.startNow(phone, generation)
+      .catch((error: unknown) => {
+        if (phone.generation !== generation) return;
+        this.failed(phone, error);
+      })
+      .finally(() => {
+        if (phone.starting === work) phone.starting = undefined;
+        this.o.changed();
+      });
+    phone.starting = work;
+    return work;
+  }
+
+  private async startNow(phone: PhoneStream, generation: number): Promise<void> {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
+    const options = { timeoutMs: COMMAND_MS };
+    if (phone.plan === undefined || phone.sdk === undefined || !phone.natural) {
+      const [abis, sdk, size] = await Promise.all([
+        runText(shell, ['getprop', 'ro.product.cpu.abilist'], options),
+        runText(shell, ['getprop', 'ro.build.version.sdk'], options),
+        runText(shell, ['wm', 'size'], options),
+      ]);
+      const abiList = abis.text.trim().split(',').filter(Boolean);
+      if (abiList.length === 0) {
+        const single = (await runText(shell, ['getprop', 'ro.product.cpu.abi'], options)).text.trim();
+        if (single) abiList.push(single);
+      }
+      phone.sdk = Number(sdk.text.trim());
+      phone.plan = planMinicapFiles(abiList, phone.sdk);
+      const natural = parseWmSize(size.text);
+      if (!natural) throw new BridgeError('command_failed', 'the phone did not say its screen size (wm size)');
+      phone.natural = natural;
+    }
+    if (!phone.plan) {
+      phone.state = 'unsupported';
+      phone.lastError = `minicap has no build for this phone (Android SDK ${phone.sdk ?? '?'})`;
+      return;
+    }
+    const rotationStartedAt = performance.now();
+    const rotation = (await readRotation(shell, options)) ?? 0;
+    phone.rotationRead = { startedAt: rotationStartedAt, rotation };
+    phone.filesOnPhone = true;
+    await installMinicapFiles(shell, phone.plan);
+    if (phone.generation !== generation) return;
+    const run = await startMinicap(shell, {
+      plan: phone.plan,
+      natural: phone.natural,
+      rotation,
+      timeoutMs: this.o.startTimeoutMs ?? START_TIMEOUT_MS,
+    });
+    if (phone.generation !== generation || this.closed) {
+      await run.stop();
+      return;
+    }
+    phone.run = run;
+    phone.rotation = rotation;
+    phone.state = 'running';
+    phone.lastError = null;
+    phone.frameTimes = [];
+    phone.unsubscribe = run.reader.onFrame((frame) => {
+      phone.frameTimes.push(frame.receivedAt);
+      while (phone.frameTimes.length > 0 && frame.receivedAt - (phone.frameTimes[0] ?? 0) > FPS_WINDOW_MS)
+        phone.frameTimes.shift();
+    });
+    this.o.logger.info('screen stream started', { device: phone.deviceId, way: run.way, rotation });
+    void run.ended.then((output) => {
+      if (phone.run !== run) return;
+      phone.unsubscribe?.();
+      phone.run = undefined;
+      phone.state = 'off';
+      const why = run.reader.endedBecause ?? 'minicap ended';
+      this.failed(
+        phone,
+        new BridgeError(
+          'command_failed',
+          `minicap stopped on its own${output.trim() ? `: ${output.trim().split('\n').at(-1)?.slice(0, 160)}` : ` (${why})`}`,
+        ),
+      );
+      this.o.changed();
+    });
+  }
+
+  private failed(phone: PhoneStream, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    phone.lastError = message;
+    const now = performance.now();
+    phone.failures = [...phone.failures.filter((t) => now - t < FAILURE_WINDOW_MS), now];
+    if (phone.failures.length >= 2) {
+      phone.state = 'failed';
+      phone.coolUntil = now + COOL_DOWN_MS;
+    } else phone.state = 'off';
+    this.o.logger.warn('screen stream failed', { device: phone.deviceId, message });
+    // The first failure is retried at once (a restart); the second waits out the cool-down.
+    if (phone.state === 'off') this.reconcile(phone.deviceId);
+  }
+
+  /** Stops minicap and removes its files; `why` (when given) is kept as the last error. */
+  private stop(deviceId: string, why: string | null): Promise<void> {
+    const phone = this.phones.get(deviceId);
+    if (!phone) return Promise.resolve();
+    if (phone.stopping) return phone.stopping;
+    phone.generation += 1;
+    const run = phone.run;
+    const starting = phone.starting;
+    phone.unsubscribe?.();
+    phone.run = undefined;
+    if (phone.state !== 'unsupported') phone.state = 'off';
+    if (why) phone.lastError = why;
+    const work = (async () => {
+      await starting?.catch(() => undefined);
+      await run?.stop().catch(() => undefined);
+      const shell = this.o.shellFor(deviceId);
+      if (shell && phone.filesOnPhone) {
+        await removeMinicapFiles(shell).then(
+          () => {
+            phone.filesOnPhone = false;
+          },
+          (error: unknown) =>
+            this.o.logger.warn('could not remove minicap from the phone', {
+              device: deviceId,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+        );
+      }
+    })().finally(() => {
+      phone.stopping = undefined;
+      this.o.changed();
+    });
+    phone.stopping = work;
+    return work;
+  }
+}
+
+function pauseUntil(until: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(done, Math.max(0, until - performance.now()));
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort(): void {
+      clearTimeout(timer);
+      reject(new BridgeError('canceled', 'the call was canceled'));
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,198 @@
+/**
+ * The screen stream (minicap) end to end over the real adb server, on simulated phones that run
+ * the real @u4/minicap-prebuilt files (test/sim/minicap.test.ts): it starts only with the
+ * person's consent and while the phone is leased or watched, the agent's screenshot comes from
+ * it and always shows the screen after the last action, a phone minicap cannot serve falls back
+ * to screencap in the same call, and nothing of minicap is left on the phone after the lease.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { result } from '../helpers/acks';
+import { XAgentClient } from '../helpers/xagent-client';
+import { NOTES_HEADER_RGB, headerProbePoint } from '../../main/sim/screen/colors';
+import type { SimulatedPhone } from '../../main/sim/phone';
+import type { AdminScreenStream } from '../../main/contract/admin-api';
+
+const SCREEN = { width: 1080, height: 2400, density: 420 };
+const MINICAP_DIR = '/data/local/tmp/xagent-minicap';
+
+async function pixelAt(image: Buffer, x: number, y: number): Promise<[number, number, number]> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (Math.round(y) * info.width + Math.round(x)) * 3;
+  return [data[at]!, data[at + 1]!, data[at + 2]!];
+}
+
+function near(a: readonly number[], b: readonly number[], tolerance: number): boolean {
+  return a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= tolerance);
+}
+
+function minicapRunning(phone: SimulatedPhone): boolean {
+  return phone.processes.list().some((p) => p.name === 'minicap' || p.name === 'app_process');
+}
+
+function minicapFiles(phone: SimulatedPhone): string[] {
+  return (phone.fs.list(MINICAP_DIR) ?? []).map((e) => e.name);
+}
+
+describe('the screen stream (minicap) over the real adb server', () => {
+  let rig: DeviceRig;
+  let client: XAgentClient;
+
+  const streamOf = (i: number): AdminScreenStream | undefined =>
+    rig.bridge.core.adminState().devices.find((d) => d.device_id === rig.device(i).deviceId)?.stream;
+
+  const download = async (path: string): Promise<Buffer> =>
+    Buffer.from(await (await fetch(`${rig.bridge.url}${path}`)).arrayBuffer());
+
+  before(async () => {
+    // Phones 0 and 1: Android 12L (SDK 32: minicap's native binary and library; its pictures hide secure windows).
+    // Phone 2: Android 14 (no library for SDK 34 in the package: the APK through app_process).
+    // Phone 3: Android 11 (native; its virtual display shows secure windows, so the agent's screenshots stay screencap).
+    const releases: Array<{ sdk: number; androidVersion: string }> = [
+      { sdk: 32, androidVersion: '12' },
+      { sdk: 32, androidVersion: '12' },
+      { sdk: 34, androidVersion: '14' },
+      { sdk: 30, androidVersion: '11' },
+    ];
+    rig = await startDeviceRig(
+      releases.length,
+      {
+        lease: { maxDurationMs: null, idleTimeoutMs: null, disconnectGraceMs: 60_000 },
+        // The simulated phones encode frames on this computer's CPU, shared with the tests: a busy machine
+        // can be slower to report a change than a phone is, so the stream's quiet time is longer here.
+        screenStream: { quietMs: 1_000 },
+      },
+      { perPhone: (i) => releases[i] ?? {} },
+    );
+    client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+    await client.hello();
+  });
+  after(async () => {
+    await client?.close();
+    await rig?.stop();
+  });
+
+  test('without the person’s consent nothing is copied to the phone; screenshots come from screencap', async () => {
+    const settings = await rig.bridge.admin('GET', '/admin/api/screen-stream');
+    assert.equal(settings.status, 200);
+    assert.equal(settings.body.default, 'ask');
+    assert.equal(settings.body.available, true);
+    const channel = await bindChannel(rig, client, rig.device(0).deviceId);
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}));
+    assert.equal(shot.source, 'screencap');
+    assert.equal(streamOf(0)?.state, 'off');
+    assert.deepEqual(minicapFiles(rig.phones[0]!), []);
+    assert.equal(minicapRunning(rig.phones[0]!), false);
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+  });
+
+  test('with consent, a leased phone streams: the screenshot comes from minicap and shows the screen after each action', async () => {
+    const phone = rig.phones[0]!;
+    const deviceId = rig.device(0).deviceId;
+    const enabled = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, {
+      action: 'enable',
+    });
+    assert.equal(enabled.status, 200);
+    assert.equal((enabled.body.stream as AdminScreenStream).enabled, true);
+    const channel = await bindChannel(rig, client, deviceId);
+
+    const home = result(await invoke(client, channel, 'android_screenshot', {}));
+    assert.equal(home.source, 'stream');
+    assert.deepEqual([home.width, home.height], [576, 1280], 'the same size as a screencap at max_side 1280');
+    const stream = streamOf(0);
+    assert.deepEqual([stream?.state, stream?.way], ['running', 'native'], JSON.stringify(stream));
+    assert.ok(stream?.for.includes('lease'));
+    assert.ok(minicapRunning(phone), 'minicap runs on the phone');
+    assert.deepEqual(minicapFiles(phone).sort(), ['minicap', 'minicap.so']);
+
+    // An action, then at once a screenshot: it shows the screen the action left (the notes app), never the home screen before it.
+    const probe = headerProbePoint(SCREEN);
+    const k = 1280 / SCREEN.height;
+    for (let round = 0; round < 3; round++) {
+      result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+      const notes = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+      assert.equal(notes.source, 'stream');
+      const inNotes = await pixelAt(await download(String(notes.download_url)), probe.x * k, probe.y * k);
+      assert.ok(
+        near(inNotes, NOTES_HEADER_RGB, 16),
+        `round ${round}: the notes header, got ${JSON.stringify(inNotes)}`,
+      );
+      result(await invoke(client, channel, 'android_press_key', { key: 'home' }));
+      const back = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+      assert.equal(back.source, 'stream');
+      const onHome = await pixelAt(await download(String(back.download_url)), probe.x * k, probe.y * k);
+      assert.ok(!near(onHome, NOTES_HEADER_RGB, 16), `round ${round}: home again, not the notes app before it`);
+    }
+
+    // Nothing changed since: the same picture answers `unchanged` (minicap sent no new frame).
+    const again = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+    assert.equal(again.source, 'stream');
+    assert.equal(again.unchanged, true);
+
+    // A max_side beyond the stream's pictures is taken the stock way, at full size.
+    const full = result(await invoke(client, channel, 'android_screenshot', { format: 'png', max_side: 2400 }));
+    assert.deepEqual([full.source, full.width, full.height], ['screencap', SCREEN.width, SCREEN.height]);
+
+    // The lease ends: minicap stops and its files leave the phone.
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    await waitUntil(
+      () => !minicapRunning(phone) && minicapFiles(phone).length === 0,
+      15_000,
+      'minicap gone from the phone',
+    );
+    assert.equal(streamOf(0)?.state, 'off');
+  });
+
+  test('Android 14 runs minicap’s APK through app_process; the stream stops when the lease ends', async () => {
+    const phone = rig.phones[2]!;
+    const deviceId = rig.device(2).deviceId;
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    const channel = await bindChannel(rig, client, deviceId);
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+    const shot = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+    assert.equal(shot.source, 'stream');
+    const probe = headerProbePoint(SCREEN);
+    const k = 1280 / SCREEN.height;
+    const got = await pixelAt(await download(String(shot.download_url)), probe.x * k, probe.y * k);
+    assert.ok(near(got, NOTES_HEADER_RGB, 16), JSON.stringify(got));
+    assert.deepEqual([streamOf(2)?.state, streamOf(2)?.way], ['running', 'apk']);
+    assert.deepEqual(minicapFiles(phone), ['minicap.apk']);
+    assert.ok(phone.processes.list().some((p) => p.name === 'app_process'));
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    await waitUntil(() => !minicapRunning(phone) && minicapFiles(phone).length === 0, 15_000, 'minicap gone');
+  });
+
+  test('Android 11: minicap would show secure windows, so the agent’s screenshots stay screencap while the live view streams', async () => {
+    const phone = rig.phones[3]!;
+    const deviceId = rig.device(3).deviceId;
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    const channel = await bindChannel(rig, client, deviceId);
+    const shot = result(await invoke(client, channel, 'android_screenshot', {}));
+    assert.equal(shot.source, 'screencap');
+    await waitUntil(() => streamOf(3)?.state === 'running', 15_000, 'the stream running for the lease');
+    const frame = await fetch(`${rig.bridge.url}/admin/api/devices/${deviceId}/frame`, {
+      headers: { authorization: `Bearer ${rig.bridge.adminToken}` },
+    });
+    assert.equal(frame.status, 200);
+    assert.equal(frame.headers.get('x-frame-lane'), 'minicap');
+    assert.deepEqual(
+      [frame.headers.get('x-screen-width'), frame.headers.get('x-screen-height')],
+      [String(SCREEN.width), String(SCREEN.height)],
+    );
+    // The lease ends, but someone watches: the stream stays for the view alone.
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    await waitUntil(() => JSON.stringify(streamOf(3)?.for) === '["view"]', 15_000, 'the stream kept for the view');
+    assert.ok(minicapRunning(phone));
+    // Turned off for this phone: stopped and removed at once, though the view is still open.
+    const off = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'disable' });
+    assert.equal(off.status, 200);
+    assert.deepEqual(
+      [(off.body.stream as AdminScreenStream).state, (off.body.stream as AdminScreenStream).enabled],
+      ['off', false],
+    );
+    assert.equal(minicapRunning(phone), false);
+    assert.deepEqual(minicapFiles(phone), []);
+  });
+});
