@@ -145,6 +145,35 @@ describe('the screen stream (minicap) over the real adb server', () => {
     assert.equal(streamOf(0)?.state, 'off');
   });
 
+  test('minicap that crashes on a phone: restarted once, then the screenshot comes from screencap in the same call, and the card says why', async () => {
+    const phone = rig.phones[1]!;
+    const deviceId = rig.device(1).deviceId;
+    phone.setQuirks(['minicap-segfault']);
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    const channel = await bindChannel(rig, client, deviceId);
+    const sources: unknown[] = [];
+    // Each launch changes the screen: the crashing minicap serves three frames, then dies.
+    for (let i = 0; i < 8; i++) {
+      result(
+        await invoke(client, channel, 'android_launch_app', {
+          package: i % 2 ? 'com.example.notes' : 'com.example.login',
+        }),
+      );
+      const shot = result(await invoke(client, channel, 'android_screenshot', {}));
+      assert.ok(shot.file_ref, 'every call is answered with a picture');
+      sources.push(shot.source);
+    }
+    assert.ok(sources.includes('stream'), JSON.stringify(sources));
+    assert.equal(sources.at(-1), 'screencap', JSON.stringify(sources));
+    await waitUntil(() => streamOf(1)?.state === 'failed', 15_000, 'the stream marked failed');
+    assert.match(String(streamOf(1)?.last_error), /Segmentation fault/);
+    const starts = phone.argvLog.filter((argv) => argv[0] === `${MINICAP_DIR}/minicap` && argv.includes('-P'));
+    assert.equal(starts.length, 2, 'started, restarted once after the crash, then left alone');
+    assert.equal(minicapRunning(phone), false);
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    await waitUntil(() => minicapFiles(phone).length === 0, 15_000, 'minicap’s files removed');
+  });
+
   test('Android 14 runs minicap’s APK through app_process; the stream stops when the lease ends', async () => {
     const phone = rig.phones[2]!;
     const deviceId = rig.device(2).deviceId;
