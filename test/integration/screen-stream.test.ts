@@ -145,6 +145,47 @@ describe('the screen stream (minicap) over the real adb server', () => {
     assert.equal(streamOf(0)?.state, 'off');
   });
 
+  test('the phone turns: the stream restarts in the new orientation; no screenshot is ever of the old one', async () => {
+    const phone = rig.phones[0]!;
+    const deviceId = rig.device(0).deviceId;
+    const channel = await bindChannel(rig, client, deviceId);
+    result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+    const upright = result(await invoke(client, channel, 'android_screenshot', {}));
+    assert.deepEqual([upright.source, upright.width, upright.height], ['stream', 576, 1280]);
+    const startsBefore = phone.argvLog.filter((argv) => argv[0] === `${MINICAP_DIR}/minicap`).length;
+
+    phone.setQuirks(['landscape']);
+    try {
+      // The first call after the turn reads the rotation: the stream's picture is not the screen's, so screencap answers.
+      result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+      const turned = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+      assert.deepEqual([turned.width, turned.height], [1280, 576], JSON.stringify(turned));
+      // Natural size 1080x2400, turned a quarter: `-P 1080x2400@576x1280/90`.
+      const turnedStart = (argv: string[]): boolean =>
+        argv[0] === `${MINICAP_DIR}/minicap` && argv.includes('1080x2400@576x1280/90');
+      await waitUntil(() => phone.argvLog.some(turnedStart), 15_000, 'minicap restarted with the turned projection');
+      assert.ok(phone.argvLog.filter((argv) => argv[0] === `${MINICAP_DIR}/minicap`).length > startsBefore);
+      await waitUntil(() => streamOf(0)?.state === 'running', 15_000, 'the stream running again');
+      result(await invoke(client, channel, 'android_press_key', { key: 'back' }));
+      result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+      const landscape = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+      assert.deepEqual([landscape.source, landscape.width, landscape.height], ['stream', 1280, 576]);
+      const wide = { width: 2400, height: 1080, density: 420 };
+      const probe = headerProbePoint(wide);
+      const k = 1280 / wide.width;
+      const got = await pixelAt(await download(String(landscape.download_url)), probe.x * k, probe.y * k);
+      assert.ok(near(got, NOTES_HEADER_RGB, 16), `the turned notes app, whole: ${JSON.stringify(got)}`);
+      const frame = await fetch(`${rig.bridge.url}/admin/api/devices/${deviceId}/frame`, {
+        headers: { authorization: `Bearer ${rig.bridge.adminToken}` },
+      });
+      assert.equal(frame.headers.get('x-frame-lane'), 'minicap');
+      assert.deepEqual([frame.headers.get('x-screen-width'), frame.headers.get('x-screen-height')], ['2400', '1080']);
+    } finally {
+      phone.setQuirks([]);
+    }
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+  });
+
   test('minicap that crashes on a phone: restarted once, then the screenshot comes from screencap in the same call, and the card says why', async () => {
     const phone = rig.phones[1]!;
     const deviceId = rig.device(1).deviceId;
