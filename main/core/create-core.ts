@@ -60,7 +60,7 @@ import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
 import { EvidenceRecorder, type LeaseStart } from './evidence/evidence-recorder';
 import { LiveFrames } from './phone-view/live-frames';
-import { ScreenStreams } from './stream/screen-streams';
+import { STREAM_VIEW_GRACE_MS, ScreenStreams } from './stream/screen-streams';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
@@ -312,7 +312,8 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     shellFor: (deviceId) => shells.defaultDisplayShell(deviceId),
     leased: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
-    watched: (deviceId) => frames.watched(deviceId),
+    // A view that stopped asking (closed, or its page hidden) lets the stream go soon after.
+    watched: (deviceId) => frames.watched(deviceId, STREAM_VIEW_GRACE_MS),
     displayInUse: (deviceId) => shells.displayInUse(deviceId),
     lastControlEndedAt: (deviceId) => queue.lastControlEndedAt(deviceId),
     controlLoad: (deviceId) => queue.controlLoad(deviceId),

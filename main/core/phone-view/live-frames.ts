@@ -186,8 +186,10 @@ export class LiveFrames {
           try {
             next = await feed.reader.next(minicapIndex, WAIT_FOR_NEW_MS);
           } catch {
-            // No change on the screen for a while (minicap sends only changes), or the stream ended: ask again.
+            // No change on the screen for a while (minicap sends only changes): ask again.
             if (!feed.reader.closed) continue;
+            // minicap ended: the helper's stream, else screencap, in this same loop.
+            helper ??= await this.openHelperStream(deviceId);
           }
           if (next) {
             minicapIndex = next.index;
@@ -280,10 +282,10 @@ export class LiveFrames {
     return entry;
   }
 
-  /** Someone asked for this phone's frames lately (the timeline takes pictures only then). */
-  watched(deviceId: string): boolean {
+  /** Someone asked for this phone's frames within `withinMs` (the timeline takes pictures only then). */
+  watched(deviceId: string, withinMs = WATCHED_FOR_MS): boolean {
     const at = this.watchedAt.get(deviceId);
-    return at !== undefined && this.deps.clock() - at < WATCHED_FOR_MS;
+    return at !== undefined && this.deps.clock() - at < withinMs;
   }
 
   latest(deviceId: string): LiveFrame | undefined {

@@ -80,6 +80,8 @@ export const STREAM_LATENCY_MARGIN_MS = 80;
 /** With no frame after that, a stream quiet this long more has seen no change on the screen. */
 export const QUIET_MS = 250;
 export const ROTATION_POLL_MS = 2_000;
+/** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
+export const STREAM_VIEW_GRACE_MS = 15_000;
 const RECONCILE_MS = 1_000;
 const START_TIMEOUT_MS = 10_000;
 const FAILURE_WINDOW_MS = 5 * 60_000;
