@@ -157,7 +157,6 @@ export class MinicapReader {
         () => waiter.reject(new BridgeError('command_timeout', 'no new frame from minicap in time')),
         timeoutMs,
       );
-      timer.unref();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(waiter);
     });

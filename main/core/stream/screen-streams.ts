@@ -76,7 +76,7 @@ export interface ScreenStreamsOptions {
  * phone that streams 20–30 a second, and the USB link): a frame arriving sooner than this after
  * an action ended may show the screen from before it.
  */
-export const STREAM_LATENCY_MARGIN_MS = 80;
+export const STREAM_LATENCY_MARGIN_MS = 100;
 /** With no frame after that, a stream quiet this long more has seen no change on the screen. */
 export const QUIET_MS = 250;
 export const ROTATION_POLL_MS = 2_000;
