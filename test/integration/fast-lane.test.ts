@@ -398,6 +398,59 @@ describe('fast lane: the screen read after an action', () => {
     await setHelper(rig, 'enable');
   });
 
+  test("with the screen stream on, the view's frames come from minicap; once minicap fails for good, from the helper's stream in the same view", async () => {
+    const deviceId = rig.device(0).deviceId;
+    const url = `${rig.bridge.url}/admin/api/devices/${deviceId}/frame`;
+    const get = async (after: string | null): Promise<Headers> => {
+      const res = await fetch(after ? `${url}?after=${after}` : url, {
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      return res.headers;
+    };
+    // The helper runs again (the last test turned it off and on: the next call starts it), and the phone's stream is allowed.
+    await waitForHelper(rig, 'stopped');
+    result(await invoke(client, channel, 'android_ui_tree', {}, callId('restart')));
+    await waitForHelper(rig, 'running');
+    const on = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    assert.equal(on.status, 200);
+    const until = async (lane: string, change: () => Promise<unknown>): Promise<Headers> => {
+      let frame = await get(null);
+      for (let i = 0; i < 40 && frame.get('x-frame-lane') !== lane; i++) {
+        await change();
+        frame = await get(frame.get('x-frame-seq'));
+      }
+      assert.equal(frame.get('x-frame-lane'), lane);
+      return frame;
+    };
+    const flip = (() => {
+      let i = 0;
+      return () =>
+        phone.exec(`input keyevent ${i++ % 2 === 0 ? 'KEYCODE_APP_SWITCH' : 'KEYCODE_HOME'}`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+    })();
+    const minicap = await until('minicap', flip);
+    assert.deepEqual([minicap.get('x-screen-width'), minicap.get('x-screen-height')], ['1080', '2400']);
+
+    // minicap dies twice (the first time it is restarted): the stream is left failed, the view goes on with the helper's.
+    const killMinicap = async (): Promise<void> => {
+      await waitUntil(() => phone.processes.list().some((p) => p.name === 'app_process'), 15_000, 'minicap running');
+      const pid = phone.processes.list().find((p) => p.name === 'app_process')!.pid;
+      await phone.exec(`kill -9 ${pid}`, { signal: AbortSignal.timeout(10_000) });
+    };
+    await killMinicap();
+    await killMinicap();
+    await waitUntil(
+      () => rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream?.state === 'failed',
+      15_000,
+      'the stream failed for now',
+    );
+    await until('helper', flip);
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'disable' });
+  });
+
   test("the phone check's Unicode row follows the helper: ok while it may type, a problem again once turned off (no ADB Keyboard here)", async () => {
     const row = async (): Promise<Json | undefined> => {
       const state = await rig.bridge.admin('GET', '/admin/api/state');
