@@ -127,6 +127,13 @@ describe('the screen stream (minicap) over the real adb server', () => {
       assert.ok(!near(onHome, NOTES_HEADER_RGB, 16), `round ${round}: home again, not the notes app before it`);
     }
 
+    // A tap: on the home screen's Notes icon; the screenshot at once after it shows the notes app.
+    result(await invoke(client, channel, 'android_tap', { element: { text: 'Notes' } }));
+    const tapped = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
+    assert.equal(tapped.source, 'stream');
+    const afterTap = await pixelAt(await download(String(tapped.download_url)), probe.x * k, probe.y * k);
+    assert.ok(near(afterTap, NOTES_HEADER_RGB, 16), `after the tap: the notes app, got ${JSON.stringify(afterTap)}`);
+
     // Nothing changed since: the same picture answers `unchanged` (minicap sent no new frame).
     const again = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
     assert.equal(again.source, 'stream');
