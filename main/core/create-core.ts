@@ -522,6 +522,7 @@ export function createCore(input: CoreOptionsInput): Core {
     });
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
+    streams.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
     // After the lease's own work was canceled: the turnover queues behind what still stops.
     turnover.leaseEnded(channelId, deviceId, flowId, reason);
@@ -530,7 +531,10 @@ export function createCore(input: CoreOptionsInput): Core {
     if (device.state !== 'device') {
       helpers.deviceGone(device.deviceId);
       streams.forget(device.deviceId);
-    } else turnover.deviceReady(device.deviceId);
+    } else {
+      turnover.deviceReady(device.deviceId);
+      streams.deviceReady(device.deviceId);
+    }
     publishState();
   };
   const onLimitsChanged = (changed: Partial<LimitValues>): void => {

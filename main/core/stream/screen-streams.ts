@@ -116,6 +116,8 @@ interface PhoneStream {
 
 export class ScreenStreams {
   private readonly phones = new Map<string, PhoneStream>();
+  /** Phones that left while minicap's files were on them: removed when they come back. */
+  private readonly leftOnPhone = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private readonly latencyMarginMs: number;
@@ -258,14 +260,36 @@ export class ScreenStreams {
     };
   }
 
-  /** The phone left (unplugged, offline): its stream is gone with it; nothing to clean on the phone now. */
+  /**
+   * The phone left (unplugged, offline): its stream is gone with it (adbd ends minicap with its
+   * shell). Its files could not be removed now: that is done when it comes back (`deviceReady`).
+   */
   forget(deviceId: string): void {
     const phone = this.phones.get(deviceId);
     if (!phone) return;
     phone.generation += 1;
     phone.unsubscribe?.();
     void phone.run?.stop().catch(() => undefined);
+    if (phone.filesOnPhone) this.leftOnPhone.add(deviceId);
     this.phones.delete(deviceId);
+  }
+
+  /** The phone is (back) online: files a stream left when it went away are removed, unless a stream is wanted now. */
+  deviceReady(deviceId: string): void {
+    if (!this.leftOnPhone.delete(deviceId) || this.needed(deviceId)) return this.reconcile(deviceId);
+    const shell = this.o.shellFor(deviceId);
+    if (!shell) return;
+    void removeMinicapFiles(shell).catch((error: unknown) =>
+      this.o.logger.warn('could not remove minicap from the phone', {
+        device: deviceId,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+
+  /** The phone's lease ended: its stream stops now unless someone watches it. */
+  leaseEnded(deviceId: string): void {
+    this.reconcile(deviceId);
   }
 
   /** Stops every stream and removes minicap from every phone (the bridge is stopping). */
