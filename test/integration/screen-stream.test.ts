@@ -194,6 +194,23 @@ describe('the screen stream (minicap) over the real adb server', () => {
     assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
   });
 
+  test('a phone that leaves while streaming: minicap ends with its adb shell; its files are removed when it comes back', async () => {
+    const phone = rig.phones[0]!;
+    const deviceId = rig.device(0).deviceId;
+    const channel = await bindChannel(rig, client, deviceId);
+    assert.equal(result(await invoke(client, channel, 'android_screenshot', {})).source, 'stream');
+    assert.ok(minicapRunning(phone));
+    await rig.farm.phones[0]!.server.goOffline();
+    await waitUntil(() => rig.device(0).state !== 'device', 15_000, 'the phone offline in the bridge');
+    await waitUntil(() => !minicapRunning(phone), 15_000, 'minicap ended with its shell');
+    assert.deepEqual(minicapFiles(phone).sort(), ['minicap', 'minicap.so'], 'left behind while the phone was away');
+    // The lease ends while the phone is away; when it returns, nothing of minicap stays on it.
+    assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
+    await rig.farm.bringOnline(0);
+    await waitUntil(() => minicapFiles(phone).length === 0, 20_000, 'minicap’s files removed on its return');
+    assert.equal(minicapRunning(phone), false);
+  });
+
   test('minicap that crashes on a phone: restarted once, then the screenshot comes from screencap in the same call, and the card says why', async () => {
     const phone = rig.phones[1]!;
     const deviceId = rig.device(1).deviceId;
