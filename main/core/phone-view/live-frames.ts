@@ -125,7 +125,8 @@ export class LiveFrames {
     try {
       return { frame: await next, fresh: true };
     } catch (error) {
-      if (last) return { frame: last, fresh: false };
+      // minicap sends a frame only when the screen changes: no new one means the last is the screen now.
+      if (last) return { frame: last, fresh: last.lane === 'minicap' && this.deps.minicap?.live(deviceId) != null };
       throw error;
     }
   }
