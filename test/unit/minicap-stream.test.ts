@@ -20,6 +20,7 @@ import {
   projectionFor,
 } from '../../main/core/stream/minicap-process';
 import { isBridgeError } from '../../main/core/errors';
+import { frameCostMs } from '../../main/core/stream/screen-streams';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function banner(o: Partial<Record<'pid' | 'rw' | 'rh' | 'vw' | 'vh' | 'orientation', number>> = {}): Buffer {
@@ -151,7 +152,7 @@ describe('minicap on the phone', () => {
     const native = planMinicapFiles(['arm64-v8a'], 30)!;
     assert.equal(
       minicapCommandLine(native, '1080x2400@576x1280/0', "x'; reboot; '"),
-      `LD_LIBRARY_PATH=${MINICAP_DIR} '${MINICAP_DIR}/minicap' '-P' '1080x2400@576x1280/0' '-n' 'x'\\''; reboot; '\\''' '-Q' '80'`,
+      `LD_LIBRARY_PATH=${MINICAP_DIR} '${MINICAP_DIR}/minicap' '-P' '1080x2400@576x1280/0' '-n' 'x'\\''; reboot; '\\''' '-Q' '80' '-S'`,
     );
     const apk = planMinicapFiles(['arm64-v8a'], 34)!;
     assert.match(
@@ -198,5 +199,16 @@ describe('minicap on the phone', () => {
         ['/data/local/tmp/y', hash],
       ],
     );
+  });
+});
+
+describe('the freshness rule’s frame time', () => {
+  test('the short gaps between frames are the phone’s time per frame; idle gaps do not count; 33 ms until measured', () => {
+    assert.equal(frameCostMs([]), 33);
+    assert.equal(frameCostMs([40, 50]), 33);
+    // A phone at ~30 frames a second with pauses while the screen is still.
+    assert.equal(frameCostMs([34, 33, 900, 35, 32, 600, 36]), 34);
+    // A slow phone: 130 ms a frame at best.
+    assert.equal(frameCostMs([140, 130, 135, 128, 400, 132]), 132);
   });
 });

@@ -140,7 +140,9 @@ export function projectionFor(
 export function minicapCommandLine(plan: MinicapFilePlan, projection: string, socketName: string): string {
   const options = ['-P', projection, '-n', socketName, '-Q', String(JPEG_QUALITY)];
   if (plan.way === 'native')
-    return `LD_LIBRARY_PATH=${MINICAP_DIR} ${buildCommandLine([`${MINICAP_DIR}/minicap`, ...options])}`;
+    // -S: frames the bridge has not taken yet are dropped for the newest, so the stream never falls
+    // behind the screen (as STF runs it). The APK always sends the latest.
+    return `LD_LIBRARY_PATH=${MINICAP_DIR} ${buildCommandLine([`${MINICAP_DIR}/minicap`, ...options, '-S'])}`;
   return `CLASSPATH=${MINICAP_DIR}/minicap.apk ${buildCommandLine(['app_process', '/system/bin', APK_MAIN_CLASS, ...options])}`;
 }
 

@@ -79,6 +79,26 @@ export interface ScreenStreamsOptions {
 export const STREAM_LATENCY_MARGIN_MS = 100;
 /** With no frame after that, a stream quiet this long more has seen no change on the screen. */
 export const QUIET_MS = 250;
+/**
+ * Both grow with the phone's own time per frame, as measured: a frame is sent only after it
+ * was captured and encoded, so a phone that needs 130 ms a frame reports a change at least that
+ * late (a real phone streams at 20–60 frames a second; a slow or busy one far fewer).
+ */
+const LATENCY_FRAMES = 3;
+const QUIET_FRAMES = 4;
+const INTERVAL_COUNTED_MS = 1_000;
+const INTERVALS_KEPT = 30;
+
+/**
+ * The phone's time per frame: the median of the five shortest recent gaps between frames
+ * (while the screen changes, minicap sends a frame as soon as the last is out, so the short
+ * gaps are its cost); 33 ms until measured.
+ */
+export function frameCostMs(intervals: readonly number[]): number {
+  if (intervals.length < 3) return 33;
+  const shortest = [...intervals].sort((a, b) => a - b).slice(0, 5);
+  return shortest[Math.floor(shortest.length / 2)] ?? 33;
+}
 export const ROTATION_POLL_MS = 2_000;
 /** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
 export const STREAM_VIEW_GRACE_MS = 15_000;
@@ -110,6 +130,8 @@ interface PhoneStream {
   failures: number[];
   coolUntil: number;
   frameTimes: number[];
+  /** The latest gaps between frames that came back to back (the screen changing), for frameCostMs. */
+  intervals: number[];
   filesOnPhone: boolean;
   unsubscribe?: () => void;
 }
@@ -198,6 +220,8 @@ export class ScreenStreams {
     deviceId: string,
     signal?: AbortSignal,
   ): Promise<{ frame: MinicapFrame; screen: { width: number; height: number } } | null> {
+    const stopping = this.phones.get(deviceId)?.stopping;
+    if (stopping) await stopping;
     this.reconcile(deviceId);
     const phone = this.phones.get(deviceId);
     if (!phone) return null;
@@ -207,8 +231,10 @@ export class ScreenStreams {
     const now = performance.now();
     const ended = this.o.lastControlEndedAt(deviceId);
     const barrier = this.o.controlLoad(deviceId) > 0 ? now : (ended ?? 0);
-    const wanted = barrier > 0 ? barrier + this.latencyMarginMs : 0;
-    const until = Math.max(now, wanted) + this.quietMs;
+    // A phone whose minicap takes longer per frame reports a change later: the margins grow with its frame time.
+    const frameMs = frameCostMs(phone.intervals);
+    const wanted = barrier > 0 ? barrier + Math.max(this.latencyMarginMs, LATENCY_FRAMES * frameMs) : 0;
+    const until = Math.max(now, wanted) + Math.max(this.quietMs, QUIET_FRAMES * frameMs);
     // The orientation: a read that started after the barrier (one starts after every action).
     if (!phone.rotationRead || phone.rotationRead.startedAt < barrier) this.readRotationSoon(phone);
     let confirmed: { startedAt: number; rotation: number } | undefined;
@@ -314,6 +340,7 @@ export class ScreenStreams {
         failures: [],
         coolUntil: 0,
         frameTimes: [],
+        intervals: [],
         filesOnPhone: false,
       };
       this.phones.set(deviceId, phone);
@@ -343,7 +370,12 @@ export class ScreenStreams {
       if (phone.run || phone.starting || phone.filesOnPhone) void this.stop(deviceId, null);
       return;
     }
-    if (phone.state === 'unsupported' || phone.starting || phone.stopping) return;
+    if (phone.stopping) {
+      // A stop under way (the last lease's end): started again once it is done.
+      void phone.stopping.then(() => this.reconcile(deviceId));
+      return;
+    }
+    if (phone.state === 'unsupported' || phone.starting) return;
     if (phone.state === 'running' && phone.run && !phone.run.reader.closed) {
       if (!phone.rotationRead || performance.now() - phone.rotationRead.startedAt >= ROTATION_POLL_MS)
         this.readRotationSoon(phone);
@@ -461,7 +493,13 @@ export class ScreenStreams {
     phone.state = 'running';
     phone.lastError = null;
     phone.frameTimes = [];
+    phone.intervals = [];
     phone.unsubscribe = run.reader.onFrame((frame) => {
+      const previous = phone.frameTimes.at(-1);
+      if (previous !== undefined && frame.receivedAt - previous < INTERVAL_COUNTED_MS) {
+        phone.intervals.push(frame.receivedAt - previous);
+        if (phone.intervals.length > INTERVALS_KEPT) phone.intervals.shift();
+      }
       phone.frameTimes.push(frame.receivedAt);
       while (phone.frameTimes.length > 0 && frame.receivedAt - (phone.frameTimes[0] ?? 0) > FPS_WINDOW_MS)
         phone.frameTimes.shift();
