@@ -89,12 +89,19 @@ export interface PhoneSet {
   serial(i: number): string;
 }
 
+/** An Android release for the simulated phones (default: the simulator's, Android 14 / SDK 34). */
+export interface PhoneRelease {
+  sdk: number;
+  androidVersion: string;
+}
+
 /** Starts simulated phones with the given timing profiles and attaches them to adb. */
 export async function startPhones(
   cleanup: Cleanup,
   adb: AdbServerRig,
   profiles: TimingProfileName[],
   tag: string,
+  release?: PhoneRelease,
 ): Promise<PhoneSet> {
   const phones: SimulatedPhone[] = [];
   const farm = await startSimFarm({
@@ -107,6 +114,7 @@ export async function startPhones(
         model: 'Pixel 7',
         withAdbKeyboard: true,
         profile: profiles[i] ?? 'instant',
+        ...release,
       });
       phones[i] = phone;
       return phone;

@@ -25,6 +25,7 @@ import { measureScreenshots, type ScreenshotRow } from './screenshot';
 import { fastLaneBench } from './fast-lane';
 import { labBench } from './lab';
 import { takeoverBench } from './takeover';
+import { streamBench } from './stream';
 import { bytes, ms, pct, signedMs, table } from './stats';
 import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
@@ -41,7 +42,13 @@ const PART_A_ONLY = process.argv.includes('--part-a-only');
 const LAB_ONLY = process.argv.includes('--lab-only');
 /** `-- --takeover-only`: part g alone (#26: a person's click to the tap on the phone), printed, bench/results.md left as it was. */
 const TAKEOVER_ONLY = process.argv.includes('--takeover-only');
+/**
+ * `-- --stream-only`: part h alone (#26: the screen stream against screencap and the fast lane),
+ * printed and written to bench/stream-results.md; bench/results.md is left as it was.
+ */
+const STREAM_ONLY = process.argv.includes('--stream-only');
 const RESULTS = join(__dirname, 'results.md');
+const STREAM_RESULTS = join(__dirname, 'stream-results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
 const LATENCY_SAMPLES: Record<'instant' | 'usb-phone', SampleCounts> = QUICK
@@ -373,6 +380,15 @@ async function main(): Promise<void> {
       await takeoverBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
     }
+    if (STREAM_ONLY) {
+      adbServer = await startAdb(cleanup);
+      await streamBench(report, cleanup, adbServer, QUICK, log);
+      // Written here: a return from this try leaves main after the finally.
+      report.add(`Part h alone (\`npm run bench -- --stream-only\`), ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+      report.write(STREAM_RESULTS);
+      log(`written ${STREAM_RESULTS}`);
+      return;
+    }
     log('starting a private adb server and two simulated phones (instant, usb-phone)');
     const adb = await startAdb(cleanup);
     adbServer = adb;
@@ -516,6 +532,7 @@ async function main(): Promise<void> {
     await fastLaneBench(report, cleanup, adb, QUICK, log);
     await labBench(report, cleanup, adb, QUICK, log);
     await takeoverBench(report, cleanup, adb, QUICK, log);
+    await streamBench(report, cleanup, adb, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
