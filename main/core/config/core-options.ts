@@ -107,7 +107,6 @@ export interface CoreOptions {
     reconcileMs?: number;
     startTimeoutMs?: number;
     latencyMarginMs?: number;
-    quietMs?: number;
   };
   /**
    * What set the changeable limits given here, as the UI shows it ("--approval-timeout",

@@ -66,38 +66,31 @@ export interface ScreenStreamsOptions {
   /** How often needs are re-checked (streams started and stopped). */
   reconcileMs?: number;
   startTimeoutMs?: number;
-  /** STREAM_LATENCY_MARGIN_MS and QUIET_MS, for phones (or simulators) slower than real ones. */
+  /** STREAM_LATENCY_MARGIN_MS, for phones (or simulators on a busy computer) slower than real ones. */
   latencyMarginMs?: number;
-  quietMs?: number;
 }
 
 /**
- * minicap's delay from a change on the screen to its frame here (a frame's time, 33–50 ms on a
- * phone that streams 20–30 a second, and the USB link): a frame arriving sooner than this after
- * an action ended may show the screen from before it.
+ * How late minicap reports a change at most, in its own frames: a change is captured with the
+ * next frame, and with `-S` at most the frame in flight is ahead of it (plus one for the link).
  */
+export const LATENCY_FRAMES = 3;
+/** Never less than this (a phone at 30–60 frames a second, its USB link, the bridge's own turn). */
 export const STREAM_LATENCY_MARGIN_MS = 100;
-/** With no frame after that, a stream quiet this long more has seen no change on the screen. */
-export const QUIET_MS = 250;
-/**
- * Both grow with the phone's own time per frame, as measured: a frame is sent only after it
- * was captured and encoded, so a phone that needs 130 ms a frame reports a change at least that
- * late (a real phone streams at 20–60 frames a second; a slow or busy one far fewer).
- */
-const LATENCY_FRAMES = 3;
-const QUIET_FRAMES = 4;
+/** A phone's measured time per frame is taken at most as this (a phone slower still gets its minicap's worst). */
+const FRAME_COST_CAP_MS = 250;
 const INTERVAL_COUNTED_MS = 1_000;
-const INTERVALS_KEPT = 30;
+const INTERVALS_KEPT = 50;
 
 /**
- * The phone's time per frame: the median of the five shortest recent gaps between frames
- * (while the screen changes, minicap sends a frame as soon as the last is out, so the short
- * gaps are its cost); 33 ms until measured.
+ * The phone's time per frame: the shortest recent gap between two frames (while the screen
+ * changes faster than minicap can send, it sends a frame as soon as the last is out, so no gap
+ * is shorter than its cost; a screen that changes seldom only makes it look slower); 33 ms
+ * until measured, FRAME_COST_CAP_MS at most.
  */
 export function frameCostMs(intervals: readonly number[]): number {
   if (intervals.length < 3) return 33;
-  const shortest = [...intervals].sort((a, b) => a - b).slice(0, 5);
-  return shortest[Math.floor(shortest.length / 2)] ?? 33;
+  return Math.min(FRAME_COST_CAP_MS, Math.max(1, Math.min(...intervals)));
 }
 export const ROTATION_POLL_MS = 2_000;
 /** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
@@ -143,11 +136,9 @@ export class ScreenStreams {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private readonly latencyMarginMs: number;
-  private readonly quietMs: number;
 
   constructor(private readonly o: ScreenStreamsOptions) {
     this.latencyMarginMs = o.latencyMarginMs ?? STREAM_LATENCY_MARGIN_MS;
-    this.quietMs = o.quietMs ?? QUIET_MS;
     this.timer = setInterval(() => this.reconcileAll(), o.reconcileMs ?? RECONCILE_MS);
     this.timer.unref();
   }
@@ -206,15 +197,14 @@ export class ScreenStreams {
 
   /**
    * A frame for the agent's screenshot that shows the screen after the phone's last control
-   * action, from a stream whose orientation was read after that action:
-   * - a frame that arrived at least the latency margin after the action ended (one arriving
-   *   sooner may have been captured before it ended): the newest frame is answered at once;
-   * - else, once the stream has stayed quiet for the quiet time after that: minicap sends every
-   *   change of the screen, so nothing changed since its newest frame, which is the screen now.
-   * Null when the stream cannot answer (not running, broken, turned): the caller then takes the
-   * screenshot the stock way in the same call. Only on phones where minicap's pictures hide
-   * secure windows as screencap does (Android 12+): on older ones minicap's display may show
-   * what an app keeps out of screenshots.
+   * action: the newest frame once the stream's latency bound has passed since that action
+   * ended (the larger of STREAM_LATENCY_MARGIN_MS and LATENCY_FRAMES times the phone's measured
+   * time per frame: any change on the screen by then has arrived; minicap sends every change),
+   * from a stream whose orientation was read after that action. Right away when the action
+   * ended longer ago than that. Null when the stream cannot answer (not running, broken, turned):
+   * the caller then takes the screenshot the stock way in the same call. Only on phones where
+   * minicap's pictures hide secure windows as screencap does (Android 12+): on older ones
+   * minicap's display may show what an app keeps out of screenshots.
    */
   async agentFrame(
     deviceId: string,
@@ -231,10 +221,9 @@ export class ScreenStreams {
     const now = performance.now();
     const ended = this.o.lastControlEndedAt(deviceId);
     const barrier = this.o.controlLoad(deviceId) > 0 ? now : (ended ?? 0);
-    // A phone whose minicap takes longer per frame reports a change later: the margins grow with its frame time.
-    const frameMs = frameCostMs(phone.intervals);
-    const wanted = barrier > 0 ? barrier + Math.max(this.latencyMarginMs, LATENCY_FRAMES * frameMs) : 0;
-    const until = Math.max(now, wanted) + Math.max(this.quietMs, QUIET_FRAMES * frameMs);
+    const latency = Math.max(this.latencyMarginMs, LATENCY_FRAMES * frameCostMs(phone.intervals));
+    const answerAt = barrier > 0 ? barrier + latency : 0;
+    const until = Math.max(now, answerAt) + latency;
     // The orientation: a read that started after the barrier (one starts after every action).
     if (!phone.rotationRead || phone.rotationRead.startedAt < barrier) this.readRotationSoon(phone);
     let confirmed: { startedAt: number; rotation: number } | undefined;
@@ -248,18 +237,14 @@ export class ScreenStreams {
       await Promise.race([phone.rotationReading, pauseUntil(until, signal)]);
     }
     if (confirmed.rotation !== phone.rotation || phone.run !== run) return null;
+    if (performance.now() < answerAt) await pauseUntil(answerAt, signal);
     let frame = run.reader.latest;
-    while (!frame || frame.receivedAt < wanted) {
-      const left = until - performance.now();
-      if (left <= 0) {
-        if (frame) break; // quiet since the action: the newest frame is the screen now
-        return null;
-      }
+    if (!frame) {
       try {
-        frame = await run.reader.next(frame?.index ?? 0, left, signal);
+        frame = await run.reader.next(0, Math.max(1, until - performance.now()), signal);
       } catch (error) {
         if (isBridgeError(error) && error.code === 'canceled') throw error;
-        if (run.reader.closed || !frame) return null;
+        return null;
       }
     }
     if (run.reader.closed || phone.run !== run) return null;
