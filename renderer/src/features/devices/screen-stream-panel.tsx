@@ -85,15 +85,15 @@ export function ScreenStreamPanel(props: {
         </label>
         <span data-testid={`stream-state-${deviceId}`}>
           <StatusBadge tone={state.tone}>{act.pending ? t('stream.working') : t(state.text)}</StatusBadge>
-          {running ? (
-            <span className="muted small" data-testid={`stream-running-${deviceId}`}>
-              {' '}
-              {t('stream.fps', { fps: Math.round(stream.fps) })}
-              {purposes ? `, ${purposes}` : ''}
-            </span>
-          ) : null}
         </span>
       </div>
+      {running ? (
+        <p className="muted small" data-testid={`stream-running-${deviceId}`}>
+          {purposes
+            ? t('stream.fpsFor', { fps: Math.round(stream.fps), purpose: purposes })
+            : t('stream.fps', { fps: Math.round(stream.fps) })}
+        </p>
+      ) : null}
       {!stream.enabled ? <p className="hint">{unavailable ? t('stream.unavailable') : t('stream.explain')}</p> : null}
       {byDefault ? <p className="hint">{t('stream.byDefault')}</p> : null}
       {stream.state === 'failed' ? (
