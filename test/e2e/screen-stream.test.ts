@@ -7,7 +7,11 @@
  * distinct frames than the screencap path gave the same changes just before, the switch's
  * state reads "running" with its frame rate and "for this view"; turned off, minicap leaves the
  * phone and the state reads "off". Settings → Screen stream (its own address) changes
- * `GET /admin/api/screen-stream`. Screenshots under /tmp/xagent-screen-stream-shots/.
+ * `GET /admin/api/screen-stream`. A phone where minicap crashes says "failed" with why while the
+ * view goes on from screencap; an Android 4.4 phone says minicap has no build for it. Each test
+ * closes its pages: a phone view holds four connections open (three event streams and the live
+ * frame's), and Chromium opens six to one host, so a second open view leaves a button's request
+ * waiting. Screenshots under /tmp/xagent-screen-stream-shots/.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +39,17 @@ const CHANGE_EVERY_MS = 50;
 const MINICAP_FLOOR = 8;
 const MINICAP_DIR = '/data/local/tmp/xagent-minicap';
 
+/**
+ * Phones 0 and 1: one per language, so each starts with the stream off and nothing of minicap on it.
+ * Phone 2: minicap crashes on it after a few frames (Galaxy S5 Neo class). Phone 3: Android 4.4, older than minicap.
+ */
+const PHONES: ReadonlyArray<{ sdk: number; androidVersion: string; quirks?: string[] }> = [
+  { sdk: 32, androidVersion: '12' },
+  { sdk: 32, androidVersion: '12' },
+  { sdk: 32, androidVersion: '12', quirks: ['minicap-segfault'] },
+  { sdk: 19, androidVersion: '4.4' },
+];
+
 let browser: Browser;
 let buildDir = '';
 let rig: DeviceRig;
@@ -42,11 +57,10 @@ let rig: DeviceRig;
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   ({ browser, buildDir } = await startConsoleBrowser('screen-stream-e2e-'));
-  // One phone per language, so each starts with the stream off and nothing of minicap on it.
   rig = await startDeviceRig(
-    2,
+    PHONES.length,
     { consoleDir: buildDir },
-    { profile: 'usb-phone', perPhone: () => ({ sdk: 32, androidVersion: '12' }) },
+    { profile: 'usb-phone', perPhone: (i) => PHONES[i] ?? {} },
   );
 });
 
@@ -241,3 +255,107 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
     });
   });
 }
+
+describe(
+  'a phone minicap cannot serve says so in words, and the picture comes from the other ways',
+  { concurrency: 1 },
+  () => {
+    const contexts = new Map<'en' | 'zh-CN', BrowserContext>();
+    before(async () => {
+      for (const locale of ['en', 'zh-CN'] as const)
+        contexts.set(
+          locale,
+          await browser.newContext({
+            viewport: { width: 1280, height: 900 },
+            locale: locale === 'en' ? 'en-US' : 'zh-CN',
+          }),
+        );
+    });
+    after(async () => {
+      for (const context of contexts.values()) await context.close();
+    });
+
+    /** The phone's view in `locale`, with its panel; the page's own errors collected. */
+    async function openView(deviceId: string, locale: 'en' | 'zh-CN'): Promise<{ page: Page; problems: string[] }> {
+      const page = await contexts.get(locale)!.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      await page.goto(`${rig.bridge.url}/console/#/devices/${deviceId}?token=${rig.bridge.adminToken}`);
+      await page.getByTestId(`stream-${deviceId}`).waitFor({ timeout: UI_MS });
+      return { page, problems };
+    }
+
+    test('minicap crashing twice: failed, with why, while the live view goes on from screencap', async () => {
+      const deviceId = rig.device(2).deviceId;
+      const { page, problems } = await openView(deviceId, 'en');
+      await page.getByTestId('phone-view-frame').waitFor({ timeout: UI_MS });
+      await page.getByTestId(`stream-toggle-${deviceId}`).click();
+      // minicap sends a frame for each change on the screen; on this phone it dies after a few, twice.
+      let key = 0;
+      await eventually(
+        async () => {
+          if ((await page.getByTestId(`stream-${deviceId}`).getAttribute('data-state')) === 'failed') return true;
+          const code = key++ % 2 === 0 ? 'KEYCODE_APP_SWITCH' : 'KEYCODE_HOME';
+          await rig.phones[2]!.exec(`input keyevent ${code}`, { signal: AbortSignal.timeout(UI_MS) });
+          return false;
+        },
+        'the stream failed twice',
+        30_000,
+      );
+      const lastError = rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream?.last_error;
+      assert.ok(lastError, 'the bridge kept why');
+      assert.equal(
+        await page.getByTestId(`stream-failed-${deviceId}`).innerText(),
+        translate('en', 'stream.failed', { error: lastError }),
+      );
+      assert.equal((await page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(), 'failed');
+      assert.equal(await page.getByTestId(`stream-toggle-${deviceId}`).isChecked(), true, 'still the person’s choice');
+      await eventually(
+        async () =>
+          (await page.getByTestId('phone-view-screen-note').innerText()) === 'Live while this page is visible.',
+        'the live view back on screencap',
+        UI_MS,
+      );
+      await page.getByTestId(`stream-${deviceId}`).scrollIntoViewIfNeeded();
+      await page.mouse.move(1, 1);
+      await page.screenshot({ path: join(SHOTS, 'en-phone-view-failed.png') });
+      // In Chinese, the same facts.
+      const zh = await openView(deviceId, 'zh-CN');
+      assert.equal(
+        await zh.page.getByTestId(`stream-failed-${deviceId}`).innerText({ timeout: UI_MS }),
+        translate('zh-CN', 'stream.failed', { error: lastError }),
+      );
+      assert.equal(
+        (await zh.page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(),
+        translate('zh-CN', 'stream.state.failed'),
+      );
+      await page.close();
+      await zh.page.close();
+      assert.deepEqual([...problems, ...zh.problems], []);
+    });
+
+    test('a phone older than minicap: not on this phone, in both languages', async () => {
+      const deviceId = rig.device(3).deviceId;
+      const { page, problems } = await openView(deviceId, 'en');
+      await page.getByTestId(`stream-toggle-${deviceId}`).click();
+      await page.locator(`[data-testid="stream-${deviceId}"][data-state="unsupported"]`).waitFor({ timeout: UI_MS });
+      assert.equal(
+        await page.getByTestId(`stream-unsupported-${deviceId}`).innerText(),
+        translate('en', 'stream.unsupported'),
+      );
+      assert.equal(
+        (await page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(),
+        translate('en', 'stream.state.unsupported'),
+      );
+      assert.deepEqual(minicapOnPhone(rig.phones[3]!), { running: false, files: [] });
+      const zh = await openView(deviceId, 'zh-CN');
+      assert.equal(
+        await zh.page.getByTestId(`stream-unsupported-${deviceId}`).innerText({ timeout: UI_MS }),
+        translate('zh-CN', 'stream.unsupported'),
+      );
+      await page.close();
+      await zh.page.close();
+      assert.deepEqual([...problems, ...zh.problems], []);
+    });
+  },
+);

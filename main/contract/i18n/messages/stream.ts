@@ -26,7 +26,7 @@ export default defineMessages(
     'for.leaseAndView': 'for the lease and this view',
     'for.leaseAndLiveView': 'for the lease and the live view',
     failed:
-      'minicap failed twice: {error}. Meanwhile the picture comes from the other ways (screencap, or the fast lane); the bridge tries again in a minute, or now if you turn it off and on.',
+      'Stopped after failing twice ({error}). Meanwhile the picture comes from the other ways (screencap, or the fast lane); the bridge tries again in a minute, or now if you turn it off and on.',
     unsupported: 'minicap has no build for this phone: the picture comes from the other ways.',
     lastError: 'Last error: {error}',
     byDefault: 'The lab-wide default is on: every phone runs it unless turned off on it.',
@@ -62,7 +62,7 @@ export default defineMessages(
     'for.leaseAndView': '用于租约和此页面的实时画面',
     'for.leaseAndLiveView': '用于租约和实时画面',
     failed:
-      'minicap 两次失败：{error}。在此期间画面来自其他方式（screencap 或快速通道）；桥接器会在一分钟后重试，关闭再开启则立即重试。',
+      '两次失败后已停止（{error}）。在此期间画面来自其他方式（screencap 或快速通道）；桥接器会在一分钟后重试，关闭再开启则立即重试。',
     unsupported: 'minicap 没有适用于这台手机的版本：画面来自其他方式。',
     lastError: '最近的错误：{error}',
     byDefault: '全实验室的默认设置为开启：所有手机都会运行它，除非在手机上关闭。',
