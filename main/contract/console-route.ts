@@ -30,6 +30,7 @@ export const SETTINGS_PARTS = [
   'secrets',
   'policies',
   'fast-lane',
+  'screen-stream',
   'hand-over',
   'limits',
 ] as const;

@@ -215,7 +215,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     assert.deepEqual(englishWords(await ownWords(zh), []), [], 'no English left on the LAN screen');
     await go(zh, 'devices');
     // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard,
-    // and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
+    // the screen stream's program (minicap), and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
     const names = [
       'Pixel',
       'Google',
@@ -223,6 +223,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       'uiautomator2',
       'server',
       'Apache',
+      'minicap',
       'APK',
       'Keyboard',
       'uiautomator',

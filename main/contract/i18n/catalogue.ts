@@ -20,6 +20,7 @@ import pairings from './messages/pairings';
 import phoneCheck from './messages/phone-check';
 import phoneView from './messages/phone-view';
 import settings from './messages/settings';
+import stream from './messages/stream';
 import tools from './messages/tools';
 import tray from './messages/tray';
 import turnover from './messages/turnover';
@@ -31,6 +32,7 @@ export const catalogue = {
   'phone-check': phoneCheck,
   'phone-view': phoneView,
   helper,
+  stream,
   bindings,
   approvals,
   asks,

@@ -1,8 +1,9 @@
 /**
  * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue,
- * a Stop button that aborts its queued and running actions, and the phone check.
+ * a Stop button that aborts its queued and running actions, the phone check, the fast lane and
+ * the fast live screen (screen stream).
  */
-import type { AdminDevice, AdminFastLane } from '../../../../main/contract/admin-api';
+import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
@@ -15,6 +16,7 @@ import { known, useT } from '../../i18n/i18n-context';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
+import { ScreenStreamPanel } from './screen-stream-panel';
 import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 import { toolName } from '../../lib/tool-names';
@@ -38,6 +40,7 @@ export function DeviceCard(props: {
   api: BridgeApi;
   device: AdminDevice;
   fastLane?: AdminFastLane | undefined;
+  screenStream?: AdminScreenStreamSettings | undefined;
   /** The agents' calls on this phone held for the person's approval. */
   approvalsWaiting: number;
   onChanged: () => void;
@@ -179,6 +182,13 @@ export function DeviceCard(props: {
           helper={device.helper}
           fastLane={props.fastLane}
           online={online}
+          onChanged={props.onChanged}
+        />
+        <ScreenStreamPanel
+          api={api}
+          deviceId={id}
+          stream={device.stream}
+          settings={props.screenStream}
           onChanged={props.onChanged}
         />
       </div>

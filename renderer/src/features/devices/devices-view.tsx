@@ -51,6 +51,7 @@ export function DevicesView(props: {
               api={props.api}
               device={device}
               fastLane={props.state.fast_lane}
+              screenStream={props.state.screen_stream}
               approvalsWaiting={state.approvals.filter((a) => a.device_id === device.device_id).length}
               onChanged={props.onChanged}
             />

@@ -1,7 +1,7 @@
 /**
  * The phone view (#/devices/<id>): the phone's screen, large and live while the page is
- * visible; one big Stop button that cancels the running and queued calls; the lease and
- * channel with extend and revoke; the agent's last actions with a picture and a marker each,
+ * visible, and its fast live screen (minicap) switch; one big Stop button that cancels the
+ * running and queued calls; the lease and channel with extend and revoke; the agent's last actions with a picture and a marker each,
  * and a held call's approval inline; the phone check; the evidence of its recent leases.
  */
 import { useState } from 'react';
@@ -16,6 +16,7 @@ import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { shortId } from '../../lib/time-format';
 import { PhoneCheckPanel } from '../devices/phone-check-panel';
+import { ScreenStreamPanel } from '../devices/screen-stream-panel';
 import { ActionTimeline } from './action-timeline';
 import { EvidencePanel } from './evidence-panel';
 import { useLiveFrames } from './use-live-frames';
@@ -205,6 +206,18 @@ export function PhoneView(props: {
             paused={takenOver !== null}
             onChanged={props.onChanged}
           />
+          {device?.stream ? (
+            <div className="card pv-stream">
+              <ScreenStreamPanel
+                api={api}
+                deviceId={deviceId}
+                stream={device.stream}
+                settings={state.screen_stream}
+                inView
+                onChanged={props.onChanged}
+              />
+            </div>
+          ) : null}
           <ActionTimeline
             api={api}
             actions={timeline.actions}

@@ -1,8 +1,8 @@
 /**
  * Settings: the app's language, the connection, the bridge and its ADB servers, lab access
- * codes, the lab's secrets, policies, the fast lane and limits. A list of these parts leads to
- * each on its own (`#/settings/limits`, so it opens at its top and can be bookmarked); `#/settings`
- * shows them all. Loads `GET settings` once per visit.
+ * codes, the lab's secrets, policies, the fast lane, the screen stream, the hand-over and limits.
+ * A list of these parts leads to each on its own (`#/settings/limits`, so it opens at its top and
+ * can be bookmarked); `#/settings` shows them all. Loads `GET settings` once per visit.
  */
 import { useLayoutEffect, useRef } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
@@ -16,6 +16,7 @@ import { BridgeSection } from './bridge-section';
 import { ConnectionSection } from './connection-section';
 import { LanguageSection } from './language-section';
 import { FastLaneSection } from './fast-lane-section';
+import { ScreenStreamSection } from './screen-stream-section';
 import { TurnoverSection } from './turnover-section';
 import { useT } from '../../i18n/i18n-context';
 import { useAdminSettings } from './use-admin-settings';
@@ -32,6 +33,7 @@ const PART_TITLES: Record<SettingsPart, MessageKey> = {
   secrets: 'settings.secrets.title',
   policies: 'settings.policies.title',
   'fast-lane': 'helper.settings.title',
+  'screen-stream': 'stream.settings.title',
   'hand-over': 'turnover.settings.title',
   limits: 'settings.limits.title',
 };
@@ -71,6 +73,9 @@ export function SettingsView(props: {
       {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('policies') ? <PoliciesSection api={api} /> : null}
       {shows('fast-lane') ? <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} /> : null}
+      {shows('screen-stream') ? (
+        <ScreenStreamSection api={api} settings={state.screen_stream} onChanged={props.onChanged} />
+      ) : null}
       {shows('hand-over') ? (
         <TurnoverSection api={api} policy={state.turnover_policy} onChanged={props.onChanged} />
       ) : null}
