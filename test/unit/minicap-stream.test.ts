@@ -20,7 +20,7 @@ import {
   projectionFor,
 } from '../../main/core/stream/minicap-process';
 import { isBridgeError } from '../../main/core/errors';
-import { frameCostMs } from '../../main/core/stream/screen-streams';
+import { frameCostMs, streamLatencyMs } from '../../main/core/stream/screen-streams';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
 
 function banner(o: Partial<Record<'pid' | 'rw' | 'rh' | 'vw' | 'vh' | 'orientation', number>> = {}): Buffer {
@@ -212,5 +212,17 @@ describe('the freshness rule’s frame time', () => {
     assert.equal(frameCostMs([140, 130, 135, 128, 400, 132]), 128);
     // A screen that changed only every 600 ms or more: minicap's worst is assumed.
     assert.equal(frameCostMs([600, 700, 900]), 250);
+  });
+
+  test('after an action: 1.5 times the usual time to its first frame, at least the floor, at most 1 s', () => {
+    // Before three answers are measured: three frames of the phone's time per frame (33 ms until measured).
+    assert.equal(streamLatencyMs(100, [], []), 100);
+    assert.equal(streamLatencyMs(100, [50], [130, 128, 140]), 384);
+    // A phone that answers in 40–60 ms: the floor.
+    assert.equal(streamLatencyMs(100, [40, 60, 50, 45], [33, 34, 35]), 100);
+    // A slow simulator or phone: 200 ms typical → 300.
+    assert.equal(streamLatencyMs(100, [180, 200, 220], []), 300);
+    assert.equal(streamLatencyMs(100, [180, 200, 220, 900], []), 330);
+    assert.equal(streamLatencyMs(100, [900, 950, 990], []), 1000);
   });
 });

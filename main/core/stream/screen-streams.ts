@@ -92,6 +92,26 @@ export function frameCostMs(intervals: readonly number[]): number {
   if (intervals.length < 3) return 33;
   return Math.min(FRAME_COST_CAP_MS, Math.max(1, Math.min(...intervals)));
 }
+
+const RESPONSES_KEPT = 20;
+/** The answer to an action usually comes within the median; this much more covers the slower ones. */
+const RESPONSE_HEADROOM = 1.5;
+const LATENCY_CAP_MS = 1_000;
+
+/**
+ * How long after a control action the stream has surely shown what the action did: from how
+ * soon the first frame came after the phone's recent actions (its own answer plus minicap's
+ * delay), with headroom; before three are measured, LATENCY_FRAMES of its time per frame.
+ * Never below `floorMs`, never above LATENCY_CAP_MS.
+ */
+export function streamLatencyMs(floorMs: number, responses: readonly number[], intervals: readonly number[]): number {
+  let estimate = LATENCY_FRAMES * frameCostMs(intervals);
+  if (responses.length >= 3) {
+    const sorted = [...responses].sort((a, b) => a - b);
+    estimate = (sorted[Math.floor(sorted.length / 2)] ?? 0) * RESPONSE_HEADROOM;
+  }
+  return Math.min(LATENCY_CAP_MS, Math.max(floorMs, Math.round(estimate)));
+}
 export const ROTATION_POLL_MS = 2_000;
 /** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
 export const STREAM_VIEW_GRACE_MS = 15_000;
@@ -125,6 +145,10 @@ interface PhoneStream {
   frameTimes: number[];
   /** The latest gaps between frames that came back to back (the screen changing), for frameCostMs. */
   intervals: number[];
+  /** How long after recent control actions their first frame came (the phone's answer and the stream's delay). */
+  responses: number[];
+  /** A control action ended then and no frame has come since. */
+  awaitingResponseSince?: number;
   filesOnPhone: boolean;
   unsubscribe?: () => void;
 }
@@ -221,7 +245,7 @@ export class ScreenStreams {
     const now = performance.now();
     const ended = this.o.lastControlEndedAt(deviceId);
     const barrier = this.o.controlLoad(deviceId) > 0 ? now : (ended ?? 0);
-    const latency = Math.max(this.latencyMarginMs, LATENCY_FRAMES * frameCostMs(phone.intervals));
+    const latency = streamLatencyMs(this.latencyMarginMs, phone.responses, phone.intervals);
     const answerAt = barrier > 0 ? barrier + latency : 0;
     const until = Math.max(now, answerAt) + latency;
     // The orientation: a read that started after the barrier (one starts after every action).
@@ -326,6 +350,7 @@ export class ScreenStreams {
         coolUntil: 0,
         frameTimes: [],
         intervals: [],
+        responses: [],
         filesOnPhone: false,
       };
       this.phones.set(deviceId, phone);
@@ -373,7 +398,9 @@ export class ScreenStreams {
   /** Control work on the phone ended: its rotation may have changed. */
   controlEnded(deviceId: string): void {
     const phone = this.phones.get(deviceId);
-    if (phone?.state === 'running') this.readRotationSoon(phone);
+    if (phone?.state !== 'running') return;
+    phone.awaitingResponseSince = performance.now();
+    this.readRotationSoon(phone);
   }
 
   private readRotationSoon(phone: PhoneStream): void {
@@ -479,7 +506,17 @@ export class ScreenStreams {
     phone.lastError = null;
     phone.frameTimes = [];
     phone.intervals = [];
+    phone.responses = [];
+    phone.awaitingResponseSince = undefined;
     phone.unsubscribe = run.reader.onFrame((frame) => {
+      const since = phone.awaitingResponseSince;
+      if (since !== undefined) {
+        phone.awaitingResponseSince = undefined;
+        if (frame.receivedAt - since < INTERVAL_COUNTED_MS) {
+          phone.responses.push(frame.receivedAt - since);
+          if (phone.responses.length > RESPONSES_KEPT) phone.responses.shift();
+        }
+      }
       const previous = phone.frameTimes.at(-1);
       if (previous !== undefined && frame.receivedAt - previous < INTERVAL_COUNTED_MS) {
         phone.intervals.push(frame.receivedAt - previous);
