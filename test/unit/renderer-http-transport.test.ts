@@ -212,6 +212,47 @@ void describe('HTTP transport (web console)', () => {
     assert.equal(statuses.at(-1), 'live', 'no status reports after unsubscribe');
   });
 
+  void test('every listener on a page shares one event stream (a browser allows six connections per host, across tabs)', async () => {
+    let opened = 0;
+    const api = await startApi({
+      'GET /admin/api/events': (_req, res) => {
+        opened++;
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ type: 'state', at: opened })}\n\n`);
+      },
+    });
+    cleanups.push(api.close);
+    const client = createHttpTransport({ origin: api.origin, token: TOKEN, reconnectBaseMs: 10 });
+    const first: AdminEvent[] = [];
+    const second: AdminEvent[] = [];
+    const secondStatus: LiveStatus[] = [];
+    const stopFirst = client.subscribe(
+      (e) => first.push(e),
+      () => undefined,
+    );
+    cleanups.push(stopFirst);
+    await waitFor(first, (e) => e.length === 1, 'the first listener’s initial event');
+    const stopSecond = client.subscribe(
+      (e) => second.push(e),
+      (s) => secondStatus.push(s),
+    );
+    cleanups.push(stopSecond);
+    assert.deepEqual(secondStatus, ['live'], 'a later listener hears the stream is live at once');
+    const [stream] = [...api.streams];
+    stream!.write(`data: ${JSON.stringify({ type: 'approval', approval_id: 'ap_9' })}\n\n`);
+    await waitFor(second, (e) => e.length === 1, 'the shared event');
+    await waitFor(first, (e) => e.length === 2, 'the shared event, first listener');
+    assert.equal(opened, 1, 'one connection for both');
+    stopFirst();
+    stream!.write(`data: ${JSON.stringify({ type: 'approval', approval_id: 'ap_10' })}\n\n`);
+    await waitFor(second, (e) => e.length === 2, 'still open for the other listener');
+    assert.equal(first.length, 2, 'nothing reaches a listener that left');
+    const closed = once(stream!, 'close');
+    stopSecond();
+    await closed;
+    assert.equal(api.streams.size, 0, 'the last listener leaving closes the connection');
+  });
+
   void test('a refused token on the event stream is reported once and not retried', async () => {
     const api = await startApi({});
     cleanups.push(api.close);

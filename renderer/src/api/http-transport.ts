@@ -58,6 +58,9 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const idleTimeoutMs = options.streamIdleTimeoutMs ?? 45_000;
   const reconnectBaseMs = options.reconnectBaseMs ?? 1_000;
+  const listeners = new Set<{ onEvent: (event: AdminEvent) => void; onStatus: (status: LiveStatus) => void }>();
+  let closeShared: (() => void) | undefined;
+  let lastStatus: LiveStatus | undefined;
   const auth = { Authorization: `Bearer ${options.token}` };
 
   async function send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
@@ -180,16 +183,36 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
       const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
       return { filename: name ?? `evidence.${format}`, blob: await response.blob() };
     },
+    // One event stream per page, shared by every part of it that listens: a browser allows six
+    // connections per host across all its tabs, and a phone view has several listeners.
     subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
-      return openEventStream({
-        doFetch,
-        url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`,
-        auth,
-        idleTimeoutMs,
-        reconnectBaseMs,
-        onEvent,
-        onStatus,
-      });
+      const listener = { onEvent, onStatus };
+      listeners.add(listener);
+      if (closeShared) {
+        if (lastStatus) onStatus(lastStatus);
+      } else {
+        closeShared = openEventStream({
+          doFetch,
+          url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`,
+          auth,
+          idleTimeoutMs,
+          reconnectBaseMs,
+          onEvent: (event) => {
+            for (const l of [...listeners]) l.onEvent(event);
+          },
+          onStatus: (status) => {
+            lastStatus = status;
+            for (const l of [...listeners]) l.onStatus(status);
+          },
+        });
+      }
+      return () => {
+        if (!listeners.delete(listener) || listeners.size > 0) return;
+        const close = closeShared;
+        closeShared = undefined;
+        lastStatus = undefined;
+        close?.();
+      };
     },
   };
 }
