@@ -19,6 +19,7 @@ import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { orientedSize, parseWmSize, readRotation, type Rotation } from '../android/device-info';
 import { runText } from '../devices/shell-quote';
+import { pauseFor } from '../devices/deadline';
 import type { Logger } from '../logging/logger';
 import {
   installMinicapFiles,
@@ -314,11 +315,20 @@ export class ScreenStreams {
     if (!this.leftOnPhone.delete(deviceId) || this.needed(deviceId)) return this.reconcile(deviceId);
     const shell = this.o.shellFor(deviceId);
     if (!shell) return;
-    void removeMinicapFiles(shell).catch((error: unknown) =>
-      this.o.logger.warn('could not remove minicap from the phone', {
-        device: deviceId,
-        message: error instanceof Error ? error.message : String(error),
-      }),
+    void this.removeFiles(deviceId, shell);
+  }
+
+  /** Removes minicap's folder from the phone; true when done (a failure is logged, the files stay). */
+  private removeFiles(deviceId: string, shell: DeviceShell): Promise<boolean> {
+    return removeMinicapFiles(shell).then(
+      () => true,
+      (error: unknown) => {
+        this.o.logger.warn('could not remove minicap from the phone', {
+          device: deviceId,
+          message: error instanceof Error ? error.message : String(error),
+        });
+        return false;
+      },
     );
   }
 
@@ -574,18 +584,7 @@ export class ScreenStreams {
       await starting?.catch(() => undefined);
       await run?.stop().catch(() => undefined);
       const shell = this.o.shellFor(deviceId);
-      if (shell && phone.filesOnPhone) {
-        await removeMinicapFiles(shell).then(
-          () => {
-            phone.filesOnPhone = false;
-          },
-          (error: unknown) =>
-            this.o.logger.warn('could not remove minicap from the phone', {
-              device: deviceId,
-              message: error instanceof Error ? error.message : String(error),
-            }),
-        );
-      }
+      if (shell && phone.filesOnPhone && (await this.removeFiles(deviceId, shell))) phone.filesOnPhone = false;
     })().finally(() => {
       phone.stopping = undefined;
       this.o.changed();
@@ -595,18 +594,8 @@ export class ScreenStreams {
   }
 }
 
-function pauseUntil(until: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(done, Math.max(0, until - performance.now()));
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }
-    function onAbort(): void {
-      clearTimeout(timer);
-      reject(new BridgeError('canceled', 'the call was canceled'));
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits until `until` (performance.now()); a canceled call stops waiting at once with `canceled`. */
+async function pauseUntil(until: number, signal?: AbortSignal): Promise<void> {
+  await pauseFor(Math.max(0, until - performance.now()), signal);
+  if (signal?.aborted) throw new BridgeError('canceled', 'the call was canceled');
 }
