@@ -149,10 +149,22 @@ describe('web console', { concurrency: 2 }, () => {
         await page.goto(`${bridge.url}/console/`);
         await page.getByTestId('token-screen').waitFor({ timeout: UI_MS });
         assert.equal(await page.getByTestId('token-invalid').count(), 0);
+        // A link pasted into the open tab: only the fragment changes, the page takes its token.
         await page.goto(`${bridge.url}/console/#token=not-the-token-0123456789`);
-        await page.reload();
         await page.getByTestId('token-invalid').waitFor({ timeout: UI_MS });
-        await shot(page, 'token-invalid');
+        // The same link opened fresh.
+        const opened = await fresh.newPage();
+        await opened.goto(`${bridge.url}/console/#token=another-wrong-token-0123456789`);
+        await opened.getByTestId('token-invalid').waitFor({ timeout: UI_MS });
+        await shot(opened, 'token-invalid');
+        // A refused token is forgotten (once the bridge has said so), so a reload asks again
+        // rather than retrying it.
+        await opened.waitForFunction(() => sessionStorage.getItem('device-bridge.admin-token') === null, undefined, {
+          timeout: UI_MS,
+        });
+        await opened.reload();
+        await opened.getByTestId('token-screen').waitFor({ timeout: UI_MS });
+        assert.equal(await opened.getByTestId('token-invalid').count(), 0);
       } finally {
         await fresh.close();
       }
