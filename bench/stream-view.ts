@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../main/sim/screen/colors';
 import type { SimulatedPhone } from '../main/sim/phone';
+import { USB_PHONE_TIMINGS } from '../main/sim/timing-profiles';
 import type { AdminScreenStream } from '../main/contract/admin-api';
 import { bridgeDevices, waitUntil, type BridgeHandle } from './env';
 import { now } from './stats';
@@ -22,9 +23,11 @@ export const ANDROID_12L = { sdk: 32, androidVersion: '12' };
 export const PHONE_SCREEN = { width: 1080, height: 2400, density: 420 };
 /** What the console asks for (renderer phone-view.tsx LIVE_MAX_SIDE). */
 const LIVE_MAX_SIDE = 720;
-/** The console's shortest gap between two asks (use-live-frames.ts MIN_GAP_MS). */
+/** The console's shortest time from one ask to the next (use-live-frames.ts MIN_GAP_MS). */
 const MIN_GAP_MS = 30;
 const HOME_KEY = 'input keyevent 3';
+/** What one `input` command takes on the usb-phone profile. */
+const INPUT_MS = USB_PHONE_TIMINGS.input;
 const OPEN_NOTES = 'monkey -p com.example.notes -c android.intent.category.LAUNCHER 1';
 /** A JPEG or WebP of an orange band is within this of the band's colour per channel. */
 const COLOUR_TOLERANCE = 24;
@@ -65,6 +68,9 @@ export function keepChanging(
   const startVersion = phone.screenState().version;
   const started = now();
   const workers = Array.from({ length: loops }, async (_v, loop) => {
+    // Started one after another across one command's time, so the changes come evenly (as an
+    // animation's do) rather than all at the end of the same command time.
+    if (loop > 0) await pause((loop * INPUT_MS) / loops);
     for (let turn = loop; !controller.signal.aborted; turn++)
       await changeScreen(phone, turn, controller.signal).catch(() => undefined);
   });
@@ -121,6 +127,7 @@ export function openViewer(
   const loop = (async () => {
     let seq = 0;
     while (!stopped) {
+      const askedAt = now();
       const res = await bridge.adminBytes(
         `/admin/api/devices/${deviceId}/frame?after=${seq}&max_side=${LIVE_MAX_SIDE}`,
       );
@@ -139,7 +146,7 @@ export function openViewer(
       await onFrame(frame);
       const same = next === seq;
       seq = next;
-      await pause(same ? 250 : MIN_GAP_MS);
+      await pause(same ? 250 : Math.max(0, MIN_GAP_MS - (now() - askedAt)));
     }
   })();
   return {

@@ -60,6 +60,8 @@ import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
 import { EvidenceRecorder, type LeaseStart } from './evidence/evidence-recorder';
 import { LiveFrames } from './phone-view/live-frames';
+import type { MinicapFrame } from './stream/minicap-wire';
+import type { StreamPicture } from './tools/tool-definition';
 import { STREAM_VIEW_GRACE_MS, ScreenStreams } from './stream/screen-streams';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
@@ -461,9 +463,18 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
-    streamFrame: async (deviceId, signal) => {
-      const got = await streams.agentFrame(deviceId, signal);
-      return got ? { jpeg: got.frame.jpeg, screenWidth: got.screen.width, screenHeight: got.screen.height } : null;
+    streamFrame: async (deviceId, signal, onCandidate) => {
+      const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
+        jpeg: frame.jpeg,
+        screenWidth: screen.width,
+        screenHeight: screen.height,
+      });
+      const got = await streams.agentFrame(
+        deviceId,
+        signal,
+        onCandidate ? (frame, screen) => onCandidate(picture(frame, screen)) : undefined,
+      );
+      return got ? picture(got.frame, got.screen) : null;
     },
     asks: {
       maxTimeoutMs: () => limits.values().approval_timeout_ms,

@@ -63,7 +63,7 @@ describe('the screen stream (minicap) over the real adb server', () => {
         // The simulated phones encode frames on this computer's CPU, shared with the tests: on a busy machine a
         // change reaches the bridge far later than on a phone (a real minicap sends it within a frame's time), so
         // the freshness rule's latency margin is set to what this machine can be late by.
-        screenStream: { latencyMarginMs: 600 },
+        screenStream: { latencyFloorMs: 600 },
       },
       { perPhone: (i) => releases[i] ?? {} },
     );

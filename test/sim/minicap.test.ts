@@ -213,6 +213,18 @@ void describe('minicap on simulated phones', () => {
     assert.ok(next);
     assert.ok(!next.equals(first), 'the frame after a change shows the new screen');
     assert.ok(phone.renderCount() > rendersBefore);
+    // Composed straight at the projection's size, it is the screen screencap shows, scaled.
+    const png = await Adb.util.readAll(await device.shell('screencap -p'));
+    const size = { width: 540, height: 1200 };
+    const [streamed, captured] = await Promise.all(
+      [next, png].map((image) =>
+        sharp(image).resize(size.width, size.height, { fit: 'fill' }).removeAlpha().raw().toBuffer(),
+      ),
+    );
+    assert.ok(streamed && captured);
+    let difference = 0;
+    for (let i = 0; i < streamed.length; i++) difference += Math.abs((streamed[i] ?? 0) - (captured[i] ?? 0));
+    assert.ok(difference / streamed.length < 4, `mean difference per channel ${difference / streamed.length}`);
 
     assert.equal(await shell(device, `kill ${pid}`), '');
     await stream.untilEnd();

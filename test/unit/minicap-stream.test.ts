@@ -214,15 +214,19 @@ describe('the freshness rule’s frame time', () => {
     assert.equal(frameCostMs([600, 700, 900]), 250);
   });
 
-  test('after an action: 1.5 times the usual time to its first frame, at least the floor, at most 1 s', () => {
+  test('after an action: 1.5 times the usual time to its first frame, never sooner than a change can arrive, at most 1 s', () => {
     // Before three answers are measured: three frames of the phone's time per frame (33 ms until measured).
-    assert.equal(streamLatencyMs(100, [], []), 100);
-    assert.equal(streamLatencyMs(100, [50], [130, 128, 140]), 384);
-    // A phone that answers in 40–60 ms: the floor.
-    assert.equal(streamLatencyMs(100, [40, 60, 50, 45], [33, 34, 35]), 100);
+    assert.equal(streamLatencyMs(0, [], []), 99);
+    assert.equal(streamLatencyMs(0, [50], [130, 128, 140]), 384);
+    // A phone that answers in 40–60 ms at 33 ms a frame: two frames and the link, 76 ms (not 1.5 × 50).
+    assert.equal(streamLatencyMs(0, [40, 60, 50, 45], [33, 34, 35]), 76);
+    // The same answers from a phone at 16 ms a frame: 1.5 × the median, 75 ms.
+    assert.equal(streamLatencyMs(0, [40, 60, 50, 45], [16, 17, 18]), 75);
+    // A configured floor wins over both.
+    assert.equal(streamLatencyMs(600, [40, 60, 50, 45], [33, 34, 35]), 600);
     // A slow simulator or phone: 200 ms typical → 300.
-    assert.equal(streamLatencyMs(100, [180, 200, 220], []), 300);
-    assert.equal(streamLatencyMs(100, [180, 200, 220, 900], []), 330);
-    assert.equal(streamLatencyMs(100, [900, 950, 990], []), 1000);
+    assert.equal(streamLatencyMs(0, [180, 200, 220], []), 300);
+    assert.equal(streamLatencyMs(0, [180, 200, 220, 900], []), 330);
+    assert.equal(streamLatencyMs(0, [900, 950, 990], []), 1000);
   });
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseStrategy, recordTiming } from '../../main/core/tools/screenshot-pipeline';
-import type { CaptureTimings } from '../../main/core/tools/tool-definition';
+import { chooseStrategy, preparer, recordTiming } from '../../main/core/tools/screenshot-pipeline';
+import type { CaptureTimings, StreamPicture } from '../../main/core/tools/tool-definition';
 
 void test('a phone is measured both ways once, then the faster way is used', () => {
   let timings: CaptureTimings | undefined;
@@ -36,4 +36,33 @@ void test('timings are smoothed, not replaced by one outlier', () => {
   const timings = recordTiming(recordTiming(undefined, 'raw', 100), 'raw', 1100);
   assert.ok(timings.raw !== undefined && timings.raw > 100 && timings.raw < 1100);
   assert.equal(timings.captures, 2);
+});
+
+void test('pictures offered while a streamed screenshot waits are worked on one at a time, the newest next', async () => {
+  const picture = (n: number): StreamPicture => ({ jpeg: Buffer.from([n]), screenWidth: 1080, screenHeight: 2400 });
+  const started: number[] = [];
+  const finish: Array<() => void> = [];
+  const offer = preparer(async (p) => {
+    started.push(p.jpeg[0] ?? -1);
+    await new Promise<void>((resolve) => finish.push(resolve));
+  });
+  offer(picture(1));
+  offer(picture(2));
+  offer(picture(3));
+  // While 1 is worked on, 2 was superseded by 3: only 3 follows.
+  assert.deepEqual(started, [1]);
+  finish.shift()?.();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(started, [1, 3]);
+  finish.shift()?.();
+  await new Promise((resolve) => setImmediate(resolve));
+  // Idle again: the next picture starts at once; a failed one does not stop the next.
+  const failing = preparer(async (p) => {
+    started.push(p.jpeg[0] ?? -1);
+    if (p.jpeg[0] === 4) throw new Error('decode failed');
+  });
+  failing(picture(4));
+  await new Promise((resolve) => setImmediate(resolve));
+  failing(picture(5));
+  assert.deepEqual(started, [1, 3, 4, 5]);
 });

@@ -106,7 +106,7 @@ export interface CoreOptions {
   screenStream?: {
     reconcileMs?: number;
     startTimeoutMs?: number;
-    latencyMarginMs?: number;
+    latencyFloorMs?: number;
   };
   /**
    * What set the changeable limits given here, as the UI shows it ("--approval-timeout",

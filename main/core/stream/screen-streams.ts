@@ -67,17 +67,23 @@ export interface ScreenStreamsOptions {
   /** How often needs are re-checked (streams started and stopped). */
   reconcileMs?: number;
   startTimeoutMs?: number;
-  /** STREAM_LATENCY_MARGIN_MS, for phones (or simulators on a busy computer) slower than real ones. */
-  latencyMarginMs?: number;
+  /** The least wait after an action (above the phone's own measured floor), for phones (or simulators on a busy computer) slower than they seem. */
+  latencyFloorMs?: number;
 }
 
 /**
- * How late minicap reports a change at most, in its own frames: a change is captured with the
- * next frame, and with `-S` at most the frame in flight is ahead of it (plus one for the link).
+ * Before a phone's answers to actions are measured: how late minicap reports a change, in its
+ * own frames, with room (the frame in flight, the change's own frame, one more).
  */
 export const LATENCY_FRAMES = 3;
-/** Never less than this (a phone at 30–60 frames a second, its USB link, the bridge's own turn). */
-export const STREAM_LATENCY_MARGIN_MS = 100;
+/**
+ * How late minicap reports a change at the least that is waited for, in its own frames: with
+ * `-S` at most the frame in flight is ahead of the change's own, so a change the action made
+ * has reached the bridge within two frames and the link's time.
+ */
+export const LATENCY_FLOOR_FRAMES = 2;
+/** The link's time on top (USB or Wi-Fi, and the bridge's own turn). */
+export const LINK_MARGIN_MS = 10;
 /** A phone's measured time per frame is taken at most as this (a phone slower still gets its minicap's worst). */
 const FRAME_COST_CAP_MS = 250;
 const INTERVAL_COUNTED_MS = 1_000;
@@ -103,15 +109,18 @@ const LATENCY_CAP_MS = 1_000;
  * How long after a control action the stream has surely shown what the action did: from how
  * soon the first frame came after the phone's recent actions (its own answer plus minicap's
  * delay), with headroom; before three are measured, LATENCY_FRAMES of its time per frame.
- * Never below `floorMs`, never above LATENCY_CAP_MS.
+ * Never below LATENCY_FLOOR_FRAMES of its time per frame and the link's time, nor below
+ * `floorMs` (a configured floor, for phones slower than they seem); never above LATENCY_CAP_MS.
  */
 export function streamLatencyMs(floorMs: number, responses: readonly number[], intervals: readonly number[]): number {
-  let estimate = LATENCY_FRAMES * frameCostMs(intervals);
+  const frameMs = frameCostMs(intervals);
+  let estimate = LATENCY_FRAMES * frameMs;
   if (responses.length >= 3) {
     const sorted = [...responses].sort((a, b) => a - b);
     estimate = (sorted[Math.floor(sorted.length / 2)] ?? 0) * RESPONSE_HEADROOM;
   }
-  return Math.min(LATENCY_CAP_MS, Math.max(floorMs, Math.round(estimate)));
+  const least = Math.max(floorMs, LATENCY_FLOOR_FRAMES * frameMs + LINK_MARGIN_MS);
+  return Math.min(LATENCY_CAP_MS, Math.max(least, Math.round(estimate)));
 }
 export const ROTATION_POLL_MS = 2_000;
 /** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
@@ -160,10 +169,10 @@ export class ScreenStreams {
   private readonly leftOnPhone = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
-  private readonly latencyMarginMs: number;
+  private readonly latencyFloorMs: number;
 
   constructor(private readonly o: ScreenStreamsOptions) {
-    this.latencyMarginMs = o.latencyMarginMs ?? STREAM_LATENCY_MARGIN_MS;
+    this.latencyFloorMs = o.latencyFloorMs ?? 0;
     this.timer = setInterval(() => this.reconcileAll(), o.reconcileMs ?? RECONCILE_MS);
     this.timer.unref();
   }
@@ -223,17 +232,19 @@ export class ScreenStreams {
   /**
    * A frame for the agent's screenshot that shows the screen after the phone's last control
    * action: the newest frame once the stream's latency bound has passed since that action
-   * ended (the larger of STREAM_LATENCY_MARGIN_MS and LATENCY_FRAMES times the phone's measured
-   * time per frame: any change on the screen by then has arrived; minicap sends every change),
+   * ended (streamLatencyMs: how soon this phone's actions usually show, with headroom, and never
+   * sooner than any change can arrive: minicap sends every change),
    * from a stream whose orientation was read after that action. Right away when the action
    * ended longer ago than that. Null when the stream cannot answer (not running, broken, turned):
    * the caller then takes the screenshot the stock way in the same call. Only on phones where
    * minicap's pictures hide secure windows as screencap does (Android 12+): on older ones
-   * minicap's display may show what an app keeps out of screenshots.
+   * minicap's display may show what an app keeps out of screenshots. `onCandidate` is given
+   * the newest frame and each that arrives during the wait (the caller may start encoding).
    */
   async agentFrame(
     deviceId: string,
     signal?: AbortSignal,
+    onCandidate?: (frame: MinicapFrame, screen: { width: number; height: number }) => void,
   ): Promise<{ frame: MinicapFrame; screen: { width: number; height: number } } | null> {
     const stopping = this.phones.get(deviceId)?.stopping;
     if (stopping) await stopping;
@@ -243,10 +254,33 @@ export class ScreenStreams {
     if (phone.starting) await phone.starting.catch(() => undefined);
     const run = phone.state === 'running' ? phone.run : undefined;
     if (!run || run.reader.closed || (phone.sdk ?? 0) < 31) return null;
+    const screenNow = (): { width: number; height: number } =>
+      orientedSize(
+        phone.natural ?? { width: run.banner.realWidth, height: run.banner.realHeight },
+        phone.rotation as Rotation,
+      );
+    // The newest frame and each that arrives during the wait may be the answer: the caller may start on them.
+    const stopOffering = onCandidate ? run.reader.onFrame((frame) => onCandidate(frame, screenNow())) : undefined;
+    try {
+      if (onCandidate && run.reader.latest) onCandidate(run.reader.latest, screenNow());
+      return await this.freshFrame(phone, run, screenNow, signal);
+    } finally {
+      stopOffering?.();
+    }
+  }
+
+  /** agentFrame's wait: the newest frame once the latency bound has passed since the last action, from a confirmed orientation. */
+  private async freshFrame(
+    phone: PhoneStream,
+    run: RunningMinicap,
+    screenNow: () => { width: number; height: number },
+    signal: AbortSignal | undefined,
+  ): Promise<{ frame: MinicapFrame; screen: { width: number; height: number } } | null> {
+    const { deviceId } = phone;
     const now = performance.now();
     const ended = this.o.lastControlEndedAt(deviceId);
     const barrier = this.o.controlLoad(deviceId) > 0 ? now : (ended ?? 0);
-    const latency = streamLatencyMs(this.latencyMarginMs, phone.responses, phone.intervals);
+    const latency = streamLatencyMs(this.latencyFloorMs, phone.responses, phone.intervals);
     const answerAt = barrier > 0 ? barrier + latency : 0;
     const until = Math.max(now, answerAt) + latency;
     // The orientation: a read that started after the barrier (one starts after every action).
@@ -273,8 +307,7 @@ export class ScreenStreams {
       }
     }
     if (run.reader.closed || phone.run !== run) return null;
-    const natural = phone.natural ?? { width: run.banner.realWidth, height: run.banner.realHeight };
-    return { frame: run.reader.latest ?? frame, screen: orientedSize(natural, phone.rotation as Rotation) };
+    return { frame: run.reader.latest ?? frame, screen: screenNow() };
   }
 
   view(deviceId: string): StreamView {

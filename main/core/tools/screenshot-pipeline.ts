@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { captureRaw, capturePng, isSecureBlackFrame } from '../android/screencap';
 import { isInteractive, type UiNode } from '../android/ui-tree';
-import type { CaptureTimings, ToolContext, ToolServices } from './tool-definition';
+import type { CaptureTimings, StreamPicture, ToolContext, ToolServices } from './tool-definition';
 import { formatRef } from './element-refs';
 import { freshTree } from './targets';
 
@@ -37,6 +37,8 @@ interface Pixels {
   /** Hash of the frame's pixels (what `unchanged` compares). */
   pixelHash: string;
   secure: boolean;
+  /** A streamed picture's encodings by output settings, shared with work started while the freshness wait ran. */
+  encodings?: Map<string, Promise<Buffer>>;
 }
 
 type Strategy = 'raw' | 'png';
@@ -84,28 +86,136 @@ async function fromPng(ctx: ToolContext): Promise<Pixels> {
 }
 
 /**
+ * A streamed picture's decoded pixels, once per frame (keyed by the frame's own bytes, which
+ * the stream keeps while the frame is its newest): the answer reuses what was started while
+ * it waited for freshness.
+ */
+const streamedPixels = new WeakMap<Buffer, Promise<Pixels>>();
+
+function pixelsOfPicture(picture: StreamPicture): Promise<Pixels> {
+  let pixels = streamedPixels.get(picture.jpeg);
+  if (!pixels) {
+    pixels = sharp(picture.jpeg)
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+      .then(({ data, info }) => ({
+        image: () => sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }),
+        imageWidth: info.width,
+        imageHeight: info.height,
+        width: picture.screenWidth,
+        height: picture.screenHeight,
+        source: 'stream' as const,
+        // minicap's encoder gives the same bytes for the same screen: a still screen is `unchanged`.
+        pixelHash: `stream:${createHash('sha256').update(picture.jpeg).digest('hex')}`,
+        // A JPEG's black is not exactly 0: the same threshold as a raw frame, on the decoded pixels.
+        secure: isSecureBlackFrame(data),
+        encodings: new Map<string, Promise<Buffer>>(),
+      }));
+    const made = pixels;
+    streamedPixels.set(picture.jpeg, made);
+    // A failed decode is not kept: the answer tries again (and says why).
+    made.catch(() => {
+      if (streamedPixels.get(picture.jpeg) === made) streamedPixels.delete(picture.jpeg);
+    });
+  }
+  return pixels;
+}
+
+/**
+ * Starts the work on the pictures that may become the answer while the stream's freshness
+ * wait runs (the newest frame, then each that arrives): decoded and encoded as asked, so the
+ * answer, when it is one of them, is ready. One at a time; a picture superseded while
+ * another is worked on is skipped for the newest.
+ */
+export function preparer(work: (picture: StreamPicture) => Promise<unknown>): (picture: StreamPicture) => void {
+  let busy = false;
+  let next: StreamPicture | undefined;
+  const run = (picture: StreamPicture): void => {
+    busy = true;
+    void work(picture)
+      .catch(() => undefined)
+      .finally(() => {
+        busy = false;
+        const queued = next;
+        next = undefined;
+        if (queued) run(queued);
+      });
+  };
+  return (picture) => {
+    if (busy) next = picture;
+    else run(picture);
+  };
+}
+
+/**
  * From the phone's screen stream (stream/screen-streams.ts): a frame newer than the last
  * control action, when the stream has one in time and it is large enough for `maxSide`;
  * otherwise undefined, and the screenshot is taken the stock way in the same call.
  */
-async function fromStream(ctx: ToolContext, maxSide: number): Promise<Pixels | undefined> {
-  const picture = await ctx.services.streamFrame?.();
+async function fromStream(
+  ctx: ToolContext,
+  maxSide: number,
+  prepare?: (pixels: Pixels) => Promise<unknown>,
+): Promise<Pixels | undefined> {
+  const usable = (pixels: Pixels): boolean => {
+    const wanted = Math.min(maxSide, Math.max(pixels.width, pixels.height));
+    // Never scaled up: a max_side beyond the stream's pictures is taken the stock way.
+    return Math.max(pixels.imageWidth, pixels.imageHeight) + 1 >= wanted;
+  };
+  const onCandidate = prepare
+    ? preparer(async (candidate) => {
+        const pixels = await pixelsOfPicture(candidate);
+        if (usable(pixels)) await prepare(pixels);
+      })
+    : undefined;
+  const picture = await ctx.services.streamFrame?.(onCandidate);
   if (!picture) return undefined;
-  const { data, info } = await sharp(picture.jpeg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const wanted = Math.min(maxSide, Math.max(picture.screenWidth, picture.screenHeight));
-  // Never scaled up: a max_side beyond the stream's pictures is taken the stock way.
-  if (Math.max(info.width, info.height) + 1 < wanted) return undefined;
+  const pixels = await pixelsOfPicture(picture);
+  return usable(pixels) ? pixels : undefined;
+}
+
+/** The picture encoded as asked, at `width`×`height`; a streamed picture's encoding is shared with work started early. */
+function encodePixels(
+  pixels: Pixels,
+  width: number,
+  height: number,
+  format: ImageFormat,
+  quality: number,
+): Promise<Buffer> {
+  const settings = `${format}:${quality}:${width}x${height}`;
+  const cached = pixels.encodings?.get(settings);
+  if (cached) return cached;
+  let pipeline = pixels.image();
+  if (pixels.imageWidth !== width || pixels.imageHeight !== height)
+    pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
+  const encoded = encodeImage(pipeline, format, quality);
+  if (pixels.encodings) {
+    const { encodings } = pixels;
+    encodings.set(settings, encoded);
+    encoded.catch(() => {
+      if (encodings.get(settings) === encoded) encodings.delete(settings);
+    });
+  }
+  return encoded;
+}
+
+function encodeImage(pipeline: sharp.Sharp, format: ImageFormat, quality: number): Promise<Buffer> {
+  return format === 'png'
+    ? pipeline.png({ compressionLevel: 6, palette: false }).toBuffer()
+    : format === 'webp'
+      ? // effort 2 of 6: about 40 % less CPU than the default 4 for ~1–2 % more bytes (measured on text screens).
+        pipeline.webp({ quality, effort: 2 }).toBuffer()
+      : pipeline.flatten({ background: '#000000' }).jpeg({ quality, mozjpeg: true }).toBuffer();
+}
+
+/** The size a picture of a `width`×`height` screen is given for `maxSide` (never scaled up). */
+function outputSize(pixels: Pick<Pixels, 'width' | 'height'>, maxSide: number) {
+  const scale = Math.min(1, maxSide / Math.max(pixels.width, pixels.height));
   return {
-    image: () => sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }),
-    imageWidth: info.width,
-    imageHeight: info.height,
-    width: picture.screenWidth,
-    height: picture.screenHeight,
-    source: 'stream',
-    // minicap's encoder gives the same bytes for the same screen: a still screen is `unchanged`.
-    pixelHash: `stream:${createHash('sha256').update(picture.jpeg).digest('hex')}`,
-    // A JPEG's black is not exactly 0: the same threshold as a raw frame, on the decoded pixels.
-    secure: isSecureBlackFrame(data),
+    scale,
+    width: Math.max(1, Math.round(pixels.width * scale)),
+    height: Math.max(1, Math.round(pixels.height * scale)),
   };
 }
 
@@ -171,11 +281,20 @@ export async function takeScreenshot(
     store.set(ctx.device.deviceId, recordTiming(store.get(ctx.device.deviceId), strategy, performance.now() - started));
     return value;
   };
-  const streamed = await fromStream(ctx, maxSide);
+  // While the stream waits for a fresh frame, the likely answer is already encoded (not when
+  // annotated: its boxes need the tree read after the picture).
+  const streamed = await fromStream(
+    ctx,
+    maxSide,
+    args.annotate
+      ? undefined
+      : (candidate) => {
+          const size = outputSize(candidate, maxSide);
+          return encodePixels(candidate, size.width, size.height, format, quality);
+        },
+  );
   const pixels = streamed ?? (strategy === 'png' ? await fromPng(ctx) : await fromRaw(ctx));
-  const scale = Math.min(1, maxSide / Math.max(pixels.width, pixels.height));
-  const width = Math.max(1, Math.round(pixels.width * scale));
-  const height = Math.max(1, Math.round(pixels.height * scale));
+  const { scale, width, height } = outputSize(pixels, maxSide);
 
   let tree: { nodes: UiNode[]; refTag: string } | undefined;
   if (args.annotate && !pixels.secure) tree = await freshTree(ctx);
@@ -191,22 +310,19 @@ export async function takeScreenshot(
     if (same) return done(withElements(resultFrom(same, width, height, pixels, true), tree));
   }
 
-  let pipeline = pixels.image();
-  if (pixels.imageWidth !== width || pixels.imageHeight !== height)
-    pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
+  let encoded: Buffer;
   if (tree) {
+    let pipeline = pixels.image();
+    if (pixels.imageWidth !== width || pixels.imageHeight !== height)
+      pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
     const resized = await pipeline.raw().toBuffer();
     pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
       { input: annotationSvg(tree.nodes, tree.refTag, width, height, scale), top: 0, left: 0 },
     ]);
+    encoded = await encodeImage(pipeline, format, quality);
+  } else {
+    encoded = await encodePixels(pixels, width, height, format, quality);
   }
-  const encoded =
-    format === 'png'
-      ? await pipeline.png({ compressionLevel: 6, palette: false }).toBuffer()
-      : format === 'webp'
-        ? // effort 2 of 6: about 40 % less CPU than the default 4 for ~1–2 % more bytes (measured on text screens).
-          await pipeline.webp({ quality, effort: 2 }).toBuffer()
-        : await pipeline.flatten({ background: '#000000' }).jpeg({ quality, mozjpeg: true }).toBuffer();
   done(undefined);
   // Same image through the other strategy (different pixel key, same encoded bytes): still unchanged.
   const outputKey = `${format}:${quality}:${maxSide}:${createHash('sha256').update(encoded).digest('hex')}`;

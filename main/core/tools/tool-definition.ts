@@ -166,8 +166,10 @@ export interface ToolServices {
   /**
    * A picture of the screen from the phone's screen stream, newer than its last control action
    * (stream/screen-streams.ts); null when there is none in time; absent: no stream on this bridge.
+   * `onCandidate` is given each picture that may become the answer while the freshness wait
+   * runs, so work on it can start early.
    */
-  streamFrame?: () => Promise<StreamPicture | null>;
+  streamFrame?: (onCandidate?: (picture: StreamPicture) => void) => Promise<StreamPicture | null>;
 }
 
 /** A screen stream's frame as the screenshot takes it: a JPEG smaller than the screen, and the screen's size. */

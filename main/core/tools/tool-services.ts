@@ -31,7 +31,11 @@ export interface ToolServicesOptions {
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
   /** The phone's screen stream, newer than its last control action (stream/screen-streams.ts); absent: none. */
-  streamFrame?: (deviceId: string, signal: AbortSignal) => Promise<StreamPicture | null>;
+  streamFrame?: (
+    deviceId: string,
+    signal: AbortSignal,
+    onCandidate?: (picture: StreamPicture) => void,
+  ) => Promise<StreamPicture | null>;
 }
 
 /** The bridge's side of a person ask: the wait itself, the approval timeout that bounds it, and whether the phone is held. */
@@ -108,8 +112,8 @@ export class ToolServicesFactory {
         ...(this.o.streamFrame
           ? {
               streamFrame: (
-                (stream) => () =>
-                  stream(device.deviceId, signal)
+                (stream) => (onCandidate?: (picture: StreamPicture) => void) =>
+                  stream(device.deviceId, signal, onCandidate)
               )(this.o.streamFrame),
             }
           : {}),

@@ -110,7 +110,9 @@ function secureVisible(sdk: number): boolean {
 function minicapScreen(phone: PhoneContext): MinicapScreen {
   const showSecure = secureVisible(phone.info.sdk);
   return {
-    capture: () => phone.frames.rawScreencap({ showSecure }),
+    capture: (drawnAt) =>
+      drawnAt ? phone.frames.rawScreencapAt(drawnAt, { showSecure }) : phone.frames.rawScreencap({ showSecure }),
+    size: () => phone.displays.logicalSize(),
     version: () => phone.screen.version,
     onChange: (listener) => phone.screen.onChange(listener),
   };

@@ -29,8 +29,13 @@ export const QUIRK_TEAR = 4;
 
 /** What the stream needs of the phone. */
 export interface MinicapScreen {
-  /** The screen's current raw capture (screencap layout: 16-byte header, RGBA). */
-  capture(): Promise<Buffer>;
+  /**
+   * The screen's current raw capture (screencap layout: 16-byte header, RGBA), at its own size
+   * or composed straight at `drawnAt` (a virtual display of that size).
+   */
+  capture(drawnAt?: { width: number; height: number }): Promise<Buffer>;
+  /** The screen's size now (it turns with the phone). */
+  size(): { width: number; height: number };
   /** A key that changes whenever the captured pixels may have changed. */
   version(): number;
   /** Calls back on every screen change until unsubscribed. */
@@ -88,17 +93,31 @@ export function minicapBanner(o: Pick<MinicapStreamOptions, 'pid' | 'banner' | '
 /**
  * Renders one frame: the phone's screen laid on the display's layer stack as the virtual
  * display sees it (a screen turned away from the -P orientation is cropped at the top left,
- * the rest black), scaled to the frame size, JPEG at `quality`.
+ * the rest black), at the frame size, JPEG at `quality`. A screen that fills the layer stack
+ * is composed straight at the frame size, as SurfaceFlinger does; only a cropped one is drawn
+ * whole first.
  */
 async function encodeFrame(
-  raw: Buffer,
+  screen: MinicapScreen,
   wanted: { width: number; height: number } | undefined,
   frame: { width: number; height: number },
   quality: number,
 ): Promise<Buffer> {
+  const jpegQuality = Math.min(100, Math.max(1, Math.round(quality)));
+  const now = screen.size();
+  if (!wanted || (wanted.width === now.width && wanted.height === now.height)) {
+    const raw = await screen.capture(frame);
+    return sharp(raw.subarray(SCREENCAP_HEADER_BYTES), {
+      raw: { width: raw.readUInt32LE(0), height: raw.readUInt32LE(4), channels: 4 },
+    })
+      .removeAlpha()
+      .jpeg({ quality: jpegQuality })
+      .toBuffer();
+  }
+  const raw = await screen.capture();
   const width = raw.readUInt32LE(0);
   const height = raw.readUInt32LE(4);
-  const source = wanted ?? { width, height };
+  const source = wanted;
   let pixels = raw.subarray(SCREENCAP_HEADER_BYTES);
   if (width !== source.width || height !== source.height) {
     // The top-left part of the screen that fits the layer stack; the rest of it stays black.
@@ -112,7 +131,7 @@ async function encodeFrame(
   return sharp(pixels, { raw: { width: source.width, height: source.height, channels: 4 } })
     .resize(frame.width, frame.height, { fit: 'fill' })
     .removeAlpha()
-    .jpeg({ quality: Math.min(100, Math.max(1, Math.round(quality))) })
+    .jpeg({ quality: jpegQuality })
     .toBuffer();
 }
 
@@ -193,9 +212,7 @@ export class MinicapStream {
       const began = performance.now();
       const version = this.o.screen.version();
       if (this.encoded?.version !== version) {
-        const jpeg = this.o.screen
-          .capture()
-          .then((raw) => encodeFrame(raw, this.o.source, this.o.frame, this.o.quality));
+        const jpeg = encodeFrame(this.o.screen, this.o.source, this.o.frame, this.o.quality);
         this.encoded = { version, jpeg };
         // A failed render is not kept: the next frame tries again.
         jpeg.catch(() => {

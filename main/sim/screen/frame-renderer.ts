@@ -28,6 +28,8 @@ interface CachedFrame {
   key: string;
   raw?: Promise<Buffer>;
   png?: Promise<Buffer>;
+  /** Drawn straight at a smaller size ("WxH" → raw capture of that size). */
+  scaled?: Map<string, Promise<Buffer>>;
 }
 
 const blackFrames = new Map<string, CachedFrame>();
@@ -81,6 +83,31 @@ export class FrameRenderer {
     return frame.raw;
   }
 
+  /**
+   * The screen composed straight at `width`×`height` (raw screencap layout), as SurfaceFlinger
+   * composes a virtual display of that size (minicap's projection): no full-size picture is
+   * drawn and scaled first, so a stream costs what its pictures' size costs.
+   */
+  rawScreencapAt(size: { width: number; height: number }, options: { showSecure?: boolean } = {}): Promise<Buffer> {
+    const { layout } = this.source;
+    if (size.width === layout.width && size.height === layout.height) return this.rawScreencap(options);
+    const frame = this.frame(options.showSecure === true);
+    frame.scaled ??= new Map();
+    const key = `${size.width}x${size.height}`;
+    let raw = frame.scaled.get(key);
+    if (!raw) {
+      raw = this.isBlackFor(options.showSecure === true)
+        ? blackCapture(size.width, size.height, false)
+        : this.rasterise(size);
+      const made = raw;
+      frame.scaled.set(key, made);
+      void made.catch(() => {
+        if (frame.scaled?.get(key) === made) frame.scaled.delete(key);
+      });
+    }
+    return raw;
+  }
+
   png(): Promise<Buffer> {
     const frame = this.frame();
     if (!frame.png) {
@@ -97,12 +124,16 @@ export class FrameRenderer {
 
   /** Whether the current capture is blacked out (secure window or display off). */
   isBlack(): boolean {
-    return !this.source.awake() || this.source.window().secure;
+    return this.isBlackFor(false);
+  }
+
+  private isBlackFor(showSecure: boolean): boolean {
+    return !this.source.awake() || (this.source.window().secure && !showSecure);
   }
 
   private frame(showSecure = false): CachedFrame {
     const { width, height } = this.source.layout;
-    if (!this.source.awake() || (this.source.window().secure && !showSecure)) {
+    if (this.isBlackFor(showSecure)) {
       const key = `${width}x${height}`;
       let black = blackFrames.get(key);
       if (!black) {
@@ -124,13 +155,19 @@ export class FrameRenderer {
     return Buffer.from(windowSvg(this.source.window(), this.source.layout, clock, battery));
   }
 
-  private async rasterise(): Promise<Buffer> {
+  /** The front window's pixels at the screen's size, or drawn at `size` (the SVG scaled as it is rasterised). */
+  private async rasterise(size?: { width: number; height: number }): Promise<Buffer> {
     const { layout } = this.source;
     const svg = this.svg();
-    const pixels = await sharp(svg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    if (pixels.info.width !== layout.width || pixels.info.height !== layout.height || pixels.info.channels !== 4) {
+    const target = size ?? { width: layout.width, height: layout.height };
+    // librsvg draws the SVG's user units at density/72 pixels each.
+    let image = sharp(svg, size ? { density: (72 * size.width) / layout.width } : {});
+    // A projection whose shape differs from the screen's (or rounding) is stretched to fit, as SurfaceFlinger does.
+    if (size) image = image.resize(size.width, size.height, { fit: 'fill' });
+    const pixels = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    if (pixels.info.width !== target.width || pixels.info.height !== target.height || pixels.info.channels !== 4) {
       throw new Error(`renderer produced ${pixels.info.width}x${pixels.info.height}x${pixels.info.channels}`);
     }
-    return Buffer.concat([header(layout.width, layout.height), pixels.data]);
+    return Buffer.concat([header(target.width, target.height), pixels.data]);
   }
 }
