@@ -6,6 +6,7 @@
  * change on the phone to the first frame served that shows it.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../main/sim/screen/colors';
 import type { SimulatedPhone } from '../main/sim/phone';
@@ -59,20 +60,36 @@ export async function changeScreen(phone: SimulatedPhone, turn: number, signal?:
   await run(phone, turn % 2 === 0 ? 'input text a' : 'input keyevent 67', signal);
 }
 
-/** Keeps a phone's screen changing with `loops` commands running at once; stop() says how many changes landed. */
+/** How long the note's text grows before it shrinks again (the field shows about 400 letters). */
+const NOTE_SWING = 300;
+
+/**
+ * Keeps a phone's screen changing with `loops` commands running at once; stop() says how many
+ * changes landed. The note's text grows letter by letter to NOTE_SWING, then shrinks letter by
+ * letter, so two pictures a frame apart never show the same screen (typing and deleting
+ * alternately would often show it again).
+ */
 export function keepChanging(
   phone: SimulatedPhone,
   loops: number,
 ): { stop(): Promise<{ changes: number; seconds: number }> } {
   const controller = new AbortController();
+  // Every running command listens to it.
+  setMaxListeners(loops * 4 + 10, controller.signal);
   const startVersion = phone.screenState().version;
   const started = now();
+  let length = 0;
+  let growing = true;
   const workers = Array.from({ length: loops }, async (_v, loop) => {
     // Started one after another across one command's time, so the changes come evenly (as an
     // animation's do) rather than all at the end of the same command time.
     if (loop > 0) await pause((loop * INPUT_MS) / loops);
-    for (let turn = loop; !controller.signal.aborted; turn++)
-      await changeScreen(phone, turn, controller.signal).catch(() => undefined);
+    while (!controller.signal.aborted) {
+      if (growing && length >= NOTE_SWING) growing = false;
+      else if (!growing && length <= 0) growing = true;
+      length += growing ? 1 : -1;
+      await run(phone, growing ? 'input text a' : 'input keyevent 67', controller.signal).catch(() => undefined);
+    }
   });
   return {
     async stop() {

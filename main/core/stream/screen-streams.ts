@@ -67,7 +67,7 @@ export interface ScreenStreamsOptions {
   /** How often needs are re-checked (streams started and stopped). */
   reconcileMs?: number;
   startTimeoutMs?: number;
-  /** The least wait after an action (above the phone's own measured floor), for phones (or simulators on a busy computer) slower than they seem. */
+  /** The least wait after an action (above STREAM_LATENCY_MIN_MS), for phones (or simulators on a busy computer) slower than they seem. */
   latencyFloorMs?: number;
 }
 
@@ -77,12 +77,11 @@ export interface ScreenStreamsOptions {
  */
 export const LATENCY_FRAMES = 3;
 /**
- * How late minicap reports a change at the least that is waited for, in its own frames: with
- * `-S` at most the frame in flight is ahead of the change's own, so a change the action made
- * has reached the bridge within two frames and the link's time.
+ * Never sooner than this: a phone at 60 frames a second has a change on its way within two
+ * frames (with `-S` at most the frame in flight is ahead of the change's own) and the link's time.
  */
-export const LATENCY_FLOOR_FRAMES = 2;
-/** The link's time on top (USB or Wi-Fi, and the bridge's own turn). */
+export const STREAM_LATENCY_MIN_MS = 50;
+/** The link's time (USB or Wi-Fi, and the bridge's own turn) on top of the slower recent answers. */
 export const LINK_MARGIN_MS = 10;
 /** A phone's measured time per frame is taken at most as this (a phone slower still gets its minicap's worst). */
 const FRAME_COST_CAP_MS = 250;
@@ -106,21 +105,21 @@ const RESPONSE_HEADROOM = 1.5;
 const LATENCY_CAP_MS = 1_000;
 
 /**
- * How long after a control action the stream has surely shown what the action did: from how
+ * How long after a control action the stream has surely shown what the action did, from how
  * soon the first frame came after the phone's recent actions (its own answer plus minicap's
- * delay), with headroom; before three are measured, LATENCY_FRAMES of its time per frame.
- * Never below LATENCY_FLOOR_FRAMES of its time per frame and the link's time, nor below
- * `floorMs` (a configured floor, for phones slower than they seem); never above LATENCY_CAP_MS.
+ * delay): 1.5 times the usual answer, and no sooner than the slower ones (the 90th percentile)
+ * plus the link's time. Before three are measured, LATENCY_FRAMES of its time per frame.
+ * Never below STREAM_LATENCY_MIN_MS nor `floorMs` (a configured floor, for phones slower than
+ * they seem); never above LATENCY_CAP_MS.
  */
 export function streamLatencyMs(floorMs: number, responses: readonly number[], intervals: readonly number[]): number {
-  const frameMs = frameCostMs(intervals);
-  let estimate = LATENCY_FRAMES * frameMs;
+  let estimate = LATENCY_FRAMES * frameCostMs(intervals);
   if (responses.length >= 3) {
     const sorted = [...responses].sort((a, b) => a - b);
-    estimate = (sorted[Math.floor(sorted.length / 2)] ?? 0) * RESPONSE_HEADROOM;
+    const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
+    estimate = Math.max(at(0.5) * RESPONSE_HEADROOM, at(0.9) + LINK_MARGIN_MS);
   }
-  const least = Math.max(floorMs, LATENCY_FLOOR_FRAMES * frameMs + LINK_MARGIN_MS);
-  return Math.min(LATENCY_CAP_MS, Math.max(least, Math.round(estimate)));
+  return Math.min(LATENCY_CAP_MS, Math.max(floorMs, STREAM_LATENCY_MIN_MS, Math.round(estimate)));
 }
 export const ROTATION_POLL_MS = 2_000;
 /** A live view that stopped asking for frames keeps its phone's stream this long (a page reloaded, a tab back). */
