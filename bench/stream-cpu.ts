@@ -156,7 +156,7 @@ export async function streamCpuBench(
       ),
     );
     report.add(
-      `Each phone's screen changed about ${rate.toFixed(1)} times a second throughout (one \`input\` command at a time typing and deleting in the note field, ` +
+      `Each phone's screen changed about ${rate.toFixed(1)} times a second throughout (one \`input\` command at a time growing and shrinking the note, ` +
         'run on the phone itself). The bridge runs in its own process; its CPU is user + system time from /proc over the window. "None watched": ' +
         'the viewers stopped and no lease was held; the bench waited until no minicap process and no minicap file was left on any phone ' +
         '(`phone.processes.list()`, the minicap folder), then measured. The simulated phones draw and encode their frames in the bench process.',

@@ -298,13 +298,13 @@ export async function streamBench(
   report.add(
     `Live view: one viewer long-polls \`GET /admin/api/devices/:id/frame?after=<seq>&max_side=720\` as the console does (the next ask as soon as a frame comes, ` +
       `at least 30 ms after the last ask began), for ${n.viewSeconds} s after 2 s of warm-up, while twenty \`input\` commands at a time, started evenly ` +
-      "across one command's 0.3 s, keep typing and deleting in the note field on the phone (about 60 changes a second, a screen animating at 60 Hz). " +
+      "across one command's 0.3 s, keep changing the note on the phone: it grows letter by letter to 300, then shrinks, and so on (about 60 changes a second, a screen animating at 60 Hz). " +
       '"Frames rendered by the simulated phone": the simulator rasterises each screen it is asked for with sharp on this computer (minicap\'s ' +
       "frames are drawn straight at the 576×1280 projection, as SurfaceFlinger composes minicap's virtual display, and JPEG-encoded), " +
       "paced to the profile's 33 ms a frame at the most. " +
       '"Stream frames a second (bridge)" is the rate minicap frames reached the bridge (its own 2 s window). ' +
       '"New frame numbers" is what the console counts as frames shown; "new pictures" counts only frames whose bytes differ from the one before ' +
-      '(a letter typed and deleted between two frames shows the same screen again). ' +
+      '(a frame that shows the same screen as the one before). ' +
       `The bridge's work per minicap frame for the view (576×1280 JPEG scaled to 720 and encoded again, live-frames.ts keepJpeg), timed here: p50 ${ms(
         pieces.viewRescale.p50,
       )} ms. ` +
