@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually, startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
 import { startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { minicapOnPhone } from '../helpers/minicap-on-phone';
 import { translate, type MessageKey } from '../../main/contract/i18n';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import type { AdminState } from '../../main/contract/admin-api';
@@ -38,7 +39,6 @@ const CHANGE_EVERY_MS = 100;
  * loaded, it gave 3.7–8 a second here (screencap 3–4), so the comparison is loose on purpose.
  */
 const MINICAP_FLOOR = (2 * COUNT_MS) / 1000;
-const MINICAP_DIR = '/data/local/tmp/xagent-minicap';
 
 /**
  * Phones 0 and 1: one per language, so each starts with the stream off and nothing of minicap on it.
@@ -69,13 +69,6 @@ after(async () => {
   await rig?.stop();
   await stopConsoleBrowser(browser, buildDir);
 });
-
-function minicapOnPhone(phone: SimulatedPhone): { running: boolean; files: string[] } {
-  return {
-    running: phone.processes.list().some((p) => p.name === 'minicap'),
-    files: (phone.fs.list(MINICAP_DIR) ?? []).map((e) => e.name),
-  };
-}
 
 /**
  * Changes the phone's screen every CHANGE_EVERY_MS for `ms` (Home and the recent apps in turn,

@@ -11,12 +11,11 @@ import sharp from 'sharp';
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { result } from '../helpers/acks';
 import { XAgentClient } from '../helpers/xagent-client';
+import { MINICAP_DIR, minicapFiles, minicapRunning } from '../helpers/minicap-on-phone';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../../main/sim/screen/colors';
-import type { SimulatedPhone } from '../../main/sim/phone';
 import type { AdminScreenStream } from '../../main/contract/admin-api';
 
 const SCREEN = { width: 1080, height: 2400, density: 420 };
-const MINICAP_DIR = '/data/local/tmp/xagent-minicap';
 
 async function pixelAt(image: Buffer, x: number, y: number): Promise<[number, number, number]> {
   const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -26,14 +25,6 @@ async function pixelAt(image: Buffer, x: number, y: number): Promise<[number, nu
 
 function near(a: readonly number[], b: readonly number[], tolerance: number): boolean {
   return a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= tolerance);
-}
-
-function minicapRunning(phone: SimulatedPhone): boolean {
-  return phone.processes.list().some((p) => p.name === 'minicap' || p.name === 'app_process');
-}
-
-function minicapFiles(phone: SimulatedPhone): string[] {
-  return (phone.fs.list(MINICAP_DIR) ?? []).map((e) => e.name);
 }
 
 describe('the screen stream (minicap) over the real adb server', () => {
