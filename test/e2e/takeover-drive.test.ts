@@ -263,6 +263,8 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.ok(!inputsSince(from).some((line) => line.includes('nihao')), 'the composition never reached the phone');
       assert.ok(inputsSince(from).some((line) => line.startsWith('am broadcast -a ADB_INPUT_B64')));
 
+      // The typed requests all answered first, so the count below is of the two keys alone.
+      await answered(sent, typedLines.length + 1, 'the typed text answered');
       const keysFrom = phone.argvLog.length;
       sent = await sentCount();
       await view.keyboard.press('Backspace');

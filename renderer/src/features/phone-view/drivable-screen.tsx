@@ -172,7 +172,8 @@ export function DrivableScreen(props: {
             ...at,
             clientX: e.clientX,
             clientY: e.clientY,
-            at: performance.now(),
+            // When the press happened, not when this handler ran: a busy page must not turn a tap into a hold.
+            at: e.timeStamp,
             moved: false,
           };
           const spot = boxPointOf(e.currentTarget.getBoundingClientRect(), screen, at);
@@ -194,7 +195,7 @@ export function DrivableScreen(props: {
           const p = press.current;
           if (!p || e.pointerId !== p.pointerId) return;
           endPress();
-          const heldMs = Math.round(performance.now() - p.at);
+          const heldMs = Math.round(e.timeStamp - p.at);
           const moved = p.moved || Math.hypot(e.clientX - p.clientX, e.clientY - p.clientY) >= DRAG_MIN_PX;
           if (moved) {
             const to = pointAt(e.clientX, e.clientY, true);
