@@ -43,7 +43,8 @@ describe('person asks', () => {
     assert.equal(asks.pending('dev_1'), null);
   });
 
-  test('once taken, the timeout no longer ends the ask; a held ask cannot be declined', async () => {
+  test('once taken, the timeout no longer ends the ask; a held ask cannot be declined', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { asks, audit } = setup();
     const answered = asks.ask(request({ timeoutMs: 30 }));
     asks.taken('dev_1', 1_000);
@@ -52,7 +53,8 @@ describe('person asks', () => {
       (e: unknown) => e instanceof BridgeError && e.code === 'human_in_control',
     );
     // Well past the timeout: still waiting for the hand-back.
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    t.mock.timers.tick(80);
+    await Promise.resolve();
     assert.notEqual(asks.pending('dev_1'), null);
     asks.handedBack({ deviceId: 'dev_1', heldMs: 80, note: undefined });
     assert.equal((await answered).note, undefined);
