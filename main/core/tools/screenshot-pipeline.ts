@@ -186,10 +186,7 @@ function encodePixels(
   const settings = `${format}:${quality}:${width}x${height}`;
   const cached = pixels.encodings?.get(settings);
   if (cached) return cached;
-  let pipeline = pixels.image();
-  if (pixels.imageWidth !== width || pixels.imageHeight !== height)
-    pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
-  const encoded = encodeImage(pipeline, format, quality);
+  const encoded = encodeImage(imageAt(pixels, width, height), format, quality);
   if (pixels.encodings) {
     const { encodings } = pixels;
     encodings.set(settings, encoded);
@@ -198,6 +195,14 @@ function encodePixels(
     });
   }
   return encoded;
+}
+
+/** The picture as a sharp pipeline at `width`×`height` (scaled when its own size differs). */
+function imageAt(pixels: Pixels, width: number, height: number): sharp.Sharp {
+  const image = pixels.image();
+  return pixels.imageWidth === width && pixels.imageHeight === height
+    ? image
+    : image.resize(width, height, { kernel: 'lanczos3' });
 }
 
 function encodeImage(pipeline: sharp.Sharp, format: ImageFormat, quality: number): Promise<Buffer> {
@@ -312,14 +317,11 @@ export async function takeScreenshot(
 
   let encoded: Buffer;
   if (tree) {
-    let pipeline = pixels.image();
-    if (pixels.imageWidth !== width || pixels.imageHeight !== height)
-      pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
-    const resized = await pipeline.raw().toBuffer();
-    pipeline = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
+    const resized = await imageAt(pixels, width, height).raw().toBuffer();
+    const annotated = sharp(resized, { raw: { width, height, channels: 4 } }).composite([
       { input: annotationSvg(tree.nodes, tree.refTag, width, height, scale), top: 0, left: 0 },
     ]);
-    encoded = await encodeImage(pipeline, format, quality);
+    encoded = await encodeImage(annotated, format, quality);
   } else {
     encoded = await encodePixels(pixels, width, height, format, quality);
   }

@@ -112,7 +112,7 @@ function minicapScreen(phone: PhoneContext): MinicapScreen {
   return {
     capture: (drawnAt) =>
       drawnAt ? phone.frames.rawScreencapAt(drawnAt, { showSecure }) : phone.frames.rawScreencap({ showSecure }),
-    size: () => phone.displays.logicalSize(),
+    size: () => logicalScreen(phone),
     version: () => phone.screen.version,
     onChange: (listener) => phone.screen.onChange(listener),
   };

@@ -103,21 +103,12 @@ async function encodeFrame(
   frame: { width: number; height: number },
   quality: number,
 ): Promise<Buffer> {
-  const jpegQuality = Math.min(100, Math.max(1, Math.round(quality)));
   const now = screen.size();
-  if (!wanted || (wanted.width === now.width && wanted.height === now.height)) {
-    const raw = await screen.capture(frame);
-    return sharp(raw.subarray(SCREENCAP_HEADER_BYTES), {
-      raw: { width: raw.readUInt32LE(0), height: raw.readUInt32LE(4), channels: 4 },
-    })
-      .removeAlpha()
-      .jpeg({ quality: jpegQuality })
-      .toBuffer();
-  }
-  const raw = await screen.capture();
+  const fills = !wanted || (wanted.width === now.width && wanted.height === now.height);
+  const raw = await screen.capture(fills ? frame : undefined);
   const width = raw.readUInt32LE(0);
   const height = raw.readUInt32LE(4);
-  const source = wanted;
+  const source = fills ? { width, height } : wanted;
   let pixels = raw.subarray(SCREENCAP_HEADER_BYTES);
   if (width !== source.width || height !== source.height) {
     // The top-left part of the screen that fits the layer stack; the rest of it stays black.
@@ -128,10 +119,12 @@ async function encodeFrame(
       pixels.copy(canvas, y * source.width * 4, y * width * 4, y * width * 4 + rowBytes);
     pixels = canvas;
   }
-  return sharp(pixels, { raw: { width: source.width, height: source.height, channels: 4 } })
-    .resize(frame.width, frame.height, { fit: 'fill' })
+  let image = sharp(pixels, { raw: { width: source.width, height: source.height, channels: 4 } });
+  if (source.width !== frame.width || source.height !== frame.height)
+    image = image.resize(frame.width, frame.height, { fit: 'fill' });
+  return image
     .removeAlpha()
-    .jpeg({ quality: jpegQuality })
+    .jpeg({ quality: Math.min(100, Math.max(1, Math.round(quality))) })
     .toBuffer();
 }
 
