@@ -264,6 +264,10 @@ export function createCore(input: CoreOptionsInput): Core {
     secrets,
     hashKey,
     leaseId: (channelId) => bindingService.activeBinding(channelId)?.boundAt,
+    screenStream: {
+      running: (deviceId) => streams.live(deviceId) !== null,
+      unchanged: (deviceId, read) => streams.screenUnchangedSince(deviceId, read),
+    },
   });
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
   const helpers = new HelperManager({

@@ -32,6 +32,12 @@ import { toolFacts } from '../tools/catalogue';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
 
+/** What the screen stream tells the gate: whether it runs, and whether anything changed since a read. */
+export interface ScreenStreamVouch {
+  running(deviceId: string): boolean;
+  unchanged(deviceId: string, read: { startedAt: number; endedAt: number }): boolean;
+}
+
 export interface ApprovalGateOptions {
   policies: PolicyStore;
   files: FileCache;
@@ -45,6 +51,8 @@ export interface ApprovalGateOptions {
   downloadUrlTtlMs: number;
   /** Deadline of the screen read before a call (window facts and UI tree). */
   probeTimeoutMs: number;
+  /** The phone's screen stream, which may vouch that a read still shows the screen (screen-history.ts). */
+  screenStream?: ScreenStreamVouch;
   /** Identity of the channel's current lease (its bound-at time), undefined when unbound. */
   leaseId: (channelId: string) => number | undefined;
   redaction: () => Omit<RedactionContext, 'secretText'>;
@@ -90,7 +98,16 @@ export class ApprovalGate implements SafetyGate {
   private readonly screens: ScreenHistory;
 
   constructor(private readonly o: ApprovalGateOptions) {
-    this.screens = new ScreenHistory({ clock: o.clock, probeTimeoutMs: o.probeTimeoutMs });
+    this.screens = new ScreenHistory({
+      clock: o.clock,
+      probeTimeoutMs: o.probeTimeoutMs,
+      ...(o.screenStream
+        ? {
+            screenUnchanged: (deviceId, read) => o.screenStream!.unchanged(deviceId, read),
+            streamRunning: (deviceId) => o.screenStream!.running(deviceId),
+          }
+        : {}),
+    });
     this.approvalTimeoutMs = o.approvalTimeoutMs;
   }
 
@@ -143,14 +160,21 @@ export class ApprovalGate implements SafetyGate {
       const afterRunning = needs.tree ? this.screens.awaitScreenAfter(call) : null;
       const afterAtHand = afterRunning !== null || this.screens.screenAfterFor(call) !== null;
       const lanes = call.lanesAtSlot;
-      screen = await probeScreen(call.shell, {
-        withTree: needs.tree,
-        timeoutMs: this.o.probeTimeoutMs,
-        signal: call.signal,
-        reuseTree: (window) => this.screens.currentTree(call, window?.token ?? null),
-        ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
-        ...(afterRunning ? { beforeReuse: afterRunning } : {}),
-      });
+      // The screen stream vouches that the screen read after the last action is still what the
+      // phone shows: judged on it with no read of the phone at all (screen-history.ts).
+      // (A read still running is waited for first then: it is what the stream may vouch for.)
+      if (afterRunning && this.screens.mayVouch(call.device.deviceId)) await afterRunning;
+      const still = this.screens.stillShowing(call);
+      screen = still
+        ? { window: still.window, nodes: still.nodes, problems: [], fatal: null, reusedTree: true }
+        : await probeScreen(call.shell, {
+            withTree: needs.tree,
+            timeoutMs: this.o.probeTimeoutMs,
+            signal: call.signal,
+            reuseTree: (window) => this.screens.currentTree(call, window?.token ?? null),
+            ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
+            ...(afterRunning ? { beforeReuse: afterRunning } : {}),
+          });
       if (screen.fatal === 'canceled' || call.signal.aborted)
         return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
@@ -236,6 +260,12 @@ export class ApprovalGate implements SafetyGate {
       'approval_required',
       `${where}; nothing was typed. Send that step as its own android_type_text call so the person at the computer can approve it.`,
     );
+  }
+
+  async screenStill(call: ToolCall): Promise<UiNode[] | null> {
+    if (!this.screens.mayVouch(call.device.deviceId)) return null;
+    await this.screens.awaitScreenAfter(call);
+    return this.screens.stillShowing(call)?.nodes ?? null;
   }
 
   /** A call finished (from the audit sink): an allowed control call may have changed the screen. */

@@ -14,7 +14,7 @@ import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import { replaceTypedText, typedTextDigest } from '../tools/typed-text';
-import { ApprovalGate } from './approval-gate';
+import { ApprovalGate, type ScreenStreamVouch } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { REDACTED, redactArguments } from './redact';
@@ -22,6 +22,8 @@ import type { CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
 
 export interface SafetyServiceOptions {
   dataDir: string;
+  /** The screen stream's word on whether a read still shows the screen (the gate's reads skip the phone then). */
+  screenStream?: ScreenStreamVouch;
   store: StateStore;
   files: FileCache;
   signer: UrlSigner;
@@ -70,6 +72,7 @@ export class SafetyService {
       approvalTimeoutMs: o.approvalTimeoutMs,
       downloadUrlTtlMs: o.downloadUrlTtlMs,
       probeTimeoutMs: Math.min(o.adbCommandTimeoutMs, MAX_PROBE_MS),
+      ...(o.screenStream ? { screenStream: o.screenStream } : {}),
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
     });

@@ -5,6 +5,7 @@
  * after the action, while the agent thinks, so the next call needs only the window read.
  */
 import type { UiNode } from '../android/ui-tree';
+import type { WindowFacts } from '../android/screen-probe';
 import { withDeadline } from '../devices/deadline';
 import type { ToolCall } from '../tools/tool-call';
 
@@ -18,7 +19,11 @@ export const TREE_REUSE_MAX_AGE_MS = 15_000;
 /** The screen as the fast lane's helper read it after the last action (CallLanes.screenAfter). */
 interface ScreenAfter {
   token: string;
+  /** The window in front as that read saw it (the gate judges with it when the stream vouches for the screen). */
+  window: WindowFacts;
   nodes: UiNode[];
+  /** The read's span (performance.now()): the stream says whether anything changed since. */
+  read: { startedAt: number; endedAt: number };
   /** When the read started (after the action had ended). */
   at: number;
   /** The phone's control-call count when the read started: a later control call voids it. */
@@ -43,6 +48,13 @@ export interface ScreenHistoryOptions {
   clock: () => number;
   /** The longest a call waits for the helper's read after the last action. */
   probeTimeoutMs: number;
+  /**
+   * Whether the phone's screen stream vouches that nothing changed since a read (ScreenStreams
+   * .screenUnchangedSince); absent or false: the window is read again.
+   */
+  screenUnchanged?: (deviceId: string, read: { startedAt: number; endedAt: number }) => boolean;
+  /** Whether the phone's screen stream runs now (it may then vouch for a read). */
+  streamRunning?: (deviceId: string) => boolean;
 }
 
 export class ScreenHistory {
@@ -80,6 +92,24 @@ export class ScreenHistory {
     return after;
   }
 
+  /** Whether the phone's screen stream may vouch for a read now (it runs). */
+  mayVouch(deviceId: string): boolean {
+    return this.o.screenUnchanged !== undefined && this.o.streamRunning?.(deviceId) === true;
+  }
+
+  /**
+   * The screen after this channel's last action, window and tree, when the phone's screen
+   * stream shows no change since it was read: the gate then judges on it without reading the
+   * phone at all (no window read, no dump). Not for a window that keeps its content out of
+   * screenshots (FLAG_SECURE): its changes need not reach the stream's pictures.
+   */
+  stillShowing(call: ToolCall): { window: WindowFacts; nodes: UiNode[] } | null {
+    const after = this.screenAfterFor(call);
+    if (!after || after.window.secure !== false || !this.o.screenUnchanged) return null;
+    if (!this.o.screenUnchanged(call.device.deviceId, after.read)) return null;
+    return { window: after.window, nodes: after.nodes };
+  }
+
   /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
     if (call.tool.kind !== 'control' || call.verdict?.decision !== 'allow') return;
@@ -102,9 +132,16 @@ export class ScreenHistory {
     const at = this.o.clock();
     history.afterRead = screenAfter()
       .then((read) => {
-        if (!read || read.token === null) return;
+        if (!read || read.window.token === null) return;
         if (this.history.get(deviceId) !== history || (this.generations.get(deviceId) ?? 0) !== generation) return;
-        history.after = { token: read.token, nodes: read.nodes, at, generation };
+        history.after = {
+          token: read.window.token,
+          window: read.window,
+          nodes: read.nodes,
+          read: read.span,
+          at,
+          generation,
+        };
       })
       .catch(() => undefined)
       .finally(() => {

@@ -158,6 +158,10 @@ interface PhoneStream {
   responses: number[];
   /** A control action ended then and no frame has come since. */
   awaitingResponseSince?: number;
+  /** When the running minicap began sending (performance.now()): a read older than that cannot be vouched for. */
+  runSince?: number;
+  /** When its newest frame arrived (performance.now()), kept past the fps window. */
+  lastFrameAt?: number;
   filesOnPhone: boolean;
   unsubscribe?: () => void;
 }
@@ -307,6 +311,25 @@ export class ScreenStreams {
     }
     if (run.reader.closed || phone.run !== run) return null;
     return { frame: run.reader.latest ?? frame, screen: screenNow() };
+  }
+
+  /**
+   * Whether the screen still shows what a read taken from `startedAt` to `endedAt`
+   * (performance.now()) saw, as the stream tells it: minicap sends a frame for every change
+   * SurfaceFlinger composes, so no frame since the read means no change since — except one
+   * within the latency bound (streamLatencyMs) before now, whose frame may be on its way, which
+   * is about the window read's own round trip that it stands in for. A frame that arrived
+   * within that bound before the read ended may show a change the read missed, so it counts as
+   * a change too. False whenever the stream cannot vouch: not running, restarted (or turned)
+   * since the read began, or a change seen; then the caller reads the screen again.
+   */
+  screenUnchangedSince(deviceId: string, read: { startedAt: number; endedAt: number }): boolean {
+    const phone = this.phones.get(deviceId);
+    const run = phone?.state === 'running' ? phone.run : undefined;
+    if (!phone || !run || run.reader.closed || phone.runSince === undefined) return false;
+    if (phone.runSince > read.startedAt) return false;
+    const latency = streamLatencyMs(this.latencyFloorMs, phone.responses, phone.intervals);
+    return phone.lastFrameAt === undefined || phone.lastFrameAt <= read.endedAt - latency;
   }
 
   view(deviceId: string): StreamView {
@@ -550,7 +573,10 @@ export class ScreenStreams {
     phone.intervals = [];
     phone.responses = [];
     phone.awaitingResponseSince = undefined;
+    phone.runSince = performance.now();
+    phone.lastFrameAt = undefined;
     phone.unsubscribe = run.reader.onFrame((frame) => {
+      phone.lastFrameAt = frame.receivedAt;
       const since = phone.awaitingResponseSince;
       if (since !== undefined) {
         phone.awaitingResponseSince = undefined;

@@ -9,7 +9,6 @@ import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { DeviceQueue } from '../queue/device-queue';
 import { probeScreen } from '../android/screen-probe';
-import type { UiNode } from '../android/ui-tree';
 import type { AppFailure } from '../android/logcat';
 import { errorAck, type ExactlyOnce } from './exactly-once';
 import type { StoredAck } from './idempotency-journal';
@@ -18,7 +17,15 @@ import type { PhoneShells } from './phone-shells';
 import { scrubSecrets, type SecretSource } from './secret-text';
 import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
 import { refsIn, refTarget } from './targets';
-import type { CallLanes, CallObserver, CallRecordSink, GateDecision, SafetyGate, ToolCall } from './tool-call';
+import type {
+  CallLanes,
+  CallObserver,
+  CallRecordSink,
+  GateDecision,
+  SafetyGate,
+  ScreenRead,
+  ToolCall,
+} from './tool-call';
 import type { ToolLanes } from './tool-definition';
 import type { ToolServicesFactory } from './tool-services';
 import { TOASTS_NOT_WATCHED, toastFields, watchesToasts } from './toast-window';
@@ -136,6 +143,7 @@ export class CallPipeline {
     if (lanes) context.lanes = lanes;
     const gate = this.gate;
     if (gate.checkStep) context.checkStep = (step) => gate.checkStep!(call, step);
+    if (gate.screenStill) context.screenStill = () => gate.screenStill!(call);
     this.o.shells.beginCall(deviceId);
     // Its typed texts are redacted from the phone's log from now on (log-redaction.ts).
     this.o.memory.noteTyping(call);
@@ -216,13 +224,10 @@ export class CallPipeline {
    * The screen after a control call's action, read by the fast lane's helper (CallLanes.screenAfter):
    * observation work on the phone's queue, so it waits behind no agent call and a Stop ends it.
    */
-  private screenAfter(
-    deviceId: string,
-    shell: DeviceShell,
-    lanes: ToolLanes,
-  ): Promise<{ token: string | null; nodes: UiNode[] } | null> {
+  private screenAfter(deviceId: string, shell: DeviceShell, lanes: ToolLanes): Promise<ScreenRead | null> {
     return this.o.queue.submit(deviceId, 'observation', SCREEN_AFTER_CHANNEL, async (signal) => {
       const read = { timeoutMs: this.o.commandTimeoutMs, signal };
+      const startedAt = performance.now();
       const screen = await probeScreen(shell, {
         withTree: true,
         ...read,
@@ -232,7 +237,8 @@ export class CallPipeline {
           return nodes;
         },
       });
-      return screen.window && screen.nodes ? { token: screen.window.token, nodes: screen.nodes } : null;
+      const span = { startedAt, endedAt: performance.now() };
+      return screen.window && screen.nodes ? { window: screen.window, nodes: screen.nodes, span } : null;
     });
   }
 

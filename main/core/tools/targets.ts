@@ -49,10 +49,15 @@ export async function freshTree(ctx: ToolContext, options: { afterAction?: boole
   // Noted before reading: an action that ends while the tree is read makes its refs stale.
   const actions = ctx.refs.actions() + (options.afterAction ? 1 : 0);
   const read = { timeoutMs: Math.max(ctx.timeoutMs, 30_000), signal: ctx.signal };
-  // The fast lane when there is one (helper, else the stock dump in the same call).
-  const tree = ctx.lanes
-    ? await ctx.lanes.tree(read)
-    : { nodes: await readUiTree(ctx.shell, read), lane: 'adb' as const };
+  // The read after the last action, while the screen stream shows nothing changed since (not
+  // for this call's own read after its action: that one must see what the action did).
+  const still = options.afterAction ? null : ((await ctx.screenStill?.()) ?? null);
+  // Else the fast lane when there is one (helper, else the stock dump in the same call).
+  const tree = still
+    ? { nodes: still, lane: 'helper' as const }
+    : ctx.lanes
+      ? await ctx.lanes.tree(read)
+      : { nodes: await readUiTree(ctx.shell, read), lane: 'adb' as const };
   const raw = tree.nodes;
   const compact = compactTree(raw, { maxNodes: TREE_MAX_NODES });
   const signature = screenSignature(raw);

@@ -11,6 +11,7 @@
 import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import type { UiNode } from '../android/ui-tree';
+import type { WindowFacts } from '../android/screen-probe';
 import type { ErrorCode } from '../errors';
 import type { RememberedTree } from './element-refs';
 import type { BatchStep, ToolDefinition } from './tool-definition';
@@ -61,7 +62,14 @@ export interface CallLanes {
    * helper's tree (never the stock dump), as observation work that waits behind no agent call.
    * Null when no usable tree came. Control calls only, while the helper runs.
    */
-  screenAfter?: () => Promise<{ token: string | null; nodes: UiNode[] } | null>;
+  screenAfter?: () => Promise<ScreenRead | null>;
+}
+
+/** A read of the screen: the window in front, the tree, and when the read ran (performance.now()). */
+export interface ScreenRead {
+  window: WindowFacts;
+  nodes: UiNode[];
+  span: { startedAt: number; endedAt: number };
 }
 
 /** What the gate learned about a call: the audit line, the timeline and the next call's screen check read it. */
@@ -98,6 +106,12 @@ export interface SafetyGate {
    * decision the batch did not get (a password field that appeared). Throws to stop the batch.
    */
   checkStep?(call: ToolCall, step: BatchStep): Promise<void>;
+  /**
+   * The tree read after this channel's last action (the fast lane's read while the agent
+   * thinks), when the phone's screen stream vouches that the screen has not changed since:
+   * a tool may use it instead of reading again. Null otherwise.
+   */
+  screenStill?(call: ToolCall): Promise<UiNode[] | null>;
 }
 
 /** How a call ended, as the audit trail records it. */

@@ -43,6 +43,11 @@ export interface ToolContext {
   checkStep?: (step: BatchStep) => Promise<void>;
   /** The fast lane (the helper on the phone when running) with the stock lane behind it; absent: stock only. */
   lanes?: ToolLanes;
+  /**
+   * The tree read after the channel's last action, while the phone's screen stream shows no
+   * change since (a read that needs no phone work); absent or null: read the phone.
+   */
+  screenStill?: () => Promise<UiNode[] | null>;
 }
 
 /** What element refs are checked with: the phone's actions, and the screen the safety gate read for this call. */
