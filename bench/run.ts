@@ -26,6 +26,7 @@ import { fastLaneBench } from './fast-lane';
 import { labBench } from './lab';
 import { takeoverBench } from './takeover';
 import { streamBench } from './stream';
+import { agentLoopBench } from './agent-loop';
 import { bytes, ms, pct, signedMs, table } from './stats';
 import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
@@ -47,6 +48,8 @@ const TAKEOVER_ONLY = process.argv.includes('--takeover-only');
  * printed and written to bench/stream-results.md; bench/results.md is left as it was.
  */
 const STREAM_ONLY = process.argv.includes('--stream-only');
+/** `-- --agent-loop-only`: part i alone (#35: tap by ref → screenshot, stream on against stock), printed, bench/results.md left as it was. */
+const AGENT_LOOP_ONLY = process.argv.includes('--agent-loop-only');
 const RESULTS = join(__dirname, 'results.md');
 const STREAM_RESULTS = join(__dirname, 'stream-results.md');
 
@@ -376,6 +379,10 @@ async function main(): Promise<void> {
       await labBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
     }
+    if (AGENT_LOOP_ONLY) {
+      await agentLoopBench(report, cleanup, await startAdb(cleanup), QUICK, log);
+      return;
+    }
     if (TAKEOVER_ONLY) {
       await takeoverBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
@@ -533,6 +540,7 @@ async function main(): Promise<void> {
     await labBench(report, cleanup, adb, QUICK, log);
     await takeoverBench(report, cleanup, adb, QUICK, log);
     await streamBench(report, cleanup, adb, QUICK, log);
+    await agentLoopBench(report, cleanup, adb, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

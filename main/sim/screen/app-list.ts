@@ -2,10 +2,12 @@
  * com.example.list: 200 rows ("Item 1" … "Item 200") in a scrollable RecyclerView. A swipe
  * over the list scrolls it by exactly the finger's travel (no fling), so tests can predict
  * which rows are visible; only attached (visible) rows are in the tree, clipped to the list.
+ * An item's page has a "Next item" button opening the next item's page: a tap that changes the
+ * screen every time, for an agent's screenshot → tap → screenshot loop (bench/agent-loop.ts).
  */
 import type { AppDef, BuildContext } from './app-types';
 import { APP_BACKGROUND_RGB, LIST_HEADER_RGB, TEXT_RGB, hex } from './colors';
-import { column, resId, textView, toolbar } from './app-widgets';
+import { button, column, resId, textView, toolbar } from './app-widgets';
 import { intersect, rect, uiNode, type UiNode } from './ui-node';
 
 export const LIST_PKG = 'com.example.list';
@@ -110,10 +112,19 @@ export const listApp: AppDef = {
                 `Details for Item ${item}`,
                 { id: 'detail_text' },
               ),
+              button(L, LIST_PKG, rect(L.margin, top + L.dp(56), L.margin + L.dp(160), top + L.dp(104)), 'Next item', {
+                id: 'next_item',
+                action: 'next',
+                color: LIST_HEADER_RGB,
+              }),
             ],
             hex(APP_BACKGROUND_RGB),
           ),
         ];
+      },
+      onAction(action, ctx) {
+        const item = Number(ctx.entry.params.item ?? '0');
+        if (action === 'next' && item < LIST_ITEM_COUNT) ctx.open('item', { item: String(item + 1) });
       },
     },
   },
