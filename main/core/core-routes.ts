@@ -15,11 +15,11 @@ import type { UrlSigner } from './files/signed-url';
 import { handleDownload } from './files/download-handler';
 import { handleUpload } from './files/upload-handler';
 import type { AdminRouter } from './admin/admin-router';
-import type { AdminGate } from './server/admin-gate';
+import { sendRefusal, type AdminGate } from './server/admin-gate';
 import { serveConsole } from './server/console-static';
 import { sendError, sendJson, sendText } from './server/http-util';
 import type { HttpRoutes } from './server/http-server';
-import { bearerToken, secretEquals } from './secrets/secret-store';
+import { bearerToken } from './secrets/secret-store';
 import { clientAddressOf } from './server/network-access';
 
 /** Where the console fetches approval screenshots (see the route). */
@@ -39,7 +39,7 @@ export interface CoreRouteDeps {
   maxUploadBytes: number;
   admin: Pick<AdminRouter, 'handle' | 'admitsClient'>;
   /** Host, Origin and wrong-token lockout in front of the admin API and the console. */
-  adminGate: Pick<AdminGate, 'checkRequest' | 'tokenLockedFor' | 'tokenFailed'>;
+  adminGate: Pick<AdminGate, 'checkRequest' | 'checkToken'>;
   /** GET /metrics (metrics/bridge-metrics.ts). */
   metrics: {
     render(): Promise<{ contentType: string; body: string }>;
@@ -106,24 +106,23 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
       },
       {
         // Prometheus: behind the admin token (wrong tokens count toward the admin lockout), or
-        // open to the clients --allow-from admits when it is set (the network gate ran already).
+        // open to the clients --allow-from admits when it is set (the network gate ran already)
+        // and the request names the bridge as the console's would.
         prefix: '/metrics',
         exact: true,
         xagentPlane: true,
         handler: async (req, res) => {
           if (req.method !== 'GET' && req.method !== 'HEAD')
             return sendError(res, 405, 'method_not_allowed', 'use GET', { Allow: 'GET, HEAD' });
-          const address = clientAddressOf(req);
-          const lockedFor = d.adminGate.tokenLockedFor(address);
-          if (lockedFor !== null)
-            return sendError(res, 429, 'rate_limited', `too many wrong tokens; try again in ${lockedFor} s`, {
-              'Retry-After': String(lockedFor),
-            });
           const token = bearerToken(req.headers.authorization);
-          const tokenOk = token !== undefined && secretEquals(token, d.metrics.adminToken());
-          if (token !== undefined && !tokenOk) d.adminGate.tokenFailed(address);
-          if (!tokenOk && !(token === undefined && d.metrics.openToAdmittedClients))
-            return sendError(res, 401, 'unauthorized', 'the admin token is required (or serve with --allow-from)');
+          if (token === undefined && d.metrics.openToAdmittedClients) {
+            // Open without a token, so only under the bridge's own names: a DNS-rebound page
+            // (evil.example resolving to this machine) must not read it (#36 point 6).
+            if (consoleHostRefused(req, res)) return;
+          } else {
+            const refused = d.adminGate.checkToken(clientAddressOf(req), token, d.metrics.adminToken());
+            if (refused) return sendRefusal(res, refused);
+          }
           const { contentType, body } = await d.metrics.render();
           res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
           res.end(req.method === 'HEAD' ? undefined : body);

@@ -21,7 +21,7 @@ import { LiveLimits } from './config/live-limits';
 import { applyLimitChanges } from './config/apply-limits';
 import type { LimitValues } from '../contract/limits';
 import { createLogger } from './logging/logger';
-import { loadOrCreateSecret } from './secrets/secret-store';
+import { bearerToken, loadOrCreateSecret, secretEquals } from './secrets/secret-store';
 import { persistInDataDir, SystemApiKey } from './secrets/system-api-key';
 import { LabSecrets } from './secrets/lab-secrets';
 import { StateStore } from './store/state-store';
@@ -610,6 +610,10 @@ export function createCore(input: CoreOptionsInput): Core {
     dataDir: options.dataDir,
     network: options.network,
     connections: options.connections,
+    authenticated: (req) => {
+      const token = bearerToken(req.headers.authorization);
+      return token !== undefined && (authorizeKey(token) || secretEquals(token, adminToken));
+    },
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
     routes: coreRoutes({

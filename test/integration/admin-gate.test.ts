@@ -2,7 +2,8 @@
  * Who may even ask the admin API and the console (#24 finding 4), through real sockets: only
  * under a name the bridge is served on (DNS rebinding), state-changing calls only from the
  * bridge's own origin, JSON bodies only, and an address that keeps sending wrong admin tokens
- * is locked out for a while (the right token too, so the lock tells nothing).
+ * is locked out for a while: wrong tokens only (no token is not a guess), and a request with the
+ * right token always gets through (#36 point 3).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,7 +95,7 @@ describe('admin API and console: host, origin, body type', () => {
 });
 
 describe('admin API: wrong tokens', () => {
-  test('ten wrong tokens lock the address out (429, Retry-After), the right token too while locked', async () => {
+  test('ten wrong tokens lock the address out for wrong tokens (429, Retry-After); the right token still gets through', async () => {
     const bridge = await startBridge();
     try {
       for (let i = 0; i < 10; i++) {
@@ -103,15 +104,36 @@ describe('admin API: wrong tokens', () => {
         });
         assert.equal(wrong.status, 401, `attempt ${i + 1}`);
       }
-      const locked = await urlRequest(`${bridge.url}/admin/api/state`, { headers: auth });
-      assert.equal(locked.status, 429);
-      assert.equal(locked.json<{ error: { code: string } }>().error.code, 'rate_limited');
-      const retry = Number(locked.headers['retry-after']);
-      assert.ok(retry > 0 && retry <= 60, `Retry-After ${retry}`);
       const stillWrong = await urlRequest(`${bridge.url}/admin/api/state`, {
         headers: { Authorization: 'Bearer wrong' },
       });
-      assert.equal(stillWrong.status, 429, 'a wrong token gets the same answer as the right one');
+      assert.equal(stillWrong.status, 429);
+      assert.equal(stillWrong.json<{ error: { code: string } }>().error.code, 'rate_limited');
+      const retry = Number(stillWrong.headers['retry-after']);
+      assert.ok(retry > 0 && retry <= 60, `Retry-After ${retry}`);
+      // The person's console (approvals, Stop, revoke) is never locked out by someone else's guesses.
+      const right = await urlRequest(`${bridge.url}/admin/api/state`, { headers: auth });
+      assert.equal(right.status, 200, 'the right token is never locked out');
+      const stop = await urlRequest(`${bridge.url}/metrics`, { headers: auth });
+      assert.equal(stop.status, 200, 'nor on /metrics');
+    } finally {
+      await bridge.stop();
+    }
+  });
+
+  test('requests with no token (an <img> on any page the person visits) are refused but never counted', async () => {
+    const bridge = await startBridge();
+    try {
+      for (let i = 0; i < 25; i++) {
+        const none = await urlRequest(`${bridge.url}/admin/api/state`);
+        assert.equal(none.status, 401, `plain GET ${i + 1}`);
+        const noneMetrics = await urlRequest(`${bridge.url}/metrics`);
+        assert.equal(noneMetrics.status, 401, `plain metrics GET ${i + 1}`);
+      }
+      const wrong = await urlRequest(`${bridge.url}/admin/api/state`, { headers: { Authorization: 'Bearer wrong' } });
+      assert.equal(wrong.status, 401, 'a wrong token after them is the first one counted, not a locked-out one');
+      const right = await urlRequest(`${bridge.url}/admin/api/state`, { headers: auth });
+      assert.equal(right.status, 200);
     } finally {
       await bridge.stop();
     }

@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { resolveCoreOptions } from '../../main/core/config/core-options';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { waitUntil } from '../helpers/device-rig';
+import { urlRequest } from '../helpers/url-request';
 
 const portOf = (url: string): number => Number(new URL(url).port);
 
@@ -201,23 +203,25 @@ describe(
     });
     after(() => bridge.stop());
 
-    test('one address past its cap is closed at once while another address is served; past the total cap, everyone waits', async () => {
+    test("one address past its cap closes its own oldest idle connection, not another's; when the slots for clients with no key are full, a newcomer takes the oldest idle one", async () => {
       const held: Socket[] = [];
+      const close = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
       try {
+        held.push(await rawClient(port, '127.0.0.3'));
         for (let i = 0; i < 4; i++) held.push(await rawClient(port, '127.0.0.2'));
-        await waitUntil(() => bridge.core.openConnections() === 4, 5_000, 'four connections from 127.0.0.2');
-        const extra = await rawClient(port, '127.0.0.2', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        assert.equal(
-          await closedByBridge(extra, 5_000),
-          '',
-          'the fifth connection from one address is closed without an answer',
-        );
-        assert.equal(await health(bridge, '127.0.0.3'), 200, 'another address is still served');
+        await waitUntil(() => bridge.core.openConnections() === 5, 5_000, 'five connections');
+        const extra = await rawClient(port, '127.0.0.2', close);
+        assert.equal(await closedByBridge(held[1]!, 5_000), '', "the address's oldest idle connection made room");
+        assert.match(await closedByBridge(extra, 5_000), /^HTTP\/1\.1 401/, 'the newcomer was answered');
+        assert.ok(!held[0]!.destroyed && bridge.core.openConnections() >= 4, "another address's connection was kept");
+        assert.equal(await health(bridge, '127.0.0.4'), 200, 'another address is still served');
 
-        for (let i = 0; i < 4; i++) held.push(await rawClient(port, `127.0.0.${3 + i}`));
-        await waitUntil(() => bridge.core.openConnections() === 8, 5_000, 'eight connections in total');
-        const overTotal = await rawClient(port, '127.0.0.9', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        assert.equal(await closedByBridge(overTotal, 5_000), '', 'past the total cap a new address is closed too');
+        // Seven: the eighth slot is kept for a client that shows a key (an eighth of the table).
+        for (let i = 0; i < 3; i++) held.push(await rawClient(port, `127.0.0.${4 + i}`));
+        await waitUntil(() => bridge.core.openConnections() === 7, 5_000, 'seven connections with no key');
+        const overTotal = await rawClient(port, '127.0.0.9', close);
+        assert.equal(await closedByBridge(held[0]!, 5_000), '', 'the oldest idle connection made room');
+        assert.match(await closedByBridge(overTotal, 5_000), /^HTTP\/1\.1 401/, 'a new address is served');
 
         for (const socket of held.splice(0)) socket.destroy();
         await waitUntil(() => bridge.core.openConnections() === 0, 5_000, 'held connections released');
@@ -242,6 +246,133 @@ describe(
           resolveCoreOptions({ dataDir: '/unused', connections: { headersTimeoutMs: 2_000, requestTimeoutMs: 1_000 } }),
         /connections\.headersTimeoutMs \(2000\) must not exceed connections\.requestTimeoutMs \(1000\)/,
       );
+    });
+  },
+);
+
+/** The first non-loopback IPv4 address of this machine, to connect from somewhere --allow-from can leave out. */
+function lanAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces()))
+    for (const nic of list ?? []) if (nic.family === 'IPv4' && !nic.internal) return nic.address;
+  return undefined;
+}
+
+/** A raw keep-alive connection that sent one whole request and read its answer (it stays open, idle). */
+async function answeredClient(port: number, localAddress: string, request: string): Promise<Socket> {
+  const socket = await rawClient(port, localAddress, request);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('no answer in 5 s')), 5_000);
+    socket.on('data', (d: Buffer) => {
+      out += d.toString('latin1');
+      if (/\r\n\r\n/.test(out) && /^HTTP\/1\.1 200/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    socket.once('close', () => reject(new Error(`closed after ${JSON.stringify(out.slice(0, 40))}`)));
+    socket.resume();
+  });
+  return socket;
+}
+
+describe(
+  'connection limits: one attacker cannot fill them (#36 point 4)',
+  { skip: process.platform !== 'linux' && 'uses several loopback addresses' },
+  () => {
+    let bridge: TestBridge;
+    let port: number;
+    before(async () => {
+      bridge = await startBridge({
+        connections: { maxConnections: 16, maxConnectionsPerAddress: 4, keepAliveTimeoutMs: 30_000 },
+      });
+      port = portOf(bridge.url);
+    });
+    after(() => bridge.stop());
+
+    test('half requests from 5 loopback addresses, reopened as closed: the console and an authenticated client still get through, an authenticated connection is never the one closed', async () => {
+      const held: Socket[] = [];
+      const half = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Half: ';
+      try {
+        const agent = await answeredClient(
+          port,
+          '127.0.0.1',
+          `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bridge.apiKey}\r\n\r\n`,
+        );
+        held.push(agent);
+        // Three rounds of the whole table's worth, each round reopening what the bridge closed.
+        for (let round = 0; round < 3; round++)
+          for (let i = 0; i < 16; i++) {
+            const socket = await rawClient(port, `127.0.0.${2 + (i % 5)}`, half);
+            held.push(socket);
+          }
+        await waitUntil(() => bridge.core.openConnections() >= 15, 5_000, 'the table is full');
+        const page = await urlRequest(`${bridge.url}/console/`, { headers: { Connection: 'close' } });
+        assert.notEqual(page.status, 0, 'the console page is answered');
+        const state = await urlRequest(`${bridge.url}/admin/api/state`, {
+          headers: { Authorization: `Bearer ${bridge.adminToken}`, Connection: 'close' },
+        });
+        assert.equal(state.status, 200, "the person's console gets through");
+        assert.equal(await health(bridge, '127.0.0.9'), 200, 'a new authenticated client gets through');
+        assert.ok(!agent.destroyed, 'the authenticated keep-alive connection was kept');
+        agent.write(
+          `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bridge.apiKey}\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(await closedByBridge(agent, 5_000), /HTTP\/1\.1 200/, 'and it still answers');
+      } finally {
+        for (const socket of held) socket.destroy();
+      }
+    });
+
+    test('an address at its cap with authenticated connections only: its next one is closed at once without an answer', async () => {
+      await waitUntil(() => bridge.core.openConnections() === 0, 5_000, "the last test's connections released");
+      const held: Socket[] = [];
+      try {
+        for (let i = 0; i < 4; i++)
+          held.push(
+            await answeredClient(
+              port,
+              '127.0.0.20',
+              `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bridge.apiKey}\r\n\r\n`,
+            ),
+          );
+        const extra = await rawClient(port, '127.0.0.20', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        assert.equal(await closedByBridge(extra, 5_000), '', 'closed without an answer');
+        assert.ok(
+          held.every((s) => !s.destroyed),
+          'the authenticated ones stay',
+        );
+      } finally {
+        for (const socket of held) socket.destroy();
+      }
+    });
+  },
+);
+
+const lan = lanAddress();
+describe(
+  '--allow-from at accept (#36 point 4)',
+  { skip: (process.platform !== 'linux' || lan === undefined) && 'needs a non-loopback address on this machine' },
+  () => {
+    test('a client outside --allow-from is closed at accept, before any header; loopback (the console) is served', async () => {
+      const bridge = await startBridge({ host: '0.0.0.0', network: { allowFrom: ['203.0.113.0/24'] } });
+      try {
+        const port = portOf(bridge.url);
+        const outsider = await new Promise<Socket>((resolve, reject) => {
+          const socket = connect({ host: lan, port, localAddress: lan });
+          socket.once('error', reject);
+          socket.once('connect', () => resolve(socket));
+        });
+        outsider.on('error', () => undefined);
+        // Nothing written: a half request is not waited for, the socket is gone at once.
+        assert.equal(await closedByBridge(outsider, 2_000), '', 'closed without an answer, before any header');
+        const state = await urlRequest(`http://127.0.0.1:${port}/admin/api/state`, {
+          headers: { Authorization: `Bearer ${bridge.adminToken}` },
+        });
+        assert.equal(state.status, 200, "the person's console on this machine");
+      } finally {
+        await bridge.stop();
+      }
     });
   },
 );

@@ -5,7 +5,8 @@
  * made, by tool, lane and outcome, their latency histogram, an approval refused by the person,
  * the phones, the lease, each phone's line and the file cache. Who may scrape: the admin
  * token (wrong tokens count toward the admin lockout), or, with --allow-from, the clients it
- * admits; everyone else gets a stable error code.
+ * admits and only under the bridge's own names (DNS rebinding); everyone else gets a stable
+ * error code.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -138,6 +139,21 @@ describe('GET /metrics with --allow-from', () => {
       assert.ok(parsePrometheusTextFormat(open.body.toString('utf8')).some((f) => f.name === 'device_bridge_phones'));
       const wrong = await urlRequest(`${bridge.url}/metrics`, { headers: { Authorization: 'Bearer wrong' } });
       assert.equal(wrong.status, 401);
+    } finally {
+      await bridge.stop();
+    }
+  });
+
+  test("without a token only under the bridge's own names: a DNS-rebound page cannot read it (421)", async () => {
+    const bridge = await startBridge({ network: { allowFrom: ['127.0.0.0/8', '::1/128'] } });
+    try {
+      const port = new URL(bridge.url).port;
+      const rebound = await urlRequest(`${bridge.url}/metrics`, { headers: { Host: `evil.example:${port}` } });
+      assert.equal(rebound.status, 421);
+      assert.equal(rebound.json<{ error: { code: string } }>().error.code, 'host_not_allowed');
+      assert.ok(!rebound.body.toString('utf8').includes('device_bridge_'), 'no numbers in the refusal');
+      const own = await urlRequest(`${bridge.url}/metrics`, { headers: { Host: `localhost:${port}` } });
+      assert.equal(own.status, 200);
     } finally {
       await bridge.stop();
     }

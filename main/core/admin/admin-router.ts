@@ -23,7 +23,7 @@ import {
 } from '../../contract/admin-operations';
 import { BridgeError, isBridgeError } from '../errors';
 import { bearerToken, secretEquals } from '../secrets/secret-store';
-import type { AdminGate } from '../server/admin-gate';
+import { sendRefusal, type AdminGate } from '../server/admin-gate';
 import { hasNonJsonBody, isLoopback, readJsonBody, sendError, sendJson, statusForCode } from '../server/http-util';
 import { clientAddressOf } from '../server/network-access';
 import type { EventHub } from '../events/event-hub';
@@ -226,21 +226,13 @@ export class AdminRouter {
     const refused = gate?.checkRequest(req, { checkOrigin: true });
     if (refused) return sendError(res, refused.status, refused.code, refused.message);
     const address = clientAddressOf(req) ?? '';
-    const lockedFor = gate?.tokenLockedFor(address) ?? null;
-    // Locked out: refused before the token is compared, so the right token is no tell either.
-    if (lockedFor !== null)
-      return sendError(
-        res,
-        429,
-        'rate_limited',
-        `too many wrong admin tokens from this address; try again in ${lockedFor} s`,
-        { 'Retry-After': String(lockedFor) },
-      );
     const token = bearerToken(req.headers.authorization);
-    if (!token || !secretEquals(token, this.options.adminToken())) {
-      gate?.tokenFailed(address);
-      return sendError(res, 401, 'unauthorized', 'a valid admin token is required');
-    }
+    const tokenRefused = gate
+      ? gate.checkToken(address, token, this.options.adminToken())
+      : token !== undefined && secretEquals(token, this.options.adminToken())
+        ? null
+        : { status: 401, code: 'unauthorized', message: 'a valid admin token is required' };
+    if (tokenRefused) return sendRefusal(res, tokenRefused);
     if (hasNonJsonBody(req))
       return sendError(
         res,

@@ -9,12 +9,18 @@
  * - **Origin.** A state-changing admin call (POST, PUT, PATCH, DELETE) that carries an Origin
  *   must come from one of those hosts on the port the request reached or the bridge's own
  *   port (or the public URL's origin): else 403 `origin_not_allowed`. The desktop app talks over IPC and sends none.
- * - **Wrong admin tokens.** Per client address, ADMIN_TOKEN_FAILURES wrong tokens within
- *   ADMIN_TOKEN_WINDOW_MS lock that address out for ADMIN_TOKEN_LOCK_MS (429 `rate_limited`
- *   with Retry-After); the right token is refused too while locked, so the lock is no oracle.
+ * - **Wrong admin tokens.** Per client address, ADMIN_TOKEN_FAILURES tokens present and wrong
+ *   within ADMIN_TOKEN_WINDOW_MS lock that address out for ADMIN_TOKEN_LOCK_MS: its wrong tokens
+ *   get 429 `rate_limited` with Retry-After. A request with no token is no guess and is never
+ *   counted (any web page can make the browser send plain GETs to 127.0.0.1), and the right token
+ *   always gets through: otherwise a page the person visits locks them out of their own console
+ *   (#36 point 3). The token is 32 random bytes, so the lock is a brake on noise, not what keeps
+ *   it from being guessed.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
+import { secretEquals } from '../secrets/secret-store';
+import { sendError } from './http-util';
 
 export const ADMIN_TOKEN_FAILURES = 10;
 export const ADMIN_TOKEN_WINDOW_MS = 60_000;
@@ -36,6 +42,17 @@ export interface AdminGateOptions {
 }
 
 export type GateRefusal = { status: number; code: string; message: string; retryAfterS?: number };
+
+/** Answers a refusal of the gate, with Retry-After when it has one. */
+export function sendRefusal(res: ServerResponse, refusal: GateRefusal): void {
+  sendError(
+    res,
+    refusal.status,
+    refusal.code,
+    refusal.message,
+    refusal.retryAfterS === undefined ? {} : { 'Retry-After': String(refusal.retryAfterS) },
+  );
+}
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -116,6 +133,26 @@ export class AdminGate {
     if (hostHeader !== undefined && url.host.toLowerCase() === hostHeader.trim().toLowerCase()) return true;
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
     return port === this.o.listenPort();
+  }
+
+  /**
+   * The admin token of one request from `address`: null when it is the right one, else the
+   * refusal (401 with no token or a wrong one, 429 while the address is locked out). Only a
+   * token present and wrong counts toward the lock.
+   */
+  checkToken(address: string, given: string | undefined, expected: string): GateRefusal | null {
+    if (given !== undefined && secretEquals(given, expected)) return null;
+    if (given === undefined) return { status: 401, code: 'unauthorized', message: 'a valid admin token is required' };
+    const lockedFor = this.tokenLockedFor(address);
+    if (lockedFor !== null)
+      return {
+        status: 429,
+        code: 'rate_limited',
+        message: `too many wrong admin tokens from this address; try again in ${lockedFor} s`,
+        retryAfterS: lockedFor,
+      };
+    this.tokenFailed(address);
+    return { status: 401, code: 'unauthorized', message: 'a valid admin token is required' };
   }
 
   /** Seconds until a locked-out address may try a token again, or null when it may try now. */

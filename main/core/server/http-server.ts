@@ -50,6 +50,11 @@ export interface HttpServerOptions {
   access?: NetworkAccess;
   /** Connection caps and deadlines (defaults in connection-limits.ts, docs/REFERENCE.md "Documented limits"). */
   limits?: Partial<ConnectionLimits>;
+  /**
+   * True when a request shows the API key or the admin token: its connection is then never
+   * closed to make room for another (connection-limits.ts). Unset: no connection is proven.
+   */
+  authenticated?: (req: IncomingMessage) => boolean;
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -91,8 +96,20 @@ export class HttpServer {
     }
     this.scheme = tls ? 'https' : 'http';
     // First of the connection listeners: a socket past a cap is gone before TLS or HTTP sees it.
-    this.guard = new ConnectionGuard(this.limits, (address) => this.options.access?.isTrustedProxy(address) ?? false);
+    this.guard = new ConnectionGuard(this.limits, {
+      sharedAddress: (address) => this.options.access?.isTrustedProxy(address) ?? false,
+      // --allow-from at accept: a client it leaves out holds no slot, not even for its headers.
+      admitsPeer: (address) => this.options.access?.admitsPeer(address) ?? true,
+    });
     this.guard.attach(this.server);
+    const proven = (req: IncomingMessage): boolean => this.options.authenticated?.(req) ?? false;
+    // Before the routes: a connection busy with a request is not the one closed to make room.
+    this.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      res.once('close', this.guard.requestStarted(req.socket, proven(req)));
+    });
+    this.server.prependListener('upgrade', (req: IncomingMessage, socket: Socket) => {
+      this.guard.requestStarted(socket, proven(req));
+    });
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));

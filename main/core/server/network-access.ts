@@ -78,6 +78,16 @@ export class NetworkAccess {
     return this.options.trustProxy?.has(address) ?? false;
   }
 
+  /**
+   * True when a socket's peer may connect at all, judged at accept before any header: inside
+   * --allow-from, or a trusted proxy (its clients are judged per request). Loopback is let in by
+   * the caller (the person's console); with no --allow-from everyone is.
+   */
+  admitsPeer(address: string): boolean {
+    const allow = this.options.allowFrom;
+    return !allow || allow.has(address) || this.isTrustedProxy(address);
+  }
+
   /** True when the request's client may reach the xAgent planes; a refusal is logged once per address per minute. */
   admits(req: IncomingMessage, path: string): boolean {
     const allow = this.options.allowFrom;

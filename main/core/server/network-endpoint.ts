@@ -5,6 +5,7 @@
  * given (--public-url behind a proxy, else the listening URL). Also the warnings a person
  * must see: a network-facing bridge in clear text, a renewal that could not be loaded.
  */
+import type { IncomingMessage } from 'node:http';
 import type { AdminSettings } from '../../contract/admin-api';
 import type { NetworkOptions } from '../config/network-options';
 import { clearTextWarning } from '../config/network-options';
@@ -23,6 +24,8 @@ export interface NetworkEndpointOptions {
   routes: HttpRoutes;
   /** Connection caps and deadlines (server/connection-limits.ts). */
   connections?: Partial<ConnectionLimits>;
+  /** A request shows the API key or the admin token (its connection keeps its slot). */
+  authenticated?: (req: IncomingMessage) => boolean;
   logger: Logger;
   clock?: () => number;
 }
@@ -83,6 +86,7 @@ export class NetworkEndpoint {
       ...(this.tls ? { tls: this.tls } : {}),
       access: this.access,
       ...(this.o.connections ? { limits: this.o.connections } : {}),
+      ...(this.o.authenticated ? { authenticated: this.o.authenticated } : {}),
     });
     this.listening = await this.server.listen(this.o.host, this.o.port);
     const warning = clearTextWarning(this.o.host, this.o.network);
