@@ -29,6 +29,7 @@ import type { RiskClass } from './risk-classes';
 import type { GateDecision, SafetyGate, ToolCall } from '../tools/tool-call';
 import { probeScreen, type ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
+import { assertSelectorsShown } from '../tools/targets';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
 
@@ -224,6 +225,8 @@ export class ApprovalGate implements SafetyGate {
     ) {
       return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
     }
+    // A target the screen does not show cannot be acted on whatever the person answers.
+    if (screen?.nodes) assertSelectorsShown(call.args, screen.nodes);
     return this.hold(call, base, asking);
   }
 

@@ -71,6 +71,22 @@ export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDe
       observe: observeFlag,
     }),
     output: RESULT,
+    // Each step's own check, before the gate may hold the batch: one step that cannot run
+    // refuses the whole batch at once. A later step's `index` refers to a tree an earlier
+    // step may read anew, so it is left to that step.
+    check: async (ctx, args) => {
+      for (const [i, step] of args.steps.entries()) {
+        const tool = batchable(step.tool);
+        const index = (step.arguments.element as { index?: unknown } | undefined)?.index;
+        if (!tool.check || (i > 0 && index !== undefined)) continue;
+        try {
+          await tool.check(ctx, tool.args.parse(step.arguments));
+        } catch (error) {
+          if (!(error instanceof BridgeError)) throw error;
+          throw new BridgeError(error.code, `step ${i + 1} (${step.tool}): ${error.message}`, error.details);
+        }
+      }
+    },
     run: async (ctx, args) => {
       // The steps passed their tools' schemas at the edge (see the schema); parsing again gives each its typed arguments.
       const planned = args.steps.map((step) => {

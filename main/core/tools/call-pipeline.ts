@@ -127,6 +127,9 @@ export class CallPipeline {
     if (tool.kind === 'control' && needsUnlockedScreen(tool.id, call.args)) {
       await this.o.memory.screenLock.assertUsable(deviceId, shell, { timeoutMs: this.o.commandTimeoutMs, signal });
     }
+    // What needs no person is checked before the gate may hold the call for one: a call that
+    // cannot run is refused now with its code, never shown for approval (tool-definition.ts `check`).
+    if (tool.check) await tool.check(this.o.services.contextFor(call), call.args);
     const decision: GateDecision = await this.gate.decide(call);
     if (decision.decision === 'deny') {
       // A refusal is this call's answer: a retry of the same tool_call_id gets it again

@@ -20,7 +20,15 @@ import {
   SCREEN_CONTROL_RESULT as RESULT,
   type ToolDefinition,
 } from './tool-definition';
-import { describeElement, resolvePoint, resolveTarget, withObserve } from './targets';
+import {
+  checkInsideScreen,
+  checkPoint,
+  describeElement,
+  resolveElement,
+  resolvePoint,
+  resolveTarget,
+  withObserve,
+} from './targets';
 import { makeBatchTool } from './batch-tool';
 import { requireFocusedField } from './focused-field';
 import { createReadStream } from 'node:fs';
@@ -39,6 +47,13 @@ const tapArgs = z.strictObject({
   observe: observeFlag,
 });
 
+/** Something to act on: a point, a ref or an element (checked at the edge, before any card could be shown). */
+const TARGET_GIVEN = {
+  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
+    a.ref !== undefined || a.element !== undefined || (a.x !== undefined && a.y !== undefined),
+  message: 'give x and y, ref, or element',
+} as const;
+
 /** A ref is the whole target: with coordinates or a selector beside it, which one was meant is unclear. */
 const REF_ALONE = {
   check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
@@ -54,8 +69,11 @@ const tapTool = defineTool({
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
-  args: tapArgs.refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
+  args: tapArgs
+    .refine(TARGET_GIVEN.check, { message: TARGET_GIVEN.message })
+    .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
+  check: checkPoint,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
     const opts = { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
@@ -83,8 +101,10 @@ const longPressTool = defineTool({
     .extend({
       duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).'),
     })
+    .refine(TARGET_GIVEN.check, { message: TARGET_GIVEN.message })
     .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
   output: RESULT,
+  check: checkPoint,
   run: async (ctx, args) => {
     const point = await resolvePoint(ctx, args);
     const hold = args.duration_ms ?? 800;
@@ -134,6 +154,13 @@ const swipeTool = defineTool({
   facts: { policy: 'screen', screenInput: true, usesDisplay: true, timeline: 'swipe' },
   args: swipeArgs,
   output: RESULT,
+  check: async (ctx, args) => {
+    if (args.direction) return;
+    await checkInsideScreen(ctx, [
+      { x: args.from_x ?? 0, y: args.from_y ?? 0 },
+      { x: args.to_x ?? 0, y: args.to_y ?? 0 },
+    ]);
+  },
   run: async (ctx, args) => {
     // Coordinates: a cached size both points fit will do; a direction is scaled to a fresh size.
     const screen = await ctx.screenSize(
@@ -199,6 +226,11 @@ const typeTextTool = defineTool({
       path: ['ref'],
     }),
   output: RESULT,
+  check: async (ctx, args) => {
+    // Its name and scope (secret_not_found, secret_out_of_scope); the value itself is not kept.
+    if (args.secret !== undefined) ctx.services.secretText(args.secret);
+    if (args.element?.index !== undefined) await resolveElement(ctx, args.element);
+  },
   run: async (ctx, args) => {
     // A secret's value is asked for now, before anything reaches the phone, and goes only to it.
     const text = args.secret !== undefined ? ctx.services.secretText(args.secret) : (args.text ?? '');
@@ -347,6 +379,7 @@ const installApkTool = defineTool({
   facts: { policy: 'install' },
   args: z.strictObject({ file_ref: z.string().regex(/^file_[A-Za-z0-9_-]{32}$/, 'a file_ref from /files/uploads') }),
   output: CONTROL_RESULT,
+  check: async (ctx, args) => void ctx.services.uploadedFile(args.file_ref),
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
@@ -390,6 +423,7 @@ const pushFileTool = defineTool({
       .optional(),
   }),
   output: CONTROL_RESULT,
+  check: async (ctx, args) => void ctx.services.uploadedFile(args.file_ref),
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');

@@ -204,6 +204,49 @@ export async function resolvePoint(
   return point;
 }
 
+/**
+ * What resolvePoint would refuse, checked before the safety gate may hold the call: no target
+ * given, a point outside the screen (the cached size, read again when the point is outside
+ * it), an `index` the last tree does not have. A ref is checked by the pipeline itself, a
+ * selector against the gate's own read (assertSelectorsShown).
+ */
+export async function checkPoint(
+  ctx: ToolContext,
+  args: {
+    x?: number | undefined;
+    y?: number | undefined;
+    element?: ElementSelectorArgs | undefined;
+    ref?: string | undefined;
+  },
+): Promise<void> {
+  if (args.ref !== undefined) return;
+  if (args.element) {
+    if (args.element.index !== undefined) await resolveElement(ctx, args.element);
+    return;
+  }
+  if (args.x === undefined || args.y === undefined)
+    throw new BridgeError('invalid_arguments', 'give x and y, ref, or element');
+  await checkInsideScreen(ctx, [{ x: args.x, y: args.y }]);
+}
+
+/** Every point must lie on the screen (out_of_bounds otherwise). */
+export async function checkInsideScreen(ctx: ToolContext, points: readonly { x: number; y: number }[]): Promise<void> {
+  const size = await ctx.screenSize((s) => points.every((p) => isInside(p, s)));
+  for (const point of points) assertInsideScreen(point, size);
+}
+
+/**
+ * The element selector a call (or its batch's first step; later steps act on what earlier ones
+ * leave) names by its words or id, looked for in the tree the safety gate just read: one the
+ * screen does not show is element_not_found before a person is asked to approve a tap on it.
+ */
+export function assertSelectorsShown(args: Readonly<Record<string, unknown>>, nodes: readonly UiNode[]): void {
+  const first = Array.isArray(args.steps) ? (args.steps[0] as { arguments?: unknown } | undefined)?.arguments : args;
+  const element = (first as { element?: ElementSelectorArgs } | undefined)?.element;
+  if (!element || element.index !== undefined) return;
+  findElement(compactTree(nodes, { maxNodes: TREE_MAX_NODES }).nodes, toSelector(element));
+}
+
 export function describeElement(node: UiNode): Record<string, unknown> {
   return {
     index: node.index,

@@ -295,6 +295,13 @@ export interface ToolDefinition<A = unknown> {
   facts: ToolFacts;
   args: z.ZodType<A>;
   output: Record<string, unknown>;
+  /**
+   * What can be checked without the person, before the safety gate may hold the call for one
+   * (call-pipeline.ts): points on the screen, an `index` in the last tree, a secret's name and
+   * scope, an uploaded file. Throws the error the tool itself would throw, so no call that
+   * cannot run is ever shown for approval. Reads nothing of the phone but its cached size.
+   */
+  check?: (ctx: ToolContext, args: A) => Promise<void>;
   run: (ctx: ToolContext, args: A) => Promise<Record<string, unknown>>;
 }
 
