@@ -373,7 +373,7 @@ describe('auth flows', () => {
     assert.equal(wrong.payload?.connection_descriptor, undefined);
     assert.equal((await describeChannel(client, channelId)).connection.status, 'created');
     const missing = await claim(client, channelId, 'Nokia 3310', 'lab-0000');
-    assert.match(String(missing.payload?.message), /^No phone named "Nokia 3310"/);
+    assert.match(String(missing.payload?.message), /^No phone here goes by "Nokia 3310"/);
     const empty = await claim(client, channelId, '', '');
     assert.equal(empty.payload?.status, 'failed');
 

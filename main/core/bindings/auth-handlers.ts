@@ -33,8 +33,9 @@ export const AUTH_FLOWS: readonly AuthFlowDeclaration[] = [
         label: 'Phone',
         input_type: 'text',
         required: true,
-        placeholder: 'Pixel 7 ···4F2A',
-        help_text: 'The phone’s label or serial as shown in xAgent Device Bridge.',
+        placeholder: 'Pixel 7, or 4F2A',
+        help_text:
+          'The phone as xAgent Device Bridge names it: its model when only one phone has it (“Pixel 7”), the last 4 characters of its label (“4F2A”), or the whole label. Case and the “···” do not matter.',
       },
       {
         name: 'access_code',
@@ -71,6 +72,8 @@ function sessionPayload(
     message: session.message,
   };
   if (session.status === 'pending') payload.qr_code_text = session.code;
+  // A claim by words that fit several phones or none: the labels, so the agent can ask again.
+  if (session.candidates) payload.candidates = session.candidates;
   // A claim waiting for a busy phone: its place in line and a guess at the wait (claim-line.ts).
   const line = service.linePlace(session);
   if (line) payload.line = line;

@@ -25,6 +25,8 @@ export interface AuthSession {
   /** The lab form's name of the claimant, and the phone as they named it (device_claim). */
   requester: string | null;
   claimedAs: string | null;
+  /** A claim whose phone words matched several phones or none: the labels to choose from. */
+  candidates?: string[];
 }
 
 export interface AuthSessionsOptions {

@@ -146,7 +146,10 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       codes: this.options.store.get().accessCodes,
       claims: this.claims,
     });
-    if ('refused' in checked) return fail(checked.refused);
+    if ('refused' in checked) {
+      if (checked.candidates) session.candidates = checked.candidates;
+      return fail(checked.refused);
+    }
     const { device, matched } = checked;
     const holder = this.leaseHolder(device.deviceId);
     // The right code for a busy phone (held, being reset, or others already waiting): wait in line.

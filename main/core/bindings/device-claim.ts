@@ -8,6 +8,7 @@
  */
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
 import { displayName } from '../devices/device-registry';
+import { lookUpPhone, type PhoneLookup } from '../devices/phone-lookup';
 import type { PersistedAccessCode } from '../store/state-store';
 import { accessCodeMatches, type ClaimGuard } from './access-codes';
 
@@ -19,25 +20,66 @@ export interface DeviceClaimDeps {
   claims: ClaimGuard;
 }
 
+/** At most this many labels are offered back; a big lab's list would drown the sentence. */
+const MAX_CANDIDATES = 12;
+
+export type ClaimRefusal = {
+  refused: string;
+  /** The labels of the phones the words could mean (ambiguous) or of every phone here (unknown). */
+  candidates?: string[];
+};
+
+/**
+ * The words for a claim whose phone words match several phones or none, with their labels so
+ * the agent can ask the person again. Only API-key holders reach a claim (the data plane
+ * refuses others), and labels carry no serial or address (displayName), so listing them tells
+ * a caller nothing the console's own Card and Descriptors would not.
+ */
+export function unresolvedClaim(words: string, lookup: Exclude<PhoneLookup, { kind: 'found' }>): ClaimRefusal {
+  const asked = words.trim().slice(0, 64);
+  const labels = lookup.candidates.map((d) => displayName(d)).sort((a, b) => a.localeCompare(b));
+  const shown = labels.slice(0, MAX_CANDIDATES);
+  const more = labels.length > shown.length ? ` and ${labels.length - shown.length} more` : '';
+  const list = shown.join(', ') + more;
+  if (lookup.kind === 'ambiguous')
+    return {
+      refused: `"${asked}" could be ${labels.length} phones here: ${list}. Claim again with one label, or with its last 4 characters (for example "${tailOf(shown[0] ?? '')}").`,
+      candidates: shown,
+    };
+  if (labels.length === 0) return { refused: `No phone is connected to this bridge right now ("${asked}" asked for).` };
+  return {
+    refused: `No phone here goes by "${asked}". Phones here: ${list}. Claim again with a label, a model only one phone has, or the last 4 characters of a label.`,
+    candidates: shown,
+  };
+}
+
+/** "Pixel 7 ···4F2A" → "4F2A". */
+function tailOf(label: string): string {
+  return label.split('···').pop() ?? label;
+}
+
 /** The phone and the matching access code, or the refusal in words for the claimant. */
 export function checkDeviceClaim(
   input: Record<string, unknown>,
   caller: string,
   deps: DeviceClaimDeps,
-): { refused: string } | { device: DeviceRecord; matched: PersistedAccessCode } {
-  const refused = (message: string): { refused: string } => ({ refused: message });
+): ClaimRefusal | { device: DeviceRecord; matched: PersistedAccessCode } {
+  const refused = (message: string): ClaimRefusal => ({ refused: message });
   const label = typeof input.device === 'string' ? input.device : '';
   const code = typeof input.access_code === 'string' ? input.access_code : '';
-  if (!label || !code)
-    return refused('Both the phone (label or serial shown in the app) and the access code are required.');
-  const device = deps.registry.resolve(label);
+  if (!label.trim() || !code)
+    return refused(
+      'Both the phone (its name as the app shows it, or the last 4 characters of its label) and the access code are required.',
+    );
+  const lookup = lookUpPhone(deps.registry.list(), label);
   // Checked before the code: once paused, even the right code is refused until the window passes.
   const wait = deps.claims.callerPausedFor(caller);
   if (wait > 0)
     return refused(
       `Too many wrong access codes from here; claims are paused, try again in ${Math.ceil(wait / 1000)} s.`,
     );
-  if (!device) return refused(`No phone named "${label.slice(0, 64)}" is connected to this bridge.`);
+  if (lookup.kind !== 'found') return unresolvedClaim(label, lookup);
+  const device = lookup.device;
   if (device.state !== 'device' || device.verifiedAt === null)
     return refused(
       `${displayName(device)} is not ready (offline, unauthorized or still being checked); try again when it is connected.`,

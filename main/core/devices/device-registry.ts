@@ -99,18 +99,6 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     return this.devices.get(deviceIdFor(adbServer, serial));
   }
 
-  /** Finds a phone by what a person may type: device_id, serial, or the label the app shows. */
-  resolve(label: string): DeviceRecord | undefined {
-    const wanted = label.trim().toLowerCase();
-    if (!wanted) return undefined;
-    const all = this.list().filter((d) => d.state !== 'gone');
-    return (
-      all.find((d) => d.deviceId.toLowerCase() === wanted) ??
-      all.find((d) => d.serial.toLowerCase() === wanted) ??
-      all.find((d) => displayName(d).toLowerCase() === wanted)
-    );
-  }
-
   upsertState(adbServer: string, serial: string, rawState: string, reason: string | null = null): DeviceRecord {
     const deviceId = deviceIdFor(adbServer, serial);
     const state = normalizeState(rawState);

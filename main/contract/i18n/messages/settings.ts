@@ -51,6 +51,8 @@ export default defineMessages(
     'codes.hint':
       'xAgent users can claim a phone with its name and a code, without a pairing request. Set a code for one phone or for the whole pool.',
     'codes.tooShort': 'Use a code of at least {min} characters.',
+    'codes.naming':
+      'In xAgent the claimant names the phone as they know it: its model when only one phone has it (<b>{model}</b>), the last 4 characters of its label (<b>{tail}</b>), or the whole label. Case and the “···” do not matter; words that fit several phones, or none, get the labels back to choose from.',
     'codes.appliesTo': 'Applies to',
     'codes.pool': 'Every phone (pool)',
     'codes.code': 'Access code',
@@ -242,6 +244,8 @@ export default defineMessages(
     'codes.title': '实验室访问码',
     'codes.hint': 'xAgent 用户可以凭手机名称和访问码直接领用手机，无需配对请求。可以为单台手机或整个手机池设置访问码。',
     'codes.tooShort': '访问码至少需要 {min} 个字符。',
+    'codes.naming':
+      '在 xAgent 中，领用者按自己认得的方式填写手机：只有一台手机是该型号时可填型号（<b>{model}</b>），也可填标签末尾 4 个字符（<b>{tail}</b>）或完整标签。不区分大小写，“···”可省略；若填写的内容对应多台手机或没有对应手机，会返回手机标签供其重新选择。',
     'codes.appliesTo': '适用于',
     'codes.pool': '所有手机（手机池）',
     'codes.code': '访问码',

@@ -14,8 +14,16 @@ import { useAction } from '../../components/use-action';
 import type { AccessCodeRequest } from '../../api/bridge-api';
 import type { Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 export const POOL_SCOPE = '*';
+
+/** A real phone of this bridge as the example of what a claimant types ("Pixel 7", "4F2A"); a generic one when none is here. */
+function namingExample(state: AdminState): { model: string; tail: string } {
+  const label = state.devices.find((d) => d.state === 'device')?.display_name ?? 'Pixel 7 ···4F2A';
+  const [model = label, tail = ''] = label.split(' ···');
+  return { model, tail: tail || '4F2A' };
+}
 
 function scopeName(t: Translate, scope: string, state: AdminState): string {
   if (scope === POOL_SCOPE) return t('settings.codes.pool');
@@ -46,6 +54,9 @@ export function AccessCodesSection(props: {
     <section className="settings-section" aria-labelledby="codes-heading">
       <h3 id="codes-heading">{t('settings.codes.title')}</h3>
       <p className="hint">{t('settings.codes.hint')}</p>
+      <p className="hint" data-testid="access-code-naming">
+        <Rich text={t('settings.codes.naming', namingExample(state))} />
+      </p>
       <form
         className="field-row"
         onSubmit={(event) => {
