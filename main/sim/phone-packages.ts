@@ -93,11 +93,13 @@ export type InstallOutcome = { ok: true; name: string } | { ok: false; code: str
 export class PackageDb implements AppResolver {
   private readonly packages = new Map<string, PackageInfo>();
   private installs = 0;
+  private readonly sdk: number;
   /** What each package requests and its runtime grants (user 0). */
   readonly permissions: AppPermissions;
 
   constructor(options: { withAdbKeyboard: boolean; sdk: number }) {
     this.permissions = new AppPermissions(options.sdk);
+    this.sdk = options.sdk;
     for (const [name, apkPath] of SYSTEM_PACKAGES) this.packages.set(name, { name, system: true, apkPath });
     for (const [name, [app, apkPath]] of Object.entries(SYSTEM_APPS))
       this.packages.set(name, { name, system: true, apkPath, app });
@@ -149,6 +151,14 @@ export class PackageDb implements AppResolver {
     }
     this.installs++;
     const manifest = readApkManifest(data);
+    if (manifest?.minSdk !== undefined && manifest.minSdk > this.sdk) {
+      // PackageParser refuses an APK for a newer Android before anything is installed.
+      return {
+        ok: false,
+        code: 'INSTALL_FAILED_OLDER_SDK',
+        message: `Failed parse during installPackageLI: ${apkDisplayPath} (at Binary XML file line #7): Requires newer sdk version #${manifest.minSdk} (current version is #${this.sdk})`,
+      };
+    }
     if (manifest) {
       const existing = this.packages.get(manifest.package);
       if (existing?.system)

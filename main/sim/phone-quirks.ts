@@ -72,6 +72,8 @@ export const QUIRK_NAMES = [
   'foldable',
   /** Casting to a second (virtual) display, logical display 2, while the phone's own screen stays display 0. */
   'cast-second-display',
+  /** agent-device's snapshot helper's process dies during every read (an app killer, low memory, a ROM's accessibility crash): `am` prints `shortMsg=Process crashed.`. */
+  'snapshot-helper-crash',
   /** minicap segfaults on this phone (Samsung Galaxy S5 Neo class): `-t` crashes, a stream dies after a few frames. */
   'minicap-segfault',
 ] as const;

@@ -18,6 +18,7 @@ import { SimDisplays } from './phone-displays';
 import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-quirks';
 import { PackageDb } from './phone-packages';
 import { SimHelper, type HelperControl } from './helper/helper-runtime';
+import { SimSnapshotHelper } from './helper/snapshot-instrumentation';
 import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
 import { PhoneClipboard, type ClipboardControl } from './phone-clipboard';
@@ -108,6 +109,8 @@ export interface SimulatedPhone extends PhoneDevice {
   setQuirks(names: readonly string[]): void;
   /** The resident helper (appium-uiautomator2-server): its state and test controls for faults. */
   readonly helper: HelperControl;
+  /** agent-device's snapshot helper: whether a read runs, and test controls (hold a read, kill it). */
+  readonly snapshotHelper: SimSnapshotHelper;
   /** Its Wi-Fi address and foreign peers of the helper's ports (phone-network.ts). */
   readonly network: NetworkControl;
   /** The clipboard: what is on it, and copying text as an app would (phone-clipboard.ts). */
@@ -277,6 +280,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       events.emit('command', argv);
     },
   });
+  const snapshotHelper = new SimSnapshotHelper();
   const network = new PhoneNetwork(packages, helper, { wifi: options.wifi ?? null });
   const props = buildProps(info);
   const defaultLocale = props.get('persist.sys.locale') ?? 'en-US';
@@ -356,6 +360,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     profile,
     quirks,
     helper,
+    snapshotHelper,
     network,
     takeUiDumpFailure: () => {
       if (uiDumpFailures === 0) return false;
@@ -373,6 +378,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     'abort',
     () => {
       helper.close();
+      snapshotHelper.kill();
       processes.killAll();
     },
     { once: true },
@@ -549,6 +555,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     openLocalAbstract: (name) => processes.connect(name),
     processes,
     helper,
+    snapshotHelper,
     network,
     clipboard,
     clearArgvLog: () => {

@@ -64,6 +64,10 @@ export const USB_PHONE_TIMINGS = {
   helperMjpegFrame: 150,
   /** helper-killed: the system kills the idle background instrumentation after minutes. */
   helperKilledAfter: 180000,
+  /** `am instrument`: the `am` script runs Am.java with app_process for `instrument` (a JVM start, as `input`). */
+  amInstrument: 300,
+  /** Snapshot helper: zygote forks its process, binds the instrumentation and connects UiAutomation (estimate: TIMING-SOURCES.md). */
+  snapshotProcessStart: 300,
   /** minicap: one frame captured, JPEG-encoded and sent; "30-40 FPS fairly easily" on newer devices (README). */
   minicapFrame: 33,
   /** minicap's APK through app_process: a JVM start before it listens, as every app_process program. */
@@ -80,6 +84,16 @@ export function minicapTimingMs(profile: TimingProfile, what: MinicapTiming): nu
   if (!profile.realDurations) return 0;
   const t = USB_PHONE_TIMINGS;
   return what === 'frame' ? t.minicapFrame : what === 'apkStart' ? t.minicapApkStart : t.minicapNativeStart;
+}
+
+/**
+ * What agent-device's snapshot helper spends on one read, besides `am`'s own start: its process
+ * start and the walk over the window (as the resident helper's page source). Its idle wait is
+ * the `waitForIdleQuietMs` it was given (a fresh connection waits the whole quiet period).
+ */
+export function snapshotTimingMs(profile: TimingProfile, what: 'processStart' | 'walk'): number {
+  if (!profile.realDurations) return 0;
+  return what === 'processStart' ? USB_PHONE_TIMINGS.snapshotProcessStart : USB_PHONE_TIMINGS.helperSource;
 }
 
 /** What the resident helper spends on each kind of work (see TIMING-SOURCES.md). */
@@ -145,6 +159,7 @@ const USB_PHONE: TimingProfile = {
           ? Math.round(t.screencapPngBase + (t.screencapPngPerMegapixel * pixels) / 1e6)
           : t.screencapRaw;
       case 'am':
+        if (sub === 'instrument') return t.amInstrument;
         return sub === 'start' || sub === 'start-activity' ? t.amStart : t.amOther;
       case 'monkey':
         return t.monkey;

@@ -9,7 +9,9 @@ import { BROWSER_ACTIVITY, BROWSER_PKG } from '../screen/app-browser';
 import { LAUNCHER_ACTIVITY, LAUNCHER_PKG } from '../screen/app-launcher';
 import { STORE_ACTIVITY, STORE_PKG } from '../screen/app-store';
 import type { StartResult } from '../screen/screen-machine';
+import { SNAPSHOT_HELPER_PKG, SimSnapshotHelper } from '../helper/snapshot-instrumentation';
 import { deliverToAdbKeyboard } from './adb-keyboard';
+import { stockDumpXml } from './uiautomator';
 import type { CommandIo, PhoneContext } from './command-types';
 import { FLAG_RECEIVER_FROM_SHELL, IntentArgsError, formatIntent, parseIntentArgs, type ParsedIntent } from './intent';
 
@@ -88,6 +90,18 @@ function broadcast(io: CommandIo, phone: PhoneContext, args: readonly string[]):
   return 0;
 }
 
+/** The component argument of `am instrument` (the last word that is no option or option value). */
+function instrumentComponent(args: readonly string[]): string | undefined {
+  let component: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (a === '-e') i += 2;
+    else if (a === '--user' || a === '-p' || a === '--abi' || a === '--instrument-sdk-sandbox') i++;
+    else if (!a.startsWith('-')) component = a;
+  }
+  return component;
+}
+
 export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
   const [, sub, ...args] = io.argv;
   try {
@@ -97,9 +111,14 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
         return start(io, phone, args);
       case 'broadcast':
         return broadcast(io, phone, args);
-      case 'instrument':
-        // Runs in Am.java (app_process), not `cmd activity`; the resident helper lives here.
+      case 'instrument': {
+        // Runs in Am.java (app_process), not `cmd activity`; the resident helper lives here,
+        // and agent-device's snapshot helper when its package is installed.
+        const component = instrumentComponent(args);
+        if (component !== undefined && SimSnapshotHelper.handles(component) && phone.packages.has(SNAPSHOT_HELPER_PKG))
+          return phone.snapshotHelper.instrument(io, phone, args, () => stockDumpXml(phone));
         return phone.helper.instrument(io, args);
+      }
       case 'force-stop':
       case 'kill': {
         const pkg = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--user').pop();
@@ -112,6 +131,7 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
         if (sub === 'force-stop') {
           phone.screen.forceStop(pkg);
           phone.helper.packageStopped(pkg);
+          phone.snapshotHelper.packageStopped(pkg);
         }
         return 0;
       }

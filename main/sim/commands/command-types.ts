@@ -2,6 +2,7 @@
  * The contract between the shell and each command family: what a command gets (argv,
  * stdin, an abort signal, output sinks) and the phone it runs on.
  */
+import type { SimSnapshotHelper } from '../helper/snapshot-instrumentation';
 import type { PhoneNetwork } from '../phone-network';
 import type { PhoneProcesses } from '../phone-processes';
 import type { FrameRenderer } from '../screen/frame-renderer';
@@ -62,6 +63,8 @@ export interface PhoneContext {
   readonly quirks: ReadonlySet<QuirkName>;
   /** The resident helper (appium-uiautomator2-server) when installed and started (helper/helper-runtime.ts). */
   readonly helper: SimHelper;
+  /** agent-device's port-less snapshot helper while an `am instrument` read runs (helper/snapshot-instrumentation.ts). */
+  readonly snapshotHelper: SimSnapshotHelper;
   /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
   readonly network: PhoneNetwork;
   /** Native processes started from the shell (minicap) and their abstract sockets (phone-processes.ts). */

@@ -158,6 +158,7 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
   phone.screen.forceStop(outcome.name);
   // Updating the helper's packages kills its running instrumentation, as an update does.
   phone.helper.packageStopped(outcome.name);
+  phone.snapshotHelper.packageStopped(outcome.name);
   io.out('Success\n');
   return 0;
 }
@@ -203,7 +204,11 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
       return install(io, phone, args);
     case 'uninstall': {
       const name = packageArg(args);
-      if (name !== undefined) phone.helper.packageStopped(name);
+      if (name !== undefined) {
+        phone.helper.packageStopped(name);
+        phone.snapshotHelper.packageStopped(name);
+        phone.snapshotHelper.packageStopped(name);
+      }
       if (name === undefined || !phone.packages.uninstall(name)) {
         io.out('Failure [DELETE_FAILED_INTERNAL_ERROR]\n');
         return 1;

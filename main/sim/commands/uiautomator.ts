@@ -31,7 +31,8 @@ dump: creates an XML dump of current UI hierarchy
 events: prints out accessibility events until terminated
 `;
 
-function dumpXml(phone: PhoneContext): string {
+/** The front window's hierarchy as stock `uiautomator dump` writes it (the snapshot helper's reads agree with it). */
+export function stockDumpXml(phone: PhoneContext): string {
   if (phone.quirks.has('ui-dump-empty'))
     return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
   const window = phone.screen.window();
@@ -56,7 +57,7 @@ export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Pr
   }
   let file = DEFAULT_DUMP_FILE;
   for (const arg of args) if (!arg.startsWith('-')) file = arg.startsWith('/') ? arg : `/${arg}`;
-  if (phone.helper.holdsUiAutomation()) {
+  if (phone.helper.holdsUiAutomation() || phone.snapshotHelper.holdsUiAutomation()) {
     // Another UiAutomation client (the resident helper's instrumentation) is connected: the
     // dump's own connection fails and the process dies with no output, exit 137 (QUIRKS.md).
     return 137;
@@ -75,7 +76,7 @@ export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Pr
     io.err('ERROR: null root node returned by UiTestAutomationBridge.\n');
     return 0;
   }
-  const xml = dumpXml(phone);
+  const xml = stockDumpXml(phone);
   if (phone.quirks.has('ui-dump-unreadable')) {
     // The dumper's IOException is only logged: the success line is printed, nothing is written.
     io.out(`UI hierchary dumped to: ${file}\n`);

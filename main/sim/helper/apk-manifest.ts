@@ -19,6 +19,8 @@ export interface ApkManifest {
   versionCode: number;
   versionName: string | undefined;
   instrumentation: ApkInstrumentation[];
+  /** `<uses-sdk android:minSdkVersion>`; undefined when the manifest has none. */
+  minSdk: number | undefined;
 }
 
 const EOCD_SIGNATURE = 0x06054b50;
@@ -86,6 +88,7 @@ const ATTR_IDS: Record<number, string> = {
   0x0101021c: 'versionName',
   0x01010003: 'name',
   0x01010021: 'targetPackage',
+  0x0101020c: 'minSdkVersion',
 };
 
 function readStringPool(xml: Buffer, start: number): string[] {
@@ -182,7 +185,9 @@ export function readApkManifest(apk: Buffer): ApkManifest | undefined {
         const target = e.attrs.get('targetPackage');
         return typeof name === 'string' && typeof target === 'string' ? [{ name, targetPackage: target }] : [];
       });
+    const minSdk = (elements ?? []).find((e) => e.name === 'uses-sdk')?.attrs.get('minSdkVersion');
     return {
+      minSdk: typeof minSdk === 'number' ? minSdk : undefined,
       package: pkg,
       versionCode: typeof versionCode === 'number' ? versionCode : 0,
       versionName: versionName === undefined ? undefined : String(versionName),
