@@ -645,9 +645,12 @@ export interface AdminTurnover {
 
 /** `GET|PUT /admin/api/turnover` and `turnover_policy` in the admin state. */
 export interface AdminTurnoverPolicy {
-  /** After leases a lab access code gave (device_claim). Default on. */
+  /**
+   * Lab phones: an access code of their own names them (a code for every phone does not).
+   * Default on. The phone decides, not how the lease began (#36 point 6).
+   */
   claims: boolean;
-  /** After leases the person at the computer approved (desktop_approval). Default off: their own phone. */
+  /** The other phones: the person's own. Default off. */
   approvals: boolean;
   /** Apps whose data is cleared at every turnover (pm clear), e.g. the app under test. */
   clear_data: string[];

@@ -367,6 +367,7 @@ export function createCore(input: CoreOptionsInput): Core {
     effects: leaseEffects,
     clock,
     device: (deviceId) => registry.get(deviceId),
+    labPhone: (deviceId) => store.get().accessCodes.some((code) => code.scope === deviceId),
     shellFor: (device) => tools.shellFor(device),
     submit: (deviceId, work) => queue.submit(deviceId, 'control', TURNOVER_CHANNEL, work),
     clearClipboard: async (device, signal) => {
@@ -460,6 +461,10 @@ export function createCore(input: CoreOptionsInput): Core {
     marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
     stateChanged: () => hub.publish('state'),
     activeDeviceFor: (channelId) => bindingService.activeBinding(channelId)?.deviceId,
+    leaseKeyFor: (channelId) => {
+      const binding = bindingService.activeBinding(channelId);
+      return binding && `${binding.deviceId}@${binding.lease.startedAt}`;
+    },
     bindingStatus: (channelId) => {
       const binding = bindingService.binding(channelId);
       return binding ? bindingService.bindingStatus(binding).status : 'created';
@@ -527,20 +532,20 @@ export function createCore(input: CoreOptionsInput): Core {
   // service has stopped: what a service reports while it stops is still heard.
   const publishState = (): void => hub.publish('state');
   // A binding ended: its queued calls end, the phone's helper stops, its approvals end (in this order).
-  const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason, flowId: string): void => {
+  const onBindingEnded = (channelId: string, deviceId: string, reason: BindingEndReason): void => {
     // First: the lease's log and typed texts are still there (the tools forget them next).
     void evidence.leaseEnded(channelId, {
       deviceId,
       reason,
       log: tools.leaseLog(channelId, deviceId),
-      turnoverExpected: turnover.appliesTo(deviceId, flowId),
+      turnoverExpected: turnover.appliesTo(deviceId),
     });
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
     streams.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
     // After the lease's own work was canceled: the turnover queues behind what still stops.
-    turnover.leaseEnded(channelId, deviceId, flowId, reason);
+    turnover.leaseEnded(channelId, deviceId, reason);
   };
   const onDeviceChanged = (device: DeviceRecord): void => {
     if (device.state !== 'device') {

@@ -5,7 +5,7 @@
  * the first agent signs out, the turnover puts everything back (the argv log shows it ran
  * before the second binding) and the claim in line binds. A turnover that cannot finish keeps
  * the phone out of new bindings until a person dismisses it. A person's own phone (desktop
- * approval) is left as the lease left it, by default.
+ * approval) is left as the lease left it, by default: the phone's policy decides, not the flow.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -213,6 +213,13 @@ describe('turnover after a lab lease, and the line for a busy phone', () => {
 
   test('a person’s own phone (desktop approval) is left as the lease left it, unless its turnover is on', async () => {
     await waitUntil(() => !rig.bridge.core.bindings.leaseHolder(deviceId), 10_000, 'free');
+    // The person's own phone is one no access code of its own names: the reset is the phone's policy, not the flow's.
+    const removed = await rig.bridge.admin('POST', '/admin/api/access-codes', {
+      scope: deviceId,
+      code: null,
+      require_approval: false,
+    });
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
     const c = await client();
     const channel = await bindChannel(rig, c, deviceId);
     result(

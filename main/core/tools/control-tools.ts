@@ -32,6 +32,9 @@ import {
 import { makeBatchTool } from './batch-tool';
 import { requireFocusedField } from './focused-field';
 import { createReadStream } from 'node:fs';
+import { BridgeError } from '../errors';
+import type { DeviceShell } from '../devices/device-shell';
+import { runText } from '../devices/shell-quote';
 
 const PACKAGE = z
   .string()
@@ -406,10 +409,38 @@ const installApkTool = defineTool({
   },
 });
 
+/** Names tried for a pushed file before it is refused: the name, then "name (1).ext" … "name (20).ext". */
+const MAX_PUSH_RENAMES = 20;
+
+/**
+ * A path in the Download folder that holds no file yet. A file already there may be the
+ * person's own, and the lease's reset deletes what the lease pushed: overwriting it would first
+ * replace it and then delete it (#36 point 6). Browsers number a second download the same way.
+ */
+async function unusedDownloadPath(
+  shell: DeviceShell,
+  name: string,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<string> {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 0; n <= MAX_PUSH_RENAMES; n++) {
+    const path = `/sdcard/Download/${n === 0 ? name : `${stem} (${n})${ext}`}`;
+    // Exit status 1: nothing there. Anything else (0, unknown) is taken as taken.
+    const { exitCode } = await runText(shell, ['test', '-e', path], options);
+    if (exitCode === 1) return path;
+  }
+  throw new BridgeError(
+    'invalid_arguments',
+    `/sdcard/Download already holds ${name} and ${MAX_PUSH_RENAMES} numbered copies of it; choose another filename`,
+  );
+}
+
 const pushFileTool = defineTool({
   id: 'android_push_file',
   title: 'Copy a file to the phone',
-  description: 'Copy a file uploaded through the transfer plane (file_ref) into the phone’s Download folder.',
+  description:
+    'Copy a file uploaded through the transfer plane (file_ref) into the phone’s Download folder. A file already there is never overwritten: the copy gets a new name (name (1).ext), returned as path.',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'push' },
@@ -427,7 +458,7 @@ const pushFileTool = defineTool({
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');
-    const remote = `/sdcard/Download/${name}`;
+    const remote = await unusedDownloadPath(ctx.shell, name, { timeoutMs: 10_000, signal: ctx.signal });
     await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
     return { status: 'copied', path: remote, byte_size: file.byteSize };
   },

@@ -26,6 +26,12 @@ export interface InvokeHandlerOptions {
   pipeline: CallPipeline;
   /** The phone a channel's active lease holds, if any. */
   activeDeviceFor: (channelId: string) => string | undefined;
+  /**
+   * Names the channel's active lease (its phone and when it began), if any: part of the
+   * exactly-once key, so a tool_call_id replayed after the channel was bound to another phone
+   * runs there instead of returning the old phone's answer.
+   */
+  leaseKeyFor: (channelId: string) => string | undefined;
   /** The channel's binding as its Descriptor states it (`connected`, `revoked`, `error` …). */
   bindingStatus: (channelId: string) => string;
   /** A call keeps the lease from idling out. */
@@ -68,7 +74,7 @@ export class InvokeHandler {
     const requestId = ctx.packet.request_id ?? ctx.packet.packet_id;
     const toolCallId =
       typeof context.tool_call_id === 'string' && context.tool_call_id ? context.tool_call_id : requestId;
-    const key = `${ctx.channel.id}\n${toolCallId}`;
+    const key = `${ctx.channel.id}\n${this.o.leaseKeyFor(ctx.channel.id) ?? ''}\n${toolCallId}`;
     // Hashed as sent: a retry is compared with what the agent sent the first time.
     const argsHash = this.o.exactlyOnce.hash(toolId, args);
     const receivedAt = this.o.clock();

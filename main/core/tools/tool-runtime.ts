@@ -58,6 +58,8 @@ export interface ToolRuntimeOptions {
   /** Something the console shows changed. */
   stateChanged: () => void;
   activeDeviceFor: (channelId: string) => string | undefined;
+  /** The channel's active lease by its phone and start (part of the exactly-once key). */
+  leaseKeyFor: (channelId: string) => string | undefined;
   bindingStatus: (channelId: string) => string;
   touch: (channelId: string) => void;
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
@@ -127,6 +129,7 @@ export class ToolRuntime {
       exactlyOnce: this.exactlyOnce,
       pipeline,
       activeDeviceFor: o.activeDeviceFor,
+      leaseKeyFor: o.leaseKeyFor,
       bindingStatus: o.bindingStatus,
       touch: o.touch,
       progress: o.progress,

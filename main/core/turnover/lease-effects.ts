@@ -109,7 +109,7 @@ export class LeaseEffects implements CallRecordSink {
         ? [
             {
               tool: step.tool,
-              args: (planned[i]?.args as Record<string, unknown> | undefined) ?? {},
+              args: (planned[i]?.arguments as Record<string, unknown> | undefined) ?? {},
               result: (step.result as Record<string, unknown> | undefined) ?? {},
             },
           ]

@@ -5,8 +5,10 @@
  * clears the data of the apps the lab lists, puts back the runtime permissions it changed,
  * clears the clipboard it set (through the fast lane's helper, when it still runs), and
  * presses Home. It runs as control work on the phone's queue, after the lease's own work
- * stopped. Whether it runs is a policy: on for leases a lab access code gave, off for the
- * person's own phone (desktop approval), each phone may choose. Every turnover is one audit
+ * stopped. Whether it runs is the phone's policy, never the flow's (an agent chooses the flow,
+ * so with a code for every phone it could choose no reset for the person's own): on for lab
+ * phones (an access code of their own names them), off for the others (the person's own),
+ * each phone may choose. Every turnover is one audit
  * line and shows on the phone's card; one that fails keeps the phone out of new bindings
  * until a person retries or dismisses it.
  */
@@ -45,6 +47,8 @@ export interface TurnoverOptions {
   audit: (e: { deviceId: string; report: AdminTurnover }) => void;
   /** A turnover that could not even record its outcome (the bridge's own files gone). */
   onError?: (error: unknown) => void;
+  /** True for a lab phone: an access code of its own names it (a code for every phone does not). */
+  labPhone: (deviceId: string) => boolean;
   clock?: () => number;
 }
 
@@ -79,7 +83,7 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
     this.stopped = false;
     for (const [channelId, effects] of this.o.effects.orphans(leaseActive)) {
       this.o.effects.take(channelId);
-      if (!this.appliesTo(effects.deviceId, effects.flowId)) continue;
+      if (!this.appliesTo(effects.deviceId)) continue;
       this.track(this.begin(effects.deviceId, { channelId, reason: 'bridge_restarted', effects }));
     }
   }
@@ -131,12 +135,12 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
     return this.policy();
   }
 
-  /** Whether a lease that began with `flowId` on this phone is turned over when it ends. */
-  appliesTo(deviceId: string, flowId: string): boolean {
+  /** Whether a lease on this phone is turned over when it ends, however the lease began. */
+  appliesTo(deviceId: string): boolean {
     const policy = this.policy();
     const own = policy.devices[deviceId];
     if (own) return own === 'on';
-    return flowId === 'device_claim' ? policy.claims : policy.approvals;
+    return this.o.labPhone(deviceId) ? policy.claims : policy.approvals;
   }
 
   /** The phone cannot be bound now: its turnover runs or waits, or failed and nobody looked yet. */
@@ -156,9 +160,9 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
    * A lease ended: runs its turnover when the policy says so (the effects are dropped
    * otherwise), else frees the phone at once.
    */
-  leaseEnded(channelId: string, deviceId: string, flowId: string, reason: string): void {
+  leaseEnded(channelId: string, deviceId: string, reason: string): void {
     const effects = this.o.effects.take(channelId);
-    if (!this.appliesTo(deviceId, flowId)) {
+    if (!this.appliesTo(deviceId)) {
       this.emit('free', deviceId);
       return;
     }

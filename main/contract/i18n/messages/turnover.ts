@@ -21,8 +21,8 @@ export default defineMessages(
     'settings.title': 'Hand-over',
     'settings.explain':
       'When a lease ends, the bridge can reset the phone before the next agent gets it: it stops the apps the lease started, uninstalls the apps it installed, deletes the files it pushed, puts back the permissions it changed, clears the apps you list below and presses Home. A reset that fails keeps the phone for you to check.',
-    'settings.claims': 'Reset after leases from a lab access code',
-    'settings.approvals': 'Reset after leases you approved yourself (your own phone)',
+    'settings.claims': 'Reset lab phones (phones an access code of their own names) after every lease',
+    'settings.approvals': 'Reset the other phones (your own: no code of their own names them) after every lease',
     'settings.clearData': 'Also clear the data of these apps at every reset (package names, one per line)',
     'settings.save': 'Save apps',
     'settings.perPhone':
@@ -42,8 +42,8 @@ export default defineMessages(
     'settings.title': '交接',
     'settings.explain':
       '租约结束时，桥接服务可以在下一个智能体使用前重置手机：停止租约启动的应用、卸载它安装的应用、删除它推送的文件、恢复它更改的权限、清除下方列出的应用的数据，并按下主屏幕键。重置失败时，手机会留给你检查。',
-    'settings.claims': '实验室访问码租约结束后重置',
-    'settings.approvals': '你亲自批准的租约结束后重置（你自己的手机）',
+    'settings.claims': '每次租约结束后重置实验室手机（有专属访问码的手机）',
+    'settings.approvals': '每次租约结束后重置其他手机（你自己的手机：没有专属访问码）',
     'settings.clearData': '每次重置时也清除这些应用的数据（包名，每行一个）',
     'settings.save': '保存应用',
     'settings.perPhone': '单台手机的设置优先于这些：{count, plural, =0 {尚未设置} other {已设置 # 台}}。',
