@@ -80,6 +80,8 @@ export const ERROR_CODES = [
   // the lab's named secrets (secrets/lab-secrets.ts): no secret by that name, or not for this phone
   'secret_not_found',
   'secret_out_of_scope',
+  // a secret is typed only into a field the phone masks (tools/secret-text.ts)
+  'secret_field_not_masked',
   'internal_error',
 ] as const;
 

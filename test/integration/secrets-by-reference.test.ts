@@ -2,7 +2,7 @@
  * Secrets by reference, end to end: admin API → bridge → xAgent client → real adb server →
  * simulated phone. A secret planted through the admin API is typed by name
  * (android_type_text `secret`, alone and in a batch, ASCII through `input text` and Chinese
- * through ADB Keyboard); the phone gets the value, and nothing else does: no file of the data
+ * through ADB Keyboard, only into password fields); the phone gets the value, and nothing else does: no file of the data
  * dir, no packet the client received, no admin answer (state, secrets, audit, its export, the
  * phone view's timeline), no log line holds it raw, JSON-escaped, %-encoded or in base64.
  * Unknown names, phones outside a secret's scope and deleted secrets are refused with their
@@ -219,19 +219,31 @@ describe('secrets by reference over the real adb server', () => {
     assert.ok((typed.safety.risk_classes as string[]).includes('password_field'));
     assert.equal(rig.phones[0]!.typedText('password'), LOGIN, 'the phone got the value');
 
-    // Into a plain field, with the screen observed: the field shows it, the answer names it.
+    // Never into a plain field, which would show it (test/integration/secret-pieces.test.ts).
+    const plain = await invoke(
+      client,
+      channel,
+      'android_type_text',
+      { element: { resource_id: 'username' }, secret: 'lab-note', clear: true },
+      callId('note-plain'),
+    );
+    assert.equal(plain.error?.code, 'secret_field_not_masked', JSON.stringify(plain));
+    // Into the password field (through ADB Keyboard), with the screen observed: the answer names it.
     const note = await approved(
       'android_type_text',
-      { element: { resource_id: 'username' }, secret: 'lab-note', clear: true, observe: true },
+      { element: { resource_id: 'password' }, secret: 'lab-note', clear: true, observe: true },
       callId('note'),
     );
-    assert.equal(rig.phones[0]!.typedText('username'), NOTE);
-    assert.match(JSON.stringify(result(note.ack).ui), /\[secret: lab-note\]/);
-    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree')));
-    assert.match(
-      JSON.stringify(tree),
-      /\[secret: lab-note\]/,
-      'a later tree shows the name where the field shows the value',
+    assert.equal(rig.phones[0]!.typedText('password'), NOTE);
+    assert.equal(result(note.ack).secret, 'lab-note');
+    result(
+      await invoke(
+        client,
+        channel,
+        'android_type_text',
+        { element: { resource_id: 'username' }, text: 'tester', clear: true },
+        callId('user'),
+      ),
     );
 
     // In a batch, then signing in: the welcome screen greets the typed user name.
@@ -250,7 +262,7 @@ describe('secrets by reference over the real adb server', () => {
     const welcome = result(
       await invoke(client, channel, 'android_ui_tree', { interactive_only: false }, callId('welcome')),
     );
-    assert.match(JSON.stringify(welcome), /Welcome, \[secret: lab-note\]/);
+    assert.match(JSON.stringify(welcome), /Welcome, tester/);
 
     // The values did reach the phone, in the forms grepped for below.
     const argv = rig.phones[0]!.argvLog.map((a) => a.join(' ')).join('\n');
@@ -270,7 +282,7 @@ describe('secrets by reference over the real adb server', () => {
       JSON.stringify(typing),
     );
     assert.ok(
-      typing.every((e) => !('text' in e.arguments)),
+      typing.filter((e) => 'secret' in e.arguments).every((e) => !('text' in e.arguments)),
       'no text argument at all',
     );
     const batched = entries.find((e) => e.tool_id === 'android_batch' && e.outcome === 'ok');

@@ -3,6 +3,8 @@
  * live secrets (API key, admin token, signing secret, access codes) and masks them, and
  * known sensitive fields are dropped before formatting.
  */
+import { replaceFragments } from '../secrets/secret-fragments';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Logger {
@@ -24,9 +26,10 @@ export interface LoggerOptions {
 
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
+  // Long pieces of a secret too (a field after a Backspace, a keystroke log): secret-fragments.ts.
+  const longFirst = [...secrets].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  for (const secret of longFirst) out = out.split(secret).join('[redacted]');
+  for (const secret of longFirst) out = replaceFragments(out, secret, '[redacted]');
   return out.replace(/([?&]sig=)[A-Za-z0-9_-]+/g, '$1[redacted]').replace(/(Bearer\s+)\S+/gi, '$1[redacted]');
 }
 

@@ -30,6 +30,7 @@ import type { GateDecision, SafetyGate, ToolCall } from '../tools/tool-call';
 import { probeScreen, type ScreenFacts } from '../android/screen-probe';
 import { toolFacts } from '../tools/catalogue';
 import { assertSelectorsShown } from '../tools/targets';
+import { assertSecretFieldMasked } from '../tools/secret-text';
 
 export type ApprovalAnswer = 'approve' | 'approve_for_lease' | 'deny';
 
@@ -226,7 +227,10 @@ export class ApprovalGate implements SafetyGate {
       return this.finish(call, base, { decision: 'allow', by: 'lease_approval', reasons });
     }
     // A target the screen does not show cannot be acted on whatever the person answers.
-    if (screen?.nodes) assertSelectorsShown(call.args, screen.nodes);
+    if (screen?.nodes) {
+      assertSelectorsShown(call.args, screen.nodes);
+      assertSecretFieldMasked(call.tool.id, call.args, screen.nodes, call.lastTree());
+    }
     return this.hold(call, base, asking);
   }
 

@@ -55,10 +55,21 @@ export interface LabSecretsOptions {
  * Every form a value may take on its way to a phone, for scrubbing and redaction: as typed,
  * JSON-escaped, as `input text` sends spaces (`%s`), and base64 (ADB Keyboard's broadcast).
  * Forms of a value shorter than 4 characters are only the value itself and its JSON form.
+ * Their long prefixes and suffixes are scrubbed too (secret-fragments.ts).
  */
 export function secretForms(value: string): string[] {
   const forms = [value, JSON.stringify(value).slice(1, -1)];
-  if (value.length >= 4) forms.push(value.replaceAll(' ', '%s'), Buffer.from(value, 'utf8').toString('base64'));
+  if (value.length >= 4) {
+    const bytes = Buffer.from(value, 'utf8');
+    // base64 of the value from its 2nd and 3rd byte too: a suffix's own base64 is a suffix of
+    // one of these three, whichever byte it starts at (secret-fragments.ts scrubs such pieces).
+    forms.push(
+      value.replaceAll(' ', '%s'),
+      bytes.toString('base64'),
+      bytes.subarray(1).toString('base64'),
+      bytes.subarray(2).toString('base64'),
+    );
+  }
   return [...new Set(forms)];
 }
 

@@ -88,6 +88,7 @@ export function statusForCode(code: string): number {
     case 'invalid_arguments':
     case 'invalid_address':
     case 'out_of_bounds':
+    case 'secret_field_not_masked':
       return 400;
     case 'permission_denied':
     case 'secret_out_of_scope':

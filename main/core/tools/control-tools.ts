@@ -31,6 +31,7 @@ import {
 } from './targets';
 import { makeBatchTool } from './batch-tool';
 import { requireFocusedField } from './focused-field';
+import { secretFieldNotMasked } from './secret-field';
 import { createReadStream } from 'node:fs';
 import { BridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
@@ -244,6 +245,9 @@ const typeTextTool = defineTool({
     const element = await resolveTarget(ctx, args);
     let focusChecked = true;
     if (element) {
+      // A secret goes only into a field the phone masks, checked before the field is even tapped.
+      if (args.secret !== undefined && !element.password)
+        throw secretFieldNotMasked(args.secret, element.resourceId || element.className);
       password = element.password;
       if (ctx.lanes) await ctx.lanes.tap(element.center[0], element.center[1], opts);
       else await tap(ctx.shell, element.center[0], element.center[1], opts);
@@ -253,6 +257,12 @@ const typeTextTool = defineTool({
       const focus = await requireFocusedField(ctx);
       if ('field' in focus) password = focus.field.password;
       else focusChecked = false;
+      // Whether the focused field masks it must be known, not assumed.
+      if (args.secret !== undefined && !('field' in focus && focus.field.password))
+        throw secretFieldNotMasked(
+          args.secret,
+          'field' in focus ? focus.field.resourceId || focus.field.className : null,
+        );
     }
     if (args.clear) await clearField(ctx.shell, { ...opts, ...(currentLength !== undefined ? { currentLength } : {}) });
     const typeOptions = {

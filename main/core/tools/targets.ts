@@ -21,7 +21,7 @@ import { formatRef, parseRef, REF_STALE_FIX, refKey, type RememberedTree } from 
 import type { ElementSelectorArgs, Lane, ToolContext } from './tool-definition';
 
 /** The most nodes a read keeps (numbered 0…2999): what tools, refs and the safety policy count. */
-const TREE_MAX_NODES = 3000;
+export const TREE_MAX_NODES = 3000;
 
 export interface ResolvedPoint {
   x: number;
