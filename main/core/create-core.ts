@@ -460,6 +460,7 @@ export function createCore(input: CoreOptionsInput): Core {
     marksChanged: (deviceId) => bindingService.toolMarksChanged(deviceId),
     stateChanged: () => hub.publish('state'),
     activeDeviceFor: (channelId) => bindingService.activeBinding(channelId)?.deviceId,
+    awayLeaseEnd: (deviceId) => bindingService.awayLeaseEnd(deviceId),
     bindingStatus: (channelId) => {
       const binding = bindingService.binding(channelId);
       return binding ? bindingService.bindingStatus(binding).status : 'created';

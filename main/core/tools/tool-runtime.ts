@@ -58,6 +58,8 @@ export interface ToolRuntimeOptions {
   /** Something the console shows changed. */
   stateChanged: () => void;
   activeDeviceFor: (channelId: string) => string | undefined;
+  /** While the bound phone is away: when its lease ends unless it comes back. */
+  awayLeaseEnd?: (deviceId: string) => number | null;
   bindingStatus: (channelId: string) => string;
   touch: (channelId: string) => void;
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
@@ -127,6 +129,7 @@ export class ToolRuntime {
       exactlyOnce: this.exactlyOnce,
       pipeline,
       activeDeviceFor: o.activeDeviceFor,
+      ...(o.awayLeaseEnd ? { awayLeaseEnd: o.awayLeaseEnd } : {}),
       bindingStatus: o.bindingStatus,
       touch: o.touch,
       progress: o.progress,
