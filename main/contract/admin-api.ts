@@ -23,6 +23,11 @@ export interface AdminDevice {
   transport: 'usb' | 'tcp';
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
+  /**
+   * A leased phone that went away (unplugged, lost): when its lease ends unless it comes back
+   * (the disconnect grace). Such a phone stays listed, even once adb forgot it (`gone`).
+   */
+  away_until?: number | null;
   queue: { running: number; queued: number };
   /** The latest phone check (docs/REFERENCE.md "Phone check"), or null before the first one. */
   check: AdminPhoneCheck | null;
@@ -143,6 +148,8 @@ export interface AdminChannel {
   last_action: { tool_id: string; at: number; outcome: string } | null;
   lease_expires_at: number | null;
   idle_expires_at: number | null;
+  /** The bound phone is away: its lease ends then unless it comes back (the idle timer waits meanwhile). */
+  away_until?: number | null;
   open: boolean;
   /** What the binding knows of who holds it and how it bound (null: no binding, or one made before the bridge kept this). */
   holder?: AdminBindingHolder | null;

@@ -465,6 +465,7 @@ export function createCore(input: CoreOptionsInput): Core {
       const binding = bindingService.activeBinding(channelId);
       return binding && `${binding.deviceId}@${binding.lease.startedAt}`;
     },
+    awayLeaseEnd: (deviceId) => bindingService.awayLeaseEnd(deviceId),
     bindingStatus: (channelId) => {
       const binding = bindingService.binding(channelId);
       return binding ? bindingService.bindingStatus(binding).status : 'created';

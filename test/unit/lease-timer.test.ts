@@ -29,3 +29,10 @@ test('an offline phone ends its lease only past the disconnect grace', () => {
   assert.equal(leaseEndsNow(busy, 39_999, 10_000, GRACE), null);
   assert.equal(leaseEndsNow(busy, 40_000, 10_000, GRACE), 'offline');
 });
+
+test('while the phone is away only the grace and the maximum end the lease: the agent cannot be idle by choice', () => {
+  // Idle since 5 s, timeout 10 s: it would end at 15 s, but the phone left at 12 s.
+  assert.equal(leaseEndsNow({ ...lease, maxUntil: null }, 20_000, 12_000, GRACE), null);
+  assert.equal(leaseEndsNow({ ...lease, maxUntil: null }, 42_000, 12_000, GRACE), 'offline');
+  assert.equal(leaseEndsNow(lease, 60_000, 50_000, GRACE), 'max_duration');
+});

@@ -102,7 +102,8 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
   const channels = deps.runtime.channels();
   const devices: AdminDevice[] = deps.registry
     .list()
-    .filter((d) => d.state !== 'gone')
+    // A leased phone adb forgot (unplugged) stays in sight while its lease waits for it.
+    .filter((d) => d.state !== 'gone' || deps.bindings.awayLeaseEnd(d.deviceId) !== null)
     .map((d) => {
       const holder = channels.find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === d.deviceId);
       return {
@@ -118,6 +119,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         transport: d.transport,
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
+        away_until: deps.bindings.awayLeaseEnd(d.deviceId),
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
@@ -144,6 +146,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       lease_expires_at: b && b.ended === null ? b.lease.maxUntil : null,
       idle_expires_at:
         b && b.ended === null && b.lease.idleTimeoutMs !== null ? b.lease.lastActivityAt + b.lease.idleTimeoutMs : null,
+      away_until: b && b.ended === null ? deps.bindings.awayLeaseEnd(b.deviceId) : null,
       open: true,
       holder: b ? holderView(b.holder) : null,
     };

@@ -24,6 +24,7 @@ import type {
 } from '../store/state-store';
 import { ClaimGuard, storeAccessCode } from './access-codes';
 import { approvalMessage, checkDeviceClaim } from './device-claim';
+import { awayReason } from './away-lease';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';
@@ -335,6 +336,20 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       .find((c) => c.binding && c.binding.ended === null && c.binding.deviceId === deviceId)?.id;
   }
 
+  /**
+   * While a leased phone is away (unplugged, offline, unauthorized): when its lease ends unless
+   * it comes back (the disconnect grace, or the lease's maximum if sooner). Null while it is
+   * here or not leased.
+   */
+  awayLeaseEnd(deviceId: string): number | null {
+    const since = this.offlineSince.get(deviceId);
+    const holder = this.leaseHolder(deviceId);
+    const lease = holder ? this.activeBinding(holder)?.lease : undefined;
+    if (since === undefined || !lease) return null;
+    const grace = since + this.lease.disconnectGraceMs;
+    return lease.maxUntil !== null ? Math.min(grace, lease.maxUntil) : grace;
+  }
+
   /** Records a tool call for the idle timeout (persisted lazily, not on every call). */
   touch(channelId: string): void {
     const binding = this.activeBinding(channelId);
@@ -459,14 +474,20 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     if (binding.ended === 'revoked') return { status: 'revoked', reason: 'the lease was revoked at the computer' };
     if (binding.ended === 'expired') return { status: 'expired', reason: 'the lease ended; authenticate again' };
     const device = this.options.registry.get(binding.deviceId);
-    if (!device || device.state === 'gone') return { status: 'offline', reason: 'the phone is not connected' };
+    const keptUntil = binding.ended === null ? this.awayLeaseEnd(binding.deviceId) : null;
+    if (!device || device.state === 'gone')
+      return { status: 'offline', reason: keptUntil !== null ? awayReason(keptUntil) : 'the phone is not connected' };
     if (device.state === 'unauthorized')
       return {
         status: 'offline',
         reason: 'the phone has not accepted this computer’s USB debugging key',
         deniedByTarget: true,
       };
-    if (device.state !== 'device') return { status: 'offline', reason: device.reason ?? 'the phone is offline' };
+    if (device.state !== 'device')
+      return {
+        status: 'offline',
+        reason: keptUntil !== null ? awayReason(keptUntil) : (device.reason ?? 'the phone is offline'),
+      };
     // Verified = facts read by a real command since the phone last became `device` in this
     // process (after a restart, an unplug or an adb reconnect), and they name the bound phone.
     if (device.verifiedAt === null) return { status: 'offline', reason: 'verifying the phone' };
@@ -561,8 +582,13 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
   }
 
   private onDeviceChanged(device: DeviceRecord): void {
-    if (device.state === 'device') this.offlineSince.delete(device.deviceId);
-    else if (!this.offlineSince.has(device.deviceId)) this.offlineSince.set(device.deviceId, this.clock());
+    if (device.state === 'device') {
+      // Back from an unplug: the idle clock starts again now (it did not run while the phone was away).
+      if (this.offlineSince.delete(device.deviceId)) {
+        const holder = this.leaseHolder(device.deviceId);
+        if (holder) this.touch(holder);
+      }
+    } else if (!this.offlineSince.has(device.deviceId)) this.offlineSince.set(device.deviceId, this.clock());
     for (const channel of this.options.runtime.channels()) {
       if (channel.binding?.deviceId === device.deviceId) this.pushIfChanged(channel.id);
     }

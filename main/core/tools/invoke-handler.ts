@@ -8,6 +8,7 @@ import type { DeviceRegistry } from '../devices/device-registry';
 import { isBridgeError, toWireError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
+import { awayError } from '../bindings/away-lease';
 import { errorAck, type ExactlyOnce } from './exactly-once';
 import type { StoredAck } from './idempotency-journal';
 import type { CallPipeline } from './call-pipeline';
@@ -34,6 +35,8 @@ export interface InvokeHandlerOptions {
   leaseKeyFor: (channelId: string) => string | undefined;
   /** The channel's binding as its Descriptor states it (`connected`, `revoked`, `error` …). */
   bindingStatus: (channelId: string) => string;
+  /** While the bound phone is away: when its lease ends unless it comes back (BindingService.awayLeaseEnd). */
+  awayLeaseEnd?: (deviceId: string) => number | null;
   /** A call keeps the lease from idling out. */
   touch: (channelId: string) => void;
   /** Sends `tool.progress.push` to the channel; false when it has no open connection. */
@@ -106,10 +109,15 @@ export class InvokeHandler {
       );
     }
     const device = this.o.registry.get(deviceId);
-    if (!device || device.state === 'gone') return errorAck('device_offline', 'the bound phone is not connected');
+    // Away (unplugged, lost): the agent learns the fix and how long the lease waits for it.
+    const away = (message: string): StoredAck => {
+      const keptUntil = this.o.awayLeaseEnd?.(deviceId) ?? null;
+      return keptUntil === null ? errorAck('device_offline', message) : { error: awayError(keptUntil, this.o.clock()) };
+    };
+    if (!device || device.state === 'gone') return away('the bound phone is not connected');
     if (device.state === 'unauthorized')
       return errorAck('device_unauthorized', 'the phone has not accepted this computer’s USB debugging key');
-    if (device.state !== 'device') return errorAck('device_offline', 'the bound phone is offline');
+    if (device.state !== 'device') return away('the bound phone is offline');
     const bound = this.o.bindingStatus(channelId);
     if (bound === 'error')
       return errorAck('not_bound', 'a different phone now answers where the bound phone was; authenticate again');

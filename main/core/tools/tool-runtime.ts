@@ -60,6 +60,8 @@ export interface ToolRuntimeOptions {
   activeDeviceFor: (channelId: string) => string | undefined;
   /** The channel's active lease by its phone and start (part of the exactly-once key). */
   leaseKeyFor: (channelId: string) => string | undefined;
+  /** While the bound phone is away: when its lease ends unless it comes back. */
+  awayLeaseEnd?: (deviceId: string) => number | null;
   bindingStatus: (channelId: string) => string;
   touch: (channelId: string) => void;
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
@@ -130,6 +132,7 @@ export class ToolRuntime {
       pipeline,
       activeDeviceFor: o.activeDeviceFor,
       leaseKeyFor: o.leaseKeyFor,
+      ...(o.awayLeaseEnd ? { awayLeaseEnd: o.awayLeaseEnd } : {}),
       bindingStatus: o.bindingStatus,
       touch: o.touch,
       progress: o.progress,

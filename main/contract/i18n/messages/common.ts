@@ -15,6 +15,10 @@ export default defineMessages(
     'nav.approvalsWaiting': '{count, plural, one {# approval waiting} other {# approvals waiting}}',
     'nav.pairingsWaiting': '{count, plural, one {# pairing request waiting} other {# pairing requests waiting}}',
     'lease.paused': 'paused — a person has the phone',
+    'lease.away': 'Unplugged — the lease is kept {left} more; plug it back in',
+    'lease.awayIdle': 'waits — the phone is unplugged',
+    'lease.awayIdleTitle':
+      'The idle timer does not run while the phone is away; it starts again when the phone is back',
     'lease.pausedTitle':
       'The lease does not count down while a person holds the phone (take over); it goes on from here at the hand-back',
     'live.connecting': 'Connecting…',
@@ -80,6 +84,9 @@ export default defineMessages(
     'nav.approvalsWaiting': '{count} 个审批等待处理',
     'nav.pairingsWaiting': '{count} 个配对请求等待处理',
     'lease.paused': '已暂停 — 手机由人操作中',
+    'lease.away': '已拔出 — 租约还保留 {left}；请把手机重新插上',
+    'lease.awayIdle': '等待中 — 手机已拔出',
+    'lease.awayIdleTitle': '手机不在时空闲计时暂停；手机回来后重新开始计时',
     'lease.pausedTitle': '有人接管手机期间租约不计时；交还后从这里继续',
     'live.connecting': '正在连接…',
     'live.live': '实时',

@@ -15,6 +15,7 @@ import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
 import { LeasePaused } from '../../components/lease-paused';
+import { AwayIdle, AwayNote } from '../../components/away-note';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
@@ -236,6 +237,7 @@ function ChannelRow(props: {
           </StatusBadge>
           {!channel.open ? <StatusBadge tone="neutral">{t('bindings.channelClosed')}</StatusBadge> : null}
         </div>
+        {channel.away_until != null ? <AwayNote until={channel.away_until} testId={`channel-away-${id}`} /> : null}
         <dl className="facts facts-wide">
           <HolderFacts holder={channel.holder} boundAt={channel.bound_at} id={id} />
           <dt>{t('bindings.fact.bound')}</dt>
@@ -277,7 +279,9 @@ function ChannelRow(props: {
           </dd>
           <dt>{t('bindings.fact.idleTimeout')}</dt>
           <dd>
-            {channel.idle_expires_at !== null && props.paused ? (
+            {channel.away_until != null ? (
+              <AwayIdle testId={`channel-idle-away-${id}`} />
+            ) : channel.idle_expires_at !== null && props.paused ? (
               <LeasePaused testId={`channel-idle-paused-${id}`} />
             ) : channel.idle_expires_at !== null ? (
               <>

@@ -6,6 +6,7 @@
 import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
+import { AwayNote } from '../../components/away-note';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
@@ -56,7 +57,11 @@ export function DeviceCard(props: {
   const details = [device.manufacturer, device.model].filter(Boolean).join(' ');
 
   return (
-    <li className="card device-card" data-testid={`device-${id}`}>
+    <li
+      className={device.away_until != null ? 'card device-card device-away' : 'card device-card'}
+      data-testid={`device-${id}`}
+      data-away={device.away_until != null ? 'true' : undefined}
+    >
       {/* The picture opens the phone's view, as its name and the Watch button do. */}
       <a
         className="device-thumb"
@@ -83,7 +88,9 @@ export function DeviceCard(props: {
             {state.text}
           </StatusBadge>
         </div>
-        {device.state === 'unauthorized' ? (
+        {device.away_until != null ? (
+          <AwayNote until={device.away_until} testId={`device-away-${id}`} />
+        ) : device.state === 'unauthorized' ? (
           <p className="hint hint-warn" data-testid={`device-hint-${id}`}>
             {t('devices.unauthorizedHint')}
           </p>

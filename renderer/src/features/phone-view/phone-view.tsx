@@ -10,6 +10,7 @@ import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
 import { LeasePaused } from '../../components/lease-paused';
+import { AwayIdle, AwayNote } from '../../components/away-note';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
@@ -70,7 +71,7 @@ export function PhoneView(props: {
 
   return (
     <section
-      className="phone-view"
+      className={device?.away_until != null ? 'phone-view phone-away' : 'phone-view'}
       aria-labelledby="phone-view-heading"
       data-testid="phone-view"
       data-device={deviceId}
@@ -130,6 +131,7 @@ export function PhoneView(props: {
           ) : null}
         </p>
       ) : null}
+      {device?.away_until != null ? <AwayNote until={device.away_until} testId="phone-view-away" /> : null}
       {!device ? (
         <p className="banner banner-warn" data-testid="phone-view-missing">
           {t('phone-view.missing')}
@@ -307,7 +309,9 @@ function LeasePanel(props: {
         </dd>
         <dt>{t('phone-view.lease.idle')}</dt>
         <dd>
-          {channel.idle_expires_at !== null && props.paused ? (
+          {channel.away_until != null ? (
+            <AwayIdle testId="phone-view-lease-idle-away" />
+          ) : channel.idle_expires_at !== null && props.paused ? (
             <LeasePaused testId="phone-view-lease-idle-paused" />
           ) : channel.idle_expires_at !== null ? (
             <Countdown to={channel.idle_expires_at} warnBelowMs={2 * 60_000} label={t('phone-view.lease.idle')} />
