@@ -108,6 +108,7 @@ void describe('helper parts', () => {
       versionCode: 278,
       versionName: '10.6.6',
       instrumentation: [],
+      minSdk: 26,
     });
     assert.deepEqual(readApkManifest(readFileSync(TEST_APK_PATH)), {
       package: 'io.appium.uiautomator2.server.test',
@@ -116,6 +117,7 @@ void describe('helper parts', () => {
       instrumentation: [
         { name: 'androidx.test.runner.AndroidJUnitRunner', targetPackage: 'io.appium.uiautomator2.server' },
       ],
+      minSdk: 26,
     });
     assert.equal(readApkManifest(Buffer.from('PK\x03\x04package=com.acme.x')), undefined);
     assert.equal(readApkManifest(readFileSync(SERVER_APK_PATH).subarray(0, 100_000)), undefined);

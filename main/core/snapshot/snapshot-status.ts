@@ -149,7 +149,7 @@ function assembleChunks(statuses: readonly StatusBundle[]): string {
     chunks.some((c) => Number(c.chunkCount) !== count)
   )
     throw bad(`came incomplete (${chunks.length} of ${String(count)} chunks)`, { expected: count, got: chunks.length });
-  const parts = new Array<Buffer | undefined>(count);
+  const parts = new Array<string | undefined>(count);
   for (const chunk of chunks) {
     const index = Number(chunk.chunkIndex);
     if (!Number.isInteger(index) || index < 0 || index >= count)
@@ -157,9 +157,15 @@ function assembleChunks(statuses: readonly StatusBundle[]): string {
     if (parts[index] !== undefined) throw bad(`had chunk ${index} twice`);
     const payload = chunk.payloadBase64 ?? '';
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payload)) throw bad(`had chunk ${index} that is not base64`);
-    parts[index] = Buffer.from(payload, 'base64');
+    parts[index] = payload;
   }
-  const xml = Buffer.concat(parts as Buffer[]).toString('utf8');
+  // Chunks split on a 4-character boundary (or each encoded on its own) decode one by one; any
+  // other split only decodes as one string.
+  const texts = parts as string[];
+  const aligned = texts.slice(0, -1).every((p) => p.length % 4 === 0);
+  const xml = (
+    aligned ? Buffer.concat(texts.map((p) => Buffer.from(p, 'base64'))) : Buffer.from(texts.join(''), 'base64')
+  ).toString('utf8');
   const start = xml.indexOf('<hierarchy');
   const end = xml.lastIndexOf('</hierarchy>');
   if (start < 0 || end < start) throw bad('held no complete <hierarchy>');
