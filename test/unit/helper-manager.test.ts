@@ -58,6 +58,8 @@ class FakeHelperPhone extends FakeDeviceShell {
   readonly instruments: PassThrough[] = [];
   /** What each push sent, by the path on the phone. */
   readonly pushed = new Map<string, Buffer>();
+  /** False: the helper has not finished starting (`/status` answers 503). */
+  ready = true;
 
   override async push(
     data: Buffer | NodeJS.ReadableStream,
@@ -79,7 +81,8 @@ class FakeHelperPhone extends FakeDeviceShell {
     }
     assert.equal(service, 'tcp:6790');
     return helperHttp((method, path) => {
-      if (method === 'GET' && path === '/status') return { status: 200, body: { value: { ready: true } } };
+      if (method === 'GET' && path === '/status')
+        return this.ready ? { status: 200, body: { value: { ready: true } } } : { status: 503, body: { value: null } };
       if (method === 'POST' && path === '/session')
         return { status: 200, body: { sessionId: 'sess_1', value: { sessionId: 'sess_1' } } };
       return { status: 200, body: { value: null } };
@@ -231,6 +234,28 @@ describe('HelperManager', () => {
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'enabled again');
     assert.ok(await manager.acquire(PHONE, {}), 'enabled again, it starts');
+  });
+
+  test('an app connecting while the helper is still starting stops it before it ever answers', async () => {
+    const phone = phoneWith(VERSION);
+    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    manager.enable(PHONE);
+    await until((v) => v.state === 'stopped', 'installed');
+    phone.ready = false;
+    // An app (uid 10140) that half-closed its connection to 6790: FIN_WAIT2 on its side.
+    phone.on(
+      ['cat', '/proc/net/tcp', '/proc/net/tcp6'],
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n' +
+        '   0: 0100007F:9480 0100007F:1A86 05 00000000:00000000 00:00000000 00000000 10140        0 90001 1 0000000000000000 100 0 0 10 0\n',
+    );
+    assert.equal(await manager.acquire(PHONE, {}), null, 'the call goes the stock way');
+    const view = await until((v) => v.state === 'failed', 'stopped by the guard');
+    assert.equal(view.last_error_code, 'helper_foreign_connection');
+    assert.match(String(view.last_error), /an app on the phone \(uid 10140, port 6790\)/);
+    assert.ok(
+      phone.argvs('run').some((a) => a.join(' ') === HELPER_STOP_ARGV.join(' ')),
+      'its app was force-stopped',
+    );
   });
 
   test('a crash long after the last one is forgiven: the helper keeps its fast lane', async () => {

@@ -80,9 +80,9 @@ export async function checkBeforeStart(
 }
 
 /**
- * While the helper runs: every watchMs, who is connected to its ports. Anything but the
- * bridge's adb forward stops it at once and tells the person; so does a network address
- * the person has not accepted (Wi-Fi turned on while it ran).
+ * From the moment its instrumentation starts until it stops: every watchMs, every socket on
+ * its ports, in any state. Anything but the bridge's adb forward stops it and tells the
+ * person; so does a network address the person has not accepted (Wi-Fi turned on while it ran).
  */
 export function watchConnections(
   context: ExposureContext,
@@ -102,6 +102,7 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   const shell = context.shellFor(phone.deviceId);
   if (!shell || phone.generation !== generation || context.bridgeStopped()) return;
   const options = { timeoutMs: COMMAND_TIMEOUT_MS };
+  const readAt = context.clock();
   let rows: TcpSocketRow[];
   let addresses: string[] | null;
   try {
@@ -117,7 +118,8 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   if (phone.generation !== generation) return;
   phone.watchedAt = context.clock();
   phone.networkAddresses = addresses;
-  const foreign = foreignConnections(rows, phone.helperUid);
+  phone.ledger.beginRead(readAt);
+  const foreign = foreignConnections(rows, phone.helperUid, phone.ledger);
   if (foreign.length > 0) {
     await stopHelper(context, phone, null);
     const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;

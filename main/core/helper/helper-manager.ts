@@ -354,7 +354,10 @@ export class HelperManager {
       { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } },
       options,
     );
-    return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
+    return {
+      stream: await openMjpegStream(opener(shell, phone, this.clock), options),
+      scale: SCREEN_STREAM_SCALE_PERCENT / 100,
+    };
   }
 
   /**
