@@ -239,7 +239,7 @@ test('helperMismatch names the package whose bytes differ from the bundled APK',
 
 test('the manager never starts (or installs) the helper on a phone without an active lease', async () => {
   const shell = new FakeDeviceShell();
-  let consent: FastLaneConsent = { default: 'on', devices: {} };
+  let consent: FastLaneConsent = { devices: { dev_1: 'on' } };
   let leased = false;
   const manager = new HelperManager({
     consent: { get: () => consent, set: (next) => (consent = next) },

@@ -170,7 +170,7 @@ describe('HelperManager', () => {
 
   test('without consent nothing is installed or started, and calls go the stock way', async () => {
     const phone = phoneWith(null);
-    const { manager } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager } = managerFor(phone, { devices: {} });
     assert.equal(await manager.acquire(PHONE, {}), null);
     assert.deepEqual(phone.calls, [], 'nothing was sent to the phone');
     assert.equal(manager.view(PHONE).enabled, false);
@@ -178,7 +178,7 @@ describe('HelperManager', () => {
 
   test('enabled on a phone that has the bridge’s copy of this version: checked, not installed again', async () => {
     const phone = phoneWith(VERSION);
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     const view = await until((v) => v.state === 'stopped', 'installed');
     assert.equal(view.version, VERSION);
@@ -192,7 +192,7 @@ describe('HelperManager', () => {
 
   test('enabled on a phone with an older helper: both APKs are pushed and installed', async () => {
     const phone = phoneWith('9.0.0');
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
     assert.deepEqual(phone.argvs('push'), [
@@ -209,7 +209,7 @@ describe('HelperManager', () => {
 
   test('a crash: started again by the next call; a second crash leaves it failed until enabled again', async () => {
     const phone = phoneWith(VERSION);
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
 
@@ -238,7 +238,7 @@ describe('HelperManager', () => {
 
   test('an app connecting while the helper is still starting stops it before it ever answers', async () => {
     const phone = phoneWith(VERSION);
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
     phone.ready = false;
@@ -261,7 +261,7 @@ describe('HelperManager', () => {
   test('a crash long after the last one is forgiven: the helper keeps its fast lane', async () => {
     const phone = phoneWith(VERSION);
     const clock = { now: 1_000_000 };
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} }, clock);
+    const { manager, until } = managerFor(phone, { devices: {} }, clock);
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
 
