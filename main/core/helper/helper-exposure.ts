@@ -111,7 +111,10 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   }
   if (phone.generation !== generation) return;
   phone.watchedAt = context.clock();
+  // A new address (Wi-Fi on while it runs) is news for the card: its ports are reachable there now.
+  const moved = JSON.stringify(addresses) !== JSON.stringify(phone.networkAddresses);
   phone.networkAddresses = addresses;
+  if (moved) context.changed();
   phone.ledger.beginRead(readAt);
   const foreign = foreignConnections(rows, phone.helperUid, phone.ledger);
   if (foreign.length > 0) {
