@@ -27,7 +27,6 @@ const api: DeviceBridgeIpcApi = {
   checkDevice: call('checkDevice'),
   setDeviceHelper: call('setDeviceHelper'),
   getFastLane: call('getFastLane'),
-  putFastLane: call('putFastLane'),
   setDeviceScreenStream: call('setDeviceScreenStream'),
   getScreenStream: call('getScreenStream'),
   putScreenStream: call('putScreenStream'),

@@ -540,10 +540,11 @@ export interface AdminEvent {
 export type HelperState = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
 
 export interface AdminHelper {
-  /** Whether the fast lane may be used on this phone (its own choice, else the lab-wide default). */
+  /**
+   * Whether the person turned appium-uiautomator2-server on for this phone (off by default on
+   * every phone; there is no lab-wide default).
+   */
   enabled: boolean;
-  /** False while the lab-wide default decides for this phone. */
-  chosen: boolean;
   state: HelperState;
   version: string | null;
   last_error: string | null;
@@ -558,22 +559,16 @@ export interface AdminHelper {
    * runs, its ports accept anyone who can reach one of them.
    */
   network_addresses: string[] | null;
-  /** Whether the person accepted that exposure for this phone (or lab-wide): the helper starts on a phone with an address only then. */
-  network_accepted: boolean;
   /** When the guard last read who is connected to the running helper (ms since epoch), else null. */
   watched_at: number | null;
 }
 
-/** `GET|PUT /admin/api/fast-lane` and `fast_lane` in the admin state. */
+/** `GET /admin/api/fast-lane` and `fast_lane` in the admin state: whether this build carries the helper. */
 export interface AdminFastLane {
-  /** `ask`: only phones a person enabled; `on`: every phone unless turned off on its card. */
-  default: 'ask' | 'on';
   /** False when this build has no helper APKs. */
   available: boolean;
   /** The helper's version (appium-uiautomator2-server). */
   version: string | null;
-  /** Lab-wide: phones with a network address may run the helper (the exposure accepted for every phone). */
-  network_default: boolean;
 }
 
 /** A phone's screen stream (minicap): the person's choice, what runs now, and why it does not. */

@@ -71,11 +71,14 @@ export const ADMIN_OPERATIONS = {
   },
   /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
   checkDevice: { route: 'GET /admin/api/devices/:device_id/check', shape: shape<void, AdminPhoneCheck>() },
-  /** The fast lane on one phone: enable (consent; installs), disable (stops it), remove (uninstalls both APKs), accept_network. */
+  /**
+   * appium-uiautomator2-server on one phone: enable (the person's yes to its open ports, which
+   * must come with `accept_open_ports: true`; installs), disable (stops it), remove (uninstalls both APKs).
+   */
   setDeviceHelper: {
     route: 'POST /admin/api/devices/:device_id/helper',
     shape: shape<
-      { action: 'enable' | 'disable' | 'remove' | 'accept_network' },
+      { action: 'enable'; accept_open_ports: true } | { action: 'disable' | 'remove' },
       { status: string; helper: AdminHelper }
     >(),
   },
@@ -127,10 +130,6 @@ export const ADMIN_OPERATIONS = {
   sendDeviceInput: {
     route: 'POST /admin/api/devices/:device_id/input',
     shape: shape<AdminPersonInput, { status: 'ok' }>(),
-  },
-  putFastLane: {
-    route: 'PUT /admin/api/fast-lane',
-    shape: shape<{ default?: 'ask' | 'on'; network_default?: boolean }, AdminFastLane>(),
   },
   /** `code: null` removes the scope's code. */
   setAccessCode: {

@@ -272,10 +272,10 @@ export function createCore(input: CoreOptionsInput): Core {
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
   const helpers = new HelperManager({
     consent: {
-      get: () => store.get().settings.fastLane ?? { default: 'ask', devices: {} },
+      get: () => store.get().settings.uia2Server ?? { devices: {} },
       set: (next) =>
         store.update((draft) => {
-          draft.settings.fastLane = next;
+          draft.settings.uia2Server = next;
         }),
     },
     shellFor: (deviceId) => shells.defaultDisplayShell(deviceId),

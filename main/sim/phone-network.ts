@@ -21,6 +21,14 @@ import { packageUid, type PackageDb } from './phone-packages';
 /** Where a foreign peer comes from: a host on the network, or an app on the phone. */
 export type ForeignPeer = { network: string } | { appUid: number };
 
+/**
+ * How far a foreign connection got: still open; half-closed by the peer after its request
+ * (its socket in FIN_WAIT2, the helper's in CLOSE_WAIT: it can still read the answer); or
+ * already ended by the peer, whose side lingers in TIME_WAIT for a minute with no owner (uid 0;
+ * only an app on the phone leaves that trace there, a host on the network keeps it itself).
+ */
+export type ForeignConnectionState = 'established' | 'half_closed' | 'time_wait';
+
 export interface NetworkControl {
   /** Wi-Fi on with this IPv4 address on wlan0 (and a link-local IPv6), or off (null). */
   setWifi(ipv4: string | null): void;
@@ -29,7 +37,7 @@ export interface NetworkControl {
    * helper runs. Returns a function that closes the connection; it also drops when the
    * helper's process dies. Throws when nothing listens on the port (connection refused).
    */
-  connectToHelper(peer: ForeignPeer, port?: number): () => void;
+  connectToHelper(peer: ForeignPeer, port?: number, state?: ForeignConnectionState): () => void;
 }
 
 /** What the network reads of the helper: its listening ports and the bridge's open streams. */
@@ -46,10 +54,14 @@ interface Connection {
   port: number;
   peer: ForeignPeer;
   peerPort: number;
+  state: ForeignConnectionState;
 }
 
 const SHELL_UID = 2000;
 const TCP_ESTABLISHED = '01';
+const TCP_FIN_WAIT2 = '05';
+const TCP_TIME_WAIT = '06';
+const TCP_CLOSE_WAIT = '08';
 const TCP_LISTEN = '0A';
 
 export class PhoneNetwork implements NetworkControl {
@@ -71,11 +83,11 @@ export class PhoneNetwork implements NetworkControl {
     this.wifi = ipv4;
   }
 
-  connectToHelper(peer: ForeignPeer, port = 6790): () => void {
+  connectToHelper(peer: ForeignPeer, port = 6790, state: ForeignConnectionState = 'established'): () => void {
     if (!this.helper.listeningPorts().includes(port)) throw new Error(`connect to port ${port}: Connection refused`);
     if ('network' in peer && !isIpv4(peer.network))
       throw new TypeError(`connectToHelper: not an IPv4 address: ${peer.network}`);
-    const connection: Connection = { port, peer, peerPort: this.nextPort++ };
+    const connection: Connection = { port, peer, peerPort: this.nextPort++, state };
     this.foreign.add(connection);
     const close = (): void => {
       this.foreign.delete(connection);
@@ -155,12 +167,14 @@ export class PhoneNetwork implements NetworkControl {
           uid: helperUid,
         });
       for (const c of this.foreign) {
+        // The peer closed first: the helper's side is gone (LAST_ACK, then CLOSED).
+        if (c.state === 'time_wait') continue;
         const from = 'network' in c.peer ? c.peer.network : '127.0.0.1';
         const to = 'network' in c.peer ? (wifi ?? '127.0.0.1') : '127.0.0.1';
         rows.push({
           local: v6Hex(`::ffff:${to}`, c.port),
           remote: v6Hex(`::ffff:${from}`, c.peerPort),
-          state: TCP_ESTABLISHED,
+          state: c.state === 'half_closed' ? TCP_CLOSE_WAIT : TCP_ESTABLISHED,
           uid: helperUid,
         });
       }
@@ -178,8 +192,10 @@ export class PhoneNetwork implements NetworkControl {
           rows.push({
             local: v4Hex('127.0.0.1', c.peerPort),
             remote: v4Hex('127.0.0.1', c.port),
-            state: TCP_ESTABLISHED,
-            uid: c.peer.appUid,
+            state:
+              c.state === 'time_wait' ? TCP_TIME_WAIT : c.state === 'half_closed' ? TCP_FIN_WAIT2 : TCP_ESTABLISHED,
+            // A TIME_WAIT socket has no owner any more: the kernel prints uid 0.
+            uid: c.state === 'time_wait' ? 0 : c.peer.appUid,
           });
       }
     }

@@ -30,11 +30,10 @@ export async function waitForHelper(
   }
 }
 
-export async function setHelper(
-  rig: DeviceRig,
-  action: 'enable' | 'disable' | 'remove' | 'accept_network',
-): Promise<Json> {
-  const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, { action });
+/** A helper action on the rig's first phone; `enable` says yes to its open ports, as the card's button does. */
+export async function setHelper(rig: DeviceRig, action: 'enable' | 'disable' | 'remove'): Promise<Json> {
+  const body = action === 'enable' ? { action, accept_open_ports: true } : { action };
+  const res = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, body);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }

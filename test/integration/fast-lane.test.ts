@@ -53,22 +53,26 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.equal(helper.enabled, false);
     assert.equal(helper.state, 'absent');
     const lane = await rig.bridge.admin('GET', '/admin/api/fast-lane');
-    assert.deepEqual(lane.body, {
-      default: 'ask',
-      available: true,
-      version: lane.body.version,
-      network_default: false,
-    });
+    assert.deepEqual(lane.body, { available: true, version: lane.body.version });
     assert.match(String(lane.body.version), /^\d+\.\d+\.\d+$/);
   });
 
   test('enable installs both APKs once; enabling again checks the version and skips the install', async () => {
     const from = phone.argvLog.length;
+    // Turning it on says yes to its open ports, in so many words; without them nothing happens.
+    const unsaid = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, {
+      action: 'enable',
+    });
+    assert.equal(unsaid.status, 400);
+    assert.match(
+      String((unsaid.body.error as Json).message),
+      /accept_open_ports: true .*any app on this phone and any computer on its network can control the phone.*no password/,
+    );
+    assert.equal((await helperOf(rig)).enabled, false);
     const enabled = await setHelper(rig, 'enable');
     assert.equal(enabled.status, 'enabled');
     const helper = await waitForHelper(rig, 'stopped');
     assert.equal(helper.enabled, true);
-    assert.equal(helper.chosen, true);
     assert.match(String(helper.version), /^\d+\.\d+\.\d+$/);
     assert.equal(phone.argvLog.slice(from).filter(isPmInstall).length, 2);
     await setHelper(rig, 'disable');
@@ -475,25 +479,21 @@ describe('fast lane: the screen read after an action', () => {
   });
 });
 
-describe('fast lane: the lab-wide default', () => {
-  test('default on: the first call installs it in the background (that call goes stock), later calls use it', async () => {
+describe('appium-uiautomator2-server: off on every phone, with no lab-wide switch', () => {
+  test('the old lab-wide settings are gone: PUT /admin/api/fast-lane is no route, and a phone stays off until its own yes', async () => {
     const bound = await startBoundRig();
     try {
       const put = await bound.rig.bridge.admin('PUT', '/admin/api/fast-lane', { default: 'on' });
-      assert.equal(put.status, 200, JSON.stringify(put.body));
-      assert.equal(put.body.default, 'on');
-      const bad = await bound.rig.bridge.admin('PUT', '/admin/api/fast-lane', { default: 'always' });
-      assert.equal(bad.status, 400);
-      assert.equal((await helperOf(bound.rig)).enabled, true);
-      assert.equal((await helperOf(bound.rig)).chosen, false);
+      assert.equal(put.status, 404, JSON.stringify(put.body));
+      assert.equal((await helperOf(bound.rig)).enabled, false);
+      const phone = bound.rig.phones[0];
+      assert.ok(phone);
+      const from = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
-      await waitForHelper(bound.rig, 'stopped');
-      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
-      // Turned off on this phone's card: the phone's own choice wins over the default.
-      await setHelper(bound.rig, 'disable');
-      const off = await helperOf(bound.rig);
-      assert.deepEqual([off.enabled, off.chosen, off.state], [false, true, 'stopped']);
-      assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'adb');
+      assert.ok(
+        !phone.argvLog.slice(from).some((a) => (a[0] === 'pm' && a[1] === 'install') || a[0] === 'am'),
+        'nothing installed or started',
+      );
     } finally {
       await bound.stop();
     }

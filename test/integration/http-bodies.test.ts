@@ -99,11 +99,11 @@ describe('slow bodies and file names', () => {
       socket.on('data', (c: Buffer) => answer.push(c));
       const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       socket.write(
-        `PUT /admin/api/fast-lane HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"default":`,
+        `PUT /admin/api/screen-stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"default":`,
       );
       await closed;
       assert.match(Buffer.concat(answer).toString('utf8'), /^HTTP\/1\.1 408 /);
-      const state = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      const state = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
         headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
       });
       assert.equal(state.json<{ default: string }>().default, 'ask', 'nothing half-read was acted on');

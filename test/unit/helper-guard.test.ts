@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  BridgeConnectionLedger,
   describeForeign,
   foreignConnections,
   helperMismatch,
@@ -66,7 +67,7 @@ test('a host on the network is foreign, also once it left (its socket lingers in
     HELPER_UID,
   );
   const found = foreignConnections(parseProcNetTcp(`${QUIET}\n${peer}`), HELPER_UID);
-  assert.deepEqual(found, [{ kind: 'network', from: '192.168.1.77', port: 6790 }]);
+  assert.deepEqual(found, [{ kind: 'network', from: '192.168.1.77', port: 6790, state: '01' }]);
   const gone = row(4, '0000000000000000FFFF00001701A8C0:1A86', '0000000000000000FFFF00004D01A8C0:C862', '06', 0);
   assert.equal(foreignConnections(parseProcNetTcp(`${QUIET}\n${gone}`), HELPER_UID).length, 1);
   // An IPv6 link-local peer on the same Wi-Fi.
@@ -86,8 +87,59 @@ test('a host on the network is foreign, also once it left (its socket lingers in
 test('an app on the phone connecting through loopback is foreign, named by its uid', () => {
   const app = row(2, V4_LOOP('9480'), V4_LOOP('1A86'), '01', 10_140);
   const found = foreignConnections(parseProcNetTcp(`${HEADER4}\n${app}\n${QUIET}`), HELPER_UID);
-  assert.deepEqual(found, [{ kind: 'app', from: '127.0.0.1', uid: 10_140, port: 6790 }]);
+  assert.deepEqual(found, [{ kind: 'app', from: '127.0.0.1', uid: 10_140, port: 6790, state: '01' }]);
   assert.equal(describeForeign(found), 'an app on the phone (uid 10140, port 6790)');
+});
+
+test('an app that sent its request and closed its sending side (FIN_WAIT2, the helper in CLOSE_WAIT) is foreign', () => {
+  const client = row(2, V4_LOOP('9480'), V4_LOOP('1E82'), '05', 10_140);
+  const helperSide = row(4, V6_LOOP('1E82'), V6_LOOP('9480'), '08', HELPER_UID);
+  const found = foreignConnections(parseProcNetTcp(`${HEADER4}\n${client}\n${QUIET}\n${helperSide}`), HELPER_UID);
+  assert.deepEqual(found, [{ kind: 'app', from: '127.0.0.1', uid: 10_140, port: 7810, state: '05' }]);
+  // Every other state a socket passes through on its way out is watched too.
+  for (const state of ['02', '03', '04', '07', '08', '09', '0B']) {
+    const r = row(2, V4_LOOP('9480'), V4_LOOP('1A86'), state, 10_140);
+    assert.equal(foreignConnections(parseProcNetTcp(`${HEADER4}\n${r}\n${QUIET}`), HELPER_UID).length, 1, state);
+  }
+});
+
+test('a connection that ended between two reads is seen by its TIME_WAIT, unless the bridge made it', () => {
+  // The client closed first: its socket lingers in TIME_WAIT, owner unknown (uid 0).
+  const ended = row(2, V4_LOOP('9480'), V4_LOOP('1A86'), '06', 0);
+  const text = `${HEADER4}\n${ended}\n${QUIET}`;
+  const found = foreignConnections(parseProcNetTcp(text), HELPER_UID);
+  assert.deepEqual(found, [{ kind: 'ended', from: '127.0.0.1', port: 6790, state: '06' }]);
+  assert.match(describeForeign(found), /did not make and that already ended \(port 6790\)/);
+  // The helper closed first: the TIME_WAIT is on its side.
+  const serverSide = row(4, V6_LOOP('1A86'), V6_LOOP('9481'), '06', 0);
+  assert.equal(foreignConnections(parseProcNetTcp(`${QUIET}\n${serverSide}`), HELPER_UID)[0]?.kind, 'ended');
+
+  // With the bridge's own openings counted: one opened since the last reads explains one ended connection, not two.
+  const ledger = new BridgeConnectionLedger();
+  ledger.beginRead(1_000);
+  ledger.noteOpened(1_500);
+  ledger.beginRead(2_000);
+  assert.deepEqual(foreignConnections(parseProcNetTcp(text), HELPER_UID, ledger), [], 'the bridge’s own');
+  ledger.beginRead(4_000);
+  assert.deepEqual(foreignConnections(parseProcNetTcp(text), HELPER_UID, ledger), [], 'the same one, read again');
+  const another = row(3, V4_LOOP('9482'), V4_LOOP('1A86'), '06', 0);
+  ledger.beginRead(6_000);
+  assert.equal(foreignConnections(parseProcNetTcp(`${text}\n${another}`), HELPER_UID, ledger).length, 1);
+
+  // An opening older than the read before last explains nothing (its trace was due in an earlier read).
+  const stale = new BridgeConnectionLedger();
+  stale.noteOpened(500);
+  stale.beginRead(1_000);
+  stale.beginRead(3_000);
+  stale.beginRead(5_000);
+  assert.equal(foreignConnections(parseProcNetTcp(text), HELPER_UID, stale).length, 1);
+
+  // A live connection of adbd uses up the opening it came from.
+  const live = new BridgeConnectionLedger();
+  live.noteOpened(900);
+  live.beginRead(1_000);
+  assert.deepEqual(foreignConnections(parseProcNetTcp(QUIET), HELPER_UID, live), []);
+  assert.equal(foreignConnections(parseProcNetTcp(`${HEADER4}\n${ended}`), HELPER_UID, live).length, 1);
 });
 
 test('other traffic is not the helper’s: an app reaching a server elsewhere on port 6790, another app’s own listener', () => {
@@ -187,7 +239,7 @@ test('helperMismatch names the package whose bytes differ from the bundled APK',
 
 test('the manager never starts (or installs) the helper on a phone without an active lease', async () => {
   const shell = new FakeDeviceShell();
-  let consent: FastLaneConsent = { default: 'on', devices: {} };
+  let consent: FastLaneConsent = { devices: { dev_1: 'on' } };
   let leased = false;
   const manager = new HelperManager({
     consent: { get: () => consent, set: (next) => (consent = next) },

@@ -58,6 +58,8 @@ class FakeHelperPhone extends FakeDeviceShell {
   readonly instruments: PassThrough[] = [];
   /** What each push sent, by the path on the phone. */
   readonly pushed = new Map<string, Buffer>();
+  /** False: the helper has not finished starting (`/status` answers 503). */
+  ready = true;
 
   override async push(
     data: Buffer | NodeJS.ReadableStream,
@@ -79,7 +81,8 @@ class FakeHelperPhone extends FakeDeviceShell {
     }
     assert.equal(service, 'tcp:6790');
     return helperHttp((method, path) => {
-      if (method === 'GET' && path === '/status') return { status: 200, body: { value: { ready: true } } };
+      if (method === 'GET' && path === '/status')
+        return this.ready ? { status: 200, body: { value: { ready: true } } } : { status: 503, body: { value: null } };
       if (method === 'POST' && path === '/session')
         return { status: 200, body: { sessionId: 'sess_1', value: { sessionId: 'sess_1' } } };
       return { status: 200, body: { value: null } };
@@ -167,7 +170,7 @@ describe('HelperManager', () => {
 
   test('without consent nothing is installed or started, and calls go the stock way', async () => {
     const phone = phoneWith(null);
-    const { manager } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager } = managerFor(phone, { devices: {} });
     assert.equal(await manager.acquire(PHONE, {}), null);
     assert.deepEqual(phone.calls, [], 'nothing was sent to the phone');
     assert.equal(manager.view(PHONE).enabled, false);
@@ -175,7 +178,7 @@ describe('HelperManager', () => {
 
   test('enabled on a phone that has the bridge’s copy of this version: checked, not installed again', async () => {
     const phone = phoneWith(VERSION);
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     const view = await until((v) => v.state === 'stopped', 'installed');
     assert.equal(view.version, VERSION);
@@ -189,7 +192,7 @@ describe('HelperManager', () => {
 
   test('enabled on a phone with an older helper: both APKs are pushed and installed', async () => {
     const phone = phoneWith('9.0.0');
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
     assert.deepEqual(phone.argvs('push'), [
@@ -206,7 +209,7 @@ describe('HelperManager', () => {
 
   test('a crash: started again by the next call; a second crash leaves it failed until enabled again', async () => {
     const phone = phoneWith(VERSION);
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} });
+    const { manager, until } = managerFor(phone, { devices: {} });
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
 
@@ -233,10 +236,32 @@ describe('HelperManager', () => {
     assert.ok(await manager.acquire(PHONE, {}), 'enabled again, it starts');
   });
 
+  test('an app connecting while the helper is still starting stops it before it ever answers', async () => {
+    const phone = phoneWith(VERSION);
+    const { manager, until } = managerFor(phone, { devices: {} });
+    manager.enable(PHONE);
+    await until((v) => v.state === 'stopped', 'installed');
+    phone.ready = false;
+    // An app (uid 10140) that half-closed its connection to 6790: FIN_WAIT2 on its side.
+    phone.on(
+      ['cat', '/proc/net/tcp', '/proc/net/tcp6'],
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n' +
+        '   0: 0100007F:9480 0100007F:1A86 05 00000000:00000000 00:00000000 00000000 10140        0 90001 1 0000000000000000 100 0 0 10 0\n',
+    );
+    assert.equal(await manager.acquire(PHONE, {}), null, 'the call goes the stock way');
+    const view = await until((v) => v.state === 'failed', 'stopped by the guard');
+    assert.equal(view.last_error_code, 'helper_foreign_connection');
+    assert.match(String(view.last_error), /an app on the phone \(uid 10140, port 6790\)/);
+    assert.ok(
+      phone.argvs('run').some((a) => a.join(' ') === HELPER_STOP_ARGV.join(' ')),
+      'its app was force-stopped',
+    );
+  });
+
   test('a crash long after the last one is forgiven: the helper keeps its fast lane', async () => {
     const phone = phoneWith(VERSION);
     const clock = { now: 1_000_000 };
-    const { manager, until } = managerFor(phone, { default: 'ask', devices: {} }, clock);
+    const { manager, until } = managerFor(phone, { devices: {} }, clock);
     manager.enable(PHONE);
     await until((v) => v.state === 'stopped', 'installed');
 

@@ -32,7 +32,6 @@ function fakePreload() {
       status: 'enabled',
       helper: {
         enabled: true,
-        chosen: true,
         state: 'installing',
         version: null,
         last_error: null,
@@ -40,12 +39,10 @@ function fakePreload() {
         lanes: { helper: 0, adb: 0 },
         paused_until: null,
         network_addresses: null,
-        network_accepted: false,
         watched_at: null,
       },
     }),
-    getFastLane: record('getFastLane', { default: 'ask', available: true, version: '10.6.6', network_default: false }),
-    putFastLane: record('putFastLane', { default: 'on', available: true, version: '10.6.6', network_default: false }),
+    getFastLane: record('getFastLane', { available: true, version: '10.6.6' }),
     setDeviceScreenStream: record('setDeviceScreenStream', {
       status: 'enabled',
       stream: { enabled: true, state: 'off', way: null, fps: 0, last_error: null, for: [] },

@@ -1,8 +1,8 @@
 /**
  * The guard's verdicts acted on (helper-guard.ts reads and judges): the helper's ports accept
- * anyone who reaches them, so it starts only as the bridge's own copy and, on a phone with a
- * network address, only after the person accepted that exposure; while it runs, anything but
- * the bridge connecting to it, or a network address the person has not accepted, stops it.
+ * anyone who reaches them, so it starts only as the bridge's own copy, on a phone whose person
+ * turned it on knowing that; from its start, anything but the bridge seen on its ports stops it.
+ * The phone's reachable addresses are read for the person to see, not to decide.
  */
 import type { DeviceShell } from '../devices/device-shell';
 import { bundledPackages } from './helper-apks';
@@ -25,8 +25,6 @@ export interface HelperAlert {
 }
 
 export interface ExposureContext extends HelperContext {
-  /** Whether the helper may run on this phone while it has a network address. */
-  networkAccepted: (deviceId: string) => boolean;
   /** How often the running helper's connections are read. */
   watchMs: number;
   /** The helper was stopped (or not started) to keep the phone safe: the person is told. */
@@ -34,9 +32,9 @@ export interface ExposureContext extends HelperContext {
 }
 
 /**
- * Before the helper starts: the phone's network exposure is accepted (or it has no address
- * another host could reach), and the installed packages are the bridge's own copy. False
- * (and the phone marked) when it must not start.
+ * Before the helper starts: the installed packages are the bridge's own copy (and the
+ * phone's reachable addresses are noted for the card). False (and the phone marked) when it
+ * must not start.
  */
 export async function checkBeforeStart(
   context: ExposureContext,
@@ -72,17 +70,13 @@ export async function checkBeforeStart(
     context.alert({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
     return false;
   }
-  if (exposedWithoutConsent(context, phone, addresses)) {
-    failHelper(context, phone, networkRefusal(addresses), 'helper_network_exposed');
-    return false;
-  }
   return true;
 }
 
 /**
- * While the helper runs: every watchMs, who is connected to its ports. Anything but the
- * bridge's adb forward stops it at once and tells the person; so does a network address
- * the person has not accepted (Wi-Fi turned on while it ran).
+ * From the moment its instrumentation starts until it stops: every watchMs, every socket on
+ * its ports, in any state. Anything but the bridge's adb forward stops it and tells the
+ * person.
  */
 export function watchConnections(
   context: ExposureContext,
@@ -102,6 +96,7 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   const shell = context.shellFor(phone.deviceId);
   if (!shell || phone.generation !== generation || context.bridgeStopped()) return;
   const options = { timeoutMs: COMMAND_TIMEOUT_MS };
+  const readAt = context.clock();
   let rows: TcpSocketRow[];
   let addresses: string[] | null;
   try {
@@ -116,8 +111,12 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
   }
   if (phone.generation !== generation) return;
   phone.watchedAt = context.clock();
+  // A new address (Wi-Fi on while it runs) is news for the card: its ports are reachable there now.
+  const moved = JSON.stringify(addresses) !== JSON.stringify(phone.networkAddresses);
   phone.networkAddresses = addresses;
-  const foreign = foreignConnections(rows, phone.helperUid);
+  if (moved) context.changed();
+  phone.ledger.beginRead(readAt);
+  const foreign = foreignConnections(rows, phone.helperUid, phone.ledger);
   if (foreign.length > 0) {
     await stopHelper(context, phone, null);
     const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
@@ -125,37 +124,5 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
     context.alert({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
     return;
   }
-  if (exposedWithoutConsent(context, phone, addresses)) {
-    await stopHelper(context, phone, null);
-    failHelper(context, phone, networkRefusal(addresses), 'helper_network_exposed');
-    return;
-  }
   watchConnections(context, phone, generation, context.watchMs);
-}
-
-/** The person accepted the exposure: a phone refused only for it may start again. */
-export function clearNetworkRefusal(phone: PhoneHelper): void {
-  if (phone.state === 'failed' && phone.lastErrorCode === 'helper_network_exposed') {
-    phone.state = phone.version ? 'stopped' : 'absent';
-    phone.lastError = null;
-    phone.lastErrorCode = null;
-  }
-}
-
-/** Whether other hosts may reach the phone (or that could not be read) and the person has not accepted it. */
-export function exposedWithoutConsent(
-  context: ExposureContext,
-  phone: PhoneHelper,
-  addresses: string[] | null,
-): boolean {
-  return (addresses === null || addresses.length > 0) && !context.networkAccepted(phone.deviceId);
-}
-
-/** Why the helper waits for the person on a phone that has a network address. */
-function networkRefusal(addresses: string[] | null): string {
-  const where =
-    addresses === null
-      ? 'its network addresses could not be read'
-      : `it is on a network (${addresses.slice(0, 4).join(', ')})`;
-  return `the helper was not started: ${where}. While it runs, its ports (6790, 7810) accept anyone who can reach the phone, with no password; allow the fast lane on this phone's network to use it`;
 }

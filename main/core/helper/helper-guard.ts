@@ -13,8 +13,11 @@
  *   anyone can sign a package with;
  * - starts it on a phone that has a network address only when the person accepted that
  *   exposure, in words that say what is exposed (docs/REFERENCE.md "Fast lane");
- * - reads the phone's TCP tables while it runs and stops it at once when anything but the
- *   bridge's own adb forward is connected to its ports.
+ * - reads the phone's TCP tables from the moment `am instrument` starts and stops it when any
+ *   socket on its ports, in any state, is not the bridge's own adb forward (a connection that
+ *   started and ended between two reads is seen by what it leaves in TIME_WAIT, unless it
+ *   was reset instead of closed: a reset leaves nothing, which is why the helper is an
+ *   opt-in that says so).
  * This module reads and judges; helper-exposure.ts and helper-install.ts act.
  */
 import { createHash } from 'node:crypto';
@@ -36,20 +39,24 @@ export interface TcpSocketRow {
 
 /** A connection to the helper that is not the bridge's. */
 export interface ForeignConnection {
-  /** 'network': a host reached the phone's address; 'app': a process on the phone, by its uid. */
-  kind: 'network' | 'app';
-  /** The peer's address (network) or 127.0.0.1 (app). */
+  /**
+   * 'network': a host reached the phone's address; 'app': a process on the phone, by its uid;
+   * 'ended': a connection on the phone that already ended (TIME_WAIT) and that the bridge did
+   * not make.
+   */
+  kind: 'network' | 'app' | 'ended';
+  /** The peer's address (network) or 127.0.0.1 (app, ended). */
   from: string;
   /** The app's uid (kind 'app'). */
   uid?: number;
   port: number;
+  /** The socket's TCP state as the kernel printed it ('01' established, '05' FIN_WAIT2, '06' TIME_WAIT, …). */
+  state?: string;
 }
 
 const TCP_LISTEN = '0A';
 /** adbd runs as `shell` (2000) on user builds, as root (0) after `adb root`: the bridge's forward. */
 const BRIDGE_UIDS: ReadonlySet<number> = new Set([0, 2000]);
-/** Connecting (SYN_SENT) or connected (ESTABLISHED): a live client socket. */
-const CLIENT_STATES: ReadonlySet<string> = new Set(['01', '02']);
 
 /** Rows of /proc/net/tcp and /proc/net/tcp6 (their texts concatenated is fine); bad lines are skipped. */
 export function parseProcNetTcp(text: string): TcpSocketRow[] {
@@ -114,34 +121,119 @@ export function helperPorts(rows: readonly TcpSocketRow[], helperUid: number | n
   return ports;
 }
 
+/** TIME_WAIT: what a closed connection leaves for a minute on the side that closed first; its row has no owner (uid 0). */
+const TCP_TIME_WAIT = '06';
+
 /**
- * Connections to the helper that are not the bridge's adb forward:
- * - the helper's side of a connection whose peer is not on loopback: a host on the network
- *   (any state but LISTEN, so a peer that already left is still seen while its socket lingers);
- * - a client socket on the phone connected to a helper port on loopback, owned by anything
- *   but adbd (uid shell, or root under `adb root`): an app on the phone.
+ * The bridge's own connections to the helper's ports, counted as they are opened, so that a
+ * socket whose owner can no longer be read (TIME_WAIT rows show uid 0; the helper's side of a
+ * connection whose client is gone shows the helper) is judged: each such connection not seen
+ * before must match one the bridge opened since the read before last, or it is foreign.
+ * Kept per running helper (a new start begins a new ledger).
  */
-export function foreignConnections(rows: readonly TcpSocketRow[], helperUid: number | null): ForeignConnection[] {
+export class BridgeConnectionLedger {
+  /** When the bridge opened each connection not yet matched (ms), oldest first. */
+  private opened: number[] = [];
+  /** Connections (client port > server port) already accounted for, while their rows remain. */
+  private known = new Set<string>();
+  private readStarts: number[] = [];
+
+  /** The bridge is opening a connection to a helper port now. */
+  noteOpened(at: number): void {
+    this.opened.push(at);
+  }
+
+  /**
+   * A read of the tables that started at `at` is being judged: only connections the bridge
+   * opened since the start of the read before the previous one can explain what it shows (a
+   * connection opened earlier was live, or already gone, when the previous read was taken).
+   */
+  beginRead(at: number): void {
+    this.readStarts.push(at);
+    if (this.readStarts.length > 3) this.readStarts.shift();
+    const oldest = this.readStarts.length === 3 ? (this.readStarts[0] ?? -Infinity) : -Infinity;
+    this.opened = this.opened.filter((t) => t >= oldest);
+  }
+
+  isKnown(key: string): boolean {
+    return this.known.has(key);
+  }
+
+  /** A connection seen live as adbd's: the bridge's (it uses up one opening, when one is there). */
+  noteBridge(key: string): void {
+    if (!this.known.has(key)) this.opened.shift();
+    this.known.add(key);
+  }
+
+  /** A connection whose owner cannot be read: true when one of the bridge's openings explains it. */
+  explain(key: string): boolean {
+    if (this.known.has(key)) return true;
+    if (this.opened.length === 0) return false;
+    this.opened.shift();
+    this.known.add(key);
+    return true;
+  }
+
+  /** Forgets connections whose rows are gone (their ports may be used again). */
+  keepOnly(keys: ReadonlySet<string>): void {
+    for (const key of this.known) if (!keys.has(key)) this.known.delete(key);
+  }
+}
+
+/**
+ * Connections to the helper that are not the bridge's adb forward, whatever their TCP state
+ * (connecting, connected, half-closed, closing, or lingering in TIME_WAIT after the end):
+ * - the helper's side of a connection whose peer is not on loopback: a host on the network;
+ * - a connection on loopback whose client socket is owned by anything but adbd (uid shell,
+ *   or root under `adb root`) or the helper itself: an app on the phone;
+ * - a connection on loopback whose client cannot be named any more (only TIME_WAIT rows, or
+ *   only the helper's side left) that none of the bridge's own recent connections explains
+ *   (`ledger`; without one, every such connection is foreign).
+ * The bridge's own connections through adbd come from 127.0.0.1 as uid shell (or root).
+ */
+export function foreignConnections(
+  rows: readonly TcpSocketRow[],
+  helperUid: number | null,
+  ledger?: BridgeConnectionLedger,
+): ForeignConnection[] {
   const ports = helperPorts(rows, helperUid);
   const found: ForeignConnection[] = [];
+  const loopback = new Map<string, { serverPort: number; clients: TcpSocketRow[] }>();
+  const group = (key: string, serverPort: number): { serverPort: number; clients: TcpSocketRow[] } => {
+    let g = loopback.get(key);
+    if (!g) {
+      g = { serverPort, clients: [] };
+      loopback.set(key, g);
+    }
+    return g;
+  };
   for (const row of rows) {
     if (row.state === TCP_LISTEN) continue;
-    if (
+    const helperSide =
       ports.has(row.local.port) &&
-      !isLoopback(row.remote.address) &&
-      (helperUid === null || row.uid === helperUid || row.uid === 0)
-    ) {
-      found.push({ kind: 'network', from: row.remote.address, port: row.local.port });
-    } else if (
-      ports.has(row.remote.port) &&
-      isLoopback(row.remote.address) &&
-      CLIENT_STATES.has(row.state) &&
-      !BRIDGE_UIDS.has(row.uid) &&
-      row.uid !== helperUid
-    ) {
-      found.push({ kind: 'app', from: row.local.address, uid: row.uid, port: row.remote.port });
+      (helperUid === null || row.uid === helperUid || row.uid === 0 || row.state === TCP_TIME_WAIT);
+    if (helperSide && !isLoopback(row.remote.address)) {
+      found.push({ kind: 'network', from: row.remote.address, port: row.local.port, state: row.state });
+    } else if (helperSide && isLoopback(row.local.address)) {
+      group(`${row.remote.port}>${row.local.port}`, row.local.port);
+    } else if (ports.has(row.remote.port) && isLoopback(row.remote.address) && isLoopback(row.local.address)) {
+      group(`${row.local.port}>${row.remote.port}`, row.remote.port).clients.push(row);
     }
   }
+  for (const [key, { serverPort, clients }] of loopback) {
+    const live = clients.find((c) => c.state !== TCP_TIME_WAIT);
+    if (live) {
+      if (live.uid === helperUid) continue;
+      if (BRIDGE_UIDS.has(live.uid)) {
+        ledger?.noteBridge(key);
+        continue;
+      }
+      found.push({ kind: 'app', from: live.local.address, uid: live.uid, port: serverPort, state: live.state });
+    } else if (!ledger?.explain(key)) {
+      found.push({ kind: 'ended', from: '127.0.0.1', port: serverPort, state: clients[0]?.state ?? TCP_TIME_WAIT });
+    }
+  }
+  ledger?.keepOnly(new Set(loopback.keys()));
   return found;
 }
 
@@ -152,7 +244,9 @@ export function describeForeign(found: readonly ForeignConnection[]): string {
     .map((f) =>
       f.kind === 'network'
         ? `${f.from} on the network (port ${f.port})`
-        : `an app on the phone (uid ${f.uid ?? '?'}, port ${f.port})`,
+        : f.kind === 'app'
+          ? `an app on the phone (uid ${f.uid ?? '?'}, port ${f.port})`
+          : `a connection on the phone that the bridge did not make and that already ended (port ${f.port})`,
     );
   return parts.join(', ') + (found.length > 3 ? ` and ${found.length - 3} more` : '');
 }

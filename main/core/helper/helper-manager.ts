@@ -1,9 +1,12 @@
 /**
  * The fast lane's helper, per phone: consent, install, start, health, restart, stop, remove.
  *
- * - Consent first: nothing is installed on a phone until a person enables the fast lane for
- *   it (device card, admin API) or sets the lab-wide default to `on`. Disable stops it; Remove
- *   uninstalls both APKs.
+ * - A per-phone opt-in, off on every phone by default, with no lab-wide "on": nothing is
+ *   installed or started on a phone until a person turns on "appium-uiautomator2-server (open
+ *   ports)" for it (device card, admin API with `accept_open_ports: true`), in words that say
+ *   what it exposes: while it runs, any app on that phone and any computer on its network can
+ *   control the phone through its ports 6790 and 7810, with no password. Disable stops it;
+ *   Remove uninstalls both APKs.
  * - This class keeps one record per phone (phone-helper.ts), holds the person's choices and
  *   answers the rest of the bridge; the install (helper-install.ts), the process from start
  *   to crash or idle stop (helper-process.ts) and the guard against exposure
@@ -19,7 +22,7 @@ import type { Logger } from '../logging/logger';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
 import { installHelper, uninstallHelper } from './helper-install';
-import { clearNetworkRefusal, exposedWithoutConsent, type HelperAlert } from './helper-exposure';
+import type { HelperAlert } from './helper-exposure';
 import {
   armIdleStop,
   helperCrashed,
@@ -42,7 +45,6 @@ import {
 export type { HelperAlert } from './helper-exposure';
 export type { HelperSession } from './helper-process';
 export type { HelperStateName } from './phone-helper';
-export type FastLaneDefault = 'ask' | 'on';
 
 /** Documented limits (docs/REFERENCE.md "Fast lane"). */
 export const HELPER_IDLE_STOP_MS = 5 * 60_000;
@@ -56,18 +58,12 @@ export const HELPER_WATCH_MS = 2_000;
 /** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
 const SCREEN_STREAM_SCALE_PERCENT = 50;
 
-/** What is kept across restarts: the lab-wide default and each phone's own choice. */
+/**
+ * What is kept across restarts: the phones whose person turned the open-ports helper on,
+ * having been told what it exposes. There is no lab-wide default: each phone is its own yes.
+ */
 export interface FastLaneConsent {
-  default: FastLaneDefault;
   devices: Record<string, 'on' | 'off'>;
-  /**
-   * Phones whose person accepted that, while the helper runs, its ports are reachable from
-   * the phone's networks (helper-guard.ts): without it the helper never starts on a phone
-   * that has a network address.
-   */
-  network?: Record<string, true>;
-  /** The same, lab-wide (a lab whose phones sit on its own closed network). */
-  networkDefault?: boolean;
 }
 
 export interface FastLaneConsentStore {
@@ -77,9 +73,8 @@ export interface FastLaneConsentStore {
 
 /** A phone's helper as the admin state shows it. */
 export interface HelperView {
+  /** Whether the person turned it on for this phone (off by default). */
   enabled: boolean;
-  /** Whether the person chose for this phone (false: the lab-wide default applies). */
-  chosen: boolean;
   state: HelperStateName;
   version: string | null;
   last_error: string | null;
@@ -93,8 +88,6 @@ export interface HelperView {
    * before a start or while it ran; null before the first read.
    */
   network_addresses: string[] | null;
-  /** Whether the person accepted the helper's ports being reachable there (this phone or lab-wide). */
-  network_accepted: boolean;
   /** When the guard last read the phone's connections while the helper ran (ms since epoch), else null. */
   watched_at: number | null;
 }
@@ -137,7 +130,6 @@ export class HelperManager {
       clock: () => this.clock(),
       bridgeStopped: () => this.stopped,
       changed: () => this.changed(),
-      networkAccepted: (deviceId) => this.networkAccepted(deviceId),
       watchMs: o.watchMs ?? HELPER_WATCH_MS,
       alert: (alert) => o.onAlert?.(alert),
       startTimeoutMs: o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS,
@@ -154,59 +146,19 @@ export class HelperManager {
 
   // ---- consent ----------------------------------------------------------------------------
 
-  settings(): { default: FastLaneDefault; available: boolean; version: string | null; network_default: boolean } {
-    const consent = this.o.consent.get();
-    return {
-      default: consent.default,
-      available: this.o.apks !== null,
-      version: this.o.apks?.version ?? null,
-      network_default: consent.networkDefault === true,
-    };
+  settings(): { available: boolean; version: string | null } {
+    return { available: this.o.apks !== null, version: this.o.apks?.version ?? null };
   }
 
-  /** Lab-wide: phones with a network address may run the helper (the person accepted the exposure for all). */
-  setNetworkDefault(accept: boolean): void {
-    const consent = this.o.consent.get();
-    this.o.consent.set({ ...consent, networkDefault: accept });
-    if (accept) for (const phone of this.phones.values()) clearNetworkRefusal(phone);
-    else
-      for (const phone of this.phones.values())
-        if (helperHoldsPhone(phone) && exposedWithoutConsent(this.context, phone, phone.networkAddresses))
-          void this.stopPhone(phone.deviceId, null);
-    this.changed();
-  }
-
-  /** Whether the helper may run on this phone while it has a network address. */
-  networkAccepted(deviceId: string): boolean {
-    const consent = this.o.consent.get();
-    return consent.networkDefault === true || consent.network?.[deviceId] === true;
+  /** Only the person's own yes for this phone turns it on. */
+  enabled(deviceId: string): boolean {
+    return this.o.consent.get().devices[deviceId] === 'on';
   }
 
   /**
-   * The person accepts, for this phone, that the helper's ports are reachable from its
-   * networks while it runs (the guard still stops it when anything but the bridge connects).
+   * The person's yes for this phone, given after reading what it exposes (the caller checks
+   * that): installs now (in the background) when the phone is here.
    */
-  acceptNetwork(deviceId: string): HelperView {
-    const consent = this.o.consent.get();
-    this.o.consent.set({ ...consent, network: { ...(consent.network ?? {}), [deviceId]: true } });
-    clearNetworkRefusal(this.phone(deviceId));
-    this.changed();
-    return this.view(deviceId);
-  }
-
-  setDefault(mode: FastLaneDefault): void {
-    const consent = this.o.consent.get();
-    this.o.consent.set({ ...consent, default: mode });
-    this.changed();
-  }
-
-  enabled(deviceId: string): boolean {
-    const consent = this.o.consent.get();
-    const own = consent.devices[deviceId];
-    return own ? own === 'on' : consent.default === 'on';
-  }
-
-  /** The person's yes for this phone: installs now (in the background) when the phone is here. */
   enable(deviceId: string): HelperView {
     this.requireApks();
     this.choose(deviceId, 'on');
@@ -268,7 +220,6 @@ export class HelperManager {
     const phone = this.phones.get(deviceId);
     return {
       enabled: this.enabled(deviceId),
-      chosen: this.o.consent.get().devices[deviceId] !== undefined,
       state: phone?.state ?? 'absent',
       version: phone?.version ?? null,
       last_error: phone?.lastError ?? null,
@@ -276,7 +227,6 @@ export class HelperManager {
       lanes: { ...(phone?.lanes ?? { helper: 0, adb: 0 }) },
       paused_until: phone && phone.pausedUntil > this.clock() ? phone.pausedUntil : null,
       network_addresses: phone?.networkAddresses ? [...phone.networkAddresses] : null,
-      network_accepted: this.networkAccepted(deviceId),
       watched_at: phone?.watchedAt ?? null,
     };
   }
@@ -354,7 +304,10 @@ export class HelperManager {
       { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } },
       options,
     );
-    return { stream: await openMjpegStream(opener(shell), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
+    return {
+      stream: await openMjpegStream(opener(shell, phone, this.clock), options),
+      scale: SCREEN_STREAM_SCALE_PERCENT / 100,
+    };
   }
 
   /**

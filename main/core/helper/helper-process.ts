@@ -16,6 +16,7 @@ import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine } from '../devices/shell-quote';
 import { HelperClient, notPerformed } from './helper-client';
 import { checkBeforeStart, watchConnections, type ExposureContext } from './helper-exposure';
+import { BridgeConnectionLedger } from './helper-guard';
 import { HELPER_INSTRUMENT_ARGV, isNoInstrumentation } from './helper-protocol';
 import { COMMAND_TIMEOUT_MS, failHelper, stopHelper, type PhoneHelper } from './phone-helper';
 
@@ -70,6 +71,7 @@ async function startNow(
   context.changed();
   const started = context.clock();
   if (!(await checkBeforeStart(context, phone, shell, generation))) return false;
+  phone.ledger = new BridgeConnectionLedger();
   const timeoutMs = context.startTimeoutMs;
   let output = '';
   let ended = false;
@@ -89,6 +91,8 @@ async function startNow(
     return false;
   }
   phone.instrument = stream;
+  // Watched from this moment, not once it answers: its ports may be open before /status is.
+  watchConnections(context, phone, generation, 0);
   stream.on('data', (chunk: Buffer) => {
     if (output.length < 8192) output += chunk.toString('utf8');
   });
@@ -103,7 +107,7 @@ async function startNow(
   stream.on('close', onEnd);
   stream.on('error', onEnd);
 
-  const client = new HelperClient(opener(shell));
+  const client = new HelperClient(opener(shell, phone, context.clock));
   const gaveUp = async (message: string, code: string): Promise<false> => {
     if (phone.generation === generation) {
       await stopHelper(context, phone, null);
@@ -192,7 +196,6 @@ async function startNow(
   }
   context.logger.info('fast lane helper running', { device: phone.deviceId, ms: context.clock() - started });
   context.changed();
-  watchConnections(context, phone, generation, 0);
   return true;
 }
 
@@ -244,7 +247,7 @@ export function armIdleStop(context: ProcessContext, phone: PhoneHelper): void {
 export function helperSession(context: ProcessContext, phone: PhoneHelper): HelperSession {
   const sessionId = phone.sessionId ?? '';
   const shell = context.shellFor(phone.deviceId);
-  const client = new HelperClient(opener(shell));
+  const client = new HelperClient(opener(shell, phone, context.clock));
   return {
     version: phone.version ?? '',
     call: (method, path, body, options) =>
@@ -252,12 +255,21 @@ export function helperSession(context: ProcessContext, phone: PhoneHelper): Help
   };
 }
 
-/** Opens the phone's streams (the helper's ports through adb); fails as `helper_unavailable` once the phone is gone. */
-export function opener(shell: DeviceShell | undefined): { openStream: NonNullable<DeviceShell['openStream']> } {
+/**
+ * Opens the phone's streams (the helper's ports through adb); fails as `helper_unavailable`
+ * once the phone is gone. Each opening is noted in the phone's ledger, so the guard can tell
+ * the bridge's own ended connections from anyone else's.
+ */
+export function opener(
+  shell: DeviceShell | undefined,
+  phone: Pick<PhoneHelper, 'ledger'>,
+  clock: () => number,
+): { openStream: NonNullable<DeviceShell['openStream']> } {
   return {
     openStream: (service, options) => {
       if (!shell?.openStream)
         return Promise.reject(new BridgeError('helper_unavailable', 'the phone is not connected'));
+      phone.ledger.noteOpened(clock());
       return shell.openStream(service, options);
     },
   };

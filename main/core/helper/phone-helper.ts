@@ -9,6 +9,7 @@ import type { DeviceShell } from '../devices/device-shell';
 import { runText } from '../devices/shell-quote';
 import type { Logger } from '../logging/logger';
 import type { HelperApks } from './helper-apks';
+import { BridgeConnectionLedger } from './helper-guard';
 import { HELPER_STOP_ARGV } from './helper-protocol';
 
 export type HelperStateName = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
@@ -41,6 +42,8 @@ export interface PhoneHelper {
   networkAddresses: string[] | null;
   watchedAt: number | null;
   watchTimer: NodeJS.Timeout | undefined;
+  /** The bridge's own connections to the helper since its last start (the guard matches what it reads against them). */
+  ledger: BridgeConnectionLedger;
 }
 
 /** What every step on a phone's helper needs from the bridge around it. */
@@ -79,6 +82,7 @@ export function newPhoneHelper(deviceId: string): PhoneHelper {
     networkAddresses: null,
     watchedAt: null,
     watchTimer: undefined,
+    ledger: new BridgeConnectionLedger(),
   };
 }
 

@@ -100,12 +100,14 @@ const settingsSchema = z
       })
       .optional()
       .catch(undefined),
-    /** The fast lane's consent (main/core/helper/helper-manager.ts): lab-wide default and each phone's choice. */
-    fastLane: z
-      .object({
-        default: z.enum(['ask', 'on']).catch('ask'),
-        devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}),
-      })
+    /**
+     * The open-ports helper's consent (main/core/helper/helper-manager.ts): each phone whose
+     * person said yes to appium-uiautomator2-server's open ports. A new key: a yes given under
+     * the old `fastLane` setting (whose words did not say what it exposes, and which had a
+     * lab-wide "on") is not carried over.
+     */
+    uia2Server: z
+      .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
       .optional()
       .catch(undefined),
   })

@@ -16,7 +16,7 @@ import type {
   AdminState,
   AuditEntry,
 } from '../../../main/contract/admin-api';
-import type { AdminRequest, AdminResponse } from '../../../main/contract/admin-operations';
+import type { AdminArgs, AdminRequest, AdminResponse } from '../../../main/contract/admin-operations';
 import type { EvidenceList } from '../../../main/contract/evidence';
 import type { Locale } from '../../../main/contract/i18n';
 
@@ -99,11 +99,13 @@ export interface BridgeApi {
   putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
   /** Runs the phone check now and answers it (docs/REFERENCE.md "Phone check"). */
   checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
-  /** The fast lane on one phone: enable (consent; installs the helper), disable, or remove (uninstalls). */
+  /**
+   * appium-uiautomator2-server on one phone: enable (the person's yes to its open ports, given
+   * beside the words that say so; installs it), disable, or remove (uninstalls).
+   */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
-  /** The fast lane's lab-wide defaults: which phones use it, and whether phones on a network may run it. */
+  /** Whether this build carries it, and its version. */
   getFastLane(): Promise<AdminFastLane>;
-  putFastLane(change: { default?: AdminFastLane['default']; network_default?: boolean }): Promise<AdminFastLane>;
   setDeviceScreenStream(deviceId: string, action: ScreenStreamAction): Promise<AdminResponse<'setDeviceScreenStream'>>;
   getScreenStream(): Promise<AdminScreenStreamSettings>;
   putScreenStream(change: { default: AdminScreenStreamSettings['default'] }): Promise<AdminScreenStreamSettings>;
@@ -180,4 +182,14 @@ export function parseErrorBody(body: unknown): { code: string; message: string }
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code !== 'string') return undefined;
   return { code, message: typeof message === 'string' ? message : code };
+}
+
+/**
+ * The request for a helper action: `enable` is sent only from the button beside the words
+ * that say what it exposes, so it carries the person's acceptance of its open ports.
+ */
+export function helperRequest(deviceId: string, action: HelperAction): AdminArgs<'setDeviceHelper'> {
+  return action === 'enable'
+    ? { device_id: deviceId, action, accept_open_ports: true }
+    : { device_id: deviceId, action };
 }

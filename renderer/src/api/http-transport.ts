@@ -15,7 +15,7 @@ import {
   type AdminResponse,
 } from '../../../main/contract/admin-operations';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, parseErrorBody } from './bridge-api';
+import { ApiError, helperRequest, parseErrorBody } from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
 export interface HttpTransportOptions {
@@ -124,9 +124,8 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     extendChannel: (id, extendMs) => json('extendChannel', { connector_channel_id: id, extend_ms: extendMs }),
     stopDevice: (id) => json('stopDevice', { device_id: id }),
     checkDevice: (id) => json('checkDevice', { device_id: id }),
-    setDeviceHelper: (id, action) => json('setDeviceHelper', { device_id: id, action }),
+    setDeviceHelper: (id, action) => json('setDeviceHelper', helperRequest(id, action)),
     getFastLane: () => json('getFastLane', {}),
-    putFastLane: (change) => json('putFastLane', change),
     setDeviceScreenStream: (id, action) => json('setDeviceScreenStream', { device_id: id, action }),
     getScreenStream: () => json('getScreenStream', {}),
     putScreenStream: (change) => json('putScreenStream', change),

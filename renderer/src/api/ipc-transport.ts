@@ -4,7 +4,7 @@
  */
 import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError } from './bridge-api';
+import { ApiError, helperRequest } from './bridge-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   let result: IpcResult<T>;
@@ -30,9 +30,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     extendChannel: (id, extendMs) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
     stopDevice: (id) => unwrap(bridge.stopDevice({ device_id: id })),
     checkDevice: (id) => unwrap(bridge.checkDevice({ device_id: id })),
-    setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper({ device_id: id, action })),
+    setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper(helperRequest(id, action))),
     getFastLane: () => unwrap(bridge.getFastLane()),
-    putFastLane: (change) => unwrap(bridge.putFastLane(change)),
     setDeviceScreenStream: (id, action) => unwrap(bridge.setDeviceScreenStream({ device_id: id, action })),
     getScreenStream: () => unwrap(bridge.getScreenStream()),
     putScreenStream: (change) => unwrap(bridge.putScreenStream(change)),

@@ -1,7 +1,9 @@
 /**
- * The fast lane on a device card (docs/REFERENCE.md "Fast lane"): what gets installed, in one line, and
- * the person's consent ("Enable fast lane"); then the helper's state, version, last error and
- * which lane served the calls, with Turn off and Remove (uninstalls both APKs).
+ * appium-uiautomator2-server on a device card (docs/REFERENCE.md "Fast lane"): off by default;
+ * the words that say what it installs and exposes (open ports any app on the phone and any
+ * computer on its network can use, with no password) stand beside the one button that turns it
+ * on; then its state, version, last error and which lane served the calls, with Turn off and
+ * Remove (uninstalls both APKs).
  */
 import type { AdminFastLane, AdminHelper, HelperState } from '../../../../main/contract/admin-api';
 import type { BridgeApi, HelperAction } from '../../api/bridge-api';
@@ -68,7 +70,7 @@ export function HelperPanel(props: {
             </button>
           ) : (
             <>
-              {helper.state === 'failed' && helper.last_error_code !== 'helper_network_exposed' ? (
+              {helper.state === 'failed' ? (
                 <button
                   type="button"
                   className="btn btn-small btn-primary"
@@ -108,7 +110,6 @@ export function HelperPanel(props: {
           {fastLane?.available === false ? t('helper.unavailable') : t('helper.explain', { version })}
         </p>
       ) : null}
-      {helper.enabled && !helper.chosen ? <p className="hint">{t('helper.byDefault')}</p> : null}
       {installed || helper.enabled ? (
         <p className="muted small" data-testid={`helper-facts-${deviceId}`}>
           {helper.version ? `${t('helper.version', { version: helper.version })} · ` : ''}
@@ -117,34 +118,16 @@ export function HelperPanel(props: {
       ) : null}
       {helper.paused_until !== null ? <p className="hint">{t('helper.paused')}</p> : null}
       {helper.enabled && helper.network_addresses && helper.network_addresses.length > 0 ? (
-        <div
-          className={helper.network_accepted ? 'muted small' : 'hint hint-warn'}
-          data-testid={`helper-network-${deviceId}`}
-        >
-          <p>
-            {t(helper.network_accepted ? 'helper.network.accepted' : 'helper.network.exposed', {
-              addresses: helper.network_addresses.slice(0, 3).join(', '),
-            })}
-          </p>
-          {!helper.network_accepted ? (
-            <button
-              type="button"
-              className="btn btn-small"
-              disabled={busy}
-              onClick={() => act.run('accept_network')}
-              data-testid={`helper-accept-network-${deviceId}`}
-            >
-              {t('helper.network.accept')}
-            </button>
-          ) : null}
-        </div>
+        <p className="hint hint-warn" data-testid={`helper-network-${deviceId}`}>
+          {t('helper.network.addresses', { addresses: helper.network_addresses.slice(0, 3).join(', ') })}
+        </p>
       ) : null}
       {helper.state === 'running' ? (
         <p className="muted small" data-testid={`helper-guard-${deviceId}`}>
           {t('helper.guard.watching')}
         </p>
       ) : null}
-      {helper.last_error && helper.last_error_code !== 'helper_network_exposed' ? (
+      {helper.last_error ? (
         <p
           className={helper.state === 'failed' ? 'hint hint-warn' : 'muted small'}
           data-testid={`helper-error-${deviceId}`}

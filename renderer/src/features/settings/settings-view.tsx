@@ -72,7 +72,7 @@ export function SettingsView(props: {
       {shows('access-codes') ? <AccessCodesSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('policies') ? <PoliciesSection api={api} /> : null}
-      {shows('fast-lane') ? <FastLaneSection api={api} fastLane={state.fast_lane} onChanged={props.onChanged} /> : null}
+      {shows('fast-lane') ? <FastLaneSection fastLane={state.fast_lane} /> : null}
       {shows('screen-stream') ? (
         <ScreenStreamSection api={api} settings={state.screen_stream} onChanged={props.onChanged} />
       ) : null}
