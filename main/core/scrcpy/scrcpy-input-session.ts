@@ -465,7 +465,14 @@ export class ScrcpyInputSession {
         () => this.deviceMessages.find((m) => m.type === 'ackClipboard' && m.sequence === sequence),
         options.timeoutMs,
         options.signal,
-      ).catch((error: unknown) => {
+      ).catch(async (error: unknown) => {
+        // A phone that refuses the shell's clipboard throws before it sets anything, and the
+        // server dies: its last words (all out once its shell ended) tell that nothing was done.
+        if (this.state !== 'running') {
+          await Promise.race([this.ended, pauseFor(Math.min(2_000, options.timeoutMs), options.signal)]);
+          const failure = classifyScrcpyOutput(this.output.slice(Math.max(0, from - this.dropped)));
+          if (failure?.kind === 'clipboard_refused') throw failureError(failure, 'the phone refused the clipboard');
+        }
         throw this.unknown(error, paste ? 'the text' : 'the clipboard');
       });
       this.afterBarrier(from, paste ? 'typing' : 'setting the clipboard');
