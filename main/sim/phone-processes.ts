@@ -100,6 +100,11 @@ export class PhoneProcesses {
     return true;
   }
 
+  /** Stops listening on `name` (the process closed its server socket); other names stay. */
+  unlisten(pid: number, name: string): void {
+    if (this.sockets.get(name)?.pid === pid) this.sockets.delete(name);
+  }
+
   /** The acceptor of a listening abstract socket, or undefined (connect(2) ECONNREFUSED). */
   connect(name: string): AbstractSocketAcceptor | undefined {
     return this.sockets.get(name)?.accept;

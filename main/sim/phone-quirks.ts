@@ -76,6 +76,10 @@ export const QUIRK_NAMES = [
   'snapshot-helper-crash',
   /** minicap segfaults on this phone (Samsung Galaxy S5 Neo class): `-t` crashes, a stream dies after a few frames. */
   'minicap-segfault',
+  /** The focused field ignores the PASTE key (a password or PIN field, some banking apps): text pasted through the clipboard never arrives. */
+  'field-refuses-paste',
+  /** The phone refuses the shell user's clipboard calls (some Android 10 builds, Meizu): scrcpy-server's control thread dies with a SecurityException. */
+  'clipboard-refused',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];

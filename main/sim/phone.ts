@@ -252,7 +252,10 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     foregroundPackage: () => screen.window().pkg,
     keyboardPackage: () => settings.currentIme()?.split('/')[0],
   });
-  const input = new InputDispatcher(screen, clipboard);
+  // A field that refuses paste (quirk field-refuses-paste) gets nothing from the PASTE key.
+  const input = new InputDispatcher(screen, {
+    readAs: (pkg) => (quirks.has('field-refuses-paste') ? undefined : clipboard.readAs(pkg)),
+  });
   const frames = new FrameRenderer({
     layout,
     version: () => screen.version,
@@ -362,6 +365,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     helper,
     snapshotHelper,
     network,
+    clipboard,
     takeUiDumpFailure: () => {
       if (uiDumpFailures === 0) return false;
       uiDumpFailures--;
@@ -545,11 +549,15 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     }),
     exec,
     execLive,
-    // `am instrument -w` prints as the instrumentation runs and may run for hours.
     // `am instrument -w` prints as the instrumentation runs; `logcat` without -d/-t follows the log.
     streamsOutput: (commandLine) => {
       const line = commandLine.replace(/['"]/g, '');
-      return /(^|[\s;&|(])am\s+instrument\b/.test(line) || (/^\s*logcat\b/.test(line) && !/\s-(d|t)\b/.test(line));
+      return (
+        /(^|[\s;&|(])am\s+instrument\b/.test(line) ||
+        (/^\s*logcat\b/.test(line) && !/\s-(d|t)\b/.test(line)) ||
+        // scrcpy-server logs each thing it does; the bridge reads those lines as they come.
+        /\bapp_process\b.*\bcom\.genymobile\.scrcpy\.Server\b/.test(line)
+      );
     },
     openTcp: (port) => helper.openTcp(port),
     openLocalAbstract: (name) => processes.connect(name),

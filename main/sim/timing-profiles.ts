@@ -74,7 +74,23 @@ export const USB_PHONE_TIMINGS = {
   minicapApkStart: 300,
   /** Native minicap: virtual display and encoder set up before it listens (not measured publicly; kept small). */
   minicapNativeStart: 20,
+  /** scrcpy-server: app_process starts a JVM before it listens, as `input` does (TIMING-SOURCES.md "scrcpy-server"). */
+  scrcpyStart: 300,
+  /** One control message read and injected (InputManager.injectInputEvent, async): a binder call, no JVM. */
+  scrcpyMessage: 1,
+  /** START_APP's package lookup (PackageManager.getInstalledApplications walks every package): the barrier's cost. */
+  scrcpyAppLookup: 15,
 } as const;
+
+/** What scrcpy-server spends on each kind of work. */
+export type ScrcpyTiming = 'start' | 'message' | 'appLookup';
+
+/** Milliseconds scrcpy-server takes for `what` on a phone with this profile; the instant profile waits for nothing. */
+export function scrcpyTimingMs(profile: TimingProfile, what: ScrcpyTiming): number {
+  if (!profile.realDurations) return 0;
+  const t = USB_PHONE_TIMINGS;
+  return what === 'start' ? t.scrcpyStart : what === 'message' ? t.scrcpyMessage : t.scrcpyAppLookup;
+}
 
 /** What minicap spends on each kind of work (TIMING-SOURCES.md "minicap"). */
 export type MinicapTiming = 'frame' | 'apkStart' | 'nativeStart';

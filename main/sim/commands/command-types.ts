@@ -4,6 +4,7 @@
  */
 import type { SimSnapshotHelper } from '../helper/snapshot-instrumentation';
 import type { PhoneNetwork } from '../phone-network';
+import type { PhoneClipboard } from '../phone-clipboard';
 import type { PhoneProcesses } from '../phone-processes';
 import type { FrameRenderer } from '../screen/frame-renderer';
 import type { InputDispatcher } from '../screen/input-dispatcher';
@@ -67,6 +68,8 @@ export interface PhoneContext {
   readonly snapshotHelper: SimSnapshotHelper;
   /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
   readonly network: PhoneNetwork;
+  /** The clipboard, for programs that run as the shell user (scrcpy-server: main/sim/scrcpy/). */
+  readonly clipboard: PhoneClipboard;
   /** Native processes started from the shell (minicap) and their abstract sockets (phone-processes.ts). */
   readonly processes: PhoneProcesses;
   /** The phone's log buffers and its running app processes (phone-logcat.ts). */

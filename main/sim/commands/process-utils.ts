@@ -6,6 +6,7 @@
 import { PhoneFsError, normalizePhonePath } from '../phone-fs';
 import { SIGNALS, signalNumber } from '../phone-processes';
 import { runMinicapApk } from '../minicap/minicap-command';
+import { runScrcpyServer } from '../scrcpy/scrcpy-server';
 import type { CommandIo, PhoneContext } from './command-types';
 
 function applySymbolicMode(mode: number, spec: string): number | undefined {
@@ -92,7 +93,7 @@ export function killCommand(io: CommandIo, phone: PhoneContext): number {
 
 /**
  * `app_process [-Djava.class.path=PATH] PARENT_DIR [--nice-name=NAME] CLASS ARGS…` with the
- * class path from the option or CLASSPATH. Only minicap's APK runs; anything else fails as
+ * class path from the option or CLASSPATH. Only minicap's APK and scrcpy-server's jar run; anything else fails as
  * ART does for a class it cannot find.
  */
 export function appProcessCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
@@ -109,7 +110,11 @@ export function appProcessCommand(io: CommandIo, phone: PhoneContext): number | 
     io.err('Error: no class name or --zygote supplied.\n');
     return 1;
   }
-  const ran = classPath === undefined ? undefined : runMinicapApk(io, phone, classPath, className, args);
+  const ran =
+    classPath === undefined
+      ? undefined
+      : (runMinicapApk(io, phone, classPath, className, args) ??
+        runScrcpyServer(io, phone, classPath, className, args));
   if (ran !== undefined) return ran;
   io.err(
     `Exception in thread "main" java.lang.ClassNotFoundException: Didn't find class "${className}" on path: DexPathList[[zip file "${classPath ?? ''}"],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]\n`,
