@@ -725,7 +725,7 @@ export function createCore(input: CoreOptionsInput): Core {
    */
   async function startServices(): Promise<{ host: string; port: number }> {
     // A bad certificate file stops the start here, before anything else runs.
-    endpoint.loadTls();
+    await endpoint.loadTls();
     await files.start();
     owned.add(() => files.stop());
     // Closed once everything that publishes to it has stopped.
