@@ -66,6 +66,7 @@ import { STREAM_VIEW_GRACE_MS, ScreenStreams } from './stream/screen-streams';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
+import { exposedAdbServerWarning } from './config/adb-server-exposure';
 
 export type { Core } from './core';
 export { defaultAdbServer } from './config/core-options';
@@ -80,6 +81,10 @@ export function createCore(input: CoreOptionsInput): Core {
   const clock = options.clock ?? Date.now;
   const build = options.build ?? loadBuildInfo();
   const warnings: string[] = [];
+  for (const server of options.adbServers) {
+    const exposed = exposedAdbServerWarning(server);
+    if (exposed) warnings.push(exposed);
+  }
 
   // A key given by the embedder (env variable, desktop vault) is kept by it; else by the data dir.
   const apiKey = new SystemApiKey({
@@ -735,7 +740,7 @@ export function createCore(input: CoreOptionsInput): Core {
    */
   async function startServices(): Promise<{ host: string; port: number }> {
     // A bad certificate file stops the start here, before anything else runs.
-    endpoint.loadTls();
+    await endpoint.loadTls();
     await files.start();
     owned.add(() => files.stop());
     // Closed once everything that publishes to it has stopped.

@@ -109,8 +109,8 @@ void describe('web console: network setup', () => {
   });
 
   void test('behind a TLS proxy with the prefix /devices, the console at the public URL works (remote admin allowed)', async () => {
-    const ca = createTestCa();
-    const issued = ca.issue();
+    const ca = await createTestCa();
+    const issued = await ca.issue();
     const proxy = await startReverseProxy({ prefix: '/devices', cert: issued.certPem, key: issued.keyPem });
     const bridge = await startBridge({
       consoleDir: buildDir,

@@ -14,21 +14,21 @@ export interface TestCa {
   keys: KeyPair;
   dir: string;
   /** Signs a server certificate and writes it (atomically) to cert.pem/key.pem in `dir`. */
-  issue(options?: { commonName?: string; dnsNames?: string[]; ipAddresses?: string[] }): {
+  issue(options?: { commonName?: string; dnsNames?: string[]; ipAddresses?: string[] }): Promise<{
     certFile: string;
     keyFile: string;
     certPem: string;
     keyPem: string;
-  };
+  }>;
   cleanup(): void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function createTestCa(commonName = 'Device Bridge Test CA'): TestCa {
+export async function createTestCa(commonName = 'Device Bridge Test CA'): Promise<TestCa> {
   const keys = generateEcKeyPair();
   const now = Date.now();
-  const pem = createCertificatePem({
+  const pem = await createCertificatePem({
     commonName,
     notBefore: new Date(now - DAY_MS),
     notAfter: new Date(now + 30 * DAY_MS),
@@ -41,9 +41,9 @@ export function createTestCa(commonName = 'Device Bridge Test CA'): TestCa {
     pem,
     keys,
     dir,
-    issue(options = {}) {
+    async issue(options = {}) {
       const leaf = generateEcKeyPair();
-      const certPem = createCertificatePem({
+      const certPem = await createCertificatePem({
         commonName: options.commonName ?? 'bridge under test',
         dnsNames: options.dnsNames ?? ['localhost'],
         ipAddresses: options.ipAddresses ?? ['127.0.0.1', '::1'],

@@ -115,8 +115,8 @@ describe('slow bodies and file names', () => {
 
 describe('response headers', () => {
   test('under TLS every answer carries HSTS; every answer carries nosniff', async () => {
-    const ca = createTestCa();
-    const files = ca.issue({ ipAddresses: ['127.0.0.1'] });
+    const ca = await createTestCa();
+    const files = await ca.issue({ ipAddresses: ['127.0.0.1'] });
     const bridge = await startBridge({ network: { tls: { certFile: files.certFile, keyFile: files.keyFile } } });
     try {
       for (const path of ['/connector-card.json', '/health', '/admin/api/state', '/console/', '/nowhere']) {

@@ -93,8 +93,8 @@ void describe('TLS in the bridge', () => {
   let port: number;
 
   before(async () => {
-    ca = createTestCa();
-    const files = ca.issue();
+    ca = await createTestCa();
+    const files = await ca.issue();
     rig = await startDeviceRig(1, { network: { tls: { certFile: files.certFile, keyFile: files.keyFile } } });
     rig.bridge.ca = ca.pem;
     port = Number(new URL(rig.bridge.url).port);
@@ -167,7 +167,7 @@ void describe('TLS in the bridge', () => {
 
   void test('a renewed certificate is served on the next connection without a restart; a bad renewal keeps the old one and is shown', async () => {
     const before = await servedFingerprint(port, ca.pem);
-    const renewed = ca.issue();
+    const renewed = await ca.issue();
     const fingerprint = new X509Certificate(renewed.certPem).fingerprint256;
     assert.notEqual(fingerprint, before);
     assert.equal(await servedFingerprint(port, ca.pem), fingerprint);
@@ -185,7 +185,7 @@ void describe('TLS in the bridge', () => {
       JSON.stringify(warnings),
     );
 
-    const fixed = ca.issue();
+    const fixed = await ca.issue();
     assert.equal(await servedFingerprint(port, ca.pem), new X509Certificate(fixed.certPem).fingerprint256);
     const cleared = await rig.bridge.admin('GET', '/admin/api/state');
     assert.ok(
@@ -228,8 +228,8 @@ void describe('behind a TLS-terminating reverse proxy with the path prefix /devi
   let client: XAgentClient;
 
   before(async () => {
-    ca = createTestCa();
-    const issued = ca.issue();
+    ca = await createTestCa();
+    const issued = await ca.issue();
     proxy = await startReverseProxy({ prefix: '/devices', cert: issued.certPem, key: issued.keyPem });
     rig = await startDeviceRig(1, { network: { publicUrl: `${proxy.url}/`, trustProxy: ['127.0.0.1/32'] } });
     proxy.upstream = { host: '127.0.0.1', port: Number(new URL(rig.bridge.url).port) };

@@ -100,8 +100,8 @@ void describe('desktop network settings', () => {
   });
 
   void test("the app's fetch from its own bridge: pinned to the served certificate, even one that names another host", async () => {
-    const ca = createTestCa();
-    const files = ca.issue({ dnsNames: ['lab.example'], ipAddresses: [] });
+    const ca = await createTestCa();
+    const files = await ca.issue({ dnsNames: ['lab.example'], ipAddresses: [] });
     const bridge = await startBridge({ network: { tls: files } });
     try {
       const tls = bridge.core.tls();

@@ -10,7 +10,8 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificatePem, generateEcKeyPair, ipBytes } from '../../main/core/tls/x509-certificate';
+import { execFileSync } from 'node:child_process';
+import { createCertificatePem, generateEcKeyPair } from '../../main/core/tls/x509-certificate';
 import { loadTlsIdentity, TlsFileError, TlsMaterial } from '../../main/core/tls/tls-material';
 import { ensureSelfSigned } from '../../main/core/tls/self-signed';
 import type { Logger } from '../../main/core/logging/logger';
@@ -25,20 +26,20 @@ function recordingLogger(): Logger & {
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-function withDir<T>(fn: (dir: string) => T): T {
+async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-tls-unit-'));
   try {
-    return fn(dir);
+    return await fn(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 void describe('x509 certificate writer', () => {
-  void test('a CA-signed server certificate reads back with its names, addresses, issuer and signature', () => {
-    const ca = createTestCa();
+  void test('a CA-signed server certificate reads back with its names, addresses, issuer and signature', async () => {
+    const ca = await createTestCa();
     try {
-      const issued = ca.issue({
+      const issued = await ca.issue({
         dnsNames: ['localhost', 'lab-box.example'],
         ipAddresses: ['127.0.0.1', '192.168.7.20', '::1', 'fd00::7', '::ffff:10.1.2.3'],
       });
@@ -62,9 +63,9 @@ void describe('x509 certificate writer', () => {
     }
   });
 
-  void test('dates after 2049 are GeneralizedTime, and bad input is refused with a precise message', () => {
+  void test('dates after 2049 are GeneralizedTime, and bad input is refused with a precise message', async () => {
     const keys = generateEcKeyPair();
-    const pem = createCertificatePem({
+    const pem = await createCertificatePem({
       commonName: 'far',
       notBefore: new Date('2049-12-31T23:00:00Z'),
       notAfter: new Date('2061-02-03T04:05:06Z'),
@@ -75,7 +76,7 @@ void describe('x509 certificate writer', () => {
     assert.equal(cert.validFrom, 'Dec 31 23:00:00 2049 GMT');
     assert.equal(cert.validTo, 'Feb  3 04:05:06 2061 GMT');
     assert.ok(cert.verify(keys.publicKey));
-    assert.throws(
+    await assert.rejects(
       () =>
         createCertificatePem({
           commonName: 'x',
@@ -86,7 +87,7 @@ void describe('x509 certificate writer', () => {
         }),
       /notAfter must be after notBefore/,
     );
-    assert.throws(
+    await assert.rejects(
       () =>
         createCertificatePem({
           commonName: 'x',
@@ -100,23 +101,31 @@ void describe('x509 certificate writer', () => {
     );
   });
 
-  void test('ipBytes spells every IPv6 form', () => {
-    assert.equal(ipBytes('::').toString('hex'), '0'.repeat(32));
-    assert.equal(ipBytes('::1').toString('hex'), `${'0'.repeat(31)}1`);
-    assert.equal(ipBytes('2001:db8::8a2e:370:7334').toString('hex'), '20010db80000000000008a2e03707334');
-    assert.equal(ipBytes('fe80::').toString('hex'), `fe80${'0'.repeat(28)}`);
-    assert.equal(ipBytes('::ffff:192.168.0.1').toString('hex'), '00000000000000000000ffffc0a80001');
-    assert.equal(ipBytes('1:2:3:4:5:6:7:8').toString('hex'), '00010002000300040005000600070008');
-    assert.equal(ipBytes('10.0.0.255').toString('hex'), '0a0000ff');
-    assert.throws(() => ipBytes('localhost'), /"localhost" is not an IP address/);
+  void test('openssl verify -x509_strict accepts the CA, its leaf and the self-signed certificate', async () => {
+    const ca = await createTestCa();
+    try {
+      const issued = await ca.issue({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] });
+      const caFile = join(ca.dir, 'ca.pem');
+      writeFileSync(caFile, ca.pem);
+      const verify = (args: string[]): string =>
+        execFileSync('openssl', ['verify', '-x509_strict', ...args], { encoding: 'utf8', timeout: 10_000 });
+      assert.match(verify(['-CAfile', caFile, issued.certFile]), /: OK/);
+      await withDir(async (dataDir) => {
+        const own = await ensureSelfSigned(dataDir);
+        // A self-signed server certificate is its own trust anchor for the check.
+        assert.match(verify(['-CAfile', own.certFile, '-partial_chain', own.certFile]), /: OK/);
+      });
+    } finally {
+      ca.cleanup();
+    }
   });
 });
 
 void describe('TLS files', () => {
-  void test('each unusable file is an error that names it', () => {
-    const ca = createTestCa();
+  void test('each unusable file is an error that names it', async () => {
+    const ca = await createTestCa();
     try {
-      const good = ca.issue();
+      const good = await ca.issue();
       const missing = join(ca.dir, 'missing.pem');
       const garbage = join(ca.dir, 'garbage.pem');
       writeFileSync(garbage, 'not a pem\n');
@@ -162,17 +171,17 @@ void describe('TLS files', () => {
     }
   });
 
-  void test('refresh() loads a renewal, keeps the old certificate over a bad one (logged once), and recovers', () => {
-    const ca = createTestCa();
+  void test('refresh() loads a renewal, keeps the old certificate over a bad one (logged once), and recovers', async () => {
+    const ca = await createTestCa();
     try {
-      const first = ca.issue();
+      const first = await ca.issue();
       const logger = recordingLogger();
       const renewed: string[] = [];
       const material = new TlsMaterial({ files: first, logger, onRenewed: (id) => renewed.push(id.fingerprint256) });
       const fp1 = material.current.fingerprint256;
       assert.equal(material.refresh(), undefined, 'unchanged files are not reloaded');
 
-      const second = ca.issue();
+      const second = await ca.issue();
       const fp2 = new X509Certificate(second.certPem).fingerprint256;
       assert.equal(material.refresh()?.fingerprint256, fp2);
       assert.deepEqual(renewed, [fp2]);
@@ -192,7 +201,7 @@ void describe('TLS files', () => {
       material.refresh();
       assert.equal(logger.lines.filter((l) => l.level === 'warn').length, 1, 'the same problem is logged once');
 
-      const third = ca.issue();
+      const third = await ca.issue();
       assert.equal(material.refresh()?.fingerprint256, new X509Certificate(third.certPem).fingerprint256);
       assert.deepEqual(material.warnings(), []);
     } finally {
@@ -200,10 +209,10 @@ void describe('TLS files', () => {
     }
   });
 
-  void test('an expired certificate is served but reported', () => {
-    const ca = createTestCa();
+  void test('an expired certificate is served but reported', async () => {
+    const ca = await createTestCa();
     try {
-      const files = ca.issue();
+      const files = await ca.issue();
       const material = new TlsMaterial({
         files,
         logger: recordingLogger(),
@@ -217,9 +226,9 @@ void describe('TLS files', () => {
 });
 
 void describe('self-signed certificate', () => {
-  void test('is made once in the data dir for this machine, key mode 0600, and reused', () => {
-    withDir((dataDir) => {
-      const made = ensureSelfSigned(dataDir, { bindHost: '0.0.0.0' });
+  void test('is made once in the data dir for this machine, key mode 0600, and reused', async () => {
+    await withDir(async (dataDir) => {
+      const made = await ensureSelfSigned(dataDir, { bindHost: '0.0.0.0' });
       assert.equal(made.created, true);
       assert.equal(made.certFile, join(dataDir, 'tls', 'self-signed-cert.pem'));
       if (process.platform !== 'win32') assert.equal(statSync(made.keyFile).mode & 0o777, 0o600);
@@ -233,7 +242,7 @@ void describe('self-signed certificate', () => {
       const validDays = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
       assert.ok(validDays > 820 && validDays <= 825, `valid for ${validDays} days`);
 
-      const again = ensureSelfSigned(dataDir);
+      const again = await ensureSelfSigned(dataDir);
       assert.equal(again.created, false);
       assert.equal(
         new X509Certificate(readFileSync(again.certFile)).fingerprint256,
@@ -241,18 +250,18 @@ void describe('self-signed certificate', () => {
         'same fingerprint across restarts',
       );
 
-      const nearExpiry = ensureSelfSigned(dataDir, { clock: () => Date.now() + 800 * 86_400_000 });
+      const nearExpiry = await ensureSelfSigned(dataDir, { clock: () => Date.now() + 800 * 86_400_000 });
       assert.equal(nearExpiry.created, true, 'renewed within 30 days of expiry');
       assert.notEqual(new X509Certificate(readFileSync(nearExpiry.certFile)).fingerprint256, cert.fingerprint256);
     });
   });
 
-  void test('a named bind address is in the certificate, and a damaged file is replaced', () => {
-    withDir((dataDir) => {
-      const made = ensureSelfSigned(dataDir, { bindHost: 'bridge.lab.example' });
+  void test('a named bind address is in the certificate, and a damaged file is replaced', async () => {
+    await withDir(async (dataDir) => {
+      const made = await ensureSelfSigned(dataDir, { bindHost: 'bridge.lab.example' });
       assert.ok(new X509Certificate(readFileSync(made.certFile)).checkHost('bridge.lab.example'));
       writeFileSync(made.keyFile, 'damaged');
-      assert.equal(ensureSelfSigned(dataDir).created, true);
+      assert.equal((await ensureSelfSigned(dataDir)).created, true);
       assert.doesNotThrow(() => loadTlsIdentity(made));
     });
   });

@@ -63,12 +63,12 @@ export class NetworkEndpoint {
    * Reads (or makes) the certificate. Called first at start so a bad file stops the start
    * before anything else runs; throws TlsFileError naming the file.
    */
-  loadTls(): void {
+  async loadTls(): Promise<void> {
     const tls = this.o.network.tls;
     if (tls === undefined || this.tls) return;
     let files = tls === 'self-signed' ? undefined : tls;
     if (tls === 'self-signed') {
-      const made = ensureSelfSigned(this.o.dataDir, {
+      const made = await ensureSelfSigned(this.o.dataDir, {
         bindHost: this.o.host,
         ...(this.o.clock ? { clock: this.o.clock } : {}),
       });
@@ -81,7 +81,7 @@ export class NetworkEndpoint {
   }
 
   async listen(): Promise<{ host: string; port: number }> {
-    this.loadTls();
+    await this.loadTls();
     this.server = new HttpServer(this.o.routes, this.o.logger, {
       ...(this.tls ? { tls: this.tls } : {}),
       access: this.access,

@@ -45,10 +45,10 @@ export function machineNames(bindHost?: string): { dnsNames: string[]; ipAddress
  * Returns the self-signed certificate files in `dataDir`, creating them when needed.
  * `created` says whether a new certificate (and fingerprint) was made this time.
  */
-export function ensureSelfSigned(
+export async function ensureSelfSigned(
   dataDir: string,
   options: { bindHost?: string; clock?: () => number } = {},
-): TlsFiles & { created: boolean } {
+): Promise<TlsFiles & { created: boolean }> {
   const files = selfSignedFiles(dataDir);
   const now = (options.clock ?? Date.now)();
   try {
@@ -59,7 +59,7 @@ export function ensureSelfSigned(
   }
   const names = machineNames(options.bindHost);
   const keys = generateEcKeyPair();
-  const cert = createCertificatePem({
+  const cert = await createCertificatePem({
     commonName: `xAgent Device Bridge on ${hostname().slice(0, 40) || 'this machine'}`,
     ...names,
     // A little slack for clients whose clock is behind.
