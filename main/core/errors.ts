@@ -112,7 +112,7 @@ export interface WireError {
   code: ErrorCode;
   message: string;
   fix?: string;
-  /** When trying again may succeed (a phone away that may come back: bindings/away-lease.ts). */
+  /** When trying again may succeed (a phone away that may come back: tools/away-lease.ts). */
   retry_after_ms?: number;
   /** How long a lease still waits for its phone to come back. */
   lease_kept_ms?: number;

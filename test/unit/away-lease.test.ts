@@ -1,7 +1,7 @@
-/** What the agent and the Descriptor are told while a leased phone is away (main/core/bindings/away-lease.ts). */
+/** What the agent and the Descriptor are told while a leased phone is away (main/core/tools/away-lease.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AWAY_RETRY_MS, awayError, awayReason, minutesAndSeconds } from '../../main/core/bindings/away-lease';
+import { AWAY_RETRY_MS, awayError, awayReason, minutesAndSeconds } from '../../main/core/tools/away-lease';
 
 test('a tool call while the phone is away carries the fix, the time left and when to try again', () => {
   const error = awayError(1_000_000 + 581_000, 1_000_000);

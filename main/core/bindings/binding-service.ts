@@ -24,7 +24,7 @@ import type {
 } from '../store/state-store';
 import { ClaimGuard, storeAccessCode } from './access-codes';
 import { approvalMessage, checkDeviceClaim } from './device-claim';
-import { awayReason } from './away-lease';
+import { awayReason } from '../tools/away-lease';
 import { AuthSessions, type AuthSession } from './auth-sessions';
 import { buildDescriptor, type DescriptorStatus } from './descriptor';
 import type { ToolMark } from './tool-marks';

@@ -8,7 +8,7 @@ import type { DeviceRegistry } from '../devices/device-registry';
 import { isBridgeError, toWireError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DataPlane, UserPacketContext } from '../server/data-plane';
-import { awayError } from '../bindings/away-lease';
+import { awayError } from './away-lease';
 import { errorAck, type ExactlyOnce } from './exactly-once';
 import type { StoredAck } from './idempotency-journal';
 import type { CallPipeline } from './call-pipeline';

@@ -15,7 +15,18 @@
  * Timings: TIMING-SOURCES.md "The snapshot helper". Quirk: snapshot-helper-crash (QUIRKS.md).
  */
 import type { CommandIo } from '../commands/command-io';
-import type { PhoneContext } from '../commands/command-types';
+import type { QuirkName } from '../phone-quirks';
+import type { TimingProfile } from '../timing-profiles';
+import type { SimHelper } from './helper-runtime';
+
+/** What a read needs of the phone (a narrow view, so the phone's context can name this helper without a circle). */
+export interface SnapshotPhone {
+  readonly helper: SimHelper;
+  readonly profile: TimingProfile;
+  readonly quirks: ReadonlySet<QuirkName>;
+  now(): number;
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
+}
 import { snapshotTimingMs } from '../timing-profiles';
 
 export const SNAPSHOT_HELPER_PKG = 'com.callstack.agentdevice.snapshothelper';
@@ -96,7 +107,7 @@ export class SimSnapshotHelper {
   /** `am instrument [-w] [-e K V]… COMPONENT` for this helper (installed: am.ts checked). */
   async instrument(
     io: CommandIo,
-    phone: PhoneContext,
+    phone: SnapshotPhone,
     args: readonly string[],
     dumpXml: () => string,
   ): Promise<number> {
@@ -141,7 +152,7 @@ export class SimSnapshotHelper {
 
   /** One read: start, idle wait, walk; the whole output `am` prints, or the crash tail. */
   private async read(
-    phone: PhoneContext,
+    phone: SnapshotPhone,
     run: Run,
     extras: ReadonlyMap<string, string>,
     dumpXml: () => string,
