@@ -38,42 +38,42 @@ describe('admin API and console: host, origin, body type', () => {
   test("a state-changing call from another site's page is refused (403); the bridge's own origin and no origin are not", async () => {
     const body = JSON.stringify({ default: 'ask' });
     const json = { ...auth, 'Content-Type': 'application/json' };
-    const foreign = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const foreign = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       method: 'PUT',
       body,
       headers: { ...json, Origin: 'http://evil.example' },
     });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.json<{ error: { code: string } }>().error.code, 'origin_not_allowed');
-    const otherPort = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const otherPort = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       method: 'PUT',
       body,
       headers: { ...json, Origin: `http://127.0.0.1:${port + 1}` },
     });
     assert.equal(otherPort.status, 403, 'another service on this machine is another origin');
     // The console through an SSH tunnel (ssh -L 9000:127.0.0.1:PORT): page and request both on localhost:9000.
-    const tunnel = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const tunnel = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       method: 'PUT',
       body,
       headers: { ...json, Host: 'localhost:9000', Origin: 'http://localhost:9000' },
     });
     assert.equal(tunnel.status, 200, 'the origin the request itself reached is the bridge');
-    const own = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const own = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       method: 'PUT',
       body,
       headers: { ...json, Origin: `http://127.0.0.1:${port}` },
     });
     assert.equal(own.status, 200, own.body.toString());
-    const viaProxy = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const viaProxy = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       method: 'PUT',
       body,
       headers: { ...json, Origin: 'https://bridge.lab.example' },
     });
     assert.equal(viaProxy.status, 200);
-    const script = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { method: 'PUT', body, headers: json });
+    const script = await urlRequest(`${bridge.url}/admin/api/screen-stream`, { method: 'PUT', body, headers: json });
     assert.equal(script.status, 200, 'a lab script sends no Origin');
     // Reading is not changing: a GET with a foreign Origin is answered (CORS keeps the page from reading it).
-    const read = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+    const read = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
       headers: { ...auth, Origin: 'http://evil.example' },
     });
     assert.equal(read.status, 200);
@@ -81,7 +81,7 @@ describe('admin API and console: host, origin, body type', () => {
 
   test('admin calls with a body that is not JSON are refused (415)', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const res = await urlRequest(`${bridge.url}/admin/api/fast-lane`, {
+      const res = await urlRequest(`${bridge.url}/admin/api/screen-stream`, {
         method: 'PUT',
         body: '{"default":"on"}',
         headers: { ...auth, 'Content-Type': type },
@@ -89,7 +89,7 @@ describe('admin API and console: host, origin, body type', () => {
       assert.equal(res.status, 415, type);
       assert.equal(res.json<{ error: { code: string } }>().error.code, 'unsupported_media_type');
     }
-    const state = await urlRequest(`${bridge.url}/admin/api/fast-lane`, { headers: auth });
+    const state = await urlRequest(`${bridge.url}/admin/api/screen-stream`, { headers: auth });
     assert.equal(state.json<{ default: string }>().default, 'ask', 'nothing changed');
   });
 });
