@@ -171,7 +171,7 @@ describe('fast lane guard alerts on the desktop', () => {
   test('the notification names the phone and the reason, in the bridge language', () => {
     assert.deepEqual(helperAlertNotification({ phone: 'Pixel 7 ···4455', code: 'helper_not_verified' }), {
       title: 'Fast lane stopped on Pixel 7 ···4455',
-      body: 'Not started: the helper installed on the phone is not the bridge’s copy.',
+      body: 'Not started: the copy installed on the phone is not the bridge’s.',
     });
     assert.match(
       helperAlertNotification({ phone: 'P', code: 'helper_foreign_connection' }, 'zh-CN').title,
