@@ -17,6 +17,7 @@ import { secretFieldNotMasked } from './secret-field';
 import type { ElementSelectorArgs } from './tool-definition';
 import { secretForms } from '../secrets/lab-secrets';
 import { toolFacts } from './catalogue';
+import { mapStrings } from './typed-text';
 import { FRAGMENT_MIN_CHARS, replaceFragments } from '../secrets/secret-fragments';
 
 /** What the tools need of the lab's secrets (secrets/lab-secrets.ts is one). */
@@ -122,11 +123,5 @@ export function scrubSecrets<T>(value: T, secrets: ReadonlyArray<{ name: string;
     for (const form of longFirst) out = replaceFragments(out, form, byForm.get(form)!);
     return out;
   };
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrubString(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, walk(inner)]));
-    return v;
-  };
-  return walk(value) as T;
+  return mapStrings(value, scrubString);
 }

@@ -131,8 +131,13 @@ export function scrubTypedText<T>(value: T, texts: readonly string[], replace: (
       if (t.length >= MIN_SUBSTRING_LENGTH && out.includes(t)) out = out.split(t).join(replace(t));
     return out;
   };
+  return mapStrings(value, scrubString);
+}
+
+/** `value` with every string in it (at any depth of arrays and plain objects) passed through `f`. */
+export function mapStrings<T>(value: T, f: (s: string) => string): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrubString(v);
+    if (typeof v === 'string') return f(v);
     if (Array.isArray(v)) return v.map(walk);
     if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, walk(inner)]));
     return v;
