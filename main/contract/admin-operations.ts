@@ -12,6 +12,7 @@
 import type {
   AdminPersonInput,
   AdminFastLane,
+  AdminPhoneProgram,
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
@@ -83,6 +84,11 @@ export const ADMIN_OPERATIONS = {
     >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
+  /** The port-less programs on one phone (scrcpy-server, the snapshot helper): enable (the default), disable (stops them), remove (takes them off the phone, and disables). */
+  setDevicePrograms: {
+    route: 'POST /admin/api/devices/:device_id/programs',
+    shape: shape<{ action: 'enable' | 'disable' | 'remove' }, { status: string; programs: AdminPhoneProgram[] }>(),
+  },
   /** The screen stream on one phone: enable (the person's consent; runs while leased or watched), disable (stopped, files removed). */
   setDeviceScreenStream: {
     route: 'POST /admin/api/devices/:device_id/screen-stream',

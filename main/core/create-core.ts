@@ -55,6 +55,7 @@ import { SafetyService } from './safety/safety-service';
 import { liveTyping } from './safety/redact';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
+import { PhonePrograms } from './phone-programs/phone-programs';
 import { findHelperApks } from './helper/helper-apks';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
@@ -312,6 +313,28 @@ export function createCore(input: CoreOptionsInput): Core {
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,
   });
+  // The port-less programs (scrcpy-server's input, the snapshot helper's tree): on by default,
+  // reached through adb only, while the phone is leased (phone-programs/phone-programs.ts).
+  const programs = new PhonePrograms({
+    enabled: options.fastLane?.portless ?? true,
+    consent: {
+      get: () => store.get().settings.phonePrograms ?? { devices: {} },
+      set: (next) =>
+        store.update((draft) => {
+          draft.settings.phonePrograms = next;
+        }),
+    },
+    leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
+    screenSize: (deviceId, shell) => shells.screenSize(deviceId, shell, { timeoutMs: options.adbCommandTimeoutMs }),
+    logger,
+    clock,
+    onChange: () => hub.publish('state'),
+    idleStopMs: live.fast_lane_idle_stop_ms,
+    ...(options.fastLane?.programStartTimeoutMs !== undefined
+      ? { startTimeoutMs: options.fastLane.programStartTimeoutMs }
+      : {}),
+    ...(options.fastLane?.programRetryMs !== undefined ? { retryMs: options.fastLane.programRetryMs } : {}),
+  });
   // The screen stream (minicap) of each phone while it is leased or watched, on phones whose person agreed.
   const streams: ScreenStreams = new ScreenStreams({
     consent: {
@@ -366,7 +389,7 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   // The hand-over between leases: what a lease left on its phone, put back before the next bind.
   const leaseEffects = new LeaseEffects(store, (channelId) => bindingService.activeBinding(channelId)?.flowId);
-  const fastLanes = new FastLanes(helpers);
+  const fastLanes = new FastLanes(helpers, clock, programs);
   const turnover: Turnover = new Turnover({
     store,
     effects: leaseEffects,
@@ -548,6 +571,7 @@ export function createCore(input: CoreOptionsInput): Core {
     });
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
+    void programs.leaseEnded(deviceId);
     streams.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
     // After the lease's own work was canceled: the turnover queues behind what still stops.
@@ -556,6 +580,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const onDeviceChanged = (device: DeviceRecord): void => {
     if (device.state !== 'device') {
       helpers.deviceGone(device.deviceId);
+      programs.deviceGone(device.deviceId);
       streams.forget(device.deviceId);
     } else {
       turnover.deviceReady(device.deviceId);
@@ -667,6 +692,8 @@ export function createCore(input: CoreOptionsInput): Core {
     bindings: bindingService,
     tools,
     helpers,
+    programs,
+    programShell: (deviceId: string) => shells.defaultDisplayShell(deviceId),
     hub,
     files,
     logger,
@@ -770,6 +797,8 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => safety.stop());
     // Before the ADB links close (added above): each running helper is force-stopped on its phone.
     owned.add(() => helpers.stop());
+    // Before the ADB links close: scrcpy-server is stopped on every phone.
+    owned.add(() => programs.stop());
     // Before the ADB links close (added above): minicap is stopped and removed from every phone.
     owned.add(() => streams.close());
     tools.start();

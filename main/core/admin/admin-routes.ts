@@ -11,6 +11,7 @@ import type {
   AdminChannel,
   AdminDevice,
   AdminFastLane,
+  AdminPhoneProgram,
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
@@ -85,6 +86,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  /** The port-less programs per phone (phone-programs/phone-programs.ts). */
+  programs?: { view(deviceId: string): AdminPhoneProgram[] };
   streams?: { view(deviceId: string): AdminScreenStream; settings(): AdminScreenStreamSettings };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
@@ -123,6 +126,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
+        ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),

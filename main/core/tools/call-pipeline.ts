@@ -217,7 +217,9 @@ export class CallPipeline {
     return {
       readTree: async (window) => (await lanes.tree(read, window)).nodes,
       cheapTree,
-      ...(call.tool.kind === 'control' && cheapTree
+      // After an action, a tree read other than the stock dump starts at once (the snapshot helper
+      // costs the phone a read, not a held connection), so the next call's gate finds it ready.
+      ...(call.tool.kind === 'control' && lanes.fastTreeReady()
         ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) }
         : {}),
     };
@@ -235,8 +237,8 @@ export class CallPipeline {
         withTree: true,
         ...read,
         readTree: async (window) => {
-          const nodes = await lanes.helperTree(read, window);
-          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable helper tree');
+          const nodes = await lanes.fastTree(read, window);
+          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable tree but the stock dump');
           return nodes;
         },
       });

@@ -67,14 +67,18 @@ const readClipboardTool = defineTool({
     const clipboard = await helperClipboard(ctx, 'reading');
     const text = await clipboard.read(clipboardOptions(ctx));
     // An unknown Android version counts as 10+: an empty answer is never taken for an empty clipboard there.
-    if (text === '' && (ctx.device.sdk ?? CLIPBOARD_READ_LIMIT_SDK) >= CLIPBOARD_READ_LIMIT_SDK) {
+    if (
+      text === '' &&
+      !clipboard.readsEveryApp &&
+      (ctx.device.sdk ?? CLIPBOARD_READ_LIMIT_SDK) >= CLIPBOARD_READ_LIMIT_SDK
+    ) {
       throw new BridgeError(
         'clipboard_unreadable',
         `the clipboard read came back empty: on Android 10 and later only the app in front and the keyboard may read the clipboard, so an empty answer cannot tell an empty clipboard from a refused read. Fix: ${CLIPBOARD_UNREADABLE_FIX}`,
         { fix: CLIPBOARD_UNREADABLE_FIX },
       );
     }
-    return { status: 'read', text, characters: [...text].length, lane: 'helper' };
+    return { status: 'read', text, characters: [...text].length, lane: clipboard.lane };
   },
 });
 
@@ -96,7 +100,7 @@ const setClipboardTool = defineTool({
   run: async (ctx, args) => {
     const clipboard = await helperClipboard(ctx, 'setting');
     await clipboard.write(args.text, clipboardOptions(ctx));
-    return { status: 'set', characters: [...args.text].length, lane: 'helper' };
+    return { status: 'set', characters: [...args.text].length, lane: clipboard.lane };
   },
 });
 

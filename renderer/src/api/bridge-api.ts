@@ -30,6 +30,8 @@ export type StopDeviceResponse = AdminResponse<'stopDevice'>;
 export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
 export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
 export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
+export type ProgramsAction = AdminRequest<'setDevicePrograms'>['action'];
+export type DeviceProgramsResponse = AdminResponse<'setDevicePrograms'>;
 export type ScreenStreamAction = AdminRequest<'setDeviceScreenStream'>['action'];
 export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
 export type LanPairResponse = AdminResponse<'pairLanDevice'>;
@@ -104,6 +106,7 @@ export interface BridgeApi {
    * beside the words that say so; installs it), disable, or remove (uninstalls).
    */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
+  setDevicePrograms(deviceId: string, action: ProgramsAction): Promise<DeviceProgramsResponse>;
   /** Whether this build carries it, and its version. */
   getFastLane(): Promise<AdminFastLane>;
   setDeviceScreenStream(deviceId: string, action: ScreenStreamAction): Promise<AdminResponse<'setDeviceScreenStream'>>;

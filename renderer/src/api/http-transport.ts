@@ -125,6 +125,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     stopDevice: (id) => json('stopDevice', { device_id: id }),
     checkDevice: (id) => json('checkDevice', { device_id: id }),
     setDeviceHelper: (id, action) => json('setDeviceHelper', helperRequest(id, action)),
+    setDevicePrograms: (id, action) => json('setDevicePrograms', { device_id: id, action }),
     getFastLane: () => json('getFastLane', {}),
     setDeviceScreenStream: (id, action) => json('setDeviceScreenStream', { device_id: id, action }),
     getScreenStream: () => json('getScreenStream', {}),

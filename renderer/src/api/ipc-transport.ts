@@ -31,6 +31,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     stopDevice: (id) => unwrap(bridge.stopDevice({ device_id: id })),
     checkDevice: (id) => unwrap(bridge.checkDevice({ device_id: id })),
     setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper(helperRequest(id, action))),
+    setDevicePrograms: (id, action) => unwrap(bridge.setDevicePrograms({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
     setDeviceScreenStream: (id, action) => unwrap(bridge.setDeviceScreenStream({ device_id: id, action })),
     getScreenStream: () => unwrap(bridge.getScreenStream()),
