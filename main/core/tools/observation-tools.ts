@@ -177,7 +177,7 @@ const waitForTool = defineTool({
         .max(500)
         .optional()
         .describe(
-          'Wait for a toast whose text contains this (case-insensitive). Needs the fast lane; give it without element or condition.',
+          'Wait for a toast whose text contains this (case-insensitive). Needs appium-uiautomator2-server, which the person turns on per phone; give it without element or condition.',
         ),
       timeout_ms: z.number().int().min(100).max(60_000).optional().describe('Default 10000.'),
     })
