@@ -328,7 +328,11 @@ export function createCore(input: CoreOptionsInput): Core {
     screenSize: (deviceId, shell) => shells.screenSize(deviceId, shell, { timeoutMs: options.adbCommandTimeoutMs }),
     logger,
     clock,
-    onChange: () => hub.publish('state'),
+    onChange: () => {
+      // The phone check's Unicode row follows whether scrcpy-server can type here.
+      phoneCheck.helperChanged();
+      hub.publish('state');
+    },
     idleStopMs: live.fast_lane_idle_stop_ms,
     ...(options.fastLane?.programStartTimeoutMs !== undefined
       ? { startTimeoutMs: options.fastLane.programStartTimeoutMs }
@@ -529,10 +533,13 @@ export function createCore(input: CoreOptionsInput): Core {
       return queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    // The open-ports helper where it is on, else scrcpy-server (pastes any text) where this build and phone can run it.
     helperTypes: (deviceId) => {
       const helper = helpers.view(deviceId);
+      const scrcpy = programs.view(deviceId).find((p) => p.program === 'scrcpy_input');
       return (
-        helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')
+        (helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')) ||
+        (scrcpy !== undefined && scrcpy.state !== 'off' && scrcpy.state !== 'unavailable')
       );
     },
     onDisplays: (deviceId, target) => shells.noteDisplays(deviceId, target),
@@ -594,7 +601,12 @@ export function createCore(input: CoreOptionsInput): Core {
       leases: bindingService,
       files,
       queue,
-      fastLane: helpers,
+      fastLane: {
+        setIdleStopMs: (ms) => {
+          helpers.setIdleStopMs(ms);
+          programs.setIdleStopMs(ms);
+        },
+      },
       runtime,
     });
     logger.info('limits changed', changed);
