@@ -201,7 +201,7 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['a person took the phone over at the computer'],
         decision: 'taken_over',
         decidedBy: 'person',
-        details: { by: state.by },
+        details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
       bindingService.toolMarksChanged(deviceId);
       hub.publish('state');
@@ -478,6 +478,8 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    screenHidden: (deviceId, since) =>
+      takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
       const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
         jpeg: frame.jpeg,

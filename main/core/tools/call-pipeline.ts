@@ -65,6 +65,11 @@ export interface CallPipelineOptions {
    * on it, or null while the agent has it. Observation calls never ask.
    */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /**
+   * A person holds or held the phone since `since` without letting the agent watch: the
+   * refusal for a screen read (ToolFacts `seesScreen`) over that time, else null.
+   */
+  screenHidden?: (deviceId: string, since: number) => BridgeError | null;
 }
 
 const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
@@ -82,9 +87,16 @@ export class CallPipeline {
     call.observed = this.o.observer?.queued(call);
     let ack: StoredAck;
     try {
-      // Refused at once, not queued behind a running call: the person may hold the phone for minutes.
+      // Refused at once, not queued behind a running call: the person may hold the phone for minutes
+      // (control calls, and screen reads unless the person lets the agent watch).
       this.refuseIfHeld(call);
       ack = await this.o.queue.submit(deviceId, call.tool.kind, call.channelId, () => this.inSlot(call), controller);
+      // A read that a person's unwatched hold overlapped (a recording, a wait) shows what they
+      // did: its answer is dropped, whenever the hold began.
+      if (call.tool.facts.seesScreen) {
+        const hidden = this.o.screenHidden?.(deviceId, call.receivedAt) ?? null;
+        if (hidden) throw hidden;
+      }
       if (ack.error || mayWake(call.tool.id, call.args)) this.o.memory.screenLock.forget(deviceId);
     } catch (error) {
       this.o.memory.screenLock.forget(deviceId);
@@ -102,8 +114,13 @@ export class CallPipeline {
   }
 
   private refuseIfHeld(call: ToolCall): void {
-    if (call.tool.kind !== 'control') return;
-    const refusal = this.o.heldByPerson?.(call.device.deviceId) ?? null;
+    const deviceId = call.device.deviceId;
+    const refusal =
+      call.tool.kind === 'control'
+        ? (this.o.heldByPerson?.(deviceId) ?? null)
+        : call.tool.facts.seesScreen
+          ? (this.o.screenHidden?.(deviceId, call.receivedAt) ?? null)
+          : null;
     if (refusal) throw refusal;
   }
 

@@ -67,6 +67,8 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
   /** A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls, or null. */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /** A person holds or held the phone since then, unwatched: the refusal of a screen read (call-pipeline.ts). */
+  screenHidden?: (deviceId: string, since: number) => BridgeError | null;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
   /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
@@ -122,6 +124,7 @@ export class ToolRuntime {
       ...(o.secrets ? { secrets: o.secrets } : {}),
       captures: this.captures,
       ...(o.heldByPerson ? { heldByPerson: o.heldByPerson } : {}),
+      ...(o.screenHidden ? { screenHidden: o.screenHidden } : {}),
     });
     this.handler = new InvokeHandler({
       tools: this.byId,

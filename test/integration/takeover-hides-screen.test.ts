@@ -1,0 +1,52 @@
+/**
+ * While a person holds a phone the agent sees nothing of its screen unless they let it watch
+ * (issue #36 point 1), over the real adb server: screen reads answer human_in_control with the
+ * fix, other observation calls still work, and a take-over that lets the agent watch serves them.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
+import { result } from '../helpers/acks';
+
+describe('a person holding the phone is not watched', () => {
+  let bound: BoundRig;
+  let deviceId: string;
+  const call = (toolId: string, args: Record<string, unknown> = {}) =>
+    invoke(bound.client, bound.channel, toolId, args);
+  const takeover = (body: Record<string, unknown>) =>
+    bound.rig.bridge.admin('POST', `/admin/api/devices/${encodeURIComponent(deviceId)}/takeover`, body);
+
+  before(async () => {
+    bound = await startBoundRig();
+    deviceId = bound.rig.device(0).deviceId;
+  });
+  after(async () => {
+    await bound?.stop();
+  });
+
+  test('screen reads are refused with the fix while the person holds it; device status still answers', async () => {
+    const taken = await takeover({ action: 'take' });
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    assert.equal((taken.body.taken_over as { agent_may_watch?: boolean }).agent_may_watch, false);
+    for (const toolId of ['android_screenshot', 'android_ui_tree', 'android_logcat']) {
+      const ack = await call(toolId);
+      assert.equal(ack.error?.code, 'human_in_control', `${toolId}: ${JSON.stringify(ack.payload ?? ack.error)}`);
+      assert.match(String(ack.error?.message), /Fix: wait for the hand-back/);
+    }
+    result(await call('android_device_status'));
+    assert.equal((await takeover({ action: 'hand_back' })).status, 200);
+    result(await call('android_ui_tree'));
+  });
+
+  test('a person who lets the agent watch: the state and the reads say so', async () => {
+    const taken = await takeover({ action: 'take', agent_may_watch: true });
+    assert.equal((taken.body.taken_over as { agent_may_watch?: boolean }).agent_may_watch, true);
+    const state = await bound.rig.bridge.admin('GET', '/admin/api/state');
+    const phone = (state.body.devices as Array<Record<string, any>>).find((d) => d.device_id === deviceId);
+    assert.equal(phone?.taken_over?.agent_may_watch, true);
+    result(await call('android_ui_tree'));
+    assert.equal((await call('android_tap', { x: 5, y: 5 })).error?.code, 'human_in_control', 'still no control');
+    assert.equal((await takeover({ action: 'take', agent_may_watch: 'yes' })).status, 400);
+    assert.equal((await takeover({ action: 'hand_back' })).status, 200);
+  });
+});
