@@ -203,6 +203,8 @@ export function createCore(input: CoreOptionsInput): Core {
         decidedBy: 'person',
         details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
+      // A recording or wait running now would film what the person does: it stops here.
+      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
       bindingService.toolMarksChanged(deviceId);
       hub.publish('state');
     },

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { invoke, startBoundRig, type BoundRig } from '../helpers/device-rig';
+import { invoke, startBoundRig, waitUntil, type BoundRig } from '../helpers/device-rig';
 import { result } from '../helpers/acks';
 
 describe('a person holding the phone is not watched', () => {
@@ -48,5 +48,42 @@ describe('a person holding the phone is not watched', () => {
     assert.equal((await call('android_tap', { x: 5, y: 5 })).error?.code, 'human_in_control', 'still no control');
     assert.equal((await takeover({ action: 'take', agent_may_watch: 'yes' })).status, 400);
     assert.equal((await takeover({ action: 'hand_back' })).status, 200);
+  });
+});
+
+describe('a recording running when a person takes the phone unwatched stops there', () => {
+  let bound: BoundRig;
+  // A phone that records in real time (usb-phone), so the take-over lands mid-recording.
+  before(async () => {
+    bound = await startBoundRig({}, { profile: 'usb-phone' });
+  });
+  after(async () => {
+    await bound?.stop();
+  });
+
+  test('the recording answers human_in_control at the take-over, not at its end; its file leaves the phone', async () => {
+    const phone = bound.rig.phones[0]!;
+    const deviceId = bound.rig.device(0).deviceId;
+    const recording = invoke(bound.client, bound.channel, 'android_screen_record', { seconds: 60 });
+    await waitUntil(() => phone.argvLog.some((argv) => argv[0] === 'screenrecord'), 15_000, 'screenrecord running');
+    const path = phone.argvLog.find((argv) => argv[0] === 'screenrecord')!.at(-1)!;
+    const takenAt = Date.now();
+    const taken = await bound.rig.bridge.admin('POST', `/admin/api/devices/${encodeURIComponent(deviceId)}/takeover`, {
+      action: 'take',
+    });
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    const ack = await recording;
+    assert.equal(ack.error?.code, 'human_in_control', JSON.stringify(ack.payload ?? ack.error));
+    assert.ok(Date.now() - takenAt < 15_000, `answered ${Date.now() - takenAt} ms after the take-over`);
+    // The stream closed: the phone stopped recording, and the clip is removed from it.
+    await waitUntil(() => phone.fs.stat(path) === undefined, 15_000, 'the clip removed from the phone');
+    assert.equal(
+      (
+        await bound.rig.bridge.admin('POST', `/admin/api/devices/${encodeURIComponent(deviceId)}/takeover`, {
+          action: 'hand_back',
+        })
+      ).status,
+      200,
+    );
   });
 });

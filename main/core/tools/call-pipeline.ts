@@ -76,6 +76,8 @@ const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'p
 
 export class CallPipeline {
   private readonly gate: SafetyGate;
+  /** The agent's screen reads queued or running, per phone: a person's unwatched take-over stops them. */
+  private readonly screenReads = new Map<string, Set<AbortController>>();
 
   constructor(private readonly o: CallPipelineOptions) {
     this.gate = o.gate ?? ALLOW_ALL;
@@ -86,6 +88,7 @@ export class CallPipeline {
     const deviceId = call.device.deviceId;
     call.observed = this.o.observer?.queued(call);
     let ack: StoredAck;
+    const reads = call.tool.facts.seesScreen ? this.noteScreenRead(deviceId, controller) : undefined;
     try {
       // Refused at once, not queued behind a running call: the person may hold the phone for minutes
       // (control calls, and screen reads unless the person lets the agent watch).
@@ -106,11 +109,38 @@ export class CallPipeline {
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
       ack = { error: toWireError(error) };
+    } finally {
+      reads?.();
     }
     // Before anything keeps or sends it: a field showing a typed secret shows in later trees too.
     if (this.o.secrets) ack = scrubSecrets(ack, this.o.secrets.values());
     this.o.exactlyOnce.settle(call, ack);
     return this.finish(call, ack);
+  }
+
+  /**
+   * Stops the screen reads queued or running on a phone with `refusal`: the queue answers each
+   * at once and its commands are cut (a recording's stream closes, so the phone stops it, and
+   * its file is removed there). Answers how many.
+   */
+  stopScreenReads(deviceId: string, refusal: BridgeError): number {
+    let stopped = 0;
+    for (const controller of this.screenReads.get(deviceId) ?? []) {
+      if (controller.signal.aborted) continue;
+      controller.abort(refusal);
+      stopped++;
+    }
+    return stopped;
+  }
+
+  private noteScreenRead(deviceId: string, controller: AbortController): () => void {
+    const reads = this.screenReads.get(deviceId) ?? new Set<AbortController>();
+    this.screenReads.set(deviceId, reads);
+    reads.add(controller);
+    return () => {
+      reads.delete(controller);
+      if (reads.size === 0 && this.screenReads.get(deviceId) === reads) this.screenReads.delete(deviceId);
+    };
   }
 
   private refuseIfHeld(call: ToolCall): void {

@@ -81,6 +81,7 @@ export class ToolRuntime {
   private readonly memory: PhoneMemory;
   private readonly exactlyOnce: ExactlyOnce;
   private readonly handler: InvokeHandler;
+  private readonly pipeline: CallPipeline;
   /** Per leased phone, its log stream: crashes in results, the lease's rolling log (lease-log-capture.ts). */
   readonly captures = new LeaseLogCaptures();
 
@@ -106,7 +107,7 @@ export class ToolRuntime {
       ...(o.asks ? { asks: o.asks } : {}),
       ...(o.streamFrame ? { streamFrame: o.streamFrame } : {}),
     });
-    const pipeline = new CallPipeline({
+    const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,
       shells: o.shells,
       memory: this.memory,
@@ -125,7 +126,7 @@ export class ToolRuntime {
       captures: this.captures,
       ...(o.heldByPerson ? { heldByPerson: o.heldByPerson } : {}),
       ...(o.screenHidden ? { screenHidden: o.screenHidden } : {}),
-    });
+    }));
     this.handler = new InvokeHandler({
       tools: this.byId,
       registry: o.registry,
@@ -229,6 +230,14 @@ export class ToolRuntime {
    */
   stopDevice(deviceId: string): number {
     return this.queue.cancelDevice(deviceId, 'stopped at the computer', this.isAgentChannel);
+  }
+
+  /**
+   * A person took the phone without letting the agent watch: the agent's screen reads running
+   * on it (a recording, a wait, a log read) stop now and answer `refusal`; how many.
+   */
+  stopScreenReads(deviceId: string, refusal: BridgeError): number {
+    return this.pipeline.stopScreenReads(deviceId, refusal);
   }
 
   /** A channel bound to a phone is an agent's; the bridge's own work (phone-view, phone-check, fast-lane) is not. */
