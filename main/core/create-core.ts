@@ -203,6 +203,7 @@ export function createCore(input: CoreOptionsInput): Core {
         decidedBy: 'person',
         details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
+      evidence.personTook(deviceId, state);
       // A recording or wait running now would film what the person does: it stops here.
       if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
       bindingService.toolMarksChanged(deviceId);
@@ -211,6 +212,7 @@ export function createCore(input: CoreOptionsInput): Core {
     handedBack: (back) => {
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
+      evidence.personHandedBack(back.deviceId, clock());
       safety.recordBridgeAction({
         deviceId: back.deviceId,
         action: 'hand_back',
@@ -483,6 +485,8 @@ export function createCore(input: CoreOptionsInput): Core {
     screenHidden: (deviceId, since) =>
       takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
+      // While a person holds the phone unwatched the stream serves their live view only.
+      if (takeover.hidesScreenSince(deviceId, clock())) throw takeover.screenRefusal(deviceId);
       const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
         jpeg: frame.jpeg,
         screenWidth: screen.width,

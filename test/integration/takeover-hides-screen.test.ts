@@ -34,6 +34,16 @@ describe('a person holding the phone is not watched', () => {
       assert.match(String(ack.error?.message), /Fix: wait for the hand-back/);
     }
     result(await call('android_device_status'));
+    // The person's own live view still shows the screen: the stream serves them only.
+    const frame = await fetch(
+      `${bound.rig.bridge.url}/admin/api/devices/${encodeURIComponent(deviceId)}/frame?max_side=720`,
+      {
+        headers: { Authorization: `Bearer ${bound.rig.bridge.adminToken}` },
+      },
+    );
+    assert.equal(frame.status, 200);
+    assert.equal(frame.headers.get('content-type'), 'image/jpeg');
+    await frame.arrayBuffer();
     assert.equal((await takeover({ action: 'hand_back' })).status, 200);
     result(await call('android_ui_tree'));
   });
