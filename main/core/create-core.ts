@@ -220,7 +220,12 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['the person handed the phone back to the agent'],
         decision: 'handed_back',
         decidedBy: 'person',
-        details: { held_ms: back.heldMs, ...(back.note ? { note: back.note } : {}) },
+        details: {
+          held_ms: back.heldMs,
+          by: back.by,
+          agent_may_watch: back.agentMayWatch,
+          ...(back.note ? { note: back.note } : {}),
+        },
         durationMs: back.heldMs,
       });
       bindingService.toolMarksChanged(back.deviceId);

@@ -163,6 +163,27 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.equal(await view.getByTestId('phone-view-agent-may-watch').isChecked(), false, 'per take-over');
     });
 
+    test('Activity says who held the phone when, and whether the agent could watch', async () => {
+      const activity = await context.newPage();
+      try {
+        await activity.goto(`${bound.rig.bridge.url}/console/#/activity?token=${bound.rig.bridge.adminToken}`);
+        const notes = activity.locator('[data-testid^="activity-hold-"]');
+        await eventually(async () => (await notes.count()) >= 4 || undefined, 'the take-overs and hand-backs listed');
+        const shown = await notes.allInnerTexts();
+        const hidden = en
+          ? 'The person at the computer held the phone; the agent saw nothing of the screen'
+          : '电脑前的人操作手机；智能体看不到屏幕';
+        const watched = en
+          ? 'The person at the computer held the phone; the agent could watch the screen'
+          : '电脑前的人操作手机；智能体可以观看屏幕';
+        // Newest first: the watched take-over and its hand-back, then the first, unwatched one.
+        assert.deepEqual(shown, [watched, watched, hidden, hidden]);
+        await activity.screenshot({ path: shotPath('takeover-activity') });
+      } finally {
+        await activity.close();
+      }
+    });
+
     function shotPath(name: string): string {
       mkdirSync(join(SHOTS, locale), { recursive: true });
       return join(SHOTS, locale, `${name}.png`);

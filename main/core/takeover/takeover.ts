@@ -40,6 +40,9 @@ export interface HandBack {
   /** How long the phone was held (ms): the lease timers are moved on by this. */
   heldMs: number;
   note: string | undefined;
+  /** Who held it, and whether they let the agent watch (the audit's hand-back line says so too). */
+  by: string;
+  agentMayWatch: boolean;
 }
 
 export interface TakeoverEvents {
@@ -78,7 +81,13 @@ export class Takeover {
       { since: state.since, until: this.clock(), agentMayWatch: state.agentMayWatch },
     ];
     this.past.set(deviceId, spans.slice(-SPANS_KEPT));
-    const back: HandBack = { deviceId, heldMs: Math.max(0, this.clock() - state.since), note };
+    const back: HandBack = {
+      deviceId,
+      heldMs: Math.max(0, this.clock() - state.since),
+      note,
+      by: state.by,
+      agentMayWatch: state.agentMayWatch,
+    };
     this.events.handedBack(back);
     return back;
   }
