@@ -25,9 +25,26 @@ describe('a person holding the phone is not watched', () => {
   });
 
   test('screen reads are refused with the fix while the person holds it; device status still answers', async () => {
+    const from = bound.client.received.length;
     const taken = await takeover({ action: 'take' });
     assert.equal(taken.status, 200, JSON.stringify(taken.body));
     assert.equal((taken.body.taken_over as { agent_may_watch?: boolean }).agent_may_watch, false);
+    // The Descriptor tells the agent before it tries: the screen reads carry the note, status does not.
+    type Tool = { tool_id: string; reason?: string };
+    const pushed = await bound.client.waitFor(
+      (p) =>
+        p.type === 'connection.descriptor.push' &&
+        p.connector_channel_id === bound.channel &&
+        (
+          (p.payload?.connection_descriptor as { tools: Tool[] }).tools.find((t) => t.tool_id === 'android_screenshot')
+            ?.reason ?? ''
+        ).startsWith('human_in_control'),
+      10_000,
+      from,
+    );
+    const tools = (pushed.payload?.connection_descriptor as { tools: Tool[] }).tools;
+    assert.match(String(tools.find((t) => t.tool_id === 'android_ui_tree')?.reason), /did not let the agent watch/);
+    assert.equal(tools.find((t) => t.tool_id === 'android_device_status')?.reason, undefined);
     for (const toolId of ['android_screenshot', 'android_ui_tree', 'android_logcat']) {
       const ack = await call(toolId);
       assert.equal(ack.error?.code, 'human_in_control', `${toolId}: ${JSON.stringify(ack.payload ?? ack.error)}`);
