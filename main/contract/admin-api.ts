@@ -106,6 +106,8 @@ export type AdminPersonInput =
 export interface AdminTakenOver {
   since: number;
   by: string;
+  /** The person lets the agent see the screen while they hold it (false: screen reads are refused). */
+  agent_may_watch: boolean;
 }
 
 /** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */

@@ -119,11 +119,14 @@ export const ADMIN_OPERATIONS = {
     route: 'POST /admin/api/devices/:device_id/turnover',
     shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
   },
-  /** take: a person takes the phone from the agent; hand_back: the agent may act again (with an optional note). */
+  /**
+   * take: a person takes the phone from the agent (`agent_may_watch`: it may still see the
+   * screen; unset, it sees nothing of it); hand_back: the agent may act again (with an optional note).
+   */
   setDeviceTakeover: {
     route: 'POST /admin/api/devices/:device_id/takeover',
     shape: shape<
-      { action: 'take' | 'hand_back'; note?: string },
+      { action: 'take' | 'hand_back'; note?: string; agent_may_watch?: boolean },
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },

@@ -202,14 +202,18 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['a person took the phone over at the computer'],
         decision: 'taken_over',
         decidedBy: 'person',
-        details: { by: state.by },
+        details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
+      evidence.personTook(deviceId, state);
+      // A recording or wait running now would film what the person does: it stops here.
+      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
       bindingService.toolMarksChanged(deviceId);
       hub.publish('state');
     },
     handedBack: (back) => {
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
+      evidence.personHandedBack(back.deviceId, clock());
       safety.recordBridgeAction({
         deviceId: back.deviceId,
         action: 'hand_back',
@@ -217,7 +221,12 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['the person handed the phone back to the agent'],
         decision: 'handed_back',
         decidedBy: 'person',
-        details: { held_ms: back.heldMs, ...(back.note ? { note: back.note } : {}) },
+        details: {
+          held_ms: back.heldMs,
+          by: back.by,
+          agent_may_watch: back.agentMayWatch,
+          ...(back.note ? { note: back.note } : {}),
+        },
         durationMs: back.heldMs,
       });
       bindingService.toolMarksChanged(back.deviceId);
@@ -505,7 +514,11 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    screenHidden: (deviceId, since) =>
+      takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
+      // While a person holds the phone unwatched the stream serves their live view only.
+      if (takeover.hidesScreenSince(deviceId, clock())) throw takeover.screenRefusal(deviceId);
       const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
         jpeg: frame.jpeg,
         screenWidth: screen.width,

@@ -19,7 +19,6 @@ import type {
   AdminSecret,
   AdminSettings,
   AdminState,
-  AdminTakenOver,
   AdminPersonAsk,
   AdminTurnover,
   AdminTurnoverPolicy,
@@ -42,6 +41,7 @@ import { captureRaw } from '../android/screencap';
 import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 import { CONNECTOR_VERSION } from '../protocol/identity';
+import { takenOverView, type TakenOver } from '../takeover/takeover';
 
 /** What the phone thumbnail needs: the phone, its shell and its queue. */
 export interface ThumbnailDeps {
@@ -96,7 +96,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
-  takeover?: { state(deviceId: string): AdminTakenOver | null };
+  takeover?: { state(deviceId: string): TakenOver | null };
   /** The agent's asks to the person (takeover/person-asks.ts): the one waiting on each phone. */
   asks?: { pending(deviceId: string): AdminPersonAsk | null };
 }
@@ -129,7 +129,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
-        ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
+        ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),
         ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
         ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),

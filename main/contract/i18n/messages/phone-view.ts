@@ -30,7 +30,12 @@ export default defineMessages(
     'takeover.key.home': 'Home',
     'takeover.key.app_switch': 'Recents',
     'takeover.banner':
-      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back; it can still look at the screen. Click the screen to tap, drag to swipe, press and hold for a long press, scroll with the wheel, and type with the keyboard.',
+      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back. Click the screen to tap, drag to swipe, press and hold for a long press, scroll with the wheel, and type with the keyboard.',
+    'takeover.mayWatch': 'The agent may watch',
+    'takeover.mayWatchTitle':
+      'Let the agent see the screen, its elements and the phone’s log while you hold the phone (this take-over only). Off: it sees nothing of what you do until you hand the phone back.',
+    'takeover.watching': 'You let the agent watch: it sees the screen while you hold the phone.',
+    'takeover.hidden': 'The agent sees nothing of the screen until you hand the phone back.',
     'takeover.keyboard': 'Type on the phone',
     'takeover.typing':
       'Typing goes to the phone: keys and your input method’s text (Chinese too). Enter, Backspace, Tab and the arrows are the phone’s keys; Esc is Back.',
@@ -119,7 +124,12 @@ export default defineMessages(
     'takeover.key.home': '主屏幕',
     'takeover.key.app_switch': '最近任务',
     'takeover.banner':
-      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝，但仍可查看屏幕。点击屏幕即点按，拖动即滑动，按住即长按，用滚轮滚动，用键盘输入。',
+      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝。点击屏幕即点按，拖动即滑动，按住即长按，用滚轮滚动，用键盘输入。',
+    'takeover.mayWatch': '允许智能体观看',
+    'takeover.mayWatchTitle':
+      '在你操作手机时，让智能体看到屏幕、界面元素和手机日志（仅限本次接管）。关闭时，在你交还手机之前它看不到你的任何操作。',
+    'takeover.watching': '你允许智能体观看：在你操作手机时它能看到屏幕。',
+    'takeover.hidden': '在你交还手机之前，智能体看不到屏幕。',
     'takeover.keyboard': '在手机上输入',
     'takeover.typing':
       '键盘输入会发送到手机：按键和输入法的文字（包括中文）。回车、退格、Tab 和方向键是手机的按键；Esc 是返回。',

@@ -175,6 +175,7 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                   <td className="nowrap">{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
                   <td>
                     {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+                    <HoldNote entry={entry} t={t} />
                   </td>
                   <td className="nowrap" title={entry.reasons.join('\n')} data-testid={`activity-decision-${entry.id}`}>
                     {word(t, 'activity.decision', entry.decision)}
@@ -194,6 +195,21 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         </div>
       )}
     </section>
+  );
+}
+
+/** A take-over or hand-back row says who held the phone and whether the agent could watch meanwhile. */
+function HoldNote(props: { entry: AuditEntry; t: Translate }): React.JSX.Element | null {
+  const { entry, t } = props;
+  const watch = entry.arguments.agent_may_watch;
+  if ((entry.tool_id !== 'take_over' && entry.tool_id !== 'hand_back') || typeof watch !== 'boolean') return null;
+  // The bridge's own words for the person at the computer are shown in the UI's language; a console user's name as given.
+  const named = typeof entry.arguments.by === 'string' ? entry.arguments.by : '—';
+  const by = named === 'person at the computer' ? t('activity.hold.atComputer') : named;
+  return (
+    <div className="muted small" data-testid={`activity-hold-${entry.id}`} data-watch={watch ? 'true' : 'false'}>
+      {t(watch ? 'activity.hold.watched' : 'activity.hold.hidden', { by })}
+    </div>
   );
 }
 

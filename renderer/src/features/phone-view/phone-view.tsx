@@ -52,15 +52,16 @@ export function PhoneView(props: {
   // Taken over because the agent asked: the hand-back may carry a note for the agent.
   const askedFor = takenOver !== null && device?.ask ? device.ask : null;
   const [note, setNote] = useState('');
+  // Per take-over, off unless the person ticks it: the agent sees nothing of what they do.
+  const [mayWatch, setMayWatch] = useState(false);
   const takeover = useAction(
     () =>
-      api.setDeviceTakeover(
-        deviceId,
-        takenOver ? 'hand_back' : 'take',
-        takenOver && askedFor && note.trim() ? note.trim() : undefined,
-      ),
+      takenOver
+        ? api.setDeviceTakeover(deviceId, 'hand_back', askedFor && note.trim() ? { note: note.trim() } : {})
+        : api.setDeviceTakeover(deviceId, 'take', { agentMayWatch: mayWatch }),
     () => {
       setNote('');
+      setMayWatch(false);
       props.onChanged();
     },
   );
@@ -104,6 +105,18 @@ export function PhoneView(props: {
         </div>
         <div className="pv-takeover">
           {askedFor ? <HandBackNote value={note} onChange={setNote} disabled={takeover.pending} /> : null}
+          {takenOver ? null : (
+            <label className="pv-may-watch" title={t('phone-view.takeover.mayWatchTitle')}>
+              <input
+                type="checkbox"
+                checked={mayWatch}
+                onChange={(event) => setMayWatch(event.target.checked)}
+                disabled={takeover.pending || !online}
+                data-testid="phone-view-agent-may-watch"
+              />{' '}
+              {t('phone-view.takeover.mayWatch')}
+            </label>
+          )}
           <button
             type="button"
             className={takenOver ? 'btn btn-primary' : 'btn'}
@@ -122,7 +135,14 @@ export function PhoneView(props: {
       </header>
       {takenOver ? (
         <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
-          {t('phone-view.takeover.banner')}
+          {t('phone-view.takeover.banner')}{' '}
+          <strong
+            className="pv-watch"
+            data-testid="phone-view-watch"
+            data-watch={takenOver.agent_may_watch ? 'true' : 'false'}
+          >
+            {t(takenOver.agent_may_watch ? 'phone-view.takeover.watching' : 'phone-view.takeover.hidden')}
+          </strong>
           {askedFor ? (
             <span className="pv-asked" data-testid="phone-view-asked">
               {' '}
