@@ -81,7 +81,7 @@ export function PhoneView(props: {
           {t('phone-view.back')}
         </button>
         <h2 id="phone-view-heading">{name}</h2>
-        {device ? <DeviceState device={device} /> : null}
+        {device ? <DeviceState device={device} waiting={waitingForYou(state, device)} /> : null}
         <div className="pv-stop">
           <button
             type="button"
@@ -240,19 +240,39 @@ export function PhoneView(props: {
   );
 }
 
-function DeviceState(props: { device: AdminDevice }): React.JSX.Element {
+/** What on this phone waits for the person: its held calls, and the agent's unanswered ask. */
+function waitingForYou(state: AdminState, device: AdminDevice): { held: number; asked: number } {
+  return {
+    held: state.approvals.filter((a) => a.device_id === device.device_id).length,
+    asked: device.ask && device.ask.taken_at === null ? 1 : 0,
+  };
+}
+
+function DeviceState(props: { device: AdminDevice; waiting: { held: number; asked: number } }): React.JSX.Element {
   const { t } = useT();
   const { device } = props;
-  const busy = device.queue.running + device.queue.queued > 0;
+  const waiting = props.waiting.held + props.waiting.asked;
+  // A held call is counted by the queue as running; here it is what waits for the person.
+  const running = Math.max(0, device.queue.running - props.waiting.held);
+  const busy = running + device.queue.queued > 0;
   return (
     <span className="pv-state">
       <StatusBadge tone={device.state === 'device' ? 'ok' : 'warn'} testId="phone-view-state">
         {device.state === 'device' ? t('phone-view.online') : t('phone-view.offline')}
       </StatusBadge>{' '}
+      {waiting > 0 ? (
+        <>
+          <StatusBadge tone="warn" testId="phone-view-waiting">
+            {t('phone-view.queue.forYou', { count: waiting })}
+          </StatusBadge>{' '}
+        </>
+      ) : null}
       <span className="muted small" data-testid="phone-view-queue">
         {busy
-          ? t('phone-view.queue.busy', { running: device.queue.running, queued: device.queue.queued })
-          : t('phone-view.queue.idle')}
+          ? t('phone-view.queue.busy', { running, queued: device.queue.queued })
+          : waiting > 0
+            ? null
+            : t('phone-view.queue.idle')}
       </span>
     </span>
   );
