@@ -32,6 +32,8 @@ export default defineMessages(
     'takeover.key.app_switch': 'Recents',
     'takeover.banner':
       'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back; it can still look at the screen. Click the screen to tap, drag to swipe, press and hold for a long press, scroll with the wheel, and type with the keyboard.',
+    'takeover.bannerTouch':
+      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back; it can still look at the screen. Tap the screen to tap, drag on it to swipe, touch and hold for a long press. To scroll this page, drag beside the screen.',
     'takeover.keyboard': 'Type on the phone',
     'takeover.typing':
       'Typing goes to the phone: keys and your input method’s text (Chinese too). Enter, Backspace, Tab and the arrows are the phone’s keys; Esc is Back.',
@@ -122,6 +124,8 @@ export default defineMessages(
     'takeover.key.app_switch': '最近任务',
     'takeover.banner':
       '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝，但仍可查看屏幕。点击屏幕即点按，拖动即滑动，按住即长按，用滚轮滚动，用键盘输入。',
+    'takeover.bannerTouch':
+      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝，但仍可查看屏幕。轻点屏幕即点按，在屏幕上拖动即滑动，按住即长按。要滚动本页，请在屏幕旁边拖动。',
     'takeover.keyboard': '在手机上输入',
     'takeover.typing':
       '键盘输入会发送到手机：按键和输入法的文字（包括中文）。回车、退格、Tab 和方向键是手机的按键；Esc 是返回。',

@@ -14,6 +14,7 @@ import { AwayIdle, AwayNote } from '../../components/away-note';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { useTouchScreen } from '../../components/use-touch-screen';
 import { useT } from '../../i18n/i18n-context';
 import { shortId } from '../../lib/time-format';
 import { PhoneCheckPanel } from '../devices/phone-check-panel';
@@ -52,6 +53,8 @@ export function PhoneView(props: {
   // Taken over because the agent asked: the hand-back may carry a note for the agent.
   const askedFor = takenOver !== null && device?.ask ? device.ask : null;
   const [note, setNote] = useState('');
+  // A finger has no wheel and (usually) no keyboard: the banner teaches what it can do.
+  const touch = useTouchScreen();
   const takeover = useAction(
     () =>
       api.setDeviceTakeover(
@@ -122,7 +125,7 @@ export function PhoneView(props: {
       </header>
       {takenOver ? (
         <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
-          {t('phone-view.takeover.banner')}
+          {t(touch ? 'phone-view.takeover.bannerTouch' : 'phone-view.takeover.banner')}
           {askedFor ? (
             <span className="pv-asked" data-testid="phone-view-asked">
               {' '}
