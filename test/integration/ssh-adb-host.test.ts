@@ -20,6 +20,8 @@ import { createSimulatedPhone } from '../../main/sim/phone';
 import type { AdbServerAddress } from '../../main/core/config/core-options';
 import type { SshOptions } from '../../main/core/devices/ssh/ssh-tunnels';
 
+type Json = Record<string, unknown>;
+
 const missing = sshdMissing();
 
 describe('ADB host over SSH', { skip: missing ?? false }, () => {
@@ -95,6 +97,12 @@ describe('ADB host over SSH', { skip: missing ?? false }, () => {
     t.diagnostic(`phones offline ${Date.now() - killedAt} ms after sshd was killed`);
     for (const device of bridge.core.registry.list()) assert.match(device.reason ?? '', /SSH link/);
     assert.notEqual(health(bridge).ssh?.status, 'connected');
+    const down = (await bridge.admin('GET', '/admin/api/hosts')).body as { hosts: Json[] };
+    assert.equal(down.hosts[0]?.address, address());
+    assert.equal(down.hosts[0]?.via, 'ssh');
+    assert.equal(down.hosts[0]?.state, 'reconnecting');
+    assert.match(String(down.hosts[0]?.reason), /SSH link/);
+    assert.equal(down.hosts[0]?.phones_online, 0);
 
     await sshd.restart();
     const restoredAt = Date.now();
@@ -142,6 +150,14 @@ describe('ADB host over SSH', { skip: missing ?? false }, () => {
     assert.ok(h.ssh?.reason?.includes(other.fingerprint), 'names the key it expected');
     assert.equal(h.ssh?.hostKey?.fingerprint, sshd.hostKey.fingerprint);
     assert.equal(readyPhones(bridge), 0);
+    const hosts = (await bridge.admin('GET', '/admin/api/hosts')).body as { hosts: Json[] };
+    assert.equal(hosts.hosts[0]?.state, 'host_key_refused');
+    assert.ok(String(hosts.hosts[0]?.reason).includes(sshd.hostKey.fingerprint));
+    assert.deepEqual(hosts.hosts[0]?.host_key, {
+      type: 'ssh-ed25519',
+      fingerprint: sshd.hostKey.fingerprint,
+      pinned_by: null,
+    });
     // The same key listed: accepted by known_hosts, not pinned in the data folder.
     const [hostType, hostBlob] = sshd.hostKey.publicKey.split(' ');
     writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${hostType} ${hostBlob}\n`);

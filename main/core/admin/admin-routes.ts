@@ -4,6 +4,7 @@
  * limits people may change, checked here with the contract's rules) and the API key, and
  * the phone thumbnail.
  */
+import { hostViews } from './host-routes';
 import { sshAddress } from '../devices/ssh/ssh-target';
 import sharp from 'sharp';
 import type {
@@ -199,6 +200,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         device_count: h.deviceCount,
       };
     }),
+    hosts: hostViews(deps),
     lan_devices: deps.lanDevices(),
     api_key: { source: deps.apiKeySource() },
     limits: {

@@ -30,6 +30,8 @@ export interface AdbServerHealth {
   rttMs: number | null;
   /** Times the link came back after it had been connected. */
   reconnects: number;
+  /** When `status` last changed. */
+  since: number;
 }
 
 export interface AdbServerLinkOptions {
@@ -78,6 +80,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       ssh: options.tunnel?.state() ?? null,
       rttMs: null,
       reconnects: 0,
+      since: (options.clock ?? Date.now)(),
     };
   }
 
@@ -196,7 +199,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   private setHealth(patch: Partial<AdbServerHealth>): void {
-    this.health = { ...this.health, ...patch };
+    const changed = patch.status !== undefined && patch.status !== this.health.status;
+    this.health = { ...this.health, ...patch, ...(changed ? { since: (this.options.clock ?? Date.now)() } : {}) };
     this.emit('health', this.getHealth());
   }
 
