@@ -16,6 +16,7 @@ import type {
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
+  AdminHost,
   AdminLiveFrame,
   AdminLanDevice,
   AdminLanDiscovered,
@@ -178,6 +179,8 @@ export const ADMIN_OPERATIONS = {
       { entries: AuditEntry[] }
     >(),
   },
+  /** Each ADB host (direct or over SSH): its link's state and reason, phones, round trip, reconnects. */
+  getHosts: { route: 'GET /admin/api/hosts', shape: shape<void, { hosts: AdminHost[] }>() },
   /** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
   getLanDiscovered: { route: 'GET /admin/api/lan-discovered', shape: shape<void, AdminLanDiscovered>() },
   getSettings: { route: 'GET /admin/api/settings', shape: shape<void, AdminSettings>() },

@@ -68,6 +68,7 @@ import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
 import { exposedAdbServerWarning } from './config/adb-server-exposure';
+import { sshTunnelMaker } from './devices/ssh/ssh-tunnels';
 
 export type { Core } from './core';
 export { defaultAdbServer } from './config/core-options';
@@ -127,6 +128,9 @@ export function createCore(input: CoreOptionsInput): Core {
   const live = limits.values();
   const hub = new EventHub();
   const registry = new DeviceRegistry(clock);
+  const sshTunnel = options.adbServers.some((s) => s.ssh)
+    ? sshTunnelMaker(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) })
+    : undefined;
   const adbLinks = options.adbServers.map(
     (server, i) =>
       new AdbServerLink({
@@ -134,9 +138,11 @@ export function createCore(input: CoreOptionsInput): Core {
         port: server.port,
         registry,
         logger,
-        autoStart: autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
+        autoStart:
+          !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
         commandTimeoutMs: options.adbCommandTimeoutMs,
         clock,
+        ...(server.ssh && sshTunnel ? { tunnel: sshTunnel({ ...server.ssh, adbPort: server.port }) } : {}),
       }),
   );
 

@@ -4,6 +4,8 @@
  * limits people may change, checked here with the contract's rules) and the API key, and
  * the phone thumbnail.
  */
+import { hostViews } from './host-routes';
+import { sshAddress } from '../devices/ssh/ssh-target';
 import sharp from 'sharp';
 import type {
   AdminBindingHolder,
@@ -202,6 +204,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         device_count: h.deviceCount,
       };
     }),
+    hosts: hostViews(deps),
     lan_devices: deps.lanDevices(),
     api_key: { source: deps.apiKeySource() },
     limits: {
@@ -307,7 +310,9 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     base_url: deps.url(),
     bind_host: deps.options.host,
     api_key_hint: `${deps.apiKey().slice(0, 4)}…${deps.apiKey().slice(-4)}`,
-    adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
+    adb_servers: deps.options.adbServers.map((s) =>
+      s.ssh ? sshAddress({ ...s.ssh, adbPort: s.port }) : `${s.host}:${s.port}`,
+    ),
     data_dir: deps.options.dataDir,
     version: deps.build.version,
     connector_version: CONNECTOR_VERSION,

@@ -8,6 +8,7 @@ import type {
   AdminEvent,
   AdminFastLane,
   AdminScreenStreamSettings,
+  AdminHost,
   AdminLanDiscovered,
   AdminPhoneActions,
   AdminPolicies,
@@ -96,6 +97,7 @@ export interface BridgeApi {
   pairLanDevice(address: string, code: string): Promise<LanPairResponse>;
   /** Phones adb's mDNS browser sees on the network (wireless debugging), per ADB server. */
   getLanDiscovered(): Promise<AdminLanDiscovered>;
+  getHosts(): Promise<{ hosts: AdminHost[] }>;
   getAudit(): Promise<{ entries: AuditEntry[] }>;
   getSettings(): Promise<AdminSettings>;
   /** Changes limits live (saved across restarts); answers the settings after the change. */

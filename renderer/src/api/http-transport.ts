@@ -145,6 +145,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     pairLanDevice: (address, code) => json('pairLanDevice', { address, code }),
     getAudit: () => json('getAudit', {}),
     getLanDiscovered: () => json('getLanDiscovered', {}),
+    getHosts: () => json('getHosts', {}),
     getSettings: () => json('getSettings', {}),
     patchSettings: (patch) => json('patchSettings', patch),
     revealApiKey: () => json('revealApiKey', {}),

@@ -51,6 +51,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     pairLanDevice: (address, code) => unwrap(bridge.pairLanDevice({ address, code })),
     getAudit: () => unwrap(bridge.getAudit()),
     getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
+    getHosts: () => unwrap(bridge.getHosts()),
     getSettings: () => unwrap(bridge.getSettings()),
     patchSettings: (patch) => unwrap(bridge.patchSettings(patch)),
     revealApiKey: () => unwrap(bridge.revealApiKey()),
