@@ -596,6 +596,13 @@ export interface AdminPhoneProgram {
   enabled: boolean;
   last_error: string | null;
   last_error_code: string | null;
+  /**
+   * What failed, as a stable word the console puts in the person's language with its fix:
+   * scrcpy-server's (`inject_denied`, `android_too_old`, `clipboard_refused`, `version_mismatch`,
+   * `jar_unreadable`, `server_crashed`) or the snapshot helper's (`install_refused`, `crashed`,
+   * `timeout`, …); null when none is known.
+   */
+  last_error_reason: string | null;
   retry_at: number | null;
   /** Calls it served, and calls the stock lane served instead because it could not. */
   served: number;

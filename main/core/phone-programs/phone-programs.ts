@@ -82,6 +82,7 @@ interface ProgramRecord {
   state: ProgramState;
   lastError: string | null;
   lastErrorCode: string | null;
+  lastErrorReason: string | null;
   retryAt: number;
   served: number;
   fellBack: number;
@@ -98,7 +99,16 @@ interface PhoneRecord {
 }
 
 function newProgram(): ProgramRecord {
-  return { state: 'idle', lastError: null, lastErrorCode: null, retryAt: 0, served: 0, fellBack: 0, lease: -1 };
+  return {
+    state: 'idle',
+    lastError: null,
+    lastErrorCode: null,
+    lastErrorReason: null,
+    retryAt: 0,
+    served: 0,
+    fellBack: 0,
+    lease: -1,
+  };
 }
 
 export class PhonePrograms {
@@ -182,6 +192,7 @@ export class PhonePrograms {
       enabled: allowed,
       last_error: record?.lastError ?? null,
       last_error_code: record?.lastErrorCode ?? null,
+      last_error_reason: record?.lastErrorReason ?? null,
       retry_at: record && record.state === 'failed' && record.retryAt > this.clock() ? record.retryAt : null,
       served: record?.served ?? 0,
       fell_back: record?.fellBack ?? 0,
@@ -317,9 +328,11 @@ export class PhonePrograms {
       const error = why.error;
       record.lastError = error instanceof Error ? error.message.slice(0, 300) : 'failed';
       record.lastErrorCode = isBridgeError(error) ? error.code : 'internal_error';
+      record.lastErrorReason = failureReason(error);
     } else if (state === 'ready' && !why?.keepError) {
       record.lastError = null;
       record.lastErrorCode = null;
+      record.lastErrorReason = null;
     }
     this.o.onChange?.();
   }
@@ -439,6 +452,13 @@ export class PhonePrograms {
       // Best effort: the session ends next either way.
     }
   }
+}
+
+/** The failure's stable word (scrcpy-output.ts kinds, snapshot-helper-apk.ts reasons), when the error carries one. */
+function failureReason(error: unknown): string | null {
+  if (!isBridgeError(error)) return null;
+  const reason = error.details?.scrcpyFailure ?? error.details?.reason;
+  return typeof reason === 'string' && /^[a-z_]{1,40}$/.test(reason) ? reason : null;
 }
 
 function lastLine(output: string): string {
