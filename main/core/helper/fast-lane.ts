@@ -60,6 +60,7 @@ export class FastLanes {
   private readonly stock = new Map<string, Map<string, TreeStats>>();
   private readonly marks = new Map<string, TreeMark>();
   private readonly actions = new Map<string, number>();
+  private readonly treeReads = new Map<string, Promise<void>>();
   /** @internal What the helper's page sources showed of toasts, per phone. */
   readonly toasts: ToastLog;
 
@@ -75,6 +76,25 @@ export class FastLanes {
   forCall(deviceId: string, shell: DeviceShell): ToolLanes {
     this.programs?.warm(deviceId, shell);
     return new CallLanes(this, this.manager, deviceId, shell, this.programs);
+  }
+
+  /**
+   * @internal Tree reads that open a UiAutomation connection (the snapshot helper, the stock
+   * dump) one at a time per phone: Android allows one connection, so a second reader started
+   * meanwhile (the read after an action, an agent's `android_ui_tree`) would fail instead of wait.
+   */
+  serialTree<T>(deviceId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.treeReads.get(deviceId) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.treeReads.set(deviceId, tail);
+    void tail.then(() => {
+      if (this.treeReads.get(deviceId) === tail) this.treeReads.delete(deviceId);
+    });
+    return run;
   }
 
   /** @internal */
@@ -149,21 +169,29 @@ class CallLanes implements ToolLanes {
       }
       // The stock dump needs UiAutomation: a helper still running steps aside first, for a while.
       if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, read.reason);
-    } else {
-      const nodes = await this.snapshotTree(options);
-      if (nodes) return { nodes, lane: 'snapshot' };
     }
-    const nodes = await readUiTree(this.shell, options);
-    this.lanes.noteStockTree(this.deviceId, nodes);
-    this.manager.noteLane(this.deviceId, 'adb');
-    return { nodes, lane: 'adb' };
+    return this.lanes.serialTree(this.deviceId, async () => {
+      const fast = session ? null : await this.snapshotTreeNow(options);
+      if (fast) return { nodes: fast, lane: 'snapshot' as const };
+      const nodes = await readUiTree(this.shell, options);
+      this.lanes.noteStockTree(this.deviceId, nodes);
+      this.manager.noteLane(this.deviceId, 'adb');
+      return { nodes, lane: 'adb' as const };
+    });
   }
 
   /**
    * The port-less snapshot helper's tree, or null when it cannot serve now (not checked on the
    * phone yet, failed): a read is only a read, so any failure leaves the call to the stock dump.
    */
-  private async snapshotTree(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+  private snapshotTree(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+    if (!this.programs?.treeHelper(this.deviceId, this.shell)) return Promise.resolve(null);
+    return this.lanes.serialTree(this.deviceId, () => this.snapshotTreeNow(options));
+  }
+
+  /** snapshotTree inside the phone's tree-read turn. */
+  private async snapshotTreeNow(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+    options.signal.throwIfAborted();
     const helper = this.programs?.treeHelper(this.deviceId, this.shell);
     if (!helper || !this.programs) return null;
     try {
