@@ -594,7 +594,13 @@ export function createCore(input: CoreOptionsInput): Core {
       leases: bindingService,
       files,
       queue,
-      fastLane: helpers,
+      // One limit for both: the open-ports helper and scrcpy-server stop this long after their last call.
+      fastLane: {
+        setIdleStopMs: (ms) => {
+          helpers.setIdleStopMs(ms);
+          programs.setIdleStopMs(ms);
+        },
+      },
       runtime,
     });
     logger.info('limits changed', changed);
