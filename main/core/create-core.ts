@@ -594,13 +594,7 @@ export function createCore(input: CoreOptionsInput): Core {
       leases: bindingService,
       files,
       queue,
-      // One limit for both: the open-ports helper and scrcpy-server stop this long after their last call.
-      fastLane: {
-        setIdleStopMs: (ms) => {
-          helpers.setIdleStopMs(ms);
-          programs.setIdleStopMs(ms);
-        },
-      },
+      fastLane: helpers,
       runtime,
     });
     logger.info('limits changed', changed);

@@ -106,19 +106,12 @@ export class PhonePrograms {
   private readonly clock: () => number;
   private readonly scrcpyJar: string | null;
   private readonly snapshotApk: SnapshotHelperApk | null;
-  private idleStopMs: number;
   private stopped = false;
 
   constructor(private readonly o: PhoneProgramsOptions) {
     this.clock = o.clock ?? Date.now;
     this.scrcpyJar = o.scrcpyJar === undefined ? scrcpyJarLocalPath() : o.scrcpyJar;
     this.snapshotApk = o.snapshotApk === undefined ? findSnapshotHelperApk() : o.snapshotApk;
-    this.idleStopMs = o.idleStopMs ?? PROGRAM_IDLE_STOP_MS;
-  }
-
-  /** Settings → Limits changed the idle stop: it counts from the next use (the card shows the live value). */
-  setIdleStopMs(ms: number): void {
-    this.idleStopMs = ms;
   }
 
   // ---- the person's choice ------------------------------------------------------------------
@@ -413,7 +406,7 @@ export class PhonePrograms {
         .then(() => {
           if (phone.input.state === 'ready') this.enter(phone.input, 'idle');
         });
-    }, this.idleStopMs);
+    }, this.o.idleStopMs ?? PROGRAM_IDLE_STOP_MS);
     phone.input.idleTimer.unref();
   }
 
