@@ -17,6 +17,8 @@ import { coreOptionsForLimits, limitsFromCommandLine } from './cli-limits';
 import { COMMANDS, DEFAULT_COMMAND, PROGRAM, usage, type CommandName } from './cli-commands';
 import { consoleUrl, networkFromCommandLine, startBanner } from './cli-network';
 import type { NetworkOptionsInput } from './core/config/network-options';
+import { isSshTarget, parseSshTarget } from './core/devices/ssh/ssh-target';
+import type { SshOptions } from './core/devices/ssh/ssh-tunnels';
 
 /** The bridge's settings from BRIDGE_FLAGS, checked before anything starts. */
 interface BridgeSettings {
@@ -49,6 +51,32 @@ function bridgeSettings(flags: ParsedFlags, defaults: { port: number; dataDir: (
   };
 }
 
+/** One --adb value: HOST:PORT, or ssh://USER@HOST[:PORT][?adb_port=N] (the ADB server on that host's loopback). */
+function adbServerFromCommandLine(text: string): AdbServerAddress {
+  if (!isSshTarget(text)) return parseHostPort(text, '--adb');
+  try {
+    const target = parseSshTarget(text);
+    return {
+      host: '127.0.0.1',
+      port: target.adbPort,
+      ssh: { user: target.user, host: target.host, port: target.port },
+    };
+  } catch (error) {
+    throw new UsageError('invalid_value', `--adb: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** How ssh:// hosts sign in: --ssh-key, else ssh-agent; host keys by --ssh-known-hosts or ~/.ssh/known_hosts. */
+function sshFromCommandLine(flags: ParsedFlags): SshOptions {
+  const key = flags.value('ssh-key');
+  const agent = process.env.SSH_AUTH_SOCK;
+  return {
+    ...(key !== undefined ? { privateKeyFile: key } : {}),
+    ...(agent ? { agentSocket: agent } : {}),
+    knownHostsFile: flags.value('ssh-known-hosts') ?? join(homedir(), '.ssh', 'known_hosts'),
+  };
+}
+
 function consoleDir(): string | undefined {
   const dir = join(projectRoot(), 'dist', 'renderer');
   return existsSync(join(dir, 'index.html')) ? dir : undefined;
@@ -62,6 +90,7 @@ async function startBridge(
   settings: BridgeSettings,
   adbServers: AdbServerAddress[],
   banner: { temporaryDataDir?: boolean } = {},
+  ssh?: SshOptions,
 ): Promise<{ stop(): Promise<void> }> {
   let core: Core;
   const limitOptions = coreOptionsForLimits(settings.limits);
@@ -71,6 +100,7 @@ async function startBridge(
       host: settings.host,
       port: settings.port,
       adbServers,
+      ...(ssh ? { ssh } : {}),
       ...(process.env.DEVICE_BRIDGE_API_KEY
         ? { apiKey: process.env.DEVICE_BRIDGE_API_KEY, apiKeySource: 'env' as const }
         : {}),
@@ -143,9 +173,14 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       return;
     case 'serve': {
       const settings = bridgeSettings(flags, { port: 8765, dataDir: defaultDataDir });
-      const adb = flags.values('adb').map((a) => parseHostPort(a, '--adb'));
+      const adb = flags.values('adb').map(adbServerFromCommandLine);
       const onStop = catchStopSignals();
-      const bridge = await startBridge(settings, adb);
+      const bridge = await startBridge(
+        settings,
+        adb,
+        {},
+        adb.some((a) => a.ssh) ? sshFromCommandLine(flags) : undefined,
+      );
       onStop(() => bridge.stop());
       return;
     }

@@ -46,6 +46,7 @@ const api: DeviceBridgeIpcApi = {
   pairLanDevice: call('pairLanDevice'),
   getAudit: call('getAudit'),
   getLanDiscovered: call('getLanDiscovered'),
+  getHosts: call('getHosts'),
   getSettings: call('getSettings'),
   patchSettings: call('patchSettings'),
   revealApiKey: call('revealApiKey'),

@@ -106,6 +106,8 @@ export type AdminPersonInput =
 export interface AdminTakenOver {
   since: number;
   by: string;
+  /** The person lets the agent see the screen while they hold it (false: screen reads are refused). */
+  agent_may_watch: boolean;
 }
 
 /** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */
@@ -285,6 +287,37 @@ export interface AdminAdbServer {
   device_count: number;
 }
 
+/**
+ * One ADB host: an ADB server reached straight (HOST:PORT) or over SSH (ssh://user@host:port),
+ * as Settings → Hosts and `GET /admin/api/hosts` show it.
+ */
+export interface AdminHost {
+  /** The host's name: its ADB server's HOST:PORT, or its ssh:// address. Phones' `adb_server`. */
+  address: string;
+  via: 'direct' | 'ssh';
+  /**
+   * connected; connecting (never up yet); reconnecting (was up or failed, retrying; `reason`
+   * says why); host_key_refused (SSH: the host presented a key other than the pinned one);
+   * auth_failed (SSH: the host accepted none of the bridge's keys).
+   */
+  state: 'connected' | 'connecting' | 'reconnecting' | 'host_key_refused' | 'auth_failed';
+  /** Why it is not connected, in words (null when connected). */
+  reason: string | null;
+  /** When the current state began. */
+  since: number;
+  /** Phones adb lists on this host (not gone), and those ready to use. */
+  phones: number;
+  phones_online: number;
+  /** The last `host:devices` round trip through the link, ms. */
+  rtt_ms: number | null;
+  /** Times the link came back after it had been up. */
+  reconnects: number;
+  last_error: string | null;
+  next_retry_at: number | null;
+  /** SSH only: the key the host presented and what vouched for it (null when it was refused). */
+  host_key: { type: string; fingerprint: string; pinned_by: 'known_hosts' | 'first_use' | 'pinned' | null } | null;
+}
+
 export interface AdminLanDevice {
   address: string;
   adb_server: string;
@@ -335,6 +368,8 @@ export interface AdminState {
   /** Bindings that ended (signed out, revoked, expired), newest first. */
   binding_history?: AdminBindingHistoryEntry[];
   adb_servers: AdminAdbServer[];
+  /** Each ADB host with its link's state (the same as GET /admin/api/hosts). */
+  hosts: AdminHost[];
   lan_devices: AdminLanDevice[];
   /**
    * Where the system API key comes from: `env` (DEVICE_BRIDGE_API_KEY) — a rotation lasts only

@@ -16,6 +16,7 @@ import type {
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
+  AdminHost,
   AdminLiveFrame,
   AdminLanDevice,
   AdminLanDiscovered,
@@ -119,11 +120,14 @@ export const ADMIN_OPERATIONS = {
     route: 'POST /admin/api/devices/:device_id/turnover',
     shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
   },
-  /** take: a person takes the phone from the agent; hand_back: the agent may act again (with an optional note). */
+  /**
+   * take: a person takes the phone from the agent (`agent_may_watch`: it may still see the
+   * screen; unset, it sees nothing of it); hand_back: the agent may act again (with an optional note).
+   */
   setDeviceTakeover: {
     route: 'POST /admin/api/devices/:device_id/takeover',
     shape: shape<
-      { action: 'take' | 'hand_back'; note?: string },
+      { action: 'take' | 'hand_back'; note?: string; agent_may_watch?: boolean },
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },
@@ -175,6 +179,8 @@ export const ADMIN_OPERATIONS = {
       { entries: AuditEntry[] }
     >(),
   },
+  /** Each ADB host (direct or over SSH): its link's state and reason, phones, round trip, reconnects. */
+  getHosts: { route: 'GET /admin/api/hosts', shape: shape<void, { hosts: AdminHost[] }>() },
   /** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
   getLanDiscovered: { route: 'GET /admin/api/lan-discovered', shape: shape<void, AdminLanDiscovered>() },
   getSettings: { route: 'GET /admin/api/settings', shape: shape<void, AdminSettings>() },

@@ -26,6 +26,7 @@ export const SETTINGS_PARTS = [
   'language',
   'connection',
   'bridge',
+  'hosts',
   'access-codes',
   'secrets',
   'policies',

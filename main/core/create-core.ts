@@ -68,6 +68,7 @@ import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
 import { exposedAdbServerWarning } from './config/adb-server-exposure';
+import { sshTunnelMaker } from './devices/ssh/ssh-tunnels';
 
 export type { Core } from './core';
 export { defaultAdbServer } from './config/core-options';
@@ -127,6 +128,9 @@ export function createCore(input: CoreOptionsInput): Core {
   const live = limits.values();
   const hub = new EventHub();
   const registry = new DeviceRegistry(clock);
+  const sshTunnel = options.adbServers.some((s) => s.ssh)
+    ? sshTunnelMaker(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) })
+    : undefined;
   const adbLinks = options.adbServers.map(
     (server, i) =>
       new AdbServerLink({
@@ -134,9 +138,11 @@ export function createCore(input: CoreOptionsInput): Core {
         port: server.port,
         registry,
         logger,
-        autoStart: autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
+        autoStart:
+          !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
         commandTimeoutMs: options.adbCommandTimeoutMs,
         clock,
+        ...(server.ssh && sshTunnel ? { tunnel: sshTunnel({ ...server.ssh, adbPort: server.port }) } : {}),
       }),
   );
 
@@ -202,14 +208,18 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['a person took the phone over at the computer'],
         decision: 'taken_over',
         decidedBy: 'person',
-        details: { by: state.by },
+        details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
+      evidence.personTook(deviceId, state);
+      // A recording or wait running now would film what the person does: it stops here.
+      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
       bindingService.toolMarksChanged(deviceId);
       hub.publish('state');
     },
     handedBack: (back) => {
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
+      evidence.personHandedBack(back.deviceId, clock());
       safety.recordBridgeAction({
         deviceId: back.deviceId,
         action: 'hand_back',
@@ -217,7 +227,12 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['the person handed the phone back to the agent'],
         decision: 'handed_back',
         decidedBy: 'person',
-        details: { held_ms: back.heldMs, ...(back.note ? { note: back.note } : {}) },
+        details: {
+          held_ms: back.heldMs,
+          by: back.by,
+          agent_may_watch: back.agentMayWatch,
+          ...(back.note ? { note: back.note } : {}),
+        },
         durationMs: back.heldMs,
       });
       bindingService.toolMarksChanged(back.deviceId);
@@ -328,7 +343,11 @@ export function createCore(input: CoreOptionsInput): Core {
     screenSize: (deviceId, shell) => shells.screenSize(deviceId, shell, { timeoutMs: options.adbCommandTimeoutMs }),
     logger,
     clock,
-    onChange: () => hub.publish('state'),
+    onChange: () => {
+      // The phone check's Unicode row follows whether scrcpy-server can type here.
+      phoneCheck.helperChanged();
+      hub.publish('state');
+    },
     idleStopMs: live.fast_lane_idle_stop_ms,
     ...(options.fastLane?.programStartTimeoutMs !== undefined
       ? { startTimeoutMs: options.fastLane.programStartTimeoutMs }
@@ -501,7 +520,11 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    screenHidden: (deviceId, since) =>
+      takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
+      // While a person holds the phone unwatched the stream serves their live view only.
+      if (takeover.hidesScreenSince(deviceId, clock())) throw takeover.screenRefusal(deviceId);
       const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
         jpeg: frame.jpeg,
         screenWidth: screen.width,
@@ -529,10 +552,13 @@ export function createCore(input: CoreOptionsInput): Core {
       return queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    // The open-ports helper where it is on, else scrcpy-server (pastes any text) where this build and phone can run it.
     helperTypes: (deviceId) => {
       const helper = helpers.view(deviceId);
+      const scrcpy = programs.view(deviceId).find((p) => p.program === 'scrcpy_input');
       return (
-        helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')
+        (helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')) ||
+        (scrcpy !== undefined && scrcpy.state !== 'off' && scrcpy.state !== 'unavailable')
       );
     },
     onDisplays: (deviceId, target) => shells.noteDisplays(deviceId, target),
@@ -594,7 +620,12 @@ export function createCore(input: CoreOptionsInput): Core {
       leases: bindingService,
       files,
       queue,
-      fastLane: helpers,
+      fastLane: {
+        setIdleStopMs: (ms) => {
+          helpers.setIdleStopMs(ms);
+          programs.setIdleStopMs(ms);
+        },
+      },
       runtime,
     });
     logger.info('limits changed', changed);

@@ -105,6 +105,20 @@ describe('GET /metrics', () => {
     for (const d of state.devices)
       assert.equal(sample(m, 'device_bridge_queue_waiting', { device_id: d.device_id }), 0);
     assert.equal(sample(m, 'device_bridge_adb_servers', { status: 'connected' }), 1);
+    // Per host: the ADB server's HOST:PORT names it.
+    const host = `127.0.0.1:${rig.adb.port}`;
+    assert.equal(sample(m, 'device_bridge_host_up', { host, via: 'direct' }), 1);
+    assert.equal(sample(m, 'device_bridge_host_phones', { host, state: 'device' }), 2);
+    assert.equal(sample(m, 'device_bridge_host_phones', { host, state: 'other' }), 0);
+    assert.ok((sample(m, 'device_bridge_host_rtt_seconds', { host }) ?? -1) >= 0, 'a round trip was measured');
+    assert.equal(sample(m, 'device_bridge_host_reconnects_total', { host }), 0);
+    const hosts = (await rig.bridge.admin('GET', '/admin/api/hosts')).body as {
+      hosts: Array<{ address: string; state: string; phones: number; phones_online: number; via: string }>;
+    };
+    assert.deepEqual(
+      hosts.hosts.map((h) => [h.address, h.via, h.state, h.phones, h.phones_online]),
+      [[host, 'direct', 'connected', 2, 2]],
+    );
     const files = rig.bridge.core.files.stats();
     assert.ok(files.files >= 1, 'the screenshot is in the cache');
     assert.equal(sample(m, 'device_bridge_file_cache_files'), files.files);

@@ -68,6 +68,7 @@ function fakePreload() {
     pairLanDevice: record('pairLanDevice', { status: 'paired', message: 'Paired' }),
     getAudit: () => ok({ entries: [] }),
     getLanDiscovered: () => ok({ servers: [], checked_at: 0 }),
+    getHosts: () => ok({ hosts: [] }),
     getSettings: () => Promise.reject(new Error('Error invoking remote method: window closed')),
     patchSettings: record('patchSettings', {} as never),
     revealApiKey: () => ok({ api_key: 'k' }),

@@ -4,6 +4,8 @@
  * limits people may change, checked here with the contract's rules) and the API key, and
  * the phone thumbnail.
  */
+import { hostViews } from './host-routes';
+import { sshAddress } from '../devices/ssh/ssh-target';
 import sharp from 'sharp';
 import type {
   AdminBindingHolder,
@@ -19,7 +21,6 @@ import type {
   AdminSecret,
   AdminSettings,
   AdminState,
-  AdminTakenOver,
   AdminPersonAsk,
   AdminTurnover,
   AdminTurnoverPolicy,
@@ -42,6 +43,7 @@ import { captureRaw } from '../android/screencap';
 import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 import { CONNECTOR_VERSION } from '../protocol/identity';
+import { takenOverView, type TakenOver } from '../takeover/takeover';
 
 /** What the phone thumbnail needs: the phone, its shell and its queue. */
 export interface ThumbnailDeps {
@@ -96,7 +98,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
-  takeover?: { state(deviceId: string): AdminTakenOver | null };
+  takeover?: { state(deviceId: string): TakenOver | null };
   /** The agent's asks to the person (takeover/person-asks.ts): the one waiting on each phone. */
   asks?: { pending(deviceId: string): AdminPersonAsk | null };
 }
@@ -129,7 +131,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
-        ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
+        ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),
         ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
         ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),
@@ -202,6 +204,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         device_count: h.deviceCount,
       };
     }),
+    hosts: hostViews(deps),
     lan_devices: deps.lanDevices(),
     api_key: { source: deps.apiKeySource() },
     limits: {
@@ -307,7 +310,9 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
     base_url: deps.url(),
     bind_host: deps.options.host,
     api_key_hint: `${deps.apiKey().slice(0, 4)}…${deps.apiKey().slice(-4)}`,
-    adb_servers: deps.options.adbServers.map((s) => `${s.host}:${s.port}`),
+    adb_servers: deps.options.adbServers.map((s) =>
+      s.ssh ? sshAddress({ ...s.ssh, adbPort: s.port }) : `${s.host}:${s.port}`,
+    ),
     data_dir: deps.options.dataDir,
     version: deps.build.version,
     connector_version: CONNECTOR_VERSION,

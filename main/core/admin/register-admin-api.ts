@@ -18,6 +18,7 @@ import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
+import { registerHostRoutes } from './host-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
@@ -83,6 +84,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
+  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry });
   registerTakeoverRoutes(router, {
     takeover: deps.takeover,
     asks: deps.asks,

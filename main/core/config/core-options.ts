@@ -12,10 +12,16 @@ import type { LanOptions } from '../devices/lan-devices';
 import { resolveNetworkOptions, type NetworkOptions, type NetworkOptionsInput } from './network-options';
 import { resolveConnectionLimits, type ConnectionLimits } from './connection-limits';
 import type { ApiKeySource } from '../secrets/system-api-key';
+import type { SshOptions } from '../devices/ssh/ssh-tunnels';
 
 export interface AdbServerAddress {
   host: string;
   port: number;
+  /**
+   * Reached over SSH (`--adb ssh://user@host`): host and port are then the ADB server on that
+   * host's own loopback (127.0.0.1:5037 unless `?adb_port=`), the only place forwarded to.
+   */
+  ssh?: { user: string; host: string; port: number };
 }
 
 /** The ADB server adb itself would use: ADB_SERVER_SOCKET (tcp:[HOST:]PORT), else ANDROID_ADB_SERVER_PORT, else 5037. */
@@ -56,6 +62,8 @@ export interface CoreOptions {
   apiKeySource?: ApiKeySource;
   adminToken?: string;
   adbServers: AdbServerAddress[];
+  /** How ADB hosts given as ssh:// are signed in to and their host keys checked (devices/ssh/). */
+  ssh?: SshOptions;
   /** Spec §8.2: one hour without any data plane unregisters the runtime instance. */
   runtimeLeaseMs: number;
   lease: LeasePolicy;

@@ -1,6 +1,9 @@
 /**
  * One ADB server: an adbkit client, `track-devices` with reconnect and capped backoff, and
  * health for the UI. Device facts (model, Android version) are read once a phone is ready.
+ * A server on another host may be reached through an SSH tunnel (ssh/ssh-adb-tunnel.ts): the
+ * link is then named by the SSH address, its client talks to the tunnel's loopback end, and a
+ * lost tunnel takes the host's phones offline with the tunnel's reason.
  */
 import { EventEmitter } from 'node:events';
 import Adb, { type Client, type Device } from '@devicefarmer/adbkit';
@@ -10,6 +13,8 @@ import { withDeadline } from './deadline';
 import { AdbDeviceShell } from './adb-device-shell';
 import { parseGetprop } from './getprop';
 import { reasonForAdbState } from './adb-state-reason';
+import { BridgeError } from '../errors';
+import type { SshAdbTunnel, SshLinkState } from './ssh/ssh-adb-tunnel';
 
 export interface AdbServerHealth {
   address: string;
@@ -17,6 +22,16 @@ export interface AdbServerHealth {
   lastError: string | null;
   nextRetryAt: number | null;
   deviceCount: number;
+  /** How the server is reached: straight over TCP, or through an SSH tunnel to the host's loopback. */
+  via: 'direct' | 'ssh';
+  /** The SSH link's own state (null for a direct link). */
+  ssh: SshLinkState | null;
+  /** The last `host:devices` round trip through the link, ms (null before the first one). */
+  rttMs: number | null;
+  /** Times the link came back after it had been connected. */
+  reconnects: number;
+  /** When `status` last changed. */
+  since: number;
 }
 
 export interface AdbServerLinkOptions {
@@ -28,11 +43,17 @@ export interface AdbServerLinkOptions {
   autoStart: boolean;
   commandTimeoutMs: number;
   clock?: () => number;
+  /** Reach the server through this tunnel (its address names the link; host and port are then the far end's). */
+  tunnel?: SshAdbTunnel;
 }
 
 export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
-  readonly client: Client;
   readonly address: string;
+  private clientValue: Client | undefined;
+  private everConnected = false;
+  private reconnects = 0;
+  private rttMs: number | null = null;
+  private stopTunnelWatch: (() => void) | undefined;
   private tracker: { end(): unknown; on(ev: string, cb: (...args: never[]) => void): unknown } | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -45,21 +66,56 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
 
   constructor(private readonly options: AdbServerLinkOptions) {
     super();
-    this.address = `${options.host}:${options.port}`;
-    this.client = Adb.createClient({
-      host: options.host,
-      port: options.port,
-      bin: options.autoStart ? 'adb' : '/bin/false',
-    });
-    this.client.on('error', (error: Error) =>
-      options.logger.debug('adb client error', { server: this.address, error: error.message }),
+    this.address = options.tunnel?.address ?? `${options.host}:${options.port}`;
+    // adbkit keeps the port it is made with: a tunnelled link makes its client once the
+    // tunnel's loopback end is bound, and that end stays the same across SSH reconnects.
+    if (!options.tunnel) this.clientValue = this.makeClient(options.host, options.port, options.autoStart);
+    this.health = {
+      address: this.address,
+      status: 'connecting',
+      lastError: null,
+      nextRetryAt: null,
+      deviceCount: 0,
+      via: options.tunnel ? 'ssh' : 'direct',
+      ssh: options.tunnel?.state() ?? null,
+      rttMs: null,
+      reconnects: 0,
+      since: (options.clock ?? Date.now)(),
+    };
+  }
+
+  /** The adbkit client; for a tunnelled link it exists once the tunnel's loopback end is bound (at start). */
+  get client(): Client {
+    if (!this.clientValue) throw new BridgeError('adb_unavailable', `the SSH link to ${this.address} is not open yet`);
+    return this.clientValue;
+  }
+
+  private makeClient(host: string, port: number, autoStart: boolean): Client {
+    const client = Adb.createClient({ host, port, bin: autoStart ? 'adb' : '/bin/false' });
+    client.on('error', (error: Error) =>
+      this.options.logger.debug('adb client error', { server: this.address, error: error.message }),
     );
-    this.health = { address: this.address, status: 'connecting', lastError: null, nextRetryAt: null, deviceCount: 0 };
+    return client;
   }
 
   start(): void {
     this.stopped = false;
-    void this.connect();
+    const tunnel = this.options.tunnel;
+    if (tunnel) {
+      const onState = (state: SshLinkState): void => this.onTunnelState(state);
+      tunnel.on('state', onState);
+      this.stopTunnelWatch = () => tunnel.off('state', onState);
+      tunnel.open().then(
+        (port) => {
+          if (this.stopped) return;
+          this.clientValue ??= this.makeClient('127.0.0.1', port, false);
+          void this.connect();
+        },
+        (error: unknown) => this.onLost(`the SSH forward listener could not open: ${String(error)}`),
+      );
+    } else {
+      void this.connect();
+    }
     // adb's tracker announces new phones at once but a dropped TCP phone only at its next
     // reconnect attempt (~10 s); a light `host:devices` poll keeps states within a second.
     this.pollTimer = setInterval(() => void this.reconcile(), 1000);
@@ -88,11 +144,34 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     this.tracker = undefined;
     for (const shell of this.shells.values()) shell.close();
     this.shells.clear();
+    this.stopTunnelWatch?.();
+    this.stopTunnelWatch = undefined;
+    this.options.tunnel?.close();
+  }
+
+  /** The tunnel's news: down takes the phones offline with its reason at once; up retries now. */
+  private onTunnelState(state: SshLinkState): void {
+    if (this.stopped) return;
+    this.health = { ...this.health, ssh: state };
+    if (state.status === 'connected') {
+      if (this.health.status === 'down' && this.clientValue) {
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
+        void this.connect();
+        return;
+      }
+    } else {
+      this.options.registry.markServerDown(this.address, state.reason ?? 'SSH link down');
+    }
+    this.emit('health', this.getHealth());
   }
 
   getHealth(): AdbServerHealth {
     return {
       ...this.health,
+      ssh: this.options.tunnel?.state() ?? null,
+      rttMs: this.rttMs,
+      reconnects: this.reconnects,
       deviceCount: this.options.registry.list().filter((d) => d.adbServer === this.address && d.state !== 'gone')
         .length,
     };
@@ -120,7 +199,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   private setHealth(patch: Partial<AdbServerHealth>): void {
-    this.health = { ...this.health, ...patch };
+    const changed = patch.status !== undefined && patch.status !== this.health.status;
+    this.health = { ...this.health, ...patch, ...(changed ? { since: (this.options.clock ?? Date.now)() } : {}) };
     this.emit('health', this.getHealth());
   }
 
@@ -138,6 +218,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       }
       this.tracker = tracker as unknown as typeof this.tracker;
       this.backoffMs = 250;
+      if (this.everConnected) this.reconnects += 1;
+      this.everConnected = true;
       this.setHealth({ status: 'connected', lastError: null });
       tracker.on('add', (device: Device) => this.onDevice(device));
       tracker.on('change', (device: Device) => this.onDevice(device));
@@ -155,7 +237,16 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
     if (this.stopped) return;
     this.tracker?.end();
     this.tracker = undefined;
-    this.options.registry.markServerDown(this.address, 'ADB server unreachable');
+    const tunnel = this.options.tunnel;
+    // Through a tunnel that is down, the host's reason is the one that helps the person.
+    this.options.registry.markServerDown(
+      this.address,
+      tunnel && !tunnel.isUp()
+        ? (tunnel.state().reason ?? 'SSH link down')
+        : tunnel
+          ? 'ADB server on the SSH host unreachable'
+          : 'ADB server unreachable',
+    );
     for (const shell of this.shells.values()) shell.releaseSpare();
     if (this.retryTimer) return;
     const delay = this.backoffMs;
@@ -171,10 +262,12 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
 
   /** Brings the registry in line with `host:devices`: listed phones updated, missing ones gone. */
   private async syncDeviceList(timeoutMs: number): Promise<void> {
+    const startedAt = performance.now();
     const current: Device[] = await withDeadline<Device[]>(Promise.resolve(this.client.listDevices()), {
       timeoutMs,
       what: 'adb devices',
     });
+    this.rttMs = Math.round((performance.now() - startedAt) * 10) / 10;
     const ids = new Set(current.map((d) => d.id));
     for (const device of this.options.registry.list()) {
       if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone')

@@ -36,6 +36,11 @@ export interface DeviceRecord extends DeviceFacts {
    * phone that just (re)appeared, or a binding restored after a restart, is verified first.
    */
   verifiedAt: number | null;
+  /**
+   * The label when the phone's own ("Pixel 7 ···4F2A") is shared with another phone the bridge
+   * knows: set by the registry so that every label within the bridge is unique (see `relabel`).
+   */
+  uniqueLabel?: string | null;
 }
 
 export function deviceIdFor(adbServer: string, serial: string): string {
@@ -48,11 +53,11 @@ export function transportOf(serial: string): 'usb' | 'tcp' {
   return hostPort.test(serial) || /\._adb-tls-(?:connect|pairing)\._tcp/.test(serial) ? 'tcp' : 'usb';
 }
 
-/** A redacted hint of a serial: its last four letters/digits, e.g. "···4F2A". */
-export function redactedHint(serial: string): string {
+/** A redacted hint of a serial: its last four (or `length`) letters/digits, e.g. "···4F2A". */
+export function redactedHint(serial: string, length = 4): string {
   const tail = serial
     .replace(/[^A-Za-z0-9]/g, '')
-    .slice(-4)
+    .slice(-length)
     .toUpperCase();
   return `···${tail}`;
 }
@@ -62,18 +67,82 @@ export function redactedHint(serial: string): string {
  * not leak even in part: its own ro.serialno is used once read, else a tag hashed from the
  * address.
  */
-export function deviceHint(device: Pick<DeviceRecord, 'serial'> & { hardwareSerial?: string | null }): string {
-  if (transportOf(device.serial) === 'usb') return redactedHint(device.serial);
-  if (device.hardwareSerial) return redactedHint(device.hardwareSerial);
-  const tag = createHash('sha256').update(device.serial).digest('hex').slice(0, 4).toUpperCase();
+export function deviceHint(
+  device: Pick<DeviceRecord, 'serial'> & { hardwareSerial?: string | null },
+  length = 4,
+): string {
+  if (transportOf(device.serial) === 'usb') return redactedHint(device.serial, length);
+  if (device.hardwareSerial) return redactedHint(device.hardwareSerial, length);
+  const tag = createHash('sha256').update(device.serial).digest('hex').slice(0, length).toUpperCase();
   return `···${tag}`;
 }
 
-/** Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the serial or address). */
-export function displayName(
-  device: Pick<DeviceRecord, 'model' | 'serial'> & { hardwareSerial?: string | null },
-): string {
-  return `${device.model ?? 'Android device'} ${deviceHint(device)}`;
+type Nameable = Pick<DeviceRecord, 'model' | 'serial'> & { hardwareSerial?: string | null };
+
+/** The phone's own label, before any other phone is considered: "Pixel 7 ···4F2A". */
+function ownLabel(device: Nameable, hintLength = 4): string {
+  return `${device.model ?? 'Android device'} ${deviceHint(device, hintLength)}`;
+}
+
+/**
+ * Display-level name with a redacted hint, e.g. "Pixel 7 ···4F2A" (never the serial or
+ * address), unique within the bridge (the registry's `uniqueLabel` when another phone shares it).
+ */
+export function displayName(device: Nameable & { uniqueLabel?: string | null }): string {
+  return device.uniqueLabel ?? ownLabel(device);
+}
+
+/** How a host is named inside a label: an SSH host by its host name, a direct one by HOST:PORT. */
+function hostTag(adbServer: string): string {
+  const ssh = /^ssh:\/\/[^@]+@(\[[^\]]+\]|[^:/?]+)/.exec(adbServer);
+  return ssh?.[1] ?? adbServer;
+}
+
+/** The longest a hint grows to tell phones apart before the host is named instead. */
+const MAX_HINT_CHARS = 8;
+
+/**
+ * Unique labels for phones that share one: a longer hint when their serials differ further
+ * back ("Pixel 7 ···0P04F2A", "Pixel 7 ···1P04F2A"); else the host ("Pixel 7 ···4F2A @rack-1");
+ * else, on one host, a number in the order of their device ids. Null for a phone whose own
+ * label is already unique.
+ */
+export function uniqueLabels(devices: readonly DeviceRecord[]): Map<string, string | null> {
+  const result = new Map<string, string | null>();
+  const groups = new Map<string, DeviceRecord[]>();
+  for (const device of devices) {
+    const base = ownLabel(device);
+    const group = groups.get(base);
+    if (group) group.push(device);
+    else groups.set(base, [device]);
+  }
+  for (const [base, group] of groups) {
+    if (group.length === 1) {
+      result.set(group[0]!.deviceId, null);
+      continue;
+    }
+    let done = false;
+    for (let length = 5; length <= MAX_HINT_CHARS && !done; length++) {
+      const labels = group.map((d) => ownLabel(d, length));
+      if (new Set(labels).size === group.length) {
+        group.forEach((d, i) => result.set(d.deviceId, labels[i]!));
+        done = true;
+      }
+    }
+    if (done) continue;
+    const byHost = new Map<string, DeviceRecord[]>();
+    for (const device of [...group].sort((a, b) => a.deviceId.localeCompare(b.deviceId))) {
+      const label = `${base} @${hostTag(device.adbServer)}`;
+      const same = byHost.get(label);
+      if (same) same.push(device);
+      else byHost.set(label, [device]);
+    }
+    for (const [label, same] of byHost) {
+      if (same.length === 1) result.set(same[0]!.deviceId, label);
+      else same.forEach((d, i) => result.set(d.deviceId, `${label} #${i + 1}`));
+    }
+  }
+  return result;
 }
 
 export interface DeviceRegistryEvents {
@@ -127,6 +196,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
       lastChangeAt: now,
       reason,
       verifiedAt: null,
+      uniqueLabel: null,
       model: null,
       hardwareSerial: null,
       manufacturer: null,
@@ -134,6 +204,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
       sdk: null,
     };
     this.devices.set(deviceId, record);
+    this.relabel(record);
     this.emit('changed', record, undefined);
     return record;
   }
@@ -144,7 +215,23 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     if (!record) return;
     Object.assign(record, facts);
     if (record.state === 'device') record.verifiedAt = this.clock();
+    this.relabel(record);
     this.emit('changed', record, record.state);
+  }
+
+  /**
+   * Keeps every label unique within the bridge after a phone arrived or its facts (model,
+   * own serial) were read: other phones whose label changed are announced, so descriptors and
+   * the console follow; `announced` is announced by the caller right after.
+   */
+  private relabel(announced: DeviceRecord): void {
+    const labels = uniqueLabels(this.list());
+    for (const device of this.devices.values()) {
+      const label = labels.get(device.deviceId) ?? null;
+      if ((device.uniqueLabel ?? null) === label) continue;
+      device.uniqueLabel = label;
+      if (device !== announced) this.emit('changed', device, device.state);
+    }
   }
 
   /** Marks every phone of one ADB server unusable (the server went away). */

@@ -144,6 +144,44 @@ export class BridgeMetrics implements CallRecordSink {
           g.set({ status }, s.adb_servers.filter((a) => a.status === status).length);
       },
     );
+    // Per ADB host (its HOST:PORT or ssh:// address): what Settings → Hosts shows.
+    gauge(
+      'host_up',
+      'Whether the link to an ADB host is up (1) or not (0), by host and how it is reached (direct, ssh).',
+      ['host', 'via'],
+      (g, s) => {
+        for (const h of s.hosts) g.set({ host: h.address, via: h.via }, h.state === 'connected' ? 1 : 0);
+      },
+    );
+    gauge(
+      'host_phones',
+      'Phones an ADB host lists, by host and whether they are ready (device) or not (other).',
+      ['host', 'state'],
+      (g, s) => {
+        for (const h of s.hosts) {
+          g.set({ host: h.address, state: 'device' }, h.phones_online);
+          g.set({ host: h.address, state: 'other' }, h.phones - h.phones_online);
+        }
+      },
+    );
+    gauge(
+      'host_rtt_seconds',
+      'The last `host:devices` round trip through the link to an ADB host.',
+      ['host'],
+      (g, s) => {
+        for (const h of s.hosts) if (h.rtt_ms !== null) g.set({ host: h.address }, h.rtt_ms / 1000);
+      },
+    );
+    new Counter({
+      name: `${METRICS_PREFIX}host_reconnects_total`,
+      help: 'Times the link to an ADB host came back after it had been up (SSH and adb tracking together).',
+      labelNames: ['host'],
+      registers,
+      collect() {
+        this.reset();
+        for (const h of state().hosts) this.inc({ host: h.address }, h.reconnects);
+      },
+    });
     gauge('leases', 'Phones an agent holds now (active bindings).', [], (g, s) =>
       g.set(s.devices.filter((d) => d.lease !== null).length),
     );

@@ -107,11 +107,19 @@ export class PhonePrograms {
   private readonly scrcpyJar: string | null;
   private readonly snapshotApk: SnapshotHelperApk | null;
   private stopped = false;
+  private idleStopMs: number;
 
   constructor(private readonly o: PhoneProgramsOptions) {
     this.clock = o.clock ?? Date.now;
+    this.idleStopMs = o.idleStopMs ?? PROGRAM_IDLE_STOP_MS;
     this.scrcpyJar = o.scrcpyJar === undefined ? scrcpyJarLocalPath() : o.scrcpyJar;
     this.snapshotApk = o.snapshotApk === undefined ? findSnapshotHelperApk() : o.snapshotApk;
+  }
+
+  /** scrcpy-server stops this long after its last use (Settings → Limits → Fast lane idle stop): applies at once. */
+  setIdleStopMs(ms: number): void {
+    this.idleStopMs = ms;
+    for (const phone of this.phones.values()) if (phone.input.idleTimer) this.armIdleStop(phone);
   }
 
   // ---- the person's choice ------------------------------------------------------------------
@@ -406,7 +414,7 @@ export class PhonePrograms {
         .then(() => {
           if (phone.input.state === 'ready') this.enter(phone.input, 'idle');
         });
-    }, this.o.idleStopMs ?? PROGRAM_IDLE_STOP_MS);
+    }, this.idleStopMs);
     phone.input.idleTimer.unref();
   }
 

@@ -292,6 +292,12 @@ export interface ToolFacts {
   screenInput?: boolean;
   /** Reads the UI tree: the channel remembers it for `index` selectors; marked when the tree is unreadable. */
   readsTree?: boolean;
+  /**
+   * Shows the agent what a person does on the phone (its screen, its tree, what apps log of
+   * their typing): refused with `human_in_control` while a person holds the phone, unless they
+   * let the agent watch (takeover/takeover.ts).
+   */
+  seesScreen?: boolean;
   /** Acts on the phone's display in use (a foldable's inner or outer panel, a cast display). */
   usesDisplay?: boolean;
   /** How the phone view's timeline draws the call on its screenshot. */

@@ -15,7 +15,7 @@ import {
   type AdminResponse,
 } from '../../../main/contract/admin-operations';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest, parseErrorBody } from './bridge-api';
+import { ApiError, helperRequest, parseErrorBody, takeoverRequest } from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
 export interface HttpTransportOptions {
@@ -132,8 +132,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     putScreenStream: (change) => json('putScreenStream', change),
     putTurnover: (change) => json('putTurnover', change),
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
-    setDeviceTakeover: (id, action, note) =>
-      json('setDeviceTakeover', { device_id: id, action, ...(note !== undefined ? { note } : {}) }),
+    setDeviceTakeover: (id, action, options) => json('setDeviceTakeover', takeoverRequest(id, action, options)),
     declinePersonAsk: (id, reason) =>
       json('declinePersonAsk', { device_id: id, ...(reason !== undefined ? { reason } : {}) }),
     sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),
@@ -146,6 +145,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     pairLanDevice: (address, code) => json('pairLanDevice', { address, code }),
     getAudit: () => json('getAudit', {}),
     getLanDiscovered: () => json('getLanDiscovered', {}),
+    getHosts: () => json('getHosts', {}),
     getSettings: () => json('getSettings', {}),
     patchSettings: (patch) => json('patchSettings', patch),
     revealApiKey: () => json('revealApiKey', {}),

@@ -4,7 +4,7 @@
  */
 import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest } from './bridge-api';
+import { ApiError, helperRequest, takeoverRequest } from './bridge-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   let result: IpcResult<T>;
@@ -38,8 +38,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     putScreenStream: (change) => unwrap(bridge.putScreenStream(change)),
     putTurnover: (change) => unwrap(bridge.putTurnover(change)),
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
-    setDeviceTakeover: (id, action, note) =>
-      unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
+    setDeviceTakeover: (id, action, options) => unwrap(bridge.setDeviceTakeover(takeoverRequest(id, action, options))),
     declinePersonAsk: (id, reason) =>
       unwrap(bridge.declinePersonAsk({ device_id: id, ...(reason !== undefined ? { reason } : {}) })),
     sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),
@@ -52,6 +51,7 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     pairLanDevice: (address, code) => unwrap(bridge.pairLanDevice({ address, code })),
     getAudit: () => unwrap(bridge.getAudit()),
     getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
+    getHosts: () => unwrap(bridge.getHosts()),
     getSettings: () => unwrap(bridge.getSettings()),
     patchSettings: (patch) => unwrap(bridge.patchSettings(patch)),
     revealApiKey: () => unwrap(bridge.revealApiKey()),

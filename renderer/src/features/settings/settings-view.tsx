@@ -1,5 +1,5 @@
 /**
- * Settings: the app's language, the connection, the bridge and its ADB servers, lab access
+ * Settings: the app's language, the connection, the bridge and its ADB servers, its hosts, lab access
  * codes, the lab's secrets, policies, the fast lane, the screen stream, the hand-over and limits.
  * A list of these parts leads to each on its own (`#/settings/limits`, so it opens at its top and
  * can be bookmarked); `#/settings` shows them all. Loads `GET settings` once per visit.
@@ -13,6 +13,7 @@ import { Loading } from '../../components/empty-state';
 import { ErrorBanner } from '../../components/error-banner';
 import { AccessCodesSection } from './access-codes-section';
 import { BridgeSection } from './bridge-section';
+import { HostsSection } from './hosts-section';
 import { ConnectionSection } from './connection-section';
 import { LanguageSection } from './language-section';
 import { FastLaneSection } from './fast-lane-section';
@@ -29,6 +30,7 @@ const PART_TITLES: Record<SettingsPart, MessageKey> = {
   language: 'settings.language.title',
   connection: 'settings.connection.title',
   bridge: 'settings.bridge.title',
+  hosts: 'settings.hosts.title',
   'access-codes': 'settings.codes.title',
   secrets: 'settings.secrets.title',
   policies: 'settings.policies.title',
@@ -69,6 +71,7 @@ export function SettingsView(props: {
       ) : error || !needsSettings ? null : (
         <Loading label={t('settings.loading')} />
       )}
+      {shows('hosts') ? <HostsSection hosts={state.hosts} /> : null}
       {shows('access-codes') ? <AccessCodesSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('policies') ? <PoliciesSection api={api} /> : null}
