@@ -3,7 +3,8 @@
  * Chromium (playwright-core, no download) on a bridge whose port-less programs are on, with a
  * simulated phone behind a real adb server. A lease's first call starts scrcpy-server and checks
  * the snapshot helper, and the card says so in words; a tap and a tree read count on the card
- * and the phone view's timeline names their lanes; Turn off makes both "off" and the next tap
+ * and the phone view's timeline names their lanes; a failed snapshot read shows its error and
+ * when it is tried again; Turn off makes both "off" and the next tap
  * go the stock adb way; Turn on brings them back at the next call.
  *
  * Screenshots: <os tmp>/xagent-console-i18n/<locale>/phone-programs-*.png.
@@ -121,6 +122,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.match(more, words(/stopped at the lease’s end and after 5 min without use/, /闲置 5 分钟 后/));
       assert.match(more, /com\.callstack\.agentdevice\.snapshothelper/);
       assert.match(more, words(/text other than ASCII then needs ADB Keyboard/, /ADB Keyboard/));
+      await shot('more');
       await panel.locator('details summary').click();
 
       assert.equal(await call('android_ui_tree'), 'snapshot');
@@ -137,6 +139,26 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await shot('running');
     });
 
+    test('a failed snapshot read: the card shows the error and when it is tried again', async () => {
+      const phone = bound.rig.phones[0]!;
+      phone.setQuirks(['snapshot-helper-crash']);
+      try {
+        assert.equal(await call('android_ui_tree'), 'adb', 'the stock dump served the same call');
+      } finally {
+        phone.setQuirks([]);
+      }
+      await page.locator(row('snapshot_tree', 'failed')).waitFor({ timeout: UI_MS });
+      assert.match(
+        await page.getByTestId(`program-${deviceId}-snapshot_tree-error`).innerText(),
+        words(/^Last error: .+ · tried again in (1 min )?\d+ s$/s, /^最近的错误：.+ · (1 分 )?\d+ 秒后重试$/s),
+      );
+      assert.match(
+        await page.getByTestId(`program-${deviceId}-snapshot_tree-state`).innerText(),
+        words(/failed; stock adb serves/, /失败；由常规 adb 处理/),
+      );
+      await shot('failed');
+    });
+
     test('Turn off: both off, the next tap goes the stock way; the timeline names each lane', async () => {
       await page.getByTestId(`programs-disable-${deviceId}`).click();
       await both('off');
@@ -150,7 +172,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await page.getByTestId(`device-open-${deviceId}`).click();
       await page.getByTestId('phone-view').waitFor({ timeout: UI_MS });
       assert.deepEqual(await lanes('android_tap', 2), ['adb', 'scrcpy']);
-      assert.deepEqual(await lanes('android_ui_tree', 1), [locale === 'en' ? 'snapshot helper' : '快照助手']);
+      assert.deepEqual(await lanes('android_ui_tree', 2), ['adb', locale === 'en' ? 'snapshot helper' : '快照助手']);
       await page.goBack();
       await page.getByTestId(`programs-${deviceId}`).waitFor({ timeout: UI_MS });
     });
