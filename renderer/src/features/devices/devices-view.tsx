@@ -52,6 +52,7 @@ export function DevicesView(props: {
               device={device}
               fastLane={props.state.fast_lane}
               screenStream={props.state.screen_stream}
+              idleStopMs={props.state.limits.fast_lane.idle_stop_ms}
               approvalsWaiting={state.approvals.filter((a) => a.device_id === device.device_id).length}
               onChanged={props.onChanged}
             />
