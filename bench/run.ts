@@ -386,7 +386,7 @@ async function main(): Promise<void> {
       if (FAST_LANE_ONLY && AGENT_LOOP_ONLY) await cleanup.runNow('fast lane phones');
       if (AGENT_LOOP_ONLY) await agentLoopBench(report, cleanup, adbServer, QUICK, log);
       report.add(
-        `Part ${[FAST_LANE_ONLY ? 'e' : '', AGENT_LOOP_ONLY ? 'i' : ''].filter(Boolean).join(' and ')} alone ` +
+        `${FAST_LANE_ONLY && AGENT_LOOP_ONLY ? 'Parts e and i' : FAST_LANE_ONLY ? 'Part e' : 'Part i'} alone ` +
           `(\`npm run bench -- ${[FAST_LANE_ONLY ? '--fast-lane-only' : '', AGENT_LOOP_ONLY ? '--agent-loop-only' : ''].filter(Boolean).join(' ')}${QUICK ? ' --quick' : ''}\`), ` +
           `${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
             .map((l) => l.toFixed(2))
