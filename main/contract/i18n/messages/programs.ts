@@ -42,6 +42,29 @@ export default defineMessages(
     retryNext: 'tried again at the next call',
     'unavailable.build': 'This build does not carry it; stock adb serves.',
     'unavailable.phone': 'This phone cannot run it; stock adb serves until the phone reconnects.',
+    'reason.inject_denied':
+      'This phone refuses input from USB debugging. On Xiaomi, Redmi or POCO: Settings → Additional settings → Developer options → turn on “USB debugging (Security settings)”, then restart the phone.',
+    'reason.android_too_old': 'This phone’s Android is too old for it; stock adb serves.',
+    'reason.clipboard_refused':
+      'This phone refuses the clipboard to programs over USB debugging; text is typed another way.',
+    'reason.version_mismatch':
+      'The phone held another version of scrcpy-server; the bridge puts its own back at the next start.',
+    'reason.jar_unreadable': 'The phone could not load scrcpy-server; the bridge replaces its copy at the next start.',
+    'reason.server_crashed': 'scrcpy-server stopped on the phone; it is started again at a later call.',
+    'reason.apk_missing': 'This build’s snapshot helper APK is missing; reinstall the bridge.',
+    'reason.apk_tampered':
+      'This build’s snapshot helper APK is not the shipped file, so it was not installed; reinstall the bridge.',
+    'reason.install_refused':
+      'The phone refused to install the snapshot helper; look at the phone for a prompt, or allow installs over USB in Developer options.',
+    'reason.install_unverified':
+      'After installing, the phone held other bytes than the snapshot helper’s; uninstall com.callstack.agentdevice.snapshothelper from the phone.',
+    'reason.not_installed': 'The snapshot helper is not installed on the phone; it is installed again at a later call.',
+    'reason.start_refused': 'The phone would not start the snapshot helper.',
+    'reason.crashed': 'The snapshot helper stopped during a read; the stock dump read the screen.',
+    'reason.timeout': 'The snapshot helper did not answer in time; the stock dump read the screen.',
+    'reason.accessibility_timeout': 'The phone’s accessibility service did not answer the snapshot helper in time.',
+    'reason.helper_error': 'The snapshot helper reported an error reading the screen.',
+    'reason.malformed_output': 'The snapshot helper’s answer could not be read.',
   },
   {
     title: '手机上的程序',
@@ -76,5 +99,24 @@ export default defineMessages(
     retryNext: '下次调用时重试',
     'unavailable.build': '此版本未包含它；由常规 adb 处理。',
     'unavailable.phone': '这台手机无法运行它；在手机重新连接前由常规 adb 处理。',
+    'reason.inject_denied':
+      '这台手机拒绝来自 USB 调试的输入。小米、红米或 POCO：设置 → 更多设置 → 开发者选项 → 打开“USB 调试（安全设置）”，然后重启手机。',
+    'reason.android_too_old': '这台手机的 Android 版本太旧，无法运行它；由常规 adb 处理。',
+    'reason.clipboard_refused': '这台手机不允许经由 USB 调试的程序使用剪贴板；文字改用其他方式输入。',
+    'reason.version_mismatch': '手机上是另一个版本的 scrcpy-server；下次启动时桥接程序会换回自己的版本。',
+    'reason.jar_unreadable': '手机无法加载 scrcpy-server；下次启动时桥接程序会替换它的副本。',
+    'reason.server_crashed': 'scrcpy-server 在手机上停止了；之后的调用会再次启动它。',
+    'reason.apk_missing': '此版本缺少快照助手 APK；请重新安装桥接程序。',
+    'reason.apk_tampered': '此版本的快照助手 APK 不是发布的文件，因此没有安装；请重新安装桥接程序。',
+    'reason.install_refused': '手机拒绝安装快照助手；请查看手机上的提示，或在开发者选项中允许通过 USB 安装。',
+    'reason.install_unverified':
+      '安装后手机上的文件与快照助手不一致；请从手机上卸载 com.callstack.agentdevice.snapshothelper。',
+    'reason.not_installed': '手机上没有安装快照助手；之后的调用会重新安装。',
+    'reason.start_refused': '手机不肯启动快照助手。',
+    'reason.crashed': '快照助手在读取时停止了；屏幕改由常规 dump 读取。',
+    'reason.timeout': '快照助手没有及时响应；屏幕改由常规 dump 读取。',
+    'reason.accessibility_timeout': '手机的无障碍服务没有及时响应快照助手。',
+    'reason.helper_error': '快照助手读取屏幕时报告了错误。',
+    'reason.malformed_output': '无法读取快照助手的回复。',
   },
 );

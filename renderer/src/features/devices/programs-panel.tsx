@@ -7,7 +7,7 @@
  * on / Remove from phone act on both at once, as the admin operation does.
  */
 import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
-import type { MessageKey } from '../../../../main/contract/i18n';
+import { hasMessage, type MessageKey } from '../../../../main/contract/i18n';
 import type { BridgeApi, ProgramsAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
@@ -134,7 +134,7 @@ function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): Re
       ) : null}
       {errorShown ? (
         <div className={program.state === 'failed' ? 'hint hint-warn' : 'muted small'} data-testid={`${id}-error`}>
-          {t('programs.lastError', { error: program.last_error ?? '' })}
+          {t('programs.lastError', { error: reasonWords(program, t) })}
           {program.state === 'failed'
             ? ` · ${
                 program.retry_at !== null && program.retry_at > now
@@ -146,4 +146,10 @@ function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): Re
       ) : null}
     </li>
   );
+}
+
+/** The failure in the person's language when its stable word is known, else the phone's own words. */
+function reasonWords(program: AdminPhoneProgram, t: ReturnType<typeof useT>['t']): string {
+  const key = `programs.reason.${program.last_error_reason ?? ''}`;
+  return hasMessage(key) ? t(key) : (program.last_error ?? '');
 }
