@@ -118,6 +118,7 @@ const leaseEffectsSchema = z.object({
   deviceId: z.string(),
   flowId: z.string().default('unknown'),
   installed: z.array(z.string()).default([]),
+  installedUsers: z.record(z.string(), z.number().int()).catch({}).default({}),
   launched: z.array(z.string()).default([]),
   pushed: z.array(z.string()).default([]),
   permissions: z

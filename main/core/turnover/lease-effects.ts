@@ -21,6 +21,8 @@ export interface LeaseEffectsRecord {
   /** How the lease began (its turnover policy depends on it). */
   flowId: string;
   installed: string[];
+  /** The Android user each app was installed for (absent: the phone's default, every user). */
+  installedUsers: Record<string, number>;
   launched: string[];
   pushed: string[];
   permissions: PermissionChange[];
@@ -34,6 +36,7 @@ const empty = (deviceId: string, flowId: string): LeaseEffectsRecord => ({
   deviceId,
   flowId,
   installed: [],
+  installedUsers: {},
   launched: [],
   pushed: [],
   permissions: [],
@@ -126,8 +129,12 @@ export class LeaseEffects implements CallRecordSink {
     // By what the tool does (its facts), not by its name.
     switch (toolFacts(step.tool).policy) {
       case 'install':
-        for (const pkg of Array.isArray(result.new_packages) ? result.new_packages : [])
+        for (const pkg of Array.isArray(result.new_packages) ? (result.new_packages as unknown[]) : []) {
           addOnce(effects.installed, pkg);
+          // The turnover uninstalls for that user only: the app may be the person's own in another one.
+          if (typeof pkg === 'string' && effects.installed.includes(pkg) && Number.isSafeInteger(result.user))
+            effects.installedUsers[pkg] = result.user as number;
+        }
         return true;
       case 'launch':
         addOnce(effects.launched, args.package);

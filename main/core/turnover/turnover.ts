@@ -14,7 +14,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AdminTurnover, AdminTurnoverPolicy } from '../../contract/admin-api';
-import { clearAppData, isValidPackageName, stopApp } from '../android/apps';
+import { clearAppData, isValidPackageName, stopApp, uninstallApp } from '../android/apps';
 import { setRuntimePermission } from '../android/app-permissions';
 import { pressKey } from '../android/input';
 import { runText } from '../devices/shell-quote';
@@ -271,12 +271,12 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
       if (await step(`stop ${pkg}`, () => stopApp(shell, pkg, opts))) report.stopped_apps.push(pkg);
     }
     for (const pkg of installed) {
-      const removed = await step(`uninstall ${pkg}`, async () => {
-        const out = await runText(shell, ['pm', 'uninstall', pkg], { timeoutMs: UNINSTALL_TIMEOUT_MS, signal });
-        // pm says Success, or Failure [DELETE_FAILED_…] with exit status 1 on Android 7+.
-        if (!/^Success/m.test(out.text))
-          throw new BridgeError('command_failed', out.text.trim().slice(0, 200) || 'no answer');
-      });
+      // For the user the lease installed it for: without --user pm removes it from every user,
+      // a work profile's own copy included.
+      const user = effects?.installedUsers[pkg];
+      const removed = await step(`uninstall ${pkg}`, () =>
+        uninstallApp(shell, pkg, user, { timeoutMs: UNINSTALL_TIMEOUT_MS, signal }),
+      );
       if (removed) report.removed_apps.push(pkg);
     }
     for (const path of effects?.pushed ?? []) {
