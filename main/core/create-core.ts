@@ -591,6 +591,8 @@ export function createCore(input: CoreOptionsInput): Core {
   for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
+  const onBound = (channelId: string, deviceId: string): void => turnover.leaseStarted(channelId, deviceId);
+  owned.add(listen(bindingService, 'bound', onBound));
   owned.add(listen(turnover, 'free', (deviceId: string) => bindingService.phoneFree(deviceId)));
   owned.add(
     listen(turnover, 'changed', (deviceId: string) => {

@@ -215,6 +215,13 @@ export class PackageDb implements AppResolver {
     return undefined;
   }
 
+  /** An app installed for user 0 another way than `pm install` (the store, a browser download). */
+  installFromStore(name: string): void {
+    if (this.packages.get(name)?.system) throw new TypeError(`installFromStore: ${name} is a system package`);
+    this.installs++;
+    this.addThirdParty(name, this.packages.get(name)?.app ?? createGenericApp(name));
+  }
+
   /** A user besides 0 (a work profile) with these third-party packages installed for it. */
   addUser(userId: number, packages: readonly string[]): void {
     if (!Number.isSafeInteger(userId) || userId <= 0) throw new TypeError('addUser: a user id above 0');

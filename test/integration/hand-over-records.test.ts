@@ -4,7 +4,8 @@
  * file never replaces one the lease did not create (so the reset cannot delete the person's);
  * whether a reset runs is the phone's policy, not the flow an agent chose; launches inside
  * android_batch are recorded for the reset; an app the lease installed is uninstalled for the
- * user it was installed for, so a work profile's own copy stays.
+ * user it was installed for, so a work profile's own copy stays; an app that came another way
+ * during the lease (the store) is new at its end and removed too.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -188,5 +189,26 @@ describe('the hand-over and its records', () => {
     assert.deepEqual(uninstalls, [['pm', 'uninstall', '--user', '0', WORK_APP]]);
     assert.equal(phone.packages.has(WORK_APP), false, 'gone from the user it was installed for');
     assert.deepEqual(phone.packages.packagesOfUser(10), [WORK_APP], 'the work profile keeps its own');
+  });
+
+  test('an app installed another way during the lease (the store) is removed by the reset; the person’s apps stay', async () => {
+    const STORE_APP = 'com.example.fromstore';
+    const phone = rig.phones[0]!;
+    await finishedTurnover(lab);
+    const channel = await claim(lab, LAB_CODE);
+    // The reset reads the user's apps before the agent's first action.
+    await waitUntil(
+      () => phone.argvLog.some((argv) => argv.join(' ') === 'pm list packages -3 --user 0'),
+      10_000,
+      'the apps read at the lease start',
+    );
+    result(await invoke(client, channel, 'android_device_status'));
+    // The agent got the app from the store: no android_install_apk names it.
+    phone.packages.installFromStore(STORE_APP);
+    await logout(channel, lab);
+    const report = await finishedTurnover(lab);
+    assert.deepEqual(report.removed_apps, [STORE_APP], JSON.stringify(report));
+    assert.equal(phone.packages.has(STORE_APP), false);
+    assert.equal(phone.packages.has(NOTES), true, 'apps that were there before the lease stay');
   });
 });

@@ -23,6 +23,12 @@ export interface LeaseEffectsRecord {
   installed: string[];
   /** The Android user each app was installed for (absent: the phone's default, every user). */
   installedUsers: Record<string, number>;
+  /**
+   * The user's third-party apps when the lease began (null: not read), and that user: the
+   * reset removes what is new at the end however it came (the store, a browser download).
+   */
+  appsAtStart: string[] | null;
+  appsUser: number | null;
   launched: string[];
   pushed: string[];
   permissions: PermissionChange[];
@@ -37,6 +43,8 @@ const empty = (deviceId: string, flowId: string): LeaseEffectsRecord => ({
   flowId,
   installed: [],
   installedUsers: {},
+  appsAtStart: null,
+  appsUser: null,
   launched: [],
   pushed: [],
   permissions: [],
@@ -66,6 +74,20 @@ export class LeaseEffects implements CallRecordSink {
     for (const step of steps) changed = this.note(effects, step) || changed;
     if (!changed) return;
     all[call.channelId] = effects;
+    this.writeSoon();
+  }
+
+  /** The user's third-party apps as the lease on `channelId` began (turnover.ts reads them at its start). */
+  noteAppsAtStart(channelId: string, deviceId: string, apps: readonly string[], user: number | null): void {
+    const flowId = this.flowOf(channelId);
+    // The lease already ended (the read came late): nothing of it is reset any more.
+    if (flowId === undefined) return;
+    const all = this.store.get().leaseEffects;
+    const effects = all[channelId] ?? empty(deviceId, flowId);
+    if (effects.deviceId !== deviceId) return;
+    effects.appsAtStart = [...apps];
+    effects.appsUser = user;
+    all[channelId] = effects;
     this.writeSoon();
   }
 
