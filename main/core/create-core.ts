@@ -487,6 +487,7 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    logHiddenUntil: (deviceId) => takeover.logHiddenUntil(deviceId),
     screenHidden: (deviceId, since) =>
       takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
