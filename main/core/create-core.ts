@@ -520,6 +520,7 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    logHiddenUntil: (deviceId) => takeover.logHiddenUntil(deviceId),
     screenHidden: (deviceId, since) =>
       takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
@@ -634,6 +635,8 @@ export function createCore(input: CoreOptionsInput): Core {
   for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
+  const onBound = (channelId: string, deviceId: string): void => turnover.leaseStarted(channelId, deviceId);
+  owned.add(listen(bindingService, 'bound', onBound));
   owned.add(listen(turnover, 'free', (deviceId: string) => bindingService.phoneFree(deviceId)));
   owned.add(
     listen(turnover, 'changed', (deviceId: string) => {

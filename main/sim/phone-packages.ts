@@ -4,6 +4,11 @@
  * when "installed", and packages installed with `pm install`. Also answers the screen
  * machine's questions: which app a package is, and which apps have launcher icons. Apps'
  * permissions and their runtime grants: phone-permissions.ts.
+ *
+ * Users: the phone's own user is 0, whose apps the rest of the sim knows. A phone may also have
+ * other users (a work profile, `addUser`), each with the third-party apps installed for it:
+ * `pm list packages --user N` lists them, and `pm uninstall` without `--user` removes a package
+ * for every user, as a real phone does, while `--user N` removes it for that user only.
  */
 import { createHash } from 'node:crypto';
 import { readApkManifest, type ApkInstrumentation } from './helper/apk-manifest';
@@ -92,6 +97,8 @@ export type InstallOutcome = { ok: true; name: string } | { ok: false; code: str
 
 export class PackageDb implements AppResolver {
   private readonly packages = new Map<string, PackageInfo>();
+  /** Third-party packages installed for each user other than 0 (a work profile). */
+  private readonly otherUsers = new Map<number, Set<string>>();
   private installs = 0;
   private readonly sdk: number;
   /** What each package requests and its runtime grants (user 0). */
@@ -206,6 +213,46 @@ export class PackageDb implements AppResolver {
   byApkPath(path: string): PackageInfo | undefined {
     for (const info of this.packages.values()) if (info.apkPath === path) return info;
     return undefined;
+  }
+
+  /** An app installed for user 0 another way than `pm install` (the store, a browser download). */
+  installFromStore(name: string): void {
+    if (this.packages.get(name)?.system) throw new TypeError(`installFromStore: ${name} is a system package`);
+    this.installs++;
+    this.addThirdParty(name, this.packages.get(name)?.app ?? createGenericApp(name));
+  }
+
+  /** A user besides 0 (a work profile) with these third-party packages installed for it. */
+  addUser(userId: number, packages: readonly string[]): void {
+    if (!Number.isSafeInteger(userId) || userId <= 0) throw new TypeError('addUser: a user id above 0');
+    this.otherUsers.set(userId, new Set(packages));
+  }
+
+  /** Whether the phone has this user (0 always). */
+  hasUser(userId: number): boolean {
+    return userId === 0 || this.otherUsers.has(userId);
+  }
+
+  /** The third-party packages installed for a user other than 0 (empty for an unknown one). */
+  packagesOfUser(userId: number): string[] {
+    return [...(this.otherUsers.get(userId) ?? [])];
+  }
+
+  /** `pm install` without `--user` installs for every user: the other users get the package too. */
+  installedForAllUsers(name: string): void {
+    for (const names of this.otherUsers.values()) names.add(name);
+  }
+
+  /**
+   * `pm uninstall [--user N]`: for one user, or (`all`) for every user. False when the
+   * package was not installed for any of them.
+   */
+  uninstallFor(name: string, user: number | 'all'): boolean {
+    let removed = false;
+    for (const [id, names] of this.otherUsers)
+      if ((user === 'all' || user === id) && names.delete(name)) removed = true;
+    if (user === 'all' || user === 0) removed = this.uninstall(name) || removed;
+    return removed;
   }
 
   /** Removes a third-party package; system packages cannot be removed for all users. */

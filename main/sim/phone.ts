@@ -140,6 +140,8 @@ export interface SimulatedPhone extends PhoneDevice {
   faultOnNextInput(fault: AppFault): void;
   /** Native processes started from the shell (minicap), their abstract sockets and events (phone-processes.ts). */
   readonly processes: PhoneProcesses;
+  /** Its apps (phone-packages.ts): a work profile with its own apps (`addUser`), what each user has. */
+  readonly packages: Pick<PackageDb, 'addUser' | 'packagesOfUser' | 'has' | 'installFromStore'>;
   /** How many frames were rasterised so far (unchanged screens are served from cache). */
   renderCount(): number;
   /** Aborts every running command; idempotent. */
@@ -539,6 +541,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   return {
     serial: info.serial,
     fs,
+    packages,
     argvLog,
     events,
     identity: (): PhoneIdentity => ({

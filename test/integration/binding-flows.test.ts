@@ -188,6 +188,15 @@ after(async () => {
   await rig?.stop();
 });
 
+/** Polls an async check until it holds (no fixed sleep beyond the poll step), or fails after 10 s. */
+async function waitUntilAsync(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('auth flows', () => {
   let client: XAgentClient;
   before(async () => {
@@ -655,6 +664,17 @@ describe('leases', () => {
     assert.equal(again.status, 404);
     const extendEnded = await rig.bridge.admin('POST', `/admin/api/channels/${channelId}/extend`, { extend_ms: 1000 });
     assert.equal(extendEnded.status, 404);
+    // Phone 0 is a lab phone (a code of its own, above): it is reset after the lease, then free.
+    const deviceId = record(rig.bridge, 0).deviceId;
+    let reset = '';
+    await waitUntilAsync(async () => {
+      const state = await rig.bridge.admin('GET', '/admin/api/state');
+      const phone = (state.body.devices as Array<{ device_id: string; turnover: { state: string } | null }>).find(
+        (d) => d.device_id === deviceId,
+      );
+      reset = phone?.turnover?.state ?? 'none';
+      return reset !== 'running' && reset !== 'waiting';
+    }, 'the reset after the revoke');
     const rebound = await bindByApproval(rig.bridge, client, 0, channelId);
     assert.equal(rebound.descriptor.connection.status, 'connected');
     await client.request('auth.logout', {}, channelId);

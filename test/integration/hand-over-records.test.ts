@@ -3,7 +3,9 @@
  * a tool_call_id replayed after the channel was bound to another phone runs there; a pushed
  * file never replaces one the lease did not create (so the reset cannot delete the person's);
  * whether a reset runs is the phone's policy, not the flow an agent chose; launches inside
- * android_batch are recorded for the reset.
+ * android_batch are recorded for the reset; an app the lease installed is uninstalled for the
+ * user it was installed for, so a work profile's own copy stays; an app that came another way
+ * during the lease (the store) is new at its end and removed too.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,5 +168,47 @@ describe('the hand-over and its records', () => {
     );
     await logout(channel, lab);
     assert.deepEqual((await finishedTurnover(lab)).stopped_apps, [NOTES]);
+  });
+
+  test('an app the lease installed is uninstalled for its user only: the work profile keeps its own copy', async () => {
+    const WORK_APP = 'com.example.workmail';
+    const phone = rig.phones[0]!;
+    // The person's work profile (user 10) has the app; their own user (0) does not.
+    phone.packages.addUser(10, [WORK_APP]);
+    await finishedTurnover(lab);
+    const channel = await claim(lab, LAB_CODE);
+    const apk = `PK\u0003\u0004AndroidManifest.xml package=${WORK_APP} ${'x'.repeat(512)}`;
+    const installed = result(
+      await invoke(client, channel, 'android_install_apk', { file_ref: await upload(channel, 'work.apk', apk) }),
+    );
+    assert.deepEqual([installed.package, installed.user], [WORK_APP, 0], JSON.stringify(installed));
+    const from = phone.argvLog.length;
+    await logout(channel, lab);
+    assert.deepEqual((await finishedTurnover(lab)).removed_apps, [WORK_APP]);
+    const uninstalls = phone.argvLog.slice(from).filter((argv) => argv[0] === 'pm' && argv[1] === 'uninstall');
+    assert.deepEqual(uninstalls, [['pm', 'uninstall', '--user', '0', WORK_APP]]);
+    assert.equal(phone.packages.has(WORK_APP), false, 'gone from the user it was installed for');
+    assert.deepEqual(phone.packages.packagesOfUser(10), [WORK_APP], 'the work profile keeps its own');
+  });
+
+  test('an app installed another way during the lease (the store) is removed by the reset; the person’s apps stay', async () => {
+    const STORE_APP = 'com.example.fromstore';
+    const phone = rig.phones[0]!;
+    await finishedTurnover(lab);
+    const channel = await claim(lab, LAB_CODE);
+    // The reset reads the user's apps before the agent's first action.
+    await waitUntil(
+      () => phone.argvLog.some((argv) => argv.join(' ') === 'pm list packages -3 --user 0'),
+      10_000,
+      'the apps read at the lease start',
+    );
+    result(await invoke(client, channel, 'android_device_status'));
+    // The agent got the app from the store: no android_install_apk names it.
+    phone.packages.installFromStore(STORE_APP);
+    await logout(channel, lab);
+    const report = await finishedTurnover(lab);
+    assert.deepEqual(report.removed_apps, [STORE_APP], JSON.stringify(report));
+    assert.equal(phone.packages.has(STORE_APP), false);
+    assert.equal(phone.packages.has(NOTES), true, 'apps that were there before the lease stay');
   });
 });

@@ -257,10 +257,12 @@ describe('screenshot tools over the real adb server', () => {
       assert.equal(installed.status, 'installed');
       const pm = phone.argvLog.filter((argv) => argv[0] === 'pm' && argv[1] === 'install');
       assert.equal(pm.length, 1, JSON.stringify(pm));
-      assert.deepEqual(pm[0]!.slice(0, 3), ['pm', 'install', '-r']);
-      assert.match(pm[0]![3]!, /^\/data\/local\/tmp\/xagent-[a-z0-9]+\.apk$/);
+      // For the user in front (0 on the simulated phone), not every user (#36 point 6).
+      assert.deepEqual(pm[0]!.slice(0, 5), ['pm', 'install', '-r', '--user', '0']);
+      assert.equal(installed.user, 0);
+      assert.match(pm[0]![5]!, /^\/data\/local\/tmp\/xagent-[a-z0-9]+\.apk$/);
       assert.ok((await onPhone(phone, 'pm list packages -3')).includes('package:com.bench.sample'));
-      assert.equal(phone.fs.stat(pm[0]![3]!), undefined, 'the staged APK is deleted');
+      assert.equal(phone.fs.stat(pm[0]![5]!), undefined, 'the staged APK is deleted');
     });
 
     test('push_file lands in Download only; a path that climbs out is refused', async () => {

@@ -58,11 +58,30 @@ describe('a person holding the phone is not watched', () => {
         headers: { Authorization: `Bearer ${bound.rig.bridge.adminToken}` },
       },
     );
-    assert.equal(frame.status, 200);
-    assert.equal(frame.headers.get('content-type'), 'image/jpeg');
-    await frame.arrayBuffer();
+    const body = Buffer.from(await frame.arrayBuffer());
+    // Handed back first, so the next tests find the phone free whatever the frame said.
     assert.equal((await takeover({ action: 'hand_back' })).status, 200);
+    assert.equal(frame.status, 200, body.toString('utf8', 0, 300));
+    assert.equal(frame.headers.get('content-type'), 'image/jpeg');
     result(await call('android_ui_tree'));
+  });
+
+  test('after an unwatched hold the log is read from the hand-back on: what apps logged meanwhile stays the person’s', async () => {
+    const phone = bound.rig.phones[0]!;
+    const pid = phone.logcat.pidOf('com.android.systemui') ?? 1000;
+    phone.logcat.write('main', pid, pid, 'I', 'Before', 'a line before the take-over');
+    assert.equal((await takeover({ action: 'take' })).status, 200);
+    // An app logs the person's typing while they hold the phone.
+    phone.logcat.write('main', pid, pid, 'I', 'Keys', 'typed PIN 4711');
+    assert.equal((await takeover({ action: 'hand_back' })).status, 200);
+    phone.logcat.write('main', pid, pid, 'I', 'After', 'a line after the hand-back');
+    for (const args of [{}, { since: 3600 }]) {
+      const log = result(await call('android_logcat', { max_lines: 200, ...args }));
+      const text = JSON.stringify(log.lines);
+      assert.ok(!text.includes('typed PIN'), `no line of the hold (${JSON.stringify(args)}): ${text}`);
+      assert.ok(text.includes('a line after the hand-back'), text);
+      assert.match(String(log.hidden_before), /^\d{4}-\d\d-\d\dT/);
+    }
   });
 
   test('a person who lets the agent watch: the state and the reads say so', async () => {

@@ -151,7 +151,8 @@ describe('turnover after a lab lease, and the line for a busy phone', () => {
     const turnoverArgv = phone.argvLog.slice(from, logAtBind).map((a) => a.join(' '));
     for (const expected of [
       'am force-stop com.example.notes',
-      'pm uninstall com.turnover.one',
+      // For the user it was installed for (#36 point 6), not every user.
+      'pm uninstall --user 0 com.turnover.one',
       'rm -f /sdcard/Download/one.txt',
       `pm revoke ${NOTES} ${CAMERA}`,
     ])

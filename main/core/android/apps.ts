@@ -57,12 +57,51 @@ export function parsePackageList(output: string): string[] {
 export interface ListPackagesOptions extends OperationOptions {
   /** Only apps the user installed (`pm list packages -3`). */
   thirdPartyOnly?: boolean;
+  /** The apps of this Android user (`--user N`); unset, the phone's default. */
+  user?: number;
 }
 
 export async function listPackages(shell: DeviceShell, options?: ListPackagesOptions): Promise<string[]> {
   const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'listing packages');
-  const argv = ['pm', 'list', 'packages', ...(options?.thirdPartyOnly ? ['-3'] : [])];
+  const argv = [
+    'pm',
+    'list',
+    'packages',
+    ...(options?.thirdPartyOnly ? ['-3'] : []),
+    ...(options?.user !== undefined ? ['--user', String(options.user)] : []),
+  ];
   return parsePackageList(await runChecked(shell, argv, deadline.next()));
+}
+
+/**
+ * The Android user in the foreground (`am get-current-user`): the one a person sees, whose
+ * apps an install for "this phone" means. Null when the phone does not say (a work profile is
+ * never the foreground user).
+ */
+export async function currentUser(shell: DeviceShell, options?: OperationOptions): Promise<number | null> {
+  const deadline = new OperationDeadline(options, DEFAULT_TIMEOUT_MS, 'reading the current user');
+  const out = await runText(shell, ['am', 'get-current-user'], deadline.next());
+  const user = /^\s*(\d+)\s*$/.exec(out.text)?.[1];
+  return out.exitCode === 0 || out.exitCode === undefined ? (user === undefined ? null : Number(user)) : null;
+}
+
+/**
+ * `pm uninstall` for one user (`--user N`), or, with none known, as the phone's default does
+ * (for every user: a work profile's copy too). Throws command_failed unless pm says Success.
+ */
+export async function uninstallApp(
+  shell: DeviceShell,
+  pkg: string,
+  user: number | undefined,
+  options?: OperationOptions,
+): Promise<void> {
+  assertPackageName(pkg);
+  const deadline = new OperationDeadline(options, 60_000, `uninstalling ${pkg}`);
+  const argv = ['pm', 'uninstall', ...(user !== undefined ? ['--user', String(user)] : []), pkg];
+  const out = await runText(shell, argv, deadline.next());
+  // pm says Success, or Failure [DELETE_FAILED_…] with exit status 1 on Android 7+.
+  if (!/^Success/m.test(out.text))
+    throw new BridgeError('command_failed', out.text.trim().slice(0, 200) || 'no answer');
 }
 
 /** True when `pm path PKG` names an APK; `pm` exits 1 with no output for unknown packages. */
@@ -205,14 +244,19 @@ export function checkInstallOutput(output: string, exitCode: number | undefined)
  * answer before the deadline is usually showing a prompt nobody answered, so that is
  * install_blocked (whether it installed later is unknown: check before trying again).
  */
-export async function installApk(shell: DeviceShell, remotePath: string, options?: OperationOptions): Promise<void> {
+export async function installApk(
+  shell: DeviceShell,
+  remotePath: string,
+  options?: OperationOptions & { user?: number },
+): Promise<void> {
   if (typeof remotePath !== 'string' || !remotePath.startsWith('/') || /[\s\0]/.test(remotePath)) {
     throw new BridgeError('invalid_arguments', 'the APK path on the phone must be absolute, without whitespace');
   }
   const deadline = new OperationDeadline(options, 180_000, 'installing an APK');
   let out;
   try {
-    out = await runText(shell, ['pm', 'install', '-r', remotePath], deadline.next());
+    const user = options?.user !== undefined ? ['--user', String(options.user)] : [];
+    out = await runText(shell, ['pm', 'install', '-r', ...user, remotePath], deadline.next());
   } catch (error) {
     if (error instanceof BridgeError && error.code === 'command_timeout') {
       throw phoneProblem(

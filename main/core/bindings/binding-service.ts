@@ -65,6 +65,8 @@ export interface BindingServiceOptions {
 
 export interface BindingServiceEvents {
   changed: [];
+  /** A lease began: `channelId` holds `deviceId` now. */
+  bound: [channelId: string, deviceId: string];
   /** A binding ended: queued work for that channel must be canceled; `flowId`: how it began. */
   ended: [channelId: string, deviceId: string, reason: BindingEndReason, flowId: string];
 }
@@ -543,6 +545,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
       if (channel) channel.binding = binding;
     });
     this.emit('changed');
+    this.emit('bound', channelId, device.deviceId);
     this.pushIfChanged(channelId);
   }
 

@@ -123,6 +123,9 @@ const leaseEffectsSchema = z.object({
   deviceId: z.string(),
   flowId: z.string().default('unknown'),
   installed: z.array(z.string()).default([]),
+  installedUsers: z.record(z.string(), z.number().int()).catch({}).default({}),
+  appsAtStart: z.array(z.string()).nullable().catch(null).default(null),
+  appsUser: z.number().int().nullable().catch(null).default(null),
   launched: z.array(z.string()).default([]),
   pushed: z.array(z.string()).default([]),
   permissions: z

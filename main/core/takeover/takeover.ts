@@ -55,6 +55,8 @@ export interface TakeoverEvents {
 export class Takeover {
   private readonly held = new Map<string, TakenOver>();
   private readonly past = new Map<string, HeldSpan[]>();
+  /** When the last hold the agent could not watch ended, per phone: its log is not read back past it. */
+  private readonly hiddenUntil = new Map<string, number>();
 
   constructor(
     private readonly clock: () => number,
@@ -81,6 +83,7 @@ export class Takeover {
       { since: state.since, until: this.clock(), agentMayWatch: state.agentMayWatch },
     ];
     this.past.set(deviceId, spans.slice(-SPANS_KEPT));
+    if (!state.agentMayWatch) this.hiddenUntil.set(deviceId, this.clock());
     const back: HandBack = {
       deviceId,
       heldMs: Math.max(0, this.clock() - state.since),
@@ -109,6 +112,14 @@ export class Takeover {
     const now = this.held.get(deviceId);
     if (now && !now.agentMayWatch) return true;
     return (this.past.get(deviceId) ?? []).some((span) => !span.agentMayWatch && span.until > from);
+  }
+
+  /**
+   * The end (ms, the bridge's clock) of the last hold the agent could not watch, or null: a log
+   * read after the hand-back starts there, so what apps logged of the person's typing stays theirs.
+   */
+  logHiddenUntil(deviceId: string): number | null {
+    return this.hiddenUntil.get(deviceId) ?? null;
   }
 
   /** The refusal of a screen read (ToolFacts `seesScreen`) while or after a person held the phone unwatched. */

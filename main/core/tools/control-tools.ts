@@ -9,7 +9,7 @@ import { SECRET_NAME_PATTERN } from '../../contract/admin-api';
 import { directionSwipe, isInside, longPress, pressKey, swipe, tap } from '../android/input';
 import { KEY_NAMES } from '../android/keys';
 import { clearField, typeText } from '../android/text-input';
-import { installApk, launchApp, listPackages, openUrl, stopApp } from '../android/apps';
+import { currentUser, installApk, launchApp, listPackages, openUrl, stopApp } from '../android/apps';
 import {
   coordinate,
   defineTool,
@@ -396,14 +396,27 @@ const installApkTool = defineTool({
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const remote = `/data/local/tmp/xagent-${Date.now().toString(36)}.apk`;
+    // For the person's own user (the one in front), not every user: a work profile keeps its
+    // own apps, and the turnover uninstalls for this user only (#36 point 6).
+    const user =
+      (await currentUser(ctx.shell, { timeoutMs: 10_000, signal: ctx.signal }).catch(() => null)) ?? undefined;
     // The apps installed before and after name what this install added: the lease's turnover
     // removes exactly those (an update of an app the phone already had is left installed).
     const userApps = (): Promise<string[] | null> =>
-      listPackages(ctx.shell, { thirdPartyOnly: true, timeoutMs: 30_000, signal: ctx.signal }).catch(() => null);
+      listPackages(ctx.shell, {
+        thirdPartyOnly: true,
+        ...(user !== undefined ? { user } : {}),
+        timeoutMs: 30_000,
+        signal: ctx.signal,
+      }).catch(() => null);
     const before = await userApps();
     await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
     try {
-      await installApk(ctx.shell, remote, { timeoutMs: 180_000, signal: ctx.signal });
+      await installApk(ctx.shell, remote, {
+        timeoutMs: 180_000,
+        signal: ctx.signal,
+        ...(user !== undefined ? { user } : {}),
+      });
     } finally {
       await ctx.shell.run(['rm', '-f', remote], { timeoutMs: 10_000 }).catch(() => undefined);
     }
@@ -415,6 +428,7 @@ const installApkTool = defineTool({
       byte_size: file.byteSize,
       ...(added.length === 1 ? { package: added[0] } : {}),
       new_packages: added,
+      ...(user !== undefined ? { user } : {}),
     };
   },
 });

@@ -93,7 +93,7 @@ const logcatTool = defineTool({
   id: 'android_logcat',
   title: 'Phone log',
   description:
-    'Read the phone’s log (logcat, threadtime lines), newest last: filter by app package (its running process), tags, lowest level, since (seconds back or an ISO time) and buffers; bounded by max_lines (default 500, max 5000) and max_bytes. Lab secrets, text typed during this lease and token- or password-shaped values are redacted. Large output comes as a text file (file_ref + download_url) with the first lines inline.',
+    'Read the phone’s log (logcat, threadtime lines), newest last: filter by app package (its running process), tags, lowest level, since (seconds back or an ISO time) and buffers; bounded by max_lines (default 500, max 5000) and max_bytes. Lab secrets, text typed during this lease and token- or password-shaped values are redacted; nothing from before the end of a take-over the person did not let the agent watch is shown (hidden_before). Large output comes as a text file (file_ref + download_url) with the first lines inline.',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none', seesScreen: true },
@@ -134,12 +134,17 @@ const logcatTool = defineTool({
       }
       pid = Number(pids[0]);
     }
-    const sinceMs =
+    const asked =
       args.since === undefined
         ? undefined
         : typeof args.since === 'number'
           ? Date.now() - args.since * 1000
           : Date.parse(args.since);
+    // What apps logged while a person held the phone unwatched (their typing, say) stays theirs:
+    // the read starts after that hold at the earliest (the phone's clock decides, as for since).
+    const hiddenUntil = ctx.services.logHiddenUntil();
+    const hidesLines = hiddenUntil !== null && (asked === undefined || asked < hiddenUntil);
+    const sinceMs = hidesLines ? hiddenUntil : asked;
     const argv = logcatArgv({
       buffers,
       ...(pid !== undefined ? { pid } : {}),
@@ -160,6 +165,12 @@ const logcatTool = defineTool({
     const base = {
       count: fitting.length,
       truncated,
+      ...(hidesLines
+        ? {
+            hidden_before: new Date(hiddenUntil).toISOString(),
+            note: 'lines before hidden_before are not shown: a person held the phone until then without letting the agent watch',
+          }
+        : {}),
       ...(args.package !== undefined ? { package_running: true, pid } : {}),
     };
     if (Buffer.byteLength(text, 'utf8') <= LOGCAT_INLINE_BYTES) return { lines: fitting, ...base };

@@ -176,6 +176,11 @@ export interface ToolServices {
   screenshotStrategy: ScreenshotStrategyStore;
   /** Log lines with the lab's secrets, this lease's typed texts and secret-shaped values replaced (log-redaction.ts). */
   redactLog: (lines: readonly string[]) => string[];
+  /**
+   * When the last take-over the agent could not watch ended on this phone (ms), or null: the
+   * phone's log is read from there at the earliest (takeover/takeover.ts).
+   */
+  logHiddenUntil: () => number | null;
   /** Per channel: the last screenshot handed out (so an unchanged screen answers `unchanged`). */
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
   /** Asks the person at the computer to take this call's phone over (takeover/person-asks.ts); absent: nobody to ask. */

@@ -67,6 +67,8 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
   /** A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls, or null. */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /** The end of the phone's last take-over the agent could not watch: log reads start there (takeover/takeover.ts). */
+  logHiddenUntil?: (deviceId: string) => number | null;
   /** A person holds or held the phone since then, unwatched: the refusal of a screen read (call-pipeline.ts). */
   screenHidden?: (deviceId: string, since: number) => BridgeError | null;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
@@ -105,6 +107,7 @@ export class ToolRuntime {
       publicUrl: o.options.network.publicUrl,
       ...(o.secrets ? { secrets: o.secrets } : {}),
       ...(o.asks ? { asks: o.asks } : {}),
+      ...(o.logHiddenUntil ? { logHiddenUntil: o.logHiddenUntil } : {}),
       ...(o.streamFrame ? { streamFrame: o.streamFrame } : {}),
     });
     const pipeline = (this.pipeline = new CallPipeline({

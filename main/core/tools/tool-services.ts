@@ -30,6 +30,8 @@ export interface ToolServicesOptions {
   secrets?: SecretSource;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
+  /** The end of the phone's last take-over the agent could not watch (takeover/takeover.ts); absent: none. */
+  logHiddenUntil?: (deviceId: string) => number | null;
   /** The phone's screen stream, newer than its last control action (stream/screen-streams.ts); absent: none. */
   streamFrame?: (
     deviceId: string,
@@ -108,6 +110,7 @@ export class ToolServicesFactory {
         screenshotStrategy: memory.screenshotStrategy,
         redactLog: (lines) =>
           redactLogLines(lines, { secrets: this.o.secrets?.values() ?? [], typed: memory.typedTexts(channelId) }),
+        logHiddenUntil: () => this.o.logHiddenUntil?.(device.deviceId) ?? null,
         ...(this.o.asks ? { askPerson: this.askPerson(this.o.asks, call) } : {}),
         ...(this.o.streamFrame
           ? {

@@ -21,6 +21,14 @@ export interface LeaseEffectsRecord {
   /** How the lease began (its turnover policy depends on it). */
   flowId: string;
   installed: string[];
+  /** The Android user each app was installed for (absent: the phone's default, every user). */
+  installedUsers: Record<string, number>;
+  /**
+   * The user's third-party apps when the lease began (null: not read), and that user: the
+   * reset removes what is new at the end however it came (the store, a browser download).
+   */
+  appsAtStart: string[] | null;
+  appsUser: number | null;
   launched: string[];
   pushed: string[];
   permissions: PermissionChange[];
@@ -34,6 +42,9 @@ const empty = (deviceId: string, flowId: string): LeaseEffectsRecord => ({
   deviceId,
   flowId,
   installed: [],
+  installedUsers: {},
+  appsAtStart: null,
+  appsUser: null,
   launched: [],
   pushed: [],
   permissions: [],
@@ -63,6 +74,20 @@ export class LeaseEffects implements CallRecordSink {
     for (const step of steps) changed = this.note(effects, step) || changed;
     if (!changed) return;
     all[call.channelId] = effects;
+    this.writeSoon();
+  }
+
+  /** The user's third-party apps as the lease on `channelId` began (turnover.ts reads them at its start). */
+  noteAppsAtStart(channelId: string, deviceId: string, apps: readonly string[], user: number | null): void {
+    const flowId = this.flowOf(channelId);
+    // The lease already ended (the read came late): nothing of it is reset any more.
+    if (flowId === undefined) return;
+    const all = this.store.get().leaseEffects;
+    const effects = all[channelId] ?? empty(deviceId, flowId);
+    if (effects.deviceId !== deviceId) return;
+    effects.appsAtStart = [...apps];
+    effects.appsUser = user;
+    all[channelId] = effects;
     this.writeSoon();
   }
 
@@ -126,8 +151,12 @@ export class LeaseEffects implements CallRecordSink {
     // By what the tool does (its facts), not by its name.
     switch (toolFacts(step.tool).policy) {
       case 'install':
-        for (const pkg of Array.isArray(result.new_packages) ? result.new_packages : [])
+        for (const pkg of Array.isArray(result.new_packages) ? (result.new_packages as unknown[]) : []) {
           addOnce(effects.installed, pkg);
+          // The turnover uninstalls for that user only: the app may be the person's own in another one.
+          if (typeof pkg === 'string' && effects.installed.includes(pkg) && Number.isSafeInteger(result.user))
+            effects.installedUsers[pkg] = result.user as number;
+        }
         return true;
       case 'launch':
         addOnce(effects.launched, args.package);

@@ -14,7 +14,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AdminTurnover, AdminTurnoverPolicy } from '../../contract/admin-api';
-import { clearAppData, isValidPackageName, stopApp } from '../android/apps';
+import { clearAppData, currentUser, isValidPackageName, listPackages, stopApp, uninstallApp } from '../android/apps';
+import { HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE } from '../helper/helper-protocol';
 import { setRuntimePermission } from '../android/app-permissions';
 import { pressKey } from '../android/input';
 import { runText } from '../devices/shell-quote';
@@ -27,6 +28,15 @@ import type { LeaseEffects, LeaseEffectsRecord } from './lease-effects';
 /** The queue's channel name for the bridge's own hand-over work. */
 export const TURNOVER_CHANNEL = 'turnover';
 const STEP_TIMEOUT_MS = 30_000;
+/**
+ * Apps the bridge itself puts on a phone (the fast lane's helper; agent-device's snapshot
+ * helper, snapshot/snapshot-helper.ts): new since a lease began, yet never the lease's to remove.
+ */
+const BRIDGE_PACKAGES = new Set([
+  HELPER_SERVER_PACKAGE,
+  HELPER_TEST_PACKAGE,
+  'com.callstack.agentdevice.snapshothelper',
+]);
 const UNINSTALL_TIMEOUT_MS = 60_000;
 
 export interface TurnoverEvents {
@@ -169,6 +179,27 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
     this.track(this.begin(deviceId, { channelId, reason, effects }));
   }
 
+  /**
+   * A lease began on a phone whose lease is reset: the user's third-party apps are read first
+   * (control work, before the agent's first action), so the reset removes apps that came
+   * another way than android_install_apk (the store, a browser). A phone that cannot say
+   * leaves the reset to what the lease's own installs named.
+   */
+  leaseStarted(channelId: string, deviceId: string): void {
+    if (!this.appliesTo(deviceId)) return;
+    const device = this.o.device(deviceId);
+    if (!device || device.state !== 'device') return;
+    void this.o
+      .submit(deviceId, async (signal) => {
+        const shell = this.o.shellFor(device);
+        const opts = { timeoutMs: STEP_TIMEOUT_MS, signal };
+        const user = await currentUser(shell, opts).catch(() => null);
+        const apps = await listPackages(shell, { thirdPartyOnly: true, ...(user !== null ? { user } : {}), ...opts });
+        this.o.effects.noteAppsAtStart(channelId, deviceId, apps, user);
+      })
+      .catch(() => undefined);
+  }
+
   /** A phone came back online: a turnover that waited for it runs now. */
   deviceReady(deviceId: string): void {
     const pending = this.waiting.get(deviceId);
@@ -271,13 +302,29 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
       if (await step(`stop ${pkg}`, () => stopApp(shell, pkg, opts))) report.stopped_apps.push(pkg);
     }
     for (const pkg of installed) {
-      const removed = await step(`uninstall ${pkg}`, async () => {
-        const out = await runText(shell, ['pm', 'uninstall', pkg], { timeoutMs: UNINSTALL_TIMEOUT_MS, signal });
-        // pm says Success, or Failure [DELETE_FAILED_…] with exit status 1 on Android 7+.
-        if (!/^Success/m.test(out.text))
-          throw new BridgeError('command_failed', out.text.trim().slice(0, 200) || 'no answer');
-      });
+      // For the user the lease installed it for: without --user pm removes it from every user,
+      // a work profile's own copy included.
+      const user = effects?.installedUsers[pkg];
+      const removed = await step(`uninstall ${pkg}`, () =>
+        uninstallApp(shell, pkg, user, { timeoutMs: UNINSTALL_TIMEOUT_MS, signal }),
+      );
       if (removed) report.removed_apps.push(pkg);
+    }
+    const atStart = effects?.appsAtStart;
+    if (atStart) {
+      // Apps new since the lease began, however they came (the store, a browser download).
+      const user = effects.appsUser ?? undefined;
+      let now: string[] = [];
+      await step('list the apps', async () => {
+        now = await listPackages(shell, { thirdPartyOnly: true, ...(user !== undefined ? { user } : {}), ...opts });
+      });
+      for (const pkg of now) {
+        if (atStart.includes(pkg) || installed.includes(pkg) || BRIDGE_PACKAGES.has(pkg)) continue;
+        const removed = await step(`uninstall ${pkg}`, () =>
+          uninstallApp(shell, pkg, user, { timeoutMs: UNINSTALL_TIMEOUT_MS, signal }),
+        );
+        if (removed) report.removed_apps.push(pkg);
+      }
     }
     for (const path of effects?.pushed ?? []) {
       const deleted = await step(`delete ${path}`, async () => {

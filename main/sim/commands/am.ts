@@ -119,6 +119,10 @@ export function amCommand(io: CommandIo, phone: PhoneContext): number | Promise<
           return phone.snapshotHelper.instrument(io, phone, args, () => stockDumpXml(phone));
         return phone.helper.instrument(io, args);
       }
+      case 'get-current-user':
+        // The phone's own user; a work profile (pm.ts) is never the foreground user.
+        io.out('0\n');
+        return 0;
       case 'force-stop':
       case 'kill': {
         const pkg = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--user').pop();

@@ -51,9 +51,11 @@ function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[
   let showUid = false;
   let disabledOnly = false;
   let filter: string | undefined;
+  let user = 0;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
-    if (a === '--user' || a === '--uid') i++;
+    if (a === '--user') user = userArg(args[++i]);
+    else if (a === '--uid') i++;
     else if (a.startsWith('-') && !a.startsWith('--')) {
       for (const flag of a.slice(1)) {
         if (flag === '3') thirdParty = true;
@@ -68,8 +70,14 @@ function listPackages(io: CommandIo, phone: PhoneContext, args: readonly string[
       }
     } else if (!a.startsWith('--')) filter = a;
   }
+  if (!phone.packages.hasUser(user)) {
+    io.err(`Error: user ${user} does not exist\n`);
+    return 255;
+  }
+  const ofUser = user === 0 ? null : new Set(phone.packages.packagesOfUser(user));
   const lines = phone.packages
     .list()
+    .filter((p) => ofUser === null || p.system || ofUser.has(p.name))
     .filter(
       (p) =>
         !disabledOnly &&
@@ -149,12 +157,19 @@ async function install(io: CommandIo, phone: PhoneContext, args: readonly string
     io.out(`Failure [${refused}]\n`);
     return 1;
   }
+  const user = userOption(args);
+  // The simulated phone installs for its own user (0), or for every user (no --user, or all).
+  if (user !== undefined && user !== 0 && user !== -1) {
+    io.out(`Failure [INSTALL_FAILED_INTERNAL_ERROR: the simulated phone installs for user 0 or all users only]\n`);
+    return 1;
+  }
   const staged = `/data/app/vmdl${100000000 + (phone.now() % 900000000)}.tmp/base.apk`;
   const outcome = phone.packages.installApk(data, staged);
   if (!outcome.ok) {
     io.out(`Failure [${outcome.code}: ${outcome.message}]\n`);
     return 1;
   }
+  if (user === undefined || user === -1) phone.packages.installedForAllUsers(outcome.name);
   phone.screen.forceStop(outcome.name);
   // Updating the helper's packages kills its running instrumentation, as an update does.
   phone.helper.packageStopped(outcome.name);
@@ -170,6 +185,20 @@ function helperInstallRefused(phone: PhoneContext, data: Buffer): string | undef
   return name !== undefined && HEADLESS_PACKAGES.has(name)
     ? 'INSTALL_FAILED_USER_RESTRICTED: Install canceled by user'
     : undefined;
+}
+
+/** `--user N|current|all`: the phone's own user is 0 (and current); all is -1. */
+function userArg(value: string | undefined): number {
+  if (value === 'current' || value === undefined) return 0;
+  if (value === 'all') return -1;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : -2;
+}
+
+/** The `--user` option's value, or undefined when the command has none. */
+function userOption(args: readonly string[]): number | undefined {
+  const at = args.indexOf('--user');
+  return at < 0 ? undefined : userArg(args[at + 1]);
 }
 
 /** The package argument after options like `--user 0` / `-k`. */
@@ -209,7 +238,9 @@ export function pmCommand(io: CommandIo, phone: PhoneContext): number | Promise<
         phone.snapshotHelper.packageStopped(name);
         phone.snapshotHelper.packageStopped(name);
       }
-      if (name === undefined || !phone.packages.uninstall(name)) {
+      // No --user: every user loses it (a work profile's copy too), as on a real phone.
+      const user = userOption(args) ?? -1;
+      if (name === undefined || !phone.packages.uninstallFor(name, user === -1 ? 'all' : user)) {
         io.out('Failure [DELETE_FAILED_INTERNAL_ERROR]\n');
         return 1;
       }
