@@ -432,7 +432,7 @@ export function createCore(input: CoreOptionsInput): Core {
     store: evidenceStore,
     clock,
     activeLease: leaseStart,
-    auditLines: (channelId, limit) => safety.audit.read({ channelId }, limit),
+    auditLines: (deviceId, limit) => safety.audit.read({ deviceId }, limit),
     auditScreenshot: async (name) => {
       const path = safety.audit.screenshotPath(name);
       return path ? readFile(path).catch(() => undefined) : undefined;
