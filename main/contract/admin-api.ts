@@ -347,6 +347,16 @@ export interface AdminLanDiscovered {
   checked_at: number;
 }
 
+/** An address whose xAgent was turned away for its API key (Connect xAgent shows it). */
+export interface AdminRefusedKey {
+  address: string;
+  /** The last refusal's: no key given, or a wrong one. */
+  reason: 'wrong_key' | 'no_key';
+  first_at: number;
+  last_at: number;
+  count: number;
+}
+
 export interface AdminState {
   connector: {
     connector_id: string | null;
@@ -360,6 +370,11 @@ export interface AdminState {
     last_hello_at: number | null;
     runtime_lease_expires_at: number | null;
     base_url: string;
+    /**
+     * xAgents refused for their API key, the latest first (server/refused-keys.ts): one entry per
+     * address, at most 8. Absent on older bridges.
+     */
+    refused_keys?: AdminRefusedKey[];
   };
   devices: AdminDevice[];
   channels: AdminChannel[];

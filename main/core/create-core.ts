@@ -30,6 +30,7 @@ import { DeviceRegistry, type DeviceRecord } from './devices/device-registry';
 import { AdbServerLink } from './devices/adb-server-link';
 import { BindingService, type BindingEndReason } from './bindings/binding-service';
 import { registerAuthHandlers } from './bindings/auth-handlers';
+import { RefusedKeys } from './server/refused-keys';
 import { DataPlane } from './server/data-plane';
 import { NetworkEndpoint } from './server/network-endpoint';
 import { AdminGate } from './server/admin-gate';
@@ -239,9 +240,12 @@ export function createCore(input: CoreOptionsInput): Core {
       hub.publish('state');
     },
   });
+  // A wrong key gets a clean 401; the person learns of it on Connect xAgent and in the terminal.
+  const refusedKeys = new RefusedKeys({ clock, logger, changed: () => hub.publish('state') });
   const plane: DataPlane = new DataPlane({
     runtime,
     authorize: authorizeKey,
+    refusedKey: (address, given) => refusedKeys.note(address, given),
     keyGeneration: () => apiKey.generation(),
     logger,
     limits: options.dataPlane ?? {},
@@ -474,7 +478,7 @@ export function createCore(input: CoreOptionsInput): Core {
     store: evidenceStore,
     clock,
     activeLease: leaseStart,
-    auditLines: (channelId, limit) => safety.audit.read({ channelId }, limit),
+    auditLines: (deviceId, limit) => safety.audit.read({ deviceId }, limit),
     auditScreenshot: async (name) => {
       const path = safety.audit.screenshotPath(name);
       return path ? readFile(path).catch(() => undefined) : undefined;
@@ -745,6 +749,7 @@ export function createCore(input: CoreOptionsInput): Core {
     takeover,
     asks,
     streams,
+    refusedKeys,
     personInput: async (deviceId, input) => {
       const device = registry.get(deviceId);
       if (!device) throw new BridgeError('device_not_found', 'no such phone');
@@ -819,6 +824,7 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => endpoint.close());
     plane.start();
     owned.add(() => plane.stop());
+    owned.add(() => refusedKeys.dispose());
     // A key is checked at upgrade only; rotation is what ends the sockets it let in.
     owned.add(apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation)));
     for (const link of adbLinks) link.start();

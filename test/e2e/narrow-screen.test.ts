@@ -116,6 +116,8 @@ describe('the console on a 390 px touch screen', { concurrency: 1 }, () => {
           );
           assert.deepEqual(await sideways(page), [], `${section} fits 390 px`);
           await page.screenshot({ path: shotPath(locale, `narrow-${section}`), fullPage: true });
+          if (section === 'devices' || section === 'activity' || section === 'settings')
+            await docShot(page, locale, `narrow-${section}`);
           if (section === 'activity') await wholeRows(page);
         }
       } finally {
@@ -163,6 +165,8 @@ describe('the console on a 390 px touch screen', { concurrency: 1 }, () => {
         assert.ok(free, `a ${FINGER_PX} px margin beside the screen (${JSON.stringify(f)})`);
         assert.deepEqual(await sideways(page), [], 'the phone view fits 390 px');
         await page.screenshot({ path: shotPath(locale, 'narrow-takeover'), fullPage: true });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await docShot(page, locale, 'narrow-takeover');
       } finally {
         await handBack(page);
         await page.context().close();
@@ -200,4 +204,12 @@ describe('the console on a 390 px touch screen', { concurrency: 1 }, () => {
 function shotPath(locale: string, name: string): string {
   mkdirSync(join(SHOTS, locale), { recursive: true });
   return join(SHOTS, locale, `${name}.png`);
+}
+
+/** With UPDATE_SCREENSHOTS=1 (scripts/screenshots.mjs), the first screen as a phone shows it, kept in docs/screenshots/<locale>/. */
+async function docShot(page: Page, locale: string, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  const dir = join(__dirname, '..', '..', 'docs', 'screenshots', locale);
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
 }

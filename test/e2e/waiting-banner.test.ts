@@ -119,6 +119,7 @@ describe('what waits for the person is on the first screen of every view', { con
           // The Approvals badge is in sight in the tab bar, whatever section the bar shows.
           await onFirstScreen(page, 'badge-approvals');
           await page.screenshot({ path: shotPath(locale, `waiting-banner-devices-${screen.name}`) });
+          if (screen.touch) await docShot(page, locale, 'narrow-waiting-banner');
 
           await page.getByTestId('nav-settings').click();
           await page.locator('#main h2').first().waitFor({ timeout: UI_MS });
@@ -174,6 +175,14 @@ describe('what waits for the person is on the first screen of every view', { con
     });
   }
 });
+
+/** With UPDATE_SCREENSHOTS=1 (scripts/screenshots.mjs), kept in docs/screenshots/<locale>/ too. */
+async function docShot(page: Page, locale: string, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  const dir = join(__dirname, '..', '..', 'docs', 'screenshots', locale);
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
 
 function shotPath(locale: string, name: string): string {
   mkdirSync(join(SHOTS, locale), { recursive: true });

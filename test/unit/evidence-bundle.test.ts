@@ -315,7 +315,7 @@ void describe('evidence recorder', () => {
         store,
         clock: () => now,
         activeLease: () => undefined,
-        auditLines: (channelId) => Promise.resolve(audit.filter((e) => e.connector_channel_id === channelId).reverse()),
+        auditLines: (deviceId) => Promise.resolve(audit.filter((e) => e.device_id === deviceId).reverse()),
         auditScreenshot: (name) => Promise.resolve(name === 'shot_approved1' ? JPEG : undefined),
         fileInfo: (ref) => {
           const f = inCache.get(ref);
@@ -451,6 +451,90 @@ void describe('evidence recorder', () => {
       const saved = await store.read(built.lease.lease_id);
       assert.deepEqual(saved?.turnover?.removed_apps, ['com.installed']);
       assert.equal(saved?.screenshots.length, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  void test('the person’s part joins the story (take over, taps, typing, hand-back note), in the order things began', async () => {
+    const dir = tempDir();
+    try {
+      let now = T0;
+      const store = new EvidenceStore({ dir, clock: () => now });
+      const audit: AuditEntry[] = [];
+      const recorder = new EvidenceRecorder({
+        store,
+        clock: () => now,
+        activeLease: () => undefined,
+        auditLines: (deviceId) => Promise.resolve(audit.filter((e) => e.device_id === deviceId).reverse()),
+        auditScreenshot: () => Promise.resolve(undefined),
+        fileInfo: () => undefined,
+        readFile: () => Promise.resolve(undefined),
+        secrets: () => [],
+        logger: silentLogger,
+      });
+      recorder.noteLease('ch_1', {
+        deviceId: 'dev_1',
+        phoneName: 'Pixel',
+        boundAt: T0,
+        flowId: 'device_claim',
+        holder: null,
+      });
+      // Written as the audit trail does: an agent's call with its start, the rest when over.
+      const line = (tool: string, at: number, durationMs: number, extra: Partial<AuditEntry> = {}): void => {
+        audit.push({
+          id: `aud_${audit.length}`,
+          time: T0 + at,
+          connector_channel_id: null,
+          device_id: 'dev_1',
+          tool_id: tool,
+          arguments: {},
+          decision: 'allow',
+          decided_by: 'person',
+          outcome: 'ok',
+          error_code: null,
+          duration_ms: durationMs,
+          reasons: [],
+          screenshot_ref: null,
+          ...extra,
+        });
+      };
+      line('android_tap', 400, 100, { connector_channel_id: 'ch_1', decided_by: 'policy' });
+      line('take_over', 2_000, 0);
+      line('person_tap', 3_000, 80, { arguments: { kind: 'tap', x: 5, y: 9 } });
+      line('person_text', 4_000, 300, { arguments: { kind: 'text', characters: 6 } });
+      line('android_screenshot', 4_500, 10, { connector_channel_id: 'ch_other', decided_by: 'policy' });
+      line('hand_back', 6_000, 4_000, { arguments: { held_ms: 4_000, note: 'logged in' } });
+      // The agent's ask began before the take over and ended with the hand-back: written last, told second.
+      line('android_ask_person', 1_001, 5_000, { connector_channel_id: 'ch_1', decided_by: 'policy' });
+      line('android_tap', 6_900, 100, { connector_channel_id: 'ch_1', decided_by: 'policy' });
+      audit.push({ ...audit[1]!, id: 'aud_other_phone', device_id: 'dev_2' });
+      now = T0 + 10_000;
+      const built = await recorder.leaseEnded('ch_1', {
+        deviceId: 'dev_1',
+        reason: 'logout',
+        log: null,
+        turnoverExpected: false,
+      });
+      assert.ok(built);
+      assert.deepEqual(
+        built.calls.map((c) => c.tool_id),
+        ['android_tap', 'android_ask_person', 'take_over', 'person_tap', 'person_text', 'hand_back', 'android_tap'],
+      );
+      const page = buildEvidenceHtml(built, 'en');
+      for (const words of [
+        'You took the phone over',
+        'You tapped',
+        'You typed 6 characters',
+        'Handed back: “logged in”',
+      ])
+        assert.ok(page.includes(escapeHtml(words)), words);
+      const zh = buildEvidenceHtml(built, 'zh-CN');
+      for (const words of ['你接管了手机', '你输入了 6 个字符', '已交还：“logged in”'])
+        assert.ok(zh.includes(escapeHtml(words)), words);
+      assert.ok(
+        page.indexOf(escapeHtml('You took the phone over')) < page.indexOf(escapeHtml('You tapped')),
+        'in order',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -101,6 +101,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   takeover?: { state(deviceId: string): TakenOver | null };
   /** The agent's asks to the person (takeover/person-asks.ts): the one waiting on each phone. */
   asks?: { pending(deviceId: string): AdminPersonAsk | null };
+  /** xAgents refused for their API key (server/refused-keys.ts). */
+  refusedKeys?: { list(): AdminState['connector']['refused_keys'] };
 }
 
 export function buildAdminState(deps: AdminRouteDeps): AdminState {
@@ -180,6 +182,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       last_hello_at: deps.runtime.lastHelloAt(),
       runtime_lease_expires_at: deps.runtime.leaseExpiresAt() ?? null,
       base_url: deps.url(),
+      refused_keys: deps.refusedKeys?.list() ?? [],
     },
     devices,
     channels: adminChannels,

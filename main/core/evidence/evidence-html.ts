@@ -10,6 +10,7 @@
  */
 import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
+import { auditSentence } from '../../contract/audit-wording';
 import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -191,18 +192,26 @@ ${data}
 
 function callRow(c: EvidenceCall, t: Translate): string {
   const e = escapeHtml;
-  const args = Object.entries(c.arguments)
+  // The person's and the bridge's own lines read as sentences: they decide nothing and their
+  // English reasons repeat the sentence; a tap keeps its point, the others say all in the
+  // sentence (a hand-back's note) or in their own section (the reset).
+  const sentence = auditSentence(t, c);
+  const shown = sentence === null || c.tool_id.startsWith('person_') ? c.arguments : {};
+  const who = e(t('evidence.call.decidedBy', { who: whoText(c.decided_by, t) }));
+  const decided = sentence === null ? `${e(decisionText(c.decision, t))}, ${who}` : who;
+  const reasons = sentence === null || c.error_code ? c.reasons : [];
+  const args = Object.entries(shown)
     .map(([key, value]) => `<span class="arg"><span class="key">${e(key)}</span> ${e(argText(value))}</span>`)
     .join(' ');
   const errorKey = c.error_code ? `errors.${c.error_code}` : '';
   const outcome = c.outcome === 'ok' ? t('evidence.call.ok') : t('evidence.call.error');
   return `<li class="call ${c.outcome === 'ok' ? 'ok' : 'error'}">
 <time>${e(formatUtc(c.time))}</time>
-<span class="tool">${e(toolName(c.tool_id, t))}</span>
+<span class="tool${sentence !== null && Object.keys(shown).length === 0 ? ' wide' : ''}">${e(sentence ?? toolName(c.tool_id, t))}</span>
 <span class="args">${args}</span>
-<span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${e(decisionText(c.decision, t))}, ${e(t('evidence.call.decidedBy', { who: whoText(c.decided_by, t) }))}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
+<span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${decided}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
 ${c.error_code ? `<p class="error"><code>${e(c.error_code)}</code> ${hasMessage(errorKey) ? e(t(errorKey)) : ''}</p>` : ''}
-${c.reasons.length > 0 ? `<ul class="reasons">${c.reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>` : ''}
+${reasons.length > 0 ? `<ul class="reasons">${reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>` : ''}
 </li>`;
 }
 
@@ -213,7 +222,14 @@ function turnoverBody(bundle: EvidenceBundle, t: Translate): string {
   const list = (items: string[]): string => (items.length === 0 ? '—' : items.join(', '));
   const yesNo = (v: boolean): string => t(v ? 'evidence.turnover.yes' : 'evidence.turnover.no');
   const stateKey = `evidence.turnover.state.${r.state}`;
-  return `<dl class="turnover">
+  const sentence = auditSentence(t, {
+    tool_id: 'turnover',
+    arguments: { ...r },
+    error_code: r.state === 'failed' ? 'turnover_failed' : null,
+    reasons: r.problems,
+  });
+  return `<p class="sentence">${e(sentence ?? '')}</p>
+<dl class="turnover">
 ${row(t('evidence.lease.started'), formatUtc(r.started_at))}
 ${row(t('evidence.turnover.result'), `${hasMessage(stateKey) ? t(stateKey) : r.state}${r.duration_ms !== null ? ` · ${formatMs(r.duration_ms)}` : ''}`)}
 ${row(t('evidence.turnover.stoppedApps'), list(r.stopped_apps))}
@@ -320,7 +336,8 @@ ol.timeline{list-style:none;padding:0;margin:0}
 li.call{display:grid;grid-template-columns:190px 180px 1fr;gap:2px 12px;padding:6px 8px;border-left:3px solid var(--ok);background:var(--card);margin:4px 0;border-radius:4px}
 li.call.error{border-left-color:var(--err)}
 li.call time{color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
-li.call .tool{font-weight:600}
+li.call .tool{font-weight:600}li.call .tool.wide{grid-column:2/4}
+p.sentence{font-weight:600}
 li.call .args{overflow-wrap:anywhere}
 li.call .outcome,li.call .error,li.call .reasons{grid-column:2/4;margin:0;color:var(--muted)}
 li.call .error{color:var(--err)}
@@ -334,5 +351,5 @@ figure.approval img{max-width:360px}
 figcaption{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
 details summary{cursor:pointer}
 footer{margin-top:32px;font-size:12px}
-@media (max-width:700px){li.call{grid-template-columns:1fr}li.call .outcome,li.call .error,li.call .reasons{grid-column:1}}
+@media (max-width:700px){li.call{grid-template-columns:1fr}li.call .outcome,li.call .error,li.call .reasons,li.call .tool.wide{grid-column:1}}
 `;

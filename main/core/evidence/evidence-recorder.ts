@@ -4,7 +4,7 @@
  * the files the agent got (screenshots, recordings: refs into the file cache) and the crashes
  * the result reported; everything else is read once, at the end, from where it is already
  * kept and redacted: the calls and approvals from the audit trail (its redaction is the
- * bundle's), the approvers' screenshots the audit keeps, the rolling log (redacted by the
+ * bundle's), with the person's and the bridge's own lines on the phone, in the order they began, the approvers' screenshots the audit keeps, the rolling log (redacted by the
  * tools as android_logcat's answer is) and the files still in the cache. The turnover report
  * is added when the hand-over after the lease finishes.
  *
@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AdminTurnover, AuditEntry } from '../../contract/admin-api';
+import { lineStartedAt } from '../../contract/audit-wording';
 import {
   EVIDENCE_FORMAT,
   type EvidenceApproval,
@@ -50,8 +51,8 @@ export interface EvidenceRecorderDeps {
   clock: () => number;
   /** The lease bound on a channel now (a lease the bridge restored at start is noted at its first call). */
   activeLease(channelId: string): LeaseStart | undefined;
-  /** The audit lines of one channel, newest first, at most `limit`. */
-  auditLines(channelId: string, limit: number): Promise<AuditEntry[]>;
+  /** The audit lines of one phone, newest first, at most `limit`. */
+  auditLines(deviceId: string, limit: number): Promise<AuditEntry[]>;
   /** An approver's screenshot the audit keeps (AuditEntry.screenshot_ref), if still there. */
   auditScreenshot(name: string): Promise<Buffer | undefined>;
   /** A file in the cache, while it is there. */
@@ -222,13 +223,22 @@ export class EvidenceRecorder implements CallRecordSink {
     // The audit line of a call that finished just before the lease ended is written on the
     // next turn of the event loop (safety-service.ts): let it be written first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const lines = (await this.deps.auditLines(lease.channelId, MAX_EVIDENCE_CALLS + 1)).filter(
-      (e) => e.time >= lease.boundAt && e.time <= endedAt && e.device_id === lease.deviceId,
+    // The whole story on the phone while the lease held it: the agent's calls on this channel, and
+    // the lines without a channel (the person's take over, taps, typing and hand-back note, the
+    // agent's ask, the bridge's own acts). No other channel acts on a leased phone.
+    const lines = (await this.deps.auditLines(lease.deviceId, MAX_EVIDENCE_CALLS + 1)).filter(
+      (e) =>
+        e.time >= lease.boundAt &&
+        e.time <= endedAt &&
+        e.device_id === lease.deviceId &&
+        (e.connector_channel_id === lease.channelId || e.connector_channel_id === null),
     );
+    // In the order things began (the person's input is written when it is over, an agent's call with its start).
     const calls = lines
       .slice(0, MAX_EVIDENCE_CALLS)
-      .reverse()
-      .map((e) => ({
+      .map((e, newest) => ({ e, newest }))
+      .sort((a, b) => lineStartedAt(a.e) - lineStartedAt(b.e) || b.newest - a.newest)
+      .map(({ e }) => ({
         time: e.time,
         tool_id: e.tool_id,
         arguments: e.arguments,

@@ -58,6 +58,8 @@ export interface DataPlaneOptions {
   /** The generation of the key `authorize` checks against; rotation closes older connections. */
   keyGeneration?: () => number;
   describe: (channel: PersistedChannel) => Record<string, unknown>;
+  /** A connection was refused for its key (none, or a wrong one): the person is told (server/refused-keys.ts). */
+  refusedKey?: (address: string, given: boolean) => void;
   logger: Logger;
   limits?: Partial<DataPlaneLimits>;
 }
@@ -237,7 +239,10 @@ export class DataPlane {
       );
     };
     if (this.closed) return refuse(503, 'unavailable', 'server is stopping');
-    if (!this.options.authorize(token)) return refuse(401, 'unauthorized', 'a valid system API key is required');
+    if (!this.options.authorize(token)) {
+      this.options.refusedKey?.(clientAddressOf(req), token !== undefined);
+      return refuse(401, 'unauthorized', 'a valid system API key is required');
+    }
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim());

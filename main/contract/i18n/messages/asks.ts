@@ -10,7 +10,8 @@ export default defineMessages(
     region: 'The agent asks for you',
     title: 'The agent asks you to take over {phone}',
     saysLabel: 'The agent asks you to:',
-    expires: 'Ends unanswered in',
+    // The countdown beside it says "in 1:05" itself.
+    expires: 'Ends unanswered',
     decline: 'Decline',
     declineTitle: 'Tell the agent you will not take the phone over now',
     declineReason: 'Why (optional, for the agent)',
@@ -29,7 +30,7 @@ export default defineMessages(
     region: '智能体请求你协助',
     title: '智能体请你接管 {phone}',
     saysLabel: '智能体请你：',
-    expires: '无人回应将结束于',
+    expires: '无人回应则结束：',
     decline: '拒绝',
     declineTitle: '告诉智能体你现在不接管这台手机',
     declineReason: '原因（可选，会告诉智能体）',

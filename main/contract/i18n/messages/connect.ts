@@ -7,6 +7,12 @@ export default defineMessages(
     sub: 'Give xAgent this bridge’s address and key. It then connects by itself, and this page says so.',
     loadFailed: 'Could not load the address and key.',
     'status.waiting': 'Waiting for xAgent…',
+    'refused.title': 'An xAgent could not connect',
+    'refused.wrong_key':
+      'An xAgent at {address} tried {time} with a wrong API key — copy the key again (step 3) into its connector settings.',
+    'refused.no_key':
+      'An xAgent at {address} tried {time} without an API key — paste the key (step 3) into its connector settings.',
+    'refused.count': '{count, plural, one {# try} other {# tries}}',
     'status.waitingHint': 'This turns to “xAgent connected” by itself as soon as xAgent says hello; no need to reload.',
     'status.connected': 'xAgent connected',
     'status.connector': 'Connector',
@@ -45,6 +51,12 @@ export default defineMessages(
     sub: '把本桥接服务的地址和密钥填到 xAgent 中，它就会自动连接；连上后本页会显示出来。',
     loadFailed: '无法加载地址和密钥。',
     'status.waiting': '正在等待 xAgent…',
+    'refused.title': '有 xAgent 连接失败',
+    'refused.wrong_key':
+      '来自 {address} 的 xAgent {time}尝试连接，但 API 密钥不对——请重新复制密钥（第 3 步），填入它的连接器设置。',
+    'refused.no_key':
+      '来自 {address} 的 xAgent {time}尝试连接，但没有提供 API 密钥——请把密钥（第 3 步）填入它的连接器设置。',
+    'refused.count': '共 {count} 次',
     'status.waitingHint': 'xAgent 一连上，这里就会自动变为“xAgent 已连接”，无需刷新页面。',
     'status.connected': 'xAgent 已连接',
     'status.connector': '连接器',

@@ -18,6 +18,7 @@ import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 import { toolName } from '../../lib/tool-names';
 import { errorExplanation } from '../../lib/action-words';
+import { auditSentence } from '../../../../main/contract/audit-wording';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
@@ -179,7 +180,7 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                     {entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}
                   </td>
                   <td data-label={t('activity.col.tool')}>
-                    {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+                    <ToolCell entry={entry} />
                     <HoldNote entry={entry} t={t} />
                   </td>
                   <td
@@ -188,11 +189,18 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
                     data-testid={`activity-decision-${entry.id}`}
                     data-label={t('activity.col.decision')}
                   >
-                    {word(t, 'activity.decision', entry.decision)}
-                    {/* Nobody decided a call that never reached the gate: no "· none" after it. */}
-                    {entry.decided_by && entry.decided_by !== 'none' ? (
-                      <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span>
-                    ) : null}
+                    {/* The bridge's and the person's own lines decide nothing: only who it was. */}
+                    {auditSentence(t, entry) !== null ? (
+                      word(t, 'activity.by', entry.decided_by)
+                    ) : (
+                      <>
+                        {word(t, 'activity.decision', entry.decision)}
+                        {/* Nobody decided a call that never reached the gate: no "· none" after it. */}
+                        {entry.decided_by && entry.decided_by !== 'none' ? (
+                          <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span>
+                        ) : null}
+                      </>
+                    )}
                   </td>
                   <td data-label={t('activity.col.outcome')}>
                     <OutcomeCell entry={entry} />
@@ -222,6 +230,24 @@ function HoldNote(props: { entry: AuditEntry; t: Translate }): React.JSX.Element
     <div className="muted small" data-testid={`activity-hold-${entry.id}`} data-watch={watch ? 'true' : 'false'}>
       {t(watch ? 'activity.hold.watched' : 'activity.hold.hidden', { by })}
     </div>
+  );
+}
+
+/** An agent's call by its tool's name (its id small beside it, for support); any other line as its sentence. */
+function ToolCell(props: { entry: AuditEntry }): React.JSX.Element {
+  const { t } = useT();
+  const { entry } = props;
+  const sentence = auditSentence(t, entry);
+  if (sentence !== null)
+    return (
+      <span title={entry.tool_id} data-testid={`activity-sentence-${entry.id}`}>
+        {sentence}
+      </span>
+    );
+  return (
+    <>
+      {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+    </>
   );
 }
 

@@ -32,6 +32,7 @@ export function ConnectView(props: { api: BridgeApi; state: AdminState }): React
       </header>
       <div aria-live="polite">
         <XAgentStatus connector={state.connector} />
+        <RefusedKeys connector={state.connector} />
       </div>
       <section className="settings-section" aria-labelledby="connect-steps-heading">
         <h3 id="connect-steps-heading">{t('connect.steps.title')}</h3>
@@ -144,6 +145,41 @@ function XAgentStatus(props: { connector: AdminState['connector'] }): React.JSX.
         {t('connect.status.waiting')}
       </h3>
       <p className="hint">{t('connect.status.waitingHint')}</p>
+    </section>
+  );
+}
+
+/** How long a refusal stays on the page: long enough to walk to the agent's settings and back. */
+const REFUSED_SHOWN_MS = 30 * 60_000;
+
+/**
+ * xAgents the bridge turned away for their key (the agent only sees a 401): where from, when,
+ * and what to do. A refusal older than the connection that works now is over and not shown.
+ */
+function RefusedKeys(props: { connector: AdminState['connector'] }): React.JSX.Element | null {
+  const { t, format } = useT();
+  const now = useNow();
+  const since = props.connector.connected_since ?? 0;
+  const shown = (props.connector.refused_keys ?? []).filter(
+    (r) => r.last_at > since && now - r.last_at < REFUSED_SHOWN_MS,
+  );
+  if (shown.length === 0) return null;
+  return (
+    <section className="banner banner-warn connect-refused" data-testid="connect-refused">
+      <h3 className="connect-status-title">{t('connect.refused.title')}</h3>
+      <ul>
+        {shown.map((r) => (
+          <li key={r.address} data-testid={`connect-refused-${r.address}`}>
+            {t(r.reason === 'wrong_key' ? 'connect.refused.wrong_key' : 'connect.refused.no_key', {
+              address: r.address,
+              time: format.relative(r.last_at, now),
+            })}
+            {r.count > 1 ? (
+              <span className="muted small"> ({t('connect.refused.count', { count: r.count })})</span>
+            ) : null}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -14,6 +14,7 @@ import type {
   AdminPhoneAction,
 } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
+import { personSentence } from '../../../../main/contract/audit-wording';
 import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
@@ -45,43 +46,9 @@ const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
   swipe: 'phone-view.point.swipe',
 };
 
-const PERSON_KEY_WORDS: Record<string, MessageKey> = {
-  back: 'phone-view.takeover.key.back',
-  home: 'phone-view.takeover.key.home',
-  app_switch: 'phone-view.takeover.key.app_switch',
-  enter: 'phone-view.person.key.enter',
-  backspace: 'phone-view.person.key.backspace',
-  forward_delete: 'phone-view.person.key.forward_delete',
-  tab: 'phone-view.person.key.tab',
-  dpad_up: 'phone-view.person.key.dpad_up',
-  dpad_down: 'phone-view.person.key.dpad_down',
-  dpad_left: 'phone-view.person.key.dpad_left',
-  dpad_right: 'phone-view.person.key.dpad_right',
-};
-
 /** The person's own action in words ("You tapped", "You typed 5 characters"); never the text typed. */
 export function personWords(t: ReturnType<typeof useT>['t'], action: AdminPhoneAction): string {
-  const a = action.arguments;
-  switch (a.kind) {
-    case 'tap':
-      return t('phone-view.person.tap');
-    case 'long_press':
-      return t('phone-view.person.long_press');
-    case 'swipe':
-      return t('phone-view.person.swipe');
-    case 'scroll':
-      return t(
-        `phone-view.person.scroll.${a.direction === 'up' || a.direction === 'left' || a.direction === 'right' ? a.direction : 'down'}`,
-      );
-    case 'text':
-      return t('phone-view.person.text', { count: typeof a.characters === 'number' ? a.characters : 0 });
-    case 'key': {
-      const key = typeof a.key === 'string' ? PERSON_KEY_WORDS[a.key] : undefined;
-      return t('phone-view.person.key', { key: key ? t(key) : String(a.key) });
-    }
-    default:
-      return t('phone-view.person.other');
-  }
+  return personSentence(t, action.arguments);
 }
 
 /** The approval waiting for this held call (one control call per phone can be held at a time). */

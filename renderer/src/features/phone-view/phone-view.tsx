@@ -89,10 +89,16 @@ export function PhoneView(props: {
         <div className="pv-stop">
           <button
             type="button"
-            className="btn btn-danger pv-stop-button"
+            className={
+              // Red only while something runs or waits: on an idle phone Stop is there, not alarming.
+              device && device.queue.running + device.queue.queued > 0
+                ? 'btn btn-danger pv-stop-button'
+                : 'btn pv-stop-button'
+            }
             onClick={() => stop.run()}
             disabled={stop.pending || !device}
             data-testid="phone-view-stop"
+            data-busy={device && device.queue.running + device.queue.queued > 0 ? 'true' : 'false'}
             title={t('phone-view.stop.title')}
           >
             {stop.pending ? t('phone-view.stop.pending') : t('phone-view.stop.label')}
