@@ -11,6 +11,8 @@ export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
 export interface AdminDevice {
   device_id: string;
   serial: string;
+  /** The phone's own serial (ro.serialno) once read; for a TCP phone `serial` is only its address. */
+  hardware_serial?: string | null;
   adb_server: string;
   state: DeviceStateName;
   /** Why the phone is not usable (hint for the UI), or null. */

@@ -37,6 +37,7 @@ const devices = [
   }),
   phone('C003', { state: 'offline', reason: 'SSH link to rack-2:22 lost', adb_server: 'ssh://lab@rack-2:22' }),
   phone('D004', { lease: { connector_channel_id: 'ch_ana_1', since: 1 } }),
+  phone('E005', { serial: '127.0.0.1:40001', hardware_serial: 'R58M12AB4F2A', transport: 'tcp' }),
 ];
 const channels = [
   { connector_channel_id: 'ch_ana_1', holder: { requester: 'Ana Lima', claimed_as: 'pixel 7 d004' } } as AdminChannel,
@@ -45,7 +46,8 @@ const ids = (query: Partial<typeof NO_FILTERS>): string[] =>
   filterDevices({ devices, channels }, { ...NO_FILTERS, ...query }).map((d) => d.device_id);
 
 test('search: label with or without its mark, model, serial, holder; every word must match', () => {
-  assert.deepEqual(ids({}), ['A001', 'B002', 'C003', 'D004']);
+  assert.deepEqual(ids({}), ['A001', 'B002', 'C003', 'D004', 'E005']);
+  assert.deepEqual(ids({ query: 'r58m12ab4f2a' }), ['E005'], 'a network phone by its own serial');
   assert.deepEqual(ids({ query: 'SERB002' }), ['B002']);
   assert.deepEqual(ids({ query: 'pixel 7 ···a001' }), ['A001']);
   assert.deepEqual(ids({ query: 'galaxy' }), ['B002']);
@@ -60,4 +62,5 @@ test('filters: host, state, problem, leased and free', () => {
   assert.deepEqual(ids({ state: 'problem' }), ['C003']);
   assert.deepEqual(ids({ lease: 'leased' }), ['D004']);
   assert.deepEqual(ids({ lease: 'free', host: 'ssh://lab@rack-2:22', state: 'device' }), ['B002']);
+  assert.deepEqual(ids({ lease: 'leased', state: 'problem' }), []);
 });

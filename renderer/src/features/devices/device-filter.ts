@@ -44,7 +44,16 @@ export function hasProblem(device: AdminDevice): boolean {
 
 function searchable(device: AdminDevice, holder: string): string {
   return normalize(
-    [device.display_name, device.model, device.manufacturer, device.serial, device.device_id, device.adb_server, holder]
+    [
+      device.display_name,
+      device.model,
+      device.manufacturer,
+      device.serial,
+      device.hardware_serial,
+      device.device_id,
+      device.adb_server,
+      holder,
+    ]
       .filter(Boolean)
       .join(' '),
   );
