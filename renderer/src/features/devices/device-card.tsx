@@ -1,5 +1,5 @@
 /**
- * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue,
+ * One phone in the Devices view: live thumbnail (while on screen), identity, connection, lease holder, queue,
  * a Stop button that aborts its queued and running actions, the phone check, the fast lane and
  * the fast live screen (screen stream).
  */
@@ -14,7 +14,9 @@ import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { known, useT } from '../../i18n/i18n-context';
+import { useRef } from 'react';
 import { useScreenThumbnail } from './use-screen-thumbnail';
+import { useOnScreen } from '../../components/use-on-screen';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
 import { ScreenStreamPanel } from './screen-stream-panel';
@@ -50,7 +52,10 @@ export function DeviceCard(props: {
   const { t } = useT();
   const id = device.device_id;
   const online = device.state === 'device';
-  const thumb = useScreenThumbnail(api, id, online);
+  const cardRef = useRef<HTMLLIElement>(null);
+  // Only cards on screen fetch their picture (a lab's hundreds of cards would otherwise all poll).
+  const onScreen = useOnScreen(cardRef);
+  const thumb = useScreenThumbnail(api, id, online && onScreen);
   const stop = useAction(() => api.stopDevice(id), props.onChanged);
   const busy = device.queue.running > 0 || device.queue.queued > 0 || props.approvalsWaiting > 0;
   const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
@@ -58,6 +63,7 @@ export function DeviceCard(props: {
 
   return (
     <li
+      ref={cardRef}
       className={device.away_until != null ? 'card device-card device-away' : 'card device-card'}
       data-testid={`device-${id}`}
       data-away={device.away_until != null ? 'true' : undefined}
