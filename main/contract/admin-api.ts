@@ -297,7 +297,7 @@ export interface AdminHost {
   phones_online: number;
   /** The last `host:devices` round trip through the link, ms. */
   rtt_ms: number | null;
-  /** Times the link came back after it had been up. */
+  /** Times the host's phones came back after its link had been up (the SSH link's or the ADB server's loss alike). */
   reconnects: number;
   last_error: string | null;
   next_retry_at: number | null;

@@ -40,7 +40,8 @@ export function hostViews(deps: HostRouteDeps): AdminHost[] {
       phones: mine.length,
       phones_online: mine.filter((d) => d.state === 'device').length,
       rtt_ms: h.rttMs,
-      reconnects: h.reconnects + (h.ssh?.reconnects ?? 0),
+      // The ADB tracking coming back counts once, whether the SSH link or the server itself had gone.
+      reconnects: h.reconnects,
       last_error: h.lastError ?? h.ssh?.reason ?? null,
       next_retry_at: h.ssh && h.ssh.status !== 'connected' ? h.ssh.nextRetryAt : h.nextRetryAt,
       host_key: key ? { type: key.type, fingerprint: key.fingerprint, pinned_by: key.pinnedBy } : null,
