@@ -3,23 +3,31 @@
  * showed, then a screenshot — under the default policy, side by side in one run on two
  * `usb-phone` phones (Android 12L) served by one bridge in its own process:
  *
- * - L, "the bridge's loop": the screen stream on, the fast lane as the bridge runs it by default;
- * - K, "the stock loop": stream off, nothing running on the phone (screencap, the gate's UI
- *   dump, `input tap`).
+ * - L, "the bridge's loop": the screen stream on, the lanes the bridge runs by default
+ *   (scrcpy-server for input, the snapshot helper for the tree), timed once both are `ready`;
+ * - K, "the stock loop": stream off, the port-less programs turned off through the admin route,
+ *   nothing running on the phone (screencap, the gate's UI dump, `input tap`).
  *
  * Each step taps "Next item" on the simulated list app's item page (app-list.ts), which opens
  * the next item: every tap changes the screen, so a screenshot that shows the tap differs from
  * the one before it (its sha256) and is not answered `unchanged`. The steps of the two loops
- * alternate, so load affects them alike.
+ * alternate, so load affects them alike. The table says which lanes served the taps, where the
+ * screenshots came from, and how many tree reads (the annotation's and the gate's) each
+ * port-less program served or left to the stock lane during the timed steps (admin state).
  */
 import type { AdbServerRig } from '../test/helpers/adb-server';
+import type { AdminPhoneProgram } from '../main/contract/admin-api';
 import {
   bindChannel,
   callTool,
   connectClient,
+  programsOf,
+  setPrograms,
   startPhones,
   startSpawnedBridge,
   waitForDevices,
+  waitForProgramsReady,
+  type BridgeHandle,
   type Cleanup,
 } from './env';
 import type { Report } from './report';
@@ -30,7 +38,7 @@ import type { WireClient } from './wire-client';
 type Loop = 'bridge' | 'stock';
 const LOOP_LABEL: Record<Loop, string> = {
   bridge: 'stream on, default lanes (phone L)',
-  stock: 'stock: screencap, UI dump, `input tap` (phone K)',
+  stock: 'stock: programs off, screencap, UI dump, `input tap` (phone K)',
 };
 const STEP_GOAL_MS = 150;
 
@@ -72,6 +80,25 @@ function spread(map: Map<string, number>): string {
   return [...map].map(([k, v]) => `${k} ${v}`).join(', ') || '—';
 }
 
+/** Each program's served / fell-back counters, to subtract one reading from another. */
+async function programCounts(bridge: BridgeHandle, deviceId: string): Promise<Map<string, AdminPhoneProgram>> {
+  return new Map((await programsOf(bridge, deviceId)).map((p) => [p.program, p]));
+}
+
+/** What each program served (and left to the stock lane) between two readings, or its state when off. */
+function programsServed(before: Map<string, AdminPhoneProgram>, after: Map<string, AdminPhoneProgram>): string {
+  return (
+    [...after.values()]
+      .map((p) => {
+        const name = p.program === 'scrcpy_input' ? 'scrcpy' : 'snapshot';
+        if (p.state === 'off') return `${name} off`;
+        const was = before.get(p.program);
+        return `${name} ${p.served - (was?.served ?? 0)} served, ${p.fell_back - (was?.fell_back ?? 0)} to stock`;
+      })
+      .join('; ') || '—'
+  );
+}
+
 export async function agentLoopBench(
   report: Report,
   cleanup: Cleanup,
@@ -85,6 +112,8 @@ export async function agentLoopBench(
   const bridge = await startSpawnedBridge(cleanup, adb);
   const [idL, idK] = (await waitForDevices(bridge, [set.serial(0), set.serial(1)])) as [string, string];
   const client = await connectClient(cleanup, bridge, 'agent loop client');
+  // K: the stock loop, as on a phone whose person turned the programs off on its card.
+  await setPrograms(bridge, idK, 'disable');
   const enabled = await bridge.admin('POST', `/admin/api/devices/${idL}/screen-stream`, { action: 'enable' });
   if (enabled.status !== 200) throw new Error(`enable the stream: HTTP ${enabled.status}`);
   const channels: Record<Loop, string> = {
@@ -103,6 +132,9 @@ export async function agentLoopBench(
     await callTool(client, channels[loop], 'android_tap', { ref: item.ref });
     last[loop] = (await annotatedShot(bridge.url, client, channels[loop])).seen;
   }
+  // L's first calls started its programs in the background; the loop is timed on them.
+  await waitForProgramsReady(bridge, idL);
+  const programsBefore = { bridge: await programCounts(bridge, idL), stock: await programCounts(bridge, idK) };
 
   const figures: Record<Loop, LoopFigures> = {
     bridge: { step: [], tap: [], shot: [], lanes: new Map(), sources: new Map(), showedTap: 0, refused: [] },
@@ -131,6 +163,11 @@ export async function agentLoopBench(
     }
   }
 
+  const programsAfter = { bridge: await programCounts(bridge, idL), stock: await programCounts(bridge, idK) };
+  const served = {
+    bridge: programsServed(programsBefore.bridge, programsAfter.bridge),
+    stock: programsServed(programsBefore.stock, programsAfter.stock),
+  };
   const summary = (loop: Loop): { step: Summary; tap: Summary; shot: Summary } => ({
     step: summarize(figures[loop].step),
     tap: summarize(figures[loop].tap),
@@ -151,6 +188,7 @@ export async function agentLoopBench(
         'screenshot p50',
         'tap lanes',
         'screenshot sources',
+        'port-less programs (timed steps)',
         'showed the tap',
         'goal',
       ],
@@ -163,6 +201,7 @@ export async function agentLoopBench(
         ms(s[loop].shot.p50),
         spread(figures[loop].lanes),
         spread(figures[loop].sources),
+        served[loop],
         `${figures[loop].showedTap} of ${s[loop].step.count}`,
         loop === 'bridge'
           ? `p50 ≤ ${STEP_GOAL_MS} ms, every screenshot showing the tap: ${

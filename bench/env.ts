@@ -16,7 +16,7 @@ import { silentLogger } from '../main/core/logging/logger';
 import { startSimFarm, type SimFarm } from '../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../main/sim/phone';
 import type { TimingProfileName } from '../main/sim/timing-profiles';
-import type { AdminDevice } from '../main/contract/admin-api';
+import type { AdminDevice, AdminPhoneProgram } from '../main/contract/admin-api';
 import { WireClient } from './wire-client';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -406,4 +406,39 @@ export async function setScreenChecks(bridge: BridgeHandle, on: boolean): Promis
   if (res.status === 404) return false;
   if (res.status !== 200) throw new Error(`PUT /admin/api/policies: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   return true;
+}
+
+/** The port-less programs (scrcpy-server, the snapshot helper) the bridge shows for one phone. */
+export async function programsOf(bridge: BridgeHandle, deviceId: string): Promise<AdminPhoneProgram[]> {
+  return (await bridgeDevices(bridge)).find((d) => d.device_id === deviceId)?.programs ?? [];
+}
+
+/** Turns the port-less programs on or off for one phone (the admin route the device card uses). */
+export async function setPrograms(bridge: BridgeHandle, deviceId: string, action: 'enable' | 'disable'): Promise<void> {
+  const res = await bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, { action });
+  if (res.status !== 200) throw new Error(`programs ${action}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/**
+ * Waits until both port-less programs of a leased phone are `ready` (they start in the background
+ * at the lease's first call; calls made before take the stock lane). Throws with their states
+ * and last errors when they are not ready in time, so a bench never times a lane that is not there.
+ */
+export async function waitForProgramsReady(bridge: BridgeHandle, deviceId: string, timeoutMs = 120_000): Promise<void> {
+  let last: AdminPhoneProgram[] = [];
+  try {
+    await waitUntil(
+      async () => {
+        last = await programsOf(bridge, deviceId);
+        return last.length === 2 && last.every((p) => p.state === 'ready');
+      },
+      timeoutMs,
+      `both programs ready on ${deviceId}`,
+    );
+  } catch (error) {
+    const states = last.map((p) => `${p.program} ${p.state}${p.last_error ? ` (${p.last_error})` : ''}`).join(', ');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}: ${states || 'none listed'}`, {
+      cause: error,
+    });
+  }
 }

@@ -1,15 +1,24 @@
 /**
- * Part e (#17): the fast lane side by side with the stock lane and a mobile-mcp-style caller,
- * in one run, on `usb-phone` simulated phones behind the private adb server. One bridge
- * serves two phones: S (stock lane, with ADB Keyboard) and F (fast lane enabled, no ADB
- * Keyboard). "mobile-mcp-style" is what mobile-mcp does on Android for each call: one `adb`
- * CLI process per command (`adb -s SERIAL shell input tap …`, `exec-out uiautomator dump
- * /dev/tty`, `exec-out screencap -p`), no safety checks (mobile-next/mobile-mcp,
- * src/android.ts). Calls of the three paths alternate, so load affects them alike.
+ * Part e (#17, #35): the bridge's lanes side by side in one run, on `usb-phone` simulated phones
+ * behind the private adb server, one bridge serving three phones:
  *
- * The bridge's own added time on the fast lane: a tap through the bridge (screen checks off)
- * against the same W3C actions request sent directly to the helper over an adb `tcp:6790`
- * stream (HelperClient on adbkit), with the bridge's own helper session.
+ * - S, "stock": the port-less programs turned off through the admin route (as a person does on
+ *   the device card), ADB Keyboard installed: `input`, `uiautomator dump`, ADB Keyboard broadcasts;
+ * - F, "fast": the default lanes — scrcpy-server for input, agent-device's snapshot helper for the
+ *   tree, both reached through adb only — on a phone without ADB Keyboard; timed only once the
+ *   admin state shows both programs `ready`;
+ * - H, "UIA2 helper": appium-uiautomator2-server, the opt-in with open ports
+ *   (`accept_open_ports: true`), no ADB Keyboard;
+ * - "mobile-mcp-style": what mobile-mcp does on Android for each call, one `adb` CLI process per
+ *   command (`adb -s SERIAL shell input tap …`, `exec-out uiautomator dump /dev/tty`), no safety
+ *   checks (mobile-next/mobile-mcp, src/android.ts), against phone S.
+ *
+ * Calls of the paths alternate, so load affects them alike. Every row counts the lanes its
+ * results said served them, so a column is never credited with a lane that fell back.
+ *
+ * The bridge's own added time: a tap through the bridge on F (screen checks off) against the
+ * same tap sent through a second ScrcpyInputSession on F, and android_ui_tree through the bridge
+ * against readSnapshotTree on the same phone, both outside the bridge.
  */
 import { execFile } from 'node:child_process';
 import Adb from '@devicefarmer/adbkit';
@@ -17,15 +26,18 @@ import type { AdbServerRig } from '../test/helpers/adb-server';
 import { startSimFarm } from '../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../main/sim/phone';
 import { AdbDeviceShell } from '../main/core/devices/adb-device-shell';
-import { HelperClient } from '../main/core/helper/helper-client';
-import { pointerActions } from '../main/core/helper/helper-protocol';
+import { ScrcpyInputSession } from '../main/core/scrcpy/scrcpy-input-session';
+import { ensureSnapshotHelper, findSnapshotHelperApk, readSnapshotTree } from '../main/core/snapshot/snapshot-helper';
 import {
   bindChannel,
   callTool,
   connectClient,
+  programsOf,
+  setPrograms,
   setScreenChecks,
   startInProcessBridge,
   waitForDevices,
+  waitForProgramsReady,
   waitUntil,
   type BridgeHandle,
   type Cleanup,
@@ -35,17 +47,24 @@ import type { Report } from './report';
 import { ms, now, summarize, table, type Summary } from './stats';
 import type { WireClient } from './wire-client';
 
-type Path = 'stock' | 'fast' | 'mobile-mcp';
+type Column = 'stock' | 'fast' | 'helper' | 'mcp';
+const COLUMNS: readonly Column[] = ['stock', 'fast', 'helper', 'mcp'];
+/** The phones' screen (createSimulatedPhone's default), for the direct scrcpy session's touch messages. */
+const SCREEN = { width: 1080, height: 2400 };
+const CHINESE = '你好，世界';
+
+/** A timed path; `count` is false during warm-up (its lanes are not counted either). */
+type Run = (count: boolean) => Promise<unknown>;
 
 interface Row {
   what: string;
-  stock: Summary | null;
-  fast: Summary | null;
-  /** Null: no such mobile-mcp call (`mcpNote` says why). */
-  mcp: Summary | null;
+  times: Partial<Record<Column, Summary>>;
+  lanes: Partial<Record<Column, Map<string, number>>>;
+  /** Why there is no mobile-mcp figure, when there is none. */
   mcpNote?: string;
   goal: string;
-  judge?: (stock: Summary, fast: Summary) => string;
+  /** Judged from the figures of this run; absent when the row has no goal. */
+  judge?: () => boolean;
 }
 
 /** adb CLI, one process per command, against the private server (as mobile-mcp spawns `adb`). */
@@ -66,38 +85,35 @@ function adbCli(port: number, serial: string, args: string[]): Promise<Buffer> {
   });
 }
 
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const t0 = now();
-  await run();
-  return now() - t0;
-}
-
 /** Runs the paths given, alternating call by call; `warmup` rounds are not counted. */
-async function race(
+async function race<K extends string>(
   samples: number,
   warmup: number,
-  paths: Partial<Record<Path, () => Promise<unknown>>>,
-): Promise<Record<Path, Summary | null>> {
-  const times: Record<Path, number[]> = { stock: [], fast: [], 'mobile-mcp': [] };
+  paths: Partial<Record<K, Run>>,
+): Promise<Partial<Record<K, Summary>>> {
+  const times = new Map<K, number[]>();
   for (let i = 0; i < samples + warmup; i++) {
-    for (const path of ['stock', 'fast', 'mobile-mcp'] as const) {
-      const run = paths[path];
+    for (const [path, run] of Object.entries(paths) as Array<[K, Run | undefined]>) {
       if (!run) continue;
-      const t = await timed(run);
-      if (i >= warmup) times[path].push(t);
+      const t0 = now();
+      await run(i >= warmup);
+      const t = now() - t0;
+      if (i >= warmup) times.set(path, [...(times.get(path) ?? []), t]);
     }
   }
-  const sum = (p: Path): Summary | null => (times[p].length ? summarize(times[p]) : null);
-  return { stock: sum('stock'), fast: sum('fast'), 'mobile-mcp': sum('mobile-mcp') };
+  const out: Partial<Record<K, Summary>> = {};
+  for (const [path, list] of times) out[path] = summarize(list);
+  return out;
 }
 
-async function phonesWithKeyboards(
+/** Three `usb-phone` phones in Notes: S with ADB Keyboard, F and H without. */
+async function startLanePhones(
   cleanup: Cleanup,
   adb: AdbServerRig,
 ): Promise<{ phones: SimulatedPhone[]; serials: string[] }> {
   const phones: SimulatedPhone[] = [];
   const farm = await startSimFarm({
-    count: 2,
+    count: 3,
     adb: { host: '127.0.0.1', port: adb.port },
     timeoutMs: 60_000,
     createPhone: (i) => {
@@ -126,8 +142,12 @@ async function phonesWithKeyboards(
   return { phones, serials: farm.phones.map((p) => p.serial) };
 }
 
-function ratio(stock: Summary | null, fast: Summary | null): string {
-  return stock && fast ? `${(fast.p50 / stock.p50).toFixed(2)}×` : '—';
+function ratio(stock: Summary | undefined, other: Summary | undefined): string {
+  return stock && other ? `${(other.p50 / stock.p50).toFixed(2)}×` : '—';
+}
+
+function spread(map: Map<string, number> | undefined): string {
+  return map && map.size > 0 ? [...map].map(([lane, n]) => `${lane} ${n}`).join(', ') : '—';
 }
 
 export async function fastLaneBench(
@@ -137,255 +157,248 @@ export async function fastLaneBench(
   quick: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  // directTree: the bridge's own time on a 900 ms tree read is a millisecond or two, so it gets
-  // enough pairs for a p50 that a 2 ms goal can be judged by (12 varied by a millisecond).
+  // directTree: the bridge's own time on a 1.6 s tree read is a millisecond or two, so it gets
+  // enough pairs for a p50 that a millisecond can be read from.
   const n = quick
-    ? { tap: 5, tree: 4, type: 3, shot: 3, direct: 20, directTree: 6 }
-    : { tap: 20, tree: 12, type: 8, shot: 6, direct: 100, directTree: 40 };
-  log('e. fast lane: two usb-phone phones (stock S with ADB Keyboard, fast F without), one bridge');
-  const { phones, serials } = await phonesWithKeyboards(cleanup, adb);
-  const [serialS, serialF] = serials as [string, string];
+    ? { tap: 5, tree: 4, type: 3, direct: 20, directTree: 6 }
+    : { tap: 20, tree: 12, type: 8, direct: 100, directTree: 40 };
+  log(
+    'e. fast lane: three usb-phone phones (S stock with ADB Keyboard; F default lanes, H UIA2 helper, without), one bridge',
+  );
+  const { phones, serials } = await startLanePhones(cleanup, adb);
+  const [serialS, serialF] = serials as [string, string, string];
+  const phoneF = phones[1]!;
+  const phoneH = phones[2]!;
   const bridge: BridgeHandle = await startInProcessBridge(cleanup, adb);
-  const [idS, idF] = (await waitForDevices(bridge, serials)) as [string, string];
-  const client: WireClient = await connectClient(cleanup, bridge, 'fast lane client');
-  const chS = await bindChannel(bridge, client, idS);
-  const chF = await bindChannel(bridge, client, idF);
-
-  const enabled = await bridge.admin('POST', `/admin/api/devices/${idF}/helper`, { action: 'enable' });
+  const [idS, idF, idH] = (await waitForDevices(bridge, serials)) as [string, string, string];
+  // S: the stock lane, as on a phone whose person turned the programs off on its card.
+  await setPrograms(bridge, idS, 'disable');
+  const enabled = await bridge.admin('POST', `/admin/api/devices/${idH}/helper`, {
+    action: 'enable',
+    accept_open_ports: true,
+  });
   if (enabled.status !== 200)
-    throw new Error(`enable fast lane: HTTP ${enabled.status} ${JSON.stringify(enabled.body)}`);
+    throw new Error(`enable the UIA2 helper: HTTP ${enabled.status} ${JSON.stringify(enabled.body)}`);
+  const client: WireClient = await connectClient(cleanup, bridge, 'fast lane client');
+  const ch: Record<'stock' | 'fast' | 'helper', string> = {
+    stock: await bindChannel(bridge, client, idS),
+    fast: await bindChannel(bridge, client, idF),
+    helper: await bindChannel(bridge, client, idH),
+  };
+
+  // F: the lease's first call starts both programs in the background (it takes the stock lane).
+  const programsT0 = now();
+  const firstF = await callTool(client, ch.fast, 'android_ui_tree');
+  await waitForProgramsReady(bridge, idF);
+  const programsMs = now() - programsT0;
+  // H: the helper installs, then starts with the first call that can use it.
   const helperState = async (): Promise<string> => {
     const state = await bridge.admin('GET', '/admin/api/state');
     return String(
-      (state.body.devices as Array<{ device_id: string; helper?: { state: string } }>).find((d) => d.device_id === idF)
+      (state.body.devices as Array<{ device_id: string; helper?: { state: string } }>).find((d) => d.device_id === idH)
         ?.helper?.state,
     );
   };
-  await waitUntil(async () => (await helperState()) === 'stopped', 120_000, 'the helper installed on phone F');
-  const startT0 = now();
-  const first = await callTool(client, chF, 'android_ui_tree');
-  const startMs = now() - startT0;
-  if (first.lane !== 'helper') throw new Error(`the first fast lane call went ${JSON.stringify(first.lane)}`);
+  await waitUntil(async () => (await helperState()) === 'stopped', 120_000, 'the UIA2 helper installed on phone H');
+  const helperT0 = now();
+  const firstH = await callTool(client, ch.helper, 'android_ui_tree');
+  const helperStartMs = now() - helperT0;
+  if (firstH.lane !== 'helper') throw new Error(`the first call on phone H went ${JSON.stringify(firstH.lane)}`);
+  const stockPrograms = await programsOf(bridge, idS);
+  if (stockPrograms.some((p) => p.state !== 'off'))
+    throw new Error(`phone S still runs programs: ${JSON.stringify(stockPrograms)}`);
 
-  // Both phones: the note field focused once, so typing lands in it.
-  await callTool(client, chS, 'android_tap', { element: { resource_id: 'note_text' } });
-  await callTool(client, chF, 'android_tap', { element: { resource_id: 'note_text' } });
-  const mcp = (args: string[]) => () => adbCli(adb.port, serialS, args);
+  // Every phone: the note field focused once, so typing lands in it.
+  for (const channel of Object.values(ch))
+    await callTool(client, channel, 'android_tap', { element: { resource_id: 'note_text' } });
+
   const rows: Row[] = [];
-  const lane = (expected: string) => (result: Record<string, unknown>) => {
-    if (result.lane !== undefined && result.lane !== expected)
-      throw new Error(`expected lane ${expected}, got ${JSON.stringify(result.lane)}`);
+  let lanes: Partial<Record<Column, Map<string, number>>> = {};
+  const tool =
+    (column: Exclude<Column, 'mcp'>, id: string, args: Record<string, unknown> = {}): Run =>
+    async (count) => {
+      const result = await callTool(client, ch[column], id, args);
+      if (!count) return;
+      const map = (lanes[column] ??= new Map());
+      const lane = String(result.lane ?? '—');
+      map.set(lane, (map.get(lane) ?? 0) + 1);
+    };
+  const mcp =
+    (args: string[]): Run =>
+    () =>
+      adbCli(adb.port, serialS, args);
+  const both =
+    (a: Run, b: Run): Run =>
+    async (count) => {
+      await a(count);
+      await b(count);
+    };
+  const row = async (
+    what: string,
+    samples: number,
+    warmup: number,
+    paths: Partial<Record<Column, Run>>,
+    goal: Omit<Row, 'what' | 'times' | 'lanes'> = { goal: '—' },
+  ): Promise<Row> => {
+    log(`e. ${what}`);
+    lanes = {};
+    const made: Row = { what, times: await race(samples, warmup, paths), lanes, ...goal };
+    rows.push(made);
+    return made;
   };
-  const tool = (ch: string, id: string, args: Record<string, unknown>, expected: string) => async () =>
-    lane(expected)(await callTool(client, ch, id, args));
+  const p50 = (r: Row, c: Column): number => r.times[c]?.p50 ?? Number.NaN;
 
-  log('e. android_ui_tree');
-  let r = await race(n.tree, 2, {
-    stock: tool(chS, 'android_ui_tree', {}, 'adb'),
-    fast: tool(chF, 'android_ui_tree', {}, 'helper'),
-    'mobile-mcp': mcp(['exec-out', 'uiautomator', 'dump', '/dev/tty']),
+  const tree = await row('android_ui_tree', n.tree, 2, {
+    stock: tool('stock', 'android_ui_tree'),
+    fast: tool('fast', 'android_ui_tree'),
+    helper: tool('helper', 'android_ui_tree'),
+    mcp: mcp(['exec-out', 'uiautomator', 'dump', '/dev/tty']),
   });
-  rows.push({
-    what: 'android_ui_tree',
-    stock: r.stock,
-    fast: r.fast,
-    mcp: r['mobile-mcp'],
-    goal: 'fast ≤ 0.5× stock',
-    judge: (s, f) => (f.p50 <= 0.5 * s.p50 ? 'met' : 'missed'),
-  });
+  tree.goal = 'fast ≤ 0.5× stock';
+  tree.judge = () => p50(tree, 'fast') <= 0.5 * p50(tree, 'stock');
 
-  log('e. tap, default safety policy');
-  r = await race(n.tap, 2, {
-    stock: tool(chS, 'android_tap', IDLE_TAP, 'adb'),
-    fast: tool(chF, 'android_tap', IDLE_TAP, 'helper'),
-    'mobile-mcp': mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)]),
+  // Each phone idles while the other paths run (about 3 s, like an agent deciding its next
+  // call), so the fast lane's read of the screen after the last tap is ready for the gate.
+  const tap = await row('android_tap, default policy (screen read first)', n.tap, 2, {
+    stock: tool('stock', 'android_tap', IDLE_TAP),
+    fast: tool('fast', 'android_tap', IDLE_TAP),
+    helper: tool('helper', 'android_tap', IDLE_TAP),
+    mcp: mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)]),
   });
-  rows.push({
-    what: 'android_tap, default policy (screen read first)',
-    stock: r.stock,
-    fast: r.fast,
-    mcp: r['mobile-mcp'],
-    goal: 'fast ≤ 0.25× stock',
-    judge: (s, f) => (f.p50 <= 0.25 * s.p50 ? 'met' : 'missed'),
+  tap.goal = 'fast ≤ 0.25× stock';
+  tap.judge = () => p50(tap, 'fast') <= 0.25 * p50(tap, 'stock');
+
+  // Back to back, the next tap waits for that read instead.
+  const backToBack = await row('android_tap, default policy, back to back (no time between calls)', n.tap, 2, {
+    fast: tool('fast', 'android_tap', IDLE_TAP),
+    helper: tool('helper', 'android_tap', IDLE_TAP),
   });
-  // The race above leaves each phone idle while the other paths run (about 2.5 s, like an
-  // agent deciding its next call), so the helper's read after each tap is ready. Back to back,
-  // the next tap waits for that read instead.
-  const stockTap = r.stock;
-  log('e. tap, default safety policy, back to back');
-  r = await race(n.tap, 2, { fast: tool(chF, 'android_tap', IDLE_TAP, 'helper') });
-  rows.push({
-    what: 'android_tap, default policy, back to back (no time between calls)',
-    stock: stockTap,
-    fast: r.fast,
-    mcp: null,
-    mcpNote: '—',
-    goal: '—',
+  backToBack.times.stock = tap.times.stock;
+  backToBack.mcpNote = '—';
+
+  await row('observe → act (android_ui_tree, then android_tap; default policy)', n.tree, 1, {
+    stock: both(tool('stock', 'android_ui_tree'), tool('stock', 'android_tap', IDLE_TAP)),
+    fast: both(tool('fast', 'android_ui_tree'), tool('fast', 'android_tap', IDLE_TAP)),
+    helper: both(tool('helper', 'android_ui_tree'), tool('helper', 'android_tap', IDLE_TAP)),
+    mcp: both(
+      mcp(['exec-out', 'uiautomator', 'dump', '/dev/tty']),
+      mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)]),
+    ),
   });
 
-  log('e. observe → act (tree, then tap)');
-  r = await race(n.tree, 1, {
-    stock: async () => {
-      await tool(chS, 'android_ui_tree', {}, 'adb')();
-      await tool(chS, 'android_tap', IDLE_TAP, 'adb')();
-    },
-    fast: async () => {
-      await tool(chF, 'android_ui_tree', {}, 'helper')();
-      await tool(chF, 'android_tap', IDLE_TAP, 'helper')();
-    },
-    'mobile-mcp': async () => {
-      await mcp(['exec-out', 'uiautomator', 'dump', '/dev/tty'])();
-      await mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)])();
-    },
-  });
-  rows.push({
-    what: 'observe → act (android_ui_tree, then android_tap; default policy)',
-    stock: r.stock,
-    fast: r.fast,
-    mcp: r['mobile-mcp'],
-    goal: '—',
+  await row('android_type_text "hello world"', n.type, 1, {
+    stock: tool('stock', 'android_type_text', { text: 'hello world' }),
+    fast: tool('fast', 'android_type_text', { text: 'hello world' }),
+    helper: tool('helper', 'android_type_text', { text: 'hello world' }),
+    mcp: mcp(['shell', 'input', 'text', 'hello%sworld']),
   });
 
-  log('e. typing (ASCII, then Chinese)');
-  r = await race(n.type, 1, {
-    stock: tool(chS, 'android_type_text', { text: 'hello world' }, 'adb'),
-    fast: tool(chF, 'android_type_text', { text: 'hello world' }, 'helper'),
-    'mobile-mcp': mcp(['shell', 'input', 'text', 'hello%sworld']),
-  });
-  rows.push({ what: 'android_type_text "hello world"', stock: r.stock, fast: r.fast, mcp: r['mobile-mcp'], goal: '—' });
-  const chinese = '你好，世界';
-  const beforeF = phones[1]!.screenState().fields.note_text ?? '';
-  r = await race(n.type, 1, {
-    stock: tool(chS, 'android_type_text', { text: chinese }, 'adb'),
-    fast: tool(chF, 'android_type_text', { text: chinese }, 'helper'),
-  });
-  const afterF = phones[1]!.screenState().fields.note_text ?? '';
-  const typedRight = afterF === beforeF + chinese.repeat(n.type + 1);
-  rows.push({
-    what: `android_type_text "${chinese}" (stock: ADB Keyboard; fast: no ADB Keyboard)`,
-    stock: r.stock,
-    fast: r.fast,
-    mcp: null,
-    goal: 'typed exactly without ADB Keyboard',
-    judge: () => (typedRight ? 'met' : 'missed'),
-  });
+  const field = (phone: SimulatedPhone): string => phone.screenState().fields.note_text ?? '';
+  const before = { fast: field(phoneF), helper: field(phoneH) };
+  const chinese = await row(
+    `android_type_text "${CHINESE}" (stock: ADB Keyboard; fast and UIA2: no keyboard app)`,
+    n.type,
+    1,
+    {
+      stock: tool('stock', 'android_type_text', { text: CHINESE }),
+      fast: tool('fast', 'android_type_text', { text: CHINESE }),
+      helper: tool('helper', 'android_type_text', { text: CHINESE }),
+    },
+    { goal: 'fast ≤ 200 ms, typed exactly, no keyboard app', mcpNote: 'cannot (no Unicode without ADB Keyboard)' },
+  );
+  // Every call, warm-up included, appended the text once to the focused field.
+  const typedExactly = {
+    fast: field(phoneF) === before.fast + CHINESE.repeat(n.type + 1),
+    helper: field(phoneH) === before.helper + CHINESE.repeat(n.type + 1),
+  };
+  chinese.judge = () => p50(chinese, 'fast') <= 200 && typedExactly.fast;
 
-  log('e. screenshot');
-  let battery = 1;
-  r = await race(n.shot, 1, {
-    stock: async () => {
-      phones[0]!.setBatteryLevel((battery = (battery % 99) + 1));
-      await callTool(client, chS, 'android_screenshot');
-    },
-    fast: async () => {
-      phones[1]!.setBatteryLevel((battery = (battery % 99) + 1));
-      await callTool(client, chF, 'android_screenshot');
-    },
-    'mobile-mcp': mcp(['exec-out', 'screencap', '-p']),
-  });
-  rows.push({
-    what: 'android_screenshot (both lanes capture with screencap)',
-    stock: r.stock,
-    fast: r.fast,
-    mcp: r['mobile-mcp'],
-    goal: '—',
-  });
-
-  log('e. tap, screen checks off; and the same request sent to the helper directly');
-  if (!(await setScreenChecks(bridge, false))) throw new Error('no policy API');
-  const sessionId = bridge.core?.helpers.sessionIdOf(idF);
-  const direct = new HelperClient(new AdbDeviceShell(Adb.createClient({ host: '127.0.0.1', port: adb.port }), serialF));
-  r = await race(n.tap, 2, {
-    stock: tool(chS, 'android_tap', IDLE_TAP, 'adb'),
-    fast: tool(chF, 'android_tap', IDLE_TAP, 'helper'),
-    'mobile-mcp': mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)]),
-  });
-  rows.push({
-    what: 'android_tap, screen checks off',
-    stock: r.stock,
-    fast: r.fast,
-    mcp: r['mobile-mcp'],
-    goal: 'fast ≤ 0.1× stock',
-    judge: (s, f) => (f.p50 <= 0.1 * s.p50 ? 'met' : 'missed'),
-  });
-  const added = await race(n.direct, 5, {
-    fast: tool(chF, 'android_tap', IDLE_TAP, 'helper'),
-    stock: async () => {
-      if (!sessionId) throw new Error('no helper session');
-      await direct.call('POST', `/session/${sessionId}/actions`, pointerActions(IDLE_TAP, null, 0), {
-        timeoutMs: 10_000,
-      });
-    },
-  });
-  // The tree the same way: android_ui_tree through the bridge against the page source asked directly.
+  // Outside the bridge, on phone F: the snapshot helper the bridge checked (checked again here:
+  // the call the bridge makes once a lease), and later a second scrcpy-server session of our own.
+  const directShell = new AdbDeviceShell(
+    Adb.createClient({ host: '127.0.0.1', port: adb.port, bin: '/bin/false' }),
+    serialF,
+  );
+  const apk = findSnapshotHelperApk();
+  if (!apk) throw new Error('this build carries no snapshot helper');
+  const snapshot = await ensureSnapshotHelper(directShell, apk, { timeoutMs: 60_000 });
+  // A second `am instrument` of the helper force-stops a read still running (as on a phone), so
+  // the tree pairs start once the bridge's own read of the screen after the last action ended;
+  // android_ui_tree is an observation and starts no such read.
+  log('e. android_ui_tree through the bridge against readSnapshotTree directly');
+  await waitUntil(() => !phoneF.snapshotHelper.holdsUiAutomation(), 30_000, 'no tree read running on phone F');
+  lanes = {};
   const addedTree = await race(n.directTree, 1, {
-    fast: tool(chF, 'android_ui_tree', {}, 'helper'),
-    stock: async () => {
-      if (!sessionId) throw new Error('no helper session');
-      await direct.call('GET', `/session/${sessionId}/source`, undefined, { timeoutMs: 30_000 });
-    },
+    bridge: tool('fast', 'android_ui_tree'),
+    direct: () => readSnapshotTree(directShell, { helper: snapshot, timeoutMs: 30_000 }),
   });
+  const addedTreeLanes = lanes.fast;
+
+  if (!(await setScreenChecks(bridge, false))) throw new Error('no policy API');
+  const checksOff = await row('android_tap, screen checks off', n.tap, 2, {
+    stock: tool('stock', 'android_tap', IDLE_TAP),
+    fast: tool('fast', 'android_tap', IDLE_TAP),
+    helper: tool('helper', 'android_tap', IDLE_TAP),
+    mcp: mcp(['shell', 'input', 'tap', String(IDLE_TAP.x), String(IDLE_TAP.y)]),
+  });
+  checksOff.goal = 'fast ≤ 0.1× stock';
+  checksOff.judge = () => p50(checksOff, 'fast') <= 0.1 * p50(checksOff, 'stock');
+
+  log('e. android_tap (checks off) through the bridge against a second ScrcpyInputSession');
+  const directInput = await ScrcpyInputSession.start(directShell, { screen: SCREEN, timeoutMs: 30_000 });
+  cleanup.add('direct scrcpy session', () => directInput.stop());
+  lanes = {};
+  const addedTap = await race(n.direct, 5, {
+    bridge: tool('fast', 'android_tap', IDLE_TAP),
+    direct: () => directInput.tap(IDLE_TAP.x, IDLE_TAP.y, { timeoutMs: 10_000 }),
+  });
+  const addedTapLanes = lanes.fast;
   await setScreenChecks(bridge, true);
+  await cleanup.runNow('direct scrcpy session');
+  const programsF = await programsOf(bridge, idF);
 
-  // Last: a phone watched in the last minute has its actions pictured for the timeline (one
-  // screencap before each action), which would slow the calls timed above.
-  log("e. phone view: live frames a second, screencap vs the helper's screen stream");
-  const viewSeconds = quick ? 3 : 8;
-  const framesPerSecond = async (deviceId: string, lane: string): Promise<number> => {
-    let seq = '0';
-    let distinct = 0;
-    for (let warm = 0; warm < 3; warm++) {
-      const res = await bridge.adminBytes(`/admin/api/devices/${deviceId}/frame?after=${seq}`);
-      seq = res.headers.get('x-frame-seq') ?? seq;
-    }
-    const started = now();
-    while (now() - started < viewSeconds * 1000) {
-      const res = await bridge.adminBytes(`/admin/api/devices/${deviceId}/frame?after=${seq}`);
-      if (res.status !== 200) throw new Error(`frame: HTTP ${res.status}`);
-      if (res.headers.get('x-frame-lane') !== lane)
-        throw new Error(`frame lane ${String(res.headers.get('x-frame-lane'))}, expected ${lane}`);
-      const next = res.headers.get('x-frame-seq') ?? seq;
-      if (next !== seq && res.headers.get('x-frame-fresh') === '1') distinct++;
-      seq = next;
-    }
-    return distinct / ((now() - started) / 1000);
-  };
-  const viewFps = { stock: await framesPerSecond(idS, 'adb'), fast: await framesPerSecond(idF, 'helper') };
-
-  report.section('e. Fast lane (#17): stock lane vs fast lane vs mobile-mcp-style, usb-phone profile');
+  report.section(
+    'e. Fast lane (#17, #35): stock vs the default port-less lanes vs the UIA2 helper (opt-in) vs mobile-mcp-style, usb-phone profile',
+  );
   report.add(
     table(
       [
         'call',
         'n',
         'stock p50',
-        'fast lane p50',
+        'fast p50',
         'fast / stock',
+        'UIA2 helper p50',
+        'UIA2 / stock',
         'mobile-mcp-style p50',
         'stock p95',
-        'fast lane p95',
+        'fast p95',
+        'lanes served: stock; fast; UIA2',
         'goal',
         'result',
       ],
-      rows.map((row) => [
-        row.what,
-        String(row.fast?.count ?? row.stock?.count ?? 0),
-        row.stock ? ms(row.stock.p50) : '—',
-        row.fast ? ms(row.fast.p50) : '—',
-        ratio(row.stock, row.fast),
-        row.mcp ? ms(row.mcp.p50) : (row.mcpNote ?? 'cannot (no Unicode without ADB Keyboard)'),
-        row.stock ? ms(row.stock.p95) : '—',
-        row.fast ? ms(row.fast.p95) : '—',
-        row.goal,
-        row.judge && row.stock && row.fast ? row.judge(row.stock, row.fast) : '—',
+      rows.map((r) => [
+        r.what,
+        String(r.times.fast?.count ?? r.times.stock?.count ?? 0),
+        r.times.stock ? ms(r.times.stock.p50) : '—',
+        r.times.fast ? ms(r.times.fast.p50) : '—',
+        ratio(r.times.stock, r.times.fast),
+        r.times.helper ? ms(r.times.helper.p50) : '—',
+        ratio(r.times.stock, r.times.helper),
+        r.times.mcp ? ms(r.times.mcp.p50) : (r.mcpNote ?? '—'),
+        r.times.stock ? ms(r.times.stock.p95) : '—',
+        r.times.fast ? ms(r.times.fast.p95) : '—',
+        COLUMNS.filter((c) => c !== 'mcp')
+          .map((c) => spread(r.lanes[c]))
+          .join('; '),
+        r.goal,
+        r.judge ? (r.judge() ? 'met' : 'missed') : '—',
       ]),
     ),
   );
-  const bridgeTap = added.fast;
-  const directTap = added.stock;
-  const overhead = bridgeTap && directTap ? bridgeTap.p50 - directTap.p50 : NaN;
-  const treeOverhead = addedTree.fast && addedTree.stock ? addedTree.fast.p50 - addedTree.stock.p50 : NaN;
-  const line = (label: string, s: Summary | null): string[] => [
+  const tapOverhead = (addedTap.bridge?.p50 ?? Number.NaN) - (addedTap.direct?.p50 ?? Number.NaN);
+  const treeOverhead = (addedTree.bridge?.p50 ?? Number.NaN) - (addedTree.direct?.p50 ?? Number.NaN);
+  const line = (label: string, s: Summary | undefined): string[] => [
     label,
     String(s?.count ?? 0),
     s ? ms(s.p50) : '—',
@@ -393,43 +406,47 @@ export async function fastLaneBench(
   ];
   report.add(
     table(
-      ['fast lane, screen checks off', 'n', 'p50', 'p95'],
+      ['phone F, screen checks off', 'n', 'p50', 'p95'],
       [
-        line('tap through the bridge (WebSocket → queue → journal → helper)', bridgeTap),
-        line('the same W3C actions request sent directly (adb tcp:6790 stream)', directTap),
+        line(
+          `tap through the bridge (WebSocket → queue → journal → scrcpy) — lanes: ${spread(addedTapLanes)}`,
+          addedTap.bridge,
+        ),
+        line(
+          'the same tap through a second ScrcpyInputSession on the phone (touch down, up, barrier)',
+          addedTap.direct,
+        ),
         [
           "bridge's own added time, tap (goal ≤ 2 ms)",
           '',
-          Number.isFinite(overhead) ? `${ms(overhead)} — ${overhead <= 2 ? 'met' : 'missed'}` : '—',
+          Number.isFinite(tapOverhead) ? `${ms(tapOverhead)} — ${tapOverhead <= 2 ? 'met' : 'missed'}` : '—',
           '',
         ],
-        line('android_ui_tree through the bridge (page source parsed, judged, compacted)', addedTree.fast),
-        line('GET /source sent directly', addedTree.stock),
+        line(
+          `android_ui_tree through the bridge (XML parsed, compacted, refs) — lanes: ${spread(addedTreeLanes)}`,
+          addedTree.bridge,
+        ),
+        line('readSnapshotTree on the phone directly (am instrument, status lines, XML parsed)', addedTree.direct),
         ["bridge's own added time, tree", '', Number.isFinite(treeOverhead) ? ms(treeOverhead) : '—', ''],
       ],
     ),
   );
   report.add(
-    table(
-      ['phone view, one viewer asking back to back', 'seconds', 'distinct frames a second'],
-      [
-        [
-          'stock: screencap (raw) on the phone, scaled and encoded by the bridge',
-          String(viewSeconds),
-          viewFps.stock.toFixed(1),
-        ],
-        [
-          "fast lane: the helper's MJPEG screen stream (half size, up to 10 a second)",
-          String(viewSeconds),
-          viewFps.fast.toFixed(1),
-        ],
-      ],
-    ),
-  );
-  report.add(
-    `The helper's first start on phone F (install done beforehand; \`am instrument\`, /status, session) made the first call take ${ms(startMs)}. ` +
-      'Stock = phone S through the bridge (adb commands: `input`, `uiautomator dump`, ADB Keyboard broadcasts); fast lane = phone F through the bridge with its helper running; ' +
+    `Phone F's first call (${String(firstF.lane)} lane) started both programs in the background; both were \`ready\` ` +
+      `${ms(programsMs)} ms after it began (jar hash checked or pushed, \`app_process\`, first barrier; snapshot APK hash checked or installed). ` +
+      `The UIA2 helper's first start on phone H (installed beforehand; \`am instrument\`, /status, session) made the first call take ${ms(helperStartMs)} ms. ` +
+      `"${CHINESE}" typed exactly: phone F ${typedExactly.fast ? 'yes' : 'NO'}, phone H ${typedExactly.helper ? 'yes' : 'NO'} (every call appends once to the focused field). ` +
+      'Stock = phone S through the bridge with its programs turned off (`input`, `uiautomator dump`, ADB Keyboard broadcasts); ' +
+      'fast = phone F through the bridge as it runs by default (scrcpy-server for input, the snapshot helper for the tree, through adb only); ' +
+      'UIA2 helper = phone H with appium-uiautomator2-server turned on (`accept_open_ports: true`); ' +
       'mobile-mcp-style = one `adb` CLI process per command against phone S, no screen checks, as mobile-mcp issues them. ' +
-      "The simulated helper's timings are the published ones cited in main/sim/TIMING-SOURCES.md. Screenshots take the same screencap path on both lanes.",
+      "The simulated programs' timings are the ones cited in main/sim/TIMING-SOURCES.md. " +
+      "In the tap pairs, both paths run while the bridge's read of the screen after each of its taps may still run on the same phone. " +
+      `Phone F's programs at the end: ${programsF
+        .map(
+          (p) =>
+            `${p.name} ${p.state}, served ${p.served}, left to stock ${p.fell_back}${p.last_error ? `, last error "${p.last_error}"` : ''}`,
+        )
+        .join('; ')}.`,
   );
 }

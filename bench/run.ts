@@ -4,6 +4,7 @@
  * written to bench/results.md. Every process, server and temporary directory it starts is
  * stopped at the end, after an error and on Ctrl-C too.
  */
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   Cleanup,
@@ -32,7 +33,11 @@ import type { AdbServerRig } from '../test/helpers/adb-server';
 import type { WireClient } from './wire-client';
 
 const QUICK = process.argv.includes('--quick');
-/** `-- --fast-lane-only`: part e alone (#17), printed, bench/results.md left as it was. */
+/**
+ * `-- --fast-lane-only`: part e alone (#17, #35: stock vs the default port-less lanes vs the UIA2
+ * helper), printed and written to bench/fast-lane-results.md; bench/results.md is left as it was.
+ * With `--agent-loop-only` too, part i follows in the same run and the same file.
+ */
 const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
 /**
  * `-- --part-a-only`: part a alone (one call through the bridge against the same adb command),
@@ -48,10 +53,14 @@ const TAKEOVER_ONLY = process.argv.includes('--takeover-only');
  * printed and written to bench/stream-results.md; bench/results.md is left as it was.
  */
 const STREAM_ONLY = process.argv.includes('--stream-only');
-/** `-- --agent-loop-only`: part i alone (#35: tap by ref → screenshot, stream on against stock), printed, bench/results.md left as it was. */
+/**
+ * `-- --agent-loop-only`: part i alone (#35: tap by ref → screenshot, stream on against stock),
+ * printed and written to bench/fast-lane-results.md; bench/results.md is left as it was.
+ */
 const AGENT_LOOP_ONLY = process.argv.includes('--agent-loop-only');
 const RESULTS = join(__dirname, 'results.md');
 const STREAM_RESULTS = join(__dirname, 'stream-results.md');
+const FAST_LANE_RESULTS = join(__dirname, 'fast-lane-results.md');
 
 /** Sample counts per timing profile; usb-phone calls take 0.1–2 s each, so fewer. */
 const LATENCY_SAMPLES: Record<'instant' | 'usb-phone', SampleCounts> = QUICK
@@ -371,16 +380,24 @@ async function main(): Promise<void> {
   let failed: unknown;
   let adbServer: AdbServerRig | undefined;
   try {
-    if (FAST_LANE_ONLY) {
-      await fastLaneBench(report, cleanup, await startAdb(cleanup), QUICK, log);
+    if (FAST_LANE_ONLY || AGENT_LOOP_ONLY) {
+      adbServer = await startAdb(cleanup);
+      if (FAST_LANE_ONLY) await fastLaneBench(report, cleanup, adbServer, QUICK, log);
+      if (FAST_LANE_ONLY && AGENT_LOOP_ONLY) await cleanup.runNow('fast lane phones');
+      if (AGENT_LOOP_ONLY) await agentLoopBench(report, cleanup, adbServer, QUICK, log);
+      report.add(
+        `${FAST_LANE_ONLY && AGENT_LOOP_ONLY ? 'Parts e and i' : FAST_LANE_ONLY ? 'Part e' : 'Part i'} alone ` +
+          `(\`npm run bench -- ${[FAST_LANE_ONLY ? '--fast-lane-only' : '', AGENT_LOOP_ONLY ? '--agent-loop-only' : ''].filter(Boolean).join(' ')}${QUICK ? ' --quick' : ''}\`), ` +
+          `${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' ')}.`,
+      );
+      report.write(FAST_LANE_RESULTS);
+      log(`written ${FAST_LANE_RESULTS}`);
       return;
     }
     if (LAB_ONLY) {
       await labBench(report, cleanup, await startAdb(cleanup), QUICK, log);
-      return;
-    }
-    if (AGENT_LOOP_ONLY) {
-      await agentLoopBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
     }
     if (TAKEOVER_ONLY) {
@@ -556,7 +573,10 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted || FAST_LANE_ONLY || PART_A_ONLY || LAB_ONLY || TAKEOVER_ONLY) return;
+  if (interrupted || FAST_LANE_ONLY || AGENT_LOOP_ONLY || STREAM_ONLY || PART_A_ONLY || LAB_ONLY || TAKEOVER_ONLY) {
+    process.exitCode = failed ? 1 : 0;
+    return;
+  }
   report.add(`Total bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   report.write(RESULTS);
   log(`written ${RESULTS}`);

@@ -29,6 +29,11 @@ export const BRIDGE_FLAGS = [
   },
   DATA_DIR_FLAG,
   { name: 'allow-remote-admin', kind: 'boolean', help: 'let non-loopback clients use the admin API and console' },
+  {
+    name: 'no-phone-programs',
+    kind: 'boolean',
+    help: 'never run scrcpy-server or the snapshot helper on phones: stock adb commands only',
+  },
   ...NETWORK_FLAGS,
   ...LIMIT_FLAGS,
 ] as const satisfies readonly FlagSpec[];

@@ -26,6 +26,8 @@ interface BridgeSettings {
   port: number;
   dataDir: () => string;
   allowRemoteAdmin: boolean;
+  /** --no-phone-programs: stock commands only (phone-programs/phone-programs.ts). */
+  phonePrograms: boolean;
   /** TLS, public URL, trusted proxies, --allow-from (cli-network.ts). */
   network: NetworkOptionsInput;
   /** Limits set by flags or env: they win over the values saved in Settings. */
@@ -43,6 +45,7 @@ function bridgeSettings(flags: ParsedFlags, defaults: { port: number; dataDir: (
     port: flags.integer('port', { min: 0, max: 65535 }) ?? defaults.port,
     dataDir: dataDir === undefined ? defaults.dataDir : () => dataDir,
     allowRemoteAdmin: flags.has('allow-remote-admin'),
+    phonePrograms: !flags.has('no-phone-programs'),
     network: networkFromCommandLine(flags, process.env),
     limits: limitsFromCommandLine((name) => flags.value(name), process.env),
   };
@@ -90,6 +93,7 @@ async function startBridge(
   ssh?: SshOptions,
 ): Promise<{ stop(): Promise<void> }> {
   let core: Core;
+  const limitOptions = coreOptionsForLimits(settings.limits);
   try {
     core = createCore({
       dataDir: settings.dataDir(),
@@ -103,7 +107,8 @@ async function startBridge(
       ...(process.env.DEVICE_BRIDGE_ADMIN_TOKEN ? { adminToken: process.env.DEVICE_BRIDGE_ADMIN_TOKEN } : {}),
       allowRemoteAdmin: settings.allowRemoteAdmin,
       network: settings.network,
-      ...coreOptionsForLimits(settings.limits),
+      ...limitOptions,
+      fastLane: { ...limitOptions.fastLane, portless: settings.phonePrograms },
       consoleDir: consoleDir(),
     });
   } catch (error) {

@@ -26,6 +26,7 @@ const api: DeviceBridgeIpcApi = {
   stopDevice: call('stopDevice'),
   checkDevice: call('checkDevice'),
   setDeviceHelper: call('setDeviceHelper'),
+  setDevicePrograms: call('setDevicePrograms'),
   getFastLane: call('getFastLane'),
   setDeviceScreenStream: call('setDeviceScreenStream'),
   getScreenStream: call('getScreenStream'),

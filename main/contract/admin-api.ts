@@ -6,6 +6,17 @@
 import type { LanguageSetting } from './i18n/locale';
 import type { LimitKey, LimitValues } from './limits';
 
+/**
+ * How an action reached the phone: appium-uiautomator2-server where the person opened its ports
+ * (`helper`), scrcpy-server's input (`scrcpy`) or the snapshot helper's tree (`snapshot`), both
+ * reached through adb only, or stock adb commands (`adb`).
+ */
+export type ActionLane = 'helper' | 'scrcpy' | 'snapshot' | 'adb';
+export const ACTION_LANES: readonly ActionLane[] = ['helper', 'scrcpy', 'snapshot', 'adb'];
+export function isActionLane(value: unknown): value is ActionLane {
+  return typeof value === 'string' && (ACTION_LANES as readonly string[]).includes(value);
+}
+
 export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
 
 export interface AdminDevice {
@@ -35,6 +46,8 @@ export interface AdminDevice {
   check: AdminPhoneCheck | null;
   /** The fast lane's helper on this phone (docs/REFERENCE.md "Fast lane"). */
   helper?: AdminHelper;
+  /** The port-less programs the bridge runs on this phone through adb (docs/REFERENCE.md "Fast lane"). */
+  programs?: AdminPhoneProgram[];
   /** The phone's screen stream (docs/REFERENCE.md "Screen stream"). */
   stream?: AdminScreenStream;
   /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
@@ -95,6 +108,8 @@ export type AdminPersonInput =
 export interface AdminTakenOver {
   since: number;
   by: string;
+  /** The person lets the agent see the screen while they hold it (false: screen reads are refused). */
+  agent_may_watch: boolean;
 }
 
 /** What the phone check looks at, one row each (docs/REFERENCE.md "Phone check"). */
@@ -521,8 +536,8 @@ export interface AdminPhoneAction {
   queued_at: number;
   started_at: number | null;
   duration_ms: number | null;
-  /** The fast lane that ran it (`helper` on the phone, `adb` commands), when the result says. */
-  lane: 'helper' | 'adb' | null;
+  /** The lane that ran it, when the result says (ActionLane). */
+  lane: ActionLane | null;
   /** Resolved points, also when the agent targeted an element by selector or text. */
   points: AdminActionPoint[];
   /**
@@ -565,6 +580,35 @@ export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];
 export interface AdminEvent {
   type: AdminEventType;
   [key: string]: unknown;
+}
+
+/**
+ * A program the bridge runs on a phone, reached through adb only (nothing on the phone listens
+ * where an app or the network could reach it): scrcpy-server as the input lane, agent-device's
+ * snapshot helper as the tree lane. On by default; the person may turn them off per phone.
+ * idle: not running now; starting; ready (scrcpy: running; snapshot: checked on the phone for
+ * this lease, it runs only for each read); failed (the stock lane serves; tried again at
+ * `retry_at`); unavailable (this build or phone cannot run it); off (the person's choice).
+ */
+export interface AdminPhoneProgram {
+  program: 'scrcpy_input' | 'snapshot_tree';
+  name: string;
+  version: string | null;
+  state: 'idle' | 'starting' | 'ready' | 'failed' | 'unavailable' | 'off';
+  enabled: boolean;
+  last_error: string | null;
+  last_error_code: string | null;
+  /**
+   * What failed, as a stable word the console puts in the person's language with its fix:
+   * scrcpy-server's (`inject_denied`, `android_too_old`, `clipboard_refused`, `version_mismatch`,
+   * `jar_unreadable`, `server_crashed`) or the snapshot helper's (`install_refused`, `crashed`,
+   * `timeout`, …); null when none is known.
+   */
+  last_error_reason: string | null;
+  retry_at: number | null;
+  /** Calls it served, and calls the stock lane served instead because it could not. */
+  served: number;
+  fell_back: number;
 }
 
 /**

@@ -12,6 +12,7 @@
 import type {
   AdminPersonInput,
   AdminFastLane,
+  AdminPhoneProgram,
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
@@ -84,6 +85,11 @@ export const ADMIN_OPERATIONS = {
     >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
+  /** The port-less programs on one phone (scrcpy-server, the snapshot helper): enable (the default), disable (stops them), remove (takes them off the phone, and disables). */
+  setDevicePrograms: {
+    route: 'POST /admin/api/devices/:device_id/programs',
+    shape: shape<{ action: 'enable' | 'disable' | 'remove' }, { status: string; programs: AdminPhoneProgram[] }>(),
+  },
   /** The screen stream on one phone: enable (the person's consent; runs while leased or watched), disable (stopped, files removed). */
   setDeviceScreenStream: {
     route: 'POST /admin/api/devices/:device_id/screen-stream',
@@ -114,11 +120,14 @@ export const ADMIN_OPERATIONS = {
     route: 'POST /admin/api/devices/:device_id/turnover',
     shape: shape<{ action: 'retry' | 'dismiss' }, { status: string; turnover: AdminTurnover | null }>(),
   },
-  /** take: a person takes the phone from the agent; hand_back: the agent may act again (with an optional note). */
+  /**
+   * take: a person takes the phone from the agent (`agent_may_watch`: it may still see the
+   * screen; unset, it sees nothing of it); hand_back: the agent may act again (with an optional note).
+   */
   setDeviceTakeover: {
     route: 'POST /admin/api/devices/:device_id/takeover',
     shape: shape<
-      { action: 'take' | 'hand_back'; note?: string },
+      { action: 'take' | 'hand_back'; note?: string; agent_may_watch?: boolean },
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },

@@ -95,6 +95,17 @@ export interface EvidenceCrash {
   time: number;
 }
 
+/** A span a person held the phone during the lease (take over to hand back). */
+export interface EvidencePersonHold {
+  since: number;
+  /** null: they still held it when the lease ended. */
+  until: number | null;
+  /** Who took it, in words ('person at the computer'). */
+  by: string;
+  /** Whether they let the agent see the screen meanwhile (false: its screen reads were refused). */
+  agent_may_watch: boolean;
+}
+
 export interface EvidenceLog {
   lines: string[];
   dropped_lines: number;
@@ -121,6 +132,8 @@ export interface EvidenceBundle {
   /** True when the lease made more calls than the bundle keeps (the oldest are left out). */
   calls_truncated: boolean;
   approvals: EvidenceApproval[];
+  /** Who held the phone when: each take-over during the lease, oldest first (absent in bundles kept before holds were noted). */
+  person_holds?: EvidencePersonHold[];
   screenshots: EvidenceScreenshot[];
   recordings: EvidenceRecording[];
   crashes: EvidenceCrash[];

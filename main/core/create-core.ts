@@ -55,6 +55,7 @@ import { SafetyService } from './safety/safety-service';
 import { liveTyping } from './safety/redact';
 import { HelperManager } from './helper/helper-manager';
 import { FastLanes } from './helper/fast-lane';
+import { PhonePrograms } from './phone-programs/phone-programs';
 import { findHelperApks } from './helper/helper-apks';
 import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
@@ -207,14 +208,18 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['a person took the phone over at the computer'],
         decision: 'taken_over',
         decidedBy: 'person',
-        details: { by: state.by },
+        details: { by: state.by, agent_may_watch: state.agentMayWatch },
       });
+      evidence.personTook(deviceId, state);
+      // A recording or wait running now would film what the person does: it stops here.
+      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
       bindingService.toolMarksChanged(deviceId);
       hub.publish('state');
     },
     handedBack: (back) => {
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
+      evidence.personHandedBack(back.deviceId, clock());
       safety.recordBridgeAction({
         deviceId: back.deviceId,
         action: 'hand_back',
@@ -222,7 +227,12 @@ export function createCore(input: CoreOptionsInput): Core {
         reasons: ['the person handed the phone back to the agent'],
         decision: 'handed_back',
         decidedBy: 'person',
-        details: { held_ms: back.heldMs, ...(back.note ? { note: back.note } : {}) },
+        details: {
+          held_ms: back.heldMs,
+          by: back.by,
+          agent_may_watch: back.agentMayWatch,
+          ...(back.note ? { note: back.note } : {}),
+        },
         durationMs: back.heldMs,
       });
       bindingService.toolMarksChanged(back.deviceId);
@@ -318,6 +328,32 @@ export function createCore(input: CoreOptionsInput): Core {
     // Settings → Limits (the start flag or env has already won over the saved value).
     idleStopMs: live.fast_lane_idle_stop_ms,
   });
+  // The port-less programs (scrcpy-server's input, the snapshot helper's tree): on by default,
+  // reached through adb only, while the phone is leased (phone-programs/phone-programs.ts).
+  const programs = new PhonePrograms({
+    enabled: options.fastLane?.portless ?? true,
+    consent: {
+      get: () => store.get().settings.phonePrograms ?? { devices: {} },
+      set: (next) =>
+        store.update((draft) => {
+          draft.settings.phonePrograms = next;
+        }),
+    },
+    leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
+    screenSize: (deviceId, shell) => shells.screenSize(deviceId, shell, { timeoutMs: options.adbCommandTimeoutMs }),
+    logger,
+    clock,
+    onChange: () => {
+      // The phone check's Unicode row follows whether scrcpy-server can type here.
+      phoneCheck.helperChanged();
+      hub.publish('state');
+    },
+    idleStopMs: live.fast_lane_idle_stop_ms,
+    ...(options.fastLane?.programStartTimeoutMs !== undefined
+      ? { startTimeoutMs: options.fastLane.programStartTimeoutMs }
+      : {}),
+    ...(options.fastLane?.programRetryMs !== undefined ? { retryMs: options.fastLane.programRetryMs } : {}),
+  });
   // The screen stream (minicap) of each phone while it is leased or watched, on phones whose person agreed.
   const streams: ScreenStreams = new ScreenStreams({
     consent: {
@@ -372,7 +408,7 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   // The hand-over between leases: what a lease left on its phone, put back before the next bind.
   const leaseEffects = new LeaseEffects(store, (channelId) => bindingService.activeBinding(channelId)?.flowId);
-  const fastLanes = new FastLanes(helpers);
+  const fastLanes = new FastLanes(helpers, clock, programs);
   const turnover: Turnover = new Turnover({
     store,
     effects: leaseEffects,
@@ -484,7 +520,11 @@ export function createCore(input: CoreOptionsInput): Core {
     touch: (channelId) => bindingService.touch(channelId),
     progress: (channelId, payload) => plane.pushToChannel(channelId, 'tool.progress.push', payload),
     heldByPerson: (deviceId) => (takeover.isTaken(deviceId) ? takeover.refusal(deviceId) : null),
+    screenHidden: (deviceId, since) =>
+      takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     streamFrame: async (deviceId, signal, onCandidate) => {
+      // While a person holds the phone unwatched the stream serves their live view only.
+      if (takeover.hidesScreenSince(deviceId, clock())) throw takeover.screenRefusal(deviceId);
       const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
         jpeg: frame.jpeg,
         screenWidth: screen.width,
@@ -512,10 +552,13 @@ export function createCore(input: CoreOptionsInput): Core {
       return queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
+    // The open-ports helper where it is on, else scrcpy-server (pastes any text) where this build and phone can run it.
     helperTypes: (deviceId) => {
       const helper = helpers.view(deviceId);
+      const scrcpy = programs.view(deviceId).find((p) => p.program === 'scrcpy_input');
       return (
-        helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')
+        (helper.enabled && (helper.state === 'stopped' || helper.state === 'starting' || helper.state === 'running')) ||
+        (scrcpy !== undefined && scrcpy.state !== 'off' && scrcpy.state !== 'unavailable')
       );
     },
     onDisplays: (deviceId, target) => shells.noteDisplays(deviceId, target),
@@ -554,6 +597,7 @@ export function createCore(input: CoreOptionsInput): Core {
     });
     tools.onBindingEnded(channelId, deviceId, reason);
     helpers.leaseEnded(deviceId);
+    void programs.leaseEnded(deviceId);
     streams.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
     // After the lease's own work was canceled: the turnover queues behind what still stops.
@@ -562,6 +606,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const onDeviceChanged = (device: DeviceRecord): void => {
     if (device.state !== 'device') {
       helpers.deviceGone(device.deviceId);
+      programs.deviceGone(device.deviceId);
       streams.forget(device.deviceId);
     } else {
       turnover.deviceReady(device.deviceId);
@@ -575,7 +620,12 @@ export function createCore(input: CoreOptionsInput): Core {
       leases: bindingService,
       files,
       queue,
-      fastLane: helpers,
+      fastLane: {
+        setIdleStopMs: (ms) => {
+          helpers.setIdleStopMs(ms);
+          programs.setIdleStopMs(ms);
+        },
+      },
       runtime,
     });
     logger.info('limits changed', changed);
@@ -673,6 +723,8 @@ export function createCore(input: CoreOptionsInput): Core {
     bindings: bindingService,
     tools,
     helpers,
+    programs,
+    programShell: (deviceId: string) => shells.defaultDisplayShell(deviceId),
     hub,
     files,
     logger,
@@ -776,6 +828,8 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => safety.stop());
     // Before the ADB links close (added above): each running helper is force-stopped on its phone.
     owned.add(() => helpers.stop());
+    // Before the ADB links close: scrcpy-server is stopped on every phone.
+    owned.add(() => programs.stop());
     // Before the ADB links close (added above): minicap is stopped and removed from every phone.
     owned.add(() => streams.close());
     tools.start();

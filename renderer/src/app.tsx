@@ -11,6 +11,7 @@ import { ErrorBanner, WarningBanner } from './components/error-banner';
 import { CountBadge } from './components/status-badge';
 import { TokenScreen } from './components/token-screen';
 import { ActivityView } from './features/activity/activity-view';
+import { ApprovalBanner } from './features/approvals/approval-banner';
 import { ApprovalsView } from './features/approvals/approvals-view';
 import { BindingsView } from './features/bindings/bindings-view';
 import { ConnectView } from './features/connect/connect-view';
@@ -127,7 +128,7 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
             {AREAS.map(({ id, label }) => {
               const count = counts[id];
               return (
-                <li key={id}>
+                <li key={id} className={count && count.n > 0 ? 'nav-waiting' : undefined}>
                   <a
                     href={routeHash(id === 'settings' ? { section: id, part: null } : { section: id })}
                     className="nav-item"
@@ -180,6 +181,10 @@ function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?
           )
         ) : (
           <>
+            {/* What waits for the person comes first in every view (Approvals lists it in full already). */}
+            {route.section === 'approvals' ? null : (
+              <ApprovalBanner api={api} state={state} onChanged={bridge.refresh} go={go} />
+            )}
             <PersonAskCards api={api} state={state} onChanged={bridge.refresh} go={go} />
             <Section api={api} bridge={bridge} state={state} route={route} go={go} />
           </>

@@ -215,7 +215,8 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     assert.deepEqual(englishWords(await ownWords(zh), []), [], 'no English left on the LAN screen');
     await go(zh, 'devices');
     // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard,
-    // the screen stream's program (minicap), and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
+    // the screen stream's program (minicap), the programs on the phone (scrcpy-server, agent-device's
+    // snapshot helper, its package com.callstack.agentdevice.snapshothelper, ASCII), and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
     const names = [
       'Pixel',
       'Google',
@@ -224,6 +225,14 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       'server',
       'Apache',
       'minicap',
+      'scrcpy',
+      'agent',
+      'device',
+      'com',
+      'callstack',
+      'agentdevice',
+      'snapshothelper',
+      'ASCII',
       'APK',
       'Keyboard',
       'uiautomator',

@@ -7,7 +7,9 @@
  * nothing; press and hold shows its ring and lands as a long press; a drag as a swipe; a wheel
  * flick as one scroll; the keyboard types English, and Chinese through an input method's
  * composition, into the phone's field, with Enter and Backspace as the phone's keys. The
- * timeline says "You typed 6 characters" (never the text), and the lease says "paused".
+ * timeline says "You typed 6 characters" (never the text), and the lease says "paused". The
+ * person lets the agent watch ("The agent may watch"), so the test finds the field and an icon
+ * where the agent's tree says they are.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,8 +113,10 @@ for (const locale of ['en', 'zh-CN'] as const) {
       view = await context.newPage();
       await view.goto(`${bound.rig.bridge.url}/console/#/devices/${deviceId}?token=${bound.rig.bridge.adminToken}`);
       await view.getByTestId('phone-view').waitFor({ timeout: UI_MS });
+      await view.getByTestId('phone-view-agent-may-watch').check();
       await view.getByTestId('phone-view-takeover').click();
       await view.getByTestId('phone-view-taken-over').waitFor({ timeout: UI_MS });
+      assert.equal(await view.getByTestId('phone-view-watch').getAttribute('data-watch'), 'true');
       await eventually(async () => (await frame().getAttribute('data-drives')) === 'true', 'a drivable screen');
     });
     after(async () => {
@@ -231,7 +235,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
     });
 
     test('the keyboard types English and Chinese (input method) into the phone’s field; Enter and Backspace are keys', async () => {
-      // The agent may still look while the person holds the phone: the field is where its tree says.
+      // The person let the agent watch: the field is where the agent's tree says.
       assert.equal(phone.foregroundPackage(), NOTES_PKG);
       const tree = result(await invoke(bound.client, bound.channel, 'android_ui_tree'));
       const field = (tree.nodes as Json[]).find((n) => String(n.resource_id).endsWith('/note_text'));

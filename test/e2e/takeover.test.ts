@@ -3,7 +3,9 @@
  * playwright-core): in the phone view a person takes the phone over, the view says "you have
  * the phone — the agent waits" and the card "a person has it", the agent's tap is answered
  * human_in_control and never reaches the phone; handed back, the banner goes and the agent's tap
- * works again. Screenshots go to <os tmp>/xagent-console-i18n/<locale>/takeover-*.png.
+ * works again. "The agent may watch" is off for each take-over unless ticked, and the banner says
+ * which: off, the agent's screenshot is refused; on, it is served. Screenshots go to
+ * <os tmp>/xagent-console-i18n/<locale>/takeover-*.png.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,6 +56,12 @@ for (const locale of ['en', 'zh-CN'] as const) {
     test('Take over: the banner, the card says a person has it, the agent’s tap is refused and never sent', async () => {
       const button = view.getByTestId('phone-view-takeover');
       assert.equal(await button.innerText(), en ? 'Take over' : '接管');
+      const mayWatch = view.getByTestId('phone-view-agent-may-watch');
+      assert.equal(await mayWatch.isChecked(), false, 'the agent may not watch unless the person says so');
+      assert.equal(
+        (await view.locator('label.pv-may-watch').innerText()).trim(),
+        en ? 'The agent may watch' : '允许智能体观看',
+      );
       await button.click();
       const banner = view.getByTestId('phone-view-taken-over');
       await banner.waitFor({ timeout: UI_MS });
@@ -61,6 +69,16 @@ for (const locale of ['en', 'zh-CN'] as const) {
         await banner.innerText(),
         en ? /^You have the phone — the agent waits\./ : /^手机现在由你操作，智能体正在等待。/,
       );
+      const watch = view.getByTestId('phone-view-watch');
+      assert.equal(await watch.getAttribute('data-watch'), 'false');
+      assert.equal(
+        await watch.innerText(),
+        en
+          ? 'The agent sees nothing of the screen until you hand the phone back.'
+          : '在你交还手机之前，智能体看不到屏幕。',
+      );
+      const hidden = await invoke(bound.client, bound.channel, 'android_screenshot');
+      assert.equal(hidden.error?.code, 'human_in_control', JSON.stringify(hidden));
       await eventually(async () => (await button.innerText()) === (en ? 'Hand back' : '交还'), 'the Hand back button');
       await view.screenshot({ path: shotPath('takeover-view') });
 
@@ -117,6 +135,53 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const before = taps();
       assert.equal((await invoke(bound.client, bound.channel, 'android_tap', { x: 200, y: 300 })).error, undefined);
       assert.equal(taps(), before + 1);
+    });
+
+    test('The agent may watch: the banner says so, the agent’s screenshot is served; the next take-over starts off again', async () => {
+      const mayWatch = view.getByTestId('phone-view-agent-may-watch');
+      await mayWatch.check();
+      await view.getByTestId('phone-view-takeover').click();
+      const watch = view.getByTestId('phone-view-watch');
+      await watch.waitFor({ timeout: UI_MS });
+      assert.equal(await watch.getAttribute('data-watch'), 'true');
+      assert.equal(
+        await watch.innerText(),
+        en
+          ? 'You let the agent watch: it sees the screen while you hold the phone.'
+          : '你允许智能体观看：在你操作手机时它能看到屏幕。',
+      );
+      await view.getByTestId('phone-view-taken-over').screenshot({ path: shotPath('takeover-watching') });
+      const shot = await invoke(bound.client, bound.channel, 'android_screenshot');
+      assert.equal(shot.error, undefined, JSON.stringify(shot.error));
+      assert.equal(
+        (await invoke(bound.client, bound.channel, 'android_tap', { x: 200, y: 300 })).error?.code,
+        'human_in_control',
+      );
+
+      await view.getByTestId('phone-view-takeover').click();
+      await eventually(async () => (await view.getByTestId('phone-view-taken-over').count()) === 0, 'handed back');
+      assert.equal(await view.getByTestId('phone-view-agent-may-watch').isChecked(), false, 'per take-over');
+    });
+
+    test('Activity says who held the phone when, and whether the agent could watch', async () => {
+      const activity = await context.newPage();
+      try {
+        await activity.goto(`${bound.rig.bridge.url}/console/#/activity?token=${bound.rig.bridge.adminToken}`);
+        const notes = activity.locator('[data-testid^="activity-hold-"]');
+        await eventually(async () => (await notes.count()) >= 4 || undefined, 'the take-overs and hand-backs listed');
+        const shown = await notes.allInnerTexts();
+        const hidden = en
+          ? 'The person at the computer held the phone; the agent saw nothing of the screen'
+          : '电脑前的人操作手机；智能体看不到屏幕';
+        const watched = en
+          ? 'The person at the computer held the phone; the agent could watch the screen'
+          : '电脑前的人操作手机；智能体可以观看屏幕';
+        // Newest first: the watched take-over and its hand-back, then the first, unwatched one.
+        assert.deepEqual(shown, [watched, watched, hidden, hidden]);
+        await activity.screenshot({ path: shotPath('takeover-activity') });
+      } finally {
+        await activity.close();
+      }
     });
 
     function shotPath(name: string): string {

@@ -35,6 +35,9 @@ export async function startBridge(options: Partial<CoreOptionsInput> = {}, keepD
     adbServers: [{ host: '127.0.0.1', port: 1 }],
     logger: silentLogger,
     ...options,
+    // Tests of the stock lane (most of them) run without the port-less programs; those of the
+    // programs pass `fastLane: { portless: true }` (test/integration/phone-programs.test.ts).
+    fastLane: { portless: false, ...options.fastLane },
   });
   const { url } = await core.start();
   let stopped = false;

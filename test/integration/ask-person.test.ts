@@ -1,8 +1,8 @@
 /**
  * The agent asks the person to take the phone over (issue #26, docs/REFERENCE.md "Ask the
  * person"), through the real adb server: the ask waits and pushes progress, the admin state
- * shows it, the person takes the phone (the agent's tap answers human_in_control, a screenshot
- * works) and hands it back with a note the agent's call returns. Declined, timed out, stopped,
+ * shows it, the person takes the phone (the agent's tap answers human_in_control; a screenshot
+ * works only when the person let the agent watch) and hands it back with a note the agent's call returns. Declined, timed out, stopped,
  * a second ask, and a take-over that approves nothing: a wallet launch after the hand-back is
  * still held for approval.
  */
@@ -78,7 +78,8 @@ describe('the agent asks the person to take the phone over', () => {
     const second = await ask({ reason: 'type the PIN' });
     assert.equal(second.error?.code, 'ask_pending', JSON.stringify(second));
 
-    const taken = await takeover({ action: 'take' });
+    // The person lets the agent watch: its screen reads still work, its taps do not.
+    const taken = await takeover({ action: 'take', agent_may_watch: true });
     assert.equal(taken.status, 200, JSON.stringify(taken.body));
     const holding = await progress('person_in_control', from);
     assert.match(String(holding.payload?.message), /the person holds the phone \(\d+ s\); waiting for the hand-back/);
@@ -153,6 +154,10 @@ describe('the agent asks the person to take the phone over', () => {
     const asked = ask({ reason: 'log in to the wallet' });
     await askShown();
     assert.equal((await takeover({ action: 'take' })).status, 200);
+    // Not let to watch: the agent sees nothing of the wallet login while the person holds the phone.
+    const shot = await invoke(client, channel, 'android_screenshot');
+    assert.equal(shot.error?.code, 'human_in_control', JSON.stringify(shot));
+    assert.match(String(shot.error?.message), /wait for the hand-back/);
     assert.equal((await takeover({ action: 'hand_back' })).status, 200);
     const answer = await asked;
     assert.equal((answer.payload?.result as Json).note, null);

@@ -57,6 +57,10 @@ describe('a lease’s evidence bundle', () => {
     const pid = rig.phones[0]!.logcat.pidOf('com.example.notes')!;
     rig.phones[0]!.logcat.write('main', pid, pid, 'I', 'Evil', '<script>alert(1)</script>');
     await call('android_logcat', { max_lines: 50 });
+    // A person holds the phone a while, not letting the agent watch.
+    const takeover = `/admin/api/devices/${encodeURIComponent(rig.device(0).deviceId)}/takeover`;
+    assert.equal((await rig.bridge.admin('POST', takeover, { action: 'take' })).status, 200);
+    assert.equal((await rig.bridge.admin('POST', takeover, { action: 'hand_back' })).status, 200);
     assert.equal((await client.request('auth.logout', {}, channel)).payload?.status, 'ok');
 
     const deviceId = rig.device(0).deviceId;
@@ -116,6 +120,15 @@ describe('a lease’s evidence bundle', () => {
     assert.ok(bundle.logcat && bundle.logcat.lines.length > 0);
     assert.ok(bundle.turnover, 'the turnover report arrived');
     assert.equal(bundle.turnover_expected, true);
+    // Who held the phone when: the person, unwatched, from the take-over to the hand-back.
+    assert.equal(bundle.person_holds?.length, 1, JSON.stringify(bundle.person_holds));
+    const hold = bundle.person_holds?.[0];
+    assert.ok(hold);
+    assert.deepEqual([hold.by, hold.agent_may_watch], ['person at the computer', false]);
+    assert.ok(
+      hold.until !== null && hold.since >= summary.started_at && hold.until >= hold.since,
+      JSON.stringify(hold),
+    );
     assert.match(String(bundle.lease.holder?.client_address), /127\.0\.0\.1/, 'who asked for the phone');
     assert.ok(!text.includes(TYPED), 'typed text never in plain');
     assert.ok(!text.includes(rig.bridge.apiKey));
@@ -156,6 +169,10 @@ describe('a lease’s evidence bundle', () => {
     assert.ok(await page.locator('#approvals img').first().isVisible(), 'the approver’s screenshot shows');
     assert.ok(await page.locator('#screenshots img').first().isVisible());
     assert.ok(await page.locator('#turnover dl').isVisible());
+    assert.match(
+      await page.locator('#holds li').innerText(),
+      /person at the computer · the agent saw nothing of the screen/,
+    );
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, 'bundle.png') });
     // The log is folded; the <script> a phone app logged is text, and nothing ran.

@@ -119,7 +119,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
       assert.equal(tapped.lane, 'adb');
       assert.equal(tapped.toasts_watched, false);
       assert.equal(tapped.toasts, undefined);
-      assert.match(String(tapped.toasts_note), /fast lane’s helper/);
+      assert.match(String(tapped.toasts_note), /appium-uiautomator2-server \(open ports\), which is not running/);
       const waited = await call('android_wait_for', { toast: NOTE_SAVED_TOAST, timeout_ms: 30_000 }, 'wait-stock');
       assert.equal(waited.met, false);
       assert.equal(waited.toasts_watched, false);

@@ -471,7 +471,7 @@ describe('fast lane: the screen read after an action', () => {
       15_000,
     );
     assert.equal(unicode?.status, 'ok', JSON.stringify(unicode));
-    assert.match(String(unicode?.detail), /fast lane’s helper types any text/);
+    assert.match(String(unicode?.detail), /fast lane types any text/);
     await setHelper(rig, 'disable');
     unicode = await row();
     assert.equal(unicode?.status, 'problem', JSON.stringify(unicode));

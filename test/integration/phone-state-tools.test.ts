@@ -260,7 +260,7 @@ describe('runtime permissions and app data, held for approval under the default 
     const from = phone.argvLog.length;
     const set = await invoke(bound.client, bound.channel, 'android_set_clipboard', { text: 'hello' });
     assert.equal(set.error?.code, 'fast_lane_required');
-    assert.match(String(set.error?.fix), /Enable fast lane/);
+    assert.match(String(set.error?.fix), /Programs on this phone/);
     assert.match(String(set.error?.message), /no stock command reads or sets the clipboard/);
     const { ack: read, approval } = await heldThenAnswered(bound, 'android_read_clipboard', {}, 'approve', () => false);
     assert.deepEqual(approval.risk_classes, ['clipboard_read']);

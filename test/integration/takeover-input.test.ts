@@ -27,6 +27,7 @@ for (const setup of SETUPS) {
   describe(`the person drives a taken-over phone (${setup.name})`, { concurrency: 1 }, () => {
     let bound: BoundRig;
     let phone: SimulatedPhone;
+    let fieldCenter: [number, number] = [0, 0];
     const deviceId = (): string => bound.rig.device(0).deviceId;
     const call = async (tool: string, args: Json = {}): Promise<Json> =>
       result(await invoke(bound.client, bound.channel, tool, args));
@@ -51,17 +52,19 @@ for (const setup of SETUPS) {
       }
       await call('android_launch_app', { package: NOTES_PKG });
       await waitUntil(() => phone.foregroundPackage() === NOTES_PKG, 5_000, 'notes in front');
+      // The agent looks before the person takes the phone (while they hold it, it sees nothing of
+      // the screen): it finds the field, the person taps it.
+      const tree = await call('android_ui_tree');
+      const field = (tree.nodes as Json[]).find((n) => String(n.resource_id).endsWith('/note_text'));
+      assert.ok(field, JSON.stringify(tree.nodes));
+      fieldCenter = field.center as [number, number];
       const res = await bound.rig.bridge.admin('POST', `/admin/api/devices/${deviceId()}/takeover`, { action: 'take' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     });
     after(() => bound?.stop());
 
     test('typed text lands in the field: ASCII always, Chinese where the phone or the lane can type it', async () => {
-      // The agent may still look: it finds the field, the person taps it.
-      const tree = await call('android_ui_tree');
-      const field = (tree.nodes as Json[]).find((n) => String(n.resource_id).endsWith('/note_text'));
-      assert.ok(field, JSON.stringify(tree.nodes));
-      const [fx, fy] = field.center as [number, number];
+      const [fx, fy] = fieldCenter;
       assert.equal((await input({ kind: 'tap', x: fx, y: fy })).status, 200);
 
       const from = phone.argvLog.length;

@@ -1,7 +1,8 @@
 /**
  * Take over and hand back (issue #26, docs/REFERENCE.md "Take over"), through the real adb
  * server: while a person holds the phone the agent's control calls answer human_in_control at
- * once and nothing reaches the phone, observation calls still work, a control call queued
+ * once and nothing reaches the phone, screen reads work when the person let the agent watch
+ * (takeover-hides-screen.test.ts: they are refused when not), a control call queued
  * before the take-over is refused when its turn comes, the Descriptor push says so, the lease's
  * idle timer stands still, and the audit names the person. Handed back, taps work again.
  */
@@ -51,7 +52,7 @@ describe('take over and hand back', () => {
       .then((p) => p.payload?.connection_descriptor as Json);
   const tool = (descriptor: Json, id: string): Json => (descriptor.tools as Json[]).find((t) => t.tool_id === id)!;
 
-  test('taken over: a queued tap and a new tap are refused with human_in_control, nothing sent; reads work; the Descriptor says so', async () => {
+  test('taken over, the agent may watch: a queued tap and a new tap are refused with human_in_control, nothing sent; reads work; the Descriptor says so', async () => {
     const { client, channel } = bound!;
     assert.equal((await invoke(client, channel, 'android_tap', { x: 100, y: 200 })).error, undefined);
     const tapsBefore = taps();
@@ -67,11 +68,12 @@ describe('take over and hand back', () => {
     await waitUntil(() => bound!.rig.bridge.core.tools.agentQueueStats(deviceId()).queued === 1, 10_000, 'queued tap');
 
     const from = client.received.length;
-    const res = await takeover({ action: 'take' });
+    const res = await takeover({ action: 'take', agent_may_watch: true });
     phone.setLatency(0);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'taken');
     assert.equal(res.body.taken_over.by, 'person at the computer');
+    assert.equal(res.body.taken_over.agent_may_watch, true);
     assert.deepEqual((await adminDevice()).taken_over, res.body.taken_over);
 
     const descriptor = await pushed((d) => /^human_in_control/.test(String(tool(d, 'android_tap').reason ?? '')), from);
@@ -85,8 +87,10 @@ describe('take over and hand back', () => {
     const now = await invoke(client, channel, 'android_tap', { x: 400, y: 400 });
     assert.equal(now.error?.code, 'human_in_control');
     assert.match(String(now.error?.message), /person .*hand it back/);
+    assert.match(String(now.error?.message), /let the agent watch/);
     assert.ok(Date.now() - started < 1500, 'answered without waiting for the queue');
 
+    // The person let the agent watch: its screen reads are served while they hold the phone.
     const shot = await invoke(client, channel, 'android_screenshot');
     assert.equal(shot.error, undefined, JSON.stringify(shot.error));
     const tree = await invoke(client, channel, 'android_ui_tree');

@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import Adb from '@devicefarmer/adbkit';
-import { AdbDeviceShell, mapAdbError, readAllWithDeadline } from '../../main/core/devices/adb-device-shell';
+import {
+  AdbDeviceShell,
+  MAX_PHONE_OUTPUT_BYTES,
+  OutputBudget,
+  mapAdbError,
+  readAllWithDeadline,
+} from '../../main/core/devices/adb-device-shell';
 import { BridgeError } from '../../main/core/errors';
 
 type Reply = Buffer | 'fail' | 'cut';
@@ -156,5 +162,73 @@ describe('what a phone sends is bounded', () => {
       (await readAllWithDeadline(Promise.resolve(small), { timeoutMs: 5_000 }, 'echo', 'SERIAL', 1024)).toString(),
       'ok',
     );
+  });
+});
+
+describe('what one phone sends is bounded across its commands (#36 point 6)', () => {
+  /** A stream that sends `bytes` in 64 KiB chunks, then waits until `release` before it ends. */
+  function sender(bytes: number, release: Promise<void>): Readable {
+    let sent = 0;
+    return new Readable({
+      read() {
+        if (sent >= bytes) {
+          void release.then(() => this.push(null));
+          return;
+        }
+        const size = Math.min(64 * 1024, bytes - sent);
+        sent += size;
+        this.push(Buffer.alloc(size, 0x42));
+      },
+    });
+  }
+
+  test('reads running together on one phone stop at the phone’s cap, each under its own; the budget is given back', async () => {
+    const budget = new OutputBudget(1024 * 1024);
+    let open!: () => void;
+    const release = new Promise<void>((resolve) => (open = resolve));
+    const read = (bytes: number) =>
+      readAllWithDeadline(
+        Promise.resolve(sender(bytes, release)),
+        { timeoutMs: 5_000 },
+        'screencap',
+        'SERIAL',
+        768 * 1024,
+        budget,
+      );
+    // Three reads of 600 KiB each: none passes the per-command cap, together they pass the phone's.
+    const outcomes = Promise.allSettled([read(600 * 1024), read(600 * 1024), read(600 * 1024)]);
+    // The reads hold what they got until their streams end: once the phone's cap is reached, the next chunk stops one.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    open();
+    const settled = await outcomes;
+    const refused = settled.filter((o) => o.status === 'rejected');
+    assert.ok(refused.length >= 1, 'at least one read is stopped');
+    for (const o of refused) {
+      const error: unknown = o.reason;
+      assert.ok(error instanceof BridgeError);
+      assert.equal(error.code, 'output_too_large');
+      assert.match(error.message, /commands together sent more than 1 MiB at once/);
+    }
+    assert.ok(
+      settled.some((o) => o.status === 'fulfilled'),
+      'the phone’s other reads go on',
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(budget.inUse(), 0, 'every read gave its bytes back');
+    // Once they ended, a read as large as the cap fits again.
+    const again = await readAllWithDeadline(
+      Promise.resolve(sender(700 * 1024, Promise.resolve())),
+      { timeoutMs: 5_000 },
+      'pull',
+      'SERIAL',
+      768 * 1024,
+      budget,
+    );
+    assert.equal(again.length, 700 * 1024);
+  });
+
+  test('each phone has its own budget of MAX_PHONE_OUTPUT_BYTES', () => {
+    assert.equal(new OutputBudget().maxBytes, MAX_PHONE_OUTPUT_BYTES);
+    assert.equal(MAX_PHONE_OUTPUT_BYTES, 256 * 1024 * 1024);
   });
 });

@@ -3,7 +3,7 @@
  * after its own wrong codes; a stored code that took too many wrong guesses from anyone is
  * closed to callers who guessed wrong lately but stays open to a caller with a clean record,
  * so one guesser (or many) cannot lock the lab out of its own code; a wildcard code counts
- * its guesses once, whatever phone they named.
+ * its guesses once, whatever phone they named; an IPv6 caller counts by its /64 (#36 point 6).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,4 +52,20 @@ test('a wildcard code counts each guess once, whichever phone it named', () => {
   assert.deepEqual(g.open('10.0.2.0', [pool]), [pool], 'four guesses: still open');
   g.wrong('10.0.2.9', [pool]);
   assert.deepEqual(g.open('10.0.2.0', [pool]), []);
+});
+
+test('an IPv6 caller counts by its /64: a fresh address in the same /64 is no clean record', () => {
+  const { g } = guard();
+  // One host's /64: each guess from a new address of it.
+  for (let i = 0; i < 3; i++) g.wrong(`2001:db8:1:2::${i + 1}`, [pool]);
+  assert.ok(g.callerPausedFor('2001:db8:1:2:abcd::99') > 0, 'the whole /64 is paused');
+  assert.ok(g.callerPausedFor('::ffff:10.0.0.1') === 0 && g.callerPausedFor('2001:db8:1:3::1') === 0, 'others are not');
+  // The pool code's budget spent from the /64: another address of it may not try the code.
+  g.wrong('2001:db8:1:2::7', [pool]);
+  g.wrong('2001:db8:1:2::8', [pool]);
+  assert.deepEqual(g.open('2001:db8:1:2:ffff::1', [pool]), [], 'no fresh guess for a new address of the /64');
+  assert.deepEqual(g.open('2001:db8:9::1', [pool]), [pool], 'a clean /64 still may');
+  // The right code from any of its addresses cleans the /64's record.
+  g.right('2001:db8:1:2::1');
+  assert.equal(g.callerPausedFor('2001:db8:1:2::5'), 0);
 });

@@ -215,7 +215,10 @@ describe('the agent’s asks in the tray and the desktop notification', () => {
       approvals: [],
       pairings: [],
       devices: [
-        device('dev_1', 'Pixel 7', { ask: ask('a1', { taken_at: 2000 }), taken_over: { since: 2000, by: 'p' } }),
+        device('dev_1', 'Pixel 7', {
+          ask: ask('a1', { taken_at: 2000 }),
+          taken_over: { since: 2000, by: 'p', agent_may_watch: false },
+        }),
       ],
     };
     assert.equal(trayView(held).badgeCount, 0);
@@ -224,7 +227,10 @@ describe('the agent’s asks in the tray and the desktop notification', () => {
   test('Take over / Hand back per leased phone; the asking phone leads with the agent’s words, cut to one line', () => {
     const devices = [
       device('dev_a', 'Alpha'),
-      device('dev_h', 'Held', { lease: null, taken_over: { since: 1, by: 'person at the computer' } }),
+      device('dev_h', 'Held', {
+        lease: null,
+        taken_over: { since: 1, by: 'person at the computer', agent_may_watch: false },
+      }),
       device('dev_z', 'Zulu', { ask: ask('a2', { device_id: 'dev_z', reason: `type the PIN\n${'x'.repeat(120)}` }) }),
       device('dev_free', 'Free', { lease: null }),
       device('dev_off', 'Offline', { state: 'offline' }),

@@ -75,6 +75,10 @@ function bundle(extra: Partial<EvidenceBundle> = {}): EvidenceBundle {
         screenshot: { mime_type: 'image/jpeg', base64: JPEG.toString('base64') },
       },
     ],
+    person_holds: [
+      { since: T0 + 4000, until: T0 + 64_000, by: `person ${EVIL}`, agent_may_watch: false },
+      { since: T0 + 70_000, until: null, by: 'person at the computer', agent_may_watch: true },
+    ],
     screenshots: [
       {
         file_ref: 'file_' + 'a'.repeat(32),
@@ -105,7 +109,17 @@ function bundle(extra: Partial<EvidenceBundle> = {}): EvidenceBundle {
 void describe('evidence page', () => {
   void test('shows each section, the tool names in words and the error explained', () => {
     const html = buildEvidenceHtml(bundle());
-    for (const id of ['timeline', 'approvals', 'screenshots', 'crashes', 'recordings', 'turnover', 'logcat', 'data'])
+    for (const id of [
+      'timeline',
+      'holds',
+      'approvals',
+      'screenshots',
+      'crashes',
+      'recordings',
+      'turnover',
+      'logcat',
+      'data',
+    ])
       assert.match(html, new RegExp(`<section id="${id}">`), id);
     assert.match(html, /<span class="tool">Tap<\/span>/);
     assert.match(html, /<span class="tool">Type text<\/span>/);
@@ -121,6 +135,13 @@ void describe('evidence page', () => {
     assert.match(html, /3 older lines were dropped/);
     assert.match(html, /<img alt="Approvals" src="data:image\/jpeg;base64,/);
     assert.match(html, /2026-01-01 00:00:01 UTC/);
+    // Who held the phone when, and whether the agent saw the screen meanwhile.
+    assert.match(html, /<li data-watch="false"><time>[^<]+<\/time> – <time>[^<]+<\/time> · person &#60;/);
+    assert.match(html, /the agent saw nothing of the screen<\/li>/);
+    assert.match(
+      html,
+      /<li data-watch="true"><time>[^<]+<\/time> – still held when the lease ended · person at the computer · the person let the agent watch the screen<\/li>/,
+    );
   });
 
   void test('a <script> in an argument, a reason, a crash or a log line is text, and no script may run', () => {
@@ -191,6 +212,8 @@ void describe('evidence page', () => {
     assert.match(html, /<html lang="zh-CN">/);
     assert.match(html, /<span class="tool">点按<\/span>/);
     assert.match(html, /时间线/);
+    assert.match(html, /谁拿着手机/);
+    assert.match(html, /智能体看不到屏幕<\/li>/);
     assert.match(html, /\/sdcard\/Download\/a\.txt/);
     assert.match(html, /uninstall failed: &#60;Failure&#62;/);
   });

@@ -28,6 +28,7 @@ function fakePreload() {
       return Promise.resolve({ ok: false as const, error: { code: 'device_not_found', message: 'no such phone' } });
     },
     checkDevice: record('checkDevice', { device_id: 'dev_1', checked_at: 1, running: false, checks: [] }),
+    setDevicePrograms: record('setDevicePrograms', { status: 'disabled', programs: [] }),
     setDeviceHelper: record('setDeviceHelper', {
       status: 'enabled',
       helper: {

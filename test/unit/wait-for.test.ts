@@ -56,7 +56,8 @@ function scriptedLanes(reads: Array<{ lane: Lane; toasts?: SeenToast[] }>): Tool
     pressKey: refuse,
     typeText: refuse,
     helperRunning: () => true,
-    helperTree: async () => null,
+    fastTreeReady: () => true,
+    fastTree: async () => null,
     toastMark: () => 0,
     actionMark: () => undefined,
     toastsSince: () => ({ watched: false, toasts: [] }),
@@ -152,7 +153,7 @@ test('toast without the helper: not watched, said at once (no waiting out the ti
   );
   assert.equal(result.met, false);
   assert.equal(result.toasts_watched, false);
-  assert.match(String(result.toasts_note), /fast lane’s helper/);
+  assert.match(String(result.toasts_note), /appium-uiautomator2-server \(open ports\), which is not running/);
   assert.equal(stock.reads, 1);
   const noLanes = await waitFor.run(
     context(controller.signal, undefined),

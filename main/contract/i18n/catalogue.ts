@@ -19,6 +19,7 @@ import lan from './messages/lan';
 import pairings from './messages/pairings';
 import phoneCheck from './messages/phone-check';
 import phoneView from './messages/phone-view';
+import programs from './messages/programs';
 import settings from './messages/settings';
 import stream from './messages/stream';
 import tools from './messages/tools';
@@ -31,6 +32,7 @@ export const catalogue = {
   devices,
   'phone-check': phoneCheck,
   'phone-view': phoneView,
+  programs,
   helper,
   stream,
   bindings,

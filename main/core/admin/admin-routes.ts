@@ -13,6 +13,7 @@ import type {
   AdminChannel,
   AdminDevice,
   AdminFastLane,
+  AdminPhoneProgram,
   AdminScreenStream,
   AdminScreenStreamSettings,
   AdminHelper,
@@ -20,7 +21,6 @@ import type {
   AdminSecret,
   AdminSettings,
   AdminState,
-  AdminTakenOver,
   AdminPersonAsk,
   AdminTurnover,
   AdminTurnoverPolicy,
@@ -43,6 +43,7 @@ import { captureRaw } from '../android/screencap';
 import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 import { CONNECTOR_VERSION } from '../protocol/identity';
+import { takenOverView, type TakenOver } from '../takeover/takeover';
 
 /** What the phone thumbnail needs: the phone, its shell and its queue. */
 export interface ThumbnailDeps {
@@ -87,6 +88,8 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
   helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  /** The port-less programs per phone (phone-programs/phone-programs.ts). */
+  programs?: { view(deviceId: string): AdminPhoneProgram[] };
   streams?: { view(deviceId: string): AdminScreenStream; settings(): AdminScreenStreamSettings };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
@@ -95,7 +98,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
-  takeover?: { state(deviceId: string): AdminTakenOver | null };
+  takeover?: { state(deviceId: string): TakenOver | null };
   /** The agent's asks to the person (takeover/person-asks.ts): the one waiting on each phone. */
   asks?: { pending(deviceId: string): AdminPersonAsk | null };
 }
@@ -126,9 +129,10 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
+        ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
-        ...(deps.takeover ? { taken_over: deps.takeover.state(d.deviceId) } : {}),
+        ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),
         ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),
         claim_line: deps.bindings.lineLength(d.deviceId),
         ...(deps.doing ? { doing: deps.doing(d.deviceId) } : {}),

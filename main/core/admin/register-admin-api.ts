@@ -9,6 +9,7 @@ import type { Logger } from '../logging/logger';
 import type { AdminRouter } from './admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
 import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
+import { registerProgramRoutes, type ProgramRouteDeps } from './program-routes';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes';
 import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
@@ -21,7 +22,16 @@ import { registerHostRoutes } from './host-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
-  'approvals' | 'lanDevices' | 'helpers' | 'adbLinks' | 'secrets' | 'turnover' | 'takeover' | 'asks' | 'streams'
+  | 'approvals'
+  | 'lanDevices'
+  | 'helpers'
+  | 'programs'
+  | 'adbLinks'
+  | 'secrets'
+  | 'turnover'
+  | 'takeover'
+  | 'asks'
+  | 'streams'
 > {
   streams: StreamRouteDeps['streams'] & NonNullable<AdminRouteDeps['streams']>;
   takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
@@ -31,6 +41,9 @@ export interface AdminApiDeps extends Omit<
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
   helpers: HelperRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
+  programs: ProgramRouteDeps['programs'] & NonNullable<AdminRouteDeps['programs']>;
+  /** The phone's shell on its main display (the programs' remove). */
+  programShell: ProgramRouteDeps['shellFor'];
   safety: SafetyRouteDeps['safety'];
   timeline: PhoneViewRouteDeps['timeline'];
   frames: PhoneViewRouteDeps['frames'];
@@ -62,6 +75,12 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
+  registerProgramRoutes(router, {
+    programs: deps.programs,
+    registry: deps.registry,
+    shellFor: deps.programShell,
+    hub: deps.hub,
+  });
   registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });

@@ -6,7 +6,7 @@ import type { AdminTakenOver } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { EventHub } from '../events/event-hub';
-import type { Takeover } from '../takeover/takeover';
+import { takenOverView, type Takeover } from '../takeover/takeover';
 import { DECLINE_REASON_MAX_CHARS, type PersonAsks } from '../takeover/person-asks';
 import { parsePersonInput, type PersonInput } from '../takeover/person-input';
 import type { AdminRouter } from './admin-router';
@@ -34,10 +34,14 @@ export function registerTakeoverRoutes(router: AdminRouter, deps: TakeoverRouteD
       const note: unknown = body.note;
       if (note !== undefined && (typeof note !== 'string' || note.length > NOTE_MAX_CHARS))
         throw new BridgeError('invalid_arguments', `note must be text of at most ${NOTE_MAX_CHARS} characters`);
+      const watch: unknown = body.agent_may_watch;
+      if (watch !== undefined && typeof watch !== 'boolean')
+        throw new BridgeError('invalid_arguments', 'agent_may_watch must be true or false');
       if (body.action === 'take') {
-        const state = deps.takeover.take(params.device_id, 'person at the computer');
+        // Unless the person says so, the agent sees nothing of the screen while they hold it.
+        const state = deps.takeover.take(params.device_id, 'person at the computer', { agentMayWatch: watch === true });
         deps.hub.publish('state');
-        return { status: 'taken', taken_over: state };
+        return { status: 'taken', taken_over: takenOverView(state) };
       }
       if (body.action === 'hand_back') {
         deps.takeover.handBack(params.device_id, note);

@@ -7,6 +7,7 @@ import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { PersistedAccessCode, StateStore } from '../store/state-store';
 import { ACCESS_CODE_MAX_LENGTH, ACCESS_CODE_MIN_LENGTH } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
+import { addressGroup } from '../server/connection-limits';
 
 export function hashAccessCode(code: string, scope: string, requireApproval: boolean): PersistedAccessCode {
   const salt = randomBytes(16).toString('base64url');
@@ -66,8 +67,10 @@ export const CLAIM_LIMITS = { perCaller: 10, perCode: 20, windowMs: 5 * 60_000 }
 
 /**
  * Who may guess an access code now.
- * - A caller (the client address of the data plane: every channel it opens counts as one)
- *   with `perCaller` wrong codes in the window is paused, whatever code it sends next.
+ * - A caller (the client address of the data plane: every channel it opens counts as one; an
+ *   IPv6 address counts by its /64, since one host holds a whole /64 and could otherwise bring
+ *   a fresh address, with a clean record, to every guess) with `perCaller` wrong codes in the
+ *   window is paused, whatever code it sends next.
  * - A stored code that took `perCode` wrong guesses in the window (from anyone, for any phone
  *   it opens: a wildcard code counts once, not once per phone) is closed to every caller that
  *   guessed wrong lately; a caller with a clean record still gets through, so one guesser
@@ -84,24 +87,24 @@ export class ClaimGuard {
 
   /** Milliseconds until this caller may claim again, or 0. */
   callerPausedFor(caller: string): number {
-    return this.callers.retryAfter(caller);
+    return this.callers.retryAfter(addressGroup(caller));
   }
 
   /** The stored codes this caller may try now (by each code's salt, unique per code). */
   open<C extends { salt: string }>(caller: string, codes: readonly C[]): C[] {
-    if (this.callers.count(caller) === 0) return [...codes];
+    if (this.callers.count(addressGroup(caller)) === 0) return [...codes];
     return codes.filter((code) => this.codes.retryAfter(code.salt) === 0);
   }
 
   /** A wrong code from `caller` against the codes it could have opened. */
   wrong(caller: string, tried: readonly { salt: string }[]): void {
-    this.callers.recordFailure(caller);
+    this.callers.recordFailure(addressGroup(caller));
     for (const code of tried) this.codes.recordFailure(code.salt);
   }
 
   /** The right code: the caller's record is clean again. */
   right(caller: string): void {
-    this.callers.reset(caller);
+    this.callers.reset(addressGroup(caller));
   }
 }
 

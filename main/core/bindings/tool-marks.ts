@@ -36,6 +36,8 @@ const TREE_TOOLS = toolIdsWhere((f) => f.readsTree === true);
 const TYPING_TOOLS = toolIdsWhere((f) => f.policy === 'type');
 /** The tools that act on the phone (kind `control`): refused while a person has taken the phone over. */
 const CONTROL_TOOLS = TOOLS.filter((t) => t.kind === 'control').map((t) => t.id);
+/** The tools that show the agent the screen (ToolFacts `seesScreen`): refused while a person holds the phone unwatched. */
+const SCREEN_TOOLS = toolIdsWhere((f) => f.seesScreen === true);
 /** The tool that installs apps (marked after the phone refused an install). */
 const INSTALL_TOOLS = toolIdsWhere((f) => f.policy === 'install');
 
@@ -53,7 +55,7 @@ export interface MarkFacts {
   /** When a UI tree was last read by a tool call (ms), or null. */
   treeReadAt: number | null;
   /** A person has taken the phone over at the computer (takeover/takeover.ts), or null. */
-  takenOver?: { since: number; by: string } | null;
+  takenOver?: { since: number; by: string; agentMayWatch?: boolean } | null;
 }
 
 /** The marks for one phone; empty when every tool can work. */
@@ -97,9 +99,15 @@ export function toolMarks(facts: MarkFacts): Map<string, ToolMark> {
   // `connected` and the agent keeps its tools): a call answers human_in_control at once and
   // works again after the hand-back, which pushes a Descriptor without this note.
   if (facts.takenOver) {
-    const reason =
-      'human_in_control: a person has taken this phone over at the computer; control calls are refused until they hand it back (observation calls still work)';
+    const watched = facts.takenOver.agentMayWatch === true;
+    const reason = `human_in_control: a person has taken this phone over at the computer; control calls are refused until they hand it back${watched ? ' (they let the agent watch the screen meanwhile)' : ', and so are screen reads (other observation calls still work)'}`;
     for (const id of CONTROL_TOOLS) marks.set(id, { status: 'available', targetPermissionState: 'granted', reason });
+    if (!watched) {
+      const hidden =
+        'human_in_control: a person holds this phone at the computer and did not let the agent watch; the screen, its tree, recordings and the log are refused until they hand it back';
+      for (const id of SCREEN_TOOLS)
+        marks.set(id, { status: 'available', targetPermissionState: 'granted', reason: hidden });
+    }
   }
   return marks;
 }

@@ -54,30 +54,87 @@ export function mapAdbError(error: unknown, serial: string): BridgeError {
  */
 export const MAX_DEVICE_OUTPUT_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Most one phone's reads may hold at once, all its commands together: a phone runs a control
+ * command and four observation reads at a time, so a cap per command alone let one phone fill
+ * about 1 GiB (#36 point 6).
+ */
+export const MAX_PHONE_OUTPUT_BYTES = MAX_DEVICE_OUTPUT_BYTES;
+
+/**
+ * The bytes one phone's reads hold at once: each read takes what arrives and gives it all back
+ * when it ends (its caller owns the buffer from then on).
+ */
+export class OutputBudget {
+  private held = 0;
+
+  constructor(readonly maxBytes: number = MAX_PHONE_OUTPUT_BYTES) {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+      throw new TypeError('OutputBudget: maxBytes must be a positive integer');
+  }
+
+  /** Takes `bytes` when they fit, else takes nothing and answers false. */
+  take(bytes: number): boolean {
+    if (this.held + bytes > this.maxBytes) return false;
+    this.held += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.held = Math.max(0, this.held - bytes);
+  }
+
+  /** Bytes held by reads running now. */
+  inUse(): number {
+    return this.held;
+  }
+}
+
 export async function readAllWithDeadline(
   streamPromise: Promise<Duplex | Readable>,
   options: ShellRunOptions,
   what: string,
   serial: string,
   maxBytes: number = MAX_DEVICE_OUTPUT_BYTES,
+  budget?: OutputBudget,
 ): Promise<Buffer> {
   let stream: Duplex | Readable | undefined;
   const work = (async () => {
-    stream = await streamPromise;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
-        stream.destroy();
-        throw new BridgeError(
-          'output_too_large',
-          `the phone sent more than ${Math.round(maxBytes / 1048576)} MiB for ${what}; the bridge stopped reading`,
-        );
+    let taken = 0;
+    try {
+      stream = await streamPromise;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of stream) {
+        const length = (chunk as Buffer).length;
+        size += length;
+        if (size > maxBytes) {
+          budget?.give(taken);
+          taken = 0;
+          stream.destroy();
+          throw new BridgeError(
+            'output_too_large',
+            `the phone sent more than ${Math.round(maxBytes / 1048576)} MiB for ${what}; the bridge stopped reading`,
+          );
+        }
+        if (budget && !budget.take(length)) {
+          // Given back now, not when the stream's end is awaited: the phone's other reads go on.
+          budget.give(taken);
+          taken = 0;
+          stream.destroy();
+          throw new BridgeError(
+            'output_too_large',
+            `the phone's commands together sent more than ${Math.round(budget.maxBytes / 1048576)} MiB at once (at ${what}); the bridge stopped reading`,
+          );
+        }
+        if (budget) taken += length;
+        chunks.push(chunk as Buffer);
       }
-      chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    } finally {
+      // Given back when the read ends however it ends (a read its deadline cut ends once its stream is destroyed).
+      budget?.give(taken);
     }
-    return Buffer.concat(chunks);
   })();
   try {
     return await withDeadline(work, { ...options, what, onCancel: () => stream?.destroy() });
@@ -91,11 +148,15 @@ type Transport = Awaited<ReturnType<ReturnType<Client['getDevice']>['transport']
 export class AdbDeviceShell implements DeviceShell {
   /** The next commands' connections, switched to this phone while the current ones run. */
   private readonly transports: SpareConnectionPool<Transport>;
+  /** What this phone's reads hold at once, all commands together. */
+  readonly output: OutputBudget;
 
   constructor(
     private readonly client: Client,
     readonly serial: string,
+    options: { maxPhoneOutputBytes?: number } = {},
   ) {
+    this.output = new OutputBudget(options.maxPhoneOutputBytes);
     this.transports = new SpareConnectionPool(() => Promise.resolve(this.client.getDevice(this.serial).transport()), {
       idleMs: SPARE_IDLE_MS,
       maxSpares: MAX_SPARES,
@@ -147,7 +208,14 @@ export class AdbDeviceShell implements DeviceShell {
     })();
     let raw: Buffer;
     try {
-      raw = await readAllWithDeadline(streamPromise, options, argv[0] ?? 'command', this.serial);
+      raw = await readAllWithDeadline(
+        streamPromise,
+        options,
+        argv[0] ?? 'command',
+        this.serial,
+        MAX_DEVICE_OUTPUT_BYTES,
+        this.output,
+      );
     } catch (error) {
       if (refused && this.shellV2 === undefined) return 'refused';
       throw error;
@@ -175,6 +243,8 @@ export class AdbDeviceShell implements DeviceShell {
       options,
       `${argv[0] ?? 'command'}`,
       this.serial,
+      MAX_DEVICE_OUTPUT_BYTES,
+      this.output,
     );
     const at = raw.lastIndexOf(EXIT_MARKER);
     // Every command line ends by echoing the marker, so output without it was cut short: the
@@ -239,7 +309,14 @@ export class AdbDeviceShell implements DeviceShell {
     const streamPromise = this.openService(`exec:${buildCommandLine(argv)}`).then((transport) =>
       transport.parser.raw(),
     );
-    return readAllWithDeadline(streamPromise, options, argv[0] ?? 'exec', this.serial);
+    return readAllWithDeadline(
+      streamPromise,
+      options,
+      argv[0] ?? 'exec',
+      this.serial,
+      MAX_DEVICE_OUTPUT_BYTES,
+      this.output,
+    );
   }
 
   /**
@@ -300,6 +377,13 @@ export class AdbDeviceShell implements DeviceShell {
 
   async pull(remotePath: string, options: ShellRunOptions): Promise<Buffer> {
     const device = this.client.getDevice(this.serial);
-    return readAllWithDeadline(Promise.resolve(device.pull(remotePath)), options, 'pull', this.serial);
+    return readAllWithDeadline(
+      Promise.resolve(device.pull(remotePath)),
+      options,
+      'pull',
+      this.serial,
+      MAX_DEVICE_OUTPUT_BYTES,
+      this.output,
+    );
   }
 }

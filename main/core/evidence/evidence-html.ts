@@ -64,6 +64,22 @@ ${row(t('evidence.lease.calls'), String(bundle.calls.length))}
       : `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${bundle.calls.map((c) => callRow(c, t)).join('\n')}</ol>`,
   );
 
+  const holdList = bundle.person_holds ?? [];
+  const holds = section(
+    'holds',
+    t('evidence.holds.title'),
+    holdList.length === 0
+      ? empty(t('evidence.holds.empty'))
+      : `<ul>${holdList
+          .map(
+            (h) =>
+              `<li data-watch="${h.agent_may_watch ? 'true' : 'false'}"><time>${e(when(h.since))}</time> – ${
+                h.until === null ? e(t('evidence.holds.stillHeld')) : `<time>${e(when(h.until))}</time>`
+              } · ${e(h.by)} · ${e(t(h.agent_may_watch ? 'evidence.holds.watched' : 'evidence.holds.hidden'))}</li>`,
+          )
+          .join('\n')}</ul>`,
+  );
+
   const approvals = section(
     'approvals',
     t('evidence.approvals.title'),
@@ -158,6 +174,7 @@ ${s.image ? img(s.image, s.file_ref) : `<p class="note">${e(t(s.missing === 'bun
 ${header}
 <main>
 ${timeline}
+${holds}
 ${approvals}
 ${screenshots}
 ${crashes}

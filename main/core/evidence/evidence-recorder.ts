@@ -8,7 +8,10 @@
  * tools as android_logcat's answer is) and the files still in the cache. The turnover report
  * is added when the hand-over after the lease finishes.
  *
- * Memory stays bounded per lease (MAX_NOTED files and crashes); a lease whose channel the
+ * It also notes each take-over of the lease's phone (who held it when, and whether they let the
+ * agent watch), from the take-over's own events: they are the person's, not the channel's.
+ *
+ * Memory stays bounded per lease (MAX_NOTED files, crashes and holds); a lease whose channel the
  * recorder never saw bound gets no bundle.
  */
 import { randomBytes } from 'node:crypto';
@@ -20,6 +23,7 @@ import {
   type EvidenceCrash,
   type EvidenceImage,
   type EvidenceLog,
+  type EvidencePersonHold,
   type EvidenceRecording,
   type EvidenceScreenshot,
 } from '../../contract/evidence';
@@ -90,6 +94,7 @@ interface OpenLease extends LeaseStart {
   channelId: string;
   files: NotedFile[];
   crashes: EvidenceCrash[];
+  holds: EvidencePersonHold[];
 }
 
 export class EvidenceRecorder implements CallRecordSink {
@@ -113,7 +118,24 @@ export class EvidenceRecorder implements CallRecordSink {
       channelId,
       files: [],
       crashes: [],
+      holds: [],
     });
+  }
+
+  /** A person took the lease's phone (takeover/takeover.ts): noted on the open lease of that phone. */
+  personTook(deviceId: string, hold: { since: number; by: string; agentMayWatch: boolean }): void {
+    for (const lease of this.open.values()) {
+      if (lease.deviceId !== deviceId || lease.holds.length >= MAX_NOTED) continue;
+      lease.holds.push({ since: hold.since, until: null, by: hold.by, agent_may_watch: hold.agentMayWatch });
+    }
+  }
+
+  /** The person handed the phone back at `until`. */
+  personHandedBack(deviceId: string, until: number): void {
+    for (const lease of this.open.values()) {
+      const held = lease.deviceId === deviceId ? lease.holds.at(-1) : undefined;
+      if (held && held.until === null) held.until = until;
+    }
   }
 
   /** The file refs and crashes a finished call's result carried (CallRecordSink). */
@@ -236,6 +258,7 @@ export class EvidenceRecorder implements CallRecordSink {
       calls,
       calls_truncated: lines.length > MAX_EVIDENCE_CALLS,
       approvals: [],
+      person_holds: lease.holds.map((h) => ({ ...h })),
       screenshots: [],
       recordings: [],
       crashes: lease.crashes,

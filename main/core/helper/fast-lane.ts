@@ -1,6 +1,9 @@
 /**
- * The lanes a call can take on one phone: the helper when it is running ("helper"), else the
- * stock adb commands ("adb") — in the same call, with no side effect sent twice.
+ * The lanes a call can take on one phone, in the same call, with no side effect sent twice:
+ * - "helper": appium-uiautomator2-server, only on a phone whose person turned it on (open ports);
+ * - "scrcpy" (input) and "snapshot" (tree): the port-less programs (phone-programs/), on by
+ *   default, reached only through adb;
+ * - "adb": the stock commands (`input`, `uiautomator dump`), whenever the others cannot serve.
  *
  * Fallback rules:
  * - an input (tap, press, swipe, key, text) goes the stock way only when the helper request
@@ -36,9 +39,14 @@ import { HelperClipboard } from './helper-clipboard';
 import type { HelperManager, HelperSession } from './helper-manager';
 import { parseAppiumSource, planHelperTyping, pointerActions } from './helper-protocol';
 import { splitToasts, ToastLog } from './toast-log';
+import type { PhonePrograms } from '../phone-programs/phone-programs';
+import type { ScrcpyInputSession } from '../scrcpy/scrcpy-input-session';
+import { readSnapshotTree } from '../snapshot/snapshot-helper';
 import { isSparse, statsOf, treePackage, type TreeStats } from './tree-quality';
 
 const HELPER_INPUT_TIMEOUT_MS = 10_000;
+/** A snapshot read, like a stock dump, may wait for the screen to settle; past this the stock dump is no faster. */
+const SNAPSHOT_READ_TIMEOUT_MS = 15_000;
 
 interface TreeMark {
   signature: string;
@@ -52,19 +60,41 @@ export class FastLanes {
   private readonly stock = new Map<string, Map<string, TreeStats>>();
   private readonly marks = new Map<string, TreeMark>();
   private readonly actions = new Map<string, number>();
+  private readonly treeReads = new Map<string, Promise<void>>();
   /** @internal What the helper's page sources showed of toasts, per phone. */
   readonly toasts: ToastLog;
 
   constructor(
     private readonly manager: HelperManager,
     clock: () => number = Date.now,
+    private readonly programs?: PhonePrograms,
   ) {
     this.toasts = new ToastLog(clock);
   }
 
-  /** The lanes of one call on one phone. */
+  /** The lanes of one call on one phone; the port-less programs start in the background if they do not run yet. */
   forCall(deviceId: string, shell: DeviceShell): ToolLanes {
-    return new CallLanes(this, this.manager, deviceId, shell);
+    this.programs?.warm(deviceId, shell);
+    return new CallLanes(this, this.manager, deviceId, shell, this.programs);
+  }
+
+  /**
+   * @internal Tree reads that open a UiAutomation connection (the snapshot helper, the stock
+   * dump) one at a time per phone: Android allows one connection, so a second reader started
+   * meanwhile (the read after an action, an agent's `android_ui_tree`) would fail instead of wait.
+   */
+  serialTree<T>(deviceId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.treeReads.get(deviceId) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.treeReads.set(deviceId, tail);
+    void tail.then(() => {
+      if (this.treeReads.get(deviceId) === tail) this.treeReads.delete(deviceId);
+    });
+    return run;
   }
 
   /** @internal */
@@ -123,6 +153,7 @@ class CallLanes implements ToolLanes {
     private readonly manager: HelperManager,
     private readonly deviceId: string,
     private readonly shell: DeviceShell,
+    private readonly programs: PhonePrograms | undefined,
   ) {}
 
   async tree(
@@ -139,14 +170,52 @@ class CallLanes implements ToolLanes {
       // The stock dump needs UiAutomation: a helper still running steps aside first, for a while.
       if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, read.reason);
     }
-    const nodes = await readUiTree(this.shell, options);
-    this.lanes.noteStockTree(this.deviceId, nodes);
-    this.manager.noteLane(this.deviceId, 'adb');
-    return { nodes, lane: 'adb' };
+    return this.lanes.serialTree(this.deviceId, async () => {
+      const fast = session ? null : await this.snapshotTreeNow(options);
+      if (fast) return { nodes: fast, lane: 'snapshot' as const };
+      const nodes = await readUiTree(this.shell, options);
+      this.lanes.noteStockTree(this.deviceId, nodes);
+      this.manager.noteLane(this.deviceId, 'adb');
+      return { nodes, lane: 'adb' as const };
+    });
+  }
+
+  /**
+   * The port-less snapshot helper's tree, or null when it cannot serve now (not checked on the
+   * phone yet, failed): a read is only a read, so any failure leaves the call to the stock dump.
+   */
+  private snapshotTree(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+    if (!this.programs?.treeHelper(this.deviceId, this.shell)) return Promise.resolve(null);
+    return this.lanes.serialTree(this.deviceId, () => this.snapshotTreeNow(options));
+  }
+
+  /** snapshotTree inside the phone's tree-read turn. */
+  private async snapshotTreeNow(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+    options.signal.throwIfAborted();
+    const helper = this.programs?.treeHelper(this.deviceId, this.shell);
+    if (!helper || !this.programs) return null;
+    try {
+      const read = await readSnapshotTree(this.shell, {
+        helper,
+        timeoutMs: Math.min(options.timeoutMs, SNAPSHOT_READ_TIMEOUT_MS),
+        signal: options.signal,
+      });
+      this.programs.noteServed(this.deviceId, 'snapshot_tree', true);
+      return read.nodes;
+    } catch (error) {
+      if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+      this.programs.treeFailed(this.deviceId, error);
+      this.programs.noteServed(this.deviceId, 'snapshot_tree', false);
+      return null;
+    }
   }
 
   helperRunning(): boolean {
     return this.manager.isRunning(this.deviceId);
+  }
+
+  fastTreeReady(): boolean {
+    return this.manager.isRunning(this.deviceId) || this.programs?.treeHelper(this.deviceId, this.shell) != null;
   }
 
   toastMark(): number {
@@ -168,18 +237,21 @@ class CallLanes implements ToolLanes {
 
   async clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null> {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
-    if (!session) return null;
+    if (!session) {
+      const input = this.programs?.input(this.deviceId, this.shell);
+      return input ? scrcpyClipboard(input, this.programs!, this.deviceId) : null;
+    }
     return new HelperClipboard(session, {
       failed: (error) => this.manager.helperFailed(this.deviceId, error),
       served: () => this.manager.noteLane(this.deviceId, 'helper'),
     });
   }
 
-  async helperTree(
+  async fastTree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null> {
-    if (!this.manager.isRunning(this.deviceId)) return null;
+    if (!this.manager.isRunning(this.deviceId)) return this.snapshotTree(options);
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (!session) return null;
     try {
@@ -247,6 +319,7 @@ class CallLanes implements ToolLanes {
     signal: AbortSignal | undefined,
     helper: (session: HelperSession) => Promise<void>,
     stock: () => Promise<void>,
+    scrcpy?: (input: ScrcpyInputSession) => Promise<void>,
   ): Promise<Lane> {
     this.beforeInput();
     const session = await this.manager.acquire(this.deviceId, signal ? { signal } : {});
@@ -261,11 +334,33 @@ class CallLanes implements ToolLanes {
         await this.manager.helperFailed(this.deviceId, error);
         if (!notPerformed(error)) throw error;
       }
+    } else if (scrcpy && (await this.viaScrcpy(scrcpy))) {
+      return 'scrcpy';
     }
     await stock();
     this.lanes.noteAction(this.deviceId);
     this.manager.noteLane(this.deviceId, 'adb');
     return 'adb';
+  }
+
+  /**
+   * Runs `work` on the running input server: true when it did. False (the caller goes the stock
+   * way) when none runs or the server provably did nothing; an input that may have acted throws.
+   */
+  private async viaScrcpy(work: (input: ScrcpyInputSession) => Promise<void>): Promise<boolean> {
+    const input = this.programs?.input(this.deviceId, this.shell);
+    if (!input || !this.programs) return false;
+    try {
+      await work(input);
+    } catch (error) {
+      this.programs.inputFailed(this.deviceId, error);
+      if (!notPerformed(error)) throw error;
+      this.programs.noteServed(this.deviceId, 'scrcpy_input', false);
+      return false;
+    }
+    this.lanes.noteAction(this.deviceId);
+    this.programs.noteServed(this.deviceId, 'scrcpy_input', true);
+    return true;
   }
 
   private requestOptions(
@@ -286,6 +381,7 @@ class CallLanes implements ToolLanes {
         await s.call('POST', '/actions', pointerActions({ x, y }, null, 0), this.requestOptions(options));
       },
       () => tap(this.shell, x, y, options),
+      (input) => input.tap(x, y, this.requestOptions(options)),
     );
   }
 
@@ -303,6 +399,7 @@ class CallLanes implements ToolLanes {
         );
       },
       () => longPress(this.shell, x, y, durationMs, options),
+      (input) => input.longPress(x, y, { ...this.requestOptions(options, durationMs), durationMs }),
     );
   }
 
@@ -321,15 +418,20 @@ class CallLanes implements ToolLanes {
         );
       },
       () => swipe(this.shell, from, to, durationMs, options),
+      (input) => input.swipe(from.x, from.y, to.x, to.y, durationMs, this.requestOptions(options, durationMs)),
     );
   }
 
   pressKey(name: string, options?: PressKeyOptions): Promise<Lane> {
     const code = keyCode(name);
-    // A held key has its own endpoint the bridge does not use: the stock lane presses it.
+    // A held key has its own endpoint the helper does not serve: scrcpy or the stock lane presses it.
     if (options?.longPress) {
       this.beforeInput();
       return (async () => {
+        if (
+          await this.viaScrcpy((input) => input.key(code, { ...this.requestOptions(options, 1_000), longPress: true }))
+        )
+          return 'scrcpy' as const;
         await pressKey(this.shell, name, options);
         this.lanes.noteAction(this.deviceId);
         this.manager.noteLane(this.deviceId, 'adb');
@@ -347,6 +449,7 @@ class CallLanes implements ToolLanes {
         );
       },
       () => pressKey(this.shell, name, options),
+      (input) => input.key(code, this.requestOptions(options)),
     );
   }
 
@@ -407,11 +510,111 @@ class CallLanes implements ToolLanes {
         }
       }
     }
+    if (!session) {
+      const viaScrcpy = await this.typeViaScrcpy(text, options);
+      if ('lane' in viaScrcpy) return viaScrcpy;
+      text = viaScrcpy.rest;
+    }
     const typed = await typeText(this.shell, text, options);
     this.lanes.noteAction(this.deviceId);
     this.manager.noteLane(this.deviceId, 'adb');
     return { lane: 'adb', method: typed.method };
   }
+
+  /**
+   * Types through scrcpy-server: printable ASCII as key events (nothing on the clipboard),
+   * anything else pasted from the clipboard (any language, no keyboard app needed); line breaks
+   * and tabs as keys. A password field gets key events only: a secret is never put on the
+   * clipboard, so its other characters go the stock way. Answers the lane, or the text still
+   * to type (all of it when nothing was typed) when a step provably did nothing.
+   */
+  private async typeViaScrcpy(
+    text: string,
+    options: TypeTextOptions & { password?: boolean },
+  ): Promise<{ lane: Lane; method: string } | { rest: string }> {
+    const programs = this.programs;
+    const input = programs?.input(this.deviceId, this.shell);
+    if (!input || !programs) return { rest: text };
+    const all = normalised(text);
+    let typed = 0;
+    let pasted = false;
+    for (const piece of scrcpyTypingPieces(all)) {
+      if (piece.kind === 'paste' && options.password) break;
+      try {
+        if (piece.kind === 'key') await input.key(piece.keycode, this.requestOptions(options));
+        else if (piece.kind === 'keys')
+          await input.injectText(piece.text, this.requestOptions(options, Math.ceil(piece.text.length * 2)));
+        else {
+          await input.typeText(piece.text, this.requestOptions(options));
+          programs.notePasted(this.deviceId, piece.text);
+          pasted = true;
+        }
+      } catch (error) {
+        programs.inputFailed(this.deviceId, error);
+        if (!notPerformed(error)) throw error;
+        break;
+      }
+      typed += piece.length;
+    }
+    if (typed === 0) {
+      programs.noteServed(this.deviceId, 'scrcpy_input', false);
+      return { rest: text };
+    }
+    this.lanes.noteAction(this.deviceId);
+    programs.noteServed(this.deviceId, 'scrcpy_input', true);
+    if (typed < all.length) {
+      // The rest the stock way: what scrcpy typed is not typed again.
+      const rest = await typeText(this.shell, all.slice(typed), options);
+      return { lane: 'adb', method: rest.method };
+    }
+    return { lane: 'scrcpy', method: pasted ? 'scrcpy_paste' : 'scrcpy_keys' };
+  }
+}
+
+type TypingPiece =
+  | { kind: 'keys'; text: string; length: number }
+  | { kind: 'paste'; text: string; length: number }
+  | { kind: 'key'; keycode: number; length: number };
+
+/** Text cut into runs of printable ASCII (key events), other text (paste), and line breaks or tabs (keys). */
+export function scrcpyTypingPieces(text: string): TypingPiece[] {
+  const pieces: TypingPiece[] = [];
+  const re = /([\x20-\x7e]+)|([\n\t])|([^\x20-\x7e\n\t]+)/gu;
+  for (const match of text.matchAll(re)) {
+    const [whole, ascii, control] = match;
+    if (ascii !== undefined) pieces.push({ kind: 'keys', text: ascii, length: whole.length });
+    else if (control !== undefined) pieces.push({ kind: 'key', keycode: control === '\n' ? 66 : 61, length: 1 });
+    else pieces.push({ kind: 'paste', text: whole, length: whole.length });
+  }
+  return pieces;
+}
+
+/** The phone's clipboard through scrcpy-server (it reads the clipboard on every Android, as the shell may). */
+function scrcpyClipboard(input: ScrcpyInputSession, programs: PhonePrograms, deviceId: string): PhoneClipboard {
+  const served = (): void => programs.noteServed(deviceId, 'scrcpy_input', true);
+  return {
+    lane: 'scrcpy',
+    readsEveryApp: true,
+    async read(options) {
+      try {
+        const text = (await input.getClipboard(options)) ?? '';
+        served();
+        return text;
+      } catch (error) {
+        programs.inputFailed(deviceId, error);
+        throw error;
+      }
+    },
+    async write(text, options) {
+      try {
+        await input.setClipboard(text, options);
+        served();
+      } catch (error) {
+        programs.inputFailed(deviceId, error);
+        throw error;
+      }
+    },
+  };
 }
 
 function normalised(text: string): string {

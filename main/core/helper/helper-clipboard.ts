@@ -52,6 +52,10 @@ export interface HelperClipboardHooks {
 
 /** The clipboard of one running helper session. Nothing is retried: a set whose answer was lost may have happened. */
 export class HelperClipboard implements PhoneClipboard {
+  readonly lane = 'helper' as const;
+  /** Android 10+ lets it read the clipboard only while its app is in front, which it never is. */
+  readonly readsEveryApp = false;
+
   constructor(
     private readonly session: HelperSession,
     private readonly hooks: HelperClipboardHooks,

@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import type { AdminActionPoint, AdminPhoneAction } from '../../contract/admin-api';
+import { isActionLane, type ActionLane, type AdminActionPoint, type AdminPhoneAction } from '../../contract/admin-api';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
@@ -198,7 +198,7 @@ export class ActionTimeline implements CallObserver {
         entry.view.progress = null;
         entry.view.duration_ms = durationMs;
         const lane = ack.result?.lane;
-        entry.view.lane = lane === 'helper' || lane === 'adb' ? lane : null;
+        entry.view.lane = isActionLane(lane) ? lane : null;
         entry.view.points = ack.result ? pointsOf(toolId, ack.result) : [];
         if (call.tool.kind === 'control') ring.lastControlEndAt = end;
         this.deps.changed(deviceId);
@@ -219,7 +219,7 @@ export class ActionTimeline implements CallObserver {
       message: string | null;
       durationMs: number;
       points: AdminActionPoint[];
-      lane: 'helper' | 'adb' | null;
+      lane: ActionLane | null;
     },
   ): void {
     const end = this.deps.clock();

@@ -35,6 +35,7 @@ import {
   ACTION,
   decodeDeviceMessages,
   encodeControlMessage,
+  INJECT_TEXT_MAX_BYTES,
   type ControlMessage,
   type DeviceMessage,
 } from './scrcpy-wire';
@@ -363,6 +364,33 @@ export class ScrcpyInputSession {
    */
   typeText(text: string, options: CallOptions): Promise<void> {
     return this.clipboardCall(text, true, options);
+  }
+
+  /**
+   * Printable ASCII typed as key events (INJECT_TEXT: the server maps each character through
+   * the virtual keyboard's KeyCharacterMap), in pieces of at most 300 bytes as scrcpy's own
+   * client sends them. The clipboard is not touched. Other characters are refused before
+   * anything is sent: they go by paste (`typeText`).
+   */
+  injectText(text: string, options: CallOptions): Promise<void> {
+    if (!/^[\x20-\x7e]*$/.test(text))
+      return Promise.reject(
+        new BridgeError('invalid_arguments', 'only printable ASCII is typed as key events; other text is pasted'),
+      );
+    const pieces: ControlMessage[] = [];
+    for (let at = 0; at < text.length; at += INJECT_TEXT_MAX_BYTES)
+      pieces.push({ type: 'text', text: text.slice(at, at + INJECT_TEXT_MAX_BYTES) });
+    return this.serial(async () => {
+      this.checkRefusal();
+      const from = this.dropped + this.output.length;
+      await this.send([pieces], options, true);
+      const said = this.output.slice(Math.max(0, from - this.dropped));
+      if (/Could not inject char/.test(said))
+        throw new BridgeError(
+          'outcome_unknown',
+          'scrcpy-server could not type every character (the phone’s keyboard map lacks some); part of the text may have been typed',
+        );
+    });
   }
 
   /** Sets the phone's clipboard (no paste). */

@@ -35,6 +35,8 @@ export const POINTER_GENERIC_FINGER = -2n;
 /** 256 KiB: the largest message the server reads; a clipboard text gets that less its 14 header bytes. */
 export const MESSAGE_MAX_BYTES = 1 << 18;
 export const CLIPBOARD_TEXT_MAX_BYTES = MESSAGE_MAX_BYTES - 14;
+/** What scrcpy's own client sends at most per INJECT_TEXT (SC_CONTROL_MSG_INJECT_TEXT_MAX_LENGTH). */
+export const INJECT_TEXT_MAX_BYTES = 300;
 /** START_APP's name has a one-byte length. */
 export const START_APP_NAME_MAX_BYTES = 255;
 
@@ -63,6 +65,7 @@ export type ControlMessage =
       v: number;
       buttons: number;
     }
+  | { type: 'text'; text: string }
   | { type: 'getClipboard'; copyKey: number }
   | { type: 'setClipboard'; sequence: bigint; paste: boolean; text: string }
   | { type: 'startApp'; name: string };
@@ -125,6 +128,15 @@ export function encodeControlMessage(m: ControlMessage): Buffer {
       buf.writeInt16BE(i16Fixed(m.v), at + 2);
       buf.writeInt32BE(m.buttons, at + 4);
       return buf;
+    }
+    case 'text': {
+      const text = Buffer.from(m.text, 'utf8');
+      if (text.length > INJECT_TEXT_MAX_BYTES)
+        throw new RangeError(`injected text is ${text.length} bytes; scrcpy sends at most ${INJECT_TEXT_MAX_BYTES}`);
+      const head = Buffer.alloc(5);
+      head.writeUInt8(CONTROL_TYPE.injectText, 0);
+      head.writeUInt32BE(text.length, 1);
+      return Buffer.concat([head, text]);
     }
     case 'getClipboard':
       return Buffer.from([CONTROL_TYPE.getClipboard, m.copyKey]);
@@ -216,6 +228,16 @@ function decodeOne(d: Buffer, at: number): { message: ControlMessage; next: numb
         },
         next: at + 21,
       };
+    case CONTROL_TYPE.injectText: {
+      if (!need(5)) return undefined;
+      const length = d.readUInt32BE(at + 1);
+      if (length > MESSAGE_MAX_BYTES) throw new Error(`text too long: ${length}`);
+      if (!need(5 + length)) return undefined;
+      return {
+        message: { type: 'text', text: d.subarray(at + 5, at + 5 + length).toString('utf8') },
+        next: at + 5 + length,
+      };
+    }
     case CONTROL_TYPE.getClipboard:
       if (!need(2)) return undefined;
       return { message: { type: 'getClipboard', copyKey: d.readUInt8(at + 1) }, next: at + 2 };

@@ -181,7 +181,7 @@ export class PersonAsks {
   }
 
   /** The person handed the phone back: the agent's call returns their note. */
-  handedBack(back: HandBack): void {
+  handedBack(back: Pick<HandBack, 'deviceId' | 'heldMs' | 'note'>): void {
     const w = this.waiting.get(back.deviceId);
     if (!w || w.ask.taken_at === null) return;
     w.settle({

@@ -14,7 +14,7 @@
  * (`describePersonInput`), the way docs/REFERENCE.md "typed text" promises for text at rest.
  */
 import { z } from 'zod';
-import type { AdminActionPoint, AdminPersonInput } from '../../contract/admin-api';
+import type { ActionLane, AdminActionPoint, AdminPersonInput } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import { longPress, pressKey, swipe, tap, type Point, type ScreenSize } from '../android/input';
 import { typeText, type TypeTextOptions } from '../android/text-input';
@@ -106,7 +106,7 @@ export function describePersonInput(input: PersonInput): Record<string, unknown>
 /** How the phone was reached and where it was touched, for the timeline. */
 export interface PersonInputDone {
   points: AdminActionPoint[];
-  lane: 'helper' | 'adb';
+  lane: ActionLane;
 }
 
 export interface PersonInputDeps {
@@ -122,7 +122,7 @@ export interface PersonInputDeps {
     shell: DeviceShell,
     text: string,
     options: TypeTextOptions,
-  ) => Promise<{ lane: 'helper' | 'adb' }>;
+  ) => Promise<{ lane: ActionLane }>;
   /** Told of every input, done (code null) or refused; `described` is describePersonInput's. */
   record: (
     deviceId: string,

@@ -65,12 +65,19 @@ export interface CallPipelineOptions {
    * on it, or null while the agent has it. Observation calls never ask.
    */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /**
+   * A person holds or held the phone since `since` without letting the agent watch: the
+   * refusal for a screen read (ToolFacts `seesScreen`) over that time, else null.
+   */
+  screenHidden?: (deviceId: string, since: number) => BridgeError | null;
 }
 
 const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'policy', reasons: [] }) };
 
 export class CallPipeline {
   private readonly gate: SafetyGate;
+  /** The agent's screen reads queued or running, per phone: a person's unwatched take-over stops them. */
+  private readonly screenReads = new Map<string, Set<AbortController>>();
 
   constructor(private readonly o: CallPipelineOptions) {
     this.gate = o.gate ?? ALLOW_ALL;
@@ -81,10 +88,18 @@ export class CallPipeline {
     const deviceId = call.device.deviceId;
     call.observed = this.o.observer?.queued(call);
     let ack: StoredAck;
+    const reads = call.tool.facts.seesScreen ? this.noteScreenRead(deviceId, controller) : undefined;
     try {
-      // Refused at once, not queued behind a running call: the person may hold the phone for minutes.
+      // Refused at once, not queued behind a running call: the person may hold the phone for minutes
+      // (control calls, and screen reads unless the person lets the agent watch).
       this.refuseIfHeld(call);
       ack = await this.o.queue.submit(deviceId, call.tool.kind, call.channelId, () => this.inSlot(call), controller);
+      // A read that a person's unwatched hold overlapped (a recording, a wait) shows what they
+      // did: its answer is dropped, whenever the hold began.
+      if (call.tool.facts.seesScreen) {
+        const hidden = this.o.screenHidden?.(deviceId, call.receivedAt) ?? null;
+        if (hidden) throw hidden;
+      }
       if (ack.error || mayWake(call.tool.id, call.args)) this.o.memory.screenLock.forget(deviceId);
     } catch (error) {
       this.o.memory.screenLock.forget(deviceId);
@@ -94,6 +109,8 @@ export class CallPipeline {
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
       ack = { error: toWireError(error) };
+    } finally {
+      reads?.();
     }
     // Before anything keeps or sends it: a field showing a typed secret shows in later trees too.
     if (this.o.secrets) ack = scrubSecrets(ack, this.o.secrets.values());
@@ -101,9 +118,39 @@ export class CallPipeline {
     return this.finish(call, ack);
   }
 
+  /**
+   * Stops the screen reads queued or running on a phone with `refusal`: the queue answers each
+   * at once and its commands are cut (a recording's stream closes, so the phone stops it, and
+   * its file is removed there). Answers how many.
+   */
+  stopScreenReads(deviceId: string, refusal: BridgeError): number {
+    let stopped = 0;
+    for (const controller of this.screenReads.get(deviceId) ?? []) {
+      if (controller.signal.aborted) continue;
+      controller.abort(refusal);
+      stopped++;
+    }
+    return stopped;
+  }
+
+  private noteScreenRead(deviceId: string, controller: AbortController): () => void {
+    const reads = this.screenReads.get(deviceId) ?? new Set<AbortController>();
+    this.screenReads.set(deviceId, reads);
+    reads.add(controller);
+    return () => {
+      reads.delete(controller);
+      if (reads.size === 0 && this.screenReads.get(deviceId) === reads) this.screenReads.delete(deviceId);
+    };
+  }
+
   private refuseIfHeld(call: ToolCall): void {
-    if (call.tool.kind !== 'control') return;
-    const refusal = this.o.heldByPerson?.(call.device.deviceId) ?? null;
+    const deviceId = call.device.deviceId;
+    const refusal =
+      call.tool.kind === 'control'
+        ? (this.o.heldByPerson?.(deviceId) ?? null)
+        : call.tool.facts.seesScreen
+          ? (this.o.screenHidden?.(deviceId, call.receivedAt) ?? null)
+          : null;
     if (refusal) throw refusal;
   }
 
@@ -217,7 +264,9 @@ export class CallPipeline {
     return {
       readTree: async (window) => (await lanes.tree(read, window)).nodes,
       cheapTree,
-      ...(call.tool.kind === 'control' && cheapTree
+      // After an action, a tree read other than the stock dump starts at once (the snapshot helper
+      // costs the phone a read, not a held connection), so the next call's gate finds it ready.
+      ...(call.tool.kind === 'control' && lanes.fastTreeReady()
         ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) }
         : {}),
     };
@@ -235,8 +284,8 @@ export class CallPipeline {
         withTree: true,
         ...read,
         readTree: async (window) => {
-          const nodes = await lanes.helperTree(read, window);
-          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable helper tree');
+          const nodes = await lanes.fastTree(read, window);
+          if (!nodes) throw new BridgeError('helper_unavailable', 'no usable tree but the stock dump');
           return nodes;
         },
       });

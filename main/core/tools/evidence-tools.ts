@@ -96,7 +96,7 @@ const logcatTool = defineTool({
     'Read the phone’s log (logcat, threadtime lines), newest last: filter by app package (its running process), tags, lowest level, since (seconds back or an ISO time) and buffers; bounded by max_lines (default 500, max 5000) and max_bytes. Lab secrets, text typed during this lease and token- or password-shaped values are redacted. Large output comes as a text file (file_ref + download_url) with the first lines inline.',
   kind: 'observation',
   sideEffect: false,
-  facts: { policy: 'none' },
+  facts: { policy: 'none', seesScreen: true },
   args: logcatArgs,
   output: {
     type: 'object',

@@ -62,7 +62,7 @@ const uiTreeTool = defineTool({
     'The accessibility tree of the current screen as compact JSON: index, ref (elements you can act on), text, resource_id, content_desc, class, bounds, center and flags. Pass a ref (e.g. @kq12) to control tools; refs expire with any control action or screen change (ref_stale: read again).',
   kind: 'observation',
   sideEffect: false,
-  facts: { policy: 'none', readsTree: true, usesDisplay: true },
+  facts: { policy: 'none', seesScreen: true, readsTree: true, usesDisplay: true },
   args: z.strictObject({
     interactive_only: z
       .boolean()
@@ -163,7 +163,7 @@ const waitForTool = defineTool({
     'Wait until an element appears or disappears, until the screen stops changing, or until a toast containing the given text shows (fast lane only), up to a timeout. Sends progress while waiting.',
   kind: 'observation',
   sideEffect: false,
-  facts: { policy: 'none', readsTree: true, usesDisplay: true },
+  facts: { policy: 'none', seesScreen: true, readsTree: true, usesDisplay: true },
   args: z
     .strictObject({
       element: elementSelector.optional(),
@@ -177,7 +177,7 @@ const waitForTool = defineTool({
         .max(500)
         .optional()
         .describe(
-          'Wait for a toast whose text contains this (case-insensitive). Needs the fast lane; give it without element or condition.',
+          'Wait for a toast whose text contains this (case-insensitive). Needs appium-uiautomator2-server, which the person turns on per phone; give it without element or condition.',
         ),
       timeout_ms: z.number().int().min(100).max(60_000).optional().describe('Default 10000.'),
     })
@@ -234,7 +234,7 @@ const screenshotTool = defineTool({
     'Capture the screen. Returns file_ref and a short-lived download_url (never bytes), size, byte_size, sha256, unchanged (identical to your previous capture), secure_screen (the app blocks screenshots) and source (stream: the phone’s screen stream, always newer than your last action; screencap). Optional boxes over interactive elements labelled with their refs (annotate).',
   kind: 'observation',
   sideEffect: false,
-  facts: { policy: 'none', usesDisplay: true },
+  facts: { policy: 'none', seesScreen: true, usesDisplay: true },
   args: z.strictObject({
     format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Default webp (smallest at equal legibility).'),
     quality: z.number().int().min(30).max(100).optional().describe('JPEG/WebP quality (default 80).'),
@@ -262,7 +262,7 @@ const recordTool = defineTool({
   description: `Record the screen for 1–${MAX_RECORD_SECONDS} seconds. Up to 180 s: one MP4 (file_ref + download_url). Longer: \`chunks\`, MP4s of at most 180 s in order, each starting before the previous ends (start_ms, overlap_ms: trim that when joining). A still screen is still recorded (its last frame is held).`,
   kind: 'observation',
   sideEffect: false,
-  facts: { policy: 'none', usesDisplay: true },
+  facts: { policy: 'none', seesScreen: true, usesDisplay: true },
   args: z.strictObject({
     seconds: z.number().int().min(1).max(MAX_RECORD_SECONDS).describe('Length of the recording.'),
   }),

@@ -14,7 +14,7 @@ const askPersonTool = defineTool({
   id: 'android_ask_person',
   title: 'Ask the person to take over',
   description:
-    'Ask the person at the computer to take the phone over for a step you must not do yourself: a login, a captcha, a PIN or password you were not given, a consent or payment screen. The app shows your reason; the call waits (sending progress) until the person hands the phone back and returns their optional note. While they hold the phone your control calls answer human_in_control; observation calls still work. Errors: person_declined (with their reason), approval_timeout (nobody answered within timeout_s), ask_pending (an ask already waits on this phone), canceled. A take-over approves nothing: high-risk calls afterwards still need their approval.',
+    'Ask the person at the computer to take the phone over for a step you must not do yourself: a login, a captcha, a PIN or password you were not given, a consent or payment screen. The app shows your reason; the call waits (sending progress) until the person hands the phone back and returns their optional note. While they hold the phone your control calls answer human_in_control, and you cannot watch: screenshots, UI trees, recordings, waits and the log answer human_in_control too (a recording running when they take it stops), unless the person lets the agent watch; other observation calls still work. Read the screen again after the hand-back. Errors: person_declined (with their reason), approval_timeout (nobody answered within timeout_s), ask_pending (an ask already waits on this phone), canceled. A take-over approves nothing: high-risk calls afterwards still need their approval.',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none' },

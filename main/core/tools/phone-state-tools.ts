@@ -21,7 +21,7 @@ const CLIPBOARD_TIMEOUT_MS = 10_000;
 const MAX_CLIPBOARD_CHARS = 10_000;
 
 export const FAST_LANE_FIX =
-  'turn on the fast lane for this phone (Enable fast lane on its card in the bridge’s console, or Settings → Fast lane → On) and accept what the card asks, then try again; when it is on, the card says why its helper is not running';
+  'try again in a few seconds: the bridge starts scrcpy-server on the phone with the lease’s first call; if it stays unavailable, ask the person at the computer to turn on “Programs on this phone” on its card, which also says why it is not running';
 export const CLIPBOARD_UNREADABLE_FIX =
   'paste it where you can read it: tap a text field, press the paste key (android_press_key with key paste), then read the field with android_ui_tree';
 
@@ -41,7 +41,7 @@ async function helperClipboard(ctx: ToolContext, what: string): Promise<PhoneCli
   if (clipboard) return clipboard;
   throw new BridgeError(
     'fast_lane_required',
-    `${what} the clipboard needs the fast lane’s helper, which is not running on this phone (the fast lane is off, its helper is being installed, failed or paused, or the phone is driven on another display than its main one); no stock command reads or sets the clipboard. Fix: ${FAST_LANE_FIX}`,
+    `${what} the clipboard needs the fast lane (scrcpy-server, which the bridge runs through adb while the phone is leased), which is not running on this phone now (still starting, turned off for this phone, failed, or the phone is driven on another display than its main one); no stock command reads or sets the clipboard. Fix: ${FAST_LANE_FIX}`,
     { fix: FAST_LANE_FIX },
   );
 }
@@ -54,7 +54,7 @@ const readClipboardTool = defineTool({
   id: 'android_read_clipboard',
   title: 'Read the clipboard',
   description:
-    'The text on the phone’s clipboard. Needs the fast lane (the bridge’s helper on the phone). Android 10 and later let only the app in front and the keyboard read the clipboard: there an empty answer is refused with clipboard_unreadable rather than reported as an empty clipboard. It may hold a password or a one-time code, so the person at the computer approves each read by default.',
+    'The text on the phone’s clipboard. Needs the fast lane (scrcpy-server, which the bridge runs through adb while the phone is leased; it reads the clipboard on every Android version). Where the phone is served by appium-uiautomator2-server instead, Android 10 and later hand it nothing: there an empty answer is refused with clipboard_unreadable rather than reported as an empty clipboard. It may hold a password or a one-time code, so the person at the computer approves each read by default.',
   kind: 'control',
   sideEffect: false,
   facts: { policy: 'clipboard_read' },
@@ -67,14 +67,18 @@ const readClipboardTool = defineTool({
     const clipboard = await helperClipboard(ctx, 'reading');
     const text = await clipboard.read(clipboardOptions(ctx));
     // An unknown Android version counts as 10+: an empty answer is never taken for an empty clipboard there.
-    if (text === '' && (ctx.device.sdk ?? CLIPBOARD_READ_LIMIT_SDK) >= CLIPBOARD_READ_LIMIT_SDK) {
+    if (
+      text === '' &&
+      !clipboard.readsEveryApp &&
+      (ctx.device.sdk ?? CLIPBOARD_READ_LIMIT_SDK) >= CLIPBOARD_READ_LIMIT_SDK
+    ) {
       throw new BridgeError(
         'clipboard_unreadable',
         `the clipboard read came back empty: on Android 10 and later only the app in front and the keyboard may read the clipboard, so an empty answer cannot tell an empty clipboard from a refused read. Fix: ${CLIPBOARD_UNREADABLE_FIX}`,
         { fix: CLIPBOARD_UNREADABLE_FIX },
       );
     }
-    return { status: 'read', text, characters: [...text].length, lane: 'helper' };
+    return { status: 'read', text, characters: [...text].length, lane: clipboard.lane };
   },
 });
 
@@ -82,7 +86,7 @@ const setClipboardTool = defineTool({
   id: 'android_set_clipboard',
   title: 'Set the clipboard',
   description:
-    'Put text on the phone’s clipboard (any Unicode, up to 10000 characters; empty text clears it), e.g. to paste it into a field with android_press_key key paste. Needs the fast lane (the bridge’s helper on the phone).',
+    'Put text on the phone’s clipboard (any Unicode, up to 10000 characters; empty text clears it), e.g. to paste it into a field with android_press_key key paste. Needs the fast lane (scrcpy-server, which the bridge runs through adb while the phone is leased).',
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'clipboard_write', typedTextArg: 'text' },
@@ -96,7 +100,7 @@ const setClipboardTool = defineTool({
   run: async (ctx, args) => {
     const clipboard = await helperClipboard(ctx, 'setting');
     await clipboard.write(args.text, clipboardOptions(ctx));
-    return { status: 'set', characters: [...args.text].length, lane: 'helper' };
+    return { status: 'set', characters: [...args.text].length, lane: clipboard.lane };
   },
 });
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { DeliveredFile } from '../../contract/outgoing-packets';
+import type { ActionLane } from '../../contract/admin-api';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { CardTool, JsonObjectSchema } from '../protocol/card';
@@ -62,8 +63,12 @@ export interface RefChecks {
   heldForApproval(): boolean;
 }
 
-/** Which lane served a call: the resident helper on the phone, or stock adb commands. */
-export type Lane = 'helper' | 'adb';
+/**
+ * Which lane served a call: appium-uiautomator2-server where the person opened its ports
+ * ("helper"), scrcpy-server's input or the snapshot helper's tree (port-less, through adb
+ * only), or stock adb commands.
+ */
+export type Lane = ActionLane;
 
 /** The focused window as `dumpsys window windows` shows it (the stale-tree check compares it). */
 export interface WindowGlance {
@@ -99,13 +104,16 @@ export interface ToolLanes {
   pressKey(name: string, options?: PressKeyOptions): Promise<Lane>;
   /** `password`: the focused field is a password field; its text goes the stock way (text-input.ts). */
   typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }>;
-  /** Whether the helper runs now (its tree reads cost the phone nothing). */
+  /** Whether the open-ports helper runs now (its tree reads cost the phone nothing; it watches toasts). */
   helperRunning(): boolean;
+  /** Whether a tree read other than the stock dump can serve now (the helper runs, or the snapshot helper is checked). */
+  fastTreeReady(): boolean;
   /**
-   * The helper's tree only, judged like `tree` (sparse, stale), or null when the helper is not
-   * running, fails, or its tree must not be used: never the stock dump, never starts the helper.
+   * A tree from the helper (judged like `tree`: sparse, stale) or the snapshot helper, or null
+   * when neither serves now, fails, or its tree must not be used: never the stock dump, never
+   * starts a program.
    */
-  helperTree(
+  fastTree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null>;
@@ -126,8 +134,12 @@ export interface ToolLanes {
   clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null>;
 }
 
-/** The phone's clipboard as the fast lane's helper serves it (helper/helper-clipboard.ts). */
+/** The phone's clipboard as a program on the phone serves it (helper/helper-clipboard.ts, or scrcpy-server). */
 export interface PhoneClipboard {
+  /** Which program serves it. */
+  lane: Lane;
+  /** It may read the clipboard whatever app is in front (scrcpy-server: an empty read is an empty clipboard). */
+  readsEveryApp: boolean;
   /**
    * The clipboard's text; "" when it is empty, and also when Android 10+ let the helper read
    * nothing (only the app in front and the keyboard may read it), which the helper cannot tell apart.
@@ -280,6 +292,12 @@ export interface ToolFacts {
   screenInput?: boolean;
   /** Reads the UI tree: the channel remembers it for `index` selectors; marked when the tree is unreadable. */
   readsTree?: boolean;
+  /**
+   * Shows the agent what a person does on the phone (its screen, its tree, what apps log of
+   * their typing): refused with `human_in_control` while a person holds the phone, unless they
+   * let the agent watch (takeover/takeover.ts).
+   */
+  seesScreen?: boolean;
   /** Acts on the phone's display in use (a foldable's inner or outer panel, a cast display). */
   usesDisplay?: boolean;
   /** How the phone view's timeline draws the call on its screenshot. */

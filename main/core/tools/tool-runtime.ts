@@ -67,6 +67,8 @@ export interface ToolRuntimeOptions {
   progress: (channelId: string, payload: Record<string, unknown>) => boolean;
   /** A person holds the phone (takeover/takeover.ts): the refusal for the agent's control calls, or null. */
   heldByPerson?: (deviceId: string) => BridgeError | null;
+  /** A person holds or held the phone since then, unwatched: the refusal of a screen read (call-pipeline.ts). */
+  screenHidden?: (deviceId: string, since: number) => BridgeError | null;
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
   /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
@@ -79,6 +81,7 @@ export class ToolRuntime {
   private readonly memory: PhoneMemory;
   private readonly exactlyOnce: ExactlyOnce;
   private readonly handler: InvokeHandler;
+  private readonly pipeline: CallPipeline;
   /** Per leased phone, its log stream: crashes in results, the lease's rolling log (lease-log-capture.ts). */
   readonly captures = new LeaseLogCaptures();
 
@@ -104,7 +107,7 @@ export class ToolRuntime {
       ...(o.asks ? { asks: o.asks } : {}),
       ...(o.streamFrame ? { streamFrame: o.streamFrame } : {}),
     });
-    const pipeline = new CallPipeline({
+    const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,
       shells: o.shells,
       memory: this.memory,
@@ -122,7 +125,8 @@ export class ToolRuntime {
       ...(o.secrets ? { secrets: o.secrets } : {}),
       captures: this.captures,
       ...(o.heldByPerson ? { heldByPerson: o.heldByPerson } : {}),
-    });
+      ...(o.screenHidden ? { screenHidden: o.screenHidden } : {}),
+    }));
     this.handler = new InvokeHandler({
       tools: this.byId,
       registry: o.registry,
@@ -226,6 +230,14 @@ export class ToolRuntime {
    */
   stopDevice(deviceId: string): number {
     return this.queue.cancelDevice(deviceId, 'stopped at the computer', this.isAgentChannel);
+  }
+
+  /**
+   * A person took the phone without letting the agent watch: the agent's screen reads running
+   * on it (a recording, a wait, a log read) stop now and answer `refusal`; how many.
+   */
+  stopScreenReads(deviceId: string, refusal: BridgeError): number {
+    return this.pipeline.stopScreenReads(deviceId, refusal);
   }
 
   /** A channel bound to a phone is an agent's; the bridge's own work (phone-view, phone-check, fast-lane) is not. */

@@ -253,6 +253,24 @@ async function serveControl(
           phone.input.key(message.keycode);
         return undefined;
       }
+      case 'text':
+        // Controller.injectText: each char through the virtual keyboard's KeyCharacterMap; one it
+        // cannot map (outside ASCII) is skipped with a warning.
+        if (!mayInject()) return undefined;
+        {
+          let run = '';
+          for (const char of message.text) {
+            if (/^[\x20-\x7e]$/.test(char)) {
+              run += char;
+              continue;
+            }
+            if (run) phone.input.typeText(run);
+            run = '';
+            log('WARN', `Could not inject char u+${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+          }
+          if (run) phone.input.typeText(run);
+        }
+        return undefined;
       case 'scroll':
         if (mayInject()) {
           // A wheel notch scrolls a list by about a finger's short swipe (64 dp here).

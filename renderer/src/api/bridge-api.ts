@@ -28,9 +28,16 @@ export type SecretRequest = AdminRequest<'putSecret'>;
 export type PutSecretResponse = AdminResponse<'putSecret'>;
 export type StatusResponse = { status: string };
 export type StopDeviceResponse = AdminResponse<'stopDevice'>;
+/** A take-over's choice (agentMayWatch, default off) or a hand-back's note for the agent. */
+export interface TakeoverOptions {
+  note?: string;
+  agentMayWatch?: boolean;
+}
 export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
 export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
 export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
+export type ProgramsAction = AdminRequest<'setDevicePrograms'>['action'];
+export type DeviceProgramsResponse = AdminResponse<'setDevicePrograms'>;
 export type ScreenStreamAction = AdminRequest<'setDeviceScreenStream'>['action'];
 export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
 export type LanPairResponse = AdminResponse<'pairLanDevice'>;
@@ -106,6 +113,7 @@ export interface BridgeApi {
    * beside the words that say so; installs it), disable, or remove (uninstalls).
    */
   setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
+  setDevicePrograms(deviceId: string, action: ProgramsAction): Promise<DeviceProgramsResponse>;
   /** Whether this build carries it, and its version. */
   getFastLane(): Promise<AdminFastLane>;
   setDeviceScreenStream(deviceId: string, action: ScreenStreamAction): Promise<AdminResponse<'setDeviceScreenStream'>>;
@@ -115,11 +123,14 @@ export interface BridgeApi {
   putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
   /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */
   setDeviceTurnover(deviceId: string, action: 'retry' | 'dismiss'): Promise<AdminResponse<'setDeviceTurnover'>>;
-  /** A person takes the phone from the agent, or hands it back (an optional note says what they did). */
+  /**
+   * A person takes the phone from the agent (`agentMayWatch`: the agent may still see the screen
+   * meanwhile; unset, it sees nothing of it), or hands it back (an optional note says what they did).
+   */
   setDeviceTakeover(
     deviceId: string,
     action: 'take' | 'hand_back',
-    note?: string,
+    options?: TakeoverOptions,
   ): Promise<AdminResponse<'setDeviceTakeover'>>;
   /** The person declines the agent's ask to take the phone over (an optional reason goes to the agent). */
   declinePersonAsk(deviceId: string, reason?: string): Promise<AdminResponse<'declinePersonAsk'>>;
@@ -194,4 +205,18 @@ export function helperRequest(deviceId: string, action: HelperAction): AdminArgs
   return action === 'enable'
     ? { device_id: deviceId, action, accept_open_ports: true }
     : { device_id: deviceId, action };
+}
+
+/** The operation's request body from the client's options (both transports send the same). */
+export function takeoverRequest(
+  deviceId: string,
+  action: 'take' | 'hand_back',
+  options: TakeoverOptions = {},
+): AdminArgs<'setDeviceTakeover'> {
+  return {
+    device_id: deviceId,
+    action,
+    ...(options.note !== undefined ? { note: options.note } : {}),
+    ...(options.agentMayWatch !== undefined ? { agent_may_watch: options.agentMayWatch } : {}),
+  };
 }

@@ -15,7 +15,7 @@ import {
   type AdminResponse,
 } from '../../../main/contract/admin-operations';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest, parseErrorBody } from './bridge-api';
+import { ApiError, helperRequest, parseErrorBody, takeoverRequest } from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
 export interface HttpTransportOptions {
@@ -125,14 +125,14 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     stopDevice: (id) => json('stopDevice', { device_id: id }),
     checkDevice: (id) => json('checkDevice', { device_id: id }),
     setDeviceHelper: (id, action) => json('setDeviceHelper', helperRequest(id, action)),
+    setDevicePrograms: (id, action) => json('setDevicePrograms', { device_id: id, action }),
     getFastLane: () => json('getFastLane', {}),
     setDeviceScreenStream: (id, action) => json('setDeviceScreenStream', { device_id: id, action }),
     getScreenStream: () => json('getScreenStream', {}),
     putScreenStream: (change) => json('putScreenStream', change),
     putTurnover: (change) => json('putTurnover', change),
     setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
-    setDeviceTakeover: (id, action, note) =>
-      json('setDeviceTakeover', { device_id: id, action, ...(note !== undefined ? { note } : {}) }),
+    setDeviceTakeover: (id, action, options) => json('setDeviceTakeover', takeoverRequest(id, action, options)),
     declinePersonAsk: (id, reason) =>
       json('declinePersonAsk', { device_id: id, ...(reason !== undefined ? { reason } : {}) }),
     sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),

@@ -4,7 +4,7 @@
  */
 import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
 import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest } from './bridge-api';
+import { ApiError, helperRequest, takeoverRequest } from './bridge-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   let result: IpcResult<T>;
@@ -31,14 +31,14 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     stopDevice: (id) => unwrap(bridge.stopDevice({ device_id: id })),
     checkDevice: (id) => unwrap(bridge.checkDevice({ device_id: id })),
     setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper(helperRequest(id, action))),
+    setDevicePrograms: (id, action) => unwrap(bridge.setDevicePrograms({ device_id: id, action })),
     getFastLane: () => unwrap(bridge.getFastLane()),
     setDeviceScreenStream: (id, action) => unwrap(bridge.setDeviceScreenStream({ device_id: id, action })),
     getScreenStream: () => unwrap(bridge.getScreenStream()),
     putScreenStream: (change) => unwrap(bridge.putScreenStream(change)),
     putTurnover: (change) => unwrap(bridge.putTurnover(change)),
     setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
-    setDeviceTakeover: (id, action, note) =>
-      unwrap(bridge.setDeviceTakeover({ device_id: id, action, ...(note !== undefined ? { note } : {}) })),
+    setDeviceTakeover: (id, action, options) => unwrap(bridge.setDeviceTakeover(takeoverRequest(id, action, options))),
     declinePersonAsk: (id, reason) =>
       unwrap(bridge.declinePersonAsk({ device_id: id, ...(reason !== undefined ? { reason } : {}) })),
     sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),

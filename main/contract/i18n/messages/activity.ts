@@ -50,6 +50,9 @@ export default defineMessages(
     'decision.not_reached': 'not checked (ended before the safety check)',
     'decision.stopped': 'stopped by the bridge',
     'by.bridge': 'the bridge',
+    'hold.atComputer': 'The person at the computer',
+    'hold.watched': '{by} held the phone; the agent could watch the screen',
+    'hold.hidden': '{by} held the phone; the agent saw nothing of the screen',
     'privacy.digest':
       'Typed text is kept only as its length and a hash (the same text gives the same hash); passwords, access codes, keys and tokens are redacted.',
     'privacy.full':
@@ -104,6 +107,9 @@ export default defineMessages(
     'decision.not_reached': '未经检查（在安全检查前已结束）',
     'decision.stopped': '已被桥接程序停止',
     'by.bridge': '桥接程序',
+    'hold.atComputer': '电脑前的人',
+    'hold.watched': '{by}操作手机；智能体可以观看屏幕',
+    'hold.hidden': '{by}操作手机；智能体看不到屏幕',
     'privacy.digest': '输入的文字只保留其长度和哈希值（相同文字得到相同哈希）；密码、访问码、密钥和令牌均已隐去。',
     'privacy.full': '输入的文字完整保留（设置 → 策略）；密码、访问码、密钥和令牌均已隐去。',
     'privacy.unknown': '密码、访问码、密钥和令牌均已隐去。',

@@ -66,7 +66,8 @@ export default defineMessages(
     'detail.imeNoAnswer': 'ime list did not answer',
     'detail.adbKeyboardOn': 'ADB Keyboard is enabled: any text can be typed',
     'detail.adbKeyboardOff': 'ADB Keyboard is not enabled: only plain ASCII text can be typed',
-    'detail.helperTypes': 'the fast lane’s helper types any text (Chinese, emoji …); ADB Keyboard is not needed',
+    'detail.helperTypes':
+      'the fast lane types any text (Chinese, emoji …) while the phone is leased; ADB Keyboard is not needed',
     'detail.dfNotSaid': 'df /data did not say',
     'detail.freeSpace': '{size} free on /data',
     'detail.notRead': 'not read yet',
@@ -161,7 +162,7 @@ export default defineMessages(
     'detail.imeNoAnswer': 'ime list 没有响应',
     'detail.adbKeyboardOn': '已启用 ADB Keyboard：可以输入任何文字',
     'detail.adbKeyboardOff': '未启用 ADB Keyboard：只能输入纯 ASCII 文字',
-    'detail.helperTypes': '快速通道的助手可以输入任何文字（中文、表情符号……），无需 ADB Keyboard',
+    'detail.helperTypes': '手机被租用期间，快速通道可以输入任何文字（中文、表情符号……），无需 ADB Keyboard',
     'detail.dfNotSaid': 'df /data 未给出信息',
     'detail.freeSpace': '/data 可用空间 {size}',
     'detail.notRead': '尚未读取',

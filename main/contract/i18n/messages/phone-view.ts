@@ -14,6 +14,7 @@ export default defineMessages(
     missing: 'This phone is not connected to the bridge now. Its last actions are still listed.',
     'queue.idle': 'idle',
     'queue.busy': '{running} running · {queued} waiting',
+    'queue.forYou': '{count, plural, one {# waits for you} other {# wait for you}}',
     'stop.label': 'Stop',
     'stop.pending': 'Stopping…',
     'stop.title': 'Cancel the running action and every action waiting on this phone, now',
@@ -30,7 +31,14 @@ export default defineMessages(
     'takeover.key.home': 'Home',
     'takeover.key.app_switch': 'Recents',
     'takeover.banner':
-      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back; it can still look at the screen. Click the screen to tap, drag to swipe, press and hold for a long press, scroll with the wheel, and type with the keyboard.',
+      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back. Click the screen to tap, drag to swipe, press and hold for a long press, scroll with the wheel, and type with the keyboard.',
+    'takeover.mayWatch': 'The agent may watch',
+    'takeover.mayWatchTitle':
+      'Let the agent see the screen, its elements and the phone’s log while you hold the phone (this take-over only). Off: it sees nothing of what you do until you hand the phone back.',
+    'takeover.watching': 'You let the agent watch: it sees the screen while you hold the phone.',
+    'takeover.hidden': 'The agent sees nothing of the screen until you hand the phone back.',
+    'takeover.bannerTouch':
+      'You have the phone — the agent waits. Its actions on this phone are refused until you hand it back. Tap the screen to tap, drag on it to swipe, touch and hold for a long press. To scroll this page, drag beside the screen.',
     'takeover.keyboard': 'Type on the phone',
     'takeover.typing':
       'Typing goes to the phone: keys and your input method’s text (Chinese too). Enter, Backspace, Tab and the arrows are the phone’s keys; Esc is Back.',
@@ -85,6 +93,8 @@ export default defineMessages(
     'outcome.canceled': 'canceled',
     'lane.title': 'How the action reached the phone',
     'lane.helper': 'helper',
+    'lane.scrcpy': 'scrcpy',
+    'lane.snapshot': 'snapshot helper',
     'lane.adb': 'adb',
     'point.tap': 'tap at {x}, {y}',
     'point.long_press': 'long press at {x}, {y}',
@@ -104,6 +114,7 @@ export default defineMessages(
     missing: '这台手机目前没有连接到桥接程序。它最近的操作仍在下方列出。',
     'queue.idle': '空闲',
     'queue.busy': '{running} 个运行中 · {queued} 个等待中',
+    'queue.forYou': '{count} 项等你处理',
     'stop.label': '停止',
     'stop.pending': '正在停止…',
     'stop.title': '立即取消这台手机上正在执行和等待中的所有操作',
@@ -119,7 +130,14 @@ export default defineMessages(
     'takeover.key.home': '主屏幕',
     'takeover.key.app_switch': '最近任务',
     'takeover.banner':
-      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝，但仍可查看屏幕。点击屏幕即点按，拖动即滑动，按住即长按，用滚轮滚动，用键盘输入。',
+      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝。点击屏幕即点按，拖动即滑动，按住即长按，用滚轮滚动，用键盘输入。',
+    'takeover.mayWatch': '允许智能体观看',
+    'takeover.mayWatchTitle':
+      '在你操作手机时，让智能体看到屏幕、界面元素和手机日志（仅限本次接管）。关闭时，在你交还手机之前它看不到你的任何操作。',
+    'takeover.watching': '你允许智能体观看：在你操作手机时它能看到屏幕。',
+    'takeover.hidden': '在你交还手机之前，智能体看不到屏幕。',
+    'takeover.bannerTouch':
+      '手机现在由你操作，智能体正在等待。在你交还之前，它对这台手机的操作都会被拒绝。轻点屏幕即点按，在屏幕上拖动即滑动，按住即长按。要滚动本页，请在屏幕旁边拖动。',
     'takeover.keyboard': '在手机上输入',
     'takeover.typing':
       '键盘输入会发送到手机：按键和输入法的文字（包括中文）。回车、退格、Tab 和方向键是手机的按键；Esc 是返回。',
@@ -174,6 +192,8 @@ export default defineMessages(
     'outcome.canceled': '已取消',
     'lane.title': '操作到达手机的方式',
     'lane.helper': '助手',
+    'lane.scrcpy': 'scrcpy',
+    'lane.snapshot': '快照助手',
     'lane.adb': 'adb',
     'point.tap': '点击 {x}, {y}',
     'point.long_press': '长按 {x}, {y}',

@@ -31,6 +31,8 @@ export default defineMessages(
     revoke_permission: 'Revoke a permission',
     clear_app_data: 'Clear an app’s data',
     ask_person: 'Ask you to take over',
+    take_over: 'Take over',
+    hand_back: 'Hand back',
   },
   {
     device_status: '读取手机状态',
@@ -57,5 +59,7 @@ export default defineMessages(
     revoke_permission: '撤销权限',
     clear_app_data: '清除应用数据',
     ask_person: '请你接管',
+    take_over: '接管',
+    hand_back: '交还',
   },
 );

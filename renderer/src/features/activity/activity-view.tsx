@@ -149,7 +149,8 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         </EmptyState>
       ) : (
         <div className="table-wrap">
-          <table className="table" data-testid="activity-table">
+          {/* On a phone's width each line is stacked, every value under its column's name (styles.css). */}
+          <table className="table table-stack" data-testid="activity-table">
             <thead>
               <tr>
                 <th scope="col">{t('activity.col.time')}</th>
@@ -168,25 +169,37 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
             <tbody>
               {rows.map((entry) => (
                 <tr key={entry.id} data-testid={`activity-row-${entry.id}`}>
-                  <td className="nowrap">{format.clock(entry.time, now)}</td>
-                  <td className="mono" title={entry.connector_channel_id ?? ''}>
+                  <td className="nowrap" data-label={t('activity.col.time')}>
+                    {format.clock(entry.time, now)}
+                  </td>
+                  <td className="mono" title={entry.connector_channel_id ?? ''} data-label={t('activity.col.channel')}>
                     {entry.connector_channel_id ? shortId(entry.connector_channel_id) : '—'}
                   </td>
-                  <td className="nowrap">{entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}</td>
-                  <td>
-                    {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+                  <td className="nowrap" data-label={t('activity.col.phone')}>
+                    {entry.device_id ? (names.get(entry.device_id) ?? entry.device_id) : '—'}
                   </td>
-                  <td className="nowrap" title={entry.reasons.join('\n')} data-testid={`activity-decision-${entry.id}`}>
+                  <td data-label={t('activity.col.tool')}>
+                    {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+                    <HoldNote entry={entry} t={t} />
+                  </td>
+                  <td
+                    className="nowrap"
+                    title={entry.reasons.join('\n')}
+                    data-testid={`activity-decision-${entry.id}`}
+                    data-label={t('activity.col.decision')}
+                  >
                     {word(t, 'activity.decision', entry.decision)}
                     {/* Nobody decided a call that never reached the gate: no "· none" after it. */}
                     {entry.decided_by && entry.decided_by !== 'none' ? (
                       <span className="muted"> · {word(t, 'activity.by', entry.decided_by)}</span>
                     ) : null}
                   </td>
-                  <td>
+                  <td data-label={t('activity.col.outcome')}>
                     <OutcomeCell entry={entry} />
                   </td>
-                  <td className="num nowrap">{format.duration(entry.duration_ms)}</td>
+                  <td className="num nowrap" data-label={t('activity.col.duration')}>
+                    {format.duration(entry.duration_ms)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -194,6 +207,21 @@ export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVe
         </div>
       )}
     </section>
+  );
+}
+
+/** A take-over or hand-back row says who held the phone and whether the agent could watch meanwhile. */
+function HoldNote(props: { entry: AuditEntry; t: Translate }): React.JSX.Element | null {
+  const { entry, t } = props;
+  const watch = entry.arguments.agent_may_watch;
+  if ((entry.tool_id !== 'take_over' && entry.tool_id !== 'hand_back') || typeof watch !== 'boolean') return null;
+  // The bridge's own words for the person at the computer are shown in the UI's language; a console user's name as given.
+  const named = typeof entry.arguments.by === 'string' ? entry.arguments.by : '—';
+  const by = named === 'person at the computer' ? t('activity.hold.atComputer') : named;
+  return (
+    <div className="muted small" data-testid={`activity-hold-${entry.id}`} data-watch={watch ? 'true' : 'false'}>
+      {t(watch ? 'activity.hold.watched' : 'activity.hold.hidden', { by })}
+    </div>
   );
 }
 

@@ -1,7 +1,8 @@
 /**
- * One phone in the Devices view: live thumbnail (while on screen), identity, connection, lease holder, queue,
- * a Stop button that aborts its queued and running actions, the phone check, the fast lane and
- * the fast live screen (screen stream).
+ * One phone in the Devices view: live thumbnail (while on screen), identity, connection, lease
+ * holder, queue, a Stop button that aborts its queued and running actions, the phone check, the
+ * programs the bridge runs on it through adb, the open-ports helper and the fast live screen
+ * (screen stream).
  */
 import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -19,6 +20,7 @@ import { useScreenThumbnail } from './use-screen-thumbnail';
 import { useOnScreen } from '../../components/use-on-screen';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
+import { ProgramsPanel } from './programs-panel';
 import { ScreenStreamPanel } from './screen-stream-panel';
 import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
@@ -44,6 +46,8 @@ export function DeviceCard(props: {
   device: AdminDevice;
   fastLane?: AdminFastLane | undefined;
   screenStream?: AdminScreenStreamSettings | undefined;
+  /** Settings → Limits' fast lane idle stop, which the programs' words quote. */
+  idleStopMs?: number | undefined;
   /** The agents' calls on this phone held for the person's approval. */
   approvalsWaiting: number;
   onChanged: () => void;
@@ -189,6 +193,14 @@ export function DeviceCard(props: {
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
         <TurnoverNote api={api} device={device} onChanged={props.onChanged} />
         <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
+        <ProgramsPanel
+          api={api}
+          deviceId={id}
+          programs={device.programs}
+          idleStopMs={props.idleStopMs}
+          online={online}
+          onChanged={props.onChanged}
+        />
         <HelperPanel
           api={api}
           deviceId={id}

@@ -26,6 +26,8 @@ export function DeviceTable(props: {
   approvalsWaiting: ReadonlyMap<string, number>;
   fastLane?: AdminFastLane | undefined;
   screenStream?: AdminScreenStreamSettings | undefined;
+  /** Settings → Limits' fast lane idle stop, which an open card's programs quote. */
+  idleStopMs?: number | undefined;
   onChanged: () => void;
 }): React.JSX.Element {
   const { t } = useT();
@@ -113,6 +115,7 @@ export function DeviceTable(props: {
                           device={device}
                           fastLane={props.fastLane}
                           screenStream={props.screenStream}
+                          idleStopMs={props.idleStopMs}
                           approvalsWaiting={waiting}
                           onChanged={props.onChanged}
                         />

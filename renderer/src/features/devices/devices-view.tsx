@@ -181,6 +181,7 @@ export function DevicesView(props: {
               approvalsWaiting={waiting}
               fastLane={state.fast_lane}
               screenStream={state.screen_stream}
+              idleStopMs={state.limits.fast_lane.idle_stop_ms}
               onChanged={props.onChanged}
             />
           ) : (
@@ -192,6 +193,7 @@ export function DevicesView(props: {
                   device={device}
                   fastLane={props.state.fast_lane}
                   screenStream={props.state.screen_stream}
+                  idleStopMs={state.limits.fast_lane.idle_stop_ms}
                   approvalsWaiting={waiting.get(device.device_id) ?? 0}
                   onChanged={props.onChanged}
                 />

@@ -7,7 +7,12 @@
  * phone's screen so it sits right at any picture size. A held call shows its approval here; a
  * running one what it waits for and for how long; a typing one, on this computer, the text.
  */
-import type { AdminActionPoint, AdminApproval, AdminPhoneAction } from '../../../../main/contract/admin-api';
+import type {
+  ActionLane,
+  AdminActionPoint,
+  AdminApproval,
+  AdminPhoneAction,
+} from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
@@ -24,6 +29,14 @@ const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: Mess
   queued: { key: 'phone-view.state.queued', tone: 'neutral' },
   running: { key: 'phone-view.state.running', tone: 'info' },
   held: { key: 'phone-view.state.held', tone: 'warn' },
+};
+
+/** The lane that served a call: the open-ports helper, scrcpy-server (input), the snapshot helper (tree), or stock adb. */
+const LANE_TEXT: Record<ActionLane, MessageKey> = {
+  helper: 'phone-view.lane.helper',
+  scrcpy: 'phone-view.lane.scrcpy',
+  snapshot: 'phone-view.lane.snapshot',
+  adb: 'phone-view.lane.adb',
 };
 
 const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
@@ -163,7 +176,7 @@ function ActionRow(props: {
           <ActionStatus action={action} />
           {action.lane ? (
             <StatusBadge tone="neutral" testId={`pv-action-lane-${id}`} title={t('phone-view.lane.title')}>
-              {action.lane === 'helper' ? t('phone-view.lane.helper') : t('phone-view.lane.adb')}
+              {t(LANE_TEXT[action.lane])}
             </StatusBadge>
           ) : null}
           <span className="muted small nowrap">

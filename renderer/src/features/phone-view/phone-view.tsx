@@ -14,6 +14,7 @@ import { AwayIdle, AwayNote } from '../../components/away-note';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
+import { useTouchScreen } from '../../components/use-touch-screen';
 import { useT } from '../../i18n/i18n-context';
 import { shortId } from '../../lib/time-format';
 import { PhoneCheckPanel } from '../devices/phone-check-panel';
@@ -52,15 +53,18 @@ export function PhoneView(props: {
   // Taken over because the agent asked: the hand-back may carry a note for the agent.
   const askedFor = takenOver !== null && device?.ask ? device.ask : null;
   const [note, setNote] = useState('');
+  // Per take-over, off unless the person ticks it: the agent sees nothing of what they do.
+  const [mayWatch, setMayWatch] = useState(false);
+  // A finger has no wheel and (usually) no keyboard: the banner teaches what it can do.
+  const touch = useTouchScreen();
   const takeover = useAction(
     () =>
-      api.setDeviceTakeover(
-        deviceId,
-        takenOver ? 'hand_back' : 'take',
-        takenOver && askedFor && note.trim() ? note.trim() : undefined,
-      ),
+      takenOver
+        ? api.setDeviceTakeover(deviceId, 'hand_back', askedFor && note.trim() ? { note: note.trim() } : {})
+        : api.setDeviceTakeover(deviceId, 'take', { agentMayWatch: mayWatch }),
     () => {
       setNote('');
+      setMayWatch(false);
       props.onChanged();
     },
   );
@@ -81,7 +85,7 @@ export function PhoneView(props: {
           {t('phone-view.back')}
         </button>
         <h2 id="phone-view-heading">{name}</h2>
-        {device ? <DeviceState device={device} /> : null}
+        {device ? <DeviceState device={device} waiting={waitingForYou(state, device)} /> : null}
         <div className="pv-stop">
           <button
             type="button"
@@ -104,6 +108,18 @@ export function PhoneView(props: {
         </div>
         <div className="pv-takeover">
           {askedFor ? <HandBackNote value={note} onChange={setNote} disabled={takeover.pending} /> : null}
+          {takenOver ? null : (
+            <label className="pv-may-watch" title={t('phone-view.takeover.mayWatchTitle')}>
+              <input
+                type="checkbox"
+                checked={mayWatch}
+                onChange={(event) => setMayWatch(event.target.checked)}
+                disabled={takeover.pending || !online}
+                data-testid="phone-view-agent-may-watch"
+              />{' '}
+              {t('phone-view.takeover.mayWatch')}
+            </label>
+          )}
           <button
             type="button"
             className={takenOver ? 'btn btn-primary' : 'btn'}
@@ -122,7 +138,14 @@ export function PhoneView(props: {
       </header>
       {takenOver ? (
         <p className="banner banner-warn pv-taken-over" role="status" data-testid="phone-view-taken-over">
-          {t('phone-view.takeover.banner')}
+          {t(touch ? 'phone-view.takeover.bannerTouch' : 'phone-view.takeover.banner')}{' '}
+          <strong
+            className="pv-watch"
+            data-testid="phone-view-watch"
+            data-watch={takenOver.agent_may_watch ? 'true' : 'false'}
+          >
+            {t(takenOver.agent_may_watch ? 'phone-view.takeover.watching' : 'phone-view.takeover.hidden')}
+          </strong>
           {askedFor ? (
             <span className="pv-asked" data-testid="phone-view-asked">
               {' '}
@@ -240,19 +263,39 @@ export function PhoneView(props: {
   );
 }
 
-function DeviceState(props: { device: AdminDevice }): React.JSX.Element {
+/** What on this phone waits for the person: its held calls, and the agent's unanswered ask. */
+function waitingForYou(state: AdminState, device: AdminDevice): { held: number; asked: number } {
+  return {
+    held: state.approvals.filter((a) => a.device_id === device.device_id).length,
+    asked: device.ask && device.ask.taken_at === null ? 1 : 0,
+  };
+}
+
+function DeviceState(props: { device: AdminDevice; waiting: { held: number; asked: number } }): React.JSX.Element {
   const { t } = useT();
   const { device } = props;
-  const busy = device.queue.running + device.queue.queued > 0;
+  const waiting = props.waiting.held + props.waiting.asked;
+  // A held call is counted by the queue as running; here it is what waits for the person.
+  const running = Math.max(0, device.queue.running - props.waiting.held);
+  const busy = running + device.queue.queued > 0;
   return (
     <span className="pv-state">
       <StatusBadge tone={device.state === 'device' ? 'ok' : 'warn'} testId="phone-view-state">
         {device.state === 'device' ? t('phone-view.online') : t('phone-view.offline')}
       </StatusBadge>{' '}
+      {waiting > 0 ? (
+        <>
+          <StatusBadge tone="warn" testId="phone-view-waiting">
+            {t('phone-view.queue.forYou', { count: waiting })}
+          </StatusBadge>{' '}
+        </>
+      ) : null}
       <span className="muted small" data-testid="phone-view-queue">
         {busy
-          ? t('phone-view.queue.busy', { running: device.queue.running, queued: device.queue.queued })
-          : t('phone-view.queue.idle')}
+          ? t('phone-view.queue.busy', { running, queued: device.queue.queued })
+          : waiting > 0
+            ? null
+            : t('phone-view.queue.idle')}
       </span>
     </span>
   );

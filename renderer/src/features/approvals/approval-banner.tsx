@@ -1,0 +1,89 @@
+/**
+ * The held call that waits for the person, as a banner at the top of every view but Approvals
+ * (issue #37 point 3): on a phone the Approvals list can sit far down or out of the tab bar, so
+ * the oldest waiting call is answered here, in one sentence with Approve / Deny within reach;
+ * the others are counted and one link away. The screenshot and the reasons stay on Approvals,
+ * where there is room for them.
+ */
+import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
+import type { ConsoleRoute } from '../../../../main/contract/console-route';
+import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import { Countdown } from '../../components/countdown';
+import { ErrorText } from '../../components/error-banner';
+import { useAction } from '../../components/use-action';
+import { useT } from '../../i18n/i18n-context';
+import { ApprovalButtons, ApprovalSentence } from './approval-parts';
+
+export function ApprovalBanner(props: {
+  api: BridgeApi;
+  state: AdminState;
+  onChanged: () => void;
+  go: (route: ConsoleRoute) => void;
+}): React.JSX.Element | null {
+  const { t } = useT();
+  // Oldest first: the one closest to being refused is the one to answer now.
+  const waiting = [...props.state.approvals].sort((a, b) => a.expires_at - b.expires_at);
+  const first = waiting[0];
+  if (!first) return null;
+  const phone = props.state.devices.find((d) => d.device_id === first.device_id)?.display_name ?? first.device_id;
+  return (
+    <section
+      className="approval-banner"
+      role="alert"
+      aria-label={t('approvals.banner.region')}
+      data-testid="approval-banner"
+    >
+      <p className="approval-banner-title">{t('approvals.banner.title')}</p>
+      {/* Keyed by the call: a new call gets fresh buttons, never the last one's pending state. */}
+      <BannerCall key={first.approval_id} {...props} approval={first} phone={phone} />
+      <p className="approval-banner-more">
+        {waiting.length > 1 ? (
+          <span data-testid="approval-banner-more">{t('approvals.banner.more', { count: waiting.length - 1 })} · </span>
+        ) : null}
+        <a
+          href="#/approvals"
+          onClick={(event) => {
+            event.preventDefault();
+            props.go({ section: 'approvals' });
+          }}
+          title={t('approvals.banner.openTitle')}
+          data-testid="approval-banner-open"
+        >
+          {t('approvals.banner.open')}
+        </a>
+      </p>
+    </section>
+  );
+}
+
+function BannerCall(props: {
+  api: BridgeApi;
+  approval: AdminApproval;
+  phone: string;
+  onChanged: () => void;
+}): React.JSX.Element {
+  const { t } = useT();
+  const id = props.approval.approval_id;
+  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  return (
+    <div className="approval-banner-call" data-approval={id}>
+      <p className="approval-banner-sentence">
+        <ApprovalSentence approval={props.approval} testId="approval-banner-sentence" />
+      </p>
+      <p className="muted small">
+        {t('approvals.banner.on', { phone: props.phone })}{' '}
+        <Countdown to={props.approval.expires_at} warnBelowMs={30_000} testId="approval-banner-expires" />
+      </p>
+      <ApprovalButtons
+        pending={decide.pending}
+        onDecide={(decision) => decide.run(decision)}
+        testIds={{
+          once: 'approval-banner-approve',
+          lease: 'approval-banner-approve-lease',
+          deny: 'approval-banner-deny',
+        }}
+      />
+      <ErrorText error={decide.error} testId="approval-banner-error" />
+    </div>
+  );
+}

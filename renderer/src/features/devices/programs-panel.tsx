@@ -1,0 +1,149 @@
+/**
+ * "Programs on this phone" on a device card (docs/REFERENCE.md "Fast lane"): scrcpy-server (the
+ * input lane) and agent-device's snapshot helper (the tree lane), which the bridge runs through
+ * adb only, on by default. One line each — name, version, state in words, the calls it served and
+ * those stock adb served instead — then its last error and when it is tried again; one sentence
+ * says how they are reached and when they run, the rest behind "What they do". Turn off / Turn
+ * on / Remove from phone act on both at once, as the admin operation does.
+ */
+import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
+import type { MessageKey } from '../../../../main/contract/i18n';
+import type { BridgeApi, ProgramsAction } from '../../api/bridge-api';
+import { ErrorText } from '../../components/error-banner';
+import { StatusBadge, type Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
+import { useNow } from '../../components/use-now';
+import { useT } from '../../i18n/i18n-context';
+
+type State = AdminPhoneProgram['state'];
+
+/** idle, starting and ready mean different things for the two: scrcpy-server is resident, the snapshot helper runs per read. */
+const STATE: Record<AdminPhoneProgram['program'], Record<State, { text: MessageKey; tone: Tone }>> = {
+  scrcpy_input: {
+    idle: { text: 'programs.state.scrcpy_input.idle', tone: 'neutral' },
+    starting: { text: 'programs.state.scrcpy_input.starting', tone: 'warn' },
+    ready: { text: 'programs.state.scrcpy_input.ready', tone: 'ok' },
+    failed: { text: 'programs.state.failed', tone: 'danger' },
+    unavailable: { text: 'programs.state.unavailable', tone: 'neutral' },
+    off: { text: 'programs.state.off', tone: 'neutral' },
+  },
+  snapshot_tree: {
+    idle: { text: 'programs.state.snapshot_tree.idle', tone: 'neutral' },
+    starting: { text: 'programs.state.snapshot_tree.starting', tone: 'warn' },
+    ready: { text: 'programs.state.snapshot_tree.ready', tone: 'ok' },
+    failed: { text: 'programs.state.failed', tone: 'danger' },
+    unavailable: { text: 'programs.state.unavailable', tone: 'neutral' },
+    off: { text: 'programs.state.off', tone: 'neutral' },
+  },
+};
+
+/** The names in the person's language (the admin shape's `name` is English). */
+const NAME: Record<AdminPhoneProgram['program'], MessageKey> = {
+  scrcpy_input: 'programs.name.scrcpy_input',
+  snapshot_tree: 'programs.name.snapshot_tree',
+};
+
+export function ProgramsPanel(props: {
+  api: BridgeApi;
+  deviceId: string;
+  programs: AdminPhoneProgram[] | undefined;
+  /** Settings → Limits' idle stop (scrcpy-server stops this long after its last call). */
+  idleStopMs: number | undefined;
+  online: boolean;
+  onChanged: () => void;
+}): React.JSX.Element | null {
+  const { api, deviceId, programs } = props;
+  const { t, format } = useT();
+  const act = useAction((action: ProgramsAction) => api.setDevicePrograms(deviceId, action), props.onChanged);
+  if (!programs || programs.length === 0) return null;
+  // One switch for both (the admin operation's): on unless the person turned them off here.
+  const enabled = programs.some((p) => p.enabled);
+  return (
+    <section
+      className="helper-panel programs-panel"
+      data-testid={`programs-${deviceId}`}
+      data-enabled={enabled ? 'true' : 'false'}
+      aria-label={t('programs.title')}
+    >
+      <div className="card-title-row">
+        <h4 className="helper-title">{t('programs.title')}</h4>
+        <div className="helper-actions">
+          <button
+            type="button"
+            className={enabled ? 'btn btn-small' : 'btn btn-small btn-primary'}
+            disabled={act.pending}
+            onClick={() => act.run(enabled ? 'disable' : 'enable')}
+            data-testid={`programs-${enabled ? 'disable' : 'enable'}-${deviceId}`}
+          >
+            {act.pending ? t('programs.working') : t(enabled ? 'programs.disable' : 'programs.enable')}
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-danger"
+            disabled={act.pending || !props.online}
+            onClick={() => act.run('remove')}
+            data-testid={`programs-remove-${deviceId}`}
+          >
+            {t('programs.remove')}
+          </button>
+        </div>
+      </div>
+      <ul className="programs-list">
+        {programs.map((program) => (
+          <ProgramRow key={program.program} deviceId={deviceId} program={program} />
+        ))}
+      </ul>
+      <p className="muted small">{t('programs.summary')}</p>
+      <details className="programs-more">
+        <summary>{t('programs.more')}</summary>
+        <p className="muted small">
+          {t('programs.scrcpy.what', { idle: format.limit(props.idleStopMs ?? 5 * 60_000) })}
+        </p>
+        <p className="muted small">{t('programs.snapshot.what')}</p>
+        <p className="muted small">{t('programs.off.what')}</p>
+      </details>
+      <ErrorText error={act.error} testId={`programs-action-error-${deviceId}`} />
+    </section>
+  );
+}
+
+function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): React.JSX.Element {
+  const { program } = props;
+  const { t, format } = useT();
+  const now = useNow();
+  const state = STATE[program.program][program.state];
+  const id = `program-${props.deviceId}-${program.program}`;
+  // An error from before the program recovered is history; one that keeps it failed or unavailable is the news.
+  const errorShown = program.last_error !== null && program.state !== 'ready' && program.state !== 'off';
+  return (
+    <li data-testid={id} data-state={program.state}>
+      <strong title={program.name}>{t(NAME[program.program])}</strong>
+      {program.version ? (
+        <span className="muted small"> {t('programs.version', { version: program.version })}</span>
+      ) : null}{' '}
+      <span data-testid={`${id}-state`}>
+        <StatusBadge tone={state.tone}>{t(state.text)}</StatusBadge>
+      </span>{' '}
+      <span className="muted small" data-testid={`${id}-served`}>
+        {t('programs.served', { served: program.served, fell_back: program.fell_back })}
+      </span>
+      {program.state === 'unavailable' ? (
+        <div className="hint" data-testid={`${id}-unavailable`}>
+          {t(program.version === null ? 'programs.unavailable.build' : 'programs.unavailable.phone')}
+        </div>
+      ) : null}
+      {errorShown ? (
+        <div className={program.state === 'failed' ? 'hint hint-warn' : 'muted small'} data-testid={`${id}-error`}>
+          {t('programs.lastError', { error: program.last_error ?? '' })}
+          {program.state === 'failed'
+            ? ` · ${
+                program.retry_at !== null && program.retry_at > now
+                  ? t('programs.retryIn', { time: format.secondsLeft(program.retry_at - now) })
+                  : t('programs.retryNext')
+              }`
+            : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
