@@ -19,8 +19,9 @@ function stateOf(h: AdbServerHealth): Pick<AdminHost, 'state' | 'reason' | 'sinc
   if (h.status === 'connected') return { state: 'connected', reason: null, since: h.since };
   // Never up yet is "connecting"; down after a failure is "reconnecting", with adb's reason.
   const never = h.status === 'connecting' && h.reconnects === 0 && h.lastError === null;
+  if (never) return { state: 'connecting', reason: null, since: h.since };
   return {
-    state: never ? 'connecting' : 'reconnecting',
+    state: 'reconnecting',
     reason: h.lastError ?? (ssh ? 'ADB server on the SSH host unreachable' : 'ADB server unreachable'),
     since: h.since,
   };
