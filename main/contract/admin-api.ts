@@ -22,6 +22,8 @@ export type DeviceStateName = 'device' | 'offline' | 'unauthorized' | 'gone';
 export interface AdminDevice {
   device_id: string;
   serial: string;
+  /** The phone's own serial (ro.serialno) once read; for a TCP phone `serial` is only its address. */
+  hardware_serial?: string | null;
   adb_server: string;
   state: DeviceStateName;
   /** Why the phone is not usable (hint for the UI), or null. */
@@ -310,7 +312,7 @@ export interface AdminHost {
   phones_online: number;
   /** The last `host:devices` round trip through the link, ms. */
   rtt_ms: number | null;
-  /** Times the link came back after it had been up. */
+  /** Times the host's phones came back after its link had been up (the SSH link's or the ADB server's loss alike). */
   reconnects: number;
   last_error: string | null;
   next_retry_at: number | null;

@@ -116,6 +116,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
       return {
         device_id: d.deviceId,
         serial: d.serial,
+        hardware_serial: d.hardwareSerial ?? null,
         adb_server: d.adbServer,
         state: d.state,
         reason: d.reason,

@@ -19,8 +19,9 @@ function stateOf(h: AdbServerHealth): Pick<AdminHost, 'state' | 'reason' | 'sinc
   if (h.status === 'connected') return { state: 'connected', reason: null, since: h.since };
   // Never up yet is "connecting"; down after a failure is "reconnecting", with adb's reason.
   const never = h.status === 'connecting' && h.reconnects === 0 && h.lastError === null;
+  if (never) return { state: 'connecting', reason: null, since: h.since };
   return {
-    state: never ? 'connecting' : 'reconnecting',
+    state: 'reconnecting',
     reason: h.lastError ?? (ssh ? 'ADB server on the SSH host unreachable' : 'ADB server unreachable'),
     since: h.since,
   };
@@ -40,7 +41,8 @@ export function hostViews(deps: HostRouteDeps): AdminHost[] {
       phones: mine.length,
       phones_online: mine.filter((d) => d.state === 'device').length,
       rtt_ms: h.rttMs,
-      reconnects: h.reconnects + (h.ssh?.reconnects ?? 0),
+      // The ADB tracking coming back counts once, whether the SSH link or the server itself had gone.
+      reconnects: h.reconnects,
       last_error: h.lastError ?? h.ssh?.reason ?? null,
       next_retry_at: h.ssh && h.ssh.status !== 'connected' ? h.ssh.nextRetryAt : h.nextRetryAt,
       host_key: key ? { type: key.type, fingerprint: key.fingerprint, pinned_by: key.pinnedBy } : null,

@@ -174,7 +174,7 @@ export class BridgeMetrics implements CallRecordSink {
     );
     new Counter({
       name: `${METRICS_PREFIX}host_reconnects_total`,
-      help: 'Times the link to an ADB host came back after it had been up (SSH and adb tracking together).',
+      help: 'Times the link to an ADB host came back after it had been up (once per return, whether the SSH link or the ADB server had gone).',
       labelNames: ['host'],
       registers,
       collect() {

@@ -1,7 +1,8 @@
 /**
- * One phone in the Devices view: live thumbnail, identity, connection, lease holder, queue,
- * a Stop button that aborts its queued and running actions, the phone check, the programs the
- * bridge runs on it through adb, the open-ports helper and the fast live screen (screen stream).
+ * One phone in the Devices view: live thumbnail (while on screen), identity, connection, lease
+ * holder, queue, a Stop button that aborts its queued and running actions, the phone check, the
+ * programs the bridge runs on it through adb, the open-ports helper and the fast live screen
+ * (screen stream).
  */
 import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -14,7 +15,9 @@ import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { known, useT } from '../../i18n/i18n-context';
+import { useRef } from 'react';
 import { useScreenThumbnail } from './use-screen-thumbnail';
+import { useOnScreen } from '../../components/use-on-screen';
 import { PhoneCheckPanel } from './phone-check-panel';
 import { HelperPanel } from './helper-panel';
 import { ProgramsPanel } from './programs-panel';
@@ -53,7 +56,10 @@ export function DeviceCard(props: {
   const { t } = useT();
   const id = device.device_id;
   const online = device.state === 'device';
-  const thumb = useScreenThumbnail(api, id, online);
+  const cardRef = useRef<HTMLLIElement>(null);
+  // Only cards on screen fetch their picture (a lab's hundreds of cards would otherwise all poll).
+  const onScreen = useOnScreen(cardRef);
+  const thumb = useScreenThumbnail(api, id, online && onScreen);
   const stop = useAction(() => api.stopDevice(id), props.onChanged);
   const busy = device.queue.running > 0 || device.queue.queued > 0 || props.approvalsWaiting > 0;
   const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
@@ -61,6 +67,7 @@ export function DeviceCard(props: {
 
   return (
     <li
+      ref={cardRef}
       className={device.away_until != null ? 'card device-card device-away' : 'card device-card'}
       data-testid={`device-${id}`}
       data-away={device.away_until != null ? 'true' : undefined}

@@ -1,13 +1,48 @@
 /**
- * Devices: every phone the bridge sees, with live thumbnails; teaches the first steps when
- * there is none, and says so when an ADB server is down (the usual reason for "no phones").
+ * Devices: every phone the bridge sees; teaches the first steps when there is none, and says so
+ * when an ADB server is down (the usual reason for "no phones"). A lab's hundreds of phones are
+ * found by search and filters (host, state, lease) and shown as a compact list whose lines open
+ * their cards; a few phones are shown as cards with live thumbnails. The person's choice of
+ * view is kept in this browser.
  */
+import { useMemo, useState } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
 import { useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { DeviceCard } from './device-card';
+import { DeviceTable } from './device-table';
+import {
+  filterDevices,
+  holderWords,
+  NO_FILTERS,
+  type DeviceFilters,
+  type LeaseFilter,
+  type StateFilter,
+} from './device-filter';
+
+type ViewMode = 'cards' | 'list';
+const VIEW_KEY = 'device-bridge.devices.view';
+/** Up to this many phones the cards fit; beyond, the list is the default. */
+const CARDS_UP_TO = 12;
+
+function savedView(): ViewMode | null {
+  try {
+    const value = window.localStorage.getItem(VIEW_KEY);
+    return value === 'cards' || value === 'list' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveView(mode: ViewMode): void {
+  try {
+    window.localStorage.setItem(VIEW_KEY, mode);
+  } catch {
+    // a browser that keeps nothing still switches for this visit
+  }
+}
 
 export function DevicesView(props: {
   api: BridgeApi;
@@ -18,6 +53,25 @@ export function DevicesView(props: {
   const { state } = props;
   const { t } = useT();
   const downServers = state.adb_servers.filter((s) => s.status === 'down');
+  const [filters, setFilters] = useState<DeviceFilters>(NO_FILTERS);
+  const [chosenView, setChosenView] = useState<ViewMode | null>(savedView);
+  const view: ViewMode = chosenView ?? (state.devices.length > CARDS_UP_TO ? 'list' : 'cards');
+  const shown = useMemo(() => filterDevices(state, filters), [state, filters]);
+  const holders = useMemo(
+    () => new Map(state.devices.map((d) => [d.device_id, holderWords(d, state.channels)] as const)),
+    [state.devices, state.channels],
+  );
+  const waiting = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const a of state.approvals) counts.set(a.device_id, (counts.get(a.device_id) ?? 0) + 1);
+    return counts;
+  }, [state.approvals]);
+  const hosts = state.hosts.map((h) => h.address);
+  const set = (patch: Partial<DeviceFilters>): void => setFilters((current) => ({ ...current, ...patch }));
+  const choose = (mode: ViewMode): void => {
+    setChosenView(mode);
+    saveView(mode);
+  };
   return (
     <section aria-labelledby="devices-heading">
       <header className="view-header">
@@ -44,20 +98,109 @@ export function DevicesView(props: {
       {state.devices.length === 0 ? (
         <NoDevices onOpenLan={props.onOpenLan} />
       ) : (
-        <ul className="card-grid" data-testid="device-list">
-          {state.devices.map((device) => (
-            <DeviceCard
-              key={device.device_id}
+        <>
+          <div className="toolbar device-toolbar" role="search">
+            <input
+              type="search"
+              className="device-search"
+              value={filters.query}
+              onChange={(e) => set({ query: e.target.value })}
+              placeholder={t('devices.search.placeholder')}
+              aria-label={t('devices.search.label')}
+              data-testid="devices-search"
+            />
+            {hosts.length > 1 ? (
+              <select
+                value={filters.host}
+                onChange={(e) => set({ host: e.target.value })}
+                aria-label={t('devices.filter.host')}
+                data-testid="devices-filter-host"
+              >
+                <option value="all">{t('devices.filter.allHosts')}</option>
+                {hosts.map((address) => (
+                  <option key={address} value={address}>
+                    {address}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+            <select
+              value={filters.state}
+              onChange={(e) => set({ state: e.target.value as StateFilter })}
+              aria-label={t('devices.filter.state')}
+              data-testid="devices-filter-state"
+            >
+              <option value="all">{t('devices.filter.allStates')}</option>
+              <option value="device">{t('devices.state.device')}</option>
+              <option value="offline">{t('devices.state.offline')}</option>
+              <option value="unauthorized">{t('devices.state.unauthorized')}</option>
+              <option value="gone">{t('devices.state.gone')}</option>
+              <option value="problem">{t('devices.filter.problem')}</option>
+            </select>
+            <select
+              value={filters.lease}
+              onChange={(e) => set({ lease: e.target.value as LeaseFilter })}
+              aria-label={t('devices.filter.lease')}
+              data-testid="devices-filter-lease"
+            >
+              <option value="all">{t('devices.filter.anyLease')}</option>
+              <option value="leased">{t('devices.filter.leased')}</option>
+              <option value="free">{t('devices.lease.free')}</option>
+            </select>
+            <span className="toolbar-spacer" />
+            <span className="muted small" data-testid="devices-shown" role="status">
+              {t('devices.shown', { shown: shown.length, total: state.devices.length })}
+            </span>
+            <div className="segmented" role="group" aria-label={t('devices.view.label')}>
+              {(['list', 'cards'] as const).map((mode) => (
+                <button
+                  key={mode}
+                  type="button"
+                  className={view === mode ? 'btn btn-small active' : 'btn btn-small'}
+                  aria-pressed={view === mode}
+                  onClick={() => choose(mode)}
+                  data-testid={`devices-view-${mode}`}
+                >
+                  {t(mode === 'list' ? 'devices.view.list' : 'devices.view.cards')}
+                </button>
+              ))}
+            </div>
+          </div>
+          {shown.length === 0 ? (
+            <p className="muted" data-testid="devices-no-match">
+              {t('devices.noMatch')}{' '}
+              <button type="button" className="btn btn-small" onClick={() => setFilters(NO_FILTERS)}>
+                {t('devices.clearFilters')}
+              </button>
+            </p>
+          ) : view === 'list' ? (
+            <DeviceTable
               api={props.api}
-              device={device}
-              fastLane={props.state.fast_lane}
-              screenStream={props.state.screen_stream}
-              idleStopMs={props.state.limits.fast_lane.idle_stop_ms}
-              approvalsWaiting={state.approvals.filter((a) => a.device_id === device.device_id).length}
+              devices={shown}
+              holders={holders}
+              approvalsWaiting={waiting}
+              fastLane={state.fast_lane}
+              screenStream={state.screen_stream}
+              idleStopMs={state.limits.fast_lane.idle_stop_ms}
               onChanged={props.onChanged}
             />
-          ))}
-        </ul>
+          ) : (
+            <ul className="card-grid" data-testid="device-list">
+              {shown.map((device) => (
+                <DeviceCard
+                  key={device.device_id}
+                  api={props.api}
+                  device={device}
+                  fastLane={props.state.fast_lane}
+                  screenStream={props.state.screen_stream}
+                  idleStopMs={state.limits.fast_lane.idle_stop_ms}
+                  approvalsWaiting={waiting.get(device.device_id) ?? 0}
+                  onChanged={props.onChanged}
+                />
+              ))}
+            </ul>
+          )}
+        </>
       )}
     </section>
   );
