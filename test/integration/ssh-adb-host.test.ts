@@ -95,7 +95,8 @@ describe('ADB host over SSH', { skip: missing ?? false }, () => {
       'phones offline within 5 s of the link being killed',
     );
     t.diagnostic(`phones offline ${Date.now() - killedAt} ms after sshd was killed`);
-    for (const device of bridge.core.registry.list()) assert.match(device.reason ?? '', /SSH link/);
+    for (const device of bridge.core.registry.list())
+      assert.match(device.reason ?? '', /SSH link to 127\.0\.0\.1:\d+ (lost|failed)/);
     assert.notEqual(health(bridge).ssh?.status, 'connected');
     const down = (await bridge.admin('GET', '/admin/api/hosts')).body as { hosts: Json[] };
     assert.equal(down.hosts[0]?.address, address());

@@ -54,6 +54,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   private reconnects = 0;
   private rttMs: number | null = null;
   private stopTunnelWatch: (() => void) | undefined;
+  private tunnelPort: number | undefined;
   private tracker: { end(): unknown; on(ev: string, cb: (...args: never[]) => void): unknown } | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -108,7 +109,10 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       tunnel.open().then(
         (port) => {
           if (this.stopped) return;
-          this.clientValue ??= this.makeClient('127.0.0.1', port, false);
+          // A restarted link's tunnel has a new loopback end: the client follows it once.
+          if (!this.clientValue || this.tunnelPort !== port)
+            this.clientValue = this.makeClient('127.0.0.1', port, false);
+          this.tunnelPort = port;
           void this.connect();
         },
         (error: unknown) => this.onLost(`the SSH forward listener could not open: ${String(error)}`),

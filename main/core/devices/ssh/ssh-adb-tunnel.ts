@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Client, type ConnectConfig } from 'ssh2';
+import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import type { Logger } from '../../logging/logger';
 import type { HostKeyPolicy } from './host-keys';
 import { sshAddress, type SshTarget } from './ssh-target';
@@ -163,26 +163,27 @@ export class SshAdbTunnel extends EventEmitter<{ state: [SshLinkState] }> {
     socket.pause();
     const timeoutMs = this.options.channelTimeoutMs ?? 5000;
     const timer = setTimeout(() => socket.destroy(), timeoutMs);
-    this.connection.forwardOut(
-      '127.0.0.1',
-      socket.remotePort ?? 0,
-      '127.0.0.1',
-      this.options.target.adbPort,
-      (error, channel) => {
-        clearTimeout(timer);
-        if (error || socket.destroyed) {
-          if (error) this.options.logger.debug('ssh forward refused', { host: this.address, error: error.message });
-          channel?.close();
-          socket.destroy();
-          return;
-        }
-        channel.on('error', () => socket.destroy());
-        channel.once('close', () => socket.destroy());
-        socket.once('close', () => channel.close());
-        socket.pipe(channel).pipe(socket);
-        socket.resume();
-      },
-    );
+    const connection = this.connection;
+    const opened = (error: Error | undefined, channel: ClientChannel | undefined): void => {
+      clearTimeout(timer);
+      if (error || !channel || socket.destroyed) {
+        if (error) this.options.logger.debug('ssh forward refused', { host: this.address, error: error.message });
+        channel?.close();
+        socket.destroy();
+        return;
+      }
+      channel.on('error', () => socket.destroy());
+      channel.once('close', () => socket.destroy());
+      socket.once('close', () => channel.close());
+      socket.pipe(channel).pipe(socket);
+      socket.resume();
+    };
+    try {
+      connection.forwardOut('127.0.0.1', socket.remotePort ?? 0, '127.0.0.1', this.options.target.adbPort, opened);
+    } catch (error) {
+      // ssh2 throws "Not connected" for a connection already closing whose 'close' has not come yet.
+      opened(error instanceof Error ? error : new Error(String(error)), undefined);
+    }
   }
 
   private dropSockets(): void {
@@ -232,25 +233,32 @@ export class SshAdbTunnel extends EventEmitter<{ state: [SshLinkState] }> {
       ...(auth.privateKey ? { privateKey: auth.privateKey } : {}),
       ...(auth.agentSocket ? { agent: auth.agentSocket } : {}),
     };
+    // Whether this connection was ever signed in: says "lost" rather than "closed before it was ready".
+    let wasUp = false;
     client.on('ready', () => {
       if (this.closed || this.connection !== client) {
         client.end();
         return;
       }
       this.ready = true;
+      wasUp = true;
       this.backoffMs = this.options.backoff?.firstMs ?? 500;
       if (this.everConnected) this.current.reconnects += 1;
       this.everConnected = true;
       this.setState({ status: 'connected', reason: null, hostKey: judged, nextRetryAt: null });
     });
     let failure: string | null = null;
+    // Closing has begun: no new forward is opened on it (ssh2 throws for one until 'close').
+    client.on('end', () => {
+      if (this.connection === client) this.ready = false;
+    });
     client.on('error', (error: Error & { level?: string }) => {
       failure = this.describeFailure(error);
     });
     client.on('close', () => {
       if (this.connection !== client) return;
       this.connection = undefined;
-      const wasReady = this.ready;
+      const wasReady = wasUp;
       this.ready = false;
       this.dropSockets();
       if (this.closed) return;
