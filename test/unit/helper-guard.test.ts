@@ -15,10 +15,10 @@ import {
   describeForeign,
   foreignConnections,
   helperMismatch,
-  installedApkSha256,
   parseProcNetTcp,
   parseReachableAddresses,
 } from '../../main/core/helper/helper-guard';
+import { installedApkSha256 } from '../../main/core/android/installed-apk';
 import { HelperManager, type FastLaneConsent } from '../../main/core/helper/helper-manager';
 import { createLogger } from '../../main/core/logging/logger';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';

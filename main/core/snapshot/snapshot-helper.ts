@@ -13,7 +13,7 @@ import type { DeviceShell, ShellRunOptions } from '../devices/device-shell';
 import { OperationDeadline, runText } from '../devices/shell-quote';
 import { installApk } from '../android/apps';
 import { parseUiXml, type UiNode } from '../android/ui-tree';
-import { installedApkSha256 } from '../helper/helper-guard';
+import { installedApkSha256 } from '../android/installed-apk';
 import { readVerifiedApk, snapshotHelperError, type SnapshotHelperApk } from './snapshot-helper-apk';
 import { parseInstrumentOutput, xmlFromInstrumentOutput } from './snapshot-status';
 
