@@ -300,3 +300,22 @@ describe('connection floods', () => {
     }
   });
 });
+
+describe('data plane at the bridge’s stop', () => {
+  test('xAgent’s socket is closed with 1001 “going away” (not cut, 1006), and the stop does not wait on it', async () => {
+    const bridge = await startBridge();
+    try {
+      const client = await XAgentClient.connect(bridge.url, bridge.apiKey);
+      await client.hello();
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        client.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
+      const started = Date.now();
+      await bridge.stop();
+      assert.deepEqual(await closed, { code: 1001, reason: 'the bridge is stopping' });
+      assert.ok(Date.now() - started < 5_000, 'the stop is prompt');
+    } finally {
+      await bridge.stop();
+    }
+  });
+});

@@ -42,6 +42,10 @@ export const DEFAULT_DATA_PLANE_LIMITS: DataPlaneLimits = {
  */
 export const CLOSE_API_KEY_ROTATED = 4401;
 export const CLOSE_API_KEY_ROTATED_REASON = 'api key rotated';
+/** The bridge is stopping (RFC 6455 §7.4.1 "going away"): xAgent may reconnect once it is back. */
+export const CLOSE_GOING_AWAY = 1001;
+/** How long a peer has to answer the closing handshake before its socket is cut at stop. */
+const CLOSE_HANDSHAKE_MS = 1_000;
 
 export interface UserPacketContext {
   connection: DataPlaneConnection;
@@ -174,6 +178,20 @@ export class DataPlane {
     if (this.closed) return;
     this.closed = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // A going-away close tells xAgent the bridge stopped (not a network fault, code 1006); a
+    // peer that does not answer the handshake in time is cut off, so a stop never hangs.
+    const open = [...this.wss.clients];
+    const closed = open.map(
+      (ws) =>
+        new Promise<void>((resolve) => (ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve()))),
+    );
+    for (const ws of open) ws.close(CLOSE_GOING_AWAY, 'the bridge is stopping');
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(closed),
+      new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_HANDSHAKE_MS))),
+    ]);
+    clearTimeout(deadline);
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
