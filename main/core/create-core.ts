@@ -218,6 +218,7 @@ export function createCore(input: CoreOptionsInput): Core {
       hub.publish('state');
     },
     handedBack: (back) => {
+      if (!back.agentMayWatch) tools.forgetFailuresSeen(back.deviceId);
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
       evidence.personHandedBack(back.deviceId, clock());

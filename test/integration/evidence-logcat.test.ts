@@ -117,6 +117,22 @@ describe('android_logcat and crash reports', () => {
     assert.match(capped.lines.at(-1), /line 799 /, 'the newest lines are kept');
   });
 
+  test('an app crash while a person held the phone unwatched is theirs: no result after the hand-back carries it', async () => {
+    await call('android_launch_app', { package: 'com.example.notes' });
+    const id = rig.device(0).deviceId;
+    const admin = async (path: string, body: Json): Promise<void> => {
+      const res = await rig.bridge.admin('POST', `/admin/api/devices/${id}/${path}`, body);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await admin('takeover', { action: 'take' });
+    phone().faultOnNextInput('crash');
+    await admin('input', { kind: 'tap', x: 200, y: 900 });
+    assert.notEqual(phone().foregroundPackage(), 'com.example.notes', 'the app crashed under the person’s tap');
+    await admin('takeover', { action: 'hand_back' });
+    const next = await call('android_device_status');
+    assert.equal(next.crashes, undefined, JSON.stringify(next.crashes));
+  });
+
   test('an app crash during a tap is in that result or the next, with the package and first lines', async () => {
     await call('android_launch_app', { package: 'com.example.notes' });
     phone().faultOnNextInput('crash');

@@ -211,6 +211,14 @@ export class ToolRuntime {
     return { ...log, lines: redactLogLines(log.lines, redaction) };
   }
 
+  /**
+   * A person held the phone without letting the agent watch: the crashes and ANRs its log saw
+   * meanwhile are theirs, not the next result's (android_logcat hides that span likewise).
+   */
+  forgetFailuresSeen(deviceId: string): void {
+    this.captures.of(deviceId).takeFailures();
+  }
+
   onBindingEnded(channelId: string, deviceId: string, reason: string): void {
     const n = this.queue.cancelChannel(deviceId, channelId, `the lease ended (${reason})`);
     if (n > 0) this.o.logger.info('canceled queued work after lease end', { channel: channelId, count: n });
