@@ -126,9 +126,23 @@ export async function startChildBridge(dataDir: string, adbPort: number, timeout
     DEVICE_BRIDGE_API_KEY: CHILD_API_KEY,
     DEVICE_BRIDGE_ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
   };
+  // Stock commands only (`--no-phone-programs`): these tests count the phone's `input` commands
+  // to prove a call ran once; the scrcpy lane's own never-twice rule is tested in phone-programs.test.ts.
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--adb', `127.0.0.1:${adbPort}`],
+    [
+      '--import',
+      'tsx',
+      'main/cli.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--adb',
+      `127.0.0.1:${adbPort}`,
+      '--no-phone-programs',
+    ],
     {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
