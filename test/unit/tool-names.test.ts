@@ -10,7 +10,9 @@ import { toolName } from '../../renderer/src/lib/tool-names';
 
 test('one name per tool, in English and Chinese; an unknown tool is shown by its id', () => {
   const named = Object.keys(catalogue.tools.en).sort();
-  assert.deepEqual(named, TOOLS.map((tool) => tool.id.replace(/^android_/, '')).sort());
+  // Besides the tools: the person's own take-over and hand-back, named in the same lists.
+  const personLines = ['take_over', 'hand_back'];
+  assert.deepEqual(named, [...TOOLS.map((tool) => tool.id.replace(/^android_/, '')), ...personLines].sort());
   const en = translator('en');
   const zh = translator('zh-CN');
   for (const tool of TOOLS) {
