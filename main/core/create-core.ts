@@ -219,6 +219,7 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     handedBack: (back) => {
       if (!back.agentMayWatch) tools.forgetFailuresSeen(back.deviceId);
+      void programs.handedBack(back.deviceId);
       bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
       asks.handedBack(back);
       evidence.personHandedBack(back.deviceId, clock());

@@ -181,6 +181,22 @@ describe('port-less programs: the default fast lane', () => {
     }
   });
 
+  test('what the person typed during a take-over is pasted for them and leaves the clipboard at the hand-back', async () => {
+    await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: never });
+    await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
+    result(await invoke(client, channel, 'android_tap', { element: { resource_id: 'note_text' } }, callId('focus')));
+    const id = rig.device(0).deviceId;
+    const admin = async (path: string, body: Json): Promise<void> => {
+      const res = await rig.bridge.admin('POST', `/admin/api/devices/${id}/${path}`, body);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await admin('takeover', { action: 'take' });
+    await admin('input', { kind: 'text', text: '我的地址' });
+    assert.equal(phone.clipboard.text(), '我的地址', 'pasted through scrcpy-server');
+    await admin('takeover', { action: 'hand_back' });
+    await waitUntil(() => (phone.clipboard.text() ?? '') === '', 5_000, 'the clipboard emptied at the hand-back');
+  });
+
   test('the lease ends: scrcpy-server stops and the text the agent pasted leaves the clipboard', async () => {
     await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: never });
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');

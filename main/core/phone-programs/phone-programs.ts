@@ -279,6 +279,15 @@ export class PhonePrograms {
     if (phone.tree.state === 'ready') this.enter(phone.tree, 'idle');
   }
 
+  /**
+   * The person hands the phone back: what was pasted for them while they held it (their own
+   * typing, which may be private) leaves the clipboard before the agent may act again.
+   */
+  async handedBack(deviceId: string): Promise<void> {
+    const phone = this.phones.get(deviceId);
+    if (phone) await this.clearPasted(phone);
+  }
+
   /** The phone went away: what ran on it ended with its connection. */
   deviceGone(deviceId: string): void {
     const phone = this.phones.get(deviceId);
