@@ -79,6 +79,17 @@ describe('turnover after a lab lease, and the line for a busy phone', () => {
     const grant = result(await invoke(c, channel, 'android_grant_permission', { package: NOTES, permission: CAMERA }));
     assert.equal(grant.changed, true);
   }
+  /**
+   * The lease is gone and its turnover has finished: until then a claim waits in line (a lab
+   * lease's logout starts a turnover that a loaded machine may still be running).
+   */
+  async function phoneFreeAndReset(): Promise<void> {
+    await waitUntilAsync(async () => {
+      if (rig.bridge.core.bindings.leaseHolder(deviceId)) return false;
+      const state = ((await device()).turnover as Json | undefined)?.state;
+      return state !== 'running' && state !== 'waiting';
+    }, 20_000);
+  }
   const device = async (): Promise<Json> =>
     ((await rig.bridge.admin('GET', '/admin/api/state')).body.devices as Json[]).find((d) => d.device_id === deviceId)!;
 
@@ -180,10 +191,11 @@ describe('turnover after a lab lease, and the line for a busy phone', () => {
     assert.equal(auditLine?.outcome, 'ok');
     assert.deepEqual((auditLine?.arguments as Json).removed_apps, ['com.turnover.one']);
     assert.equal((await b.request('auth.logout', {}, second.channel)).payload?.status, 'ok');
-    await waitUntil(() => !rig.bridge.core.bindings.leaseHolder(deviceId), 5_000, 'free');
+    await phoneFreeAndReset();
   });
 
   test('a turnover that fails marks the phone: nobody is bound until a person dismisses it', async () => {
+    await phoneFreeAndReset();
     const a = await client();
     const first = await claim(a);
     assert.equal(first.ack.status, 'authenticated', JSON.stringify(first.ack));
@@ -213,7 +225,7 @@ describe('turnover after a lab lease, and the line for a busy phone', () => {
   });
 
   test('a person’s own phone (desktop approval) is left as the lease left it, unless its turnover is on', async () => {
-    await waitUntil(() => !rig.bridge.core.bindings.leaseHolder(deviceId), 10_000, 'free');
+    await phoneFreeAndReset();
     // The person's own phone is one no access code of its own names: the reset is the phone's policy, not the flow's.
     const removed = await rig.bridge.admin('POST', '/admin/api/access-codes', {
       scope: deviceId,
