@@ -1,6 +1,7 @@
-// Build: compile main/ and preload/ with tsc into dist/, bundle the renderer, and write the
+// Build: compile main/ with tsc into dist/, bundle the preload and the renderer, and write the
 // build identity (version, git tag/rev, build time) that the Card and /health report.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,20 @@ const tsc = spawnSync(
   { stdio: 'inherit' },
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+// A sandboxed preload may require only electron: the contract's operations table it names its
+// functions from is bundled into the one file.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['preload/index.ts'],
+  outfile: join(root, 'dist', 'preload', 'index.js'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'es2022',
+  external: ['electron'],
+  logLevel: 'warning',
+});
 
 const rendererBuild = join(root, 'scripts', 'build-renderer.mjs');
 if (existsSync(rendererBuild)) {

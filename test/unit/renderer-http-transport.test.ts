@@ -98,10 +98,10 @@ void describe('HTTP transport (web console)', () => {
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN });
 
-    assert.deepEqual(await client.decideApproval('ap/1', 'approve_for_lease'), { status: 'approved' });
-    assert.deepEqual(await client.extendChannel('ch_1', 1_800_000), { status: 'extended' });
-    assert.deepEqual(await client.forgetLanDevice('192.168.1.20:5555'), { status: 'forgotten' });
-    assert.deepEqual(await client.decidePairing('as_1', { action: 'approve', device_id: 'dev_1' }), {
+    assert.deepEqual(await client.decideApproval({ approval_id: 'ap/1', decision: 'approve_for_lease' }), { status: 'approved' });
+    assert.deepEqual(await client.extendChannel({ connector_channel_id: 'ch_1', extend_ms: 1_800_000 }), { status: 'extended' });
+    assert.deepEqual(await client.forgetLanDevice({ address: '192.168.1.20:5555' }), { status: 'forgotten' });
+    assert.deepEqual(await client.decidePairing({ auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' }), {
       status: 'approved',
     });
 
@@ -123,7 +123,7 @@ void describe('HTTP transport (web console)', () => {
     });
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN });
-    await assert.rejects(client.addLanDevice('bad address'), (e: unknown) => {
+    await assert.rejects(client.addLanDevice({ address: 'bad address' }), (e: unknown) => {
       return (
         e instanceof ApiError &&
         e.code === 'invalid_address' &&
@@ -164,7 +164,7 @@ void describe('HTTP transport (web console)', () => {
     });
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN });
-    const blob = await client.getDeviceScreen('dev_1');
+    const blob = await client.getDeviceScreen({ device_id: 'dev_1' });
     assert.equal(blob.type, 'image/jpeg');
     assert.deepEqual(Buffer.from(await blob.arrayBuffer()), jpeg);
   });

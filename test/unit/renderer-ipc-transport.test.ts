@@ -105,11 +105,11 @@ void describe('IPC transport (desktop app)', () => {
   void test('calls one named preload function per operation with one argument object', async () => {
     const { bridge, calls } = fakePreload();
     const api = createIpcTransport(bridge);
-    await api.decidePairing('as_1', { action: 'approve', device_id: 'dev_1' });
-    await api.decideApproval('ap_1', 'deny');
-    await api.extendChannel('ch_1', 1_800_000);
-    await api.forgetLanDevice('10.0.0.2:5555');
-    await api.pairLanDevice('10.0.0.2:37000', '123456');
+    await api.decidePairing({ auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' });
+    await api.decideApproval({ approval_id: 'ap_1', decision: 'deny' });
+    await api.extendChannel({ connector_channel_id: 'ch_1', extend_ms: 1_800_000 });
+    await api.forgetLanDevice({ address: '10.0.0.2:5555' });
+    await api.pairLanDevice({ address: '10.0.0.2:37000', code: '123456' });
     await api.patchSettings({ limits: { approval_timeout_ms: 2000, lease_max_duration_ms: null } });
     assert.deepEqual(calls, [
       { name: 'decidePairing', args: { auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' } },
@@ -124,7 +124,7 @@ void describe('IPC transport (desktop app)', () => {
   void test('errors keep their stable code across IPC', async () => {
     const api = createIpcTransport(fakePreload().bridge);
     await assert.rejects(
-      api.stopDevice('dev_x'),
+      api.stopDevice({ device_id: 'dev_x' }),
       (e: unknown) => e instanceof ApiError && e.code === 'device_not_found' && e.message === 'no such phone',
     );
     await assert.rejects(api.getSettings(), (e: unknown) => e instanceof ApiError && e.code === 'unreachable');
@@ -132,14 +132,14 @@ void describe('IPC transport (desktop app)', () => {
 
   void test('the phone check is asked for by device_id', async () => {
     const { bridge, calls } = fakePreload();
-    const check = await createIpcTransport(bridge).checkDevice('dev_1');
+    const check = await createIpcTransport(bridge).checkDevice({ device_id: 'dev_1' });
     assert.equal(check.device_id, 'dev_1');
     assert.deepEqual(calls.at(-1), { name: 'checkDevice', args: { device_id: 'dev_1' } });
   });
 
   void test('screen bytes become a JPEG blob', async () => {
     const api = createIpcTransport(fakePreload().bridge);
-    const blob = await api.getDeviceScreen('dev_1');
+    const blob = await api.getDeviceScreen({ device_id: 'dev_1' });
     assert.equal(blob.type, 'image/jpeg');
     assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0xff, 0xd8, 9]);
   });
@@ -147,14 +147,14 @@ void describe('IPC transport (desktop app)', () => {
   void test('a live frame keeps its sequence number and screen size; an action picture is asked for by phone and action', async () => {
     const { bridge, calls } = fakePreload();
     const api = createIpcTransport(bridge);
-    const frame = await api.getDeviceFrame('dev_1', 719.6, 11);
+    const frame = await api.getDeviceFrame({ device_id: 'dev_1', max_side: 720, after: 11 });
     assert.deepEqual(calls.at(-1), { name: 'getDeviceFrame', args: { device_id: 'dev_1', max_side: 720, after: 11 } });
     assert.deepEqual(
       [frame.seq, frame.screenWidth, frame.screenHeight, frame.fresh, frame.lane],
       [12, 1080, 2400, false, 'helper'],
     );
     assert.equal(frame.blob.type, 'image/jpeg');
-    const shot = await api.getActionScreen('dev_1', 'act_1');
+    const shot = await api.getActionScreen({ device_id: 'dev_1', action_id: 'act_1' });
     assert.deepEqual(calls.at(-1), { name: 'getActionScreen', args: { device_id: 'dev_1', action_id: 'act_1' } });
     assert.deepEqual([...new Uint8Array(await shot.arrayBuffer())], [0xff, 0xd8, 5]);
   });

@@ -1,61 +1,36 @@
 /**
- * The one client interface the UI talks to. Two transports implement it: HTTP (web console,
- * admin token) and IPC (Electron preload). Shapes come from main/contract/ only;
- * errors from either side are rebuilt as ApiError with the bridge's stable code.
+ * The one client the UI talks to, made from the contract's operations table
+ * (main/contract/admin-operations.ts): one method per operation, named as the operation,
+ * taking the operation's argument object (path parameters and request fields together, as
+ * over IPC) and answering its response. Adding an operation to the contract adds its method
+ * here with its types; nothing is written per operation. Two transports carry the calls: HTTP
+ * (web console, admin token) and IPC (Electron preload). Errors from either side are rebuilt
+ * as ApiError with the bridge's stable code.
  */
 import type {
   AdminApproval,
   AdminEvent,
-  AdminFastLane,
-  AdminScreenStreamSettings,
-  AdminHost,
-  AdminLanDiscovered,
+  AdminLiveFrame,
   AdminPhoneActions,
   AdminPolicies,
   AdminSettings,
-  AdminSettingsPatch,
   AdminState,
   AuditEntry,
 } from '../../../main/contract/admin-api';
-import type { AdminArgs, AdminRequest, AdminResponse } from '../../../main/contract/admin-operations';
-import type { EvidenceList } from '../../../main/contract/evidence';
-import type { Locale } from '../../../main/contract/i18n';
+import {
+  ADMIN_OPERATION_NAMES,
+  type AdminArgs,
+  type AdminOperationName,
+  type AdminRequest,
+  type AdminResponse,
+} from '../../../main/contract/admin-operations';
 
 export type PairingDecision = AdminRequest<'decidePairing'>;
 export type ApprovalDecision = AdminRequest<'decideApproval'>['decision'];
-export type AccessCodeRequest = AdminRequest<'setAccessCode'>;
-export type SecretRequest = AdminRequest<'putSecret'>;
-export type PutSecretResponse = AdminResponse<'putSecret'>;
-export type StatusResponse = { status: string };
-export type StopDeviceResponse = AdminResponse<'stopDevice'>;
-/** A take-over's choice (agentMayWatch, default off) or a hand-back's note for the agent. */
-export interface TakeoverOptions {
-  note?: string;
-  agentMayWatch?: boolean;
-}
-export type PhoneCheckResponse = AdminResponse<'checkDevice'>;
 export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
-export type DeviceHelperResponse = AdminResponse<'setDeviceHelper'>;
 export type ProgramsAction = AdminRequest<'setDevicePrograms'>['action'];
-export type DeviceProgramsResponse = AdminResponse<'setDevicePrograms'>;
 export type ScreenStreamAction = AdminRequest<'setDeviceScreenStream'>['action'];
-export type AddLanDeviceResponse = AdminResponse<'addLanDevice'>;
-export type LanPairResponse = AdminResponse<'pairLanDevice'>;
-export type {
-  AdminApproval,
-  AdminEvent,
-  AdminFastLane,
-  AdminScreenStreamSettings,
-  AdminLanDiscovered,
-  AdminPhoneActions,
-  AdminPolicies,
-  AdminSettings,
-  AdminSettingsPatch,
-  AdminState,
-  AuditEntry,
-};
-
-export type { EvidenceList };
+export type { AdminApproval, AdminEvent, AdminPhoneActions, AdminPolicies, AdminSettings, AdminState, AuditEntry };
 
 /** A lease's evidence, ready to save under the bridge's file name. */
 export interface EvidenceFile {
@@ -72,87 +47,79 @@ export interface LiveFrameImage {
   /** False when the bridge served the last frame again because the agent's calls were running. */
   fresh: boolean;
   /** Where the picture came from: the fast lane helper's screen stream, or screencap. */
-  lane: 'minicap' | 'helper' | 'adb';
+  lane: AdminLiveFrame['lane'];
 }
+
+/** Operations whose answer carries bytes (a JPEG, a file): HTTP sends them as they are, not as JSON. */
+export type BinaryOperation = {
+  [N in AdminOperationName]: AdminResponse<N> extends Uint8Array | { bytes: Uint8Array } ? N : never;
+}[AdminOperationName];
+
+/**
+ * What the console gets for an operation whose answer carries bytes: something a page can
+ * show or save. Each transport has a decoder for each of them, typed from this map, so an
+ * operation with bytes added to the contract does not compile until both can read it.
+ */
+export interface BinaryAnswers extends Record<BinaryOperation, unknown> {
+  getDeviceScreen: Blob;
+  getActionScreen: Blob;
+  getDeviceFrame: LiveFrameImage;
+  getEvidence: EvidenceFile;
+}
+
+/** What a method of the client answers: the contract's response, or its BinaryAnswers form. */
+export type ClientResponse<N extends AdminOperationName> = N extends keyof BinaryAnswers
+  ? BinaryAnswers[N]
+  : AdminResponse<N>;
+
+export interface CallOptions {
+  /** Ends the wait for the answer (a view that closed, a frame no longer wanted). */
+  signal?: AbortSignal;
+}
+
+/** One method of the client: the argument may be left out when every field is optional. */
+export type ClientMethod<N extends AdminOperationName> =
+  Record<never, never> extends AdminArgs<N>
+    ? (args?: AdminArgs<N>, options?: CallOptions) => Promise<ClientResponse<N>>
+    : (args: AdminArgs<N>, options?: CallOptions) => Promise<ClientResponse<N>>;
 
 /** Health of the live-update channel, shown in the header. */
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'closed';
 
-export interface BridgeApi {
+export type BridgeApi = { readonly [N in AdminOperationName]: ClientMethod<N> } & {
   readonly kind: 'http' | 'ipc';
-  getState(): Promise<AdminState>;
-  decidePairing(authSessionId: string, decision: PairingDecision): Promise<StatusResponse>;
-  decideApproval(approvalId: string, decision: ApprovalDecision): Promise<StatusResponse>;
-  revokeChannel(channelId: string): Promise<StatusResponse>;
-  extendChannel(channelId: string, extendMs: number): Promise<StatusResponse>;
-  stopDevice(deviceId: string): Promise<StopDeviceResponse>;
-  setAccessCode(request: AccessCodeRequest): Promise<StatusResponse>;
-  /** The lab's secrets: names, phones and times (never a value). */
-  listSecrets(): Promise<AdminResponse<'listSecrets'>>;
-  /** Stores a secret or replaces its value and phones. */
-  putSecret(name: string, request: SecretRequest): Promise<PutSecretResponse>;
-  deleteSecret(name: string): Promise<StatusResponse>;
-  addLanDevice(address: string): Promise<AddLanDeviceResponse>;
-  forgetLanDevice(address: string): Promise<StatusResponse>;
-  pairLanDevice(address: string, code: string): Promise<LanPairResponse>;
-  /** Phones adb's mDNS browser sees on the network (wireless debugging), per ADB server. */
-  getLanDiscovered(): Promise<AdminLanDiscovered>;
-  getHosts(): Promise<{ hosts: AdminHost[] }>;
-  getAudit(): Promise<{ entries: AuditEntry[] }>;
-  getSettings(): Promise<AdminSettings>;
-  /** Changes limits live (saved across restarts); answers the settings after the change. */
-  patchSettings(patch: AdminSettingsPatch): Promise<AdminSettings>;
-  revealApiKey(): Promise<{ api_key: string }>;
-  rotateApiKey(): Promise<{ api_key: string }>;
-  getPolicies(): Promise<AdminPolicies>;
-  putPolicies(policies: AdminPolicies): Promise<AdminPolicies>;
-  /** Runs the phone check now and answers it (docs/REFERENCE.md "Phone check"). */
-  checkDevice(deviceId: string): Promise<PhoneCheckResponse>;
-  /**
-   * appium-uiautomator2-server on one phone: enable (the person's yes to its open ports, given
-   * beside the words that say so; installs it), disable, or remove (uninstalls).
-   */
-  setDeviceHelper(deviceId: string, action: HelperAction): Promise<DeviceHelperResponse>;
-  setDevicePrograms(deviceId: string, action: ProgramsAction): Promise<DeviceProgramsResponse>;
-  /** Whether this build carries it, and its version. */
-  getFastLane(): Promise<AdminFastLane>;
-  setDeviceScreenStream(deviceId: string, action: ScreenStreamAction): Promise<AdminResponse<'setDeviceScreenStream'>>;
-  getScreenStream(): Promise<AdminScreenStreamSettings>;
-  putScreenStream(change: { default: AdminScreenStreamSettings['default'] }): Promise<AdminScreenStreamSettings>;
-  /** What a lease's end puts back on its phone (docs/REFERENCE.md "Hand-over"). */
-  putTurnover(change: AdminRequest<'putTurnover'>): Promise<AdminResponse<'putTurnover'>>;
-  /** A person's answer to a failed turnover: run it again, or the phone was checked by hand. */
-  setDeviceTurnover(deviceId: string, action: 'retry' | 'dismiss'): Promise<AdminResponse<'setDeviceTurnover'>>;
-  /**
-   * A person takes the phone from the agent (`agentMayWatch`: the agent may still see the screen
-   * meanwhile; unset, it sees nothing of it), or hands it back (an optional note says what they did).
-   */
-  setDeviceTakeover(
-    deviceId: string,
-    action: 'take' | 'hand_back',
-    options?: TakeoverOptions,
-  ): Promise<AdminResponse<'setDeviceTakeover'>>;
-  /** The person declines the agent's ask to take the phone over (an optional reason goes to the agent). */
-  declinePersonAsk(deviceId: string, reason?: string): Promise<AdminResponse<'declinePersonAsk'>>;
-  /** The person's own tap, swipe or key on a phone they took over (refused while the agent has it). */
-  sendDeviceInput(deviceId: string, input: AdminRequest<'sendDeviceInput'>): Promise<AdminResponse<'sendDeviceInput'>>;
-  /** A small JPEG of the phone's screen. */
-  getDeviceScreen(deviceId: string, signal?: AbortSignal): Promise<Blob>;
-  /** The phone view's timeline: the agent's recent calls on this phone, newest first. */
-  getDeviceActions(deviceId: string): Promise<AdminPhoneActions>;
-  /** The live frame after frame `after` (0: any) of the phone's screen for the phone view (never waits for the agent's calls). */
-  getDeviceFrame(deviceId: string, maxSide: number, after: number, signal?: AbortSignal): Promise<LiveFrameImage>;
-  /** The picture of the screen one action was made on. */
-  getActionScreen(deviceId: string, actionId: string, signal?: AbortSignal): Promise<Blob>;
-  /** One phone's leases whose evidence is kept, newest first. */
-  listEvidence(deviceId: string): Promise<EvidenceList>;
-  /** One lease's evidence as a file to save: the offline page (in `locale`) or its JSON. */
-  getEvidence(leaseId: string, format: 'html' | 'json', locale: Locale): Promise<EvidenceFile>;
   /**
    * Live updates: `onEvent` for every change notification, `onStatus` when the channel's
    * health changes. Returns an idempotent unsubscribe.
    */
   subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void;
+};
+
+/** How a transport runs any one operation. */
+export type OperationRunner = <N extends AdminOperationName>(
+  name: N,
+  args: AdminArgs<N>,
+  options: CallOptions,
+) => Promise<ClientResponse<N>>;
+
+/**
+ * The client: a method per operation of the table, each handing its name and argument to
+ * the transport's `run`. The one cast: a loop over the table's names cannot be typed
+ * per name, and each method built is `run` narrowed to that name.
+ */
+export function createBridgeApi(
+  kind: BridgeApi['kind'],
+  run: OperationRunner,
+  subscribe: BridgeApi['subscribe'],
+): BridgeApi {
+  const methods = Object.fromEntries(
+    ADMIN_OPERATION_NAMES.map((name) => [
+      name,
+      (args: AdminArgs<typeof name> = {} as AdminArgs<typeof name>, options: CallOptions = {}) =>
+        run(name, args, options),
+    ]),
+  );
+  return { ...methods, kind, subscribe } as unknown as BridgeApi;
 }
 
 /** Codes the UI adds for failures that never reached the bridge. */
@@ -205,18 +172,4 @@ export function helperRequest(deviceId: string, action: HelperAction): AdminArgs
   return action === 'enable'
     ? { device_id: deviceId, action, accept_open_ports: true }
     : { device_id: deviceId, action };
-}
-
-/** The operation's request body from the client's options (both transports send the same). */
-export function takeoverRequest(
-  deviceId: string,
-  action: 'take' | 'hand_back',
-  options: TakeoverOptions = {},
-): AdminArgs<'setDeviceTakeover'> {
-  return {
-    device_id: deviceId,
-    action,
-    ...(options.note !== undefined ? { note: options.note } : {}),
-    ...(options.agentMayWatch !== undefined ? { agent_may_watch: options.agentMayWatch } : {}),
-  };
 }

@@ -12,10 +12,18 @@ import {
   splitRoute,
   type AdminArgs,
   type AdminOperationName,
-  type AdminResponse,
 } from '../../../main/contract/admin-operations';
-import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest, parseErrorBody, takeoverRequest } from './bridge-api';
+import {
+  ApiError,
+  createBridgeApi,
+  parseErrorBody,
+  type AdminEvent,
+  type BinaryOperation,
+  type BridgeApi,
+  type CallOptions,
+  type ClientResponse,
+  type LiveStatus,
+} from './bridge-api';
 import { SseParser, toAdminEvent } from './sse-parser';
 
 export interface HttpTransportOptions {
@@ -98,124 +106,88 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     }
   }
 
-  /** Runs one operation; the answer is the bridge's JSON (the contract's response type). */
-  async function json<N extends AdminOperationName>(name: N, args: AdminArgs<N>): Promise<AdminResponse<N>> {
+  /** Runs one operation; the answer is the bridge's JSON, or for bytes what its decoder reads. */
+  async function run<N extends AdminOperationName>(
+    name: N,
+    args: AdminArgs<N>,
+    { signal }: CallOptions,
+  ): Promise<ClientResponse<N>> {
     const { method, path, body } = httpRequestOf(name, args);
-    const response = await send(method, path, body);
+    const response = await send(method, path, body, signal);
+    if (isBinary(name)) return decodeBinary(name, response);
     try {
-      return (await response.json()) as AdminResponse<N>;
+      return (await response.json()) as ClientResponse<N>;
     } catch {
       throw new ApiError('bad_response', 'The bridge sent an answer that is not JSON.', response.status);
     }
   }
 
-  /** Runs an operation whose HTTP answer is not JSON (a JPEG, an evidence file), with its headers. */
-  function image<N extends AdminOperationName>(name: N, args: AdminArgs<N>, signal?: AbortSignal): Promise<Response> {
-    const { method, path } = httpRequestOf(name, args);
-    return send(method, path, undefined, signal);
+  // One event stream per page, shared by every part of it that listens: a browser allows six
+  // connections per host across all its tabs, and a phone view has several listeners.
+  function subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
+    const listener = { onEvent, onStatus };
+    listeners.add(listener);
+    if (closeShared) {
+      if (lastStatus) onStatus(lastStatus);
+    } else {
+      closeShared = openEventStream({
+        doFetch,
+        url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`,
+        auth,
+        idleTimeoutMs,
+        reconnectBaseMs,
+        onEvent: (event) => {
+          for (const l of [...listeners]) l.onEvent(event);
+        },
+        onStatus: (status) => {
+          lastStatus = status;
+          for (const l of [...listeners]) l.onStatus(status);
+        },
+      });
+    }
+    return () => {
+      if (!listeners.delete(listener) || listeners.size > 0) return;
+      const close = closeShared;
+      closeShared = undefined;
+      lastStatus = undefined;
+      close?.();
+    };
   }
 
-  return {
-    kind: 'http',
-    getState: () => json('getState', {}),
-    decidePairing: (id, decision) => json('decidePairing', { auth_session_id: id, ...decision }),
-    decideApproval: (id, decision) => json('decideApproval', { approval_id: id, decision }),
-    revokeChannel: (id) => json('revokeChannel', { connector_channel_id: id }),
-    extendChannel: (id, extendMs) => json('extendChannel', { connector_channel_id: id, extend_ms: extendMs }),
-    stopDevice: (id) => json('stopDevice', { device_id: id }),
-    checkDevice: (id) => json('checkDevice', { device_id: id }),
-    setDeviceHelper: (id, action) => json('setDeviceHelper', helperRequest(id, action)),
-    setDevicePrograms: (id, action) => json('setDevicePrograms', { device_id: id, action }),
-    getFastLane: () => json('getFastLane', {}),
-    setDeviceScreenStream: (id, action) => json('setDeviceScreenStream', { device_id: id, action }),
-    getScreenStream: () => json('getScreenStream', {}),
-    putScreenStream: (change) => json('putScreenStream', change),
-    putTurnover: (change) => json('putTurnover', change),
-    setDeviceTurnover: (id, action) => json('setDeviceTurnover', { device_id: id, action }),
-    setDeviceTakeover: (id, action, options) => json('setDeviceTakeover', takeoverRequest(id, action, options)),
-    declinePersonAsk: (id, reason) =>
-      json('declinePersonAsk', { device_id: id, ...(reason !== undefined ? { reason } : {}) }),
-    sendDeviceInput: (id, input) => json('sendDeviceInput', { device_id: id, ...input }),
-    setAccessCode: (request) => json('setAccessCode', request),
-    listSecrets: () => json('listSecrets', {}),
-    putSecret: (name, request) => json('putSecret', { name, ...request }),
-    deleteSecret: (name) => json('deleteSecret', { name }),
-    addLanDevice: (address) => json('addLanDevice', { address }),
-    forgetLanDevice: (address) => json('forgetLanDevice', { address }),
-    pairLanDevice: (address, code) => json('pairLanDevice', { address, code }),
-    getAudit: () => json('getAudit', {}),
-    getLanDiscovered: () => json('getLanDiscovered', {}),
-    getHosts: () => json('getHosts', {}),
-    getSettings: () => json('getSettings', {}),
-    patchSettings: (patch) => json('patchSettings', patch),
-    revealApiKey: () => json('revealApiKey', {}),
-    rotateApiKey: () => json('rotateApiKey', {}),
-    getPolicies: () => json('getPolicies', {}),
-    putPolicies: (policies) => json('putPolicies', policies),
-    async getDeviceScreen(id, signal) {
-      const response = await image('getDeviceScreen', { device_id: id }, signal);
-      return response.blob();
-    },
-    getDeviceActions: (id) => json('getDeviceActions', { device_id: id }),
-    async getDeviceFrame(id, maxSide, after, signal): Promise<LiveFrameImage> {
-      const response = await image(
-        'getDeviceFrame',
-        { device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) },
-        signal,
-      );
-      const header = (name: string): number => Number(response.headers.get(name) ?? '0');
-      return {
-        blob: await response.blob(),
-        seq: header('X-Frame-Seq'),
-        screenWidth: header('X-Screen-Width'),
-        screenHeight: header('X-Screen-Height'),
-        fresh: response.headers.get('X-Frame-Fresh') !== '0',
-        lane: laneOf(response.headers.get('X-Frame-Lane')),
-      };
-    },
-    async getActionScreen(id, actionId, signal) {
-      const response = await image('getActionScreen', { device_id: id, action_id: actionId }, signal);
-      return response.blob();
-    },
-    listEvidence: (deviceId) => json('listEvidence', { device_id: deviceId }),
-    async getEvidence(leaseId, format, locale): Promise<EvidenceFile> {
-      const response = await image('getEvidence', { lease_id: leaseId, format, locale });
-      const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
-      return { filename: name ?? `evidence.${format}`, blob: await response.blob() };
-    },
-    // One event stream per page, shared by every part of it that listens: a browser allows six
-    // connections per host across all its tabs, and a phone view has several listeners.
-    subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
-      const listener = { onEvent, onStatus };
-      listeners.add(listener);
-      if (closeShared) {
-        if (lastStatus) onStatus(lastStatus);
-      } else {
-        closeShared = openEventStream({
-          doFetch,
-          url: `${options.origin}${splitRoute(ADMIN_HTTP_ONLY_ROUTES.events).path}`,
-          auth,
-          idleTimeoutMs,
-          reconnectBaseMs,
-          onEvent: (event) => {
-            for (const l of [...listeners]) l.onEvent(event);
-          },
-          onStatus: (status) => {
-            lastStatus = status;
-            for (const l of [...listeners]) l.onStatus(status);
-          },
-        });
-      }
-      return () => {
-        if (!listeners.delete(listener) || listeners.size > 0) return;
-        const close = closeShared;
-        closeShared = undefined;
-        lastStatus = undefined;
-        close?.();
-      };
-    },
-  };
+  return createBridgeApi('http', run, subscribe);
 }
+
+/** Whether an operation's HTTP answer is bytes, read by its decoder (BINARY_DECODERS). */
+function isBinary(name: AdminOperationName): name is BinaryOperation {
+  return Object.hasOwn(BINARY_DECODERS, name);
+}
+
+function decodeBinary<N extends BinaryOperation>(name: N, response: Response): Promise<ClientResponse<N>> {
+  const decode: (response: Response) => Promise<ClientResponse<N>> = BINARY_DECODERS[name];
+  return decode(response);
+}
+
+/** How each answer with bytes is read from its HTTP response (a JPEG, a frame with its headers, a file). */
+const BINARY_DECODERS: { readonly [N in BinaryOperation]: (response: Response) => Promise<ClientResponse<N>> } = {
+  getDeviceScreen: (response) => response.blob(),
+  getActionScreen: (response) => response.blob(),
+  async getDeviceFrame(response) {
+    const header = (name: string): number => Number(response.headers.get(name) ?? '0');
+    return {
+      blob: await response.blob(),
+      seq: header('X-Frame-Seq'),
+      screenWidth: header('X-Screen-Width'),
+      screenHeight: header('X-Screen-Height'),
+      fresh: response.headers.get('X-Frame-Fresh') !== '0',
+      lane: laneOf(response.headers.get('X-Frame-Lane')),
+    };
+  },
+  async getEvidence(response) {
+    const type = response.headers.get('Content-Type') ?? '';
+    const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
+    return { filename: name ?? `evidence.${type.includes('json') ? 'json' : 'html'}`, blob: await response.blob() };
+  },
+};
 
 async function errorFrom(response: Response): Promise<ApiError> {
   let body: unknown;

@@ -2,9 +2,17 @@
  * BridgeApi over Electron IPC: calls the named functions the preload exposes on
  * `window.deviceBridge` and rebuilds `{ok:false,error}` results as ApiError.
  */
+import type { AdminArgs, AdminOperationName, AdminResponse } from '../../../main/contract/admin-operations';
 import type { DeviceBridgeIpcApi, IpcResult } from '../../../main/contract/ipc-api';
-import type { AdminEvent, BridgeApi, EvidenceFile, LiveFrameImage, LiveStatus } from './bridge-api';
-import { ApiError, helperRequest, takeoverRequest } from './bridge-api';
+import {
+  ApiError,
+  createBridgeApi,
+  type AdminEvent,
+  type BinaryOperation,
+  type BridgeApi,
+  type ClientResponse,
+  type LiveStatus,
+} from './bridge-api';
 
 async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
   let result: IpcResult<T>;
@@ -21,86 +29,61 @@ async function unwrap<T>(call: Promise<IpcResult<T>>): Promise<T> {
 }
 
 export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
-  return {
-    kind: 'ipc',
-    getState: () => unwrap(bridge.getState()),
-    decidePairing: (id, decision) => unwrap(bridge.decidePairing({ auth_session_id: id, ...decision })),
-    decideApproval: (id, decision) => unwrap(bridge.decideApproval({ approval_id: id, decision })),
-    revokeChannel: (id) => unwrap(bridge.revokeChannel({ connector_channel_id: id })),
-    extendChannel: (id, extendMs) => unwrap(bridge.extendChannel({ connector_channel_id: id, extend_ms: extendMs })),
-    stopDevice: (id) => unwrap(bridge.stopDevice({ device_id: id })),
-    checkDevice: (id) => unwrap(bridge.checkDevice({ device_id: id })),
-    setDeviceHelper: (id, action) => unwrap(bridge.setDeviceHelper(helperRequest(id, action))),
-    setDevicePrograms: (id, action) => unwrap(bridge.setDevicePrograms({ device_id: id, action })),
-    getFastLane: () => unwrap(bridge.getFastLane()),
-    setDeviceScreenStream: (id, action) => unwrap(bridge.setDeviceScreenStream({ device_id: id, action })),
-    getScreenStream: () => unwrap(bridge.getScreenStream()),
-    putScreenStream: (change) => unwrap(bridge.putScreenStream(change)),
-    putTurnover: (change) => unwrap(bridge.putTurnover(change)),
-    setDeviceTurnover: (id, action) => unwrap(bridge.setDeviceTurnover({ device_id: id, action })),
-    setDeviceTakeover: (id, action, options) => unwrap(bridge.setDeviceTakeover(takeoverRequest(id, action, options))),
-    declinePersonAsk: (id, reason) =>
-      unwrap(bridge.declinePersonAsk({ device_id: id, ...(reason !== undefined ? { reason } : {}) })),
-    sendDeviceInput: (id, input) => unwrap(bridge.sendDeviceInput({ device_id: id, ...input })),
-    setAccessCode: (request) => unwrap(bridge.setAccessCode(request)),
-    listSecrets: () => unwrap(bridge.listSecrets()),
-    putSecret: (name, request) => unwrap(bridge.putSecret({ name, ...request })),
-    deleteSecret: (name) => unwrap(bridge.deleteSecret({ name })),
-    addLanDevice: (address) => unwrap(bridge.addLanDevice({ address })),
-    forgetLanDevice: (address) => unwrap(bridge.forgetLanDevice({ address })),
-    pairLanDevice: (address, code) => unwrap(bridge.pairLanDevice({ address, code })),
-    getAudit: () => unwrap(bridge.getAudit()),
-    getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
-    getHosts: () => unwrap(bridge.getHosts()),
-    getSettings: () => unwrap(bridge.getSettings()),
-    patchSettings: (patch) => unwrap(bridge.patchSettings(patch)),
-    revealApiKey: () => unwrap(bridge.revealApiKey()),
-    rotateApiKey: () => unwrap(bridge.rotateApiKey()),
-    getPolicies: () => unwrap(bridge.getPolicies()),
-    putPolicies: (policies) => unwrap(bridge.putPolicies(policies)),
-    async getDeviceScreen(id): Promise<Blob> {
-      const bytes = await unwrap(bridge.getDeviceScreen({ device_id: id }));
-      // Copy into a fresh ArrayBuffer-backed view: Blob wants plain ArrayBuffer memory.
-      return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
-    },
-    getDeviceActions: (id) => unwrap(bridge.getDeviceActions({ device_id: id })),
-    async getDeviceFrame(id, maxSide, after): Promise<LiveFrameImage> {
-      const frame = await unwrap(
-        bridge.getDeviceFrame({ device_id: id, max_side: Math.round(maxSide), after: Math.max(0, Math.round(after)) }),
-      );
-      return {
-        blob: new Blob([new Uint8Array(frame.bytes)], { type: 'image/jpeg' }),
-        seq: frame.seq,
-        screenWidth: frame.screen_width,
-        screenHeight: frame.screen_height,
-        fresh: frame.fresh,
-        lane: frame.lane,
-      };
-    },
-    listEvidence: (deviceId) => unwrap(bridge.listEvidence({ device_id: deviceId })),
-    async getEvidence(leaseId, format, locale): Promise<EvidenceFile> {
-      const file = await unwrap(bridge.getEvidence({ lease_id: leaseId, format, locale }));
-      const type = file.format === 'json' ? 'application/json' : 'text/html';
-      return { filename: file.filename, blob: new Blob([new Uint8Array(file.bytes)], { type }) };
-    },
-    async getActionScreen(id, actionId): Promise<Blob> {
-      const bytes = await unwrap(bridge.getActionScreen({ device_id: id, action_id: actionId }));
-      return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
-    },
-    subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
-      let closed = false;
-      const remove = bridge.onAdminEvent((event) => {
-        if (!closed) onEvent(event);
-      });
-      // IPC is in-process: it is live as soon as the listener is registered.
-      onStatus('live');
-      return () => {
-        if (closed) return;
-        closed = true;
-        remove();
-      };
-    },
-  };
+  /**
+   * Runs one operation through its preload function. The cast: the preload's function of a
+   * name not yet known is a union TypeScript cannot call; each takes that name's argument
+   * object (ipc-api.ts IpcFunction). A signal is not sent: IPC answers are local and prompt.
+   */
+  async function run<N extends AdminOperationName>(name: N, args: AdminArgs<N>): Promise<ClientResponse<N>> {
+    const call = bridge[name] as unknown as (args: AdminArgs<N>) => Promise<IpcResult<AdminResponse<N>>>;
+    const answer = await unwrap(call(args));
+    if (!isBinary(name)) return answer as ClientResponse<N>;
+    const decode = BINARY_DECODERS[name] as unknown as (answer: AdminResponse<N>) => ClientResponse<N>;
+    return decode(answer);
+  }
+
+  function subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
+    let closed = false;
+    const remove = bridge.onAdminEvent((event) => {
+      if (!closed) onEvent(event);
+    });
+    // IPC is in-process: it is live as soon as the listener is registered.
+    onStatus('live');
+    return () => {
+      if (closed) return;
+      closed = true;
+      remove();
+    };
+  }
+
+  return createBridgeApi('ipc', run, subscribe);
+}
+
+/** A JPEG's bytes as a Blob (copied: Blob wants plain ArrayBuffer memory, not a view on another). */
+function jpeg(bytes: Uint8Array): Blob {
+  return new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' });
+}
+
+/** How each answer with bytes becomes what a page can show or save. */
+const BINARY_DECODERS: { readonly [N in BinaryOperation]: (answer: AdminResponse<N>) => ClientResponse<N> } = {
+  getDeviceScreen: jpeg,
+  getActionScreen: jpeg,
+  getDeviceFrame: (frame) => ({
+    blob: jpeg(frame.bytes),
+    seq: frame.seq,
+    screenWidth: frame.screen_width,
+    screenHeight: frame.screen_height,
+    fresh: frame.fresh,
+    lane: frame.lane,
+  }),
+  getEvidence: (file) => ({
+    filename: file.filename,
+    blob: new Blob([new Uint8Array(file.bytes)], { type: file.format === 'json' ? 'application/json' : 'text/html' }),
+  }),
+};
+
+function isBinary(name: AdminOperationName): name is BinaryOperation {
+  return Object.hasOwn(BINARY_DECODERS, name);
 }
 
 /** The preload's object when running inside the desktop app, else undefined. */

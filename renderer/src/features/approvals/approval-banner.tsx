@@ -64,7 +64,10 @@ function BannerCall(props: {
 }): React.JSX.Element {
   const { t } = useT();
   const id = props.approval.approval_id;
-  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  const decide = useAction(
+    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
+    props.onChanged,
+  );
   return (
     <div className="approval-banner-call" data-approval={id}>
       <p className="approval-banner-sentence">

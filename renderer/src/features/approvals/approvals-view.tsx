@@ -72,7 +72,10 @@ function ApprovalCard(props: {
   const { approval } = props;
   const { t } = useT();
   const id = approval.approval_id;
-  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  const decide = useAction(
+    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
+    props.onChanged,
+  );
   const phone = props.state.devices.find((d) => d.device_id === approval.device_id);
 
   return (

@@ -223,8 +223,11 @@ function ChannelRow(props: {
   const { channel } = props;
   const { t } = useT();
   const id = channel.connector_channel_id;
-  const extend = useAction(() => props.api.extendChannel(id, EXTEND_MS), props.onChanged);
-  const revoke = useAction(() => props.api.revokeChannel(id), props.onChanged);
+  const extend = useAction(
+    () => props.api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
+    props.onChanged,
+  );
+  const revoke = useAction(() => props.api.revokeChannel({ connector_channel_id: id }), props.onChanged);
   const bound = channel.device_id !== null;
 
   return (

@@ -60,7 +60,7 @@ export function DeviceCard(props: {
   // Only cards on screen fetch their picture (a lab's hundreds of cards would otherwise all poll).
   const onScreen = useOnScreen(cardRef);
   const thumb = useScreenThumbnail(api, id, online && onScreen);
-  const stop = useAction(() => api.stopDevice(id), props.onChanged);
+  const stop = useAction(() => api.stopDevice({ device_id: id }), props.onChanged);
   const busy = device.queue.running > 0 || device.queue.queued > 0 || props.approvalsWaiting > 0;
   const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
   const details = [device.manufacturer, device.model].filter(Boolean).join(' ');

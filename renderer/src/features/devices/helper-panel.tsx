@@ -6,7 +6,7 @@
  * Remove (uninstalls both APKs).
  */
 import type { AdminFastLane, AdminHelper, HelperState } from '../../../../main/contract/admin-api';
-import type { BridgeApi, HelperAction } from '../../api/bridge-api';
+import { helperRequest, type BridgeApi, type HelperAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
@@ -35,7 +35,10 @@ export function HelperPanel(props: {
 }): React.JSX.Element | null {
   const { api, deviceId, helper, fastLane } = props;
   const { t } = useT();
-  const act = useAction((action: HelperAction) => api.setDeviceHelper(deviceId, action), props.onChanged);
+  const act = useAction(
+    (action: HelperAction) => api.setDeviceHelper(helperRequest(deviceId, action)),
+    props.onChanged,
+  );
   if (!helper) return null;
   const version = fastLane?.version ?? helper.version ?? '';
   const state = STATE[helper.state];

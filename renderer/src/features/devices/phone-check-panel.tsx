@@ -43,7 +43,7 @@ export function PhoneCheckPanel(props: {
 }): React.JSX.Element {
   const { api, deviceId, check } = props;
   const { t } = useT();
-  const again = useAction(() => api.checkDevice(deviceId), props.onChanged);
+  const again = useAction(() => api.checkDevice({ device_id: deviceId }), props.onChanged);
   const problems = check?.checks.filter((c) => c.status === 'problem') ?? [];
   const running = again.pending || check?.running === true;
   const row = (c: AdminPhoneCheckItem): React.JSX.Element => (

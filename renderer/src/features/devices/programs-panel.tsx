@@ -54,7 +54,10 @@ export function ProgramsPanel(props: {
 }): React.JSX.Element | null {
   const { api, deviceId, programs } = props;
   const { t, format } = useT();
-  const act = useAction((action: ProgramsAction) => api.setDevicePrograms(deviceId, action), props.onChanged);
+  const act = useAction(
+    (action: ProgramsAction) => api.setDevicePrograms({ device_id: deviceId, action }),
+    props.onChanged,
+  );
   if (!programs || programs.length === 0) return null;
   // One switch for both (the admin operation's): on unless the person turned them off here.
   const enabled = programs.some((p) => p.enabled);

@@ -50,7 +50,10 @@ export function ScreenStreamPanel(props: {
 }): React.JSX.Element | null {
   const { api, deviceId, stream, onChanged } = props;
   const { t } = useT();
-  const act = useAction((action: ScreenStreamAction) => api.setDeviceScreenStream(deviceId, action), onChanged);
+  const act = useAction(
+    (action: ScreenStreamAction) => api.setDeviceScreenStream({ device_id: deviceId, action }),
+    onChanged,
+  );
   const running = stream?.state === 'running';
   useEffect(() => {
     if (!running) return;

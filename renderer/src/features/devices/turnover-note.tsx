@@ -18,7 +18,10 @@ export function TurnoverNote(props: {
 }): React.JSX.Element | null {
   const { t } = useT();
   const id = props.device.device_id;
-  const answer = useAction((action: 'retry' | 'dismiss') => props.api.setDeviceTurnover(id, action), props.onChanged);
+  const answer = useAction(
+    (action: 'retry' | 'dismiss') => props.api.setDeviceTurnover({ device_id: id, action }),
+    props.onChanged,
+  );
   const report = props.device.turnover ?? null;
   const line = props.device.claim_line ?? 0;
   if (!report && line === 0) return null;

@@ -53,7 +53,7 @@ export function useScreenThumbnail(api: BridgeApi, deviceId: string, enabled: bo
       inFlight = true;
       controller = new AbortController();
       try {
-        const blob = await api.getDeviceScreen(deviceId, controller.signal);
+        const blob = await api.getDeviceScreen({ device_id: deviceId }, { signal: controller.signal });
         if (stopped) return;
         remember(deviceId, blob);
         if (previous) URL.revokeObjectURL(previous);

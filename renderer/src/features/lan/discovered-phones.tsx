@@ -115,7 +115,7 @@ function DiscoveredRow(props: {
 }): React.JSX.Element {
   const { service } = props;
   const { t } = useT();
-  const add = useAction(() => props.api.addLanDevice(service.address), props.onChanged);
+  const add = useAction(() => props.api.addLanDevice({ address: service.address }), props.onChanged);
   const pairing = service.kind === 'pairing';
   return (
     <li className="row" data-testid={`lan-discovered-${service.address}`}>

@@ -19,7 +19,7 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
   const [address, setAddress] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const add = useAction(
-    (value: string) => props.api.addLanDevice(value),
+    (value: string) => props.api.addLanDevice({ address: value }),
     () => {
       setAddress('');
       props.onChanged();
@@ -87,7 +87,7 @@ export function PairLanForm(props: {
   const [code, setCode] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const pair = useAction(
-    (a: string, c: string) => props.api.pairLanDevice(a, c),
+    (a: string, c: string) => props.api.pairLanDevice({ address: a, code: c }),
     () => {
       setCode('');
       props.onChanged();

@@ -76,7 +76,7 @@ function LanRow(props: {
 }): React.JSX.Element {
   const { lan } = props;
   const { t } = useT();
-  const forget = useAction(() => props.api.forgetLanDevice(lan.address), props.onChanged);
+  const forget = useAction(() => props.api.forgetLanDevice({ address: lan.address }), props.onChanged);
   const phone = lan.device_id ? props.state.devices.find((d) => d.device_id === lan.device_id) : undefined;
   return (
     <li className="row" data-testid={`lan-device-${lan.address}`}>

@@ -66,7 +66,10 @@ function PairingCard(props: {
         ? (free[0]?.device_id ?? '')
         : '';
   const [deviceId, setDeviceId] = useState(preselected);
-  const decide = useAction((decision: PairingDecision) => props.api.decidePairing(id, decision), props.onChanged);
+  const decide = useAction(
+    (decision: PairingDecision) => props.api.decidePairing({ auth_session_id: id, ...decision }),
+    props.onChanged,
+  );
   const chosen = phones.some((p) => p.device_id === deviceId) ? deviceId : '';
 
   return (

@@ -52,14 +52,14 @@ function PersonAskCard(props: {
   const [declining, setDeclining] = useState(false);
   const [reason, setReason] = useState('');
   const take = useAction(
-    () => api.setDeviceTakeover(device.device_id, 'take'),
+    () => api.setDeviceTakeover({ device_id: device.device_id, action: 'take' }),
     () => {
       props.onChanged();
       props.go({ section: 'phone', deviceId: device.device_id });
     },
   );
   const decline = useAction(
-    () => api.declinePersonAsk(device.device_id, reason.trim() || undefined),
+    () => api.declinePersonAsk({ device_id: device.device_id, reason: reason.trim() || undefined }),
     () => props.onChanged(),
   );
   const busy = take.pending || decline.pending;

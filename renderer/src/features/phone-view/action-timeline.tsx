@@ -357,7 +357,10 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
   const { t } = useT();
   const { approval } = props;
   const id = approval.approval_id;
-  const decide = useAction((decision: ApprovalDecision) => props.api.decideApproval(id, decision), props.onChanged);
+  const decide = useAction(
+    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
+    props.onChanged,
+  );
   return (
     <div
       className="pv-approval"

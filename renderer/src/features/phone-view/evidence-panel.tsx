@@ -46,7 +46,7 @@ export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): Reac
   }, [api, deviceId]);
 
   const download = useAction(async (leaseId: string, kind: 'html' | 'json') => {
-    const file = await api.getEvidence(leaseId, kind, locale);
+    const file = await api.getEvidence({ lease_id: leaseId, format: kind, locale });
     const url = URL.createObjectURL(file.blob);
     try {
       const link = document.createElement('a');

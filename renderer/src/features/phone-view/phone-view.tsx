@@ -45,7 +45,7 @@ export function PhoneView(props: {
   const online = device?.state === 'device';
   const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
   const timeline = usePhoneActions(api, deviceId);
-  const stop = useAction(() => api.stopDevice(deviceId), props.onChanged);
+  const stop = useAction(() => api.stopDevice({ device_id: deviceId }), props.onChanged);
   const takenOver = device?.taken_over ?? null;
   const input = usePersonInput(api, deviceId);
   const screen = { width: live.screenWidth, height: live.screenHeight };
@@ -60,8 +60,12 @@ export function PhoneView(props: {
   const takeover = useAction(
     () =>
       takenOver
-        ? api.setDeviceTakeover(deviceId, 'hand_back', askedFor && note.trim() ? { note: note.trim() } : {})
-        : api.setDeviceTakeover(deviceId, 'take', { agentMayWatch: mayWatch }),
+        ? api.setDeviceTakeover({
+            device_id: deviceId,
+            action: 'hand_back',
+            note: askedFor && note.trim() ? note.trim() : undefined,
+          })
+        : api.setDeviceTakeover({ device_id: deviceId, action: 'take', agent_may_watch: mayWatch }),
     () => {
       setNote('');
       setMayWatch(false);
@@ -319,8 +323,11 @@ function LeasePanel(props: {
   const { t } = useT();
   const { channel } = props;
   const id = channel?.connector_channel_id ?? '';
-  const extend = useAction(() => props.api.extendChannel(id, EXTEND_MS), props.onChanged);
-  const revoke = useAction(() => props.api.revokeChannel(id), props.onChanged);
+  const extend = useAction(
+    () => props.api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
+    props.onChanged,
+  );
+  const revoke = useAction(() => props.api.revokeChannel({ connector_channel_id: id }), props.onChanged);
   if (!props.device?.lease || !channel) {
     return (
       <div className="card pv-lease" data-testid="phone-view-lease">

@@ -77,7 +77,10 @@ export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean
       const askedAt = performance.now();
       let pause: number;
       try {
-        const frame = await api.getDeviceFrame(deviceId, maxSide, lastSeq, controller.signal);
+        const frame = await api.getDeviceFrame(
+          { device_id: deviceId, max_side: Math.round(maxSide), after: Math.max(0, Math.round(lastSeq)) },
+          { signal: controller.signal },
+        );
         if (stopped) return;
         if (frame.seq !== lastSeq) {
           pause = Math.max(0, MIN_GAP_MS - (performance.now() - askedAt));

@@ -58,7 +58,7 @@ export function usePersonInput(api: BridgeApi, deviceId: string): PersonInputSen
     (input: AdminPersonInput) => {
       chain.current = chain.current.then(async () => {
         try {
-          await api.sendDeviceInput(deviceId, input);
+          await api.sendDeviceInput({ device_id: deviceId, ...input });
           if (!alive.current) return;
           setError(null);
           setDone((n) => n + 1);

@@ -34,7 +34,7 @@ export function usePhoneActions(api: BridgeApi, deviceId: string): PhoneActions 
     const fetchPicture = (action: AdminPhoneAction): void => {
       if (!action.screen || owned.has(action.action_id) || fetching.has(action.action_id)) return;
       fetching.add(action.action_id);
-      api.getActionScreen(deviceId, action.action_id).then(
+      api.getActionScreen({ device_id: deviceId, action_id: action.action_id }).then(
         (blob) => {
           fetching.delete(action.action_id);
           if (disposed || !latest.actions.some((a) => a.action_id === action.action_id)) return;
@@ -47,7 +47,7 @@ export function usePhoneActions(api: BridgeApi, deviceId: string): PhoneActions 
 
     const refetch = new RefetchScheduler(async () => {
       try {
-        const answer = await api.getDeviceActions(deviceId);
+        const answer = await api.getDeviceActions({ device_id: deviceId });
         if (disposed) return;
         latest = { actions: answer.actions, capacity: answer.capacity };
         const keep = new Set(answer.actions.map((a) => a.action_id));

@@ -11,7 +11,9 @@ import { inputError } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
-import type { AccessCodeRequest } from '../../api/bridge-api';
+import type { AdminRequest } from '../../../../main/contract/admin-operations';
+
+type AccessCodeRequest = AdminRequest<'setAccessCode'>;
 import type { Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';

@@ -12,7 +12,10 @@ import {
   type AdminState,
 } from '../../../../main/contract/admin-api';
 import type { Translate } from '../../../../main/contract/i18n';
-import type { ApiError, BridgeApi, SecretRequest } from '../../api/bridge-api';
+import type { AdminRequest } from '../../../../main/contract/admin-operations';
+import type { ApiError, BridgeApi } from '../../api/bridge-api';
+
+type SecretRequest = AdminRequest<'putSecret'>;
 import { inputError } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RelativeTime } from '../../components/countdown';
@@ -51,7 +54,7 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const valueRef = useRef<HTMLInputElement>(null);
   const save = useAction(
-    (secretName: string, request: SecretRequest) => api.putSecret(secretName, request),
+    (secretName: string, request: SecretRequest) => api.putSecret({ name: secretName, ...request }),
     () => {
       setName('');
       setValue('');
@@ -187,7 +190,7 @@ function SecretRow(props: {
 }): React.JSX.Element {
   const { secret, state } = props;
   const { t } = useT();
-  const remove = useAction(() => props.api.deleteSecret(secret.name), props.onChanged);
+  const remove = useAction(() => props.api.deleteSecret({ name: secret.name }), props.onChanged);
   const scope =
     secret.devices === null
       ? t('settings.secrets.onEveryPhone')
