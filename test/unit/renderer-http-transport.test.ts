@@ -98,8 +98,12 @@ void describe('HTTP transport (web console)', () => {
     cleanups.push(api.close);
     const client = createHttpTransport({ origin: api.origin, token: TOKEN });
 
-    assert.deepEqual(await client.decideApproval({ approval_id: 'ap/1', decision: 'approve_for_lease' }), { status: 'approved' });
-    assert.deepEqual(await client.extendChannel({ connector_channel_id: 'ch_1', extend_ms: 1_800_000 }), { status: 'extended' });
+    assert.deepEqual(await client.decideApproval({ approval_id: 'ap/1', decision: 'approve_for_lease' }), {
+      status: 'approved',
+    });
+    assert.deepEqual(await client.extendChannel({ connector_channel_id: 'ch_1', extend_ms: 1_800_000 }), {
+      status: 'extended',
+    });
     assert.deepEqual(await client.forgetLanDevice({ address: '192.168.1.20:5555' }), { status: 'forgotten' });
     assert.deepEqual(await client.decidePairing({ auth_session_id: 'as_1', action: 'approve', device_id: 'dev_1' }), {
       status: 'approved',
