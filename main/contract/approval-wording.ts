@@ -8,6 +8,10 @@
  */
 import type { AdminApproval, AdminApprovalReason } from './admin-api';
 import { hasMessage, type MessageKey, type Translate } from './i18n';
+import { RISK_CLASS_WORDS, isRiskClass } from './risk-classes';
+import { PERSON_ACTION_NAMES, toolWords } from './tools';
+
+type PersonAction = keyof typeof PERSON_ACTION_NAMES;
 
 export interface SentenceOptions {
   /** Wraps each named thing (the target, the app, the text): the card makes them bold. Default: as is. */
@@ -36,10 +40,14 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** What a person calls a tool ("Tap", "点按"), from the catalogue's `tools` area; its id when unknown. */
+/**
+ * What a person calls a tool ("Tap", "点按") or their own take-over and hand-back; the id
+ * itself when this side does not know it (a newer bridge's tool).
+ */
 export function toolLabel(t: Translate, toolId: string): string {
-  const key = `tools.${toolId.replace(/^android_/, '')}`;
-  return hasMessage(key) ? t(key) : toolId;
+  const words = toolWords(toolId);
+  if (words) return t(words.name);
+  return Object.hasOwn(PERSON_ACTION_NAMES, toolId) ? t(PERSON_ACTION_NAMES[toolId as PersonAction]) : toolId;
 }
 
 /** `android.permission.CAMERA` → `CAMERA`: the part a person recognises. */
@@ -73,30 +81,6 @@ const DIRECTION_TEXT: Record<Direction, MessageKey> = {
   right: 'approvals.say.dir.right',
 };
 
-/** The sentence of each tool (by its short name: `tap` for android_tap), without and with the app it happens in. */
-const SENTENCES: Record<string, { plain: MessageKey; inApp: MessageKey }> = {
-  tap: { plain: 'approvals.say.tap', inApp: 'approvals.say.tap.app' },
-  long_press: { plain: 'approvals.say.long_press', inApp: 'approvals.say.long_press.app' },
-  swipe: { plain: 'approvals.say.swipe', inApp: 'approvals.say.swipe.app' },
-  type_text: { plain: 'approvals.say.type_text', inApp: 'approvals.say.type_text.app' },
-  press_key: { plain: 'approvals.say.press_key', inApp: 'approvals.say.press_key.app' },
-  batch: { plain: 'approvals.say.batch', inApp: 'approvals.say.batch.app' },
-  set_clipboard: { plain: 'approvals.say.set_clipboard', inApp: 'approvals.say.set_clipboard' },
-  read_clipboard: { plain: 'approvals.say.read_clipboard', inApp: 'approvals.say.read_clipboard' },
-  open_url: { plain: 'approvals.say.open_url', inApp: 'approvals.say.open_url' },
-  install_apk: { plain: 'approvals.say.install_apk', inApp: 'approvals.say.install_apk' },
-  push_file: { plain: 'approvals.say.push_file', inApp: 'approvals.say.push_file' },
-};
-
-/** Tools about one app (its package is an argument): the app is what the sentence names. */
-const APP_TOOLS: Record<string, MessageKey> = {
-  launch_app: 'approvals.say.launch_app',
-  stop_app: 'approvals.say.stop_app',
-  grant_permission: 'approvals.say.grant_permission',
-  revoke_permission: 'approvals.say.revoke_permission',
-  clear_app_data: 'approvals.say.clear_app_data',
-};
-
 /**
  * The one sentence that says what the agent wants to do, in the translator's language.
  * Typed text redacted by the bridge (a password field, a lab secret) is never shown: the
@@ -106,18 +90,17 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
   // Private-use marks the card splits on must not come from the phone's or the agent's words.
   const em = (value: string): string => (options.emphasis ?? ((v) => v))(value.replace(/[\uE000-\uE0FF]/g, ''));
   const args = approval.arguments;
-  // Sentences are keyed by the tool's short name, as its name in messages/tools.ts is.
-  const tool = approval.tool_id.replace(/^android_/, '');
+  const words = toolWords(approval.tool_id);
+  const keys = words?.approval;
 
-  const appTool = APP_TOOLS[tool];
-  if (appTool) {
+  if (keys && (words.shape === 'app' || words.shape === 'permission')) {
+    // Tools about one app (its package is an argument): the app is what the sentence names.
     const pkg = str(args.package) ?? approval.app?.package ?? '';
     const app = approval.app && approval.app.package === pkg ? approval.app.label : pkg;
-    return t(appTool, { app: em(app), permission: em(permissionLabel(str(args.permission) ?? '')) });
+    return t(keys.plain, { app: em(app), permission: em(permissionLabel(str(args.permission) ?? '')) });
   }
 
   const app = approval.app ? em(approval.app.label) : '';
-  const keys = SENTENCES[tool];
   if (!keys) {
     return t(approval.app ? 'approvals.say.other.app' : 'approvals.say.other', {
       tool: em(toolLabel(t, approval.tool_id)),
@@ -142,9 +125,8 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
     return t('approvals.say.target.unknown');
   };
 
-  switch (tool) {
-    case 'tap':
-    case 'long_press':
+  switch (words.shape) {
+    case 'target':
       return t(key, { target: targetText(), app });
     case 'swipe': {
       const given = str(args.direction);
@@ -159,13 +141,13 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
         return t(approval.app ? 'approvals.say.swipe.anywhere.app' : 'approvals.say.swipe.anywhere', { app });
       return t(key, { direction: t(DIRECTION_TEXT[direction]), app });
     }
-    case 'type_text': {
+    case 'typed': {
       const field = target?.label
         ? t('approvals.say.field.label', { label: em(shorten(target.label)) })
         : t('approvals.say.field.focused');
       return t(key, { text: typed(str(args.text), str(args.secret)), field, app });
     }
-    case 'press_key':
+    case 'key':
       return t(key, { key: em(keyLabel(t, str(args.key) ?? '')), app });
     case 'batch': {
       const steps = Array.isArray(args.steps) ? (args.steps as unknown[]) : [];
@@ -174,15 +156,15 @@ export function approvalSentence(t: Translate, approval: ApprovalFacts, options:
       );
       return t(key, { count: steps.length, steps: names.join(t('approvals.say.listSeparator')), app });
     }
-    case 'set_clipboard':
+    case 'clipboard_write':
       return t(key, { text: typed(str(args.text), undefined) });
-    case 'open_url':
+    case 'url':
       return options.brief ? t('approvals.say.open_url.brief') : t(key, { url: em(shorten(str(args.url) ?? '')) });
-    case 'install_apk':
-    case 'push_file': {
+    case 'install':
+    case 'push': {
       const name = str(args.filename) ?? approval.action.file_name;
       if (name) return t(key, { file: em(name) });
-      return t(tool === 'install_apk' ? 'approvals.say.install_apk.noName' : 'approvals.say.push_file.noName');
+      return t(words.shape === 'install' ? 'approvals.say.install_apk.noName' : 'approvals.say.push_file.noName');
     }
     default:
       return t(key, { app });
@@ -197,8 +179,8 @@ function readableParams(t: Translate, params: AdminApprovalReason['params']): Re
     out.classes = params.classes
       .split(',')
       .map((c) => {
-        const key = `settings.risk.${c.trim()}`;
-        return hasMessage(key) ? t(key) : c.trim();
+        const name = c.trim();
+        return isRiskClass(name) ? t(RISK_CLASS_WORDS[name].label) : name;
       })
       .join(t('approvals.say.listSeparator'));
   }

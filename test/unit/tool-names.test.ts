@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { TOOLS } from '../../main/core/tools/catalogue';
 import { catalogue, translator } from '../../main/contract/i18n';
 import { toolName } from '../../renderer/src/lib/tool-names';
+import { TOOL_IDS } from '../../main/contract/tools';
 
 test('one name per tool, in English and Chinese; an unknown tool is shown by its id', () => {
   const named = Object.keys(catalogue.tools.en).sort();
@@ -22,4 +23,8 @@ test('one name per tool, in English and Chinese; an unknown tool is shown by its
   assert.equal(toolName(en, 'android_tap'), 'Tap');
   assert.equal(toolName(zh, 'android_type_text'), '输入文字');
   assert.equal(toolName(en, 'android_teleport'), 'android_teleport');
+});
+
+test("the contract's tool list (main/contract/tools.ts) is the catalogue's tools", () => {
+  assert.deepEqual(TOOLS.map((tool) => tool.id).sort(), [...TOOL_IDS].sort());
 });

@@ -10,6 +10,7 @@
  */
 import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
+import { toolLabel } from '../../contract/approval-wording';
 import { auditSentence } from '../../contract/audit-wording';
 import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
 
@@ -267,8 +268,7 @@ function whoText(by: string, t: Translate): string {
 
 /** The tool's name in words (the console's), else its id. */
 function toolName(toolId: string, t: Translate): string {
-  const key = `tools.${toolId.replace(/^android_/, '')}`;
-  return hasMessage(key) ? t(key) : toolId;
+  return toolLabel(t, toolId);
 }
 
 function argText(value: unknown): string {

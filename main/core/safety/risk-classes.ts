@@ -1,44 +1,12 @@
 /**
- * The risk classes the policy engine sorts every tool call into, their built-in decisions
- * and their levels. A call can fall into several classes at once (e.g. a tap on a wallet's
+ * The built-in decisions and levels of the risk classes (main/contract/risk-classes.ts) the
+ * policy engine sorts every tool call into. A call can fall into several classes at once (e.g. a tap on a wallet's
  * pay button: `control`, `sensitive_app`, `sensitive_screen`); the strictest decision wins.
  */
 import type { PolicyDecision } from '../../contract/admin-api';
+import type { RiskClass } from '../../contract/risk-classes';
 
-export const RISK_CLASSES = [
-  /** Reading the phone (status, screenshot, UI tree …). */
-  'observation',
-  /** Any ordinary control action (tap, type, swipe, keys, launching apps). */
-  'control',
-  /** android_install_apk. */
-  'install_app',
-  /** android_push_file. */
-  'push_file',
-  /** Reading the phone's clipboard: it may hold a password or a one-time code. */
-  'clipboard_read',
-  /** Granting or revoking an app's runtime permission (camera, location, contacts …). */
-  'permission_change',
-  /** Erasing an app's data (its accounts, settings and files; its permissions are reset too). */
-  'clear_app_data',
-  /** android_open_url with a scheme other than http(s): market:, tel:, sms:, custom app links. */
-  'non_web_url',
-  /** The app in front or being launched is on the sensitive-app list (payments, banking, wallets, app stores, password managers, security/account settings). */
-  'sensitive_app',
-  /** Typing into (or pasting into) a focused or targeted password field. */
-  'password_field',
-  /** Payment / transfer / delete-account / factory-reset words on what the action touches. */
-  'sensitive_screen',
-  /** The window in front is FLAG_SECURE (its screenshots are black). */
-  'secure_screen',
-  /** The screen could not be read, so the screen-based classes could not be checked. */
-  'unreadable_screen',
-] as const;
-
-export type RiskClass = (typeof RISK_CLASSES)[number];
-
-export function isRiskClass(value: string): value is RiskClass {
-  return (RISK_CLASSES as readonly string[]).includes(value);
-}
+export { RISK_CLASSES, isRiskClass, type RiskClass } from '../../contract/risk-classes';
 
 /** High-risk classes ask a person by default; ordinary work is allowed. */
 export const DEFAULT_DECISIONS: Readonly<Record<RiskClass, PolicyDecision>> = Object.freeze({

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { DeliveredFile } from '../../contract/outgoing-packets';
 import type { ActionLane } from '../../contract/admin-api';
+import type { ToolId } from '../../contract/tools';
 import type { DeviceShell } from '../devices/device-shell';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { CardTool, JsonObjectSchema } from '../protocol/card';
@@ -227,32 +228,8 @@ export interface ScreenshotStrategyStore {
   set(deviceId: string, timings: CaptureTimings): void;
 }
 
-/** Every tool the bridge offers; each is defined once, in control-tools.ts, observation-tools.ts, phone-state-tools.ts or person-tools.ts. */
-export type ToolId =
-  | 'android_device_status'
-  | 'android_ui_tree'
-  | 'android_list_apps'
-  | 'android_wait_for'
-  | 'android_screenshot'
-  | 'android_screen_record'
-  | 'android_logcat'
-  | 'android_tap'
-  | 'android_long_press'
-  | 'android_swipe'
-  | 'android_type_text'
-  | 'android_press_key'
-  | 'android_launch_app'
-  | 'android_stop_app'
-  | 'android_open_url'
-  | 'android_install_apk'
-  | 'android_push_file'
-  | 'android_batch'
-  | 'android_read_clipboard'
-  | 'android_set_clipboard'
-  | 'android_grant_permission'
-  | 'android_revoke_permission'
-  | 'android_clear_app_data'
-  | 'android_ask_person';
+/** Every tool the bridge offers (main/contract/tools.ts, with its words); each is defined once, in control-tools.ts, observation-tools.ts, phone-state-tools.ts or person-tools.ts. */
+export type { ToolId } from '../../contract/tools';
 
 /**
  * What the rest of the bridge knows about a tool, declared on its definition and nowhere

@@ -7,6 +7,7 @@
  */
 import type { AdminPhoneAction } from '../../../main/contract/admin-api';
 import { hasMessage, translator, type Translate } from '../../../main/contract/i18n';
+import { toolWords, type ToolShape } from '../../../main/contract/tools';
 
 const ENGLISH = translator('en');
 
@@ -105,8 +106,8 @@ function waitLimitMs(args: Args): number {
   return num(args.timeout_ms) ?? WAIT_DEFAULT_MS;
 }
 
-/** A tool's short name (`tap` for android_tap): its words are keyed by it, as its name in messages/tools.ts is. */
-const short = (toolId: string): string => toolId.replace(/^android_/, '');
+/** The shape of a tool's arguments (main/contract/tools.ts); a tool this side does not know has none. */
+const shapeOf = (toolId: string): ToolShape => toolWords(toolId)?.shape ?? 'none';
 
 /** The arguments of a call in words, or null where the tool has no simple shape. */
 export function argumentWords(
@@ -115,9 +116,8 @@ export function argumentWords(
   args: Args,
   typing?: ReadonlyArray<string | null> | null,
 ): string | null {
-  switch (short(toolId)) {
-    case 'tap':
-    case 'long_press':
+  switch (shapeOf(toolId)) {
+    case 'target':
       return target(t, args);
     case 'swipe': {
       const direction = args.direction;
@@ -128,7 +128,7 @@ export function argumentWords(
         ? t('actions.swipe.points', { x, y, to_x: toX, to_y: toY })
         : null;
     }
-    case 'type_text': {
+    case 'typed': {
       const parts = [typedWords(t, args, typing)];
       const where = target(t, args, true);
       if (where) parts.push(where);
@@ -136,35 +136,32 @@ export function argumentWords(
       if (args.submit === true) parts.push(t('actions.typed.submit'));
       return parts.join(' · ');
     }
-    case 'press_key': {
+    case 'key': {
       const key = str(args.key);
       if (!key) return null;
       return args.long_press === true ? t('actions.key.long', { key: keyWords(t, key) }) : keyWords(t, key);
     }
-    case 'ask_person': {
+    case 'ask': {
       // The agent's own words, quoted: they are its, not the bridge's.
       const reason = str(args.reason);
       return reason ? t('actions.askReason', { reason }) : null;
     }
-    case 'launch_app':
-    case 'stop_app':
-    case 'clear_app_data': {
+    case 'app': {
       const name = str(args.package);
       return name ? t('actions.app', { name }) : null;
     }
-    case 'grant_permission':
-    case 'revoke_permission': {
+    case 'permission': {
       const [name, permission] = [str(args.package), str(args.permission)];
       return name && permission ? t('actions.permission', { name, permission }) : null;
     }
-    case 'open_url':
+    case 'url':
       return str(args.url) ? clip(String(args.url), 80) : null;
-    case 'wait_for': {
+    case 'wait': {
       const wait = waitCondition(args);
       const limit = t('actions.wait.limit', { n: Math.round(waitLimitMs(args) / 1000) });
       return `${t(`actions.wait.${wait.kind}`, { label: wait.label })} · ${limit}`;
     }
-    case 'screen_record': {
+    case 'record': {
       const seconds = num(args.seconds);
       return seconds === null ? null : t('actions.record', { count: seconds });
     }
@@ -187,18 +184,19 @@ export function waitWords(t: Translate, action: AdminPhoneAction, now: number): 
   if (action.state !== 'running') return null;
   const n = Math.max(0, Math.floor((now - (action.started_at ?? action.queued_at)) / 1000));
   const args = action.arguments;
-  if (short(action.tool_id) === 'wait_for') {
+  const shape = shapeOf(action.tool_id);
+  if (shape === 'wait') {
     const wait = waitCondition(args);
     const max = Math.round(waitLimitMs(args) / 1000);
     return t(`actions.waiting.${wait.kind}`, { label: wait.label, n: Math.min(n, max), max });
   }
-  if (short(action.tool_id) === 'screen_record' && num(args.seconds) !== null) {
+  if (shape === 'record' && num(args.seconds) !== null) {
     const max = num(args.seconds) ?? 0;
     return t('actions.waiting.record', { n: Math.min(n, max), max });
   }
-  if (short(action.tool_id) === 'install_apk') return t('actions.waiting.install', { n, max: INSTALL_MAX_MS / 1000 });
+  if (shape === 'install') return t('actions.waiting.install', { n, max: INSTALL_MAX_MS / 1000 });
   const fraction = action.progress?.fraction;
-  if (short(action.tool_id) === 'batch' && Array.isArray(args.steps) && typeof fraction === 'number') {
+  if (shape === 'batch' && Array.isArray(args.steps) && typeof fraction === 'number') {
     const steps = args.steps.length;
     return t('actions.waiting.step', { step: Math.min(steps, Math.floor(fraction * steps) + 1), steps, n });
   }

@@ -3,7 +3,8 @@
  * checked before it is sent, so the person sees which line is wrong.
  */
 import type { AdminPolicies, PolicyDecision } from '../../../main/contract/admin-api';
-import { hasMessage, translator, type Translate } from '../../../main/contract/i18n';
+import { translator, type Translate } from '../../../main/contract/i18n';
+import { RISK_CLASSES, RISK_CLASS_WORDS, isRiskClass } from '../../../main/contract/risk-classes';
 
 const ENGLISH = translator('en');
 
@@ -48,40 +49,21 @@ export function riskLabel(riskClass: string): string {
 }
 
 /**
- * The risk classes of main/core/safety/risk-classes.ts the editor knows, in the order it
- * lists them (everyday work first, then the high-risk classes); each has a label and a hint
- * in the catalogue (`settings.risk.<id>`, `settings.risk.<id>.hint`). Classes the bridge adds
- * later still show, after these, with a label made from their name.
+ * The classes present in `defaults`: the contract's (main/contract/risk-classes.ts) in its
+ * order with their words, then any a newer bridge adds (sorted), named from their id.
  */
-export const KNOWN_RISK_CLASSES: readonly string[] = [
-  'observation',
-  'control',
-  'unreadable_screen',
-  'install_app',
-  'push_file',
-  'clipboard_read',
-  'permission_change',
-  'clear_app_data',
-  'non_web_url',
-  'sensitive_app',
-  'password_field',
-  'sensitive_screen',
-  'secure_screen',
-];
-
-/** The classes present in `defaults`, known ones in KNOWN_RISK_CLASSES order, unknown ones after (sorted). */
 export function orderedRiskClasses(
   defaults: Record<string, unknown>,
   t: Translate = ENGLISH,
 ): Array<{ id: string; label: string; hint: string | null }> {
   const present = new Set(Object.keys(defaults));
-  const known = KNOWN_RISK_CLASSES.filter((id) => present.has(id)).map((id) => {
-    const label = `settings.risk.${id}`;
-    const hint = `${label}.hint`;
-    return { id, label: hasMessage(label) ? t(label) : riskLabel(id), hint: hasMessage(hint) ? t(hint) : null };
-  });
+  const known = RISK_CLASSES.filter((id) => present.has(id)).map((id) => ({
+    id,
+    label: t(RISK_CLASS_WORDS[id].label),
+    hint: t(RISK_CLASS_WORDS[id].hint),
+  }));
   const unknown = [...present]
-    .filter((id) => !KNOWN_RISK_CLASSES.includes(id))
+    .filter((id) => !isRiskClass(id))
     .sort()
     .map((id) => ({ id, label: riskLabel(id), hint: null }));
   return [...known, ...unknown];
