@@ -529,9 +529,12 @@ export interface AdminPhoneAction {
   /**
    * Who acted: the agent (a tool call), or the person holding the phone (docs/REFERENCE.md
    * "Take over"), whose `tool_id` is `person_<kind>` (person_tap, person_text…) and whose
-   * `connector_channel_id` is empty. Absent on older bridges: the agent.
+   * `connector_channel_id` is empty; or the bridge itself: the reset after a lease (`tool_id`
+   * `turnover`). A take over and a hand-back are the person's (`take_over`, `hand_back`). The
+   * console words these as Activity does (main/contract/audit-wording.ts). Absent on older
+   * bridges: the agent.
    */
-  by?: 'agent' | 'person';
+  by?: 'agent' | 'person' | 'bridge';
   tool_id: string;
   /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
   arguments: Record<string, unknown>;
@@ -541,6 +544,8 @@ export interface AdminPhoneAction {
   error_code: string | null;
   /** The bridge's own words to the agent with the error (English, may name a field or a fix); the console explains the code in the person's language. */
   error_message?: string | null;
+  /** A bridge step's reasons as its audit line keeps them (a failed reset's problems); absent for calls. */
+  reasons?: string[];
   /** The last progress the agent was sent while the call ran (`tool.progress.push`): status, the bridge's words, share done. */
   progress?: { status: string; message: string; fraction: number | null; at: number } | null;
   /**
