@@ -443,6 +443,7 @@ export function createCore(input: CoreOptionsInput): Core {
     clock,
     gate: safety.gate,
     sinks: [safety.sink, metrics, leaseEffects, evidence],
+    afterAck: { audit: safety.auditor, screenHistory: safety.gate },
     lanes: fastLanes,
     observer: timeline,
     secrets: labSecrets,
