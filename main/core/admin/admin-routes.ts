@@ -95,7 +95,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   secrets: { list(): AdminSecret[] };
   /** The agent's call running on a phone now (the phone view's timeline), else null. */
   doing?: (deviceId: string) => { tool_id: string; arguments: Record<string, unknown> } | null;
-  /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
+  /** The hand-over after leases (handover/handover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
   takeover?: { state(deviceId: string): TakenOver | null };

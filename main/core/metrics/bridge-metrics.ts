@@ -80,7 +80,7 @@ export class BridgeMetrics implements CallRecordSink {
     this.scrapeGauges(registers);
   }
 
-  /** A turnover ended (turnover/turnover.ts). */
+  /** A turnover ended (handover/handover.ts). */
   turnoverFinished(report: AdminTurnover): void {
     if (report.duration_ms === null) return;
     this.turnovers.observe({ outcome: report.state === 'failed' ? 'failed' : 'done' }, report.duration_ms / 1000);
