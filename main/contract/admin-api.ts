@@ -320,7 +320,31 @@ export interface AdminHost {
   next_retry_at: number | null;
   /** SSH only: the key the host presented and what vouched for it (null when it was refused). */
   host_key: { type: string; fingerprint: string; pinned_by: 'known_hosts' | 'first_use' | 'pinned' | null } | null;
+  /** start: given at start (--adb, the desktop settings); added: a person added it while the bridge ran (removable, kept across restarts). */
+  origin: 'start' | 'added';
 }
+
+/**
+ * An ADB host to add while the bridge runs. `url`: HOST:PORT of an ADB server, or
+ * ssh://USER@HOST[:PORT][?adb_port=N]. `key_path`: an absolute path to the private key an SSH
+ * host signs in with (default: the start options' --ssh-key, else ssh-agent).
+ * `host_key_fingerprint`: the person's confirmation of the key the first answer showed.
+ */
+export interface AdminAddHostRequest {
+  url: string;
+  key_path?: string;
+  host_key_fingerprint?: string;
+}
+
+/**
+ * added: the host is there (its phones arrive as its link comes up); `warning` when it is
+ * reached over the network in clear. confirm_host_key: an SSH host whose key nothing vouches
+ * for yet; nothing was added or trusted: show the key, and send the request again with its
+ * fingerprint once the person has compared it on the host.
+ */
+export type AdminAddHostResponse =
+  | { status: 'added'; host: AdminHost; warning: string | null }
+  | { status: 'confirm_host_key'; address: string; host_key: { type: string; fingerprint: string } };
 
 export interface AdminLanDevice {
   address: string;
