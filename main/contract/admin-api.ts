@@ -34,6 +34,8 @@ export interface AdminDevice {
   manufacturer: string | null;
   android_version: string | null;
   transport: 'usb' | 'tcp';
+  /** A simulated phone (`device-bridge sim`/`demo`, tests): the console says "simulated", not "LAN". */
+  simulated?: boolean;
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
   /**

@@ -323,6 +323,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
         manufacturer: props.get('ro.product.manufacturer') ?? null,
         androidVersion: props.get('ro.build.version.release') ?? null,
         sdk: Number.isNaN(sdk) ? null : sdk,
+        // A read-only property: set when the system image is built, never by a shell's setprop.
+        simulated: props.get('ro.xagent.simulated') === '1',
       });
     } catch (error) {
       this.options.logger.debug('reading device facts failed', { device: deviceId, error: String(error) });

@@ -90,7 +90,7 @@ const settingsSchema = z
     limits: z.record(z.string(), z.unknown()).catch({}).default({}),
     /** The UI's language (Settings → Language); absent or unknown reads as 'system'. */
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
-    /** What a lease's end puts back on its phone (turnover/turnover.ts). */
+    /** What a lease's end puts back on its phone (handover/handover.ts). */
     turnover: turnoverSettingsSchema.optional().catch(undefined),
     /** The screen stream's consent (main/core/stream/screen-streams.ts): lab-wide default and each phone's choice. */
     screenStream: z
@@ -118,7 +118,7 @@ const settingsSchema = z
   })
   .catch({ limits: {} });
 
-/** What a running lease left on its phone, for the turnover at its end (turnover/lease-effects.ts). */
+/** What a running lease left on its phone, for the turnover at its end (handover/lease-effects.ts). */
 const leaseEffectsSchema = z.object({
   deviceId: z.string(),
   flowId: z.string().default('unknown'),

@@ -369,7 +369,12 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
         <strong>{t('phone-view.approval.title')}</strong>{' '}
         <span className="muted small">
           {t('phone-view.approval.refusedIn')}{' '}
-          <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
+          <Countdown
+            to={approval.expires_at}
+            from={approval.created_at}
+            warnBelowMs={30_000}
+            label={t('phone-view.approval.countdown')}
+          />
         </span>
       </p>
       <p className="small">
