@@ -303,10 +303,11 @@ export function createCore(input: CoreOptionsInput): Core {
   const programs = new PhonePrograms({
     enabled: options.fastLane?.portless ?? true,
     consent: {
-      get: () => store.get().settings.phonePrograms ?? { devices: {} },
+      // On by default: only a phone's own word is kept.
+      get: () => ({ default: 'on', devices: store.get().settings.phonePrograms?.devices ?? {} }),
       set: (next) =>
         store.update((draft) => {
-          draft.settings.phonePrograms = next;
+          draft.settings.phonePrograms = { devices: next.devices };
         }),
     },
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
