@@ -133,8 +133,12 @@ describe('call pipeline', () => {
           };
         },
       },
+      afterAck: {
+        audit: { recordCall: (_call, outcome) => moments.push(`audit_line:${outcome.outcome}`) },
+        screenHistory: { readScreenAfter: (_call, outcome) => moments.push(`screen_after:${outcome}`) },
+      },
       marksChanged: () => undefined,
-      stateChanged: () => undefined,
+      stateChanged: () => moments.push('state_event'),
       commandTimeoutMs: 5_000,
       clock: Date.now,
       logger: silentLogger,
@@ -142,9 +146,6 @@ describe('call pipeline', () => {
     });
     return { p, queue, exactlyOnce, audited, moments, held };
   }
-
-  /** The watchers hear after the ack (setImmediate); this lets them. */
-  const afterAck = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
   test('an allowed call runs the tool with its validated arguments and its own signal; the audit hears it before the ack', async () => {
     const ran: Array<{ args: unknown; signal: AbortSignal }> = [];
@@ -174,8 +175,58 @@ describe('call pipeline', () => {
     assert.equal(audited[0]?.call, call);
     assert.equal(audited[0]?.verdictDecision, 'allow');
     assert.equal(audited[0]?.outcome.outcome, 'ok');
-    await afterAck();
-    assert.deepEqual(moments, ['queued', 'running', 'before_action', 'finished:ok']);
+    // The edge sent the ack (invoke-handler.ts): the watchers hear now.
+    p.acked(call);
+    assert.deepEqual(moments, [
+      'queued',
+      'running',
+      'before_action',
+      'audit_line:ok',
+      'screen_after:ok',
+      'finished:ok',
+      'state_event',
+    ]);
+  });
+
+  test('what follows the ack runs only once the edge says it is sent, in one order, each once, and a failing step stops none after it', async () => {
+    const gate = new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [] });
+    const { p, moments } = pipeline(gate);
+    const controller = new AbortController();
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool([]),
+      args: { package: 'com.example' },
+      signal: controller.signal,
+    });
+    const ack = await p.run(call, controller);
+    assert.equal(ack.error, undefined);
+    assert.deepEqual(moments, ['queued', 'running', 'before_action'], 'nothing of the follow-ups before the ack');
+    // A timeline that throws is logged; the events after it still go out.
+    const observed = call.observed;
+    assert.ok(observed);
+    observed.finished = () => {
+      moments.push('timeline_threw');
+      throw new Error('boom');
+    };
+    p.acked(call);
+    p.acked(call);
+    p.flush();
+    assert.deepEqual(moments.slice(3), ['audit_line:ok', 'screen_after:ok', 'timeline_threw', 'state_event']);
+  });
+
+  test('a call whose ack was never sent (the bridge stopping) still gets its audit line at the flush', async () => {
+    const gate = new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [] });
+    const { p, moments } = pipeline(gate);
+    const controller = new AbortController();
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool([]),
+      args: { package: 'com.example' },
+      signal: controller.signal,
+    });
+    await p.run(call, controller);
+    p.flush();
+    assert.ok(moments.includes('audit_line:ok'));
   });
 
   test('a refusal runs nothing, and is the answer to a retry of the same call without asking again', async () => {
@@ -226,8 +277,17 @@ describe('call pipeline', () => {
     gate.release({ decision: 'allow', by: 'admin', reasons: [] });
     assert.equal(ran.length, 0);
     assert.equal(audited[0]?.outcome.errorCode, 'canceled');
-    await afterAck();
-    assert.deepEqual(moments, ['queued', 'running', 'held', 'finished:canceled']);
+    // The edge sent the ack (invoke-handler.ts): the watchers hear now.
+    p.acked(call);
+    assert.deepEqual(moments, [
+      'queued',
+      'running',
+      'held',
+      'audit_line:error',
+      'screen_after:error',
+      'finished:canceled',
+      'state_event',
+    ]);
   });
 
   test('a tool that fails unexpectedly answers internal_error, never its stack', async () => {

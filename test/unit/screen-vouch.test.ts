@@ -53,6 +53,8 @@ async function afterTap(h: ScreenHistory, window: WindowFacts = WINDOW): Promise
   const tap = allowedTap(() => Promise.resolve({ window, nodes: NODES, span }));
   h.controlJudged('phone-1');
   h.callFinished(tap, 'ok');
+  // The pipeline starts the read once the tap's ack is on its way (call-pipeline.ts `acked`).
+  h.readScreenAfter(tap, 'ok');
   const next = fakeToolCall({ toolId: 'android_tap', args: { ref: '@x' } });
   await h.awaitScreenAfter(next);
   return next;

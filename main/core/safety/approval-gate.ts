@@ -275,9 +275,14 @@ export class ApprovalGate implements SafetyGate {
     return this.screens.stillShowing(call)?.nodes ?? null;
   }
 
-  /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
+  /** A call finished, before its ack: an allowed control call may have changed the screen (screen-history.ts). */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
     this.screens.callFinished(call, outcome);
+  }
+
+  /** After the call's ack (call-pipeline.ts): the fast lane reads the screen the action left. */
+  readScreenAfter(call: ToolCall, outcome: 'ok' | 'error'): void {
+    this.screens.readScreenAfter(call, outcome);
   }
 
   private finish(

@@ -18,7 +18,7 @@ import { ApprovalGate, type ScreenStreamVouch } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { REDACTED, redactArguments } from './redact';
-import type { CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
+import type { AfterAck, CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
 
 export interface SafetyServiceOptions {
   dataDir: string;
@@ -49,7 +49,10 @@ export class SafetyService {
   readonly policies: PolicyStore;
   readonly audit: AuditLog;
   readonly gate: ApprovalGate;
+  /** Before the ack: the gate's history the next call is judged on. */
   readonly sink: CallRecordSink;
+  /** After the ack (call-pipeline.ts runs it first): the call's audit line. */
+  readonly auditor: NonNullable<AfterAck['audit']>;
   private readonly codeCache = new Map<string, boolean>();
   private codeCacheKey = '';
 
@@ -76,17 +79,12 @@ export class SafetyService {
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
     });
-    this.sink = { record: (call, outcome) => this.record(call, outcome) };
+    this.sink = { record: (call, outcome) => this.gate.callFinished(call, outcome.outcome) };
+    this.auditor = { recordCall: (call, outcome) => this.appendAudit({ call, ...outcome }) };
   }
 
   async stop(): Promise<void> {
     this.gate.stop();
-    // Calls that finished just before the stop still get their audit line.
-    for (const [timer, entry] of this.unwritten) {
-      clearImmediate(timer);
-      this.appendAudit(entry);
-    }
-    this.unwritten.clear();
     await this.audit.close();
   }
 
@@ -110,19 +108,6 @@ export class SafetyService {
     if (this.codeCache.size >= ACCESS_CODE_CACHE) this.codeCache.clear();
     this.codeCache.set(digest, hit);
     return hit;
-  }
-
-  private record(call: ToolCall, outcome: CallOutcome): void {
-    // What the next call's screen check relies on is settled now; the audit line is built
-    // and queued once the ack is on its way (it goes to disk asynchronously either way).
-    this.gate.callFinished(call, outcome.outcome);
-    // The typed-text setting as the call finished: a change applies to calls from then on.
-    const finished: FinishedCall = { call, ...outcome, typedText: this.policies.auditTypedText() };
-    const timer = setImmediate(() => {
-      this.unwritten.delete(timer);
-      this.appendAudit(finished);
-    });
-    this.unwritten.set(timer, finished);
   }
 
   /**
@@ -158,9 +143,6 @@ export class SafetyService {
     });
   }
 
-  /** Audit lines of finished calls not yet built (see record). */
-  private readonly unwritten = new Map<NodeJS.Immediate, FinishedCall>();
-
   /**
    * A call's arguments as its audit line shows them, with the typed-text setting of now: the
    * gate's redaction once it decided, else everything typed counts as secret. The phone view's
@@ -183,6 +165,10 @@ export class SafetyService {
     );
   }
 
+  /**
+   * The audit line of a finished call, built once its ack is on its way (the call pipeline's
+   * first follow-up), with the typed-text setting of then; it goes to disk asynchronously.
+   */
   private appendAudit(e: FinishedCall): void {
     const { call } = e;
     const verdict = call.verdict;
@@ -192,7 +178,7 @@ export class SafetyService {
       connector_channel_id: call.channelId,
       device_id: call.device.deviceId,
       tool_id: call.tool.id,
-      arguments: this.argumentsAtRest(call, e.typedText),
+      arguments: this.argumentsAtRest(call, this.policies.auditTypedText()),
       decision: verdict?.decision ?? 'not_reached',
       decided_by: verdict?.decidedBy ?? 'none',
       outcome: e.outcome,
@@ -208,5 +194,5 @@ export class SafetyService {
   }
 }
 
-/** A finished call waiting for its audit line, with the typed-text setting as it finished. */
-type FinishedCall = CallOutcome & { call: ToolCall; typedText: AuditTypedText };
+/** A finished call, as its audit line is built from it. */
+type FinishedCall = CallOutcome & { call: ToolCall };

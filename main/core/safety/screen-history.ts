@@ -61,6 +61,8 @@ export class ScreenHistory {
   private readonly history = new Map<string, PhoneHistory>();
   /** Control calls judged per phone: a screen read after one action is void once the next is judged. */
   private readonly generations = new Map<string, number>();
+  /** The history a finished call settled, until its read after the ack starts (held by the call, not past it). */
+  private readonly settledBy = new WeakMap<ToolCall, PhoneHistory>();
 
   constructor(private readonly o: ScreenHistoryOptions) {}
 
@@ -110,10 +112,13 @@ export class ScreenHistory {
     return { window: after.window, nodes: after.nodes };
   }
 
-  /** A call finished (from the audit sink): an allowed control call may have changed the screen. */
+  /**
+   * A call finished, before its ack is sent: an allowed control call may have changed the
+   * screen, so what the next call is judged on is settled now (readScreenAfter starts the
+   * read of the new screen once the ack is on its way).
+   */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
     if (call.tool.kind !== 'control' || call.verdict?.decision !== 'allow') return;
-    const deviceId = call.device.deviceId;
     const history: PhoneHistory = {
       channelId: call.channelId,
       token: call.verdict.windowBefore,
@@ -122,11 +127,22 @@ export class ScreenHistory {
       observedAfter: call.args.observe === true && outcome === 'ok',
       endAt: this.o.clock(),
     };
-    this.history.set(deviceId, history);
-    // The fast lane reads the screen again now, while the agent decides its next call (the
-    // helper's page source waits for the screen to settle first); the next control call's
-    // gate then needs only the window read when that window is still in front.
+    this.history.set(call.device.deviceId, history);
+    this.settledBy.set(call, history);
+  }
+
+  /**
+   * After the call's ack (call-pipeline.ts runs it): the fast lane reads the screen again now,
+   * while the agent decides its next call (the helper's page source waits for the screen to
+   * settle first); the next control call's gate then needs only the window read when that
+   * window is still in front. Nothing when a later call already replaced this one's history.
+   */
+  readScreenAfter(call: ToolCall, outcome: 'ok' | 'error'): void {
+    const history = this.settledBy.get(call);
+    this.settledBy.delete(call);
+    const deviceId = call.device.deviceId;
     const screenAfter = call.lanesAtSlot?.screenAfter;
+    if (!history || this.history.get(deviceId) !== history) return;
     if (!screenAfter || outcome !== 'ok' || history.observedAfter) return;
     const generation = this.generations.get(deviceId) ?? 0;
     const at = this.o.clock();

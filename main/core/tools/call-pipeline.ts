@@ -1,8 +1,10 @@
 /**
  * The path of one validated call, top to bottom: the phone's queue (control calls one at a
  * time, observation beside them), the screen-lock guard, the safety gate, the journal, the
- * tool itself, then what the bridge remembers, the audit sinks and the phone view. It always
- * answers with one ack; nothing reaches the phone unless the gate allowed it.
+ * tool itself, then what the bridge remembers and the sinks. It always answers with one ack;
+ * nothing reaches the phone unless the gate allowed it. What follows the ack (the audit line,
+ * the fast lane's read of the new screen, the timeline, the events) is this file's too: one
+ * ordered list per call, run when the edge says the ack is sent (`acked`).
  */
 import { BridgeError, isBridgeError, toWireError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
@@ -18,8 +20,10 @@ import { scrubSecrets, type SecretSource } from './secret-text';
 import { mayWake, needsUnlockedScreen } from './screen-lock-guard';
 import { refsIn, refTarget } from './targets';
 import type {
+  AfterAck,
   CallLanes,
   CallObserver,
+  CallOutcome,
   CallRecordSink,
   GateDecision,
   SafetyGate,
@@ -45,9 +49,11 @@ export interface CallPipelineOptions {
   gate?: SafetyGate;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
   lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
-  /** Told about every finished call before its ack is sent (the audit trail). */
+  /** Told about every finished call before its ack is sent (what the next call relies on). */
   sinks: readonly CallRecordSink[];
-  /** Told about each call while it happens (the phone view's timeline). */
+  /** Told about every finished call after its ack is sent: the audit line, the screen history's read (see finish). */
+  afterAck?: AfterAck;
+  /** Told about each call while it happens (the phone view's timeline; `finished` after the ack). */
   observer?: CallObserver;
   /** The tools marked on a phone may have changed (a refusal, or a success that clears one). */
   marksChanged: (deviceId: string) => void;
@@ -76,6 +82,8 @@ const ALLOW_ALL: SafetyGate = { decide: async () => ({ decision: 'allow', by: 'p
 
 export class CallPipeline {
   private readonly gate: SafetyGate;
+  /** Finished calls whose ack is not sent yet: what follows it, in order (see finish). */
+  private readonly followUps = new Map<ToolCall, Array<() => void>>();
   /** The agent's screen reads queued or running, per phone: a person's unwatched take-over stops them. */
   private readonly screenReads = new Map<string, Set<AbortController>>();
 
@@ -294,37 +302,71 @@ export class CallPipeline {
     });
   }
 
-  /** What the bridge remembers and the audit are settled before the ack; watchers hear after it. */
+  /**
+   * Before the ack: what the bridge remembers and what the next call is judged on are settled
+   * (the sinks), so a retry or the next call finds them. What only follows the ack is kept
+   * for `acked`, in one list, in its order.
+   */
   private finish(call: ToolCall, ack: StoredAck): StoredAck {
     const durationMs = this.o.clock() - call.receivedAt;
     const marksChanged = this.o.memory.noteFinished(call, ack);
-    // The gate's history the next call is judged on is settled now (the sinks build their
-    // audit lines later themselves).
     const result = (ack.payload as { result?: Record<string, unknown> } | undefined)?.result;
-    const outcome = {
-      outcome: ack.error ? ('error' as const) : ('ok' as const),
+    const outcome: CallOutcome = {
+      outcome: ack.error ? 'error' : 'ok',
       errorCode: ack.error?.code ?? null,
       durationMs,
       ...(typeof result?.lane === 'string' ? { lane: result.lane } : {}),
       ...(result ? { result } : {}),
     };
     for (const sink of this.o.sinks) sink.record(call, outcome);
-    // What only watchers need (the phone view's timeline, a Descriptor push, the UI) waits
-    // until the ack is on its way: the state above is already set, so a Descriptor asked for
-    // after the ack says the same, and the agent's answer is not held up by packets it did
-    // not ask for. setImmediate runs after the reply, which is sent as this call's promise settles.
-    setImmediate(() => {
-      call.observed?.finished(
-        {
-          ...(result ? { result } : {}),
-          ...(ack.error ? { errorCode: ack.error.code, errorMessage: ack.error.message } : {}),
-        },
-        durationMs,
-      );
-      if (marksChanged) this.o.marksChanged(call.device.deviceId);
-      // The UI shows each channel's last action; the hub coalesces bursts of calls.
-      this.o.stateChanged();
-    });
+    const after = this.o.afterAck ?? {};
+    // What follows the ack, in order. The audit line first (it is written even if a later step
+    // fails); then the fast lane's read of the screen the action left (it starts while the
+    // agent reads the answer); then the timeline, which shows the call done; last the events
+    // the console and the Descriptor hear (the state above is already set, so whatever they
+    // ask for after the ack says the same). None holds up the agent's answer.
+    this.followUps.set(call, [
+      () => after.audit?.recordCall(call, outcome),
+      () => after.screenHistory?.readScreenAfter(call, outcome.outcome),
+      () =>
+        call.observed?.finished(
+          {
+            ...(result ? { result } : {}),
+            ...(ack.error ? { errorCode: ack.error.code, errorMessage: ack.error.message } : {}),
+          },
+          durationMs,
+        ),
+      () => {
+        if (marksChanged) this.o.marksChanged(call.device.deviceId);
+        // The UI shows each channel's last action; the hub coalesces bursts of calls.
+        this.o.stateChanged();
+      },
+    ]);
     return ack;
+  }
+
+  /**
+   * The call's ack is on its way (invoke-handler.ts sent it): its follow-ups run now, in
+   * order, each once. A follow-up that throws is logged; the next still runs.
+   */
+  acked(call: ToolCall): void {
+    const steps = this.followUps.get(call);
+    if (!steps) return;
+    this.followUps.delete(call);
+    for (const step of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.o.logger.error('a step after the ack failed', {
+          tool: call.tool.id,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+    }
+  }
+
+  /** The bridge is stopping: calls that finished but whose ack was never sent still get their follow-ups (the audit line). */
+  flush(): void {
+    for (const call of [...this.followUps.keys()]) this.acked(call);
   }
 }

@@ -81,23 +81,35 @@ export class InvokeHandler {
     // Hashed as sent: a retry is compared with what the agent sent the first time.
     const argsHash = this.o.exactlyOnce.hash(toolId, args);
     const receivedAt = this.o.clock();
-    reply(
-      await this.o.exactlyOnce.run(key, argsHash, tool.sideEffect, () =>
-        this.admit({ key, requestId, tool, args, argsHash, channelId: ctx.channel.id, receivedAt }),
-      ),
-    );
+    // The call this packet ran, if it ran one (a retry that joins a running call or gets a stored ack runs none).
+    let ran: ToolCall | undefined;
+    try {
+      reply(
+        await this.o.exactlyOnce.run(key, argsHash, tool.sideEffect, () =>
+          this.admit({ key, requestId, tool, args, argsHash, channelId: ctx.channel.id, receivedAt }, (call) => {
+            ran = call;
+          }),
+        ),
+      );
+    } finally {
+      // The ack is on its way (or could not be sent): what follows it runs now, in the pipeline's order.
+      if (ran) this.o.pipeline.acked(ran);
+    }
   }
 
   /** The binding, the phone and the arguments are checked; then the call runs. */
-  private async admit(sent: {
-    key: string;
-    requestId: string;
-    tool: ToolDefinition<unknown>;
-    args: Record<string, unknown>;
-    argsHash: string;
-    channelId: string;
-    receivedAt: number;
-  }): Promise<StoredAck> {
+  private async admit(
+    sent: {
+      key: string;
+      requestId: string;
+      tool: ToolDefinition<unknown>;
+      args: Record<string, unknown>;
+      argsHash: string;
+      channelId: string;
+      receivedAt: number;
+    },
+    running: (call: ToolCall) => void,
+  ): Promise<StoredAck> {
     const { tool, channelId } = sent;
     const deviceId = this.o.activeDeviceFor(channelId);
     if (!deviceId) {
@@ -176,6 +188,7 @@ export class InvokeHandler {
       lastTree: () => this.o.memory.lastTree(channelId),
       verdict: null,
     };
+    running(call);
     return this.o.pipeline.run(call, controller);
   }
 }

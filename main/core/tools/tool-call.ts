@@ -121,13 +121,25 @@ export interface CallOutcome {
   durationMs: number;
   /** The lane the result names (`adb`, `helper`), when the tool chose one. */
   lane?: string;
-  /** The result the agent got, on success (what the call left on the phone: turnover/lease-effects.ts). */
+  /** The result the agent got, on success (what the call left on the phone: handover/lease-effects.ts). */
   result?: Readonly<Record<string, unknown>>;
 }
 
-/** Told about every finished call (the audit trail), before its ack is sent. */
+/** Told about every finished call before its ack is sent: what the next call relies on (counts, what the lease left). */
 export interface CallRecordSink {
   record(call: ToolCall, outcome: CallOutcome): void;
+}
+
+/**
+ * What follows a call's ack, each told once the ack is on its way, in the order of the
+ * fields (call-pipeline.ts `acked`). None may throw or hold the next: each starts its own
+ * work and returns.
+ */
+export interface AfterAck {
+  /** 1. The audit line (safety/safety-service.ts): only records. */
+  audit?: { recordCall(call: ToolCall, outcome: CallOutcome): void };
+  /** 2. The screen history's read of the screen the action left (safety/screen-history.ts, the fast lane). */
+  screenHistory?: { readScreenAfter(call: ToolCall, outcome: 'ok' | 'error'): void };
 }
 
 // ---- the phone view's watch on calls ---------------------------------------------------------

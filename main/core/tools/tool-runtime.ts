@@ -23,7 +23,7 @@ import { InvokeHandler } from './invoke-handler';
 import { PhoneMemory, type LastAction, type Refusal } from './phone-memory';
 import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
-import type { CallObserver, CallRecordSink, SafetyGate } from './tool-call';
+import type { AfterAck, CallObserver, CallRecordSink, SafetyGate } from './tool-call';
 import { toCardTool, type ToolDefinition, type ToolLanes } from './tool-definition';
 import { ToolServicesFactory, type PersonAskBackend, type ToolServicesOptions } from './tool-services';
 import { LeaseLogCaptures } from './lease-log-capture';
@@ -47,6 +47,8 @@ export interface ToolRuntimeOptions {
   gate?: SafetyGate;
   /** Told about every finished call before its ack is sent (the audit trail). */
   sinks?: readonly CallRecordSink[];
+  /** Told about every finished call once its ack is sent, in the pipeline's order (call-pipeline.ts). */
+  afterAck?: AfterAck;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
   lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
   /** Told about each call while it happens (the phone view's timeline). */
@@ -120,6 +122,7 @@ export class ToolRuntime {
       ...(o.lanes ? { lanes: o.lanes } : {}),
       ...(o.observer ? { observer: o.observer } : {}),
       sinks: o.sinks ?? [],
+      ...(o.afterAck ? { afterAck: o.afterAck } : {}),
       marksChanged: o.marksChanged,
       stateChanged: o.stateChanged,
       commandTimeoutMs: o.options.adbCommandTimeoutMs,
@@ -157,6 +160,8 @@ export class ToolRuntime {
     this.queue.cancelAll('the bridge is stopping');
     this.captures.stopAll();
     await this.exactlyOnce.stop();
+    // Calls that finished as the bridge stopped still get their audit line (the safety stops after the tools).
+    this.pipeline.flush();
   }
 
   registerHandlers(plane: DataPlane): void {
