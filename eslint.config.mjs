@@ -1,6 +1,7 @@
 // Lint: strict TypeScript, zero warnings. main/core and main/sim are plain Node and may
 // never import electron; only main/electron, main/index.ts and preload/ may.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -40,6 +41,16 @@ export default tseslint.config(
           paths: [{ name: 'electron', message: 'Only main/electron, main/index.ts and preload/ may import electron.' }],
         },
       ],
+    },
+  },
+  {
+    // The console's hooks: called in the same order every render, and every value an effect
+    // or callback reads is in its dependencies (a stale closure is a silent wrong answer).
+    files: ['renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
     },
   },
   {

@@ -4,7 +4,7 @@
  * each field before Save; the bridge applies them at once and keeps them across restarts.
  * The rest (cleanup interval, parallel reads) is shown read-only; every limit is in the README.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AdminSettings, AdminState } from '../../../../main/contract/admin-api';
 import { LIMIT_DEFINITIONS, type LimitKey } from '../../../../main/contract/limits';
 import type { BridgeApi } from '../../api/bridge-api';
@@ -60,8 +60,13 @@ export function LimitsSection(props: {
   // Someone else's change (another console, the API) shows here unless this form has edits.
   // Keyed by the values' text (the state object is new on every refetch), and not by
   // `dirty`: right after a save the state may not have caught up yet.
+  // `dirty` is read through a ref, kept current by the effect before this one.
+  const dirtyNow = useRef(dirty);
   useEffect(() => {
-    if (!dirty) setDrafts(draftsFor(JSON.parse(valuesKey) as typeof values));
+    dirtyNow.current = dirty;
+  }, [dirty]);
+  useEffect(() => {
+    if (!dirtyNow.current) setDrafts(draftsFor(JSON.parse(valuesKey) as typeof values));
   }, [valuesKey]);
 
   const edit = (key: LimitKey, change: Partial<LimitDraft>): void => {

@@ -101,9 +101,11 @@ export function SettingsView(props: {
 function SettingsParts(props: { current: SettingsPart | null }): React.JSX.Element {
   const { t } = useT();
   const navRef = useRef<HTMLElement>(null);
+  // The part shown changes which entry is marked current: bring that one into view.
+  const shown = props.current;
   useLayoutEffect(() => {
     revealSideways(navRef.current, navRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? null);
-  }, [props.current]);
+  }, [shown]);
   const entries: ReadonlyArray<{ part: SettingsPart | null; label: string }> = [
     { part: null, label: t('settings.parts.all') },
     ...SETTINGS_PARTS.map((part) => ({ part, label: t(PART_TITLES[part]) })),
