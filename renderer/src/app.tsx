@@ -5,6 +5,7 @@
  * (else the browser's). Transport-agnostic: it only sees BridgeApi.
  */
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import { ApiProvider } from './api/api-context';
 import type { BridgeApi, LiveStatus } from './api/bridge-api';
 import { Loading } from './components/empty-state';
 import { ErrorBanner, WarningBanner } from './components/error-banner';
@@ -52,17 +53,19 @@ const LIVE_TEXT: Record<LiveStatus, MessageKey> = {
 export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): React.JSX.Element {
   const bridge = useBridgeState(props.api);
   return (
-    <I18nProvider setting={bridge.state?.language}>
-      <Shell
-        api={props.api}
-        bridge={bridge}
-        {...(props.onUnauthorized ? { onUnauthorized: props.onUnauthorized } : {})}
-      />
-    </I18nProvider>
+    <ApiProvider api={props.api}>
+      <I18nProvider setting={bridge.state?.language}>
+        <Shell api={props.api} bridge={bridge} onUnauthorized={props.onUnauthorized} />
+      </I18nProvider>
+    </ApiProvider>
   );
 }
 
-function Shell(props: { api: BridgeApi; bridge: BridgeStateView; onUnauthorized?: () => void }): React.JSX.Element {
+function Shell(props: {
+  api: BridgeApi;
+  bridge: BridgeStateView;
+  onUnauthorized?: (() => void) | undefined;
+}): React.JSX.Element {
   const { api, bridge } = props;
   const { t } = useT();
   const title = t('common.app.title');

@@ -22,7 +22,7 @@ import { Rich } from '../../i18n/rich-text';
 export function ConnectView(props: { api: BridgeApi; state: AdminState }): React.JSX.Element {
   const { api, state } = props;
   const { t } = useT();
-  const { settings, error, retry } = useAdminSettings(api);
+  const { settings, error, retry } = useAdminSettings();
 
   return (
     <section aria-labelledby="connect-heading" className="connect-view">

@@ -4,10 +4,9 @@
  * prefills the pairing form. Asked when the view opens and on Refresh (the bridge caches
  * the answer for a few seconds), never polled.
  */
-import { useCallback, useEffect, useState } from 'react';
 import type { AdminLanDiscovered, AdminState } from '../../../../main/contract/admin-api';
-import type { ApiError, BridgeApi } from '../../api/bridge-api';
-import { toApiError } from '../../api/bridge-api';
+import type { BridgeApi } from '../../api/bridge-api';
+import { useBridgeQuery } from '../../api/use-bridge-query';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
@@ -23,32 +22,7 @@ export function DiscoveredPhones(props: {
 }): React.JSX.Element {
   const { api, state } = props;
   const { t } = useT();
-  const [found, setFound] = useState<AdminLanDiscovered | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-  const refresh = useCallback(() => setAttempt((n) => n + 1), []);
-
-  useEffect(() => {
-    let active = true;
-    setLoading(true);
-    api.getLanDiscovered().then(
-      (answer) => {
-        if (!active) return;
-        setFound(answer);
-        setError(null);
-        setLoading(false);
-      },
-      (caught: unknown) => {
-        if (!active) return;
-        setError(toApiError(caught));
-        setLoading(false);
-      },
-    );
-    return () => {
-      active = false;
-    };
-  }, [api, attempt]);
+  const { data: found, error, loading, refetch: refresh } = useBridgeQuery((client) => client.getLanDiscovered(), []);
 
   const known = new Set([...state.lan_devices.map((l) => l.address), ...state.devices.map((d) => d.serial)]);
   const services =

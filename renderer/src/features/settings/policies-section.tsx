@@ -3,11 +3,12 @@
  * additions to the sensitive-app list; and how the activity log keeps typed text. Edited as
  * a draft and saved with PUT; per-phone overrides are kept untouched.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { AdminPolicies, PolicyDecision } from '../../../../main/contract/admin-api';
 import type { BridgeApi } from '../../api/bridge-api';
 import type { ApiError } from '../../api/bridge-api';
-import { inputError, toApiError } from '../../api/bridge-api';
+import { inputError } from '../../api/bridge-api';
+import { useBridgeQuery } from '../../api/use-bridge-query';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
@@ -28,32 +29,20 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
   const [saved, setSaved] = useState<AdminPolicies | null>(null);
   const [draft, setDraft] = useState<AdminPolicies | null>(null);
   const [appsText, setAppsText] = useState('');
-  const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [invalid, setInvalid] = useState<ApiError | null>(null);
-  const [attempt, setAttempt] = useState(0);
 
-  const adopt = (policies: AdminPolicies): void => {
+  const adopt = useCallback((policies: AdminPolicies): void => {
     setSaved(policies);
     setDraft(policies);
     setAppsText(formatPackageList(policies.sensitive_apps));
-  };
+  }, []);
 
+  const loaded = useBridgeQuery((client) => client.getPolicies(), []);
+  const loadError = loaded.error;
+  // A fresh answer becomes the saved policies and the draft (edits so far are dropped, as on a reload).
   useEffect(() => {
-    let active = true;
-    api.getPolicies().then(
-      (policies) => {
-        if (!active) return;
-        adopt(policies);
-        setLoadError(null);
-      },
-      (error: unknown) => {
-        if (active) setLoadError(toApiError(error));
-      },
-    );
-    return () => {
-      active = false;
-    };
-  }, [api, attempt]);
+    if (loaded.data) adopt(loaded.data);
+  }, [loaded.data, adopt]);
 
   const save = useAction((policies: AdminPolicies) => api.putPolicies(policies), adopt);
 
@@ -65,7 +54,7 @@ export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
           <ErrorBanner
             title={t('settings.policies.loadFailed')}
             error={loadError}
-            onRetry={() => setAttempt((n) => n + 1)}
+            onRetry={loaded.refetch}
             testId="policy-error-banner"
           />
         ) : (

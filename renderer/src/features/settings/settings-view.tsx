@@ -51,7 +51,7 @@ export function SettingsView(props: {
   const shows = (name: SettingsPart): boolean => part === null || part === name;
   const needsSettings = shows('connection') || shows('bridge');
   const { t } = useT();
-  const { settings, error, retry, set: setSettings } = useAdminSettings(api);
+  const { settings, error, retry, set: setSettings } = useAdminSettings();
 
   return (
     <section aria-labelledby="settings-heading">
