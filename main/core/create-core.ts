@@ -27,6 +27,7 @@ import { wireFiles } from './files/wire';
 import { EventHub } from './events/event-hub';
 import { auditSink, BridgeEvents } from './events/bridge-events';
 import { registerAdminApi } from './admin/register-admin-api';
+import { hostView } from './admin/host-routes';
 import { wirePhoneCheck } from './phone-check/wire';
 import { wireTools } from './tools/wire';
 import { PhoneShells } from './tools/phone-shells';
@@ -85,7 +86,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const { store, limits } = wireSettings({ ...rooms, input, options, warn });
   const live = limits.values();
   const autoStartLocalAdb = !input.adbServers?.length;
-  const devices = kept(owned, wireDevices({ ...rooms, options, store, autoStartLocalAdb, changed, warn }));
+  const devices = kept(owned, wireDevices({ ...rooms, options, store, autoStartLocalAdb, changed, warn, hostView }));
   const { registry, adbLinks } = devices;
   const { files, signer } = wireFiles({ options, limits: live, signingKey: keys.signingKey, clock });
   const runtime = wireRuntime({ store, clock, options, limits: live, ...later });
@@ -117,7 +118,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const { programs } = kept(owned, wirePhonePrograms(leased));
   const lanes = new FastLanes(helpers, clock, programs);
   const view = { ...leased, gate: safety.gate, helpers, programs, streams, safety, lanes, typing: liveTyping };
-  const { frames, timeline } = wirePhoneView(view);
+  const { frames, timeline } = kept(owned, wirePhoneView(view));
   later.frames.set(frames);
   const metrics = wireMetrics({ ...ports, ...later, build });
   const { handover, effects } = kept(owned, wireHandover({ ...view, metrics }));
@@ -159,6 +160,7 @@ export function createCore(input: CoreOptionsInput): Core {
       frames,
       evidence: evidence.store,
       lan: devices.lan,
+      hosts: devices.hosts,
       url: () => endpoint.publicUrl(),
       network: () => endpoint.adminView(),
       apiKey: () => apiKey.current(),

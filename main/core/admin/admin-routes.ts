@@ -125,6 +125,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         manufacturer: d.manufacturer,
         android_version: d.androidVersion,
         transport: d.transport,
+        simulated: d.simulated === true,
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
         away_until: deps.bindings.awayLeaseEnd(d.deviceId),

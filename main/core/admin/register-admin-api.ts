@@ -17,7 +17,7 @@ import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
-import { registerHostRoutes } from './host-routes';
+import { registerHostRoutes, type HostChangeDeps } from './host-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
@@ -49,6 +49,8 @@ export interface AdminApiDeps extends Omit<
   evidence: EvidenceRouteDeps['evidence'];
   /** The LAN phones' manager (devices/wire.ts builds and starts it). */
   lan: LanRouteDeps['manager'] & Pick<LanDeviceManager, 'list'>;
+  /** Adds and removes ADB hosts while the bridge runs (devices/adb-hosts.ts). */
+  hosts: HostChangeDeps;
 }
 
 export interface AdminApi {
@@ -58,7 +60,7 @@ export interface AdminApi {
 
 /** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
 export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
-  const { safety, timeline, frames, evidence, lan, ...shared } = deps;
+  const { safety, timeline, frames, evidence, hosts, lan, ...shared } = deps;
   registerLanRoutes(router, { manager: lan, adbLinks: deps.adbLinks });
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
@@ -72,7 +74,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
-  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry });
+  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry, hosts });
   registerTakeoverRoutes(router, {
     takeover: deps.takeover,
     asks: deps.asks,

@@ -16,6 +16,8 @@ export interface DeviceFacts {
   manufacturer: string | null;
   androidVersion: string | null;
   sdk: number | null;
+  /** A phone main/sim/ simulates (it says so in `ro.xagent.simulated`), not a phone in someone's hand. */
+  simulated?: boolean;
 }
 
 export interface DeviceRecord extends DeviceFacts {

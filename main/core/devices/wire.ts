@@ -8,10 +8,14 @@ import { DisposableStore, listen } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import { AdbServerLink } from './adb-server-link';
-import { DeviceRegistry } from './device-registry';
+import { DeviceRegistry, type DeviceRecord } from './device-registry';
 import { LanDeviceManager } from './lan-devices';
 import type { LanOptions } from './lan-reconnect-policy';
-import { sshTunnelMaker, type SshOptions } from './ssh/ssh-tunnels';
+import { SshTunnels, type SshOptions } from './ssh/ssh-tunnels';
+import type { SshAdbTunnel } from './ssh/ssh-adb-tunnel';
+import { AdbHosts } from './adb-hosts';
+import type { AdbServerHealth } from './adb-server-link';
+import type { AdminHost } from '../../contract/admin-api';
 
 /** An ADB server as the start options give it (config/core-options.ts AdbServerAddress). */
 interface AdbServerAddress {
@@ -35,6 +39,8 @@ export interface DevicesPorts {
   events: BridgeEventSink;
   /** Something the console shows changed (the admin event hub's 'state'). */
   changed: () => void;
+  /** A host's row as GET /admin/api/hosts shows it (admin/host-routes.ts). */
+  hostView: (health: AdbServerHealth, devices: readonly DeviceRecord[]) => AdminHost;
   warn: (message: string) => void;
   logger: Logger;
   clock: () => number;
@@ -43,9 +49,12 @@ export interface DevicesPorts {
 
 export interface DevicesRoom {
   registry: DeviceRegistry;
+  /** One array for the bridge's whole life: hosts added or removed at runtime change it in place (`hosts`). */
   adbLinks: AdbServerLink[];
+  /** The ADB hosts given at start and those added in Settings → Hosts (kept in the store). */
+  hosts: AdbHosts;
   lan: LanDeviceManager;
-  /** Starts the links and the LAN manager; `close` stops them. */
+  /** Starts the hosts' links and the LAN manager; `close` stops them. */
   start(): void;
   close(): void;
   /** Removes the room's listeners (after every service stopped: what they report while stopping is still heard). */
@@ -58,22 +67,45 @@ export function wireDevices(ports: DevicesPorts): DevicesRoom {
   const { logger, clock, options } = ports;
   const owned = new DisposableStore(ports.onError);
   const registry = new DeviceRegistry(clock, ports.events);
-  const sshTunnel = options.adbServers.some((s) => s.ssh)
-    ? sshTunnelMaker(options.ssh, { dataDir: options.dataDir, logger, clock, warn: ports.warn })
-    : undefined;
-  const adbLinks = options.adbServers.map(
-    (server, i) =>
-      new AdbServerLink({
-        host: server.host,
-        port: server.port,
-        registry,
-        logger,
-        autoStart: !server.ssh && ports.autoStartLocalAdb && i === 0 && isLocalHost(server.host),
-        commandTimeoutMs: options.adbCommandTimeoutMs,
-        clock,
-        ...(server.ssh && sshTunnel ? { tunnel: sshTunnel({ ...server.ssh, adbPort: server.port }) } : {}),
-      }),
+  const ssh = new SshTunnels(options.ssh, { dataDir: options.dataDir, logger, clock, warn: ports.warn });
+  // An ssh:// host given at start without a way to sign in stops the start here, with the fix.
+  const sshAuth = options.adbServers.some((s) => s.ssh) ? ssh.defaultAuth() : undefined;
+  const makeLink = (
+    server: { host: string; port: number },
+    extra: { autoStart?: boolean; tunnel?: SshAdbTunnel; origin?: 'start' | 'added' },
+  ): AdbServerLink =>
+    new AdbServerLink({
+      host: server.host,
+      port: server.port,
+      registry,
+      logger,
+      autoStart: extra.autoStart ?? false,
+      commandTimeoutMs: options.adbCommandTimeoutMs,
+      clock,
+      ...(extra.tunnel ? { tunnel: extra.tunnel } : {}),
+      ...(extra.origin ? { origin: extra.origin } : {}),
+    });
+  const adbLinks = options.adbServers.map((server, i) =>
+    makeLink(server, {
+      autoStart: !server.ssh && ports.autoStartLocalAdb && i === 0 && isLocalHost(server.host),
+      ...(server.ssh && sshAuth ? { tunnel: ssh.tunnel({ ...server.ssh, adbPort: server.port }, sshAuth) } : {}),
+    }),
   );
+  const hosts = new AdbHosts({
+    links: adbLinks,
+    makeLink: (server, tunnel) => makeLink(server, { origin: 'added', ...(tunnel ? { tunnel } : {}) }),
+    ssh,
+    store: ports.store,
+    registry,
+    watch: (link) => listen(link, 'health', ports.changed),
+    changed: ports.changed,
+    warn: (message) => {
+      ports.warn(message);
+      logger.warn('adb host', { message });
+    },
+    view: (link) => ports.hostView(link.getHealth(), registry.list()),
+    clock,
+  });
   const lan = new LanDeviceManager({
     store: ports.store,
     registry,
@@ -88,14 +120,15 @@ export function wireDevices(ports: DevicesPorts): DevicesRoom {
   return {
     registry,
     adbLinks,
+    hosts,
     lan,
     start: () => {
-      for (const link of adbLinks) link.start();
+      hosts.start();
       lan.start();
     },
     close: () => {
       lan.stop();
-      for (const link of adbLinks) link.stop();
+      hosts.stop();
     },
     stop: () => owned.dispose(),
   };

@@ -9,7 +9,6 @@ import type { PhoneShells } from '../tools/phone-shells';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
-import { settingsSlot } from '../store/settings-slot';
 import { PhonePrograms } from './phone-programs';
 
 export interface PhoneProgramsPorts {
@@ -35,7 +34,14 @@ export function wirePhonePrograms(ports: PhoneProgramsPorts): { programs: PhoneP
   const owned = new DisposableStore(ports.onError);
   const programs = new PhonePrograms({
     enabled: tuning?.portless ?? true,
-    consent: settingsSlot(ports.store, 'phonePrograms', { devices: {} }),
+    // On by default: only a phone's own word is kept.
+    consent: {
+      get: () => ({ default: 'on', devices: ports.store.get().settings.phonePrograms?.devices ?? {} }),
+      set: (next) =>
+        ports.store.update((draft) => {
+          draft.settings.phonePrograms = { devices: next.devices };
+        }),
+    },
     leaseActive: (deviceId) => ports.leases.leaseHolder(deviceId) !== undefined,
     screenSize: (deviceId, shell) => ports.shells.screenSize(deviceId, shell, { timeoutMs: commandTimeoutMs }),
     logger: ports.logger,

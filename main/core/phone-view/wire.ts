@@ -5,6 +5,8 @@
  * waits on the person, who should see the phone meanwhile).
  */
 import type { DeviceRecord } from '../devices/device-registry';
+import type { BridgeEventSource } from '../events/bridge-events';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
 import type { PhoneShells } from '../tools/phone-shells';
 import { ActionTimeline, type ActionTimelineDeps } from './action-timeline';
@@ -38,10 +40,17 @@ export interface PhoneViewPorts {
   commandTimeoutMs: number;
   clock: () => number;
   logger: Logger;
+  events: BridgeEventSource;
+  onError: (error: unknown) => void;
 }
 
-export function wirePhoneView(ports: PhoneViewPorts): { frames: LiveFrames; timeline: ActionTimeline } {
+export function wirePhoneView(ports: PhoneViewPorts): {
+  frames: LiveFrames;
+  timeline: ActionTimeline;
+  stop: () => Promise<void>;
+} {
   const { queue, shells, clock } = ports;
+  const owned = new DisposableStore(ports.onError);
   const frames = new LiveFrames({
     device: (deviceId) => ports.registry.get(deviceId),
     shellFor: (device) => shells.shellFor(device),
@@ -62,5 +71,7 @@ export function wirePhoneView(ports: PhoneViewPorts): { frames: LiveFrames; time
     frames,
     logger: ports.logger,
   });
-  return { frames, timeline };
+  // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
+  owned.add(ports.events.on('bridgeAction', (line) => timeline.recordStep(line)));
+  return { frames, timeline, stop: () => owned.dispose() };
 }
