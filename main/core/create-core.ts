@@ -303,10 +303,11 @@ export function createCore(input: CoreOptionsInput): Core {
   const programs = new PhonePrograms({
     enabled: options.fastLane?.portless ?? true,
     consent: {
-      get: () => store.get().settings.phonePrograms ?? { devices: {} },
+      // On by default: only a phone's own word is kept.
+      get: () => ({ default: 'on', devices: store.get().settings.phonePrograms?.devices ?? {} }),
       set: (next) =>
         store.update((draft) => {
-          draft.settings.phonePrograms = next;
+          draft.settings.phonePrograms = { devices: next.devices };
         }),
     },
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
@@ -367,6 +368,8 @@ export function createCore(input: CoreOptionsInput): Core {
     frames,
     logger,
   });
+  // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
+  owned.add(events.on('bridgeAction', (line) => timeline.recordStep(line)));
   // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
   const metrics = new BridgeMetrics({
     state: () => adminApi.state(),

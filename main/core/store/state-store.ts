@@ -121,7 +121,7 @@ const settingsSchema = z
       .catch(undefined),
     /** The phones whose person turned the port-less programs off (phone-programs/phone-programs.ts); on elsewhere. */
     phonePrograms: z
-      .object({ devices: z.record(z.string(), z.literal('off')).catch({}) })
+      .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
       .optional()
       .catch(undefined),
   })
