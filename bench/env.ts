@@ -148,6 +148,8 @@ export async function startPhones(
 export interface BridgeHandle {
   url: string;
   apiKey: string;
+  /** For the console's URL (`#token=`); never printed. */
+  adminToken: string;
   /** The bridge's own process id when it runs in a child process. */
   pid: number | undefined;
   /** Where the child's bench/bridge-probe.ts writes memory figures after a forced GC (SIGUSR2). */
@@ -213,6 +215,7 @@ export async function startInProcessBridge(
   return {
     url,
     apiKey,
+    adminToken,
     pid: undefined,
     probeFile: undefined,
     core,
@@ -226,7 +229,16 @@ export async function startInProcessBridge(
  * TypeScript), keys passed by environment and never printed. Its stdout is parsed for the
  * listening line only, because the CLI also prints the console URL with the admin token.
  */
-export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): Promise<BridgeHandle> {
+export async function startSpawnedBridge(
+  cleanup: Cleanup,
+  adb: AdbServerRig,
+  more: {
+    /** The bridge's ADB hosts as `serve` arguments (default: `--adb 127.0.0.1:PORT` of `adb`). */
+    adbArgs?: string[];
+    /** Extra Node options for the bridge process (a heap snapshot signal, for one). */
+    nodeArgs?: string[];
+  } = {},
+): Promise<BridgeHandle> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-proc-'));
   cleanup.add('spawned bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
   const { apiKey, adminToken } = freshSecrets();
@@ -243,6 +255,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
     process.execPath,
     [
       '--expose-gc',
+      ...(more.nodeArgs ?? []),
       '--import',
       'tsx',
       '--import',
@@ -253,8 +266,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
       '0',
       '--data-dir',
       dataDir,
-      '--adb',
-      `127.0.0.1:${adb.port}`,
+      ...(more.adbArgs ?? ['--adb', `127.0.0.1:${adb.port}`]),
     ],
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -284,6 +296,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
   return {
     url,
     apiKey,
+    adminToken,
     pid: child.pid,
     probeFile,
     core: undefined,

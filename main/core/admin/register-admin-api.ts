@@ -4,21 +4,20 @@
  * built. createCore passes the pieces in.
  */
 import type { AdminState } from '../../contract/admin-api';
-import type { LanOptions } from '../devices/lan-reconnect-policy';
-import type { Logger } from '../logging/logger';
+import type { LanDeviceManager } from '../devices/lan-devices';
 import type { AdminRouter } from './admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
 import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
 import { registerProgramRoutes, type ProgramRouteDeps } from './program-routes';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes';
-import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
+import { registerLanRoutes, type LanRouteDeps } from './lan-routes';
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
-import { registerHostRoutes } from './host-routes';
+import { registerHostRoutes, type HostChangeDeps } from './host-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
@@ -48,30 +47,21 @@ export interface AdminApiDeps extends Omit<
   timeline: PhoneViewRouteDeps['timeline'];
   frames: PhoneViewRouteDeps['frames'];
   evidence: EvidenceRouteDeps['evidence'];
-  logger: Logger;
-  clock?: () => number;
-  lan?: LanOptions;
+  /** The LAN phones' manager (devices/wire.ts builds and starts it). */
+  lan: LanRouteDeps['manager'] & Pick<LanDeviceManager, 'list'>;
+  /** Adds and removes ADB hosts while the bridge runs (devices/adb-hosts.ts). */
+  hosts: HostChangeDeps;
 }
 
 export interface AdminApi {
-  /** The LAN phones' manager: started and stopped with the bridge. */
-  lan: LanFeature;
   /** GET /admin/api/state, also what the desktop app reads directly. */
   state(): AdminState;
 }
 
 /** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
 export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
-  const { safety, timeline, frames, evidence, logger, clock, lan: lanOptions, ...shared } = deps;
-  const lan = registerLanRoutes(router, {
-    store: deps.store,
-    registry: deps.registry,
-    adbLinks: deps.adbLinks,
-    logger,
-    hub: deps.hub,
-    ...(clock ? { clock } : {}),
-    ...(lanOptions ? { options: lanOptions } : {}),
-  });
+  const { safety, timeline, frames, evidence, hosts, lan, ...shared } = deps;
+  registerLanRoutes(router, { manager: lan, adbLinks: deps.adbLinks });
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
@@ -84,7 +74,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
-  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry });
+  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry, hosts });
   registerTakeoverRoutes(router, {
     takeover: deps.takeover,
     asks: deps.asks,
@@ -98,7 +88,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
     // The console fetches approval screenshots under /console (core-routes.ts).
     approvals: () =>
       safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
-    lanDevices: () => lan.manager.list(),
+    lanDevices: () => lan.list(),
     // The card's words for what the phone does: the agent's running call (the timeline has agents' calls only).
     doing: (deviceId) => {
       const running = timeline.list(deviceId).find((a) => a.state === 'running');
@@ -109,5 +99,5 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
   const unanswered = router.missingOperations();
   if (unanswered.length > 0) throw new Error(`admin operations without a handler: ${unanswered.join(', ')}`);
-  return { lan, state: () => buildAdminState(routeDeps) };
+  return { state: () => buildAdminState(routeDeps) };
 }
