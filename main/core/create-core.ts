@@ -316,10 +316,14 @@ export function createCore(input: CoreOptionsInput): Core {
   // The screen stream (minicap) of each phone while it is leased or watched, on phones whose person agreed.
   const streams: ScreenStreams = new ScreenStreams({
     consent: {
-      get: () => store.get().settings.screenStream ?? { default: 'ask', devices: {} },
+      // Stored as the lab sees it: `ask` (streams only phones a person turned it on for) is the default `off`.
+      get: () => {
+        const saved = store.get().settings.screenStream ?? { default: 'ask', devices: {} };
+        return { default: saved.default === 'on' ? 'on' : 'off', devices: saved.devices };
+      },
       set: (next) =>
         store.update((draft) => {
-          draft.settings.screenStream = next;
+          draft.settings.screenStream = { default: next.default === 'on' ? 'on' : 'ask', devices: next.devices };
         }),
     },
     shellFor: (deviceId) => shells.defaultDisplayShell(deviceId),
