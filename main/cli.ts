@@ -180,12 +180,8 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
       const settings = bridgeSettings(flags, { port: 8765, dataDir: defaultDataDir });
       const adb = flags.values('adb').map(adbServerFromCommandLine);
       const onStop = catchStopSignals('device-bridge stopped');
-      const bridge = await startBridge(
-        settings,
-        adb,
-        {},
-        adb.some((a) => a.ssh) ? sshFromCommandLine(flags) : undefined,
-      );
+      // Always: an ssh:// host may also be added while the bridge runs (Settings → Hosts).
+      const bridge = await startBridge(settings, adb, {}, sshFromCommandLine(flags));
       onStop(() => bridge.stop());
       return;
     }

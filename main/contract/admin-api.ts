@@ -320,7 +320,31 @@ export interface AdminHost {
   next_retry_at: number | null;
   /** SSH only: the key the host presented and what vouched for it (null when it was refused). */
   host_key: { type: string; fingerprint: string; pinned_by: 'known_hosts' | 'first_use' | 'pinned' | null } | null;
+  /** start: given at start (--adb, the desktop settings); added: a person added it while the bridge ran (removable, kept across restarts). */
+  origin: 'start' | 'added';
 }
+
+/**
+ * An ADB host to add while the bridge runs. `url`: HOST:PORT of an ADB server, or
+ * ssh://USER@HOST[:PORT][?adb_port=N]. `key_path`: an absolute path to the private key an SSH
+ * host signs in with (default: the start options' --ssh-key, else ssh-agent).
+ * `host_key_fingerprint`: the person's confirmation of the key the first answer showed.
+ */
+export interface AdminAddHostRequest {
+  url: string;
+  key_path?: string;
+  host_key_fingerprint?: string;
+}
+
+/**
+ * added: the host is there (its phones arrive as its link comes up); `warning` when it is
+ * reached over the network in clear. confirm_host_key: an SSH host whose key nothing vouches
+ * for yet; nothing was added or trusted: show the key, and send the request again with its
+ * fingerprint once the person has compared it on the host.
+ */
+export type AdminAddHostResponse =
+  | { status: 'added'; host: AdminHost; warning: string | null }
+  | { status: 'confirm_host_key'; address: string; host_key: { type: string; fingerprint: string } };
 
 export interface AdminLanDevice {
   address: string;
@@ -529,9 +553,12 @@ export interface AdminPhoneAction {
   /**
    * Who acted: the agent (a tool call), or the person holding the phone (docs/REFERENCE.md
    * "Take over"), whose `tool_id` is `person_<kind>` (person_tap, person_text…) and whose
-   * `connector_channel_id` is empty. Absent on older bridges: the agent.
+   * `connector_channel_id` is empty; or the bridge itself: the reset after a lease (`tool_id`
+   * `turnover`). A take over and a hand-back are the person's (`take_over`, `hand_back`). The
+   * console words these as Activity does (main/contract/audit-wording.ts). Absent on older
+   * bridges: the agent.
    */
-  by?: 'agent' | 'person';
+  by?: 'agent' | 'person' | 'bridge';
   tool_id: string;
   /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
   arguments: Record<string, unknown>;
@@ -541,6 +568,8 @@ export interface AdminPhoneAction {
   error_code: string | null;
   /** The bridge's own words to the agent with the error (English, may name a field or a fix); the console explains the code in the person's language. */
   error_message?: string | null;
+  /** A bridge step's reasons as its audit line keeps them (a failed reset's problems); absent for calls. */
+  reasons?: string[];
   /** The last progress the agent was sent while the call ran (`tool.progress.push`): status, the bridge's words, share done. */
   progress?: { status: string; message: string; fraction: number | null; at: number } | null;
   /**

@@ -66,7 +66,10 @@ import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
 import { exposedAdbServerWarning } from './config/adb-server-exposure';
-import { sshTunnelMaker } from './devices/ssh/ssh-tunnels';
+import { SshTunnels } from './devices/ssh/ssh-tunnels';
+import type { SshAdbTunnel } from './devices/ssh/ssh-adb-tunnel';
+import { AdbHosts } from './devices/adb-hosts';
+import { hostView } from './admin/host-routes';
 
 export type { Core } from './core';
 export { defaultAdbServer } from './config/core-options';
@@ -131,22 +134,31 @@ export function createCore(input: CoreOptionsInput): Core {
   });
   const live = limits.values();
   const registry = new DeviceRegistry(clock, events);
-  const sshTunnel = options.adbServers.some((s) => s.ssh)
-    ? sshTunnelMaker(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) })
-    : undefined;
-  const adbLinks = options.adbServers.map(
-    (server, i) =>
-      new AdbServerLink({
-        host: server.host,
-        port: server.port,
-        registry,
-        logger,
-        autoStart:
-          !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
-        commandTimeoutMs: options.adbCommandTimeoutMs,
-        clock,
-        ...(server.ssh && sshTunnel ? { tunnel: sshTunnel({ ...server.ssh, adbPort: server.port }) } : {}),
-      }),
+  const ssh = new SshTunnels(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) });
+  // An ssh:// host given at start without a way to sign in stops the start here, with the fix.
+  const sshAuth = options.adbServers.some((s) => s.ssh) ? ssh.defaultAuth() : undefined;
+  const makeLink = (
+    server: { host: string; port: number },
+    extra: { autoStart?: boolean; tunnel?: SshAdbTunnel; origin?: 'start' | 'added' },
+  ): AdbServerLink =>
+    new AdbServerLink({
+      host: server.host,
+      port: server.port,
+      registry,
+      logger,
+      autoStart: extra.autoStart ?? false,
+      commandTimeoutMs: options.adbCommandTimeoutMs,
+      clock,
+      ...(extra.tunnel ? { tunnel: extra.tunnel } : {}),
+      ...(extra.origin ? { origin: extra.origin } : {}),
+    });
+  // One array for the bridge's whole life: hosts added or removed at runtime change it in place (adbHosts).
+  const adbLinks = options.adbServers.map((server, i) =>
+    makeLink(server, {
+      autoStart:
+        !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
+      ...(server.ssh && sshAuth ? { tunnel: ssh.tunnel({ ...server.ssh, adbPort: server.port }, sshAuth) } : {}),
+    }),
   );
 
   const files = new FileCache({
@@ -360,6 +372,8 @@ export function createCore(input: CoreOptionsInput): Core {
     frames,
     logger,
   });
+  // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
+  owned.add(events.on('bridgeAction', (line) => timeline.recordStep(line)));
   // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
   const metrics = new BridgeMetrics({
     state: () => adminApi.state(),
@@ -592,6 +606,21 @@ export function createCore(input: CoreOptionsInput): Core {
     }),
   );
   for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
+  const adbHosts = new AdbHosts({
+    links: adbLinks,
+    makeLink: (server, tunnel) => makeLink(server, { origin: 'added', ...(tunnel ? { tunnel } : {}) }),
+    ssh,
+    store,
+    registry,
+    watch: (link) => listen(link, 'health', publishState),
+    changed: publishState,
+    warn: (message) => {
+      warnings.push(message);
+      logger.warn('adb host', { message });
+    },
+    view: (link) => hostView(link.getHealth(), registry.list()),
+    clock,
+  });
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
   owned.add(events.on('phoneFree', ({ deviceId }) => bindingService.phoneFree(deviceId)));
@@ -717,6 +746,7 @@ export function createCore(input: CoreOptionsInput): Core {
     timeline,
     frames,
     evidence: evidenceStore,
+    hosts: adbHosts,
     url: () => endpoint.publicUrl(),
     network: () => endpoint.adminView(),
     apiKey: () => apiKey.current(),
@@ -754,10 +784,9 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => refusedKeys.dispose());
     // A key is checked at upgrade only; rotation is what ends the sockets it let in.
     owned.add(apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation)));
-    for (const link of adbLinks) link.start();
-    owned.add(() => {
-      for (const link of adbLinks) link.stop();
-    });
+    // The hosts given at start and those added in Settings → Hosts (kept in the store).
+    adbHosts.start();
+    owned.add(() => adbHosts.stop());
     adminApi.lan.start();
     owned.add(() => adminApi.lan.stop());
     // After the tools stop (added below): calls that finished before the stop still get their audit line.

@@ -110,6 +110,15 @@ const settingsSchema = z
       .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
       .optional()
       .catch(undefined),
+    /**
+     * ADB hosts a person added at runtime (Settings → Hosts, `POST /admin/api/hosts`;
+     * devices/adb-hosts.ts), started again at every start. `url` is the host's canonical
+     * address; `keyPath` the key file it signs in with (null: the start options' key or ssh-agent).
+     */
+    adbHosts: z
+      .array(z.object({ url: z.string(), keyPath: z.string().nullable().catch(null), addedAt: z.number().catch(0) }))
+      .optional()
+      .catch(undefined),
     /** The phones whose person turned the port-less programs off (phone-programs/phone-programs.ts); on elsewhere. */
     phonePrograms: z
       .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
