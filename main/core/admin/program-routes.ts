@@ -1,5 +1,5 @@
 /**
- * The one admin route of every program the bridge runs on a phone (phone-programs/program-lifecycle.ts):
+ * The one admin route of every program the bridge runs on a phone (program-lifecycle/program-lifecycle.ts):
  * `POST /admin/api/devices/:id/programs` with `action` enable | disable | remove and `program`:
  * - absent, `scrcpy_input` or `snapshot_tree`: the port-less two, one consent for both; enable (the
  *   default), disable (what runs stops; the stock lane serves), remove (taken off the phone:

@@ -43,7 +43,7 @@ import {
   type PhoneHelper,
 } from './phone-helper';
 
-/** The helper's own states in the one lifecycle's words (phone-programs/program-lifecycle.ts). */
+/** The helper's own states in the one lifecycle's words (program-lifecycle/program-lifecycle.ts). */
 const HELPER_PROGRAM_STATE: Record<HelperStateName, AdminPhoneProgram['state']> = {
   absent: 'idle',
   stopped: 'idle',

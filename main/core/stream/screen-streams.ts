@@ -4,7 +4,7 @@
  * phones whose person agreed (lab-wide or per phone, like the fast lane). When neither need
  * remains, minicap is stopped and its files removed: an unwatched, unleased phone runs nothing.
  *
- * - Lifecycle: minicap on each phone is one ProgramLifecycle (phone-programs/program-lifecycle.ts),
+ * - Lifecycle: minicap on each phone is one ProgramLifecycle (program-lifecycle/program-lifecycle.ts),
  *   like every program the bridge runs on a phone: one state, changed in one place; this file
  *   says when it is needed and how it starts. Health: minicap ending on its own (a crash, the
  *   phone's own limits) is restarted once; a second failure within FAILURE_WINDOW_MS leaves
@@ -41,7 +41,7 @@ import {
   withChoice,
   type ProgramConsentStore,
   type ProgramState,
-} from '../phone-programs/program-lifecycle';
+} from '../program-lifecycle/program-lifecycle';
 
 export type StreamDefault = 'ask' | 'on';
 export type StreamState = AdminScreenStream['state'];
