@@ -15,7 +15,7 @@ import { defaultAdbServer, resolveCoreOptions, type CoreOptionsInput } from './c
 import type { LimitValues } from '../contract/limits';
 import { followLimitChanges } from './config/apply-limits';
 import { wireSettings } from './config/wire';
-import { exposedAdbServerWarning } from './config/adb-server-exposure';
+import { exposedAdbServerWarning } from './devices/adb-server-exposure';
 import { createLogger } from './logging/logger';
 import { wireSecrets } from './secrets/wire';
 import { wireRuntime } from './runtime/wire';
