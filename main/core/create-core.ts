@@ -62,8 +62,7 @@ import { ActionTimeline } from './phone-view/action-timeline';
 import { EvidenceStore } from './evidence/evidence-store';
 import { EvidenceRecorder, type LeaseStart } from './evidence/evidence-recorder';
 import { LiveFrames } from './phone-view/live-frames';
-import type { MinicapFrame } from './stream/minicap-wire';
-import type { StreamPicture } from './tools/tool-definition';
+import { wireScreen } from './screen/wire';
 import { STREAM_VIEW_GRACE_MS, ScreenStreams } from './stream/screen-streams';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
@@ -295,6 +294,7 @@ export function createCore(input: CoreOptionsInput): Core {
       running: (deviceId) => streams.live(deviceId) !== null,
       unchanged: (deviceId, read) => streams.screenUnchangedSince(deviceId, read),
     },
+    screens: { of: (deviceId) => screen.service.of(deviceId) },
   });
   // The fast lane: the resident helper on phones whose person agreed (helper/helper-manager.ts).
   const helpers = new HelperManager({
@@ -381,6 +381,18 @@ export function createCore(input: CoreOptionsInput): Core {
     ...options.screenStream,
   });
   queue.onControlEnded((deviceId) => streams.controlEnded(deviceId));
+  // A picture of the screen: one ScreenSource per phone (the stream, the helper's, screencap) and one encoder.
+  const screen = wireScreen({
+    stream: streams,
+    // The helper's stream shows display 0 only (as its other lanes work there).
+    helper: {
+      open: (deviceId, read) =>
+        shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null),
+    },
+    // While a person holds the phone unwatched the stream serves their live view only.
+    hiddenFromAgent: (deviceId) =>
+      takeover.hidesScreenSince(deviceId, clock()) ? takeover.screenRefusal(deviceId) : null,
+  });
   // The phone view: live frames that never wait for the agent, and the timeline of its calls.
   const frames: LiveFrames = new LiveFrames({
     device: (deviceId) => registry.get(deviceId),
@@ -390,10 +402,7 @@ export function createCore(input: CoreOptionsInput): Core {
       queue.controlLoad(deviceId) > 0 && !safety.gate.list().some((a) => a.device_id === deviceId),
     clock,
     captureTimeoutMs: Math.min(options.adbCommandTimeoutMs, 15_000),
-    // The helper's stream shows display 0 only (as its other lanes work there).
-    helperStream: (deviceId, read) =>
-      shells.displayInUse(deviceId) === 0 ? helpers.screenStream(deviceId, read) : Promise.resolve(null),
-    minicap: { live: (deviceId) => streams.live(deviceId), want: (deviceId) => streams.want(deviceId) },
+    screens: screen.service,
   });
   const timeline = new ActionTimeline({
     clock,
@@ -402,6 +411,7 @@ export function createCore(input: CoreOptionsInput): Core {
     changed: (deviceId) => hub.publish('action', { device_id: deviceId }),
     frames,
     logger,
+    encoder: screen.service.encoder,
   });
   // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
   const metrics = new BridgeMetrics({
@@ -530,21 +540,7 @@ export function createCore(input: CoreOptionsInput): Core {
     logHiddenUntil: (deviceId) => takeover.logHiddenUntil(deviceId),
     screenHidden: (deviceId, since) =>
       takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
-    streamFrame: async (deviceId, signal, onCandidate) => {
-      // While a person holds the phone unwatched the stream serves their live view only.
-      if (takeover.hidesScreenSince(deviceId, clock())) throw takeover.screenRefusal(deviceId);
-      const picture = (frame: MinicapFrame, screen: { width: number; height: number }): StreamPicture => ({
-        jpeg: frame.jpeg,
-        screenWidth: screen.width,
-        screenHeight: screen.height,
-      });
-      const got = await streams.agentFrame(
-        deviceId,
-        signal,
-        onCandidate ? (frame, screen) => onCandidate(picture(frame, screen)) : undefined,
-      );
-      return got ? picture(got.frame, got.screen) : null;
-    },
+    screens: screen.service,
     asks: {
       maxTimeoutMs: () => limits.values().approval_timeout_ms,
       ask: (request) => asks.ask({ ...request, alreadyTakenSince: takeover.state(request.deviceId)?.since ?? null }),
@@ -616,6 +612,7 @@ export function createCore(input: CoreOptionsInput): Core {
       helpers.deviceGone(device.deviceId);
       programs.deviceGone(device.deviceId);
       streams.forget(device.deviceId);
+      screen.service.forget(device.deviceId);
     } else {
       turnover.deviceReady(device.deviceId);
       streams.deviceReady(device.deviceId);
@@ -732,6 +729,7 @@ export function createCore(input: CoreOptionsInput): Core {
     runtime,
     bindings: bindingService,
     tools,
+    screens: screen.service,
     helpers,
     programs,
     programShell: (deviceId: string) => shells.defaultDisplayShell(deviceId),
@@ -844,6 +842,7 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => programs.stop());
     // Before the ADB links close (added above): minicap is stopped and removed from every phone.
     owned.add(() => streams.close());
+    owned.add(() => screen.stop());
     tools.start();
     owned.add(() => tools.stop());
     // Before the tools stop (added above): a turnover their stop interrupts is owed at the next start.
