@@ -139,9 +139,10 @@ async function startBridge(
  * Catches SIGINT/SIGTERM from the moment a long-running command begins and returns where to
  * hand its stop function. The start-up lines are printed before that function exists; a
  * signal in between (a script that reads the listening line and stops the bridge at once)
- * still stops it cleanly with exit 0 instead of killing it.
+ * still stops it cleanly with exit 0 instead of killing it. Once stopped it prints `stoppedLine`,
+ * so the person at the terminal knows the Ctrl+C was heard and everything is down.
  */
-function catchStopSignals(): (stop: () => Promise<void>) => void {
+function catchStopSignals(stoppedLine: string): (stop: () => Promise<void>) => void {
   let stop: (() => Promise<void>) | undefined;
   let requested = false;
   let stopping = false;
@@ -149,8 +150,12 @@ function catchStopSignals(): (stop: () => Promise<void>) => void {
     if (!requested || !stop || stopping) return;
     stopping = true;
     stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => process.stdout.write(`${stoppedLine}\n`, () => process.exit(0)),
+      (error: unknown) =>
+        process.stderr.write(
+          `${PROGRAM}: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          () => process.exit(1),
+        ),
     );
   };
   const handler = (): void => {
@@ -174,13 +179,9 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
     case 'serve': {
       const settings = bridgeSettings(flags, { port: 8765, dataDir: defaultDataDir });
       const adb = flags.values('adb').map(adbServerFromCommandLine);
-      const onStop = catchStopSignals();
-      const bridge = await startBridge(
-        settings,
-        adb,
-        {},
-        adb.some((a) => a.ssh) ? sshFromCommandLine(flags) : undefined,
-      );
+      const onStop = catchStopSignals('device-bridge stopped');
+      // Always: an ssh:// host may also be added while the bridge runs (Settings → Hosts).
+      const bridge = await startBridge(settings, adb, {}, sshFromCommandLine(flags));
       onStop(() => bridge.stop());
       return;
     }
@@ -206,7 +207,11 @@ async function runCommand(name: CommandName, flags: ParsedFlags): Promise<void> 
             })
           : undefined;
       const { runSimCommand } = await import('./sim/sim-cli.js');
-      const onStop = catchStopSignals();
+      const onStop = catchStopSignals(
+        name === 'demo'
+          ? `device-bridge demo stopped: the bridge, its simulated phones and its ADB server${name === 'demo' && flags.value('data-dir') === undefined ? ', and its data folder deleted' : ''}`
+          : 'simulated phones stopped and detached from adb',
+      );
       const stop = await runSimCommand(name, flags, (adb) => {
         if (!settings) throw new Error('only demo starts the bridge');
         return startBridge(settings, [adb], { temporaryDataDir: flags.value('data-dir') === undefined });

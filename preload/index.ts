@@ -47,6 +47,8 @@ const api: DeviceBridgeIpcApi = {
   getAudit: call('getAudit'),
   getLanDiscovered: call('getLanDiscovered'),
   getHosts: call('getHosts'),
+  addHost: call('addHost'),
+  removeHost: call('removeHost'),
   getSettings: call('getSettings'),
   patchSettings: call('patchSettings'),
   revealApiKey: call('revealApiKey'),

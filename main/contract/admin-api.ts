@@ -34,6 +34,8 @@ export interface AdminDevice {
   manufacturer: string | null;
   android_version: string | null;
   transport: 'usb' | 'tcp';
+  /** A simulated phone (`device-bridge sim`/`demo`, tests): the console says "simulated", not "LAN". */
+  simulated?: boolean;
   display_name: string;
   lease: { connector_channel_id: string; since: number } | null;
   /**
@@ -318,7 +320,31 @@ export interface AdminHost {
   next_retry_at: number | null;
   /** SSH only: the key the host presented and what vouched for it (null when it was refused). */
   host_key: { type: string; fingerprint: string; pinned_by: 'known_hosts' | 'first_use' | 'pinned' | null } | null;
+  /** start: given at start (--adb, the desktop settings); added: a person added it while the bridge ran (removable, kept across restarts). */
+  origin: 'start' | 'added';
 }
+
+/**
+ * An ADB host to add while the bridge runs. `url`: HOST:PORT of an ADB server, or
+ * ssh://USER@HOST[:PORT][?adb_port=N]. `key_path`: an absolute path to the private key an SSH
+ * host signs in with (default: the start options' --ssh-key, else ssh-agent).
+ * `host_key_fingerprint`: the person's confirmation of the key the first answer showed.
+ */
+export interface AdminAddHostRequest {
+  url: string;
+  key_path?: string;
+  host_key_fingerprint?: string;
+}
+
+/**
+ * added: the host is there (its phones arrive as its link comes up); `warning` when it is
+ * reached over the network in clear. confirm_host_key: an SSH host whose key nothing vouches
+ * for yet; nothing was added or trusted: show the key, and send the request again with its
+ * fingerprint once the person has compared it on the host.
+ */
+export type AdminAddHostResponse =
+  | { status: 'added'; host: AdminHost; warning: string | null }
+  | { status: 'confirm_host_key'; address: string; host_key: { type: string; fingerprint: string } };
 
 export interface AdminLanDevice {
   address: string;
@@ -527,9 +553,12 @@ export interface AdminPhoneAction {
   /**
    * Who acted: the agent (a tool call), or the person holding the phone (docs/REFERENCE.md
    * "Take over"), whose `tool_id` is `person_<kind>` (person_tap, person_text…) and whose
-   * `connector_channel_id` is empty. Absent on older bridges: the agent.
+   * `connector_channel_id` is empty; or the bridge itself: the reset after a lease (`tool_id`
+   * `turnover`). A take over and a hand-back are the person's (`take_over`, `hand_back`). The
+   * console words these as Activity does (main/contract/audit-wording.ts). Absent on older
+   * bridges: the agent.
    */
-  by?: 'agent' | 'person';
+  by?: 'agent' | 'person' | 'bridge';
   tool_id: string;
   /** Redacted exactly as the audit trail keeps them (what the gate saw once it decided). */
   arguments: Record<string, unknown>;
@@ -539,6 +568,8 @@ export interface AdminPhoneAction {
   error_code: string | null;
   /** The bridge's own words to the agent with the error (English, may name a field or a fix); the console explains the code in the person's language. */
   error_message?: string | null;
+  /** A bridge step's reasons as its audit line keeps them (a failed reset's problems); absent for calls. */
+  reasons?: string[];
   /** The last progress the agent was sent while the call ran (`tool.progress.push`): status, the bridge's words, share done. */
   progress?: { status: string; message: string; fraction: number | null; at: number } | null;
   /**
@@ -598,15 +629,22 @@ export interface AdminEvent {
 }
 
 /**
- * A program the bridge runs on a phone, reached through adb only (nothing on the phone listens
- * where an app or the network could reach it): scrcpy-server as the input lane, agent-device's
- * snapshot helper as the tree lane. On by default; the person may turn them off per phone.
- * idle: not running now; starting; ready (scrcpy: running; snapshot: checked on the phone for
+ * A program the bridge runs on a phone, all four with one lifecycle (phone-programs/program-lifecycle.ts):
+ * - `scrcpy_input` (scrcpy-server, the input lane) and `snapshot_tree` (agent-device's snapshot
+ *   helper, the tree lane): reached through adb only, nothing on the phone listens where an app
+ *   or the network could reach it; on by default, the person may turn them off per phone.
+ * - `uia2_server` (appium-uiautomator2-server): off by default on every phone, a per-phone opt-in;
+ *   while it runs, any app on the phone and any computer on its network can control the phone
+ *   through its ports 6790 and 7810 with no password (`exposure`).
+ * - `minicap_stream` (minicap, the screen stream): through adb only; runs while the phone is
+ *   leased or watched, on phones the lab's default or the person allows (`stream`).
+ * idle: not running now; starting; ready (running; the snapshot helper: checked on the phone for
  * this lease, it runs only for each read); failed (the stock lane serves; tried again at
- * `retry_at`); unavailable (this build or phone cannot run it); off (the person's choice).
+ * `retry_at`, or once enabled again when null); unavailable (this build or phone cannot run it);
+ * off (the person's choice, or the default).
  */
 export interface AdminPhoneProgram {
-  program: 'scrcpy_input' | 'snapshot_tree';
+  program: 'scrcpy_input' | 'snapshot_tree' | 'uia2_server' | 'minicap_stream';
   name: string;
   version: string | null;
   state: 'idle' | 'starting' | 'ready' | 'failed' | 'unavailable' | 'off';
@@ -624,6 +662,17 @@ export interface AdminPhoneProgram {
   /** Calls it served, and calls the stock lane served instead because it could not. */
   served: number;
   fell_back: number;
+  /**
+   * `uia2_server` only: the phone's addresses another host could reach ("wlan0 192.168.1.23"),
+   * as last read before a start or while it ran (null before the first read), and when the guard
+   * last read who is connected to it (ms since epoch, else null).
+   */
+  exposure?: { network_addresses: string[] | null; watched_at: number | null };
+  /**
+   * `minicap_stream` only: native (minicap's binary and library) or apk (its APK through
+   * app_process); distinct frames a second lately; what it runs for now.
+   */
+  stream?: { way: 'native' | 'apk' | null; fps: number; for: Array<'lease' | 'view'> };
 }
 
 /**

@@ -10,6 +10,8 @@
  * parameters and the request's fields together.
  */
 import type {
+  AdminAddHostRequest,
+  AdminAddHostResponse,
   AdminPersonInput,
   AdminFastLane,
   AdminPhoneProgram,
@@ -181,6 +183,15 @@ export const ADMIN_OPERATIONS = {
   },
   /** Each ADB host (direct or over SSH): its link's state and reason, phones, round trip, reconnects. */
   getHosts: { route: 'GET /admin/api/hosts', shape: shape<void, { hosts: AdminHost[] }>() },
+  /**
+   * Adds an ADB host while the bridge runs, kept across restarts. An SSH host's key must be
+   * vouched for (known_hosts, an earlier pin) or confirmed: the first answer is then
+   * `confirm_host_key` with the key, and nothing is trusted until the request comes again with
+   * its fingerprint. Errors: invalid_arguments, host_exists, unreachable, host_key_refused.
+   */
+  addHost: { route: 'POST /admin/api/hosts', shape: shape<AdminAddHostRequest, AdminAddHostResponse>() },
+  /** Removes a host added at runtime (`:address` as GET /hosts names it); its phones go offline. host_not_found, host_not_removable. */
+  removeHost: { route: 'DELETE /admin/api/hosts/:address', shape: shape<void, Status>() },
   /** Phones adb's mDNS browser sees (wireless debugging), per ADB server. */
   getLanDiscovered: { route: 'GET /admin/api/lan-discovered', shape: shape<void, AdminLanDiscovered>() },
   getSettings: { route: 'GET /admin/api/settings', shape: shape<void, AdminSettings>() },

@@ -42,12 +42,9 @@ import { registerAdminApi } from './admin/register-admin-api';
 import { PhoneCheck } from './phone-check/phone-check';
 import { ToolRuntime } from './tools/tool-runtime';
 import { BridgeMetrics } from './metrics/bridge-metrics';
-import { LeaseEffects } from './turnover/lease-effects';
-import { Turnover, TURNOVER_CHANNEL } from './turnover/turnover';
-import { Takeover } from './takeover/takeover';
-import { ASK_AUDIT, PersonAsks } from './takeover/person-asks';
-import { runPersonInput } from './takeover/person-input';
-import { BridgeError } from './errors';
+import { wireHandover } from './handover/wire';
+import { wirePersonInput, wireTakeover } from './takeover/wire';
+import { auditSink, BridgeEvents } from './events/bridge-events';
 import { CONNECTOR_VERSION } from './protocol/identity';
 import { TOOLS } from './tools/catalogue';
 import { PhoneShells } from './tools/phone-shells';
@@ -68,7 +65,10 @@ import { Lifecycle } from './lifecycle/lifecycle';
 import { listen } from './lifecycle/disposables';
 import { coreRoutes } from './core-routes';
 import { exposedAdbServerWarning } from './config/adb-server-exposure';
-import { sshTunnelMaker } from './devices/ssh/ssh-tunnels';
+import { SshTunnels } from './devices/ssh/ssh-tunnels';
+import type { SshAdbTunnel } from './devices/ssh/ssh-adb-tunnel';
+import { AdbHosts } from './devices/adb-hosts';
+import { hostView } from './admin/host-routes';
 
 export type { Core } from './core';
 export { defaultAdbServer } from './config/core-options';
@@ -109,6 +109,11 @@ export function createCore(input: CoreOptionsInput): Core {
   );
   const owned = lifecycle.owned;
 
+  const hub = new EventHub();
+  const reportError = (error: unknown): void =>
+    logger.error('a reaction failed', { error: error instanceof Error ? error.message : String(error) });
+  // What rooms tell each other (events/bridge-events.ts); each room subscribes in its wire.ts.
+  const events = new BridgeEvents(reportError);
   const store = new StateStore(options.dataDir, ({ movedTo, reason }) => {
     const message = `The state file was damaged (${reason.slice(0, 120)}); it was kept aside as ${movedTo} and the bridge started with empty state.`;
     warnings.push(message);
@@ -124,26 +129,35 @@ export function createCore(input: CoreOptionsInput): Core {
       warnings.push(message);
       logger.warn('saved limit ignored', { message });
     },
+    events,
   });
   const live = limits.values();
-  const hub = new EventHub();
-  const registry = new DeviceRegistry(clock);
-  const sshTunnel = options.adbServers.some((s) => s.ssh)
-    ? sshTunnelMaker(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) })
-    : undefined;
-  const adbLinks = options.adbServers.map(
-    (server, i) =>
-      new AdbServerLink({
-        host: server.host,
-        port: server.port,
-        registry,
-        logger,
-        autoStart:
-          !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
-        commandTimeoutMs: options.adbCommandTimeoutMs,
-        clock,
-        ...(server.ssh && sshTunnel ? { tunnel: sshTunnel({ ...server.ssh, adbPort: server.port }) } : {}),
-      }),
+  const registry = new DeviceRegistry(clock, events);
+  const ssh = new SshTunnels(options.ssh, { dataDir: options.dataDir, logger, clock, warn: (m) => warnings.push(m) });
+  // An ssh:// host given at start without a way to sign in stops the start here, with the fix.
+  const sshAuth = options.adbServers.some((s) => s.ssh) ? ssh.defaultAuth() : undefined;
+  const makeLink = (
+    server: { host: string; port: number },
+    extra: { autoStart?: boolean; tunnel?: SshAdbTunnel; origin?: 'start' | 'added' },
+  ): AdbServerLink =>
+    new AdbServerLink({
+      host: server.host,
+      port: server.port,
+      registry,
+      logger,
+      autoStart: extra.autoStart ?? false,
+      commandTimeoutMs: options.adbCommandTimeoutMs,
+      clock,
+      ...(extra.tunnel ? { tunnel: extra.tunnel } : {}),
+      ...(extra.origin ? { origin: extra.origin } : {}),
+    });
+  // One array for the bridge's whole life: hosts added or removed at runtime change it in place (adbHosts).
+  const adbLinks = options.adbServers.map((server, i) =>
+    makeLink(server, {
+      autoStart:
+        !server.ssh && autoStartLocalAdb && i === 0 && (server.host === '127.0.0.1' || server.host === 'localhost'),
+      ...(server.ssh && sshAuth ? { tunnel: ssh.tunnel({ ...server.ssh, adbPort: server.port }, sshAuth) } : {}),
+    }),
   );
 
   const files = new FileCache({
@@ -179,68 +193,17 @@ export function createCore(input: CoreOptionsInput): Core {
   queue.setMaxDepth(live.queue_max_depth);
   const shells = new PhoneShells({ links: adbLinks, registry, clock, commandTimeoutMs: options.adbCommandTimeoutMs });
   const authorizeKey = (token: string | undefined): boolean => apiKey.matches(token);
-  // The agent asks the person to take a phone over; the ask waits for the take-over and the hand-back.
-  const asks: PersonAsks = new PersonAsks({
+  // The agent asks the person to take a phone over; a person takes a phone over and hands it back (takeover/wire.ts).
+  const takeoverRoom = wireTakeover({
     clock,
-    events: {
-      changed: () => hub.publish('state'),
-      audit: (ask, action, details) =>
-        safety.recordBridgeAction({
-          deviceId: ask.device_id,
-          action,
-          code: ASK_AUDIT[action].code,
-          reasons: [ASK_AUDIT[action].reason],
-          decision: action,
-          decidedBy: action === 'ask_declined' ? 'person' : 'bridge',
-          details: { ask_id: ask.ask_id, connector_channel_id: ask.connector_channel_id, ...details },
-          ...(action === 'ask_person' ? {} : { durationMs: clock() - ask.asked_at }),
-        }),
-    },
+    events,
+    audit: auditSink(events),
+    changed: () => hub.publish('state'),
+    maxAskMs: () => limits.values().approval_timeout_ms,
+    onError: reportError,
   });
-  // Take over and hand back: a person holds a phone, the agent's control calls on it wait for the hand-back.
-  const takeover: Takeover = new Takeover(clock, {
-    taken: (deviceId, state) => {
-      asks.taken(deviceId, state.since);
-      safety.recordBridgeAction({
-        deviceId,
-        action: 'take_over',
-        code: null,
-        reasons: ['a person took the phone over at the computer'],
-        decision: 'taken_over',
-        decidedBy: 'person',
-        details: { by: state.by, agent_may_watch: state.agentMayWatch },
-      });
-      evidence.personTook(deviceId, state);
-      // A recording or wait running now would film what the person does: it stops here.
-      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
-      bindingService.toolMarksChanged(deviceId);
-      hub.publish('state');
-    },
-    handedBack: (back) => {
-      if (!back.agentMayWatch) tools.forgetFailuresSeen(back.deviceId);
-      void programs.handedBack(back.deviceId);
-      bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
-      asks.handedBack(back);
-      evidence.personHandedBack(back.deviceId, clock());
-      safety.recordBridgeAction({
-        deviceId: back.deviceId,
-        action: 'hand_back',
-        code: null,
-        reasons: ['the person handed the phone back to the agent'],
-        decision: 'handed_back',
-        decidedBy: 'person',
-        details: {
-          held_ms: back.heldMs,
-          by: back.by,
-          agent_may_watch: back.agentMayWatch,
-          ...(back.note ? { note: back.note } : {}),
-        },
-        durationMs: back.heldMs,
-      });
-      bindingService.toolMarksChanged(back.deviceId);
-      hub.publish('state');
-    },
-  });
+  const { takeover, asks } = takeoverRoom;
+  owned.add(takeoverRoom.stop);
   // A wrong key gets a clean 401; the person learns of it on Connect xAgent and in the terminal.
   const refusedKeys = new RefusedKeys({ clock, logger, changed: () => hub.publish('state') });
   const plane: DataPlane = new DataPlane({
@@ -264,6 +227,7 @@ export function createCore(input: CoreOptionsInput): Core {
     lease: leasePolicyOf(live),
     pairingTtlMs: options.pairingTtlMs,
     clock,
+    events,
     toolMarks: (deviceId) => marksFor(deviceId),
     deviceBlocked: (deviceId) => turnover.blocks(deviceId),
     heldByPerson: (deviceId) => takeover.isTaken(deviceId),
@@ -339,10 +303,11 @@ export function createCore(input: CoreOptionsInput): Core {
   const programs = new PhonePrograms({
     enabled: options.fastLane?.portless ?? true,
     consent: {
-      get: () => store.get().settings.phonePrograms ?? { devices: {} },
+      // On by default: only a phone's own word is kept.
+      get: () => ({ default: 'on', devices: store.get().settings.phonePrograms?.devices ?? {} }),
       set: (next) =>
         store.update((draft) => {
-          draft.settings.phonePrograms = next;
+          draft.settings.phonePrograms = { devices: next.devices };
         }),
     },
     leaseActive: (deviceId) => bindingService.leaseHolder(deviceId) !== undefined,
@@ -413,6 +378,8 @@ export function createCore(input: CoreOptionsInput): Core {
     logger,
     encoder: screen.service.encoder,
   });
+  // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
+  owned.add(safety.onBridgeLine((line) => timeline.recordStep(line)));
   // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
   const metrics = new BridgeMetrics({
     state: () => adminApi.state(),
@@ -422,46 +389,29 @@ export function createCore(input: CoreOptionsInput): Core {
     },
     build: { version: build.version, connectorVersion: CONNECTOR_VERSION },
   });
-  // The hand-over between leases: what a lease left on its phone, put back before the next bind.
-  const leaseEffects = new LeaseEffects(store, (channelId) => bindingService.activeBinding(channelId)?.flowId);
   const fastLanes = new FastLanes(helpers, clock, programs);
-  const turnover: Turnover = new Turnover({
+  // The hand-over between leases: what a lease left on its phone, put back before the next bind.
+  const handoverRoom = wireHandover({
     store,
-    effects: leaseEffects,
     clock,
+    events,
+    audit: auditSink(events),
+    flowOf: (channelId) => bindingService.activeBinding(channelId)?.flowId,
     device: (deviceId) => registry.get(deviceId),
-    labPhone: (deviceId) => store.get().accessCodes.some((code) => code.scope === deviceId),
     shellFor: (device) => tools.shellFor(device),
-    submit: (deviceId, work) => queue.submit(deviceId, 'control', TURNOVER_CHANNEL, work),
+    queue,
     clearClipboard: async (device, signal) => {
       const clipboard = await fastLanes.forCall(device.deviceId, tools.shellFor(device)).clipboard?.({ signal });
       if (!clipboard) return false;
       await clipboard.write('', { timeoutMs: 10_000, signal });
       return true;
     },
-    onError: (error) => logger.warn('turnover could not record its outcome', { error: String(error) }),
-    audit: ({ deviceId, report }) => {
-      metrics.turnoverFinished(report);
-      safety.recordBridgeAction({
-        deviceId,
-        action: 'turnover',
-        decision: 'turnover',
-        code: report.state === 'failed' ? 'turnover_failed' : null,
-        reasons: report.problems,
-        durationMs: report.duration_ms ?? 0,
-        details: {
-          lease_end: report.lease_end,
-          stopped_apps: report.stopped_apps,
-          removed_apps: report.removed_apps,
-          deleted_files: report.deleted_files,
-          cleared_apps: report.cleared_apps,
-          restored_permissions: report.restored_permissions,
-          clipboard_cleared: report.clipboard_cleared,
-          home_pressed: report.home_pressed,
-        },
-      });
-    },
+    counted: (report) => metrics.turnoverFinished(report),
+    onError: reportError,
+    warn: (message, fields) => logger.warn(message, fields),
   });
+  const { handover: turnover, effects: leaseEffects } = handoverRoom;
+  owned.add(handoverRoom.stop);
   // Each lease's evidence bundle: noted while it runs, built when it ends, kept in the data dir (evidence/).
   const evidenceStore = new EvidenceStore({
     dir: join(options.dataDir, 'evidence'),
@@ -541,10 +491,7 @@ export function createCore(input: CoreOptionsInput): Core {
     screenHidden: (deviceId, since) =>
       takeover.hidesScreenSince(deviceId, since) ? takeover.screenRefusal(deviceId) : null,
     screens: screen.service,
-    asks: {
-      maxTimeoutMs: () => limits.values().approval_timeout_ms,
-      ask: (request) => asks.ask({ ...request, alreadyTakenSince: takeover.state(request.deviceId)?.since ?? null }),
-    },
+    asks: takeoverRoom.askPerson,
   });
   // Observation only: its commands wait behind no control call and never hold one up.
   const phoneCheck: PhoneCheck = new PhoneCheck({
@@ -604,8 +551,6 @@ export function createCore(input: CoreOptionsInput): Core {
     void programs.leaseEnded(deviceId);
     streams.leaseEnded(deviceId);
     safety.gate.leaseEnded(channelId);
-    // After the lease's own work was canceled: the turnover queues behind what still stops.
-    turnover.leaseEnded(channelId, deviceId, reason);
   };
   const onDeviceChanged = (device: DeviceRecord): void => {
     if (device.state !== 'device') {
@@ -614,7 +559,6 @@ export function createCore(input: CoreOptionsInput): Core {
       streams.forget(device.deviceId);
       screen.service.forget(device.deviceId);
     } else {
-      turnover.deviceReady(device.deviceId);
       streams.deviceReady(device.deviceId);
     }
     publishState();
@@ -636,17 +580,46 @@ export function createCore(input: CoreOptionsInput): Core {
     logger.info('limits changed', changed);
     publishState();
   };
+  owned.add(events.on('bridgeAction', (line) => safety.recordBridgeAction(line)));
+  owned.add(
+    events.on('takenOver', ({ deviceId, state }) => {
+      evidence.personTook(deviceId, state);
+      // A recording or wait running now would film what the person does: it stops here.
+      if (!state.agentMayWatch) tools.stopScreenReads(deviceId, takeover.screenRefusal(deviceId));
+      bindingService.toolMarksChanged(deviceId);
+    }),
+  );
+  owned.add(
+    events.on('handedBack', (back) => {
+      if (!back.agentMayWatch) tools.forgetFailuresSeen(back.deviceId);
+      void programs.handedBack(back.deviceId);
+      bindingService.resumeAfterTakeover(back.deviceId, back.heldMs);
+      evidence.personHandedBack(back.deviceId, clock());
+      bindingService.toolMarksChanged(back.deviceId);
+    }),
+  );
   for (const link of adbLinks) owned.add(listen(link, 'health', publishState));
+  const adbHosts = new AdbHosts({
+    links: adbLinks,
+    makeLink: (server, tunnel) => makeLink(server, { origin: 'added', ...(tunnel ? { tunnel } : {}) }),
+    ssh,
+    store,
+    registry,
+    watch: (link) => listen(link, 'health', publishState),
+    changed: publishState,
+    warn: (message) => {
+      warnings.push(message);
+      logger.warn('adb host', { message });
+    },
+    view: (link) => hostView(link.getHealth(), registry.list()),
+    clock,
+  });
   owned.add(listen(bindingService, 'changed', publishState));
   owned.add(listen(bindingService, 'ended', onBindingEnded));
-  const onBound = (channelId: string, deviceId: string): void => turnover.leaseStarted(channelId, deviceId);
-  owned.add(listen(bindingService, 'bound', onBound));
-  owned.add(listen(turnover, 'free', (deviceId: string) => bindingService.phoneFree(deviceId)));
+  owned.add(events.on('phoneFree', ({ deviceId }) => bindingService.phoneFree(deviceId)));
   owned.add(
-    listen(turnover, 'changed', (deviceId: string) => {
-      const report = turnover.report(deviceId);
-      if (report && (report.state === 'done' || report.state === 'failed'))
-        void evidence.turnoverFinished(deviceId, report);
+    events.on('handoverChanged', ({ deviceId, finished }) => {
+      if (finished) void evidence.turnoverFinished(deviceId, finished);
       publishState();
     }),
   );
@@ -751,46 +724,23 @@ export function createCore(input: CoreOptionsInput): Core {
     asks,
     streams,
     refusedKeys,
-    personInput: async (deviceId, input) => {
-      const device = registry.get(deviceId);
-      if (!device) throw new BridgeError('device_not_found', 'no such phone');
-      await runPersonInput(
-        {
-          queue,
-          isTaken: (id) => takeover.isTaken(id),
-          screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: options.adbCommandTimeoutMs }),
-          // The fast lane's helper types any language while it runs and is allowed; else the phone's keyboard.
-          typeText: (id, shell, text, typing) => fastLanes.forCall(id, shell).typeText(text, typing),
-          record: (id, described, outcome) => {
-            safety.recordBridgeAction({
-              deviceId: id,
-              action: `person_${String(described.kind)}`,
-              code: outcome.code,
-              reasons: ['the person at the computer, while holding the phone'],
-              decision: 'allow',
-              decidedBy: 'person',
-              details: described,
-              durationMs: outcome.durationMs,
-            });
-            timeline.recordPerson(id, described, {
-              code: outcome.code,
-              message: outcome.message,
-              durationMs: outcome.durationMs,
-              points: outcome.done?.points ?? [],
-              lane: outcome.done?.lane ?? null,
-            });
-          },
-          commandTimeoutMs: options.adbCommandTimeoutMs,
-          clock,
-        },
-        deviceId,
-        tools.shellFor(device),
-        input,
-      );
-    },
+    personInput: wirePersonInput({
+      takeover,
+      audit: auditSink(events),
+      device: (id) => registry.get(id),
+      shellFor: (device) => tools.shellFor(device),
+      queue,
+      screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: options.adbCommandTimeoutMs }),
+      // The fast lane's helper types any language while it runs and is allowed; else the phone's keyboard.
+      typeText: (id, shell, text, typing) => fastLanes.forCall(id, shell).typeText(text, typing),
+      timeline,
+      commandTimeoutMs: options.adbCommandTimeoutMs,
+      clock,
+    }),
     timeline,
     frames,
     evidence: evidenceStore,
+    hosts: adbHosts,
     url: () => endpoint.publicUrl(),
     network: () => endpoint.adminView(),
     apiKey: () => apiKey.current(),
@@ -828,10 +778,9 @@ export function createCore(input: CoreOptionsInput): Core {
     owned.add(() => refusedKeys.dispose());
     // A key is checked at upgrade only; rotation is what ends the sockets it let in.
     owned.add(apiKey.onRotated(({ generation }) => plane.closeKeyGenerationsBelow(generation)));
-    for (const link of adbLinks) link.start();
-    owned.add(() => {
-      for (const link of adbLinks) link.stop();
-    });
+    // The hosts given at start and those added in Settings → Hosts (kept in the store).
+    adbHosts.start();
+    owned.add(() => adbHosts.stop());
     adminApi.lan.start();
     owned.add(() => adminApi.lan.stop());
     // After the tools stop (added below): calls that finished before the stop still get their audit line.

@@ -77,6 +77,11 @@ export const ERROR_CODES = [
   'unreachable',
   'pairing_failed',
   'pairing_unsupported',
+  // ADB hosts added at runtime (devices/adb-hosts.ts): already there, none by that name, given at start, an SSH key refused
+  'host_exists',
+  'host_not_found',
+  'host_not_removable',
+  'host_key_refused',
   // the lab's named secrets (secrets/lab-secrets.ts): no secret by that name, or not for this phone
   'secret_not_found',
   'secret_out_of_scope',

@@ -17,6 +17,7 @@ import {
   session,
   type WebContents,
 } from 'electron';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from '../core/create-core';
 import { ApiKeyVault, corePlainKeyFile } from './api-key-vault';
@@ -117,6 +118,11 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
         host: fallback ? '127.0.0.1' : settings.bindHost,
         port: settings.port,
         adbServers: settings.adbServers,
+        // SSH hosts added in Settings → Hosts sign in with their own key file or ssh-agent, and are checked against the person's known_hosts.
+        ssh: {
+          knownHostsFile: join(homedir(), '.ssh', 'known_hosts'),
+          ...(process.env.SSH_AUTH_SOCK ? { agentSocket: process.env.SSH_AUTH_SOCK } : {}),
+        },
         ...(key.apiKey ? { apiKey: key.apiKey } : {}),
         ...(fallback ? {} : { network: network.network }),
       }),

@@ -42,7 +42,7 @@ export interface SimulatedPhoneOptions {
   serial: string;
   /** ro.product.model; default 'Pixel 7'. */
   model?: string;
-  /** ro.product.manufacturer; default 'Google'. */
+  /** ro.product.manufacturer; default the model's own maker (Galaxy: samsung), else 'Google'. */
   manufacturer?: string;
   /** ro.build.version.release; default '14'. */
   androidVersion?: string;
@@ -155,6 +155,16 @@ const PRODUCTS: Record<string, string> = {
   'Pixel 8': 'shiba',
   'Pixel 8 Pro': 'husky',
 };
+/** Who makes a model, by the start of its name, so a simulated Galaxy is not a "Google Galaxy". */
+const MAKERS: ReadonlyArray<readonly [string, string]> = [
+  ['Pixel', 'Google'],
+  ['Galaxy', 'samsung'],
+  ['Redmi', 'Xiaomi'],
+  ['Xiaomi', 'Xiaomi'],
+  ['OnePlus', 'OnePlus'],
+  ['Xperia', 'Sony'],
+  ['Moto', 'motorola'],
+];
 const BUILD_IDS: Record<string, string> = {
   '12': 'SQ3A.220705.003',
   '13': 'TQ3A.230901.001',
@@ -187,7 +197,7 @@ function resolveInfo(options: SimulatedPhoneOptions): PhoneInfo {
     fail('quirks must be an array of quirk names');
   const screen = options.screen ?? { width: 1080, height: 2400, density: 420 };
   const model = options.model ?? 'Pixel 7';
-  const manufacturer = options.manufacturer ?? 'Google';
+  const manufacturer = options.manufacturer ?? MAKERS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 'Google';
   const androidVersion = options.androidVersion ?? '14';
   const product =
     PRODUCTS[model] ??

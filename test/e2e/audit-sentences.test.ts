@@ -4,7 +4,8 @@
  * phone, taps it, types 6 characters and hands it back with a note, and the phone is reset when
  * the lease ends. Activity reads each of those lines as a sentence ("You tapped", "You typed 6
  * characters", "Handed back: “…”", "Phone reset after the lease: 1 app stopped"), never
- * `person_tap person_tap`; the phone view says the same of the taps and the typing; and the
+ * `person_tap person_tap`; the phone view's timeline says the same of the take over, the taps,
+ * the typing, the hand-back and the reset; and the
  * lease's evidence page, opened offline, tells the whole story in the order it began, the
  * person's part included.
  *
@@ -128,8 +129,26 @@ for (const locale of ['en', 'zh-CN'] as const) {
         mkdirSync(join(SHOTS, locale), { recursive: true });
         await page.screenshot({ path: join(SHOTS, locale, 'sentences-activity.png'), fullPage: true });
 
-        // The evidence page: the whole story in the order it began.
+        // The phone view's timeline tells the same story: the take over, the hand-back and the reset as sentences.
         await page.evaluate((id) => (location.hash = `#/devices/${id}`), deviceId);
+        const told = await eventually(async () => {
+          const text = await page.getByTestId('pv-timeline').innerText();
+          return text.includes(words.reset) ? text : undefined;
+        }, 'the reset in the phone view');
+        for (const sentence of [words.took, words.tapped, words.typed, words.handedBack, words.reset])
+          assert.ok(told.includes(sentence), `the phone view says “${sentence}”:\n${told}`);
+        assert.doesNotMatch(told, /take_over|hand_back|turnover/);
+        const steps = await page.locator('[data-testid^="pv-action-person-"]').allInnerTexts();
+        const newestFirst = [words.reset, words.handedBack, words.typed, words.tapped, words.took].map((w) =>
+          steps.indexOf(w),
+        );
+        assert.deepEqual(
+          newestFirst,
+          [...newestFirst].sort((a, b) => a - b),
+          `newest first: ${JSON.stringify(steps)}`,
+        );
+
+        // The evidence page: the whole story in the order it began.
         const row = page.getByTestId('pv-evidence-row').first();
         await row.waitFor({ timeout: UI_MS });
         const [download] = await Promise.all([

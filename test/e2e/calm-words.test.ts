@@ -1,7 +1,8 @@
 /**
  * Calm cards (issue #37 point 7, in part), in English and Chinese: the phone view's Stop is red
  * only while something runs or waits on the phone, and the agent's ask says once when it ends
- * unanswered ("Ends unanswered in 1:59", not "in in").
+ * unanswered ("Ends unanswered in 1:59", not "in in"); the refusal countdown of a two-minute
+ * approval starts at 2:00, never 2:01.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +65,49 @@ describe('calm words and colours', { concurrency: 1 }, () => {
         } finally {
           await bound.rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/ask/decline`, {});
           assert.equal((await asked).error?.code, 'person_declined');
+        }
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  for (const locale of ['en', 'zh-CN'] as const) {
+    test(`${locale}: a two-minute refusal countdown starts at 2:00, not 2:01`, async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: WORDS[locale].lang });
+      const page = await context.newPage();
+      try {
+        // Every text a countdown ever shows, caught as it is drawn (the first one lasts under a second).
+        await page.addInitScript(`
+          window.__countdowns = [];
+          new MutationObserver(() => {
+            for (const el of document.querySelectorAll('[data-testid=approval-banner-expires]')) window.__countdowns.push(el.textContent);
+          }).observe(document, { subtree: true, childList: true, characterData: true });
+        `);
+        // The phone view ticks the lease's idle countdown, so the shared clock runs before the call is held.
+        await page.goto(`${bound.rig.bridge.url}/console/#/devices/${deviceId}?token=${bound.rig.bridge.adminToken}`);
+        await page.getByTestId('phone-view-stop').waitFor({ timeout: UI_MS });
+        const held = invoke(bound.client, bound.channel, 'android_launch_app', { package: 'com.example.wallet' });
+        const approval = await waitForApproval(bound.rig.bridge, 'android_launch_app');
+        try {
+          await page.getByTestId('approval-banner-expires').waitFor({ timeout: UI_MS });
+          const seen = await page.evaluate<string[]>('window.__countdowns');
+          const seconds = seen
+            .map((text) => /^(\d+):(\d\d)$/.exec(text))
+            .map((m) => (m ? Number(m[1]) * 60 + Number(m[2]) : NaN));
+          assert.ok(
+            seconds.length > 0 && seconds.every((n) => n > 0),
+            `the countdown was drawn: ${JSON.stringify(seen)}`,
+          );
+          assert.ok(
+            seconds.every((n) => n <= 120),
+            `never past 2:00: ${JSON.stringify(seen)}`,
+          );
+        } finally {
+          await bound.rig.bridge.admin('POST', `/admin/api/approvals/${String(approval.approval_id)}`, {
+            decision: 'deny',
+          });
+          assert.equal((await held).error?.code, 'approval_denied');
         }
       } finally {
         await context.close();

@@ -197,6 +197,8 @@ describe('bin/device-bridge.js', () => {
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited(), 0, cli.stderr());
     assert.equal(existsSync(dataDir), false, 'no key or token left behind');
+    // The terminal says the demo heard the Ctrl+C and what went with it.
+    await cli.waitForStdout(/device-bridge demo stopped: [^\n]*, and its data folder deleted\n/);
   });
 
   test('demo: the printed API key command works as typed, and a pairing request is announced with its code and console link', async () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-test('device-bridge serve --port 0 prints the listening line, keeps a 0600 key, and exits cleanly on SIGTERM', async () => {
+test('device-bridge serve --port 0 prints the listening line, keeps a 0600 key, and exits cleanly on SIGTERM with a "stopped" line', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'bridge-cli-'));
   const env = { ...process.env };
   delete env.DEVICE_BRIDGE_API_KEY;
@@ -43,6 +43,8 @@ test('device-bridge serve --port 0 prints the listening line, keeps a 0600 key, 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
+    // The terminal says the Ctrl+C was heard and the bridge is down.
+    assert.match(out, /\ndevice-bridge stopped\n$/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

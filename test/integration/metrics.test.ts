@@ -95,15 +95,27 @@ describe('GET /metrics', () => {
     assert.ok(line('sum', trees) > 0, 'the calls took time');
     assert.equal(line('bucket', `le="\\+Inf",${trees}`), okBefore + 2);
     const state = (await rig.bridge.admin('GET', '/admin/api/state')).body as {
-      devices: Array<{ device_id: string }>;
+      devices: Array<{ device_id: string; display_name: string }>;
     };
     assert.equal(sample(m, 'device_bridge_phones', { state: 'device' }), 2);
     assert.equal(sample(m, 'device_bridge_phones', { state: 'offline' }), 0, 'a state with no phone is still a series');
     assert.equal(sample(m, 'device_bridge_leases'), 1);
     assert.equal(sample(m, 'device_bridge_approvals_pending'), 0);
     assert.equal(sample(m, 'device_bridge_data_planes'), 1);
-    for (const d of state.devices)
-      assert.equal(sample(m, 'device_bridge_queue_waiting', { device_id: d.device_id }), 0);
+    for (const d of state.devices) {
+      // Each phone by its id and by the label a person knows it by, one series each.
+      assert.match(d.display_name, /^(Pixel 7|Galaxy S23) ···[0-9A-F]{4}$/);
+      const labels = { device_id: d.device_id, device_label: d.display_name };
+      assert.equal(sample(m, 'device_bridge_queue_waiting', labels), 0);
+      assert.equal(sample(m, 'device_bridge_queue_running', labels), 0);
+      assert.equal(sample(m, 'device_bridge_claim_line_waiting', labels), 0);
+    }
+    for (const name of ['device_bridge_queue_waiting', 'device_bridge_queue_running'])
+      assert.equal(
+        m.find((f) => f.name === name)?.metrics.length,
+        state.devices.length,
+        `${name}: one series per phone`,
+      );
     assert.equal(sample(m, 'device_bridge_adb_servers', { status: 'connected' }), 1);
     // Per host: the ADB server's HOST:PORT names it.
     const host = `127.0.0.1:${rig.adb.port}`;

@@ -22,6 +22,7 @@ function health(patch: Partial<AdbServerHealth>): AdbServerHealth {
     rttMs: 3.2,
     reconnects: 0,
     since: 100,
+    origin: 'start',
     ...patch,
   };
 }

@@ -69,6 +69,13 @@ function fakePreload() {
     getAudit: () => ok({ entries: [] }),
     getLanDiscovered: () => ok({ servers: [], checked_at: 0 }),
     getHosts: () => ok({ hosts: [] }),
+    addHost: () =>
+      ok({
+        status: 'confirm_host_key',
+        address: 'ssh://u@h:22',
+        host_key: { type: 'ssh-ed25519', fingerprint: 'SHA256:x' },
+      }),
+    removeHost: () => ok({ status: 'removed' }),
     getSettings: () => Promise.reject(new Error('Error invoking remote method: window closed')),
     patchSettings: record('patchSettings', {} as never),
     revealApiKey: () => ok({ api_key: 'k' }),

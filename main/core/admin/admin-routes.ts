@@ -95,7 +95,7 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   secrets: { list(): AdminSecret[] };
   /** The agent's call running on a phone now (the phone view's timeline), else null. */
   doing?: (deviceId: string) => { tool_id: string; arguments: Record<string, unknown> } | null;
-  /** The hand-over after leases (turnover/turnover.ts): each phone's last one, and the lab's policy. */
+  /** The hand-over after leases (handover/handover.ts): each phone's last one, and the lab's policy. */
   turnover?: { report(deviceId: string): AdminTurnover | null; policy(): AdminTurnoverPolicy };
   /** Take over and hand back (takeover/takeover.ts): who holds each phone now. */
   takeover?: { state(deviceId: string): TakenOver | null };
@@ -125,6 +125,7 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         manufacturer: d.manufacturer,
         android_version: d.androidVersion,
         transport: d.transport,
+        simulated: d.simulated === true,
         display_name: displayName(d),
         lease: holder?.binding ? { connector_channel_id: holder.id, since: holder.binding.boundAt } : null,
         away_until: deps.bindings.awayLeaseEnd(d.deviceId),

@@ -18,7 +18,7 @@ import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
 import { registerTakeoverRoutes, type TakeoverRouteDeps } from './takeover-routes';
 import { registerTurnoverRoutes, type TurnoverRouteDeps } from './turnover-routes';
 import { registerEvidenceRoutes, type EvidenceRouteDeps } from './evidence-routes';
-import { registerHostRoutes } from './host-routes';
+import { registerHostRoutes, type HostChangeDeps } from './host-routes';
 
 export interface AdminApiDeps extends Omit<
   AdminRouteDeps,
@@ -48,6 +48,8 @@ export interface AdminApiDeps extends Omit<
   timeline: PhoneViewRouteDeps['timeline'];
   frames: PhoneViewRouteDeps['frames'];
   evidence: EvidenceRouteDeps['evidence'];
+  /** Adds and removes ADB hosts while the bridge runs (devices/adb-hosts.ts). */
+  hosts: HostChangeDeps;
   logger: Logger;
   clock?: () => number;
   lan?: LanOptions;
@@ -62,7 +64,7 @@ export interface AdminApi {
 
 /** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
 export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
-  const { safety, timeline, frames, evidence, logger, clock, lan: lanOptions, ...shared } = deps;
+  const { safety, timeline, frames, evidence, hosts, logger, clock, lan: lanOptions, ...shared } = deps;
   const lan = registerLanRoutes(router, {
     store: deps.store,
     registry: deps.registry,
@@ -84,7 +86,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
-  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry });
+  registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry, hosts });
   registerTakeoverRoutes(router, {
     takeover: deps.takeover,
     asks: deps.asks,

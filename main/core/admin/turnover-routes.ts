@@ -1,5 +1,5 @@
 /**
- * Admin routes of the hand-over (turnover/turnover.ts): the lab's policy — after claims,
+ * Admin routes of the hand-over (handover/handover.ts): the lab's policy — after claims,
  * after the person's own approvals, apps whose data is cleared, each phone's choice — and a
  * person's answer to a failed turnover (retry, or dismiss: the phone was checked by hand).
  */
@@ -7,11 +7,11 @@ import type { AdminTurnover, AdminTurnoverPolicy } from '../../contract/admin-ap
 import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { EventHub } from '../events/event-hub';
-import type { Turnover } from '../turnover/turnover';
+import type { Handover } from '../handover/handover';
 import type { AdminRouter } from './admin-router';
 
 export interface TurnoverRouteDeps {
-  turnover: Pick<Turnover, 'policy' | 'setPolicy' | 'decide'>;
+  turnover: Pick<Handover, 'policy' | 'setPolicy' | 'decide'>;
   registry: Pick<DeviceRegistry, 'get'>;
   hub: Pick<EventHub, 'publish'>;
 }

@@ -9,6 +9,7 @@
  */
 import { LEASE_CHECK_MS, leaseEndsNow, type LeaseEnd } from './lease-timer';
 import { EventEmitter } from 'node:events';
+import type { BridgeEventSink, LeaseEndReason } from '../events/bridge-events';
 import type { LeasePolicy } from '../config/core-options';
 import { BridgeError } from '../errors';
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry';
@@ -35,7 +36,7 @@ export const DEVICE_CLAIM_FLOW = 'device_claim';
 
 export type { AuthSession, AuthStatus } from './auth-sessions';
 
-export type BindingEndReason = 'logout' | 'revoked' | 'expired' | 'runtime_lease_expired';
+export type BindingEndReason = LeaseEndReason;
 
 /** The lab form's field where a claimant says who they are (optional; shown with the binding). */
 export const REQUESTER_FIELD = 'requester';
@@ -51,7 +52,7 @@ export interface BindingServiceOptions {
   push: (channelId: string, descriptor: Record<string, unknown>) => void;
   /**
    * Why a phone that nobody holds still cannot be bound now (its turnover runs, or failed:
-   * turnover/turnover.ts), else null.
+   * handover/handover.ts), else null.
    */
   deviceBlocked?: (deviceId: string) => string | null;
   /** A person has taken the phone over (takeover/takeover.ts): its lease's timers stand still meanwhile. */
@@ -61,6 +62,8 @@ export interface BindingServiceOptions {
   /** A channel's last tool call, kept with the binding in the history when it ends. */
   lastAction?: (channelId: string) => { toolId: string; at: number; outcome: string } | undefined;
   clock?: () => number;
+  /** Hears `leaseStarted` and `leaseEnded` after this service's own listeners (events/bridge-events.ts). */
+  events?: BridgeEventSink;
 }
 
 export interface BindingServiceEvents {
@@ -546,6 +549,7 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     });
     this.emit('changed');
     this.emit('bound', channelId, device.deviceId);
+    this.options.events?.emit('leaseStarted', { channelId, deviceId: device.deviceId });
     this.pushIfChanged(channelId);
   }
 
@@ -579,6 +583,12 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     if (wasActive) {
       this.line.noteLeaseDuration(binding.deviceId, this.clock() - binding.boundAt);
       this.emit('ended', channelId, binding.deviceId, reason, binding.flowId);
+      this.options.events?.emit('leaseEnded', {
+        channelId,
+        deviceId: binding.deviceId,
+        reason,
+        flowId: binding.flowId,
+      });
     }
     this.emit('changed');
     this.pushIfChanged(channelId);

@@ -19,6 +19,7 @@ import {
 } from '../../contract/limits';
 import type { AdminLimitSource } from '../../contract/admin-api';
 import type { StateStore } from '../store/state-store';
+import type { BridgeEventSink } from '../events/bridge-events';
 
 export interface LiveLimitsOptions {
   store: StateStore;
@@ -28,6 +29,8 @@ export interface LiveLimitsOptions {
   startNames: Partial<Record<LimitKey, string>>;
   /** Problems with saved values (shown in the UI's warnings). */
   warn: (message: string) => void;
+  /** Hears `limitsChanged` after this object's own listeners (events/bridge-events.ts). */
+  events?: BridgeEventSink;
 }
 
 export interface LiveLimitsEvents {
@@ -90,7 +93,9 @@ export class LiveLimits extends EventEmitter<LiveLimitsEvents> {
     this.o.store.update((state) => {
       state.settings.limits = { ...state.settings.limits, ...patch };
     });
-    if (Object.keys(changed).length > 0) this.emit('changed', changed as Partial<LimitValues>);
+    if (Object.keys(changed).length === 0) return;
+    this.emit('changed', changed as Partial<LimitValues>);
+    this.o.events?.emit('limitsChanged', { changed: changed as Partial<LimitValues> });
   }
 
   /** Saved values that are still valid; the others are reported and ignored. */

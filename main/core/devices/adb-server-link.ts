@@ -32,6 +32,8 @@ export interface AdbServerHealth {
   reconnects: number;
   /** When `status` last changed. */
   since: number;
+  /** Given at start (the command line, the desktop settings), or added at runtime by a person (removable). */
+  origin: 'start' | 'added';
 }
 
 export interface AdbServerLinkOptions {
@@ -45,6 +47,8 @@ export interface AdbServerLinkOptions {
   clock?: () => number;
   /** Reach the server through this tunnel (its address names the link; host and port are then the far end's). */
   tunnel?: SshAdbTunnel;
+  /** A host a person added at runtime (devices/adb-hosts.ts); 'start' when left out. */
+  origin?: 'start' | 'added';
 }
 
 export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
@@ -82,6 +86,7 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       rttMs: null,
       reconnects: 0,
       since: (options.clock ?? Date.now)(),
+      origin: options.origin ?? 'start',
     };
   }
 
@@ -272,6 +277,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
       what: 'adb devices',
     });
     this.rttMs = Math.round((performance.now() - startedAt) * 10) / 10;
+    // A host removed while the list was on its way: its phones stay as the removal left them.
+    if (this.stopped) return;
     const ids = new Set(current.map((d) => d.id));
     for (const device of this.options.registry.list()) {
       if (device.adbServer === this.address && !ids.has(device.serial) && device.state !== 'gone')
@@ -281,11 +288,13 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
   }
 
   private markGone(serial: string): void {
+    if (this.stopped) return;
     this.options.registry.upsertState(this.address, serial, 'gone');
     this.shells.get(serial)?.releaseSpare();
   }
 
   private onDevice(device: Device): void {
+    if (this.stopped) return;
     // adb's type is a sentence for a phone it cannot open ("no permissions (…); see […]").
     const record = this.options.registry.upsertState(
       this.address,
@@ -323,6 +332,8 @@ export class AdbServerLink extends EventEmitter<{ health: [AdbServerHealth] }> {
         manufacturer: props.get('ro.product.manufacturer') ?? null,
         androidVersion: props.get('ro.build.version.release') ?? null,
         sdk: Number.isNaN(sdk) ? null : sdk,
+        // A read-only property: set when the system image is built, never by a shell's setprop.
+        simulated: props.get('ro.xagent.simulated') === '1',
       });
     } catch (error) {
       this.options.logger.debug('reading device facts failed', { device: deviceId, error: String(error) });

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { BridgeEventSink } from '../events/bridge-events';
 
 export type DeviceState = 'device' | 'offline' | 'unauthorized' | 'gone';
 
@@ -15,6 +16,8 @@ export interface DeviceFacts {
   manufacturer: string | null;
   androidVersion: string | null;
   sdk: number | null;
+  /** A phone main/sim/ simulates (it says so in `ro.xagent.simulated`), not a phone in someone's hand. */
+  simulated?: boolean;
 }
 
 export interface DeviceRecord extends DeviceFacts {
@@ -152,8 +155,17 @@ export interface DeviceRegistryEvents {
 export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
   private readonly devices = new Map<string, DeviceRecord>();
 
-  constructor(private readonly clock: () => number = Date.now) {
+  /** `events` hears `deviceChanged` after this registry's own listeners (events/bridge-events.ts). */
+  constructor(
+    private readonly clock: () => number = Date.now,
+    private readonly events?: BridgeEventSink,
+  ) {
     super();
+  }
+
+  private announce(device: DeviceRecord, previous: DeviceState | undefined): void {
+    this.emit('changed', device, previous);
+    this.events?.emit('deviceChanged', { deviceId: device.deviceId, ready: device.state === 'device' });
   }
 
   get(deviceId: string): DeviceRecord | undefined {
@@ -182,7 +194,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
       existing.rawState = rawState;
       existing.reason = reason;
       existing.lastChangeAt = now;
-      this.emit('changed', existing, previous);
+      this.announce(existing, previous);
       return existing;
     }
     const record: DeviceRecord = {
@@ -205,7 +217,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     };
     this.devices.set(deviceId, record);
     this.relabel(record);
-    this.emit('changed', record, undefined);
+    this.announce(record, undefined);
     return record;
   }
 
@@ -216,7 +228,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
     Object.assign(record, facts);
     if (record.state === 'device') record.verifiedAt = this.clock();
     this.relabel(record);
-    this.emit('changed', record, record.state);
+    this.announce(record, record.state);
   }
 
   /**
@@ -230,7 +242,7 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
       const label = labels.get(device.deviceId) ?? null;
       if ((device.uniqueLabel ?? null) === label) continue;
       device.uniqueLabel = label;
-      if (device !== announced) this.emit('changed', device, device.state);
+      if (device !== announced) this.announce(device, device.state);
     }
   }
 

@@ -72,7 +72,11 @@ export class FastLanes {
     this.toasts = new ToastLog(clock);
   }
 
-  /** The lanes of one call on one phone; the port-less programs start in the background if they do not run yet. */
+  /**
+   * The lanes of one call on one phone. The one place the port-less programs are started: here,
+   * in the background, when they do not run yet; the lanes' queries (`fastTreeReady`, the
+   * programs' `input`/`treeHelper`) only look.
+   */
   forCall(deviceId: string, shell: DeviceShell): ToolLanes {
     this.programs?.warm(deviceId, shell);
     return new CallLanes(this, this.manager, deviceId, shell, this.programs);
@@ -185,14 +189,14 @@ class CallLanes implements ToolLanes {
    * phone yet, failed): a read is only a read, so any failure leaves the call to the stock dump.
    */
   private snapshotTree(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
-    if (!this.programs?.treeHelper(this.deviceId, this.shell)) return Promise.resolve(null);
+    if (!this.programs?.treeHelper(this.deviceId)) return Promise.resolve(null);
     return this.lanes.serialTree(this.deviceId, () => this.snapshotTreeNow(options));
   }
 
   /** snapshotTree inside the phone's tree-read turn. */
   private async snapshotTreeNow(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
     options.signal.throwIfAborted();
-    const helper = this.programs?.treeHelper(this.deviceId, this.shell);
+    const helper = this.programs?.treeHelper(this.deviceId);
     if (!helper || !this.programs) return null;
     try {
       const read = await readSnapshotTree(this.shell, {
@@ -215,7 +219,7 @@ class CallLanes implements ToolLanes {
   }
 
   fastTreeReady(): boolean {
-    return this.manager.isRunning(this.deviceId) || this.programs?.treeHelper(this.deviceId, this.shell) != null;
+    return this.manager.isRunning(this.deviceId) || this.programs?.treeHelper(this.deviceId) != null;
   }
 
   toastMark(): number {
@@ -238,7 +242,7 @@ class CallLanes implements ToolLanes {
   async clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null> {
     const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
     if (!session) {
-      const input = this.programs?.input(this.deviceId, this.shell);
+      const input = this.programs?.input(this.deviceId);
       return input ? scrcpyClipboard(input, this.programs!, this.deviceId) : null;
     }
     return new HelperClipboard(session, {
@@ -348,7 +352,7 @@ class CallLanes implements ToolLanes {
    * way) when none runs or the server provably did nothing; an input that may have acted throws.
    */
   private async viaScrcpy(work: (input: ScrcpyInputSession) => Promise<void>): Promise<boolean> {
-    const input = this.programs?.input(this.deviceId, this.shell);
+    const input = this.programs?.input(this.deviceId);
     if (!input || !this.programs) return false;
     try {
       await work(input);
@@ -533,7 +537,7 @@ class CallLanes implements ToolLanes {
     options: TypeTextOptions & { password?: boolean },
   ): Promise<{ lane: Lane; method: string } | { rest: string }> {
     const programs = this.programs;
-    const input = programs?.input(this.deviceId, this.shell);
+    const input = programs?.input(this.deviceId);
     if (!input || !programs) return { rest: text };
     const all = normalised(text);
     let typed = 0;

@@ -18,6 +18,9 @@ export const METRICS_PREFIX = 'device_bridge_';
 /** Latency buckets (seconds): a fast-lane tap is tens of ms, a stock tree 2 s, an approval minutes. */
 const CALL_SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
+/** A phone's label in a series is cut to this many characters (labels are the phone's model and serial tail). */
+const LABEL_MAX = 64;
+
 /** Phone states always exported (at 0 when none), so an alert on `offline` has a series to read. */
 const PHONE_STATES: readonly DeviceStateName[] = ['device', 'offline', 'unauthorized'];
 
@@ -77,7 +80,7 @@ export class BridgeMetrics implements CallRecordSink {
     this.scrapeGauges(registers);
   }
 
-  /** A turnover ended (turnover/turnover.ts). */
+  /** A turnover ended (handover/handover.ts). */
   turnoverFinished(report: AdminTurnover): void {
     if (report.duration_ms === null) return;
     this.turnovers.observe({ outcome: report.state === 'failed' ? 'failed' : 'done' }, report.duration_ms / 1000);
@@ -188,14 +191,22 @@ export class BridgeMetrics implements CallRecordSink {
     gauge('pairings_pending', 'Pairing requests waiting for a person.', [], (g, s) => g.set(s.pairings.length));
     gauge('approvals_pending', 'Calls held for a person’s approval now.', [], (g, s) => g.set(s.approvals.length));
     gauge('data_planes', 'xAgent WebSocket connections open now.', [], (g, s) => g.set(s.connector.data_planes));
-    gauge('queue_waiting', 'Agent calls waiting in a phone’s control line.', ['device_id'], (g, s) => {
-      for (const d of s.devices) g.set({ device_id: d.device_id }, d.queue.queued);
+    // Per phone: its id (stable) and the label a person knows it by ("Pixel 7 ···4F2A"). Both are
+    // one value per phone listed now (the gauges are refilled at each scrape, so a relabelled or
+    // gone phone leaves no series behind), and the label is cut to LABEL_MAX characters.
+    const phone = (d: AdminState['devices'][number]): { device_id: string; device_label: string } => ({
+      device_id: d.device_id,
+      device_label: [...d.display_name].slice(0, LABEL_MAX).join(''),
     });
-    gauge('queue_running', 'Agent calls running on a phone now.', ['device_id'], (g, s) => {
-      for (const d of s.devices) g.set({ device_id: d.device_id }, d.queue.running);
+    const PHONE_LABELS = ['device_id', 'device_label'] as const;
+    gauge('queue_waiting', 'Agent calls waiting in a phone’s control line.', PHONE_LABELS, (g, s) => {
+      for (const d of s.devices) g.set(phone(d), d.queue.queued);
     });
-    gauge('claim_line_waiting', 'Lab claims waiting in line for a busy phone.', ['device_id'], (g, s) => {
-      for (const d of s.devices) g.set({ device_id: d.device_id }, d.claim_line ?? 0);
+    gauge('queue_running', 'Agent calls running on a phone now.', PHONE_LABELS, (g, s) => {
+      for (const d of s.devices) g.set(phone(d), d.queue.running);
+    });
+    gauge('claim_line_waiting', 'Lab claims waiting in line for a busy phone.', PHONE_LABELS, (g, s) => {
+      for (const d of s.devices) g.set(phone(d), d.claim_line ?? 0);
     });
     gauge('turnovers_blocking', 'Phones kept from new bindings by a running or failed turnover.', ['state'], (g, s) => {
       for (const state of ['running', 'waiting', 'failed'] as const)

@@ -5,14 +5,11 @@
  * snapshot helper on `am instrument` status lines — so nothing on the phone listens where an
  * app or the network could reach it (docs/SECURITY.md "Programs on the phone").
  *
- * One record per phone and program, one state field, changed only in `enter()`:
- *
- *   idle ──prepare──▶ starting ──▶ ready ──(lease ends, idle stop)──▶ idle
- *                        │           │
- *                        ▼           ▼ (it failed)
- *                      failed ◀──────┘     (tried again after PROGRAM_RETRY_MS)
- *   unavailable: this build or this phone cannot run it (never tried again until reconnected)
- *   off: the person turned it off for this phone
+ * Each program on each phone is one ProgramLifecycle (program-lifecycle.ts: one state field,
+ * start with a deadline, stop, idle stop, retry after failure, consent); this file holds what is
+ * particular to these two: how they start, what they serve, and the clipboard rule below.
+ * A failure leaves a program failed until PROGRAM_RETRY_MS has passed; a phone or build that
+ * cannot run it leaves it unavailable until the phone reconnects.
  *
  * - On by default: they expose nothing beyond what adb already reaches, as stock commands do.
  *   A person can turn them off per phone (admin API, device card); the stock lane then serves.
@@ -38,32 +35,33 @@ import {
   type SnapshotHelperHandle,
 } from '../snapshot/snapshot-helper';
 import { runText } from '../devices/shell-quote';
+import {
+  consentAllows,
+  ProgramLifecycle,
+  withChoice,
+  type ProgramConsentStore,
+  type RunningProgram,
+} from './program-lifecycle';
 
-export type ProgramName = AdminPhoneProgram['program'];
-export type ProgramState = AdminPhoneProgram['state'];
+export type { ProgramName, ProgramState, ProgramConsent, ProgramConsentStore } from './program-lifecycle';
 
 /** Documented limits (docs/REFERENCE.md "Fast lane"). */
 export const PROGRAM_START_TIMEOUT_MS = 30_000;
 export const PROGRAM_RETRY_MS = 60_000;
 export const PROGRAM_IDLE_STOP_MS = 5 * 60_000;
 const CLIPBOARD_CLEAR_MS = 3_000;
+/** Room for reading the screen's size before scrcpy-server's own start deadline begins. */
+const SCREEN_SIZE_ROOM_MS = 10_000;
+/** The snapshot helper's check may install its APK: a slow phone's install, not a start. */
+const SNAPSHOT_CHECK_TIMEOUT_MS = 120_000;
 
 /** One program on one phone, as the admin state shows it. */
 export type ProgramView = AdminPhoneProgram;
 
-export interface ProgramConsent {
-  /** Only phones whose person turned the programs off are listed. */
-  devices: Record<string, 'off'>;
-}
-
-export interface ProgramConsentStore {
-  get(): ProgramConsent;
-  set(next: ProgramConsent): void;
-}
-
 export interface PhoneProgramsOptions {
   /** false: the bridge never runs them (tests of the stock lane, `--no-phone-programs`). */
   enabled: boolean;
+  /** One consent for both (on by default). */
   consent: ProgramConsentStore;
   leaseActive: (deviceId: string) => boolean;
   screenSize: (deviceId: string, shell: DeviceShell) => Promise<{ width: number; height: number } | null>;
@@ -78,37 +76,17 @@ export interface PhoneProgramsOptions {
   snapshotApk?: SnapshotHelperApk | null;
 }
 
-interface ProgramRecord {
-  state: ProgramState;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  lastErrorReason: string | null;
-  retryAt: number;
-  served: number;
-  fellBack: number;
-  /** The lease generation the program was prepared in (the snapshot check is per lease). */
-  lease: number;
-  preparing?: Promise<void>;
+/** The snapshot helper "runs" for each read only: what a ready one holds is its check for this lease. */
+interface CheckedSnapshotHelper extends RunningProgram {
+  handle: SnapshotHelperHandle;
 }
 
 interface PhoneRecord {
   deviceId: string;
-  lease: number;
-  input: ProgramRecord & { session?: ScrcpyInputSession; idleTimer?: NodeJS.Timeout; lastPasted?: string };
-  tree: ProgramRecord & { handle?: SnapshotHelperHandle };
-}
-
-function newProgram(): ProgramRecord {
-  return {
-    state: 'idle',
-    lastError: null,
-    lastErrorCode: null,
-    lastErrorReason: null,
-    retryAt: 0,
-    served: 0,
-    fellBack: 0,
-    lease: -1,
-  };
+  input: ProgramLifecycle<ScrcpyInputSession>;
+  tree: ProgramLifecycle<CheckedSnapshotHelper>;
+  /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
+  lastPasted?: string;
 }
 
 export class PhonePrograms {
@@ -129,33 +107,23 @@ export class PhonePrograms {
   /** scrcpy-server stops this long after its last use (Settings → Limits → Fast lane idle stop): applies at once. */
   setIdleStopMs(ms: number): void {
     this.idleStopMs = ms;
-    for (const phone of this.phones.values()) if (phone.input.idleTimer) this.armIdleStop(phone);
+    for (const phone of this.phones.values()) phone.input.idleStopChanged();
   }
 
   // ---- the person's choice ------------------------------------------------------------------
 
   allowed(deviceId: string): boolean {
-    return this.o.enabled && this.o.consent.get().devices[deviceId] !== 'off';
+    return this.o.enabled && consentAllows(this.o.consent.get(), deviceId);
   }
 
   /** On (the default) or off for one phone; off stops what runs now. */
   async setAllowed(deviceId: string, allowed: boolean): Promise<ProgramView[]> {
     if (!this.o.enabled && allowed)
       throw new BridgeError('tool_unavailable', 'this bridge was started with the programs on phones turned off');
-    const consent = this.o.consent.get();
-    const devices = { ...consent.devices };
-    if (allowed) delete devices[deviceId];
-    else devices[deviceId] = 'off';
-    this.o.consent.set({ devices });
+    // On is the default: the phone's own word is kept only when it differs.
+    this.o.consent.set(withChoice(this.o.consent.get(), deviceId, allowed ? 'default' : 'off'));
     const phone = this.phone(deviceId);
-    if (allowed) {
-      for (const program of [phone.input, phone.tree]) if (program.state === 'off') this.enter(program, 'idle');
-    } else {
-      await this.stopInput(phone);
-      this.enter(phone.input, 'off');
-      phone.tree.handle = undefined;
-      this.enter(phone.tree, 'off');
-    }
+    await Promise.all([phone.input.consentChanged(), phone.tree.consentChanged()]);
     return this.view(deviceId);
   }
 
@@ -175,29 +143,21 @@ export class PhonePrograms {
   // ---- views ----------------------------------------------------------------------------------
 
   view(deviceId: string): ProgramView[] {
-    const phone = this.phones.get(deviceId);
-    const allowed = this.allowed(deviceId);
-    const show = (program: ProgramName, record: ProgramRecord | undefined): ProgramView => ({
-      program,
-      name: program === 'scrcpy_input' ? 'scrcpy-server' : 'agent-device snapshot helper',
-      version:
-        program === 'scrcpy_input'
-          ? this.scrcpyJar
-            ? SCRCPY_VERSION
-            : null
-          : this.snapshotApk
-            ? String(this.snapshotApk.versionCode)
-            : null,
-      state: !allowed ? 'off' : !this.carried(program) ? 'unavailable' : (record?.state ?? 'idle'),
-      enabled: allowed,
-      last_error: record?.lastError ?? null,
-      last_error_code: record?.lastErrorCode ?? null,
-      last_error_reason: record?.lastErrorReason ?? null,
-      retry_at: record && record.state === 'failed' && record.retryAt > this.clock() ? record.retryAt : null,
-      served: record?.served ?? 0,
-      fell_back: record?.fellBack ?? 0,
-    });
-    return [show('scrcpy_input', phone?.input), show('snapshot_tree', phone?.tree)];
+    const phone = this.phone(deviceId);
+    return [
+      {
+        program: 'scrcpy_input',
+        name: 'scrcpy-server',
+        version: this.scrcpyJar ? SCRCPY_VERSION : null,
+        ...phone.input.view(),
+      },
+      {
+        program: 'snapshot_tree',
+        name: 'agent-device snapshot helper',
+        version: this.snapshotApk ? String(this.snapshotApk.versionCode) : null,
+        ...phone.tree.view(),
+      },
+    ];
   }
 
   // ---- use ------------------------------------------------------------------------------------
@@ -210,39 +170,40 @@ export class PhonePrograms {
     this.prepareTree(phone, shell);
   }
 
-  /** The running input server, or null (the stock lane serves): never waits for a start. */
-  input(deviceId: string, shell: DeviceShell): ScrcpyInputSession | null {
+  /**
+   * The running input server, or null (the stock lane serves): never waits for a start, and
+   * starts nothing (`warm`, at each call of a lease, does).
+   */
+  input(deviceId: string): ScrcpyInputSession | null {
     if (!this.usable(deviceId)) return null;
     const phone = this.phone(deviceId);
-    const session = phone.input.session;
-    if (phone.input.state === 'ready' && session?.running) {
-      this.armIdleStop(phone);
+    const session = phone.input.running;
+    if (session?.running) {
+      phone.input.touch();
       return session;
     }
-    if (phone.input.state === 'ready') this.inputFailed(deviceId, new Error('scrcpy-server ended'));
-    this.prepareInput(phone, shell);
+    if (session) this.inputFailed(deviceId, new Error('scrcpy-server ended'));
     return null;
   }
 
-  /** The checked snapshot helper for this lease, or null (the stock dump serves). */
-  treeHelper(deviceId: string, shell: DeviceShell): SnapshotHelperHandle | null {
+  /**
+   * The checked snapshot helper for this lease, or null (the stock dump serves). A pure query:
+   * it starts nothing (`warm` does).
+   */
+  treeHelper(deviceId: string): SnapshotHelperHandle | null {
     if (!this.usable(deviceId)) return null;
-    const phone = this.phone(deviceId);
-    if (phone.tree.state === 'ready' && phone.tree.lease === phone.lease && phone.tree.handle) return phone.tree.handle;
-    this.prepareTree(phone, shell);
-    return null;
+    return this.phones.get(deviceId)?.tree.running?.handle ?? null;
   }
 
   /** A program served a call (or the stock lane served one it could not). */
-  noteServed(deviceId: string, program: ProgramName, byProgram: boolean): void {
-    const record = program === 'scrcpy_input' ? this.phone(deviceId).input : this.phone(deviceId).tree;
-    if (byProgram) record.served += 1;
-    else record.fellBack += 1;
+  noteServed(deviceId: string, program: 'scrcpy_input' | 'snapshot_tree', byProgram: boolean): void {
+    const phone = this.phone(deviceId);
+    (program === 'scrcpy_input' ? phone.input : phone.tree).noteServed(byProgram);
   }
 
   /** What was pasted last through the input server (cleared at the lease's end if still there). */
   notePasted(deviceId: string, text: string): void {
-    this.phone(deviceId).input.lastPasted = text;
+    this.phone(deviceId).lastPasted = text;
   }
 
   /**
@@ -253,17 +214,14 @@ export class PhonePrograms {
   inputFailed(deviceId: string, error: unknown): void {
     if (isBridgeError(error) && (error.code === 'canceled' || error.code === 'input_blocked')) return;
     const phone = this.phone(deviceId);
-    if (isBridgeError(error) && error.code === 'outcome_unknown' && phone.input.session?.running) return;
-    void this.stopInput(phone);
-    this.fail(phone.input, error);
+    if (isBridgeError(error) && error.code === 'outcome_unknown' && phone.input.running?.running) return;
+    void phone.input.fail(error);
   }
 
   /** The snapshot helper failed a read: the stock dump serves this call; it is tried again later. */
   treeFailed(deviceId: string, error: unknown): void {
     if (isBridgeError(error) && error.code === 'canceled') return;
-    const phone = this.phone(deviceId);
-    phone.tree.handle = undefined;
-    this.fail(phone.tree, error);
+    void this.phone(deviceId).tree.fail(error);
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------
@@ -272,11 +230,7 @@ export class PhonePrograms {
   async leaseEnded(deviceId: string): Promise<void> {
     const phone = this.phones.get(deviceId);
     if (!phone) return;
-    phone.lease += 1;
-    await this.clearPasted(phone);
-    await this.stopInput(phone);
-    if (phone.input.state === 'ready' || phone.input.state === 'starting') this.enter(phone.input, 'idle');
-    if (phone.tree.state === 'ready') this.enter(phone.tree, 'idle');
+    await Promise.all([phone.input.stop(), phone.tree.stop()]);
   }
 
   /**
@@ -285,175 +239,106 @@ export class PhonePrograms {
    */
   async handedBack(deviceId: string): Promise<void> {
     const phone = this.phones.get(deviceId);
-    if (phone) await this.clearPasted(phone);
+    const session = phone?.input.running;
+    if (phone && session) await this.clearPasted(phone, session);
   }
 
   /** The phone went away: what ran on it ended with its connection. */
   deviceGone(deviceId: string): void {
     const phone = this.phones.get(deviceId);
     if (!phone) return;
-    void this.stopInput(phone);
-    phone.lease += 1;
-    phone.tree.handle = undefined;
-    for (const program of [phone.input, phone.tree])
-      if (program.state !== 'off') this.enter(program, 'idle', { keepError: true });
+    phone.input.phoneGone();
+    phone.tree.phoneGone();
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.allSettled(
-      [...this.phones.values()].map(async (phone) => {
-        await phone.input.preparing?.catch(() => undefined);
-        await this.stopInput(phone);
-      }),
+      [...this.phones.values()].flatMap((phone) => [phone.input.dispose(), phone.tree.dispose()]),
     );
   }
 
   // ---- inside -----------------------------------------------------------------------------------
-
-  private carried(program: ProgramName): boolean {
-    return program === 'scrcpy_input' ? this.scrcpyJar !== null : this.snapshotApk !== null;
-  }
 
   private usable(deviceId: string): boolean {
     return !this.stopped && this.allowed(deviceId) && this.o.leaseActive(deviceId);
   }
 
   private phone(deviceId: string): PhoneRecord {
-    let phone = this.phones.get(deviceId);
-    if (!phone) {
-      phone = { deviceId, lease: 0, input: newProgram(), tree: newProgram() };
-      this.phones.set(deviceId, phone);
-    }
-    return phone;
-  }
-
-  /** The one place a program's state changes. */
-  private enter(record: ProgramRecord, state: ProgramState, why?: { error?: unknown; keepError?: boolean }): void {
-    if (record.state === state && !why?.error) return;
-    record.state = state;
-    if (why?.error !== undefined) {
-      const error = why.error;
-      record.lastError = error instanceof Error ? error.message.slice(0, 300) : 'failed';
-      record.lastErrorCode = isBridgeError(error) ? error.code : 'internal_error';
-      record.lastErrorReason = failureReason(error);
-    } else if (state === 'ready' && !why?.keepError) {
-      record.lastError = null;
-      record.lastErrorCode = null;
-      record.lastErrorReason = null;
-    }
-    this.o.onChange?.();
-  }
-
-  private fail(record: ProgramRecord, error: unknown): void {
-    // A phone or build that cannot run it: not tried again until the phone comes back.
-    const never = isBridgeError(error) && error.code === 'tool_unavailable';
-    record.retryAt = this.clock() + (this.o.retryMs ?? PROGRAM_RETRY_MS);
-    this.enter(record, never ? 'unavailable' : 'failed', { error });
-  }
-
-  private mayStart(record: ProgramRecord): boolean {
-    if (record.preparing || record.state === 'off' || record.state === 'unavailable' || record.state === 'starting')
-      return false;
-    return record.state !== 'failed' || record.retryAt <= this.clock();
+    const phone = this.phones.get(deviceId);
+    if (phone) return phone;
+    const common = {
+      deviceId,
+      allowed: () => this.allowed(deviceId),
+      startTimeoutMs: this.o.startTimeoutMs ?? PROGRAM_START_TIMEOUT_MS,
+      freeRetries: 0,
+      windowMs: 0,
+      retryMs: this.o.retryMs ?? PROGRAM_RETRY_MS,
+      clock: () => this.clock(),
+      logger: this.o.logger,
+      onChange: () => this.o.onChange?.(),
+    };
+    const record: PhoneRecord = {
+      deviceId,
+      input: new ProgramLifecycle<ScrcpyInputSession>({
+        ...common,
+        name: 'scrcpy-server',
+        // The server's own deadline (its words say what did not happen) comes first.
+        startTimeoutMs: common.startTimeoutMs + SCREEN_SIZE_ROOM_MS,
+        carried: () => this.scrcpyJar !== null,
+        idleStopMs: () => this.idleStopMs,
+        endedError: (output) =>
+          new BridgeError('helper_unavailable', `scrcpy-server ended: ${lastLine(String(output))}`),
+        // What the agent pasted leaves the clipboard before the server goes (lease end, idle stop, off).
+        beforeStop: (session) => this.clearPasted(record, session),
+      }),
+      tree: new ProgramLifecycle<CheckedSnapshotHelper>({
+        ...common,
+        name: 'the snapshot helper',
+        carried: () => this.snapshotApk !== null,
+        startTimeoutMs: Math.max(common.startTimeoutMs, SNAPSHOT_CHECK_TIMEOUT_MS),
+      }),
+    };
+    this.phones.set(deviceId, record);
+    return record;
   }
 
   private prepareInput(phone: PhoneRecord, shell: DeviceShell): void {
-    const record = phone.input;
-    if (!this.scrcpyJar || record.state === 'ready' || !this.mayStart(record)) return;
-    const lease = phone.lease;
-    this.enter(record, 'starting');
-    record.preparing = (async () => {
-      try {
+    const jar = this.scrcpyJar;
+    if (!jar || !phone.input.mayStart()) return;
+    void phone.input.start({
+      run: async (signal) => {
         const size = (await this.o.screenSize(phone.deviceId, shell).catch(() => null)) ?? {
           width: 1080,
           height: 2400,
         };
-        const session = await ScrcpyInputSession.start(shell, {
+        return ScrcpyInputSession.start(shell, {
           screen: size,
           timeoutMs: this.o.startTimeoutMs ?? PROGRAM_START_TIMEOUT_MS,
-          jar: this.scrcpyJar ?? undefined,
+          jar,
+          signal,
         });
-        // The lease ended (or the bridge stopped) while it started: it is not kept for nobody.
-        if (this.stopped || phone.lease !== lease || !this.o.leaseActive(phone.deviceId)) {
-          await session.stop();
-          this.enter(record, this.allowed(phone.deviceId) ? 'idle' : 'off');
-          return;
-        }
-        record.session = session;
-        record.lease = lease;
-        this.enter(record, 'ready');
-        this.armIdleStop(phone);
-        void session.ended.then((output) => {
-          if (record.session !== session) return;
-          record.session = undefined;
-          if (record.state === 'ready')
-            this.fail(record, new BridgeError('helper_unavailable', `scrcpy-server ended: ${lastLine(output)}`));
-        });
-      } catch (error) {
-        this.o.logger.warn('scrcpy-server could not start on the phone; the stock input lane serves', {
-          device: phone.deviceId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        this.fail(record, error);
-      } finally {
-        record.preparing = undefined;
-      }
-    })();
+      },
+    });
   }
 
   private prepareTree(phone: PhoneRecord, shell: DeviceShell): void {
-    const record = phone.tree;
     const apk = this.snapshotApk;
-    if (!apk || (record.state === 'ready' && record.lease === phone.lease) || !this.mayStart(record)) return;
-    const lease = phone.lease;
-    this.enter(record, 'starting');
-    record.preparing = (async () => {
-      try {
-        const handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: 120_000 });
-        record.handle = handle;
-        record.lease = lease;
-        this.enter(record, phone.lease === lease ? 'ready' : 'idle');
-      } catch (error) {
-        this.o.logger.warn('the snapshot helper could not be checked on the phone; the stock dump serves', {
-          device: phone.deviceId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        this.fail(record, error);
-      } finally {
-        record.preparing = undefined;
-      }
-    })();
-  }
-
-  private armIdleStop(phone: PhoneRecord): void {
-    if (phone.input.idleTimer) clearTimeout(phone.input.idleTimer);
-    phone.input.idleTimer = setTimeout(() => {
-      phone.input.idleTimer = undefined;
-      void this.clearPasted(phone)
-        .then(() => this.stopInput(phone))
-        .then(() => {
-          if (phone.input.state === 'ready') this.enter(phone.input, 'idle');
-        });
-    }, this.idleStopMs);
-    phone.input.idleTimer.unref();
-  }
-
-  private async stopInput(phone: PhoneRecord): Promise<void> {
-    if (phone.input.idleTimer) clearTimeout(phone.input.idleTimer);
-    phone.input.idleTimer = undefined;
-    const session = phone.input.session;
-    phone.input.session = undefined;
-    await session?.stop();
+    if (!apk || !phone.tree.mayStart()) return;
+    void phone.tree.start({
+      run: async (signal) => {
+        const handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: SNAPSHOT_CHECK_TIMEOUT_MS, signal });
+        return { handle, stop: () => Promise.resolve() };
+      },
+    });
   }
 
   /** The clipboard still holds what the agent pasted: emptied (what the person copied since is left). */
-  private async clearPasted(phone: PhoneRecord): Promise<void> {
-    const pasted = phone.input.lastPasted;
-    const session = phone.input.session;
-    phone.input.lastPasted = undefined;
-    if (pasted === undefined || !session?.running) return;
+  private async clearPasted(phone: PhoneRecord, session: ScrcpyInputSession): Promise<void> {
+    const pasted = phone.lastPasted;
+    phone.lastPasted = undefined;
+    if (pasted === undefined || !session.running) return;
     try {
       const options = { timeoutMs: CLIPBOARD_CLEAR_MS };
       if ((await session.getClipboard(options)) === pasted) await session.setClipboard('', options);
@@ -461,13 +346,6 @@ export class PhonePrograms {
       // Best effort: the session ends next either way.
     }
   }
-}
-
-/** The failure's stable word (scrcpy-output.ts kinds, snapshot-helper-apk.ts reasons), when the error carries one. */
-function failureReason(error: unknown): string | null {
-  if (!isBridgeError(error)) return null;
-  const reason = error.details?.scrcpyFailure ?? error.details?.reason;
-  return typeof reason === 'string' && /^[a-z_]{1,40}$/.test(reason) ? reason : null;
 }
 
 function lastLine(output: string): string {

@@ -12,7 +12,9 @@
  * screen/freshness.ts). When nobody watches, the timeline costs the agent nothing.
  *
  * The person's own input while they hold the phone (take over) joins the same ring as
- * `by: 'person'` entries (recordPerson), so the timeline reads as one story.
+ * `by: 'person'` entries (recordPerson), and so do the take over and the hand-back themselves
+ * and the bridge's reset after a lease (`by: 'bridge'`, recordStep), so the timeline reads as
+ * one story, in the sentences Activity uses.
  *
  * A running call carries the last progress the agent was told (a wait's seconds, a batch's
  * step), so the person sees what it waits for. The text a call types is kept here, in memory
@@ -21,7 +23,13 @@
  * redacted form, and nothing of it is written to disk.
  */
 import { randomBytes } from 'node:crypto';
-import { isActionLane, type ActionLane, type AdminActionPoint, type AdminPhoneAction } from '../../contract/admin-api';
+import {
+  isActionLane,
+  type ActionLane,
+  type AdminActionPoint,
+  type AdminPhoneAction,
+  type AuditEntry,
+} from '../../contract/admin-api';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
@@ -29,6 +37,13 @@ import type { LiveFrame } from './live-frames';
 import { mayReuse } from '../screen/freshness';
 import { ScreenEncoder } from '../screen/screen-encoder';
 import { toolFacts } from '../tools/catalogue';
+
+/** The audit lines that are steps in a phone's story, and who took each. */
+const STEP_BY: Readonly<Record<string, 'person' | 'bridge'>> = {
+  take_over: 'person',
+  hand_back: 'person',
+  turnover: 'bridge',
+};
 
 /** Calls kept per phone. */
 export const TIMELINE_CAPACITY = 50;
@@ -259,6 +274,50 @@ export class ActionTimeline implements CallObserver {
     // The agent's next call on a screen the person changed takes a new picture.
     ring.lastControlEndAt = end;
     this.deps.changed(deviceId);
+  }
+
+  /**
+   * A step the bridge wrote in the audit trail that belongs in this phone's story: the person
+   * took the phone over or handed it back (`by: 'person'`), or the phone was reset after a lease
+   * (`by: 'bridge'`). Other lines (the ask's, the guard's) are not steps on the phone and are left out.
+   */
+  recordStep(line: AuditEntry): void {
+    const by = STEP_BY[line.tool_id];
+    if (!by || line.device_id === null) return;
+    const ring = this.ring(line.device_id, line.time);
+    this.seq += 1;
+    // A reset's line is written when it is over; it began `duration_ms` before. A take over and
+    // a hand-back are moments (a hand-back's duration is how long the person held the phone).
+    const at = line.tool_id === 'turnover' ? line.time - line.duration_ms : line.time;
+    ring.entries.push({
+      view: {
+        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        seq: this.seq,
+        device_id: line.device_id,
+        connector_channel_id: '',
+        by,
+        tool_id: line.tool_id,
+        arguments: line.arguments,
+        state: 'done',
+        outcome: line.error_code === null ? 'ok' : 'error',
+        error_code: line.error_code,
+        error_message: line.error_code === null ? null : line.reasons.join('; ').slice(0, 500) || null,
+        reasons: line.reasons.slice(0, 20),
+        progress: null,
+        queued_at: at,
+        started_at: at,
+        duration_ms: line.tool_id === 'turnover' ? line.duration_ms : null,
+        lane: null,
+        points: [],
+        screen: null,
+      },
+      call: null,
+      thumb: null,
+      typing: null,
+    });
+    while (ring.entries.length > this.capacity) ring.entries.shift();
+    if (by === 'bridge' || line.tool_id === 'hand_back') ring.lastControlEndAt = line.time;
+    this.deps.changed(line.device_id);
   }
 
   /** A frame of the screen as it is before this action: reused when taken since the last action ended. */

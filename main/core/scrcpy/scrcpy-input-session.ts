@@ -30,6 +30,7 @@ import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
 import { minicapPrebuiltRoot, parseSha256sum } from '../stream/minicap-process';
+import { connectWhenListening } from '../phone-programs/connect-when-listening';
 import { classifyScrcpyOutput, failureError, type ScrcpyFailure } from './scrcpy-output';
 import {
   ACTION,
@@ -45,7 +46,6 @@ export const SCRCPY_DIR = '/data/local/tmp/xagent-scrcpy';
 export const SCRCPY_JAR_REMOTE = `${SCRCPY_DIR}/scrcpy-server.jar`;
 const MAIN_CLASS = 'com.genymobile.scrcpy.Server';
 const COMMAND_MS = 10_000;
-const CONNECT_RETRY_MS = 20;
 const OUTPUT_KEEP_CHARS = 64 * 1024;
 /** ViewConfiguration's default long-press timeout is 400–500 ms; past it on every release. */
 const LONG_PRESS_MS = 600;
@@ -205,31 +205,19 @@ export class ScrcpyInputSession {
     });
     session.resume();
 
-    let socket: Duplex | undefined;
+    let socket: Duplex;
     try {
-      for (;;) {
-        if (sessionEnded) throw startFailure(output);
-        try {
-          socket = await openStream(`localabstract:scrcpy_${scidHex(scid)}`, { timeoutMs: left(), ...signalOpt });
-          // The server writes one byte once it accepted (send_dummy_byte): adbd's connect to a name
-          // nobody listens on is refused, but a slow accept is not a failure.
-          await readOneByte(socket, left(), options.signal);
-          break;
-        } catch (error) {
-          socket?.destroy();
-          socket = undefined;
-          if (options.signal?.aborted) throw error;
-          if (isBridgeError(error) && error.code === 'device_offline') throw error;
-          if (performance.now() >= deadline) {
-            if (sessionEnded) throw startFailure(output);
-            throw new BridgeError(
-              'command_timeout',
-              `scrcpy-server did not start listening within ${options.timeoutMs} ms`,
-            );
-          }
-          await pauseFor(CONNECT_RETRY_MS, options.signal);
-        }
-      }
+      socket = await connectWhenListening({
+        open: (timeoutMs) => openStream(`localabstract:scrcpy_${scidHex(scid)}`, { timeoutMs, ...signalOpt }),
+        // The server writes one byte once it accepted (send_dummy_byte): adbd's connect to a name
+        // nobody listens on is refused, but a slow accept is not a failure.
+        accepted: (socket, timeoutMs) => readOneByte(socket, timeoutMs, options.signal),
+        ended: () => (sessionEnded ? startFailure(output) : null),
+        deadline,
+        what: 'scrcpy-server',
+        timeoutMs: options.timeoutMs,
+        ...signalOpt,
+      });
     } catch (error) {
       session.destroy();
       throw error;

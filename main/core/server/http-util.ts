@@ -99,11 +99,15 @@ export function statusForCode(code: string): number {
     case 'auth_session_not_found':
     case 'approval_not_found':
     case 'secret_not_found':
+    case 'host_not_found':
       return 404;
     case 'lease_conflict':
     case 'idempotency_conflict':
     case 'human_in_control':
     case 'ask_pending':
+    case 'host_exists':
+    case 'host_not_removable':
+    case 'host_key_refused':
       return 409;
     case 'file_too_large':
       return 413;

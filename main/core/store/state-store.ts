@@ -90,7 +90,7 @@ const settingsSchema = z
     limits: z.record(z.string(), z.unknown()).catch({}).default({}),
     /** The UI's language (Settings → Language); absent or unknown reads as 'system'. */
     language: z.enum(['system', 'en', 'zh-CN']).optional().catch(undefined),
-    /** What a lease's end puts back on its phone (turnover/turnover.ts). */
+    /** What a lease's end puts back on its phone (handover/handover.ts). */
     turnover: turnoverSettingsSchema.optional().catch(undefined),
     /** The screen stream's consent (main/core/stream/screen-streams.ts): lab-wide default and each phone's choice. */
     screenStream: z
@@ -110,15 +110,24 @@ const settingsSchema = z
       .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
       .optional()
       .catch(undefined),
+    /**
+     * ADB hosts a person added at runtime (Settings → Hosts, `POST /admin/api/hosts`;
+     * devices/adb-hosts.ts), started again at every start. `url` is the host's canonical
+     * address; `keyPath` the key file it signs in with (null: the start options' key or ssh-agent).
+     */
+    adbHosts: z
+      .array(z.object({ url: z.string(), keyPath: z.string().nullable().catch(null), addedAt: z.number().catch(0) }))
+      .optional()
+      .catch(undefined),
     /** The phones whose person turned the port-less programs off (phone-programs/phone-programs.ts); on elsewhere. */
     phonePrograms: z
-      .object({ devices: z.record(z.string(), z.literal('off')).catch({}) })
+      .object({ devices: z.record(z.string(), z.enum(['on', 'off'])).catch({}) })
       .optional()
       .catch(undefined),
   })
   .catch({ limits: {} });
 
-/** What a running lease left on its phone, for the turnover at its end (turnover/lease-effects.ts). */
+/** What a running lease left on its phone, for the turnover at its end (handover/lease-effects.ts). */
 const leaseEffectsSchema = z.object({
   deviceId: z.string(),
   flowId: z.string().default('unknown'),

@@ -19,9 +19,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
-import { pauseFor, withDeadline } from '../devices/deadline';
+import { withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
+import { connectWhenListening } from '../phone-programs/connect-when-listening';
 import { MinicapReader, type MinicapBanner } from './minicap-wire';
 
 /** The phone folder that holds the bridge's copy of minicap (and nothing else). */
@@ -30,7 +31,6 @@ const APK_MAIN_CLASS = 'io.devicefarmer.minicap.Main';
 /** The longest side of the stream's pictures: the agent screenshot's default max_side. */
 export const STREAM_MAX_SIDE = 1280;
 const JPEG_QUALITY = 80;
-const CONNECT_RETRY_MS = 20;
 const COMMAND_MS = 10_000;
 /** Output of a failed start kept for its message. */
 const OUTPUT_KEEP_BYTES = 4_096;
@@ -241,19 +241,14 @@ export async function startMinicap(shell: DeviceShell, options: StartOptions): P
   let socket: Duplex | undefined;
   try {
     // minicap listens once its capture is set up (native: milliseconds; the APK: a JVM start).
-    for (;;) {
-      if (sessionEnded) throw startFailure(output);
-      try {
-        socket = await openStream(`localabstract:${socketName}`, { timeoutMs: left(), ...signalOpt });
-        break;
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        if (performance.now() >= deadline)
-          throw new BridgeError('command_timeout', `minicap did not start listening within ${options.timeoutMs} ms`);
-        if (isBridgeError(error) && error.code === 'device_offline') throw error;
-        await pauseFor(CONNECT_RETRY_MS, options.signal);
-      }
-    }
+    socket = await connectWhenListening({
+      open: (timeoutMs) => openStream(`localabstract:${socketName}`, { timeoutMs, ...signalOpt }),
+      ended: () => (sessionEnded ? startFailure(output) : null),
+      deadline,
+      what: 'minicap',
+      timeoutMs: options.timeoutMs,
+      ...signalOpt,
+    });
     const reader = new MinicapReader(socket, options.clock);
     const banner = await withDeadline(reader.banner, {
       timeoutMs: left(),

@@ -10,15 +10,9 @@
  */
 import type { AdminTakenOver } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
+import type { BridgeEventSink, HandBack, TakenOver } from '../events/bridge-events';
 
-export interface TakenOver {
-  /** When the person took the phone (ms). */
-  since: number;
-  /** Who took it, in words ('person at the computer', a console user's name). */
-  by: string;
-  /** The person lets the agent see the screen meanwhile (false: it sees nothing of it). */
-  agentMayWatch: boolean;
-}
+export type { HandBack, TakenOver } from '../events/bridge-events';
 
 /** The takeover as the admin API shows it. */
 export function takenOverView(state: TakenOver | null): AdminTakenOver | null {
@@ -35,23 +29,6 @@ interface HeldSpan {
 /** How many past holds per phone are kept (a read never lasts longer than a few of them). */
 const SPANS_KEPT = 8;
 
-export interface HandBack {
-  deviceId: string;
-  /** How long the phone was held (ms): the lease timers are moved on by this. */
-  heldMs: number;
-  note: string | undefined;
-  /** Who held it, and whether they let the agent watch (the audit's hand-back line says so too). */
-  by: string;
-  agentMayWatch: boolean;
-}
-
-export interface TakeoverEvents {
-  /** A phone was taken over: its queued agent control calls are canceled, its Descriptor changes. */
-  taken(deviceId: string, state: TakenOver): void;
-  /** A phone was handed back. */
-  handedBack(back: HandBack): void;
-}
-
 export class Takeover {
   private readonly held = new Map<string, TakenOver>();
   private readonly past = new Map<string, HeldSpan[]>();
@@ -60,7 +37,8 @@ export class Takeover {
 
   constructor(
     private readonly clock: () => number,
-    private readonly events: TakeoverEvents,
+    /** Told `takenOver` and `handedBack` (events/bridge-events.ts): the rooms that react subscribe there. */
+    private readonly events: BridgeEventSink,
   ) {}
 
   /** A person takes the phone; taking a phone already taken is refused (one person at a time). */
@@ -69,7 +47,7 @@ export class Takeover {
     if (already) throw new BridgeError('human_in_control', `${already.by} already has this phone`);
     const state: TakenOver = { since: this.clock(), by, agentMayWatch: options.agentMayWatch === true };
     this.held.set(deviceId, state);
-    this.events.taken(deviceId, state);
+    this.events.emit('takenOver', { deviceId, state });
     return state;
   }
 
@@ -91,7 +69,7 @@ export class Takeover {
       by: state.by,
       agentMayWatch: state.agentMayWatch,
     };
-    this.events.handedBack(back);
+    this.events.emit('handedBack', back);
     return back;
   }
 

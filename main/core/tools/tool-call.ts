@@ -121,7 +121,7 @@ export interface CallOutcome {
   durationMs: number;
   /** The lane the result names (`adb`, `helper`), when the tool chose one. */
   lane?: string;
-  /** The result the agent got, on success (what the call left on the phone: turnover/lease-effects.ts). */
+  /** The result the agent got, on success (what the call left on the phone: handover/lease-effects.ts). */
   result?: Readonly<Record<string, unknown>>;
 }
 

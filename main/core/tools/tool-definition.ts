@@ -107,7 +107,10 @@ export interface ToolLanes {
   typeText(text: string, options: TypeTextOptions & { password?: boolean }): Promise<{ lane: Lane; method: string }>;
   /** Whether the open-ports helper runs now (its tree reads cost the phone nothing; it watches toasts). */
   helperRunning(): boolean;
-  /** Whether a tree read other than the stock dump can serve now (the helper runs, or the snapshot helper is checked). */
+  /**
+   * Whether a tree read other than the stock dump can serve now (the helper runs, or the snapshot
+   * helper is checked): a pure query, it starts nothing.
+   */
   fastTreeReady(): boolean;
   /**
    * A tree from the helper (judged like `tree`: sparse, stale) or the snapshot helper, or null

@@ -8,6 +8,8 @@ import type { CommandIo, PhoneContext, PhoneInfo } from './command-types';
 export function buildProps(info: PhoneInfo): Map<string, string> {
   return new Map([
     ['ro.product.model', info.model],
+    // Says what this phone is, so the bridge shows "simulated" rather than a LAN phone.
+    ['ro.xagent.simulated', '1'],
     ['ro.product.manufacturer', info.manufacturer],
     ['ro.product.brand', info.brand],
     ['ro.product.name', info.product],

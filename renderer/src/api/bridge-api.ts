@@ -98,6 +98,10 @@ export interface BridgeApi {
   /** Phones adb's mDNS browser sees on the network (wireless debugging), per ADB server. */
   getLanDiscovered(): Promise<AdminLanDiscovered>;
   getHosts(): Promise<{ hosts: AdminHost[] }>;
+  /** Adds an ADB host (kept across restarts); an SSH host's key comes back to confirm first. */
+  addHost(request: AdminRequest<'addHost'>): Promise<AdminResponse<'addHost'>>;
+  /** Removes a host added at runtime; its phones go offline. */
+  removeHost(address: string): Promise<StatusResponse>;
   getAudit(): Promise<{ entries: AuditEntry[] }>;
   getSettings(): Promise<AdminSettings>;
   /** Changes limits live (saved across restarts); answers the settings after the change. */

@@ -146,6 +146,8 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
     getAudit: () => json('getAudit', {}),
     getLanDiscovered: () => json('getLanDiscovered', {}),
     getHosts: () => json('getHosts', {}),
+    addHost: (request) => json('addHost', request),
+    removeHost: (address) => json('removeHost', { address }),
     getSettings: () => json('getSettings', {}),
     patchSettings: (patch) => json('patchSettings', patch),
     revealApiKey: () => json('revealApiKey', {}),

@@ -52,6 +52,8 @@ export function createIpcTransport(bridge: DeviceBridgeIpcApi): BridgeApi {
     getAudit: () => unwrap(bridge.getAudit()),
     getLanDiscovered: () => unwrap(bridge.getLanDiscovered()),
     getHosts: () => unwrap(bridge.getHosts()),
+    addHost: (request) => unwrap(bridge.addHost(request)),
+    removeHost: (address) => unwrap(bridge.removeHost({ address })),
     getSettings: () => unwrap(bridge.getSettings()),
     patchSettings: (patch) => unwrap(bridge.patchSettings(patch)),
     revealApiKey: () => unwrap(bridge.revealApiKey()),

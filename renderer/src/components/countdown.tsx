@@ -7,6 +7,12 @@ import { useNow } from './use-now';
 
 export function Countdown(props: {
   to: number;
+  /**
+   * When the wait began (an approval's created_at). The shared clock ticks once a second, so a
+   * countdown that appears between ticks would read up to a second before its own start ("2:01"
+   * of a two-minute wait); the time left is never more than the whole wait.
+   */
+  from?: number;
   warnBelowMs?: number;
   testId?: string;
   label?: string;
@@ -14,7 +20,7 @@ export function Countdown(props: {
 }): React.JSX.Element {
   const now = useNow();
   const { format } = useT();
-  const left = props.to - now;
+  const left = props.from === undefined ? props.to - now : Math.min(props.to - now, props.to - props.from);
   const text = props.seconds ? format.secondsLeft(left) : format.countdown(left);
   const warn = props.warnBelowMs ?? 60_000;
   const tone = left <= 0 ? 'expired' : left < warn ? 'urgent' : 'normal';

@@ -34,6 +34,9 @@ export default defineMessages(
     unknownModel: 'Unknown model',
     android: 'Android {version}',
     androidUnknown: 'Android version unknown',
+    'transport.simulated': 'simulated',
+    'transport.simulatedTitle':
+      'A phone this computer simulates (device-bridge demo or sim), not a phone in someone’s hand',
     'fact.serial': 'Serial',
     'fact.adbServer': 'ADB server',
     'fact.lease': 'Lease',
@@ -105,6 +108,8 @@ export default defineMessages(
     unknownModel: '未知型号',
     android: 'Android {version}',
     androidUnknown: 'Android 版本未知',
+    'transport.simulated': '模拟',
+    'transport.simulatedTitle': '这台电脑模拟的手机（device-bridge demo 或 sim），不是真实的手机',
     'fact.serial': '序列号',
     'fact.adbServer': 'ADB 服务',
     'fact.lease': '租约',

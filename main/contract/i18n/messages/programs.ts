@@ -16,6 +16,14 @@ export default defineMessages(
     more: 'What they do',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device snapshot helper',
+    'name.uia2_server': 'appium-uiautomator2-server (open ports)',
+    'name.minicap_stream': 'minicap (screen stream)',
+    'state.uia2_server.idle': 'not running; starts at a lease’s next call that can use it',
+    'state.uia2_server.starting': 'installing or starting…',
+    'state.uia2_server.ready': 'running, ports 6790 and 7810 open',
+    'state.minicap_stream.idle': 'not running; runs while the phone is leased or its live view is watched',
+    'state.minicap_stream.starting': 'starting…',
+    'state.minicap_stream.ready': 'running',
     'scrcpy.what':
       'scrcpy-server taps, swipes, presses keys and types: plain ASCII as key presses, other text pasted through the clipboard, which is emptied at the lease’s end if it still holds what the agent pasted. It is stopped at the lease’s end and after {idle} without use.',
     'snapshot.what':
@@ -73,6 +81,14 @@ export default defineMessages(
     more: '它们做什么',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device 快照助手',
+    'name.uia2_server': 'appium-uiautomator2-server（开放端口）',
+    'name.minicap_stream': 'minicap（屏幕流）',
+    'state.uia2_server.idle': '未运行；租约中下一次能用到它的调用时启动',
+    'state.uia2_server.starting': '正在安装或启动…',
+    'state.uia2_server.ready': '运行中，6790 和 7810 端口开放',
+    'state.minicap_stream.idle': '未运行；在手机被租用或有人观看实时画面时运行',
+    'state.minicap_stream.starting': '正在启动…',
+    'state.minicap_stream.ready': '运行中',
     'scrcpy.what':
       'scrcpy-server 负责点击、滑动、按键和输入：纯 ASCII 文本以按键输入，其他文本通过剪贴板粘贴；租约结束时，如果剪贴板里仍是智能体粘贴的内容，就会被清空。租约结束时以及闲置 {idle} 后，它会被停止。',
     'snapshot.what':

@@ -95,6 +95,13 @@ export type HostKeyVerdict =
   | { ok: true; by: 'known_hosts' | 'first_use' | 'pinned'; keyType: string; fingerprint: string; firstUse: boolean }
   | { ok: false; keyType: string; fingerprint: string; reason: string };
 
+/** A key no known_hosts line and no pin vouches for yet. */
+export interface HostKeyUnknown {
+  ok: 'unknown';
+  keyType: string;
+  fingerprint: string;
+}
+
 export interface HostKeyPolicyOptions {
   /** The person's known_hosts file; a host it lists is judged by it alone. */
   knownHostsFile?: string | undefined;
@@ -112,6 +119,17 @@ export class HostKeyPolicy {
   }
 
   judge(host: string, port: number, keyBlob: Buffer): HostKeyVerdict {
+    const verdict = this.check(host, port, keyBlob);
+    if (verdict.ok !== 'unknown') return verdict;
+    this.pin(host, port, verdict.keyType, verdict.fingerprint);
+    return { ok: true, by: 'first_use', keyType: verdict.keyType, fingerprint: verdict.fingerprint, firstUse: true };
+  }
+
+  /**
+   * The verdict without pinning: `ok: 'unknown'` for a host neither known_hosts nor a pin
+   * vouches for (a host added at runtime shows that key to the person before it is pinned).
+   */
+  check(host: string, port: number, keyBlob: Buffer): HostKeyVerdict | HostKeyUnknown {
     const name = knownHostsName(host, port);
     const keyType = keyTypeOf(keyBlob);
     const fingerprint = fingerprintOf(keyBlob);
@@ -126,8 +144,7 @@ export class HostKeyPolicy {
       const expected = valid.map((e) => `${e.keyType} ${fingerprintOf(e.keyBlob)}`).join(', ');
       return { ok: false, keyType, fingerprint, reason: `${file ?? 'known_hosts'} lists ${name} with ${expected}` };
     }
-    const pins = this.readPins();
-    const pinned = pins[name];
+    const pinned = this.readPins()[name];
     if (pinned) {
       if (pinned.fingerprint === fingerprint) return { ok: true, by: 'pinned', keyType, fingerprint, firstUse: false };
       return {
@@ -137,9 +154,18 @@ export class HostKeyPolicy {
         reason: `the bridge pinned ${name} on first use to ${pinned.key_type} ${pinned.fingerprint} (${this.options.pinsFile})`,
       };
     }
-    pins[name] = { key_type: keyType, fingerprint, pinned_at: (this.options.clock ?? Date.now)() };
+    return { ok: 'unknown', keyType, fingerprint };
+  }
+
+  /** Pins a host's key (trust on first use, or the person's confirmation of the fingerprint shown). */
+  pin(host: string, port: number, keyType: string, fingerprint: string): void {
+    const pins = this.readPins();
+    pins[knownHostsName(host, port)] = {
+      key_type: keyType,
+      fingerprint,
+      pinned_at: (this.options.clock ?? Date.now)(),
+    };
     this.writePins(pins);
-    return { ok: true, by: 'first_use', keyType, fingerprint, firstUse: true };
   }
 
   /** The first-use pin of a host, if any (shown by the admin API). */

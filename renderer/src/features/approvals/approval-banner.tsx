@@ -72,7 +72,12 @@ function BannerCall(props: {
       </p>
       <p className="muted small">
         {t('approvals.banner.on', { phone: props.phone })}{' '}
-        <Countdown to={props.approval.expires_at} warnBelowMs={30_000} testId="approval-banner-expires" />
+        <Countdown
+          to={props.approval.expires_at}
+          from={props.approval.created_at}
+          warnBelowMs={30_000}
+          testId="approval-banner-expires"
+        />
       </p>
       <ApprovalButtons
         pending={decide.pending}

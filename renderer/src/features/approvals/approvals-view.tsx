@@ -92,7 +92,12 @@ function ApprovalCard(props: {
         </h3>
         <p className="muted small">
           {t('approvals.on')} <b>{phone?.display_name ?? approval.device_id}</b> · {t('approvals.refusedIn')}{' '}
-          <Countdown to={approval.expires_at} warnBelowMs={30_000} testId={`approval-expires-${id}`} />
+          <Countdown
+            to={approval.expires_at}
+            from={approval.created_at}
+            warnBelowMs={30_000}
+            testId={`approval-expires-${id}`}
+          />
         </p>
         {approval.reasons.length > 0 ? (
           <>

@@ -115,9 +115,15 @@ export function DeviceCard(props: {
             ? t('devices.android', { version: device.android_version })
             : t('devices.androidUnknown')}{' '}
           ·{' '}
-          <StatusBadge tone="neutral" testId={`device-transport-${id}`}>
-            {device.transport === 'usb' ? 'USB' : 'LAN'}
-          </StatusBadge>
+          {device.simulated ? (
+            <StatusBadge tone="info" testId={`device-transport-${id}`} title={t('devices.transport.simulatedTitle')}>
+              {t('devices.transport.simulated')}
+            </StatusBadge>
+          ) : (
+            <StatusBadge tone="neutral" testId={`device-transport-${id}`}>
+              {device.transport === 'usb' ? 'USB' : 'LAN'}
+            </StatusBadge>
+          )}
         </p>
         <dl className="facts">
           <dt>{t('devices.fact.serial')}</dt>

@@ -35,12 +35,31 @@ const STATE: Record<AdminPhoneProgram['program'], Record<State, { text: MessageK
     unavailable: { text: 'programs.state.unavailable', tone: 'neutral' },
     off: { text: 'programs.state.off', tone: 'neutral' },
   },
+  uia2_server: {
+    idle: { text: 'programs.state.uia2_server.idle', tone: 'neutral' },
+    starting: { text: 'programs.state.uia2_server.starting', tone: 'warn' },
+    // Running means open ports: the person sees that as a warning, not as "all good".
+    ready: { text: 'programs.state.uia2_server.ready', tone: 'warn' },
+    failed: { text: 'programs.state.failed', tone: 'danger' },
+    unavailable: { text: 'programs.state.unavailable', tone: 'neutral' },
+    off: { text: 'programs.state.off', tone: 'neutral' },
+  },
+  minicap_stream: {
+    idle: { text: 'programs.state.minicap_stream.idle', tone: 'neutral' },
+    starting: { text: 'programs.state.minicap_stream.starting', tone: 'warn' },
+    ready: { text: 'programs.state.minicap_stream.ready', tone: 'ok' },
+    failed: { text: 'programs.state.failed', tone: 'danger' },
+    unavailable: { text: 'programs.state.unavailable', tone: 'neutral' },
+    off: { text: 'programs.state.off', tone: 'neutral' },
+  },
 };
 
 /** The names in the person's language (the admin shape's `name` is English). */
 const NAME: Record<AdminPhoneProgram['program'], MessageKey> = {
   scrcpy_input: 'programs.name.scrcpy_input',
   snapshot_tree: 'programs.name.snapshot_tree',
+  uia2_server: 'programs.name.uia2_server',
+  minicap_stream: 'programs.name.minicap_stream',
 };
 
 export function ProgramsPanel(props: {

@@ -71,7 +71,7 @@ function PersonAskCard(props: {
         <blockquote data-testid="person-ask-reason">{ask.reason}</blockquote>
       </figure>
       <p className="muted person-ask-expires">
-        {t('asks.expires')} <Countdown to={ask.expires_at} seconds testId="person-ask-countdown" />
+        {t('asks.expires')} <Countdown to={ask.expires_at} from={ask.asked_at} seconds testId="person-ask-countdown" />
       </p>
       <div className="actions">
         <button

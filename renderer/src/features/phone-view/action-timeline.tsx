@@ -14,7 +14,7 @@ import type {
   AdminPhoneAction,
 } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
-import { personSentence } from '../../../../main/contract/audit-wording';
+import { auditSentence } from '../../../../main/contract/audit-wording';
 import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
@@ -46,9 +46,20 @@ const POINT_TEXT: Record<AdminActionPoint['kind'], MessageKey> = {
   swipe: 'phone-view.point.swipe',
 };
 
-/** The person's own action in words ("You tapped", "You typed 5 characters"); never the text typed. */
-export function personWords(t: ReturnType<typeof useT>['t'], action: AdminPhoneAction): string {
-  return personSentence(t, action.arguments);
+/**
+ * The person's own step or the bridge's in the sentence Activity uses ("You tapped", "You typed
+ * 5 characters", "You took the phone over", "Phone reset after the lease: 1 app stopped"); never
+ * the text typed. Falls back to the tool's name for a step this console has no words for.
+ */
+export function stepWords(t: ReturnType<typeof useT>['t'], action: AdminPhoneAction): string {
+  return (
+    auditSentence(t, {
+      tool_id: action.tool_id,
+      arguments: action.arguments,
+      error_code: action.error_code,
+      reasons: action.reasons ?? [],
+    }) ?? toolName(t, action.tool_id)
+  );
 }
 
 /** The approval waiting for this held call (one control call per phone can be held at a time). */
@@ -112,12 +123,15 @@ function ActionRow(props: {
   const { action } = props;
   const id = action.action_id;
   const args = JSON.stringify(action.arguments);
-  const person = action.by === 'person';
+  // The person's steps and the bridge's own read as one sentence each, as in Activity.
+  const person = action.by === 'person' || action.by === 'bridge';
   const words = person ? null : argumentWords(t, action.tool_id, action.arguments, action.typing);
   // A canceled call's badge says it all; every other error gets its explanation.
   const failed =
     action.state === 'done' &&
     action.outcome === 'error' &&
+    // A failed reset's sentence already says what failed.
+    action.by !== 'bridge' &&
     action.error_code !== null &&
     action.error_code !== 'canceled';
   return (
@@ -133,7 +147,7 @@ function ActionRow(props: {
         <div className="pv-action-head">
           {person ? (
             <span className="strong pv-person" title={action.tool_id} data-testid={`pv-action-person-${id}`}>
-              {personWords(t, action)}
+              {stepWords(t, action)}
             </span>
           ) : (
             <span className="strong" title={action.tool_id}>
@@ -369,7 +383,12 @@ function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChange
         <strong>{t('phone-view.approval.title')}</strong>{' '}
         <span className="muted small">
           {t('phone-view.approval.refusedIn')}{' '}
-          <Countdown to={approval.expires_at} warnBelowMs={30_000} label={t('phone-view.approval.countdown')} />
+          <Countdown
+            to={approval.expires_at}
+            from={approval.created_at}
+            warnBelowMs={30_000}
+            label={t('phone-view.approval.countdown')}
+          />
         </span>
       </p>
       <p className="small">

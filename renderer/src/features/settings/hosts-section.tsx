@@ -2,12 +2,20 @@
  * Settings → Hosts: each ADB host the bridge takes phones from, direct or over SSH, with its
  * link's state and, when it is not connected, why and since when; its phones, round trip and
  * reconnects; for SSH, the host key and what vouches for it (a key trusted on first use is
- * shown so the person can compare it on the host).
+ * shown so the person can compare it on the host). A form adds a host while the bridge runs;
+ * an SSH host's key comes back first and is trusted only once the person has compared and
+ * confirmed it. A host added here can be removed here.
  */
+import { useState } from 'react';
 import type { AdminHost } from '../../../../main/contract/admin-api';
+import { inputError, type ApiError, type BridgeApi } from '../../api/bridge-api';
+import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
+import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
+import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { Rich } from '../../i18n/rich-text';
 
 const STATE_TONE: Record<AdminHost['state'], Tone> = {
   connected: 'ok',
@@ -17,7 +25,7 @@ const STATE_TONE: Record<AdminHost['state'], Tone> = {
   auth_failed: 'danger',
 };
 
-export function HostsSection(props: { hosts: AdminHost[] }): React.JSX.Element {
+export function HostsSection(props: { hosts: AdminHost[]; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
   const { t } = useT();
   return (
     <section className="settings-section" aria-labelledby="hosts-heading" data-testid="hosts-section">
@@ -26,16 +34,18 @@ export function HostsSection(props: { hosts: AdminHost[] }): React.JSX.Element {
       {props.hosts.length === 0 ? <p className="muted">{t('settings.hosts.empty')}</p> : null}
       <ul className="row-list compact" data-testid="hosts-list">
         {props.hosts.map((host) => (
-          <HostRow key={host.address} host={host} />
+          <HostRow key={host.address} host={host} api={props.api} onChanged={props.onChanged} />
         ))}
       </ul>
+      <AddHostForm api={props.api} onChanged={props.onChanged} />
     </section>
   );
 }
 
-function HostRow(props: { host: AdminHost }): React.JSX.Element {
+function HostRow(props: { host: AdminHost; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
   const { host } = props;
   const { t } = useT();
+  const remove = useAction(() => props.api.removeHost(host.address), props.onChanged);
   const up = host.state === 'connected';
   return (
     <li className="row" data-testid={`host-${host.address}`} data-state={host.state}>
@@ -46,6 +56,7 @@ function HostRow(props: { host: AdminHost }): React.JSX.Element {
           <StatusBadge tone={STATE_TONE[host.state]} testId={`host-state-${host.address}`}>
             {t(`settings.hosts.state.${host.state}`)}
           </StatusBadge>
+          {host.origin === 'added' ? <span className="muted small">{t('settings.hosts.origin.added')}</span> : null}
         </div>
         <p className="muted small">
           {t('settings.hosts.phones', { online: host.phones_online, count: host.phones })}
@@ -78,7 +89,153 @@ function HostRow(props: { host: AdminHost }): React.JSX.Element {
           </p>
         ) : null}
         {host.state === 'host_key_refused' ? <p className="hint">{t('settings.hosts.refusedKey')}</p> : null}
+        <ErrorText error={remove.error} testId={`host-remove-error-${host.address}`} />
       </div>
+      {host.origin === 'added' ? (
+        <ConfirmButton
+          label={t('settings.hosts.remove')}
+          prompt={t('settings.hosts.removePrompt', { address: host.address })}
+          confirmLabel={t('settings.hosts.removeConfirm')}
+          danger
+          disabled={remove.pending}
+          onConfirm={() => remove.run()}
+          testId={`host-remove-${host.address}`}
+          confirmTestId={`host-remove-confirm-${host.address}`}
+          cancelTestId={`host-remove-cancel-${host.address}`}
+        />
+      ) : null}
     </li>
+  );
+}
+
+/** The key an SSH host presented, waiting for the person's comparison. */
+interface KeyToConfirm {
+  url: string;
+  keyPath: string;
+  address: string;
+  type: string;
+  fingerprint: string;
+}
+
+function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+  const { t } = useT();
+  const [url, setUrl] = useState('');
+  const [keyPath, setKeyPath] = useState('');
+  const [invalid, setInvalid] = useState<ApiError | null>(null);
+  const [confirm, setConfirm] = useState<KeyToConfirm | null>(null);
+  const [added, setAdded] = useState<{ address: string; warning: string | null } | null>(null);
+  const add = useAction(
+    (request: { url: string; keyPath: string; fingerprint?: string }) =>
+      props.api.addHost({
+        url: request.url,
+        ...(request.keyPath ? { key_path: request.keyPath } : {}),
+        ...(request.fingerprint ? { host_key_fingerprint: request.fingerprint } : {}),
+      }),
+    (answer) => {
+      if (answer.status === 'confirm_host_key') {
+        setConfirm({ url, keyPath, address: answer.address, ...answer.host_key });
+        return;
+      }
+      setConfirm(null);
+      setAdded({ address: answer.host.address, warning: answer.warning });
+      setUrl('');
+      setKeyPath('');
+      props.onChanged();
+    },
+  );
+
+  return (
+    <form
+      className="form-card"
+      aria-labelledby="host-add-heading"
+      data-testid="host-add-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (url.trim() === '') {
+          setInvalid(inputError(t('settings.hosts.add.empty')));
+          return;
+        }
+        setInvalid(null);
+        setAdded(null);
+        setConfirm(null);
+        add.run({ url: url.trim(), keyPath: keyPath.trim() });
+      }}
+    >
+      <h3 id="host-add-heading">{t('settings.hosts.add.title')}</h3>
+      <p className="hint">
+        <Rich text={t('settings.hosts.add.hint')} />
+      </p>
+      <label htmlFor="host-add-url">{t('settings.hosts.add.urlLabel')}</label>
+      <input
+        id="host-add-url"
+        type="text"
+        inputMode="url"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder={t('settings.hosts.add.urlExample')}
+        value={url}
+        onChange={(event) => {
+          setUrl(event.target.value);
+          setConfirm(null);
+        }}
+        aria-invalid={invalid ? true : undefined}
+        data-testid="host-add-url"
+      />
+      <label htmlFor="host-add-key">{t('settings.hosts.add.keyLabel')}</label>
+      <input
+        id="host-add-key"
+        type="text"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder={t('settings.hosts.add.keyExample')}
+        value={keyPath}
+        onChange={(event) => {
+          setKeyPath(event.target.value);
+          setConfirm(null);
+        }}
+        aria-describedby="host-add-key-hint"
+        data-testid="host-add-key"
+      />
+      <p className="hint small" id="host-add-key-hint">
+        {t('settings.hosts.add.keyHint')}
+      </p>
+      <div className="inline-form">
+        <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="host-add-submit">
+          {add.pending ? t('settings.hosts.add.pending') : t('settings.hosts.add.button')}
+        </button>
+      </div>
+      <ErrorText error={invalid ?? add.error} testId="host-add-error" />
+      {confirm ? (
+        <div className="banner banner-warn host-confirm" role="alert" data-testid="host-confirm">
+          <p className="strong">{t('settings.hosts.confirm.title')}</p>
+          <p>
+            <Rich text={t('settings.hosts.confirm.body', { address: confirm.address })} />
+          </p>
+          <p className="mono strong" data-testid="host-confirm-key">
+            {confirm.type} {confirm.fingerprint}
+          </p>
+          <div className="inline-form">
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={add.pending}
+              onClick={() => add.run({ url: confirm.url, keyPath: confirm.keyPath, fingerprint: confirm.fingerprint })}
+              data-testid="host-confirm-trust"
+            >
+              {t('settings.hosts.confirm.trust')}
+            </button>
+            <button type="button" className="btn" onClick={() => setConfirm(null)} data-testid="host-confirm-cancel">
+              {t('settings.hosts.confirm.cancel')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {added ? (
+        <div role="status" data-testid="host-add-result">
+          <p className="result">{t('settings.hosts.add.added', { address: added.address })}</p>
+          {added.warning ? <p className="error-text">{added.warning}</p> : null}
+        </div>
+      ) : null}
+    </form>
   );
 }

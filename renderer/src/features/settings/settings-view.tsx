@@ -71,7 +71,7 @@ export function SettingsView(props: {
       ) : error || !needsSettings ? null : (
         <Loading label={t('settings.loading')} />
       )}
-      {shows('hosts') ? <HostsSection hosts={state.hosts} /> : null}
+      {shows('hosts') ? <HostsSection hosts={state.hosts} api={api} onChanged={props.onChanged} /> : null}
       {shows('access-codes') ? <AccessCodesSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
       {shows('policies') ? <PoliciesSection api={api} /> : null}

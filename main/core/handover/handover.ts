@@ -26,7 +26,7 @@ import type { StateStore } from '../store/state-store';
 import type { LeaseEffects, LeaseEffectsRecord } from './lease-effects';
 
 /** The queue's channel name for the bridge's own hand-over work. */
-export const TURNOVER_CHANNEL = 'turnover';
+export const HANDOVER_CHANNEL = 'turnover';
 const STEP_TIMEOUT_MS = 30_000;
 /**
  * Apps the bridge itself puts on a phone (the fast lane's helper; agent-device's snapshot
@@ -39,13 +39,13 @@ const BRIDGE_PACKAGES = new Set([
 ]);
 const UNINSTALL_TIMEOUT_MS = 60_000;
 
-export interface TurnoverEvents {
+export interface HandoverEvents {
   changed: [deviceId: string];
   /** The phone may be bound again (its turnover finished, or none was needed). */
   free: [deviceId: string];
 }
 
-export interface TurnoverOptions {
+export interface HandoverOptions {
   store: StateStore;
   effects: LeaseEffects;
   device: (deviceId: string) => DeviceRecord | undefined;
@@ -70,7 +70,7 @@ interface Pending {
 
 const DEFAULT_POLICY: AdminTurnoverPolicy = { claims: true, approvals: false, clear_data: [], devices: {} };
 
-export class Turnover extends EventEmitter<TurnoverEvents> {
+export class Handover extends EventEmitter<HandoverEvents> {
   private readonly reports = new Map<string, AdminTurnover>();
   /** Turnovers waiting for their phone to come back online, per phone. */
   private readonly waiting = new Map<string, Pending>();
@@ -80,7 +80,7 @@ export class Turnover extends EventEmitter<TurnoverEvents> {
   private readonly clock: () => number;
   private stopped = false;
 
-  constructor(private readonly o: TurnoverOptions) {
+  constructor(private readonly o: HandoverOptions) {
     super();
     this.clock = o.clock ?? Date.now;
   }
