@@ -193,8 +193,12 @@ export class ScreenSource {
   ): Promise<ScreenPicture> {
     const frame = await this.streamPicture(use, jpeg.maxSide, read.signal);
     if (frame) {
-      const out = await this.encoder.jpeg({ jpeg: frame.jpeg }, jpeg);
-      return { ...out, screenWidth: frame.screen.width, screenHeight: frame.screen.height, source: 'stream' };
+      try {
+        const out = await this.encoder.jpeg({ jpeg: frame.jpeg }, jpeg);
+        return { ...out, screenWidth: frame.screen.width, screenHeight: frame.screen.height, source: 'stream' };
+      } catch {
+        // A frame that does not decode is no answer: screencap, as without the stream.
+      }
     }
     const raw = await screencap((signal) => captureRaw(read.shell, { timeoutMs: read.timeoutMs, signal }));
     const out = await this.encoder.jpeg({ raw }, jpeg);
@@ -248,7 +252,8 @@ export class ScreenSource {
       const live = stream.live(this.deviceId);
       const latest = live && !live.reader.closed ? live.reader.latest : undefined;
       if (!live || !latest) return null;
-      const size = await this.encoder.size(latest.jpeg);
+      const size = await this.encoder.size(latest.jpeg).catch(() => null);
+      if (!size) return null;
       got = {
         jpeg: latest.jpeg,
         screen: { width: Math.round(size.width / live.scale), height: Math.round(size.height / live.scale) },
@@ -264,7 +269,8 @@ export class ScreenSource {
         return null;
       }
     }
-    return servesMaxSide(await this.encoder.size(got.jpeg), got.screen, maxSide) ? got : null;
+    const size = await this.encoder.size(got.jpeg).catch(() => null);
+    return size && servesMaxSide(size, got.screen, maxSide) ? got : null;
   }
 
   /**
