@@ -226,7 +226,16 @@ export async function startInProcessBridge(
  * TypeScript), keys passed by environment and never printed. Its stdout is parsed for the
  * listening line only, because the CLI also prints the console URL with the admin token.
  */
-export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): Promise<BridgeHandle> {
+export async function startSpawnedBridge(
+  cleanup: Cleanup,
+  adb: AdbServerRig,
+  more: {
+    /** The bridge's ADB hosts as `serve` arguments (default: `--adb 127.0.0.1:PORT` of `adb`). */
+    adbArgs?: string[];
+    /** Extra Node options for the bridge process (a heap snapshot signal, for one). */
+    nodeArgs?: string[];
+  } = {},
+): Promise<BridgeHandle> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-proc-'));
   cleanup.add('spawned bridge data dir', () => rmSync(dataDir, { recursive: true, force: true }));
   const { apiKey, adminToken } = freshSecrets();
@@ -243,6 +252,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
     process.execPath,
     [
       '--expose-gc',
+      ...(more.nodeArgs ?? []),
       '--import',
       'tsx',
       '--import',
@@ -253,8 +263,7 @@ export async function startSpawnedBridge(cleanup: Cleanup, adb: AdbServerRig): P
       '0',
       '--data-dir',
       dataDir,
-      '--adb',
-      `127.0.0.1:${adb.port}`,
+      ...(more.adbArgs ?? ['--adb', `127.0.0.1:${adb.port}`]),
     ],
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -379,7 +379,7 @@ export function createCore(input: CoreOptionsInput): Core {
     encoder: screen.service.encoder,
   });
   // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
-  owned.add(safety.onBridgeLine((line) => timeline.recordStep(line)));
+  owned.add(events.on('bridgeAction', (line) => timeline.recordStep(line)));
   // GET /metrics (Prometheus): counts calls as the audit does, reads the rest from the console's snapshot.
   const metrics = new BridgeMetrics({
     state: () => adminApi.state(),

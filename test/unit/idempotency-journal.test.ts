@@ -82,3 +82,27 @@ void test('the file keeps the at-rest form of an ack; the exact ack answers retr
   assert.deepEqual(reopened.get('ch\ncall_t')?.ack, atRest);
   reopened.close();
 });
+
+void test('each channel keeps its last calls only: a busy channel drops its oldest, other channels keep theirs, and so does the file', (t) => {
+  const { path, remove } = tempJournalPath();
+  t.after(remove);
+  // A day's window would otherwise hold every tap of the day (~430 bytes each in memory).
+  const journal = new IdempotencyJournal(path, 24 * 3600_000, Date.now, 3);
+  journal.started('quiet\nlease\ncall_q', 'hq');
+  journal.done('quiet\nlease\ncall_q', 'hq', ACK);
+  for (let i = 1; i <= 5; i++) {
+    journal.started(`busy\nlease\ncall_${i}`, `h${i}`);
+    journal.done(`busy\nlease\ncall_${i}`, `h${i}`, ACK);
+  }
+  assert.equal(journal.size(), 4);
+  assert.equal(journal.get('busy\nlease\ncall_1'), undefined);
+  assert.equal(journal.get('busy\nlease\ncall_2'), undefined);
+  for (const i of [3, 4, 5]) assert.equal(journal.get(`busy\nlease\ncall_${i}`)?.state, 'done');
+  assert.equal(journal.get('quiet\nlease\ncall_q')?.state, 'done', 'another channel keeps its calls');
+  journal.compact();
+  journal.close();
+  const reopened = new IdempotencyJournal(path, 24 * 3600_000, Date.now, 3);
+  assert.equal(reopened.size(), 4);
+  assert.equal(reopened.get('busy\nlease\ncall_2'), undefined);
+  reopened.close();
+});

@@ -23,13 +23,8 @@
  * redacted form, and nothing of it is written to disk.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  isActionLane,
-  type ActionLane,
-  type AdminActionPoint,
-  type AdminPhoneAction,
-  type AuditEntry,
-} from '../../contract/admin-api';
+import { isActionLane, type ActionLane, type AdminActionPoint, type AdminPhoneAction } from '../../contract/admin-api';
+import type { BridgeActionLine } from '../events/bridge-events';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
@@ -281,32 +276,34 @@ export class ActionTimeline implements CallObserver {
    * took the phone over or handed it back (`by: 'person'`), or the phone was reset after a lease
    * (`by: 'bridge'`). Other lines (the ask's, the guard's) are not steps on the phone and are left out.
    */
-  recordStep(line: AuditEntry): void {
-    const by = STEP_BY[line.tool_id];
-    if (!by || line.device_id === null) return;
-    const ring = this.ring(line.device_id, line.time);
+  recordStep(line: BridgeActionLine): void {
+    const by = STEP_BY[line.action];
+    if (!by) return;
+    const end = this.deps.clock();
+    const ring = this.ring(line.deviceId, end);
     this.seq += 1;
-    // A reset's line is written when it is over; it began `duration_ms` before. A take over and
+    const durationMs = line.durationMs ?? 0;
+    // A reset's line is written when it is over; it began `durationMs` before. A take over and
     // a hand-back are moments (a hand-back's duration is how long the person held the phone).
-    const at = line.tool_id === 'turnover' ? line.time - line.duration_ms : line.time;
+    const at = line.action === 'turnover' ? end - durationMs : end;
     ring.entries.push({
       view: {
         action_id: `act_${randomBytes(9).toString('base64url')}`,
         seq: this.seq,
-        device_id: line.device_id,
+        device_id: line.deviceId,
         connector_channel_id: '',
         by,
-        tool_id: line.tool_id,
-        arguments: line.arguments,
+        tool_id: line.action,
+        arguments: line.details ?? {},
         state: 'done',
-        outcome: line.error_code === null ? 'ok' : 'error',
-        error_code: line.error_code,
-        error_message: line.error_code === null ? null : line.reasons.join('; ').slice(0, 500) || null,
+        outcome: line.code === null ? 'ok' : 'error',
+        error_code: line.code,
+        error_message: line.code === null ? null : line.reasons.join('; ').slice(0, 500) || null,
         reasons: line.reasons.slice(0, 20),
         progress: null,
         queued_at: at,
         started_at: at,
-        duration_ms: line.tool_id === 'turnover' ? line.duration_ms : null,
+        duration_ms: line.action === 'turnover' ? durationMs : null,
         lane: null,
         points: [],
         screen: null,
@@ -316,8 +313,9 @@ export class ActionTimeline implements CallObserver {
       typing: null,
     });
     while (ring.entries.length > this.capacity) ring.entries.shift();
-    if (by === 'bridge' || line.tool_id === 'hand_back') ring.lastControlEndAt = line.time;
-    this.deps.changed(line.device_id);
+    // The agent's next call on a screen the person or the reset changed takes a new picture.
+    if (line.action !== 'take_over') ring.lastControlEndAt = end;
+    this.deps.changed(line.deviceId);
   }
 
   /** A frame of the screen as it is before this action: reused when taken since the last action ended. */

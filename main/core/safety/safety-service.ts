@@ -57,7 +57,6 @@ export class SafetyService {
   /** After the ack (call-pipeline.ts runs it first): the call's audit line. */
   readonly auditor: NonNullable<AfterAck['audit']>;
   private readonly codeCache = new Map<string, boolean>();
-  private readonly bridgeLineListeners = new Set<(line: AuditEntry) => void>();
   private codeCacheKey = '';
 
   constructor(private readonly o: SafetyServiceOptions) {
@@ -131,7 +130,7 @@ export class SafetyService {
     /** Who did it: the bridge by itself (default), or the person at the computer (a takeover). */
     decidedBy?: 'bridge' | 'person';
   }): void {
-    const line: AuditEntry = {
+    this.audit.append({
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: this.o.clock(),
       connector_channel_id: null,
@@ -145,19 +144,7 @@ export class SafetyService {
       duration_ms: e.durationMs ?? 0,
       reasons: e.reasons,
       screenshot_ref: null,
-    };
-    this.audit.append(line);
-    for (const listener of this.bridgeLineListeners) listener(line);
-  }
-
-  /**
-   * Told of each line recordBridgeAction writes (a take over, a hand-back, a reset after a
-   * lease…), so the phone view's timeline tells the same story as the audit trail; returns the
-   * way to stop listening.
-   */
-  onBridgeLine(listener: (line: AuditEntry) => void): () => void {
-    this.bridgeLineListeners.add(listener);
-    return () => this.bridgeLineListeners.delete(listener);
+    });
   }
 
   /**

@@ -9,6 +9,12 @@
  * arguments hash (keyed by the runtime) and, per finished call, the ack as it may be kept at
  * rest: a call's typed text is replaced in it (typed-text.ts); the exact ack stays in memory
  * for retries until the bridge stops.
+ *
+ * Bounded twice: by the window (24 h by default) and by count, at most MAX_PER_CHANNEL
+ * records per channel, the oldest leaving first. The window alone held every tap of a busy
+ * lab for a day: ~430 bytes a record in memory, about 1 GiB an hour at 750 taps a second
+ * (docs/PERFORMANCE.md, "Memory under load"). An agent retries its last calls, not one
+ * hundreds of calls back, so a retry is still answered from here.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../store/json-file-store';
@@ -37,8 +43,19 @@ interface Line {
   a?: StoredAck;
 }
 
+/** Records kept per channel; the channel's oldest leaves when one more is journaled. */
+export const MAX_PER_CHANNEL = 500;
+
+/** The channel a key belongs to (invoke-handler.ts: channel, lease key and call id, one per line). */
+function channelOf(key: string): string {
+  const end = key.indexOf('\n');
+  return end < 0 ? key : key.slice(0, end);
+}
+
 export class IdempotencyJournal {
   private readonly records = new Map<string, JournalRecord>();
+  /** Each channel's keys, oldest first (a Set keeps insertion order). */
+  private readonly byChannel = new Map<string, Set<string>>();
   private lines = 0;
   /** Kept open between calls (one write per line, not open/write/close); reopened after a compaction replaced the file. */
   private fd: number | undefined;
@@ -47,6 +64,7 @@ export class IdempotencyJournal {
     private readonly path: string,
     private readonly windowMs: number,
     private readonly clock: () => number = Date.now,
+    private readonly maxPerChannel = MAX_PER_CHANNEL,
   ) {
     this.load();
   }
@@ -54,7 +72,7 @@ export class IdempotencyJournal {
   get(key: string): JournalRecord | undefined {
     const record = this.records.get(key);
     if (record && record.at + this.windowMs < this.clock()) {
-      this.records.delete(key);
+      this.forget(key);
       return undefined;
     }
     return record;
@@ -62,7 +80,7 @@ export class IdempotencyJournal {
 
   started(key: string, argsHash: string): void {
     const record: JournalRecord = { key, argsHash, state: 'started', at: this.clock() };
-    this.records.set(key, record);
+    this.keep(key, record);
     this.append({ k: key, h: argsHash, s: 'started', t: record.at });
   }
 
@@ -70,12 +88,38 @@ export class IdempotencyJournal {
   done(key: string, argsHash: string, ack: StoredAck, atRest?: StoredAck): void {
     const record: JournalRecord = { key, argsHash, state: 'done', at: this.clock(), ack };
     if (atRest && atRest !== ack) record.atRest = atRest;
-    this.records.set(key, record);
+    this.keep(key, record);
     this.append({ k: key, h: argsHash, s: 'done', t: record.at, a: record.atRest ?? ack });
   }
 
   size(): number {
     return this.records.size;
+  }
+
+  /** Stores a record; a channel past its count gives up its oldest one. */
+  private keep(key: string, record: JournalRecord): void {
+    this.records.set(key, record);
+    const channel = channelOf(key);
+    let keys = this.byChannel.get(channel);
+    if (!keys) {
+      keys = new Set();
+      this.byChannel.set(channel, keys);
+    }
+    keys.add(key);
+    while (keys.size > this.maxPerChannel) {
+      const oldest = keys.values().next().value;
+      if (oldest === undefined || oldest === key) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    this.records.delete(key);
+    const channel = channelOf(key);
+    const keys = this.byChannel.get(channel);
+    if (!keys) return;
+    keys.delete(key);
+    if (keys.size === 0) this.byChannel.delete(channel);
   }
 
   /** Drops expired records and rewrites the file with live ones only. */
@@ -84,7 +128,7 @@ export class IdempotencyJournal {
     const out: string[] = [];
     for (const [key, record] of this.records) {
       if (record.at < cutoff) {
-        this.records.delete(key);
+        this.forget(key);
         continue;
       }
       // An unknown outcome stays `started` on disk: it must stay unknown after another restart.
@@ -126,7 +170,7 @@ export class IdempotencyJournal {
     const cutoff = this.clock() - this.windowMs;
     for (const [key, record] of this.records) {
       if (record.at >= cutoff) break;
-      this.records.delete(key);
+      this.forget(key);
     }
   }
 
@@ -149,7 +193,7 @@ export class IdempotencyJournal {
         at: line.t,
       };
       if (line.a) record.ack = line.a;
-      this.records.set(line.k, record);
+      this.keep(line.k, record);
     }
     this.compact();
   }
