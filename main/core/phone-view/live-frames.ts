@@ -189,14 +189,7 @@ export class LiveFrames {
           if (next) {
             minicapIndex = next.index;
             await encoding;
-            encoding = this.keepJpeg(source, next.jpeg, feed.scale, 'minicap').then(
-              (frame) => this.settle(deviceId, frame),
-              (error: unknown) =>
-                this.settle(
-                  deviceId,
-                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
-                ),
-            );
+            encoding = this.settleWith(deviceId, this.keepJpeg(source, next.jpeg, feed.scale, 'minicap'));
             continue;
           }
         }
@@ -216,14 +209,7 @@ export class LiveFrames {
           }
           if (jpeg && helper) {
             await encoding;
-            encoding = this.keepJpeg(source, jpeg, helper.scale).then(
-              (frame) => this.settle(deviceId, frame),
-              (error: unknown) =>
-                this.settle(
-                  deviceId,
-                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
-                ),
-            );
+            encoding = this.settleWith(deviceId, this.keepJpeg(source, jpeg, helper.scale));
             continue;
           }
         }
@@ -237,17 +223,22 @@ export class LiveFrames {
           break;
         }
         await encoding;
-        encoding = this.keep(source, raw).then(
-          (frame) => this.settle(deviceId, frame),
-          (error: unknown) =>
-            this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
-        );
+        encoding = this.settleWith(deviceId, this.keep(source, raw));
       }
       await encoding;
     } finally {
       helper?.stream.close();
       this.capturing.delete(deviceId);
     }
+  }
+
+  /** The waiting viewers get the picture being kept, or why it could not be. */
+  private settleWith(deviceId: string, kept: Promise<LiveFrame>): Promise<void> {
+    return kept.then(
+      (frame) => this.settle(deviceId, frame),
+      (error: unknown) =>
+        this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
+    );
   }
 
   /** The frame at a smaller max side (cached for the latest frame of each phone). */
