@@ -143,7 +143,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const rotateApiKey = (): string => keys.rotateApiKey(logger);
   // Read by the embedder (Core) and the admin API alike.
   const services = { options, build, registry, runtime, bindings, tools, helpers, programs, hub, files, logger };
-  const core = { ...services, adbLinks, limits, rotateApiKey };
+  const core = { ...services, adbLinks, limits, rotateApiKey, screens };
   const adminApi = later.adminApi.set(
     registerAdminApi(admin, {
       ...core,
@@ -156,7 +156,6 @@ export function createCore(input: CoreOptionsInput): Core {
       takeover,
       asks,
       streams,
-      screens,
       refusedKeys,
       personInput: wirePersonInput({ ...view, timeline }),
       timeline,

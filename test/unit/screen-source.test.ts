@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { BridgeError } from '../../main/core/errors';
 import type { DeviceShell } from '../../main/core/devices/device-shell';
-import type { MinicapFrame } from '../../main/core/stream/minicap-wire';
 import { FRESHNESS, mayReuse, pickSource, REUSE_FRAME_MS, servesMaxSide } from '../../main/core/screen/freshness';
 import { ScreenEncoder } from '../../main/core/screen/screen-encoder';
-import type { StreamPort } from '../../main/core/screen/screen-source';
+import type { StreamFrame, StreamPort } from '../../main/core/screen/screen-source';
 import { ScreenSources } from '../../main/core/screen/screen-sources';
 
 const SCREEN = { width: 1080, height: 2400 };
@@ -89,7 +88,7 @@ function fakeStream(options: {
   newest?: { jpeg: Buffer; scale: number } | null;
 }) {
   const asked: string[] = [];
-  const frame = (jpeg: Buffer): MinicapFrame => ({ jpeg, receivedAt: 0, index: 1 });
+  const frame = (jpeg: Buffer): StreamFrame => ({ jpeg, index: 1 });
   const stream: StreamPort = {
     agentFrame: (deviceId) => {
       asked.push(`agentFrame:${deviceId}`);
@@ -221,7 +220,7 @@ describe('the encoder keeps nothing: each phone’s pictures are its own', () =>
         ...fakeStream({}).stream,
         agentFrame: (deviceId) =>
           Promise.resolve({
-            frame: { jpeg, receivedAt: 0, index: 1 },
+            frame: { jpeg, index: 1 },
             screen: deviceId === 'dev_a' ? { width: 720, height: 1600 } : { width: 360, height: 800 },
           }),
       },

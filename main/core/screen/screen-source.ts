@@ -12,7 +12,6 @@
 import { isBridgeError, type BridgeError } from '../errors';
 import { captureRaw, capturePng, type RawFrame } from '../android/screencap';
 import type { DeviceShell } from '../devices/device-shell';
-import type { MinicapFrame } from '../stream/minicap-wire';
 import {
   FRESHNESS,
   chooseStrategy,
@@ -31,19 +30,25 @@ import type {
   ScreenPixels,
 } from './screen-encoder';
 
+/** A frame of the minicap stream (stream/minicap-wire.ts `StreamFrame`): its JPEG and its number in the stream. */
+export interface StreamFrame {
+  jpeg: Buffer;
+  index: number;
+}
+
 /** The phone's minicap stream as a ScreenSource reads it (ScreenStreams' public API). */
 export interface StreamPort {
   /** A frame that shows the screen after the phone's last control action, or null (ScreenStreams.agentFrame). */
   agentFrame(
     deviceId: string,
     signal?: AbortSignal,
-    onCandidate?: (frame: MinicapFrame, screen: { width: number; height: number }) => void,
-  ): Promise<{ frame: MinicapFrame; screen: { width: number; height: number } } | null>;
+    onCandidate?: (frame: StreamFrame, screen: { width: number; height: number }) => void,
+  ): Promise<{ frame: StreamFrame; screen: { width: number; height: number } } | null>;
   /** The running stream (pictures `scale` times the screen), or null (ScreenStreams.live). */
   live(deviceId: string): {
     reader: {
-      readonly latest: MinicapFrame | undefined;
-      next(after: number, timeoutMs: number, signal?: AbortSignal): Promise<MinicapFrame>;
+      readonly latest: StreamFrame | undefined;
+      next(after: number, timeoutMs: number, signal?: AbortSignal): Promise<StreamFrame>;
       readonly closed: boolean;
     };
     scale: number;
@@ -290,7 +295,7 @@ export class ScreenSource {
     const usable = (pixels: ScreenPixels): boolean =>
       servesMaxSide({ width: pixels.imageWidth, height: pixels.imageHeight }, pixels, maxSide);
     const onCandidate = prepare
-      ? preparer(async (candidate: { frame: MinicapFrame; screen: { width: number; height: number } }) => {
+      ? preparer(async (candidate: { frame: StreamFrame; screen: { width: number; height: number } }) => {
           const pixels = await this.decode(candidate.frame.jpeg, candidate.screen);
           if (usable(pixels)) await prepare(pixels);
         })
