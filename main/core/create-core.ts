@@ -43,6 +43,7 @@ import { wirePhonePrograms } from './phone-programs/wire';
 import { wirePhoneView } from './phone-view/wire';
 import { wireEvidence } from './evidence/wire';
 import { wireStream } from './stream/wire';
+import { wireScreen } from './screen/wire';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { kept, listen } from './lifecycle/disposables';
 import { serviceCycles } from './cycles';
@@ -112,19 +113,20 @@ export function createCore(input: CoreOptionsInput): Core {
   const { plane, refusedKeys } = wireDataPlane({ ...ports, bindings });
   later.plane.set(plane);
   const leased = { ...ports, leases: bindings, takeover, plane };
-  const { streams, agentFrame } = kept(owned, wireStream({ ...leased, frames: later.frames }));
-  const { safety } = kept(owned, wireSafety({ ...leased, streams }));
+  const { streams } = kept(owned, wireStream({ ...leased, frames: later.frames }));
   const { helpers } = kept(owned, wireHelper(leased));
+  const { service: screens } = kept(owned, wireScreen({ ...leased, streams, helpers }));
+  const { safety } = kept(owned, wireSafety({ ...leased, streams, screens }));
   const { programs } = kept(owned, wirePhonePrograms(leased));
   const lanes = new FastLanes(helpers, clock, programs);
-  const view = { ...leased, gate: safety.gate, helpers, programs, streams, safety, lanes, typing: liveTyping };
+  const view = { ...leased, gate: safety.gate, helpers, programs, streams, screens, safety, lanes, typing: liveTyping };
   const { frames, timeline } = kept(owned, wirePhoneView(view));
   later.frames.set(frames);
   const metrics = wireMetrics({ ...ports, ...later, build });
   const { handover, effects } = kept(owned, wireHandover({ ...view, metrics }));
   later.handover.set(handover);
   const evidence = kept(owned, wireEvidence({ ...view, tools: later.tools, handover }));
-  const calls = { ...view, metrics, effects, evidence, timeline, streamFrame: agentFrame, asks: askPerson };
+  const calls = { ...view, metrics, effects, evidence, timeline, asks: askPerson };
   const tools = later.tools.set(kept(owned, wireTools(calls)).tools);
   const phoneCheck = later.phoneCheck.set(kept(owned, wirePhoneCheck({ ...view, tools })).phoneCheck);
   registerAuthHandlers(plane, bindings);
@@ -141,7 +143,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const rotateApiKey = (): string => keys.rotateApiKey(logger);
   // Read by the embedder (Core) and the admin API alike.
   const services = { options, build, registry, runtime, bindings, tools, helpers, programs, hub, files, logger };
-  const core = { ...services, adbLinks, limits, rotateApiKey };
+  const core = { ...services, adbLinks, limits, rotateApiKey, screens };
   const adminApi = later.adminApi.set(
     registerAdminApi(admin, {
       ...core,

@@ -18,13 +18,13 @@ const CAPTURE_TIMEOUT_MS = 15_000;
 
 export interface PhoneViewPorts {
   registry: { get(deviceId: string): DeviceRecord | undefined };
-  /** The phone's shell, and the display the tools act on (the helper's stream shows display 0 only). */
-  shells: Pick<PhoneShells, 'shellFor' | 'displayInUse'>;
+  /** The phone's shell. */
+  shells: Pick<PhoneShells, 'shellFor'>;
   queue: Pick<DeviceQueue, 'submit' | 'controlLoad'>;
   /** The calls waiting for the person's approval (safety/approval-gate.ts). */
   gate: { list(): readonly { device_id: string }[] };
-  helpers: { screenStream: NonNullable<LiveFramesDeps['helperStream']> };
-  streams: NonNullable<LiveFramesDeps['minicap']>;
+  /** Each phone's pictures (screen/): the live view's sources, the timeline's picture, the one encoder. */
+  screens: NonNullable<LiveFramesDeps['screens']> & { encoder: NonNullable<ActionTimelineDeps['encoder']> };
   /** The call's arguments as the audit trail would keep them now (safety/safety-service.ts). */
   safety: { auditArguments: ActionTimelineDeps['redact'] };
   typing: NonNullable<ActionTimelineDeps['typing']>;
@@ -52,9 +52,7 @@ export function wirePhoneView(ports: PhoneViewPorts): {
       queue.controlLoad(deviceId) > 0 && !ports.gate.list().some((a) => a.device_id === deviceId),
     clock,
     captureTimeoutMs: Math.min(ports.commandTimeoutMs, CAPTURE_TIMEOUT_MS),
-    helperStream: (deviceId, read) =>
-      shells.displayInUse(deviceId) === 0 ? ports.helpers.screenStream(deviceId, read) : Promise.resolve(null),
-    minicap: { live: (deviceId) => ports.streams.live(deviceId), want: (deviceId) => ports.streams.want(deviceId) },
+    screens: ports.screens,
   });
   const timeline = new ActionTimeline({
     clock,
@@ -63,6 +61,7 @@ export function wirePhoneView(ports: PhoneViewPorts): {
     changed: (deviceId) => ports.hub.publish('action', { device_id: deviceId }),
     frames,
     logger: ports.logger,
+    encoder: ports.screens.encoder,
   });
   // The take over, the hand-back and the reset after a lease join the phone's timeline as Activity words them.
   owned.add(ports.events.on('bridgeAction', (line) => timeline.recordStep(line)));

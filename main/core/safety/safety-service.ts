@@ -15,6 +15,7 @@ import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import { replaceTypedText, typedTextDigest } from '../tools/typed-text';
+import type { ScreenSources } from '../screen/screen-sources';
 import { ApprovalGate, type ScreenStreamVouch } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
@@ -25,6 +26,8 @@ export interface SafetyServiceOptions {
   dataDir: string;
   /** The screen stream's word on whether a read still shows the screen (the gate's reads skip the phone then). */
   screenStream?: ScreenStreamVouch;
+  /** Each phone's pictures of its screen (the approval card's picture). */
+  screens?: Pick<ScreenSources, 'of'>;
   store: StateStore;
   files: FileCache;
   signer: UrlSigner;
@@ -77,6 +80,7 @@ export class SafetyService {
       downloadUrlTtlMs: o.downloadUrlTtlMs,
       probeTimeoutMs: Math.min(o.adbCommandTimeoutMs, MAX_PROBE_MS),
       ...(o.screenStream ? { screenStream: o.screenStream } : {}),
+      ...(o.screens ? { screens: o.screens } : {}),
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
     });

@@ -27,6 +27,8 @@ export interface SafetyPorts extends Pick<SafetyServiceOptions, Given> {
     live(deviceId: string): unknown;
     screenUnchangedSince(deviceId: string, read: { startedAt: number; endedAt: number }): boolean;
   };
+  /** Each phone's pictures of its screen (screen/): the approval card's picture. */
+  screens: NonNullable<SafetyServiceOptions['screens']>;
   onError: (error: unknown) => void;
 }
 
@@ -45,6 +47,7 @@ export function wireSafety(ports: SafetyPorts): { safety: SafetyService; stop: (
       running: (deviceId) => streams.live(deviceId) !== null,
       unchanged: (deviceId, read) => streams.screenUnchangedSince(deviceId, read),
     },
+    screens: ports.screens,
   });
   owned.add(events.on('bridgeAction', (line) => safety.recordBridgeAction(line)));
   owned.add(events.on('leaseEnded', ({ channelId }) => safety.gate.leaseEnded(channelId)));

@@ -1,12 +1,11 @@
 /**
  * The screen stream's room wiring: minicap on each phone while it is leased or watched, on
- * phones whose person agreed (the consent kept in the settings), and the agent's frame as the
- * tools want it. The stream follows the leases, the phones and the control queue by
- * subscribing here.
+ * phones whose person agreed (the consent kept in the settings). Its pictures reach their users
+ * through the screen room (screen/wire.ts). The stream follows the leases, the phones and the
+ * control queue by subscribing here.
  */
 import type { BridgeEventSource } from '../events/bridge-events';
 import type { LeaseHolders } from '../events/bridge-events';
-import type { Takeover } from '../takeover/takeover';
 import type { PhoneShells } from '../tools/phone-shells';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
@@ -15,15 +14,7 @@ import { settingsSlot, type SettingsSlot } from '../store/settings-slot';
 import type { ProgramConsentStore } from '../program-lifecycle/program-lifecycle';
 
 type StoredStreamConsent = { default: 'ask' | 'on'; devices: Record<string, 'on' | 'off'> };
-import type { MinicapFrame } from './minicap-wire';
 import { STREAM_VIEW_GRACE_MS, ScreenStreams, type ScreenStreamsOptions } from './screen-streams';
-
-/** A frame for the agent's screenshot, with the size of the screen it shows. */
-export interface AgentPicture {
-  jpeg: Buffer;
-  screenWidth: number;
-  screenHeight: number;
-}
 
 export interface StreamPorts {
   store: StateStore;
@@ -38,8 +29,6 @@ export interface StreamPorts {
     controlLoad(deviceId: string): number;
     onControlEnded(listener: (deviceId: string) => void): () => void;
   };
-  /** A person's hold (takeover/): while they hold the phone unwatched the stream serves their live view only. */
-  takeover: Pick<Takeover, 'hidesScreenSince' | 'screenRefusal'>;
   changed: () => void;
   clock: () => number;
   /** The start options of the stream (core-options' `screenStream`). */
@@ -50,17 +39,7 @@ export interface StreamPorts {
 
 export interface StreamRoom {
   streams: ScreenStreams;
-  /** The tools' screenshot from the stream (tools/tool-services.ts `streamFrame`). */
-  agentFrame: (
-    deviceId: string,
-    signal: AbortSignal,
-    onCandidate?: (picture: AgentPicture) => void,
-  ) => Promise<AgentPicture | null>;
   stop: () => Promise<void>;
-}
-
-function picture(frame: MinicapFrame, screen: { width: number; height: number }): AgentPicture {
-  return { jpeg: frame.jpeg, screenWidth: screen.width, screenHeight: screen.height };
 }
 
 /**
@@ -100,15 +79,5 @@ export function wireStream(ports: StreamPorts): StreamRoom {
       ready ? streams.deviceReady(deviceId) : streams.forget(deviceId),
     ),
   );
-  const agentFrame: StreamRoom['agentFrame'] = async (deviceId, signal, onCandidate) => {
-    const { takeover } = ports;
-    if (takeover.hidesScreenSince(deviceId, ports.clock())) throw takeover.screenRefusal(deviceId);
-    const got = await streams.agentFrame(
-      deviceId,
-      signal,
-      onCandidate ? (frame, screen) => onCandidate(picture(frame, screen)) : undefined,
-    );
-    return got ? picture(got.frame, got.screen) : null;
-  };
-  return { streams, agentFrame, stop: () => owned.dispose() };
+  return { streams, stop: () => owned.dispose() };
 }

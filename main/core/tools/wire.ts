@@ -37,7 +37,7 @@ export interface ToolTakeoverFacts {
 type Given =
   'dataDir' | 'hashKey' | 'registry' | 'queue' | 'shells' | 'files' | 'signer' | 'options' | 'logger' | 'clock';
 
-export interface ToolsPorts extends Pick<ToolRuntimeOptions, Given | 'lanes' | 'asks' | 'streamFrame'> {
+export interface ToolsPorts extends Pick<ToolRuntimeOptions, Given | 'lanes' | 'asks' | 'screens'> {
   events: BridgeEventSource;
   leases: ToolLeaseFacts;
   takeover: ToolTakeoverFacts;
@@ -83,7 +83,7 @@ export function wireTools(ports: ToolsPorts): { tools: ToolRuntime; stop: () => 
     stateChanged: ports.changed,
     progress: (channelId, payload) => ports.plane.pushToChannel(channelId, 'tool.progress.push', payload),
     ...(ports.asks ? { asks: ports.asks } : {}),
-    ...(ports.streamFrame ? { streamFrame: ports.streamFrame } : {}),
+    ...(ports.screens ? { screens: ports.screens } : {}),
     marksChanged: (deviceId) => leases.toolMarksChanged(deviceId),
     activeDeviceFor: (channelId) => leases.activeBinding(channelId)?.deviceId,
     leaseKeyFor: (channelId) => {
