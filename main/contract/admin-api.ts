@@ -635,7 +635,7 @@ export interface AdminEvent {
 }
 
 /**
- * A program the bridge runs on a phone, all four with one lifecycle (phone-programs/program-lifecycle.ts):
+ * A program the bridge runs on a phone, all four with one lifecycle (program-lifecycle/program-lifecycle.ts):
  * - `scrcpy_input` (scrcpy-server, the input lane) and `snapshot_tree` (agent-device's snapshot
  *   helper, the tree lane): reached through adb only, nothing on the phone listens where an app
  *   or the network could reach it; on by default, the person may turn them off per phone.

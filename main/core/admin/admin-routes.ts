@@ -87,10 +87,18 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   /** LAN phones the bridge keeps connecting (the LAN feature's). */
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
-  helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  helpers?: {
+    view(deviceId: string): AdminHelper;
+    programView(deviceId: string): AdminPhoneProgram;
+    settings(): AdminFastLane;
+  };
   /** The port-less programs per phone (phone-programs/phone-programs.ts). */
   programs?: { view(deviceId: string): AdminPhoneProgram[] };
-  streams?: { view(deviceId: string): AdminScreenStream; settings(): AdminScreenStreamSettings };
+  streams?: {
+    view(deviceId: string): AdminScreenStream;
+    programView(deviceId: string): AdminPhoneProgram;
+    settings(): AdminScreenStreamSettings;
+  };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
   /** The agent's call running on a phone now (the phone view's timeline), else null. */
@@ -132,7 +140,12 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
-        ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
+        // Every program the bridge runs on the phone, in one shape: the port-less two, UIA2, minicap.
+        programs: [
+          ...(deps.programs?.view(d.deviceId) ?? []),
+          ...(deps.helpers ? [deps.helpers.programView(d.deviceId)] : []),
+          ...(deps.streams ? [deps.streams.programView(d.deviceId)] : []),
+        ],
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),

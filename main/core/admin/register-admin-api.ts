@@ -67,6 +67,13 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerProgramRoutes(router, {
     programs: deps.programs,
+    helpers: deps.helpers,
+    streams: deps.streams,
+    list: (deviceId) => [
+      ...deps.programs.view(deviceId),
+      deps.helpers.programView(deviceId),
+      deps.streams.programView(deviceId),
+    ],
     registry: deps.registry,
     shellFor: deps.programShell,
     hub: deps.hub,

@@ -3,11 +3,10 @@
  * kept in the settings), and its guard's alerts as audit lines. It follows the leases, the
  * phones and Settings → Limits by subscribing to their facts here.
  */
-import type { AuditSink, BridgeEventSink, BridgeEventSource, LeaseHolders } from '../events/bridge-events';
+import type { AuditSink } from '../events/bridge-events';
+import type { ProgramRoomPorts } from '../phone-programs/wire';
 import type { PhoneShells } from '../tools/phone-shells';
 import { DisposableStore } from '../lifecycle/disposables';
-import type { Logger } from '../logging/logger';
-import type { StateStore } from '../store/state-store';
 import { settingsSlot } from '../store/settings-slot';
 import { findHelperApks } from './helper-apks';
 import { HelperManager, type HelperManagerOptions } from './helper-manager';
@@ -15,22 +14,12 @@ import { HelperManager, type HelperManagerOptions } from './helper-manager';
 /** The start options of the fast lane the helper reads (core-options' `fastLane`). */
 type HelperTuning = Partial<Pick<HelperManagerOptions, 'startTimeoutMs' | 'pauseMs' | 'crashForgivenMs' | 'watchMs'>>;
 
-export interface HelperPorts {
-  store: StateStore;
-  events: BridgeEventSink & BridgeEventSource;
+export interface HelperPorts extends ProgramRoomPorts {
   audit: AuditSink;
   /** The phone's shell on its main display, or undefined when it is not connected. */
   shells: Pick<PhoneShells, 'defaultDisplayShell'>;
-  /** Whether the phone is leased: the helper runs only then (docs/REFERENCE.md "Fast lane"). */
-  leases: LeaseHolders;
-  /** The helper's state changed: the console redraws (the phone check hears `programsChanged`). */
-  changed: () => void;
-  limits: { fast_lane_idle_stop_ms: number };
   /** The start options of the fast lane (core-options' `fastLane`). */
   options: { fastLane?: HelperTuning };
-  logger: Logger;
-  clock: () => number;
-  onError: (error: unknown) => void;
 }
 
 export function wireHelper(ports: HelperPorts): { helpers: HelperManager; stop: () => Promise<void> } {

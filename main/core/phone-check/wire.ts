@@ -8,6 +8,7 @@ import type { AdminPhoneCheck } from '../../contract/admin-api';
 import type { BridgeEventSource } from '../events/bridge-events';
 import type { PhoneShells } from '../tools/phone-shells';
 import { DisposableStore } from '../lifecycle/disposables';
+import type { DeviceQueue } from '../queue/device-queue';
 import { PhoneCheck, type PhoneCheckDeps } from './phone-check';
 
 export interface PhoneCheckPorts {
@@ -15,14 +16,7 @@ export interface PhoneCheckPorts {
   registry: PhoneCheckDeps['registry'];
   /** The phone's shell, and where the display `dumpsys display` names is noted for the tools. */
   shells: Pick<PhoneShells, 'shellFor' | 'noteDisplays'>;
-  queue: {
-    submit<T>(
-      deviceId: string,
-      kind: 'observation',
-      channel: string,
-      run: (signal: AbortSignal) => Promise<T>,
-    ): Promise<T>;
-  };
+  queue: Pick<DeviceQueue, 'submit'>;
   /** The fast lane's helper on a phone: its one stock dump needs UiAutomation, so a running helper stops first. */
   helpers: {
     stopPhone(deviceId: string, reason: string | null): Promise<void>;

@@ -11,21 +11,27 @@ import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import { PhonePrograms } from './phone-programs';
 
-export interface PhoneProgramsPorts {
+/** What every program the bridge runs on phones is wired with (the helper's wire.ts takes it too). */
+export interface ProgramRoomPorts {
   store: StateStore;
   events: BridgeEventSink & BridgeEventSource;
+  /** Whether the phone is leased: the programs run only then (docs/REFERENCE.md "Fast lane"). */
   leases: LeaseHolders;
-  /** The screen's size, read within `commandTimeoutMs`. */
-  shells: Pick<PhoneShells, 'screenSize'>;
-  commandTimeoutMs: number;
   /** A program's state changed: the console redraws (the phone check hears `programsChanged`). */
   changed: () => void;
+  /** Settings → Limits at start: the idle stop (a change arrives as `limitsChanged`). */
   limits: { fast_lane_idle_stop_ms: number };
-  /** The start options (core-options' `fastLane`): off with `portless: false`, and the programs' deadlines. */
-  options: { fastLane?: { portless?: boolean; programStartTimeoutMs?: number; programRetryMs?: number } };
   logger: Logger;
   clock: () => number;
   onError: (error: unknown) => void;
+}
+
+export interface PhoneProgramsPorts extends ProgramRoomPorts {
+  /** The screen's size, read within `commandTimeoutMs`. */
+  shells: Pick<PhoneShells, 'screenSize'>;
+  commandTimeoutMs: number;
+  /** The start options (core-options' `fastLane`): off with `portless: false`, and the programs' deadlines. */
+  options: { fastLane?: { portless?: boolean; programStartTimeoutMs?: number; programRetryMs?: number } };
 }
 
 export function wirePhonePrograms(ports: PhoneProgramsPorts): { programs: PhonePrograms; stop: () => Promise<void> } {

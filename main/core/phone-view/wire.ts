@@ -8,6 +8,7 @@ import type { DeviceRecord } from '../devices/device-registry';
 import type { BridgeEventSource } from '../events/bridge-events';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
+import type { DeviceQueue } from '../queue/device-queue';
 import type { PhoneShells } from '../tools/phone-shells';
 import { ActionTimeline, type ActionTimelineDeps } from './action-timeline';
 import { LiveFrames, type LiveFramesDeps } from './live-frames';
@@ -19,15 +20,7 @@ export interface PhoneViewPorts {
   registry: { get(deviceId: string): DeviceRecord | undefined };
   /** The phone's shell, and the display the tools act on (the helper's stream shows display 0 only). */
   shells: Pick<PhoneShells, 'shellFor' | 'displayInUse'>;
-  queue: {
-    submit<T>(
-      deviceId: string,
-      kind: 'observation',
-      channel: string,
-      run: (signal: AbortSignal) => Promise<T>,
-    ): Promise<T>;
-    controlLoad(deviceId: string): number;
-  };
+  queue: Pick<DeviceQueue, 'submit' | 'controlLoad'>;
   /** The calls waiting for the person's approval (safety/approval-gate.ts). */
   gate: { list(): readonly { device_id: string }[] };
   helpers: { screenStream: NonNullable<LiveFramesDeps['helperStream']> };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AuditEntry, AuditTypedText } from '../../contract/admin-api';
 import { accessCodeMatches } from '../bindings/access-codes';
 import type { EventHub } from '../events/event-hub';
+import type { BridgeActionLine } from '../events/bridge-events';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
@@ -114,18 +115,7 @@ export class SafetyService {
    * Something the bridge did on its own to keep a phone safe (the fast lane's guard stopped
    * its helper): one audit line, no channel, decided by the bridge.
    */
-  recordBridgeAction(e: {
-    deviceId: string;
-    action: string;
-    /** null: it went as it should. */
-    code: string | null;
-    reasons: string[];
-    decision?: string;
-    details?: Record<string, unknown>;
-    durationMs?: number;
-    /** Who did it: the bridge by itself (default), or the person at the computer (a takeover). */
-    decidedBy?: 'bridge' | 'person';
-  }): void {
+  recordBridgeAction(e: BridgeActionLine): void {
     this.audit.append({
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: this.o.clock(),

@@ -31,7 +31,7 @@ export interface SafetyPorts extends Pick<SafetyServiceOptions, Given> {
 }
 
 export function wireSafety(ports: SafetyPorts): { safety: SafetyService; stop: () => Promise<void> } {
-  const { events, leases, streams, options } = ports;
+  const { events, leases, streams, options, store, files, signer, hub, logger, clock, secrets, hashKey } = ports;
   const owned = new DisposableStore(ports.onError);
   const safety = new SafetyService({
     dataDir: options.dataDir,
@@ -39,14 +39,7 @@ export function wireSafety(ports: SafetyPorts): { safety: SafetyService; stop: (
     adbCommandTimeoutMs: options.adbCommandTimeoutMs,
     ...(options.audit ? { auditLimits: options.audit } : {}),
     approvalTimeoutMs: ports.limits.approval_timeout_ms,
-    store: ports.store,
-    files: ports.files,
-    signer: ports.signer,
-    hub: ports.hub,
-    logger: ports.logger,
-    clock: ports.clock,
-    secrets: ports.secrets,
-    hashKey: ports.hashKey,
+    ...{ store, files, signer, hub, logger, clock, secrets, hashKey },
     leaseId: (channelId) => leases.activeBinding(channelId)?.boundAt,
     screenStream: {
       running: (deviceId) => streams.live(deviceId) !== null,

@@ -11,7 +11,10 @@ import type { PhoneShells } from '../tools/phone-shells';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
-import { settingsSlot } from '../store/settings-slot';
+import { settingsSlot, type SettingsSlot } from '../store/settings-slot';
+import type { ProgramConsentStore } from '../program-lifecycle/program-lifecycle';
+
+type StoredStreamConsent = { default: 'ask' | 'on'; devices: Record<string, 'on' | 'off'> };
 import type { MinicapFrame } from './minicap-wire';
 import { STREAM_VIEW_GRACE_MS, ScreenStreams, type ScreenStreamsOptions } from './screen-streams';
 
@@ -60,11 +63,25 @@ function picture(frame: MinicapFrame, screen: { width: number; height: number })
   return { jpeg: frame.jpeg, screenWidth: screen.width, screenHeight: screen.height };
 }
 
+/**
+ * The stream's consent as every program's (program-lifecycle/program-lifecycle.ts), stored as the lab
+ * sees it: `ask` (streams only phones a person turned it on for) is the default `off`.
+ */
+function streamConsent(slot: SettingsSlot<StoredStreamConsent>): ProgramConsentStore {
+  return {
+    get: () => {
+      const saved = slot.get();
+      return { default: saved.default === 'on' ? 'on' : 'off', devices: saved.devices };
+    },
+    set: (next) => slot.set({ default: next.default === 'on' ? 'on' : 'ask', devices: next.devices }),
+  };
+}
+
 export function wireStream(ports: StreamPorts): StreamRoom {
   const { events, queue } = ports;
   const owned = new DisposableStore(ports.onError);
   const streams = new ScreenStreams({
-    consent: settingsSlot(ports.store, 'screenStream', { default: 'ask', devices: {} }),
+    consent: streamConsent(settingsSlot(ports.store, 'screenStream', { default: 'ask', devices: {} })),
     shellFor: (deviceId) => ports.shells.defaultDisplayShell(deviceId),
     leased: (deviceId) => ports.leases.leaseHolder(deviceId) !== undefined,
     // A view that stopped asking (closed, or its page hidden) lets the stream go soon after.

@@ -10,8 +10,9 @@ import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import { BridgeError } from '../errors';
 import { ASK_AUDIT, PersonAsks, type AskRequest } from './person-asks';
-import { runPersonInput, type PersonInput, type PersonInputDeps, type PersonInputDone } from './person-input';
+import { runPersonInput, type PersonInput, type PersonInputDeps } from './person-input';
 import { Takeover } from './takeover';
+import type { ActionTimeline } from '../phone-view/action-timeline';
 import type { PhoneShells } from '../tools/phone-shells';
 import type { ToolLanes } from '../tools/tool-definition';
 
@@ -115,19 +116,7 @@ export interface PersonInputPorts {
   /** The fast lane's helper types any language while it runs and is allowed; else the phone's keyboard. */
   lanes: { forCall(deviceId: string, shell: DeviceShell): Pick<ToolLanes, 'typeText'> };
   /** The phone view's timeline shows the person's input beside the agent's calls. */
-  timeline: {
-    recordPerson(
-      deviceId: string,
-      described: Record<string, unknown>,
-      outcome: {
-        code: string | null;
-        message: string | null;
-        durationMs: number;
-        points: PersonInputDone['points'];
-        lane: PersonInputDone['lane'] | null;
-      },
-    ): void;
-  };
+  timeline: Pick<ActionTimeline, 'recordPerson'>;
   commandTimeoutMs: number;
   clock: () => number;
 }
