@@ -214,6 +214,7 @@ export class ActionTimeline implements CallObserver {
         const lane = ack.result?.lane;
         entry.view.lane = isActionLane(lane) ? lane : null;
         entry.view.points = ack.result ? pointsOf(toolId, ack.result) : [];
+        entry.view.target_label = ack.result ? targetLabelOf(ack.result) : null;
         if (call.tool.kind === 'control') ring.lastControlEndAt = end;
         this.deps.changed(deviceId);
       },
@@ -385,6 +386,18 @@ function pair(value: unknown): [number, number] | null {
   if (!Array.isArray(value) || value.length !== 2) return null;
   const [x, y] = value as unknown[];
   return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
+}
+
+/** Characters of an element's words kept for the timeline. */
+const TARGET_LABEL_MAX = 80;
+
+/** The words on the element a call acted on, from its result's `element` (a password field's text is never there). */
+export function targetLabelOf(result: Record<string, unknown>): string | null {
+  const element = result.element;
+  if (typeof element !== 'object' || element === null) return null;
+  const { text, content_desc: description } = element as { text?: unknown; content_desc?: unknown };
+  const words = [text, description].find((w): w is string => typeof w === 'string' && w.trim() !== '');
+  return words === undefined ? null : [...words.trim()].slice(0, TARGET_LABEL_MAX).join('');
 }
 
 function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {
