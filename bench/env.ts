@@ -148,6 +148,8 @@ export async function startPhones(
 export interface BridgeHandle {
   url: string;
   apiKey: string;
+  /** For the console's URL (`#token=`); never printed. */
+  adminToken: string;
   /** The bridge's own process id when it runs in a child process. */
   pid: number | undefined;
   /** Where the child's bench/bridge-probe.ts writes memory figures after a forced GC (SIGUSR2). */
@@ -213,6 +215,7 @@ export async function startInProcessBridge(
   return {
     url,
     apiKey,
+    adminToken,
     pid: undefined,
     probeFile: undefined,
     core,
@@ -293,6 +296,7 @@ export async function startSpawnedBridge(
   return {
     url,
     apiKey,
+    adminToken,
     pid: child.pid,
     probeFile,
     core: undefined,

@@ -25,6 +25,7 @@ import { Report, machineInfo } from './report';
 import { measureScreenshots, type ScreenshotRow } from './screenshot';
 import { fastLaneBench } from './fast-lane';
 import { labBench } from './lab';
+import { labScaleBench } from './lab-scale';
 import { takeoverBench } from './takeover';
 import { streamBench } from './stream';
 import { agentLoopBench } from './agent-loop';
@@ -46,6 +47,11 @@ const FAST_LANE_ONLY = process.argv.includes('--fast-lane-only');
 const PART_A_ONLY = process.argv.includes('--part-a-only');
 /** `-- --lab-only`: part f alone (#27: turnover on usb-phone, /metrics with 32 phones), printed, bench/results.md left as it was. */
 const LAB_ONLY = process.argv.includes('--lab-only');
+/**
+ * `-- --lab-scale-only`: part j alone (#39: 256 phones on 8 ADB hosts, one over SSH; the console
+ * with them), printed, bench/results.md left as it was.
+ */
+const LAB_SCALE_ONLY = process.argv.includes('--lab-scale-only');
 /** `-- --takeover-only`: part g alone (#26: a person's click to the tap on the phone), printed, bench/results.md left as it was. */
 const TAKEOVER_ONLY = process.argv.includes('--takeover-only');
 /**
@@ -396,6 +402,16 @@ async function main(): Promise<void> {
       log(`written ${FAST_LANE_RESULTS}`);
       return;
     }
+    if (LAB_SCALE_ONLY) {
+      await labScaleBench(report, cleanup, QUICK, log);
+      report.add(
+        `Part j alone (\`npm run bench -- --lab-scale-only${QUICK ? ' --quick' : ''}\`), ${((Date.now() - started) / 1000).toFixed(0)} s; ` +
+          `load average at the end ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' ')}.`,
+      );
+      return;
+    }
     if (LAB_ONLY) {
       await labBench(report, cleanup, await startAdb(cleanup), QUICK, log);
       return;
@@ -558,6 +574,7 @@ async function main(): Promise<void> {
     await takeoverBench(report, cleanup, adb, QUICK, log);
     await streamBench(report, cleanup, adb, QUICK, log);
     await agentLoopBench(report, cleanup, adb, QUICK, log);
+    await labScaleBench(report, cleanup, QUICK, log);
   } catch (error) {
     failed = error;
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -573,7 +590,16 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup.runAll();
   }
-  if (interrupted || FAST_LANE_ONLY || AGENT_LOOP_ONLY || STREAM_ONLY || PART_A_ONLY || LAB_ONLY || TAKEOVER_ONLY) {
+  if (
+    interrupted ||
+    FAST_LANE_ONLY ||
+    AGENT_LOOP_ONLY ||
+    STREAM_ONLY ||
+    PART_A_ONLY ||
+    LAB_ONLY ||
+    LAB_SCALE_ONLY ||
+    TAKEOVER_ONLY
+  ) {
     process.exitCode = failed ? 1 : 0;
     return;
   }

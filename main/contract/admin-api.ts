@@ -584,6 +584,12 @@ export interface AdminPhoneAction {
   duration_ms: number | null;
   /** The lane that ran it, when the result says (ActionLane). */
   lane: ActionLane | null;
+  /**
+   * What a person reads on the element a tap, long press or typing acted on, as the bridge found
+   * it at the call (its text, else its description): the console says "Tap on “Notes”" for a
+   * call that named it by a ref (`@yl3`). Null when the element has no words or none was named.
+   */
+  target_label?: string | null;
   /** Resolved points, also when the agent targeted an element by selector or text. */
   points: AdminActionPoint[];
   /**
@@ -629,7 +635,7 @@ export interface AdminEvent {
 }
 
 /**
- * A program the bridge runs on a phone, all four with one lifecycle (phone-programs/program-lifecycle.ts):
+ * A program the bridge runs on a phone, all four with one lifecycle (program-lifecycle/program-lifecycle.ts):
  * - `scrcpy_input` (scrcpy-server, the input lane) and `snapshot_tree` (agent-device's snapshot
  *   helper, the tree lane): reached through adb only, nothing on the phone listens where an app
  *   or the network could reach it; on by default, the person may turn them off per phone.

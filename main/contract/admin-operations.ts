@@ -87,10 +87,20 @@ export const ADMIN_OPERATIONS = {
     >(),
   },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
-  /** The port-less programs on one phone (scrcpy-server, the snapshot helper): enable (the default), disable (stops them), remove (takes them off the phone, and disables). */
+  /**
+   * Any program on one phone (main/core/admin/program-routes.ts): without `program`, the port-less
+   * two (scrcpy-server, the snapshot helper: enable is the default, disable stops them, remove takes
+   * them off the phone); `uia2_server` (enable must say `accept_open_ports: true`); `minicap_stream`.
+   * Answers every program on the phone.
+   */
   setDevicePrograms: {
     route: 'POST /admin/api/devices/:device_id/programs',
-    shape: shape<{ action: 'enable' | 'disable' | 'remove' }, { status: string; programs: AdminPhoneProgram[] }>(),
+    shape: shape<
+      | { action: 'enable' | 'disable' | 'remove'; program?: 'scrcpy_input' | 'snapshot_tree' | 'minicap_stream' }
+      | { action: 'enable'; program: 'uia2_server'; accept_open_ports: true }
+      | { action: 'disable' | 'remove'; program: 'uia2_server' },
+      { status: string; programs: AdminPhoneProgram[] }
+    >(),
   },
   /** The screen stream on one phone: enable (the person's consent; runs while leased or watched), disable (stopped, files removed). */
   setDeviceScreenStream: {

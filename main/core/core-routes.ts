@@ -14,13 +14,20 @@ import type { FileCache } from './files/file-cache';
 import type { UrlSigner } from './files/signed-url';
 import { handleDownload } from './files/download-handler';
 import { handleUpload } from './files/upload-handler';
-import type { AdminRouter } from './admin/admin-router';
-import { sendRefusal, type AdminGate } from './server/admin-gate';
+import { sendRefusal } from './server/admin-gate';
 import { serveConsole } from './server/console-static';
 import { sendError, sendJson, sendText } from './server/http-util';
 import type { HttpRoutes } from './server/http-server';
 import { bearerToken } from './secrets/secret-store';
 import { clientAddressOf } from './server/network-access';
+import { AdminGate } from './server/admin-gate';
+import { AdminRouter } from './admin/admin-router';
+import { NetworkEndpoint } from './server/network-endpoint';
+import type { CoreOptions } from './config/core-options';
+import type { EventHub } from './events/event-hub';
+import type { Logger } from './logging/logger';
+import { secretEquals } from './secrets/secret-store';
+import { Later } from './lifecycle/later';
 
 /** Where the console fetches approval screenshots (see the route). */
 const CONSOLE_FILES_PREFIX = '/console/files/refs/';
@@ -155,4 +162,89 @@ export function coreRoutes(d: CoreRouteDeps): HttpRoutes {
     ],
     upgrade: d.upgrade,
   };
+}
+
+export interface ServerPorts extends Pick<CoreRouteDeps, 'build' | 'files' | 'signer'> {
+  options: Pick<
+    CoreOptions,
+    | 'host'
+    | 'port'
+    | 'dataDir'
+    | 'network'
+    | 'connections'
+    | 'allowRemoteAdmin'
+    | 'clock'
+    | 'consoleDir'
+    | 'maxUploadBytes'
+  >;
+  adminToken: string;
+  /** The system API key: the planes let its holder in; an upload in flight ends when it is rotated away. */
+  apiKey: { matches(token: string | undefined): boolean; revokedSignal(): AbortSignal };
+  /** The tools the Card and the Skill list. */
+  tools: { cardTools(): readonly CardTool[] };
+  runtime: { channel(channelId: string): unknown };
+  /** xAgent's WebSocket upgrade (server/data-plane.ts). */
+  plane: { handleUpgrade: HttpRoutes['upgrade'] };
+  hub: EventHub;
+  metrics: Pick<CoreRouteDeps['metrics'], 'render'>;
+  logger: Logger;
+}
+
+/**
+ * The bridge's one server with every plane on it: the admin API's router behind its gate (Host,
+ * Origin and wrong-token lockout: DNS rebinding, cross-site calls), and the routes above.
+ */
+export function wireServer(ports: ServerPorts): { endpoint: NetworkEndpoint; admin: AdminRouter } {
+  const { options, adminToken } = ports;
+  const clock = options.clock ? { clock: options.clock } : {};
+  // The gate reads the port the endpoint listens on, once it listens.
+  const later = new Later<NetworkEndpoint>('the network endpoint');
+  const adminGate = new AdminGate({
+    listenHost: () => options.host,
+    listenPort: () => later.get().listeningPort(),
+    publicUrl: () => options.network.publicUrl,
+    ...clock,
+  });
+  const admin = new AdminRouter({
+    adminToken: () => adminToken,
+    allowRemote: options.allowRemoteAdmin,
+    hub: ports.hub,
+    gate: adminGate,
+  });
+  const endpoint = later.set(
+    new NetworkEndpoint({
+      host: options.host,
+      port: options.port,
+      dataDir: options.dataDir,
+      network: options.network,
+      connections: options.connections,
+      authenticated: (req) => {
+        const token = bearerToken(req.headers.authorization);
+        return token !== undefined && (ports.apiKey.matches(token) || secretEquals(token, adminToken));
+      },
+      logger: ports.logger,
+      ...clock,
+      routes: coreRoutes({
+        build: ports.build,
+        cardTools: () => ports.tools.cardTools(),
+        authorizeKey: (token) => ports.apiKey.matches(token),
+        keyRevoked: () => ports.apiKey.revokedSignal(),
+        channelExists: (id) => ports.runtime.channel(id) !== undefined,
+        files: ports.files,
+        signer: ports.signer,
+        maxUploadBytes: options.maxUploadBytes,
+        admin,
+        adminGate,
+        metrics: {
+          render: () => ports.metrics.render(),
+          // Without --allow-from anyone may reach the bridge's port, so a scrape needs the admin token.
+          openToAdmittedClients: options.network.allowFrom !== undefined,
+          adminToken: () => adminToken,
+        },
+        consoleDir: options.consoleDir,
+        upgrade: (req, socket, head, token) => ports.plane.handleUpgrade(req, socket, head, token),
+      }),
+    }),
+  );
+  return { endpoint, admin };
 }

@@ -162,8 +162,12 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
    * The tray's Take over / Hand back: taking a phone opens its phone view (where the person drives
    * it and hands it back with a note); a refusal shows there too, as the window's own error.
    */
-  const takeoverFromTray = (deviceId: string, action: 'take' | 'hand_back'): void => {
-    void core.admin.invoke('setDeviceTakeover', { device_id: deviceId, action }).then(
+  const takeoverFromTray = (deviceId: string, action: 'take' | 'hand_back', agentMayWatch = false): void => {
+    const request =
+      action === 'take'
+        ? { device_id: deviceId, action, agent_may_watch: agentMayWatch }
+        : { device_id: deviceId, action };
+    void core.admin.invoke('setDeviceTakeover', request).then(
       () => {
         if (action === 'take') showPhone(deviceId);
       },
@@ -197,10 +201,18 @@ export async function startDesktopApp(deps: { openStore?: () => Promise<Settings
         { label: view.summary, enabled: false },
         { type: 'separator' },
         { label: labels.open, click: showWindow },
-        ...trayTakeoverEntries(state, locale).map((entry) => ({
-          label: entry.label,
-          click: () => takeoverFromTray(entry.deviceId, entry.action),
-        })),
+        // A Take over asks, as the phone view does, whether the agent may watch (the first choice: it may not).
+        ...trayTakeoverEntries(state, locale).map((entry) =>
+          entry.choices.length > 0
+            ? {
+                label: entry.label,
+                submenu: entry.choices.map((choice) => ({
+                  label: choice.label,
+                  click: () => takeoverFromTray(entry.deviceId, entry.action, choice.agentMayWatch),
+                })),
+              }
+            : { label: entry.label, click: () => takeoverFromTray(entry.deviceId, entry.action) },
+        ),
         ...trayPhoneEntries(state, locale).map((phone) => ({
           label: phone.label,
           click: () => showPhone(phone.deviceId),

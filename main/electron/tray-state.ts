@@ -72,15 +72,28 @@ function unansweredAsks(devices: readonly AdminDevice[]): Array<{ device: AdminD
 /** The agent's words in a menu line: one line, cut short (the card in the window has them whole). */
 const MENU_REASON_MAX = 80;
 
+/** One way to take a phone over from the tray: the agent sees nothing (first, the default), or may watch. */
+export interface TrayTakeChoice {
+  label: string;
+  agentMayWatch: boolean;
+}
+
 /**
  * "Take over <phone>" / "Hand back <phone>" entries of the tray menu, one per leased phone that
  * is online, or taken over by a person; a phone whose agent asks for the person leads, with the
- * agent's words.
+ * agent's words. A Take over opens the same choice as the phone view's ("The agent may watch",
+ * off unless chosen): its `choices`, the hidden one first.
  */
 export function trayTakeoverEntries(
   state: Pick<AdminState, 'devices'>,
   locale: Locale = 'en',
-): Array<{ deviceId: string; label: string; action: 'take' | 'hand_back'; asked: boolean }> {
+): Array<{
+  deviceId: string;
+  label: string;
+  action: 'take' | 'hand_back';
+  asked: boolean;
+  choices: TrayTakeChoice[];
+}> {
   return state.devices
     .filter((d) => d.taken_over || (d.lease !== null && d.state === 'device'))
     .map((d) => {
@@ -92,6 +105,7 @@ export function trayTakeoverEntries(
           label: translate(locale, 'tray.handBack', { phone }),
           action: 'hand_back' as const,
           asked: false,
+          choices: [],
         };
       }
       const ask = d.ask && d.ask.taken_at === null ? d.ask : null;
@@ -104,6 +118,10 @@ export function trayTakeoverEntries(
           : translate(locale, 'tray.takeOver', { phone }),
         action: 'take' as const,
         asked: ask !== null,
+        choices: [
+          { label: translate(locale, 'tray.takeHidden'), agentMayWatch: false },
+          { label: translate(locale, 'tray.takeWatched'), agentMayWatch: true },
+        ],
       };
     })
     .sort((a, b) => Number(b.asked) - Number(a.asked) || a.phone.localeCompare(b.phone))

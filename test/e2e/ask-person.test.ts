@@ -60,6 +60,13 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.equal(await card.getByTestId('person-ask-reason').innerText(), 'log in to the test account');
       assert.equal(await card.getByTestId('person-ask-take').innerText(), en ? 'Take over' : '接管');
       assert.equal(await card.getByTestId('person-ask-decline').innerText(), en ? 'Decline' : '拒绝');
+      // The phone view's own choice, off unless ticked (#36): the agent sees nothing of what the person does.
+      const watch = card.getByTestId('person-ask-agent-may-watch');
+      assert.equal(await watch.isChecked(), false);
+      assert.equal(
+        (await card.locator('label.pv-may-watch').innerText()).trim(),
+        en ? 'The agent may watch' : '允许智能体观看',
+      );
       await card.screenshot({ path: shotPath('ask-card') });
 
       await card.getByTestId('person-ask-take').click();
@@ -72,6 +79,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
         en ? 'The agent asked you to: log in to the test account' : '智能体请你：log in to the test account',
       );
       await eventually(async () => (await page.getByTestId(`person-ask-${deviceId}`).count()) === 0, 'the card gone');
+      assert.equal(bound.rig.bridge.core.adminState().devices[0]?.taken_over?.agent_may_watch, false);
       const note = page.getByTestId('phone-view-hand-back-note');
       await note.fill('logged in as test@example.com');
       const handBack = page.getByTestId('phone-view-takeover');
@@ -99,6 +107,25 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.equal(answer.error?.code, 'person_declined');
       assert.match(String(answer.error?.message), en ? /in a meeting/ : /正在开会/);
       await eventually(async () => (await page.getByTestId(`person-ask-${deviceId}`).count()) === 0, 'the card gone');
+    });
+
+    test('“The agent may watch” ticked on the card: the take over lets the agent watch, and the banner says so', async () => {
+      const asked = invoke(bound.client, bound.channel, 'android_ask_person', { reason: 'watch me log in' });
+      const card = page.getByTestId(`person-ask-${deviceId}`);
+      await card.waitFor({ timeout: UI_MS });
+      await card.getByTestId('person-ask-agent-may-watch').check();
+      await card.getByTestId('person-ask-take').click();
+      const banner = page.getByTestId('phone-view-taken-over');
+      await banner.waitFor({ timeout: UI_MS });
+      assert.equal(bound.rig.bridge.core.adminState().devices[0]?.taken_over?.agent_may_watch, true);
+      const watching = page.getByTestId('phone-view-watch');
+      await eventually(
+        async () => (await watching.getAttribute('data-watch')) === 'true',
+        'the banner says the agent watches',
+      );
+      await page.getByTestId('phone-view-takeover').click();
+      assert.equal((await asked).error, undefined);
+      await eventually(async () => (await banner.count()) === 0, 'handed back');
     });
 
     test('the web console offers browser notifications, and notifies an ask once while the page is not in front', async () => {

@@ -1,18 +1,34 @@
 /**
  * Names instead of codes (issue #37 point 7), in English and Chinese: a simulated phone reads
  * as its own maker's ("samsung Galaxy S23", never "Google Galaxy S23") with a "simulated"
- * badge where a real phone says USB or LAN.
+ * badge where a real phone says USB or LAN; the lease holder is named on the card and the phone
+ * view (xAgent, or the name a lab claimant gave), not by its channel id; a tap the agent aimed
+ * by a ref reads as the words on the element ("Tap on “Save”"), not "on element @yl3".
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
-import { startDeviceRig, type DeviceRig } from '../helpers/device-rig';
+import { eventually, startConsoleBrowser, stopConsoleBrowser } from '../helpers/console-browser';
+import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
+import { result } from '../helpers/acks';
+import { XAgentClient } from '../helpers/xagent-client';
 
 const UI_MS = 10_000;
 const WORDS = {
-  en: { lang: 'en-US', simulated: 'simulated' },
-  'zh-CN': { lang: 'zh-CN', simulated: '模拟' },
+  en: {
+    lang: 'en-US',
+    onSave: 'on “Save”',
+    simulated: 'simulated',
+    xagent: 'xAgent',
+    claimant: 'Ada Lovelace (lab claim)',
+  },
+  'zh-CN': {
+    lang: 'zh-CN',
+    onSave: '点在“Save”上',
+    simulated: '模拟',
+    xagent: 'xAgent',
+    claimant: 'Ada Lovelace（实验室认领）',
+  },
 } as const;
 
 let browser: Browser;
@@ -53,5 +69,103 @@ describe('names instead of codes', { concurrency: 1 }, () => {
         }
       });
     }
+  }
+
+  for (const locale of ['en', 'zh-CN'] as const) {
+    test(`${locale}: the lease holder is named on the card and the phone view, not by its channel`, async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 900 }, locale: WORDS[locale].lang });
+      const page = await context.newPage();
+      const client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+      const pixel = rig.device(0).deviceId;
+      const galaxy = rig.device(1).deviceId;
+      const channels: string[] = [];
+      try {
+        await client.hello();
+        channels.push(await bindChannel(rig, client, pixel));
+        // A lab claim with the claimant's name for the other phone (free, and its reset after the last one over).
+        await waitUntil(
+          () =>
+            rig.bridge.core.bindings.leaseHolder(galaxy) === undefined &&
+            rig.bridge.core.adminState().devices.find((d) => d.device_id === galaxy)?.turnover?.state !== 'running',
+          UI_MS,
+          'the phone free and reset',
+        );
+        assert.equal(
+          (
+            await rig.bridge.admin('POST', '/admin/api/access-codes', {
+              scope: galaxy,
+              code: 'names-code-1',
+              require_approval: false,
+            })
+          ).status,
+          200,
+        );
+        const claim = String((await client.openChannel('')).payload?.connector_channel_id);
+        channels.push(claim);
+        const state = await rig.bridge.admin('GET', '/admin/api/state');
+        const label = String(
+          (state.body.devices as Array<{ device_id: string; display_name: string }>).find((d) => d.device_id === galaxy)
+            ?.display_name,
+        );
+        const ack = await client.request(
+          'auth.start',
+          { flow_id: 'device_claim', input: { device: label, access_code: 'names-code-1', requester: 'Ada Lovelace' } },
+          claim,
+        );
+        assert.equal(ack.payload?.status, 'authenticated', JSON.stringify(ack.payload));
+
+        await page.goto(`${rig.bridge.url}/console/#/devices?token=${rig.bridge.adminToken}`);
+        const pixelHolder = page.getByTestId(`device-holder-${pixel}`);
+        await pixelHolder.waitFor({ timeout: UI_MS });
+        assert.equal(await pixelHolder.innerText(), WORDS[locale].xagent);
+        await eventually(
+          async () => (await page.getByTestId(`device-holder-${galaxy}`).count()) > 0,
+          'the claim on the card',
+        );
+        assert.equal(await page.getByTestId(`device-holder-${galaxy}`).innerText(), WORDS[locale].claimant);
+        await page.evaluate((id) => (location.hash = `#/devices/${id}`), galaxy);
+        const viewHolder = page.getByTestId('phone-view-holder');
+        await viewHolder.waitFor({ timeout: UI_MS });
+        assert.equal(await viewHolder.innerText(), WORDS[locale].claimant);
+      } finally {
+        for (const channel of channels) await client.request('auth.logout', {}, channel).catch(() => undefined);
+        await client.close();
+        await context.close();
+      }
+    });
+  }
+
+  for (const locale of ['en', 'zh-CN'] as const) {
+    test(`${locale}: a tap aimed by a ref reads as the element's words in the phone view`, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: WORDS[locale].lang });
+      const page = await context.newPage();
+      const client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+      const pixel = rig.device(0).deviceId;
+      let channel = '';
+      try {
+        await client.hello();
+        channel = await bindChannel(rig, client, pixel);
+        result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+        const nodes = result(await invoke(client, channel, 'android_ui_tree')).nodes as Array<{
+          text?: string;
+          ref?: string;
+        }>;
+        const save = nodes.find((n) => n.text === 'Save');
+        assert.ok(save?.ref, JSON.stringify(nodes));
+        const tapped = result(await invoke(client, channel, 'android_tap', { ref: save.ref }));
+        assert.equal(tapped.status, 'tapped');
+
+        await page.goto(`${rig.bridge.url}/console/#/devices/${pixel}?token=${rig.bridge.adminToken}`);
+        const row = page.locator('[data-tool="android_tap"]').first();
+        await row.waitFor({ timeout: UI_MS });
+        const words = await row.locator('[data-testid^="pv-action-words-"]').innerText();
+        assert.equal(words, WORDS[locale].onSave);
+        assert.ok(!words.includes(String(save.ref)), words);
+      } finally {
+        if (channel) await client.request('auth.logout', {}, channel).catch(() => undefined);
+        await client.close();
+        await context.close();
+      }
+    });
   }
 });

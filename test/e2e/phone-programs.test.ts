@@ -112,8 +112,8 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.match(
         text,
         words(
-          /only while an agent holds this phone’s lease, and are reached only through USB debugging \(adb\): nothing on the phone listens where an app or the network could reach it/,
-          /只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问/,
+          /scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging \(adb\): nothing of theirs listens where an app or the network could reach it/,
+          /scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问/,
         ),
       );
       // The rest is folded away, and says when scrcpy-server stops and what Turn off costs.
@@ -123,6 +123,13 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.match(more, /com\.callstack\.agentdevice\.snapshothelper/);
       assert.match(more, words(/text other than ASCII then needs ADB Keyboard/, /ADB Keyboard/));
       await shot('more');
+      // Every program the bridge may run here is in the same list: UIA2 off until its own yes, minicap by the lab's default.
+      await page.locator(row('uia2_server', 'off')).waitFor({ timeout: UI_MS });
+      await page.locator(row('minicap_stream', 'off')).waitFor({ timeout: UI_MS });
+      assert.match(
+        await page.getByTestId(`program-${deviceId}-uia2_server-consent`).innerText(),
+        words(/without a password/, /不用密码/),
+      );
       await panel.locator('details summary').click();
 
       assert.equal(await call('android_ui_tree'), 'snapshot');

@@ -256,7 +256,8 @@ for (const locale of ['en', 'zh-CN'] as const) {
         words(/You approved pairing code [A-Z0-9]{3}-[A-Z0-9]{3}/, /你批准了配对码 [A-Z0-9]{3}-[A-Z0-9]{3}/),
       );
       assert.match(await text(`binding-how-${channel}`), /\d{1,2}:\d{2}/, 'when it bound');
-      assert.match(await text(`binding-message-${channel}`), /Approve pairing code/);
+      // What the bridge told the agent, in the console's language (its English is the tooltip).
+      assert.match(await text(`binding-message-${channel}`), words(/^Approve pairing code /, /^请在.*批准配对码 /));
       assert.match(await text(`binding-holder-${channel}`), words(/from 127\.0\.0\.1/, /来自 127\.0\.0\.1/));
       await shot('binding');
 

@@ -197,6 +197,47 @@ describe('port-less programs: the default fast lane', () => {
     await waitUntil(() => (phone.clipboard.text() ?? '') === '', 5_000, 'the clipboard emptied at the hand-back');
   });
 
+  test('every program on the phone in one shape: UIA2 off until its own yes, minicap by the lab’s default, each with its state', async () => {
+    const id = rig.device(0).deviceId;
+    const all = await programs();
+    assert.deepEqual(Object.keys(all).sort(), ['minicap_stream', 'scrcpy_input', 'snapshot_tree', 'uia2_server']);
+    assert.deepEqual([all.uia2_server?.state, all.uia2_server?.enabled], ['off', false], 'UIA2: off by default');
+    assert.ok(all.uia2_server?.exposure, 'UIA2 shows what it exposes');
+    assert.deepEqual([all.minicap_stream?.state, all.minicap_stream?.enabled], ['off', false], 'the lab default: ask');
+    // UIA2's yes must say what it accepts; no words, no install.
+    const bare = await rig.bridge.admin('POST', `/admin/api/devices/${id}/programs`, {
+      action: 'enable',
+      program: 'uia2_server',
+    });
+    assert.equal(bare.status, 400);
+    assert.match(String((bare.body.error as Json).message), /accept_open_ports/);
+    // minicap turned on for this phone: it runs for the lease, and shows as ready in the same list.
+    const on = await rig.bridge.admin('POST', `/admin/api/devices/${id}/programs`, {
+      action: 'enable',
+      program: 'minicap_stream',
+    });
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    assert.equal((on.body.programs as Json[]).length, 4);
+    result(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
+    const minicapNow = (): string | undefined =>
+      rig.bridge.core
+        .adminState()
+        .devices.find((d) => d.device_id === id)
+        ?.programs?.find((p) => p.program === 'minicap_stream')?.state;
+    await waitUntil(() => minicapNow() === 'ready', 15_000, 'minicap ready');
+    const running = (await programs()).minicap_stream;
+    assert.equal(running?.enabled, true);
+    assert.ok(((running?.stream as Json | undefined)?.for as string[]).includes('lease'), JSON.stringify(running));
+    const off = await rig.bridge.admin('POST', `/admin/api/devices/${id}/programs`, {
+      action: 'disable',
+      program: 'minicap_stream',
+    });
+    const stopped = (off.body.programs as Json[]).find((p) => p.program === 'minicap_stream');
+    assert.deepEqual([stopped?.state, stopped?.enabled], ['off', false]);
+    // The port-less two were not touched by either.
+    assert.equal((await programs()).scrcpy_input?.enabled, true);
+  });
+
   test('the lease ends: scrcpy-server stops and the text the agent pasted leaves the clipboard', async () => {
     await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', { signal: never });
     await waitUntil(() => phone.foregroundPackage() === 'com.example.notes', 5_000, 'notes in front');
@@ -227,6 +268,8 @@ describe('port-less programs: the default fast lane', () => {
       [
         ['scrcpy_input', 'off', false],
         ['snapshot_tree', 'off', false],
+        ['uia2_server', 'off', false],
+        ['minicap_stream', 'off', false],
       ],
     );
     const bad = await rig.bridge.admin('POST', `/admin/api/devices/${id}/programs`, { action: 'explode' });

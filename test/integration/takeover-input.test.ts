@@ -147,8 +147,20 @@ for (const setup of SETUPS) {
         actions.filter((a) => a.tool_id.startsWith('person_')).every((a) => a.by === 'person'),
         'every person_ entry is the person’s',
       );
+      // The take over and the hand-back are the person's own steps on the phone (#37 point 7).
+      const personSteps = new Set(['take_over', 'hand_back']);
       assert.ok(
-        actions.filter((a) => !a.tool_id.startsWith('person_')).every((a) => a.by === 'agent'),
+        actions.filter((a) => personSteps.has(a.tool_id)).every((a) => a.by === 'person'),
+        'the take over is the person’s',
+      );
+      assert.ok(
+        actions.filter((a) => a.tool_id === 'take_over').length >= 1,
+        JSON.stringify(actions.map((a) => a.tool_id)),
+      );
+      assert.ok(
+        actions
+          .filter((a) => !a.tool_id.startsWith('person_') && !personSteps.has(a.tool_id))
+          .every((a) => a.by === 'agent'),
         'the agent’s calls stay the agent’s',
       );
       const hold = people.find((a) => a.tool_id === 'person_long_press' && a.arguments.duration_ms === 1200);

@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exposedAdbServerWarning } from '../../main/core/config/adb-server-exposure';
+import { exposedAdbServerWarning } from '../../main/core/devices/adb-server-exposure';
 
 void describe('exposed ADB server warning', () => {
   void test('loopback spellings are quiet', () => {

@@ -257,6 +257,26 @@ describe('the agent’s asks in the tray and the desktop notification', () => {
     );
   });
 
+  test('a Take over from the tray offers the phone view’s choice: the agent sees nothing (first), or may watch', () => {
+    const devices = [
+      device('dev_a', 'Alpha'),
+      device('dev_h', 'Held', { lease: null, taken_over: { since: 1, by: 'p', agent_may_watch: false } }),
+    ];
+    const [take, back] = trayTakeoverEntries({ devices });
+    assert.deepEqual(take?.choices, [
+      { label: 'Take over — the agent sees nothing', agentMayWatch: false },
+      { label: 'Take over — the agent may watch', agentMayWatch: true },
+    ]);
+    assert.deepEqual(back?.choices, [], 'a hand-back has no choice to make');
+    assert.deepEqual(
+      trayTakeoverEntries({ devices }, 'zh-CN')[0]?.choices.map((c) => [c.label, c.agentMayWatch]),
+      [
+        ['接管 — 智能体看不到屏幕', false],
+        ['接管 — 允许智能体观看', true],
+      ],
+    );
+  });
+
   test('each ask is notified once, with the phone and the agent’s words; one already waiting at start is notified too', () => {
     const notifier = new PersonAskNotifier();
     const first = { devices: [device('dev_1', 'Pixel 7', { ask: ask('a1') })] };

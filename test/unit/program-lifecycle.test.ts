@@ -1,5 +1,5 @@
 /**
- * The one lifecycle of a program on a phone (phone-programs/program-lifecycle.ts): its state
+ * The one lifecycle of a program on a phone (program-lifecycle/program-lifecycle.ts): its state
  * moves only through its transitions (start, stop, fail, consent, the phone going away), a start
  * has a deadline and what it brings up late is stopped, a failure is retried after its time (or
  * at once while free retries remain), an unused program stops by itself, and turning consent off
@@ -16,7 +16,7 @@ import {
   type ProgramLifecycleOptions,
   type ProgramState,
   type RunningProgram,
-} from '../../main/core/phone-programs/program-lifecycle';
+} from '../../main/core/program-lifecycle/program-lifecycle';
 
 /** A program whose stop and end the test sees. */
 class FakeRun implements RunningProgram {

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseStrategy, preparer, recordTiming } from '../../main/core/tools/screenshot-pipeline';
-import type { CaptureTimings, StreamPicture } from '../../main/core/tools/tool-definition';
+import { chooseStrategy, recordTiming, type CaptureTimings } from '../../main/core/screen/freshness';
+import { preparer } from '../../main/core/screen/screen-source';
+
+/** A stream frame as the screenshot's wait offers it. */
+interface StreamPicture {
+  jpeg: Buffer;
+  screenWidth: number;
+  screenHeight: number;
+}
 
 void test('a phone is measured both ways once, then the faster way is used', () => {
   let timings: CaptureTimings | undefined;
@@ -42,7 +49,7 @@ void test('pictures offered while a streamed screenshot waits are worked on one 
   const picture = (n: number): StreamPicture => ({ jpeg: Buffer.from([n]), screenWidth: 1080, screenHeight: 2400 });
   const started: number[] = [];
   const finish: Array<() => void> = [];
-  const offer = preparer(async (p) => {
+  const offer = preparer(async (p: StreamPicture) => {
     started.push(p.jpeg[0] ?? -1);
     await new Promise<void>((resolve) => finish.push(resolve));
   });
@@ -57,7 +64,7 @@ void test('pictures offered while a streamed screenshot waits are worked on one 
   finish.shift()?.();
   await new Promise((resolve) => setImmediate(resolve));
   // Idle again: the next picture starts at once; a failed one does not stop the next.
-  const failing = preparer(async (p) => {
+  const failing = preparer(async (p: StreamPicture) => {
     started.push(p.jpeg[0] ?? -1);
     if (p.jpeg[0] === 4) throw new Error('decode failed');
   });

@@ -6,7 +6,6 @@
  */
 import { hostViews } from './host-routes';
 import { sshAddress } from '../devices/ssh/ssh-target';
-import sharp from 'sharp';
 import type {
   AdminBindingHolder,
   AdminBindingHistoryEntry,
@@ -39,16 +38,17 @@ import type { ToolRuntime } from '../tools/tool-runtime';
 import type { PersistedHolder, StateStore } from '../store/state-store';
 import type { FileCache } from '../files/file-cache';
 import type { LiveLimits } from '../config/live-limits';
-import { captureRaw } from '../android/screencap';
+import type { ScreenSources } from '../screen/screen-sources';
 import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 import { CONNECTOR_VERSION } from '../protocol/identity';
 import { takenOverView, type TakenOver } from '../takeover/takeover';
 
-/** What the phone thumbnail needs: the phone, its shell and its queue. */
+/** What the phone thumbnail needs: the phone, its shell, its queue and its pictures. */
 export interface ThumbnailDeps {
   registry: Pick<DeviceRegistry, 'get'>;
   tools: Pick<ToolRuntime, 'shellFor' | 'queue'>;
+  screens: Pick<ScreenSources, 'of'>;
 }
 
 /** The phone check as these routes use it (phone-check/phone-check.ts implements it). */
@@ -87,10 +87,18 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   /** LAN phones the bridge keeps connecting (the LAN feature's). */
   lanDevices(): AdminState['lan_devices'];
   /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
-  helpers?: { view(deviceId: string): AdminHelper; settings(): AdminFastLane };
+  helpers?: {
+    view(deviceId: string): AdminHelper;
+    programView(deviceId: string): AdminPhoneProgram;
+    settings(): AdminFastLane;
+  };
   /** The port-less programs per phone (phone-programs/phone-programs.ts). */
   programs?: { view(deviceId: string): AdminPhoneProgram[] };
-  streams?: { view(deviceId: string): AdminScreenStream; settings(): AdminScreenStreamSettings };
+  streams?: {
+    view(deviceId: string): AdminScreenStream;
+    programView(deviceId: string): AdminPhoneProgram;
+    settings(): AdminScreenStreamSettings;
+  };
   /** The lab's named secrets: names, phones and times only (secrets/lab-secrets.ts). */
   secrets: { list(): AdminSecret[] };
   /** The agent's call running on a phone now (the phone view's timeline), else null. */
@@ -132,7 +140,12 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
         ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
-        ...(deps.programs ? { programs: deps.programs.view(d.deviceId) } : {}),
+        // Every program the bridge runs on the phone, in one shape: the port-less two, UIA2, minicap.
+        programs: [
+          ...(deps.programs?.view(d.deviceId) ?? []),
+          ...(deps.helpers ? [deps.helpers.programView(d.deviceId)] : []),
+          ...(deps.streams ? [deps.streams.programView(d.deviceId)] : []),
+        ],
         ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),
@@ -382,17 +395,23 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): 
   );
 }
 
-/** A small JPEG of a phone's screen for the Devices list (runs as observation work on its queue). */
+/**
+ * A small JPEG of a phone's screen for the Devices list: the stream's newest frame while it
+ * runs, else a screencap as observation work on its queue (screen/freshness.ts).
+ */
 export async function deviceThumbnail(deps: ThumbnailDeps, deviceId: string): Promise<Buffer> {
   const device = deps.registry.get(deviceId);
   if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
   const shell = deps.tools.shellFor(device);
-  const frame = await deps.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', (signal) =>
-    captureRaw(shell, { timeoutMs: 15_000, signal }),
-  );
-  return sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
-    .resize({ width: 360, height: 360, fit: 'inside' })
-    .flatten({ background: '#000000' })
-    .jpeg({ quality: 70 })
-    .toBuffer();
+  const picture = await deps.screens
+    .of(device.deviceId)
+    .picture(
+      'thumbnail',
+      { maxSide: THUMBNAIL_MAX_SIDE, quality: 70 },
+      (capture) => deps.tools.queue.submit(device.deviceId, 'observation', 'admin-thumbnail', capture),
+      { shell, timeoutMs: 15_000 },
+    );
+  return picture.jpeg;
 }
+
+const THUMBNAIL_MAX_SIDE = 360;

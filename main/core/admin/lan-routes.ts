@@ -1,36 +1,21 @@
 /**
  * Admin routes for LAN phones (main/contract/admin-api.ts): add by address, forget, pair with
- * a code, list mDNS-discovered phones. Owns the LanDeviceManager's wiring into the core: a
- * hub 'state' event on every change, and its rows for GET /admin/api/state (`manager.list()`).
+ * a code, list mDNS-discovered phones. The LanDeviceManager is built and started by the
+ * devices' room (devices/wire.ts); its rows show in GET /admin/api/state (`manager.list()`).
  */
 import type { AdminLanDevice, AdminLanDiscovered } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
-import type { DeviceRegistry } from '../devices/device-registry';
-import { LanDeviceManager, type LanAdbServer, type LanOptions } from '../devices/lan-devices';
+import type { LanAdbServer, LanDeviceManager } from '../devices/lan-devices';
 import { LanDiscovery, pairLanDevice } from '../devices/lan-pairing';
-import type { Logger } from '../logging/logger';
-import type { StateStore } from '../store/state-store';
 import type { AdminRouter } from './admin-router';
-import type { EventHub } from '../events/event-hub';
 
 /** How long adb may take to pair (it runs the TLS pairing handshake with the phone). */
 const PAIRING_TIMEOUT_MS = 15_000;
 
-/** What the LAN routes and their manager use; createCore passes the pieces in. */
+/** What the LAN routes use; createCore passes the pieces in. */
 export interface LanRouteDeps {
-  store: StateStore;
-  registry: DeviceRegistry;
+  manager: Pick<LanDeviceManager, 'add' | 'forget'>;
   adbLinks: readonly LanAdbServer[];
-  logger: Logger;
-  hub: Pick<EventHub, 'publish'>;
-  clock?: () => number;
-  options?: LanOptions;
-}
-
-export interface LanFeature {
-  manager: LanDeviceManager;
-  start(): void;
-  stop(): void;
 }
 
 function optionalServer(body: { readonly adb_server?: unknown }): string | undefined {
@@ -41,16 +26,8 @@ function optionalServer(body: { readonly adb_server?: unknown }): string | undef
   return value;
 }
 
-export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): LanFeature {
-  const manager = new LanDeviceManager({
-    store: deps.store,
-    registry: deps.registry,
-    links: deps.adbLinks,
-    logger: deps.logger,
-    onChange: () => deps.hub.publish('state'),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    ...(deps.options ? { options: deps.options } : {}),
-  });
+export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): void {
+  const { manager } = deps;
   const discovery = new LanDiscovery(deps.adbLinks, { cacheMs: 5000, timeoutMs: 2000 });
 
   const linkFor = (adbServer: string | undefined): LanAdbServer => {
@@ -83,6 +60,4 @@ export function registerLanRoutes(router: AdminRouter, deps: LanRouteDeps): LanF
   });
 
   router.add('GET /admin/api/lan-discovered', (): Promise<AdminLanDiscovered> => discovery.list());
-
-  return { manager, start: () => manager.start(), stop: () => manager.stop() };
 }

@@ -4,14 +4,13 @@
  * built. createCore passes the pieces in.
  */
 import type { AdminState } from '../../contract/admin-api';
-import type { LanOptions } from '../devices/lan-reconnect-policy';
-import type { Logger } from '../logging/logger';
+import type { LanDeviceManager } from '../devices/lan-devices';
 import type { AdminRouter } from './admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
 import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
 import { registerProgramRoutes, type ProgramRouteDeps } from './program-routes';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes';
-import { registerLanRoutes, type LanFeature, type LanRouteDeps } from './lan-routes';
+import { registerLanRoutes, type LanRouteDeps } from './lan-routes';
 import { registerPhoneViewRoutes, type PhoneViewRouteDeps } from './phone-view-routes';
 import { registerSafetyRoutes, type SafetyRouteDeps } from './safety-routes';
 import { registerSecretRoutes, type SecretRouteDeps } from './secret-routes';
@@ -48,37 +47,33 @@ export interface AdminApiDeps extends Omit<
   timeline: PhoneViewRouteDeps['timeline'];
   frames: PhoneViewRouteDeps['frames'];
   evidence: EvidenceRouteDeps['evidence'];
+  /** The LAN phones' manager (devices/wire.ts builds and starts it). */
+  lan: LanRouteDeps['manager'] & Pick<LanDeviceManager, 'list'>;
   /** Adds and removes ADB hosts while the bridge runs (devices/adb-hosts.ts). */
   hosts: HostChangeDeps;
-  logger: Logger;
-  clock?: () => number;
-  lan?: LanOptions;
 }
 
 export interface AdminApi {
-  /** The LAN phones' manager: started and stopped with the bridge. */
-  lan: LanFeature;
   /** GET /admin/api/state, also what the desktop app reads directly. */
   state(): AdminState;
 }
 
 /** Registers every admin route on `router`; throws when an operation of the contract has no handler. */
 export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): AdminApi {
-  const { safety, timeline, frames, evidence, hosts, logger, clock, lan: lanOptions, ...shared } = deps;
-  const lan = registerLanRoutes(router, {
-    store: deps.store,
-    registry: deps.registry,
-    adbLinks: deps.adbLinks,
-    logger,
-    hub: deps.hub,
-    ...(clock ? { clock } : {}),
-    ...(lanOptions ? { options: lanOptions } : {}),
-  });
+  const { safety, timeline, frames, evidence, hosts, lan, ...shared } = deps;
+  registerLanRoutes(router, { manager: lan, adbLinks: deps.adbLinks });
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
   registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerProgramRoutes(router, {
     programs: deps.programs,
+    helpers: deps.helpers,
+    streams: deps.streams,
+    list: (deviceId) => [
+      ...deps.programs.view(deviceId),
+      deps.helpers.programView(deviceId),
+      deps.streams.programView(deviceId),
+    ],
     registry: deps.registry,
     shellFor: deps.programShell,
     hub: deps.hub,
@@ -100,7 +95,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
     // The console fetches approval screenshots under /console (core-routes.ts).
     approvals: () =>
       safety.gate.list().map((a) => (a.screenshot_url ? { ...a, screenshot_url: `/console${a.screenshot_url}` } : a)),
-    lanDevices: () => lan.manager.list(),
+    lanDevices: () => lan.list(),
     // The card's words for what the phone does: the agent's running call (the timeline has agents' calls only).
     doing: (deviceId) => {
       const running = timeline.list(deviceId).find((a) => a.state === 'running');
@@ -111,5 +106,5 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   // Every operation of the contract is answered, over HTTP and the desktop app's IPC alike.
   const unanswered = router.missingOperations();
   if (unanswered.length > 0) throw new Error(`admin operations without a handler: ${unanswered.join(', ')}`);
-  return { lan, state: () => buildAdminState(routeDeps) };
+  return { state: () => buildAdminState(routeDeps) };
 }

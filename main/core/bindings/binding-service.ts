@@ -513,6 +513,13 @@ export class BindingService extends EventEmitter<BindingServiceEvents> {
     this.options.push(channelId, descriptor);
   }
 
+  /** The Descriptor a channel gets as its data plane opens, noted as the one it was last told. */
+  describeOnConnect(channel: PersistedChannel): Record<string, unknown> {
+    const descriptor = this.describe(channel);
+    this.noteDescribed(channel.id, descriptor);
+    return descriptor;
+  }
+
   /** Marks what the client already saw (open/get acks) so only real changes are pushed. */
   noteDescribed(channelId: string, descriptor: Record<string, unknown>): void {
     this.lastPushed.set(channelId, JSON.stringify(descriptor));

@@ -3,6 +3,7 @@
  * that enforces it, and nothing else is touched (a new queue depth does not reset the cache).
  */
 import type { LimitValues } from '../../contract/limits';
+import type { BridgeEventSource } from '../events/bridge-events';
 import type { FileCacheLimits } from '../files/file-cache';
 import { leasePolicyOf, type LeasePolicy } from './core-options';
 
@@ -12,8 +13,9 @@ export interface LimitHolders {
   leases: { setLeasePolicy(policy: LeasePolicy): void };
   files: { setLimits(next: Partial<Pick<FileCacheLimits, 'ttlMs' | 'maxBytes' | 'maxFiles'>>): void };
   queue: { setMaxDepth(maxDepth: number): void };
-  fastLane: { setIdleStopMs(ms: number): void };
   runtime: { setRuntimeLeaseMs(ms: number): void };
+  /** Absent in the bridge: the fast lane's rooms follow `limitsChanged` themselves (helper/wire.ts, phone-programs/wire.ts). */
+  fastLane?: { setIdleStopMs(ms: number): void };
 }
 
 const LEASE_LIMITS = ['lease_max_duration_ms', 'lease_idle_timeout_ms', 'lease_disconnect_grace_ms'] as const;
@@ -32,6 +34,19 @@ export function applyLimitChanges(changed: Partial<LimitValues>, now: LimitValue
     });
   }
   if (changed.queue_max_depth !== undefined) holders.queue.setMaxDepth(now.queue_max_depth);
-  if (changed.fast_lane_idle_stop_ms !== undefined) holders.fastLane.setIdleStopMs(now.fast_lane_idle_stop_ms);
+  if (changed.fast_lane_idle_stop_ms !== undefined) holders.fastLane?.setIdleStopMs(now.fast_lane_idle_stop_ms);
   if (changed.runtime_grace_ms !== undefined) holders.runtime.setRuntimeLeaseMs(now.runtime_grace_ms);
+}
+
+/** Hands every `limitsChanged` to the services in `holders`, then to `told`; returns the stop. */
+export function followLimitChanges(
+  events: BridgeEventSource,
+  now: () => LimitValues,
+  holders: LimitHolders,
+  told: (changed: Partial<LimitValues>) => void,
+): () => void {
+  return events.on('limitsChanged', ({ changed }) => {
+    applyLimitChanges(changed, now(), holders);
+    told(changed);
+  });
 }

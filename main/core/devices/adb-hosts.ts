@@ -13,7 +13,7 @@
  */
 import { isIP } from 'node:net';
 import type { AdminAddHostRequest, AdminAddHostResponse, AdminHost } from '../../contract/admin-api';
-import { exposedAdbServerWarning } from '../config/adb-server-exposure';
+import { exposedAdbServerWarning } from './adb-server-exposure';
 import { BridgeError } from '../errors';
 import type { AdbServerLink } from './adb-server-link';
 import { HostKeyProbeError, probeHostKey } from './ssh/host-key-probe';

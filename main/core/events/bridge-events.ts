@@ -70,6 +70,8 @@ export interface BridgeEventMap {
   handoverChanged: { deviceId: string; finished: AdminTurnover | null };
   /** A phone may be bound again: its hand-over finished, or none was needed (bindings/ lets the next claim in). */
   phoneFree: { deviceId: string };
+  /** A program the bridge runs on phones (the fast lane's helper, scrcpy-server, the snapshot helper) changed state. */
+  programsChanged: { program: 'helper' | 'phone_programs' };
   /** Settings → Limits changed (config/live-limits.ts); only the values that changed. */
   limitsChanged: { changed: Partial<LimitValues> };
   /** The bridge or the person did something the audit trail records (safety/ writes the line). */
@@ -135,6 +137,12 @@ export class BridgeEvents implements BridgeEventSink, BridgeEventSource {
     for (const set of this.listeners.get(name)?.values() ?? []) count += set.size;
     return count;
   }
+}
+
+/** Who holds each phone (bindings/binding-service.ts): the rooms that run something only while a phone is leased ask it. */
+export interface LeaseHolders {
+  /** The channel holding the phone's lease, or undefined. */
+  leaseHolder(deviceId: string): string | undefined;
 }
 
 /** The audit sink rooms are wired with: a line goes out as a `bridgeAction` fact. */

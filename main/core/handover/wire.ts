@@ -8,9 +8,15 @@ import type { AuditSink, BridgeEventSink, BridgeEventSource } from '../events/br
 import { DisposableStore, listen } from '../lifecycle/disposables';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
+import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
+import type { ToolLanes } from '../tools/tool-definition';
+import type { PhoneShells } from '../tools/phone-shells';
 import { Handover, HANDOVER_CHANNEL } from './handover';
 import { LeaseEffects } from './lease-effects';
+
+/** How long clearing the clipboard may take. */
+const CLIPBOARD_CLEAR_MS = 10_000;
 
 export interface HandoverPorts {
   store: StateStore;
@@ -18,9 +24,9 @@ export interface HandoverPorts {
   events: BridgeEventSink & BridgeEventSource;
   audit: AuditSink;
   /** How a channel's live lease began (desktop_approval, device_claim). */
-  flowOf: (channelId: string) => string | undefined;
-  device: (deviceId: string) => DeviceRecord | undefined;
-  shellFor: (device: DeviceRecord) => DeviceShell;
+  leases: { activeBinding(channelId: string): { flowId: string } | undefined };
+  registry: { get(deviceId: string): DeviceRecord | undefined };
+  shells: Pick<PhoneShells, 'shellFor'>;
   queue: {
     submit(
       deviceId: string,
@@ -29,12 +35,12 @@ export interface HandoverPorts {
       work: (signal: AbortSignal) => Promise<void>,
     ): Promise<void>;
   };
-  /** Clears the clipboard through the fast lane's helper; false when no helper serves the phone. */
-  clearClipboard: (device: DeviceRecord, signal: AbortSignal) => Promise<boolean>;
+  /** The fast lane (helper/fast-lane.ts): the phone's clipboard through its helper or scrcpy-server. */
+  lanes: { forCall(deviceId: string, shell: DeviceShell): Pick<ToolLanes, 'clipboard'> };
   /** Counts the finished hand-over (metrics/bridge-metrics.ts). */
-  counted: (report: AdminTurnover) => void;
+  metrics: { turnoverFinished(report: AdminTurnover): void };
   onError: (error: unknown) => void;
-  warn: (message: string, fields: Record<string, unknown>) => void;
+  logger: Pick<Logger, 'warn'>;
 }
 
 export interface HandoverRoom {
@@ -46,19 +52,25 @@ export interface HandoverRoom {
 export function wireHandover(ports: HandoverPorts): HandoverRoom {
   const { events, store } = ports;
   const owned = new DisposableStore(ports.onError);
-  const effects = new LeaseEffects(store, ports.flowOf);
+  const { shells } = ports;
+  const effects = new LeaseEffects(store, (channelId) => ports.leases.activeBinding(channelId)?.flowId);
   const handover = new Handover({
     store,
     effects,
     clock: ports.clock,
-    device: ports.device,
+    device: (deviceId) => ports.registry.get(deviceId),
     labPhone: (deviceId) => store.get().accessCodes.some((code) => code.scope === deviceId),
-    shellFor: ports.shellFor,
+    shellFor: (device) => shells.shellFor(device),
     submit: (deviceId, work) => ports.queue.submit(deviceId, 'control', HANDOVER_CHANNEL, work),
-    clearClipboard: ports.clearClipboard,
-    onError: (error) => ports.warn('turnover could not record its outcome', { error: String(error) }),
+    clearClipboard: async (device, signal) => {
+      const clipboard = await ports.lanes.forCall(device.deviceId, shells.shellFor(device)).clipboard({ signal });
+      if (!clipboard) return false;
+      await clipboard.write('', { timeoutMs: CLIPBOARD_CLEAR_MS, signal });
+      return true;
+    },
+    onError: (error) => ports.logger.warn('turnover could not record its outcome', { error: String(error) }),
     audit: ({ deviceId, report }) => {
-      ports.counted(report);
+      ports.metrics.turnoverFinished(report);
       ports.audit({
         deviceId,
         action: 'turnover',

@@ -16,6 +16,7 @@
  *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
  *   `uiautomator dump`, Android Studio and Appium work again.
  */
+import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
@@ -41,6 +42,16 @@ import {
   type HelperStateName,
   type PhoneHelper,
 } from './phone-helper';
+
+/** The helper's own states in the one lifecycle's words (program-lifecycle/program-lifecycle.ts). */
+const HELPER_PROGRAM_STATE: Record<HelperStateName, AdminPhoneProgram['state']> = {
+  absent: 'idle',
+  stopped: 'idle',
+  installing: 'starting',
+  starting: 'starting',
+  running: 'ready',
+  failed: 'failed',
+};
 
 export type { HelperAlert } from './helper-exposure';
 export type { HelperSession } from './helper-process';
@@ -228,6 +239,35 @@ export class HelperManager {
       paused_until: phone && phone.pausedUntil > this.clock() ? phone.pausedUntil : null,
       network_addresses: phone?.networkAddresses ? [...phone.networkAddresses] : null,
       watched_at: phone?.watchedAt ?? null,
+    };
+  }
+
+  /**
+   * The helper on this phone as one of its programs (`devices[].programs`, the console's
+   * "Programs on this phone"): the lifecycle's words for its states — absent and stopped are
+   * idle, installing is starting, running is ready; a pause is idle until `retry_at`.
+   */
+  programView(deviceId: string): AdminPhoneProgram {
+    const view = this.view(deviceId);
+    const state: AdminPhoneProgram['state'] = !view.enabled
+      ? 'off'
+      : !this.o.apks
+        ? 'unavailable'
+        : HELPER_PROGRAM_STATE[view.state];
+    return {
+      program: 'uia2_server',
+      name: 'appium-uiautomator2-server',
+      version: this.o.apks?.version ?? null,
+      state,
+      enabled: view.enabled,
+      last_error: view.last_error,
+      last_error_code: view.last_error_code,
+      last_error_reason: null,
+      // Failed stays failed until the person enables it again: no time to show.
+      retry_at: view.paused_until,
+      served: view.lanes.helper,
+      fell_back: view.lanes.adb,
+      exposure: { network_addresses: view.network_addresses, watched_at: view.watched_at },
     };
   }
 

@@ -86,3 +86,9 @@ export function listen<Listener>(target: ListenerTarget<Listener>, event: string
     target.off(event, listener);
   };
 }
+
+/** Keeps the stop of `room` (what a room's wire.ts returns) in `store`, and returns the room. */
+export function kept<Room extends { stop(): void | Promise<void> }>(store: DisposableStore, room: Room): Room {
+  store.add(() => room.stop());
+  return room;
+}

@@ -41,6 +41,15 @@ function approvalOutcome(call: ToolCall, outcome: CallOutcome): string {
   return call.verdict?.decision === 'allow' ? 'approved' : 'denied';
 }
 
+/** The cache figures the metrics read, from the file cache's own (files/file-cache.ts `stats()`). */
+export function cacheFigures(stats: {
+  files: number;
+  bytes: number;
+  limits: { maxBytes: number; maxFiles: number };
+}): ReturnType<MetricsSources['cache']> {
+  return { files: stats.files, bytes: stats.bytes, maxBytes: stats.limits.maxBytes, maxFiles: stats.limits.maxFiles };
+}
+
 export class BridgeMetrics implements CallRecordSink {
   readonly registry = new Registry();
   private readonly calls: Counter<'tool' | 'lane' | 'outcome' | 'error_code'>;

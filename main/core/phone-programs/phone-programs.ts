@@ -41,9 +41,14 @@ import {
   withChoice,
   type ProgramConsentStore,
   type RunningProgram,
-} from './program-lifecycle';
+} from '../program-lifecycle/program-lifecycle';
 
-export type { ProgramName, ProgramState, ProgramConsent, ProgramConsentStore } from './program-lifecycle';
+export type {
+  ProgramName,
+  ProgramState,
+  ProgramConsent,
+  ProgramConsentStore,
+} from '../program-lifecycle/program-lifecycle';
 
 /** Documented limits (docs/REFERENCE.md "Fast lane"). */
 export const PROGRAM_START_TIMEOUT_MS = 30_000;

@@ -7,8 +7,9 @@
  *
  * The picture is taken only while someone watches the phone (live frames asked for within
  * the last minute): a frame already taken after the previous action ended is reused, else
- * one is taken inside the agent's queue slot just before the action (one `screencap`). When
- * nobody watches, the timeline costs the agent nothing.
+ * one is taken inside the agent's queue slot just before the action (the phone's
+ * ScreenSource: the stream's frame since the last action, else one `screencap`;
+ * screen/freshness.ts). When nobody watches, the timeline costs the agent nothing.
  *
  * The person's own input while they hold the phone (take over) joins the same ring as
  * `by: 'person'` entries (recordPerson), and so do the take over and the hand-back themselves
@@ -22,13 +23,14 @@
  * redacted form, and nothing of it is written to disk.
  */
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
 import { isActionLane, type ActionLane, type AdminActionPoint, type AdminPhoneAction } from '../../contract/admin-api';
 import type { BridgeActionLine } from '../events/bridge-events';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
 import type { LiveFrame } from './live-frames';
+import { mayReuse } from '../screen/freshness';
+import { ScreenEncoder } from '../screen/screen-encoder';
 import { toolFacts } from '../tools/catalogue';
 
 /** The audit lines that are steps in a phone's story, and who took each. */
@@ -44,8 +46,6 @@ export const TIMELINE_CAPACITY = 50;
 export const MAX_PHONES = 64;
 /** Max side of an action's picture. */
 export const ACTION_THUMB_MAX_SIDE = 240;
-/** A frame this young, taken after the previous action ended, stands for the screen before the next. */
-const REUSE_FRAME_MS = 3_000;
 const CAPTURE_TIMEOUT_MS = 5_000;
 
 export interface ActionTimelineDeps {
@@ -66,6 +66,8 @@ export interface ActionTimelineDeps {
   };
   logger: Pick<Logger, 'warn'>;
   capacity?: number;
+  /** Shrinks the pictures (screen/screen-encoder.ts). */
+  encoder?: ScreenEncoder;
 }
 
 interface Entry {
@@ -90,8 +92,10 @@ export class ActionTimeline implements CallObserver {
   readonly capacity: number;
   private readonly phones = new Map<string, PhoneRing>();
   private seq = 0;
+  private readonly encoder: ScreenEncoder;
 
   constructor(private readonly deps: ActionTimelineDeps) {
+    this.encoder = deps.encoder ?? new ScreenEncoder();
     this.capacity = deps.capacity ?? TIMELINE_CAPACITY;
     if (!Number.isSafeInteger(this.capacity) || this.capacity <= 0)
       throw new TypeError(`timeline capacity must be a positive integer (got ${String(deps.capacity)})`);
@@ -210,6 +214,7 @@ export class ActionTimeline implements CallObserver {
         const lane = ack.result?.lane;
         entry.view.lane = isActionLane(lane) ? lane : null;
         entry.view.points = ack.result ? pointsOf(toolId, ack.result) : [];
+        entry.view.target_label = ack.result ? targetLabelOf(ack.result) : null;
         if (call.tool.kind === 'control') ring.lastControlEndAt = end;
         this.deps.changed(deviceId);
       },
@@ -323,7 +328,7 @@ export class ActionTimeline implements CallObserver {
   ): Promise<LiveFrame | null> {
     const latest = this.deps.frames.latest(deviceId);
     const now = this.deps.clock();
-    if (latest && latest.at >= ring.lastControlEndAt && now - latest.at <= REUSE_FRAME_MS) return latest;
+    if (latest && mayReuse(latest.at, ring.lastControlEndAt, now)) return latest;
     try {
       return await this.deps.frames.captureIn(deviceId, shell, signal, CAPTURE_TIMEOUT_MS);
     } catch (error) {
@@ -338,17 +343,15 @@ export class ActionTimeline implements CallObserver {
 
   /** Shrinks the frame in the background: the action does not wait for it. */
   private attachPicture(deviceId: string, entry: Entry, frame: LiveFrame): void {
-    sharp(frame.jpeg)
-      .resize({ width: ACTION_THUMB_MAX_SIDE, height: ACTION_THUMB_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: 65 })
-      .toBuffer({ resolveWithObject: true })
+    this.encoder
+      .jpeg({ jpeg: frame.jpeg }, { maxSide: ACTION_THUMB_MAX_SIDE, quality: 65 })
       .then((out) => {
-        entry.thumb = out.data;
+        entry.thumb = out.jpeg;
         entry.view.screen = {
           width: frame.screenWidth,
           height: frame.screenHeight,
-          thumb_width: out.info.width,
-          thumb_height: out.info.height,
+          thumb_width: out.width,
+          thumb_height: out.height,
           taken_at: frame.at,
         };
         this.deps.changed(deviceId);
@@ -383,6 +386,18 @@ function pair(value: unknown): [number, number] | null {
   if (!Array.isArray(value) || value.length !== 2) return null;
   const [x, y] = value as unknown[];
   return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
+}
+
+/** Characters of an element's words kept for the timeline. */
+const TARGET_LABEL_MAX = 80;
+
+/** The words on the element a call acted on, from its result's `element` (a password field's text is never there). */
+export function targetLabelOf(result: Record<string, unknown>): string | null {
+  const element = result.element;
+  if (typeof element !== 'object' || element === null) return null;
+  const { text, content_desc: description } = element as { text?: unknown; content_desc?: unknown };
+  const words = [text, description].find((w): w is string => typeof w === 'string' && w.trim() !== '');
+  return words === undefined ? null : [...words.trim()].slice(0, TARGET_LABEL_MAX).join('');
 }
 
 function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {

@@ -12,13 +12,15 @@
  * stream costs the queue nothing). Else, while the fast lane's helper runs on the phone, from its MJPEG screen
  * stream (small JPEGs the phone encodes itself, read over one connection while someone
  * watches, closed when nobody does or the agent's work runs); without it, or when the stream
- * fails, from `screencap`.
+ * fails, from `screencap`. Which source answers, and every picture's encoding, are the phone's
+ * ScreenSource's (screen/); this file keeps the viewers, the shared captures and the last frame.
  */
-import sharp from 'sharp';
 import { BridgeError } from '../errors';
-import { captureRaw, type RawFrame } from '../android/screencap';
+import type { RawFrame } from '../android/screencap';
 import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
+import { ScreenSources } from '../screen/screen-sources';
+import type { ScreenSource } from '../screen/screen-source';
 
 export interface LiveFrame {
   /** JPEG at MASTER_MAX_SIDE (or the phone's size when smaller). */
@@ -35,23 +37,6 @@ export interface LiveFrame {
   lane: 'minicap' | 'helper' | 'adb';
 }
 
-/** The phone's running minicap stream as the frames use it (ScreenStreams.live). */
-export interface MinicapFeed {
-  reader: {
-    next(after: number, timeoutMs: number, signal?: AbortSignal): Promise<{ jpeg: Buffer; index: number }>;
-    readonly closed: boolean;
-  };
-  /** Picture size / screen size. */
-  scale: number;
-}
-
-/** The helper's screen stream as the frames use it (HelperManager.screenStream). */
-export interface ScreenStream {
-  stream: { next(timeoutMs: number, signal?: AbortSignal): Promise<Buffer>; close(): void; readonly closed: boolean };
-  /** Picture size / screen size. */
-  scale: number;
-}
-
 export interface LiveFramesDeps {
   device(deviceId: string): DeviceRecord | undefined;
   shellFor(device: DeviceRecord): DeviceShell;
@@ -62,15 +47,19 @@ export interface LiveFramesDeps {
   clock: () => number;
   /** Deadline of one capture. */
   captureTimeoutMs: number;
-  /** The helper's screen stream while the helper runs on the display in use, else null. */
-  helperStream?(deviceId: string, options: { timeoutMs: number }): Promise<ScreenStream | null>;
-  /** minicap's stream while it runs on the phone, else null; `want` asks for it to start (when allowed). */
-  minicap?: { live(deviceId: string): MinicapFeed | null; want(deviceId: string): void };
+  /** Each phone's pictures (minicap's stream, the helper's, screencap); absent: screencap only. */
+  screens?: Pick<ScreenSources, 'of'>;
 }
 
 export const MASTER_MAX_SIDE = 720;
 export const MIN_MAX_SIDE = 160;
 const JPEG_QUALITY = 70;
+/**
+ * The live view's master picture. Bilinear: a fifth of the default kernel's time on a
+ * 1080×2400 screen (25 ms, not 118), no visible loss at this size; a stream's picture that
+ * already fits is kept as it came.
+ */
+const MASTER_JPEG = { maxSide: MASTER_MAX_SIDE, quality: JPEG_QUALITY, kernel: 'linear', keepWhenFits: true } as const;
 /** The phone keeps being captured while a viewer asked within this (a viewer asks again as soon as it shows a frame). */
 export const ACTIVE_FOR_MS = 1_500;
 /** A phone counts as watched this long after its last frame request. */
@@ -97,8 +86,11 @@ export class LiveFrames {
   >();
   private seq = 0;
   private closed = false;
+  private readonly screens: Pick<ScreenSources, 'of'>;
 
-  constructor(private readonly deps: LiveFramesDeps) {}
+  constructor(private readonly deps: LiveFramesDeps) {
+    this.screens = deps.screens ?? new ScreenSources();
+  }
 
   /**
    * The next frame for a viewer that has frame `after` (0: none): a newer frame at once when
@@ -115,8 +107,9 @@ export class LiveFrames {
     this.prune(now);
     const last = this.last.get(deviceId);
     if (last && last.seq > after) return { frame: last, fresh: true };
-    this.deps.minicap?.want(deviceId);
-    const streaming = this.deps.minicap?.live(deviceId) ?? null;
+    const source = this.screens.of(deviceId);
+    source.wantStream();
+    const streaming = source.liveStream();
     if (last && !streaming && this.deps.agentBusy(deviceId)) return { frame: last, fresh: false };
     const device = this.deps.device(deviceId);
     if (!device || device.state !== 'device') throw new BridgeError('device_offline', 'the phone is not online');
@@ -126,7 +119,7 @@ export class LiveFrames {
       return { frame: await next, fresh: true };
     } catch (error) {
       // minicap sends a frame only when the screen changes: no new one means the last is the screen now.
-      if (last) return { frame: last, fresh: last.lane === 'minicap' && this.deps.minicap?.live(deviceId) != null };
+      if (last) return { frame: last, fresh: last.lane === 'minicap' && source.liveStream() !== null };
       throw error;
     }
   }
@@ -173,15 +166,16 @@ export class LiveFrames {
   private async captureLoop(deviceId: string, device: DeviceRecord): Promise<void> {
     this.capturing.add(deviceId);
     const shell = this.deps.shellFor(device);
+    const source = this.screens.of(deviceId);
     let encoding: Promise<unknown> = Promise.resolve();
-    let helper = this.deps.minicap?.live(deviceId) ? null : await this.openHelperStream(deviceId);
+    let helper = source.liveStream() ? null : await source.openHelperStream(this.deps.captureTimeoutMs);
     let minicapIndex = 0;
     try {
       for (;;) {
         const asked = this.askedAt.get(deviceId) ?? 0;
         if (this.closed || this.deps.clock() - asked > ACTIVE_FOR_MS) break;
         // minicap first: its frames cost the phone's queue nothing, so they flow even while the agent works.
-        const feed = this.deps.minicap?.live(deviceId) ?? null;
+        const feed = source.liveSource(helper !== null) === 'stream' ? source.liveStream() : null;
         if (feed) {
           let next: { jpeg: Buffer; index: number } | undefined;
           try {
@@ -190,19 +184,12 @@ export class LiveFrames {
             // No change on the screen for a while (minicap sends only changes): ask again.
             if (!feed.reader.closed) continue;
             // minicap ended: the helper's stream, else screencap, in this same loop.
-            helper ??= await this.openHelperStream(deviceId);
+            helper ??= await source.openHelperStream(this.deps.captureTimeoutMs);
           }
           if (next) {
             minicapIndex = next.index;
             await encoding;
-            encoding = this.keepJpeg(deviceId, next.jpeg, feed.scale, 'minicap').then(
-              (frame) => this.settle(deviceId, frame),
-              (error: unknown) =>
-                this.settle(
-                  deviceId,
-                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
-                ),
-            );
+            encoding = this.settleWith(deviceId, this.keepJpeg(source, next.jpeg, feed.scale, 'minicap'));
             continue;
           }
         }
@@ -222,32 +209,21 @@ export class LiveFrames {
           }
           if (jpeg && helper) {
             await encoding;
-            encoding = this.keepJpeg(deviceId, jpeg, helper.scale).then(
-              (frame) => this.settle(deviceId, frame),
-              (error: unknown) =>
-                this.settle(
-                  deviceId,
-                  error instanceof Error ? error : new BridgeError('internal_error', String(error)),
-                ),
-            );
+            encoding = this.settleWith(deviceId, this.keepJpeg(source, jpeg, helper.scale));
             continue;
           }
         }
         let raw: RawFrame;
         try {
           raw = await this.deps.observe(deviceId, (signal) =>
-            captureRaw(shell, { timeoutMs: this.deps.captureTimeoutMs, signal }),
+            source.screencap({ shell, signal, timeoutMs: this.deps.captureTimeoutMs }),
           );
         } catch (error) {
           this.settle(deviceId, error instanceof Error ? error : new BridgeError('command_failed', String(error)));
           break;
         }
         await encoding;
-        encoding = this.keep(deviceId, raw).then(
-          (frame) => this.settle(deviceId, frame),
-          (error: unknown) =>
-            this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
-        );
+        encoding = this.settleWith(deviceId, this.keep(source, raw));
       }
       await encoding;
     } finally {
@@ -256,12 +232,13 @@ export class LiveFrames {
     }
   }
 
-  private async openHelperStream(deviceId: string): Promise<ScreenStream | null> {
-    try {
-      return (await this.deps.helperStream?.(deviceId, { timeoutMs: this.deps.captureTimeoutMs })) ?? null;
-    } catch {
-      return null;
-    }
+  /** The waiting viewers get the picture being kept, or why it could not be. */
+  private settleWith(deviceId: string, kept: Promise<LiveFrame>): Promise<void> {
+    return kept.then(
+      (frame) => this.settle(deviceId, frame),
+      (error: unknown) =>
+        this.settle(deviceId, error instanceof Error ? error : new BridgeError('internal_error', String(error))),
+    );
   }
 
   /** The frame at a smaller max side (cached for the latest frame of each phone). */
@@ -274,11 +251,8 @@ export class LiveFrames {
       return { jpeg: frame.jpeg, width: frame.jpegWidth, height: frame.jpegHeight };
     const cached = this.sized.get(deviceId);
     if (cached && cached.seq === frame.seq && cached.maxSide === maxSide) return cached;
-    const out = await sharp(frame.jpeg)
-      .resize({ width: maxSide, height: maxSide, fit: 'inside' })
-      .jpeg({ quality: JPEG_QUALITY })
-      .toBuffer({ resolveWithObject: true });
-    const entry = { seq: frame.seq, maxSide, jpeg: out.data, width: out.info.width, height: out.info.height };
+    const out = await this.screens.of(deviceId).encoder.jpeg({ jpeg: frame.jpeg }, { maxSide, quality: JPEG_QUALITY });
+    const entry = { seq: frame.seq, maxSide, ...out };
     this.sized.set(deviceId, entry);
     return entry;
   }
@@ -293,9 +267,23 @@ export class LiveFrames {
     return this.last.get(deviceId);
   }
 
-  /** Takes a frame now with the caller's shell and signal (the agent's own queue slot). */
+  /**
+   * A frame of the screen now, for the timeline's picture before an action, in the agent's own
+   * queue slot (its shell and signal): from the stream when it has a frame since the last
+   * action, else a screencap (screen/freshness.ts). It becomes the live view's newest frame too.
+   */
   async captureIn(deviceId: string, shell: DeviceShell, signal: AbortSignal, timeoutMs: number): Promise<LiveFrame> {
-    return this.keep(deviceId, await captureRaw(shell, { timeoutMs, signal }));
+    const picture = await this.screens
+      .of(deviceId)
+      .picture('timeline', MASTER_JPEG, (capture) => capture(signal), { shell, timeoutMs, signal });
+    return this.remember(deviceId, {
+      jpeg: picture.jpeg,
+      jpegWidth: picture.width,
+      jpegHeight: picture.height,
+      screenWidth: picture.screenWidth,
+      screenHeight: picture.screenHeight,
+      lane: picture.source === 'stream' ? 'minicap' : 'adb',
+    });
   }
 
   /** How many phones have a frame kept (for tests of the memory bound). */
@@ -303,28 +291,17 @@ export class LiveFrames {
     return this.last.size;
   }
 
-  /** A picture of the helper's stream: kept as it came when small enough, else scaled to MASTER_MAX_SIDE. */
+  /** A picture of a stream (minicap's or the helper's): kept as it came when small enough, else scaled to MASTER_MAX_SIDE. */
   private async keepJpeg(
-    deviceId: string,
+    source: ScreenSource,
     jpeg: Buffer,
     scale: number,
     lane: 'minicap' | 'helper' = 'helper',
   ): Promise<LiveFrame> {
-    const meta = await sharp(jpeg).metadata();
-    const width = meta.width ?? 0;
-    const height = meta.height ?? 0;
-    if (width <= 0 || height <= 0)
-      throw new BridgeError('command_failed', 'the screen stream sent a picture without a size');
-    let out = { data: jpeg, width, height };
-    if (Math.max(width, height) > MASTER_MAX_SIDE) {
-      const scaled = await sharp(jpeg)
-        .resize({ width: MASTER_MAX_SIDE, height: MASTER_MAX_SIDE, fit: 'inside', kernel: 'linear' })
-        .jpeg({ quality: JPEG_QUALITY })
-        .toBuffer({ resolveWithObject: true });
-      out = { data: scaled.data, width: scaled.info.width, height: scaled.info.height };
-    }
-    return this.remember(deviceId, {
-      jpeg: out.data,
+    const { width, height } = await source.encoder.size(jpeg);
+    const out = await source.encoder.jpeg({ jpeg }, MASTER_JPEG);
+    return this.remember(source.deviceId, {
+      jpeg: out.jpeg,
       jpegWidth: out.width,
       jpegHeight: out.height,
       screenWidth: Math.round(width / scale),
@@ -340,23 +317,12 @@ export class LiveFrames {
     return frame;
   }
 
-  private async keep(deviceId: string, raw: RawFrame): Promise<LiveFrame> {
-    const out = await sharp(raw.rgba, { raw: { width: raw.width, height: raw.height, channels: 4 } })
-      // Bilinear: a fifth of the default kernel's time on a 1080×2400 screen (25 ms, not 118), no visible loss at this size.
-      .resize({
-        width: MASTER_MAX_SIDE,
-        height: MASTER_MAX_SIDE,
-        fit: 'inside',
-        withoutEnlargement: true,
-        kernel: 'linear',
-      })
-      .flatten({ background: '#000000' })
-      .jpeg({ quality: JPEG_QUALITY })
-      .toBuffer({ resolveWithObject: true });
-    return this.remember(deviceId, {
-      jpeg: out.data,
-      jpegWidth: out.info.width,
-      jpegHeight: out.info.height,
+  private async keep(source: ScreenSource, raw: RawFrame): Promise<LiveFrame> {
+    const out = await source.encoder.jpeg({ raw }, MASTER_JPEG);
+    return this.remember(source.deviceId, {
+      jpeg: out.jpeg,
+      jpegWidth: out.width,
+      jpegHeight: out.height,
       screenWidth: raw.width,
       screenHeight: raw.height,
       lane: 'adb',

@@ -9,10 +9,9 @@
 import { ScreenHistory } from './screen-history';
 import type { UiNode } from '../android/ui-tree';
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
 import type { AdminApproval, AdminApprovalAction, AdminApprovalReason } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
-import { captureRaw } from '../android/screencap';
+import { ScreenSources } from '../screen/screen-sources';
 import type { EventHub } from '../events/event-hub';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
@@ -55,6 +54,8 @@ export interface ApprovalGateOptions {
   probeTimeoutMs: number;
   /** The phone's screen stream, which may vouch that a read still shows the screen (screen-history.ts). */
   screenStream?: ScreenStreamVouch;
+  /** Each phone's pictures of its screen (screen/): the card's picture; absent, a screencap. */
+  screens?: Pick<ScreenSources, 'of'>;
   /** Identity of the channel's current lease (its bound-at time), undefined when unbound. */
   leaseId: (channelId: string) => number | undefined;
   redaction: () => Omit<RedactionContext, 'secretText'>;
@@ -97,10 +98,13 @@ export class ApprovalGate implements SafetyGate {
   private approvalTimeoutMs: number;
 
   /** What the last action on each phone left on its screen (tree reuse, the helper's read after it). */
-  private readonly screens: ScreenHistory;
+  private readonly history: ScreenHistory;
+  /** Each phone's pictures (the card's picture of the screen). */
+  private readonly screens: Pick<ScreenSources, 'of'>;
 
   constructor(private readonly o: ApprovalGateOptions) {
-    this.screens = new ScreenHistory({
+    this.screens = o.screens ?? new ScreenSources();
+    this.history = new ScreenHistory({
       clock: o.clock,
       probeTimeoutMs: o.probeTimeoutMs,
       ...(o.screenStream
@@ -159,28 +163,28 @@ export class ApprovalGate implements SafetyGate {
       // With the helper's read after the last action at hand, the window read alone decides
       // whether it still shows the screen: no second tree read starts alongside it.
       // A read still running (the call came back to back) is waited for while the window is read.
-      const afterRunning = needs.tree ? this.screens.awaitScreenAfter(call) : null;
-      const afterAtHand = afterRunning !== null || this.screens.screenAfterFor(call) !== null;
+      const afterRunning = needs.tree ? this.history.awaitScreenAfter(call) : null;
+      const afterAtHand = afterRunning !== null || this.history.screenAfterFor(call) !== null;
       const lanes = call.lanesAtSlot;
       // The screen stream vouches that the screen read after the last action is still what the
       // phone shows: judged on it with no read of the phone at all (screen-history.ts).
       // (A read still running is waited for first then: it is what the stream may vouch for.)
-      if (afterRunning && this.screens.mayVouch(call.device.deviceId)) await afterRunning;
-      const still = this.screens.stillShowing(call);
+      if (afterRunning && this.history.mayVouch(call.device.deviceId)) await afterRunning;
+      const still = this.history.stillShowing(call);
       screen = still
         ? { window: still.window, nodes: still.nodes, problems: [], fatal: null, reusedTree: true }
         : await probeScreen(call.shell, {
             withTree: needs.tree,
             timeoutMs: this.o.probeTimeoutMs,
             signal: call.signal,
-            reuseTree: (window) => this.screens.currentTree(call, window?.token ?? null),
+            reuseTree: (window) => this.history.currentTree(call, window?.token ?? null),
             ...(lanes ? { readTree: lanes.readTree, cheapTree: lanes.cheapTree && !afterAtHand } : {}),
             ...(afterRunning ? { beforeReuse: afterRunning } : {}),
           });
       if (screen.fatal === 'canceled' || call.signal.aborted)
         return this.finish(call, null, { decision: 'deny', by: 'stop', reasons: ['stopped'], errorCode: 'canceled' });
     }
-    if (call.tool.kind === 'control') this.screens.controlJudged(call.device.deviceId);
+    if (call.tool.kind === 'control') this.history.controlJudged(call.device.deviceId);
     const judged = classify({ call: facts, screen, lastTree: call.lastTree(), userApps: policy.sensitiveApps });
     const redaction = this.o.redaction();
     // Reasons quote what the screen shows (a tapped label), which may be a typed secret.
@@ -270,19 +274,19 @@ export class ApprovalGate implements SafetyGate {
   }
 
   async screenStill(call: ToolCall): Promise<UiNode[] | null> {
-    if (!this.screens.mayVouch(call.device.deviceId)) return null;
-    await this.screens.awaitScreenAfter(call);
-    return this.screens.stillShowing(call)?.nodes ?? null;
+    if (!this.history.mayVouch(call.device.deviceId)) return null;
+    await this.history.awaitScreenAfter(call);
+    return this.history.stillShowing(call)?.nodes ?? null;
   }
 
   /** A call finished, before its ack: an allowed control call may have changed the screen (screen-history.ts). */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
-    this.screens.callFinished(call, outcome);
+    this.history.callFinished(call, outcome);
   }
 
   /** After the call's ack (call-pipeline.ts): the fast lane reads the screen the action left. */
   readScreenAfter(call: ToolCall, outcome: 'ok' | 'error'): void {
-    this.screens.readScreenAfter(call, outcome);
+    this.history.readScreenAfter(call, outcome);
   }
 
   private finish(
@@ -490,17 +494,22 @@ export class ApprovalGate implements SafetyGate {
     return pkg ? { package: pkg, label: appLabel(pkg) ?? pkg } : null;
   }
 
-  /** The phone's screen at the moment the call is held, as a small JPEG in the file cache. */
+  /**
+   * The phone's screen at the moment the call is held, as a small JPEG in the file cache: from
+   * the stream when it has a frame since the last action, else a screencap in the call's slot.
+   */
   private async screenshot(
     call: ToolCall,
     countdownMs: number,
   ): Promise<{ url: string; jpeg: Buffer; size: { width: number; height: number } }> {
-    const frame = await captureRaw(call.shell, { timeoutMs: SCREENSHOT_TIMEOUT_MS, signal: call.signal });
-    const jpeg = await sharp(frame.rgba, { raw: { width: frame.width, height: frame.height, channels: 4 } })
-      .resize({ width: SCREENSHOT_MAX_SIDE, height: SCREENSHOT_MAX_SIDE, fit: 'inside' })
-      .flatten({ background: '#000000' })
-      .jpeg({ quality: 70 })
-      .toBuffer();
+    const picture = await this.screens
+      .of(call.device.deviceId)
+      .picture('approval', { maxSide: SCREENSHOT_MAX_SIDE, quality: 70 }, (capture) => capture(call.signal), {
+        shell: call.shell,
+        timeoutMs: SCREENSHOT_TIMEOUT_MS,
+        signal: call.signal,
+      });
+    const { jpeg } = picture;
     const file = await this.o.files.put({
       data: jpeg,
       mimeType: 'image/jpeg',
@@ -514,6 +523,6 @@ export class ApprovalGate implements SafetyGate {
       Math.max(this.o.downloadUrlTtlMs, countdownMs + 60_000),
       file.expiresAt,
     );
-    return { url: url.path, jpeg, size: { width: frame.width, height: frame.height } };
+    return { url: url.path, jpeg, size: { width: picture.screenWidth, height: picture.screenHeight } };
   }
 }

@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import type { AuditEntry, AuditTypedText } from '../../contract/admin-api';
 import { accessCodeMatches } from '../bindings/access-codes';
 import type { EventHub } from '../events/event-hub';
+import type { BridgeActionLine } from '../events/bridge-events';
 import type { FileCache } from '../files/file-cache';
 import type { UrlSigner } from '../files/signed-url';
 import type { Logger } from '../logging/logger';
 import type { StateStore } from '../store/state-store';
 import { replaceTypedText, typedTextDigest } from '../tools/typed-text';
+import type { ScreenSources } from '../screen/screen-sources';
 import { ApprovalGate, type ScreenStreamVouch } from './approval-gate';
 import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
@@ -24,6 +26,8 @@ export interface SafetyServiceOptions {
   dataDir: string;
   /** The screen stream's word on whether a read still shows the screen (the gate's reads skip the phone then). */
   screenStream?: ScreenStreamVouch;
+  /** Each phone's pictures of its screen (the approval card's picture). */
+  screens?: Pick<ScreenSources, 'of'>;
   store: StateStore;
   files: FileCache;
   signer: UrlSigner;
@@ -76,6 +80,7 @@ export class SafetyService {
       downloadUrlTtlMs: o.downloadUrlTtlMs,
       probeTimeoutMs: Math.min(o.adbCommandTimeoutMs, MAX_PROBE_MS),
       ...(o.screenStream ? { screenStream: o.screenStream } : {}),
+      ...(o.screens ? { screens: o.screens } : {}),
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
     });
@@ -114,18 +119,7 @@ export class SafetyService {
    * Something the bridge did on its own to keep a phone safe (the fast lane's guard stopped
    * its helper): one audit line, no channel, decided by the bridge.
    */
-  recordBridgeAction(e: {
-    deviceId: string;
-    action: string;
-    /** null: it went as it should. */
-    code: string | null;
-    reasons: string[];
-    decision?: string;
-    details?: Record<string, unknown>;
-    durationMs?: number;
-    /** Who did it: the bridge by itself (default), or the person at the computer (a takeover). */
-    decidedBy?: 'bridge' | 'person';
-  }): void {
+  recordBridgeAction(e: BridgeActionLine): void {
     this.audit.append({
       id: `aud_${randomBytes(9).toString('base64url')}`,
       time: this.o.clock(),

@@ -30,7 +30,7 @@ import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
 import { minicapPrebuiltRoot, parseSha256sum } from '../stream/minicap-process';
-import { connectWhenListening } from '../phone-programs/connect-when-listening';
+import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
 import { classifyScrcpyOutput, failureError, type ScrcpyFailure } from './scrcpy-output';
 import {
   ACTION,

@@ -22,7 +22,7 @@ import { BridgeError, isBridgeError } from '../errors';
 import { withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
-import { connectWhenListening } from '../phone-programs/connect-when-listening';
+import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
 import { MinicapReader, type MinicapBanner } from './minicap-wire';
 
 /** The phone folder that holds the bridge's copy of minicap (and nothing else). */

@@ -4,9 +4,12 @@
  * phones whose person agreed (lab-wide or per phone, like the fast lane). When neither need
  * remains, minicap is stopped and its files removed: an unwatched, unleased phone runs nothing.
  *
- * - Health: minicap ending on its own (a crash, the phone's own limits) is restarted once; a
- *   second failure within FAILURE_WINDOW_MS leaves the phone on its other ways (the fast lane's
- *   MJPEG, or screencap) for COOL_DOWN_MS, and the reason is shown in words.
+ * - Lifecycle: minicap on each phone is one ProgramLifecycle (program-lifecycle/program-lifecycle.ts),
+ *   like every program the bridge runs on a phone: one state, changed in one place; this file
+ *   says when it is needed and how it starts. Health: minicap ending on its own (a crash, the
+ *   phone's own limits) is restarted once; a second failure within FAILURE_WINDOW_MS leaves
+ *   the phone on its other ways (the fast lane's MJPEG, or screencap) for COOL_DOWN_MS, and
+ *   the reason is shown in words.
  * - Rotation: minicap keeps the orientation it was started with, so the rotation is read after
  *   every control action and every ROTATION_POLL_MS while it runs, and minicap is restarted
  *   with the new one when it changed (as STF does).
@@ -14,7 +17,7 @@
  *   action (see there); otherwise null, and the caller takes a screenshot the stock way in the
  *   same call.
  */
-import type { AdminScreenStream, AdminScreenStreamSettings } from '../../contract/admin-api';
+import type { AdminPhoneProgram, AdminScreenStream, AdminScreenStreamSettings } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { orientedSize, parseWmSize, readRotation, type Rotation } from '../android/device-info';
@@ -32,25 +35,33 @@ import {
   type RunningMinicap,
 } from './minicap-process';
 import type { MinicapFrame } from './minicap-wire';
+import {
+  consentAllows,
+  ProgramLifecycle,
+  withChoice,
+  type ProgramConsentStore,
+  type ProgramState,
+} from '../program-lifecycle/program-lifecycle';
 
 export type StreamDefault = 'ask' | 'on';
 export type StreamState = AdminScreenStream['state'];
 
-export interface StreamConsent {
-  default: StreamDefault;
-  devices: Record<string, 'on' | 'off'>;
-}
-
-export interface StreamConsentStore {
-  get(): StreamConsent;
-  set(next: StreamConsent): void;
-}
+/** The old admin word for each lifecycle state (AdminScreenStream, kept for the stream's own route). */
+const STREAM_STATE: Record<ProgramState, StreamState> = {
+  idle: 'off',
+  off: 'off',
+  starting: 'starting',
+  ready: 'running',
+  failed: 'failed',
+  unavailable: 'unsupported',
+};
 
 /** A phone's stream as the console shows it. */
 export type StreamView = AdminScreenStream;
 
 export interface ScreenStreamsOptions {
-  consent: StreamConsentStore;
+  /** The one consent type: the lab's default (`ask` is `off`) and each phone's word. */
+  consent: ProgramConsentStore;
   /** The phone's shell on display 0, or undefined when it is not connected. */
   shellFor(deviceId: string): DeviceShell | undefined;
   /** True while the phone has an active lease. */
@@ -126,6 +137,8 @@ export const ROTATION_POLL_MS = 2_000;
 export const STREAM_VIEW_GRACE_MS = 15_000;
 const RECONCILE_MS = 1_000;
 const START_TIMEOUT_MS = 10_000;
+/** Room in the lifecycle's deadline for the reads and the copy before minicap's own start deadline. */
+const START_ROOM_MS = 30_000;
 const FAILURE_WINDOW_MS = 5 * 60_000;
 const COOL_DOWN_MS = 60_000;
 const FPS_WINDOW_MS = 2_000;
@@ -133,12 +146,9 @@ const COMMAND_MS = 10_000;
 
 interface PhoneStream {
   deviceId: string;
-  state: StreamState;
-  run?: RunningMinicap;
-  starting?: Promise<void>;
+  /** minicap's one lifecycle on this phone: what runs (`life.running`), its state, failures and consent. */
+  life: ProgramLifecycle<RunningMinicap>;
   stopping?: Promise<void>;
-  /** Bumped by every start and stop: a start that finds another number was overtaken. */
-  generation: number;
   plan?: MinicapFilePlan | null;
   sdk?: number;
   natural?: { width: number; height: number };
@@ -148,9 +158,6 @@ interface PhoneStream {
   rotationRead?: { startedAt: number; rotation: number };
   rotationReading?: Promise<void>;
   rotationAgain: boolean;
-  lastError: string | null;
-  failures: number[];
-  coolUntil: number;
   frameTimes: number[];
   /** The latest gaps between frames that came back to back (the screen changing), for frameCostMs. */
   intervals: number[];
@@ -163,7 +170,6 @@ interface PhoneStream {
   /** When its newest frame arrived (performance.now()), kept past the fps window. */
   lastFrameAt?: number;
   filesOnPhone: boolean;
-  unsubscribe?: () => void;
 }
 
 export class ScreenStreams {
@@ -184,35 +190,30 @@ export class ScreenStreams {
 
   settings(): AdminScreenStreamSettings {
     return {
-      default: this.o.consent.get().default,
+      default: this.o.consent.get().default === 'on' ? 'on' : 'ask',
       available: minicapPrebuiltRoot() !== null,
       version: minicapPackageVersion(),
     };
   }
 
   setDefault(mode: StreamDefault): void {
-    this.o.consent.set({ ...this.o.consent.get(), default: mode });
+    this.o.consent.set({ ...this.o.consent.get(), default: mode === 'on' ? 'on' : 'off' });
+    for (const phone of this.phones.values()) void phone.life.consentChanged();
     this.reconcileAll();
     this.o.changed();
   }
 
   enabled(deviceId: string): boolean {
-    const consent = this.o.consent.get();
-    const own = consent.devices[deviceId];
-    return own ? own === 'on' : consent.default === 'on';
+    return consentAllows(this.o.consent.get(), deviceId);
   }
 
   /** The person's choice for one phone; off stops its stream at once (and removes minicap's files). */
   async choose(deviceId: string, choice: 'on' | 'off'): Promise<StreamView> {
-    const consent = this.o.consent.get();
-    this.o.consent.set({ ...consent, devices: { ...consent.devices, [deviceId]: choice } });
+    this.o.consent.set(withChoice(this.o.consent.get(), deviceId, choice));
     const phone = this.phone(deviceId);
-    if (choice === 'on') {
-      phone.failures = [];
-      phone.coolUntil = 0;
-      if (phone.state === 'failed') phone.state = 'off';
-      this.reconcile(deviceId);
-    } else await this.stop(deviceId, null);
+    if (choice === 'off') await this.stop(deviceId, null);
+    await phone.life.consentChanged();
+    if (choice === 'on') this.reconcile(deviceId);
     this.o.changed();
     return this.view(deviceId);
   }
@@ -227,7 +228,7 @@ export class ScreenStreams {
   /** The running stream of a phone for the live view (its pictures are `scale` times the screen), or null. */
   live(deviceId: string): { reader: RunningMinicap['reader']; scale: number } | null {
     const phone = this.phones.get(deviceId);
-    const run = phone?.state === 'running' ? phone.run : undefined;
+    const run = phone?.life.running;
     if (!phone || !run || run.reader.closed || !phone.natural) return null;
     return { reader: run.reader, scale: run.scale };
   }
@@ -254,8 +255,8 @@ export class ScreenStreams {
     this.reconcile(deviceId);
     const phone = this.phones.get(deviceId);
     if (!phone) return null;
-    if (phone.starting) await phone.starting.catch(() => undefined);
-    const run = phone.state === 'running' ? phone.run : undefined;
+    await phone.life.starting?.catch(() => undefined);
+    const run = phone.life.running;
     if (!run || run.reader.closed || (phone.sdk ?? 0) < 31) return null;
     const screenNow = (): { width: number; height: number } =>
       orientedSize(
@@ -298,7 +299,7 @@ export class ScreenStreams {
       if (performance.now() >= until || !phone.rotationReading) return null;
       await Promise.race([phone.rotationReading, pauseUntil(until, signal)]);
     }
-    if (confirmed.rotation !== phone.rotation || phone.run !== run) return null;
+    if (confirmed.rotation !== phone.rotation || phone.life.running !== run) return null;
     if (performance.now() < answerAt) await pauseUntil(answerAt, signal);
     let frame = run.reader.latest;
     if (!frame) {
@@ -309,7 +310,7 @@ export class ScreenStreams {
         return null;
       }
     }
-    if (run.reader.closed || phone.run !== run) return null;
+    if (run.reader.closed || phone.life.running !== run) return null;
     return { frame: run.reader.latest ?? frame, screen: screenNow() };
   }
 
@@ -325,7 +326,7 @@ export class ScreenStreams {
    */
   screenUnchangedSince(deviceId: string, read: { startedAt: number; endedAt: number }): boolean {
     const phone = this.phones.get(deviceId);
-    const run = phone?.state === 'running' ? phone.run : undefined;
+    const run = phone?.life.running;
     if (!phone || !run || run.reader.closed || phone.runSince === undefined) return false;
     if (phone.runSince > read.startedAt) return false;
     const latency = streamLatencyMs(this.latencyFloorMs, phone.responses, phone.intervals);
@@ -337,17 +338,31 @@ export class ScreenStreams {
     const now = performance.now();
     const recent = phone ? phone.frameTimes.filter((t) => now - t <= FPS_WINDOW_MS) : [];
     const purposes: Array<'lease' | 'view'> = [];
-    if (phone?.state === 'running') {
+    const run = phone?.life.running;
+    if (run) {
       if (this.o.leased(deviceId)) purposes.push('lease');
       if (this.o.watched(deviceId)) purposes.push('view');
     }
+    const life = phone?.life.view();
     return {
       enabled: this.enabled(deviceId),
-      state: phone?.state ?? 'off',
-      way: phone?.run?.way ?? phone?.plan?.way ?? null,
+      state: life ? STREAM_STATE[life.state] : 'off',
+      way: run?.way ?? phone?.plan?.way ?? null,
       fps: Math.round((recent.length / (FPS_WINDOW_MS / 1000)) * 10) / 10,
-      last_error: phone?.lastError ?? null,
+      last_error: life?.last_error ?? null,
       for: purposes,
+    };
+  }
+
+  /** minicap on this phone as one of its programs (`devices[].programs`, the console's "Programs on this phone"). */
+  programView(deviceId: string): AdminPhoneProgram {
+    const stream = this.view(deviceId);
+    return {
+      program: 'minicap_stream',
+      name: 'minicap',
+      version: minicapPackageVersion(),
+      ...this.phone(deviceId).life.view(),
+      stream: { way: stream.way, fps: stream.fps, for: stream.for },
     };
   }
 
@@ -358,16 +373,19 @@ export class ScreenStreams {
   forget(deviceId: string): void {
     const phone = this.phones.get(deviceId);
     if (!phone) return;
-    phone.generation += 1;
-    phone.unsubscribe?.();
-    void phone.run?.stop().catch(() => undefined);
+    phone.life.phoneGone();
     if (phone.filesOnPhone) this.leftOnPhone.add(deviceId);
     this.phones.delete(deviceId);
   }
 
   /** The phone is (back) online: files a stream left when it went away are removed, unless a stream is wanted now. */
   deviceReady(deviceId: string): void {
-    if (!this.leftOnPhone.delete(deviceId) || this.needed(deviceId)) return this.reconcile(deviceId);
+    const left = this.leftOnPhone.delete(deviceId);
+    if (!left || this.needed(deviceId)) {
+      // Wanted again at once: its files are the new stream's, removed when that one stops.
+      if (left) this.phone(deviceId).filesOnPhone = true;
+      return this.reconcile(deviceId);
+    }
     const shell = this.o.shellFor(deviceId);
     if (!shell) return;
     void this.removeFiles(deviceId, shell);
@@ -397,29 +415,51 @@ export class ScreenStreams {
     this.closed = true;
     clearInterval(this.timer);
     await Promise.all([...this.phones.keys()].map((deviceId) => this.stop(deviceId, null)));
+    await Promise.all([...this.phones.values()].map((phone) => phone.life.dispose()));
   }
 
   // ---- inside -------------------------------------------------------------------------------
 
   private phone(deviceId: string): PhoneStream {
-    let phone = this.phones.get(deviceId);
-    if (!phone) {
-      phone = {
-        deviceId,
-        state: 'off',
-        generation: 0,
-        rotation: 0,
-        rotationAgain: false,
-        lastError: null,
-        failures: [],
-        coolUntil: 0,
-        frameTimes: [],
-        intervals: [],
-        responses: [],
-        filesOnPhone: false,
-      };
-      this.phones.set(deviceId, phone);
-    }
+    const known = this.phones.get(deviceId);
+    if (known) return known;
+    const life: ProgramLifecycle<RunningMinicap> = new ProgramLifecycle<RunningMinicap>({
+      deviceId,
+      name: 'minicap',
+      allowed: () => this.enabled(deviceId),
+      carried: () => minicapPrebuiltRoot() !== null,
+      // minicap's own deadline (its words say what did not happen) comes first; the room is for the reads before it.
+      startTimeoutMs: (this.o.startTimeoutMs ?? START_TIMEOUT_MS) + START_ROOM_MS,
+      freeRetries: 1,
+      windowMs: FAILURE_WINDOW_MS,
+      retryMs: COOL_DOWN_MS,
+      endedError: (output) => {
+        const text = typeof output === 'string' ? output.trim() : '';
+        const why = phone.life.running?.reader.endedBecause ?? 'minicap ended';
+        return new BridgeError(
+          'command_failed',
+          `minicap stopped on its own${text ? `: ${text.split('\n').at(-1)?.slice(0, 160)}` : ` (${why})`}`,
+        );
+      },
+      clock: Date.now,
+      logger: this.o.logger,
+      onChange: () => {
+        this.o.changed();
+        // A failure forgiven (the first) leaves it idle with its error: started again at once.
+        if (life.state === 'idle' && life.view().last_error !== null) setImmediate(() => this.reconcile(deviceId));
+      },
+    });
+    const phone: PhoneStream = {
+      deviceId,
+      life,
+      rotation: 0,
+      rotationAgain: false,
+      frameTimes: [],
+      intervals: [],
+      responses: [],
+      filesOnPhone: false,
+    };
+    this.phones.set(deviceId, phone);
     return phone;
   }
 
@@ -427,6 +467,8 @@ export class ScreenStreams {
     return (
       !this.closed &&
       this.enabled(deviceId) &&
+      // A phone that is not connected runs nothing (its files are seen to when it comes back).
+      this.o.shellFor(deviceId) !== undefined &&
       this.o.displayInUse(deviceId) === 0 &&
       (this.o.leased(deviceId) || this.o.watched(deviceId))
     );
@@ -442,7 +484,7 @@ export class ScreenStreams {
     const phone = needed ? this.phone(deviceId) : this.phones.get(deviceId);
     if (!phone) return;
     if (!needed) {
-      if (phone.run || phone.starting || phone.filesOnPhone) void this.stop(deviceId, null);
+      if (phone.life.running || phone.life.starting || phone.filesOnPhone) void this.stop(deviceId, null);
       return;
     }
     if (phone.stopping) {
@@ -450,20 +492,21 @@ export class ScreenStreams {
       void phone.stopping.then(() => this.reconcile(deviceId));
       return;
     }
-    if (phone.state === 'unsupported' || phone.starting) return;
-    if (phone.state === 'running' && phone.run && !phone.run.reader.closed) {
+    const run = phone.life.running;
+    if (run && !run.reader.closed) {
       if (!phone.rotationRead || performance.now() - phone.rotationRead.startedAt >= ROTATION_POLL_MS)
         this.readRotationSoon(phone);
       return;
     }
-    if (performance.now() < phone.coolUntil) return;
+    // Not before its cool-down, not while starting, never where it is unavailable (the lifecycle's rules).
+    if (!phone.life.mayStart()) return;
     void this.start(phone);
   }
 
   /** Control work on the phone ended: its rotation may have changed. */
   controlEnded(deviceId: string): void {
     const phone = this.phones.get(deviceId);
-    if (phone?.state !== 'running') return;
+    if (!phone?.life.running) return;
     phone.awaitingResponseSince = performance.now();
     this.readRotationSoon(phone);
   }
@@ -481,7 +524,7 @@ export class ScreenStreams {
       .then((rotation) => {
         const now = rotation ?? 0;
         phone.rotationRead = { startedAt, rotation: now };
-        if (phone.state === 'running' && now !== phone.rotation) {
+        if (phone.life.running && now !== phone.rotation) {
           this.o.logger.info('screen stream follows a rotation', { device: phone.deviceId, rotation: now });
           void this.restart(phone);
         }
@@ -497,36 +540,19 @@ export class ScreenStreams {
   }
 
   private async restart(phone: PhoneStream): Promise<void> {
-    const run = phone.run;
-    phone.generation += 1;
-    phone.unsubscribe?.();
-    phone.run = undefined;
-    phone.state = 'off';
-    await run?.stop().catch(() => undefined);
+    await phone.life.stop();
     this.reconcile(phone.deviceId);
   }
 
-  private start(phone: PhoneStream): Promise<void> {
-    const generation = ++phone.generation;
-    phone.state = 'starting';
-    this.o.changed();
-    const work = this.startNow(phone, generation)
-      .catch((error: unknown) => {
-        if (phone.generation !== generation) return;
-        this.failed(phone, error);
-      })
-      .finally(() => {
-        if (phone.starting === work) phone.starting = undefined;
-        this.o.changed();
-      });
-    phone.starting = work;
-    return work;
+  private start(phone: PhoneStream): Promise<RunningMinicap | null> {
+    return phone.life.start({ run: (signal) => this.startNow(phone, signal) });
   }
 
-  private async startNow(phone: PhoneStream, generation: number): Promise<void> {
+  /** How minicap starts on this phone: what it needs read once, its files checked and copied, then it runs. */
+  private async startNow(phone: PhoneStream, signal: AbortSignal): Promise<RunningMinicap> {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
-    const options = { timeoutMs: COMMAND_MS };
+    const options = { timeoutMs: COMMAND_MS, signal };
     if (phone.plan === undefined || phone.sdk === undefined || !phone.natural) {
       const [abis, sdk, size] = await Promise.all([
         runText(shell, ['getprop', 'ro.product.cpu.abilist'], options),
@@ -544,38 +570,36 @@ export class ScreenStreams {
       if (!natural) throw new BridgeError('command_failed', 'the phone did not say its screen size (wm size)');
       phone.natural = natural;
     }
-    if (!phone.plan) {
-      phone.state = 'unsupported';
-      phone.lastError = `minicap has no build for this phone (Android SDK ${phone.sdk ?? '?'})`;
-      return;
-    }
+    if (!phone.plan)
+      throw new BridgeError(
+        'tool_unavailable',
+        `minicap has no build for this phone (Android SDK ${phone.sdk ?? '?'})`,
+      );
     const rotationStartedAt = performance.now();
     const rotation = (await readRotation(shell, options)) ?? 0;
     phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     phone.filesOnPhone = true;
     await installMinicapFiles(shell, phone.plan);
-    if (phone.generation !== generation) return;
+    signal.throwIfAborted();
     const run = await startMinicap(shell, {
       plan: phone.plan,
       natural: phone.natural,
       rotation,
       timeoutMs: this.o.startTimeoutMs ?? START_TIMEOUT_MS,
+      signal,
     });
-    if (phone.generation !== generation || this.closed) {
+    if (signal.aborted || this.closed) {
       await run.stop();
-      return;
+      signal.throwIfAborted();
     }
-    phone.run = run;
     phone.rotation = rotation;
-    phone.state = 'running';
-    phone.lastError = null;
     phone.frameTimes = [];
     phone.intervals = [];
     phone.responses = [];
     phone.awaitingResponseSince = undefined;
     phone.runSince = performance.now();
     phone.lastFrameAt = undefined;
-    phone.unsubscribe = run.reader.onFrame((frame) => {
+    const unsubscribe = run.reader.onFrame((frame) => {
       phone.lastFrameAt = frame.receivedAt;
       const since = phone.awaitingResponseSince;
       if (since !== undefined) {
@@ -595,35 +619,14 @@ export class ScreenStreams {
         phone.frameTimes.shift();
     });
     this.o.logger.info('screen stream started', { device: phone.deviceId, way: run.way, rotation });
-    void run.ended.then((output) => {
-      if (phone.run !== run) return;
-      phone.unsubscribe?.();
-      phone.run = undefined;
-      phone.state = 'off';
-      const why = run.reader.endedBecause ?? 'minicap ended';
-      this.failed(
-        phone,
-        new BridgeError(
-          'command_failed',
-          `minicap stopped on its own${output.trim() ? `: ${output.trim().split('\n').at(-1)?.slice(0, 160)}` : ` (${why})`}`,
-        ),
-      );
-      this.o.changed();
-    });
-  }
-
-  private failed(phone: PhoneStream, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    phone.lastError = message;
-    const now = performance.now();
-    phone.failures = [...phone.failures.filter((t) => now - t < FAILURE_WINDOW_MS), now];
-    if (phone.failures.length >= 2) {
-      phone.state = 'failed';
-      phone.coolUntil = now + COOL_DOWN_MS;
-    } else phone.state = 'off';
-    this.o.logger.warn('screen stream failed', { device: phone.deviceId, message });
-    // The first failure is retried at once (a restart); the second waits out the cool-down.
-    if (phone.state === 'off') this.reconcile(phone.deviceId);
+    // The lifecycle stops it through this: the frame bookkeeping ends with it.
+    return {
+      ...run,
+      stop: async () => {
+        unsubscribe();
+        await run.stop();
+      },
+    };
   }
 
   /** Stops minicap and removes its files; `why` (when given) is kept as the last error. */
@@ -631,16 +634,8 @@ export class ScreenStreams {
     const phone = this.phones.get(deviceId);
     if (!phone) return Promise.resolve();
     if (phone.stopping) return phone.stopping;
-    phone.generation += 1;
-    const run = phone.run;
-    const starting = phone.starting;
-    phone.unsubscribe?.();
-    phone.run = undefined;
-    if (phone.state !== 'unsupported') phone.state = 'off';
-    if (why) phone.lastError = why;
     const work = (async () => {
-      await starting?.catch(() => undefined);
-      await run?.stop().catch(() => undefined);
+      await phone.life.stop(why ? { error: new BridgeError('command_failed', why) } : {});
       const shell = this.o.shellFor(deviceId);
       if (shell && phone.filesOnPhone && (await this.removeFiles(deviceId, shell))) phone.filesOnPhone = false;
     })().finally(() => {

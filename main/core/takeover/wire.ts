@@ -10,8 +10,11 @@ import type { DeviceRecord } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
 import { BridgeError } from '../errors';
 import { ASK_AUDIT, PersonAsks, type AskRequest } from './person-asks';
-import { runPersonInput, type PersonInput, type PersonInputDeps, type PersonInputDone } from './person-input';
+import { runPersonInput, type PersonInput, type PersonInputDeps } from './person-input';
 import { Takeover } from './takeover';
+import type { ActionTimeline } from '../phone-view/action-timeline';
+import type { PhoneShells } from '../tools/phone-shells';
+import type { ToolLanes } from '../tools/tool-definition';
 
 export interface TakeoverPorts {
   clock: () => number;
@@ -19,8 +22,8 @@ export interface TakeoverPorts {
   audit: AuditSink;
   /** The console and the tray redraw (the admin event hub's 'state'). */
   changed: () => void;
-  /** The longest an ask may wait (Settings → Limits → approval timeout, read at each ask). */
-  maxAskMs: () => number;
+  /** Settings → Limits as it is now: an ask waits at most the approval timeout, read at each ask. */
+  liveLimits: { values(): { approval_timeout_ms: number } };
   onError: (error: unknown) => void;
 }
 
@@ -97,40 +100,37 @@ export function wireTakeover(ports: TakeoverPorts): TakeoverRoom {
     takeover,
     asks,
     askPerson: {
-      maxTimeoutMs: ports.maxAskMs,
+      maxTimeoutMs: () => ports.liveLimits.values().approval_timeout_ms,
       ask: (request) => asks.ask({ ...request, alreadyTakenSince: takeover.state(request.deviceId)?.since ?? null }),
     },
     stop: () => owned.dispose(),
   };
 }
 
-export interface PersonInputPorts extends Omit<PersonInputDeps, 'isTaken' | 'record'> {
+export interface PersonInputPorts {
   takeover: Pick<Takeover, 'isTaken'>;
   audit: AuditSink;
-  device: (deviceId: string) => DeviceRecord | undefined;
-  shellFor: (device: DeviceRecord) => DeviceShell;
+  registry: { get(deviceId: string): DeviceRecord | undefined };
+  shells: Pick<PhoneShells, 'shellFor' | 'screenSize'>;
+  queue: PersonInputDeps['queue'];
+  /** The fast lane's helper types any language while it runs and is allowed; else the phone's keyboard. */
+  lanes: { forCall(deviceId: string, shell: DeviceShell): Pick<ToolLanes, 'typeText'> };
   /** The phone view's timeline shows the person's input beside the agent's calls. */
-  timeline: {
-    recordPerson(
-      deviceId: string,
-      described: Record<string, unknown>,
-      outcome: {
-        code: string | null;
-        message: string | null;
-        durationMs: number;
-        points: PersonInputDone['points'];
-        lane: PersonInputDone['lane'] | null;
-      },
-    ): void;
-  };
+  timeline: Pick<ActionTimeline, 'recordPerson'>;
+  commandTimeoutMs: number;
+  clock: () => number;
 }
 
 /** The person's taps, keys and typing on a phone they hold, each audited and shown in the timeline. */
 export function wirePersonInput(ports: PersonInputPorts): (deviceId: string, input: PersonInput) => Promise<void> {
-  const { takeover, audit, timeline, device: deviceOf, shellFor, ...deps } = ports;
+  const { takeover, audit, timeline, shells, commandTimeoutMs } = ports;
   const run: PersonInputDeps = {
-    ...deps,
+    queue: ports.queue,
+    clock: ports.clock,
+    commandTimeoutMs,
     isTaken: (id) => takeover.isTaken(id),
+    screenSize: (id, shell) => shells.screenSize(id, shell, { timeoutMs: commandTimeoutMs }),
+    typeText: (id, shell, text, typing) => ports.lanes.forCall(id, shell).typeText(text, typing),
     record: (id, described, outcome) => {
       audit({
         deviceId: id,
@@ -152,8 +152,8 @@ export function wirePersonInput(ports: PersonInputPorts): (deviceId: string, inp
     },
   };
   return async (deviceId, input) => {
-    const device = deviceOf(deviceId);
+    const device = ports.registry.get(deviceId);
     if (!device) throw new BridgeError('device_not_found', 'no such phone');
-    await runPersonInput(run, deviceId, shellFor(device), input);
+    await runPersonInput(run, deviceId, shells.shellFor(device), input);
   };
 }

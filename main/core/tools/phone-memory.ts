@@ -17,7 +17,7 @@ import type { LastCaptureStore } from './screenshot-pipeline';
 import { ScreenLockGuard } from './screen-lock-guard';
 import type { ToolCall } from './tool-call';
 import { typedTexts } from './typed-text';
-import type { CaptureTimings, ScreenshotStrategyStore, ToolFacts } from './tool-definition';
+import type { ToolFacts } from './tool-definition';
 
 /** How long a read screen state (awake, locked) is believed before the next control call reads it again. */
 const SCREEN_LOCK_FRESH_MS = 5_000;
@@ -63,14 +63,9 @@ export class PhoneMemory {
   private readonly lastRefusals = new Map<string, Map<ErrorCode, Refusal>>();
   private readonly treeReadAt = new Map<string, number>();
   private readonly imes = new Map<string, { value: boolean; at: number }>();
-  private readonly strategies = new Map<string, CaptureTimings>();
   /** Per channel (a lease): the texts its calls typed, in memory only, to redact the phone's log. */
   private readonly typed = new Map<string, string[]>();
   readonly screenLock: ScreenLockGuard;
-  readonly screenshotStrategy: ScreenshotStrategyStore = {
-    get: (deviceId) => this.strategies.get(deviceId),
-    set: (deviceId, timings) => this.strategies.set(deviceId, timings),
-  };
 
   constructor(private readonly clock: () => number) {
     this.screenLock = new ScreenLockGuard({ clock, freshMs: SCREEN_LOCK_FRESH_MS });

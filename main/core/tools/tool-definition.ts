@@ -14,6 +14,7 @@ import type { CardTool, JsonObjectSchema } from '../protocol/card';
 import type { UiNode } from '../android/ui-tree';
 import type { InputOptions, Point, PressKeyOptions } from '../android/input';
 import type { TypeTextOptions } from '../android/text-input';
+import type { ScreenSource } from '../screen/screen-source';
 import { REF_PATTERN, type RememberedTree } from './element-refs';
 
 export type ToolKind = 'observation' | 'control';
@@ -177,7 +178,8 @@ export interface ToolServices {
    * throws `secret_not_found` / `secret_out_of_scope`). It goes to the phone and nowhere else.
    */
   secretText: (name: string) => string;
-  screenshotStrategy: ScreenshotStrategyStore;
+  /** The call's phone's pictures of its screen (screen/screen-source.ts: stream or screencap, one encoder). */
+  screen: ScreenSource;
   /** Log lines with the lab's secrets, this lease's typed texts and secret-shaped values replaced (log-redaction.ts). */
   redactLog: (lines: readonly string[]) => string[];
   /**
@@ -189,20 +191,6 @@ export interface ToolServices {
   lastCaptures: Map<string, { key: string; outputKey: string; fileRef: string }>;
   /** Asks the person at the computer to take this call's phone over (takeover/person-asks.ts); absent: nobody to ask. */
   askPerson?: PersonAskService;
-  /**
-   * A picture of the screen from the phone's screen stream, newer than its last control action
-   * (stream/screen-streams.ts); null when there is none in time; absent: no stream on this bridge.
-   * `onCandidate` is given each picture that may become the answer while the freshness wait
-   * runs, so work on it can start early.
-   */
-  streamFrame?: (onCandidate?: (picture: StreamPicture) => void) => Promise<StreamPicture | null>;
-}
-
-/** A screen stream's frame as the screenshot takes it: a JPEG smaller than the screen, and the screen's size. */
-export interface StreamPicture {
-  jpeg: Buffer;
-  screenWidth: number;
-  screenHeight: number;
 }
 
 /** What a tool asking the person at the computer needs, bound to its call's phone, channel and cancel. */
@@ -218,18 +206,6 @@ export interface PersonAskService {
 
 /** A stored file as a tool result hands it to xAgent (the wire contract's shape). */
 export type StoredFileInfo = DeliveredFile;
-
-/** Per phone: how long each capture strategy took lately (ms, smoothed), to pick the faster. */
-export interface CaptureTimings {
-  raw?: number;
-  png?: number;
-  captures: number;
-}
-
-export interface ScreenshotStrategyStore {
-  get(deviceId: string): CaptureTimings | undefined;
-  set(deviceId: string, timings: CaptureTimings): void;
-}
 
 /** Every tool the bridge offers (main/contract/tools.ts, with its words); each is defined once, in control-tools.ts, observation-tools.ts, phone-state-tools.ts or person-tools.ts. */
 export type { ToolId } from '../../contract/tools';

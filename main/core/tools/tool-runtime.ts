@@ -76,7 +76,8 @@ export interface ToolRuntimeOptions {
   /** Asks to the person at the computer (takeover/person-asks.ts); absent: nobody can be asked. */
   asks?: PersonAskBackend;
   /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
-  streamFrame?: ToolServicesOptions['streamFrame'];
+  /** Each phone's pictures of its screen (screen/wire.ts); absent: screencap only. */
+  screens?: ToolServicesOptions['screens'];
 }
 
 export class ToolRuntime {
@@ -110,7 +111,7 @@ export class ToolRuntime {
       ...(o.secrets ? { secrets: o.secrets } : {}),
       ...(o.asks ? { asks: o.asks } : {}),
       ...(o.logHiddenUntil ? { logHiddenUntil: o.logHiddenUntil } : {}),
-      ...(o.streamFrame ? { streamFrame: o.streamFrame } : {}),
+      ...(o.screens ? { screens: o.screens } : {}),
     });
     const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,

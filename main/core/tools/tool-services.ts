@@ -13,7 +13,8 @@ import type { PhoneShells } from './phone-shells';
 import type { SecretSource } from './secret-text';
 import { redactLogLines } from './log-redaction';
 import type { ToolCall } from './tool-call';
-import type { PersonAskService, StoredFileInfo, StreamPicture, ToolContext } from './tool-definition';
+import type { PersonAskService, StoredFileInfo, ToolContext } from './tool-definition';
+import { ScreenSources } from '../screen/screen-sources';
 
 export interface ToolServicesOptions {
   files: FileCache;
@@ -32,12 +33,8 @@ export interface ToolServicesOptions {
   asks?: PersonAskBackend;
   /** The end of the phone's last take-over the agent could not watch (takeover/takeover.ts); absent: none. */
   logHiddenUntil?: (deviceId: string) => number | null;
-  /** The phone's screen stream, newer than its last control action (stream/screen-streams.ts); absent: none. */
-  streamFrame?: (
-    deviceId: string,
-    signal: AbortSignal,
-    onCandidate?: (picture: StreamPicture) => void,
-  ) => Promise<StreamPicture | null>;
+  /** Each phone's pictures of its screen (screen/); absent: screencap only, as on a bridge without streams. */
+  screens?: Pick<ScreenSources, 'of'>;
 }
 
 /** The bridge's side of a person ask: the wait itself, the approval timeout that bounds it, and whether the phone is held. */
@@ -54,7 +51,11 @@ export interface PersonAskBackend {
 }
 
 export class ToolServicesFactory {
-  constructor(private readonly o: ToolServicesOptions) {}
+  private readonly screens: Pick<ScreenSources, 'of'>;
+
+  constructor(private readonly o: ToolServicesOptions) {
+    this.screens = o.screens ?? new ScreenSources();
+  }
 
   /** The context `call.tool.run` gets. */
   contextFor(call: ToolCall): ToolContext {
@@ -107,19 +108,11 @@ export class ToolServicesFactory {
           if (!this.o.secrets) throw new BridgeError('secret_not_found', 'this bridge keeps no secrets');
           return this.o.secrets.reveal(name, device.deviceId);
         },
-        screenshotStrategy: memory.screenshotStrategy,
+        screen: this.screens.of(device.deviceId),
         redactLog: (lines) =>
           redactLogLines(lines, { secrets: this.o.secrets?.values() ?? [], typed: memory.typedTexts(channelId) }),
         logHiddenUntil: () => this.o.logHiddenUntil?.(device.deviceId) ?? null,
         ...(this.o.asks ? { askPerson: this.askPerson(this.o.asks, call) } : {}),
-        ...(this.o.streamFrame
-          ? {
-              streamFrame: (
-                (stream) => (onCandidate?: (picture: StreamPicture) => void) =>
-                  stream(device.deviceId, signal, onCandidate)
-              )(this.o.streamFrame),
-            }
-          : {}),
       },
     };
   }

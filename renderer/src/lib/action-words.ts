@@ -56,12 +56,16 @@ export function keyWords(t: Translate, key: string): string {
   return hasMessage(k) ? t(k) : key.replace(/_/g, ' ');
 }
 
-/** Where a tap lands, or (`into`) the field typed into. */
-function target(t: Translate, args: Args, into = false): string | null {
+/**
+ * Where a tap lands, or (`into`) the field typed into. `seen` is what the bridge read on the
+ * element at the call, so a ref (`@yl3`) reads as the words a person sees ("on “Notes”").
+ */
+function target(t: Translate, args: Args, into = false, seen: string | null = null): string | null {
   const x = num(args.x);
   const y = num(args.y);
   if (x !== null && y !== null) return t('actions.at', { x, y });
   const ref = str(args.ref);
+  if (ref && seen) return into ? t('actions.into', { label: clip(seen) }) : t('actions.on', { label: clip(seen) });
   if (ref) return t('actions.onRef', { ref });
   const element = record(args.element);
   if (!element) return null;
@@ -115,10 +119,11 @@ export function argumentWords(
   toolId: string,
   args: Args,
   typing?: ReadonlyArray<string | null> | null,
+  targetLabel: string | null = null,
 ): string | null {
   switch (shapeOf(toolId)) {
     case 'target':
-      return target(t, args);
+      return target(t, args, false, targetLabel);
     case 'swipe': {
       const direction = args.direction;
       if (direction === 'up' || direction === 'down' || direction === 'left' || direction === 'right')
@@ -130,7 +135,7 @@ export function argumentWords(
     }
     case 'typed': {
       const parts = [typedWords(t, args, typing)];
-      const where = target(t, args, true);
+      const where = target(t, args, true, targetLabel);
       if (where) parts.push(where);
       if (args.clear === true) parts.push(t('actions.typed.clear'));
       if (args.submit === true) parts.push(t('actions.typed.submit'));

@@ -1,6 +1,7 @@
 /**
  * "Programs on this phone" on a device card (renderer/src/features/devices/programs-panel.tsx):
- * scrcpy-server and agent-device's snapshot helper, which the bridge runs through adb only.
+ * every program the bridge runs on a phone — scrcpy-server and agent-device's snapshot helper
+ * (through adb only), appium-uiautomator2-server (open ports, opt-in), minicap (the screen stream).
  * English and Simplified Chinese; add each key to both objects.
  *
  * Every sentence here is checked against main/core/phone-programs/phone-programs.ts and its
@@ -12,12 +13,17 @@ export default defineMessages(
   {
     title: 'Programs on this phone',
     summary:
-      'They run only while an agent holds this phone’s lease, and are reached only through USB debugging (adb): nothing on the phone listens where an app or the network could reach it.',
+      'scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging (adb): nothing of theirs listens where an app or the network could reach it. The switch here acts on these two.',
     more: 'What they do',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device snapshot helper',
     'name.uia2_server': 'appium-uiautomator2-server (open ports)',
     'name.minicap_stream': 'minicap (screen stream)',
+    'stream.fps': '{fps} frames a second',
+    'consent.uia2_server':
+      'Off on every phone until you turn it on below, after reading what it exposes: while it runs, any app on this phone and any computer on its network can control the phone without a password.',
+    'consent.minicap_stream':
+      'Runs through adb only, while the phone is leased or its live view is watched, where the lab’s default or your choice below allows it.',
     'state.uia2_server.idle': 'not running; starts at a lease’s next call that can use it',
     'state.uia2_server.starting': 'installing or starting…',
     'state.uia2_server.ready': 'running, ports 6790 and 7810 open',
@@ -77,12 +83,17 @@ export default defineMessages(
   {
     title: '手机上的程序',
     summary:
-      '它们只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问：手机上没有任何应用或网络可以连接的监听端口。',
+      'scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问：它们不会在任何应用或网络可以连接的地方监听。这里的开关只作用于这两个程序。',
     more: '它们做什么',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device 快照助手',
     'name.uia2_server': 'appium-uiautomator2-server（开放端口）',
     'name.minicap_stream': 'minicap（屏幕流）',
+    'stream.fps': '每秒 {fps} 帧',
+    'consent.uia2_server':
+      '每台手机默认关闭，需在下方读完它会暴露什么后自行开启：它运行时，这台手机上的任何应用和其网络上的任何电脑都可以不用密码操控手机。',
+    'consent.minicap_stream':
+      '只通过 adb 访问，在手机被租用或有人观看实时画面时运行，前提是实验室默认设置或你在下方的选择允许。',
     'state.uia2_server.idle': '未运行；租约中下一次能用到它的调用时启动',
     'state.uia2_server.starting': '正在安装或启动…',
     'state.uia2_server.ready': '运行中，6790 和 7810 端口开放',

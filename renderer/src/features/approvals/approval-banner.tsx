@@ -12,7 +12,9 @@ import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
-import { ApprovalButtons, ApprovalSentence } from './approval-parts';
+import { useState } from 'react';
+import { DoneNote, type Done } from '../../components/done-note';
+import { approvalDone, ApprovalButtons, ApprovalSentence } from './approval-parts';
 
 export function ApprovalBanner(props: {
   api: BridgeApi;
@@ -21,10 +23,12 @@ export function ApprovalBanner(props: {
   go: (route: ConsoleRoute) => void;
 }): React.JSX.Element | null {
   const { t } = useT();
+  // The banner goes with the last waiting call: what the answer did, and where to watch, stay.
+  const [done, setDone] = useState<Done | null>(null);
   // Oldest first: the one closest to being refused is the one to answer now.
   const waiting = [...props.state.approvals].sort((a, b) => a.expires_at - b.expires_at);
   const first = waiting[0];
-  if (!first) return null;
+  if (!first) return <DoneNote done={done} onDismiss={() => setDone(null)} testId="approval-banner-done" />;
   const phone = props.state.devices.find((d) => d.device_id === first.device_id)?.display_name ?? first.device_id;
   return (
     <section
@@ -35,7 +39,7 @@ export function ApprovalBanner(props: {
     >
       <p className="approval-banner-title">{t('approvals.banner.title')}</p>
       {/* Keyed by the call: a new call gets fresh buttons, never the last one's pending state. */}
-      <BannerCall key={first.approval_id} {...props} approval={first} phone={phone} />
+      <BannerCall key={first.approval_id} {...props} approval={first} phone={phone} onDone={setDone} />
       <p className="approval-banner-more">
         {waiting.length > 1 ? (
           <span data-testid="approval-banner-more">{t('approvals.banner.more', { count: waiting.length - 1 })} · </span>
@@ -61,12 +65,19 @@ function BannerCall(props: {
   approval: AdminApproval;
   phone: string;
   onChanged: () => void;
+  onDone: (done: Done) => void;
 }): React.JSX.Element {
   const { t } = useT();
   const id = props.approval.approval_id;
   const decide = useAction(
-    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
-    props.onChanged,
+    async (decision: ApprovalDecision) => {
+      await props.api.decideApproval({ approval_id: id, decision });
+      return decision;
+    },
+    (decision) => {
+      props.onDone(approvalDone(t, decision, props.approval.device_id, props.phone));
+      props.onChanged();
+    },
   );
   return (
     <div className="approval-banner-call" data-approval={id}>

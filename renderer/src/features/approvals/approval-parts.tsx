@@ -8,6 +8,8 @@ import { approvalSentence, reasonText } from '../../../../main/contract/approval
 import type { ApprovalDecision } from '../../api/bridge-api';
 import { bridgePath } from '../../api/bridge-path';
 import { useT } from '../../i18n/i18n-context';
+import { phoneHash } from '../../../../main/contract/phone-view-route';
+import type { Done } from '../../components/done-note';
 
 // Private-use characters around each named thing in the sentence: split back into bold parts.
 const OPEN = '\uE000';
@@ -224,4 +226,25 @@ export function ApprovalButtons(props: {
       </button>
     </div>
   );
+}
+
+/**
+ * What an answer to a held call did, for the note that stays once its card is gone: approved
+ * (once or for the lease) and the way to watch the agent go on, or denied.
+ */
+export function approvalDone(
+  t: ReturnType<typeof useT>['t'],
+  decision: ApprovalDecision,
+  deviceId: string,
+  phone: string,
+): Done {
+  if (decision === 'deny') return { text: t('approvals.done.denied', { phone }) };
+  return {
+    text: t(decision === 'approve_for_lease' ? 'approvals.done.approvedLease' : 'approvals.done.approved', { phone }),
+    next: {
+      href: phoneHash(deviceId),
+      text: t('approvals.done.watch'),
+      title: t('approvals.done.watchTitle', { phone }),
+    },
+  };
 }

@@ -16,7 +16,16 @@ import { shortId } from '../../lib/time-format';
 import { hasMessage } from '../../../../main/contract/i18n';
 import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
-import { ApprovalButtons, ApprovalReasons, ApprovalScreenshot, ApprovalSentence, AppIdentity } from './approval-parts';
+import { useState } from 'react';
+import { DoneNote, type Done } from '../../components/done-note';
+import {
+  approvalDone,
+  ApprovalButtons,
+  ApprovalReasons,
+  ApprovalScreenshot,
+  ApprovalSentence,
+  AppIdentity,
+} from './approval-parts';
 
 function riskTone(risk: string): Tone {
   const r = risk.toLowerCase();
@@ -33,12 +42,15 @@ function riskText(t: I18n['t'], risk: string): string {
 export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { approvals } = props.state;
   const { t } = useT();
+  // An answered card leaves the list: what the answer did, and where to watch, stay here.
+  const [done, setDone] = useState<Done | null>(null);
   return (
     <section aria-labelledby="approvals-heading">
       <header className="view-header">
         <h2 id="approvals-heading">{t('approvals.title')}</h2>
         <p className="view-sub">{t('approvals.sub')}</p>
       </header>
+      <DoneNote done={done} onDismiss={() => setDone(null)} testId="approval-done" />
       {approvals.length === 0 ? (
         <EmptyState title={t('approvals.empty.title')} testId="approvals-empty">
           <p>{t('approvals.empty.text')}</p>
@@ -55,6 +67,7 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
               approval={approval}
               state={props.state}
               onChanged={props.onChanged}
+              onDone={setDone}
             />
           ))}
         </ul>
@@ -68,15 +81,22 @@ function ApprovalCard(props: {
   approval: AdminApproval;
   state: AdminState;
   onChanged: () => void;
+  onDone: (done: Done) => void;
 }): React.JSX.Element {
   const { approval } = props;
   const { t } = useT();
   const id = approval.approval_id;
-  const decide = useAction(
-    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
-    props.onChanged,
-  );
   const phone = props.state.devices.find((d) => d.device_id === approval.device_id);
+  const decide = useAction(
+    async (decision: ApprovalDecision) => {
+      await props.api.decideApproval({ approval_id: id, decision });
+      return decision;
+    },
+    (decision) => {
+      props.onDone(approvalDone(t, decision, approval.device_id, phone?.display_name ?? approval.device_id));
+      props.onChanged();
+    },
+  );
 
   return (
     <li className="card approval-card" data-testid={`approval-${id}`}>

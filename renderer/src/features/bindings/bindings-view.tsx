@@ -26,6 +26,7 @@ import { hasMessage } from '../../../../main/contract/i18n';
 import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { toolName } from '../../lib/tool-names';
+import { holderShown, shownWords } from '../../lib/agent-shown';
 
 export const EXTEND_MS = 30 * 60 * 1000;
 
@@ -108,6 +109,7 @@ function HolderFacts(props: {
       </>
     );
   }
+  const shown = holderShown(holder);
   return (
     <>
       <dt>{t('bindings.fact.holder')}</dt>
@@ -140,11 +142,12 @@ function HolderFacts(props: {
           </span>
         ) : null}
       </dd>
-      {holder.message ? (
+      {shown && holder.message ? (
         <>
           <dt>{t('bindings.fact.message')}</dt>
-          <dd className="small" data-testid={`binding-message-${props.id}`}>
-            {holder.message}
+          {/* The console's words for what the bridge told the agent; the English it got is the tooltip. */}
+          <dd className="small" data-testid={`binding-message-${props.id}`} title={holder.message}>
+            {shownWords(t, shown, holder.code)}
           </dd>
         </>
       ) : null}

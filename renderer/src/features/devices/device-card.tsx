@@ -4,7 +4,13 @@
  * programs the bridge runs on it through adb, the open-ports helper and the fast live screen
  * (screen stream).
  */
-import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
+import type {
+  AdminChannel,
+  AdminDevice,
+  AdminFastLane,
+  AdminScreenStreamSettings,
+} from '../../../../main/contract/admin-api';
+import { holderName } from '../../lib/holder-name';
 import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { AwayNote } from '../../components/away-note';
@@ -12,7 +18,6 @@ import { ErrorText } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import type { Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
-import { shortId } from '../../lib/time-format';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { known, useT } from '../../i18n/i18n-context';
 import { useRef } from 'react';
@@ -50,6 +55,8 @@ export function DeviceCard(props: {
   idleStopMs?: number | undefined;
   /** The agents' calls on this phone held for the person's approval. */
   approvalsWaiting: number;
+  /** The channel that holds the lease, for the holder's name. */
+  holder?: AdminChannel | undefined;
   onChanged: () => void;
 }): React.JSX.Element {
   const { api, device } = props;
@@ -134,9 +141,9 @@ export function DeviceCard(props: {
           <dd data-testid={`device-lease-${id}`}>
             {device.lease ? (
               <>
-                <span className="mono" title={device.lease.connector_channel_id}>
-                  {shortId(device.lease.connector_channel_id)}
-                </span>{' '}
+                <strong title={device.lease.connector_channel_id} data-testid={`device-holder-${id}`}>
+                  {holderName(t, props.holder)}
+                </strong>{' '}
                 {t('devices.lease.since')} <RelativeTime at={device.lease.since} />
               </>
             ) : (

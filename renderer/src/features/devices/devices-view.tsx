@@ -195,6 +195,9 @@ export function DevicesView(props: {
                   screenStream={props.state.screen_stream}
                   idleStopMs={state.limits.fast_lane.idle_stop_ms}
                   approvalsWaiting={waiting.get(device.device_id) ?? 0}
+                  holder={props.state.channels.find(
+                    (c) => c.connector_channel_id === device.lease?.connector_channel_id,
+                  )}
                   onChanged={props.onChanged}
                 />
               ))}

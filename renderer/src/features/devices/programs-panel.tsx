@@ -1,10 +1,12 @@
 /**
- * "Programs on this phone" on a device card (docs/REFERENCE.md "Fast lane"): scrcpy-server (the
- * input lane) and agent-device's snapshot helper (the tree lane), which the bridge runs through
- * adb only, on by default. One line each — name, version, state in words, the calls it served and
- * those stock adb served instead — then its last error and when it is tried again; one sentence
- * says how they are reached and when they run, the rest behind "What they do". Turn off / Turn
- * on / Remove from phone act on both at once, as the admin operation does.
+ * "Programs on this phone" on a device card (docs/REFERENCE.md "Fast lane"): every program the
+ * bridge runs on the phone, in one list with one lifecycle's words — scrcpy-server (input) and
+ * agent-device's snapshot helper (tree), through adb only and on by default; appium-uiautomator2-
+ * server (open ports, off until the person's own yes); minicap (the screen stream). One line
+ * each — name, version, state in words, the calls it served and those stock adb served instead —
+ * then its last error and when it is tried again. Turn off / Turn on / Remove from phone here act
+ * on the port-less pair; UIA2's and the stream's yes are given in their own sections below, where
+ * their words say what each exposes.
  */
 import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
 import { hasMessage, type MessageKey } from '../../../../main/contract/i18n';
@@ -62,6 +64,9 @@ const NAME: Record<AdminPhoneProgram['program'], MessageKey> = {
   minicap_stream: 'programs.name.minicap_stream',
 };
 
+/** The two the panel's own switch acts on; the others have their consent in their own sections. */
+const PORTLESS: ReadonlySet<AdminPhoneProgram['program']> = new Set(['scrcpy_input', 'snapshot_tree']);
+
 export function ProgramsPanel(props: {
   api: BridgeApi;
   deviceId: string;
@@ -78,8 +83,8 @@ export function ProgramsPanel(props: {
     props.onChanged,
   );
   if (!programs || programs.length === 0) return null;
-  // One switch for both (the admin operation's): on unless the person turned them off here.
-  const enabled = programs.some((p) => p.enabled);
+  // One switch for the port-less pair (the admin operation's default): on unless the person turned them off here.
+  const enabled = programs.some((p) => PORTLESS.has(p.program) && p.enabled);
   return (
     <section
       className="helper-panel programs-panel"
@@ -149,6 +154,22 @@ function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): Re
       <span className="muted small" data-testid={`${id}-served`}>
         {t('programs.served', { served: program.served, fell_back: program.fell_back })}
       </span>
+      {program.exposure?.network_addresses && program.exposure.network_addresses.length > 0 && program.enabled ? (
+        <div className="hint hint-warn" data-testid={`${id}-exposure`}>
+          {t('helper.network.addresses', { addresses: program.exposure.network_addresses.join(', ') })}
+        </div>
+      ) : null}
+      {program.stream && program.state === 'ready' ? (
+        <span className="muted small" data-testid={`${id}-stream`}>
+          {' '}
+          {t('programs.stream.fps', { fps: program.stream.fps })}
+        </span>
+      ) : null}
+      {!PORTLESS.has(program.program) ? (
+        <div className="muted small" data-testid={`${id}-consent`}>
+          {t(program.program === 'uia2_server' ? 'programs.consent.uia2_server' : 'programs.consent.minicap_stream')}
+        </div>
+      ) : null}
       {program.state === 'unavailable' ? (
         <div className="hint" data-testid={`${id}-unavailable`}>
           {t(program.version === null ? 'programs.unavailable.build' : 'programs.unavailable.phone')}

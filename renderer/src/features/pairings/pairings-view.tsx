@@ -3,6 +3,9 @@
  * compares the code shown in xAgent with the big code here, picks the phone, and approves.
  */
 import { useState } from 'react';
+import { phoneHash } from '../../../../main/contract/phone-view-route';
+import { DoneNote, type Done } from '../../components/done-note';
+import { pairingShown, shownWords } from '../../lib/agent-shown';
 import type { AdminDevice, AdminPairing, AdminState } from '../../../../main/contract/admin-api';
 import type { BridgeApi, PairingDecision } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
@@ -16,12 +19,28 @@ import { Rich } from '../../i18n/rich-text';
 export function PairingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { pairings, devices } = props.state;
   const { t } = useT();
+  // The answered card leaves the list: what happened, and the next step, stay here.
+  const [done, setDone] = useState<Done | null>(null);
+  const decided = (decision: PairingDecision): void => {
+    if (decision.action !== 'approve' || !decision.device_id) return setDone({ text: t('pairings.done.denied') });
+    const deviceId = decision.device_id;
+    const phone = devices.find((d) => d.device_id === deviceId)?.display_name ?? deviceId;
+    setDone({
+      text: t('pairings.done.bound', { phone }),
+      next: {
+        href: phoneHash(deviceId),
+        text: t('pairings.done.watch'),
+        title: t('pairings.done.watchTitle', { phone }),
+      },
+    });
+  };
   return (
     <section aria-labelledby="pairings-heading">
       <header className="view-header">
         <h2 id="pairings-heading">{t('pairings.title')}</h2>
         <p className="view-sub">{t('pairings.sub')}</p>
       </header>
+      <DoneNote done={done} onDismiss={() => setDone(null)} testId="pairing-done" />
       {pairings.length === 0 ? (
         <EmptyState title={t('pairings.empty.title')} testId="pairings-empty">
           <p>{t('pairings.empty.text')}</p>
@@ -38,6 +57,7 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
               pairing={pairing}
               devices={devices}
               onChanged={props.onChanged}
+              onDecided={decided}
             />
           ))}
         </ul>
@@ -51,6 +71,7 @@ function PairingCard(props: {
   pairing: AdminPairing;
   devices: AdminDevice[];
   onChanged: () => void;
+  onDecided: (decision: PairingDecision) => void;
 }): React.JSX.Element {
   const { pairing } = props;
   const { t } = useT();
@@ -67,9 +88,16 @@ function PairingCard(props: {
         : '';
   const [deviceId, setDeviceId] = useState(preselected);
   const decide = useAction(
-    (decision: PairingDecision) => props.api.decidePairing({ auth_session_id: id, ...decision }),
-    props.onChanged,
+    async (decision: PairingDecision) => {
+      await props.api.decidePairing({ auth_session_id: id, ...decision });
+      return decision;
+    },
+    (decision) => {
+      props.onDecided(decision);
+      props.onChanged();
+    },
   );
+  const shown = pairingShown(pairing);
   const chosen = phones.some((p) => p.device_id === deviceId) ? deviceId : '';
 
   return (
@@ -85,9 +113,14 @@ function PairingCard(props: {
         {t('pairings.channel')} <span className="mono">{shortId(pairing.connector_channel_id)}</span> ·{' '}
         {t('pairings.expiresIn')} <Countdown to={pairing.expires_at} testId={`pairing-expires-${id}`} />
       </p>
-      {pairing.message ? (
-        <p className="hint" title={t('pairings.messageTitle')}>
-          {t('pairings.says', { message: pairing.message })}
+      {/* The bridge's own words to the agent, in the console's language (not the agent speaking). */}
+      {shown ? (
+        <p
+          className="hint"
+          title={`${t('pairings.messageTitle')}: ${pairing.message}`}
+          data-testid={`pairing-shown-${id}`}
+        >
+          {t('pairings.shown', { words: shownWords(t, shown, pairing.code) })}
         </p>
       ) : null}
       <label htmlFor={`pairing-device-${id}`}>{t('pairings.phoneToBind')}</label>

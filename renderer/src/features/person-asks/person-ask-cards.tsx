@@ -2,7 +2,9 @@
  * The agent's asks to the person (docs/REFERENCE.md "Ask the person"): one card per phone whose
  * agent waits for someone to take it over, shown above every view so it is seen wherever the
  * person is. The agent's reason is shown as its own words, in a quote. Take over takes the
- * phone and opens its phone view; Decline sends an optional reason to the agent.
+ * phone and opens its phone view, with the phone view's own choice "The agent may watch" (off
+ * unless ticked: the agent sees nothing of what the person does); Decline sends an optional
+ * reason to the agent.
  */
 import { useState } from 'react';
 import type { AdminDevice, AdminPersonAsk, AdminState } from '../../../../main/contract/admin-api';
@@ -51,8 +53,9 @@ function PersonAskCard(props: {
   const { api, device, ask } = props;
   const [declining, setDeclining] = useState(false);
   const [reason, setReason] = useState('');
+  const [mayWatch, setMayWatch] = useState(false);
   const take = useAction(
-    () => api.setDeviceTakeover({ device_id: device.device_id, action: 'take' }),
+    () => api.setDeviceTakeover({ device_id: device.device_id, action: 'take', agent_may_watch: mayWatch }),
     () => {
       props.onChanged();
       props.go({ section: 'phone', deviceId: device.device_id });
@@ -74,6 +77,16 @@ function PersonAskCard(props: {
         {t('asks.expires')} <Countdown to={ask.expires_at} from={ask.asked_at} seconds testId="person-ask-countdown" />
       </p>
       <div className="actions">
+        <label className="pv-may-watch" title={t('phone-view.takeover.mayWatchTitle')}>
+          <input
+            type="checkbox"
+            checked={mayWatch}
+            onChange={(event) => setMayWatch(event.target.checked)}
+            disabled={busy}
+            data-testid="person-ask-agent-may-watch"
+          />{' '}
+          {t('phone-view.takeover.mayWatch')}
+        </label>
         <button
           type="button"
           className="btn btn-primary"

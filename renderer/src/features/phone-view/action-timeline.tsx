@@ -125,7 +125,9 @@ function ActionRow(props: {
   const args = JSON.stringify(action.arguments);
   // The person's steps and the bridge's own read as one sentence each, as in Activity.
   const person = action.by === 'person' || action.by === 'bridge';
-  const words = person ? null : argumentWords(t, action.tool_id, action.arguments, action.typing);
+  const words = person
+    ? null
+    : argumentWords(t, action.tool_id, action.arguments, action.typing, action.target_label ?? null);
   // A canceled call's badge says it all; every other error gets its explanation.
   const failed =
     action.state === 'done' &&

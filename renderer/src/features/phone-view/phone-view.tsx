@@ -26,6 +26,7 @@ import { usePhoneActions } from './use-phone-actions';
 import { DrivableScreen } from './drivable-screen';
 import { usePersonInput } from './use-person-input';
 import { HandBackNote } from '../person-asks/hand-back-note';
+import { holderName } from '../../lib/holder-name';
 
 /** What "Extend" adds to a lease, as on the Bindings screen. */
 const EXTEND_MS = 30 * 60_000;
@@ -340,6 +341,8 @@ function LeasePanel(props: {
     <div className="card pv-lease" data-testid="phone-view-lease">
       <h3 className="pv-section-title">{t('phone-view.lease.title')}</h3>
       <dl className="facts">
+        <dt>{t('phone-view.lease.holder')}</dt>
+        <dd data-testid="phone-view-holder">{holderName(t, channel)}</dd>
         <dt>{t('phone-view.lease.channel')}</dt>
         <dd className="mono" title={id} data-testid="phone-view-channel">
           {shortId(id)}

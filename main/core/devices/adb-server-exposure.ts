@@ -5,7 +5,8 @@
  * treating it like a local one.
  */
 import { isIP } from 'node:net';
-import type { AdbServerAddress } from './core-options';
+/** Where an ADB server is reached (the shape of the options' AdbServerAddress). */
+type AdbServerAddress = { readonly host: string; readonly port: number };
 
 function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();

@@ -198,7 +198,7 @@ export class ProgramLifecycle<R extends RunningProgram> {
       this.touch();
       void run.ended?.then((outcome) => {
         if (this.#run !== run) return;
-        this.#run = undefined;
+        // Stopped all the same: what it holds on the bridge's side (a stream, a listener) is let go.
         void this.fail(
           this.o.endedError?.(outcome) ?? new BridgeError('helper_unavailable', `${this.o.name} ended on its own`),
         );
