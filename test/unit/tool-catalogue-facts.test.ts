@@ -1,6 +1,7 @@
 /**
  * One list of tools (#25): each tool's facts are declared once, on its definition. Nothing in
- * main/ names a tool by its id outside the definitions (tool-definition.ts declares the ids,
+ * main/ names a tool by its id outside the definitions (main/contract/tools.ts declares the ids
+ * with their words,
  * control-tools.ts, observation-tools.ts, phone-state-tools.ts and person-tools.ts define them); the safety policy, redaction, the
  * screen-lock guard, the Descriptor's marks, the display in use and the timeline read facts.
  */
@@ -9,9 +10,11 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { TOOLS, toolFacts, toolIdsWhere } from '../../main/core/tools/catalogue';
+import { TOOL_IDS } from '../../main/contract/tools';
 
 const ROOT = resolve(__dirname, '../..');
 const DEFINITIONS = new Set([
+  'main/contract/tools.ts',
   'main/core/tools/tool-definition.ts',
   'main/core/tools/control-tools.ts',
   'main/core/tools/observation-tools.ts',
@@ -39,11 +42,8 @@ test('every tool is defined once, with facts', () => {
       assert.equal(tool.facts.policy, 'none', `${tool.id}: observation is judged by no policy`);
     else assert.notEqual(tool.facts.policy, 'none', `${tool.id}: a control tool says how the policy judges it`);
   }
-  // The ToolId union (tool-definition.ts) lists exactly the defined tools.
-  const declared = [
-    ...readFileSync(join(ROOT, 'main/core/tools/tool-definition.ts'), 'utf8').matchAll(/\|\s*'(android_[a-z_]+)'/g),
-  ].map((m) => m[1]);
-  assert.deepEqual([...declared].sort(), [...ids].sort());
+  // The contract's ToolId list (main/contract/tools.ts) is exactly the defined tools.
+  assert.deepEqual([...TOOL_IDS].sort(), [...ids].sort());
 });
 
 test('no tool id is written in main/ outside the definitions', () => {
