@@ -187,7 +187,14 @@ describe('program lifecycle', () => {
     const idle = timed.next((s) => s === 'idle');
     await timed.life.start({ run: () => Promise.resolve(run) });
     assert.equal(timed.life.state, 'ready');
-    await idle;
+    // The idle timer is unref'd (it must not keep the bridge's process alive): this test's own
+    // handle keeps the loop running until the stop it waits for.
+    const keepAlive = setInterval(() => undefined, 60_000);
+    try {
+      await idle;
+    } finally {
+      clearInterval(keepAlive);
+    }
     assert.equal(run.stopped, 1);
     assert.deepEqual(timed.states, ['starting', 'ready', 'idle']);
   });
