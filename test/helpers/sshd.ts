@@ -14,6 +14,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { startAdbServer, type AdbServerRig } from './adb-server';
+import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
+import { createSimulatedPhone } from '../../main/sim/phone';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -202,6 +205,45 @@ export async function startSshd(options: { permitOpen: string; timeoutMs?: numbe
       stopped = true;
       await killGroup();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An ADB host as a lab has it: a private adb server with simulated phones behind a real sshd. */
+export interface SshAdbHostRig {
+  adb: AdbServerRig;
+  farm: SimFarm;
+  sshd: SshdRig;
+  /** A temp folder for the test's keys and pins, removed by stop(). */
+  scratch: string;
+  stop(): Promise<void>;
+}
+
+/** Starts an ADB host reached over SSH with `count` simulated phones (instant profile). */
+export async function startSshAdbHost(options: {
+  count: number;
+  serial: (index: number) => string;
+  model: string;
+  scratchPrefix: string;
+}): Promise<SshAdbHostRig> {
+  const adb = await startAdbServer();
+  const farm = await startSimFarm({
+    count: options.count,
+    adb: { host: '127.0.0.1', port: adb.port },
+    createPhone: (i) => createSimulatedPhone({ serial: options.serial(i), model: options.model, profile: 'instant' }),
+  });
+  const sshd = await startSshd({ permitOpen: `127.0.0.1:${adb.port}` });
+  const scratch = mkdtempSync(join(tmpdir(), options.scratchPrefix));
+  return {
+    adb,
+    farm,
+    sshd,
+    scratch,
+    async stop() {
+      await sshd.stop();
+      await farm.stop();
+      await adb.stop();
+      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -8,15 +8,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
+import type { AdbServerRig } from '../helpers/adb-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { waitUntil } from '../helpers/device-rig';
-import { makeKeyPair, sshdMissing, startSshd, type SshdRig } from '../helpers/sshd';
-import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
-import { createSimulatedPhone } from '../../main/sim/phone';
+import { makeKeyPair, sshdMissing, startSshAdbHost, type SshAdbHostRig, type SshdRig } from '../helpers/sshd';
 import type { AdbServerAddress } from '../../main/core/config/core-options';
 import type { SshOptions } from '../../main/core/devices/ssh/ssh-tunnels';
 
@@ -26,27 +23,24 @@ const missing = sshdMissing();
 
 describe('ADB host over SSH', { skip: missing ?? false }, () => {
   let adb: AdbServerRig;
-  let farm: SimFarm;
   let sshd: SshdRig;
   let scratch: string;
   const bridges: TestBridge[] = [];
 
+  let host: SshAdbHostRig | undefined;
+
   before(async () => {
-    adb = await startAdbServer();
-    farm = await startSimFarm({
+    host = await startSshAdbHost({
       count: 2,
-      adb: { host: '127.0.0.1', port: adb.port },
-      createPhone: (i) => createSimulatedPhone({ serial: `SSHSIM${i}4F2A`, model: 'Pixel 7', profile: 'instant' }),
+      serial: (i) => `SSHSIM${i}4F2A`,
+      model: 'Pixel 7',
+      scratchPrefix: 'ssh-host-test-',
     });
-    sshd = await startSshd({ permitOpen: `127.0.0.1:${adb.port}` });
-    scratch = mkdtempSync(join(tmpdir(), 'ssh-host-test-'));
+    ({ adb, sshd, scratch } = host);
   });
   after(async () => {
     for (const bridge of bridges) await bridge.stop();
-    await sshd?.stop();
-    await farm?.stop();
-    await adb?.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    await host?.stop();
   });
 
   const server = (): AdbServerAddress => ({
