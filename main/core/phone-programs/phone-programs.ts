@@ -91,7 +91,7 @@ interface PhoneRecord {
   input: ProgramLifecycle<ScrcpyInputSession>;
   tree: ProgramLifecycle<CheckedSnapshotHelper>;
   /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
-  lastPasted?: string;
+  lastPasted?: string | undefined;
 }
 
 export class PhonePrograms {
