@@ -545,11 +545,18 @@ export class ScreenStreams {
   }
 
   private start(phone: PhoneStream): Promise<RunningMinicap | null> {
-    return phone.life.start({ run: (signal) => this.startNow(phone, signal) });
+    return phone.life.start({
+      verify: (signal) => this.verifyFiles(phone, signal),
+      run: (signal) => this.startNow(phone, signal),
+    });
   }
 
-  /** How minicap starts on this phone: what it needs read once, its files checked and copied, then it runs. */
-  private async startNow(phone: PhoneStream, signal: AbortSignal): Promise<RunningMinicap> {
+  /**
+   * The lifecycle's verify step, before every start: what minicap needs read once (which build
+   * fits), then its files on the phone checked by hash (a missing or tampered one copied again;
+   * one that still differs is never run).
+   */
+  private async verifyFiles(phone: PhoneStream, signal: AbortSignal): Promise<void> {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
     const options = { timeoutMs: COMMAND_MS, signal };
@@ -575,12 +582,18 @@ export class ScreenStreams {
         'tool_unavailable',
         `minicap has no build for this phone (Android SDK ${phone.sdk ?? '?'})`,
       );
-    const rotationStartedAt = performance.now();
-    const rotation = (await readRotation(shell, options)) ?? 0;
-    phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     phone.filesOnPhone = true;
-    await installMinicapFiles(shell, phone.plan);
-    signal.throwIfAborted();
+    await installMinicapFiles(shell, phone.plan, signal);
+  }
+
+  /** How minicap starts on this phone, its files checked just before (`verifyFiles`). */
+  private async startNow(phone: PhoneStream, signal: AbortSignal): Promise<RunningMinicap> {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
+    if (!phone.plan || !phone.natural) throw new BridgeError('internal_error', 'minicap’s files were not checked');
+    const rotationStartedAt = performance.now();
+    const rotation = (await readRotation(shell, { timeoutMs: COMMAND_MS, signal })) ?? 0;
+    phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     const run = await startMinicap(shell, {
       plan: phone.plan,
       natural: phone.natural,
