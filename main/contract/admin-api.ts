@@ -86,9 +86,15 @@ export interface AdminPersonAsk {
  */
 export type AdminPersonInput =
   | { kind: 'tap'; x: number; y: number }
-  | { kind: 'long_press'; x: number; y: number; duration_ms?: number }
-  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number }
-  | { kind: 'scroll'; x: number; y: number; direction: 'up' | 'down' | 'left' | 'right'; notches?: number }
+  | { kind: 'long_press'; x: number; y: number; duration_ms?: number | undefined }
+  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number | undefined }
+  | {
+      kind: 'scroll';
+      x: number;
+      y: number;
+      direction: 'up' | 'down' | 'left' | 'right';
+      notches?: number | undefined;
+    }
   | {
       kind: 'key';
       key:

@@ -26,7 +26,13 @@ import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
-import { ScrcpyInputSession, scrcpyJarLocalPath, SCRCPY_DIR, SCRCPY_VERSION } from '../scrcpy/scrcpy-input-session';
+import {
+  installScrcpyJar,
+  ScrcpyInputSession,
+  scrcpyJarLocalPath,
+  SCRCPY_DIR,
+  SCRCPY_VERSION,
+} from '../scrcpy/scrcpy-input-session';
 import {
   ensureSnapshotHelper,
   findSnapshotHelperApk,
@@ -92,7 +98,7 @@ interface PhoneRecord {
   input: ProgramLifecycle<ScrcpyInputSession>;
   tree: ProgramLifecycle<CheckedSnapshotHelper>;
   /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
-  lastPasted?: string;
+  lastPasted?: string | undefined;
 }
 
 export class PhonePrograms {
@@ -333,15 +339,16 @@ export class PhonePrograms {
     const jar = this.scrcpyJar;
     if (!jar || !phone.input.mayStart()) return;
     void phone.input.start({
+      // A missing or tampered jar is pushed again; one that still differs is never run.
+      verify: (signal) => installScrcpyJar(shell, jar, signal),
       run: async (signal) => {
         const size = (await this.o.screenSize(phone.deviceId, shell).catch(() => null)) ?? {
           width: 1080,
           height: 2400,
         };
-        return ScrcpyInputSession.start(shell, {
+        return ScrcpyInputSession.run(shell, {
           screen: size,
           timeoutMs: this.o.startTimeoutMs ?? PROGRAM_START_TIMEOUT_MS,
-          jar,
           signal,
         });
       },
@@ -351,10 +358,15 @@ export class PhonePrograms {
   private prepareTree(phone: PhoneRecord, shell: DeviceShell): void {
     const apk = this.snapshotApk;
     if (!apk || !phone.tree.mayStart()) return;
+    let handle: SnapshotHelperHandle | undefined;
     void phone.tree.start({
-      run: async (signal) => {
-        const handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: SNAPSHOT_CHECK_TIMEOUT_MS, signal });
-        return { handle, stop: () => Promise.resolve() };
+      // The installed APK hashed against the shipped one (installed again when missing or other bytes).
+      verify: async (signal) => {
+        handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: SNAPSHOT_CHECK_TIMEOUT_MS, signal });
+      },
+      run: () => {
+        if (!handle) return Promise.reject(new BridgeError('internal_error', 'the snapshot helper was not checked'));
+        return Promise.resolve({ handle, stop: () => Promise.resolve() });
       },
     });
   }

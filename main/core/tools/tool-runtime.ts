@@ -50,7 +50,7 @@ export interface ToolRuntimeOptions {
   /** Told about every finished call once its ack is sent, in the pipeline's order (call-pipeline.ts). */
   afterAck?: AfterAck;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
-  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
+  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
   /** Told about each call while it happens (the phone view's timeline). */
   observer?: CallObserver;
   /** The lab's named secrets, typed by name (secret-text.ts); absent, none can be typed. */
