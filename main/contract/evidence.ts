@@ -51,6 +51,8 @@ export interface EvidenceCall {
   reasons: string[];
   risk: string | null;
   approval_id: string | null;
+  /** The words on the element the call acted on, or the app's name, as the audit line keeps them. */
+  target_label?: string | null;
 }
 
 export interface EvidenceApproval {

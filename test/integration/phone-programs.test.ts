@@ -13,6 +13,8 @@ import { result, type Json } from '../helpers/acks';
 import { decideApproval } from '../helpers/approvals';
 import type { XAgentClient } from '../helpers/xagent-client';
 import type { SimulatedPhone } from '../../main/sim/phone';
+import { SCRCPY_JAR_REMOTE, scrcpyJarLocalPath } from '../../main/core/scrcpy/scrcpy-input-session';
+import { readFileSync } from 'node:fs';
 
 const isStockInput = (a: string[]): boolean => a[0] === 'input';
 const isStockDump = (a: string[]): boolean => a[0] === 'uiautomator';
@@ -161,6 +163,31 @@ describe('port-less programs: the default fast lane', () => {
     await waitForPrograms('ready');
     const again = result(await invoke(client, channel, 'android_tap', { x: 540, y: 1200 }, callId('tap-again')));
     assert.equal(again.lane, 'scrcpy');
+  });
+
+  test('a tampered jar is replaced by the lifecycle’s verify step before scrcpy-server starts again', async () => {
+    for (const p of phone.processes.list()) if (p.name === 'app_process') phone.processes.get(p.pid)?.signal(9);
+    await waitUntil(() => !scrcpyRunning(), 5_000, 'scrcpy-server gone');
+    phone.fs.write(SCRCPY_JAR_REMOTE, Buffer.from('PK tampered'), 0o644, Date.now());
+    const from = phone.argvLog.length;
+    const deadline = Date.now() + 15_000;
+    while (!scrcpyRunning()) {
+      assert.ok(Date.now() < deadline, 'scrcpy-server started again');
+      await invoke(client, channel, 'android_device_status', {}, callId('warm-tampered'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(
+      phone.fs.read(SCRCPY_JAR_REMOTE)?.equals(readFileSync(scrcpyJarLocalPath() ?? '')),
+      'the phone holds the bridge’s bytes again',
+    );
+    // The hash was read before the server was started from the jar, never after.
+    const sent = phone.argvLog.slice(from);
+    const hashed = sent.findIndex((a) => a[0] === 'sha256sum' && a.includes(SCRCPY_JAR_REMOTE));
+    const started = sent.findIndex((a) => a.includes('app_process'));
+    assert.ok(hashed >= 0 && started > hashed, JSON.stringify(sent));
+    await waitForPrograms('ready');
+    const tap = result(await invoke(client, channel, 'android_tap', { x: 540, y: 1200 }, callId('tap-verified')));
+    assert.equal(tap.lane, 'scrcpy');
   });
 
   test('a snapshot read that fails leaves the tree to the stock dump in the same call', async () => {

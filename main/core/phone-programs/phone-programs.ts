@@ -26,7 +26,13 @@ import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
-import { ScrcpyInputSession, scrcpyJarLocalPath, SCRCPY_DIR, SCRCPY_VERSION } from '../scrcpy/scrcpy-input-session';
+import {
+  installScrcpyJar,
+  ScrcpyInputSession,
+  scrcpyJarLocalPath,
+  SCRCPY_DIR,
+  SCRCPY_VERSION,
+} from '../scrcpy/scrcpy-input-session';
 import {
   ensureSnapshotHelper,
   findSnapshotHelperApk,
@@ -35,6 +41,7 @@ import {
   type SnapshotHelperHandle,
 } from '../snapshot/snapshot-helper';
 import { runText } from '../devices/shell-quote';
+import { readScrcpyAppList } from '../scrcpy/scrcpy-app-list';
 import {
   consentAllows,
   ProgramLifecycle,
@@ -91,7 +98,7 @@ interface PhoneRecord {
   input: ProgramLifecycle<ScrcpyInputSession>;
   tree: ProgramLifecycle<CheckedSnapshotHelper>;
   /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
-  lastPasted?: string;
+  lastPasted?: string | undefined;
 }
 
 export class PhonePrograms {
@@ -173,6 +180,25 @@ export class PhonePrograms {
     const phone = this.phone(deviceId);
     this.prepareInput(phone, shell);
     this.prepareTree(phone, shell);
+  }
+
+  /**
+   * The names the phone's launcher shows its apps by (package → label), read by a short
+   * scrcpy-server run (scrcpy/scrcpy-app-list.ts); null where the person turned the programs
+   * off here, this build has no jar, or the phone could not run it. Never throws.
+   */
+  async appLabels(
+    deviceId: string,
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ReadonlyMap<string, string> | null> {
+    if (!this.usable(deviceId) || !this.scrcpyJar) return null;
+    try {
+      return await readScrcpyAppList(shell, this.scrcpyJar, options);
+    } catch (error) {
+      this.o.logger.debug('app labels not read', { device_id: deviceId, error: String(error) });
+      return null;
+    }
   }
 
   /**
@@ -313,15 +339,16 @@ export class PhonePrograms {
     const jar = this.scrcpyJar;
     if (!jar || !phone.input.mayStart()) return;
     void phone.input.start({
+      // A missing or tampered jar is pushed again; one that still differs is never run.
+      verify: (signal) => installScrcpyJar(shell, jar, signal),
       run: async (signal) => {
         const size = (await this.o.screenSize(phone.deviceId, shell).catch(() => null)) ?? {
           width: 1080,
           height: 2400,
         };
-        return ScrcpyInputSession.start(shell, {
+        return ScrcpyInputSession.run(shell, {
           screen: size,
           timeoutMs: this.o.startTimeoutMs ?? PROGRAM_START_TIMEOUT_MS,
-          jar,
           signal,
         });
       },
@@ -331,10 +358,15 @@ export class PhonePrograms {
   private prepareTree(phone: PhoneRecord, shell: DeviceShell): void {
     const apk = this.snapshotApk;
     if (!apk || !phone.tree.mayStart()) return;
+    let handle: SnapshotHelperHandle | undefined;
     void phone.tree.start({
-      run: async (signal) => {
-        const handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: SNAPSHOT_CHECK_TIMEOUT_MS, signal });
-        return { handle, stop: () => Promise.resolve() };
+      // The installed APK hashed against the shipped one (installed again when missing or other bytes).
+      verify: async (signal) => {
+        handle = await ensureSnapshotHelper(shell, apk, { timeoutMs: SNAPSHOT_CHECK_TIMEOUT_MS, signal });
+      },
+      run: () => {
+        if (!handle) return Promise.reject(new BridgeError('internal_error', 'the snapshot helper was not checked'));
+        return Promise.resolve({ handle, stop: () => Promise.resolve() });
       },
     });
   }

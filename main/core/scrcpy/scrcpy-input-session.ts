@@ -171,17 +171,26 @@ export class ScrcpyInputSession {
     });
   }
 
-  /** Installs (or checks) the jar, starts the server, connects, and proves injection works with a first barrier. */
+  /** Installs (or checks) the jar, then runs the server (`run`): what a caller without a lifecycle uses. */
   static async start(shell: DeviceShell, options: ScrcpyStartOptions): Promise<ScrcpyInputSession> {
+    const local = options.jar ?? scrcpyJarLocalPath();
+    if (!local) throw new BridgeError('tool_unavailable', 'the bridge’s package has no scrcpy-server');
+    await installScrcpyJar(shell, local, options.signal);
+    return ScrcpyInputSession.run(shell, options);
+  }
+
+  /**
+   * Starts the server from the jar already checked on the phone (`installScrcpyJar`, the
+   * lifecycle's verify step, just before), connects, and proves injection works with a first
+   * barrier.
+   */
+  static async run(shell: DeviceShell, options: Omit<ScrcpyStartOptions, 'jar'>): Promise<ScrcpyInputSession> {
     if (!shell.openStream)
       throw new BridgeError('tool_unavailable', 'this connection to the phone cannot open streams');
     const openStream = shell.openStream.bind(shell);
-    const local = options.jar ?? scrcpyJarLocalPath();
-    if (!local) throw new BridgeError('tool_unavailable', 'the bridge’s package has no scrcpy-server');
     const deadline = performance.now() + options.timeoutMs;
     const left = (): number => Math.max(1, deadline - performance.now());
     const signalOpt = options.signal ? { signal: options.signal } : {};
-    await installScrcpyJar(shell, local, options.signal);
 
     // 31 bits, as Options.java reads it (Integer.parseInt(value, 16), never negative).
     const scid = randomInt(1, 0x7fffffff);

@@ -148,7 +148,7 @@ interface PhoneStream {
   deviceId: string;
   /** minicap's one lifecycle on this phone: what runs (`life.running`), its state, failures and consent. */
   life: ProgramLifecycle<RunningMinicap>;
-  stopping?: Promise<void>;
+  stopping?: Promise<void> | undefined;
   plan?: MinicapFilePlan | null;
   sdk?: number;
   natural?: { width: number; height: number };
@@ -156,7 +156,7 @@ interface PhoneStream {
   rotation: number;
   /** The latest rotation read: when the read started (performance.now()) and what it said. */
   rotationRead?: { startedAt: number; rotation: number };
-  rotationReading?: Promise<void>;
+  rotationReading?: Promise<void> | undefined;
   rotationAgain: boolean;
   frameTimes: number[];
   /** The latest gaps between frames that came back to back (the screen changing), for frameCostMs. */
@@ -164,11 +164,11 @@ interface PhoneStream {
   /** How long after recent control actions their first frame came (the phone's answer and the stream's delay). */
   responses: number[];
   /** A control action ended then and no frame has come since. */
-  awaitingResponseSince?: number;
+  awaitingResponseSince?: number | undefined;
   /** When the running minicap began sending (performance.now()): a read older than that cannot be vouched for. */
-  runSince?: number;
+  runSince?: number | undefined;
   /** When its newest frame arrived (performance.now()), kept past the fps window. */
-  lastFrameAt?: number;
+  lastFrameAt?: number | undefined;
   filesOnPhone: boolean;
 }
 
@@ -545,11 +545,18 @@ export class ScreenStreams {
   }
 
   private start(phone: PhoneStream): Promise<RunningMinicap | null> {
-    return phone.life.start({ run: (signal) => this.startNow(phone, signal) });
+    return phone.life.start({
+      verify: (signal) => this.verifyFiles(phone, signal),
+      run: (signal) => this.startNow(phone, signal),
+    });
   }
 
-  /** How minicap starts on this phone: what it needs read once, its files checked and copied, then it runs. */
-  private async startNow(phone: PhoneStream, signal: AbortSignal): Promise<RunningMinicap> {
+  /**
+   * The lifecycle's verify step, before every start: what minicap needs read once (which build
+   * fits), then its files on the phone checked by hash (a missing or tampered one copied again;
+   * one that still differs is never run).
+   */
+  private async verifyFiles(phone: PhoneStream, signal: AbortSignal): Promise<void> {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
     const options = { timeoutMs: COMMAND_MS, signal };
@@ -575,12 +582,18 @@ export class ScreenStreams {
         'tool_unavailable',
         `minicap has no build for this phone (Android SDK ${phone.sdk ?? '?'})`,
       );
-    const rotationStartedAt = performance.now();
-    const rotation = (await readRotation(shell, options)) ?? 0;
-    phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     phone.filesOnPhone = true;
-    await installMinicapFiles(shell, phone.plan);
-    signal.throwIfAborted();
+    await installMinicapFiles(shell, phone.plan, signal);
+  }
+
+  /** How minicap starts on this phone, its files checked just before (`verifyFiles`). */
+  private async startNow(phone: PhoneStream, signal: AbortSignal): Promise<RunningMinicap> {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
+    if (!phone.plan || !phone.natural) throw new BridgeError('internal_error', 'minicap’s files were not checked');
+    const rotationStartedAt = performance.now();
+    const rotation = (await readRotation(shell, { timeoutMs: COMMAND_MS, signal })) ?? 0;
+    phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     const run = await startMinicap(shell, {
       plan: phone.plan,
       natural: phone.natural,

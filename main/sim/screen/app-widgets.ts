@@ -136,9 +136,9 @@ export function editText(ctx: BuildContext, bounds: Rect, options: EditTextOptio
 
 export interface RowOptions {
   action: string;
-  summary?: string;
+  summary?: string | undefined;
   /** A Switch at the end of the row (checkable). */
-  toggle?: { checked: boolean };
+  toggle?: { checked: boolean } | undefined;
   /** Resource id of the title (Settings uses android:id/title). */
   titleId?: string;
   summaryId?: string;

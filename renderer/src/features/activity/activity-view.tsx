@@ -16,7 +16,7 @@ import { useT } from '../../i18n/i18n-context';
 import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 import { toolName } from '../../lib/tool-names';
-import { errorExplanation } from '../../lib/action-words';
+import { argumentWords, errorExplanation } from '../../lib/action-words';
 import { auditSentence } from '../../../../main/contract/audit-wording';
 
 const NO_ENTRIES: AuditEntry[] = [];
@@ -243,9 +243,16 @@ function ToolCell(props: { entry: AuditEntry }): React.JSX.Element {
         {sentence}
       </span>
     );
+  // What it acted on in words: the element's words or the app's name the line kept at the call.
+  const words = argumentWords(t, entry.tool_id, entry.arguments, null, entry.target_label ?? null);
   return (
     <>
       {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+      {words ? (
+        <div className="activity-words" data-testid={`activity-words-${entry.id}`}>
+          {words}
+        </div>
+      ) : null}
     </>
   );
 }
