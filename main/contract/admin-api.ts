@@ -468,6 +468,12 @@ export interface AuditEntry {
   risk?: string | null;
   risk_classes?: string[];
   approval_id?: string | null;
+  /**
+   * The words a person knows the call's target by, read at the call: the element it tapped or
+   * typed into ("Save"; a password field's text never), or the app it opened ("Notes"). Null
+   * or absent when the call named none (older lines have none).
+   */
+  target_label?: string | null;
 }
 
 /** Where a live limit's value came from (see docs/REFERENCE.md "Documented limits"). */

@@ -46,6 +46,8 @@ export type EvidenceCall = Pick<
   /** low | medium | high; null when the call never reached the policy. */
   risk: string | null;
   approval_id: string | null;
+  /** The words on the element the call acted on, or the app's name, as the audit line keeps them. */
+  target_label?: string | null;
 };
 
 export interface EvidenceApproval {

@@ -13,6 +13,7 @@ import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract
 import { toolLabel } from '../../contract/approval-wording';
 import { auditSentence } from '../../contract/audit-wording';
 import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+import { toolWords } from '../../contract/tools';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 /** The picture types screenshots come in (android_screenshot's formats); nothing else reaches a data: URL. */
@@ -186,7 +187,7 @@ function callRow(c: EvidenceCall, t: Translate): string {
   const outcome = c.outcome === 'ok' ? t('evidence.call.ok') : t('evidence.call.error');
   return `<li class="call ${c.outcome === 'ok' ? 'ok' : 'error'}">
 <time>${e(formatUtc(c.time))}</time>
-<span class="tool${sentence !== null && Object.keys(shown).length === 0 ? ' wide' : ''}">${e(sentence ?? toolName(c.tool_id, t))}</span>
+<span class="tool${sentence !== null && Object.keys(shown).length === 0 ? ' wide' : ''}">${e(sentence ?? `${toolName(c.tool_id, t)}${targetWords(c, t)}`)}</span>
 <span class="args">${args}</span>
 <span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${decided}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
 ${c.error_code ? `<p class="error"><code>${e(c.error_code)}</code> ${hasMessage(errorKey) ? e(t(errorKey)) : ''}</p>` : ''}
@@ -247,6 +248,26 @@ function whoText(by: string, t: Translate): string {
 /** The tool's name in words (the console's), else its id. */
 function toolName(toolId: string, t: Translate): string {
   return toolLabel(t, toolId);
+}
+
+/**
+ * What the call acted on as the person saw it, kept in its audit line at the call: " on “Save”"
+ * for a tap aimed by a ref (whose argument is only `@yl3`), " Notes" for an app opened by its
+ * package. Empty when the line kept no words.
+ */
+function targetWords(c: EvidenceCall, t: Translate): string {
+  const label = c.target_label;
+  if (!label) return '';
+  switch (toolWords(c.tool_id)?.shape) {
+    case 'target':
+      return ` ${t('actions.on', { label })}`;
+    case 'typed':
+      return ` ${t('actions.into', { label })}`;
+    case 'app':
+      return ` ${t('actions.app', { name: label })}`;
+    default:
+      return '';
+  }
 }
 
 function argText(value: unknown): string {

@@ -78,6 +78,8 @@ export interface ToolRuntimeOptions {
   /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
   /** Each phone's pictures of its screen (screen/wire.ts); absent: screencap only. */
   screens?: ToolServicesOptions['screens'];
+  /** Reads a phone's app names (phone-programs/); absent: apps are named by their package. */
+  appLabels?: ToolServicesOptions['appLabels'];
 }
 
 export class ToolRuntime {
@@ -112,6 +114,7 @@ export class ToolRuntime {
       ...(o.asks ? { asks: o.asks } : {}),
       ...(o.logHiddenUntil ? { logHiddenUntil: o.logHiddenUntil } : {}),
       ...(o.screens ? { screens: o.screens } : {}),
+      ...(o.appLabels ? { appLabels: o.appLabels } : {}),
     });
     const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,
