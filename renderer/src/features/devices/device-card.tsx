@@ -205,7 +205,13 @@ export function DeviceCard(props: {
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
         <TurnoverNote api={api} device={device} onChanged={props.onChanged} />
-        <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
+        <PhoneCheckPanel
+          api={api}
+          deviceId={id}
+          check={device.check}
+          programs={device.programs}
+          onChanged={props.onChanged}
+        />
         <ProgramsPanel
           api={api}
           deviceId={id}
