@@ -11,12 +11,12 @@ import type {
   AdminPhoneProgram,
   PhoneCheckId,
 } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { hasMessage, type MessageKey, type MessageParams, type Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const LABEL: Record<PhoneCheckId, MessageKey> = {
   authorized: 'phone-check.label.authorized',
@@ -52,14 +52,14 @@ function fastLaneCanFix(programs: AdminPhoneProgram[] | undefined): boolean {
 }
 
 export function PhoneCheckPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   check: AdminPhoneCheck | null;
   /** The programs on this phone (the fast lane), whose Turn on is offered first where it fixes a problem. */
   programs?: AdminPhoneProgram[] | undefined;
   onChanged: () => void;
 }): React.JSX.Element {
-  const { api, deviceId, check } = props;
+  const api = useApi();
+  const { deviceId, check } = props;
   const { t } = useT();
   const again = useAction(() => api.checkDevice({ device_id: deviceId }), props.onChanged);
   const turnOn = useAction(() => api.setDevicePrograms({ device_id: deviceId, action: 'enable' }), props.onChanged);

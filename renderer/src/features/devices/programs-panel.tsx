@@ -11,13 +11,14 @@
  */
 import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
 import { hasMessage, type MessageKey } from '../../../../main/contract/i18n';
-import type { BridgeApi, ProgramsAction } from '../../api/bridge-api';
+import type { ProgramsAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useNow } from '../../components/use-now';
 import { useT } from '../../i18n/i18n-context';
 import { useWhatIsThis } from '../../components/use-what-is-this';
+import { useApi } from '../../api/api-context';
 
 type State = AdminPhoneProgram['state'];
 
@@ -70,7 +71,6 @@ const NAME: Record<AdminPhoneProgram['program'], MessageKey> = {
 const PORTLESS: ReadonlySet<AdminPhoneProgram['program']> = new Set(['scrcpy_input', 'snapshot_tree']);
 
 export function ProgramsPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   programs: AdminPhoneProgram[] | undefined;
   /** Settings → Limits' idle stop (scrcpy-server stops this long after its last call). */
@@ -78,7 +78,8 @@ export function ProgramsPanel(props: {
   online: boolean;
   onChanged: () => void;
 }): React.JSX.Element | null {
-  const { api, deviceId, programs } = props;
+  const api = useApi();
+  const { deviceId, programs } = props;
   const { t, format } = useT();
   const act = useAction(
     (action: ProgramsAction) => api.setDevicePrograms({ device_id: deviceId, action }),

@@ -7,15 +7,16 @@
  */
 import { useEffect, useState } from 'react';
 import type { EvidenceSummary } from '../../../../main/contract/evidence';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 import { formatStampRange, stampParts } from '../../../../main/contract/i18n';
 
-export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): React.JSX.Element {
+export function EvidencePanel(props: { deviceId: string }): React.JSX.Element {
   const { t, locale } = useT();
-  const { api, deviceId } = props;
+  const api = useApi();
+  const { deviceId } = props;
   const [leases, setLeases] = useState<EvidenceSummary[] | null>(null);
 
   useEffect(() => {
