@@ -12,7 +12,7 @@ import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
 import { toolLabel } from '../../contract/approval-wording';
 import { auditSentence } from '../../contract/audit-wording';
-import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+import { formatStamp, hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
 import { toolWords } from '../../contract/tools';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -59,90 +59,68 @@ ${row(t('evidence.lease.calls'), String(bundle.calls.length))}
 </dl>
 </header>`;
 
-  const timeline = section(
+  const timeline = listSection(
     'timeline',
-    t('evidence.timeline.title'),
-    bundle.calls.length === 0
-      ? empty(t('evidence.timeline.empty'))
-      : `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${bundle.calls.map((c) => callRow(c, t)).join('\n')}</ol>`,
+    t,
+    bundle.calls,
+    (c) => callRow(c, t),
+    (rows) =>
+      `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${rows}</ol>`,
   );
 
-  const holdList = bundle.person_holds ?? [];
-  const holds = section(
+  const holds = listSection(
     'holds',
-    t('evidence.holds.title'),
-    holdList.length === 0
-      ? empty(t('evidence.holds.empty'))
-      : `<ul>${holdList
-          .map(
-            (h) =>
-              `<li data-watch="${h.agent_may_watch ? 'true' : 'false'}"><time>${e(when(h.since))}</time> – ${
-                h.until === null ? e(t('evidence.holds.stillHeld')) : `<time>${e(when(h.until))}</time>`
-              } · ${e(h.by)} · ${e(t(h.agent_may_watch ? 'evidence.holds.watched' : 'evidence.holds.hidden'))}</li>`,
-          )
-          .join('\n')}</ul>`,
+    t,
+    bundle.person_holds ?? [],
+    (h) =>
+      `<li data-watch="${h.agent_may_watch ? 'true' : 'false'}"><time>${e(when(h.since))}</time> – ${
+        h.until === null ? e(t('evidence.holds.stillHeld')) : `<time>${e(when(h.until))}</time>`
+      } · ${e(h.by)} · ${e(t(h.agent_may_watch ? 'evidence.holds.watched' : 'evidence.holds.hidden'))}</li>`,
+    (rows) => `<ul>${rows}</ul>`,
   );
 
-  const approvals = section(
+  const approvals = listSection(
     'approvals',
-    t('evidence.approvals.title'),
-    bundle.approvals.length === 0
-      ? empty(t('evidence.approvals.empty'))
-      : bundle.approvals
-          .map(
-            (a) => `<figure class="approval">
+    t,
+    bundle.approvals,
+    (a) => `<figure class="approval">
 <figcaption><time>${e(when(a.time))}</time> · ${e(toolName(a.tool_id, t))} · ${e(decisionText(a.decision, t))} · ${e(t('evidence.call.decidedBy', { who: whoText(a.decided_by, t) }))} · <code>${e(a.approval_id)}</code></figcaption>
 ${a.screenshot ? img(a.screenshot, t('evidence.approvals.title')) : `<p class="note">${e(t('evidence.approvals.noScreenshot'))}</p>`}
 </figure>`,
-          )
-          .join('\n'),
   );
 
-  const screenshots = section(
+  const screenshots = listSection(
     'screenshots',
-    t('evidence.screenshots.title'),
-    bundle.screenshots.length === 0
-      ? empty(t('evidence.screenshots.empty'))
-      : `<div class="shots">${bundle.screenshots
-          .map(
-            (s) => `<figure class="shot">
+    t,
+    bundle.screenshots,
+    (s) => `<figure class="shot">
 <figcaption><time>${e(when(s.time))}</time> · ${e(toolName(s.tool_id, t))} · <code>${e(s.file_ref)}</code></figcaption>
 ${s.image ? img(s.image, s.file_ref) : `<p class="note">${e(t(s.missing === 'bundle_full' ? 'evidence.screenshots.bundleFull' : 'evidence.screenshots.evicted'))}</p>`}
 </figure>`,
-          )
-          .join('\n')}</div>`,
+    (shots) => `<div class="shots">${shots}</div>`,
   );
 
-  const crashes = section(
+  const crashes = listSection(
     'crashes',
-    t('evidence.crashes.title'),
-    bundle.crashes.length === 0
-      ? empty(t('evidence.crashes.empty'))
-      : bundle.crashes
-          .map(
-            (
-              c,
-            ) => `<div class="crash"><p><strong>${e(c.package)}</strong> · ${e(c.kind)} · ${e(c.at)} · ${e(toolName(c.tool_id, t))}</p>
+    t,
+    bundle.crashes,
+    (
+      c,
+    ) => `<div class="crash"><p><strong>${e(c.package)}</strong> · ${e(c.kind)} · ${e(c.at)} · ${e(toolName(c.tool_id, t))}</p>
 <pre>${e(c.first_lines.join('\n'))}</pre></div>`,
-          )
-          .join('\n'),
   );
 
-  const recordings = section(
+  const recordings = listSection(
     'recordings',
-    t('evidence.recordings.title'),
-    bundle.recordings.length === 0
-      ? empty(t('evidence.recordings.empty'))
-      : `<p class="note">${e(t('evidence.recordings.note'))}</p><ul>${bundle.recordings
-          .map(
-            (r) =>
-              `<li><time>${e(when(r.time))}</time> · <code>${e(r.file_ref)}</code> ${e(r.filename)} · ${e(formatBytes(r.byte_size))} · ${e(
-                r.in_cache && r.expires_at !== null
-                  ? t('evidence.recordings.inCache', { time: when(r.expires_at) })
-                  : t('evidence.recordings.gone'),
-              )}</li>`,
-          )
-          .join('\n')}</ul>`,
+    t,
+    bundle.recordings,
+    (r) =>
+      `<li><time>${e(when(r.time))}</time> · <code>${e(r.file_ref)}</code> ${e(r.filename)} · ${e(formatBytes(r.byte_size))} · ${e(
+        r.in_cache && r.expires_at !== null
+          ? t('evidence.recordings.inCache', { time: when(r.expires_at) })
+          : t('evidence.recordings.gone'),
+      )}</li>`,
+    (rows) => `<p class="note">${e(t('evidence.recordings.note'))}</p><ul>${rows}</ul>`,
   );
 
   const turnover = section('turnover', t('evidence.turnover.title'), turnoverBody(bundle, t));
@@ -305,6 +283,22 @@ function section(id: string, title: string, body: string): string {
   return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`;
 }
 
+/**
+ * The section of one list in the bundle: each item's HTML, one a line, inside `wrap`; the
+ * section's "none" line when the list is empty. Its title and that line are
+ * evidence.<id>.title and evidence.<id>.empty.
+ */
+function listSection<T>(
+  id: 'timeline' | 'holds' | 'approvals' | 'screenshots' | 'crashes' | 'recordings',
+  t: Translate,
+  items: readonly T[],
+  html: (item: T) => string,
+  wrap: (lines: string) => string = (lines) => lines,
+): string {
+  const body = items.length === 0 ? empty(t(`evidence.${id}.empty`)) : wrap(items.map(html).join('\n'));
+  return section(id, t(`evidence.${id}.title`), body);
+}
+
 function empty(text: string): string {
   return `<p class="empty">${escapeHtml(text)}</p>`;
 }
@@ -327,12 +321,9 @@ function withoutPictures(bundle: EvidenceBundle): EvidenceBundle {
   };
 }
 
-/** UTC, so the page reads the same wherever it is opened. */
+/** UTC, so the page reads the same wherever it is opened; the console's list of bundles writes the same form. */
 function formatUtc(ms: number): string {
-  return `${new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, '')} UTC`;
+  return formatStamp(ms, 'utc');
 }
 
 function formatMs(ms: number): string {

@@ -5,7 +5,6 @@
  */
 import { useMemo, useState } from 'react';
 import type { AdminState, AuditEntry } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { EmptyState, Loading } from '../../components/empty-state';
 import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
@@ -61,8 +60,8 @@ function download(entries: AuditEntry[], now: number): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVersion: number }): React.JSX.Element {
-  const audit = useAudit(props.api, props.stateVersion);
+export function ActivityView(props: { state: AdminState; stateVersion: number }): React.JSX.Element {
+  const audit = useAudit(props.stateVersion);
   const { t, format } = useT();
   const [deviceId, setDeviceId] = useState('');
   const [channelId, setChannelId] = useState('');

@@ -6,12 +6,13 @@
  * Remove (uninstalls both APKs).
  */
 import type { AdminFastLane, AdminHelper, HelperState } from '../../../../main/contract/admin-api';
-import { helperRequest, type BridgeApi, type HelperAction } from '../../api/bridge-api';
+import { helperRequest, type HelperAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const STATE: Record<HelperState, { text: MessageKey; tone: Tone }> = {
   absent: { text: 'helper.state.absent', tone: 'neutral' },
@@ -26,14 +27,14 @@ const STATE: Record<HelperState, { text: MessageKey; tone: Tone }> = {
 const ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
 
 export function HelperPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   helper: AdminHelper | undefined;
   fastLane: AdminFastLane | undefined;
   online: boolean;
   onChanged: () => void;
 }): React.JSX.Element | null {
-  const { api, deviceId, helper, fastLane } = props;
+  const api = useApi();
+  const { deviceId, helper, fastLane } = props;
   const { t } = useT();
   const act = useAction(
     (action: HelperAction) => api.setDeviceHelper(helperRequest(deviceId, action)),

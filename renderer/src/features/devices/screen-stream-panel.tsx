@@ -9,11 +9,12 @@
 import { useEffect } from 'react';
 import type { AdminScreenStream, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
-import type { BridgeApi, ScreenStreamAction } from '../../api/bridge-api';
+import type { ScreenStreamAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useT, type I18n } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 /** How often a running stream's frame rate is read again (the bridge publishes state on changes, not per frame). */
 const FPS_REFRESH_MS = 2_000;
@@ -40,7 +41,6 @@ function purposeWords(t: I18n['t'], purposes: AdminScreenStream['for'], inView: 
 }
 
 export function ScreenStreamPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   stream: AdminScreenStream | undefined;
   settings: AdminScreenStreamSettings | undefined;
@@ -48,7 +48,8 @@ export function ScreenStreamPanel(props: {
   inView?: boolean;
   onChanged: () => void;
 }): React.JSX.Element | null {
-  const { api, deviceId, stream, onChanged } = props;
+  const api = useApi();
+  const { deviceId, stream, onChanged } = props;
   const { t } = useT();
   const act = useAction(
     (action: ScreenStreamAction) => api.setDeviceScreenStream({ device_id: deviceId, action }),

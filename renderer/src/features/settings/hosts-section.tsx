@@ -8,14 +8,16 @@
  */
 import { useState } from 'react';
 import type { AdminHost } from '../../../../main/contract/admin-api';
-import { inputError, type ApiError, type BridgeApi } from '../../api/bridge-api';
+import { inputError, type ApiError } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
+import { FormCard, SubmitButton } from '../../components/form-fields';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
 const STATE_TONE: Record<AdminHost['state'], Tone> = {
   connected: 'ok',
@@ -25,7 +27,7 @@ const STATE_TONE: Record<AdminHost['state'], Tone> = {
   auth_failed: 'danger',
 };
 
-export function HostsSection(props: { hosts: AdminHost[]; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+export function HostsSection(props: { hosts: AdminHost[]; onChanged: () => void }): React.JSX.Element {
   const { t } = useT();
   return (
     <section className="settings-section" aria-labelledby="hosts-heading" data-testid="hosts-section">
@@ -34,18 +36,19 @@ export function HostsSection(props: { hosts: AdminHost[]; api: BridgeApi; onChan
       {props.hosts.length === 0 ? <p className="muted">{t('settings.hosts.empty')}</p> : null}
       <ul className="row-list compact" data-testid="hosts-list">
         {props.hosts.map((host) => (
-          <HostRow key={host.address} host={host} api={props.api} onChanged={props.onChanged} />
+          <HostRow key={host.address} host={host} onChanged={props.onChanged} />
         ))}
       </ul>
-      <AddHostForm api={props.api} onChanged={props.onChanged} />
+      <AddHostForm onChanged={props.onChanged} />
     </section>
   );
 }
 
-function HostRow(props: { host: AdminHost; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+function HostRow(props: { host: AdminHost; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { host } = props;
   const { t } = useT();
-  const remove = useAction(() => props.api.removeHost({ address: host.address }), props.onChanged);
+  const remove = useAction(() => api.removeHost({ address: host.address }), props.onChanged);
   const up = host.state === 'connected';
   return (
     <li className="row" data-testid={`host-${host.address}`} data-state={host.state}>
@@ -117,7 +120,8 @@ interface KeyToConfirm {
   fingerprint: string;
 }
 
-function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const [url, setUrl] = useState('');
   const [keyPath, setKeyPath] = useState('');
@@ -126,7 +130,7 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
   const [added, setAdded] = useState<{ address: string; warning: string | null } | null>(null);
   const add = useAction(
     (request: { url: string; keyPath: string; fingerprint?: string }) =>
-      props.api.addHost({
+      api.addHost({
         url: request.url,
         ...(request.keyPath ? { key_path: request.keyPath } : {}),
         ...(request.fingerprint ? { host_key_fingerprint: request.fingerprint } : {}),
@@ -145,12 +149,12 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
   );
 
   return (
-    <form
-      className="form-card"
-      aria-labelledby="host-add-heading"
-      data-testid="host-add-form"
-      onSubmit={(event) => {
-        event.preventDefault();
+    <FormCard
+      id="host-add"
+      title={t('settings.hosts.add.title')}
+      hint={t('settings.hosts.add.hint')}
+      testId="host-add-form"
+      onSubmit={() => {
         if (url.trim() === '') {
           setInvalid(inputError(t('settings.hosts.add.empty')));
           return;
@@ -161,10 +165,6 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
         add.run({ url: url.trim(), keyPath: keyPath.trim() });
       }}
     >
-      <h3 id="host-add-heading">{t('settings.hosts.add.title')}</h3>
-      <p className="hint">
-        <Rich text={t('settings.hosts.add.hint')} />
-      </p>
       <label htmlFor="host-add-url">{t('settings.hosts.add.urlLabel')}</label>
       <input
         id="host-add-url"
@@ -200,9 +200,9 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
         {t('settings.hosts.add.keyHint')}
       </p>
       <div className="inline-form">
-        <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="host-add-submit">
+        <SubmitButton pending={add.pending} testId="host-add-submit">
           {add.pending ? t('settings.hosts.add.pending') : t('settings.hosts.add.button')}
-        </button>
+        </SubmitButton>
       </div>
       <ErrorText error={invalid ?? add.error} testId="host-add-error" />
       {confirm ? (
@@ -236,6 +236,6 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
           {added.warning ? <p className="error-text">{added.warning}</p> : null}
         </div>
       ) : null}
-    </form>
+    </FormCard>
   );
 }
