@@ -28,6 +28,7 @@ import {
   resolvePoint,
   resolveTarget,
   withObserve,
+  type PointTargetArgs,
 } from './targets';
 import { makeBatchTool } from './batch-tool';
 import { requireFocusedField } from './focused-field';
@@ -56,9 +57,7 @@ const tapArgs = z.strictObject({
  * something to act on must be given (a point, a ref or an element), and a ref is the whole
  * target: with coordinates or a selector beside it, which one was meant is unclear.
  */
-function withOneTarget<
-  A extends { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined },
->(args: z.ZodType<A>): z.ZodType<A> {
+function withOneTarget<A extends PointTargetArgs>(args: z.ZodType<A>): z.ZodType<A> {
   return args
     .refine((a) => a.ref !== undefined || a.element !== undefined || (a.x !== undefined && a.y !== undefined), {
       message: 'give x and y, ref, or element',
