@@ -12,7 +12,7 @@ import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
 import { toolLabel } from '../../contract/approval-wording';
 import { auditSentence } from '../../contract/audit-wording';
-import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+import { formatStamp, hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
 import { toolWords } from '../../contract/tools';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -321,12 +321,9 @@ function withoutPictures(bundle: EvidenceBundle): EvidenceBundle {
   };
 }
 
-/** UTC, so the page reads the same wherever it is opened. */
+/** UTC, so the page reads the same wherever it is opened; the console's list of bundles writes the same form. */
 function formatUtc(ms: number): string {
-  return `${new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, '')} UTC`;
+  return formatStamp(ms, 'utc');
 }
 
 function formatMs(ms: number): string {
