@@ -18,6 +18,7 @@ import {
   observeFlag,
   CONTROL_RESULT,
   SCREEN_CONTROL_RESULT as RESULT,
+  type ToolContext,
   type ToolDefinition,
 } from './tool-definition';
 import {
@@ -333,15 +334,26 @@ const launchAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await launchApp(ctx.shell, args.package, args.activity, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    // The name the person knows it by (the timeline and the audit say "Notes", not the package).
-    const label = await ctx.services.appLabel(args.package);
-    return withObserve(ctx, args.observe, {
-      status: 'launched',
-      package: args.package,
-      ...(label !== null ? { app_label: label } : {}),
-    });
+    return appAnswer(ctx, 'launched', args);
   },
 });
+
+/**
+ * A launch's or a stop's answer: the package and the name the person knows it by (the
+ * timeline and the audit say "Notes", not the package), when the phone has one.
+ */
+async function appAnswer(
+  ctx: ToolContext,
+  status: 'launched' | 'stopped',
+  args: { package: string; observe?: boolean | undefined },
+): Promise<Record<string, unknown>> {
+  const label = await ctx.services.appLabel(args.package);
+  return withObserve(ctx, args.observe, {
+    status,
+    package: args.package,
+    ...(label !== null ? { app_label: label } : {}),
+  });
+}
 
 const stopAppTool = defineTool({
   id: 'android_stop_app',
@@ -354,12 +366,7 @@ const stopAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await stopApp(ctx.shell, args.package, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    const label = await ctx.services.appLabel(args.package);
-    return withObserve(ctx, args.observe, {
-      status: 'stopped',
-      package: args.package,
-      ...(label !== null ? { app_label: label } : {}),
-    });
+    return appAnswer(ctx, 'stopped', args);
   },
 });
 
