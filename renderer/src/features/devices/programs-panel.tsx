@@ -3,8 +3,9 @@
  * bridge runs on the phone, in one list with one lifecycle's words — scrcpy-server (input) and
  * agent-device's snapshot helper (tree), through adb only and on by default; appium-uiautomator2-
  * server (open ports, off until the person's own yes); minicap (the screen stream). One line
- * each — name, version, state in words, the calls it served and those stock adb served instead —
- * then its last error and when it is tried again. Turn off / Turn on / Remove from phone here act
+ * each — name, version, state in words, the calls it served and those stock adb served instead,
+ * and "What is this?" that opens what it does under the line — then its last error and when it
+ * is tried again. Turn off / Turn on / Remove from phone here act
  * on the port-less pair; UIA2's and the stream's yes are given in their own sections below, where
  * their words say what each exposes.
  */
@@ -16,6 +17,7 @@ import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useNow } from '../../components/use-now';
 import { useT } from '../../i18n/i18n-context';
+import { useWhatIsThis } from '../../components/use-what-is-this';
 import { useApi } from '../../api/api-context';
 
 type State = AdminPhoneProgram['state'];
@@ -83,9 +85,18 @@ export function ProgramsPanel(props: {
     (action: ProgramsAction) => api.setDevicePrograms({ device_id: deviceId, action }),
     props.onChanged,
   );
+  // The switch's own "What is this?": where the pair runs and what Turn off and Remove cost.
+  const what = useWhatIsThis(
+    `programs-what-${deviceId}`,
+    <>
+      <p>{t('programs.summary')}</p>
+      <p>{t('programs.off.what')}</p>
+    </>,
+  );
   if (!programs || programs.length === 0) return null;
   // One switch for the port-less pair (the admin operation's default): on unless the person turned them off here.
   const enabled = programs.some((p) => PORTLESS.has(p.program) && p.enabled);
+  const idle = format.limit(props.idleStopMs ?? 5 * 60_000);
   return (
     <section
       className="helper-panel programs-panel"
@@ -94,7 +105,9 @@ export function ProgramsPanel(props: {
       aria-label={t('programs.title')}
     >
       <div className="card-title-row">
-        <h4 className="helper-title">{t('programs.title')}</h4>
+        <h4 className="helper-title">
+          {t('programs.title')} {what.button}
+        </h4>
         <div className="helper-actions">
           <button
             type="button"
@@ -116,31 +129,32 @@ export function ProgramsPanel(props: {
           </button>
         </div>
       </div>
+      {what.text}
       <ul className="programs-list">
         {programs.map((program) => (
-          <ProgramRow key={program.program} deviceId={deviceId} program={program} />
+          <ProgramRow key={program.program} deviceId={deviceId} program={program} idle={idle} />
         ))}
       </ul>
-      <p className="muted small">{t('programs.summary')}</p>
-      <details className="programs-more">
-        <summary>{t('programs.more')}</summary>
-        <p className="muted small">
-          {t('programs.scrcpy.what', { idle: format.limit(props.idleStopMs ?? 5 * 60_000) })}
-        </p>
-        <p className="muted small">{t('programs.snapshot.what')}</p>
-        <p className="muted small">{t('programs.off.what')}</p>
-      </details>
       <ErrorText error={act.error} testId={`programs-action-error-${deviceId}`} />
     </section>
   );
 }
 
-function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): React.JSX.Element {
+/** What each program does, for its "What is this?"; UIA2's and the stream's say where their yes is given. */
+const WHAT: Record<AdminPhoneProgram['program'], MessageKey> = {
+  scrcpy_input: 'programs.scrcpy.what',
+  snapshot_tree: 'programs.snapshot.what',
+  uia2_server: 'programs.consent.uia2_server',
+  minicap_stream: 'programs.consent.minicap_stream',
+};
+
+function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram; idle: string }): React.JSX.Element {
   const { program } = props;
   const { t, format } = useT();
   const now = useNow();
   const state = STATE[program.program][program.state];
   const id = `program-${props.deviceId}-${program.program}`;
+  const what = useWhatIsThis(`${id}-what`, t(WHAT[program.program], { idle: props.idle }));
   // An error from before the program recovered is history; one that keeps it failed or unavailable is the news.
   const errorShown = program.last_error !== null && program.state !== 'ready' && program.state !== 'off';
   return (
@@ -155,20 +169,17 @@ function ProgramRow(props: { deviceId: string; program: AdminPhoneProgram }): Re
       <span className="muted small" data-testid={`${id}-served`}>
         {t('programs.served', { served: program.served, fell_back: program.fell_back })}
       </span>
-      {program.exposure?.network_addresses && program.exposure.network_addresses.length > 0 && program.enabled ? (
-        <div className="hint hint-warn" data-testid={`${id}-exposure`}>
-          {t('helper.network.addresses', { addresses: program.exposure.network_addresses.join(', ') })}
-        </div>
-      ) : null}
       {program.stream && program.state === 'ready' ? (
         <span className="muted small" data-testid={`${id}-stream`}>
           {' '}
           {t('programs.stream.fps', { fps: program.stream.fps })}
         </span>
-      ) : null}
-      {!PORTLESS.has(program.program) ? (
-        <div className="muted small" data-testid={`${id}-consent`}>
-          {t(program.program === 'uia2_server' ? 'programs.consent.uia2_server' : 'programs.consent.minicap_stream')}
+      ) : null}{' '}
+      {what.button}
+      {what.text}
+      {program.exposure?.network_addresses && program.exposure.network_addresses.length > 0 && program.enabled ? (
+        <div className="hint hint-warn" data-testid={`${id}-exposure`}>
+          {t('helper.network.addresses', { addresses: program.exposure.network_addresses.join(', ') })}
         </div>
       ) : null}
       {program.state === 'unavailable' ? (
