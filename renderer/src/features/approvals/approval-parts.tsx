@@ -194,36 +194,43 @@ export function ApprovalButtons(props: {
   testIds: { once: string; lease: string; deny: string };
 }): React.JSX.Element {
   const { t } = useT();
+  const answers: ReadonlyArray<{
+    decision: ApprovalDecision;
+    className: string;
+    label: string;
+    testId: string;
+    title?: string;
+  }> = [
+    {
+      decision: 'approve',
+      className: 'btn btn-primary',
+      label: t('approvals.approveOnce'),
+      testId: props.testIds.once,
+    },
+    {
+      decision: 'approve_for_lease',
+      className: 'btn',
+      label: t('approvals.approveLease'),
+      testId: props.testIds.lease,
+      title: t('approvals.approveLeaseTitle'),
+    },
+    { decision: 'deny', className: 'btn btn-danger', label: t('approvals.deny'), testId: props.testIds.deny },
+  ];
   return (
     <div className="actions">
-      <button
-        type="button"
-        className="btn btn-primary"
-        disabled={props.pending}
-        onClick={() => props.onDecide('approve')}
-        data-testid={props.testIds.once}
-      >
-        {t('approvals.approveOnce')}
-      </button>
-      <button
-        type="button"
-        className="btn"
-        disabled={props.pending}
-        onClick={() => props.onDecide('approve_for_lease')}
-        data-testid={props.testIds.lease}
-        title={t('approvals.approveLeaseTitle')}
-      >
-        {t('approvals.approveLease')}
-      </button>
-      <button
-        type="button"
-        className="btn btn-danger"
-        disabled={props.pending}
-        onClick={() => props.onDecide('deny')}
-        data-testid={props.testIds.deny}
-      >
-        {t('approvals.deny')}
-      </button>
+      {answers.map((answer) => (
+        <button
+          key={answer.decision}
+          type="button"
+          className={answer.className}
+          disabled={props.pending}
+          onClick={() => props.onDecide(answer.decision)}
+          data-testid={answer.testId}
+          title={answer.title}
+        >
+          {answer.label}
+        </button>
+      ))}
     </div>
   );
 }
