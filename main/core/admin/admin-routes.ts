@@ -43,6 +43,8 @@ import type { EventHub } from '../events/event-hub';
 import { type AdminRouter, requireString } from './admin-router';
 import { CONNECTOR_VERSION } from '../protocol/identity';
 import { takenOverView, type TakenOver } from '../takeover/takeover';
+import { sendJsonBytes } from '../server/http-util';
+import { AdminStateEncoder } from './admin-state-encoder';
 
 /** What the phone thumbnail needs: the phone, its shell, its queue and its pictures. */
 export interface ThumbnailDeps {
@@ -267,7 +269,11 @@ function holderView(h: PersistedHolder | null): AdminBindingHolder | null {
 }
 
 export function registerAdminRoutes(router: AdminRouter, deps: AdminRouteDeps): void {
-  router.add('GET /admin/api/state', () => buildAdminState(deps));
+  // Over HTTP, each phone's bytes are reused while its entry reads the same (admin-state-encoder.ts).
+  const encoder = new AdminStateEncoder();
+  router.add('GET /admin/api/state', () => buildAdminState(deps), {
+    http: async ({ res }, answer) => sendJsonBytes(res, 200, encoder.encode(await answer())),
+  });
 
   router.add('POST /admin/api/pairings/:auth_session_id', async ({ params, request }) => {
     const b = await request();
