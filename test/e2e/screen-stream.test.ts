@@ -24,7 +24,7 @@ import { startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig
 import { minicapOnPhone } from '../helpers/minicap-on-phone';
 import { translate, type MessageKey } from '../../main/contract/i18n';
 import type { SimulatedPhone } from '../../main/sim/phone';
-import type { AdminState } from '../../main/contract/admin-api';
+import type { AdminPhoneProgram, AdminState } from '../../main/contract/admin-api';
 
 const SHOTS = join(tmpdir(), 'xagent-screen-stream-shots');
 const UI_MS = 15_000;
@@ -54,6 +54,14 @@ const PHONES: ReadonlyArray<{ sdk: number; androidVersion: string; quirks?: stri
 let browser: Browser;
 let buildDir = '';
 let rig: DeviceRig;
+
+/** The phone's minicap program, as the admin state lists it. */
+function minicapOf(deviceId: string): AdminPhoneProgram | undefined {
+  return rig.bridge.core
+    .adminState()
+    .devices.find((d) => d.device_id === deviceId)
+    ?.programs?.find((p) => p.program === 'minicap_stream');
+}
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -212,7 +220,7 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
         'the live line back on the other ways',
         UI_MS,
       );
-      const stream = rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream;
+      const stream = minicapOf(deviceId);
       assert.deepEqual([stream?.enabled, stream?.state], [false, 'off']);
       assert.deepEqual(problems, []);
     });
@@ -296,7 +304,7 @@ describe(
         'the stream failed twice',
         30_000,
       );
-      const lastError = rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream?.last_error;
+      const lastError = minicapOf(deviceId)?.last_error;
       assert.ok(lastError, 'the bridge kept why');
       assert.equal(
         await page.getByTestId(`stream-failed-${deviceId}`).innerText(),
