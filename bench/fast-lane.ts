@@ -273,7 +273,7 @@ export async function fastLaneBench(
     fast: tool('fast', 'android_tap', IDLE_TAP),
     helper: tool('helper', 'android_tap', IDLE_TAP),
   });
-  backToBack.times.stock = tap.times.stock;
+  if (tap.times.stock) backToBack.times.stock = tap.times.stock;
   backToBack.mcpNote = '—';
 
   await row('observe → act (android_ui_tree, then android_tap; default policy)', n.tree, 1, {

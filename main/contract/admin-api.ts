@@ -85,9 +85,15 @@ export interface AdminPersonAsk {
  */
 export type AdminPersonInput =
   | { kind: 'tap'; x: number; y: number }
-  | { kind: 'long_press'; x: number; y: number; duration_ms?: number }
-  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number }
-  | { kind: 'scroll'; x: number; y: number; direction: 'up' | 'down' | 'left' | 'right'; notches?: number }
+  | { kind: 'long_press'; x: number; y: number; duration_ms?: number | undefined }
+  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; duration_ms?: number | undefined }
+  | {
+      kind: 'scroll';
+      x: number;
+      y: number;
+      direction: 'up' | 'down' | 'left' | 'right';
+      notches?: number | undefined;
+    }
   | {
       kind: 'key';
       key:
@@ -461,6 +467,12 @@ export interface AuditEntry {
   risk?: string | null;
   risk_classes?: string[];
   approval_id?: string | null;
+  /**
+   * The words a person knows the call's target by, read at the call: the element it tapped or
+   * typed into ("Save"; a password field's text never), or the app it opened ("Notes"). Null
+   * or absent when the call named none (older lines have none).
+   */
+  target_label?: string | null;
 }
 
 /** Where a live limit's value came from (see docs/REFERENCE.md "Documented limits"). */

@@ -123,14 +123,14 @@ export const ADMIN_OPERATIONS = {
   setDeviceTakeover: {
     route: 'POST /admin/api/devices/:device_id/takeover',
     shape: shape<
-      { action: 'take' | 'hand_back'; note?: string; agent_may_watch?: boolean },
+      { action: 'take' | 'hand_back'; note?: string | undefined; agent_may_watch?: boolean },
       { status: 'taken' | 'handed_back'; taken_over: AdminTakenOver | null }
     >(),
   },
   /** The person declines the agent's ask to take the phone over, with an optional reason for the agent. */
   declinePersonAsk: {
     route: 'POST /admin/api/devices/:device_id/ask/decline',
-    shape: shape<{ reason?: string }, { status: 'declined' }>(),
+    shape: shape<{ reason?: string | undefined }, { status: 'declined' }>(),
   },
   /** The person's own input while they hold the phone (docs/REFERENCE.md "Take over"). */
   sendDeviceInput: {

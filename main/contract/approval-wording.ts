@@ -8,7 +8,7 @@
  */
 import type { AdminApproval, AdminApprovalReason } from './admin-api';
 import { hasMessage, type MessageKey, type Translate } from './i18n';
-import { RISK_CLASS_WORDS, isRiskClass } from './risk-classes';
+import { isRiskClass, riskClassWords } from './risk-classes';
 import { PERSON_ACTION_NAMES, toolWords } from './tools';
 
 type PersonAction = keyof typeof PERSON_ACTION_NAMES;
@@ -180,7 +180,7 @@ function readableParams(t: Translate, params: AdminApprovalReason['params']): Re
       .split(',')
       .map((c) => {
         const name = c.trim();
-        return isRiskClass(name) ? t(RISK_CLASS_WORDS[name].label) : name;
+        return isRiskClass(name) ? t(riskClassWords(name).label) : name;
       })
       .join(t('approvals.say.listSeparator'));
   }

@@ -4,7 +4,7 @@
  * page a person opens offline, or as this JSON. Everything in it is redacted as the audit
  * trail is; it never holds more than the audit, the rolling log or the file cache gave it.
  */
-import type { AdminTurnover } from './admin-api';
+import type { AdminTurnover, AuditEntry } from './admin-api';
 
 /** The JSON's format tag; a reader refuses others. */
 export const EVIDENCE_FORMAT = 'xagent-evidence/1';
@@ -39,19 +39,16 @@ export interface EvidenceImage {
 }
 
 /** One of the agent's calls, as its audit line says (arguments redacted as the audit keeps them). */
-export interface EvidenceCall {
-  time: number;
-  tool_id: string;
-  arguments: Record<string, unknown>;
-  decision: string;
-  decided_by: string;
-  outcome: string;
-  error_code: string | null;
-  duration_ms: number;
-  reasons: string[];
+export type EvidenceCall = Pick<
+  AuditEntry,
+  'time' | 'tool_id' | 'arguments' | 'decision' | 'decided_by' | 'outcome' | 'error_code' | 'duration_ms' | 'reasons'
+> & {
+  /** low | medium | high; null when the call never reached the policy. */
   risk: string | null;
   approval_id: string | null;
-}
+  /** The words on the element the call acted on, or the app's name, as the audit line keeps them. */
+  target_label?: string | null;
+};
 
 export interface EvidenceApproval {
   approval_id: string;

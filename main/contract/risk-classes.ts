@@ -6,13 +6,22 @@
  */
 import type { MessageKey } from './i18n';
 
-export const RISK_CLASSES = [
+/** Everyday work: allowed by default. */
+const EVERYDAY_CLASSES = [
   /** Reading the phone (status, screenshot, UI tree …). */
   'observation',
   /** Any ordinary control action (tap, type, swipe, keys, launching apps). */
   'control',
-  /** The screen could not be read, so the screen-based classes could not be checked. */
+  /**
+   * The screen could not be read, so the screen-based classes could not be checked. Allowed by
+   * default (fail-open): a phone whose UI cannot be dumped (some games, animations) would
+   * otherwise need a person for every tap. Labs that prefer fail-closed set it to `ask`.
+   */
   'unreadable_screen',
+] as const;
+
+/** The high-risk classes: each asks a person by default. */
+export const HIGH_RISK_CLASSES = [
   /** android_install_apk. */
   'install_app',
   /** android_push_file. */
@@ -35,25 +44,18 @@ export const RISK_CLASSES = [
   'secure_screen',
 ] as const;
 
+export const RISK_CLASSES = [...EVERYDAY_CLASSES, ...HIGH_RISK_CLASSES] as const;
+
 export type RiskClass = (typeof RISK_CLASSES)[number];
 
 export function isRiskClass(value: string): value is RiskClass {
   return (RISK_CLASSES as readonly string[]).includes(value);
 }
 
-/** What the console calls each class, and the hint under it. */
-export const RISK_CLASS_WORDS: Readonly<Record<RiskClass, { label: MessageKey; hint: MessageKey }>> = {
-  observation: { label: 'settings.risk.observation', hint: 'settings.risk.observation.hint' },
-  control: { label: 'settings.risk.control', hint: 'settings.risk.control.hint' },
-  unreadable_screen: { label: 'settings.risk.unreadable_screen', hint: 'settings.risk.unreadable_screen.hint' },
-  install_app: { label: 'settings.risk.install_app', hint: 'settings.risk.install_app.hint' },
-  push_file: { label: 'settings.risk.push_file', hint: 'settings.risk.push_file.hint' },
-  clipboard_read: { label: 'settings.risk.clipboard_read', hint: 'settings.risk.clipboard_read.hint' },
-  permission_change: { label: 'settings.risk.permission_change', hint: 'settings.risk.permission_change.hint' },
-  clear_app_data: { label: 'settings.risk.clear_app_data', hint: 'settings.risk.clear_app_data.hint' },
-  non_web_url: { label: 'settings.risk.non_web_url', hint: 'settings.risk.non_web_url.hint' },
-  sensitive_app: { label: 'settings.risk.sensitive_app', hint: 'settings.risk.sensitive_app.hint' },
-  password_field: { label: 'settings.risk.password_field', hint: 'settings.risk.password_field.hint' },
-  sensitive_screen: { label: 'settings.risk.sensitive_screen', hint: 'settings.risk.sensitive_screen.hint' },
-  secure_screen: { label: 'settings.risk.secure_screen', hint: 'settings.risk.secure_screen.hint' },
-};
+/**
+ * What the console calls a class, and the hint under it. The keys are built from the class's
+ * name, so a class whose two words are missing from the catalogue does not compile here.
+ */
+export function riskClassWords(riskClass: RiskClass): { label: MessageKey; hint: MessageKey } {
+  return { label: `settings.risk.${riskClass}`, hint: `settings.risk.${riskClass}.hint` };
+}

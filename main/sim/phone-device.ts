@@ -43,7 +43,7 @@ export interface PhoneIdentity {
 export interface LiveExecOptions {
   signal: AbortSignal;
   /** Bytes the command line reads on stdin. */
-  stdin?: Buffer;
+  stdin?: Buffer | undefined;
   /** Receives stdout as a streaming command writes it (the result then holds only the rest). */
   onStdout: (chunk: Buffer) => void;
 }

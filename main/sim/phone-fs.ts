@@ -140,46 +140,54 @@ export class PhoneFs implements PhoneFileSystem {
 
   /** Creates parent folders as needed; throws PhoneFsError (EROFS, EISDIR, ENOTDIR). */
   write(path: string, data: Buffer, mode: number, mtime: number): void {
-    const full = normalizePhonePath(path);
-    if (full === '/dev/null') return;
-    if (isReadOnly(full)) throw fsError('EROFS');
-    const { parent, name } = this.parentOf(full, true);
-    const existing = parent.children.get(name);
-    if (existing?.kind === 'dir') throw fsError('EISDIR');
-    parent.children.set(name, { kind: 'file', mode: S_IFREG | (mode & 0o7777), mtime, data: Buffer.from(data) });
+    const target = this.fileTarget(path, true);
+    if (!target) return;
+    target.parent.children.set(target.name, {
+      kind: 'file',
+      mode: S_IFREG | (mode & 0o7777),
+      mtime,
+      data: Buffer.from(data),
+    });
   }
 
   /** Appends (creating the file); used by `>>` redirections. Parent folder must exist. */
   append(path: string, data: Buffer): void {
-    const full = normalizePhonePath(path);
-    if (full === '/dev/null') return;
-    if (isReadOnly(full)) throw fsError('EROFS');
-    const { parent, name } = this.parentOf(full, false);
-    const existing = parent.children.get(name);
-    if (existing?.kind === 'dir') throw fsError('EISDIR');
-    const before = existing?.kind === 'file' ? existing.data : Buffer.alloc(0);
-    parent.children.set(name, {
-      kind: 'file',
-      mode: existing?.mode ?? S_IFREG | 0o666,
-      mtime: this.seconds(),
-      data: Buffer.concat([before, data]),
-    });
+    this.commandWrite(path, (before) => Buffer.concat([before, data]));
   }
 
   /** Writes a whole file created by a command (parent folder must exist, like open(O_CREAT)). */
   create(path: string, data: Buffer): void {
-    const full = normalizePhonePath(path);
-    if (full === '/dev/null') return;
-    if (isReadOnly(full)) throw fsError('EROFS');
-    const { parent, name } = this.parentOf(full, false);
-    const existing = parent.children.get(name);
-    if (existing?.kind === 'dir') throw fsError('EISDIR');
-    parent.children.set(name, {
+    this.commandWrite(path, () => Buffer.from(data));
+  }
+
+  /** A command writing a file: the parent folder must exist; a file already there keeps its mode. */
+  private commandWrite(path: string, contents: (before: Buffer) => Buffer): void {
+    const target = this.fileTarget(path, false);
+    if (!target) return;
+    const { existing } = target;
+    target.parent.children.set(target.name, {
       kind: 'file',
       mode: existing?.mode ?? S_IFREG | 0o666,
       mtime: this.seconds(),
-      data: Buffer.from(data),
+      data: contents(existing?.kind === 'file' ? existing.data : Buffer.alloc(0)),
     });
+  }
+
+  /**
+   * Where a write to `path` lands (its folder, its name, what is there now); null for
+   * /dev/null, where writes vanish. Throws PhoneFsError (EROFS, EISDIR, ENOTDIR).
+   */
+  private fileTarget(
+    path: string,
+    createParents: boolean,
+  ): { parent: DirEntry; name: string; existing: Entry | undefined } | null {
+    const full = normalizePhonePath(path);
+    if (full === '/dev/null') return null;
+    if (isReadOnly(full)) throw fsError('EROFS');
+    const { parent, name } = this.parentOf(full, createParents);
+    const existing = parent.children.get(name);
+    if (existing?.kind === 'dir') throw fsError('EISDIR');
+    return { parent, name, existing };
   }
 
   /** mkdir; with `parents` like `mkdir -p` (no error when it exists). */

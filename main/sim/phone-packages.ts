@@ -32,7 +32,7 @@ export interface PackageInfo {
   name: string;
   system: boolean;
   apkPath: string;
-  app?: AppDef;
+  app?: AppDef | undefined;
   /** From the APK's own manifest when it had one (the resident helper's APKs do). */
   versionCode?: number;
   versionName?: string;

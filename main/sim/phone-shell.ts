@@ -33,14 +33,14 @@ export interface ShellHooks {
   delayFor(argv: readonly string[]): number;
   pid: number;
   /** Receives stdout as written by commands that stream (CommandIo.outNow), when set. */
-  onLiveStdout?: (chunk: Buffer) => void;
+  onLiveStdout?: ((chunk: Buffer) => void) | undefined;
   /**
    * The phone's lifetime: what a process that outlives its adb shell ends with (`nohup CMD`,
    * or `CMD >FILE 2>&1 &`, whose outputs no longer hold the session open).
    */
   detachedSignal?: AbortSignal;
   /** Bytes for the first command's stdin (a streamed `cmd package install -S SIZE`). */
-  stdin?: Buffer;
+  stdin?: Buffer | undefined;
   /**
    * stderr is the same stream as stdout, in the order written (a legacy `shell:` session: one
    * pty or socket for both); the outcome's stderr is then empty.

@@ -22,7 +22,7 @@ import { SimSnapshotHelper } from './helper/snapshot-instrumentation';
 import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
 import { PhoneClipboard, type ClipboardControl } from './phone-clipboard';
-import { ShellRun, SHELL_NAME } from './phone-shell';
+import { ShellRun, SHELL_NAME, type ShellHooks } from './phone-shell';
 import { SimLogcat, type AppFault } from './phone-logcat';
 import { PhoneClock } from './phone-clock';
 import { FrameRenderer } from './screen/frame-renderer';
@@ -445,16 +445,30 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     // Unhooked when done: the phone's lifetime signal outlives every command.
     const combined = eitherAborted(execOptions.signal, lifetime.signal);
     try {
-      return await execWithSignal(commandLine, combined.signal, execOptions.mergeStderr === true);
+      return await runLine(commandLine, combined.signal, { mergeStderr: execOptions.mergeStderr === true });
     } finally {
       combined.release();
     }
   };
 
-  const execWithSignal = async (
+  /**
+   * exec with stdin and live stdout, for the adbd services that stream (adbd-live-services.ts):
+   * the same shell, argv log, latency and hang faults as exec.
+   */
+  const execLive = async (commandLine: string, o: LiveExecOptions): Promise<ShellResult> => {
+    const combined = eitherAborted(o.signal, lifetime.signal);
+    try {
+      return await runLine(commandLine, combined.signal, { onLiveStdout: o.onStdout, stdin: o.stdin });
+    } finally {
+      combined.release();
+    }
+  };
+
+  /** One command line on the phone's shell; `signal` already ends with the phone. */
+  const runLine = async (
     commandLine: string,
     signal: AbortSignal,
-    mergeStderr: boolean,
+    io: Pick<ShellHooks, 'mergeStderr' | 'onLiveStdout' | 'stdin'>,
   ): Promise<ShellResult> => {
     events.emit('exec', commandLine);
     if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
@@ -481,8 +495,8 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
         },
         afterCommand: (argv) => logcat.afterCommand(argv),
         delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
-        mergeStderr,
         detachedSignal: lifetime.signal,
+        ...io,
       },
       new Map(vars),
     );
@@ -490,59 +504,6 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     return outcome.aborted
       ? aborted(outcome.stdout, outcome.stderr)
       : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
-  };
-
-  /**
-   * exec with stdin and live stdout, for the adbd services that stream (adbd-live-services.ts):
-   * the same shell, argv log, latency and hang faults as exec.
-   */
-  const execLive = async (commandLine: string, o: LiveExecOptions): Promise<ShellResult> => {
-    const combined = new AbortController();
-    const abort = (): void => combined.abort();
-    if (o.signal.aborted || lifetime.signal.aborted) combined.abort();
-    o.signal.addEventListener('abort', abort, { once: true });
-    lifetime.signal.addEventListener('abort', abort, { once: true });
-    try {
-      const signal = combined.signal;
-      events.emit('exec', commandLine);
-      if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
-      if (shouldHang(commandLine)) {
-        await untilAborted(signal);
-        return aborted();
-      }
-      let script;
-      try {
-        script = parseShell(commandLine);
-      } catch (error) {
-        if (!(error instanceof ShellSyntaxError)) throw error;
-        return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SHELL_NAME}: ${error.message}\n`), exitCode: 2 };
-      }
-      const run = new ShellRun(
-        {
-          phone: context,
-          signal,
-          pid: pid++,
-          onCommand: (argv) => {
-            const copy = [...argv];
-            argvLog.push(copy);
-            events.emit('command', copy);
-          },
-          afterCommand: (argv) => logcat.afterCommand(argv),
-          delayFor: (argv) => profile.delayFor(argv, info.width * info.height),
-          onLiveStdout: o.onStdout,
-          detachedSignal: lifetime.signal,
-          ...(o.stdin ? { stdin: o.stdin } : {}),
-        },
-        new Map(vars),
-      );
-      const outcome = await run.run(script);
-      return outcome.aborted
-        ? aborted(outcome.stdout, outcome.stderr)
-        : { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
-    } finally {
-      o.signal.removeEventListener('abort', abort);
-      lifetime.signal.removeEventListener('abort', abort);
-    }
   };
 
   const fieldKey = (fieldId: string): string =>

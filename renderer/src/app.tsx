@@ -2,11 +2,11 @@
  * The app shell: the navigation with pending counts (a side bar, a scrolling strip on a phone),
  * the live-update indicator, page-level error and warning banners, and the section the address
  * names (state/use-console-route.ts), opened at its top, in the language of the bridge's setting
- * (else the browser's). Transport-agnostic: it only sees BridgeApi.
+ * (else the browser's). Transport-agnostic: it only sees the BridgeApi of the ApiProvider around it.
  */
 import { useEffect, useLayoutEffect, useRef } from 'react';
-import { ApiProvider } from './api/api-context';
-import type { BridgeApi, LiveStatus } from './api/bridge-api';
+import { useApi } from './api/api-context';
+import type { LiveStatus } from './api/bridge-api';
 import { Loading } from './components/empty-state';
 import { ErrorBanner, WarningBanner } from './components/error-banner';
 import { CountBadge } from './components/status-badge';
@@ -50,23 +50,19 @@ const LIVE_TEXT: Record<LiveStatus, MessageKey> = {
   closed: 'common.live.closed',
 };
 
-export function App(props: { api: BridgeApi; onUnauthorized?: () => void }): React.JSX.Element {
-  const bridge = useBridgeState(props.api);
+/** The console; its client (HTTP or IPC) comes from the ApiProvider around it (main.tsx). */
+export function App(props: { onUnauthorized?: () => void }): React.JSX.Element {
+  const bridge = useBridgeState();
   return (
-    <ApiProvider api={props.api}>
-      <I18nProvider setting={bridge.state?.language}>
-        <Shell api={props.api} bridge={bridge} onUnauthorized={props.onUnauthorized} />
-      </I18nProvider>
-    </ApiProvider>
+    <I18nProvider setting={bridge.state?.language}>
+      <Shell bridge={bridge} onUnauthorized={props.onUnauthorized} />
+    </I18nProvider>
   );
 }
 
-function Shell(props: {
-  api: BridgeApi;
-  bridge: BridgeStateView;
-  onUnauthorized?: (() => void) | undefined;
-}): React.JSX.Element {
-  const { api, bridge } = props;
+function Shell(props: { bridge: BridgeStateView; onUnauthorized?: (() => void) | undefined }): React.JSX.Element {
+  const { bridge } = props;
+  const api = useApi();
   const { t } = useT();
   const title = t('common.app.title');
   const { state } = bridge;
@@ -185,11 +181,9 @@ function Shell(props: {
         ) : (
           <>
             {/* What waits for the person comes first in every view (Approvals lists it in full already). */}
-            {route.section === 'approvals' ? null : (
-              <ApprovalBanner api={api} state={state} onChanged={bridge.refresh} go={go} />
-            )}
-            <PersonAskCards api={api} state={state} onChanged={bridge.refresh} go={go} />
-            <Section api={api} bridge={bridge} state={state} route={route} go={go} />
+            {route.section === 'approvals' ? null : <ApprovalBanner state={state} onChanged={bridge.refresh} go={go} />}
+            <PersonAskCards state={state} onChanged={bridge.refresh} go={go} />
+            <Section bridge={bridge} state={state} route={route} go={go} />
           </>
         )}
       </main>
@@ -202,18 +196,16 @@ function Shell(props: {
 
 /** The view a route names. */
 function Section(props: {
-  api: BridgeApi;
   bridge: BridgeStateView;
   state: NonNullable<BridgeStateView['state']>;
   route: ConsoleRoute;
   go: (route: ConsoleRoute) => void;
 }): React.JSX.Element {
-  const { api, bridge, state, route, go } = props;
+  const { bridge, state, route, go } = props;
   switch (route.section) {
     case 'phone':
       return (
         <PhoneView
-          api={api}
           state={state}
           deviceId={route.deviceId}
           onChanged={bridge.refresh}
@@ -221,22 +213,20 @@ function Section(props: {
         />
       );
     case 'connect':
-      return <ConnectView api={api} state={state} />;
+      return <ConnectView state={state} />;
     case 'devices':
-      return (
-        <DevicesView api={api} state={state} onChanged={bridge.refresh} onOpenLan={() => go({ section: 'lan' })} />
-      );
+      return <DevicesView state={state} onChanged={bridge.refresh} onOpenLan={() => go({ section: 'lan' })} />;
     case 'lan':
-      return <LanView api={api} state={state} onChanged={bridge.refresh} />;
+      return <LanView state={state} onChanged={bridge.refresh} />;
     case 'bindings':
-      return <BindingsView api={api} state={state} onChanged={bridge.refresh} />;
+      return <BindingsView state={state} onChanged={bridge.refresh} />;
     case 'pairings':
-      return <PairingsView api={api} state={state} onChanged={bridge.refresh} />;
+      return <PairingsView state={state} onChanged={bridge.refresh} />;
     case 'approvals':
-      return <ApprovalsView api={api} state={state} onChanged={bridge.refresh} />;
+      return <ApprovalsView state={state} onChanged={bridge.refresh} />;
     case 'activity':
-      return <ActivityView api={api} state={state} stateVersion={bridge.version} />;
+      return <ActivityView state={state} stateVersion={bridge.version} />;
     case 'settings':
-      return <SettingsView api={api} state={state} part={route.part} onChanged={bridge.refresh} />;
+      return <SettingsView state={state} part={route.part} onChanged={bridge.refresh} />;
   }
 }

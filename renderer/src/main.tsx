@@ -9,6 +9,7 @@ import { bridgePathBase } from './api/bridge-path';
 import { forgetConsoleToken, takeConsoleToken, tokenFromFragment } from './api/console-token';
 import { createHttpTransport } from './api/http-transport';
 import { createIpcTransport, findIpcBridge } from './api/ipc-transport';
+import { ApiProvider } from './api/api-context';
 import { App } from './app';
 import { TokenScreen } from './components/token-screen';
 import { I18nProvider } from './i18n/i18n-context';
@@ -21,7 +22,9 @@ function start(): void {
   if (ipc) {
     root.render(
       <StrictMode>
-        <App api={createIpcTransport(ipc)} />
+        <ApiProvider api={createIpcTransport(ipc)}>
+          <App />
+        </ApiProvider>
       </StrictMode>,
     );
     return;
@@ -40,7 +43,9 @@ function start(): void {
     const api = createHttpTransport({ origin: bridgePathBase(window.location.pathname), token });
     root.render(
       <StrictMode>
-        <App key={token} api={api} onUnauthorized={() => forgetConsoleToken(window)} />
+        <ApiProvider key={token} api={api}>
+          <App onUnauthorized={() => forgetConsoleToken(window)} />
+        </ApiProvider>
       </StrictMode>,
     );
   };

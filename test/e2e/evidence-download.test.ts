@@ -2,7 +2,9 @@
  * The phone view's evidence list end to end, in English and in Chinese: after a lease with a
  * tap ends, the phone's view lists it (told by the `evidence` event, no reload) and its page
  * downloads through the console; the saved file opens offline (file://) and shows the
- * timeline in the console's language. Screenshots: /tmp/xagent-evidence/<locale>/.
+ * timeline in the console's language. Times read one way in both: "2026-12-07 14:03:27" and
+ * the zone named, the console's list in its computer's zone (here Asia/Shanghai, UTC+08:00),
+ * the bundle in UTC. Screenshots: /tmp/xagent-evidence/<locale>/.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +43,12 @@ for (const locale of ['en', 'zh-CN'] as const) {
 
     before(async () => {
       bound = await startBoundRig({ consoleDir: buildDir });
-      context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, locale, acceptDownloads: true });
+      context = await browser!.newContext({
+        viewport: { width: 1280, height: 900 },
+        locale,
+        timezoneId: 'Asia/Shanghai',
+        acceptDownloads: true,
+      });
       page = await context.newPage();
       const deviceId = bound.rig.device(0).deviceId;
       await page.goto(`${bound.rig.bridge.url}/console/#token=${bound.rig.bridge.adminToken}`);
@@ -68,6 +75,17 @@ for (const locale of ['en', 'zh-CN'] as const) {
       const row = page.getByTestId('pv-evidence-row').first();
       await row.waitFor({ timeout: UI_MS });
       assert.match(await row.innerText(), words(/1 call/, /1 次调用/));
+      // The bundle's form of a moment, in this computer's zone, the zone said once for the span.
+      const span = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) – (?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC\+08:00 · /;
+      const listed = span.exec(await row.innerText());
+      assert.ok(listed, await row.innerText());
+      assert.match(
+        await page.getByTestId('pv-evidence-zone').innerText(),
+        words(
+          /this computer’s \(UTC\+08:00\); the bundle gives each in UTC/,
+          /本机时区（UTC\+08:00）；证据包里的时间一律为 UTC/,
+        ),
+      );
       const panel = page.getByTestId('phone-view-evidence');
       await panel.scrollIntoViewIfNeeded();
       mkdirSync(join(SHOTS, locale), { recursive: true });
@@ -88,6 +106,13 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await tool.waitFor({ state: 'visible', timeout: UI_MS });
       assert.equal(await tool.innerText(), words('Tap', '点按'));
       assert.match(await offline.locator('h2').first().innerText(), words(/Timeline/, /时间线/));
+      // The same form in UTC: the lease's start is the console's eight hours earlier.
+      const utcStart = new Date(`${listed[1]!.replace(' ', 'T')}+08:00`).toISOString().replace('T', ' ');
+      assert.ok((await offline.locator('dl.lease').innerText()).includes(`${utcStart.slice(0, 19)} UTC`));
+      assert.match(
+        await offline.locator('ol.timeline time').first().innerText(),
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+      );
       await offline.screenshot({ path: join(SHOTS, locale, 'bundle.png') });
       await offline.close();
 

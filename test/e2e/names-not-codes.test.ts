@@ -3,7 +3,9 @@
  * as its own maker's ("samsung Galaxy S23", never "Google Galaxy S23") with a "simulated"
  * badge where a real phone says USB or LAN; the lease holder is named on the card and the phone
  * view (xAgent, or the name a lab claimant gave), not by its channel id; a tap the agent aimed
- * by a ref reads as the words on the element ("Tap on “Save”"), not "on element @yl3".
+ * by a ref reads as the words on the element ("Tap on “Save”"), not "on element @yl3", in the
+ * phone view and in Activity, whose line keeps the words from the call; an app opened or
+ * closed by its package reads by the name the phone's launcher gives it ("Notes").
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +20,7 @@ const WORDS = {
   en: {
     lang: 'en-US',
     onSave: 'on “Save”',
+    openApp: 'Open an app',
     simulated: 'simulated',
     xagent: 'xAgent',
     claimant: 'Ada Lovelace (lab claim)',
@@ -25,6 +28,7 @@ const WORDS = {
   'zh-CN': {
     lang: 'zh-CN',
     onSave: '点在“Save”上',
+    openApp: '打开应用',
     simulated: '模拟',
     xagent: 'xAgent',
     claimant: 'Ada Lovelace（实验室认领）',
@@ -41,7 +45,8 @@ describe('names instead of codes', { concurrency: 1 }, () => {
   let rig: DeviceRig;
 
   before(async () => {
-    rig = await startDeviceRig(2, { consoleDir: buildDir });
+    // The programs on phones run, as by default outside tests: scrcpy-server tells the apps' names.
+    rig = await startDeviceRig(2, { consoleDir: buildDir, fastLane: { portless: true } });
   });
   after(async () => {
     await rig?.stop();
@@ -161,6 +166,69 @@ describe('names instead of codes', { concurrency: 1 }, () => {
         const words = await row.locator('[data-testid^="pv-action-words-"]').innerText();
         assert.equal(words, WORDS[locale].onSave);
         assert.ok(!words.includes(String(save.ref)), words);
+      } finally {
+        if (channel) await client.request('auth.logout', {}, channel).catch(() => undefined);
+        await client.close();
+        await context.close();
+      }
+    });
+  }
+
+  for (const locale of ['en', 'zh-CN'] as const) {
+    test(`${locale}: an app opened by its package reads by its name; Activity keeps the element's words`, async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 900 }, locale: WORDS[locale].lang });
+      const page = await context.newPage();
+      const client = await XAgentClient.connect(rig.bridge.url, rig.bridge.apiKey);
+      const pixel = rig.device(0).deviceId;
+      let channel = '';
+      try {
+        await client.hello();
+        channel = await bindChannel(rig, client, pixel);
+        const launched = result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
+        // The agent is told the name too, as the phone's launcher shows it.
+        assert.equal(launched.app_label, 'Notes');
+        const listed = result(await invoke(client, channel, 'android_list_apps')).apps as Array<{
+          package: string;
+          label: string | null;
+        }>;
+        assert.deepEqual(
+          listed.find((a) => a.package === 'com.example.wallet'),
+          { package: 'com.example.wallet', label: 'Wallet' },
+        );
+        const nodes = result(await invoke(client, channel, 'android_ui_tree')).nodes as Array<{
+          text?: string;
+          ref?: string;
+        }>;
+        const save = nodes.find((n) => n.text === 'Save');
+        assert.ok(save?.ref, JSON.stringify(nodes));
+        result(await invoke(client, channel, 'android_tap', { ref: save.ref }));
+
+        await page.goto(`${rig.bridge.url}/console/#/devices/${pixel}?token=${rig.bridge.adminToken}`);
+        const opened = page.locator('[data-tool="android_launch_app"]').first();
+        await opened.waitFor({ timeout: UI_MS });
+        assert.equal(await opened.locator('[data-testid^="pv-action-words-"]').innerText(), 'Notes');
+        assert.ok(!(await opened.innerText()).includes('com.example.notes'));
+
+        await page.evaluate(() => (location.hash = '#/activity'));
+        const table = page.getByTestId('activity-table');
+        await table.waitFor({ timeout: UI_MS });
+        const audit = (await rig.bridge.admin('GET', '/admin/api/audit?limit=50')).body.entries as Array<{
+          id: string;
+          tool_id: string;
+          target_label?: string | null;
+        }>;
+        const launchLine = audit.find((e) => e.tool_id === 'android_launch_app');
+        const tapLine = audit.find((e) => e.tool_id === 'android_tap');
+        assert.ok(launchLine && tapLine, JSON.stringify(audit));
+        assert.equal(tapLine.target_label, 'Save');
+        const launchRow = page.getByTestId(`activity-row-${launchLine.id}`);
+        assert.match(await launchRow.innerText(), new RegExp(WORDS[locale].openApp));
+        assert.equal(await page.getByTestId(`activity-words-${launchLine.id}`).innerText(), 'Notes');
+        const tapWords = await page.getByTestId(`activity-words-${tapLine.id}`).innerText();
+        assert.equal(tapWords, WORDS[locale].onSave);
+        assert.ok(!tapWords.includes(String(save.ref)), tapWords);
+        // Nothing on the narrow page scrolls sideways.
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
       } finally {
         if (channel) await client.request('auth.logout', {}, channel).catch(() => undefined);
         await client.close();

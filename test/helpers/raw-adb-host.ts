@@ -92,7 +92,9 @@ export class RawAdbHost {
   }
 
   /** CNXN with the given version/max payload; resolves with the device's first reply. */
-  async handshake(options: { version?: number; maxPayload?: number } = {}): Promise<AdbMessage> {
+  async handshake(
+    options: { version?: number | undefined; maxPayload?: number | undefined } = {},
+  ): Promise<AdbMessage> {
     this.send(
       A_CNXN,
       options.version ?? A_VERSION,

@@ -5,7 +5,9 @@
  * a wrong confirmation and a key known_hosts contradicts are refused with the fingerprint the
  * host presented; a confirmed host's phones arrive, the host is kept across a restart, and
  * its removal takes its phones offline with the host's reason. A plain HOST:PORT host is added
- * and removed the same way. Nothing here reaches beyond 127.0.0.1.
+ * and removed the same way; a LAN phone added through a host is forgotten with it (out of
+ * the list and state.json, disconnected from that host's ADB server, not back after a
+ * restart). Nothing here reaches beyond 127.0.0.1.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +18,9 @@ import { startBridge, type TestBridge } from '../helpers/bridge';
 import { waitUntil } from '../helpers/device-rig';
 import { makeKeyPair, sshdMissing, startSshAdbHost, type SshAdbHostRig, type SshdRig } from '../helpers/sshd';
 import { SSH_PINS_FILE } from '../../main/core/devices/ssh/ssh-tunnels';
+import { AdbdServer } from '../../main/sim/adbd-server';
+import { createSimulatedPhone } from '../../main/sim/phone';
+import { hostDevices, hostDisconnect, waitForDeviceStates } from '../../main/sim/adb-host-client';
 
 type Json = Record<string, unknown>;
 
@@ -219,6 +224,48 @@ describe('ADB hosts added and removed at runtime', { skip: missing ?? false }, (
     }
     assert.equal((await hosts(bridge)).length, 1);
     await bridge.stop();
+  });
+
+  test('a LAN phone added through a host is forgotten when the host is removed: out of the list and state.json, disconnected from its ADB server, not back after a restart', async (t) => {
+    const dataDir = mkdtempSync(join(scratch, 'lan-host-'));
+    const bridge = await bridgeOn(join(scratch, 'known_hosts-lan'), dataDir);
+    const address = `127.0.0.1:${adb.port}`;
+    const phone = await AdbdServer.start({ phone: createSimulatedPhone({ serial: 'RTLAN0042', model: 'Lan Host' }) });
+    const lanAddress = `127.0.0.1:${phone.port}`;
+    t.after(async () => {
+      await hostDisconnect({ host: '127.0.0.1', port: adb.port }, lanAddress, { timeoutMs: 3000 }).catch(
+        () => undefined,
+      );
+      await phone.close();
+    });
+    const adbLists = async (): Promise<boolean> =>
+      (await hostDevices({ host: '127.0.0.1', port: adb.port })).some((d) => d.serial === lanAddress);
+    const lanRows = async (on: TestBridge): Promise<Json[]> =>
+      ((await on.admin('GET', '/admin/api/state')).body as { lan_devices: Json[] }).lan_devices;
+    const savedLan = (): unknown[] =>
+      (JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) as { lanDevices: unknown[] }).lanDevices;
+
+    assert.equal((await bridge.admin('POST', '/admin/api/hosts', { url: address })).body.status, 'added');
+    const added = await bridge.admin('POST', '/admin/api/lan-devices', { address: lanAddress, adb_server: address });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    assert.equal(added.body.status, 'connected');
+    assert.equal(savedLan().length, 1);
+    assert.ok(await adbLists(), "the host's ADB server holds the LAN phone");
+
+    const removed = await bridge.admin('DELETE', `/admin/api/hosts/${encodeURIComponent(address)}`);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.deepEqual(await lanRows(bridge), [], 'no row left retrying a host that is gone');
+    assert.deepEqual(savedLan(), []);
+    // The bridge asked that ADB server to connect the phone; removing the host undoes it.
+    await waitForDeviceStates({ host: '127.0.0.1', port: adb.port }, [lanAddress], (state) => state === undefined, {
+      timeoutMs: 10_000,
+    });
+    await bridge.stop();
+
+    const again = await bridgeOn(join(scratch, 'known_hosts-lan'), dataDir);
+    assert.deepEqual(await lanRows(again), []);
+    assert.deepEqual(await hosts(again).then((list) => list.map((h) => h.address)), ['127.0.0.1:1']);
+    await again.stop();
   });
 });
 

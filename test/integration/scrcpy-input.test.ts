@@ -12,6 +12,7 @@ import { AdbDeviceShell } from '../../main/core/devices/adb-device-shell';
 import { isBridgeError } from '../../main/core/errors';
 import { notPerformed } from '../../main/core/helper/helper-client';
 import { SCRCPY_JAR_REMOTE, ScrcpyInputSession, scrcpyJarLocalPath } from '../../main/core/scrcpy/scrcpy-input-session';
+import { readScrcpyAppList } from '../../main/core/scrcpy/scrcpy-app-list';
 import { startSimFarm, type SimFarm } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../../main/sim/phone';
 import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
@@ -182,6 +183,20 @@ describe('scrcpy input lane (real adb server, simulated phone)', () => {
     await new Promise<void>((resolve) => setImmediate(resolve));
     await shell.run(['kill', String(pid())], CALL);
     await assert.rejects(swiping, (e: unknown) => isBridgeError(e) && e.code === 'outcome_unknown');
+    assert.equal(serverRunning(), false);
+  });
+
+  test('the app list names each launcher app as its icon does, and leaves the jar and no process behind', async () => {
+    const jar = scrcpyJarLocalPath();
+    assert.ok(jar, 'this build carries scrcpy-server');
+    const labels = await readScrcpyAppList(shell, jar, CALL);
+    assert.equal(labels.get('com.example.notes'), 'Notes');
+    assert.equal(labels.get('com.example.wallet'), 'Wallet');
+    assert.equal(labels.get('com.android.settings'), 'Settings');
+    // Only apps with a launcher icon: the shell's own package has none.
+    assert.equal(labels.has('com.android.shell'), false);
+    const kept = await shell.run(['ls', SCRCPY_JAR_REMOTE], CALL);
+    assert.equal(kept.exitCode, 0, 'cleanup=false: the list run did not delete its jar');
     assert.equal(serverRunning(), false);
   });
 });

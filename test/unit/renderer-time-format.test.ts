@@ -10,6 +10,7 @@ import {
   formatSecondsLeft,
   shortId,
 } from '../../renderer/src/lib/time-format';
+import { formatStamp, formatStampRange, stampParts } from '../../main/contract/i18n';
 
 void describe('countdowns in the UI', () => {
   void test('under an hour reads m:ss and never shows 0:00 while time is left', () => {
@@ -82,4 +83,27 @@ void describe('relative times and durations', () => {
     assert.equal(shortId('ch_123'), 'ch_123');
     assert.equal(shortId('ch_8f2a0000000000091c0'), 'ch_8f2a…91c0');
   });
+});
+
+void test('a moment of the evidence: one form, its zone named (UTC in a bundle, the computer’s zone in the console)', () => {
+  const at = Date.UTC(2026, 11, 7, 22, 3, 27);
+  assert.equal(formatStamp(at, 'utc'), '2026-12-07 22:03:27 UTC');
+  const zone = process.env.TZ;
+  try {
+    process.env.TZ = 'Asia/Shanghai';
+    assert.deepEqual(stampParts(at, 'local'), { date: '2026-12-08', time: '06:03:27', zone: 'UTC+08:00' });
+    // The end's date only when it is another day; the zone said once.
+    assert.equal(formatStampRange(at - 60_000, at, 'local'), '2026-12-08 06:02:27 – 06:03:27 UTC+08:00');
+    assert.equal(
+      formatStampRange(at - 7 * 3_600_000, at, 'local'),
+      '2026-12-07 23:03:27 – 2026-12-08 06:03:27 UTC+08:00',
+    );
+    process.env.TZ = 'America/New_York';
+    assert.equal(stampParts(at, 'local').zone, 'UTC-05:00');
+    process.env.TZ = 'UTC';
+    assert.equal(formatStamp(at, 'local'), '2026-12-07 22:03:27 UTC');
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  }
 });

@@ -112,6 +112,50 @@ export function formatClock(locale: Locale, timeMs: number, nowMs: number): stri
   return `${dateFormat(locale, { year: 'numeric', month: 'long', day: 'numeric' }).format(date)} ${hms.slice(0, 5)}`;
 }
 
+/** A moment's date, time and zone, as formatStamp writes them. */
+export interface StampParts {
+  /** "2026-12-07" */
+  date: string;
+  /** "14:03:27" */
+  time: string;
+  /** "UTC", or the local zone as its offset: "UTC+08:00", "UTC-05:00". */
+  zone: string;
+}
+
+/**
+ * A moment as the evidence is dated, in one form wherever it is shown: "2026-12-07 14:03:27"
+ * and its zone, named. A bundle is read anywhere, later, so it is in UTC; the console's list of
+ * bundles is read here and now, so in this computer's zone, with the zone said (its offset:
+ * the same in every language, and the link to the bundle's UTC is plain arithmetic).
+ */
+export function stampParts(timeMs: number, zone: 'utc' | 'local'): StampParts {
+  const offset = zone === 'utc' ? 0 : -new Date(timeMs).getTimezoneOffset();
+  const shifted = new Date(timeMs + offset * 60_000);
+  const date = `${shifted.getUTCFullYear()}-${pad2(shifted.getUTCMonth() + 1)}-${pad2(shifted.getUTCDate())}`;
+  const time = `${pad2(shifted.getUTCHours())}:${pad2(shifted.getUTCMinutes())}:${pad2(shifted.getUTCSeconds())}`;
+  const name =
+    zone === 'utc' || offset === 0
+      ? 'UTC'
+      : `UTC${offset > 0 ? '+' : '-'}${pad2(Math.floor(Math.abs(offset) / 60))}:${pad2(Math.abs(offset) % 60)}`;
+  return { date, time, zone: name };
+}
+
+/** "2026-12-07 14:03:27 UTC" (see stampParts). */
+export function formatStamp(timeMs: number, zone: 'utc' | 'local'): string {
+  const p = stampParts(timeMs, zone);
+  return `${p.date} ${p.time} ${p.zone}`;
+}
+
+/**
+ * A span in that form, the zone said once: "2026-12-07 14:03:27 – 14:10:05 UTC+08:00", the end's
+ * date written only when it is another day.
+ */
+export function formatStampRange(fromMs: number, toMs: number, zone: 'utc' | 'local'): string {
+  const from = stampParts(fromMs, zone);
+  const to = stampParts(toMs, zone);
+  return `${from.date} ${from.time} – ${to.date === from.date ? '' : `${to.date} `}${to.time} ${to.zone}`;
+}
+
 /** A full date and time in the locale's own words: "May 1, 2024, 2:03 PM" / "2024年5月1日 14:03". */
 export function formatDateTime(locale: Locale, timeMs: number): string {
   return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(timeMs));

@@ -31,6 +31,9 @@ export {
   formatNumber,
   formatRelative,
   formatSecondsLeft,
+  formatStamp,
+  formatStampRange,
   formatters,
+  stampParts,
   type Formatters,
 } from './format';

@@ -20,7 +20,7 @@ export interface HostRouteDeps {
 /** What the add and remove routes change (devices/adb-hosts.ts). */
 export interface HostChangeDeps {
   add(request: AdminAddHostRequest): Promise<AdminAddHostResponse>;
-  remove(address: string): void;
+  remove(address: string): Promise<unknown>;
 }
 
 const addHostSchema = z
@@ -101,8 +101,8 @@ export function registerHostRoutes(router: AdminRouter, deps: HostRouteDeps & { 
     });
   });
 
-  router.add('DELETE /admin/api/hosts/:address', ({ params }) => {
-    deps.hosts.remove(params.address);
+  router.add('DELETE /admin/api/hosts/:address', async ({ params }) => {
+    await deps.hosts.remove(params.address);
     return { status: 'removed' };
   });
 }

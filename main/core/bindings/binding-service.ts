@@ -61,7 +61,7 @@ export interface BindingServiceOptions {
   toolMarks?: (deviceId: string) => ReadonlyMap<string, ToolMark>;
   /** A channel's last tool call, kept with the binding in the history when it ends. */
   lastAction?: (channelId: string) => { toolId: string; at: number; outcome: string } | undefined;
-  clock?: () => number;
+  clock?: (() => number) | undefined;
   /** Hears `leaseStarted` and `leaseEnded` after this service's own listeners (events/bridge-events.ts). */
   events?: BridgeEventSink;
 }

@@ -79,7 +79,7 @@ export interface CoreOptions {
   /** Admin API and console answer non-loopback clients only when true. */
   allowRemoteAdmin: boolean;
   /** Folder with the built web console (index.html + assets); none = no console. */
-  consoleDir?: string;
+  consoleDir?: string | undefined;
   logger?: Logger;
   clock?: () => number;
   build?: BuildInfo;

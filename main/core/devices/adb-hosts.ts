@@ -41,6 +41,11 @@ export interface AdbHostsDeps {
     update(mutate: (draft: Pick<PersistedState, 'settings'>) => void): void;
   };
   registry: { markServerDown(adbServer: string, reason: string): void };
+  /**
+   * A host is being removed, its link still running: forget the LAN phones saved under it
+   * (disconnecting them from its ADB server). Resolves with their addresses.
+   */
+  forgetLanPhones(adbServer: string): Promise<string[]>;
   /** Subscribes to a link's health; returns the way to unsubscribe. */
   watch(link: AdbServerLink): () => void;
   /** The list of hosts changed (a host added or removed). */
@@ -162,10 +167,12 @@ export class AdbHosts {
   }
 
   /**
-   * Removes a host added at runtime: its link stops (an SSH one's connection and loopback
-   * forward close) and its phones go offline saying so. Hosts given at start stay.
+   * Removes a host added at runtime: the LAN phones saved under it are forgotten (they were
+   * connected through its ADB server and could not connect without it), then its link stops
+   * (an SSH one's connection and loopback forward close) and its phones go offline saying so.
+   * Hosts given at start stay. Resolves with the LAN phones' addresses forgotten.
    */
-  remove(address: string): void {
+  async remove(address: string): Promise<{ lanForgotten: string[] }> {
     if (this.deps.links.some((l) => l.address === address && !this.added.has(address)))
       throw new BridgeError(
         'host_not_removable',
@@ -174,7 +181,9 @@ export class AdbHosts {
     const entry = this.added.get(address);
     const savedOnly = !entry && this.saved().some((h) => h.url === address);
     if (!entry && !savedOnly) throw new BridgeError('host_not_found', `no ADB host ${address} was added`);
-    if (entry) {
+    const lanForgotten = await this.deps.forgetLanPhones(address);
+    // A second remove of the same host may have finished while the LAN phones were let go.
+    if (entry && this.added.get(address) === entry) {
       entry.unwatch();
       entry.link.stop();
       this.added.delete(address);
@@ -186,6 +195,7 @@ export class AdbHosts {
       draft.settings.adbHosts = (draft.settings.adbHosts ?? []).filter((h) => h.url !== address);
     });
     this.deps.changed();
+    return { lanForgotten };
   }
 
   private saved(): SavedHost[] {

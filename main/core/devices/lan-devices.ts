@@ -196,6 +196,38 @@ export class LanDeviceManager {
     await this.detach(entry);
   }
 
+  /**
+   * Forgets the LAN phones saved under an ADB host that is being removed (Settings → Hosts):
+   * without their host they could never connect again, and each would go on retrying and be
+   * listed as failed at every start. Like `forget`, each is first disconnected from that host's
+   * ADB server (the caller stops the host's link only after this resolves; each disconnect has
+   * its own deadline). Resolves with the addresses forgotten.
+   */
+  async forgetHost(adbServer: string): Promise<string[]> {
+    const gone = [...this.entries.values()].filter((e) => e.adbServer === adbServer);
+    const saved = this.deps.store.get().lanDevices.filter((d) => d.adbServer === adbServer);
+    for (const [i, { link, listener }] of [...this.healthListeners.entries()].reverse())
+      if (link.address === adbServer) {
+        link.off('health', listener);
+        this.healthListeners.splice(i, 1);
+      }
+    if (gone.length === 0 && saved.length === 0) return [];
+    if (saved.length > 0)
+      this.deps.store.update(
+        (draft) => void (draft.lanDevices = draft.lanDevices.filter((d) => d.adbServer !== adbServer)),
+      );
+    for (const entry of gone) {
+      entry.removed = true;
+      this.clearTimer(entry);
+      this.entries.delete(entry.address);
+    }
+    const addresses = [...new Set([...gone, ...saved].map((e) => e.address))].sort();
+    this.deps.logger.info('LAN phones forgotten with their ADB host', { adbServer, addresses });
+    this.deps.onChange();
+    await Promise.all(gone.map((entry) => this.detach(entry)));
+    return addresses;
+  }
+
   private newEntry(address: string, adbServer: string, addedAt: number, remembered: boolean): LanEntry {
     return {
       address,

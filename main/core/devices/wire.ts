@@ -91,21 +91,6 @@ export function wireDevices(ports: DevicesPorts): DevicesRoom {
       ...(server.ssh && sshAuth ? { tunnel: ssh.tunnel({ ...server.ssh, adbPort: server.port }, sshAuth) } : {}),
     }),
   );
-  const hosts = new AdbHosts({
-    links: adbLinks,
-    makeLink: (server, tunnel) => makeLink(server, { origin: 'added', ...(tunnel ? { tunnel } : {}) }),
-    ssh,
-    store: ports.store,
-    registry,
-    watch: (link) => listen(link, 'health', ports.changed),
-    changed: ports.changed,
-    warn: (message) => {
-      ports.warn(message);
-      logger.warn('adb host', { message });
-    },
-    view: (link) => ports.hostView(link.getHealth(), registry.list()),
-    clock,
-  });
   const lan = new LanDeviceManager({
     store: ports.store,
     registry,
@@ -114,6 +99,22 @@ export function wireDevices(ports: DevicesPorts): DevicesRoom {
     onChange: ports.changed,
     clock,
     ...(options.lan ? { options: options.lan } : {}),
+  });
+  const hosts = new AdbHosts({
+    links: adbLinks,
+    makeLink: (server, tunnel) => makeLink(server, { origin: 'added', ...(tunnel ? { tunnel } : {}) }),
+    ssh,
+    store: ports.store,
+    registry,
+    forgetLanPhones: (adbServer) => lan.forgetHost(adbServer),
+    watch: (link) => listen(link, 'health', ports.changed),
+    changed: ports.changed,
+    warn: (message) => {
+      ports.warn(message);
+      logger.warn('adb host', { message });
+    },
+    view: (link) => ports.hostView(link.getHealth(), registry.list()),
+    clock,
   });
   for (const link of adbLinks) owned.add(listen(link, 'health', ports.changed));
   owned.add(listen(registry, 'changed', ports.changed));

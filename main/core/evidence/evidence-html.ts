@@ -12,7 +12,8 @@ import type { AdminTurnover } from '../../contract/admin-api';
 import type { EvidenceBundle, EvidenceCall, EvidenceImage } from '../../contract/evidence';
 import { toolLabel } from '../../contract/approval-wording';
 import { auditSentence } from '../../contract/audit-wording';
-import { hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+import { formatStamp, hasMessage, translator, type Locale, type Translate } from '../../contract/i18n';
+import { toolWords } from '../../contract/tools';
 
 const CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 /** The picture types screenshots come in (android_screenshot's formats); nothing else reaches a data: URL. */
@@ -58,90 +59,68 @@ ${row(t('evidence.lease.calls'), String(bundle.calls.length))}
 </dl>
 </header>`;
 
-  const timeline = section(
+  const timeline = listSection(
     'timeline',
-    t('evidence.timeline.title'),
-    bundle.calls.length === 0
-      ? empty(t('evidence.timeline.empty'))
-      : `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${bundle.calls.map((c) => callRow(c, t)).join('\n')}</ol>`,
+    t,
+    bundle.calls,
+    (c) => callRow(c, t),
+    (rows) =>
+      `${bundle.calls_truncated ? `<p class="note">${e(t('evidence.timeline.truncated', { count: bundle.calls.length }))}</p>` : ''}<ol class="timeline">${rows}</ol>`,
   );
 
-  const holdList = bundle.person_holds ?? [];
-  const holds = section(
+  const holds = listSection(
     'holds',
-    t('evidence.holds.title'),
-    holdList.length === 0
-      ? empty(t('evidence.holds.empty'))
-      : `<ul>${holdList
-          .map(
-            (h) =>
-              `<li data-watch="${h.agent_may_watch ? 'true' : 'false'}"><time>${e(when(h.since))}</time> – ${
-                h.until === null ? e(t('evidence.holds.stillHeld')) : `<time>${e(when(h.until))}</time>`
-              } · ${e(h.by)} · ${e(t(h.agent_may_watch ? 'evidence.holds.watched' : 'evidence.holds.hidden'))}</li>`,
-          )
-          .join('\n')}</ul>`,
+    t,
+    bundle.person_holds ?? [],
+    (h) =>
+      `<li data-watch="${h.agent_may_watch ? 'true' : 'false'}"><time>${e(when(h.since))}</time> – ${
+        h.until === null ? e(t('evidence.holds.stillHeld')) : `<time>${e(when(h.until))}</time>`
+      } · ${e(h.by)} · ${e(t(h.agent_may_watch ? 'evidence.holds.watched' : 'evidence.holds.hidden'))}</li>`,
+    (rows) => `<ul>${rows}</ul>`,
   );
 
-  const approvals = section(
+  const approvals = listSection(
     'approvals',
-    t('evidence.approvals.title'),
-    bundle.approvals.length === 0
-      ? empty(t('evidence.approvals.empty'))
-      : bundle.approvals
-          .map(
-            (a) => `<figure class="approval">
+    t,
+    bundle.approvals,
+    (a) => `<figure class="approval">
 <figcaption><time>${e(when(a.time))}</time> · ${e(toolName(a.tool_id, t))} · ${e(decisionText(a.decision, t))} · ${e(t('evidence.call.decidedBy', { who: whoText(a.decided_by, t) }))} · <code>${e(a.approval_id)}</code></figcaption>
 ${a.screenshot ? img(a.screenshot, t('evidence.approvals.title')) : `<p class="note">${e(t('evidence.approvals.noScreenshot'))}</p>`}
 </figure>`,
-          )
-          .join('\n'),
   );
 
-  const screenshots = section(
+  const screenshots = listSection(
     'screenshots',
-    t('evidence.screenshots.title'),
-    bundle.screenshots.length === 0
-      ? empty(t('evidence.screenshots.empty'))
-      : `<div class="shots">${bundle.screenshots
-          .map(
-            (s) => `<figure class="shot">
+    t,
+    bundle.screenshots,
+    (s) => `<figure class="shot">
 <figcaption><time>${e(when(s.time))}</time> · ${e(toolName(s.tool_id, t))} · <code>${e(s.file_ref)}</code></figcaption>
 ${s.image ? img(s.image, s.file_ref) : `<p class="note">${e(t(s.missing === 'bundle_full' ? 'evidence.screenshots.bundleFull' : 'evidence.screenshots.evicted'))}</p>`}
 </figure>`,
-          )
-          .join('\n')}</div>`,
+    (shots) => `<div class="shots">${shots}</div>`,
   );
 
-  const crashes = section(
+  const crashes = listSection(
     'crashes',
-    t('evidence.crashes.title'),
-    bundle.crashes.length === 0
-      ? empty(t('evidence.crashes.empty'))
-      : bundle.crashes
-          .map(
-            (
-              c,
-            ) => `<div class="crash"><p><strong>${e(c.package)}</strong> · ${e(c.kind)} · ${e(c.at)} · ${e(toolName(c.tool_id, t))}</p>
+    t,
+    bundle.crashes,
+    (
+      c,
+    ) => `<div class="crash"><p><strong>${e(c.package)}</strong> · ${e(c.kind)} · ${e(c.at)} · ${e(toolName(c.tool_id, t))}</p>
 <pre>${e(c.first_lines.join('\n'))}</pre></div>`,
-          )
-          .join('\n'),
   );
 
-  const recordings = section(
+  const recordings = listSection(
     'recordings',
-    t('evidence.recordings.title'),
-    bundle.recordings.length === 0
-      ? empty(t('evidence.recordings.empty'))
-      : `<p class="note">${e(t('evidence.recordings.note'))}</p><ul>${bundle.recordings
-          .map(
-            (r) =>
-              `<li><time>${e(when(r.time))}</time> · <code>${e(r.file_ref)}</code> ${e(r.filename)} · ${e(formatBytes(r.byte_size))} · ${e(
-                r.in_cache && r.expires_at !== null
-                  ? t('evidence.recordings.inCache', { time: when(r.expires_at) })
-                  : t('evidence.recordings.gone'),
-              )}</li>`,
-          )
-          .join('\n')}</ul>`,
+    t,
+    bundle.recordings,
+    (r) =>
+      `<li><time>${e(when(r.time))}</time> · <code>${e(r.file_ref)}</code> ${e(r.filename)} · ${e(formatBytes(r.byte_size))} · ${e(
+        r.in_cache && r.expires_at !== null
+          ? t('evidence.recordings.inCache', { time: when(r.expires_at) })
+          : t('evidence.recordings.gone'),
+      )}</li>`,
+    (rows) => `<p class="note">${e(t('evidence.recordings.note'))}</p><ul>${rows}</ul>`,
   );
 
   const turnover = section('turnover', t('evidence.turnover.title'), turnoverBody(bundle, t));
@@ -208,7 +187,7 @@ function callRow(c: EvidenceCall, t: Translate): string {
   const outcome = c.outcome === 'ok' ? t('evidence.call.ok') : t('evidence.call.error');
   return `<li class="call ${c.outcome === 'ok' ? 'ok' : 'error'}">
 <time>${e(formatUtc(c.time))}</time>
-<span class="tool${sentence !== null && Object.keys(shown).length === 0 ? ' wide' : ''}">${e(sentence ?? toolName(c.tool_id, t))}</span>
+<span class="tool${sentence !== null && Object.keys(shown).length === 0 ? ' wide' : ''}">${e(sentence ?? `${toolName(c.tool_id, t)}${targetWords(c, t)}`)}</span>
 <span class="args">${args}</span>
 <span class="outcome">${e(outcome)} · ${e(formatMs(c.duration_ms))} · ${decided}${c.approval_id ? ` · ${e(t('evidence.call.approval', { id: c.approval_id }))}` : ''}</span>
 ${c.error_code ? `<p class="error"><code>${e(c.error_code)}</code> ${hasMessage(errorKey) ? e(t(errorKey)) : ''}</p>` : ''}
@@ -271,6 +250,26 @@ function toolName(toolId: string, t: Translate): string {
   return toolLabel(t, toolId);
 }
 
+/**
+ * What the call acted on as the person saw it, kept in its audit line at the call: " on “Save”"
+ * for a tap aimed by a ref (whose argument is only `@yl3`), " Notes" for an app opened by its
+ * package. Empty when the line kept no words.
+ */
+function targetWords(c: EvidenceCall, t: Translate): string {
+  const label = c.target_label;
+  if (!label) return '';
+  switch (toolWords(c.tool_id)?.shape) {
+    case 'target':
+      return ` ${t('actions.on', { label })}`;
+    case 'typed':
+      return ` ${t('actions.into', { label })}`;
+    case 'app':
+      return ` ${t('actions.app', { name: label })}`;
+    default:
+      return '';
+  }
+}
+
 function argText(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > ARG_CHARS ? `${text.slice(0, ARG_CHARS)}…` : text;
@@ -282,6 +281,22 @@ function row(label: string, value: string): string {
 
 function section(id: string, title: string, body: string): string {
   return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`;
+}
+
+/**
+ * The section of one list in the bundle: each item's HTML, one a line, inside `wrap`; the
+ * section's "none" line when the list is empty. Its title and that line are
+ * evidence.<id>.title and evidence.<id>.empty.
+ */
+function listSection<T>(
+  id: 'timeline' | 'holds' | 'approvals' | 'screenshots' | 'crashes' | 'recordings',
+  t: Translate,
+  items: readonly T[],
+  html: (item: T) => string,
+  wrap: (lines: string) => string = (lines) => lines,
+): string {
+  const body = items.length === 0 ? empty(t(`evidence.${id}.empty`)) : wrap(items.map(html).join('\n'));
+  return section(id, t(`evidence.${id}.title`), body);
 }
 
 function empty(text: string): string {
@@ -306,12 +321,9 @@ function withoutPictures(bundle: EvidenceBundle): EvidenceBundle {
   };
 }
 
-/** UTC, so the page reads the same wherever it is opened. */
+/** UTC, so the page reads the same wherever it is opened; the console's list of bundles writes the same form. */
 function formatUtc(ms: number): string {
-  return `${new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, '')} UTC`;
+  return formatStamp(ms, 'utc');
 }
 
 function formatMs(ms: number): string {

@@ -250,6 +250,7 @@ export class EvidenceRecorder implements CallRecordSink {
         reasons: e.reasons,
         risk: e.risk ?? null,
         approval_id: e.approval_id ?? null,
+        ...(e.target_label ? { target_label: e.target_label } : {}),
       }));
     const words: EvidenceBundle = {
       format: EVIDENCE_FORMAT,

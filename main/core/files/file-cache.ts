@@ -59,7 +59,7 @@ export interface CachedFile {
 
 export interface FileCacheOptions {
   dir: string;
-  limits?: Partial<FileCacheLimits>;
+  limits?: Partial<FileCacheLimits> | undefined;
   clock?: () => number;
   onEvict?: (file: CachedFile, reason: EvictReason) => void;
 }

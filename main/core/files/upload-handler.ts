@@ -23,7 +23,7 @@ export interface UploadDeps {
   channelExists: (channelId: string) => boolean;
   maxUploadBytes: number;
   /** The upload fails with 408 when no body byte arrives for this long. Default 30 s. */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
 }
 
 export type UploadFileType = 'image' | 'video' | 'audio' | 'file';

@@ -41,6 +41,7 @@ import {
   type SnapshotHelperHandle,
 } from '../snapshot/snapshot-helper';
 import { runText } from '../devices/shell-quote';
+import { readScrcpyAppList } from '../scrcpy/scrcpy-app-list';
 import {
   consentAllows,
   ProgramLifecycle,
@@ -97,7 +98,7 @@ interface PhoneRecord {
   input: ProgramLifecycle<ScrcpyInputSession>;
   tree: ProgramLifecycle<CheckedSnapshotHelper>;
   /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
-  lastPasted?: string;
+  lastPasted?: string | undefined;
 }
 
 export class PhonePrograms {
@@ -179,6 +180,25 @@ export class PhonePrograms {
     const phone = this.phone(deviceId);
     this.prepareInput(phone, shell);
     this.prepareTree(phone, shell);
+  }
+
+  /**
+   * The names the phone's launcher shows its apps by (package → label), read by a short
+   * scrcpy-server run (scrcpy/scrcpy-app-list.ts); null where the person turned the programs
+   * off here, this build has no jar, or the phone could not run it. Never throws.
+   */
+  async appLabels(
+    deviceId: string,
+    shell: DeviceShell,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ReadonlyMap<string, string> | null> {
+    if (!this.usable(deviceId) || !this.scrcpyJar) return null;
+    try {
+      return await readScrcpyAppList(shell, this.scrcpyJar, options);
+    } catch (error) {
+      this.o.logger.debug('app labels not read', { device_id: deviceId, error: String(error) });
+      return null;
+    }
   }
 
   /**

@@ -28,6 +28,7 @@ import type { BridgeActionLine } from '../events/bridge-events';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import type { CallObserver, ObservedCall, ToolCall } from '../tools/tool-call';
+import { targetLabelOf } from '../tools/element-words';
 import type { LiveFrame } from './live-frames';
 import { mayReuse } from '../screen/freshness';
 import { ScreenEncoder } from '../screen/screen-encoder';
@@ -386,18 +387,6 @@ function pair(value: unknown): [number, number] | null {
   if (!Array.isArray(value) || value.length !== 2) return null;
   const [x, y] = value as unknown[];
   return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
-}
-
-/** Characters of an element's words kept for the timeline. */
-const TARGET_LABEL_MAX = 80;
-
-/** The words on the element a call acted on, from its result's `element` (a password field's text is never there). */
-export function targetLabelOf(result: Record<string, unknown>): string | null {
-  const element = result.element;
-  if (typeof element !== 'object' || element === null) return null;
-  const { text, content_desc: description } = element as { text?: unknown; content_desc?: unknown };
-  const words = [text, description].find((w): w is string => typeof w === 'string' && w.trim() !== '');
-  return words === undefined ? null : [...words.trim()].slice(0, TARGET_LABEL_MAX).join('');
 }
 
 function pointOf(toolId: string, result: Record<string, unknown>): AdminActionPoint | null {

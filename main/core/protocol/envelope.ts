@@ -29,7 +29,13 @@ export interface OutgoingPacket {
 
 export type ParseResult =
   | { ok: true; packet: Envelope }
-  | { ok: false; message: string; packetId?: string; requestId?: string; channelId?: string };
+  | {
+      ok: false;
+      message: string;
+      packetId?: string | undefined;
+      requestId?: string | undefined;
+      channelId?: string | undefined;
+    };
 
 /** Objects/arrays nested deeper than this make a packet invalid. */
 export const MAX_PACKET_DEPTH = 64;

@@ -4,41 +4,18 @@
  * pay button: `control`, `sensitive_app`, `sensitive_screen`); the strictest decision wins.
  */
 import type { PolicyDecision } from '../../contract/admin-api';
-import type { RiskClass } from '../../contract/risk-classes';
+import { HIGH_RISK_CLASSES, RISK_CLASSES, type RiskClass } from '../../contract/risk-classes';
 
 export { RISK_CLASSES, isRiskClass, type RiskClass } from '../../contract/risk-classes';
 
-/** High-risk classes ask a person by default; ordinary work is allowed. */
-export const DEFAULT_DECISIONS: Readonly<Record<RiskClass, PolicyDecision>> = Object.freeze({
-  observation: 'allow',
-  control: 'allow',
-  install_app: 'ask',
-  push_file: 'ask',
-  clipboard_read: 'ask',
-  permission_change: 'ask',
-  clear_app_data: 'ask',
-  non_web_url: 'ask',
-  sensitive_app: 'ask',
-  password_field: 'ask',
-  sensitive_screen: 'ask',
-  secure_screen: 'ask',
-  // Fail-open by default: a phone whose UI cannot be dumped (some games, animations) would
-  // otherwise need a person for every tap. Labs that prefer fail-closed set it to `ask`.
-  unreadable_screen: 'allow',
-});
+export const HIGH_RISK: ReadonlySet<RiskClass> = new Set<RiskClass>(HIGH_RISK_CLASSES);
 
-export const HIGH_RISK: ReadonlySet<RiskClass> = new Set<RiskClass>([
-  'install_app',
-  'push_file',
-  'clipboard_read',
-  'permission_change',
-  'clear_app_data',
-  'non_web_url',
-  'sensitive_app',
-  'password_field',
-  'sensitive_screen',
-  'secure_screen',
-]);
+type Decisions = Record<RiskClass, PolicyDecision>;
+
+/** High-risk classes ask a person by default; the rest are allowed (contract/risk-classes.ts says why for each). */
+export const DEFAULT_DECISIONS: Readonly<Decisions> = Object.freeze(
+  Object.fromEntries(RISK_CLASSES.map((c) => [c, HIGH_RISK.has(c) ? 'ask' : 'allow'])) as Decisions,
+);
 
 export type RiskLevel = 'low' | 'medium' | 'high';
 

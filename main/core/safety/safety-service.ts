@@ -21,6 +21,7 @@ import { AuditLog, type AuditLimits } from './audit-log';
 import { PolicyStore } from './policies';
 import { REDACTED, redactArguments } from './redact';
 import type { AfterAck, CallOutcome, CallRecordSink, ToolCall } from '../tools/tool-call';
+import { targetLabelOf } from '../tools/element-words';
 
 export interface SafetyServiceOptions {
   dataDir: string;
@@ -160,6 +161,16 @@ export class SafetyService {
   }
 
   /**
+   * The target's words as the audit keeps them: what the person saw on the element or the app's
+   * name, never a live secret (the API key or admin token an app happened to show).
+   */
+  private targetLabelAtRest(result: CallOutcome['result']): string | null {
+    const label = result ? targetLabelOf(result) : null;
+    if (label === null) return null;
+    return this.o.secrets().some((secret) => secret.length > 0 && label.includes(secret)) ? null : label;
+  }
+
+  /**
    * The audit line of a finished call, built once its ack is on its way (the call pipeline's
    * first follow-up), with the typed-text setting of then; it goes to disk asynchronously.
    */
@@ -183,6 +194,7 @@ export class SafetyService {
       risk: verdict ? verdict.risk : null,
       risk_classes: verdict ? [...verdict.riskClasses] : [],
       approval_id: verdict?.approvalId ?? null,
+      target_label: this.targetLabelAtRest(e.result),
     };
     this.audit.append(entry);
   }

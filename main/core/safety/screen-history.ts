@@ -41,7 +41,7 @@ interface PhoneHistory {
   /** The helper's read of the screen after that action, once it came (fast lane only). */
   after?: ScreenAfter;
   /** That read while it runs (settles, never rejects). */
-  afterRead?: Promise<void>;
+  afterRead?: Promise<void> | undefined;
 }
 
 export interface ScreenHistoryOptions {

@@ -5,12 +5,15 @@
  * is let go (answer, then destroy — never left half-closed waiting for a peer that does not
  * read). Every descriptor the server holds is bounded in number and in time.
  */
-import type { Server } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isIP } from 'node:net';
 import { isLoopback } from './http-util';
 import { unmapped } from './network-access';
 import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, type ConnectionLimits } from '../config/connection-limits';
+
+/** A socket's far end as net.Socket reports it (undefined once the socket is gone). */
+type Peer = Pick<Socket, 'remoteAddress' | 'remotePort'>;
 
 export { resolveConnectionLimits, type ConnectionLimits };
 
@@ -129,9 +132,7 @@ export class ConnectionGuard {
   }
 
   attach(server: Server): void {
-    server.prependListener('connection', (socket: Duplex & { remoteAddress?: string; remotePort?: number }) =>
-      this.admit(socket),
-    );
+    server.prependListener('connection', (socket: Duplex & Peer) => this.admit(socket));
   }
 
   /**
@@ -139,7 +140,7 @@ export class ConnectionGuard {
    * proven for good when it carried a key. Under TLS `socket` is the TLS socket; it is found by
    * its peer's address and port, which it shares with the raw one.
    */
-  requestStarted(socket: { remoteAddress?: string; remotePort?: number }, proven: boolean): () => void {
+  requestStarted(socket: Peer, proven: boolean): () => void {
     const held = this.held.get(keyOf(socket));
     if (!held) return () => undefined;
     held.busy += 1;
@@ -170,7 +171,7 @@ export class ConnectionGuard {
     return this.evictedCount;
   }
 
-  private admit(socket: Duplex & { remoteAddress?: string; remotePort?: number }): void {
+  private admit(socket: Duplex & Peer): void {
     // Gone before it was seen (reset at once): nothing to hold.
     if (socket.remoteAddress === undefined) return this.refuse(socket);
     const address = unmapped(socket.remoteAddress);
@@ -235,6 +236,6 @@ export class ConnectionGuard {
 }
 
 /** A connection's peer address and port: the same for a raw socket and the TLS socket over it. */
-function keyOf(socket: { remoteAddress?: string; remotePort?: number }): string {
+function keyOf(socket: Peer): string {
   return `${unmapped(socket.remoteAddress ?? '')}|${socket.remotePort ?? ''}`;
 }

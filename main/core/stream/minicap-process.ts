@@ -65,15 +65,23 @@ export function minicapPrebuiltRoot(): string | null {
   return dir ? join(dir, 'prebuilt') : null;
 }
 
-/** The package's version (for the console and the licence notes). */
+let packageVersion: string | null | undefined;
+
+/**
+ * The package's version (for the console and the licence notes). Read once: the admin state
+ * asks for it per phone, and reading package.json 256 times was most of that state's build.
+ */
 export function minicapPackageVersion(): string | null {
+  if (packageVersion !== undefined) return packageVersion;
   const dir = minicapPackageDir();
-  if (!dir) return null;
   try {
-    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? null;
+    packageVersion = dir
+      ? ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? null)
+      : null;
   } catch {
-    return null;
+    packageVersion = null;
   }
+  return packageVersion;
 }
 
 const hashes = new Map<string, string>();

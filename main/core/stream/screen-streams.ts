@@ -132,7 +132,7 @@ interface PhoneStream {
   deviceId: string;
   /** minicap's one lifecycle on this phone: what runs (`life.running`), its state, failures and consent. */
   life: ProgramLifecycle<RunningMinicap>;
-  stopping?: Promise<void>;
+  stopping?: Promise<void> | undefined;
   plan?: MinicapFilePlan | null;
   sdk?: number;
   natural?: { width: number; height: number };
@@ -140,7 +140,7 @@ interface PhoneStream {
   rotation: number;
   /** The latest rotation read: when the read started (performance.now()) and what it said. */
   rotationRead?: { startedAt: number; rotation: number };
-  rotationReading?: Promise<void>;
+  rotationReading?: Promise<void> | undefined;
   rotationAgain: boolean;
   frameTimes: number[];
   /** The latest gaps between frames that came back to back (the screen changing), for frameCostMs. */
@@ -148,11 +148,11 @@ interface PhoneStream {
   /** How long after recent control actions their first frame came (the phone's answer and the stream's delay). */
   responses: number[];
   /** A control action ended then and no frame has come since. */
-  awaitingResponseSince?: number;
+  awaitingResponseSince?: number | undefined;
   /** When the running minicap began sending (performance.now()): a read older than that cannot be vouched for. */
-  runSince?: number;
+  runSince?: number | undefined;
   /** When its newest frame arrived (performance.now()), kept past the fps window. */
-  lastFrameAt?: number;
+  lastFrameAt?: number | undefined;
   filesOnPhone: boolean;
 }
 

@@ -333,7 +333,13 @@ const launchAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await launchApp(ctx.shell, args.package, args.activity, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    return withObserve(ctx, args.observe, { status: 'launched', package: args.package });
+    // The name the person knows it by (the timeline and the audit say "Notes", not the package).
+    const label = await ctx.services.appLabel(args.package);
+    return withObserve(ctx, args.observe, {
+      status: 'launched',
+      package: args.package,
+      ...(label !== null ? { app_label: label } : {}),
+    });
   },
 });
 
@@ -348,7 +354,12 @@ const stopAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await stopApp(ctx.shell, args.package, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    return withObserve(ctx, args.observe, { status: 'stopped', package: args.package });
+    const label = await ctx.services.appLabel(args.package);
+    return withObserve(ctx, args.observe, {
+      status: 'stopped',
+      package: args.package,
+      ...(label !== null ? { app_label: label } : {}),
+    });
   },
 });
 

@@ -101,7 +101,8 @@ const uiTreeTool = defineTool({
 const listAppsTool = defineTool({
   id: 'android_list_apps',
   title: 'Installed apps',
-  description: 'Package names of installed apps (third-party apps by default).',
+  description:
+    'Package names of installed apps (third-party apps by default), and in apps[] each with the name its launcher icon shows (label; null when the phone does not say, or for an app without a launcher icon).',
   kind: 'observation',
   sideEffect: false,
   facts: { policy: 'none' },
@@ -113,7 +114,13 @@ const listAppsTool = defineTool({
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
     });
-    return { packages: packages.sort(), count: packages.length };
+    const labels = await ctx.services.appLabels();
+    const sorted = packages.sort();
+    return {
+      packages: sorted,
+      apps: sorted.map((name) => ({ package: name, label: labels.get(name) ?? null })),
+      count: packages.length,
+    };
   },
 });
 

@@ -46,7 +46,7 @@ export interface ToolCall {
   /** Set when the queue slot begins, from the fast lane (absent: the stock dump). */
   lanesAtSlot?: CallLanes;
   /** The phone view's watch on the call (below), from when it enters the queue. */
-  observed?: ObservedCall;
+  observed?: ObservedCall | undefined;
   /** What the safety gate learned and decided; null until it decided (or when it never ran). */
   verdict: CallVerdict | null;
 }

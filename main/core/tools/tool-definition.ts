@@ -173,6 +173,10 @@ export interface ToolServices {
   findUnchangedRef: (fileRef: string) => StoredFileInfo | undefined;
   uploadedFile: (fileRef: string) => { path: string; filename: string; byteSize: number };
   unicodeIme: () => Promise<boolean>;
+  /** The name this phone's launcher shows for a package ("Notes"), or null when the phone did not say (app-labels.ts). */
+  appLabel: (pkg: string) => Promise<string | null>;
+  /** Every app name this phone gave, by package (empty when it did not say). */
+  appLabels: () => Promise<ReadonlyMap<string, string>>;
   /**
    * The value of a lab secret, for typing it on this call's phone now (the only way to one;
    * throws `secret_not_found` / `secret_out_of_scope`). It goes to the phone and nowhere else.

@@ -50,7 +50,7 @@ export interface ToolRuntimeOptions {
   /** Told about every finished call once its ack is sent, in the pipeline's order (call-pipeline.ts). */
   afterAck?: AfterAck;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
-  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
+  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
   /** Told about each call while it happens (the phone view's timeline). */
   observer?: CallObserver;
   /** The lab's named secrets, typed by name (secret-text.ts); absent, none can be typed. */
@@ -78,6 +78,8 @@ export interface ToolRuntimeOptions {
   /** The phone's screen stream for screenshots (stream/screen-streams.ts); absent: none. */
   /** Each phone's pictures of its screen (screen/wire.ts); absent: screencap only. */
   screens?: ToolServicesOptions['screens'];
+  /** Reads a phone's app names (phone-programs/); absent: apps are named by their package. */
+  appLabels?: ToolServicesOptions['appLabels'];
 }
 
 export class ToolRuntime {
@@ -112,6 +114,7 @@ export class ToolRuntime {
       ...(o.asks ? { asks: o.asks } : {}),
       ...(o.logHiddenUntil ? { logHiddenUntil: o.logHiddenUntil } : {}),
       ...(o.screens ? { screens: o.screens } : {}),
+      ...(o.appLabels ? { appLabels: o.appLabels } : {}),
     });
     const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,

@@ -15,6 +15,7 @@ import { redactLogLines } from './log-redaction';
 import type { ToolCall } from './tool-call';
 import type { PersonAskService, StoredFileInfo, ToolContext } from './tool-definition';
 import { ScreenSources } from '../screen/screen-sources';
+import { AppLabelCache, type AppLabelReader } from './app-labels';
 
 export interface ToolServicesOptions {
   files: FileCache;
@@ -35,6 +36,8 @@ export interface ToolServicesOptions {
   logHiddenUntil?: (deviceId: string) => number | null;
   /** Each phone's pictures of its screen (screen/); absent: screencap only, as on a bridge without streams. */
   screens?: Pick<ScreenSources, 'of'>;
+  /** Reads a phone's app names (phone-programs/); absent: apps are named by their package. */
+  appLabels?: AppLabelReader;
 }
 
 /** The bridge's side of a person ask: the wait itself, the approval timeout that bounds it, and whether the phone is held. */
@@ -52,9 +55,12 @@ export interface PersonAskBackend {
 
 export class ToolServicesFactory {
   private readonly screens: Pick<ScreenSources, 'of'>;
+  /** Each phone's app names, kept between calls. */
+  readonly labels: AppLabelCache;
 
   constructor(private readonly o: ToolServicesOptions) {
     this.screens = o.screens ?? new ScreenSources();
+    this.labels = new AppLabelCache(o.appLabels);
   }
 
   /** The context `call.tool.run` gets. */
@@ -104,6 +110,8 @@ export class ToolServicesFactory {
           return { path, filename: file.filename, byteSize: file.byteSize };
         },
         unicodeIme: () => memory.unicodeIme(device.deviceId, shell, { timeoutMs, signal }),
+        appLabel: (pkg) => this.labels.label(device.deviceId, shell, pkg, signal),
+        appLabels: () => this.labels.all(device.deviceId, shell, signal),
         secretText: (name) => {
           if (!this.o.secrets) throw new BridgeError('secret_not_found', 'this bridge keeps no secrets');
           return this.o.secrets.reveal(name, device.deviceId);

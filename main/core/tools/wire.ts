@@ -54,6 +54,8 @@ export interface ToolsPorts extends Pick<ToolRuntimeOptions, Given | 'lanes' | '
   /** The phone view's timeline watches each call while it happens. */
   timeline: CallObserver;
   labSecrets: NonNullable<ToolRuntimeOptions['secrets']>;
+  /** The programs the bridge runs on phones: the one that can tell the apps' names (phone-programs/). */
+  programs: { appLabels: NonNullable<ToolRuntimeOptions['appLabels']> };
   /** A call's progress reaches its channel (server/data-plane.ts). */
   plane: DataPlane;
   changed: () => void;
@@ -84,6 +86,7 @@ export function wireTools(ports: ToolsPorts): { tools: ToolRuntime; stop: () => 
     progress: (channelId, payload) => ports.plane.pushToChannel(channelId, 'tool.progress.push', payload),
     ...(ports.asks ? { asks: ports.asks } : {}),
     ...(ports.screens ? { screens: ports.screens } : {}),
+    appLabels: (deviceId, shell, options) => ports.programs.appLabels(deviceId, shell, options),
     marksChanged: (deviceId) => leases.toolMarksChanged(deviceId),
     activeDeviceFor: (channelId) => leases.activeBinding(channelId)?.deviceId,
     leaseKeyFor: (channelId) => {

@@ -18,6 +18,8 @@
  *   prints (once per 3 s, as the server limits it) and injects nothing; `clipboard-refused`
  *   kills the control thread as on the Meizu of Genymobile/scrcpy#6224; Android before 5.0
  *   cannot run it. Sources: main/sim/QUIRKS.md "scrcpy-server".
+ * - `list_apps=true` prints the launchable apps with their labels and exits, as `scrcpy
+ *   --list-apps` has it run (deleting its own jar first unless `cleanup=false`).
  * - It ends when its control connection closes (the Controller's thread stops and the server
  *   exits), when its adb shell hangs up, or on `kill`.
  *
@@ -73,10 +75,34 @@ export function runScrcpyServer(
   args: readonly string[],
 ): Promise<number> | undefined {
   if (className !== SCRCPY_MAIN_CLASS) return undefined;
-  const data = phone.fs.read(normalizePhonePath(classPath, io.cwd));
+  const jar = normalizePhonePath(classPath, io.cwd);
+  const data = phone.fs.read(jar);
   const version = data ? identifyScrcpyJar(data) : undefined;
   if (!version) return undefined;
-  return runServer(io, phone, version, args);
+  return runServer(io, phone, version, args, jar);
+}
+
+/**
+ * `list_apps=true`: each launchable app with the label its launcher shows, sorted as
+ * LogUtils.buildAppListMessage sorts them (system apps first, then by name, then package), the
+ * name padded to 30 columns, or the package on the next line when the name is that long.
+ */
+export function appListMessage(apps: ReadonlyArray<{ pkg: string; label: string; system: boolean }>): string {
+  const column = 30;
+  const sorted = [...apps].sort(
+    (a, b) =>
+      Number(b.system) - Number(a.system) ||
+      (a.label < b.label ? -1 : a.label > b.label ? 1 : 0) ||
+      (a.pkg < b.pkg ? -1 : a.pkg > b.pkg ? 1 : 0),
+  );
+  let text = 'List of apps:';
+  for (const app of sorted) {
+    const padding = column - app.label.length;
+    text += `\n ${app.system ? '* ' : '- '}${app.label}`;
+    text += padding > 0 ? ' '.repeat(padding) : `\n   ${' '.repeat(column)}`;
+    text += ` ${app.pkg}`;
+  }
+  return text;
 }
 
 interface Pointer {
@@ -93,6 +119,7 @@ async function runServer(
   phone: PhoneContext,
   version: string,
   args: readonly string[],
+  jar: string,
 ): Promise<number> {
   const log = (level: 'INFO' | 'WARN' | 'ERROR', text: string): void =>
     (io.outNow ?? io.out)(`[server] ${level}: ${text}\n`);
@@ -136,6 +163,12 @@ async function runServer(
       'INFO',
       `Device: [${phone.info.manufacturer}] ${phone.info.brand} ${phone.info.model} (Android ${phone.info.androidVersion})`,
     );
+    if (flag('list_apps', false)) {
+      // A list run prints and exits; with cleanup (the default) it first deletes its own jar (CleanUp.unlinkSelf).
+      if (flag('cleanup', true)) phone.fs.remove(jar, false);
+      log('INFO', appListMessage(phone.packages.launchable()));
+      return 0;
+    }
     if (!flag('tunnel_forward', false) || flag('video', true) || flag('audio', true) || !flag('control', true)) {
       // Reverse tunnels, video and audio are not simulated: the sim serves the input lane only.
       log('ERROR', 'the simulated scrcpy-server serves only video=false audio=false control=true tunnel_forward=true');

@@ -3,9 +3,8 @@
  * name and one line of text, launchable from the home screen as `<pkg>/.MainActivity`.
  */
 import type { AppDef } from './app-types';
-import { APP_BACKGROUND_RGB, GENERIC_HEADER_RGB, hex } from './colors';
-import { column, textView, toolbar } from './app-widgets';
-import { rect } from './ui-node';
+import { APP_BACKGROUND_RGB, GENERIC_HEADER_RGB } from './colors';
+import { appPage, pageRow, textView } from './app-widgets';
 
 export function createGenericApp(pkg: string): AppDef {
   const label = pkg.split('.').pop() ?? pkg;
@@ -23,19 +22,9 @@ export function createGenericApp(pkg: string): AppDef {
         exported: true,
         build(ctx) {
           const L = ctx.layout;
-          const top = L.body.top + L.margin;
-          return [
-            column(
-              L.content,
-              [
-                toolbar(L, pkg, label, GENERIC_HEADER_RGB),
-                textView(L, pkg, rect(L.margin, top, L.width - L.margin, top + L.dp(32)), `Installed package ${pkg}`, {
-                  id: 'message',
-                }),
-              ],
-              hex(APP_BACKGROUND_RGB),
-            ),
-          ];
+          return appPage(L, pkg, label, GENERIC_HEADER_RGB, [
+            textView(L, pkg, pageRow(L, 0, 32), `Installed package ${pkg}`, { id: 'message' }),
+          ]);
         },
       },
     },

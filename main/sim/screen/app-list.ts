@@ -7,7 +7,7 @@
  */
 import type { AppDef, BuildContext } from './app-types';
 import { APP_BACKGROUND_RGB, LIST_HEADER_RGB, TEXT_RGB, hex } from './colors';
-import { button, column, resId, textView, toolbar } from './app-widgets';
+import { appPage, button, pageRow, resId, textView } from './app-widgets';
 import { intersect, rect, uiNode, type UiNode } from './ui-node';
 
 export const LIST_PKG = 'com.example.list';
@@ -78,13 +78,7 @@ export const listApp: AppDef = {
       activity: 'com.example.list.ListActivity',
       exported: true,
       build(ctx) {
-        return [
-          column(
-            ctx.layout.content,
-            [toolbar(ctx.layout, LIST_PKG, 'Long list', LIST_HEADER_RGB), listNode(ctx)],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(ctx.layout, LIST_PKG, 'Long list', LIST_HEADER_RGB, [listNode(ctx)]);
       },
       onScroll(_node, dy, ctx) {
         const next = Math.min(maxScroll(ctx), Math.max(0, ctx.entry.state.num('scroll') + Math.round(dy)));
@@ -100,27 +94,14 @@ export const listApp: AppDef = {
         const L = ctx.layout;
         const item = ctx.entry.params.item ?? '?';
         const top = L.body.top + L.margin;
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, LIST_PKG, `Item ${item}`, LIST_HEADER_RGB),
-              textView(
-                L,
-                LIST_PKG,
-                rect(L.margin, top, L.width - L.margin, top + L.dp(40)),
-                `Details for Item ${item}`,
-                { id: 'detail_text' },
-              ),
-              button(L, LIST_PKG, rect(L.margin, top + L.dp(56), L.margin + L.dp(160), top + L.dp(104)), 'Next item', {
-                id: 'next_item',
-                action: 'next',
-                color: LIST_HEADER_RGB,
-              }),
-            ],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(L, LIST_PKG, `Item ${item}`, LIST_HEADER_RGB, [
+          textView(L, LIST_PKG, pageRow(L, 0, 40), `Details for Item ${item}`, { id: 'detail_text' }),
+          button(L, LIST_PKG, rect(L.margin, top + L.dp(56), L.margin + L.dp(160), top + L.dp(104)), 'Next item', {
+            id: 'next_item',
+            action: 'next',
+            color: LIST_HEADER_RGB,
+          }),
+        ]);
       },
       onAction(action, ctx) {
         const item = Number(ctx.entry.params.item ?? '0');

@@ -4,8 +4,8 @@
  * needs both fields and shows "Welcome, <user>".
  */
 import type { ActionContext, AppDef } from './app-types';
-import { APP_BACKGROUND_RGB, LOGIN_HEADER_RGB, hex } from './colors';
-import { button, column, editText, errorText, textView, toolbar } from './app-widgets';
+import { APP_BACKGROUND_RGB, LOGIN_HEADER_RGB } from './colors';
+import { appPage, button, editText, errorText, pageRow, textView } from './app-widgets';
 import { rect } from './ui-node';
 
 export const LOGIN_PKG = 'com.example.login';
@@ -49,8 +49,7 @@ export const loginApp: AppDef = {
           y += height + m;
           return r;
         };
-        const children = [
-          toolbar(L, LOGIN_PKG, 'Sign in', LOGIN_HEADER_RGB),
+        const body = [
           textView(L, LOGIN_PKG, next(L.dp(32)), 'Sign in to continue', { id: 'prompt' }),
           editText(ctx, next(L.dp(56)), { id: 'username', hint: 'Username' }),
           editText(ctx, next(L.dp(56)), { id: 'password', hint: 'Password', password: true }),
@@ -61,8 +60,8 @@ export const loginApp: AppDef = {
           }),
         ];
         const error = ctx.entry.state.str('error');
-        if (error) children.push(errorText(L, LOGIN_PKG, next(L.dp(32)), error, 'error'));
-        return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
+        if (error) body.push(errorText(L, LOGIN_PKG, next(L.dp(32)), error, 'error'));
+        return appPage(L, LOGIN_PKG, 'Sign in', LOGIN_HEADER_RGB, body);
       },
       onAction(action, ctx) {
         if (action === 'sign_in') signIn(ctx);
@@ -77,28 +76,19 @@ export const loginApp: AppDef = {
       activity: 'com.example.login.WelcomeActivity',
       build(ctx) {
         const L = ctx.layout;
-        const m = L.margin;
-        const top = L.body.top + m;
         const user = ctx.entry.params.user ?? '';
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, LOGIN_PKG, 'Welcome', LOGIN_HEADER_RGB),
-              textView(L, LOGIN_PKG, rect(m, top, L.width - m, top + L.dp(48)), `Welcome, ${user}`, {
-                id: 'welcome_text',
-                size: L.dp(24),
-                bold: true,
-              }),
-              button(L, LOGIN_PKG, rect(m, top + L.dp(64), L.width - m, top + L.dp(112)), 'Sign out', {
-                id: 'sign_out',
-                action: 'sign_out',
-                color: LOGIN_HEADER_RGB,
-              }),
-            ],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(L, LOGIN_PKG, 'Welcome', LOGIN_HEADER_RGB, [
+          textView(L, LOGIN_PKG, pageRow(L, 0, 48), `Welcome, ${user}`, {
+            id: 'welcome_text',
+            size: L.dp(24),
+            bold: true,
+          }),
+          button(L, LOGIN_PKG, pageRow(L, 64, 112), 'Sign out', {
+            id: 'sign_out',
+            action: 'sign_out',
+            color: LOGIN_HEADER_RGB,
+          }),
+        ]);
       },
       onAction(action, ctx) {
         if (action !== 'sign_out') return;

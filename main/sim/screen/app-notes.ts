@@ -4,8 +4,8 @@
  * "Saved" beside the button and a "Note saved" toast (LENGTH_SHORT, 2 s).
  */
 import type { AppDef } from './app-types';
-import { APP_BACKGROUND_RGB, HINT_RGB, NOTES_HEADER_RGB, hex } from './colors';
-import { button, column, editText, textView, toolbar } from './app-widgets';
+import { APP_BACKGROUND_RGB, HINT_RGB, NOTES_HEADER_RGB } from './colors';
+import { appPage, button, editText, textView } from './app-widgets';
 import { rect } from './ui-node';
 
 export const NOTES_PKG = 'com.example.notes';
@@ -35,8 +35,7 @@ export const notesApp: AppDef = {
         const fieldBottom = fieldTop + L.dp(240);
         const buttonTop = fieldBottom + m;
         const buttonBottom = buttonTop + L.dp(48);
-        const children = [
-          toolbar(L, NOTES_PKG, 'Notes', NOTES_HEADER_RGB),
+        const body = [
           editText(ctx, rect(m, fieldTop, L.width - m, fieldBottom), {
             id: 'note_text',
             hint: 'Write a note',
@@ -50,14 +49,14 @@ export const notesApp: AppDef = {
         ];
         const status = ctx.entry.state.str('status');
         if (status) {
-          children.push(
+          body.push(
             textView(L, NOTES_PKG, rect(m, buttonTop, L.width - m - L.dp(136), buttonBottom), status, {
               id: 'status',
               color: HINT_RGB,
             }),
           );
         }
-        return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
+        return appPage(L, NOTES_PKG, 'Notes', NOTES_HEADER_RGB, body);
       },
       onAction(action, ctx) {
         if (action !== 'save') return;

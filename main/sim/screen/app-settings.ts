@@ -5,8 +5,8 @@
  * simulated phone never wipes itself, but the request is recorded.
  */
 import type { ActionContext, AppDef, BuildContext } from './app-types';
-import { APP_BACKGROUND_RGB, ERROR_RGB, SETTINGS_HEADER_RGB, hex } from './colors';
-import { button, column, listRow, textView, toolbar } from './app-widgets';
+import { APP_BACKGROUND_RGB, ERROR_RGB, SETTINGS_HEADER_RGB } from './colors';
+import { appPage, button, column, listRow, pageRow, textView } from './app-widgets';
 import { rect, type UiNode } from './ui-node';
 
 export const SETTINGS_PKG = 'com.android.settings';
@@ -111,14 +111,9 @@ export const settingsApp: AppDef = {
       activity: 'com.android.settings.Settings',
       exported: true,
       build(ctx) {
-        const L = ctx.layout;
-        return [
-          column(
-            L.content,
-            [toolbar(L, SETTINGS_PKG, 'Settings', SETTINGS_HEADER_RGB), listFrame(ctx, rows(ctx, TOP_LEVEL(ctx)))],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(ctx.layout, SETTINGS_PKG, 'Settings', SETTINGS_HEADER_RGB, [
+          listFrame(ctx, rows(ctx, TOP_LEVEL(ctx))),
+        ]);
       },
       onAction: navigate,
     },
@@ -127,22 +122,20 @@ export const settingsApp: AppDef = {
       build(ctx) {
         const L = ctx.layout;
         const page = ctx.entry.params.page ?? '';
-        const children: UiNode[] = [toolbar(L, SETTINGS_PKG, PAGE_TITLES[page] ?? 'Settings', SETTINGS_HEADER_RGB)];
-        const m = L.margin;
-        const top = L.body.top + m;
+        const body: UiNode[] = [];
         if (page === 'factory_reset') {
-          children.push(
+          body.push(
             textView(
               L,
               SETTINGS_PKG,
-              rect(m, top, L.width - m, top + L.dp(72)),
+              pageRow(L, 0, 72),
               "This will erase all data from your phone's internal storage",
               {
                 id: 'erase_warning',
                 multiline: true,
               },
             ),
-            button(L, SETTINGS_PKG, rect(m, top + L.dp(88), L.width - m, top + L.dp(136)), 'Erase all data', {
+            button(L, SETTINGS_PKG, pageRow(L, 88, 136), 'Erase all data', {
               id: 'erase_button',
               action: 'erase',
               color: ERROR_RGB,
@@ -150,22 +143,22 @@ export const settingsApp: AppDef = {
           );
           const message = ctx.entry.state.str('message');
           if (message)
-            children.push(
-              textView(L, SETTINGS_PKG, rect(m, top + L.dp(152), L.width - m, top + L.dp(184)), message, {
+            body.push(
+              textView(L, SETTINGS_PKG, pageRow(L, 152, 184), message, {
                 id: 'erase_message',
               }),
             );
         } else {
           const specs = pageRows(page, ctx);
-          if (specs.length > 0) children.push(listFrame(ctx, rows(ctx, specs)));
+          if (specs.length > 0) body.push(listFrame(ctx, rows(ctx, specs)));
           else
-            children.push(
-              textView(L, SETTINGS_PKG, rect(m, top, L.width - m, top + L.dp(32)), 'Nothing to change here.', {
+            body.push(
+              textView(L, SETTINGS_PKG, pageRow(L, 0, 32), 'Nothing to change here.', {
                 id: 'empty_text',
               }),
             );
         }
-        return [column(L.content, children, hex(APP_BACKGROUND_RGB))];
+        return appPage(L, SETTINGS_PKG, PAGE_TITLES[page] ?? 'Settings', SETTINGS_HEADER_RGB, body);
       },
       onAction(action, ctx) {
         if (action === 'erase') {

@@ -3,9 +3,8 @@
  * sends them to Google Play). It only shows the link it was opened with; no launcher icon.
  */
 import type { AppDef } from './app-types';
-import { APP_BACKGROUND_RGB, GENERIC_HEADER_RGB, hex } from './colors';
-import { button, column, textView, toolbar } from './app-widgets';
-import { rect } from './ui-node';
+import { APP_BACKGROUND_RGB, GENERIC_HEADER_RGB } from './colors';
+import { appPage, button, pageRow, textView } from './app-widgets';
 
 export const STORE_PKG = 'com.android.vending';
 export const STORE_ACTIVITY = 'com.google.android.finsky.activities.MainActivity';
@@ -24,25 +23,16 @@ export const storeApp: AppDef = {
       exported: true,
       build(ctx) {
         const L = ctx.layout;
-        const m = L.margin;
-        const top = L.body.top + m;
         const link = ctx.entry.params.url ?? '';
         const id = /[?&]id=([\w.]+)/.exec(link)?.[1] ?? 'an app';
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, STORE_PKG, 'Google Play', GENERIC_HEADER_RGB),
-              textView(L, STORE_PKG, rect(m, top, L.width - m, top + L.dp(32)), id, { id: 'title', bold: true }),
-              button(L, STORE_PKG, rect(m, top + L.dp(48), L.width - m, top + L.dp(96)), 'Install', {
-                id: 'install_button',
-                action: 'none',
-                color: GENERIC_HEADER_RGB,
-              }),
-            ],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(L, STORE_PKG, 'Google Play', GENERIC_HEADER_RGB, [
+          textView(L, STORE_PKG, pageRow(L, 0, 32), id, { id: 'title', bold: true }),
+          button(L, STORE_PKG, pageRow(L, 48, 96), 'Install', {
+            id: 'install_button',
+            action: 'none',
+            color: GENERIC_HEADER_RGB,
+          }),
+        ]);
       },
     },
   },

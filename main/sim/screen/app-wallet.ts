@@ -4,9 +4,8 @@
  * confirming shows "Payment sent" with the new balance.
  */
 import type { AppDef } from './app-types';
-import { APP_BACKGROUND_RGB, HINT_RGB, WALLET_HEADER_RGB, hex } from './colors';
-import { button, column, textView, toolbar } from './app-widgets';
-import { rect } from './ui-node';
+import { APP_BACKGROUND_RGB, HINT_RGB, WALLET_HEADER_RGB } from './colors';
+import { appPage, button, pageRow, textView } from './app-widgets';
 
 export const WALLET_PKG = 'com.example.wallet';
 export const WALLET_START_BALANCE_CENTS = 123456;
@@ -35,51 +34,25 @@ export const walletApp: AppDef = {
       exported: true,
       build(ctx) {
         const L = ctx.layout;
-        const m = L.margin;
-        const top = L.body.top + m;
         const balance = ctx.data.num('balance_cents', WALLET_START_BALANCE_CENTS);
         const history = ['Coffee Shop   -$4.50', 'Salary   +$2,000.00', 'Groceries   -$56.20'];
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, WALLET_PKG, 'Wallet', WALLET_HEADER_RGB),
-              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(24)), 'Balance', {
-                id: 'balance_label',
-                color: HINT_RGB,
-              }),
-              textView(L, WALLET_PKG, rect(m, top + L.dp(24), L.width - m, top + L.dp(72)), formatMoney(balance), {
-                id: 'balance',
-                size: L.dp(32),
-                bold: true,
-              }),
-              button(
-                L,
-                WALLET_PKG,
-                rect(m, top + L.dp(88), L.width - m, top + L.dp(136)),
-                `Pay ${formatMoney(WALLET_PAYMENT_CENTS)}`,
-                {
-                  id: 'pay_button',
-                  action: 'pay',
-                  color: WALLET_HEADER_RGB,
-                },
-              ),
-              textView(L, WALLET_PKG, rect(m, top + L.dp(160), L.width - m, top + L.dp(192)), 'Recent activity', {
-                bold: true,
-              }),
-              ...history.map((line, i) =>
-                textView(
-                  L,
-                  WALLET_PKG,
-                  rect(m, top + L.dp(200 + i * 40), L.width - m, top + L.dp(236 + i * 40)),
-                  line,
-                  { id: 'history_row' },
-                ),
-              ),
-            ],
-            hex(APP_BACKGROUND_RGB),
+        return appPage(L, WALLET_PKG, 'Wallet', WALLET_HEADER_RGB, [
+          textView(L, WALLET_PKG, pageRow(L, 0, 24), 'Balance', { id: 'balance_label', color: HINT_RGB }),
+          textView(L, WALLET_PKG, pageRow(L, 24, 72), formatMoney(balance), {
+            id: 'balance',
+            size: L.dp(32),
+            bold: true,
+          }),
+          button(L, WALLET_PKG, pageRow(L, 88, 136), `Pay ${formatMoney(WALLET_PAYMENT_CENTS)}`, {
+            id: 'pay_button',
+            action: 'pay',
+            color: WALLET_HEADER_RGB,
+          }),
+          textView(L, WALLET_PKG, pageRow(L, 160, 192), 'Recent activity', { bold: true }),
+          ...history.map((line, i) =>
+            textView(L, WALLET_PKG, pageRow(L, 200 + i * 40, 236 + i * 40), line, { id: 'history_row' }),
           ),
-        ];
+        ]);
       },
       onAction(action, ctx) {
         if (action === 'pay') ctx.open('confirm');
@@ -90,37 +63,22 @@ export const walletApp: AppDef = {
       secure: true,
       build(ctx) {
         const L = ctx.layout;
-        const m = L.margin;
-        const top = L.body.top + m;
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, WALLET_PKG, 'Confirm payment', WALLET_HEADER_RGB),
-              textView(
-                L,
-                WALLET_PKG,
-                rect(m, top, L.width - m, top + L.dp(48)),
-                `Send ${formatMoney(WALLET_PAYMENT_CENTS)} to Coffee Shop?`,
-                {
-                  id: 'confirm_text',
-                  size: L.dp(20),
-                },
-              ),
-              button(L, WALLET_PKG, rect(m, top + L.dp(64), L.width - m, top + L.dp(112)), 'Confirm payment', {
-                id: 'confirm_button',
-                action: 'confirm',
-                color: CONFIRM_RGB,
-              }),
-              button(L, WALLET_PKG, rect(m, top + L.dp(128), L.width - m, top + L.dp(176)), 'Cancel', {
-                id: 'cancel_button',
-                action: 'cancel',
-                color: [0xe0, 0xe0, 0xe0],
-              }),
-            ],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(L, WALLET_PKG, 'Confirm payment', WALLET_HEADER_RGB, [
+          textView(L, WALLET_PKG, pageRow(L, 0, 48), `Send ${formatMoney(WALLET_PAYMENT_CENTS)} to Coffee Shop?`, {
+            id: 'confirm_text',
+            size: L.dp(20),
+          }),
+          button(L, WALLET_PKG, pageRow(L, 64, 112), 'Confirm payment', {
+            id: 'confirm_button',
+            action: 'confirm',
+            color: CONFIRM_RGB,
+          }),
+          button(L, WALLET_PKG, pageRow(L, 128, 176), 'Cancel', {
+            id: 'cancel_button',
+            action: 'cancel',
+            color: [0xe0, 0xe0, 0xe0],
+          }),
+        ]);
       },
       onAction(action, ctx) {
         if (action === 'cancel') ctx.finish();
@@ -135,35 +93,16 @@ export const walletApp: AppDef = {
       activity: 'com.example.wallet.ReceiptActivity',
       build(ctx) {
         const L = ctx.layout;
-        const m = L.margin;
-        const top = L.body.top + m;
         const balance = ctx.data.num('balance_cents', WALLET_START_BALANCE_CENTS);
-        return [
-          column(
-            L.content,
-            [
-              toolbar(L, WALLET_PKG, 'Receipt', WALLET_HEADER_RGB),
-              textView(L, WALLET_PKG, rect(m, top, L.width - m, top + L.dp(48)), 'Payment sent', {
-                id: 'sent_text',
-                size: L.dp(24),
-                bold: true,
-              }),
-              textView(
-                L,
-                WALLET_PKG,
-                rect(m, top + L.dp(56), L.width - m, top + L.dp(88)),
-                `New balance: ${formatMoney(balance)}`,
-                { id: 'balance' },
-              ),
-              button(L, WALLET_PKG, rect(m, top + L.dp(104), L.width - m, top + L.dp(152)), 'Done', {
-                id: 'done_button',
-                action: 'done',
-                color: WALLET_HEADER_RGB,
-              }),
-            ],
-            hex(APP_BACKGROUND_RGB),
-          ),
-        ];
+        return appPage(L, WALLET_PKG, 'Receipt', WALLET_HEADER_RGB, [
+          textView(L, WALLET_PKG, pageRow(L, 0, 48), 'Payment sent', { id: 'sent_text', size: L.dp(24), bold: true }),
+          textView(L, WALLET_PKG, pageRow(L, 56, 88), `New balance: ${formatMoney(balance)}`, { id: 'balance' }),
+          button(L, WALLET_PKG, pageRow(L, 104, 152), 'Done', {
+            id: 'done_button',
+            action: 'done',
+            color: WALLET_HEADER_RGB,
+          }),
+        ]);
       },
       onAction(action, ctx) {
         if (action === 'done') ctx.finish();

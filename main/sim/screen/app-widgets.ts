@@ -4,7 +4,7 @@
  * uiautomator dump, and the paint the renderer draws.
  */
 import type { BuildContext } from './app-types';
-import { BUTTON_TEXT_RGB, ERROR_RGB, HINT_RGB, TEXT_RGB, hex, isLight, type Rgb } from './colors';
+import { APP_BACKGROUND_RGB, BUTTON_TEXT_RGB, ERROR_RGB, HINT_RGB, TEXT_RGB, hex, isLight, type Rgb } from './colors';
 import type { Layout } from './layout';
 import { rect, uiNode, type Rect, type UiNode } from './ui-node';
 
@@ -136,9 +136,9 @@ export function editText(ctx: BuildContext, bounds: Rect, options: EditTextOptio
 
 export interface RowOptions {
   action: string;
-  summary?: string;
+  summary?: string | undefined;
   /** A Switch at the end of the row (checkable). */
-  toggle?: { checked: boolean };
+  toggle?: { checked: boolean } | undefined;
   /** Resource id of the title (Settings uses android:id/title). */
   titleId?: string;
   summaryId?: string;
@@ -198,4 +198,15 @@ export function listRow(layout: Layout, bounds: Rect, title: string, options: Ro
 /** A vertical container filling `bounds`. */
 export function column(bounds: Rect, children: UiNode[], fill?: string): UiNode {
   return uiNode({ className: 'android.widget.LinearLayout', bounds, children, paint: fill ? { fill } : undefined });
+}
+
+/** An app's page: its toolbar, then `body` below it, on the apps' background. */
+export function appPage(layout: Layout, pkg: string, title: string, color: Rgb, body: UiNode[]): UiNode[] {
+  return [column(layout.content, [toolbar(layout, pkg, title, color), ...body], hex(APP_BACKGROUND_RGB))];
+}
+
+/** A row across the page inside the side margins, `fromDp` to `toDp` below the body's top margin. */
+export function pageRow(layout: Layout, fromDp: number, toDp: number): Rect {
+  const top = layout.body.top + layout.margin;
+  return rect(layout.margin, top + layout.dp(fromDp), layout.width - layout.margin, top + layout.dp(toDp));
 }

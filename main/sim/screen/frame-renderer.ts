@@ -26,8 +26,8 @@ export interface FrameSource {
 
 interface CachedFrame {
   key: string;
-  raw?: Promise<Buffer>;
-  png?: Promise<Buffer>;
+  raw?: Promise<Buffer> | undefined;
+  png?: Promise<Buffer> | undefined;
   /** Drawn straight at a smaller size ("WxH" → raw capture of that size). */
   scaled?: Map<string, Promise<Buffer>>;
 }

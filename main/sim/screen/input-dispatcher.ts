@@ -22,7 +22,7 @@ export interface GestureRecord {
   x2?: number;
   y2?: number;
   /** resource-id, else text, else class of the node the gesture landed on. */
-  target?: string;
+  target?: string | undefined;
 }
 
 /** ViewConfiguration long-press timeout used to tell a long press from a tap. */

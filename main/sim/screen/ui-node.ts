@@ -21,10 +21,10 @@ export interface Paint {
   label?: string;
   textColor?: string;
   fontSize?: number;
-  bold?: boolean;
-  align?: 'start' | 'center';
+  bold?: boolean | undefined;
+  align?: 'start' | 'center' | undefined;
   /** Draws each line of the label; long lines wrap. */
-  multiline?: boolean;
+  multiline?: boolean | undefined;
   /** Icon disc drawn above the label (launcher). */
   icon?: string;
   /** Draws a text caret after the label (at the start when the label is a hint). */
@@ -51,7 +51,7 @@ export interface UiNode {
   password: boolean;
   selected: boolean;
   children: UiNode[];
-  paint?: Paint;
+  paint?: Paint | undefined;
   /** App action run when the node is tapped. */
   action?: string;
   /** Editable text field this node shows (short resource id). */

@@ -84,7 +84,7 @@ export function createHttpTransport(options: HttpTransportOptions): BridgeApi {
         response = await doFetch(`${options.origin}${path}`, {
           method,
           headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: body === undefined ? null : JSON.stringify(body),
           signal: deadline.signal,
           cache: 'no-store',
         });

@@ -10,7 +10,7 @@ export function StatusBadge(props: {
   tone: Tone;
   children: ReactNode;
   testId?: string;
-  title?: string;
+  title?: string | undefined;
 }): React.JSX.Element {
   return (
     <span className={`badge badge-${props.tone}`} data-testid={props.testId} title={props.title}>

@@ -152,7 +152,8 @@ export function argumentWords(
       return reason ? t('actions.askReason', { reason }) : null;
     }
     case 'app': {
-      const name = str(args.package);
+      // The app's name as the phone's launcher shows it, when the bridge read it at the call.
+      const name = targetLabel ?? str(args.package);
       return name ? t('actions.app', { name }) : null;
     }
     case 'permission': {

@@ -4,7 +4,7 @@
  */
 import type { AdminPolicies, PolicyDecision } from '../../../main/contract/admin-api';
 import { translator, type Translate } from '../../../main/contract/i18n';
-import { RISK_CLASSES, RISK_CLASS_WORDS, isRiskClass } from '../../../main/contract/risk-classes';
+import { RISK_CLASSES, isRiskClass, riskClassWords } from '../../../main/contract/risk-classes';
 
 const ENGLISH = translator('en');
 
@@ -57,11 +57,10 @@ export function orderedRiskClasses(
   t: Translate = ENGLISH,
 ): Array<{ id: string; label: string; hint: string | null }> {
   const present = new Set(Object.keys(defaults));
-  const known = RISK_CLASSES.filter((id) => present.has(id)).map((id) => ({
-    id,
-    label: t(RISK_CLASS_WORDS[id].label),
-    hint: t(RISK_CLASS_WORDS[id].hint),
-  }));
+  const known = RISK_CLASSES.filter((id) => present.has(id)).map((id) => {
+    const words = riskClassWords(id);
+    return { id, label: t(words.label), hint: t(words.hint) };
+  });
   const unknown = [...present]
     .filter((id) => !isRiskClass(id))
     .sort()

@@ -4,7 +4,8 @@
  * polled every 5 s while the live channel is down so the screen never silently freezes.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AdminState, ApiError, BridgeApi, LiveStatus } from '../api/bridge-api';
+import type { AdminState, ApiError, LiveStatus } from '../api/bridge-api';
+import { useApi } from '../api/api-context';
 import { toApiError } from '../api/bridge-api';
 import { RefetchScheduler } from '../api/refetch-scheduler';
 
@@ -20,7 +21,8 @@ export interface BridgeStateView {
 
 const FALLBACK_POLL_MS = 5_000;
 
-export function useBridgeState(api: BridgeApi): BridgeStateView {
+export function useBridgeState(): BridgeStateView {
+  const api = useApi();
   const [state, setState] = useState<AdminState | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [live, setLive] = useState<LiveStatus>('connecting');

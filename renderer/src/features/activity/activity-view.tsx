@@ -5,7 +5,6 @@
  */
 import { useMemo, useState } from 'react';
 import type { AdminState, AuditEntry } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { EmptyState, Loading } from '../../components/empty-state';
 import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
@@ -17,7 +16,7 @@ import { useT } from '../../i18n/i18n-context';
 import { activityPrivacyNote } from '../../lib/typed-text-wording';
 import { useAudit } from './use-audit';
 import { toolName } from '../../lib/tool-names';
-import { errorExplanation } from '../../lib/action-words';
+import { argumentWords, errorExplanation } from '../../lib/action-words';
 import { auditSentence } from '../../../../main/contract/audit-wording';
 
 const NO_ENTRIES: AuditEntry[] = [];
@@ -61,8 +60,8 @@ function download(entries: AuditEntry[], now: number): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-export function ActivityView(props: { api: BridgeApi; state: AdminState; stateVersion: number }): React.JSX.Element {
-  const audit = useAudit(props.api, props.stateVersion);
+export function ActivityView(props: { state: AdminState; stateVersion: number }): React.JSX.Element {
+  const audit = useAudit(props.stateVersion);
   const { t, format } = useT();
   const [deviceId, setDeviceId] = useState('');
   const [channelId, setChannelId] = useState('');
@@ -244,9 +243,16 @@ function ToolCell(props: { entry: AuditEntry }): React.JSX.Element {
         {sentence}
       </span>
     );
+  // What it acted on in words: the element's words or the app's name the line kept at the call.
+  const words = argumentWords(t, entry.tool_id, entry.arguments, null, entry.target_label ?? null);
   return (
     <>
       {toolName(t, entry.tool_id)} <span className="mono muted small">{entry.tool_id}</span>
+      {words ? (
+        <div className="activity-words" data-testid={`activity-words-${entry.id}`}>
+          {words}
+        </div>
+      ) : null}
     </>
   );
 }

@@ -6,9 +6,10 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AuditTypedText } from '../../../../main/contract/admin-api';
-import type { ApiError, AuditEntry, BridgeApi } from '../../api/bridge-api';
+import type { ApiError, AuditEntry } from '../../api/bridge-api';
 import { toApiError } from '../../api/bridge-api';
 import { RefetchScheduler } from '../../api/refetch-scheduler';
+import { useApi } from '../../api/api-context';
 
 export interface AuditView {
   entries: AuditEntry[] | null;
@@ -18,7 +19,8 @@ export interface AuditView {
   refresh: () => void;
 }
 
-export function useAudit(api: BridgeApi, stateVersion: number): AuditView {
+export function useAudit(stateVersion: number): AuditView {
+  const api = useApi();
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
   const [typedText, setTypedText] = useState<AuditTypedText | null>(null);
   const [error, setError] = useState<ApiError | null>(null);

@@ -7,7 +7,7 @@
  */
 import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
 import type { ConsoleRoute } from '../../../../main/contract/console-route';
-import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import type { ApprovalDecision } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
@@ -15,9 +15,9 @@ import { useT } from '../../i18n/i18n-context';
 import { useState } from 'react';
 import { DoneNote, type Done } from '../../components/done-note';
 import { approvalDone, ApprovalButtons, ApprovalSentence } from './approval-parts';
+import { useApi } from '../../api/api-context';
 
 export function ApprovalBanner(props: {
-  api: BridgeApi;
   state: AdminState;
   onChanged: () => void;
   go: (route: ConsoleRoute) => void;
@@ -61,17 +61,17 @@ export function ApprovalBanner(props: {
 }
 
 function BannerCall(props: {
-  api: BridgeApi;
   approval: AdminApproval;
   phone: string;
   onChanged: () => void;
   onDone: (done: Done) => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const id = props.approval.approval_id;
   const decide = useAction(
     async (decision: ApprovalDecision) => {
-      await props.api.decideApproval({ approval_id: id, decision });
+      await api.decideApproval({ approval_id: id, decision });
       return decision;
     },
     (decision) => {

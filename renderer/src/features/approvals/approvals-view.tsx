@@ -5,7 +5,7 @@
  * developers". A countdown runs after which the call is refused — never executed.
  */
 import type { AdminApproval, AdminState } from '../../../../main/contract/admin-api';
-import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import type { ApprovalDecision } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
@@ -26,6 +26,7 @@ import {
   ApprovalSentence,
   AppIdentity,
 } from './approval-parts';
+import { useApi } from '../../api/api-context';
 
 function riskTone(risk: string): Tone {
   const r = risk.toLowerCase();
@@ -39,7 +40,7 @@ function riskText(t: I18n['t'], risk: string): string {
   return hasMessage(key) ? t(key) : t('approvals.risk.other', { risk });
 }
 
-export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+export function ApprovalsView(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { approvals } = props.state;
   const { t } = useT();
   // An answered card leaves the list: what the answer did, and where to watch, stay here.
@@ -63,7 +64,6 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
           {approvals.map((approval) => (
             <ApprovalCard
               key={approval.approval_id}
-              api={props.api}
               approval={approval}
               state={props.state}
               onChanged={props.onChanged}
@@ -77,19 +77,19 @@ export function ApprovalsView(props: { api: BridgeApi; state: AdminState; onChan
 }
 
 function ApprovalCard(props: {
-  api: BridgeApi;
   approval: AdminApproval;
   state: AdminState;
   onChanged: () => void;
   onDone: (done: Done) => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { approval } = props;
   const { t } = useT();
   const id = approval.approval_id;
   const phone = props.state.devices.find((d) => d.device_id === approval.device_id);
   const decide = useAction(
     async (decision: ApprovalDecision) => {
-      await props.api.decideApproval({ approval_id: id, decision });
+      await api.decideApproval({ approval_id: id, decision });
       return decision;
     },
     (decision) => {

@@ -11,7 +11,6 @@ import type {
   AdminChannel,
   AdminState,
 } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
 import { LeasePaused } from '../../components/lease-paused';
@@ -27,6 +26,7 @@ import { known, useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { toolName } from '../../lib/tool-names';
 import { holderShown, shownWords } from '../../lib/agent-shown';
+import { useApi } from '../../api/api-context';
 
 export const EXTEND_MS = 30 * 60 * 1000;
 
@@ -50,7 +50,7 @@ export function isActiveBinding(channel: AdminChannel): boolean {
   );
 }
 
-export function BindingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+export function BindingsView(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
   const channels = props.state.channels.filter(isActiveBinding);
   const history = props.state.binding_history ?? [];
   const { t } = useT();
@@ -71,7 +71,6 @@ export function BindingsView(props: { api: BridgeApi; state: AdminState; onChang
           {channels.map((channel) => (
             <ChannelRow
               key={channel.connector_channel_id}
-              api={props.api}
               channel={channel}
               paused={props.state.devices.some((d) => d.device_id === channel.device_id && d.taken_over)}
               onChanged={props.onChanged}
@@ -217,20 +216,20 @@ function BindingHistory(props: { history: readonly AdminBindingHistoryEntry[] })
 }
 
 function ChannelRow(props: {
-  api: BridgeApi;
   channel: AdminChannel;
   /** Its phone is taken over: the lease's timers stand still until the hand-back. */
   paused: boolean;
   onChanged: () => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { channel } = props;
   const { t } = useT();
   const id = channel.connector_channel_id;
   const extend = useAction(
-    () => props.api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
+    () => api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
     props.onChanged,
   );
-  const revoke = useAction(() => props.api.revokeChannel({ connector_channel_id: id }), props.onChanged);
+  const revoke = useAction(() => api.revokeChannel({ connector_channel_id: id }), props.onChanged);
   const bound = channel.device_id !== null;
 
   return (

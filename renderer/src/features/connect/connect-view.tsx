@@ -8,7 +8,6 @@
 import { useState } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
 import { routeHash } from '../../../../main/contract/console-route';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { CopyButton } from '../../components/copy-button';
 import { Countdown } from '../../components/countdown';
@@ -18,9 +17,10 @@ import { useNow } from '../../components/use-now';
 import { useT } from '../../i18n/i18n-context';
 import { useAdminSettings } from '../settings/use-admin-settings';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
-export function ConnectView(props: { api: BridgeApi; state: AdminState }): React.JSX.Element {
-  const { api, state } = props;
+export function ConnectView(props: { state: AdminState }): React.JSX.Element {
+  const { state } = props;
   const { t } = useT();
   const { settings, error, retry } = useAdminSettings();
 
@@ -55,7 +55,7 @@ export function ConnectView(props: { api: BridgeApi; state: AdminState }): React
           </li>
           <li>
             <Rich text={t('connect.step3')} />
-            <ApiKey api={api} hint={settings?.api_key_hint ?? null} fromEnv={state.api_key.source === 'env'} />
+            <ApiKey hint={settings?.api_key_hint ?? null} fromEnv={state.api_key.source === 'env'} />
           </li>
           <li>{t('connect.step4')}</li>
         </ol>
@@ -184,8 +184,8 @@ function RefusedKeys(props: { connector: AdminState['connector'] }): React.JSX.E
   );
 }
 
-function ApiKey(props: { api: BridgeApi; hint: string | null; fromEnv: boolean }): React.JSX.Element {
-  const { api } = props;
+function ApiKey(props: { hint: string | null; fromEnv: boolean }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [rotated, setRotated] = useState(false);

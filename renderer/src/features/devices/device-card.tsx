@@ -11,7 +11,6 @@ import type {
   AdminScreenStreamSettings,
 } from '../../../../main/contract/admin-api';
 import { holderName } from '../../lib/holder-name';
-import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { AwayNote } from '../../components/away-note';
 import { ErrorText } from '../../components/error-banner';
@@ -30,6 +29,7 @@ import { phoneHash } from '../../../../main/contract/phone-view-route';
 import { toolName } from '../../lib/tool-names';
 import { argumentWords } from '../../lib/action-words';
 import type { I18n } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 /** "Tap “Pay”", "Wait for “Done”": the running call's name and, when it has a simple shape, its arguments in words. */
 function doingWords(t: I18n['t'], doing: NonNullable<AdminDevice['doing']>): string {
@@ -45,7 +45,6 @@ const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }
 };
 
 export function DeviceCard(props: {
-  api: BridgeApi;
   device: AdminDevice;
   fastLane?: AdminFastLane | undefined;
   screenStream?: AdminScreenStreamSettings | undefined;
@@ -57,14 +56,15 @@ export function DeviceCard(props: {
   holder?: AdminChannel | undefined;
   onChanged: () => void;
 }): React.JSX.Element {
-  const { api, device } = props;
+  const api = useApi();
+  const { device } = props;
   const { t } = useT();
   const id = device.device_id;
   const online = device.state === 'device';
   const cardRef = useRef<HTMLLIElement>(null);
   // Only cards on screen fetch their picture (a lab's hundreds of cards would otherwise all poll).
   const onScreen = useOnScreen(cardRef);
-  const thumb = useScreenThumbnail(api, id, online && onScreen);
+  const thumb = useScreenThumbnail(id, online && onScreen);
   const stop = useAction(() => api.stopDevice({ device_id: id }), props.onChanged);
   const busy = device.queue.running > 0 || device.queue.queued > 0 || props.approvalsWaiting > 0;
   const state = { text: t(STATE_LABEL[device.state].text), tone: STATE_LABEL[device.state].tone };
@@ -202,10 +202,9 @@ export function DeviceCard(props: {
           ) : null}
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
-        <TurnoverNote api={api} device={device} onChanged={props.onChanged} />
-        <PhoneCheckPanel api={api} deviceId={id} check={device.check} onChanged={props.onChanged} />
+        <TurnoverNote device={device} onChanged={props.onChanged} />
+        <PhoneCheckPanel deviceId={id} check={device.check} onChanged={props.onChanged} />
         <ProgramsPanel
-          api={api}
           deviceId={id}
           programs={device.programs}
           idleStopMs={props.idleStopMs}

@@ -5,7 +5,6 @@
  */
 import { Fragment, useState } from 'react';
 import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 import type { MessageKey } from '../../../../main/contract/i18n';
@@ -20,7 +19,6 @@ const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }
 };
 
 export function DeviceTable(props: {
-  api: BridgeApi;
   devices: AdminDevice[];
   holders: ReadonlyMap<string, string>;
   approvalsWaiting: ReadonlyMap<string, number>;
@@ -111,7 +109,6 @@ export function DeviceTable(props: {
                     <td colSpan={7}>
                       <ul className="card-grid card-grid-one">
                         <DeviceCard
-                          api={props.api}
                           device={device}
                           fastLane={props.fastLane}
                           screenStream={props.screenStream}

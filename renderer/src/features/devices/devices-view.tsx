@@ -7,7 +7,6 @@
  */
 import { useMemo, useState } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
 import { useT, type I18n } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
@@ -45,7 +44,6 @@ function saveView(mode: ViewMode): void {
 }
 
 export function DevicesView(props: {
-  api: BridgeApi;
   state: AdminState;
   onChanged: () => void;
   onOpenLan: () => void;
@@ -175,7 +173,6 @@ export function DevicesView(props: {
             </p>
           ) : view === 'list' ? (
             <DeviceTable
-              api={props.api}
               devices={shown}
               holders={holders}
               approvalsWaiting={waiting}
@@ -189,7 +186,6 @@ export function DevicesView(props: {
               {shown.map((device) => (
                 <DeviceCard
                   key={device.device_id}
-                  api={props.api}
                   device={device}
                   fastLane={props.state.fast_lane}
                   screenStream={props.state.screen_stream}

@@ -4,12 +4,12 @@
  * and a "Check again" button that runs it now.
  */
 import type { AdminPhoneCheck, AdminPhoneCheckItem, PhoneCheckId } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { hasMessage, type MessageKey, type MessageParams, type Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const LABEL: Record<PhoneCheckId, MessageKey> = {
   authorized: 'phone-check.label.authorized',
@@ -36,12 +36,12 @@ const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
 const MARK: Record<AdminPhoneCheckItem['status'], string> = { ok: '✓', problem: '!', unknown: '?' };
 
 export function PhoneCheckPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   check: AdminPhoneCheck | null;
   onChanged: () => void;
 }): React.JSX.Element {
-  const { api, deviceId, check } = props;
+  const api = useApi();
+  const { deviceId, check } = props;
   const { t } = useT();
   const again = useAction(() => api.checkDevice({ device_id: deviceId }), props.onChanged);
   const problems = check?.checks.filter((c) => c.status === 'problem') ?? [];

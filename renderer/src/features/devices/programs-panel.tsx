@@ -12,7 +12,8 @@
 import { useEffect } from 'react';
 import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
 import { hasMessage, type MessageKey } from '../../../../main/contract/i18n';
-import { programRequest, type BridgeApi, type ProgramsAction } from '../../api/bridge-api';
+import { useApi } from '../../api/api-context';
+import { programRequest, type ProgramsAction } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction, type Action } from '../../components/use-action';
@@ -50,7 +51,6 @@ function stateWords(program: Program, state: State): { text: MessageKey; tone: T
 }
 
 export function ProgramsPanel(props: {
-  api: BridgeApi;
   deviceId: string;
   programs: AdminPhoneProgram[] | undefined;
   /** Settings → Limits' idle stop (scrcpy-server stops this long after its last call). */
@@ -58,7 +58,8 @@ export function ProgramsPanel(props: {
   online: boolean;
   onChanged: () => void;
 }): React.JSX.Element | null {
-  const { api, deviceId, programs } = props;
+  const api = useApi();
+  const { deviceId, programs } = props;
   const { t, format } = useT();
   const act = useAction(
     (action: ProgramsAction) => api.setDevicePrograms({ device_id: deviceId, action }),
@@ -101,7 +102,6 @@ export function ProgramsPanel(props: {
         {programs.map((program) => (
           <ProgramRow
             key={program.program}
-            api={api}
             deviceId={deviceId}
             program={program}
             online={props.online}
@@ -129,7 +129,6 @@ export function ProgramsPanel(props: {
  * consent and actions.
  */
 export function ProgramRow(props: {
-  api: BridgeApi;
   deviceId: string;
   program: AdminPhoneProgram;
   online: boolean;
@@ -137,7 +136,8 @@ export function ProgramRow(props: {
   inView?: boolean;
   onChanged: () => void;
 }): React.JSX.Element {
-  const { api, deviceId, program, onChanged } = props;
+  const api = useApi();
+  const { deviceId, program, onChanged } = props;
   const { t, format } = useT();
   const now = useNow();
   const act = useAction(

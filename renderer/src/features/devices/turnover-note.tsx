@@ -4,22 +4,19 @@
  * what failed and the person's two answers, and how many lab claims wait in line.
  */
 import type { AdminDevice } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
-export function TurnoverNote(props: {
-  api: BridgeApi;
-  device: AdminDevice;
-  onChanged: () => void;
-}): React.JSX.Element | null {
+export function TurnoverNote(props: { device: AdminDevice; onChanged: () => void }): React.JSX.Element | null {
+  const api = useApi();
   const { t } = useT();
   const id = props.device.device_id;
   const answer = useAction(
-    (action: 'retry' | 'dismiss') => props.api.setDeviceTurnover({ device_id: id, action }),
+    (action: 'retry' | 'dismiss') => api.setDeviceTurnover({ device_id: id, action }),
     props.onChanged,
   );
   const report = props.device.turnover ?? null;

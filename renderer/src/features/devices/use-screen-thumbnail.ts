@@ -6,7 +6,7 @@
  * instead of "Loading screen…" until the next capture.
  */
 import { useEffect, useState } from 'react';
-import type { BridgeApi } from '../../api/bridge-api';
+import { useApi } from '../../api/api-context';
 
 const REFRESH_MS = 2_000;
 const LAST_KEPT = 64;
@@ -27,7 +27,8 @@ export interface Thumbnail {
   failed: boolean;
 }
 
-export function useScreenThumbnail(api: BridgeApi, deviceId: string, enabled: boolean): Thumbnail {
+export function useScreenThumbnail(deviceId: string, enabled: boolean): Thumbnail {
+  const api = useApi();
   const [thumb, setThumb] = useState<Thumbnail>({ url: null, failed: false });
 
   useEffect(() => {

@@ -5,22 +5,21 @@
  * the answer for a few seconds), never polled.
  */
 import type { AdminLanDiscovered, AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { useBridgeQuery } from '../../api/use-bridge-query';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
 type Service = AdminLanDiscovered['servers'][number]['services'][number];
 
 export function DiscoveredPhones(props: {
-  api: BridgeApi;
   state: AdminState;
   onChanged: () => void;
   onPair: (address: string) => void;
 }): React.JSX.Element {
-  const { api, state } = props;
+  const { state } = props;
   const { t } = useT();
   const { data: found, error, loading, refetch: refresh } = useBridgeQuery((client) => client.getLanDiscovered(), []);
 
@@ -67,7 +66,6 @@ export function DiscoveredPhones(props: {
           {services.map((svc) => (
             <DiscoveredRow
               key={`${svc.server}|${svc.service_type}|${svc.address}`}
-              api={api}
               service={svc}
               known={known.has(svc.address)}
               onChanged={props.onChanged}
@@ -81,15 +79,15 @@ export function DiscoveredPhones(props: {
 }
 
 function DiscoveredRow(props: {
-  api: BridgeApi;
   service: Service;
   known: boolean;
   onChanged: () => void;
   onPair: (address: string) => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { service } = props;
   const { t } = useT();
-  const add = useAction(() => props.api.addLanDevice({ address: service.address }), props.onChanged);
+  const add = useAction(() => api.addLanDevice({ address: service.address }), props.onChanged);
   const pairing = service.kind === 'pairing';
   return (
     <li className="row" data-testid={`lan-discovered-${service.address}`}>

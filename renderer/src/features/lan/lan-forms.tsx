@@ -4,7 +4,6 @@
  * the bridge's own error (`{error:{code,message}}`) is shown next to the form.
  */
 import { useState } from 'react';
-import type { BridgeApi } from '../../api/bridge-api';
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
@@ -12,14 +11,16 @@ import { useAction } from '../../components/use-action';
 import { checkLanAddress, checkPairingCode } from '../../lib/lan-address';
 import { known, useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
-export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const lanStatus = (status: string): string => known(t, `lan.status.${status}`, status);
   const [address, setAddress] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const add = useAction(
-    (value: string) => props.api.addLanDevice({ address: value }),
+    (value: string) => api.addLanDevice({ address: value }),
     () => {
       setAddress('');
       props.onChanged();
@@ -77,17 +78,14 @@ export function AddLanForm(props: { api: BridgeApi; onChanged: () => void }): Re
 }
 
 /** `initialAddress`: prefilled from a discovered phone (the parent re-mounts the form with a new key). */
-export function PairLanForm(props: {
-  api: BridgeApi;
-  onChanged: () => void;
-  initialAddress?: string;
-}): React.JSX.Element {
+export function PairLanForm(props: { onChanged: () => void; initialAddress?: string }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const [address, setAddress] = useState(props.initialAddress ?? '');
   const [code, setCode] = useState('');
   const [invalid, setInvalid] = useState<ApiError | null>(null);
   const pair = useAction(
-    (a: string, c: string) => props.api.pairLanDevice({ address: a, code: c }),
+    (a: string, c: string) => api.pairLanDevice({ address: a, code: c }),
     () => {
       setCode('');
       props.onChanged();

@@ -5,7 +5,6 @@
  */
 import { useState } from 'react';
 import type { AdminLanDevice, AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
@@ -16,6 +15,7 @@ import { known, useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 import { AddLanForm, PairLanForm } from './lan-forms';
 import { DiscoveredPhones } from './discovered-phones';
+import { useApi } from '../../api/api-context';
 
 const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
   connected: 'ok',
@@ -25,7 +25,7 @@ const STATUS_TONE: Record<AdminLanDevice['status'], Tone> = {
   failed: 'danger',
 };
 
-export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+export function LanView(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { state } = props;
   const { t } = useT();
   const [pairAddress, setPairAddress] = useState<{ address: string; n: number }>({ address: '', n: 0 });
@@ -38,16 +38,10 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
         </p>
       </header>
       <div className="two-col">
-        <AddLanForm api={props.api} onChanged={props.onChanged} />
-        <PairLanForm
-          key={pairAddress.n}
-          api={props.api}
-          onChanged={props.onChanged}
-          initialAddress={pairAddress.address}
-        />
+        <AddLanForm onChanged={props.onChanged} />
+        <PairLanForm key={pairAddress.n} onChanged={props.onChanged} initialAddress={pairAddress.address} />
       </div>
       <DiscoveredPhones
-        api={props.api}
         state={state}
         onChanged={props.onChanged}
         onPair={(address) => setPairAddress((p) => ({ address, n: p.n + 1 }))}
@@ -60,7 +54,7 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
       ) : (
         <ul className="row-list" data-testid="lan-list">
           {state.lan_devices.map((lan) => (
-            <LanRow key={lan.address} api={props.api} lan={lan} state={state} onChanged={props.onChanged} />
+            <LanRow key={lan.address} lan={lan} state={state} onChanged={props.onChanged} />
           ))}
         </ul>
       )}
@@ -68,15 +62,11 @@ export function LanView(props: { api: BridgeApi; state: AdminState; onChanged: (
   );
 }
 
-function LanRow(props: {
-  api: BridgeApi;
-  lan: AdminLanDevice;
-  state: AdminState;
-  onChanged: () => void;
-}): React.JSX.Element {
+function LanRow(props: { lan: AdminLanDevice; state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { lan } = props;
   const { t } = useT();
-  const forget = useAction(() => props.api.forgetLanDevice({ address: lan.address }), props.onChanged);
+  const forget = useAction(() => api.forgetLanDevice({ address: lan.address }), props.onChanged);
   const phone = lan.device_id ? props.state.devices.find((d) => d.device_id === lan.device_id) : undefined;
   return (
     <li className="row" data-testid={`lan-device-${lan.address}`}>

@@ -7,7 +7,7 @@ import { phoneHash } from '../../../../main/contract/phone-view-route';
 import { DoneNote, type Done } from '../../components/done-note';
 import { pairingShown, shownWords } from '../../lib/agent-shown';
 import type { AdminDevice, AdminPairing, AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi, PairingDecision } from '../../api/bridge-api';
+import type { PairingDecision } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorText } from '../../components/error-banner';
@@ -15,8 +15,9 @@ import { useAction } from '../../components/use-action';
 import { shortId } from '../../lib/time-format';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
-export function PairingsView(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
+export function PairingsView(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
   const { pairings, devices } = props.state;
   const { t } = useT();
   // The answered card leaves the list: what happened, and the next step, stay here.
@@ -53,7 +54,6 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
           {pairings.map((pairing) => (
             <PairingCard
               key={pairing.auth_session_id}
-              api={props.api}
               pairing={pairing}
               devices={devices}
               onChanged={props.onChanged}
@@ -67,12 +67,12 @@ export function PairingsView(props: { api: BridgeApi; state: AdminState; onChang
 }
 
 function PairingCard(props: {
-  api: BridgeApi;
   pairing: AdminPairing;
   devices: AdminDevice[];
   onChanged: () => void;
   onDecided: (decision: PairingDecision) => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { pairing } = props;
   const { t } = useT();
   const id = pairing.auth_session_id;
@@ -89,7 +89,7 @@ function PairingCard(props: {
   const [deviceId, setDeviceId] = useState(preselected);
   const decide = useAction(
     async (decision: PairingDecision) => {
-      await props.api.decidePairing({ auth_session_id: id, ...decision });
+      await api.decidePairing({ auth_session_id: id, ...decision });
       return decision;
     },
     (decision) => {

@@ -9,11 +9,11 @@
 import { useState } from 'react';
 import type { AdminDevice, AdminPersonAsk, AdminState } from '../../../../main/contract/admin-api';
 import type { ConsoleRoute } from '../../../../main/contract/console-route';
-import type { BridgeApi } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 /** The asks nobody has answered yet, oldest first, with their phone. */
 export function unansweredAsks(state: AdminState): Array<{ device: AdminDevice; ask: AdminPersonAsk }> {
@@ -23,7 +23,6 @@ export function unansweredAsks(state: AdminState): Array<{ device: AdminDevice; 
 }
 
 export function PersonAskCards(props: {
-  api: BridgeApi;
   state: AdminState;
   onChanged: () => void;
   go: (route: ConsoleRoute) => void;
@@ -43,14 +42,14 @@ export function PersonAskCards(props: {
 }
 
 function PersonAskCard(props: {
-  api: BridgeApi;
   device: AdminDevice;
   ask: AdminPersonAsk;
   onChanged: () => void;
   go: (route: ConsoleRoute) => void;
 }): React.JSX.Element {
   const { t } = useT();
-  const { api, device, ask } = props;
+  const api = useApi();
+  const { device, ask } = props;
   const [declining, setDeclining] = useState(false);
   const [reason, setReason] = useState('');
   const [mayWatch, setMayWatch] = useState(false);

@@ -15,7 +15,7 @@ import type {
 } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { auditSentence } from '../../../../main/contract/audit-wording';
-import type { ApprovalDecision, BridgeApi } from '../../api/bridge-api';
+import type { ApprovalDecision } from '../../api/bridge-api';
 import { Countdown } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
@@ -25,6 +25,7 @@ import { useT } from '../../i18n/i18n-context';
 import { argumentWords, errorExplanation, isStoppedCode, waitWords } from '../../lib/action-words';
 import { toolName } from '../../lib/tool-names';
 import { ApprovalButtons, ApprovalReasons, ApprovalSentence } from '../approvals/approval-parts';
+import { useApi } from '../../api/api-context';
 
 const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: MessageKey; tone: Tone }> = {
   queued: { key: 'phone-view.state.queued', tone: 'neutral' },
@@ -74,7 +75,6 @@ export function approvalFor(action: AdminPhoneAction, approvals: readonly AdminA
 }
 
 export function ActionTimeline(props: {
-  api: BridgeApi;
   actions: AdminPhoneAction[];
   pictures: ReadonlyMap<string, string>;
   approvals: readonly AdminApproval[];
@@ -97,7 +97,6 @@ export function ActionTimeline(props: {
           {props.actions.map((action) => (
             <ActionRow
               key={action.action_id}
-              api={props.api}
               action={action}
               picture={props.pictures.get(action.action_id)}
               approval={approvalFor(action, props.approvals)}
@@ -111,7 +110,6 @@ export function ActionTimeline(props: {
 }
 
 function ActionRow(props: {
-  api: BridgeApi;
   action: AdminPhoneAction;
   picture: string | undefined;
   approval: AdminApproval | undefined;
@@ -218,7 +216,7 @@ function ActionRow(props: {
               .join(' · ')}
           </p>
         ) : null}
-        {props.approval ? <HeldApproval api={props.api} approval={props.approval} onChanged={props.onChanged} /> : null}
+        {props.approval ? <HeldApproval approval={props.approval} onChanged={props.onChanged} /> : null}
       </div>
       {action.screen && action.points.length > 0 ? <ActionPicture action={action} picture={props.picture} /> : null}
     </li>
@@ -369,12 +367,13 @@ function ActionPicture(props: { action: AdminPhoneAction; picture: string | unde
 }
 
 /** A held call's approval, answered right here (the same operation and words as in Approvals). */
-function HeldApproval(props: { api: BridgeApi; approval: AdminApproval; onChanged: () => void }): React.JSX.Element {
+function HeldApproval(props: { approval: AdminApproval; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const { approval } = props;
   const id = approval.approval_id;
   const decide = useAction(
-    (decision: ApprovalDecision) => props.api.decideApproval({ approval_id: id, decision }),
+    (decision: ApprovalDecision) => api.decideApproval({ approval_id: id, decision }),
     props.onChanged,
   );
   return (

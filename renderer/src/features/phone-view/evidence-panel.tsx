@@ -7,14 +7,16 @@
  */
 import { useEffect, useState } from 'react';
 import type { EvidenceSummary } from '../../../../main/contract/evidence';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
+import { formatStampRange, stampParts } from '../../../../main/contract/i18n';
 
-export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): React.JSX.Element {
-  const { t, locale, format } = useT();
-  const { api, deviceId } = props;
+export function EvidencePanel(props: { deviceId: string }): React.JSX.Element {
+  const { t, locale } = useT();
+  const api = useApi();
+  const { deviceId } = props;
   const [leases, setLeases] = useState<EvidenceSummary[] | null>(null);
 
   useEffect(() => {
@@ -79,9 +81,8 @@ export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): Reac
             <li key={lease.lease_id} data-testid="pv-evidence-row" data-lease={lease.lease_id}>
               <span className="pv-evidence-when">
                 {t('evidence.view.row', {
-                  started: format.dateTime(lease.started_at),
-                  // The end as a clock time when it is the start's day.
-                  ended: format.clock(lease.ended_at, lease.started_at),
+                  // The bundle's own form of a moment, in this computer's zone, the zone said.
+                  span: formatStampRange(lease.started_at, lease.ended_at, 'local'),
                   calls: lease.calls,
                 })}
               </span>
@@ -108,6 +109,11 @@ export function EvidencePanel(props: { api: BridgeApi; deviceId: string }): Reac
             </li>
           ))}
         </ul>
+      ) : null}
+      {leases && leases.length > 0 ? (
+        <p className="muted small" data-testid="pv-evidence-zone">
+          {t('evidence.view.zone', { zone: stampParts(Date.now(), 'local').zone })}
+        </p>
       ) : null}
       <ErrorText error={download.error} testId="pv-evidence-error" />
     </section>

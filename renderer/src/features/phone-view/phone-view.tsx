@@ -6,7 +6,6 @@
  */
 import { useState } from 'react';
 import type { AdminChannel, AdminDevice, AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
 import { LeasePaused } from '../../components/lease-paused';
@@ -27,6 +26,7 @@ import { DrivableScreen } from './drivable-screen';
 import { usePersonInput } from './use-person-input';
 import { HandBackNote } from '../person-asks/hand-back-note';
 import { holderName } from '../../lib/holder-name';
+import { useApi } from '../../api/api-context';
 
 /** What "Extend" adds to a lease, as on the Bindings screen. */
 const EXTEND_MS = 30 * 60_000;
@@ -34,23 +34,23 @@ const EXTEND_MS = 30 * 60_000;
 const LIVE_MAX_SIDE = 720;
 
 export function PhoneView(props: {
-  api: BridgeApi;
   state: AdminState;
   deviceId: string;
   onChanged: () => void;
   onClose: () => void;
 }): React.JSX.Element {
   const { t } = useT();
-  const { api, state, deviceId } = props;
+  const api = useApi();
+  const { state, deviceId } = props;
   const device = state.devices.find((d) => d.device_id === deviceId);
   // The screen stream's row (its switch, its frame rate for this view), as on the phone's card.
   const minicap = device?.programs?.find((p) => p.program === 'minicap_stream');
   const online = device?.state === 'device';
-  const live = useLiveFrames(api, deviceId, online, LIVE_MAX_SIDE);
-  const timeline = usePhoneActions(api, deviceId);
+  const live = useLiveFrames(deviceId, online, LIVE_MAX_SIDE);
+  const timeline = usePhoneActions(deviceId);
   const stop = useAction(() => api.stopDevice({ device_id: deviceId }), props.onChanged);
   const takenOver = device?.taken_over ?? null;
-  const input = usePersonInput(api, deviceId);
+  const input = usePersonInput(deviceId);
   const screen = { width: live.screenWidth, height: live.screenHeight };
   const drives = takenOver !== null && live.screenWidth > 0;
   // Taken over because the agent asked: the hand-back may carry a note for the agent.
@@ -237,29 +237,15 @@ export function PhoneView(props: {
           </p>
         </div>
         <div className="pv-side">
-          <LeasePanel
-            api={api}
-            device={device}
-            channel={channel}
-            paused={takenOver !== null}
-            onChanged={props.onChanged}
-          />
+          <LeasePanel device={device} channel={channel} paused={takenOver !== null} onChanged={props.onChanged} />
           {minicap ? (
             <div className="card pv-stream">
               <ul className="programs-list">
-                <ProgramRow
-                  api={api}
-                  deviceId={deviceId}
-                  program={minicap}
-                  online={device?.state === 'device'}
-                  inView
-                  onChanged={props.onChanged}
-                />
+                <ProgramRow deviceId={deviceId} program={minicap} online={online} inView onChanged={props.onChanged} />
               </ul>
             </div>
           ) : null}
           <ActionTimeline
-            api={api}
             actions={timeline.actions}
             pictures={timeline.pictures}
             approvals={state.approvals}
@@ -268,10 +254,10 @@ export function PhoneView(props: {
           />
           {device ? (
             <div className="card pv-check">
-              <PhoneCheckPanel api={api} deviceId={deviceId} check={device.check} onChanged={props.onChanged} />
+              <PhoneCheckPanel deviceId={deviceId} check={device.check} onChanged={props.onChanged} />
             </div>
           ) : null}
-          <EvidencePanel api={api} deviceId={deviceId} />
+          <EvidencePanel deviceId={deviceId} />
         </div>
       </div>
     </section>
@@ -318,21 +304,21 @@ function DeviceState(props: { device: AdminDevice; waiting: { held: number; aske
 
 /** Who holds the phone, until when, and extend / revoke (the Bindings screen's operations). */
 function LeasePanel(props: {
-  api: BridgeApi;
   device: AdminDevice | undefined;
   channel: AdminChannel | undefined;
   /** Taken over: the lease's timers stand still until the hand-back (takeover.ts). */
   paused: boolean;
   onChanged: () => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const { channel } = props;
   const id = channel?.connector_channel_id ?? '';
   const extend = useAction(
-    () => props.api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
+    () => api.extendChannel({ connector_channel_id: id, extend_ms: EXTEND_MS }),
     props.onChanged,
   );
-  const revoke = useAction(() => props.api.revokeChannel({ connector_channel_id: id }), props.onChanged);
+  const revoke = useAction(() => api.revokeChannel({ connector_channel_id: id }), props.onChanged);
   if (!props.device?.lease || !channel) {
     return (
       <div className="card pv-lease" data-testid="phone-view-lease">

@@ -6,7 +6,7 @@
  * closes; at most two object URLs live at a time. Counts the distinct frames shown.
  */
 import { useEffect, useState } from 'react';
-import type { BridgeApi } from '../../api/bridge-api';
+import { useApi } from '../../api/api-context';
 
 /** Pause between asks when the bridge served the same frame again (the agent is working). */
 const SAME_FRAME_PAUSE_MS = 250;
@@ -45,7 +45,8 @@ const INITIAL: LiveScreenState = {
   lane: 'adb',
 };
 
-export function useLiveFrames(api: BridgeApi, deviceId: string, enabled: boolean, maxSide: number): LiveScreenState {
+export function useLiveFrames(deviceId: string, enabled: boolean, maxSide: number): LiveScreenState {
+  const api = useApi();
   const [state, setState] = useState<LiveScreenState>(INITIAL);
 
   useEffect(() => {

@@ -8,7 +8,8 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AdminPersonInput } from '../../../../main/contract/admin-api';
-import { toApiError, type ApiError, type BridgeApi } from '../../api/bridge-api';
+import { toApiError, type ApiError } from '../../api/bridge-api';
+import { useApi } from '../../api/api-context';
 
 /** Keys typed within this long of each other go in one request. */
 const TYPING_GATHER_MS = 120;
@@ -38,7 +39,8 @@ export interface PersonInputSender {
   done: number;
 }
 
-export function usePersonInput(api: BridgeApi, deviceId: string): PersonInputSender {
+export function usePersonInput(deviceId: string): PersonInputSender {
+  const api = useApi();
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState(0);
   const chain = useRef<Promise<void>>(Promise.resolve());

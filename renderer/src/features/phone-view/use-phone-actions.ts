@@ -7,8 +7,8 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AdminPhoneAction } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { RefetchScheduler } from '../../api/refetch-scheduler';
+import { useApi } from '../../api/api-context';
 
 export interface PhoneActions {
   actions: AdminPhoneAction[];
@@ -18,7 +18,8 @@ export interface PhoneActions {
   failed: boolean;
 }
 
-export function usePhoneActions(api: BridgeApi, deviceId: string): PhoneActions {
+export function usePhoneActions(deviceId: string): PhoneActions {
+  const api = useApi();
   const [data, setData] = useState<PhoneActions>({ actions: [], capacity: 0, pictures: new Map(), failed: false });
   const pictures = useRef(new Map<string, string>());
 

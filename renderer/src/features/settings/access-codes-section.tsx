@@ -5,7 +5,6 @@
  */
 import { useState } from 'react';
 import { ACCESS_CODE_MIN_LENGTH, type AdminState } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
@@ -17,6 +16,7 @@ type AccessCodeRequest = AdminRequest<'setAccessCode'>;
 import type { Translate } from '../../../../main/contract/i18n';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
 export const POOL_SCOPE = '*';
 
@@ -33,12 +33,9 @@ function scopeName(t: Translate, scope: string, state: AdminState): string {
   return device ? device.display_name : scope;
 }
 
-export function AccessCodesSection(props: {
-  api: BridgeApi;
-  state: AdminState;
-  onChanged: () => void;
-}): React.JSX.Element {
-  const { api, state } = props;
+export function AccessCodesSection(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
+  const { state } = props;
   const { t } = useT();
   const [scope, setScope] = useState(POOL_SCOPE);
   const [code, setCode] = useState('');
@@ -127,7 +124,6 @@ export function AccessCodesSection(props: {
           {state.access_codes.map((entry) => (
             <AccessCodeRow
               key={entry.scope}
-              api={api}
               entry={entry}
               name={scopeName(t, entry.scope, state)}
               onChanged={props.onChanged}
@@ -140,15 +136,15 @@ export function AccessCodesSection(props: {
 }
 
 function AccessCodeRow(props: {
-  api: BridgeApi;
   entry: AdminState['access_codes'][number];
   name: string;
   onChanged: () => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { entry } = props;
   const { t } = useT();
   const remove = useAction(
-    () => props.api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }),
+    () => api.setAccessCode({ scope: entry.scope, code: null, require_approval: false }),
     props.onChanged,
   );
   return (

@@ -8,7 +8,7 @@
  */
 import { useState } from 'react';
 import type { AdminHost } from '../../../../main/contract/admin-api';
-import { inputError, type ApiError, type BridgeApi } from '../../api/bridge-api';
+import { inputError, type ApiError } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
@@ -16,6 +16,7 @@ import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
 const STATE_TONE: Record<AdminHost['state'], Tone> = {
   connected: 'ok',
@@ -25,7 +26,7 @@ const STATE_TONE: Record<AdminHost['state'], Tone> = {
   auth_failed: 'danger',
 };
 
-export function HostsSection(props: { hosts: AdminHost[]; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+export function HostsSection(props: { hosts: AdminHost[]; onChanged: () => void }): React.JSX.Element {
   const { t } = useT();
   return (
     <section className="settings-section" aria-labelledby="hosts-heading" data-testid="hosts-section">
@@ -34,18 +35,19 @@ export function HostsSection(props: { hosts: AdminHost[]; api: BridgeApi; onChan
       {props.hosts.length === 0 ? <p className="muted">{t('settings.hosts.empty')}</p> : null}
       <ul className="row-list compact" data-testid="hosts-list">
         {props.hosts.map((host) => (
-          <HostRow key={host.address} host={host} api={props.api} onChanged={props.onChanged} />
+          <HostRow key={host.address} host={host} onChanged={props.onChanged} />
         ))}
       </ul>
-      <AddHostForm api={props.api} onChanged={props.onChanged} />
+      <AddHostForm onChanged={props.onChanged} />
     </section>
   );
 }
 
-function HostRow(props: { host: AdminHost; api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+function HostRow(props: { host: AdminHost; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { host } = props;
   const { t } = useT();
-  const remove = useAction(() => props.api.removeHost({ address: host.address }), props.onChanged);
+  const remove = useAction(() => api.removeHost({ address: host.address }), props.onChanged);
   const up = host.state === 'connected';
   return (
     <li className="row" data-testid={`host-${host.address}`} data-state={host.state}>
@@ -117,7 +119,8 @@ interface KeyToConfirm {
   fingerprint: string;
 }
 
-function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JSX.Element {
+function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const [url, setUrl] = useState('');
   const [keyPath, setKeyPath] = useState('');
@@ -126,7 +129,7 @@ function AddHostForm(props: { api: BridgeApi; onChanged: () => void }): React.JS
   const [added, setAdded] = useState<{ address: string; warning: string | null } | null>(null);
   const add = useAction(
     (request: { url: string; keyPath: string; fingerprint?: string }) =>
-      props.api.addHost({
+      api.addHost({
         url: request.url,
         ...(request.keyPath ? { key_path: request.keyPath } : {}),
         ...(request.fingerprint ? { host_key_fingerprint: request.fingerprint } : {}),

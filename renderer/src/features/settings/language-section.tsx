@@ -4,18 +4,15 @@
  * console, the desktop app, its tray and its notifications switch together, and live.
  */
 import { LANGUAGE_SETTINGS, pickLocale, type LanguageSetting } from '../../../../main/contract/i18n';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
-export function LanguageSection(props: {
-  api: BridgeApi;
-  setting: LanguageSetting;
-  onChanged: () => void;
-}): React.JSX.Element {
+export function LanguageSection(props: { setting: LanguageSetting; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
-  const save = useAction((language: LanguageSetting) => props.api.patchSettings({ language }), props.onChanged);
+  const save = useAction((language: LanguageSetting) => api.patchSettings({ language }), props.onChanged);
   const system = pickLocale(typeof navigator === 'undefined' ? [] : navigator.languages);
   const label = (setting: LanguageSetting): string =>
     setting === 'system'

@@ -21,6 +21,7 @@ import {
 } from '../../lib/limit-edit';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { known, useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = [
   {
@@ -34,12 +35,12 @@ const GROUPS: ReadonlyArray<{ title: MessageKey; keys: readonly LimitKey[] }> = 
 ];
 
 export function LimitsSection(props: {
-  api: BridgeApi;
   limits: AdminState['limits'];
   /** Where each value came from (GET settings), once loaded. */
   sources: AdminSettings['limit_sources'] | null;
   onSaved: (settings: AdminSettings) => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { t, format } = useT();
   const values = useMemo(() => limitValuesFromState(props.limits), [props.limits]);
   const valuesKey = JSON.stringify(values);
@@ -48,7 +49,7 @@ export function LimitsSection(props: {
   const [errors, setErrors] = useState<Partial<Record<LimitKey, string>>>({});
   const [saved, setSaved] = useState(false);
   const save = useAction(
-    (patch: Parameters<BridgeApi['patchSettings']>[0]) => props.api.patchSettings(patch),
+    (patch: Parameters<BridgeApi['patchSettings']>[0]) => api.patchSettings(patch),
     (settings) => {
       setDirty(false);
       setSaved(true);

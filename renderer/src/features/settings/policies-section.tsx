@@ -5,9 +5,9 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { AdminPolicies, PolicyDecision } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
+import { useApi } from '../../api/api-context';
 import { useBridgeQuery } from '../../api/use-bridge-query';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner, ErrorText } from '../../components/error-banner';
@@ -23,8 +23,8 @@ import { TYPED_TEXT_CHOICES, typedTextHint } from '../../lib/typed-text-wording'
 import { known, useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
 
-export function PoliciesSection(props: { api: BridgeApi }): React.JSX.Element {
-  const { api } = props;
+export function PoliciesSection(): React.JSX.Element {
+  const api = useApi();
   const { t } = useT();
   const [saved, setSaved] = useState<AdminPolicies | null>(null);
   const [draft, setDraft] = useState<AdminPolicies | null>(null);

@@ -5,19 +5,19 @@
  * for ("Fast live screen" on the phone's card or view); `on`: every phone unless turned off there.
  */
 import type { AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 export function ScreenStreamSection(props: {
-  api: BridgeApi;
   settings: AdminScreenStreamSettings | undefined;
   onChanged: () => void;
 }): React.JSX.Element | null {
+  const api = useApi();
   const { t } = useT();
   const save = useAction(
-    (mode: AdminScreenStreamSettings['default']) => props.api.putScreenStream({ default: mode }),
+    (mode: AdminScreenStreamSettings['default']) => api.putScreenStream({ default: mode }),
     props.onChanged,
   );
   if (!props.settings) return null;

@@ -13,7 +13,7 @@ import {
 } from '../../../../main/contract/admin-api';
 import type { Translate } from '../../../../main/contract/i18n';
 import type { AdminRequest } from '../../../../main/contract/admin-operations';
-import type { ApiError, BridgeApi } from '../../api/bridge-api';
+import type { ApiError } from '../../api/bridge-api';
 
 type SecretRequest = AdminRequest<'putSecret'>;
 import { inputError } from '../../api/bridge-api';
@@ -24,6 +24,7 @@ import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { Rich } from '../../i18n/rich-text';
+import { useApi } from '../../api/api-context';
 
 /** A phone's name as the console shows it; a phone not connected now keeps its device id. */
 function phoneName(state: AdminState, deviceId: string): string {
@@ -44,8 +45,9 @@ export function secretFormProblem(
   return null;
 }
 
-export function SecretsSection(props: { api: BridgeApi; state: AdminState; onChanged: () => void }): React.JSX.Element {
-  const { api, state } = props;
+export function SecretsSection(props: { state: AdminState; onChanged: () => void }): React.JSX.Element {
+  const api = useApi();
+  const { state } = props;
   const { t } = useT();
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
@@ -168,7 +170,6 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
           {state.secrets.map((secret) => (
             <SecretRow
               key={secret.name}
-              api={api}
               secret={secret}
               state={state}
               onReplace={() => replace(secret)}
@@ -182,15 +183,15 @@ export function SecretsSection(props: { api: BridgeApi; state: AdminState; onCha
 }
 
 function SecretRow(props: {
-  api: BridgeApi;
   secret: AdminSecret;
   state: AdminState;
   onReplace: () => void;
   onChanged: () => void;
 }): React.JSX.Element {
+  const api = useApi();
   const { secret, state } = props;
   const { t } = useT();
-  const remove = useAction(() => props.api.deleteSecret({ name: secret.name }), props.onChanged);
+  const remove = useAction(() => api.deleteSecret({ name: secret.name }), props.onChanged);
   const scope =
     secret.devices === null
       ? t('settings.secrets.onEveryPhone')

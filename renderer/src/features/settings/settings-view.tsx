@@ -8,7 +8,6 @@ import { useLayoutEffect, useRef } from 'react';
 import type { AdminState } from '../../../../main/contract/admin-api';
 import type { MessageKey } from '../../../../main/contract/i18n';
 import { routeHash, SETTINGS_PARTS, type SettingsPart } from '../../../../main/contract/console-route';
-import type { BridgeApi } from '../../api/bridge-api';
 import { Loading } from '../../components/empty-state';
 import { ErrorBanner } from '../../components/error-banner';
 import { AccessCodesSection } from './access-codes-section';
@@ -41,13 +40,12 @@ const PART_TITLES: Record<SettingsPart, MessageKey> = {
 };
 
 export function SettingsView(props: {
-  api: BridgeApi;
   state: AdminState;
   /** The one part shown, or null for all of them. */
   part: SettingsPart | null;
   onChanged: () => void;
 }): React.JSX.Element {
-  const { api, state, part } = props;
+  const { state, part } = props;
   const shows = (name: SettingsPart): boolean => part === null || part === name;
   const needsSettings = shows('connection') || shows('bridge');
   const { t } = useT();
@@ -59,7 +57,7 @@ export function SettingsView(props: {
         <h2 id="settings-heading">{t('settings.title')}</h2>
       </header>
       <SettingsParts current={part} />
-      {shows('language') ? <LanguageSection api={api} setting={state.language} onChanged={props.onChanged} /> : null}
+      {shows('language') ? <LanguageSection setting={state.language} onChanged={props.onChanged} /> : null}
       {error && needsSettings ? (
         <ErrorBanner title={t('settings.loadFailed')} error={error} onRetry={retry} testId="settings-error" />
       ) : null}
@@ -71,20 +69,17 @@ export function SettingsView(props: {
       ) : error || !needsSettings ? null : (
         <Loading label={t('settings.loading')} />
       )}
-      {shows('hosts') ? <HostsSection hosts={state.hosts} api={api} onChanged={props.onChanged} /> : null}
-      {shows('access-codes') ? <AccessCodesSection api={api} state={state} onChanged={props.onChanged} /> : null}
-      {shows('secrets') ? <SecretsSection api={api} state={state} onChanged={props.onChanged} /> : null}
-      {shows('policies') ? <PoliciesSection api={api} /> : null}
+      {shows('hosts') ? <HostsSection hosts={state.hosts} onChanged={props.onChanged} /> : null}
+      {shows('access-codes') ? <AccessCodesSection state={state} onChanged={props.onChanged} /> : null}
+      {shows('secrets') ? <SecretsSection state={state} onChanged={props.onChanged} /> : null}
+      {shows('policies') ? <PoliciesSection /> : null}
       {shows('fast-lane') ? <FastLaneSection fastLane={state.fast_lane} /> : null}
       {shows('screen-stream') ? (
-        <ScreenStreamSection api={api} settings={state.screen_stream} onChanged={props.onChanged} />
+        <ScreenStreamSection settings={state.screen_stream} onChanged={props.onChanged} />
       ) : null}
-      {shows('hand-over') ? (
-        <TurnoverSection api={api} policy={state.turnover_policy} onChanged={props.onChanged} />
-      ) : null}
+      {shows('hand-over') ? <TurnoverSection policy={state.turnover_policy} onChanged={props.onChanged} /> : null}
       {shows('limits') ? (
         <LimitsSection
-          api={api}
           limits={state.limits}
           sources={settings?.limit_sources ?? null}
           onSaved={(next) => {

@@ -6,10 +6,10 @@
  */
 import { useEffect, useState } from 'react';
 import type { AdminTurnoverPolicy } from '../../../../main/contract/admin-api';
-import type { BridgeApi } from '../../api/bridge-api';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
+import { useApi } from '../../api/api-context';
 
 const packagesOf = (text: string): string[] =>
   text
@@ -18,13 +18,13 @@ const packagesOf = (text: string): string[] =>
     .filter((p) => p.length > 0);
 
 export function TurnoverSection(props: {
-  api: BridgeApi;
   policy: AdminTurnoverPolicy | undefined;
   onChanged: () => void;
 }): React.JSX.Element | null {
+  const api = useApi();
   const { t } = useT();
   const save = useAction(
-    (change: { claims?: boolean; approvals?: boolean; clear_data?: string[] }) => props.api.putTurnover(change),
+    (change: { claims?: boolean; approvals?: boolean; clear_data?: string[] }) => api.putTurnover(change),
     props.onChanged,
   );
   const saved = props.policy?.clear_data.join('\n') ?? '';
