@@ -128,7 +128,7 @@ for (const locale of ['en', 'zh-CN'] as const) {
       await page.locator(row('minicap_stream', 'off')).waitFor({ timeout: UI_MS });
       assert.match(
         await page.getByTestId(`program-${deviceId}-uia2_server-consent`).innerText(),
-        words(/without a password/, /不用密码/),
+        words(/with no password/, /没有密码/),
       );
       await panel.locator('details summary').click();
 

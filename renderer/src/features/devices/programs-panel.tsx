@@ -202,6 +202,8 @@ export function ProgramRow(props: {
           role={alert ? 'alert' : undefined}
         >
           {t('programs.lastError', { error: reasonWords(program, t) })}
+          {/* What the guard saw (who connected, which file differed) is the person's to read. */}
+          {alert && program.last_error ? ` (${program.last_error})` : null}
           {program.state === 'failed'
             ? ` · ${
                 program.retry_at !== null && program.retry_at > now
