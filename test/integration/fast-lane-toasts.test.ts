@@ -110,7 +110,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
   test('without the fast lane, results say toasts were not watched, and android_wait_for says so at once', async () => {
     await setHelper(bound.rig, 'disable');
     try {
-      assert.equal((await helperOf(bound.rig)).state, 'idle');
+      assert.equal((await helperOf(bound.rig)).state, 'off');
       const tapped = await call(
         'android_tap',
         { element: { resource_id: 'save_button' }, observe: true },
