@@ -152,7 +152,7 @@ export interface BridgeHandle {
   adminToken: string;
   /** The bridge's own process id when it runs in a child process. */
   pid: number | undefined;
-  /** Where the child's bench/bridge-probe.ts writes memory figures after a forced GC (SIGUSR2). */
+  /** Where the child's bench/bridge-probe.mjs writes memory figures after a forced GC (SIGUSR2). */
   probeFile: string | undefined;
   core: Core | undefined;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -237,6 +237,12 @@ export async function startSpawnedBridge(
     adbArgs?: string[];
     /** Extra Node options for the bridge process (a heap snapshot signal, for one). */
     nodeArgs?: string[];
+    /**
+     * Run the compiled bridge (dist/main/cli.js, from `tsc -p tsconfig.build.json`) without
+     * tsx, as an installed `device-bridge serve` runs: tsx's loader thread and its compiled
+     * sources in memory are not the product's.
+     */
+    built?: boolean;
   } = {},
 ): Promise<BridgeHandle> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-bridge-proc-'));
@@ -257,10 +263,10 @@ export async function startSpawnedBridge(
       '--expose-gc',
       ...(more.nodeArgs ?? []),
       '--import',
-      'tsx',
-      '--import',
-      join(REPO_ROOT, 'bench', 'bridge-probe.ts'),
-      join(REPO_ROOT, 'main', 'cli.ts'),
+      join(REPO_ROOT, 'bench', 'bridge-probe.mjs'),
+      ...(more.built
+        ? [join(REPO_ROOT, 'dist', 'main', 'cli.js')]
+        : ['--import', 'tsx', join(REPO_ROOT, 'main', 'cli.ts')]),
       'serve',
       '--port',
       '0',

@@ -68,7 +68,7 @@ export interface AfterGc {
 }
 
 /**
- * Asks the bridge process to collect garbage (SIGUSR2 to bench/bridge-probe.ts), then reads
+ * Asks the bridge process to collect garbage (SIGUSR2 to bench/bridge-probe.mjs), then reads
  * its RSS and the heap figures it wrote. Undefined when the probe does not answer.
  */
 export async function readAfterGc(pid: number, probeFile: string): Promise<AfterGc | undefined> {

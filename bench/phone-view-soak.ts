@@ -6,7 +6,7 @@
  * client tapping, swiping and reading status about once a second. Every interval it samples
  * the page's JS heap after a collection (CDP HeapProfiler.collectGarbage, Performance.getMetrics:
  * JSHeapUsedSize, Nodes, JSEventListeners), the bridge's RSS and heap after a collection
- * (bench/bridge-probe.ts), and the live screen's distinct frames; at the end it prints the
+ * (bench/bridge-probe.mjs), and the live screen's distinct frames; at the end it prints the
  * figures and the least-squares slope per hour after the first five minutes (the timeline ring fills first), and writes them to
  * bench/phone-view-results.md. Everything it starts is stopped at the end, on error and on Ctrl-C.
  *
@@ -96,7 +96,7 @@ async function spawnBridge(cleanup: Cleanup, consoleDir: string, adbPort: number
       '--import',
       'tsx',
       '--import',
-      join(ROOT, 'bench', 'bridge-probe.ts'),
+      join(ROOT, 'bench', 'bridge-probe.mjs'),
       __filename,
       '--serve',
       consoleDir,

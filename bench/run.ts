@@ -365,7 +365,7 @@ async function farmParts(report: Report, cleanup: Cleanup, adb: AdbServerRig): P
   const adbRss = readRss(adb.pid);
   report.add(
     'The bridge is `device-bridge serve` run through tsx (TypeScript compiled at load time, which is part of the baseline), with ' +
-      '`--expose-gc` and bench/bridge-probe.ts so the bench can force a full collection before reading "after GC" figures. ' +
+      '`--expose-gc` and bench/bridge-probe.mjs so the bench can force a full collection before reading "after GC" figures. ' +
       `For scale: the bench process (${FARM_SIZE + 2} simulated phones, their frame caches and the clients) holds ` +
       `${mib(bench?.rssKiB ?? Number.NaN)}, the adb server ${mib(adbRss?.rssKiB ?? Number.NaN)}.`,
   );

@@ -109,16 +109,18 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.match(text, words(/agent-device snapshot helper/, /agent-device 快照助手/));
       assert.match(text, words(/running/, /运行中/));
       assert.match(text, words(/checked; runs for each read/, /已检查；每次读取时运行/));
+      // What each option does is one "What is this?" away: the switch's, then each program's.
+      await page.getByTestId(`programs-what-${deviceId}`).click();
       assert.match(
-        text,
+        (await page.getByTestId(`programs-what-${deviceId}-text`).innerText()).replace(/\s+/g, ' '),
         words(
           /scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging \(adb\): nothing of theirs listens where an app or the network could reach it/,
           /scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问/,
         ),
       );
-      // The rest is folded away, and says when scrcpy-server stops and what Turn off costs.
-      await panel.locator('details summary').click();
-      const more = (await panel.locator('details').innerText()).replace(/\s+/g, ' ');
+      await page.getByTestId(`program-${deviceId}-scrcpy_input-what`).click();
+      await page.getByTestId(`program-${deviceId}-snapshot_tree-what`).click();
+      const more = (await panel.locator('.what-is-this').allInnerTexts()).join(' ').replace(/\s+/g, ' ');
       assert.match(more, words(/stopped at the lease’s end and after 5 min without use/, /闲置 5 分钟 后/));
       assert.match(more, /com\.callstack\.agentdevice\.snapshothelper/);
       assert.match(more, words(/text other than ASCII then needs ADB Keyboard/, /ADB Keyboard/));
@@ -126,11 +128,16 @@ for (const locale of ['en', 'zh-CN'] as const) {
       // Every program the bridge may run here is in the same list: UIA2 off until its own yes, minicap by the lab's default.
       await page.locator(row('uia2_server', 'off')).waitFor({ timeout: UI_MS });
       await page.locator(row('minicap_stream', 'off')).waitFor({ timeout: UI_MS });
+      await page.getByTestId(`program-${deviceId}-uia2_server-what`).click();
       assert.match(
-        await page.getByTestId(`program-${deviceId}-uia2_server-consent`).innerText(),
-        words(/with no password/, /没有密码/),
+        await page.getByTestId(`program-${deviceId}-uia2_server-what-text`).innerText(),
+        words(/without a password/, /不用密码/),
       );
-      await panel.locator('details summary').click();
+      // Each closes again.
+      for (const what of ['uia2_server', 'scrcpy_input', 'snapshot_tree'])
+        await page.getByTestId(`program-${deviceId}-${what}-what`).click();
+      await page.getByTestId(`programs-what-${deviceId}`).click();
+      assert.equal(await panel.locator('.what-is-this').count(), 0);
 
       assert.equal(await call('android_ui_tree'), 'snapshot');
       assert.equal(await call('android_tap', { x: 540, y: 1200 }), 'scrcpy');

@@ -28,16 +28,7 @@ export function makeBatchTool(steps: readonly ToolDefinition<unknown>[]): ToolDe
         .array(
           z
             .strictObject({
-              tool: z.enum([
-                'android_tap',
-                'android_long_press',
-                'android_swipe',
-                'android_type_text',
-                'android_press_key',
-                'android_launch_app',
-                'android_stop_app',
-                'android_open_url',
-              ]),
+              tool: z.enum(steps.map((t) => t.id)),
               arguments: z.record(z.string(), z.unknown()),
             })
             // Each step's arguments pass its own tool's schema at the edge, before the safety

@@ -51,19 +51,23 @@ const tapArgs = z.strictObject({
   observe: observeFlag,
 });
 
-/** Something to act on: a point, a ref or an element (checked at the edge, before any card could be shown). */
-const TARGET_GIVEN = {
-  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
-    a.ref !== undefined || a.element !== undefined || (a.x !== undefined && a.y !== undefined),
-  message: 'give x and y, ref, or element',
-} as const;
-
-/** A ref is the whole target: with coordinates or a selector beside it, which one was meant is unclear. */
-const REF_ALONE = {
-  check: (a: { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined }) =>
-    a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined),
-  message: 'give ref alone, without element or x and y',
-} as const;
+/**
+ * The target of a tap or long press, checked at the edge (before any card could be shown):
+ * something to act on must be given (a point, a ref or an element), and a ref is the whole
+ * target: with coordinates or a selector beside it, which one was meant is unclear.
+ */
+function withOneTarget<
+  A extends { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined },
+>(args: z.ZodType<A>): z.ZodType<A> {
+  return args
+    .refine((a) => a.ref !== undefined || a.element !== undefined || (a.x !== undefined && a.y !== undefined), {
+      message: 'give x and y, ref, or element',
+    })
+    .refine((a) => a.ref === undefined || (a.element === undefined && a.x === undefined && a.y === undefined), {
+      message: 'give ref alone, without element or x and y',
+      path: ['ref'],
+    });
+}
 
 const tapTool = defineTool({
   id: 'android_tap',
@@ -73,9 +77,7 @@ const tapTool = defineTool({
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'tap' },
-  args: tapArgs
-    .refine(TARGET_GIVEN.check, { message: TARGET_GIVEN.message })
-    .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
+  args: withOneTarget(tapArgs),
   output: RESULT,
   check: checkPoint,
   run: async (ctx, args) => {
@@ -101,12 +103,11 @@ const longPressTool = defineTool({
   kind: 'control',
   sideEffect: true,
   facts: { policy: 'point', screenInput: true, usesDisplay: true, timeline: 'long_press' },
-  args: tapArgs
-    .extend({
+  args: withOneTarget(
+    tapArgs.extend({
       duration_ms: z.number().int().min(300).max(10_000).optional().describe('Hold time, 300–10000 ms (default 800).'),
-    })
-    .refine(TARGET_GIVEN.check, { message: TARGET_GIVEN.message })
-    .refine(REF_ALONE.check, { message: REF_ALONE.message, path: ['ref'] }),
+    }),
+  ),
   output: RESULT,
   check: checkPoint,
   run: async (ctx, args) => {

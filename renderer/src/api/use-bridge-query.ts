@@ -2,20 +2,25 @@
  * The one way a view reads something from the bridge: fetched when the view opens and again
  * whenever `key` changes, on `refetch()`, and (with `refetchOn`) on the live events that say
  * it changed, or when the live channel comes back (events may have been missed meanwhile).
- * An answer that arrives after the view closed, or after a newer fetch started, is dropped,
- * so no view writes state it no longer shows.
+ * Fetches run one at a time through a RefetchScheduler: a refetch asked for during a fetch
+ * runs once after it, and `minIntervalMs` spaces them, so a burst of events costs one fetch.
+ * An answer that arrives after the view closed, or for another key, is dropped, so no view
+ * writes state it no longer shows; the answer for one key is never shown under another.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AdminEvent, ApiError, BridgeApi } from './bridge-api';
 import { toApiError } from './bridge-api';
 import { useApi } from './api-context';
+import { RefetchScheduler } from './refetch-scheduler';
 
 export interface BridgeQuery<T> {
-  /** The last answer; null until the first arrives. */
+  /** The last answer for this key; null until the first arrives. */
   data: T | null;
   /** The last fetch failed (data may still hold the previous answer). */
   error: ApiError | null;
   loading: boolean;
+  /** How many answers have arrived since the view opened, for views that follow this one. */
+  version: number;
   refetch: () => void;
   /** Replaces the answer shown (what a save answered), without a fetch. */
   set: (next: T) => void;
@@ -24,6 +29,13 @@ export interface BridgeQuery<T> {
 export interface BridgeQueryOptions {
   /** Live events that make the answer stale. */
   refetchOn?: (event: AdminEvent) => boolean;
+  /** The shortest time between the starts of two fetches (a long answer, a busy stream). */
+  minIntervalMs?: number;
+}
+
+interface Answer<T> {
+  key: string;
+  value: T;
 }
 
 export function useBridgeQuery<T>(
@@ -32,40 +44,46 @@ export function useBridgeQuery<T>(
   options: BridgeQueryOptions = {},
 ): BridgeQuery<T> {
   const api = useApi();
-  const [data, setData] = useState<T | null>(null);
+  const keyText = JSON.stringify(key);
+  const [answer, setAnswer] = useState<Answer<T> | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
-  const [attempt, setAttempt] = useState(0);
+  const [version, setVersion] = useState(0);
   // The latest `load` and `refetchOn`, read when a fetch starts: a caller's inline function is
   // new on every render and must not start a fetch by itself; `key` says when one is due.
   const latest = useRef({ load, refetchOn: options.refetchOn });
   useEffect(() => {
     latest.current = { load, refetchOn: options.refetchOn };
   });
-  const keyText = JSON.stringify(key);
-  const refetch = useCallback(() => setAttempt((n) => n + 1), []);
+  const scheduler = useRef<RefetchScheduler | null>(null);
+  const refetch = useCallback(() => scheduler.current?.trigger(), []);
   const watches = options.refetchOn !== undefined;
+  const minIntervalMs = options.minIntervalMs ?? 0;
 
   useEffect(() => {
     let current = true;
     setLoading(true);
-    latest.current.load(api).then(
-      (answer) => {
+    const fetches = new RefetchScheduler(async () => {
+      try {
+        const value = await latest.current.load(api);
         if (!current) return;
-        setData(answer);
+        setAnswer({ key: keyText, value });
         setError(null);
-        setLoading(false);
-      },
-      (caught: unknown) => {
-        if (!current) return;
-        setError(toApiError(caught));
-        setLoading(false);
-      },
-    );
+        setVersion((n) => n + 1);
+      } catch (caught) {
+        if (current) setError(toApiError(caught));
+      } finally {
+        if (current) setLoading(false);
+      }
+    }, minIntervalMs);
+    scheduler.current = fetches;
+    fetches.trigger();
     return () => {
       current = false;
+      fetches.dispose();
+      if (scheduler.current === fetches) scheduler.current = null;
     };
-  }, [api, keyText, attempt]);
+  }, [api, keyText, minIntervalMs]);
 
   useEffect(() => {
     if (!watches) return;
@@ -79,5 +97,6 @@ export function useBridgeQuery<T>(
     );
   }, [api, watches, refetch]);
 
-  return { data, error, loading, refetch, set: setData };
+  const set = useCallback((next: T) => setAnswer({ key: keyText, value: next }), [keyText]);
+  return { data: answer?.key === keyText ? answer.value : null, error, loading, version, refetch, set };
 }

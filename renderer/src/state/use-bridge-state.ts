@@ -1,13 +1,12 @@
 /**
  * Keeps the bridge state (`GET state`) fresh: fetched once, then refetched on every live
- * event through a RefetchScheduler (≤ 4 fetches a second however bursty the events), and
- * polled every 5 s while the live channel is down so the screen never silently freezes.
+ * event (≤ 4 fetches a second however bursty the events), and polled every 5 s while the
+ * live channel is down so the screen never silently freezes.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { AdminState, ApiError, LiveStatus } from '../api/bridge-api';
 import { useApi } from '../api/api-context';
-import { toApiError } from '../api/bridge-api';
-import { RefetchScheduler } from '../api/refetch-scheduler';
+import { useBridgeQuery } from '../api/use-bridge-query';
 
 export interface BridgeStateView {
   state: AdminState | null;
@@ -20,53 +19,36 @@ export interface BridgeStateView {
 }
 
 const FALLBACK_POLL_MS = 5_000;
+const MIN_INTERVAL_MS = 250;
 
 export function useBridgeState(): BridgeStateView {
-  const api = useApi();
-  const [state, setState] = useState<AdminState | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [live, setLive] = useState<LiveStatus>('connecting');
-  const [version, setVersion] = useState(0);
-  const scheduler = useRef<RefetchScheduler | null>(null);
-
-  useEffect(() => {
-    let disposed = false;
-    const refetch = new RefetchScheduler(async () => {
-      try {
-        const next = await api.getState();
-        if (disposed) return;
-        setState(next);
-        setError(null);
-        setVersion((v) => v + 1);
-      } catch (caught) {
-        if (!disposed) setError(toApiError(caught));
-      }
-    }, 250);
-    scheduler.current = refetch;
-    refetch.trigger();
-    const unsubscribe = api.subscribe(
-      () => refetch.trigger(),
-      (status) => {
-        if (disposed) return;
-        setLive(status);
-        // Events may have been missed while the stream was down.
-        if (status === 'live') refetch.trigger();
-      },
-    );
-    return () => {
-      disposed = true;
-      refetch.dispose();
-      unsubscribe();
-      scheduler.current = null;
-    };
-  }, [api]);
+  const query = useBridgeQuery((api) => api.getState(), [], {
+    refetchOn: () => true,
+    minIntervalMs: MIN_INTERVAL_MS,
+  });
+  const live = useLiveStatus();
+  const { refetch } = query;
 
   useEffect(() => {
     if (live === 'live' || live === 'unauthorized') return;
-    const timer = setInterval(() => scheduler.current?.trigger(), FALLBACK_POLL_MS);
+    const timer = setInterval(refetch, FALLBACK_POLL_MS);
     return () => clearInterval(timer);
-  }, [live]);
+  }, [live, refetch]);
 
-  const refresh = useCallback(() => scheduler.current?.trigger(), []);
-  return { state, error, live, version, refresh };
+  return { state: query.data, error: query.error, live, version: query.version, refresh: refetch };
+}
+
+/** The live channel's status, followed while the caller is mounted. */
+function useLiveStatus(): LiveStatus {
+  const api = useApi();
+  const [live, setLive] = useState<LiveStatus>('connecting');
+  useEffect(
+    () =>
+      api.subscribe(
+        () => undefined,
+        (status) => setLive(status),
+      ),
+    [api],
+  );
+  return live;
 }

@@ -11,6 +11,9 @@ export default defineMessages(
     again: 'Check again',
     checking: 'Checking…',
     fix: 'Fix: {fix}',
+    fixOr: 'Or: {fix}',
+    fastLaneFix:
+      'Fix: turn the programs on this phone back on — scrcpy-server then types any text, nothing to install.',
     separator: ': ',
     'status.ok': 'ok',
     'status.problem': 'problem',
@@ -108,6 +111,8 @@ export default defineMessages(
     again: '重新检查',
     checking: '正在检查…',
     fix: '解决方法：{fix}',
+    fixOr: '或者：{fix}',
+    fastLaneFix: '解决方法：重新开启“手机上的程序”——之后 scrcpy-server 可以输入任何文字，无需安装任何东西。',
     separator: '：',
     'status.ok': '正常',
     'status.problem': '有问题',

@@ -14,7 +14,6 @@ export default defineMessages(
     title: 'Programs on this phone',
     summary:
       'scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging (adb): nothing of theirs listens where an app or the network could reach it. The switch here acts on these two.',
-    more: 'What they do',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device snapshot helper',
     'name.uia2_server': 'appium-uiautomator2-server (open ports)',
@@ -31,7 +30,7 @@ export default defineMessages(
     'state.minicap_stream.starting': 'starting…',
     'state.minicap_stream.ready': 'running',
     'scrcpy.what':
-      'scrcpy-server taps, swipes, presses keys and types: plain ASCII as key presses, other text pasted through the clipboard, which is emptied at the lease’s end if it still holds what the agent pasted. It is stopped at the lease’s end and after {idle} without use.',
+      'scrcpy-server taps, swipes, presses keys and types: plain ASCII as key presses, other text pasted through the clipboard, which is emptied at the lease’s end if it still holds what the agent pasted. It also reads the phone’s list of apps with their names, so the timeline and Activity say “Notes” rather than a package. It is stopped at the lease’s end and after {idle} without use.',
     'snapshot.what':
       'The snapshot helper is an app (com.callstack.agentdevice.snapshothelper) that reads the screen’s elements; it runs only for each read of the screen.',
     'off.what':
@@ -98,7 +97,6 @@ export default defineMessages(
     title: '手机上的程序',
     summary:
       'scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问：它们不会在任何应用或网络可以连接的地方监听。这里的开关只作用于这两个程序。',
-    more: '它们做什么',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device 快照助手',
     'name.uia2_server': 'appium-uiautomator2-server（开放端口）',
@@ -115,7 +113,7 @@ export default defineMessages(
     'state.minicap_stream.starting': '正在启动…',
     'state.minicap_stream.ready': '运行中',
     'scrcpy.what':
-      'scrcpy-server 负责点击、滑动、按键和输入：纯 ASCII 文本以按键输入，其他文本通过剪贴板粘贴；租约结束时，如果剪贴板里仍是智能体粘贴的内容，就会被清空。租约结束时以及闲置 {idle} 后，它会被停止。',
+      'scrcpy-server 负责点击、滑动、按键和输入：纯 ASCII 文本以按键输入，其他文本通过剪贴板粘贴；租约结束时，如果剪贴板里仍是智能体粘贴的内容，就会被清空。它还会读取手机上的应用列表及其名称，让时间线和活动记录显示“Notes”这样的名称而不是包名。租约结束时以及闲置 {idle} 后，它会被停止。',
     'snapshot.what':
       '快照助手是一个应用（com.callstack.agentdevice.snapshothelper），用于读取屏幕上的元素；它只在每次读取屏幕时运行。',
     'off.what':

@@ -4,12 +4,10 @@
  * The typed-text setting comes with it (a policies change is a state change too), so the
  * view says how the entries keep typed text.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import type { AuditTypedText } from '../../../../main/contract/admin-api';
 import type { ApiError, AuditEntry } from '../../api/bridge-api';
-import { toApiError } from '../../api/bridge-api';
-import { RefetchScheduler } from '../../api/refetch-scheduler';
-import { useApi } from '../../api/api-context';
+import { useBridgeQuery } from '../../api/use-bridge-query';
 
 export interface AuditView {
   entries: AuditEntry[] | null;
@@ -19,37 +17,30 @@ export interface AuditView {
   refresh: () => void;
 }
 
+const MIN_INTERVAL_MS = 2_000;
+
 export function useAudit(stateVersion: number): AuditView {
-  const api = useApi();
-  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
-  const [typedText, setTypedText] = useState<AuditTypedText | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const scheduler = useRef<RefetchScheduler | null>(null);
-
+  const query = useBridgeQuery(
+    async (api) => {
+      const [answer, policies] = await Promise.all([api.getAudit(), api.getPolicies().catch(() => null)]);
+      return { entries: answer.entries, typedText: policies?.audit_typed_text ?? null };
+    },
+    [],
+    { minIntervalMs: MIN_INTERVAL_MS },
+  );
+  const { refetch } = query;
+  // The state the first fetch already follows is not a change.
+  const followed = useRef(stateVersion);
   useEffect(() => {
-    let disposed = false;
-    const refetch = new RefetchScheduler(async () => {
-      try {
-        const [answer, policies] = await Promise.all([api.getAudit(), api.getPolicies().catch(() => null)]);
-        if (disposed) return;
-        setEntries(answer.entries);
-        setTypedText(policies?.audit_typed_text ?? null);
-        setError(null);
-      } catch (caught) {
-        if (!disposed) setError(toApiError(caught));
-      }
-    }, 2_000);
-    scheduler.current = refetch;
-    return () => {
-      disposed = true;
-      refetch.dispose();
-      scheduler.current = null;
-    };
-  }, [api]);
+    if (followed.current === stateVersion) return;
+    followed.current = stateVersion;
+    refetch();
+  }, [stateVersion, refetch]);
 
-  useEffect(() => {
-    scheduler.current?.trigger();
-  }, [api, stateVersion]);
-
-  return { entries, typedText, error, refresh: () => scheduler.current?.trigger() };
+  return {
+    entries: query.data?.entries ?? null,
+    typedText: query.data?.typedText ?? null,
+    error: query.error,
+    refresh: refetch,
+  };
 }

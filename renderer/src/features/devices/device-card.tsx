@@ -203,7 +203,7 @@ export function DeviceCard(props: {
         </div>
         <ErrorText error={stop.error} testId={`device-stop-error-${id}`} />
         <TurnoverNote device={device} onChanged={props.onChanged} />
-        <PhoneCheckPanel deviceId={id} check={device.check} onChanged={props.onChanged} />
+        <PhoneCheckPanel deviceId={id} check={device.check} programs={device.programs} onChanged={props.onChanged} />
         <ProgramsPanel
           deviceId={id}
           programs={device.programs}

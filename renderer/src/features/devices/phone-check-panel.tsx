@@ -1,9 +1,16 @@
 /**
  * The phone check on a device card (docs/REFERENCE.md "Phone check"): "ready" or how many problems, each
  * problem with its fix in words; what is fine and what could not be told behind "Show all";
- * and a "Check again" button that runs it now.
+ * and a "Check again" button that runs it now. A problem the programs on this phone (the fast
+ * lane) fix where the person turned them off offers them first, with their Turn on, and the
+ * other fix after it.
  */
-import type { AdminPhoneCheck, AdminPhoneCheckItem, PhoneCheckId } from '../../../../main/contract/admin-api';
+import type {
+  AdminPhoneCheck,
+  AdminPhoneCheckItem,
+  AdminPhoneProgram,
+  PhoneCheckId,
+} from '../../../../main/contract/admin-api';
 import { RelativeTime } from '../../components/countdown';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
@@ -35,15 +42,28 @@ const STATUS: Record<AdminPhoneCheckItem['status'], MessageKey> = {
 
 const MARK: Record<AdminPhoneCheckItem['status'], string> = { ok: '✓', problem: '!', unknown: '?' };
 
+/** Problems scrcpy-server fixes when it runs: it pastes any text, so ADB Keyboard is not needed. */
+const FAST_LANE_FIXES: ReadonlySet<PhoneCheckId> = new Set(['unicode_typing']);
+
+/** The fast lane can fix it here: the person turned it off on this phone, and this build and phone can run it. */
+function fastLaneCanFix(programs: AdminPhoneProgram[] | undefined): boolean {
+  const input = programs?.find((p) => p.program === 'scrcpy_input');
+  return input !== undefined && !input.enabled && input.version !== null && input.state !== 'unavailable';
+}
+
 export function PhoneCheckPanel(props: {
   deviceId: string;
   check: AdminPhoneCheck | null;
+  /** The programs on this phone (the fast lane), whose Turn on is offered first where it fixes a problem. */
+  programs?: AdminPhoneProgram[] | undefined;
   onChanged: () => void;
 }): React.JSX.Element {
   const api = useApi();
   const { deviceId, check } = props;
   const { t } = useT();
   const again = useAction(() => api.checkDevice({ device_id: deviceId }), props.onChanged);
+  const turnOn = useAction(() => api.setDevicePrograms({ device_id: deviceId, action: 'enable' }), props.onChanged);
+  const offerFastLane = fastLaneCanFix(props.programs);
   const problems = check?.checks.filter((c) => c.status === 'problem') ?? [];
   const running = again.pending || check?.running === true;
   const row = (c: AdminPhoneCheckItem): React.JSX.Element => (
@@ -59,9 +79,25 @@ export function PhoneCheckPanel(props: {
       <strong>{t(LABEL[c.id])}</strong>
       {t('phone-check.separator')}
       <span className="phone-check-detail">{words(t, c.detail_key, c.detail_params, c.detail)}</span>
+      {c.status === 'problem' && offerFastLane && FAST_LANE_FIXES.has(c.id) ? (
+        <p className="hint hint-warn" data-testid={`phone-check-fast-lane-${deviceId}-${c.id}`}>
+          {t('phone-check.fastLaneFix')}{' '}
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            disabled={turnOn.pending}
+            onClick={() => turnOn.run()}
+            data-testid={`phone-check-fast-lane-on-${deviceId}-${c.id}`}
+          >
+            {turnOn.pending ? t('programs.working') : t('programs.enable')}
+          </button>
+        </p>
+      ) : null}
       {c.status === 'problem' && c.fix ? (
         <p className="hint hint-warn" data-testid={`phone-check-fix-${deviceId}-${c.id}`}>
-          {t('phone-check.fix', { fix: words(t, c.fix_key, undefined, c.fix) })}
+          {t(offerFastLane && FAST_LANE_FIXES.has(c.id) ? 'phone-check.fixOr' : 'phone-check.fix', {
+            fix: words(t, c.fix_key, undefined, c.fix),
+          })}
         </p>
       ) : null}
     </li>
@@ -110,6 +146,7 @@ export function PhoneCheckPanel(props: {
         </>
       ) : null}
       <ErrorText error={again.error} testId={`phone-check-error-${deviceId}`} />
+      <ErrorText error={turnOn.error} testId={`phone-check-fast-lane-error-${deviceId}`} />
     </section>
   );
 }

@@ -18,6 +18,7 @@ import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction, type Action } from '../../components/use-action';
 import { useNow } from '../../components/use-now';
+import { useWhatIsThis } from '../../components/use-what-is-this';
 import { useT, type I18n } from '../../i18n/i18n-context';
 
 type Program = AdminPhoneProgram['program'];
@@ -65,9 +66,18 @@ export function ProgramsPanel(props: {
     (action: ProgramsAction) => api.setDevicePrograms({ device_id: deviceId, action }),
     props.onChanged,
   );
+  // The switch's own "What is this?": where the pair runs and what Turn off and Remove cost.
+  const what = useWhatIsThis(
+    `programs-what-${deviceId}`,
+    <>
+      <p>{t('programs.summary')}</p>
+      <p>{t('programs.off.what')}</p>
+    </>,
+  );
   if (!programs || programs.length === 0) return null;
   // One switch for the port-less pair (the admin operation's default): on unless the person turned them off here.
   const enabled = programs.some((p) => PORTLESS.has(p.program) && p.enabled);
+  const idle = format.limit(props.idleStopMs ?? 5 * 60_000);
   return (
     <section
       className="helper-panel programs-panel"
@@ -76,7 +86,9 @@ export function ProgramsPanel(props: {
       aria-label={t('programs.title')}
     >
       <div className="card-title-row">
-        <h4 className="helper-title">{t('programs.title')}</h4>
+        <h4 className="helper-title">
+          {t('programs.title')} {what.button}
+        </h4>
         <div className="helper-actions">
           <button
             type="button"
@@ -98,26 +110,19 @@ export function ProgramsPanel(props: {
           </button>
         </div>
       </div>
+      {what.text}
       <ul className="programs-list">
         {programs.map((program) => (
           <ProgramRow
             key={program.program}
             deviceId={deviceId}
             program={program}
+            idle={idle}
             online={props.online}
             onChanged={props.onChanged}
           />
         ))}
       </ul>
-      <p className="muted small">{t('programs.summary')}</p>
-      <details className="programs-more">
-        <summary>{t('programs.more')}</summary>
-        <p className="muted small">
-          {t('programs.scrcpy.what', { idle: format.limit(props.idleStopMs ?? 5 * 60_000) })}
-        </p>
-        <p className="muted small">{t('programs.snapshot.what')}</p>
-        <p className="muted small">{t('programs.off.what')}</p>
-      </details>
       <ErrorText error={act.error} testId={`programs-action-error-${deviceId}`} />
     </section>
   );
@@ -128,9 +133,19 @@ export function ProgramsPanel(props: {
  * counts, why it failed and when it is tried again, and — for UIA2 and minicap — its own
  * consent and actions.
  */
+/** What each program does, for its "What is this?"; UIA2's and the stream's say where their yes is given. */
+const WHAT: Record<Program, MessageKey> = {
+  scrcpy_input: 'programs.scrcpy.what',
+  snapshot_tree: 'programs.snapshot.what',
+  uia2_server: 'programs.consent.uia2_server',
+  minicap_stream: 'programs.consent.minicap_stream',
+};
+
 export function ProgramRow(props: {
   deviceId: string;
   program: AdminPhoneProgram;
+  /** Settings → Limits' idle stop in words (scrcpy-server's "What is this?" quotes it). */
+  idle: string;
   online: boolean;
   /** Shown in the phone's own view (its live picture is "this view") rather than on its card. */
   inView?: boolean;
@@ -152,6 +167,7 @@ export function ProgramRow(props: {
   }, [streaming, onChanged]);
   const state = stateWords(program.program, program.state);
   const id = `program-${deviceId}-${program.program}`;
+  const what = useWhatIsThis(`${id}-what`, t(WHAT[program.program], { idle: props.idle }));
   // An error from before the program recovered is history; one that keeps it failed or unavailable is the news.
   const errorShown = program.last_error !== null && program.state !== 'ready' && program.state !== 'off';
   const alert = ALERT_REASONS.has(program.last_error_reason ?? '');
@@ -172,7 +188,9 @@ export function ProgramRow(props: {
           {' '}
           {streamWords(t, program.stream, props.inView === true)}
         </span>
-      ) : null}
+      ) : null}{' '}
+      {what.button}
+      {what.text}
       {program.program === 'uia2_server' ? <OpenPortsConsent {...props} act={act} /> : null}
       {program.program === 'minicap_stream' ? (
         <div className="muted small">
@@ -187,7 +205,7 @@ export function ProgramRow(props: {
             />{' '}
             {t('stream.toggle')}
           </label>{' '}
-          {program.enabled ? t('programs.consent.minicap_stream') : t('stream.explain')}
+          {program.enabled ? null : t('stream.explain')}
         </div>
       ) : null}
       {program.state === 'unavailable' ? (

@@ -6,11 +6,11 @@
 import { useState } from 'react';
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
+import { FormCard, SubmitButton, TextField } from '../../components/form-fields';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { checkLanAddress, checkPairingCode } from '../../lib/lan-address';
 import { known, useT } from '../../i18n/i18n-context';
-import { Rich } from '../../i18n/rich-text';
 import { useApi } from '../../api/api-context';
 
 export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element {
@@ -28,11 +28,11 @@ export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element 
   );
 
   return (
-    <form
-      className="form-card"
-      aria-labelledby="lan-add-heading"
-      onSubmit={(event) => {
-        event.preventDefault();
+    <FormCard
+      id="lan-add"
+      title={t('lan.add.title')}
+      hint={t('lan.add.hint')}
+      onSubmit={() => {
         const check = checkLanAddress(address, false, t);
         if (!check.ok) {
           setInvalid(inputError(check.message ?? t('lan.check.empty')));
@@ -42,10 +42,6 @@ export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element 
         add.run(address.trim());
       }}
     >
-      <h3 id="lan-add-heading">{t('lan.add.title')}</h3>
-      <p className="hint">
-        <Rich text={t('lan.add.hint')} />
-      </p>
       <label htmlFor="lan-add-input">{t('lan.add.label')}</label>
       <div className="inline-form">
         <input
@@ -60,9 +56,9 @@ export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element 
           aria-invalid={invalid ? true : undefined}
           data-testid="lan-add-input"
         />
-        <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="lan-add-submit">
+        <SubmitButton pending={add.pending} testId="lan-add-submit">
           {add.pending ? t('lan.add.pending') : t('lan.add.button')}
-        </button>
+        </SubmitButton>
       </div>
       <ErrorText error={invalid ?? add.error} testId="lan-add-error" />
       {add.result ? (
@@ -73,7 +69,7 @@ export function AddLanForm(props: { onChanged: () => void }): React.JSX.Element 
           })}
         </p>
       ) : null}
-    </form>
+    </FormCard>
   );
 }
 
@@ -93,11 +89,11 @@ export function PairLanForm(props: { onChanged: () => void; initialAddress?: str
   );
 
   return (
-    <form
-      className="form-card"
-      aria-labelledby="lan-pair-heading"
-      onSubmit={(event) => {
-        event.preventDefault();
+    <FormCard
+      id="lan-pair"
+      title={t('lan.pair.title')}
+      hint={t('lan.pair.hint')}
+      onSubmit={() => {
         const check = checkLanAddress(address, true, t);
         const codeCheck = checkPairingCode(code, t);
         const problem = !check.ok ? check.message : !codeCheck.ok ? codeCheck.message : undefined;
@@ -109,48 +105,32 @@ export function PairLanForm(props: { onChanged: () => void; initialAddress?: str
         pair.run(address.trim(), code.trim());
       }}
     >
-      <h3 id="lan-pair-heading">{t('lan.pair.title')}</h3>
-      <p className="hint">
-        <Rich text={t('lan.pair.hint')} />
-      </p>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor="lan-pair-address">{t('lan.pair.address')}</label>
-          <input
-            id="lan-pair-address"
-            type="text"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="192.168.1.20:37123"
-            value={address}
-            onChange={(event) => setAddress(event.target.value)}
-            data-testid="lan-pair-address"
-          />
-        </div>
-        <div className="field field-narrow">
-          <label htmlFor="lan-pair-code">{t('lan.pair.code')}</label>
-          <input
-            id="lan-pair-code"
-            type="text"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            // Coming from "Pair…" on a discovered phone, the code is the one thing left to type.
-            autoFocus={Boolean(props.initialAddress)}
-            placeholder="123456"
-            value={code}
-            onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}
-            data-testid="lan-pair-code"
-          />
-        </div>
-        <button
-          type="submit"
-          className="btn btn-primary field-button"
-          disabled={pair.pending}
-          data-testid="lan-pair-submit"
-        >
+        <TextField
+          id="lan-pair-address"
+          label={t('lan.pair.address')}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="192.168.1.20:37123"
+          value={address}
+          onValue={setAddress}
+        />
+        <TextField
+          id="lan-pair-code"
+          label={t('lan.pair.code')}
+          narrow
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          // Coming from "Pair…" on a discovered phone, the code is the one thing left to type.
+          autoFocus={Boolean(props.initialAddress)}
+          placeholder="123456"
+          value={code}
+          onValue={(typed) => setCode(typed.replace(/\D/g, ''))}
+        />
+        <SubmitButton pending={pair.pending} testId="lan-pair-submit" inRow>
           {pair.pending ? t('lan.pair.pending') : t('lan.pair.button')}
-        </button>
+        </SubmitButton>
       </div>
       <ErrorText error={invalid ?? pair.error} testId="lan-pair-error" />
       {pair.result ? (
@@ -158,6 +138,6 @@ export function PairLanForm(props: { onChanged: () => void; initialAddress?: str
           {pair.result.message}
         </p>
       ) : null}
-    </form>
+    </FormCard>
   );
 }

@@ -5,47 +5,23 @@
  * turnover report joined the bundle). A download goes through the API client (it carries the
  * admin token), then is saved from an object URL released right after.
  */
-import { useEffect, useState } from 'react';
-import type { EvidenceSummary } from '../../../../main/contract/evidence';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
 import { useApi } from '../../api/api-context';
+import { useBridgeQuery } from '../../api/use-bridge-query';
 import { formatStampRange, stampParts } from '../../../../main/contract/i18n';
 
 export function EvidencePanel(props: { deviceId: string }): React.JSX.Element {
   const { t, locale } = useT();
   const api = useApi();
   const { deviceId } = props;
-  const [leases, setLeases] = useState<EvidenceSummary[] | null>(null);
-
-  useEffect(() => {
-    let disposed = false;
-    const load = (): void => {
-      api.listEvidence(deviceId).then(
-        (answer) => {
-          if (!disposed) setLeases(answer.evidence);
-        },
-        () => {
-          // The list stays as it was; the next event tries again.
-        },
-      );
-    };
-    load();
-    const unsubscribe = api.subscribe(
-      (event) => {
-        // Any phone's: the hub keeps one event per type in a burst, so another phone's may stand for this one's.
-        if (event.type === 'evidence') load();
-      },
-      (status) => {
-        if (status === 'live') load();
-      },
-    );
-    return () => {
-      disposed = true;
-      unsubscribe();
-    };
-  }, [api, deviceId]);
+  // Any phone's event: the hub keeps one event per type in a burst, so another phone's may stand
+  // for this one's. A failed fetch leaves the list as it was; the next event tries again.
+  const list = useBridgeQuery((client) => client.listEvidence(deviceId), [deviceId], {
+    refetchOn: (event) => event.type === 'evidence',
+  });
+  const leases = list.data?.evidence ?? null;
 
   const download = useAction(async (leaseId: string, kind: 'html' | 'json') => {
     const file = await api.getEvidence({ lease_id: leaseId, format: kind, locale });

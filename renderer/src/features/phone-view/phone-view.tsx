@@ -241,7 +241,14 @@ export function PhoneView(props: {
           {minicap ? (
             <div className="card pv-stream">
               <ul className="programs-list">
-                <ProgramRow deviceId={deviceId} program={minicap} online={online} inView onChanged={props.onChanged} />
+                <ProgramRow
+                  deviceId={deviceId}
+                  program={minicap}
+                  idle=""
+                  online={online}
+                  inView
+                  onChanged={props.onChanged}
+                />
               </ul>
             </div>
           ) : null}

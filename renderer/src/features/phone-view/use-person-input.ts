@@ -46,26 +46,32 @@ export function usePersonInput(deviceId: string): PersonInputSender {
   const chain = useRef<Promise<void>>(Promise.resolve());
   const typed = useRef('');
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const alive = useRef(true);
+  // One session per phone shown: an answer that comes back after the view closed or moved to
+  // another phone is not this view's to show.
+  const session = useRef({ open: true });
 
   useEffect(() => {
-    alive.current = true;
+    const mine = { open: true };
+    session.current = mine;
     return () => {
-      alive.current = false;
+      mine.open = false;
+      // What was typed for this phone is never sent to the next one.
       clearTimeout(timer.current);
+      typed.current = '';
     };
-  }, []);
+  }, [api, deviceId]);
 
   const enqueue = useCallback(
     (input: AdminPersonInput) => {
+      const mine = session.current;
       chain.current = chain.current.then(async () => {
         try {
           await api.sendDeviceInput({ device_id: deviceId, ...input });
-          if (!alive.current) return;
+          if (!mine.open) return;
           setError(null);
           setDone((n) => n + 1);
         } catch (failure) {
-          if (!alive.current) return;
+          if (!mine.open) return;
           setError(toApiError(failure));
           setDone((n) => n + 1);
         }

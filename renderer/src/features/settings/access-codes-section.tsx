@@ -8,6 +8,7 @@ import { ACCESS_CODE_MIN_LENGTH, type AdminState } from '../../../../main/contra
 import type { ApiError } from '../../api/bridge-api';
 import { inputError } from '../../api/bridge-api';
 import { EmptyState } from '../../components/empty-state';
+import { CheckField, SelectField, SubmitButton, TextField } from '../../components/form-fields';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import type { AdminRequest } from '../../../../main/contract/admin-operations';
@@ -68,51 +69,33 @@ export function AccessCodesSection(props: { state: AdminState; onChanged: () => 
           save.run({ scope, code: code.trim(), require_approval: requireApproval });
         }}
       >
-        <div className="field">
-          <label htmlFor="access-code-scope">{t('settings.codes.appliesTo')}</label>
-          <select
-            id="access-code-scope"
-            value={scope}
-            onChange={(e) => setScope(e.target.value)}
-            data-testid="access-code-scope"
-          >
-            <option value={POOL_SCOPE}>{t('settings.codes.pool')}</option>
-            {state.devices.map((d) => (
-              <option key={d.device_id} value={d.device_id}>
-                {d.display_name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="access-code-input">{t('settings.codes.code')}</label>
-          <input
-            id="access-code-input"
-            type="password"
-            autoComplete="new-password"
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            data-testid="access-code-input"
-          />
-        </div>
-        <div className="field field-check">
-          <input
-            id="access-code-require-approval"
-            type="checkbox"
-            checked={requireApproval}
-            onChange={(e) => setRequireApproval(e.target.checked)}
-            data-testid="access-code-require-approval"
-          />
-          <label htmlFor="access-code-require-approval">{t('settings.codes.stillAsk')}</label>
-        </div>
-        <button
-          type="submit"
-          className="btn btn-primary field-button"
-          disabled={save.pending}
-          data-testid="access-code-submit"
-        >
+        <SelectField
+          id="access-code-scope"
+          label={t('settings.codes.appliesTo')}
+          value={scope}
+          onValue={setScope}
+          options={[
+            { value: POOL_SCOPE, label: t('settings.codes.pool') },
+            ...state.devices.map((d) => ({ value: d.device_id, label: d.display_name })),
+          ]}
+        />
+        <TextField
+          id="access-code-input"
+          label={t('settings.codes.code')}
+          type="password"
+          autoComplete="new-password"
+          value={code}
+          onValue={setCode}
+        />
+        <CheckField
+          id="access-code-require-approval"
+          label={t('settings.codes.stillAsk')}
+          checked={requireApproval}
+          onChecked={setRequireApproval}
+        />
+        <SubmitButton pending={save.pending} testId="access-code-submit" inRow>
           {t('settings.codes.save')}
-        </button>
+        </SubmitButton>
       </form>
       <ErrorText error={invalid ?? save.error} testId="access-code-error" />
       {state.access_codes.length === 0 ? (

@@ -11,6 +11,7 @@ import type { AdminHost } from '../../../../main/contract/admin-api';
 import { inputError, type ApiError } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Countdown, RelativeTime } from '../../components/countdown';
+import { FormCard, SubmitButton } from '../../components/form-fields';
 import { ErrorText } from '../../components/error-banner';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { useAction } from '../../components/use-action';
@@ -148,12 +149,12 @@ function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
   );
 
   return (
-    <form
-      className="form-card"
-      aria-labelledby="host-add-heading"
-      data-testid="host-add-form"
-      onSubmit={(event) => {
-        event.preventDefault();
+    <FormCard
+      id="host-add"
+      title={t('settings.hosts.add.title')}
+      hint={t('settings.hosts.add.hint')}
+      testId="host-add-form"
+      onSubmit={() => {
         if (url.trim() === '') {
           setInvalid(inputError(t('settings.hosts.add.empty')));
           return;
@@ -164,10 +165,6 @@ function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
         add.run({ url: url.trim(), keyPath: keyPath.trim() });
       }}
     >
-      <h3 id="host-add-heading">{t('settings.hosts.add.title')}</h3>
-      <p className="hint">
-        <Rich text={t('settings.hosts.add.hint')} />
-      </p>
       <label htmlFor="host-add-url">{t('settings.hosts.add.urlLabel')}</label>
       <input
         id="host-add-url"
@@ -203,9 +200,9 @@ function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
         {t('settings.hosts.add.keyHint')}
       </p>
       <div className="inline-form">
-        <button type="submit" className="btn btn-primary" disabled={add.pending} data-testid="host-add-submit">
+        <SubmitButton pending={add.pending} testId="host-add-submit">
           {add.pending ? t('settings.hosts.add.pending') : t('settings.hosts.add.button')}
-        </button>
+        </SubmitButton>
       </div>
       <ErrorText error={invalid ?? add.error} testId="host-add-error" />
       {confirm ? (
@@ -239,6 +236,6 @@ function AddHostForm(props: { onChanged: () => void }): React.JSX.Element {
           {added.warning ? <p className="error-text">{added.warning}</p> : null}
         </div>
       ) : null}
-    </form>
+    </FormCard>
   );
 }

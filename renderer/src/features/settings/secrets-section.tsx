@@ -20,6 +20,7 @@ import { inputError } from '../../api/bridge-api';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RelativeTime } from '../../components/countdown';
 import { EmptyState } from '../../components/empty-state';
+import { CheckField, SelectField, SubmitButton, TextField } from '../../components/form-fields';
 import { ErrorText } from '../../components/error-banner';
 import { useAction } from '../../components/use-action';
 import { useT } from '../../i18n/i18n-context';
@@ -95,66 +96,49 @@ export function SecretsSection(props: { state: AdminState; onChanged: () => void
         }}
       >
         <div className="field-row">
-          <div className="field">
-            <label htmlFor="secret-name">{t('settings.secrets.name')}</label>
-            <input
-              id="secret-name"
-              type="text"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              data-testid="secret-name"
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="secret-value">{t('settings.secrets.value')}</label>
-            <input
-              id="secret-value"
-              ref={valueRef}
-              type="password"
-              autoComplete="new-password"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-              data-testid="secret-value"
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="secret-scope">{t('settings.secrets.scope')}</label>
-            <select
-              id="secret-scope"
-              value={everyPhone ? 'every' : 'some'}
-              onChange={(e) => setEveryPhone(e.target.value === 'every')}
-              data-testid="secret-scope"
-            >
-              <option value="every">{t('settings.secrets.everyPhone')}</option>
-              <option value="some">{t('settings.secrets.somePhones')}</option>
-            </select>
-          </div>
-          <button
-            type="submit"
-            className="btn btn-primary field-button"
-            disabled={save.pending}
-            data-testid="secret-submit"
-          >
+          <TextField
+            id="secret-name"
+            label={t('settings.secrets.name')}
+            value={name}
+            onValue={setName}
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <TextField
+            id="secret-value"
+            label={t('settings.secrets.value')}
+            ref={valueRef}
+            type="password"
+            autoComplete="new-password"
+            value={value}
+            onValue={setValue}
+          />
+          <SelectField
+            id="secret-scope"
+            label={t('settings.secrets.scope')}
+            value={everyPhone ? 'every' : 'some'}
+            onValue={(choice) => setEveryPhone(choice === 'every')}
+            options={[
+              { value: 'every', label: t('settings.secrets.everyPhone') },
+              { value: 'some', label: t('settings.secrets.somePhones') },
+            ]}
+          />
+          <SubmitButton pending={save.pending} testId="secret-submit" inRow>
             {t('settings.secrets.save')}
-          </button>
+          </SubmitButton>
         </div>
         {everyPhone ? null : (
           <fieldset className="field-row" data-testid="secret-phones">
             <legend className="muted small">{t('settings.secrets.choosePhones')}</legend>
             {choices.length === 0 ? <p className="hint">{t('settings.secrets.noPhones')}</p> : null}
             {choices.map((deviceId) => (
-              <div className="field-check" key={deviceId}>
-                <input
-                  id={`secret-phone-${deviceId}`}
-                  type="checkbox"
-                  checked={phones.includes(deviceId)}
-                  onChange={(e) => toggle(deviceId, e.target.checked)}
-                  data-testid={`secret-phone-${deviceId}`}
-                />
-                <label htmlFor={`secret-phone-${deviceId}`}>{phoneName(state, deviceId)}</label>
-              </div>
+              <CheckField
+                key={deviceId}
+                id={`secret-phone-${deviceId}`}
+                label={phoneName(state, deviceId)}
+                checked={phones.includes(deviceId)}
+                onChecked={(on) => toggle(deviceId, on)}
+              />
             ))}
           </fieldset>
         )}

@@ -1,5 +1,6 @@
 /**
- * Loaded into the bridge process the bench spawns (`--expose-gc --import bench/bridge-probe.ts`):
+ * Loaded into the bridge process the bench spawns (`--expose-gc --import bench/bridge-probe.mjs`;
+ * plain JavaScript, so the compiled bridge loads it without tsx too):
  * on SIGUSR2 it runs a full garbage collection and writes process.memoryUsage() to the file
  * named by BENCH_PROBE_FILE. Reading RSS right after a collection tells retained memory apart
  * from garbage V8 has not collected yet, which is what "flat after a load run" is about.
