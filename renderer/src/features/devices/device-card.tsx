@@ -23,9 +23,7 @@ import { useRef } from 'react';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { useOnScreen } from '../../components/use-on-screen';
 import { PhoneCheckPanel } from './phone-check-panel';
-import { HelperPanel } from './helper-panel';
 import { ProgramsPanel } from './programs-panel';
-import { ScreenStreamPanel } from './screen-stream-panel';
 import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 import { toolName } from '../../lib/tool-names';
@@ -211,19 +209,6 @@ export function DeviceCard(props: {
           programs={device.programs}
           idleStopMs={props.idleStopMs}
           online={online}
-          onChanged={props.onChanged}
-        />
-        <HelperPanel
-          deviceId={id}
-          helper={device.helper}
-          fastLane={props.fastLane}
-          online={online}
-          onChanged={props.onChanged}
-        />
-        <ScreenStreamPanel
-          deviceId={id}
-          stream={device.stream}
-          settings={props.screenStream}
           onChanged={props.onChanged}
         />
       </div>
