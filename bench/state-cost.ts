@@ -35,7 +35,9 @@ const PER_HOST = argValue('--per-host', 32);
 const BUILDS = argValue('--builds', 200);
 const SPAWNED = process.argv.includes('--spawned');
 /** `--cpu-prof DIR`: the spawned bridge writes a V8 CPU profile there when it exits. */
-const PROFILE_DIR = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
+const PROFILE_DIR = process.argv.includes('--cpu-prof')
+  ? process.argv[process.argv.indexOf('--cpu-prof') + 1]
+  : undefined;
 const REPO_ROOT = join(__dirname, '..');
 
 /** Like part j's phones: each phone's own serial differs from the others' only before its last four. */
