@@ -116,7 +116,7 @@ export function createCore(input: CoreOptionsInput): Core {
   const { streams } = kept(owned, wireStream({ ...leased, frames: later.frames }));
   const { helpers } = kept(owned, wireHelper(leased));
   const { service: screens } = kept(owned, wireScreen({ ...leased, streams, helpers }));
-  const { safety } = kept(owned, wireSafety({ ...leased, streams, screens }));
+  const { safety } = kept(owned, wireSafety({ ...leased, streams, screens, tools: later.tools }));
   const { programs } = kept(owned, wirePhonePrograms(leased));
   const lanes = new FastLanes(helpers, clock, programs);
   const view = { ...leased, gate: safety.gate, helpers, programs, streams, screens, safety, lanes, typing: liveTyping };

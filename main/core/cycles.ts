@@ -7,7 +7,8 @@
  *   phone check (its marks), the hand-over (whether a phone may be bound) and the data plane
  *   (to push a Descriptor);
  * - the screen stream asks the live view whether anyone watches; the evidence asks the tools
- *   for a lease's log; the metrics ask the admin API for the console's snapshot.
+ *   for a lease's log; the approval card asks the tools for an app's name; the metrics ask the
+ *   admin API for the console's snapshot.
  */
 import type { AdminApi } from './admin/register-admin-api';
 import type { BindingService } from './bindings/binding-service';

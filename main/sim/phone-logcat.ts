@@ -36,6 +36,8 @@ export interface LogEntry {
 const RING_ENTRIES = 4000;
 /** system_server: ActivityManager and the ANR report are its lines. */
 export const SYSTEM_SERVER_PID = 1437;
+/** The system_server thread that reports apps' processes and activities starting, dying and finishing. */
+const ACTIVITY_THREAD_TID = 1528;
 const FIRST_APP_PID = 12034;
 
 /** The processes every phone runs (a short `ps -A`). */
@@ -77,6 +79,11 @@ export class SimLogcat {
     ring.push(entry);
     if (ring.length > RING_ENTRIES) ring.splice(0, ring.length - RING_ENTRIES);
     for (const listener of this.listeners) listener(entry);
+  }
+
+  /** A line of system_server's activity thread (the system buffer). */
+  private fromActivityThread(level: LogLevel, tag: string, message: string): void {
+    this.write('system', SYSTEM_SERVER_PID, ACTIVITY_THREAD_TID, level, tag, message);
   }
 
   /** Writes each line of `message` as its own entry, as Log.println does for a multi-line text. */
@@ -159,14 +166,7 @@ export class SimLogcat {
       '\tat android.os.Looper.loop(Looper.java:294)',
       '\tat android.app.ActivityThread.main(ActivityThread.java:8177)',
     ]);
-    this.write(
-      'system',
-      SYSTEM_SERVER_PID,
-      1528,
-      'W',
-      'ActivityTaskManager',
-      `  Force finishing activity ${pkg}/.MainActivity`,
-    );
+    this.fromActivityThread('W', 'ActivityTaskManager', `  Force finishing activity ${pkg}/.MainActivity`);
     this.deps.screen.forceStop(pkg);
     this.sync();
   }
@@ -192,14 +192,7 @@ export class SimLogcat {
     for (const [pkg, pid] of this.pids) {
       if (running.has(pkg)) continue;
       this.pids.delete(pkg);
-      this.write(
-        'system',
-        SYSTEM_SERVER_PID,
-        1528,
-        'I',
-        'ActivityManager',
-        `Process ${pkg} (pid ${pid}) has died: fg  TOP`,
-      );
+      this.fromActivityThread('I', 'ActivityManager', `Process ${pkg} (pid ${pid}) has died: fg  TOP`);
     }
     for (const pkg of running) {
       if (this.pids.has(pkg)) continue;
@@ -207,10 +200,7 @@ export class SimLogcat {
       this.nextPid += 37;
       this.pids.set(pkg, pid);
       const uid = `u0a${190 + this.pids.size}`;
-      this.write(
-        'system',
-        SYSTEM_SERVER_PID,
-        1528,
+      this.fromActivityThread(
         'I',
         'ActivityManager',
         `Start proc ${pid}:${pkg}/${uid} for next-top-activity {${pkg}/${pkg}.MainActivity}`,

@@ -14,6 +14,7 @@ import { eventually, startConsoleBrowser, stopConsoleBrowser } from '../helpers/
 import { bindChannel, invoke, startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig';
 import { result } from '../helpers/acks';
 import { XAgentClient } from '../helpers/xagent-client';
+import { answerApproval, waitForApproval } from '../helpers/approvals';
 
 const UI_MS = 10_000;
 const WORDS = {
@@ -195,6 +196,15 @@ describe('names instead of codes', { concurrency: 1 }, () => {
           listed.find((a) => a.package === 'com.example.wallet'),
           { package: 'com.example.wallet', label: 'Wallet' },
         );
+        // A held call's card names the app as the phone does, too.
+        const held = invoke(client, channel, 'android_grant_permission', {
+          package: 'com.example.notes',
+          permission: 'android.permission.CAMERA',
+        });
+        const approval = await waitForApproval(rig.bridge, 'android_grant_permission');
+        assert.deepEqual(approval.app, { package: 'com.example.notes', label: 'Notes' });
+        await answerApproval(rig.bridge, approval, 'deny');
+        await held;
         const nodes = result(await invoke(client, channel, 'android_ui_tree')).nodes as Array<{
           text?: string;
           ref?: string;

@@ -73,3 +73,65 @@ void test('labels are unique within the bridge: a longer hint, else the host, el
   const all = registry.list().map((x) => displayName(x));
   assert.equal(new Set(all).size, all.length, all.join(', '));
 });
+
+/** A lab like bench part j's: 8 hosts × 32 phones whose own serials end alike ("…X4F2A"). */
+function labRegistry(order: (host: number, phone: number) => number = (h, p) => h * 32 + p) {
+  const registry = new DeviceRegistry(() => 1);
+  const phones: Array<{ host: number; phone: number }> = [];
+  for (let host = 0; host < 8; host++) for (let phone = 0; phone < 32; phone++) phones.push({ host, phone });
+  phones.sort((a, b) => order(a.host, a.phone) - order(b.host, b.phone));
+  const serial = (host: number, phone: number): string => `LS${host}P${String(phone).padStart(2, '0')}X4F2A`;
+  // As the links do: every phone arrives first (no facts yet), then each one's facts are read.
+  const ids = phones.map(
+    ({ host, phone }) => registry.upsertState(`127.0.0.1:${5037 + host}`, serial(host, phone), 'device').deviceId,
+  );
+  phones.forEach(({ phone }, i) =>
+    registry.setFacts(ids[i]!, {
+      model: phone % 2 === 0 ? 'Pixel 7' : 'Galaxy S23',
+      hardwareSerial: null,
+      manufacturer: null,
+      androidVersion: null,
+      sdk: null,
+    }),
+  );
+  return registry;
+}
+
+void test('256 phones on 8 hosts: labels unique, the same whatever order they arrived in, and a new phone relabels no other unless it clashes', () => {
+  const registry = labRegistry();
+  const labels = new Map(registry.list().map((d) => [d.deviceId, displayName(d)]));
+  assert.equal(new Set(labels.values()).size, 256, [...labels.values()].slice(0, 4).join(', '));
+  // Serials that agree to 8 characters across hosts: the host, then the hint that differs on it.
+  const first = registry.findBySerial('127.0.0.1:5040', 'LS3P04X4F2A')!;
+  assert.equal(displayName(first), 'Pixel 7 ···04X4F2A @127.0.0.1:5040');
+  // Stable across restarts: the labels depend on which phones there are, not on their order.
+  const shuffled = labRegistry((h, p) => ((h * 32 + p) * 97) % 256);
+  for (const device of shuffled.list()) assert.equal(displayName(device), labels.get(device.deviceId));
+
+  const announced: string[] = [];
+  registry.on('changed', (d) => announced.push(d.deviceId));
+  const facts = { manufacturer: null, androidVersion: null, sdk: null, hardwareSerial: null };
+  // A phone with its own label: only it is announced, twice (arrival, facts), and no other label moves.
+  const alone = registry.upsertState('127.0.0.1:5037', 'R58M12AB9C1D', 'device');
+  registry.setFacts(alone.deviceId, { ...facts, model: 'Pixel 8' });
+  assert.deepEqual(new Set(announced), new Set([alone.deviceId]));
+  assert.equal(displayName(alone), 'Pixel 8 ···9C1D');
+  for (const device of registry.list())
+    if (device !== alone) assert.equal(displayName(device), labels.get(device.deviceId), 'no other phone relabelled');
+
+  // A phone whose label clashes with one host's Pixels: only phones of that clash may move.
+  announced.length = 0;
+  const clash = registry.upsertState('127.0.0.1:5037', 'LS0P98X4F2A', 'device');
+  registry.setFacts(clash.deviceId, { ...facts, model: 'Pixel 7' });
+  const moved = registry.list().filter((d) => labels.has(d.deviceId) && displayName(d) !== labels.get(d.deviceId));
+  for (const device of moved) {
+    assert.equal(device.model, 'Pixel 7');
+    assert.equal(device.adbServer, '127.0.0.1:5037', 'only phones on the clashing host');
+  }
+  assert.ok(
+    moved.every((d) => announced.includes(d.deviceId)),
+    'each phone relabelled is announced',
+  );
+  const all = registry.list().map((d) => displayName(d));
+  assert.equal(new Set(all).size, all.length);
+});

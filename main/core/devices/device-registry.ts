@@ -105,10 +105,25 @@ function hostTag(adbServer: string): string {
 const MAX_HINT_CHARS = 8;
 
 /**
+ * Labels that tell apart `group`, phones that share an own label, by the shortest longer hint
+ * that differs for each ("Pixel 7 ···0P04F2A", "Pixel 7 ···1P04F2A"), `suffix` after it; null
+ * when their own serials agree even on the longest.
+ */
+function longerHints(group: readonly DeviceRecord[], suffix: string): string[] | null {
+  for (let length = 5; length <= MAX_HINT_CHARS; length++) {
+    const labels = group.map((d) => `${ownLabel(d, length)}${suffix}`);
+    if (new Set(labels).size === group.length) return labels;
+  }
+  return null;
+}
+
+/**
  * Unique labels for phones that share one: a longer hint when their serials differ further
- * back ("Pixel 7 ···0P04F2A", "Pixel 7 ···1P04F2A"); else the host ("Pixel 7 ···4F2A @rack-1");
- * else, on one host, a number in the order of their device ids. Null for a phone whose own
- * label is already unique.
+ * back ("Pixel 7 ···0P04F2A", "Pixel 7 ···1P04F2A"); else the host ("Pixel 7 ···4F2A @rack-1"),
+ * and on one host a longer hint again ("Pixel 7 ···0P04F2A @rack-1"); else, phones whose own
+ * serials are the same on one host, a number in the order of their device ids. Null for a
+ * phone whose own label is already unique. Phones with different own labels never affect each
+ * other's labels, so the registry recomputes one group at a time.
  */
 export function uniqueLabels(devices: readonly DeviceRecord[]): Map<string, string | null> {
   const result = new Map<string, string | null>();
@@ -124,25 +139,25 @@ export function uniqueLabels(devices: readonly DeviceRecord[]): Map<string, stri
       result.set(group[0]!.deviceId, null);
       continue;
     }
-    let done = false;
-    for (let length = 5; length <= MAX_HINT_CHARS && !done; length++) {
-      const labels = group.map((d) => ownLabel(d, length));
-      if (new Set(labels).size === group.length) {
-        group.forEach((d, i) => result.set(d.deviceId, labels[i]!));
-        done = true;
-      }
+    const longer = longerHints(group, '');
+    if (longer) {
+      group.forEach((d, i) => result.set(d.deviceId, longer[i]!));
+      continue;
     }
-    if (done) continue;
     const byHost = new Map<string, DeviceRecord[]>();
     for (const device of [...group].sort((a, b) => a.deviceId.localeCompare(b.deviceId))) {
-      const label = `${base} @${hostTag(device.adbServer)}`;
-      const same = byHost.get(label);
+      const tag = ` @${hostTag(device.adbServer)}`;
+      const same = byHost.get(tag);
       if (same) same.push(device);
-      else byHost.set(label, [device]);
+      else byHost.set(tag, [device]);
     }
-    for (const [label, same] of byHost) {
-      if (same.length === 1) result.set(same[0]!.deviceId, label);
-      else same.forEach((d, i) => result.set(d.deviceId, `${label} #${i + 1}`));
+    for (const [tag, same] of byHost) {
+      if (same.length === 1) {
+        result.set(same[0]!.deviceId, `${base}${tag}`);
+        continue;
+      }
+      const onHost = longerHints(same, tag);
+      same.forEach((d, i) => result.set(d.deviceId, onHost?.[i] ?? `${base}${tag} #${i + 1}`));
     }
   }
   return result;
@@ -154,6 +169,13 @@ export interface DeviceRegistryEvents {
 
 export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
   private readonly devices = new Map<string, DeviceRecord>();
+  /**
+   * Phones by their own label ("Pixel 7 ···4F2A"), and each phone's: only a phone's old and new
+   * group can change labels when it arrives or its facts are read, so only they are relabelled
+   * (relabelling all 256 phones on each of their 512 arrivals and facts kept a core busy).
+   */
+  private readonly labelGroups = new Map<string, Set<DeviceRecord>>();
+  private readonly ownLabels = new Map<string, string>();
 
   /** `events` hears `deviceChanged` after this registry's own listeners (events/bridge-events.ts). */
   constructor(
@@ -233,16 +255,37 @@ export class DeviceRegistry extends EventEmitter<DeviceRegistryEvents> {
 
   /**
    * Keeps every label unique within the bridge after a phone arrived or its facts (model,
-   * own serial) were read: other phones whose label changed are announced, so descriptors and
-   * the console follow; `announced` is announced by the caller right after.
+   * own serial) were read: its old and new groups of phones sharing an own label are
+   * relabelled, and the other phones whose label changed are announced, so descriptors and the
+   * console follow; `announced` is announced by the caller right after.
    */
   private relabel(announced: DeviceRecord): void {
-    const labels = uniqueLabels(this.list());
-    for (const device of this.devices.values()) {
+    const label = ownLabel(announced);
+    const before = this.ownLabels.get(announced.deviceId);
+    if (before === label) return;
+    this.ownLabels.set(announced.deviceId, label);
+    const changed = new Set<DeviceRecord>();
+    if (before !== undefined) {
+      const old = this.labelGroups.get(before);
+      old?.delete(announced);
+      if (old?.size === 0) this.labelGroups.delete(before);
+      else if (old) this.relabelGroup(old, changed);
+    }
+    const group = this.labelGroups.get(label) ?? new Set<DeviceRecord>();
+    this.labelGroups.set(label, group);
+    group.add(announced);
+    this.relabelGroup(group, changed);
+    changed.delete(announced);
+    for (const device of changed) this.announce(device, device.state);
+  }
+
+  private relabelGroup(group: ReadonlySet<DeviceRecord>, changed: Set<DeviceRecord>): void {
+    const labels = uniqueLabels([...group]);
+    for (const device of group) {
       const label = labels.get(device.deviceId) ?? null;
       if ((device.uniqueLabel ?? null) === label) continue;
       device.uniqueLabel = label;
-      if (device !== announced) this.announce(device, device.state);
+      changed.add(device);
     }
   }
 

@@ -59,6 +59,8 @@ export interface ApprovalGateOptions {
   /** Identity of the channel's current lease (its bound-at time), undefined when unbound. */
   leaseId: (channelId: string) => number | undefined;
   redaction: () => Omit<RedactionContext, 'secretText'>;
+  /** The name the phone's launcher gives a package, as the phone last told it (tools/app-labels.ts); absent or null: not known. */
+  appName?: (deviceId: string, pkg: string) => string | null;
 }
 
 interface Pending {
@@ -491,7 +493,8 @@ export class ApprovalGate implements SafetyGate {
   private appOf(call: ToolCall, base: Judged): AdminApproval['app'] {
     const named = (call.args as { package?: unknown }).package;
     const pkg = typeof named === 'string' && call.tool.facts.policy !== 'batch' ? named : base.front;
-    return pkg ? { package: pkg, label: appLabel(pkg) ?? pkg } : null;
+    // The phone's own name for it first (in its language), then the sensitive list's, then the package.
+    return pkg ? { package: pkg, label: this.o.appName?.(call.device.deviceId, pkg) ?? appLabel(pkg) ?? pkg } : null;
   }
 
   /**

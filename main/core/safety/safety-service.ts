@@ -25,6 +25,8 @@ import { targetLabelOf } from '../tools/element-words';
 
 export interface SafetyServiceOptions {
   dataDir: string;
+  /** The name a phone gives an app, as last told (tools/): the approval card names the app by it. */
+  appName?: (deviceId: string, pkg: string) => string | null;
   /** The screen stream's word on whether a read still shows the screen (the gate's reads skip the phone then). */
   screenStream?: ScreenStreamVouch;
   /** Each phone's pictures of its screen (the approval card's picture). */
@@ -84,6 +86,7 @@ export class SafetyService {
       ...(o.screens ? { screens: o.screens } : {}),
       leaseId: o.leaseId,
       redaction: () => ({ secrets: o.secrets(), isAccessCode: (value) => this.isAccessCode(value) }),
+      ...(o.appName ? { appName: o.appName } : {}),
     });
     this.sink = { record: (call, outcome) => this.gate.callFinished(call, outcome.outcome) };
     this.auditor = { recordCall: (call, outcome) => this.appendAudit({ call, ...outcome }) };

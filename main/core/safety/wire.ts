@@ -29,6 +29,8 @@ export interface SafetyPorts extends Pick<SafetyServiceOptions, Given> {
   };
   /** Each phone's pictures of its screen (screen/): the approval card's picture. */
   screens: NonNullable<SafetyServiceOptions['screens']>;
+  /** The tools (made later: cycles.ts), which keep the names the phones gave their apps. */
+  tools: { get(): { knownAppLabel(deviceId: string, pkg: string): string | null } };
   onError: (error: unknown) => void;
 }
 
@@ -48,6 +50,7 @@ export function wireSafety(ports: SafetyPorts): { safety: SafetyService; stop: (
       unchanged: (deviceId, read) => streams.screenUnchangedSince(deviceId, read),
     },
     screens: ports.screens,
+    appName: (deviceId, pkg) => ports.tools.get().knownAppLabel(deviceId, pkg),
   });
   owned.add(events.on('bridgeAction', (line) => safety.recordBridgeAction(line)));
   owned.add(events.on('leaseEnded', ({ channelId }) => safety.gate.leaseEnded(channelId)));

@@ -46,15 +46,15 @@ export interface CallPipelineOptions {
   exactlyOnce: ExactlyOnce;
   services: ToolServicesFactory;
   /** Policy and approvals; absent, every call is allowed (unit tests of the tools alone). */
-  gate?: SafetyGate;
+  gate?: SafetyGate | undefined;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
-  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes };
+  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
   /** Told about every finished call before its ack is sent (what the next call relies on). */
   sinks: readonly CallRecordSink[];
   /** Told about every finished call after its ack is sent: the audit line, the screen history's read (see finish). */
-  afterAck?: AfterAck;
+  afterAck?: AfterAck | undefined;
   /** Told about each call while it happens (the phone view's timeline; `finished` after the ack). */
-  observer?: CallObserver;
+  observer?: CallObserver | undefined;
   /** The tools marked on a phone may have changed (a refusal, or a success that clears one). */
   marksChanged: (deviceId: string) => void;
   /** Something the console shows changed (a channel's last action). */

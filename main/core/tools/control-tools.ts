@@ -18,6 +18,7 @@ import {
   observeFlag,
   CONTROL_RESULT,
   SCREEN_CONTROL_RESULT as RESULT,
+  type ToolContext,
   type ToolDefinition,
 } from './tool-definition';
 import {
@@ -28,6 +29,7 @@ import {
   resolvePoint,
   resolveTarget,
   withObserve,
+  type PointTargetArgs,
 } from './targets';
 import { makeBatchTool } from './batch-tool';
 import { requireFocusedField } from './focused-field';
@@ -56,9 +58,7 @@ const tapArgs = z.strictObject({
  * something to act on must be given (a point, a ref or an element), and a ref is the whole
  * target: with coordinates or a selector beside it, which one was meant is unclear.
  */
-function withOneTarget<
-  A extends { ref?: string | undefined; element?: unknown; x?: number | undefined; y?: number | undefined },
->(args: z.ZodType<A>): z.ZodType<A> {
+function withOneTarget<A extends PointTargetArgs>(args: z.ZodType<A>): z.ZodType<A> {
   return args
     .refine((a) => a.ref !== undefined || a.element !== undefined || (a.x !== undefined && a.y !== undefined), {
       message: 'give x and y, ref, or element',
@@ -334,15 +334,26 @@ const launchAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await launchApp(ctx.shell, args.package, args.activity, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    // The name the person knows it by (the timeline and the audit say "Notes", not the package).
-    const label = await ctx.services.appLabel(args.package);
-    return withObserve(ctx, args.observe, {
-      status: 'launched',
-      package: args.package,
-      ...(label !== null ? { app_label: label } : {}),
-    });
+    return appAnswer(ctx, 'launched', args);
   },
 });
+
+/**
+ * A launch's or a stop's answer: the package and the name the person knows it by (the
+ * timeline and the audit say "Notes", not the package), when the phone has one.
+ */
+async function appAnswer(
+  ctx: ToolContext,
+  status: 'launched' | 'stopped',
+  args: { package: string; observe?: boolean | undefined },
+): Promise<Record<string, unknown>> {
+  const label = await ctx.services.appLabel(args.package);
+  return withObserve(ctx, args.observe, {
+    status,
+    package: args.package,
+    ...(label !== null ? { app_label: label } : {}),
+  });
+}
 
 const stopAppTool = defineTool({
   id: 'android_stop_app',
@@ -355,12 +366,7 @@ const stopAppTool = defineTool({
   output: RESULT,
   run: async (ctx, args) => {
     await stopApp(ctx.shell, args.package, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    const label = await ctx.services.appLabel(args.package);
-    return withObserve(ctx, args.observe, {
-      status: 'stopped',
-      package: args.package,
-      ...(label !== null ? { app_label: label } : {}),
-    });
+    return appAnswer(ctx, 'stopped', args);
   },
 });
 

@@ -158,9 +158,14 @@ async function waitForToast(ctx: ToolContext, wanted: string, timeout: number): 
       return { met: true, condition: 'toast', elapsed_ms: elapsed, polls, toast, toasts_watched: true };
     }
     if (elapsed >= timeout) return { met: false, condition: 'toast', elapsed_ms: elapsed, polls, toasts_watched: true };
-    ctx.progress('waiting', `waiting for a toast, ${Math.round(elapsed / 1000)} s`, Math.min(0.99, elapsed / timeout));
-    await pauseFor(Math.min(WAIT_POLL_MS, Math.max(0, timeout - elapsed)), ctx.signal);
+    await betweenPolls(ctx, 'a toast', elapsed, timeout);
   }
+}
+
+/** Between two polls of a wait: the agent hears how long it has waited, then a pause that never passes the timeout. */
+async function betweenPolls(ctx: ToolContext, what: string, elapsed: number, timeout: number): Promise<void> {
+  ctx.progress('waiting', `waiting for ${what}, ${Math.round(elapsed / 1000)} s`, Math.min(0.99, elapsed / timeout));
+  await pauseFor(Math.min(WAIT_POLL_MS, Math.max(0, timeout - elapsed)), ctx.signal);
 }
 
 const waitForTool = defineTool({
@@ -224,12 +229,7 @@ const waitForTool = defineTool({
         }
       }
       if (elapsed >= timeout) return { met: false, condition, elapsed_ms: elapsed, polls };
-      ctx.progress(
-        'waiting',
-        `waiting for the screen (${condition}), ${Math.round(elapsed / 1000)} s`,
-        Math.min(0.99, elapsed / timeout),
-      );
-      await pauseFor(Math.min(WAIT_POLL_MS, Math.max(0, timeout - elapsed)), ctx.signal);
+      await betweenPolls(ctx, `the screen (${condition})`, elapsed, timeout);
     }
   },
 });

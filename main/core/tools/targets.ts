@@ -186,15 +186,15 @@ export async function resolveTarget(
   return undefined;
 }
 
-export async function resolvePoint(
-  ctx: ToolContext,
-  args: {
-    x?: number | undefined;
-    y?: number | undefined;
-    element?: ElementSelectorArgs | undefined;
-    ref?: string | undefined;
-  },
-): Promise<ResolvedPoint> {
+/** What a tool aimed at one point may be given: a point, an element ref, or a selector. */
+export interface PointTargetArgs {
+  x?: number | undefined;
+  y?: number | undefined;
+  element?: ElementSelectorArgs | undefined;
+  ref?: string | undefined;
+}
+
+export async function resolvePoint(ctx: ToolContext, args: PointTargetArgs): Promise<ResolvedPoint> {
   const element = await resolveTarget(ctx, args);
   if (element) return { x: element.center[0], y: element.center[1], element };
   if (args.x === undefined || args.y === undefined)
@@ -210,15 +210,7 @@ export async function resolvePoint(
  * it), an `index` the last tree does not have. A ref is checked by the pipeline itself, a
  * selector against the gate's own read (assertSelectorsShown).
  */
-export async function checkPoint(
-  ctx: ToolContext,
-  args: {
-    x?: number | undefined;
-    y?: number | undefined;
-    element?: ElementSelectorArgs | undefined;
-    ref?: string | undefined;
-  },
-): Promise<void> {
+export async function checkPoint(ctx: ToolContext, args: PointTargetArgs): Promise<void> {
   if (args.ref !== undefined) return;
   if (args.element) {
     if (args.element.index !== undefined) await resolveElement(ctx, args.element);

@@ -89,6 +89,7 @@ export class ToolRuntime {
   private readonly exactlyOnce: ExactlyOnce;
   private readonly handler: InvokeHandler;
   private readonly pipeline: CallPipeline;
+  private readonly services: ToolServicesFactory;
   /** Per leased phone, its log stream: crashes in results, the lease's rolling log (lease-log-capture.ts). */
   readonly captures = new LeaseLogCaptures();
 
@@ -102,7 +103,7 @@ export class ToolRuntime {
       hashKey: o.hashKey,
       clock: o.clock,
     });
-    const services = new ToolServicesFactory({
+    const services = (this.services = new ToolServicesFactory({
       files: o.files,
       signer: o.signer,
       memory: this.memory,
@@ -115,18 +116,18 @@ export class ToolRuntime {
       ...(o.logHiddenUntil ? { logHiddenUntil: o.logHiddenUntil } : {}),
       ...(o.screens ? { screens: o.screens } : {}),
       ...(o.appLabels ? { appLabels: o.appLabels } : {}),
-    });
+    }));
     const pipeline = (this.pipeline = new CallPipeline({
       queue: o.queue,
       shells: o.shells,
       memory: this.memory,
       exactlyOnce: this.exactlyOnce,
       services,
-      ...(o.gate ? { gate: o.gate } : {}),
-      ...(o.lanes ? { lanes: o.lanes } : {}),
-      ...(o.observer ? { observer: o.observer } : {}),
+      gate: o.gate,
+      lanes: o.lanes,
+      observer: o.observer,
       sinks: o.sinks ?? [],
-      ...(o.afterAck ? { afterAck: o.afterAck } : {}),
+      afterAck: o.afterAck,
       marksChanged: o.marksChanged,
       stateChanged: o.stateChanged,
       commandTimeoutMs: o.options.adbCommandTimeoutMs,
@@ -170,6 +171,11 @@ export class ToolRuntime {
 
   registerHandlers(plane: DataPlane): void {
     this.handler.register(plane);
+  }
+
+  /** The name a phone's launcher gives a package, as the phone last told it (app-labels.ts); no phone is asked. */
+  knownAppLabel(deviceId: string, pkg: string): string | null {
+    return this.services.labels.known(deviceId, pkg);
   }
 
   toolIds(): string[] {

@@ -1,5 +1,5 @@
 /**
- * The settings and LAN forms' pieces, written once: a labelled box, a labelled choice, a
+ * The forms' pieces, written once: a labelled box, a labelled choice, a list's filter, a
  * labelled tick box, the form's submit button, and a form card with its heading and hint.
  * A field's id is also its test id, so the label, the box and the tests name the same thing.
  */
@@ -36,6 +36,32 @@ export function TextField(
   );
 }
 
+/** A choice among a few options; its id is also its test id. */
+function Choice<V extends string>(props: {
+  id: string;
+  value: V;
+  onValue: (value: V) => void;
+  options: ReadonlyArray<{ value: V; label: string }>;
+  ariaLabel?: string | undefined;
+}): React.JSX.Element {
+  return (
+    <select
+      id={props.id}
+      value={props.value}
+      // The value is one of `options`, whose values are V.
+      onChange={(event) => props.onValue(event.target.value as V)}
+      aria-label={props.ariaLabel}
+      data-testid={props.id}
+    >
+      {props.options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /** A choice among a few options with its label above. */
 export function SelectField(props: {
   id: string;
@@ -44,22 +70,35 @@ export function SelectField(props: {
   onValue: (value: string) => void;
   options: ReadonlyArray<{ value: string; label: string }>;
 }): React.JSX.Element {
+  const { label, ...choice } = props;
   return (
     <div className="field">
-      <label htmlFor={props.id}>{props.label}</label>
-      <select
-        id={props.id}
-        value={props.value}
-        onChange={(event) => props.onValue(event.target.value)}
-        data-testid={props.id}
-      >
-        {props.options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
+      <label htmlFor={props.id}>{label}</label>
+      <Choice {...choice} />
     </div>
+  );
+}
+
+/**
+ * A list's filter in its toolbar (the first option usually "all"). Its name is a label beside
+ * it, or, where the toolbar has no room for one, only what a screen reader says.
+ */
+export function FilterSelect<V extends string>(props: {
+  id: string;
+  label: string;
+  /** The label is shown beside the choice, not only read out. */
+  labelShown?: boolean;
+  value: V;
+  onValue: (value: V) => void;
+  options: ReadonlyArray<{ value: V; label: string }>;
+}): React.JSX.Element {
+  const { label, labelShown = false, ...choice } = props;
+  if (!labelShown) return <Choice {...choice} ariaLabel={label} />;
+  return (
+    <>
+      <label htmlFor={props.id}>{label}</label>
+      <Choice {...choice} />
+    </>
   );
 }
 

@@ -18,6 +18,7 @@ import { useAudit } from './use-audit';
 import { toolName } from '../../lib/tool-names';
 import { argumentWords, errorExplanation } from '../../lib/action-words';
 import { auditSentence } from '../../../../main/contract/audit-wording';
+import { FilterSelect } from '../../components/form-fields';
 
 const NO_ENTRIES: AuditEntry[] = [];
 
@@ -94,34 +95,28 @@ export function ActivityView(props: { state: AdminState; stateVersion: number })
         />
       ) : null}
       <div className="toolbar">
-        <label htmlFor="activity-filter-device">{t('activity.filter.phone')}</label>
-        <select
+        <FilterSelect
           id="activity-filter-device"
+          label={t('activity.filter.phone')}
+          labelShown
           value={deviceId}
-          onChange={(e) => setDeviceId(e.target.value)}
-          data-testid="activity-filter-device"
-        >
-          <option value="">{t('activity.filter.allPhones')}</option>
-          {deviceIds.map((id) => (
-            <option key={id} value={id}>
-              {names.get(id) ?? id}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="activity-filter-channel">{t('activity.filter.channel')}</label>
-        <select
+          onValue={setDeviceId}
+          options={[
+            { value: '', label: t('activity.filter.allPhones') },
+            ...deviceIds.map((id) => ({ value: id, label: names.get(id) ?? id })),
+          ]}
+        />
+        <FilterSelect
           id="activity-filter-channel"
+          label={t('activity.filter.channel')}
+          labelShown
           value={channelId}
-          onChange={(e) => setChannelId(e.target.value)}
-          data-testid="activity-filter-channel"
-        >
-          <option value="">{t('activity.filter.allChannels')}</option>
-          {channelIds.map((id) => (
-            <option key={id} value={id}>
-              {shortId(id)}
-            </option>
-          ))}
-        </select>
+          onValue={setChannelId}
+          options={[
+            { value: '', label: t('activity.filter.allChannels') },
+            ...channelIds.map((id) => ({ value: id, label: shortId(id) })),
+          ]}
+        />
         <span className="toolbar-spacer" />
         <span className="muted small" data-testid="activity-count">
           {t('activity.count', { shown: rows.length, total: all.length })}

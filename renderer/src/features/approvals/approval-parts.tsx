@@ -111,6 +111,10 @@ export function ApprovalScreenshot(props: { approval: AdminApproval; phoneName: 
   const point = target?.point ?? null;
   const marked = size !== null && (bounds !== null || point !== null || swipe !== null);
   const dot = size ? Math.max(size.width, size.height) * 0.018 : 0;
+  // The target's rectangle, drawn twice: a wide light halo under the box, so it shows on any screen.
+  const box = bounds
+    ? { x: bounds[0], y: bounds[1], width: bounds[2] - bounds[0], height: bounds[3] - bounds[1] }
+    : null;
   return (
     <span className="approval-shot-frame">
       <img
@@ -140,23 +144,10 @@ export function ApprovalScreenshot(props: { approval: AdminApproval; phoneName: 
               <path d="M0,0 L10,5 L0,10 z" fill="#ff5a1f" />
             </marker>
           </defs>
-          {bounds ? (
+          {box ? (
             <>
-              <rect
-                className="marker-halo"
-                x={bounds[0]}
-                y={bounds[1]}
-                width={bounds[2] - bounds[0]}
-                height={bounds[3] - bounds[1]}
-              />
-              <rect
-                className="marker-box"
-                x={bounds[0]}
-                y={bounds[1]}
-                width={bounds[2] - bounds[0]}
-                height={bounds[3] - bounds[1]}
-                data-testid={`approval-marker-box-${id}`}
-              />
+              <rect className="marker-halo" {...box} />
+              <rect className="marker-box" {...box} data-testid={`approval-marker-box-${id}`} />
             </>
           ) : null}
           {point ? (
@@ -194,36 +185,43 @@ export function ApprovalButtons(props: {
   testIds: { once: string; lease: string; deny: string };
 }): React.JSX.Element {
   const { t } = useT();
+  const answers: ReadonlyArray<{
+    decision: ApprovalDecision;
+    className: string;
+    label: string;
+    testId: string;
+    title?: string;
+  }> = [
+    {
+      decision: 'approve',
+      className: 'btn btn-primary',
+      label: t('approvals.approveOnce'),
+      testId: props.testIds.once,
+    },
+    {
+      decision: 'approve_for_lease',
+      className: 'btn',
+      label: t('approvals.approveLease'),
+      testId: props.testIds.lease,
+      title: t('approvals.approveLeaseTitle'),
+    },
+    { decision: 'deny', className: 'btn btn-danger', label: t('approvals.deny'), testId: props.testIds.deny },
+  ];
   return (
     <div className="actions">
-      <button
-        type="button"
-        className="btn btn-primary"
-        disabled={props.pending}
-        onClick={() => props.onDecide('approve')}
-        data-testid={props.testIds.once}
-      >
-        {t('approvals.approveOnce')}
-      </button>
-      <button
-        type="button"
-        className="btn"
-        disabled={props.pending}
-        onClick={() => props.onDecide('approve_for_lease')}
-        data-testid={props.testIds.lease}
-        title={t('approvals.approveLeaseTitle')}
-      >
-        {t('approvals.approveLease')}
-      </button>
-      <button
-        type="button"
-        className="btn btn-danger"
-        disabled={props.pending}
-        onClick={() => props.onDecide('deny')}
-        data-testid={props.testIds.deny}
-      >
-        {t('approvals.deny')}
-      </button>
+      {answers.map((answer) => (
+        <button
+          key={answer.decision}
+          type="button"
+          className={answer.className}
+          disabled={props.pending}
+          onClick={() => props.onDecide(answer.decision)}
+          data-testid={answer.testId}
+          title={answer.title}
+        >
+          {answer.label}
+        </button>
+      ))}
     </div>
   );
 }

@@ -71,17 +71,17 @@ function XAgentStatus(props: { connector: AdminState['connector'] }): React.JSX.
   const now = useNow();
   if (connector.connected_since !== null) {
     return (
-      <section
-        className="settings-section connect-status connect-status-ok"
-        data-testid="connect-status"
-        data-state="connected"
+      <StatusFrame
+        state="connected"
+        title={
+          <>
+            <span className="connect-check" aria-hidden="true">
+              ✓
+            </span>
+            {t('connect.status.connected')}
+          </>
+        }
       >
-        <h3 className="connect-status-title" data-testid="connect-status-title">
-          <span className="connect-check" aria-hidden="true">
-            ✓
-          </span>
-          {t('connect.status.connected')}
-        </h3>
         <dl className="facts">
           <dt>{t('connect.status.connector')}</dt>
           <dd className="mono" data-testid="connect-connector-id">
@@ -106,19 +106,12 @@ function XAgentStatus(props: { connector: AdminState['connector'] }): React.JSX.
             </a>
           </div>
         </div>
-      </section>
+      </StatusFrame>
     );
   }
   if (connector.last_hello_at !== null) {
     return (
-      <section
-        className="settings-section connect-status connect-status-away"
-        data-testid="connect-status"
-        data-state="away"
-      >
-        <h3 className="connect-status-title" data-testid="connect-status-title">
-          {t('connect.status.away')}
-        </h3>
+      <StatusFrame state="away" title={t('connect.status.away')}>
         <p>{t('connect.status.lastHello', { time: format.relative(connector.last_hello_at, now) })}</p>
         {connector.runtime_lease_expires_at !== null ? (
           <p>
@@ -131,20 +124,46 @@ function XAgentStatus(props: { connector: AdminState['connector'] }): React.JSX.
             {t('connect.status.keptText')}
           </p>
         ) : null}
-      </section>
+      </StatusFrame>
     );
   }
   return (
-    <section
-      className="settings-section connect-status connect-status-waiting"
-      data-testid="connect-status"
-      data-state="waiting"
+    <StatusFrame
+      state="waiting"
+      title={
+        <>
+          <span className="spinner" aria-hidden="true" />
+          {t('connect.status.waiting')}
+        </>
+      }
     >
-      <h3 className="connect-status-title" data-testid="connect-status-title" role="status">
-        <span className="spinner" aria-hidden="true" />
-        {t('connect.status.waiting')}
-      </h3>
       <p className="hint">{t('connect.status.waitingHint')}</p>
+    </StatusFrame>
+  );
+}
+
+const STATUS_CLASS = { connected: 'connect-status-ok', away: 'connect-status-away', waiting: 'connect-status-waiting' };
+
+/** The frame of each of the xAgent's three states; the wait's title is a status region, so a screen reader hears it change. */
+function StatusFrame(props: {
+  state: keyof typeof STATUS_CLASS;
+  title: React.ReactNode;
+  children: React.ReactNode;
+}): React.JSX.Element {
+  return (
+    <section
+      className={`settings-section connect-status ${STATUS_CLASS[props.state]}`}
+      data-testid="connect-status"
+      data-state={props.state}
+    >
+      <h3
+        className="connect-status-title"
+        data-testid="connect-status-title"
+        role={props.state === 'waiting' ? 'status' : undefined}
+      >
+        {props.title}
+      </h3>
+      {props.children}
     </section>
   );
 }

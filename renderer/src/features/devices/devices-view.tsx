@@ -20,6 +20,7 @@ import {
   type LeaseFilter,
   type StateFilter,
 } from './device-filter';
+import { FilterSelect } from '../../components/form-fields';
 
 type ViewMode = 'cards' | 'list';
 const VIEW_KEY = 'device-bridge.devices.view';
@@ -108,43 +109,42 @@ export function DevicesView(props: {
               data-testid="devices-search"
             />
             {hosts.length > 1 ? (
-              <select
+              <FilterSelect
+                id="devices-filter-host"
+                label={t('devices.filter.host')}
                 value={filters.host}
-                onChange={(e) => set({ host: e.target.value })}
-                aria-label={t('devices.filter.host')}
-                data-testid="devices-filter-host"
-              >
-                <option value="all">{t('devices.filter.allHosts')}</option>
-                {hosts.map((address) => (
-                  <option key={address} value={address}>
-                    {address}
-                  </option>
-                ))}
-              </select>
+                onValue={(host) => set({ host })}
+                options={[
+                  { value: 'all', label: t('devices.filter.allHosts') },
+                  ...hosts.map((address) => ({ value: address, label: address })),
+                ]}
+              />
             ) : null}
-            <select
+            <FilterSelect<StateFilter>
+              id="devices-filter-state"
+              label={t('devices.filter.state')}
               value={filters.state}
-              onChange={(e) => set({ state: e.target.value as StateFilter })}
-              aria-label={t('devices.filter.state')}
-              data-testid="devices-filter-state"
-            >
-              <option value="all">{t('devices.filter.allStates')}</option>
-              <option value="device">{t('devices.state.device')}</option>
-              <option value="offline">{t('devices.state.offline')}</option>
-              <option value="unauthorized">{t('devices.state.unauthorized')}</option>
-              <option value="gone">{t('devices.state.gone')}</option>
-              <option value="problem">{t('devices.filter.problem')}</option>
-            </select>
-            <select
+              onValue={(choice) => set({ state: choice })}
+              options={[
+                { value: 'all', label: t('devices.filter.allStates') },
+                { value: 'device', label: t('devices.state.device') },
+                { value: 'offline', label: t('devices.state.offline') },
+                { value: 'unauthorized', label: t('devices.state.unauthorized') },
+                { value: 'gone', label: t('devices.state.gone') },
+                { value: 'problem', label: t('devices.filter.problem') },
+              ]}
+            />
+            <FilterSelect<LeaseFilter>
+              id="devices-filter-lease"
+              label={t('devices.filter.lease')}
               value={filters.lease}
-              onChange={(e) => set({ lease: e.target.value as LeaseFilter })}
-              aria-label={t('devices.filter.lease')}
-              data-testid="devices-filter-lease"
-            >
-              <option value="all">{t('devices.filter.anyLease')}</option>
-              <option value="leased">{t('devices.filter.leased')}</option>
-              <option value="free">{t('devices.lease.free')}</option>
-            </select>
+              onValue={(lease) => set({ lease })}
+              options={[
+                { value: 'all', label: t('devices.filter.anyLease') },
+                { value: 'leased', label: t('devices.filter.leased') },
+                { value: 'free', label: t('devices.lease.free') },
+              ]}
+            />
             <span className="toolbar-spacer" />
             <span className="muted small" data-testid="devices-shown" role="status">
               {t('devices.shown', { shown: shown.length, total: state.devices.length })}

@@ -1,12 +1,13 @@
 /**
  * Live thumbnail of one phone's screen: fetched as a blob (so the admin token can ride in a
- * header) and shown through an object URL. Refreshes every ~2 s only while mounted (the
- * Devices view is open) and the document is visible; old object URLs are revoked. The last
+ * header) and shown through an object URL (use-frame-loop.ts). Refreshes every ~2 s only
+ * while mounted (the Devices view is open) and the document is visible. The last
  * image of each phone is kept (a few KB), so coming back to Devices shows it at once
  * instead of "Loading screen…" until the next capture.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useApi } from '../../api/api-context';
+import { useFrameLoop } from '../../components/use-frame-loop';
 
 const REFRESH_MS = 2_000;
 const LAST_KEPT = 64;
@@ -27,62 +28,29 @@ export interface Thumbnail {
   failed: boolean;
 }
 
+const IDLE: Thumbnail = { url: null, failed: false };
+
 export function useScreenThumbnail(deviceId: string, enabled: boolean): Thumbnail {
   const api = useApi();
-  const [thumb, setThumb] = useState<Thumbnail>({ url: null, failed: false });
+  const [thumb, setThumb] = useState<Thumbnail>(IDLE);
 
-  useEffect(() => {
-    if (!enabled) {
-      setThumb({ url: null, failed: false });
-      return;
-    }
-    let stopped = false;
-    let inFlight = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let controller: AbortController | undefined;
-    // The URL on screen and the one before it: the older is revoked only once a newer one
-    // has been rendered, so the <img> never points at a revoked URL.
-    const kept = lastImage.get(deviceId);
-    let shown: string | null = kept ? URL.createObjectURL(kept) : null;
-    let previous: string | null = null;
-    setThumb({ url: shown, failed: false });
-    const visible = (): boolean => document.visibilityState === 'visible';
-
-    const tick = async (): Promise<void> => {
-      timer = undefined;
-      if (stopped || inFlight || !visible()) return;
-      inFlight = true;
-      controller = new AbortController();
-      try {
-        const blob = await api.getDeviceScreen({ device_id: deviceId }, { signal: controller.signal });
-        if (stopped) return;
-        remember(deviceId, blob);
-        if (previous) URL.revokeObjectURL(previous);
-        previous = shown;
-        shown = URL.createObjectURL(blob);
-        setThumb({ url: shown, failed: false });
-      } catch {
-        if (!stopped) setThumb((t) => ({ url: t.url, failed: true }));
-      } finally {
-        inFlight = false;
-      }
-      if (!stopped && visible()) timer = setTimeout(() => void tick(), REFRESH_MS);
-    };
-
-    const onVisibility = (): void => {
-      if (visible() && timer === undefined && !inFlight) void tick();
-    };
-    document.addEventListener('visibilitychange', onVisibility);
-    void tick();
-
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      controller?.abort();
-      document.removeEventListener('visibilitychange', onVisibility);
-      for (const url of [shown, previous]) if (url) URL.revokeObjectURL(url);
-    };
-  }, [api, deviceId, enabled]);
+  useFrameLoop(enabled, [deviceId], {
+    begin(urls) {
+      const kept = lastImage.get(deviceId);
+      setThumb({ url: kept ? urls.show(kept) : null, failed: false });
+    },
+    fetch: (signal) => api.getDeviceScreen({ device_id: deviceId }, { signal }),
+    present(blob, urls) {
+      remember(deviceId, blob);
+      setThumb({ url: urls.show(blob), failed: false });
+      return REFRESH_MS;
+    },
+    failed() {
+      setThumb((t) => ({ url: t.url, failed: true }));
+      return REFRESH_MS;
+    },
+    ended: () => setThumb(IDLE),
+  });
 
   return thumb;
 }

@@ -12,6 +12,9 @@ import { useApi } from '../../api/api-context';
 import { useBridgeQuery } from '../../api/use-bridge-query';
 import { formatStampRange, stampParts } from '../../../../main/contract/i18n';
 
+/** The offline page first: it reads without tools; the JSON is for programs. */
+const DOWNLOADS = ['html', 'json'] as const;
+
 export function EvidencePanel(props: { deviceId: string }): React.JSX.Element {
   const { t, locale } = useT();
   const api = useApi();
@@ -63,24 +66,18 @@ export function EvidencePanel(props: { deviceId: string }): React.JSX.Element {
                 })}
               </span>
               <span className="pv-evidence-links">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={download.pending}
-                  onClick={() => download.run(lease.lease_id, 'html')}
-                  data-testid="pv-evidence-html"
-                >
-                  {t('evidence.view.html')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={download.pending}
-                  onClick={() => download.run(lease.lease_id, 'json')}
-                  data-testid="pv-evidence-json"
-                >
-                  {t('evidence.view.json')}
-                </button>
+                {DOWNLOADS.map((kind) => (
+                  <button
+                    key={kind}
+                    type="button"
+                    className="btn btn-small"
+                    disabled={download.pending}
+                    onClick={() => download.run(lease.lease_id, kind)}
+                    data-testid={`pv-evidence-${kind}`}
+                  >
+                    {t(`evidence.view.${kind}`)}
+                  </button>
+                ))}
               </span>
             </li>
           ))}

@@ -3,10 +3,12 @@
  * it is shown (the bridge paces it: it captures back to back while asked, viewers share the
  * captures, and while the agent works the last frame comes back), so the rate is as high as
  * the phone allows without a fixed timer. Paused while the page is hidden and stopped when the view
- * closes; at most two object URLs live at a time. Counts the distinct frames shown.
+ * closes; at most two object URLs live at a time (use-frame-loop.ts). Counts the distinct
+ * frames shown.
  */
-import { useEffect, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useApi } from '../../api/api-context';
+import { useFrameLoop } from '../../components/use-frame-loop';
 
 /** Pause between asks when the bridge served the same frame again (the agent is working). */
 const SAME_FRAME_PAUSE_MS = 250;
@@ -48,92 +50,49 @@ const INITIAL: LiveScreenState = {
 export function useLiveFrames(deviceId: string, enabled: boolean, maxSide: number): LiveScreenState {
   const api = useApi();
   const [state, setState] = useState<LiveScreenState>(INITIAL);
+  // The frame shown last: the next ask is for the one after it.
+  const lastSeq = useRef(0);
 
-  useEffect(() => {
-    setState(INITIAL);
-    if (!enabled) return;
-    let stopped = false;
-    let running = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let controller: AbortController | undefined;
-    let shown: string | null = null;
-    let previous: string | null = null;
-    let lastSeq = 0;
-    const visible = (): boolean => document.visibilityState === 'visible';
-
-    const schedule = (ms: number): void => {
-      if (stopped) return;
-      timer = setTimeout(() => void tick(), ms);
-    };
-
-    const tick = async (): Promise<void> => {
-      timer = undefined;
-      if (stopped || running) return;
-      if (!visible()) {
-        setState((s) => ({ ...s, paused: true }));
-        return;
-      }
-      running = true;
-      controller = new AbortController();
-      const askedAt = performance.now();
-      let pause: number;
-      try {
-        const frame = await api.getDeviceFrame(
-          { device_id: deviceId, max_side: Math.round(maxSide), after: Math.max(0, Math.round(lastSeq)) },
-          { signal: controller.signal },
+  useFrameLoop(enabled, [deviceId, maxSide], {
+    begin() {
+      lastSeq.current = 0;
+    },
+    fetch: (signal) =>
+      api.getDeviceFrame(
+        { device_id: deviceId, max_side: Math.round(maxSide), after: Math.max(0, Math.round(lastSeq.current)) },
+        { signal },
+      ),
+    present(frame, urls, askedAt) {
+      if (frame.seq === lastSeq.current) {
+        setState((s) =>
+          s.waiting === !frame.fresh && !s.failed && !s.paused
+            ? s
+            : { ...s, waiting: !frame.fresh, failed: false, paused: false },
         );
-        if (stopped) return;
-        if (frame.seq !== lastSeq) {
-          pause = Math.max(0, MIN_GAP_MS - (performance.now() - askedAt));
-          lastSeq = frame.seq;
-          // The URL before the one on screen is released once a newer one replaces it.
-          if (previous) URL.revokeObjectURL(previous);
-          previous = shown;
-          shown = URL.createObjectURL(frame.blob);
-          const url = shown;
-          setState((s) => ({
-            url,
-            seq: frame.seq,
-            screenWidth: frame.screenWidth,
-            screenHeight: frame.screenHeight,
-            shown: s.shown + 1,
-            failed: false,
-            waiting: !frame.fresh,
-            paused: false,
-            lane: frame.lane,
-          }));
-        } else {
-          pause = SAME_FRAME_PAUSE_MS;
-          setState((s) =>
-            s.waiting === !frame.fresh && !s.failed && !s.paused
-              ? s
-              : { ...s, waiting: !frame.fresh, failed: false, paused: false },
-          );
-        }
-      } catch {
-        if (stopped) return;
-        pause = FAILURE_PAUSE_MS;
-        setState((s) => ({ ...s, failed: true }));
-      } finally {
-        running = false;
+        return SAME_FRAME_PAUSE_MS;
       }
-      schedule(pause);
-    };
-
-    const onVisibility = (): void => {
-      if (visible() && timer === undefined && !running) void tick();
-    };
-    document.addEventListener('visibilitychange', onVisibility);
-    void tick();
-
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      controller?.abort();
-      document.removeEventListener('visibilitychange', onVisibility);
-      for (const url of [shown, previous]) if (url) URL.revokeObjectURL(url);
-    };
-  }, [api, deviceId, enabled, maxSide]);
+      lastSeq.current = frame.seq;
+      const url = urls.show(frame.blob);
+      setState((s) => ({
+        url,
+        seq: frame.seq,
+        screenWidth: frame.screenWidth,
+        screenHeight: frame.screenHeight,
+        shown: s.shown + 1,
+        failed: false,
+        waiting: !frame.fresh,
+        paused: false,
+        lane: frame.lane,
+      }));
+      return Math.max(0, MIN_GAP_MS - (performance.now() - askedAt));
+    },
+    failed() {
+      setState((s) => ({ ...s, failed: true }));
+      return FAILURE_PAUSE_MS;
+    },
+    hidden: () => setState((s) => ({ ...s, paused: true })),
+    ended: () => setState(INITIAL),
+  });
 
   return state;
 }
