@@ -114,7 +114,10 @@ export async function agentLoopBench(
   const client = await connectClient(cleanup, bridge, 'agent loop client');
   // K: the stock loop, as on a phone whose person turned the programs off on its card.
   await setPrograms(bridge, idK, 'disable');
-  const enabled = await bridge.admin('POST', `/admin/api/devices/${idL}/screen-stream`, { action: 'enable' });
+  const enabled = await bridge.admin('POST', `/admin/api/devices/${idL}/programs`, {
+    action: 'enable',
+    program: 'minicap_stream',
+  });
   if (enabled.status !== 200) throw new Error(`enable the stream: HTTP ${enabled.status}`);
   const channels: Record<Loop, string> = {
     bridge: await bindChannel(bridge, client, idL),

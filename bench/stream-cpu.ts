@@ -93,7 +93,7 @@ export async function streamCpuBench(
       adbCore: share(cpu0.adb, adb.pid),
       framesPerSecond: viewed ? frames / seconds : null,
       lanes: [...lanes].join(', ') || '—',
-      streamsRunning: streams.filter((st) => st?.state === 'running').length,
+      streamsRunning: streams.filter((st) => st?.state === 'ready').length,
     };
     await Promise.all(viewers.map((v) => v.stop()));
     return window;
@@ -117,7 +117,8 @@ export async function streamCpuBench(
     );
     const stoppedAfter = (now() - closedAt) / 1000;
     const states = await Promise.all(ids.map((id) => streamOf(bridge, id)));
-    if (states.some((s) => s?.state !== 'off')) throw new Error(`streams not off: ${JSON.stringify(states)}`);
+    if (states.some((s) => s?.state === 'ready' || s?.state === 'starting'))
+      throw new Error(`streams not off: ${JSON.stringify(states)}`);
     const idle = await measure(
       `none watched, none leased (streams stopped ${stoppedAfter.toFixed(0)} s after the views closed)`,
       false,

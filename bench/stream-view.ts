@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../main/sim/screen/colors';
 import type { SimulatedPhone } from '../main/sim/phone';
 import { USB_PHONE_TIMINGS } from '../main/sim/timing-profiles';
-import type { AdminScreenStream } from '../main/contract/admin-api';
+import type { AdminPhoneProgram } from '../main/contract/admin-api';
 import { bridgeDevices, waitUntil, type BridgeHandle } from './env';
 import { now } from './stats';
 
@@ -102,9 +102,13 @@ export function keepChanging(
   };
 }
 
-/** The phone's stream as the bridge shows it (admin state). */
-export async function streamOf(bridge: BridgeHandle, deviceId: string): Promise<AdminScreenStream | undefined> {
-  return (await bridgeDevices(bridge)).find((d) => d.device_id === deviceId)?.stream;
+/** The phone's stream as the bridge shows it (admin state: its `minicap_stream` program). */
+export async function streamOf(bridge: BridgeHandle, deviceId: string): Promise<AdminPhoneProgram | undefined> {
+  return minicapOf((await bridgeDevices(bridge)).find((d) => d.device_id === deviceId));
+}
+
+function minicapOf(device: { programs?: AdminPhoneProgram[] } | undefined): AdminPhoneProgram | undefined {
+  return device?.programs?.find((p) => p.program === 'minicap_stream');
 }
 
 export async function waitForStreams(
@@ -115,7 +119,7 @@ export async function waitForStreams(
   await waitUntil(
     async () => {
       const devices = await bridgeDevices(bridge);
-      return deviceIds.every((id) => devices.find((d) => d.device_id === id)?.stream?.state === 'running');
+      return deviceIds.every((id) => minicapOf(devices.find((d) => d.device_id === id))?.state === 'ready');
     },
     timeoutMs,
     `the screen stream running on ${deviceIds.length} phone(s)`,

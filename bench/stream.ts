@@ -120,7 +120,10 @@ export async function streamBench(
   ];
   const ids: Record<Way, string> = { stream: idS, stock: idC, fast: idF };
   const client = await connectClient(cleanup, bridge, 'stream client');
-  const enabled = await bridge.admin('POST', `/admin/api/devices/${idS}/screen-stream`, { action: 'enable' });
+  const enabled = await bridge.admin('POST', `/admin/api/devices/${idS}/programs`, {
+    action: 'enable',
+    program: 'minicap_stream',
+  });
   if (enabled.status !== 200) throw new Error(`enable the stream: HTTP ${enabled.status}`);
   const channels: Record<Way, string> = {
     stream: await bindChannel(bridge, client, idS),
@@ -266,7 +269,7 @@ export async function streamBench(
       fps.lanes.join(', ') || '—',
       (driven.changes / driven.seconds).toFixed(1),
       (renders / driven.seconds).toFixed(1),
-      way === 'stream' ? String(stream?.fps ?? '—') : '—',
+      way === 'stream' ? String(stream?.stream?.fps ?? '—') : '—',
       fps.perSecond.toFixed(1),
       fps.newPicturesPerSecond.toFixed(1),
       way === 'stream' ? (fps.newPicturesPerSecond >= 25 ? 'met' : 'missed') : '—',

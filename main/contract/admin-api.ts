@@ -46,12 +46,11 @@ export interface AdminDevice {
   queue: { running: number; queued: number };
   /** The latest phone check (docs/REFERENCE.md "Phone check"), or null before the first one. */
   check: AdminPhoneCheck | null;
-  /** The fast lane's helper on this phone (docs/REFERENCE.md "Fast lane"). */
-  helper?: AdminHelper;
-  /** The port-less programs the bridge runs on this phone through adb (docs/REFERENCE.md "Fast lane"). */
+  /**
+   * Every program the bridge runs on this phone, in one shape (docs/REFERENCE.md "Fast lane",
+   * "Screen stream"): changed through `setDevicePrograms`.
+   */
   programs?: AdminPhoneProgram[];
-  /** The phone's screen stream (docs/REFERENCE.md "Screen stream"). */
-  stream?: AdminScreenStream;
   /** The last turnover after a lease on this phone (docs/REFERENCE.md "Hand-over"), or null. */
   turnover?: AdminTurnover | null;
   /** Lab claims waiting in line for this phone while it is busy. */
@@ -651,9 +650,12 @@ export interface AdminEvent {
  * - `scrcpy_input` (scrcpy-server, the input lane) and `snapshot_tree` (agent-device's snapshot
  *   helper, the tree lane): reached through adb only, nothing on the phone listens where an app
  *   or the network could reach it; on by default, the person may turn them off per phone.
- * - `uia2_server` (appium-uiautomator2-server): off by default on every phone, a per-phone opt-in;
- *   while it runs, any app on the phone and any computer on its network can control the phone
- *   through its ports 6790 and 7810 with no password (`exposure`).
+ * - `uia2_server` (appium-uiautomator2-server): off by default on every phone, a per-phone opt-in
+ *   (enable must say `accept_open_ports: true`); while it runs, any app on the phone and any
+ *   computer on its network can control the phone through its ports 6790 and 7810 with no
+ *   password (`exposure`). The guard watches every socket on its ports from the moment its
+ *   instrumentation starts; what it stops the helper for is its `last_error_reason`
+ *   (`uia2_foreign_connection`, `uia2_not_verified`, …).
  * - `minicap_stream` (minicap, the screen stream): through adb only; runs while the phone is
  *   leased or watched, on phones the lab's default or the person allows (`stream`).
  * idle: not running now; starting; ready (running; the snapshot helper: checked on the phone for
@@ -693,58 +695,12 @@ export interface AdminPhoneProgram {
   stream?: { way: 'native' | 'apk' | null; fps: number; for: Array<'lease' | 'view'> };
 }
 
-/**
- * The resident helper on one phone (docs/REFERENCE.md "Fast lane"): absent (not installed by the bridge),
- * installing, stopped (installed; started by the next call that can use it), starting,
- * running, failed (with the reason; the stock lane keeps working).
- */
-export type HelperState = 'absent' | 'installing' | 'stopped' | 'starting' | 'running' | 'failed';
-
-export interface AdminHelper {
-  /**
-   * Whether the person turned appium-uiautomator2-server on for this phone (off by default on
-   * every phone; there is no lab-wide default).
-   */
-  enabled: boolean;
-  state: HelperState;
-  version: string | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  /** Calls served by each lane on this phone since the bridge started. */
-  lanes: { helper: number; adb: number };
-  /** After a sparse or stale tree the helper stays stopped until then (ms since epoch), else null. */
-  paused_until: number | null;
-  /**
-   * The phone's addresses another host could reach ("wlan0 192.168.1.23"), as last read
-   * before a start or while the helper ran; null before the first read. While the helper
-   * runs, its ports accept anyone who can reach one of them.
-   */
-  network_addresses: string[] | null;
-  /** When the guard last read who is connected to the running helper (ms since epoch), else null. */
-  watched_at: number | null;
-}
-
 /** `GET /admin/api/fast-lane` and `fast_lane` in the admin state: whether this build carries the helper. */
 export interface AdminFastLane {
   /** False when this build has no helper APKs. */
   available: boolean;
   /** The helper's version (appium-uiautomator2-server). */
   version: string | null;
-}
-
-/** A phone's screen stream (minicap): the person's choice, what runs now, and why it does not. */
-export interface AdminScreenStream {
-  /** The person agreed for this phone, or lab-wide. */
-  enabled: boolean;
-  /** off: not needed or not allowed; failed: stopped after failing twice (the other ways serve); unsupported: no build for this phone. */
-  state: 'off' | 'starting' | 'running' | 'failed' | 'unsupported';
-  /** native: minicap's binary and library; apk: its APK through app_process. */
-  way: 'native' | 'apk' | null;
-  /** Distinct frames a second lately. */
-  fps: number;
-  last_error: string | null;
-  /** What it runs for now: the phone's lease, someone watching its live view. */
-  for: Array<'lease' | 'view'>;
 }
 
 /** The screen stream lab-wide: `ask` streams only phones a person turned it on for; `on` every phone unless turned off. */

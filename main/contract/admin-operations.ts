@@ -15,9 +15,7 @@ import type {
   AdminPersonInput,
   AdminFastLane,
   AdminPhoneProgram,
-  AdminScreenStream,
   AdminScreenStreamSettings,
-  AdminHelper,
   AdminHost,
   AdminLiveFrame,
   AdminLanDevice,
@@ -75,23 +73,14 @@ export const ADMIN_OPERATIONS = {
   },
   /** Runs the phone check now (observation work, never ahead of control calls) and answers it. */
   checkDevice: { route: 'GET /admin/api/devices/:device_id/check', shape: shape<void, AdminPhoneCheck>() },
-  /**
-   * appium-uiautomator2-server on one phone: enable (the person's yes to its open ports, which
-   * must come with `accept_open_ports: true`; installs), disable (stops it), remove (uninstalls both APKs).
-   */
-  setDeviceHelper: {
-    route: 'POST /admin/api/devices/:device_id/helper',
-    shape: shape<
-      { action: 'enable'; accept_open_ports: true } | { action: 'disable' | 'remove' },
-      { status: string; helper: AdminHelper }
-    >(),
-  },
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
   /**
-   * Any program on one phone (main/core/admin/program-routes.ts): without `program`, the port-less
-   * two (scrcpy-server, the snapshot helper: enable is the default, disable stops them, remove takes
-   * them off the phone); `uia2_server` (enable must say `accept_open_ports: true`); `minicap_stream`.
-   * Answers every program on the phone.
+   * Every program on one phone, the one way to change them (main/core/admin/program-routes.ts):
+   * without `program`, the port-less two (scrcpy-server, the snapshot helper: enable is the
+   * default, disable stops them, remove takes them off the phone); `uia2_server` (enable must say
+   * `accept_open_ports: true` and installs it; disable stops it; remove uninstalls both APKs);
+   * `minicap_stream` (enable: runs while leased or watched; disable and remove: stopped, its
+   * files removed). Answers every program on the phone.
    */
   setDevicePrograms: {
     route: 'POST /admin/api/devices/:device_id/programs',
@@ -101,11 +90,6 @@ export const ADMIN_OPERATIONS = {
       | { action: 'disable' | 'remove'; program: 'uia2_server' },
       { status: string; programs: AdminPhoneProgram[] }
     >(),
-  },
-  /** The screen stream on one phone: enable (the person's consent; runs while leased or watched), disable (stopped, files removed). */
-  setDeviceScreenStream: {
-    route: 'POST /admin/api/devices/:device_id/screen-stream',
-    shape: shape<{ action: 'enable' | 'disable' }, { status: string; stream: AdminScreenStream }>(),
   },
   getScreenStream: { route: 'GET /admin/api/screen-stream', shape: shape<void, AdminScreenStreamSettings>() },
   putScreenStream: {

@@ -191,8 +191,14 @@ export function shouldNotify(context: { supported: boolean; windowVisible: boole
   return !(context.windowVisible && context.windowFocused);
 }
 
-/** Helper codes that mean the bridge stopped the fast lane to keep a phone safe (docs/REFERENCE.md "Fast lane"). */
-const HELPER_ALERT_CODES: ReadonlySet<string> = new Set(['helper_foreign_connection', 'helper_not_verified']);
+/**
+ * appium-uiautomator2-server's failure reasons that mean the bridge stopped it (or never ran
+ * it) to keep a phone safe, with the alert's code (docs/REFERENCE.md "Fast lane").
+ */
+const HELPER_ALERTS: ReadonlyMap<string, string> = new Map([
+  ['uia2_foreign_connection', 'helper_foreign_connection'],
+  ['uia2_not_verified', 'helper_not_verified'],
+]);
 
 /**
  * Tracks the fast lane guard's alerts already announced (one per phone and reason): returns
@@ -203,18 +209,13 @@ export class HelperAlertNotifier {
   private seen = new Set<string>();
 
   fresh(state: Pick<AdminState, 'devices'>): Array<{ deviceId: string; phone: string; code: string }> {
-    const current = state.devices.flatMap((d) =>
-      d.helper && d.helper.state === 'failed' && HELPER_ALERT_CODES.has(d.helper.last_error_code ?? '')
-        ? [
-            {
-              deviceId: d.device_id,
-              phone: d.display_name,
-              code: d.helper.last_error_code ?? '',
-              key: `${d.device_id}\n${d.helper.last_error ?? ''}`,
-            },
-          ]
-        : [],
-    );
+    const current = state.devices.flatMap((d) => {
+      const helper = d.programs?.find((p) => p.program === 'uia2_server');
+      const code = helper?.state === 'failed' ? HELPER_ALERTS.get(helper.last_error_reason ?? '') : undefined;
+      return helper && code
+        ? [{ deviceId: d.device_id, phone: d.display_name, code, key: `${d.device_id}\n${helper.last_error ?? ''}` }]
+        : [];
+    });
     const previous = this.seen;
     this.seen = new Set(current.map((c) => c.key));
     return current.filter((c) => !previous.has(c.key)).map(({ deviceId, phone, code }) => ({ deviceId, phone, code }));

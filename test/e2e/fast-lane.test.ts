@@ -46,25 +46,28 @@ test('enable the fast lane from a phone card, and see the helper running', async
   const deviceId = bound.rig.device(0).deviceId;
   const { context, page, problems } = await openConsole();
   try {
-    const panel = page.getByTestId(`helper-${deviceId}`);
+    const panel = page.getByTestId(`program-${deviceId}-uia2_server`);
     await panel.waitFor({ timeout: UI_MS });
     // Before consent: what would be installed and what it exposes, beside the button.
     const words = (await panel.innerText()).replace(/\s+/g, ' ');
     assert.match(words, /appium-uiautomator2-server \d+\.\d+\.\d+ \(Apache-2\.0/);
     assert.match(words, /any app on this phone, and any computer on a network the phone is on, can control the phone/);
-    await page.getByTestId(`helper-enable-${deviceId}`).click();
-    await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
+    await page.getByTestId(`program-${deviceId}-uia2_server-enable`).click();
+    await page
+      .locator(`[data-testid="program-${deviceId}-uia2_server"][data-state="idle"][data-enabled="true"]`)
+      .waitFor({ timeout: UI_MS });
     // An agent's call starts it; the card follows through the live events.
     const tree = await invoke(bound.client, bound.channel, 'android_ui_tree', {});
     assert.equal((tree.payload?.result as { lane?: string } | undefined)?.lane, 'helper', JSON.stringify(tree));
-    await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
+    await page
+      .locator(`[data-testid="program-${deviceId}-uia2_server"][data-state="ready"]`)
+      .waitFor({ timeout: UI_MS });
     // The call's count arrives with the state the finished call publishes.
     await page
-      .getByTestId(`helper-facts-${deviceId}`)
-      .filter({ hasText: /1 through it/ })
+      .getByTestId(`program-${deviceId}-uia2_server-served`)
+      .filter({ hasText: /Calls: 1 by it/ })
       .waitFor({ timeout: UI_MS });
-    const facts = await page.getByTestId(`helper-facts-${deviceId}`).innerText();
-    assert.match(facts, /version \d+\.\d+\.\d+/);
+    assert.match(await panel.innerText(), /version \d+\.\d+\.\d+/);
     await panel.scrollIntoViewIfNeeded();
     await page.mouse.move(1, 1);
     await page.screenshot({ path: join(SHOTS, 'fast-lane-card.png') });
@@ -84,11 +87,13 @@ test('a phone on a network: the card names its addresses; a foreign connection s
   assert.ok(phone);
   const { context, page, problems } = await openConsole();
   try {
-    await page.locator(`[data-testid="helper-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
-    await page.getByTestId(`helper-guard-${deviceId}`).waitFor({ timeout: UI_MS });
+    await page
+      .locator(`[data-testid="program-${deviceId}-uia2_server"][data-state="ready"]`)
+      .waitFor({ timeout: UI_MS });
+    await page.getByTestId(`program-${deviceId}-uia2_server-guard`).waitFor({ timeout: UI_MS });
     // Wi-Fi comes on: the opt-in already covered it; the card names the addresses.
     phone.network.setWifi('192.168.1.23');
-    const network = page.getByTestId(`helper-network-${deviceId}`);
+    const network = page.getByTestId(`program-${deviceId}-uia2_server-exposure`);
     await network.waitFor({ timeout: UI_MS });
     assert.match(await network.innerText(), /on a network \(wlan0 192\.168\.1\.23.*ports 6790 and 7810/s);
     await network.scrollIntoViewIfNeeded();
@@ -98,15 +103,17 @@ test('a phone on a network: the card names its addresses; a foreign connection s
     const tree = await invoke(bound.client, bound.channel, 'android_ui_tree', {});
     assert.equal((tree.payload?.result as { lane?: string } | undefined)?.lane, 'helper');
     phone.network.connectToHelper({ appUid: 10_140 });
-    const alert = page.locator(`[data-testid="helper-error-${deviceId}"][role="alert"]`);
+    const alert = page.locator(`[data-testid="program-${deviceId}-uia2_server-error"][role="alert"]`);
     await alert.waitFor({ timeout: UI_MS });
     assert.match(await alert.innerText(), /Stopped to keep the phone safe.*uid 10140/s);
     await alert.scrollIntoViewIfNeeded();
     await page.mouse.move(1, 1);
     await page.screenshot({ path: join(SHOTS, 'fast-lane-alert.png') });
     // The person decides to use it again: the bridge's copy is checked and it runs once more.
-    await page.getByTestId(`helper-reenable-${deviceId}`).click();
-    await page.locator(`[data-testid="helper-${deviceId}"][data-state="stopped"]`).waitFor({ timeout: UI_MS });
+    await page.getByTestId(`program-${deviceId}-uia2_server-enable`).click();
+    await page
+      .locator(`[data-testid="program-${deviceId}-uia2_server"][data-state="idle"][data-enabled="true"]`)
+      .waitFor({ timeout: UI_MS });
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -24,7 +24,7 @@ import { startDeviceRig, waitUntil, type DeviceRig } from '../helpers/device-rig
 import { minicapOnPhone } from '../helpers/minicap-on-phone';
 import { translate, type MessageKey } from '../../main/contract/i18n';
 import type { SimulatedPhone } from '../../main/sim/phone';
-import type { AdminState } from '../../main/contract/admin-api';
+import type { AdminPhoneProgram, AdminState } from '../../main/contract/admin-api';
 
 const SHOTS = join(tmpdir(), 'xagent-screen-stream-shots');
 const UI_MS = 15_000;
@@ -54,6 +54,14 @@ const PHONES: ReadonlyArray<{ sdk: number; androidVersion: string; quirks?: stri
 let browser: Browser;
 let buildDir = '';
 let rig: DeviceRig;
+
+/** The phone's minicap program, as the admin state lists it. */
+function minicapOf(deviceId: string): AdminPhoneProgram | undefined {
+  return rig.bridge.core
+    .adminState()
+    .devices.find((d) => d.device_id === deviceId)
+    ?.programs?.find((p) => p.program === 'minicap_stream');
+}
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -120,16 +128,16 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
 
     test('turned on in the phone view: the picture comes from minicap and follows the screen; turned off, it is gone', async (tc) => {
       await page.goto(`${rig.bridge.url}/console/#/devices/${deviceId}?token=${rig.bridge.adminToken}`);
-      const panel = page.getByTestId(`stream-${deviceId}`);
-      const toggle = page.getByTestId(`stream-toggle-${deviceId}`);
-      const state = page.getByTestId(`stream-state-${deviceId}`);
+      const panel = page.getByTestId(`program-${deviceId}-minicap_stream`);
+      const toggle = page.getByTestId(`program-${deviceId}-minicap_stream-toggle`);
+      const state = page.getByTestId(`program-${deviceId}-minicap_stream-state`);
       const note = page.getByTestId('phone-view-screen-note');
       await page.getByTestId('phone-view-frame').waitFor({ timeout: UI_MS });
       await panel.waitFor({ timeout: UI_MS });
 
       // Before consent: off, and what would be copied where, in words.
       assert.equal(await toggle.isChecked(), false);
-      assert.equal((await state.innerText()).trim(), t('stream.state.off'));
+      assert.equal((await state.innerText()).trim(), t('programs.state.off'));
       assert.ok((await panel.innerText()).includes(t('stream.explain')), await panel.innerText());
       assert.equal(await note.innerText(), t('phone-view.screen.live'));
       assert.deepEqual(minicapOnPhone(phone), { running: false, files: [] });
@@ -142,7 +150,9 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
       const screencapFrames = await framesWhileChanging(page, phone, COUNT_MS);
 
       await toggle.click();
-      await page.locator(`[data-testid="stream-${deviceId}"][data-state="running"]`).waitFor({ timeout: UI_MS });
+      await page
+        .locator(`[data-testid="program-${deviceId}-minicap_stream"][data-state="ready"]`)
+        .waitFor({ timeout: UI_MS });
       assert.equal(await toggle.isChecked(), true);
       await eventually(
         async () => (await note.innerText()) === t('phone-view.screen.liveMinicap'),
@@ -163,8 +173,8 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
       assert.equal(await note.innerText(), t('phone-view.screen.liveMinicap'), 'still from minicap');
 
       // The state in words: running, some frames a second, for this view (no lease here).
-      const running = page.getByTestId(`stream-running-${deviceId}`);
-      assert.match(await state.innerText(), new RegExp(`^${t('stream.state.running')}`));
+      const running = page.getByTestId(`program-${deviceId}-minicap_stream-stream`);
+      assert.match(await state.innerText(), new RegExp(`^${t('programs.state.minicap_stream.ready')}`));
       await eventually(
         async () => {
           const text = await running.innerText();
@@ -182,15 +192,17 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
       const devices = await context.newPage();
       devices.on('pageerror', (error) => problems.push(error.message));
       await devices.goto(`${rig.bridge.url}/console/#/devices?token=${rig.bridge.adminToken}`);
-      const card = devices.locator(`[data-testid="stream-${deviceId}"][data-state="running"]`);
+      const card = devices.locator(`[data-testid="program-${deviceId}-minicap_stream"][data-state="ready"]`);
       await card.waitFor({ timeout: UI_MS });
       assert.match(
-        await devices.getByTestId(`stream-state-${deviceId}`).innerText(),
-        new RegExp(`^${t('stream.state.running')}`),
+        await devices.getByTestId(`program-${deviceId}-minicap_stream-state`).innerText(),
+        new RegExp(`^${t('programs.state.minicap_stream.ready')}`),
       );
       await eventually(
         async () =>
-          (await devices.getByTestId(`stream-running-${deviceId}`).innerText()).includes(t('stream.for.liveView')),
+          (await devices.getByTestId(`program-${deviceId}-minicap_stream-stream`).innerText()).includes(
+            t('stream.for.liveView'),
+          ),
         'the card saying what the stream runs for',
         UI_MS,
       );
@@ -201,10 +213,12 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
 
       // Turned off: stopped and removed from the phone at once, though the view stays open.
       await toggle.click();
-      await page.locator(`[data-testid="stream-${deviceId}"][data-state="off"]`).waitFor({ timeout: UI_MS });
+      await page
+        .locator(`[data-testid="program-${deviceId}-minicap_stream"][data-state="off"]`)
+        .waitFor({ timeout: UI_MS });
       assert.equal(await toggle.isChecked(), false);
       assert.equal(await panel.getAttribute('data-enabled'), 'false');
-      assert.equal((await state.innerText()).trim(), t('stream.state.off'));
+      assert.equal((await state.innerText()).trim(), t('programs.state.off'));
       await waitUntil(() => !minicapOnPhone(phone).running, UI_MS, 'minicap stopped');
       assert.deepEqual(minicapOnPhone(phone), { running: false, files: [] });
       await eventually(
@@ -212,7 +226,7 @@ for (const [index, locale] of (['en', 'zh-CN'] as const).entries()) {
         'the live line back on the other ways',
         UI_MS,
       );
-      const stream = rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream;
+      const stream = minicapOf(deviceId);
       assert.deepEqual([stream?.enabled, stream?.state], [false, 'off']);
       assert.deepEqual(problems, []);
     });
@@ -275,7 +289,7 @@ describe(
       const problems: string[] = [];
       page.on('pageerror', (error) => problems.push(error.message));
       await page.goto(`${rig.bridge.url}/console/#/devices/${deviceId}?token=${rig.bridge.adminToken}`);
-      await page.getByTestId(`stream-${deviceId}`).waitFor({ timeout: UI_MS });
+      await page.getByTestId(`program-${deviceId}-minicap_stream`).waitFor({ timeout: UI_MS });
       return { page, problems };
     }
 
@@ -283,12 +297,13 @@ describe(
       const deviceId = rig.device(2).deviceId;
       const { page, problems } = await openView(deviceId, 'en');
       await page.getByTestId('phone-view-frame').waitFor({ timeout: UI_MS });
-      await page.getByTestId(`stream-toggle-${deviceId}`).click();
+      await page.getByTestId(`program-${deviceId}-minicap_stream-toggle`).click();
       // minicap sends a frame for each change on the screen; on this phone it dies after a few, twice.
       let key = 0;
       await eventually(
         async () => {
-          if ((await page.getByTestId(`stream-${deviceId}`).getAttribute('data-state')) === 'failed') return true;
+          if ((await page.getByTestId(`program-${deviceId}-minicap_stream`).getAttribute('data-state')) === 'failed')
+            return true;
           const code = key++ % 2 === 0 ? 'KEYCODE_APP_SWITCH' : 'KEYCODE_HOME';
           await rig.phones[2]!.exec(`input keyevent ${code}`, { signal: AbortSignal.timeout(UI_MS) });
           return false;
@@ -296,32 +311,41 @@ describe(
         'the stream failed twice',
         30_000,
       );
-      const lastError = rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream?.last_error;
+      const lastError = minicapOf(deviceId)?.last_error;
       assert.ok(lastError, 'the bridge kept why');
-      assert.equal(
-        await page.getByTestId(`stream-failed-${deviceId}`).innerText(),
-        translate('en', 'stream.failed', { error: lastError }),
+      assert.ok(
+        (await page.getByTestId(`program-${deviceId}-minicap_stream-error`).innerText()).startsWith(
+          translate('en', 'programs.lastError', { error: lastError }),
+        ),
       );
-      assert.equal((await page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(), 'failed');
-      assert.equal(await page.getByTestId(`stream-toggle-${deviceId}`).isChecked(), true, 'still the person’s choice');
+      assert.equal(
+        (await page.getByTestId(`program-${deviceId}-minicap_stream-state`).innerText()).trim(),
+        translate('en', 'programs.state.failed'),
+      );
+      assert.equal(
+        await page.getByTestId(`program-${deviceId}-minicap_stream-toggle`).isChecked(),
+        true,
+        'still the person’s choice',
+      );
       await eventually(
         async () =>
           (await page.getByTestId('phone-view-screen-note').innerText()) === 'Live while this page is visible.',
         'the live view back on screencap',
         UI_MS,
       );
-      await page.getByTestId(`stream-${deviceId}`).scrollIntoViewIfNeeded();
+      await page.getByTestId(`program-${deviceId}-minicap_stream`).scrollIntoViewIfNeeded();
       await page.mouse.move(1, 1);
       await page.screenshot({ path: join(SHOTS, 'en-phone-view-failed.png') });
       // In Chinese, the same facts.
       const zh = await openView(deviceId, 'zh-CN');
-      assert.equal(
-        await zh.page.getByTestId(`stream-failed-${deviceId}`).innerText({ timeout: UI_MS }),
-        translate('zh-CN', 'stream.failed', { error: lastError }),
+      assert.ok(
+        (
+          await zh.page.getByTestId(`program-${deviceId}-minicap_stream-error`).innerText({ timeout: UI_MS })
+        ).startsWith(translate('zh-CN', 'programs.lastError', { error: lastError })),
       );
       assert.equal(
-        (await zh.page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(),
-        translate('zh-CN', 'stream.state.failed'),
+        (await zh.page.getByTestId(`program-${deviceId}-minicap_stream-state`).innerText()).trim(),
+        translate('zh-CN', 'programs.state.failed'),
       );
       await page.close();
       await zh.page.close();
@@ -331,21 +355,23 @@ describe(
     test('a phone older than minicap: not on this phone, in both languages', async () => {
       const deviceId = rig.device(3).deviceId;
       const { page, problems } = await openView(deviceId, 'en');
-      await page.getByTestId(`stream-toggle-${deviceId}`).click();
-      await page.locator(`[data-testid="stream-${deviceId}"][data-state="unsupported"]`).waitFor({ timeout: UI_MS });
+      await page.getByTestId(`program-${deviceId}-minicap_stream-toggle`).click();
+      await page
+        .locator(`[data-testid="program-${deviceId}-minicap_stream"][data-state="unavailable"]`)
+        .waitFor({ timeout: UI_MS });
       assert.equal(
-        await page.getByTestId(`stream-unsupported-${deviceId}`).innerText(),
-        translate('en', 'stream.unsupported'),
+        await page.getByTestId(`program-${deviceId}-minicap_stream-unavailable`).innerText(),
+        translate('en', 'programs.unavailable.phone'),
       );
       assert.equal(
-        (await page.getByTestId(`stream-state-${deviceId}`).innerText()).trim(),
-        translate('en', 'stream.state.unsupported'),
+        (await page.getByTestId(`program-${deviceId}-minicap_stream-state`).innerText()).trim(),
+        translate('en', 'programs.state.unavailable'),
       );
       assert.deepEqual(minicapOnPhone(rig.phones[3]!), { running: false, files: [] });
       const zh = await openView(deviceId, 'zh-CN');
       assert.equal(
-        await zh.page.getByTestId(`stream-unsupported-${deviceId}`).innerText({ timeout: UI_MS }),
-        translate('zh-CN', 'stream.unsupported'),
+        await zh.page.getByTestId(`program-${deviceId}-minicap_stream-unavailable`).innerText({ timeout: UI_MS }),
+        translate('zh-CN', 'programs.unavailable.phone'),
       );
       await page.close();
       await zh.page.close();
@@ -355,7 +381,10 @@ describe(
     test('a build without minicap’s files says so in Settings and on the phone, and offers no switch to turn on', async () => {
       const deviceId = rig.device(0).deviceId;
       // Whatever the tests before left: this phone's stream is off (a build without the files has nothing to run).
-      await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'disable' });
+      await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+        action: 'disable',
+        program: 'minicap_stream',
+      });
       for (const locale of ['en', 'zh-CN'] as const) {
         const page = await contexts.get(locale)!.newPage();
         const problems: string[] = [];
@@ -365,13 +394,19 @@ describe(
           const response = await route.fetch();
           const state = (await response.json()) as AdminState;
           if (state.screen_stream) state.screen_stream.available = false;
+          for (const device of state.devices)
+            for (const program of device.programs ?? [])
+              if (program.program === 'minicap_stream') Object.assign(program, { state: 'unavailable', version: null });
           await route.fulfill({ response, json: state });
         });
         await page.goto(`${rig.bridge.url}/console/#/devices/${deviceId}?token=${rig.bridge.adminToken}`);
-        const panel = page.getByTestId(`stream-${deviceId}`);
+        const panel = page.getByTestId(`program-${deviceId}-minicap_stream`);
         await panel.waitFor({ timeout: UI_MS });
-        assert.ok((await panel.innerText()).includes(translate(locale, 'stream.unavailable')), await panel.innerText());
-        assert.equal(await page.getByTestId(`stream-toggle-${deviceId}`).isDisabled(), true);
+        assert.ok(
+          (await panel.innerText()).includes(translate(locale, 'programs.unavailable.build')),
+          await panel.innerText(),
+        );
+        assert.equal(await page.getByTestId(`program-${deviceId}-minicap_stream-toggle`).isDisabled(), true);
         await page.goto(`${rig.bridge.url}/console/#/settings/screen-stream`);
         const hint = page.getByTestId('settings-screen-stream-unavailable');
         assert.equal(await hint.innerText({ timeout: UI_MS }), translate(locale, 'stream.settings.unavailable'));

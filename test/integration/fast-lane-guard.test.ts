@@ -31,7 +31,7 @@ describe('fast lane guard: a phone on a network', () => {
     await withInstalledHelper(GUARD, async (bound, phone) => {
       phone.network.setWifi('192.168.1.23');
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
-      const helper = await waitForHelper(bound.rig, 'running', 10_000, (h) => typeof h.watched_at === 'number');
+      const helper = await waitForHelper(bound.rig, 'ready', 10_000, (h) => typeof h.watched_at === 'number');
       assert.ok(
         (helper.network_addresses as string[]).includes('wlan0 192.168.1.23'),
         JSON.stringify(helper.network_addresses),
@@ -45,7 +45,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
   test("the bridge's own traffic (calls, the phone view's stream) never trips it", async () => {
     await withInstalledHelper(GUARD, async (bound) => {
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
-      const first = await waitForHelper(bound.rig, 'running', 10_000, (h) => typeof h.watched_at === 'number');
+      const first = await waitForHelper(bound.rig, 'ready', 10_000, (h) => typeof h.watched_at === 'number');
       // Calls in a row while the guard reads the tables many times.
       for (let i = 0; i < 6; i++) {
         const tap = result(await invoke(bound.client, bound.channel, 'android_tap', { x: 100 + i, y: 400 }));
@@ -53,7 +53,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
       }
       const later = await waitForHelper(
         bound.rig,
-        'running',
+        'ready',
         10_000,
         (h) => (h.watched_at as number) > (first.watched_at as number),
       );
@@ -68,7 +68,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
       const from = phone.argvLog.length;
       phone.network.connectToHelper({ network: '192.168.1.77' });
       const helper = await waitForHelper(bound.rig, 'failed', 10_000);
-      assert.equal(helper.last_error_code, 'helper_foreign_connection');
+      assert.equal(helper.last_error_reason, 'uia2_foreign_connection');
       assert.match(String(helper.last_error), /192\.168\.1\.77 on the network \(port 6790\)/);
       assert.ok(phone.argvLog.slice(from).some(isForceStop));
       assert.equal(phone.helper.state(), 'stopped');
@@ -82,7 +82,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
       assert.ok(!phone.argvLog.slice(before).some(isInstrument));
       // Enabling again is the person's decision; then it runs.
       await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
     });
   });
@@ -92,7 +92,7 @@ describe('fast lane guard: only the bridge drives the helper', () => {
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       phone.network.connectToHelper({ appUid: 10_140 }, 7810);
       const helper = await waitForHelper(bound.rig, 'failed', 10_000);
-      assert.equal(helper.last_error_code, 'helper_foreign_connection');
+      assert.equal(helper.last_error_reason, 'uia2_foreign_connection');
       assert.match(String(helper.last_error), /an app on the phone \(uid 10140, port 7810\)/);
       assert.equal(phone.helper.state(), 'stopped');
     });
@@ -105,7 +105,7 @@ describe('fast lane guard: connections that are no longer plainly open', () => {
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
       phone.network.connectToHelper({ appUid: 10_150 }, 7810, 'half_closed');
       const helper = await waitForHelper(bound.rig, 'failed', 10_000);
-      assert.equal(helper.last_error_code, 'helper_foreign_connection');
+      assert.equal(helper.last_error_reason, 'uia2_foreign_connection');
       assert.match(String(helper.last_error), /an app on the phone \(uid 10150, port 7810\)/);
       assert.equal(phone.helper.state(), 'stopped');
     });
@@ -129,7 +129,7 @@ describe('fast lane guard: the installed helper is the bridge’s own copy', () 
       assert.ok(!phone.argvLog.slice(from).some(isInstrument), 'the planted instrumentation never ran');
       const helper = await helperOf(bound.rig);
       assert.equal(helper.state, 'failed');
-      assert.equal(helper.last_error_code, 'helper_not_verified');
+      assert.equal(helper.last_error_reason, 'uia2_not_verified');
       assert.match(
         String(helper.last_error),
         /io\.appium\.uiautomator2\.server\.test on the phone is not the bridge's copy/,
@@ -138,7 +138,7 @@ describe('fast lane guard: the installed helper is the bridge’s own copy', () 
 
       const reinstallFrom = phone.argvLog.length;
       await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
       assert.ok(
         phone.argvLog.slice(reinstallFrom).some((a) => a[0] === 'pm' && a[1] === 'install'),
         'the same version name was not taken as proof: the bridge installed its own copy again',
@@ -153,7 +153,7 @@ describe('fast lane guard: only while a lease is active', () => {
     const bound = await startBoundRig(GUARD);
     try {
       await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
       const phone = bound.rig.phones[0];
       assert.ok(phone);
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
@@ -166,7 +166,7 @@ describe('fast lane guard: only while a lease is active', () => {
       assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
       await waitUntil(() => phone.helper.state() === 'stopped', 10_000, 'the helper stops with the lease');
       assert.ok(!phone.argvLog.slice(from).some(isInstrument));
-      assert.equal((await helperOf(bound.rig)).state, 'stopped');
+      assert.equal((await helperOf(bound.rig)).state, 'idle');
     } finally {
       await bound.stop();
     }

@@ -30,7 +30,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
     bound = await startBoundRig({ fastLane: { pauseMs: 50 } }, { withAdbKeyboard: false });
     phone = bound.rig.phones[0]!;
     await setHelper(bound.rig, 'enable');
-    await waitForHelper(bound.rig, 'stopped');
+    await waitForHelper(bound.rig, 'idle');
     await call('android_launch_app', { package: NOTES_PKG }, 'notes');
     await waitUntil(() => phone.foregroundPackage() === NOTES_PKG, 5_000, 'notes in front');
     assert.equal((await call('android_ui_tree', {}, 'start')).lane, 'helper');
@@ -110,7 +110,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
   test('without the fast lane, results say toasts were not watched, and android_wait_for says so at once', async () => {
     await setHelper(bound.rig, 'disable');
     try {
-      assert.equal((await helperOf(bound.rig)).state, 'stopped');
+      assert.equal((await helperOf(bound.rig)).state, 'off');
       const tapped = await call(
         'android_tap',
         { element: { resource_id: 'save_button' }, observe: true },
@@ -128,7 +128,7 @@ describe('fast lane: toasts in results and android_wait_for', () => {
       assert.equal(launched.toasts_watched, false);
     } finally {
       await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
     }
   });
 });

@@ -51,7 +51,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.ok(!phone.argvLog.slice(from).some(isPmInstall));
     const helper = await helperOf(rig);
     assert.equal(helper.enabled, false);
-    assert.equal(helper.state, 'absent');
+    assert.equal(helper.state, 'off', 'off by default');
     const lane = await rig.bridge.admin('GET', '/admin/api/fast-lane');
     assert.deepEqual(lane.body, { available: true, version: lane.body.version });
     assert.match(String(lane.body.version), /^\d+\.\d+\.\d+$/);
@@ -60,8 +60,9 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   test('enable installs both APKs once; enabling again checks the version and skips the install', async () => {
     const from = phone.argvLog.length;
     // Turning it on says yes to its open ports, in so many words; without them nothing happens.
-    const unsaid = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/helper`, {
+    const unsaid = await rig.bridge.admin('POST', `/admin/api/devices/${rig.device(0).deviceId}/programs`, {
       action: 'enable',
+      program: 'uia2_server',
     });
     assert.equal(unsaid.status, 400);
     assert.match(
@@ -71,14 +72,14 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.equal((await helperOf(rig)).enabled, false);
     const enabled = await setHelper(rig, 'enable');
     assert.equal(enabled.status, 'enabled');
-    const helper = await waitForHelper(rig, 'stopped');
+    const helper = await waitForHelper(rig, 'idle');
     assert.equal(helper.enabled, true);
     assert.match(String(helper.version), /^\d+\.\d+\.\d+$/);
     assert.equal(phone.argvLog.slice(from).filter(isPmInstall).length, 2);
     await setHelper(rig, 'disable');
     const again = phone.argvLog.length;
     await setHelper(rig, 'enable');
-    await waitForHelper(rig, 'stopped');
+    await waitForHelper(rig, 'idle');
     assert.equal(phone.argvLog.slice(again).filter(isPmInstall).length, 0, 'same version: no install');
     assert.ok(phone.argvLog.slice(again).some((a) => a[0] === 'dumpsys' && a[1] === 'package'));
   });
@@ -86,7 +87,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   test('the first call starts the helper; tree, tap and Chinese text go through it (no ADB Keyboard)', async () => {
     const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree1')));
     assert.equal(tree.lane, 'helper');
-    assert.equal((await helperOf(rig)).state, 'running');
+    assert.equal((await helperOf(rig)).state, 'ready');
     assert.ok((tree.nodes as Json[]).length > 0);
     // While the helper runs it holds UiAutomation: the stock dump cannot read.
     assert.equal(await stockDumpWorks(phone), false);
@@ -114,7 +115,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     assert.ok(!sent.some((a) => a[0] === 'input' || a[0] === 'am'), 'no input or ADB Keyboard broadcast');
     assert.ok(!sent.some((a) => a[0] === 'uiautomator'), 'the tree came from the helper');
     const helper = await helperOf(rig);
-    assert.ok(helper.lanes.helper >= 3, JSON.stringify(helper.lanes));
+    assert.ok(Number(helper.served) >= 3, JSON.stringify(helper));
   });
 
   test('a crash falls back in the same call, and the next call starts the helper again', async () => {
@@ -122,8 +123,8 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('crash-tree')));
     assert.equal(tree.lane, 'adb');
     const crashed = await helperOf(rig);
-    assert.equal(crashed.state, 'stopped');
-    assert.equal(crashed.last_error_code, 'helper_crashed');
+    assert.equal(crashed.state, 'idle');
+    assert.equal(crashed.last_error_reason, 'uia2_crashed');
     const next = result(await invoke(client, channel, 'android_ui_tree', {}, callId('restart-tree')));
     assert.equal(next.lane, 'helper');
   });
@@ -139,20 +140,20 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     // That was its second crash: the stock lane serves until a person enables it again.
     const failed = await helperOf(rig);
     assert.equal(failed.state, 'failed');
-    assert.equal(failed.last_error_code, 'helper_crashed');
+    assert.equal(failed.last_error_reason, 'uia2_crashed');
     const stock = result(await invoke(client, channel, 'android_tap', { x: 10, y: 10 }, callId('stock-tap')));
     assert.equal(stock.lane, 'adb');
     await setHelper(rig, 'enable');
-    await waitForHelper(rig, 'stopped');
+    await waitForHelper(rig, 'idle');
   });
 
   test('the lease ends: the helper is force-stopped and the stock dump works again', async () => {
     result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-before-end')));
-    assert.equal((await helperOf(rig)).state, 'running');
+    assert.equal((await helperOf(rig)).state, 'ready');
     const from = phone.argvLog.length;
     const res = await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    await waitForHelper(rig, 'stopped');
+    await waitForHelper(rig, 'idle');
     await waitUntil(
       () => phone.argvLog.slice(from).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'),
       5_000,
@@ -165,10 +166,10 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   test('the system kills the helper: the card shows it stopped, the next call starts it again', async () => {
     assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('before-kill'))).lane, 'helper');
     phone.helper.kill();
-    const killed = await waitForHelper(rig, 'stopped');
-    assert.equal(killed.last_error_code, 'helper_crashed');
+    const killed = await waitForHelper(rig, 'idle');
+    assert.equal(killed.last_error_reason, 'uia2_crashed');
     assert.equal(result(await invoke(client, channel, 'android_ui_tree', {}, callId('after-kill'))).lane, 'helper');
-    assert.equal((await helperOf(rig)).state, 'running');
+    assert.equal((await helperOf(rig)).state, 'ready');
   });
 
   test('a sparse tree falls back to the stock dump in the same call', async () => {
@@ -178,7 +179,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
       const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('sparse')));
       assert.equal(tree.lane, 'adb');
       assert.ok((tree.nodes as Json[]).some((node) => typeof node.text === 'string' && node.text.length > 0));
-      assert.equal((await helperOf(rig)).last_error_code, 'helper_paused');
+      assert.equal((await helperOf(rig)).last_error_reason, 'uia2_paused');
     } finally {
       phone.setQuirks([]);
     }
@@ -188,7 +189,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
     await invoke(client, channel, 'android_press_key', { key: 'home' }, callId('home'));
     await waitUntil(() => phone.foregroundPackage() === 'com.google.android.apps.nexuslauncher', 5_000, 'home');
     // The cool-down after the sparse tree (pauseMs) is over before the helper is used again.
-    for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig))
+    for (let helper = await helperOf(rig); helper.retry_at !== null; helper = await helperOf(rig))
       await new Promise((r) => setImmediate(r));
     phone.setQuirks(['helper-stale-tree']);
     try {
@@ -216,7 +217,7 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
       result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.login' }, callId('login')));
       await waitUntil(() => phone.foregroundPackage() === 'com.example.login', 5_000, 'login in front');
       // A tree read mid-launch may have been judged stale (the helper then pauses for pauseMs).
-      for (let helper = await helperOf(rig); helper.paused_until !== null; helper = await helperOf(rig))
+      for (let helper = await helperOf(rig); helper.retry_at !== null; helper = await helperOf(rig))
         await new Promise((r) => setImmediate(r));
       const user = result(
         await invoke(
@@ -256,8 +257,8 @@ describe('fast lane: consent, install, start, use, lease end, crash, remove', ()
   test('remove stops the helper and uninstalls both APKs', async () => {
     const from = phone.argvLog.length;
     const removed = await setHelper(rig, 'remove');
-    assert.equal(removed.helper.state, 'absent');
-    assert.equal(removed.helper.enabled, false);
+    const uia2 = (removed.programs as Json[]).find((p) => p.program === 'uia2_server');
+    assert.deepEqual([uia2?.state, uia2?.enabled], ['off', false]);
     const uninstalls = phone.argvLog.slice(from).filter((a) => a[0] === 'pm' && a[1] === 'uninstall');
     assert.deepEqual(
       uninstalls.map((a) => a[2]),
@@ -288,7 +289,7 @@ describe('fast lane: the screen read after an action', () => {
     ({ rig, client, channel } = bound);
     phone = rig.phones[0]!;
     await setHelper(rig, 'enable');
-    await waitForHelper(rig, 'stopped');
+    await waitForHelper(rig, 'idle');
     await phone.exec('monkey -p com.example.notes -c android.intent.category.LAUNCHER 1', {
       signal: new AbortController().signal,
     });
@@ -414,10 +415,13 @@ describe('fast lane: the screen read after an action', () => {
       return res.headers;
     };
     // The helper runs again (the last test turned it off and on: the next call starts it), and the phone's stream is allowed.
-    await waitForHelper(rig, 'stopped');
+    await waitForHelper(rig, 'idle');
     result(await invoke(client, channel, 'android_ui_tree', {}, callId('restart')));
-    await waitForHelper(rig, 'running');
-    const on = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    await waitForHelper(rig, 'ready');
+    const on = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'enable',
+      program: 'minicap_stream',
+    });
     assert.equal(on.status, 200);
     const until = async (lane: string, change: () => Promise<unknown>): Promise<Headers> => {
       let frame = await get(null);
@@ -447,12 +451,19 @@ describe('fast lane: the screen read after an action', () => {
     await killMinicap();
     await killMinicap();
     await waitUntil(
-      () => rig.bridge.core.adminState().devices.find((d) => d.device_id === deviceId)?.stream?.state === 'failed',
+      () =>
+        rig.bridge.core
+          .adminState()
+          .devices.find((d) => d.device_id === deviceId)
+          ?.programs?.find((p) => p.program === 'minicap_stream')?.state === 'failed',
       15_000,
       'the stream failed for now',
     );
     await until('helper', flip);
-    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'disable' });
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'disable',
+      program: 'minicap_stream',
+    });
   });
 
   test("the phone check's Unicode row follows the helper: ok while it may type, a problem again once turned off (no ADB Keyboard here)", async () => {
@@ -505,7 +516,7 @@ describe('fast lane: idle stop and bridge shutdown', () => {
     await withInstalledHelper({ fastLane: { idleStopMs: 300 } }, async (bound, phone) => {
       const before = phone.argvLog.length;
       assert.equal(result(await invoke(bound.client, bound.channel, 'android_ui_tree', {})).lane, 'helper');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
       await waitUntil(
         () => phone.argvLog.slice(before).some((a) => a.join(' ') === 'am force-stop io.appium.uiautomator2.server'),
         5_000,
@@ -539,8 +550,8 @@ describe('fast lane: the idle stop is a limit people set (Settings → Limits)',
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       const state = await bound.rig.bridge.admin('GET', '/admin/api/state');
       assert.deepEqual((state.body.limits as Json).fast_lane, { idle_stop_ms: 10_000 });
-      assert.equal((await helperOf(bound.rig)).state, 'running', 'not stopped before its new idle time');
-      await waitForHelper(bound.rig, 'stopped', 30_000);
+      assert.equal((await helperOf(bound.rig)).state, 'ready', 'not stopped before its new idle time');
+      await waitForHelper(bound.rig, 'idle', 30_000);
       const stoppedAfter = Date.now() - lastCall;
       assert.ok(stoppedAfter >= 9_900 && stoppedAfter < 25_000, `stopped ${stoppedAfter} ms after the last call`);
       await waitUntil(
@@ -574,8 +585,8 @@ describe('fast lane: a helper that ran well since its last crash', () => {
           `round ${round}: fell back`,
         );
         const crashed = await helperOf(bound.rig);
-        assert.equal(crashed.state, 'stopped', `round ${round}: stopped, not failed`);
-        assert.equal(crashed.last_error_code, 'helper_crashed');
+        assert.equal(crashed.state, 'idle', `round ${round}: stopped, not failed`);
+        assert.equal(crashed.last_error_reason, 'uia2_crashed');
       }
     });
   });
@@ -600,12 +611,12 @@ describe('fast lane: phones that refuse it fall back cleanly', () => {
     const bound = await startBoundRig({}, { quirks: ['helper-no-instrumentation'] });
     try {
       await setHelper(bound.rig, 'enable');
-      await waitForHelper(bound.rig, 'stopped');
+      await waitForHelper(bound.rig, 'idle');
       const tree = result(await invoke(bound.client, bound.channel, 'android_ui_tree', {}));
       assert.equal(tree.lane, 'adb');
       const helper = await helperOf(bound.rig);
       assert.equal(helper.state, 'failed');
-      assert.equal(helper.last_error_code, 'helper_no_instrumentation', JSON.stringify(helper));
+      assert.equal(helper.last_error_reason, 'uia2_no_instrumentation', JSON.stringify(helper));
       assert.equal(await stockDumpWorks(bound.rig.phones[0]!), true);
     } finally {
       await bound.stop();

@@ -13,7 +13,18 @@ import { result } from '../helpers/acks';
 import { XAgentClient } from '../helpers/xagent-client';
 import { MINICAP_DIR, minicapFiles, minicapRunning } from '../helpers/minicap-on-phone';
 import { NOTES_HEADER_RGB, headerProbePoint } from '../../main/sim/screen/colors';
-import type { AdminScreenStream } from '../../main/contract/admin-api';
+import type { AdminPhoneProgram } from '../../main/contract/admin-api';
+
+/** minicap's program entry with its stream facts (way, fps, for) at the top. */
+type StreamEntry = Omit<AdminPhoneProgram, 'stream'> & NonNullable<AdminPhoneProgram['stream']>;
+
+function flatten(program: AdminPhoneProgram | undefined): StreamEntry | undefined {
+  return program?.stream ? { ...program, ...program.stream } : undefined;
+}
+
+function minicapIn(programs: unknown): StreamEntry | undefined {
+  return flatten((programs as AdminPhoneProgram[]).find((p) => p.program === 'minicap_stream'));
+}
 
 const SCREEN = { width: 1080, height: 2400, density: 420 };
 
@@ -31,8 +42,8 @@ describe('the screen stream (minicap) over the real adb server', () => {
   let rig: DeviceRig;
   let client: XAgentClient;
 
-  const streamOf = (i: number): AdminScreenStream | undefined =>
-    rig.bridge.core.adminState().devices.find((d) => d.device_id === rig.device(i).deviceId)?.stream;
+  const streamOf = (i: number): StreamEntry | undefined =>
+    minicapIn(rig.bridge.core.adminState().devices.find((d) => d.device_id === rig.device(i).deviceId)?.programs ?? []);
 
   const download = async (path: string): Promise<Buffer> =>
     Buffer.from(await (await fetch(`${rig.bridge.url}${path}`)).arrayBuffer());
@@ -83,18 +94,19 @@ describe('the screen stream (minicap) over the real adb server', () => {
   test('with consent, a leased phone streams: the screenshot comes from minicap and shows the screen after each action', async () => {
     const phone = rig.phones[0]!;
     const deviceId = rig.device(0).deviceId;
-    const enabled = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, {
+    const enabled = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
       action: 'enable',
+      program: 'minicap_stream',
     });
     assert.equal(enabled.status, 200);
-    assert.equal((enabled.body.stream as AdminScreenStream).enabled, true);
+    assert.equal(minicapIn(enabled.body.programs)?.enabled, true);
     const channel = await bindChannel(rig, client, deviceId);
 
     const home = result(await invoke(client, channel, 'android_screenshot', {}));
     assert.equal(home.source, 'stream');
     assert.deepEqual([home.width, home.height], [576, 1280], 'the same size as a screencap at max_side 1280');
     const stream = streamOf(0);
-    assert.deepEqual([stream?.state, stream?.way], ['running', 'native'], JSON.stringify(stream));
+    assert.deepEqual([stream?.state, stream?.way], ['ready', 'native'], JSON.stringify(stream));
     assert.ok(stream?.for.includes('lease'));
     assert.ok(minicapRunning(phone), 'minicap runs on the phone');
     assert.deepEqual(minicapFiles(phone).sort(), ['minicap', 'minicap.so']);
@@ -141,7 +153,7 @@ describe('the screen stream (minicap) over the real adb server', () => {
       15_000,
       'minicap gone from the phone',
     );
-    assert.equal(streamOf(0)?.state, 'off');
+    assert.equal(streamOf(0)?.state, 'idle');
   });
 
   test('the phone turns: the stream restarts in the new orientation; no screenshot is ever of the old one', async () => {
@@ -164,7 +176,7 @@ describe('the screen stream (minicap) over the real adb server', () => {
         argv[0] === `${MINICAP_DIR}/minicap` && argv.includes('1080x2400@576x1280/90');
       await waitUntil(() => phone.argvLog.some(turnedStart), 15_000, 'minicap restarted with the turned projection');
       assert.ok(phone.argvLog.filter((argv) => argv[0] === `${MINICAP_DIR}/minicap`).length > startsBefore);
-      await waitUntil(() => streamOf(0)?.state === 'running', 15_000, 'the stream running again');
+      await waitUntil(() => streamOf(0)?.state === 'ready', 15_000, 'the stream running again');
       result(await invoke(client, channel, 'android_press_key', { key: 'back' }));
       result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
       const landscape = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
@@ -206,7 +218,10 @@ describe('the screen stream (minicap) over the real adb server', () => {
     const phone = rig.phones[1]!;
     const deviceId = rig.device(1).deviceId;
     phone.setQuirks(['minicap-segfault']);
-    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'enable',
+      program: 'minicap_stream',
+    });
     const channel = await bindChannel(rig, client, deviceId);
     const sources: unknown[] = [];
     // Each launch changes the screen: the crashing minicap serves three frames, then dies.
@@ -234,7 +249,10 @@ describe('the screen stream (minicap) over the real adb server', () => {
   test('Android 14 runs minicap’s APK through app_process; the stream stops when the lease ends', async () => {
     const phone = rig.phones[2]!;
     const deviceId = rig.device(2).deviceId;
-    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'enable',
+      program: 'minicap_stream',
+    });
     const channel = await bindChannel(rig, client, deviceId);
     result(await invoke(client, channel, 'android_launch_app', { package: 'com.example.notes' }));
     const shot = result(await invoke(client, channel, 'android_screenshot', { format: 'png' }));
@@ -243,7 +261,7 @@ describe('the screen stream (minicap) over the real adb server', () => {
     const k = 1280 / SCREEN.height;
     const got = await pixelAt(await download(String(shot.download_url)), probe.x * k, probe.y * k);
     assert.ok(near(got, NOTES_HEADER_RGB, 16), JSON.stringify(got));
-    assert.deepEqual([streamOf(2)?.state, streamOf(2)?.way], ['running', 'apk']);
+    assert.deepEqual([streamOf(2)?.state, streamOf(2)?.way], ['ready', 'apk']);
     assert.deepEqual(minicapFiles(phone), ['minicap.apk']);
     assert.ok(phone.processes.list().some((p) => p.name === 'app_process'));
     assert.equal((await rig.bridge.admin('POST', `/admin/api/channels/${channel}/revoke`)).status, 200);
@@ -253,11 +271,14 @@ describe('the screen stream (minicap) over the real adb server', () => {
   test('Android 11: minicap would show secure windows, so the agent’s screenshots stay screencap while the live view streams', async () => {
     const phone = rig.phones[3]!;
     const deviceId = rig.device(3).deviceId;
-    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'enable' });
+    await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'enable',
+      program: 'minicap_stream',
+    });
     const channel = await bindChannel(rig, client, deviceId);
     const shot = result(await invoke(client, channel, 'android_screenshot', {}));
     assert.equal(shot.source, 'screencap');
-    await waitUntil(() => streamOf(3)?.state === 'running', 15_000, 'the stream running for the lease');
+    await waitUntil(() => streamOf(3)?.state === 'ready', 15_000, 'the stream running for the lease');
     const frame = await fetch(`${rig.bridge.url}/admin/api/devices/${deviceId}/frame`, {
       headers: { authorization: `Bearer ${rig.bridge.adminToken}` },
     });
@@ -272,12 +293,12 @@ describe('the screen stream (minicap) over the real adb server', () => {
     await waitUntil(() => JSON.stringify(streamOf(3)?.for) === '["view"]', 15_000, 'the stream kept for the view');
     assert.ok(minicapRunning(phone));
     // Turned off for this phone: stopped and removed at once, though the view is still open.
-    const off = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/screen-stream`, { action: 'disable' });
+    const off = await rig.bridge.admin('POST', `/admin/api/devices/${deviceId}/programs`, {
+      action: 'disable',
+      program: 'minicap_stream',
+    });
     assert.equal(off.status, 200);
-    assert.deepEqual(
-      [(off.body.stream as AdminScreenStream).state, (off.body.stream as AdminScreenStream).enabled],
-      ['off', false],
-    );
+    assert.deepEqual([minicapIn(off.body.programs)?.state, minicapIn(off.body.programs)?.enabled], ['off', false]);
     assert.equal(minicapRunning(phone), false);
     assert.deepEqual(minicapFiles(phone), []);
   });

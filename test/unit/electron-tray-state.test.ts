@@ -144,11 +144,20 @@ describe('tray label and approval notifications', () => {
 });
 
 describe('fast lane guard alerts on the desktop', () => {
+  /** A phone whose appium-uiautomator2-server failed with this alert code's reason (helper_x → uia2_x), or runs. */
   const phone = (code: string | null, error = 'x'): AdminDevice =>
     ({
       device_id: 'dev_1',
       display_name: 'Pixel 7 ···4455',
-      helper: { state: code ? 'failed' : 'running', last_error_code: code, last_error: code ? error : null },
+      programs: [
+        {
+          program: 'uia2_server',
+          state: code ? 'failed' : 'ready',
+          last_error_code: code ? 'helper_unavailable' : null,
+          last_error_reason: code ? code.replace(/^helper_/, 'uia2_') : null,
+          last_error: code ? error : null,
+        },
+      ],
     }) as unknown as AdminDevice;
 
   test('a helper the guard stopped is announced once, also when it was already showing; a new stop is announced again', () => {

@@ -2,9 +2,11 @@
  * HelperManager (the fast lane's helper per phone) on its own, against a scripted phone: a
  * FakeDeviceShell that answers the install and guard commands, and in-memory streams for
  * the helper's instrumentation (its end is the helper's end) and its HTTP port. No adb, no
- * sockets. What a person relies on: nothing happens without consent, a current helper is
- * not installed again (an older one is), and a helper that crashes is started again once,
- * then left off until enabled again, unless it had run long enough for the crash to be forgiven.
+ * sockets. It is a program of the one lifecycle (its view is `devices[].programs`' uia2_server
+ * entry). What a person relies on: nothing happens without consent, a current helper is not
+ * installed again (an older one is), a helper that crashes is started again once, then left
+ * off until enabled again, unless the crash came long after the one before; and the guard
+ * watches its ports from the moment `am instrument` starts.
  * (Acquire without a lease: test/unit/helper-guard.test.ts.)
  */
 import { after, describe, test } from 'node:test';
@@ -14,7 +16,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex, PassThrough } from 'node:stream';
-import { HelperManager, type FastLaneConsent, type HelperView } from '../../main/core/helper/helper-manager';
+import type { AdminPhoneProgram } from '../../main/contract/admin-api';
+import { HelperManager, type FastLaneConsent } from '../../main/core/helper/helper-manager';
 import { HELPER_SERVER_PACKAGE, HELPER_STOP_ARGV, HELPER_TEST_PACKAGE } from '../../main/core/helper/helper-protocol';
 import { silentLogger } from '../../main/core/logging/logger';
 import type { ShellRunOptions } from '../../main/core/devices/device-shell';
@@ -149,14 +152,14 @@ describe('HelperManager', () => {
       },
     });
     managers.push(manager);
-    const until = (check: (view: HelperView) => boolean, what: string): Promise<HelperView> =>
+    const until = (check: (view: AdminPhoneProgram) => boolean, what: string): Promise<AdminPhoneProgram> =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`helper never ${what}: ${JSON.stringify(manager.view(PHONE))}`));
+          reject(new Error(`helper never ${what}: ${JSON.stringify(manager.programView(PHONE))}`));
         }, 5_000);
         const wake = (): void => {
-          const view = manager.view(PHONE);
+          const view = manager.programView(PHONE);
           if (!check(view)) return;
           clearTimeout(timer);
           waiters.delete(wake);
@@ -173,14 +176,14 @@ describe('HelperManager', () => {
     const { manager } = managerFor(phone, { devices: {} });
     assert.equal(await manager.acquire(PHONE, {}), null);
     assert.deepEqual(phone.calls, [], 'nothing was sent to the phone');
-    assert.equal(manager.view(PHONE).enabled, false);
+    assert.equal(manager.programView(PHONE).enabled, false);
   });
 
   test('enabled on a phone that has the bridge’s copy of this version: checked, not installed again', async () => {
     const phone = phoneWith(VERSION);
     const { manager, until } = managerFor(phone, { devices: {} });
-    manager.enable(PHONE);
-    const view = await until((v) => v.state === 'stopped', 'installed');
+    await manager.enable(PHONE);
+    const view = await until((v) => v.state === 'idle', 'installed');
     assert.equal(view.version, VERSION);
     assert.deepEqual(phone.argvs('push'), [], 'no APK pushed');
     assert.ok(!phone.argvs('run').some((a) => a[0] === 'pm' && a[1] === 'install'), 'no install');
@@ -193,8 +196,8 @@ describe('HelperManager', () => {
   test('enabled on a phone with an older helper: both APKs are pushed and installed', async () => {
     const phone = phoneWith('9.0.0');
     const { manager, until } = managerFor(phone, { devices: {} });
-    manager.enable(PHONE);
-    await until((v) => v.state === 'stopped', 'installed');
+    await manager.enable(PHONE);
+    await until((v) => v.state === 'idle', 'installed');
     assert.deepEqual(phone.argvs('push'), [
       ['/data/local/tmp/xagent-helper-server.apk'],
       ['/data/local/tmp/xagent-helper-test.apk'],
@@ -210,37 +213,40 @@ describe('HelperManager', () => {
   test('a crash: started again by the next call; a second crash leaves it failed until enabled again', async () => {
     const phone = phoneWith(VERSION);
     const { manager, until } = managerFor(phone, { devices: {} });
-    manager.enable(PHONE);
-    await until((v) => v.state === 'stopped', 'installed');
+    await manager.enable(PHONE);
+    await until((v) => v.state === 'idle', 'installed');
 
-    assert.ok(await manager.acquire(PHONE, {}), `the first call starts it: ${JSON.stringify(manager.view(PHONE))}`);
-    assert.equal(manager.view(PHONE).state, 'running');
+    assert.ok(
+      await manager.acquire(PHONE, {}),
+      `the first call starts it: ${JSON.stringify(manager.programView(PHONE))}`,
+    );
+    assert.equal(manager.programView(PHONE).state, 'ready');
     phone.instruments.at(-1)!.end();
     let view = await until(
-      (v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed',
+      (v) => v.state === 'idle' && v.last_error_reason === 'uia2_crashed',
       'stopped after the crash',
     );
-    assert.match(String(view.last_error), /starts again on the next call/);
+    assert.match(String(view.last_error), /instrumentation ended/);
 
     assert.ok(await manager.acquire(PHONE, {}), 'started again once');
     assert.equal(phone.instruments.length, 2);
     phone.instruments.at(-1)!.end();
     view = await until((v) => v.state === 'failed', 'failed after the second crash');
-    assert.equal(view.last_error_code, 'helper_crashed');
-    assert.match(String(view.last_error), /crashed twice/);
+    assert.equal(view.last_error_reason, 'uia2_crashed');
+    assert.equal(view.retry_at, null, 'until enabled again');
     assert.equal(await manager.acquire(PHONE, {}), null, 'the stock lane from now on');
     assert.equal(phone.instruments.length, 2, 'not started a third time');
 
-    manager.enable(PHONE);
-    await until((v) => v.state === 'stopped', 'enabled again');
+    await manager.enable(PHONE);
+    await until((v) => v.state === 'idle', 'enabled again');
     assert.ok(await manager.acquire(PHONE, {}), 'enabled again, it starts');
   });
 
   test('an app connecting while the helper is still starting stops it before it ever answers', async () => {
     const phone = phoneWith(VERSION);
     const { manager, until } = managerFor(phone, { devices: {} });
-    manager.enable(PHONE);
-    await until((v) => v.state === 'stopped', 'installed');
+    await manager.enable(PHONE);
+    await until((v) => v.state === 'idle', 'installed');
     phone.ready = false;
     // An app (uid 10140) that half-closed its connection to 6790: FIN_WAIT2 on its side.
     phone.on(
@@ -250,7 +256,7 @@ describe('HelperManager', () => {
     );
     assert.equal(await manager.acquire(PHONE, {}), null, 'the call goes the stock way');
     const view = await until((v) => v.state === 'failed', 'stopped by the guard');
-    assert.equal(view.last_error_code, 'helper_foreign_connection');
+    assert.equal(view.last_error_reason, 'uia2_foreign_connection');
     assert.match(String(view.last_error), /an app on the phone \(uid 10140, port 6790\)/);
     assert.ok(
       phone.argvs('run').some((a) => a.join(' ') === HELPER_STOP_ARGV.join(' ')),
@@ -262,20 +268,18 @@ describe('HelperManager', () => {
     const phone = phoneWith(VERSION);
     const clock = { now: 1_000_000 };
     const { manager, until } = managerFor(phone, { devices: {} }, clock);
-    manager.enable(PHONE);
-    await until((v) => v.state === 'stopped', 'installed');
+    await manager.enable(PHONE);
+    await until((v) => v.state === 'idle', 'installed');
 
     assert.ok(await manager.acquire(PHONE, {}));
     phone.instruments.at(-1)!.end();
-    await until((v) => v.state === 'stopped', 'stopped after the first crash');
+    await until((v) => v.state === 'idle' && v.last_error_reason === 'uia2_crashed', 'stopped after the first crash');
     assert.ok(await manager.acquire(PHONE, {}));
-    clock.now += 10 * 60_000; // HELPER_CRASH_FORGIVEN_MS of running since the restart
+    clock.now += 10 * 60_000; // HELPER_CRASH_FORGIVEN_MS since the first crash
+    const second = manager.programView(PHONE);
     phone.instruments.at(-1)!.end();
-    const view = await until(
-      (v) => v.state === 'stopped' && v.last_error_code === 'helper_crashed',
-      'stopped after the second crash',
-    );
-    assert.match(String(view.last_error), /starts again on the next call/);
+    const view = await until((v) => v.state !== 'ready' && v.state !== second.state, 'stopped after the second crash');
+    assert.deepEqual([view.state, view.last_error_reason], ['idle', 'uia2_crashed']);
     assert.ok(await manager.acquire(PHONE, {}), 'still the fast lane');
   });
 });

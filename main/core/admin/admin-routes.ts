@@ -13,9 +13,7 @@ import type {
   AdminDevice,
   AdminFastLane,
   AdminPhoneProgram,
-  AdminScreenStream,
   AdminScreenStreamSettings,
-  AdminHelper,
   AdminPhoneCheck,
   AdminSecret,
   AdminSettings,
@@ -88,16 +86,15 @@ export interface AdminRouteDeps extends ThumbnailDeps {
   approvals(): AdminState['approvals'];
   /** LAN phones the bridge keeps connecting (the LAN feature's). */
   lanDevices(): AdminState['lan_devices'];
-  /** The fast lane's helper per phone and its lab-wide default (helper/helper-manager.ts). */
+  /** appium-uiautomator2-server per phone, and whether this build carries it (helper/helper-manager.ts). */
   helpers?: {
-    view(deviceId: string): AdminHelper;
     programView(deviceId: string): AdminPhoneProgram;
     settings(): AdminFastLane;
   };
   /** The port-less programs per phone (phone-programs/phone-programs.ts). */
   programs?: { view(deviceId: string): AdminPhoneProgram[] };
+  /** minicap per phone, and the stream's lab-wide default (stream/screen-streams.ts). */
   streams?: {
-    view(deviceId: string): AdminScreenStream;
     programView(deviceId: string): AdminPhoneProgram;
     settings(): AdminScreenStreamSettings;
   };
@@ -141,14 +138,12 @@ export function buildAdminState(deps: AdminRouteDeps): AdminState {
         away_until: deps.bindings.awayLeaseEnd(d.deviceId),
         queue: deps.tools.agentQueueStats(d.deviceId),
         check: deps.phoneCheck.latest(d.deviceId),
-        ...(deps.helpers ? { helper: deps.helpers.view(d.deviceId) } : {}),
         // Every program the bridge runs on the phone, in one shape: the port-less two, UIA2, minicap.
         programs: [
           ...(deps.programs?.view(d.deviceId) ?? []),
           ...(deps.helpers ? [deps.helpers.programView(d.deviceId)] : []),
           ...(deps.streams ? [deps.streams.programView(d.deviceId)] : []),
         ],
-        ...(deps.streams ? { stream: deps.streams.view(d.deviceId) } : {}),
         ...(deps.turnover ? { turnover: deps.turnover.report(d.deviceId) } : {}),
         ...(deps.takeover ? { taken_over: takenOverView(deps.takeover.state(d.deviceId)) } : {}),
         ...(deps.asks ? { ask: deps.asks.pending(d.deviceId) } : {}),

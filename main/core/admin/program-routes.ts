@@ -9,9 +9,11 @@
  *   installs it, disable stops it, remove uninstalls both APKs;
  * - `minicap_stream`: enable (runs while the phone is leased or watched), disable and remove (stopped,
  *   its files removed from the phone).
- * The answer lists all four programs on the phone, as `devices[].programs` does.
+ * The answer lists all four programs on the phone, as `devices[].programs` does. This is the
+ * only route that changes a program on a phone. `GET /admin/api/fast-lane` says whether this
+ * build carries appium-uiautomator2-server.
  */
-import type { AdminPhoneProgram } from '../../contract/admin-api';
+import type { AdminFastLane, AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError } from '../errors';
 import type { DeviceRegistry } from '../devices/device-registry';
 import type { DeviceShell } from '../devices/device-shell';
@@ -23,7 +25,7 @@ import type { EventHub } from '../events/event-hub';
 
 export interface ProgramRouteDeps {
   programs: Pick<PhonePrograms, 'setAllowed' | 'remove'>;
-  helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove'>;
+  helpers: Pick<HelperManager, 'enable' | 'disable' | 'remove' | 'settings'>;
   streams: Pick<ScreenStreams, 'choose'>;
   /** Every program on the phone, as the admin state lists them. */
   list: (deviceId: string) => AdminPhoneProgram[];
@@ -61,7 +63,7 @@ export function registerProgramRoutes(router: AdminRouter, deps: ProgramRouteDep
     if (needsPhone && device.state !== 'device')
       throw new BridgeError('device_offline', 'the phone is not ready; try again when it shows as connected');
     if (program === 'uia2_server') {
-      if (action === 'enable') deps.helpers.enable(deviceId);
+      if (action === 'enable') await deps.helpers.enable(deviceId);
       else if (action === 'disable') await deps.helpers.disable(deviceId);
       else await deps.helpers.remove(deviceId);
     } else if (program === 'minicap_stream') {
@@ -72,4 +74,6 @@ export function registerProgramRoutes(router: AdminRouter, deps: ProgramRouteDep
     deps.hub.publish('state');
     return { status: STATUS[action], programs: deps.list(deviceId) };
   });
+
+  router.add('GET /admin/api/fast-lane', (): AdminFastLane => deps.helpers.settings());
 }

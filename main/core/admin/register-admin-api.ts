@@ -7,7 +7,6 @@ import type { AdminState } from '../../contract/admin-api';
 import type { LanDeviceManager } from '../devices/lan-devices';
 import type { AdminRouter } from './admin-router';
 import { buildAdminState, registerAdminRoutes, type AdminRouteDeps } from './admin-routes';
-import { registerHelperRoutes, type HelperRouteDeps } from './helper-routes';
 import { registerProgramRoutes, type ProgramRouteDeps } from './program-routes';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes';
 import { registerLanRoutes, type LanRouteDeps } from './lan-routes';
@@ -32,14 +31,14 @@ export interface AdminApiDeps extends Omit<
   | 'asks'
   | 'streams'
 > {
-  streams: StreamRouteDeps['streams'] & NonNullable<AdminRouteDeps['streams']>;
+  streams: StreamRouteDeps['streams'] & ProgramRouteDeps['streams'] & NonNullable<AdminRouteDeps['streams']>;
   takeover: TakeoverRouteDeps['takeover'] & NonNullable<AdminRouteDeps['takeover']>;
   personInput: TakeoverRouteDeps['personInput'];
   asks: TakeoverRouteDeps['asks'] & NonNullable<AdminRouteDeps['asks']>;
   turnover: TurnoverRouteDeps['turnover'] & NonNullable<AdminRouteDeps['turnover']>;
   secrets: SecretRouteDeps['secrets'] & AdminRouteDeps['secrets'];
   adbLinks: AdminRouteDeps['adbLinks'] & LanRouteDeps['adbLinks'];
-  helpers: HelperRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
+  helpers: ProgramRouteDeps['helpers'] & NonNullable<AdminRouteDeps['helpers']>;
   programs: ProgramRouteDeps['programs'] & NonNullable<AdminRouteDeps['programs']>;
   /** The phone's shell on its main display (the programs' remove). */
   programShell: ProgramRouteDeps['shellFor'];
@@ -64,7 +63,6 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
   registerLanRoutes(router, { manager: lan, adbLinks: deps.adbLinks });
   registerSafetyRoutes(router, { safety, hub: deps.hub });
   registerSecretRoutes(router, { secrets: deps.secrets, hub: deps.hub });
-  registerHelperRoutes(router, { helpers: deps.helpers, registry: deps.registry, hub: deps.hub });
   registerProgramRoutes(router, {
     programs: deps.programs,
     helpers: deps.helpers,
@@ -78,7 +76,7 @@ export function registerAdminApi(router: AdminRouter, deps: AdminApiDeps): Admin
     shellFor: deps.programShell,
     hub: deps.hub,
   });
-  registerStreamRoutes(router, { streams: deps.streams, registry: deps.registry, hub: deps.hub });
+  registerStreamRoutes(router, { streams: deps.streams, hub: deps.hub });
   registerTurnoverRoutes(router, { turnover: deps.turnover, registry: deps.registry, hub: deps.hub });
   registerEvidenceRoutes(router, { evidence });
   registerHostRoutes(router, { adbLinks: deps.adbLinks, registry: deps.registry, hosts });

@@ -5,6 +5,7 @@
  * The phone's reachable addresses are read for the person to see, not to decide.
  */
 import type { DeviceShell } from '../devices/device-shell';
+import { BridgeError } from '../errors';
 import { bundledPackages } from './helper-apks';
 import {
   HELPER_VERIFY_TIMEOUT_MS,
@@ -13,9 +14,10 @@ import {
   helperMismatch,
   readReachableAddresses,
   readTcpTables,
+  type BridgeConnectionLedger,
   type TcpSocketRow,
 } from './helper-guard';
-import { COMMAND_TIMEOUT_MS, failHelper, stopHelper, type HelperContext, type PhoneHelper } from './phone-helper';
+import { COMMAND_TIMEOUT_MS, helperError, type HelperContext, type PhoneHelper } from './phone-helper';
 
 /** Something the person must hear about now: the helper was stopped to keep the phone safe. */
 export interface HelperAlert {
@@ -29,22 +31,25 @@ export interface ExposureContext extends HelperContext {
   watchMs: number;
   /** The helper was stopped (or not started) to keep the phone safe: the person is told. */
   alert: (alert: HelperAlert) => void;
+  /** Something foreign was seen on its ports: the helper stops and stays failed (its lifecycle's `fail`). */
+  foreign: (phone: PhoneHelper, error: Error) => Promise<void>;
 }
 
 /**
- * Before the helper starts: the installed packages are the bridge's own copy (and the
- * phone's reachable addresses are noted for the card). False (and the phone marked) when it
- * must not start.
+ * Before every start (the lifecycle's verify step): the installed packages are the bridge's own
+ * copy, byte for byte (and the phone's reachable addresses are noted for the card). A copy that
+ * differs is never run: the person is told, and it stays failed until enabled again (which
+ * installs the bridge's copy); a check the phone did not answer is tried again at a later call.
  */
-export async function checkBeforeStart(
+export async function verifyHelper(
   context: ExposureContext,
   phone: PhoneHelper,
   shell: DeviceShell,
-  generation: number,
-): Promise<boolean> {
+  signal?: AbortSignal,
+): Promise<void> {
   const apks = context.apks;
-  if (!apks) return false;
-  const options = { timeoutMs: HELPER_VERIFY_TIMEOUT_MS };
+  if (!apks) throw new BridgeError('tool_unavailable', 'this build carries no appium-uiautomator2-server');
+  const options = { timeoutMs: HELPER_VERIFY_TIMEOUT_MS, ...(signal ? { signal } : {}) };
   let addresses: string[] | null;
   let mismatch: string | null;
   try {
@@ -53,48 +58,45 @@ export async function checkBeforeStart(
       helperMismatch(shell, bundledPackages(apks), options),
     ]);
   } catch (error) {
-    // Could not tell (the phone did not answer): not started this time, asked again next call.
-    if (phone.generation === generation) {
-      phone.state = 'stopped';
-      phone.lastError = `the helper was not started: its files could not be checked (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`;
-      phone.lastErrorCode = 'helper_unavailable';
-      context.changed();
-    }
-    return false;
+    if (signal?.aborted) throw error;
+    throw helperError(
+      'uia2_check_unreadable',
+      `the helper was not started: its files could not be checked (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`,
+    );
   }
-  if (phone.generation !== generation) return false;
   phone.networkAddresses = addresses;
   if (mismatch !== null) {
-    const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable the fast lane again to reinstall the bridge's copy`;
-    failHelper(context, phone, message, 'helper_not_verified');
+    const message = `the helper was not started: ${mismatch}. Something replaced it on the phone; enable it again to reinstall the bridge's copy`;
     context.alert({ deviceId: phone.deviceId, code: 'helper_not_verified', message });
-    return false;
+    throw helperError('uia2_not_verified', message);
   }
-  return true;
+}
+
+/** What the guard watches: one run of the helper, from `am instrument` until it stops. */
+export interface WatchedRun {
+  readonly stopped: boolean;
+  readonly ledger: BridgeConnectionLedger;
+  /** The pending read's timer (the run clears it when it stops). */
+  watchTimer: NodeJS.Timeout | undefined;
 }
 
 /**
- * From the moment its instrumentation starts until it stops: every watchMs, every socket on
- * its ports, in any state. Anything but the bridge's adb forward stops it and tells the
- * person.
+ * From the moment its instrumentation starts until it stops — starting, ready, whatever the
+ * lifecycle's state — every watchMs, every socket on its ports, in any TCP state. Anything but
+ * the bridge's adb forward stops it (`context.foreign`) and tells the person.
  */
-export function watchConnections(
-  context: ExposureContext,
-  phone: PhoneHelper,
-  generation: number,
-  delayMs: number,
-): void {
-  if (phone.watchTimer) clearTimeout(phone.watchTimer);
-  phone.watchTimer = setTimeout(() => {
-    phone.watchTimer = undefined;
-    void watchOnce(context, phone, generation);
+export function watchConnections(context: ExposureContext, phone: PhoneHelper, run: WatchedRun, delayMs: number): void {
+  if (run.watchTimer) clearTimeout(run.watchTimer);
+  run.watchTimer = setTimeout(() => {
+    run.watchTimer = undefined;
+    void watchOnce(context, phone, run);
   }, delayMs);
-  phone.watchTimer.unref();
+  run.watchTimer.unref();
 }
 
-async function watchOnce(context: ExposureContext, phone: PhoneHelper, generation: number): Promise<void> {
+async function watchOnce(context: ExposureContext, phone: PhoneHelper, run: WatchedRun): Promise<void> {
   const shell = context.shellFor(phone.deviceId);
-  if (!shell || phone.generation !== generation || context.bridgeStopped()) return;
+  if (!shell || run.stopped || context.bridgeStopped()) return;
   const options = { timeoutMs: COMMAND_TIMEOUT_MS };
   const readAt = context.clock();
   let rows: TcpSocketRow[];
@@ -106,23 +108,22 @@ async function watchOnce(context: ExposureContext, phone: PhoneHelper, generatio
       device: phone.deviceId,
       error: error instanceof Error ? error.message : String(error),
     });
-    if (phone.generation === generation) watchConnections(context, phone, generation, context.watchMs);
+    if (!run.stopped) watchConnections(context, phone, run, context.watchMs);
     return;
   }
-  if (phone.generation !== generation) return;
+  if (run.stopped) return;
   phone.watchedAt = context.clock();
   // A new address (Wi-Fi on while it runs) is news for the card: its ports are reachable there now.
   const moved = JSON.stringify(addresses) !== JSON.stringify(phone.networkAddresses);
   phone.networkAddresses = addresses;
   if (moved) context.changed();
-  phone.ledger.beginRead(readAt);
-  const foreign = foreignConnections(rows, phone.helperUid, phone.ledger);
+  run.ledger.beginRead(readAt);
+  const foreign = foreignConnections(rows, phone.helperUid, run.ledger);
   if (foreign.length > 0) {
-    await stopHelper(context, phone, null);
-    const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until the fast lane is enabled again`;
-    failHelper(context, phone, message, 'helper_foreign_connection');
+    const message = `the helper was stopped: something other than the bridge connected to it (${describeForeign(foreign)}). It stays off until it is enabled again`;
     context.alert({ deviceId: phone.deviceId, code: 'helper_foreign_connection', message });
+    await context.foreign(phone, helperError('uia2_foreign_connection', message));
     return;
   }
-  watchConnections(context, phone, generation, context.watchMs);
+  watchConnections(context, phone, run, context.watchMs);
 }

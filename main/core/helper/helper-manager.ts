@@ -7,64 +7,49 @@
  *   what it exposes: while it runs, any app on that phone and any computer on its network can
  *   control the phone through its ports 6790 and 7810, with no password. Disable stops it;
  *   Remove uninstalls both APKs.
- * - This class keeps one record per phone (phone-helper.ts), holds the person's choices and
- *   answers the rest of the bridge; the install (helper-install.ts), the process from start
- *   to crash or idle stop (helper-process.ts) and the guard against exposure
- *   (helper-exposure.ts) act on the record.
- * - Stopped when the phone's lease ends, after HELPER_IDLE_STOP_MS without use, after a sparse
- *   or stale tree (then not restarted for a cool-down), and when the bridge stops. Stopping
- *   force-stops the server app, which frees the phone's one UiAutomation connection, so stock
- *   `uiautomator dump`, Android Studio and Appium work again.
+ * - A program of the one lifecycle (program-lifecycle.ts): its state, start deadline, idle
+ *   stop, failures and consent live there, one per phone (phone-helper.ts); this class holds
+ *   the person's choices and answers the rest of the bridge. Its own steps: install
+ *   (helper-install.ts, when enabled), the check of its files before every start (the
+ *   lifecycle's verify: helper-exposure.ts), the run from `am instrument` to its stop
+ *   (helper-process.ts) and the guard against exposure, watching from the moment
+ *   `am instrument` starts (helper-exposure.ts).
+ * - Runs only while the phone is leased; stopped when the lease ends, after HELPER_IDLE_STOP_MS
+ *   without use, after a sparse or stale tree (then not started again for HELPER_PAUSE_MS),
+ *   and when the bridge stops. A crash is forgiven once within HELPER_CRASH_FORGIVEN_MS; a
+ *   second leaves it failed until enabled again, as anything the guard stops it for does.
  */
 import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
+import {
+  consentAllows,
+  ProgramLifecycle,
+  withChoice,
+  type ProgramConsent,
+  type StartSteps,
+} from '../program-lifecycle/program-lifecycle';
 import { openMjpegStream, type MjpegStream } from './mjpeg-stream';
 import type { HelperApks } from './helper-apks';
 import { installHelper, uninstallHelper } from './helper-install';
-import type { HelperAlert } from './helper-exposure';
-import {
-  armIdleStop,
-  helperCrashed,
-  helperSession,
-  opener,
-  startHelper,
-  touchHelper,
-  type HelperSession,
-  type ProcessContext,
-} from './helper-process';
-import {
-  forgetProcess,
-  helperHoldsPhone,
-  newPhoneHelper,
-  stopHelper,
-  type HelperStateName,
-  type PhoneHelper,
-} from './phone-helper';
-
-/** The helper's own states in the one lifecycle's words (program-lifecycle/program-lifecycle.ts). */
-const HELPER_PROGRAM_STATE: Record<HelperStateName, AdminPhoneProgram['state']> = {
-  absent: 'idle',
-  stopped: 'idle',
-  installing: 'starting',
-  starting: 'starting',
-  running: 'ready',
-  failed: 'failed',
-};
+import { verifyHelper, type HelperAlert } from './helper-exposure';
+import { HelperRun, type HelperSession, type ProcessContext } from './helper-process';
+import { helperError, helperFailureKind, type PhoneHelper } from './phone-helper';
 
 export type { HelperAlert } from './helper-exposure';
 export type { HelperSession } from './helper-process';
-export type { HelperStateName } from './phone-helper';
 
 /** Documented limits (docs/REFERENCE.md "Fast lane"). */
 export const HELPER_IDLE_STOP_MS = 5 * 60_000;
 export const HELPER_START_TIMEOUT_MS = 30_000;
 export const HELPER_PAUSE_MS = 60_000;
-/** A helper that ran this long since its last start has its earlier crash forgiven. */
+/** A crash this long after the one before is forgiven: a phone whose helper crashes once a day keeps it. */
 export const HELPER_CRASH_FORGIVEN_MS = 10 * 60_000;
 /** While it runs, the phone's TCP tables are read this often (docs/REFERENCE.md "Fast lane": what the guard does). */
 export const HELPER_WATCH_MS = 2_000;
+/** Room in the lifecycle's start deadline for installing both APKs (a slow phone's install), beyond the start itself. */
+const INSTALL_ROOM_MS = 10 * 60_000;
 
 /** The helper's own default (`mjpegScalingFactor`): half the screen's size, about 10 frames a second at most. */
 const SCREEN_STREAM_SCALE_PERCENT = 50;
@@ -80,27 +65,6 @@ export interface FastLaneConsent {
 export interface FastLaneConsentStore {
   get(): FastLaneConsent;
   set(next: FastLaneConsent): void;
-}
-
-/** A phone's helper as the admin state shows it. */
-export interface HelperView {
-  /** Whether the person turned it on for this phone (off by default). */
-  enabled: boolean;
-  state: HelperStateName;
-  version: string | null;
-  last_error: string | null;
-  last_error_code: string | null;
-  /** Calls served by each lane on this phone since the bridge started. */
-  lanes: { helper: number; adb: number };
-  /** While a sparse or stale tree keeps it stopped (ms since epoch), else null. */
-  paused_until: number | null;
-  /**
-   * The phone's addresses another host could reach ("wlan0 192.168.1.23"), as last read
-   * before a start or while it ran; null before the first read.
-   */
-  network_addresses: string[] | null;
-  /** When the guard last read the phone's connections while the helper ran (ms since epoch), else null. */
-  watched_at: number | null;
 }
 
 export interface HelperManagerOptions {
@@ -126,7 +90,7 @@ export interface HelperManagerOptions {
 export class HelperManager {
   private readonly phones = new Map<string, PhoneHelper>();
   private readonly clock: () => number;
-  /** What the install, process and guard steps act with (the options, resolved to their defaults). */
+  /** What the install, check, run and guard steps act with (the options, resolved to their defaults). */
   private readonly context: ProcessContext;
   private idleStopMs: number;
   private stopped = false;
@@ -143,16 +107,15 @@ export class HelperManager {
       changed: () => this.changed(),
       watchMs: o.watchMs ?? HELPER_WATCH_MS,
       alert: (alert) => o.onAlert?.(alert),
+      foreign: (phone, error) => phone.life.fail(error, 'final'),
       startTimeoutMs: o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS,
-      crashForgivenMs: o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS,
-      idleStopMs: () => this.idleStopMs,
     };
   }
 
   /** A running helper stops this long after its last use (Settings → Limits): applies at once. */
   setIdleStopMs(ms: number): void {
     this.idleStopMs = ms;
-    for (const phone of this.phones.values()) if (phone.idleTimer) armIdleStop(this.context, phone);
+    for (const phone of this.phones.values()) phone.life.idleStopChanged();
   }
 
   // ---- consent ----------------------------------------------------------------------------
@@ -161,58 +124,54 @@ export class HelperManager {
     return { available: this.o.apks !== null, version: this.o.apks?.version ?? null };
   }
 
-  /** Only the person's own yes for this phone turns it on. */
+  /** Only the person's own yes for this phone turns it on (the default is off, with no lab-wide "on"). */
   enabled(deviceId: string): boolean {
-    return this.o.consent.get().devices[deviceId] === 'on';
+    return consentAllows(this.consent(), deviceId);
   }
 
   /**
    * The person's yes for this phone, given after reading what it exposes (the caller checks
-   * that): installs now (in the background) when the phone is here.
+   * that): a failed helper may start again, and it is installed now (in the background) when
+   * the phone is here.
    */
-  enable(deviceId: string): HelperView {
+  async enable(deviceId: string): Promise<AdminPhoneProgram> {
     this.requireApks();
     this.choose(deviceId, 'on');
     const phone = this.phone(deviceId);
-    if (phone.state === 'failed') {
-      phone.state = 'absent';
-      phone.crashes = 0;
-    }
-    phone.pausedUntil = 0;
-    void installHelper(this.context, phone);
-    return this.view(deviceId);
+    await phone.life.consentChanged();
+    this.prepare(phone);
+    return this.programView(deviceId);
   }
 
-  /** No fast lane on this phone: the helper is stopped (and stays installed). */
-  async disable(deviceId: string): Promise<HelperView> {
+  /** Not on this phone any more: the helper is stopped (and stays installed). */
+  async disable(deviceId: string): Promise<AdminPhoneProgram> {
     this.choose(deviceId, 'off');
-    await this.stopPhone(deviceId, 'the fast lane was turned off for this phone');
-    return this.view(deviceId);
+    await this.phone(deviceId).life.consentChanged();
+    return this.programView(deviceId);
   }
 
   /** Stops the helper and uninstalls both APKs; the phone's choice becomes "off". */
-  async remove(deviceId: string): Promise<HelperView> {
+  async remove(deviceId: string): Promise<AdminPhoneProgram> {
     this.choose(deviceId, 'off');
     const phone = this.phone(deviceId);
-    await phone.installing?.catch(() => undefined);
-    await this.stopPhone(deviceId, 'removed');
+    await phone.life.starting?.catch(() => undefined);
+    await phone.life.consentChanged();
     const shell = this.o.shellFor(deviceId);
     if (!shell)
       throw new BridgeError('device_offline', 'the phone is not connected; the helper can be removed once it is back');
     await uninstallHelper(shell);
-    phone.state = 'absent';
-    phone.version = null;
-    phone.crashes = 0;
-    phone.lastError = null;
-    phone.lastErrorCode = null;
     phone.helperUid = null;
+    phone.networkAddresses = null;
     this.changed();
-    return this.view(deviceId);
+    return this.programView(deviceId);
+  }
+
+  private consent(): ProgramConsent {
+    return { default: 'off', devices: this.o.consent.get().devices };
   }
 
   private choose(deviceId: string, value: 'on' | 'off'): void {
-    const consent = this.o.consent.get();
-    this.o.consent.set({ ...consent, devices: { ...consent.devices, [deviceId]: value } });
+    this.o.consent.set({ devices: withChoice(this.consent(), deviceId, value).devices });
     this.changed();
   }
 
@@ -227,72 +186,73 @@ export class HelperManager {
 
   // ---- views ------------------------------------------------------------------------------
 
-  view(deviceId: string): HelperView {
-    const phone = this.phones.get(deviceId);
-    return {
-      enabled: this.enabled(deviceId),
-      state: phone?.state ?? 'absent',
-      version: phone?.version ?? null,
-      last_error: phone?.lastError ?? null,
-      last_error_code: phone?.lastErrorCode ?? null,
-      lanes: { ...(phone?.lanes ?? { helper: 0, adb: 0 }) },
-      paused_until: phone && phone.pausedUntil > this.clock() ? phone.pausedUntil : null,
-      network_addresses: phone?.networkAddresses ? [...phone.networkAddresses] : null,
-      watched_at: phone?.watchedAt ?? null,
-    };
-  }
-
-  /**
-   * The helper on this phone as one of its programs (`devices[].programs`, the console's
-   * "Programs on this phone"): the lifecycle's words for its states — absent and stopped are
-   * idle, installing is starting, running is ready; a pause is idle until `retry_at`.
-   */
+  /** The helper on this phone as one of its programs (`devices[].programs`, the console's "Programs on this phone"). */
   programView(deviceId: string): AdminPhoneProgram {
-    const view = this.view(deviceId);
-    const state: AdminPhoneProgram['state'] = !view.enabled
-      ? 'off'
-      : !this.o.apks
-        ? 'unavailable'
-        : HELPER_PROGRAM_STATE[view.state];
+    const phone = this.phone(deviceId);
     return {
       program: 'uia2_server',
       name: 'appium-uiautomator2-server',
       version: this.o.apks?.version ?? null,
-      state,
-      enabled: view.enabled,
-      last_error: view.last_error,
-      last_error_code: view.last_error_code,
-      last_error_reason: null,
-      // Failed stays failed until the person enables it again: no time to show.
-      retry_at: view.paused_until,
-      served: view.lanes.helper,
-      fell_back: view.lanes.adb,
-      exposure: { network_addresses: view.network_addresses, watched_at: view.watched_at },
+      ...phone.life.view(),
+      exposure: {
+        network_addresses: phone.networkAddresses ? [...phone.networkAddresses] : null,
+        watched_at: phone.watchedAt,
+      },
     };
   }
 
-  /** Whether the helper runs (or starts) on this phone: it then holds the phone's UiAutomation. */
+  /**
+   * Whether the helper runs (or its instrumentation starts) on this phone: it then holds the
+   * phone's UiAutomation. A start of a helper not yet installed by this bridge is its install.
+   */
   isRunning(deviceId: string): boolean {
-    const phone = this.phones.get(deviceId);
-    return phone !== undefined && helperHoldsPhone(phone);
+    const life = this.phones.get(deviceId)?.life;
+    if (!life) return false;
+    return life.state === 'ready' || (life.state === 'starting' && this.phones.get(deviceId)?.helperUid != null);
   }
 
   /** The running helper's session id (the bench times the same request sent directly). */
   sessionIdOf(deviceId: string): string | undefined {
-    return this.phones.get(deviceId)?.sessionId;
+    return this.phones.get(deviceId)?.life.running?.sessionId;
   }
 
   /** Counts which lane served a call on this phone. */
   noteLane(deviceId: string, lane: 'helper' | 'adb'): void {
-    this.phone(deviceId).lanes[lane] += 1;
+    this.phone(deviceId).life.noteServed(lane === 'helper');
   }
 
   private phone(deviceId: string): PhoneHelper {
-    let phone = this.phones.get(deviceId);
-    if (!phone) {
-      phone = newPhoneHelper(deviceId);
-      this.phones.set(deviceId, phone);
-    }
+    const known = this.phones.get(deviceId);
+    if (known) return known;
+    const startTimeoutMs = this.context.startTimeoutMs;
+    const phone: PhoneHelper = {
+      deviceId,
+      helperUid: null,
+      networkAddresses: null,
+      watchedAt: null,
+      life: new ProgramLifecycle<HelperRun>({
+        deviceId,
+        name: 'appium-uiautomator2-server',
+        allowed: () => this.enabled(deviceId),
+        carried: () => this.o.apks !== null,
+        // The run keeps its own deadline (`/status` within startTimeoutMs); an install may take longer.
+        startTimeoutMs: startTimeoutMs + INSTALL_ROOM_MS,
+        freeRetries: 1,
+        windowMs: this.o.crashForgivenMs ?? HELPER_CRASH_FORGIVEN_MS,
+        retryMs: Infinity,
+        idleStopMs: () => this.idleStopMs,
+        endedError: (output) =>
+          helperError(
+            'uia2_crashed',
+            `the helper’s instrumentation ended${typeof output === 'string' && output.trim() ? `: ${output.trim().slice(-200)}` : ''}`,
+          ),
+        failureKind: helperFailureKind,
+        clock: () => this.clock(),
+        logger: this.o.logger,
+        onChange: () => this.changed(),
+      }),
+    };
+    this.phones.set(deviceId, phone);
     return phone;
   }
 
@@ -300,29 +260,51 @@ export class HelperManager {
     this.o.onChange?.();
   }
 
+  /** Installs it in the background (a start that brings nothing up), when the phone is here and it may. */
+  private prepare(phone: PhoneHelper): void {
+    const shell = this.o.shellFor(phone.deviceId);
+    if (!shell || this.stopped || !phone.life.mayStart()) return;
+    void phone.life.start({
+      verify: (signal) => installHelper(this.context, phone, shell, signal),
+      run: () => Promise.resolve(null),
+    });
+  }
+
+  /** A start: its files checked by hash (never run otherwise), then the run, watched from `am instrument` on. */
+  private startSteps(phone: PhoneHelper, shell: DeviceShell): StartSteps<HelperRun> {
+    return {
+      verify: (signal) => verifyHelper(this.context, phone, shell, signal),
+      run: (signal) => HelperRun.start(this.context, phone, shell, signal),
+    };
+  }
+
   // ---- use --------------------------------------------------------------------------------
 
   /**
    * The running helper for a call, starting it when it is installed and allowed; null when the
-   * call should go the stock way (no consent, not installed yet, failed, paused, no start).
+   * call should go the stock way (no consent, no lease, not installed yet, failed, paused, no start).
    */
   async acquire(deviceId: string, options: { signal?: AbortSignal }): Promise<HelperSession | null> {
     if (this.stopped || !this.o.apks || !this.enabled(deviceId)) return null;
     // Only while a lease is active: nothing of the helper runs for nobody.
     if (this.o.leaseActive && !this.o.leaseActive(deviceId)) return null;
     const phone = this.phone(deviceId);
-    if (phone.state === 'failed' || phone.state === 'installing') return null;
-    if (phone.pausedUntil > this.clock()) return null;
-    if (phone.state === 'absent') {
-      void installHelper(this.context, phone);
+    const running = phone.life.running;
+    if (running && !running.stopped) {
+      phone.life.touch();
+      return running.session();
+    }
+    // Not installed by this bridge yet: installed in the background; this call goes the stock way.
+    if (phone.helperUid === null) {
+      this.prepare(phone);
       return null;
     }
-    if (phone.state !== 'running' || !phone.sessionId) {
-      const started = await startHelper(this.context, phone, options.signal);
-      if (!started) return null;
-    }
-    touchHelper(this.context, phone);
-    return helperSession(this.context, phone);
+    const shell = this.o.shellFor(deviceId);
+    if (!shell?.openStream) return null;
+    const run = await untilAborted(phone.life.start(this.startSteps(phone, shell)), options.signal);
+    if (!run || run.stopped) return null;
+    phone.life.touch();
+    return run.session();
   }
 
   /**
@@ -334,78 +316,87 @@ export class HelperManager {
     deviceId: string,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<{ stream: MjpegStream; scale: number } | null> {
-    const phone = this.phones.get(deviceId);
-    if (this.stopped || !phone || phone.state !== 'running' || !phone.sessionId) return null;
-    const shell = this.o.shellFor(deviceId);
-    if (!shell?.openStream) return null;
-    await helperSession(this.context, phone).call(
-      'POST',
-      '/appium/settings',
-      { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } },
-      options,
-    );
-    return {
-      stream: await openMjpegStream(opener(shell, phone, this.clock), options),
-      scale: SCREEN_STREAM_SCALE_PERCENT / 100,
-    };
+    const run = this.phones.get(deviceId)?.life.running;
+    if (this.stopped || !run || run.stopped) return null;
+    await run
+      .session()
+      .call('POST', '/appium/settings', { settings: { mjpegScalingFactor: SCREEN_STREAM_SCALE_PERCENT } }, options);
+    return { stream: await openMjpegStream(run.opener(), options), scale: SCREEN_STREAM_SCALE_PERCENT / 100 };
   }
 
   /**
    * A helper request failed. A connection-level failure (nothing answers, or no answer came)
    * is a crash: the helper is stopped (so the stock lane can read the screen) and started
-   * again once by a later call. An error answer means it is alive and only refused this one.
+   * again by a later call, by the crash rule. An error answer means it is alive and only
+   * refused this one; a lost session stops it so the next call starts it afresh.
    */
   async helperFailed(deviceId: string, error: unknown): Promise<void> {
     const phone = this.phone(deviceId);
     if (isBridgeError(error) && error.code === 'canceled') return;
     const answered = isBridgeError(error) && error.code === 'helper_unavailable' && error.details?.status !== undefined;
     if (answered) {
-      if (error.details?.helperError === 'invalid session id') phone.sessionId = undefined;
+      if (error.details?.helperError === 'invalid session id') await phone.life.stop();
       return;
     }
-    await helperCrashed(
-      this.context,
-      phone,
-      `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`,
+    // Its end may have been heard first (the instrumentation ended): one crash is counted once.
+    if (phone.life.state !== 'ready') return;
+    await phone.life.fail(
+      helperError(
+        'uia2_crashed',
+        `the helper stopped answering (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`,
+      ),
     );
   }
 
   /** A sparse or stale tree: stop the helper so the stock dump can read, and leave it off a while. */
   async pause(deviceId: string, reason: string): Promise<void> {
-    const phone = this.phone(deviceId);
-    phone.pausedUntil = this.clock() + (this.o.pauseMs ?? HELPER_PAUSE_MS);
-    phone.lastError = reason;
-    phone.lastErrorCode = 'helper_paused';
-    await this.stopPhone(deviceId, null);
+    await this.phone(deviceId).life.stop({
+      error: helperError('uia2_paused', reason),
+      notBefore: this.clock() + (this.o.pauseMs ?? HELPER_PAUSE_MS),
+    });
   }
 
   // ---- stop -------------------------------------------------------------------------------
 
-  /**
-   * Stops the helper on a phone and force-stops its app (UiAutomation is free afterwards).
-   * `reason` (when given) is shown as the last error.
-   */
-  stopPhone(deviceId: string, reason: string | null): Promise<void> {
-    const phone = this.phones.get(deviceId);
-    return phone ? stopHelper(this.context, phone, reason) : Promise.resolve();
+  /** Stops the helper on a phone (its app force-stopped: UiAutomation is free afterwards). */
+  stopPhone(deviceId: string): Promise<void> {
+    return this.phones.get(deviceId)?.life.stop() ?? Promise.resolve();
   }
 
   /** The phone's lease ended: its helper stops (the next holder's first call starts it again). */
   leaseEnded(deviceId: string): void {
-    void this.stopPhone(deviceId, null);
+    void this.stopPhone(deviceId);
   }
 
-  /** The phone went away: nothing to stop on it, only the bookkeeping. */
+  /** The phone went away: what ran ended with its connection. */
   deviceGone(deviceId: string): void {
-    const phone = this.phones.get(deviceId);
-    if (phone) forgetProcess(phone);
+    this.phones.get(deviceId)?.life.phoneGone();
   }
 
-  /** Bridge shutdown: every running helper is stopped and force-stopped. */
+  /** Bridge shutdown: every running helper is stopped and force-stopped; nothing starts again. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await Promise.allSettled([...this.phones.keys()].map((id) => this.stopPhone(id, null)));
-    await Promise.allSettled([...this.phones.values()].map((p) => p.installing ?? Promise.resolve()));
+    await Promise.allSettled([...this.phones.values()].map((phone) => phone.life.dispose()));
   }
+}
+
+/** The start's result, or null once the caller's signal aborts (the start goes on for the next call). */
+function untilAborted<T>(work: Promise<T | null>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(null);
+      },
+    );
+  });
 }

@@ -221,9 +221,11 @@ export class BridgeMetrics implements CallRecordSink {
       for (const state of ['running', 'waiting', 'failed'] as const)
         g.set({ state }, s.devices.filter((d) => d.turnover?.state === state).length);
     });
-    gauge('fast_lane_helpers', 'The fast lane’s helper per phone, by state.', ['state'], (g, s) => {
+    gauge('fast_lane_helpers', 'appium-uiautomator2-server per phone, by its lifecycle state.', ['state'], (g, s) => {
       const counts = new Map<string, number>();
-      for (const d of s.devices) if (d.helper) counts.set(d.helper.state, (counts.get(d.helper.state) ?? 0) + 1);
+      for (const d of s.devices)
+        for (const p of d.programs ?? [])
+          if (p.program === 'uia2_server') counts.set(p.state, (counts.get(p.state) ?? 0) + 1);
       for (const [st, n] of counts) g.set({ state: st }, n);
     });
     const cacheGauge = (name: string, help: string, pick: (c: ReturnType<MetricsSources['cache']>) => number): void =>

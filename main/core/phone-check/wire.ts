@@ -19,8 +19,8 @@ export interface PhoneCheckPorts {
   queue: Pick<DeviceQueue, 'submit'>;
   /** The fast lane's helper on a phone: its one stock dump needs UiAutomation, so a running helper stops first. */
   helpers: {
-    stopPhone(deviceId: string, reason: string | null): Promise<void>;
-    view(deviceId: string): { enabled: boolean; state: string };
+    stopPhone(deviceId: string): Promise<void>;
+    programView(deviceId: string): { enabled: boolean; state: string };
   };
   programs: { view(deviceId: string): readonly { program: string; state: string }[] };
   tools: {
@@ -35,7 +35,8 @@ export interface PhoneCheckPorts {
   onError: (error: unknown) => void;
 }
 
-const HELPER_TYPES_IN = new Set(['stopped', 'starting', 'running']);
+/** The helper's lifecycle states in which it types at the next call (not failed, unavailable or off). */
+const HELPER_TYPES_IN = new Set(['idle', 'starting', 'ready']);
 const SCRCPY_CANNOT = new Set(['off', 'unavailable']);
 
 export function wirePhoneCheck(ports: PhoneCheckPorts): { phoneCheck: PhoneCheck; stop: () => Promise<void> } {
@@ -46,13 +47,13 @@ export function wirePhoneCheck(ports: PhoneCheckPorts): { phoneCheck: PhoneCheck
     shellFor: (device) => shells.shellFor(device),
     // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
     observe: async (deviceId, run) => {
-      await helper.stopPhone(deviceId, null);
+      await helper.stopPhone(deviceId);
       return ports.queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     // The open-ports helper where it is on, else scrcpy-server (pastes any text) where this build and phone can run it.
     helperTypes: (deviceId) => {
-      const view = helper.view(deviceId);
+      const view = helper.programView(deviceId);
       const scrcpy = programs.view(deviceId).find((p) => p.program === 'scrcpy_input');
       return (
         (view.enabled && HELPER_TYPES_IN.has(view.state)) || (scrcpy !== undefined && !SCRCPY_CANNOT.has(scrcpy.state))

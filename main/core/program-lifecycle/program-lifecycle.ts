@@ -88,6 +88,8 @@ export interface ProgramLifecycleOptions<R extends RunningProgram> {
   idleStopMs?: () => number;
   /** The error of a program that ended on its own (`outcome`: what `ended` resolved with). */
   endedError?: (outcome: unknown) => Error;
+  /** How this program takes a failure it did not classify itself (default: by the error's code, below). */
+  failureKind?: (error: unknown) => FailureKind;
   /** Before a stop (not after a failure): the last work on a running program (clearing what it pasted). */
   beforeStop?: (run: R) => Promise<void>;
   clock: () => number;
@@ -189,6 +191,8 @@ export class ProgramLifecycle<R extends RunningProgram> {
         await run?.stop().catch(() => undefined);
         return null;
       }
+      // Settled before the state says so: whoever hears the change and starts again starts anew.
+      this.settled();
       if (!run) {
         this.enter('idle');
         return null;
@@ -211,6 +215,7 @@ export class ProgramLifecycle<R extends RunningProgram> {
         () => undefined,
       );
       if (generation !== this.#generation) return null;
+      this.settled();
       this.o.logger.warn(`${this.o.name} could not start on the phone`, {
         device: this.o.deviceId,
         error: error instanceof Error ? error.message : String(error),
@@ -237,7 +242,7 @@ export class ProgramLifecycle<R extends RunningProgram> {
   }
 
   /** It failed (a call found it dead, a guard stopped it): stopped, then idle, failed or unavailable by the rules above. */
-  async fail(error: unknown, kind: FailureKind = failureKind(error)): Promise<void> {
+  async fail(error: unknown, kind: FailureKind = (this.o.failureKind ?? failureKind)(error)): Promise<void> {
     const run = this.detach();
     const now = this.o.clock();
     let next: ProgramState;
@@ -325,6 +330,12 @@ export class ProgramLifecycle<R extends RunningProgram> {
     return this.o.allowed() ? 'idle' : 'off';
   }
 
+  /** The start under way has its result (the caller checked it is still this generation's). */
+  private settled(): void {
+    this.#starting = undefined;
+    this.#abort = undefined;
+  }
+
   /** Lets go of the running program and a start under way (the generation moves on); returns what ran. */
   private detach(): R | undefined {
     this.#generation += 1;
@@ -379,7 +390,7 @@ function failureKind(error: unknown): FailureKind {
 function failureReason(error: unknown): string | null {
   if (!isBridgeError(error)) return null;
   const reason = error.details?.scrcpyFailure ?? error.details?.reason;
-  return typeof reason === 'string' && /^[a-z_]{1,40}$/.test(reason) ? reason : null;
+  return typeof reason === 'string' && /^[a-z0-9_]{1,40}$/.test(reason) ? reason : null;
 }
 
 /** The work's result, or the signal's reason once it aborts (the work is left to settle on its own). */

@@ -17,7 +17,7 @@
  *   action (see there); otherwise null, and the caller takes a screenshot the stock way in the
  *   same call.
  */
-import type { AdminPhoneProgram, AdminScreenStream, AdminScreenStreamSettings } from '../../contract/admin-api';
+import type { AdminPhoneProgram, AdminScreenStreamSettings } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { orientedSize, parseWmSize, readRotation, type Rotation } from '../android/device-info';
@@ -40,25 +40,9 @@ import {
   ProgramLifecycle,
   withChoice,
   type ProgramConsentStore,
-  type ProgramState,
 } from '../program-lifecycle/program-lifecycle';
 
 export type StreamDefault = 'ask' | 'on';
-export type StreamState = AdminScreenStream['state'];
-
-/** The old admin word for each lifecycle state (AdminScreenStream, kept for the stream's own route). */
-const STREAM_STATE: Record<ProgramState, StreamState> = {
-  idle: 'off',
-  off: 'off',
-  starting: 'starting',
-  ready: 'running',
-  failed: 'failed',
-  unavailable: 'unsupported',
-};
-
-/** A phone's stream as the console shows it. */
-export type StreamView = AdminScreenStream;
-
 export interface ScreenStreamsOptions {
   /** The one consent type: the lab's default (`ask` is `off`) and each phone's word. */
   consent: ProgramConsentStore;
@@ -208,14 +192,14 @@ export class ScreenStreams {
   }
 
   /** The person's choice for one phone; off stops its stream at once (and removes minicap's files). */
-  async choose(deviceId: string, choice: 'on' | 'off'): Promise<StreamView> {
+  async choose(deviceId: string, choice: 'on' | 'off'): Promise<AdminPhoneProgram> {
     this.o.consent.set(withChoice(this.o.consent.get(), deviceId, choice));
     const phone = this.phone(deviceId);
     if (choice === 'off') await this.stop(deviceId, null);
     await phone.life.consentChanged();
     if (choice === 'on') this.reconcile(deviceId);
     this.o.changed();
-    return this.view(deviceId);
+    return this.programView(deviceId);
   }
 
   // ---- what the phone view and the tools use -----------------------------------------------
@@ -333,36 +317,31 @@ export class ScreenStreams {
     return phone.lastFrameAt === undefined || phone.lastFrameAt <= read.endedAt - latency;
   }
 
-  view(deviceId: string): StreamView {
-    const phone = this.phones.get(deviceId);
+  /**
+   * minicap on this phone as one of its programs (`devices[].programs`, the console's "Programs
+   * on this phone"): the lifecycle's view, and the stream's own facts — how it runs, distinct
+   * frames a second lately, what it runs for now.
+   */
+  programView(deviceId: string): AdminPhoneProgram {
+    const phone = this.phone(deviceId);
     const now = performance.now();
-    const recent = phone ? phone.frameTimes.filter((t) => now - t <= FPS_WINDOW_MS) : [];
+    const recent = phone.frameTimes.filter((t) => now - t <= FPS_WINDOW_MS);
     const purposes: Array<'lease' | 'view'> = [];
-    const run = phone?.life.running;
+    const run = phone.life.running;
     if (run) {
       if (this.o.leased(deviceId)) purposes.push('lease');
       if (this.o.watched(deviceId)) purposes.push('view');
     }
-    const life = phone?.life.view();
-    return {
-      enabled: this.enabled(deviceId),
-      state: life ? STREAM_STATE[life.state] : 'off',
-      way: run?.way ?? phone?.plan?.way ?? null,
-      fps: Math.round((recent.length / (FPS_WINDOW_MS / 1000)) * 10) / 10,
-      last_error: life?.last_error ?? null,
-      for: purposes,
-    };
-  }
-
-  /** minicap on this phone as one of its programs (`devices[].programs`, the console's "Programs on this phone"). */
-  programView(deviceId: string): AdminPhoneProgram {
-    const stream = this.view(deviceId);
     return {
       program: 'minicap_stream',
       name: 'minicap',
       version: minicapPackageVersion(),
-      ...this.phone(deviceId).life.view(),
-      stream: { way: stream.way, fps: stream.fps, for: stream.for },
+      ...phone.life.view(),
+      stream: {
+        way: run?.way ?? phone.plan?.way ?? null,
+        fps: Math.round((recent.length / (FPS_WINDOW_MS / 1000)) * 10) / 10,
+        for: purposes,
+      },
     };
   }
 

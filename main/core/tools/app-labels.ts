@@ -18,8 +18,16 @@ export type AppLabelReader = (
 
 /** The shortest time between two reads of one phone's list. */
 const REREAD_MS = 60_000;
-/** A read's own deadline: an app list is a second's work on a real phone; a label is never worth more. */
+/**
+ * A read's own deadline. scrcpy-server loads every app's label to list them, a second's work on
+ * most phones and several on one with hundreds of apps; the read goes on in the background.
+ */
 const READ_TIMEOUT_MS = 15_000;
+/**
+ * How long a call's answer waits for a read it started: a label is never worth a slow launch.
+ * A read that takes longer still fills the cache for the next call.
+ */
+const ANSWER_WAIT_MS = 1_500;
 
 export class AppLabelCache {
   private readonly phones = new Map<string, { labels: ReadonlyMap<string, string>; at: number }>();
@@ -36,8 +44,10 @@ export class AppLabelCache {
   }
 
   /** The label of `pkg` on this phone, reading the phone's list when it is not known yet. */
-  async label(deviceId: string, shell: DeviceShell, pkg: string, signal?: AbortSignal): Promise<string | null> {
-    if (this.known(deviceId, pkg) === null && this.due(deviceId)) await this.refresh(deviceId, shell, signal);
+  async label(deviceId: string, shell: DeviceShell, pkg: string): Promise<string | null> {
+    if (this.known(deviceId, pkg) === null && this.due(deviceId)) {
+      await withinWait(this.refresh(deviceId, shell), ANSWER_WAIT_MS);
+    }
     return this.known(deviceId, pkg);
   }
 
@@ -75,4 +85,14 @@ export class AppLabelCache {
     this.reads.set(deviceId, done);
     return done;
   }
+}
+
+/** Resolves when `work` settles or after `ms`, whichever is first; `work` itself runs on. */
+function withinWait(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([work, waited]).finally(() => clearTimeout(timer));
 }

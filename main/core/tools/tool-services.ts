@@ -110,7 +110,7 @@ export class ToolServicesFactory {
           return { path, filename: file.filename, byteSize: file.byteSize };
         },
         unicodeIme: () => memory.unicodeIme(device.deviceId, shell, { timeoutMs, signal }),
-        appLabel: (pkg) => this.labels.label(device.deviceId, shell, pkg, signal),
+        appLabel: (pkg) => this.labels.label(device.deviceId, shell, pkg),
         appLabels: () => this.labels.all(device.deviceId, shell, signal),
         secretText: (name) => {
           if (!this.o.secrets) throw new BridgeError('secret_not_found', 'this bridge keeps no secrets');

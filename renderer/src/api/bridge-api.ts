@@ -13,6 +13,7 @@ import type {
   AdminLiveFrame,
   AdminPhoneActions,
   AdminPolicies,
+  AdminPhoneProgram,
   AdminSettings,
   AdminState,
   AuditEntry,
@@ -27,9 +28,7 @@ import {
 
 export type PairingDecision = AdminRequest<'decidePairing'>;
 export type ApprovalDecision = AdminRequest<'decideApproval'>['decision'];
-export type HelperAction = AdminRequest<'setDeviceHelper'>['action'];
 export type ProgramsAction = AdminRequest<'setDevicePrograms'>['action'];
-export type ScreenStreamAction = AdminRequest<'setDeviceScreenStream'>['action'];
 export type { AdminApproval, AdminEvent, AdminPhoneActions, AdminPolicies, AdminSettings, AdminState, AuditEntry };
 
 /** A lease's evidence, ready to save under the bridge's file name. */
@@ -165,11 +164,17 @@ export function parseErrorBody(body: unknown): { code: string; message: string }
 }
 
 /**
- * The request for a helper action: `enable` is sent only from the button beside the words
- * that say what it exposes, so it carries the person's acceptance of its open ports.
+ * The request for one program's action. UIA2's `enable` is sent only from the button beside the
+ * words that say what it exposes, so it carries the person's acceptance of its open ports.
  */
-export function helperRequest(deviceId: string, action: HelperAction): AdminArgs<'setDeviceHelper'> {
-  return action === 'enable'
-    ? { device_id: deviceId, action, accept_open_ports: true }
-    : { device_id: deviceId, action };
+export function programRequest(
+  deviceId: string,
+  program: AdminPhoneProgram['program'],
+  action: ProgramsAction,
+): AdminArgs<'setDevicePrograms'> {
+  if (program === 'uia2_server')
+    return action === 'enable'
+      ? { device_id: deviceId, action, program, accept_open_ports: true }
+      : { device_id: deviceId, action, program };
+  return { device_id: deviceId, action, program };
 }

@@ -53,6 +53,20 @@ export default defineMessages(
     lastError: 'Last error: {error}',
     retryIn: 'tried again {time}',
     retryNext: 'tried again at the next call',
+    retryEnable: 'stays off until you turn it on again',
+    'reason.uia2_crashed':
+      'appium-uiautomator2-server stopped on the phone; it starts again at a later call, unless it stopped twice in 10 minutes.',
+    'reason.uia2_check_unreadable':
+      'The phone did not answer the check of appium-uiautomator2-server’s files; it is checked again at a later call.',
+    'reason.uia2_paused': 'Stopped for a while after a screen it could not read fully; stock adb serves until then.',
+    'reason.uia2_not_verified':
+      'Not started to keep the phone safe: the copy installed on the phone is not the bridge’s. Turn it on again to install the bridge’s copy.',
+    'reason.uia2_foreign_connection':
+      'Stopped to keep the phone safe: something other than the bridge connected to its ports.',
+    'reason.uia2_no_instrumentation': 'This phone cannot run appium-uiautomator2-server’s instrumentation.',
+    'reason.uia2_install_refused':
+      'The phone refused to install appium-uiautomator2-server; look at the phone for a prompt, or allow installs over USB in Developer options.',
+    'reason.uia2_start_failed': 'appium-uiautomator2-server did not start on the phone.',
     'unavailable.build': 'This build does not carry it; stock adb serves.',
     'unavailable.phone': 'This phone cannot run it; stock adb serves until the phone reconnects.',
     'reason.inject_denied':
@@ -122,6 +136,17 @@ export default defineMessages(
     lastError: '最近的错误：{error}',
     retryIn: '{time}重试',
     retryNext: '下次调用时重试',
+    retryEnable: '在你重新开启前保持关闭',
+    'reason.uia2_crashed':
+      'appium-uiautomator2-server 在手机上停止了；之后的调用会再次启动它，除非它在 10 分钟内停止了两次。',
+    'reason.uia2_check_unreadable': '手机没有响应对 appium-uiautomator2-server 文件的检查；之后的调用会再次检查。',
+    'reason.uia2_paused': '遇到无法完整读取的屏幕后暂停一段时间；在此期间由常规 adb 处理。',
+    'reason.uia2_not_verified': '为保护手机未启动：手机上安装的副本不是桥接器的。重新开启即可安装桥接器的副本。',
+    'reason.uia2_foreign_connection': '为保护手机已停止：有桥接器以外的东西连接了它的端口。',
+    'reason.uia2_no_instrumentation': '这台手机无法运行 appium-uiautomator2-server 的 instrumentation。',
+    'reason.uia2_install_refused':
+      '手机拒绝安装 appium-uiautomator2-server；请查看手机上的提示，或在开发者选项中允许通过 USB 安装。',
+    'reason.uia2_start_failed': 'appium-uiautomator2-server 没有在手机上启动。',
     'unavailable.build': '此版本未包含它；由常规 adb 处理。',
     'unavailable.phone': '这台手机无法运行它；在手机重新连接前由常规 adb 处理。',
     'reason.inject_denied':

@@ -111,6 +111,10 @@ export function ApprovalScreenshot(props: { approval: AdminApproval; phoneName: 
   const point = target?.point ?? null;
   const marked = size !== null && (bounds !== null || point !== null || swipe !== null);
   const dot = size ? Math.max(size.width, size.height) * 0.018 : 0;
+  // The target's rectangle, drawn twice: a wide light halo under the box, so it shows on any screen.
+  const box = bounds
+    ? { x: bounds[0], y: bounds[1], width: bounds[2] - bounds[0], height: bounds[3] - bounds[1] }
+    : null;
   return (
     <span className="approval-shot-frame">
       <img
@@ -140,23 +144,10 @@ export function ApprovalScreenshot(props: { approval: AdminApproval; phoneName: 
               <path d="M0,0 L10,5 L0,10 z" fill="#ff5a1f" />
             </marker>
           </defs>
-          {bounds ? (
+          {box ? (
             <>
-              <rect
-                className="marker-halo"
-                x={bounds[0]}
-                y={bounds[1]}
-                width={bounds[2] - bounds[0]}
-                height={bounds[3] - bounds[1]}
-              />
-              <rect
-                className="marker-box"
-                x={bounds[0]}
-                y={bounds[1]}
-                width={bounds[2] - bounds[0]}
-                height={bounds[3] - bounds[1]}
-                data-testid={`approval-marker-box-${id}`}
-              />
+              <rect className="marker-halo" {...box} />
+              <rect className="marker-box" {...box} data-testid={`approval-marker-box-${id}`} />
             </>
           ) : null}
           {point ? (

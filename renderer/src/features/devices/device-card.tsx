@@ -1,15 +1,10 @@
 /**
  * One phone in the Devices view: live thumbnail (while on screen), identity, connection, lease
- * holder, queue, a Stop button that aborts its queued and running actions, the phone check, the
- * programs the bridge runs on it through adb, the open-ports helper and the fast live screen
- * (screen stream).
+ * holder, queue, a Stop button that aborts its queued and running actions, the phone check, and
+ * every program the bridge runs on it (one panel: the port-less pair, the open-ports helper, the
+ * screen stream).
  */
-import type {
-  AdminChannel,
-  AdminDevice,
-  AdminFastLane,
-  AdminScreenStreamSettings,
-} from '../../../../main/contract/admin-api';
+import type { AdminChannel, AdminDevice } from '../../../../main/contract/admin-api';
 import { holderName } from '../../lib/holder-name';
 import { RelativeTime } from '../../components/countdown';
 import { AwayNote } from '../../components/away-note';
@@ -23,9 +18,7 @@ import { useRef } from 'react';
 import { useScreenThumbnail } from './use-screen-thumbnail';
 import { useOnScreen } from '../../components/use-on-screen';
 import { PhoneCheckPanel } from './phone-check-panel';
-import { HelperPanel } from './helper-panel';
 import { ProgramsPanel } from './programs-panel';
-import { ScreenStreamPanel } from './screen-stream-panel';
 import { TurnoverNote } from './turnover-note';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 import { toolName } from '../../lib/tool-names';
@@ -48,8 +41,6 @@ const STATE_LABEL: Record<AdminDevice['state'], { text: MessageKey; tone: Tone }
 
 export function DeviceCard(props: {
   device: AdminDevice;
-  fastLane?: AdminFastLane | undefined;
-  screenStream?: AdminScreenStreamSettings | undefined;
   /** Settings → Limits' fast lane idle stop, which the programs' words quote. */
   idleStopMs?: number | undefined;
   /** The agents' calls on this phone held for the person's approval. */
@@ -211,19 +202,6 @@ export function DeviceCard(props: {
           programs={device.programs}
           idleStopMs={props.idleStopMs}
           online={online}
-          onChanged={props.onChanged}
-        />
-        <HelperPanel
-          deviceId={id}
-          helper={device.helper}
-          fastLane={props.fastLane}
-          online={online}
-          onChanged={props.onChanged}
-        />
-        <ScreenStreamPanel
-          deviceId={id}
-          stream={device.stream}
-          settings={props.screenStream}
           onChanged={props.onChanged}
         />
       </div>

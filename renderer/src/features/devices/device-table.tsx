@@ -4,7 +4,7 @@
  * opens the phone's view. No thumbnails here: a picture is fetched only for a card that is open.
  */
 import { Fragment, useState } from 'react';
-import type { AdminDevice, AdminFastLane, AdminScreenStreamSettings } from '../../../../main/contract/admin-api';
+import type { AdminDevice } from '../../../../main/contract/admin-api';
 import { StatusBadge, type Tone } from '../../components/status-badge';
 import { phoneHash } from '../../../../main/contract/phone-view-route';
 import type { MessageKey } from '../../../../main/contract/i18n';
@@ -22,8 +22,6 @@ export function DeviceTable(props: {
   devices: AdminDevice[];
   holders: ReadonlyMap<string, string>;
   approvalsWaiting: ReadonlyMap<string, number>;
-  fastLane?: AdminFastLane | undefined;
-  screenStream?: AdminScreenStreamSettings | undefined;
   /** Settings → Limits' fast lane idle stop, which an open card's programs quote. */
   idleStopMs?: number | undefined;
   onChanged: () => void;
@@ -110,8 +108,6 @@ export function DeviceTable(props: {
                       <ul className="card-grid card-grid-one">
                         <DeviceCard
                           device={device}
-                          fastLane={props.fastLane}
-                          screenStream={props.screenStream}
                           idleStopMs={props.idleStopMs}
                           approvalsWaiting={waiting}
                           onChanged={props.onChanged}

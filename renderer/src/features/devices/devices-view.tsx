@@ -176,8 +176,6 @@ export function DevicesView(props: {
               devices={shown}
               holders={holders}
               approvalsWaiting={waiting}
-              fastLane={state.fast_lane}
-              screenStream={state.screen_stream}
               idleStopMs={state.limits.fast_lane.idle_stop_ms}
               onChanged={props.onChanged}
             />
@@ -187,8 +185,6 @@ export function DevicesView(props: {
                 <DeviceCard
                   key={device.device_id}
                   device={device}
-                  fastLane={props.state.fast_lane}
-                  screenStream={props.state.screen_stream}
                   idleStopMs={state.limits.fast_lane.idle_stop_ms}
                   approvalsWaiting={waiting.get(device.device_id) ?? 0}
                   holder={props.state.channels.find(

@@ -17,7 +17,7 @@ import { useTouchScreen } from '../../components/use-touch-screen';
 import { useT } from '../../i18n/i18n-context';
 import { shortId } from '../../lib/time-format';
 import { PhoneCheckPanel } from '../devices/phone-check-panel';
-import { ScreenStreamPanel } from '../devices/screen-stream-panel';
+import { ProgramRow } from '../devices/programs-panel';
 import { ActionTimeline } from './action-timeline';
 import { EvidencePanel } from './evidence-panel';
 import { useLiveFrames } from './use-live-frames';
@@ -43,6 +43,8 @@ export function PhoneView(props: {
   const api = useApi();
   const { state, deviceId } = props;
   const device = state.devices.find((d) => d.device_id === deviceId);
+  // The screen stream's row (its switch, its frame rate for this view), as on the phone's card.
+  const minicap = device?.programs?.find((p) => p.program === 'minicap_stream');
   const online = device?.state === 'device';
   const live = useLiveFrames(deviceId, online, LIVE_MAX_SIDE);
   const timeline = usePhoneActions(deviceId);
@@ -236,15 +238,18 @@ export function PhoneView(props: {
         </div>
         <div className="pv-side">
           <LeasePanel device={device} channel={channel} paused={takenOver !== null} onChanged={props.onChanged} />
-          {device?.stream ? (
+          {minicap ? (
             <div className="card pv-stream">
-              <ScreenStreamPanel
-                deviceId={deviceId}
-                stream={device.stream}
-                settings={state.screen_stream}
-                inView
-                onChanged={props.onChanged}
-              />
+              <ul className="programs-list">
+                <ProgramRow
+                  deviceId={deviceId}
+                  program={minicap}
+                  idle=""
+                  online={online}
+                  inView
+                  onChanged={props.onChanged}
+                />
+              </ul>
             </div>
           ) : null}
           <ActionTimeline
