@@ -101,6 +101,7 @@ void test('256 phones on 8 hosts: labels unique, the same whatever order they ar
   const registry = labRegistry();
   const labels = new Map(registry.list().map((d) => [d.deviceId, displayName(d)]));
   assert.equal(new Set(labels.values()).size, 256, [...labels.values()].slice(0, 4).join(', '));
+  assert.ok(![...labels.values()].some((l) => l.includes('#')), 'a number only where own serials are the same');
   // Serials that agree to 8 characters across hosts: the host, then the hint that differs on it.
   const first = registry.findBySerial('127.0.0.1:5040', 'LS3P04X4F2A')!;
   assert.equal(displayName(first), 'Pixel 7 ···04X4F2A @127.0.0.1:5040');
