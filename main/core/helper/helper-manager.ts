@@ -37,6 +37,11 @@ import { verifyHelper, type HelperAlert } from './helper-exposure';
 import { HelperRun, type HelperSession, type ProcessContext } from './helper-process';
 import { helperError, helperFailureKind, type PhoneHelper } from './phone-helper';
 
+/** One phone's helper as the manager keeps it: the steps' record and its one lifecycle. */
+interface KeptHelper extends PhoneHelper {
+  life: ProgramLifecycle<HelperRun>;
+}
+
 export type { HelperAlert } from './helper-exposure';
 export type { HelperSession } from './helper-process';
 
@@ -88,7 +93,7 @@ export interface HelperManagerOptions {
 }
 
 export class HelperManager {
-  private readonly phones = new Map<string, PhoneHelper>();
+  private readonly phones = new Map<string, KeptHelper>();
   private readonly clock: () => number;
   /** What the install, check, run and guard steps act with (the options, resolved to their defaults). */
   private readonly context: ProcessContext;
@@ -107,7 +112,7 @@ export class HelperManager {
       changed: () => this.changed(),
       watchMs: o.watchMs ?? HELPER_WATCH_MS,
       alert: (alert) => o.onAlert?.(alert),
-      foreign: (phone, error) => phone.life.fail(error, 'final'),
+      foreign: async (phone, error) => this.phones.get(phone.deviceId)?.life.fail(error, 'final'),
       startTimeoutMs: o.startTimeoutMs ?? HELPER_START_TIMEOUT_MS,
     };
   }
@@ -221,11 +226,11 @@ export class HelperManager {
     this.phone(deviceId).life.noteServed(lane === 'helper');
   }
 
-  private phone(deviceId: string): PhoneHelper {
+  private phone(deviceId: string): KeptHelper {
     const known = this.phones.get(deviceId);
     if (known) return known;
     const startTimeoutMs = this.context.startTimeoutMs;
-    const phone: PhoneHelper = {
+    const phone: KeptHelper = {
       deviceId,
       helperUid: null,
       networkAddresses: null,
@@ -261,7 +266,7 @@ export class HelperManager {
   }
 
   /** Installs it in the background (a start that brings nothing up), when the phone is here and it may. */
-  private prepare(phone: PhoneHelper): void {
+  private prepare(phone: KeptHelper): void {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell || this.stopped || !phone.life.mayStart()) return;
     void phone.life.start({
@@ -271,7 +276,7 @@ export class HelperManager {
   }
 
   /** A start: its files checked by hash (never run otherwise), then the run, watched from `am instrument` on. */
-  private startSteps(phone: PhoneHelper, shell: DeviceShell): StartSteps<HelperRun> {
+  private startSteps(phone: KeptHelper, shell: DeviceShell): StartSteps<HelperRun> {
     return {
       verify: (signal) => verifyHelper(this.context, phone, shell, signal),
       run: (signal) => HelperRun.start(this.context, phone, shell, signal),

@@ -11,16 +11,19 @@
 import type { DeviceShell } from '../devices/device-shell';
 import { BridgeError, isBridgeError } from '../errors';
 import type { Logger } from '../logging/logger';
-import type { FailureKind, ProgramLifecycle } from '../program-lifecycle/program-lifecycle';
+import type { FailureKind } from '../program-lifecycle/program-lifecycle';
 import type { HelperApks } from './helper-apks';
-import type { HelperRun } from './helper-process';
 
 /** Deadline of one short phone command (dumpsys, force-stop, rm, a guard read, opening a stream). */
 export const COMMAND_TIMEOUT_MS = 10_000;
 
+/**
+ * What the install, check, start and guard steps read and write of one phone's helper. Its
+ * lifecycle is the manager's (helper-manager.ts `KeptHelper`): the steps never change its state,
+ * and leaving it out keeps this file free of the process it describes.
+ */
 export interface PhoneHelper {
   deviceId: string;
-  life: ProgramLifecycle<HelperRun>;
   /** The server app's uid (from dumpsys at install): its LISTEN sockets name its ports; null until this bridge installed or checked it. */
   helperUid: number | null;
   /** The phone's addresses another host could reach, as last read before a start or while it ran. */

@@ -6,18 +6,10 @@ import { defineMessages } from '../define';
 
 export default defineMessages(
   {
-    title: 'Fast live screen',
     toggle: 'Fast live screen',
     toggleTitle: 'Run minicap on this phone while it is leased or its live view is watched',
     explain:
       'Copies minicap (Apache-2.0) to this phone and runs it only while the phone is leased or its live view is watched, so the live view follows the screen (20–30+ frames a second) and the agent’s screenshots come faster. Reached only through adb: nothing listens on the phone’s network. Stopped and removed afterwards.',
-    working: 'Working…',
-    'state.off': 'off',
-    'state.waiting': 'on, runs while the phone is leased or watched',
-    'state.starting': 'starting…',
-    'state.running': 'running',
-    'state.failed': 'failed',
-    'state.unsupported': 'not on this phone',
     fps: '{fps, plural, one {# frame a second} other {# frames a second}}',
     fpsFor: '{fps, plural, one {# frame a second} other {# frames a second}}, {purpose}',
     'for.lease': 'for the lease',
@@ -25,12 +17,6 @@ export default defineMessages(
     'for.liveView': 'for the live view',
     'for.leaseAndView': 'for the lease and this view',
     'for.leaseAndLiveView': 'for the lease and the live view',
-    failed:
-      'Stopped after failing twice ({error}). Meanwhile the picture comes from the other ways (screencap, or the fast lane); the bridge tries again in a minute, or now if you turn it off and on.',
-    unsupported: 'minicap has no build for this phone: the picture comes from the other ways.',
-    lastError: 'Last error: {error}',
-    byDefault: 'The lab-wide default is on: every phone runs it unless turned off on it.',
-    unavailable: 'This build has no minicap files.',
     'settings.title': 'Screen stream',
     'settings.explain':
       'A program, minicap (Apache-2.0, from the @u4/minicap-prebuilt package shipped with the bridge), is copied to the phone’s /data/local/tmp/xagent-minicap and runs only while the phone is leased or its live view is watched. The bridge reaches it only through adb: nothing listens on the phone’s network. When neither need remains, it is stopped and its files are removed. It makes the live view follow the screen (20–30+ frames a second) and the agent’s screenshots faster. A person turns it on per phone (“Fast live screen” on its card or view), or for every phone here.',
@@ -42,18 +28,10 @@ export default defineMessages(
       'This build has no minicap files: the live view and the agent’s screenshots use the other ways.',
   },
   {
-    title: '快速实时画面',
     toggle: '快速实时画面',
     toggleTitle: '在这台手机被租用或有人观看其实时画面时运行 minicap',
     explain:
       '把 minicap（Apache-2.0）复制到这台手机上，只在手机被租用或有人观看其实时画面时运行，让实时画面跟上屏幕（每秒 20–30 帧以上），智能体的截图也更快。只通过 adb 访问：不在手机的网络上监听任何端口。用完即停止并删除。',
-    working: '处理中…',
-    'state.off': '关闭',
-    'state.waiting': '已开启，在手机被租用或被观看时运行',
-    'state.starting': '正在启动…',
-    'state.running': '运行中',
-    'state.failed': '失败',
-    'state.unsupported': '此手机不支持',
     fps: '每秒 {fps} 帧',
     fpsFor: '每秒 {fps} 帧，{purpose}',
     'for.lease': '用于租约',
@@ -61,12 +39,6 @@ export default defineMessages(
     'for.liveView': '用于实时画面',
     'for.leaseAndView': '用于租约和此页面的实时画面',
     'for.leaseAndLiveView': '用于租约和实时画面',
-    failed:
-      '两次失败后已停止（{error}）。在此期间画面来自其他方式（screencap 或快速通道）；桥接器会在一分钟后重试，关闭再开启则立即重试。',
-    unsupported: 'minicap 没有适用于这台手机的版本：画面来自其他方式。',
-    lastError: '最近的错误：{error}',
-    byDefault: '全实验室的默认设置为开启：所有手机都会运行它，除非在手机上关闭。',
-    unavailable: '此版本未包含 minicap 文件。',
     'settings.title': '屏幕流',
     'settings.explain':
       '一个程序 minicap（Apache-2.0，来自随桥接器附带的 @u4/minicap-prebuilt 软件包）会被复制到手机的 /data/local/tmp/xagent-minicap，只在手机被租用或有人观看其实时画面时运行。桥接器只通过 adb 访问它：不在手机的网络上监听任何端口。两种需要都不再存在时，它会被停止，文件也会被删除。它让实时画面跟上屏幕（每秒 20–30 帧以上），智能体的截图也更快。可以在每台手机上逐台开启（卡片或手机页面上的“快速实时画面”），也可以为这里的所有手机开启。',
