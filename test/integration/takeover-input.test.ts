@@ -48,7 +48,7 @@ for (const setup of SETUPS) {
       phone = bound.rig.phones[0]!;
       if (setup.fastLane) {
         await setHelper(bound.rig, 'enable');
-        await waitForHelper(bound.rig, 'stopped');
+        await waitForHelper(bound.rig, 'idle');
       }
       await call('android_launch_app', { package: NOTES_PKG });
       await waitUntil(() => phone.foregroundPackage() === NOTES_PKG, 5_000, 'notes in front');

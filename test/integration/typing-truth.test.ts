@@ -35,7 +35,7 @@ for (const lane of ['stock', 'fast lane'] as const) {
       phone = bound.rig.phones[0]!;
       if (lane === 'fast lane') {
         await setHelper(bound.rig, 'enable');
-        await waitForHelper(bound.rig, 'stopped');
+        await waitForHelper(bound.rig, 'idle');
       }
       result(await call('android_launch_app', { package: NOTES_PKG }));
       await waitUntil(() => phone.foregroundPackage() === NOTES_PKG, 5_000, 'notes in front');

@@ -3,8 +3,11 @@
  * element it acted on (`element.text`, else `content_desc`), or the app it opened or closed
  * (`app_label`, the name the phone's launcher shows). The phone view's timeline and the audit
  * line keep them, so "Tap on “Save”" and "Open an app Notes" read the same later as live.
- * A password field's text is never in a result (targets.ts describeElement blanks it).
+ * A password field's text is never in a result (targets.ts describeElement blanks it), and a
+ * text field's text is never taken: it is what the person or the agent typed, which is never
+ * kept at rest (docs/SECURITY.md); such a field is named by its description or not at all.
  */
+import { takesTypedText } from './focused-field';
 
 /** Characters of the words kept. */
 const TARGET_LABEL_MAX = 80;
@@ -16,7 +19,18 @@ export function targetLabelOf(result: Readonly<Record<string, unknown>>): string
   if (typeof app === 'string' && app.trim() !== '') return cut(app);
   const element = result.element;
   if (typeof element !== 'object' || element === null) return null;
-  const { text, content_desc: description } = element as { text?: unknown; content_desc?: unknown };
-  const words = [text, description].find((w): w is string => typeof w === 'string' && w.trim() !== '');
+  const {
+    text,
+    content_desc: description,
+    class: className,
+  } = element as {
+    text?: unknown;
+    content_desc?: unknown;
+    class?: unknown;
+  };
+  const typedInto = typeof className === 'string' && takesTypedText(className);
+  const words = [typedInto ? undefined : text, description].find(
+    (w): w is string => typeof w === 'string' && w.trim() !== '',
+  );
   return words === undefined ? null : cut(words);
 }

@@ -18,9 +18,14 @@ const EDITABLE_CLASS = /(^|\.)(\w*EditText|AutoCompleteTextView|MultiAutoComplet
 export const NO_FOCUSED_FIELD_FIX =
   'tap a text field first (android_tap), or pass the field to android_type_text as element or ref';
 
+/** Whether an element of this class takes typed text (its `text` is what someone typed). */
+export function takesTypedText(className: string): boolean {
+  return EDITABLE_CLASS.test(className);
+}
+
 /** Whether a node is a field that takes typed text. */
 export function isEditable(node: UiNode): boolean {
-  return node.password || EDITABLE_CLASS.test(node.className);
+  return node.password || takesTypedText(node.className);
 }
 
 /** The editable node with input focus in `nodes`; null when none has it. */
