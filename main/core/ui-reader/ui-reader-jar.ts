@@ -1,0 +1,70 @@
+/**
+ * The xagent UI reader's jar: where it is on this computer (resources/device/, built by
+ * scripts/build-ui-reader.mjs), where it goes on the phone (device/ui-reader/README.md), and the
+ * check that the phone's copy has the jar's bytes before every start — a missing or tampered
+ * copy is pushed again; a copy that still differs is never run. In the packaged app the folder
+ * sits in `app.asar.unpacked` (electron-builder.yml's asarUnpack): adb pushes plain files.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { BridgeError } from '../errors';
+import { projectRoot } from '../build-info';
+import type { DeviceShell } from '../devices/device-shell';
+import { runText } from '../devices/shell-quote';
+import { parseSha256sum } from '../stream/minicap-process';
+
+/** The reader's own folder on the phone: the shell user's, mode 700. */
+export const UI_READER_DIR = '/data/local/tmp/xagent-ui-reader';
+export const UI_READER_JAR_REMOTE = `${UI_READER_DIR}/ui-reader-v1.jar`;
+/** Written by the dumper for each read, read back and deleted at once by the reader. */
+export const UI_READER_DUMP_FILE = `${UI_READER_DIR}/dump.xml`;
+/** Where `uiautomator dump` itself comes from: the reader uses its classes and nothing else. */
+export const PHONE_UIAUTOMATOR_JAR = '/system/framework/uiautomator.jar';
+export const UI_READER_MAIN_CLASS = 'com.xagent.bridge.UiReader';
+const LOCAL_NAME = 'xagent-ui-reader.jar';
+const COMMAND_MS = 10_000;
+const PUSH_MS = 30_000;
+
+/** The jar in this build (the asar-unpacked copy in the packaged app), or null when the build carries none. */
+export function uiReaderJarLocalPath(root = projectRoot()): string | null {
+  const path = join(root, 'resources', 'device', LOCAL_NAME).replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
+  return existsSync(path) ? path : null;
+}
+
+let jarHash: { path: string; sha256: string } | undefined;
+
+/** The local jar's SHA-256 (hex), computed once per path: every start compares against it. */
+export function uiReaderJarSha256(path: string): string {
+  if (jarHash?.path !== path) jarHash = { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+  return jarHash.sha256;
+}
+
+/**
+ * Puts the jar on the phone unless its copy already has the local jar's bytes, then checks the
+ * copy again: throws BridgeError('command_failed', reason `jar_mismatch`) when it still differs,
+ * and the reader is not run.
+ */
+export async function installUiReaderJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
+  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
+  const want = uiReaderJarSha256(local);
+  const before = parseSha256sum((await runText(shell, ['sha256sum', UI_READER_JAR_REMOTE], options)).text);
+  if (before.get(UI_READER_JAR_REMOTE) !== want) {
+    await runText(shell, ['mkdir', '-p', UI_READER_DIR], options);
+    // Only the shell user reads the folder: the dump written there is the screen's text.
+    await runText(shell, ['chmod', '700', UI_READER_DIR], options);
+    await shell.push(readFileSync(local), UI_READER_JAR_REMOTE, { ...options, timeoutMs: PUSH_MS, mode: 0o644 });
+  }
+  const after = parseSha256sum((await runText(shell, ['sha256sum', UI_READER_JAR_REMOTE], options)).text);
+  if (after.get(UI_READER_JAR_REMOTE) !== want)
+    throw new BridgeError(
+      'command_failed',
+      `the phone’s copy of ${UI_READER_JAR_REMOTE} is not the bridge’s UI reader; it was not run`,
+      { reason: 'jar_mismatch' },
+    );
+}
+
+/** Takes the reader's folder off the phone (the admin's Remove). */
+export async function removeUiReader(shell: DeviceShell, options: { timeoutMs: number }): Promise<void> {
+  await runText(shell, ['rm', '-rf', UI_READER_DIR], options);
+}
