@@ -178,7 +178,6 @@ export class UiReaderSession {
           `the UI reader is not running on the phone${this.endedWith ? ` (${this.endedWith.message})` : ''}; nothing was asked`,
         );
       const answer = await new Promise<ReaderMessage>((resolve, reject) => {
-        let timer: NodeJS.Timeout | undefined;
         const entry: Pending = {
           kind,
           abandoned: false,
@@ -194,7 +193,7 @@ export class UiReaderSession {
           entry.abandoned = true;
           entry.settle(new BridgeError('canceled', 'the read was canceled'));
         };
-        timer = setTimeout(() => {
+        const timer = setTimeout(() => {
           const error = new BridgeError(
             'command_timeout',
             `the UI reader did not answer within ${Math.round(options.timeoutMs)} ms`,
