@@ -152,10 +152,12 @@ export class UiReaderSession {
       if (wasLive && this.stream.writable) {
         this.stream.write('quit\n');
       }
+      let timer: NodeJS.Timeout | undefined;
       const exited = await Promise.race([
         this.ended.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), UI_READER_QUIT_WAIT_MS).unref()),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), UI_READER_QUIT_WAIT_MS))),
       ]);
+      clearTimeout(timer);
       this.destroy();
       // It did not go at `quit` (stuck in a read): closing the stream makes it exit at EOF on
       // its own; the kill makes sure, since it holds the phone's one UiAutomation connection.
