@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..');
 const JAR = join(ROOT, 'resources', 'device', 'xagent-ui-reader.jar');
 const STUBS = join(ROOT, 'test', 'fixtures', 'ui-reader-stubs');
 
