@@ -8,11 +8,11 @@ import type { LimitKey, LimitValues } from './limits';
 
 /**
  * How an action reached the phone: appium-uiautomator2-server where the person opened its ports
- * (`helper`), scrcpy-server's input (`scrcpy`) or the snapshot helper's tree (`snapshot`), both
- * reached through adb only, or stock adb commands (`adb`).
+ * (`helper`), scrcpy-server's input (`scrcpy`), the xagent UI reader's tree (`ui_reader`) or the
+ * snapshot helper's (`snapshot`), all three reached through adb only, or stock adb commands (`adb`).
  */
-export type ActionLane = 'helper' | 'scrcpy' | 'snapshot' | 'adb';
-export const ACTION_LANES: readonly ActionLane[] = ['helper', 'scrcpy', 'snapshot', 'adb'];
+export type ActionLane = 'helper' | 'scrcpy' | 'ui_reader' | 'snapshot' | 'adb';
+export const ACTION_LANES: readonly ActionLane[] = ['helper', 'scrcpy', 'ui_reader', 'snapshot', 'adb'];
 export function isActionLane(value: unknown): value is ActionLane {
   return typeof value === 'string' && (ACTION_LANES as readonly string[]).includes(value);
 }
@@ -664,7 +664,7 @@ export interface AdminEvent {
  * off (the person's choice, or the default).
  */
 export interface AdminPhoneProgram {
-  program: 'scrcpy_input' | 'snapshot_tree' | 'uia2_server' | 'minicap_stream';
+  program: 'scrcpy_input' | 'snapshot_tree' | 'ui_reader' | 'uia2_server' | 'minicap_stream';
   name: string;
   version: string | null;
   state: 'idle' | 'starting' | 'ready' | 'failed' | 'unavailable' | 'off';

@@ -76,7 +76,7 @@ export const ADMIN_OPERATIONS = {
   getFastLane: { route: 'GET /admin/api/fast-lane', shape: shape<void, AdminFastLane>() },
   /**
    * Every program on one phone, the one way to change them (main/core/admin/program-routes.ts):
-   * without `program`, the port-less two (scrcpy-server, the snapshot helper: enable is the
+   * without `program`, the port-less three (scrcpy-server, the UI reader, the snapshot helper: enable is the
    * default, disable stops them, remove takes them off the phone); `uia2_server` (enable must say
    * `accept_open_ports: true` and installs it; disable stops it; remove uninstalls both APKs);
    * `minicap_stream` (enable: runs while leased or watched; disable and remove: stopped, its
@@ -85,7 +85,10 @@ export const ADMIN_OPERATIONS = {
   setDevicePrograms: {
     route: 'POST /admin/api/devices/:device_id/programs',
     shape: shape<
-      | { action: 'enable' | 'disable' | 'remove'; program?: 'scrcpy_input' | 'snapshot_tree' | 'minicap_stream' }
+      | {
+          action: 'enable' | 'disable' | 'remove';
+          program?: 'scrcpy_input' | 'snapshot_tree' | 'ui_reader' | 'minicap_stream';
+        }
       | { action: 'enable'; program: 'uia2_server'; accept_open_ports: true }
       | { action: 'disable' | 'remove'; program: 'uia2_server' },
       { status: string; programs: AdminPhoneProgram[] }

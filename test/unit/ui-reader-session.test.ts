@@ -103,7 +103,7 @@ describe('UiReaderSession', () => {
     assert.equal(session.pid, 4321);
     assert.match(session.lastOutput(), /linker/);
     session.stop().catch(() => undefined);
-    (shell.reader).exit();
+    shell.reader.exit();
   });
 
   test('requests go one at a time and get their own answers in order', async () => {
@@ -123,7 +123,7 @@ describe('UiReaderSession', () => {
     const third = session.tree(DISPLAY, { timeoutMs: 5_000 });
     await reader.written(3);
     reader.say('error could not get idle state\n');
-    await assert.rejects(third, code('command_failed', 'read_failed'));
+    await assert.rejects(third, code('command_failed', 'reader_read_failed'));
     assert.equal(session.running, true, 'an error answer leaves the reader running');
     const stopping = session.stop();
     await reader.written(4);
@@ -135,7 +135,7 @@ describe('UiReaderSession', () => {
   test('a read past its deadline ends the stuck reader (killed by pid); the next is helper_unavailable with nothing written', async () => {
     const { session, reader, shell } = await started();
     shell.on(['kill'], '');
-    await assert.rejects(session.tree(DISPLAY, { timeoutMs: 30 }), code('command_timeout', 'timeout'));
+    await assert.rejects(session.tree(DISPLAY, { timeoutMs: 30 }), code('command_timeout', 'reader_timeout'));
     assert.equal(session.running, false);
     await session.ended;
     await assert.rejects(session.tree(DISPLAY, { timeoutMs: 1_000 }), code('helper_unavailable'));
@@ -155,7 +155,7 @@ describe('UiReaderSession', () => {
     await dying.reader.written(1);
     dying.reader.say('tree 100\n<hierarchy');
     dying.reader.exit();
-    await assert.rejects(read, code('command_failed', 'ended'));
+    await assert.rejects(read, code('command_failed', 'reader_ended'));
   });
 
   test('a canceled read returns at once; its late answer is dropped and the next read gets its own', async () => {
@@ -192,25 +192,25 @@ describe('UiReaderSession', () => {
       'error UiAutomationService android.accessibilityservice.IAccessibilityServiceClient already registered!\n',
     );
     busy.exit();
-    await assert.rejects(busyStart, code('command_failed', 'connect_failed'));
+    await assert.rejects(busyStart, code('command_failed', 'reader_connect_failed'));
 
     const old = new FakeReader();
     const oldStart = UiReaderSession.start(new ReaderShell(old), { timeoutMs: 5_000 });
     old.say('java.lang.ClassNotFoundException: com.android.uiautomator.core.UiAutomationShellWrapper\n');
     old.exit();
-    await assert.rejects(oldStart, code('tool_unavailable', 'unsupported'));
+    await assert.rejects(oldStart, code('tool_unavailable', 'reader_unsupported'));
 
     const silent = new FakeReader();
     await assert.rejects(
       UiReaderSession.start(new ReaderShell(silent), { timeoutMs: 30 }),
-      code('command_timeout', 'timeout'),
+      code('command_timeout', 'reader_timeout'),
     );
     assert.equal(silent.destroyed, true, 'a start that failed lets go of its stream');
 
     const other = new FakeReader();
     const otherStart = UiReaderSession.start(new ReaderShell(other), { timeoutMs: 5_000 });
     other.say('xagent-ui-reader 2 ready 5\n');
-    await assert.rejects(otherStart, code('tool_unavailable', 'version_mismatch'));
+    await assert.rejects(otherStart, code('tool_unavailable', 'reader_version_mismatch'));
   });
 });
 
@@ -255,6 +255,6 @@ describe('installUiReaderJar', () => {
       .on(['sha256sum'], { stdout: '', exitCode: 1 }, line('1'.repeat(64)))
       .on(['mkdir'], '')
       .on(['chmod'], '');
-    await assert.rejects(installUiReaderJar(shell, jar), code('command_failed', 'jar_mismatch'));
+    await assert.rejects(installUiReaderJar(shell, jar), code('command_failed', 'reader_jar_mismatch'));
   });
 });

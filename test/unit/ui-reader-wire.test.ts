@@ -89,7 +89,7 @@ test('a line with no end past MAX_LINE_BYTES, or an absurd count, breaks the str
     assert.throws(run, (error: unknown) => {
       assert.ok(error instanceof BridgeError);
       assert.equal(error.code, 'helper_unavailable');
-      assert.equal(error.details?.reason, 'wire_broken');
+      assert.equal(error.details?.reason, 'reader_wire_broken');
       return true;
     });
   const parser = new UiReaderWireParser();

@@ -1,15 +1,16 @@
 /**
  * The one admin route of every program the bridge runs on a phone (program-lifecycle/program-lifecycle.ts):
  * `POST /admin/api/devices/:id/programs` with `action` enable | disable | remove and `program`:
- * - absent, `scrcpy_input` or `snapshot_tree`: the port-less two, one consent for both; enable (the
- *   default), disable (what runs stops; the stock lane serves), remove (taken off the phone:
- *   scrcpy-server's folder, the snapshot helper's package; then disabled);
+ * - absent, `scrcpy_input`, `snapshot_tree` or `ui_reader`: the port-less three, one consent for
+ *   all; enable (the default), disable (what runs stops; the stock lane serves), remove (taken off
+ *   the phone: scrcpy-server's and the UI reader's folders, the snapshot helper's package; then
+ *   disabled);
  * - `uia2_server`: the person's yes must say `accept_open_ports: true` (while it runs, any app on
  *   the phone and any computer on its network can control the phone with no password); enable
  *   installs it, disable stops it, remove uninstalls both APKs;
  * - `minicap_stream`: enable (runs while the phone is leased or watched), disable and remove (stopped,
  *   its files removed from the phone).
- * The answer lists all four programs on the phone, as `devices[].programs` does. This is the
+ * The answer lists all five programs on the phone, as `devices[].programs` does. This is the
  * only route that changes a program on a phone. `GET /admin/api/fast-lane` says whether this
  * build carries appium-uiautomator2-server.
  */
@@ -38,6 +39,7 @@ const STATUS = { enable: 'enabled', disable: 'disabled', remove: 'removed' } as 
 const PROGRAMS: ReadonlyArray<AdminPhoneProgram['program']> = [
   'scrcpy_input',
   'snapshot_tree',
+  'ui_reader',
   'uia2_server',
   'minicap_stream',
 ];

@@ -1,9 +1,11 @@
 /**
  * The programs the bridge runs on a phone without opening anything there: scrcpy-server as the
- * input lane (scrcpy/) and agent-device's snapshot helper as the tree lane (snapshot/). Both
+ * input lane (scrcpy/), the bridge's own xagent UI reader as the tree lane (ui-reader/), and
+ * agent-device's snapshot helper as the tree lane when the reader cannot serve (snapshot/). All
  * are reached only through adb — scrcpy on a `localabstract:` socket with a random name, the
- * snapshot helper on `am instrument` status lines — so nothing on the phone listens where an
- * app or the network could reach it (docs/SECURITY.md "Programs on the phone").
+ * reader on its own `exec:` stream's standard input and output, the snapshot helper on
+ * `am instrument` status lines — so nothing on the phone listens where an app or the network
+ * could reach it (docs/SECURITY.md "Programs on the phone").
  *
  * Each program on each phone is one ProgramLifecycle (program-lifecycle.ts: one state field,
  * start with a deadline, stop, idle stop, retry after failure, consent); this file holds what is
@@ -15,12 +17,18 @@
  *   A person can turn them off per phone (admin API, device card); the stock lane then serves.
  * - Prepared in the background at the first call of a lease, never for nobody: a call made
  *   while a program still starts takes the stock lane (no call waits for a start).
- * - scrcpy-server runs while the phone is leased and stops when the lease ends, after
- *   PROGRAM_IDLE_STOP_MS without use, and when the bridge stops. The snapshot helper runs only
+ * - scrcpy-server and the UI reader run while the phone is leased and stop when the lease ends,
+ *   after PROGRAM_IDLE_STOP_MS without use, and when the bridge stops. The snapshot helper runs only
  *   for the length of each read; what is kept between reads is the check that the installed
  *   APK is the shipped one (verified again at each lease's first use).
  * - What the agent pasted stays on the clipboard no longer than the lease: when it ends and the
  *   clipboard still holds the last pasted text, it is cleared.
+ * - The phone has ONE UiAutomation connection, and the UI reader holds it while it runs: it is
+ *   never started on a phone whose person turned appium-uiautomator2-server on (which needs that
+ *   connection), and it lets go (`yieldUiAutomation`) before the snapshot helper or a stock
+ *   `uiautomator dump` reads the screen, or those would fail. A tree read that finds it still
+ *   starting waits for it a little (READER_JOIN_MS: about one stock dump) rather than stop it
+ *   and restart it at every call of a busy lease.
  */
 import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
@@ -41,6 +49,9 @@ import {
   type SnapshotHelperHandle,
 } from '../snapshot/snapshot-helper';
 import { runText } from '../devices/shell-quote';
+import { installUiReaderJar, removeUiReader, uiReaderJarLocalPath } from '../ui-reader/ui-reader-jar';
+import { UiReaderSession } from '../ui-reader/ui-reader-session';
+import type { ReaderDisplay } from '../ui-reader/ui-reader-wire';
 import { readScrcpyAppList } from '../scrcpy/scrcpy-app-list';
 import {
   consentAllows,
@@ -66,6 +77,10 @@ const CLIPBOARD_CLEAR_MS = 3_000;
 const SCREEN_SIZE_ROOM_MS = 10_000;
 /** The snapshot helper's check may install its APK: a slow phone's install, not a start. */
 const SNAPSHOT_CHECK_TIMEOUT_MS = 120_000;
+/** A tree read waits this long at most for a UI reader still starting (a JVM start and a UiAutomation connect: about one stock dump). */
+export const READER_JOIN_MS = 5_000;
+/** The reader's version as the console shows it: its protocol (device/ui-reader/README.md). */
+const UI_READER_VERSION = '1';
 
 /** One program on one phone, as the admin state shows it. */
 export type ProgramView = AdminPhoneProgram;
@@ -76,7 +91,15 @@ export interface PhoneProgramsOptions {
   /** One consent for both (on by default). */
   consent: ProgramConsentStore;
   leaseActive: (deviceId: string) => boolean;
-  screenSize: (deviceId: string, shell: DeviceShell) => Promise<{ width: number; height: number } | null>;
+  /**
+   * The screen's current size (and rotation, when known). `anyUsable`: a cached size a little
+   * older will do (a tree read must not wait for `wm size`; the cache follows rotations).
+   */
+  screenSize: (
+    deviceId: string,
+    shell: DeviceShell,
+    options?: { anyUsable?: boolean },
+  ) => Promise<{ width: number; height: number; rotation?: number | null } | null>;
   logger: Logger;
   clock?: () => number;
   onChange?: () => void;
@@ -86,6 +109,7 @@ export interface PhoneProgramsOptions {
   /** The packaged programs (tests: others); default what this build carries. */
   scrcpyJar?: string | null;
   snapshotApk?: SnapshotHelperApk | null;
+  uiReaderJar?: string | null;
 }
 
 /** The snapshot helper "runs" for each read only: what a ready one holds is its check for this lease. */
@@ -97,6 +121,7 @@ interface PhoneRecord {
   deviceId: string;
   input: ProgramLifecycle<ScrcpyInputSession>;
   tree: ProgramLifecycle<CheckedSnapshotHelper>;
+  reader: ProgramLifecycle<UiReaderSession>;
   /** What the agent pasted last through scrcpy-server (cleared before it stops, if still there). */
   lastPasted?: string | undefined;
 }
@@ -106,6 +131,7 @@ export class PhonePrograms {
   private readonly clock: () => number;
   private readonly scrcpyJar: string | null;
   private readonly snapshotApk: SnapshotHelperApk | null;
+  private readonly uiReaderJar: string | null;
   private stopped = false;
   private idleStopMs: number;
 
@@ -114,12 +140,16 @@ export class PhonePrograms {
     this.idleStopMs = o.idleStopMs ?? PROGRAM_IDLE_STOP_MS;
     this.scrcpyJar = o.scrcpyJar === undefined ? scrcpyJarLocalPath() : o.scrcpyJar;
     this.snapshotApk = o.snapshotApk === undefined ? findSnapshotHelperApk() : o.snapshotApk;
+    this.uiReaderJar = o.uiReaderJar === undefined ? uiReaderJarLocalPath() : o.uiReaderJar;
   }
 
   /** scrcpy-server stops this long after its last use (Settings → Limits → Fast lane idle stop): applies at once. */
   setIdleStopMs(ms: number): void {
     this.idleStopMs = ms;
-    for (const phone of this.phones.values()) phone.input.idleStopChanged();
+    for (const phone of this.phones.values()) {
+      phone.input.idleStopChanged();
+      phone.reader.idleStopChanged();
+    }
   }
 
   // ---- the person's choice ------------------------------------------------------------------
@@ -135,11 +165,11 @@ export class PhonePrograms {
     // On is the default: the phone's own word is kept only when it differs.
     this.o.consent.set(withChoice(this.o.consent.get(), deviceId, allowed ? 'default' : 'off'));
     const phone = this.phone(deviceId);
-    await Promise.all([phone.input.consentChanged(), phone.tree.consentChanged()]);
+    await Promise.all([phone.input.consentChanged(), phone.tree.consentChanged(), phone.reader.consentChanged()]);
     return this.view(deviceId);
   }
 
-  /** Turns them off for this phone and takes them off it: the jar's folder and the helper's package. */
+  /** Turns them off for this phone and takes them off it: the jars' folders and the helper's package. */
   async remove(deviceId: string, shell: DeviceShell | undefined): Promise<ProgramView[]> {
     await this.setAllowed(deviceId, false);
     if (!shell)
@@ -148,6 +178,7 @@ export class PhonePrograms {
         'the phone is not connected; its programs can be removed once it is back',
       );
     await runText(shell, ['rm', '-rf', SCRCPY_DIR], { timeoutMs: 10_000 });
+    await removeUiReader(shell, { timeoutMs: 10_000 });
     if (this.snapshotApk) await removeSnapshotHelper(shell, this.snapshotApk, { timeoutMs: 60_000 });
     return this.view(deviceId);
   }
@@ -169,17 +200,28 @@ export class PhonePrograms {
         version: this.snapshotApk ? String(this.snapshotApk.versionCode) : null,
         ...phone.tree.view(),
       },
+      {
+        program: 'ui_reader',
+        name: 'xagent UI reader',
+        version: this.uiReaderJar ? UI_READER_VERSION : null,
+        ...phone.reader.view(),
+      },
     ];
   }
 
   // ---- use ------------------------------------------------------------------------------------
 
-  /** A call of a lease begins: what is not running yet starts in the background. */
-  warm(deviceId: string, shell: DeviceShell): void {
+  /**
+   * A call of a lease begins: what is not running yet starts in the background. `uiAutomationFree`
+   * false: appium-uiautomator2-server may run on this phone (its person turned it on), so the UI
+   * reader, which would hold the one UiAutomation connection, is not started.
+   */
+  warm(deviceId: string, shell: DeviceShell, options: { uiAutomationFree?: boolean } = {}): void {
     if (!this.usable(deviceId)) return;
     const phone = this.phone(deviceId);
     this.prepareInput(phone, shell);
     this.prepareTree(phone, shell);
+    if (options.uiAutomationFree !== false) this.prepareReader(phone, shell);
   }
 
   /**
@@ -226,10 +268,72 @@ export class PhonePrograms {
     return this.phones.get(deviceId)?.tree.running?.handle ?? null;
   }
 
+  /**
+   * The running UI reader, or null (another lane serves). One still starting is waited for up
+   * to READER_JOIN_MS (and the call's signal); it starts nothing (`warm` does).
+   */
+  async reader(deviceId: string, options: { signal?: AbortSignal } = {}): Promise<UiReaderSession | null> {
+    if (!this.usable(deviceId)) return null;
+    const life = this.phone(deviceId).reader;
+    let session = life.running;
+    if (!session && life.starting)
+      session = (await joinStart(life.starting, READER_JOIN_MS, options.signal)) ?? undefined;
+    if (!session) return null;
+    if (!session.running) {
+      this.readerFailed(deviceId, new BridgeError('helper_unavailable', 'the UI reader ended'));
+      return null;
+    }
+    life.touch();
+    return session;
+  }
+
+  /** Whether the UI reader runs now on this phone (a pure query). */
+  readerReady(deviceId: string): boolean {
+    return this.usable(deviceId) && this.phones.get(deviceId)?.reader.running?.running === true;
+  }
+
+  /** What the reader's dumper is told of the display: the size the bridge knows, and its rotation. */
+  async readerDisplay(deviceId: string, shell: DeviceShell): Promise<ReaderDisplay | null> {
+    const size = await this.o.screenSize(deviceId, shell, { anyUsable: true }).catch(() => null);
+    if (!size) return null;
+    // A size taken from a screenshot carries no rotation: a landscape size on a phone is a quarter turn.
+    const rotation = typeof size.rotation === 'number' ? size.rotation : size.width > size.height ? 1 : 0;
+    return { rotation, width: size.width, height: size.height };
+  }
+
+  /**
+   * The snapshot helper or a stock `uiautomator dump` is about to read the screen: the UI reader
+   * (running or starting) lets go of the phone's one UiAutomation connection first. It is
+   * started again by a later call's `warm`.
+   */
+  async yieldUiAutomation(deviceId: string): Promise<void> {
+    const life = this.phones.get(deviceId)?.reader;
+    if (life && (life.state === 'ready' || life.state === 'starting')) await life.stop();
+  }
+
+  /**
+   * The UI reader failed a read. Its own refusal of one read (an `error` answer, no window, a
+   * tree too large) leaves it running; a reader that is gone, stuck or out of step stops and is
+   * tried again after PROGRAM_RETRY_MS.
+   */
+  readerFailed(deviceId: string, error: unknown): void {
+    if (isBridgeError(error) && error.code === 'canceled') return;
+    const life = this.phone(deviceId).reader;
+    const reason = isBridgeError(error) ? error.details?.reason : undefined;
+    if (
+      life.running?.running &&
+      (reason === 'reader_read_failed' || reason === 'reader_no_window' || reason === 'reader_too_large')
+    )
+      return;
+    void life.fail(error);
+  }
+
   /** A program served a call (or the stock lane served one it could not). */
-  noteServed(deviceId: string, program: 'scrcpy_input' | 'snapshot_tree', byProgram: boolean): void {
+  noteServed(deviceId: string, program: 'scrcpy_input' | 'snapshot_tree' | 'ui_reader', byProgram: boolean): void {
     const phone = this.phone(deviceId);
-    (program === 'scrcpy_input' ? phone.input : phone.tree).noteServed(byProgram);
+    (program === 'scrcpy_input' ? phone.input : program === 'ui_reader' ? phone.reader : phone.tree).noteServed(
+      byProgram,
+    );
   }
 
   /** What was pasted last through the input server (cleared at the lease's end if still there). */
@@ -261,7 +365,7 @@ export class PhonePrograms {
   async leaseEnded(deviceId: string): Promise<void> {
     const phone = this.phones.get(deviceId);
     if (!phone) return;
-    await Promise.all([phone.input.stop(), phone.tree.stop()]);
+    await Promise.all([phone.input.stop(), phone.tree.stop(), phone.reader.stop()]);
   }
 
   /**
@@ -280,13 +384,18 @@ export class PhonePrograms {
     if (!phone) return;
     phone.input.phoneGone();
     phone.tree.phoneGone();
+    phone.reader.phoneGone();
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.allSettled(
-      [...this.phones.values()].flatMap((phone) => [phone.input.dispose(), phone.tree.dispose()]),
+      [...this.phones.values()].flatMap((phone) => [
+        phone.input.dispose(),
+        phone.tree.dispose(),
+        phone.reader.dispose(),
+      ]),
     );
   }
 
@@ -330,6 +439,16 @@ export class PhonePrograms {
         carried: () => this.snapshotApk !== null,
         startTimeoutMs: Math.max(common.startTimeoutMs, SNAPSHOT_CHECK_TIMEOUT_MS),
       }),
+      reader: new ProgramLifecycle<UiReaderSession>({
+        ...common,
+        name: 'the UI reader',
+        carried: () => this.uiReaderJar !== null,
+        idleStopMs: () => this.idleStopMs,
+        endedError: (output) =>
+          new BridgeError('helper_unavailable', `the UI reader ended: ${lastLine(String(output))}`, {
+            reason: 'reader_ended',
+          }),
+      }),
     };
     this.phones.set(deviceId, record);
     return record;
@@ -371,6 +490,17 @@ export class PhonePrograms {
     });
   }
 
+  private prepareReader(phone: PhoneRecord, shell: DeviceShell): void {
+    const jar = this.uiReaderJar;
+    if (!jar || !phone.reader.mayStart()) return;
+    void phone.reader.start({
+      // A missing or tampered jar is pushed again; one that still differs is never run.
+      verify: (signal) => installUiReaderJar(shell, jar, signal),
+      run: (signal) =>
+        UiReaderSession.start(shell, { timeoutMs: this.o.startTimeoutMs ?? PROGRAM_START_TIMEOUT_MS, signal }),
+    });
+  }
+
   /** The clipboard still holds what the agent pasted: emptied (what the person copied since is left). */
   private async clearPasted(phone: PhoneRecord, session: ScrcpyInputSession): Promise<void> {
     const pasted = phone.lastPasted;
@@ -383,6 +513,22 @@ export class PhonePrograms {
       // Best effort: the session ends next either way.
     }
   }
+}
+
+/** A start under way, waited for at most `ms` (null past it, or when the signal aborts). */
+function joinStart<R>(start: Promise<R | null>, ms: number, signal: AbortSignal | undefined): Promise<R | null> {
+  if (signal?.aborted) return Promise.resolve(null);
+  return new Promise<R | null>((resolve) => {
+    const done = (value: R | null): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = (): void => done(null);
+    const timer = setTimeout(() => done(null), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    start.then(done, () => done(null));
+  });
 }
 
 function lastLine(output: string): string {

@@ -42,7 +42,7 @@ export function uiReaderJarSha256(path: string): string {
 
 /**
  * Puts the jar on the phone unless its copy already has the local jar's bytes, then checks the
- * copy again: throws BridgeError('command_failed', reason `jar_mismatch`) when it still differs,
+ * copy again: throws BridgeError('command_failed', reason `reader_jar_mismatch`) when it still differs,
  * and the reader is not run.
  */
 export async function installUiReaderJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
@@ -60,7 +60,7 @@ export async function installUiReaderJar(shell: DeviceShell, local: string, sign
     throw new BridgeError(
       'command_failed',
       `the phone’s copy of ${UI_READER_JAR_REMOTE} is not the bridge’s UI reader; it was not run`,
-      { reason: 'jar_mismatch' },
+      { reason: 'reader_jar_mismatch' },
     );
 }
 

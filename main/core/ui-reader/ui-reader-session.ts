@@ -11,7 +11,7 @@
  * - **Outcomes.** Reads only read, so every failure lets the caller read another way, in the
  *   same call. A reader found dead before the request was written is `helper_unavailable`
  *   (nothing was asked of it); one that ends before answering is `command_failed` (reason
- *   `ended`), one that answers `error …` is `command_failed` (reason `read_failed`: it goes on).
+ *   `reader_ended`), one that answers `error …` is `command_failed` (reason `reader_read_failed`: it goes on).
  * - Stop: `quit`, a short wait for the stream to end, else the stream is destroyed and the
  *   reader's pid (from its `ready` line) is killed through the shell. `ended` resolves when the
  *   stream ends for any reason, so a reader that dies on its own is seen by the lifecycle.
@@ -135,7 +135,9 @@ export class UiReaderSession {
   async tree(display: ReaderDisplay, options: ReaderCallOptions): Promise<string> {
     const answer = await this.request('tree', display, options);
     if (answer === null)
-      throw new BridgeError('command_failed', 'the UI reader found no active window to read', { reason: 'no_window' });
+      throw new BridgeError('command_failed', 'the UI reader found no active window to read', {
+        reason: 'reader_no_window',
+      });
     return answer;
   }
 
@@ -199,7 +201,7 @@ export class UiReaderSession {
           const error = new BridgeError(
             'command_timeout',
             `the UI reader did not answer within ${Math.round(options.timeoutMs)} ms`,
-            { reason: 'timeout' },
+            { reason: 'reader_timeout' },
           );
           entry.settle(error);
           // A reader that does not answer in that time is stuck: ended, so no later call waits on it.
@@ -224,14 +226,14 @@ export class UiReaderSession {
         return null;
       case 'error':
         throw new BridgeError('command_failed', `the UI reader could not read the screen: ${message.message}`, {
-          reason: 'read_failed',
+          reason: 'reader_read_failed',
         });
       case 'too_large':
         // The same refusal (and fix) as the stock dump's for a tree past the same size.
         throw new BridgeError(
           'screen_unreadable',
           `the screen's UI tree is too large to read (${Math.round(message.bytes / 1048576)} MB of XML, more than ${MAX_ANSWER_BYTES / 1048576} MB). Fix: use android_screenshot and tap by coordinates, or scroll to a simpler screen`,
-          { reason: 'too_large' },
+          { reason: 'reader_too_large' },
         );
       default:
         throw new BridgeError('internal_error', `unexpected ${message.kind} from the UI reader`);
@@ -254,7 +256,7 @@ export class UiReaderSession {
             new BridgeError(
               'command_timeout',
               `the UI reader was not ready within ${Math.round(timeoutMs)} ms${tail(this.lastOutput())}`,
-              { reason: 'timeout' },
+              { reason: 'reader_timeout' },
             ),
           ),
         timeoutMs,
@@ -268,7 +270,7 @@ export class UiReaderSession {
               new BridgeError(
                 'tool_unavailable',
                 `the phone’s UI reader speaks protocol ${message.protocol}, the bridge ${UI_READER_PROTOCOL}`,
-                { reason: 'version_mismatch' },
+                { reason: 'reader_version_mismatch' },
               ),
             );
           this.pid = message.pid;
@@ -326,7 +328,7 @@ export class UiReaderSession {
         : new BridgeError(
             'command_failed',
             `the UI reader ended${error ? ` (${error.message})` : ''}${tail(this.lastOutput())}`,
-            { reason: 'ended' },
+            { reason: 'reader_ended' },
           ));
     this.endedWith = why;
     this.readyWaiter?.(why);
@@ -358,11 +360,11 @@ export class UiReaderSession {
 function startRefused(line: string): BridgeError {
   if (line === 'usage')
     return new BridgeError('tool_unavailable', 'the phone’s UI reader did not accept the bridge’s arguments', {
-      reason: 'version_mismatch',
+      reason: 'reader_version_mismatch',
     });
   // Another UiAutomation (a `uiautomator dump`, a test runner, UIA2) holds the phone: it may let go.
   return new BridgeError('command_failed', `the UI reader could not connect to the phone’s UI: ${line}`, {
-    reason: 'connect_failed',
+    reason: 'reader_connect_failed',
   });
 }
 
@@ -370,10 +372,10 @@ function endedBeforeReady(output: string): BridgeError {
   // An Android without the stock uiautomator classes it uses cannot run it: ClassNotFound/NoClassDefFound.
   if (/ClassNotFoundException|NoClassDefFoundError|NoSuchMethodError/.test(output))
     return new BridgeError('tool_unavailable', `this phone cannot run the UI reader${tail(output)}`, {
-      reason: 'unsupported',
+      reason: 'reader_unsupported',
     });
   return new BridgeError('command_failed', `the UI reader ended before it was ready${tail(output)}`, {
-    reason: 'ended',
+    reason: 'reader_ended',
   });
 }
 

@@ -46,7 +46,7 @@ export class UiReaderWireParser {
 
   /**
    * The messages completed by this chunk, in order. Throws BridgeError('helper_unavailable',
-   * details.reason `wire_broken`) when the stream can no longer be read in step: the session
+   * details.reason `reader_wire_broken`) when the stream can no longer be read in step: the session
    * then ends the reader (a read is only a read; the caller falls back).
    */
   push(chunk: Buffer): ReaderMessage[] {
@@ -139,6 +139,6 @@ export interface ReaderDisplay {
 
 function wireBroken(what: string): BridgeError {
   return new BridgeError('helper_unavailable', `the UI reader's stream is out of step (${what})`, {
-    reason: 'wire_broken',
+    reason: 'reader_wire_broken',
   });
 }

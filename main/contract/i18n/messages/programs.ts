@@ -1,7 +1,7 @@
 /**
  * "Programs on this phone" on a device card (renderer/src/features/devices/programs-panel.tsx):
- * every program the bridge runs on a phone — scrcpy-server and agent-device's snapshot helper
- * (through adb only), appium-uiautomator2-server (open ports, opt-in), minicap (the screen stream).
+ * every program the bridge runs on a phone — scrcpy-server, the xagent UI reader and agent-device's
+ * snapshot helper (through adb only), appium-uiautomator2-server (open ports, opt-in), minicap (the screen stream).
  * English and Simplified Chinese; add each key to both objects.
  *
  * Every sentence here is checked against main/core/phone-programs/phone-programs.ts and its
@@ -13,9 +13,10 @@ export default defineMessages(
   {
     title: 'Programs on this phone',
     summary:
-      'scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging (adb): nothing of theirs listens where an app or the network could reach it. The switch here acts on these two.',
+      'scrcpy-server, the UI reader and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging (adb): nothing of theirs listens where an app or the network could reach it. The switch here acts on these three.',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device snapshot helper',
+    'name.ui_reader': 'xagent UI reader',
     'name.uia2_server': 'appium-uiautomator2-server (open ports)',
     'name.minicap_stream': 'minicap (screen stream)',
     'stream.fps': '{fps} frames a second',
@@ -33,8 +34,10 @@ export default defineMessages(
       'scrcpy-server taps, swipes, presses keys and types: plain ASCII as key presses, other text pasted through the clipboard, which is emptied at the lease’s end if it still holds what the agent pasted. It also reads the phone’s list of apps with their names, so the timeline and Activity say “Notes” rather than a package. It is stopped at the lease’s end and after {idle} without use.',
     'snapshot.what':
       'The snapshot helper is an app (com.callstack.agentdevice.snapshothelper) that reads the screen’s elements; it runs only for each read of the screen.',
+    'ui_reader.what':
+      'The UI reader is the bridge’s own small program that reads the screen’s elements the way “uiautomator dump” does, kept running so each read is quick. Only the bridge’s USB debugging (adb) connection reaches it. While it runs it holds the phone’s UI automation, as every “uiautomator dump” does while it reads: appium-uiautomator2-server does not run beside it, and accessibility services such as TalkBack are held back. It is stopped at the lease’s end and after {idle} without use.',
     'off.what':
-      'Turn off leaves this phone to the stock adb commands: slower, and text other than ASCII then needs ADB Keyboard. Remove from phone also deletes scrcpy-server’s file and uninstalls the snapshot helper app.',
+      'Turn off leaves this phone to the stock adb commands: slower, and text other than ASCII then needs ADB Keyboard. Remove from phone also deletes the files of scrcpy-server and the UI reader and uninstalls the snapshot helper app.',
     disable: 'Turn off',
     enable: 'Turn on',
     remove: 'Remove from phone',
@@ -46,6 +49,9 @@ export default defineMessages(
     'state.snapshot_tree.idle': 'checked at a lease’s next call',
     'state.snapshot_tree.starting': 'checking the app on the phone…',
     'state.snapshot_tree.ready': 'checked; runs for each read',
+    'state.ui_reader.idle': 'not running; starts at a lease’s next call',
+    'state.ui_reader.starting': 'checking its file and starting…',
+    'state.ui_reader.ready': 'running',
     'state.failed': 'failed; stock adb serves',
     'state.unavailable': 'not available',
     'state.off': 'off',
@@ -92,13 +98,24 @@ export default defineMessages(
     'reason.accessibility_timeout': 'The phone’s accessibility service did not answer the snapshot helper in time.',
     'reason.helper_error': 'The snapshot helper reported an error reading the screen.',
     'reason.malformed_output': 'The snapshot helper’s answer could not be read.',
+    'reason.reader_jar_mismatch':
+      'The phone’s copy of the UI reader was not the bridge’s even after it was put back, so it was not run; the snapshot helper or stock adb reads the screen.',
+    'reason.reader_connect_failed':
+      'The UI reader could not take the phone’s UI automation (something else was using it); it is tried again at a later call.',
+    'reason.reader_unsupported': 'This phone’s Android lacks what the UI reader uses; other ways read the screen.',
+    'reason.reader_version_mismatch': 'The phone ran another version of the UI reader; the bridge puts its own back.',
+    'reason.reader_ended':
+      'The UI reader stopped on the phone; another way read the screen, and it starts again later.',
+    'reason.reader_timeout': 'The UI reader did not answer in time; another way read the screen.',
+    'reason.reader_wire_broken': 'The UI reader’s answer could not be read; it was stopped and starts again later.',
   },
   {
     title: '手机上的程序',
     summary:
-      'scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问：它们不会在任何应用或网络可以连接的地方监听。这里的开关只作用于这两个程序。',
+      'scrcpy-server、界面读取器和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问：它们不会在任何应用或网络可以连接的地方监听。这里的开关只作用于这三个程序。',
     'name.scrcpy_input': 'scrcpy-server',
     'name.snapshot_tree': 'agent-device 快照助手',
+    'name.ui_reader': 'xagent 界面读取器',
     'name.uia2_server': 'appium-uiautomator2-server（开放端口）',
     'name.minicap_stream': 'minicap（屏幕流）',
     'stream.fps': '每秒 {fps} 帧',
@@ -116,8 +133,10 @@ export default defineMessages(
       'scrcpy-server 负责点击、滑动、按键和输入：纯 ASCII 文本以按键输入，其他文本通过剪贴板粘贴；租约结束时，如果剪贴板里仍是智能体粘贴的内容，就会被清空。它还会读取手机上的应用列表及其名称，让时间线和活动记录显示“Notes”这样的名称而不是包名。租约结束时以及闲置 {idle} 后，它会被停止。',
     'snapshot.what':
       '快照助手是一个应用（com.callstack.agentdevice.snapshothelper），用于读取屏幕上的元素；它只在每次读取屏幕时运行。',
+    'ui_reader.what':
+      '界面读取器是桥接程序自己的小程序，像“uiautomator dump”一样读取屏幕上的元素，并保持运行，让每次读取都很快。只有桥接程序的 USB 调试（adb）连接能访问它。它运行时会占用手机的界面自动化（UI automation），和每次“uiautomator dump”读取时一样：appium-uiautomator2-server 不会与它同时运行，TalkBack 等无障碍服务也会暂时被压下。租约结束时以及闲置 {idle} 后，它会被停止。',
     'off.what':
-      '关闭后，这台手机改用常规 adb 命令：速度较慢，且输入 ASCII 以外的文本需要 ADB Keyboard。“从手机上移除”还会删除 scrcpy-server 的文件并卸载快照助手应用。',
+      '关闭后，这台手机改用常规 adb 命令：速度较慢，且输入 ASCII 以外的文本需要 ADB Keyboard。“从手机上移除”还会删除 scrcpy-server 和界面读取器的文件并卸载快照助手应用。',
     disable: '关闭',
     enable: '开启',
     remove: '从手机上移除',
@@ -129,6 +148,9 @@ export default defineMessages(
     'state.snapshot_tree.idle': '租约中的下一次调用时检查',
     'state.snapshot_tree.starting': '正在检查手机上的应用…',
     'state.snapshot_tree.ready': '已检查；每次读取时运行',
+    'state.ui_reader.idle': '未运行；租约中的下一次调用时启动',
+    'state.ui_reader.starting': '正在检查文件并启动…',
+    'state.ui_reader.ready': '运行中',
     'state.failed': '失败；由常规 adb 处理',
     'state.unavailable': '不可用',
     'state.off': '已关闭',
@@ -168,5 +190,13 @@ export default defineMessages(
     'reason.accessibility_timeout': '手机的无障碍服务没有及时响应快照助手。',
     'reason.helper_error': '快照助手读取屏幕时报告了错误。',
     'reason.malformed_output': '无法读取快照助手的回复。',
+    'reason.reader_jar_mismatch':
+      '重新放回后，手机上的界面读取器副本仍不是桥接程序的，因此没有运行；屏幕改由快照助手或常规 adb 读取。',
+    'reason.reader_connect_failed': '界面读取器无法占用手机的界面自动化（有其他程序正在使用）；之后的调用会再试。',
+    'reason.reader_unsupported': '这台手机的 Android 缺少界面读取器所用的组件；屏幕改由其他方式读取。',
+    'reason.reader_version_mismatch': '手机上运行的是另一个版本的界面读取器；桥接程序会换回自己的版本。',
+    'reason.reader_ended': '界面读取器在手机上停止了；屏幕改由其他方式读取，之后会再次启动它。',
+    'reason.reader_timeout': '界面读取器没有及时响应；屏幕改由其他方式读取。',
+    'reason.reader_wire_broken': '无法读取界面读取器的回复；它已被停止，之后会再次启动。',
   },
 );

@@ -1,13 +1,13 @@
 /**
  * "Programs on this phone" on a device card (docs/REFERENCE.md "Fast lane", "Screen stream"):
  * every program the bridge runs on the phone, one row each in one lifecycle's words —
- * scrcpy-server (input) and agent-device's snapshot helper (tree), through adb only and on by
+ * scrcpy-server (input), the xagent UI reader and agent-device's snapshot helper (tree), through adb only and on by
  * default; appium-uiautomator2-server (open ports, off until the person's own yes); minicap (the
  * screen stream). Each row: name, version, state in words, the calls it served and those stock
  * adb served instead, its last error (with its fix where known) and when it is tried again, and
  * its own consent: UIA2's "Turn on" stands beside the words that say what it exposes and sends
  * `accept_open_ports: true`; minicap has its switch. The header's Turn off / Turn on / Remove act
- * on the port-less pair. Everything goes through `setDevicePrograms`.
+ * on the port-less three. Everything goes through `setDevicePrograms`.
  */
 import { useEffect } from 'react';
 import type { AdminPhoneProgram } from '../../../../main/contract/admin-api';
@@ -27,8 +27,8 @@ type State = AdminPhoneProgram['state'];
 /** How often a running stream's frame rate is read again (the bridge publishes state on changes, not per frame). */
 const FPS_REFRESH_MS = 2_000;
 
-/** The two the header's switch acts on; the others have their own consent in their rows. */
-const PORTLESS: ReadonlySet<Program> = new Set(['scrcpy_input', 'snapshot_tree']);
+/** The three the header's switch acts on; the others have their own consent in their rows. */
+const PORTLESS: ReadonlySet<Program> = new Set(['scrcpy_input', 'ui_reader', 'snapshot_tree']);
 
 /** Failure reasons that mean the bridge stopped UIA2 (or never ran it) to keep the phone safe: shown as an alert. */
 const ALERT_REASONS: ReadonlySet<string> = new Set(['uia2_foreign_connection', 'uia2_not_verified']);
@@ -137,6 +137,7 @@ export function ProgramsPanel(props: {
 const WHAT: Record<Program, MessageKey> = {
   scrcpy_input: 'programs.scrcpy.what',
   snapshot_tree: 'programs.snapshot.what',
+  ui_reader: 'programs.ui_reader.what',
   uia2_server: 'programs.consent.uia2_server',
   minicap_stream: 'programs.consent.minicap_stream',
 };

@@ -37,6 +37,7 @@ const STATE_TEXT: Record<Exclude<AdminPhoneAction['state'], 'done'>, { key: Mess
 const LANE_TEXT: Record<ActionLane, MessageKey> = {
   helper: 'phone-view.lane.helper',
   scrcpy: 'phone-view.lane.scrcpy',
+  ui_reader: 'phone-view.lane.ui_reader',
   snapshot: 'phone-view.lane.snapshot',
   adb: 'phone-view.lane.adb',
 };
