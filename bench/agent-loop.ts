@@ -90,7 +90,7 @@ function programsServed(before: Map<string, AdminPhoneProgram>, after: Map<strin
   return (
     [...after.values()]
       .map((p) => {
-        const name = p.program === 'scrcpy_input' ? 'scrcpy' : 'snapshot';
+        const name = p.program === 'scrcpy_input' ? 'scrcpy' : p.program === 'ui_reader' ? 'ui_reader' : 'snapshot';
         if (p.state === 'off') return `${name} off`;
         const was = before.get(p.program);
         return `${name} ${p.served - (was?.served ?? 0)} served, ${p.fell_back - (was?.fell_back ?? 0)} to stock`;

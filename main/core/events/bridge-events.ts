@@ -70,7 +70,7 @@ export interface BridgeEventMap {
   handoverChanged: { deviceId: string; finished: AdminTurnover | null };
   /** A phone may be bound again: its hand-over finished, or none was needed (bindings/ lets the next claim in). */
   phoneFree: { deviceId: string };
-  /** A program the bridge runs on phones (the fast lane's helper, scrcpy-server, the snapshot helper) changed state. */
+  /** A program the bridge runs on phones (the fast lane's helper, scrcpy-server, the UI reader, the snapshot helper) changed state. */
   programsChanged: { program: 'helper' | 'phone_programs' };
   /** Settings → Limits changed (config/live-limits.ts); only the values that changed. */
   limitsChanged: { changed: Partial<LimitValues> };

@@ -1,8 +1,8 @@
 /**
  * The lanes a call can take on one phone, in the same call, with no side effect sent twice:
  * - "helper": appium-uiautomator2-server, only on a phone whose person turned it on (open ports);
- * - "scrcpy" (input) and "snapshot" (tree): the port-less programs (phone-programs/), on by
- *   default, reached only through adb;
+ * - "scrcpy" (input), "ui_reader" and "snapshot" (tree, in that order): the port-less programs
+ *   (phone-programs/), on by default, reached only through adb;
  * - "adb": the stock commands (`input`, `uiautomator dump`), whenever the others cannot serve.
  *
  * Fallback rules:
@@ -14,6 +14,10 @@
  *   content (sparse) or one that did not follow a navigation (stale). The stock dump needs the
  *   phone's one UiAutomation connection, so the helper is stopped first and left off for a
  *   cool-down (helper-manager.ts), and the safety gate never judges a screen on such a tree.
+ * - the UI reader holds that one connection while it runs: the snapshot helper and the stock
+ *   dump make it let go first (`yieldUiAutomation`), and where the person turned UIA2 on it is
+ *   stopped before UIA2 starts (and never started: `warm`). Its tree is stock `uiautomator
+ *   dump`'s own format, parsed by the same parser.
  */
 import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
@@ -29,7 +33,7 @@ import {
   type PressKeyOptions,
 } from '../android/input';
 import { keyCode } from '../android/keys';
-import { readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
+import { parseUiXml, readUiTree, screenSignature, type UiNode } from '../android/ui-tree';
 import { typeText, type TypeTextOptions } from '../android/text-input';
 import { parseForegroundApp } from '../android/device-info';
 import { runText } from '../devices/shell-quote';
@@ -47,6 +51,10 @@ import { isSparse, statsOf, treePackage, type TreeStats } from './tree-quality';
 const HELPER_INPUT_TIMEOUT_MS = 10_000;
 /** A snapshot read, like a stock dump, may wait for the screen to settle; past this the stock dump is no faster. */
 const SNAPSHOT_READ_TIMEOUT_MS = 15_000;
+/** The UI reader waits at most 500 ms for idle, then walks the window: past this it is stuck (the session ends it). */
+const READER_READ_TIMEOUT_MS = 15_000;
+/** The focused node alone: no idle wait, a walk of one subtree. */
+const READER_FOCUS_TIMEOUT_MS = 5_000;
 
 interface TreeMark {
   signature: string;
@@ -78,7 +86,8 @@ export class FastLanes {
    * programs' `input`/`treeHelper`) only look.
    */
   forCall(deviceId: string, shell: DeviceShell): ToolLanes {
-    this.programs?.warm(deviceId, shell);
+    // Where the person turned UIA2 on it may run: the UI reader would hold the UiAutomation it needs.
+    this.programs?.warm(deviceId, shell, { uiAutomationFree: !this.manager.enabled(deviceId) });
     return new CallLanes(this, this.manager, deviceId, shell, this.programs);
   }
 
@@ -164,7 +173,7 @@ class CallLanes implements ToolLanes {
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<{ nodes: UiNode[]; lane: Lane; toasts?: SeenToast[] }> {
-    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    const session = await this.acquireHelper({ signal: options.signal });
     if (session) {
       const read = await this.readHelperTree(session, options, window);
       if ('nodes' in read) {
@@ -175,6 +184,10 @@ class CallLanes implements ToolLanes {
       if (this.manager.isRunning(this.deviceId)) await this.manager.pause(this.deviceId, read.reason);
     }
     return this.lanes.serialTree(this.deviceId, async () => {
+      const resident = session ? null : await this.readerTreeNow(options);
+      if (resident) return { nodes: resident, lane: 'ui_reader' as const };
+      // The snapshot helper and the stock dump each need the phone's one UiAutomation connection.
+      await this.programs?.yieldUiAutomation(this.deviceId);
       const fast = session ? null : await this.snapshotTreeNow(options);
       if (fast) return { nodes: fast, lane: 'snapshot' as const };
       const nodes = await readUiTree(this.shell, options);
@@ -182,6 +195,82 @@ class CallLanes implements ToolLanes {
       this.manager.noteLane(this.deviceId, 'adb');
       return { nodes, lane: 'adb' as const };
     });
+  }
+
+  /**
+   * The running UI reader's tree (one still starting is waited for a little), or null when it
+   * cannot serve now: any failure leaves the call to the next lane, in the phone's tree-read
+   * turn. A tree too large is refused as the stock dump refuses it (the stock dump would only
+   * take longer to say so).
+   */
+  private async readerTreeNow(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null> {
+    options.signal.throwIfAborted();
+    const programs = this.programs;
+    const reader = await programs?.reader(this.deviceId, { signal: options.signal });
+    if (!reader || !programs) return null;
+    try {
+      const display = await programs.readerDisplay(this.deviceId, this.shell);
+      if (!display) throw new BridgeError('command_failed', 'the screen’s size is not known', { reason: 'no_display' });
+      const xml = await reader.tree(display, {
+        timeoutMs: Math.min(options.timeoutMs, READER_READ_TIMEOUT_MS),
+        signal: options.signal,
+      });
+      const nodes = parseUiXml(xml);
+      // An empty window says nothing: the stock dump's retries and its words decide (ui_empty).
+      if (nodes.length === 0) {
+        programs.noteServed(this.deviceId, 'ui_reader', false);
+        return null;
+      }
+      programs.noteServed(this.deviceId, 'ui_reader', true);
+      // Stock `uiautomator dump`'s own dumper wrote it: what UIA2's trees are judged against.
+      this.lanes.noteStockTree(this.deviceId, nodes);
+      return nodes;
+    } catch (error) {
+      if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+      if (isBridgeError(error) && error.details?.reason === 'reader_too_large') throw error;
+      programs.readerFailed(this.deviceId, error);
+      programs.noteServed(this.deviceId, 'ui_reader', false);
+      return null;
+    }
+  }
+
+  /**
+   * The focused node's subtree from the running UI reader, without a read of the whole screen:
+   * its nodes (the focused one first), null when nothing has input focus, or undefined when the
+   * reader cannot answer now (the caller reads the tree instead). Never starts or waits for a start.
+   */
+  async focus(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null | undefined> {
+    const programs = this.programs;
+    if (!programs?.readerReady(this.deviceId)) return undefined;
+    return this.lanes.serialTree(this.deviceId, async () => {
+      const reader = await programs.reader(this.deviceId, { signal: options.signal });
+      if (!reader) return undefined;
+      try {
+        const display = await programs.readerDisplay(this.deviceId, this.shell);
+        if (!display) return undefined;
+        const xml = await reader.focus(display, {
+          timeoutMs: Math.min(options.timeoutMs, READER_FOCUS_TIMEOUT_MS),
+          signal: options.signal,
+        });
+        programs.noteServed(this.deviceId, 'ui_reader', true);
+        return xml === null ? null : parseUiXml(xml);
+      } catch (error) {
+        if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
+        programs.readerFailed(this.deviceId, error);
+        programs.noteServed(this.deviceId, 'ui_reader', false);
+        return undefined;
+      }
+    });
+  }
+
+  /**
+   * UIA2 (the opt-in helper) for this call, started when it may run. It needs the phone's one
+   * UiAutomation connection: a UI reader still running there (UIA2 was turned on during the
+   * lease) lets go first.
+   */
+  private async acquireHelper(options: { signal?: AbortSignal }): Promise<HelperSession | null> {
+    if (this.programs && this.manager.enabled(this.deviceId)) await this.programs.yieldUiAutomation(this.deviceId);
+    return this.manager.acquire(this.deviceId, options);
   }
 
   /**
@@ -198,6 +287,8 @@ class CallLanes implements ToolLanes {
     options.signal.throwIfAborted();
     const helper = this.programs?.treeHelper(this.deviceId);
     if (!helper || !this.programs) return null;
+    // It needs the phone's one UiAutomation connection.
+    await this.programs.yieldUiAutomation(this.deviceId);
     try {
       const read = await readSnapshotTree(this.shell, {
         helper,
@@ -219,7 +310,11 @@ class CallLanes implements ToolLanes {
   }
 
   fastTreeReady(): boolean {
-    return this.manager.isRunning(this.deviceId) || this.programs?.treeHelper(this.deviceId) != null;
+    return (
+      this.manager.isRunning(this.deviceId) ||
+      this.programs?.readerReady(this.deviceId) === true ||
+      this.programs?.treeHelper(this.deviceId) != null
+    );
   }
 
   toastMark(): number {
@@ -240,7 +335,7 @@ class CallLanes implements ToolLanes {
   }
 
   async clipboard(options: { signal: AbortSignal }): Promise<PhoneClipboard | null> {
-    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    const session = await this.acquireHelper({ signal: options.signal });
     if (!session) {
       const input = this.programs?.input(this.deviceId);
       return input ? scrcpyClipboard(input, this.programs!, this.deviceId) : null;
@@ -255,8 +350,15 @@ class CallLanes implements ToolLanes {
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null> {
-    if (!this.manager.isRunning(this.deviceId)) return this.snapshotTree(options);
-    const session = await this.manager.acquire(this.deviceId, { signal: options.signal });
+    if (!this.manager.isRunning(this.deviceId)) {
+      // The reader when it runs (a failed read is no reason to stop it for the snapshot helper here).
+      if (this.programs?.readerReady(this.deviceId))
+        return this.lanes.serialTree(this.deviceId, () => this.readerTreeNow(options)).catch(() => null);
+      // A reader still starting is not stopped for a read nobody waits on.
+      if (this.programs?.readerHolds(this.deviceId)) return null;
+      return this.snapshotTree(options);
+    }
+    const session = await this.acquireHelper({ signal: options.signal });
     if (!session) return null;
     try {
       // A sparse or stale tree is left unused here; the next call's own read makes the helper step aside.
@@ -326,7 +428,7 @@ class CallLanes implements ToolLanes {
     scrcpy?: (input: ScrcpyInputSession) => Promise<void>,
   ): Promise<Lane> {
     this.beforeInput();
-    const session = await this.manager.acquire(this.deviceId, signal ? { signal } : {});
+    const session = await this.acquireHelper(signal ? { signal } : {});
     if (session) {
       try {
         await helper(session);
@@ -472,7 +574,7 @@ class CallLanes implements ToolLanes {
     // The helper appends by reading the field's text first, which a password field masks: stock way.
     const session = options.password
       ? null
-      : await this.manager.acquire(this.deviceId, options.signal ? { signal: options.signal } : {});
+      : await this.acquireHelper(options.signal ? { signal: options.signal } : {});
     if (session) {
       const steps = planHelperTyping(text);
       let done = 0;

@@ -62,7 +62,7 @@ export class BridgeMetrics implements CallRecordSink {
     collectDefaultMetrics({ register: this.registry, prefix: METRICS_PREFIX });
     this.calls = new Counter({
       name: `${METRICS_PREFIX}tool_calls_total`,
-      help: 'Tool calls the bridge finished, by tool, the lane that served it (adb, helper; none when the tool has no choice), outcome and error code.',
+      help: 'Tool calls the bridge finished, by tool, the lane that served it (adb, helper, scrcpy, ui_reader, snapshot; none when the tool has no choice), outcome and error code.',
       labelNames: ['tool', 'lane', 'outcome', 'error_code'],
       registers,
     });

@@ -292,6 +292,12 @@ export class PhonePrograms {
     return this.usable(deviceId) && this.phones.get(deviceId)?.reader.running?.running === true;
   }
 
+  /** Whether the UI reader runs or starts on this phone now (it holds, or is about to hold, UiAutomation). */
+  readerHolds(deviceId: string): boolean {
+    const state = this.phones.get(deviceId)?.reader.state;
+    return state === 'ready' || state === 'starting';
+  }
+
   /** What the reader's dumper is told of the display: the size the bridge knows, and its rotation. */
   async readerDisplay(deviceId: string, shell: DeviceShell): Promise<ReaderDisplay | null> {
     const size = await this.o.screenSize(deviceId, shell, { anyUsable: true }).catch(() => null);

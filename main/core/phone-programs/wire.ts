@@ -1,5 +1,6 @@
 /**
- * The port-less programs' room wiring (scrcpy-server's input, the snapshot helper's tree): on
+ * The port-less programs' room wiring (scrcpy-server's input, the UI reader's and the snapshot
+ * helper's tree): on
  * by default, reached through adb only, while the phone is leased, with their consent kept in
  * the settings. They follow the leases, the phones, the hand-back and Settings → Limits by
  * subscribing to those facts here.
@@ -49,7 +50,14 @@ export function wirePhonePrograms(ports: PhoneProgramsPorts): { programs: PhoneP
         }),
     },
     leaseActive: (deviceId) => ports.leases.leaseHolder(deviceId) !== undefined,
-    screenSize: (deviceId, shell) => ports.shells.screenSize(deviceId, shell, { timeoutMs: commandTimeoutMs }),
+    screenSize: (deviceId, shell, options) =>
+      ports.shells.screenSize(
+        deviceId,
+        shell,
+        { timeoutMs: commandTimeoutMs },
+        // Any size still usable (the cache refreshes it in the background and follows rotations).
+        options?.anyUsable ? () => true : undefined,
+      ),
     logger: ports.logger,
     clock: ports.clock,
     onChange: () => {

@@ -160,6 +160,9 @@ export class ApprovalGate implements SafetyGate {
     const screenMatters = SCREEN_CLASSES.some((c) => policy.decisions[c] !== 'allow');
     let screen: ScreenFacts | null = null;
     // Typed text needs the screen anyway: whether it goes into a password field decides whether it is kept secret.
+    // The whole tree, not only the focused node (which the tool's own focus check asks of the
+    // UI reader): the classes read every clickable label for sensitive words and, when the
+    // target field is not known, any password field on the screen (policy-engine.ts `type`).
     const types = call.tool.facts.policy === 'type' || call.tool.facts.policy === 'batch';
     if ((needs.window || needs.tree) && (screenMatters || types)) {
       // With the helper's read after the last action at hand, the window read alone decides

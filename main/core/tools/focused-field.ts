@@ -4,8 +4,13 @@
  * without this check a call would report text as typed that went nowhere (issue #29). The
  * check reads the tree the bridge already has for this screen when it can: the safety gate's
  * fresh read for this call, else the channel's last read when nothing has acted on the phone
- * since; only then a read of its own. A screen whose tree cannot be read (a game, a secure
- * surface) cannot be checked: typing goes ahead and the result says the focus was not checked.
+ * since; only then a read of its own — and when the UI reader runs, that read is the focused
+ * node alone (`focus`), not the whole screen: the question is only "which node has input focus,
+ * and is it a field, and does it mask its text", and the focused node's own attributes answer
+ * it (class, password, resource-id). When the reader cannot answer, or finds no focused field,
+ * the whole tree is read as before: it alone tells a screen with no focused field from one
+ * that cannot be read. A screen whose tree cannot be read (a game, a secure surface) cannot be
+ * checked: typing goes ahead and the result says the focus was not checked.
  */
 import { BridgeError, isBridgeError } from '../errors';
 import type { UiNode } from '../android/ui-tree';
@@ -45,6 +50,8 @@ export async function requireFocusedField(ctx: ToolContext): Promise<{ field: Ui
     ? null
     : (ctx.refs.checkedTree() ?? (last && last.refs.actions === ctx.refs.actions() ? last.nodes : null));
   if (!nodes) {
+    const focused = await focusedByReader(ctx);
+    if (focused) return { field: focused };
     try {
       nodes = (await freshTree(ctx)).nodes;
     } catch (error) {
@@ -61,4 +68,14 @@ export async function requireFocusedField(ctx: ToolContext): Promise<{ field: Ui
     `not typed: no text field on the screen has focus, so the text would go nowhere. Fix: ${NO_FOCUSED_FIELD_FIX}`,
     { fix: NO_FOCUSED_FIELD_FIX },
   );
+}
+
+/**
+ * The focused field as the UI reader's `focus` shows it (the focused node and its subtree), or
+ * null when it cannot say so: no reader, nothing focused, or a focused node that takes no text
+ * (the whole tree then decides, with its own words for each case).
+ */
+async function focusedByReader(ctx: ToolContext): Promise<UiNode | null> {
+  const subtree = await ctx.lanes?.focus?.({ timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  return subtree ? focusedField(subtree) : null;
 }

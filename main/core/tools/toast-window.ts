@@ -41,7 +41,7 @@ export function watchesToasts(facts: ToolFacts): boolean {
 /** Why a call's toasts could not be watched, as the result says it. */
 export const TOASTS_NOT_WATCHED = {
   noHelper:
-    'toasts are seen only through appium-uiautomator2-server (open ports), which is not running on this phone; the port-less snapshot helper reads the tree only at the moment of each read and does not report toasts',
+    'toasts are seen only through appium-uiautomator2-server (open ports), which is not running on this phone; the port-less UI reader and snapshot helper read only the window in front at the moment of each read and do not report toasts',
   otherDisplay:
     'toasts are seen only through the fast lane’s helper, which serves display 0; this phone is driven on another display',
   failedRead: 'no read of the screen by the fast lane’s helper came back after the action',

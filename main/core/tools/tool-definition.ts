@@ -109,19 +109,25 @@ export interface ToolLanes {
   /** Whether the open-ports helper runs now (its tree reads cost the phone nothing; it watches toasts). */
   helperRunning(): boolean;
   /**
-   * Whether a tree read other than the stock dump can serve now (the helper runs, or the snapshot
-   * helper is checked): a pure query, it starts nothing.
+   * Whether a tree read other than the stock dump can serve now (the helper or the UI reader
+   * runs, or the snapshot helper is checked): a pure query, it starts nothing.
    */
   fastTreeReady(): boolean;
   /**
-   * A tree from the helper (judged like `tree`: sparse, stale) or the snapshot helper, or null
-   * when neither serves now, fails, or its tree must not be used: never the stock dump, never
-   * starts a program.
+   * A tree from the helper (judged like `tree`: sparse, stale), the UI reader or the snapshot
+   * helper, or null when none serves now, fails, or its tree must not be used: never the stock
+   * dump, never starts a program.
    */
   fastTree(
     options: { timeoutMs: number; signal: AbortSignal },
     window?: Promise<WindowGlance | null>,
   ): Promise<UiNode[] | null>;
+  /**
+   * The node with input focus and its subtree (the focused node first) from the running UI
+   * reader, without reading the whole screen; null: nothing has input focus; undefined: the
+   * reader cannot answer now (the caller reads the tree). Absent on lanes without a reader.
+   */
+  focus?(options: { timeoutMs: number; signal: AbortSignal }): Promise<UiNode[] | null | undefined>;
   /** A mark in the phone's helper reads (helper/toast-log.ts): reads begun later are after it. */
   toastMark(): number;
   /** The mark when this call first sent input through these lanes (reads before it saw the screen before the action); undefined: none yet. */
