@@ -31,6 +31,7 @@ import type { PhoneStdinSource } from '../../main/sim/phone-device';
 import { USB_PHONE_TIMINGS } from '../../main/sim/timing-profiles';
 import { UI_READER_JAR_IN_REPO } from '../../main/sim/ui-reader/ui-reader';
 import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
+import { startHelperRig, type HelperRig } from './helper-kit';
 
 /** The real jar; XAGENT_UI_READER_TEST_JAR names another file (a stand-in while the jar is being built). */
 const JAR = process.env.XAGENT_UI_READER_TEST_JAR ?? join(projectRoot(), UI_READER_JAR_IN_REPO);
@@ -372,6 +373,64 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
       release();
     }
     assert.ok((await reading).nodes.length > 0);
+  });
+});
+
+void describe('the UI reader and appium-uiautomator2-server: one UiAutomation client', { skip: SKIP }, () => {
+  let h: HelperRig;
+  before(async () => {
+    h = await startHelperRig({ uiReaderJar: JAR });
+    await h.installHelper();
+    h.phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o644, Math.floor(Date.now() / 1000));
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  /** The reader run live on the phone with a stdin that stays open until `end()`. */
+  function runReader(): { output: () => string; ready: Promise<void>; end: () => void; done: Promise<number> } {
+    let output = '';
+    let onOutput: (() => void) | undefined;
+    let eof: ((data: undefined) => void) | undefined;
+    const closed = new Promise<undefined>((resolve) => (eof = resolve));
+    const done = h.phone.execLive!(START, {
+      signal: AbortSignal.timeout(60_000),
+      stdinSource: { read: () => closed },
+      onStdout: (chunk) => {
+        output += chunk.toString();
+        onOutput?.();
+      },
+    });
+    const ready = (async () => {
+      while (!/ready \d+\n/.test(output)) {
+        const more = new Promise<void>((resolve) => (onOutput = resolve));
+        if ((await Promise.race([more.then(() => 'more'), done.then(() => 'done')])) === 'done')
+          throw new Error(`no ready line: ${output}`);
+      }
+    })();
+    return { output: () => output, ready, end: () => eof?.(undefined), done: done.then((r) => r.exitCode) };
+  }
+
+  test('the reader holds it: the server’s instrumentation dies at start (Process crashed.)', async () => {
+    const reader = runReader();
+    await reader.ready;
+    const instrumentation = await h.startInstrumentation();
+    const { output } = await instrumentation.exited;
+    assert.match(output, /INSTRUMENTATION_RESULT: shortMsg=Process crashed\./);
+    assert.equal(h.phone.helper.state(), 'stopped');
+    reader.end();
+    assert.equal(await reader.done, 0);
+  });
+
+  test('the server holds it: the reader prints error … already registered! and exits 1', async () => {
+    const instrumentation = await h.startInstrumentation();
+    await h.phone.helper.waitForState('running', AbortSignal.timeout(WAIT_MS));
+    const refused = await h.phone.exec(START, { signal: AbortSignal.timeout(WAIT_MS) });
+    assert.equal(refused.exitCode, 1);
+    assert.match(refused.stdout.toString(), /^error java\.lang\.IllegalStateException: .*already registered!\n$/);
+    instrumentation.child.kill();
+    await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
+    await h.phone.helper.waitForState('stopped', AbortSignal.timeout(WAIT_MS));
   });
 });
 
