@@ -434,6 +434,39 @@ void describe('the UI reader and appium-uiautomator2-server: one UiAutomation cl
   });
 });
 
+void describe('the UI reader on phones with ui-dump quirks', { skip: SKIP }, () => {
+  /** The reader run with these requests as its whole stdin (then EOF), as `echo … | app_process …` would. */
+  async function answers(quirks: string[], requests: string): Promise<{ stdout: string; exitCode: number }> {
+    const phone = createSimulatedPhone({ serial: 'uir-quirk', quirks, uiReaderJar: JAR });
+    after(() => phone.close());
+    phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o644, Math.floor(Date.now() / 1000));
+    let live = '';
+    const result = await phone.execLive!(START, {
+      signal: AbortSignal.timeout(WAIT_MS),
+      stdin: Buffer.from(requests),
+      onStdout: (chunk) => (live += chunk.toString()),
+    });
+    return { stdout: (live + result.stdout.toString()).replace(/ready \d+/, 'ready PID'), exitCode: result.exitCode };
+  }
+
+  test('null root: none; unreadable: an error line and it goes on; never settling: the tree anyway', async () => {
+    assert.deepEqual(await answers(['ui-dump-null-root'], 'tree 0 1080 2400\nfocus 0 1080 2400\n'), {
+      stdout: 'xagent-ui-reader 1 ready PID\nnone\nnone\n',
+      exitCode: 0,
+    });
+    const unreadable = await answers(['ui-dump-unreadable'], 'tree 0 1080 2400\nfocus 0 1080 2400\nquit\n');
+    assert.equal(
+      unreadable.stdout,
+      'xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: open failed: ENOENT (No such file or directory)\nnone\n',
+    );
+    const busy = await answers(['ui-dump-idle-timeout'], 'tree 0 1080 2400');
+    assert.match(busy.stdout, /^xagent-ui-reader 1 ready PID\ntree \d+\n<\?xml .*<\/hierarchy>$/s);
+    const empty = await answers(['ui-dump-empty'], 'tree 0 1080 2400\nfocus 0 1080 2400\n');
+    const xml = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
+    assert.equal(empty.stdout, `xagent-ui-reader 1 ready PID\ntree ${xml.length}\n${xml}none\n`);
+  });
+});
+
 void describe('the UI reader’s timings (usb-phone, virtual time)', { skip: SKIP }, () => {
   test('start = JVM + UiAutomation connect, tree = idle wait + walk, focus ≈ 20 ms', async () => {
     const phone = createSimulatedPhone({

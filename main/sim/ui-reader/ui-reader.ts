@@ -36,6 +36,8 @@ export const UI_READER_PROTOCOL = '1';
 /** The reader's jar in the repository (and in the packaged app's resources). */
 export const UI_READER_JAR_IN_REPO = join('resources', 'device', 'xagent-ui-reader.jar');
 
+/** ui-dump-unreadable: the dumper only logs its IOException; reading its file back fails. */
+const UNREADABLE = 'error java.io.FileNotFoundException: open failed: ENOENT (No such file or directory)\n';
 const NATIVE_LIBRARY_DIRS = 'nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]';
 
 /** SHA-256 (hex) of a file on this computer, or undefined when it cannot be read. */
@@ -182,14 +184,13 @@ async function answerRequest(phone: PhoneContext, line: string, ended: AbortSign
     const idle = uiReaderTimingMs(phone.profile, phone.quirks.has('ui-dump-idle-timeout') ? 'idleTimeout' : 'idle');
     if (!(await phone.sleep(idle + uiReaderTimingMs(phone.profile, 'walk'), ended))) return undefined;
     if (phone.quirks.has('ui-dump-null-root')) return Buffer.from('none\n');
-    if (phone.quirks.has('ui-dump-unreadable'))
-      // The dumper only logs its IOException; reading the file back fails.
-      return Buffer.from(`error java.io.FileNotFoundException: open failed: ENOENT (No such file or directory)\n`);
+    if (phone.quirks.has('ui-dump-unreadable')) return Buffer.from(UNREADABLE);
     return framed('tree', stockDumpXml(phone, frame));
   }
   if (!(await phone.sleep(uiReaderTimingMs(phone.profile, 'focus'), ended))) return undefined;
   const xml = focusedSubtreeXml(phone, frame);
-  return xml === undefined ? Buffer.from('none\n') : framed('focus', xml);
+  if (xml === undefined) return Buffer.from('none\n');
+  return phone.quirks.has('ui-dump-unreadable') ? Buffer.from(UNREADABLE) : framed('focus', xml);
 }
 
 /** `<verb> <n>\n` and the n bytes of UTF-8. */
