@@ -5,14 +5,22 @@
  * reach the host while they run (`am instrument -w` keeps its stream open for as long as the
  * instrumentation lives; over `shell:`, `shell,v2,…:` or `exec:`), and `exec:cmd package install -S SIZE` (adb ≥ 1.0.40's streamed
  * install: the APK's bytes follow the OPEN on the same stream and become the command's stdin).
+ *
+ * A live command's stdin is the stream itself, as adbd gives a raw service's process one socket
+ * for stdin and stdout (shell_service.cpp): what the host writes after the OPEN reaches the
+ * program as it arrives, and the stream closing is its EOF. On `shell,v2,…` stdin comes in
+ * STDIN packets and ends with CLOSE_STDIN. A pty's input is not modeled (no line discipline).
  */
 import type { DeviceStream } from './adbd-stream';
 import type { ServiceHandler } from './adbd-connection';
-import type { PhoneDevice, ShellResult } from './phone-device';
+import type { PhoneDevice, PhoneStdinSource, ShellResult } from './phone-device';
 
+const SHELL_STDIN = 0;
 const SHELL_STDOUT = 1;
 const SHELL_STDERR = 2;
 const SHELL_EXIT = 3;
+const SHELL_CLOSE_STDIN = 4;
+const SHELL_HEADER_LENGTH = 5;
 
 function shellPacket(id: number, data: Buffer): Buffer {
   const header = Buffer.alloc(5);
@@ -49,12 +57,14 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
   const v2 = request.kind === 'shell' && request.protocol === 'v2';
   const pty = request.kind === 'shell' && request.pty;
   let stdin: Buffer | undefined;
-  if (request.kind === 'exec') {
-    const size = installStdinSize(request.command);
-    if (size !== undefined) {
-      stdin = await readExactly(stream, size);
-      if (!stdin) return;
-    }
+  let stdinSource: PhoneStdinSource | undefined;
+  const size = request.kind === 'exec' ? installStdinSize(request.command) : undefined;
+  if (size !== undefined) {
+    stdin = await readExactly(stream, size);
+    if (!stdin) return;
+  } else if (!v2 && !pty) {
+    // Read only when the program reads: unread bytes stay under the stream's flow control.
+    stdinSource = { read: () => stream.readSome() };
   }
   const frame = (data: Buffer, id: number): Buffer => {
     const bytes = pty ? Buffer.from(data.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1') : data;
@@ -76,12 +86,17 @@ export async function runLiveService(stream: DeviceStream, phone: PhoneDevice, r
       flushing = false;
     })();
   };
-  if (v2) void drain(stream);
+  if (v2) {
+    const queue = pty ? undefined : new StdinQueue();
+    stdinSource = queue;
+    void readShellV2Input(stream, queue);
+  }
   let result: ShellResult;
   try {
     result = await phone.execLive(request.command, {
       signal: stream.signal,
       stdin,
+      stdinSource,
       onStdout: (chunk) => send(frame(chunk, SHELL_STDOUT)),
     });
   } catch (error) {
@@ -126,9 +141,60 @@ async function readExactly(stream: DeviceStream, size: number): Promise<Buffer |
   return Buffer.concat(parts).subarray(0, size);
 }
 
-/** Consumes what the host sends on a v2 shell (stdin, close-stdin, window size) until it closes. */
-async function drain(stream: DeviceStream): Promise<void> {
-  while (await stream.readSome()) {
-    // Input to `am instrument` is ignored, as the real command reads none.
+/** What the host wrote to a v2 session's stdin, kept until the program reads it. */
+class StdinQueue implements PhoneStdinSource {
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
+  private waiter: (() => void) | undefined;
+
+  push(data: Buffer): void {
+    if (this.ended || data.length === 0) return;
+    this.chunks.push(data);
+    this.wake();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  async read(): Promise<Buffer | undefined> {
+    while (this.chunks.length === 0) {
+      if (this.ended) return undefined;
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
+    return Buffer.concat(this.chunks.splice(0));
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+}
+
+/**
+ * Consumes what the host sends on a v2 shell until it closes: STDIN data goes to `stdin`
+ * (dropped without one: a pty, or a program that reads none, such as `am instrument`),
+ * CLOSE_STDIN ends it, window sizes are ignored. Bodies are read piecewise so a huge (bogus)
+ * length cannot make us buffer it whole.
+ */
+async function readShellV2Input(stream: DeviceStream, stdin: StdinQueue | undefined): Promise<void> {
+  try {
+    for (;;) {
+      const header = await stream.read(SHELL_HEADER_LENGTH);
+      if (!header) return;
+      const id = header.readUInt8(0);
+      if (id === SHELL_CLOSE_STDIN) stdin?.end();
+      let left = header.readUInt32LE(1);
+      while (left > 0) {
+        const piece = await stream.read(Math.min(left, 64 * 1024));
+        if (!piece) return;
+        left -= piece.length;
+        if (id === SHELL_STDIN) stdin?.push(piece);
+      }
+    }
+  } finally {
+    stdin?.end();
   }
 }

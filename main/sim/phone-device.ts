@@ -39,11 +39,22 @@ export interface PhoneIdentity {
   device: string;
 }
 
+/**
+ * A running command's stdin as the host writes it on the adb stream: each read gives the next
+ * bytes that arrived (waiting for at least one), undefined once the host closed its side (EOF).
+ * One read at a time; bytes the command never reads stay in the stream's flow control.
+ */
+export interface PhoneStdinSource {
+  read(): Promise<Buffer | undefined>;
+}
+
 /** Options of PhoneDevice.execLive. */
 export interface LiveExecOptions {
   signal: AbortSignal;
-  /** Bytes the command line reads on stdin. */
+  /** Bytes the command line reads on stdin, all known before it starts (a streamed install). */
   stdin?: Buffer | undefined;
+  /** Or stdin as it comes: what the host writes after the command started (a resident program's requests). */
+  stdinSource?: PhoneStdinSource | undefined;
   /** Receives stdout as a streaming command writes it (the result then holds only the rest). */
   onStdout: (chunk: Buffer) => void;
 }

@@ -118,6 +118,22 @@ export class PhoneFs implements PhoneFileSystem {
     }
   }
 
+  /**
+   * A file of the read-only system image, there or not (a stripped ROM lacks some): created
+   * empty, as the placeholder binaries are, since nothing on the phone reads its bytes.
+   */
+  setSystemFile(path: string, present: boolean): void {
+    const full = normalizePhonePath(path);
+    const slash = full.lastIndexOf('/');
+    const name = full.slice(slash + 1);
+    if (present) this.mkdirInternal(full.slice(0, slash), 0o755);
+    const dir = this.lookup(full.slice(0, slash) || '/');
+    if (dir?.kind !== 'dir' || name === '') return;
+    if (!present) dir.children.delete(name);
+    else if (!dir.children.has(name))
+      dir.children.set(name, { kind: 'file', mode: S_IFREG | 0o644, mtime: this.seconds(), data: Buffer.alloc(0) });
+  }
+
   stat(path: string): PhoneFileStat | undefined {
     const entry = this.lookup(normalizePhonePath(path));
     return entry ? statOf(entry) : undefined;

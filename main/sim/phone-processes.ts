@@ -32,6 +32,8 @@ export interface SimProcess {
   readonly name: string;
   /** Aborts when the process has ended; `reason` is the ending signal number, or undefined for an exit. */
   readonly ended: AbortSignal;
+  /** The signal that ended it, or undefined (running, or it exited on its own). */
+  readonly endedBy: number | undefined;
   /** Delivers a signal; the process ends unless it handles it (the handler returns true). */
   signal(signum: number): void;
   /** The process ends on its own. */

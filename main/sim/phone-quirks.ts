@@ -80,6 +80,8 @@ export const QUIRK_NAMES = [
   'field-refuses-paste',
   /** The phone refuses the shell user's clipboard calls (some Android 10 builds, Meizu): scrcpy-server's control thread dies with a SecurityException. */
   'clipboard-refused',
+  /** A stripped ROM without /system/framework/uiautomator.jar: stock `uiautomator` and the bridge's UI reader cannot load their classes. */
+  'no-uiautomator-jar',
 ] as const;
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];

@@ -8,6 +8,7 @@
  */
 import { lookupCommand } from './commands/registry';
 import type { CommandHandler, CommandIo, PhoneContext } from './commands/command-types';
+import type { PhoneStdinSource } from './phone-device';
 import { runMinicapFile } from './minicap/minicap-command';
 import { PhoneFsError, S_IFDIR, S_IFMT, normalizePhonePath } from './phone-fs';
 import {
@@ -41,6 +42,8 @@ export interface ShellHooks {
   detachedSignal?: AbortSignal;
   /** Bytes for the first command's stdin (a streamed `cmd package install -S SIZE`). */
   stdin?: Buffer | undefined;
+  /** The session's stdin as the host writes it (a live `exec:` or raw `shell:`): the first command reads it. */
+  stdinSource?: PhoneStdinSource | undefined;
   /**
    * stderr is the same stream as stdout, in the order written (a legacy `shell:` session: one
    * pty or socket for both); the outcome's stderr is then empty.
@@ -141,13 +144,15 @@ export class ShellRun {
 
   private async runPipeline(pipeline: Pipeline): Promise<number> {
     let input = this.takeStdin();
+    let source = this.takeStdinSource();
     let status = 0;
     for (let i = 0; i < pipeline.commands.length; i++) {
       const command = pipeline.commands[i];
       if (!command) continue;
       const last = i === pipeline.commands.length - 1;
       const pipe: Sink = { kind: 'buffer', chunks: last ? this.stdout : [] };
-      status = await this.runSimple(command, input, pipe);
+      status = await this.runSimple(command, input, pipe, source);
+      source = undefined;
       input = pipe.kind === 'buffer' && !last ? Buffer.concat(pipe.chunks) : Buffer.alloc(0);
     }
     if (pipeline.negate) status = status === 0 ? 1 : 0;
@@ -159,7 +164,12 @@ export class ShellRun {
     if (this.hooks.signal.aborted) throw new ShellAborted();
   }
 
-  private async runSimple(command: SimpleCommand, stdin: Buffer, stdoutSink: Sink): Promise<number> {
+  private async runSimple(
+    command: SimpleCommand,
+    stdin: Buffer,
+    stdoutSink: Sink,
+    stdinSource?: PhoneStdinSource,
+  ): Promise<number> {
     this.checkAbort();
     const assignments: Array<[string, string]> = [];
     const argv: string[] = [];
@@ -178,6 +188,7 @@ export class ShellRun {
       [2, { kind: 'buffer', chunks: this.stderr }],
     ]);
     let input = stdin;
+    let source = stdinSource;
     for (const redirect of command.redirects) {
       const target = (await this.expandWord(redirect.target, false)).join('');
       if (redirect.op === '>&' || redirect.op === '<&') {
@@ -193,6 +204,7 @@ export class ShellRun {
         const data = this.hooks.phone.fs.read(normalizePhonePath(target, this.cwd));
         if (!data) return this.fail(`can't open ${target}: No such file or directory`);
         input = data;
+        source = undefined;
         continue;
       }
       const sink = this.openForWrite(target, redirect.op === '>>');
@@ -206,7 +218,7 @@ export class ShellRun {
     }
     this.hooks.onCommand(argv);
     const env = assignments.length > 0 ? new Map([...this.vars, ...assignments]) : this.vars;
-    const status = await this.invoke(argv, input, fds, env);
+    const status = await this.invoke(argv, input, fds, env, this.hooks.signal, source);
     this.flushFiles(fds);
     return status;
   }
@@ -217,6 +229,7 @@ export class ShellRun {
     fds: Map<number, Sink>,
     env: ReadonlyMap<string, string>,
     signal: AbortSignal = this.hooks.signal,
+    stdinSource?: PhoneStdinSource,
   ): Promise<number> {
     const write = (fd: number) => (data: string | Buffer) => {
       const sink = fds.get(fd);
@@ -233,7 +246,7 @@ export class ShellRun {
     }
     if (name === 'nohup' && argv.length > 1) {
       // toybox nohup: the command ignores SIGHUP, so adbd hanging up the shell leaves it running.
-      return this.invoke(argv.slice(1), stdin, fds, env, this.hooks.detachedSignal ?? signal);
+      return this.invoke(argv.slice(1), stdin, fds, env, this.hooks.detachedSignal ?? signal, stdinSource);
     }
     const builtin = this.builtin(argv, write(2));
     if (builtin !== undefined) return builtin;
@@ -246,6 +259,7 @@ export class ShellRun {
     const io: CommandIo = {
       argv,
       stdin,
+      stdinSource,
       signal,
       cwd: this.cwd,
       out: write(1),
@@ -295,6 +309,16 @@ export class ShellRun {
   }
 
   private stdinTaken = false;
+
+  /** The session's live stdin, once, like takeStdin: later commands read an empty stdin. */
+  private takeStdinSource(): PhoneStdinSource | undefined {
+    const source = this.hooks.stdinSource;
+    if (!source || this.stdinSourceTaken) return undefined;
+    this.stdinSourceTaken = true;
+    return source;
+  }
+
+  private stdinSourceTaken = false;
 
   /**
    * CommandIo.outNow: when this command's stdout is the session's own and the caller streams,

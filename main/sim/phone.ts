@@ -19,6 +19,8 @@ import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-qui
 import { PackageDb } from './phone-packages';
 import { SimHelper, type HelperControl } from './helper/helper-runtime';
 import { SimSnapshotHelper } from './helper/snapshot-instrumentation';
+import { SimUiReader } from './ui-reader/ui-reader';
+import { UIAUTOMATOR_JAR } from './commands/uiautomator';
 import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';
 import { PhoneClipboard, type ClipboardControl } from './phone-clipboard';
@@ -66,6 +68,11 @@ export interface SimulatedPhoneOptions {
    * phone time at once. Default false.
    */
   virtualTime?: boolean;
+  /**
+   * The file on this computer whose bytes are the bridge's UI reader (what `app_process` runs as
+   * `com.xagent.bridge.UiReader`); default the repository's resources/device/xagent-ui-reader.jar.
+   */
+  uiReaderJar?: string;
 }
 
 /** A readable snapshot of what the phone shows. */
@@ -111,6 +118,8 @@ export interface SimulatedPhone extends PhoneDevice {
   readonly helper: HelperControl;
   /** agent-device's snapshot helper: whether a read runs, and test controls (hold a read, kill it). */
   readonly snapshotHelper: SimSnapshotHelper;
+  /** The bridge's UI reader: whether it runs (and holds UiAutomation), its pid. */
+  readonly uiReader: SimUiReader;
   /** Its Wi-Fi address and foreign peers of the helper's ports (phone-network.ts). */
   readonly network: NetworkControl;
   /** The clipboard: what is on it, and copying text as an app would (phone-clipboard.ts). */
@@ -277,6 +286,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   });
   let uiDumpFailures = 0;
   const quirks = new Set<QuirkName>();
+  if (options.uiReaderJar !== undefined && typeof options.uiReaderJar !== 'string')
+    fail(`uiReaderJar must be a file path (got ${JSON.stringify(options.uiReaderJar)})`);
+  const uiReader = new SimUiReader(options.uiReaderJar);
   // The resident helper logs its actions in the argv log, like the commands it stands in for.
   const helper = new SimHelper({
     packages,
@@ -294,6 +306,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
       argvLog.push(argv);
       events.emit('command', argv);
     },
+    uiAutomationTaken: () => uiReader.holdsUiAutomation(),
   });
   const snapshotHelper = new SimSnapshotHelper();
   const network = new PhoneNetwork(packages, helper, { wifi: options.wifi ?? null });
@@ -340,6 +353,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     }
     displays.setQuirks(quirks);
     applyDisplays();
+    fs.setSystemFile(UIAUTOMATOR_JAR, !quirks.has('no-uiautomator-jar'));
   };
   // Rotation, overrides and fold state: every app lays itself out again at the new logical size.
   let displayKey = displays.key();
@@ -376,6 +390,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     quirks,
     helper,
     snapshotHelper,
+    uiReader,
     network,
     clipboard,
     takeUiDumpFailure: () => {
@@ -458,7 +473,11 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const execLive = async (commandLine: string, o: LiveExecOptions): Promise<ShellResult> => {
     const combined = eitherAborted(o.signal, lifetime.signal);
     try {
-      return await runLine(commandLine, combined.signal, { onLiveStdout: o.onStdout, stdin: o.stdin });
+      return await runLine(commandLine, combined.signal, {
+        onLiveStdout: o.onStdout,
+        stdin: o.stdin,
+        stdinSource: o.stdinSource,
+      });
     } finally {
       combined.release();
     }
@@ -468,7 +487,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
   const runLine = async (
     commandLine: string,
     signal: AbortSignal,
-    io: Pick<ShellHooks, 'mergeStderr' | 'onLiveStdout' | 'stdin'>,
+    io: Pick<ShellHooks, 'mergeStderr' | 'onLiveStdout' | 'stdin' | 'stdinSource'>,
   ): Promise<ShellResult> => {
     events.emit('exec', commandLine);
     if (!(await sleepUnlessAborted(latencyMs, signal))) return aborted();
@@ -530,7 +549,9 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
         /(^|[\s;&|(])am\s+instrument\b/.test(line) ||
         (/^\s*logcat\b/.test(line) && !/\s-(d|t)\b/.test(line)) ||
         // scrcpy-server logs each thing it does; the bridge reads those lines as they come.
-        /\bapp_process\b.*\bcom\.genymobile\.scrcpy\.Server\b/.test(line)
+        /\bapp_process\b.*\bcom\.genymobile\.scrcpy\.Server\b/.test(line) ||
+        // The UI reader answers each request written to its stdin while it runs.
+        /\bapp_process\b.*\bcom\.xagent\.bridge\.UiReader\b/.test(line)
       );
     },
     openTcp: (port) => helper.openTcp(port),
@@ -538,6 +559,7 @@ export function createSimulatedPhone(options: SimulatedPhoneOptions): SimulatedP
     processes,
     helper,
     snapshotHelper,
+    uiReader,
     network,
     clipboard,
     clearArgvLog: () => {

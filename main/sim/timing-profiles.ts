@@ -80,7 +80,35 @@ export const USB_PHONE_TIMINGS = {
   scrcpyMessage: 1,
   /** START_APP's package lookup (PackageManager.getInstalledApplications walks every package): the barrier's cost. */
   scrcpyAppLookup: 15,
+  /** UI reader (ui_reader): app_process starts a JVM before anything else, as `input` does. */
+  uiReaderJvmStart: 300,
+  /** UI reader: UiAutomation connect after the JVM start; an estimate, the snapshot helper's row (TIMING-SOURCES.md). */
+  uiReaderConnect: 300,
+  /** UI reader `tree`: waitForIdle's quiet period (the bridge's 100 ms)… */
+  uiReaderIdleQuiet: 100,
+  /** …and its global timeout (500 ms), all of which passes on a screen that never settles (a timeout is ignored). */
+  uiReaderIdleTimeout: 500,
+  /** UI reader `focus`: findFocus(FOCUS_INPUT) and a dump of one node's subtree in the resident process. */
+  uiReaderFocus: 20,
 } as const;
+
+/** What the UI reader spends on each kind of work (TIMING-SOURCES.md "The UI reader"). */
+export type UiReaderTiming = 'start' | 'idle' | 'idleTimeout' | 'walk' | 'focus';
+
+/** Milliseconds the UI reader takes for `what` on a phone with this profile; the instant profile waits for nothing. */
+export function uiReaderTimingMs(profile: TimingProfile, what: UiReaderTiming): number {
+  if (!profile.realDurations) return 0;
+  const t = USB_PHONE_TIMINGS;
+  const usb: Record<UiReaderTiming, number> = {
+    start: t.uiReaderJvmStart + t.uiReaderConnect,
+    idle: t.uiReaderIdleQuiet,
+    idleTimeout: t.uiReaderIdleTimeout,
+    // The resident page-source walk (mobilecli#286): the same nodes through the same API.
+    walk: t.helperSource,
+    focus: t.uiReaderFocus,
+  };
+  return usb[what];
+}
 
 /** What scrcpy-server spends on each kind of work. */
 export type ScrcpyTiming = 'start' | 'message' | 'appLookup';

@@ -121,6 +121,24 @@ describe('simulated phone quirks', () => {
     assert.match(xml, /<\/node><\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
   });
 
+  test('no-uiautomator-jar: the jar is gone and stock uiautomator cannot load its Launcher (exit 1)', async () => {
+    const phone = createSimulatedPhone({ serial: 'Q11', quirks: ['no-uiautomator-jar'] });
+    assert.deepEqual(await run(phone, 'uiautomator dump /dev/tty'), {
+      stdout: '',
+      stderr:
+        'Exception in thread "main" java.lang.ClassNotFoundException: Didn\'t find class "com.android.commands.uiautomator.Launcher" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]\n',
+      exitCode: 1,
+    });
+    assert.equal((await run(phone, 'ls /system/framework/uiautomator.jar')).exitCode, 1);
+    phone.setQuirks([]);
+    assert.equal(
+      (await run(phone, 'ls /system/framework/uiautomator.jar')).stdout,
+      '/system/framework/uiautomator.jar\n',
+    );
+    assert.equal((await run(phone, 'uiautomator dump /dev/tty')).exitCode, 0);
+    phone.close();
+  });
+
   test('timing on the usb-phone profile: the idle timeout and the verifier each take 10 s, as on a real phone', async () => {
     const idle = createSimulatedPhone({ serial: 'Q9', profile: 'usb-phone', quirks: ['ui-dump-idle-timeout'] });
     const verifier = createSimulatedPhone({

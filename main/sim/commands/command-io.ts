@@ -2,9 +2,16 @@
  * What a simulated shell command sees: its argv, stdin and output streams. A leaf module so the
  * helper runtime (helper/helper-runtime.ts) can take it without importing the phone context back.
  */
+import type { PhoneStdinSource } from '../phone-device';
+
 export interface CommandIo {
   readonly argv: readonly string[];
   readonly stdin: Buffer;
+  /**
+   * stdin as the host writes it, for a command that runs live over an adb stream and reads its
+   * requests as they come (`stdin` is then empty); undefined otherwise.
+   */
+  readonly stdinSource?: PhoneStdinSource | undefined;
   readonly signal: AbortSignal;
   /** Working directory for relative paths (adb shell starts in /). */
   readonly cwd: string;

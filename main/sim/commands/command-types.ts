@@ -3,6 +3,7 @@
  * stdin, an abort signal, output sinks) and the phone it runs on.
  */
 import type { SimSnapshotHelper } from '../helper/snapshot-instrumentation';
+import type { SimUiReader } from '../ui-reader/ui-reader';
 import type { PhoneNetwork } from '../phone-network';
 import type { PhoneClipboard } from '../phone-clipboard';
 import type { PhoneProcesses } from '../phone-processes';
@@ -66,6 +67,8 @@ export interface PhoneContext {
   readonly helper: SimHelper;
   /** agent-device's port-less snapshot helper while an `am instrument` read runs (helper/snapshot-instrumentation.ts). */
   readonly snapshotHelper: SimSnapshotHelper;
+  /** The bridge's UI reader while it runs (holds UiAutomation; ui-reader/ui-reader.ts). */
+  readonly uiReader: SimUiReader;
   /** Interfaces and TCP sockets (`ip addr`, /proc/net/tcp{,6}): phone-network.ts. */
   readonly network: PhoneNetwork;
   /** The clipboard, for programs that run as the shell user (scrcpy-server: main/sim/scrcpy/). */

@@ -7,6 +7,7 @@ import { PhoneFsError, normalizePhonePath } from '../phone-fs';
 import { SIGNALS, signalNumber } from '../phone-processes';
 import { runMinicapApk } from '../minicap/minicap-command';
 import { runScrcpyServer } from '../scrcpy/scrcpy-server';
+import { runUiReader } from '../ui-reader/ui-reader';
 import type { CommandIo, PhoneContext } from './command-types';
 
 function applySymbolicMode(mode: number, spec: string): number | undefined {
@@ -93,8 +94,8 @@ export function killCommand(io: CommandIo, phone: PhoneContext): number {
 
 /**
  * `app_process [-Djava.class.path=PATH] PARENT_DIR [--nice-name=NAME] CLASS ARGS…` with the
- * class path from the option or CLASSPATH. Only minicap's APK and scrcpy-server's jar run; anything else fails as
- * ART does for a class it cannot find.
+ * class path from the option or CLASSPATH. Only minicap's APK, scrcpy-server's jar and the bridge's UI reader
+ * run; anything else fails as ART does for a class it cannot find.
  */
 export function appProcessCommand(io: CommandIo, phone: PhoneContext): number | Promise<number> {
   const args = io.argv.slice(1);
@@ -114,7 +115,8 @@ export function appProcessCommand(io: CommandIo, phone: PhoneContext): number | 
     classPath === undefined
       ? undefined
       : (runMinicapApk(io, phone, classPath, className, args) ??
-        runScrcpyServer(io, phone, classPath, className, args));
+        runScrcpyServer(io, phone, classPath, className, args) ??
+        runUiReader(io, phone, classPath, className, args));
   if (ran !== undefined) return ran;
   io.err(
     `Exception in thread "main" java.lang.ClassNotFoundException: Didn't find class "${className}" on path: DexPathList[[zip file "${classPath ?? ''}"],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]\n`,

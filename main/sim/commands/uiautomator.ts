@@ -12,6 +12,8 @@ import { sleepUnlessAborted, untilAborted } from '../timing-profiles';
 import type { CommandIo, PhoneContext } from './command-types';
 
 export const DEFAULT_DUMP_FILE = '/sdcard/window_dump.xml';
+/** Where the `uiautomator` script's classes live (its CLASSPATH); the UI reader links against it too. */
+export const UIAUTOMATOR_JAR = '/system/framework/uiautomator.jar';
 
 const USAGE = `Usage: uiautomator <subcommand> [options]
 
@@ -31,14 +33,25 @@ dump: creates an XML dump of current UI hierarchy
 events: prints out accessibility events until terminated
 `;
 
-/** The front window's hierarchy as stock `uiautomator dump` writes it (the snapshot helper's reads agree with it). */
-export function stockDumpXml(phone: PhoneContext): string {
+/** What AccessibilityNodeInfoDumper.dumpWindowToFile is told: the rotation it writes and the size bounds are clipped to. */
+export interface DumpFrame {
+  rotation: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The front window's hierarchy as stock `uiautomator dump` writes it (the snapshot helper's and
+ * the UI reader's reads agree with it). `frame` defaults to the display's own, as DumpCommand
+ * asks the display; the UI reader passes what the bridge told it.
+ */
+export function stockDumpXml(phone: PhoneContext, frame?: DumpFrame): string {
   if (phone.quirks.has('ui-dump-empty'))
     return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
   const window = phone.screen.window();
   // Bounds are in the display's current orientation; <hierarchy rotation> says which it is.
-  const { width, height } = phone.displays.logicalSize();
-  const xml = dumpWindowXml(window, width, height, phone.displays.rotation());
+  const { width, height } = frame ?? phone.displays.logicalSize();
+  const xml = dumpWindowXml(window, width, height, frame?.rotation ?? phone.displays.rotation());
   if (!phone.quirks.has('ui-huge-tree')) return xml;
   // Inside the root window, after its own children.
   const close = xml.lastIndexOf('</node></hierarchy>');
@@ -47,6 +60,14 @@ export function stockDumpXml(phone: PhoneContext): string {
 
 export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Promise<number> {
   const [, sub, ...args] = io.argv;
+  if (!phone.fs.stat(UIAUTOMATOR_JAR)) {
+    // The script's `exec app_process /system/bin com.android.commands.uiautomator.Launcher`
+    // finds no class: a class path entry that does not exist is left out of the DexPathList.
+    io.err(
+      'Exception in thread "main" java.lang.ClassNotFoundException: Didn\'t find class "com.android.commands.uiautomator.Launcher" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]\n',
+    );
+    return 1;
+  }
   if (sub === 'events') {
     await untilAborted(io.signal);
     return 0;
@@ -57,8 +78,12 @@ export async function uiautomatorCommand(io: CommandIo, phone: PhoneContext): Pr
   }
   let file = DEFAULT_DUMP_FILE;
   for (const arg of args) if (!arg.startsWith('-')) file = arg.startsWith('/') ? arg : `/${arg}`;
-  if (phone.helper.holdsUiAutomation() || phone.snapshotHelper.holdsUiAutomation()) {
-    // Another UiAutomation client (the resident helper's instrumentation) is connected: the
+  if (
+    phone.helper.holdsUiAutomation() ||
+    phone.snapshotHelper.holdsUiAutomation() ||
+    phone.uiReader.holdsUiAutomation()
+  ) {
+    // Another UiAutomation client (the resident helper's instrumentation, the UI reader) is connected: the
     // dump's own connection fails and the process dies with no output, exit 137 (QUIRKS.md).
     return 137;
   }

@@ -46,6 +46,11 @@ export interface HelperRuntimeDeps {
   profile: TimingProfile;
   /** Records a helper action in the phone's argv log. */
   log(argv: string[]): void;
+  /**
+   * Another program holds the phone's UiAutomation connection (the bridge's UI reader): the
+   * server's own connect then throws IllegalStateException and its process dies at start.
+   */
+  uiAutomationTaken?: () => boolean;
 }
 
 /** What tests see of a phone's helper and how they make it fail (SimulatedPhone.helper). */
@@ -333,6 +338,11 @@ export class SimHelper implements HelperControl {
     // Even an instant phone starts the server on a later turn: `am` has printed its first line.
     if (!(await sleepUnlessAborted(Math.max(1, ms), p.died.signal))) return;
     if (p.state !== 'starting') return;
+    if (this.deps.uiAutomationTaken?.() === true) {
+      // UiDevice.getInstance → UiAutomation.connect: "…already registered!" (appium-uiautomator2-server#436).
+      p.end('crashed');
+      return;
+    }
     p.markRunning();
     if (this.deps.quirks.has('helper-killed')) this.scheduleKill(p);
   }

@@ -22,6 +22,8 @@ import type { SimHelper } from './helper-runtime';
 /** What a read needs of the phone (a narrow view, so the phone's context can name this helper without a circle). */
 export interface SnapshotPhone {
   readonly helper: SimHelper;
+  /** The bridge's UI reader: another UiAutomation client. */
+  readonly uiReader: { holdsUiAutomation(): boolean };
   readonly profile: TimingProfile;
   readonly quirks: ReadonlySet<QuirkName>;
   now(): number;
@@ -117,7 +119,7 @@ export class SimSnapshotHelper {
     const out = (text: string): void => {
       if (wait && !io.signal.aborted) io.out(text);
     };
-    if (phone.helper.holdsUiAutomation()) {
+    if (phone.helper.holdsUiAutomation() || phone.uiReader.holdsUiAutomation()) {
       // UiAutomation.connect() throws when another client holds the connection.
       out(
         result(false, extras, {

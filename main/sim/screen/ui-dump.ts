@@ -84,6 +84,17 @@ function dumpNode(node: UiNode, index: number, pkg: string, display: ReturnType<
   out.push('</node>');
 }
 
+/**
+ * dumpWindowToFile with a node other than the window's root (the UI reader's `focus`): that
+ * node is `<node index="0">` under the <hierarchy>, its subtree as the full dump has it.
+ */
+export function dumpSubtreeXml(node: UiNode, pkg: string, width: number, height: number, rotation: number): string {
+  const out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", `<hierarchy rotation="${rotation}">`];
+  dumpNode(node, 0, pkg, rect(0, 0, width, height), out);
+  out.push('</hierarchy>');
+  return out.join('');
+}
+
 /** The dump document (no trailing newline, like the real file). */
 export function dumpWindowXml(window: ScreenWindow, width: number, height: number, rotation = 0): string {
   const out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", `<hierarchy rotation="${rotation}">`];
