@@ -4,7 +4,9 @@
  * emoji text and the clipboard go through scrcpy-server and the tree through the snapshot
  * helper; nothing of the bridge listens on the phone meanwhile; a program that dies leaves the
  * call to the stock lane in the same call; the lease's end stops scrcpy-server and takes the
- * agent's pasted text off the clipboard; the person can turn the programs off per phone.
+ * agent's pasted text off the clipboard; the person can turn the programs off per phone. The UI
+ * reader (test/integration/ui-reader.test.ts) is left out here (`uiReader: false`, as a build
+ * without its jar) so that the snapshot helper's lane is the one read.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,7 +58,10 @@ describe('port-less programs: the default fast lane', () => {
   const scrcpyRunning = (): boolean => phone.processes.list().some((p) => p.name === 'app_process');
 
   before(async () => {
-    bound = await startBoundRig({ fastLane: { portless: true, programRetryMs: 50 } }, { withAdbKeyboard: false });
+    bound = await startBoundRig(
+      { fastLane: { portless: true, uiReader: false, programRetryMs: 50 } },
+      { withAdbKeyboard: false },
+    );
     ({ rig, client, channel } = bound);
     phone = rig.phones[0]!;
   });
@@ -227,7 +232,14 @@ describe('port-less programs: the default fast lane', () => {
   test('every program on the phone in one shape: UIA2 off until its own yes, minicap by the lab’s default, each with its state', async () => {
     const id = rig.device(0).deviceId;
     const all = await programs();
-    assert.deepEqual(Object.keys(all).sort(), ['minicap_stream', 'scrcpy_input', 'snapshot_tree', 'uia2_server']);
+    assert.deepEqual(Object.keys(all).sort(), [
+      'minicap_stream',
+      'scrcpy_input',
+      'snapshot_tree',
+      'ui_reader',
+      'uia2_server',
+    ]);
+    assert.deepEqual([all.ui_reader?.state, all.ui_reader?.version], ['unavailable', null], 'no jar in this rig');
     assert.deepEqual([all.uia2_server?.state, all.uia2_server?.enabled], ['off', false], 'UIA2: off by default');
     assert.ok(all.uia2_server?.exposure, 'UIA2 shows what it exposes');
     assert.deepEqual([all.minicap_stream?.state, all.minicap_stream?.enabled], ['off', false], 'the lab default: ask');
@@ -244,7 +256,7 @@ describe('port-less programs: the default fast lane', () => {
       program: 'minicap_stream',
     });
     assert.equal(on.status, 200, JSON.stringify(on.body));
-    assert.equal((on.body.programs as Json[]).length, 4);
+    assert.equal((on.body.programs as Json[]).length, 5);
     result(await invoke(client, channel, 'android_screenshot', {}, callId('shot')));
     const minicapNow = (): string | undefined =>
       rig.bridge.core
@@ -295,6 +307,7 @@ describe('port-less programs: the default fast lane', () => {
       [
         ['scrcpy_input', 'off', false],
         ['snapshot_tree', 'off', false],
+        ['ui_reader', 'off', false],
         ['uia2_server', 'off', false],
         ['minicap_stream', 'off', false],
       ],

@@ -104,8 +104,10 @@ export interface CoreOptions {
   evidence?: { maxLeases?: number; maxBytes?: number; ttlMs?: number; maxBundleBytes?: number };
   /** The fast lane's helper: idle stop, pause after a sparse/stale tree, start deadline (defaults in helper/helper-manager.ts, docs/REFERENCE.md "Fast lane"). */
   fastLane?: {
-    /** The port-less programs (scrcpy-server, the snapshot helper); default on. Off: stock commands only (`--no-phone-programs`). */
+    /** The port-less programs (scrcpy-server, the UI reader, the snapshot helper); default on. Off: stock commands only (`--no-phone-programs`). */
     portless?: boolean;
+    /** false: the UI reader is not run (as in a build without its jar): the snapshot helper reads the tree (tests of that lane). */
+    uiReader?: boolean;
     /** Their start deadline and the wait before a failed one is tried again (phone-programs/phone-programs.ts). */
     programStartTimeoutMs?: number;
     programRetryMs?: number;

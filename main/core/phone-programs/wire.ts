@@ -32,7 +32,9 @@ export interface PhoneProgramsPorts extends ProgramRoomPorts {
   shells: Pick<PhoneShells, 'screenSize'>;
   commandTimeoutMs: number;
   /** The start options (core-options' `fastLane`): off with `portless: false`, and the programs' deadlines. */
-  options: { fastLane?: { portless?: boolean; programStartTimeoutMs?: number; programRetryMs?: number } };
+  options: {
+    fastLane?: { portless?: boolean; uiReader?: boolean; programStartTimeoutMs?: number; programRetryMs?: number };
+  };
 }
 
 export function wirePhonePrograms(ports: PhoneProgramsPorts): { programs: PhonePrograms; stop: () => Promise<void> } {
@@ -67,6 +69,7 @@ export function wirePhonePrograms(ports: PhoneProgramsPorts): { programs: PhoneP
     idleStopMs: ports.limits.fast_lane_idle_stop_ms,
     ...(tuning?.programStartTimeoutMs !== undefined ? { startTimeoutMs: tuning.programStartTimeoutMs } : {}),
     ...(tuning?.programRetryMs !== undefined ? { retryMs: tuning.programRetryMs } : {}),
+    ...(tuning?.uiReader === false ? { uiReaderJar: null } : {}),
   });
   owned.add(events.on('leaseEnded', ({ deviceId }) => void programs.leaseEnded(deviceId)));
   owned.add(events.on('handedBack', ({ deviceId }) => void programs.handedBack(deviceId)));
