@@ -443,16 +443,23 @@ export async function setPrograms(bridge: BridgeHandle, deviceId: string, action
  * at the lease's first call; calls made before take the stock lane). Throws with their states
  * and last errors when they are not ready in time, so a bench never times a lane that is not there.
  */
+/** The port-less programs (phone-programs/): on by default, started at a lease's first call. */
+const PORTLESS: ReadonlyArray<AdminPhoneProgram['program']> = ['scrcpy_input', 'ui_reader', 'snapshot_tree'];
+
 export async function waitForProgramsReady(bridge: BridgeHandle, deviceId: string, timeoutMs = 120_000): Promise<void> {
   let last: AdminPhoneProgram[] = [];
   try {
     await waitUntil(
       async () => {
-        last = await programsOf(bridge, deviceId);
-        return last.length === 2 && last.every((p) => p.state === 'ready');
+        last = (await programsOf(bridge, deviceId)).filter((p) => PORTLESS.includes(p.program));
+        // A program this build does not carry (no UI reader jar) is `unavailable`, not waited for.
+        return (
+          last.some((p) => p.program === 'scrcpy_input') &&
+          last.every((p) => p.state === 'ready' || (p.state === 'unavailable' && p.version === null))
+        );
       },
       timeoutMs,
-      `both programs ready on ${deviceId}`,
+      `the port-less programs ready on ${deviceId}`,
     );
   } catch (error) {
     const states = last.map((p) => `${p.program} ${p.state}${p.last_error ? ` (${p.last_error})` : ''}`).join(', ');

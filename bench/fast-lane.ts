@@ -4,9 +4,9 @@
  *
  * - S, "stock": the port-less programs turned off through the admin route (as a person does on
  *   the device card), ADB Keyboard installed: `input`, `uiautomator dump`, ADB Keyboard broadcasts;
- * - F, "fast": the default lanes — scrcpy-server for input, agent-device's snapshot helper for the
- *   tree, both reached through adb only — on a phone without ADB Keyboard; timed only once the
- *   admin state shows both programs `ready`;
+ * - F, "fast": the default lanes — scrcpy-server for input, the xagent UI reader for the tree
+ *   (agent-device's snapshot helper where it cannot serve), all reached through adb only — on a
+ *   phone without ADB Keyboard; timed only once the admin state shows the programs `ready`;
  * - H, "UIA2 helper": appium-uiautomator2-server, the opt-in with open ports
  *   (`accept_open_ports: true`), no ADB Keyboard;
  * - "mobile-mcp-style": what mobile-mcp does on Android for each call, one `adb` CLI process per
@@ -18,7 +18,8 @@
  *
  * The bridge's own added time: a tap through the bridge on F (screen checks off) against the
  * same tap sent through a second ScrcpyInputSession on F, and android_ui_tree through the bridge
- * against readSnapshotTree on the same phone, both outside the bridge.
+ * on F against a UiReaderSession of the bench's own on phone S (same profile and screen; F's one
+ * UiAutomation connection is held by the bridge's reader), both outside the bridge.
  */
 import { execFile } from 'node:child_process';
 import Adb from '@devicefarmer/adbkit';
@@ -27,7 +28,8 @@ import { startSimFarm } from '../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone } from '../main/sim/phone';
 import { AdbDeviceShell } from '../main/core/devices/adb-device-shell';
 import { ScrcpyInputSession } from '../main/core/scrcpy/scrcpy-input-session';
-import { ensureSnapshotHelper, findSnapshotHelperApk, readSnapshotTree } from '../main/core/snapshot/snapshot-helper';
+import { installUiReaderJar, uiReaderJarLocalPath } from '../main/core/ui-reader/ui-reader-jar';
+import { UiReaderSession } from '../main/core/ui-reader/ui-reader-session';
 import {
   bindChannel,
   callTool,
@@ -173,8 +175,9 @@ export async function fastLaneBench(
   const [idS, idF, idH] = (await waitForDevices(bridge, serials)) as [string, string, string];
   // S: the stock lane, as on a phone whose person turned the programs off on its card.
   await setPrograms(bridge, idS, 'disable');
-  const enabled = await bridge.admin('POST', `/admin/api/devices/${idH}/helper`, {
+  const enabled = await bridge.admin('POST', `/admin/api/devices/${idH}/programs`, {
     action: 'enable',
+    program: 'uia2_server',
     accept_open_ports: true,
   });
   if (enabled.status !== 200)
@@ -186,20 +189,16 @@ export async function fastLaneBench(
     helper: await bindChannel(bridge, client, idH),
   };
 
-  // F: the lease's first call starts both programs in the background (it takes the stock lane).
+  // F: the lease's first call starts the programs in the background (it takes the stock lane).
   const programsT0 = now();
   const firstF = await callTool(client, ch.fast, 'android_ui_tree');
   await waitForProgramsReady(bridge, idF);
   const programsMs = now() - programsT0;
   // H: the helper installs, then starts with the first call that can use it.
-  const helperState = async (): Promise<string> => {
-    const state = await bridge.admin('GET', '/admin/api/state');
-    return String(
-      (state.body.devices as Array<{ device_id: string; helper?: { state: string } }>).find((d) => d.device_id === idH)
-        ?.helper?.state,
-    );
-  };
-  await waitUntil(async () => (await helperState()) === 'stopped', 120_000, 'the UIA2 helper installed on phone H');
+  const helperState = async (): Promise<string> =>
+    String((await programsOf(bridge, idH)).find((p) => p.program === 'uia2_server')?.state);
+  // Installed, not started: its lifecycle's idle.
+  await waitUntil(async () => (await helperState()) === 'idle', 120_000, 'the UIA2 helper installed on phone H');
   const helperT0 = now();
   const firstH = await callTool(client, ch.helper, 'android_ui_tree');
   const helperStartMs = now() - helperT0;
@@ -313,26 +312,25 @@ export async function fastLaneBench(
   };
   chinese.judge = () => p50(chinese, 'fast') <= 200 && typedExactly.fast;
 
-  // Outside the bridge, on phone F: the snapshot helper the bridge checked (checked again here:
-  // the call the bridge makes once a lease), and later a second scrcpy-server session of our own.
-  const directShell = new AdbDeviceShell(
-    Adb.createClient({ host: '127.0.0.1', port: adb.port, bin: '/bin/false' }),
-    serialF,
-  );
-  const apk = findSnapshotHelperApk();
-  if (!apk) throw new Error('this build carries no snapshot helper');
-  const snapshot = await ensureSnapshotHelper(directShell, apk, { timeoutMs: 60_000 });
-  // A second `am instrument` of the helper force-stops a read still running (as on a phone), so
-  // the tree pairs start once the bridge's own read of the screen after the last action ended;
-  // android_ui_tree is an observation and starts no such read.
-  log('e. android_ui_tree through the bridge against readSnapshotTree directly');
-  await waitUntil(() => !phoneF.snapshotHelper.holdsUiAutomation(), 30_000, 'no tree read running on phone F');
+  // Outside the bridge: a UI reader of our own on phone S (F's one UiAutomation connection is the
+  // bridge's reader's; S runs no program, the same profile and screen), and later a second
+  // scrcpy-server session of our own on F.
+  const adbClient = Adb.createClient({ host: '127.0.0.1', port: adb.port, bin: '/bin/false' });
+  const directShell = new AdbDeviceShell(adbClient, serialF);
+  const readerShell = new AdbDeviceShell(adbClient, serialS);
+  const jar = uiReaderJarLocalPath();
+  if (!jar) throw new Error('this build carries no UI reader');
+  await installUiReaderJar(readerShell, jar);
+  const directReader = await UiReaderSession.start(readerShell, { timeoutMs: 30_000 });
+  cleanup.add('direct UI reader', () => directReader.stop());
+  log('e. android_ui_tree through the bridge against a UiReaderSession directly');
   lanes = {};
   const addedTree = await race(n.directTree, 1, {
     bridge: tool('fast', 'android_ui_tree'),
-    direct: () => readSnapshotTree(directShell, { helper: snapshot, timeoutMs: 30_000 }),
+    direct: () => directReader.tree({ rotation: 0, ...SCREEN }, { timeoutMs: 30_000 }),
   });
   const addedTreeLanes = lanes.fast;
+  await cleanup.runNow('direct UI reader');
 
   if (!(await setScreenChecks(bridge, false))) throw new Error('no policy API');
   const checksOff = await row('android_tap, screen checks off', n.tap, 2, {
@@ -426,18 +424,18 @@ export async function fastLaneBench(
           `android_ui_tree through the bridge (XML parsed, compacted, refs) — lanes: ${spread(addedTreeLanes)}`,
           addedTree.bridge,
         ),
-        line('readSnapshotTree on the phone directly (am instrument, status lines, XML parsed)', addedTree.direct),
+        line('UiReaderSession.tree on phone S directly (request, counted XML, no parse)', addedTree.direct),
         ["bridge's own added time, tree", '', Number.isFinite(treeOverhead) ? ms(treeOverhead) : '—', ''],
       ],
     ),
   );
   report.add(
-    `Phone F's first call (${String(firstF.lane)} lane) started both programs in the background; both were \`ready\` ` +
-      `${ms(programsMs)} ms after it began (jar hash checked or pushed, \`app_process\`, first barrier; snapshot APK hash checked or installed). ` +
+    `Phone F's first call (${String(firstF.lane)} lane) started the port-less programs in the background; they were \`ready\` ` +
+      `${ms(programsMs)} ms after it began (scrcpy jar hash checked or pushed, \`app_process\`, first barrier; UI reader jar checked, \`app_process\`, \`ready\`; snapshot APK hash checked or installed). ` +
       `The UIA2 helper's first start on phone H (installed beforehand; \`am instrument\`, /status, session) made the first call take ${ms(helperStartMs)} ms. ` +
       `"${CHINESE}" typed exactly: phone F ${typedExactly.fast ? 'yes' : 'NO'}, phone H ${typedExactly.helper ? 'yes' : 'NO'} (every call appends once to the focused field). ` +
       'Stock = phone S through the bridge with its programs turned off (`input`, `uiautomator dump`, ADB Keyboard broadcasts); ' +
-      'fast = phone F through the bridge as it runs by default (scrcpy-server for input, the snapshot helper for the tree, through adb only); ' +
+      'fast = phone F through the bridge as it runs by default (scrcpy-server for input, the UI reader for the tree, through adb only); ' +
       'UIA2 helper = phone H with appium-uiautomator2-server turned on (`accept_open_ports: true`); ' +
       'mobile-mcp-style = one `adb` CLI process per command against phone S, no screen checks, as mobile-mcp issues them. ' +
       "The simulated programs' timings are the ones cited in main/sim/TIMING-SOURCES.md. " +
