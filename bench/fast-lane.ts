@@ -197,12 +197,22 @@ export async function fastLaneBench(
   // H: the helper installs, then starts with the first call that can use it.
   const helperState = async (): Promise<string> =>
     String((await programsOf(bridge, idH)).find((p) => p.program === 'uia2_server')?.state);
-  // Installed, not started: its lifecycle's idle.
-  await waitUntil(async () => (await helperState()) === 'idle', 120_000, 'the UIA2 helper installed on phone H');
-  const helperT0 = now();
-  const firstH = await callTool(client, ch.helper, 'android_ui_tree');
-  const helperStartMs = now() - helperT0;
-  if (firstH.lane !== 'helper') throw new Error(`the first call on phone H went ${JSON.stringify(firstH.lane)}`);
+  // The first call that can use it installs it in the background (that call goes the stock way);
+  // once installed (its lifecycle idle again), the next call starts it and waits for it.
+  const firstT0 = now();
+  let firstH = await callTool(client, ch.helper, 'android_ui_tree');
+  let helperStartMs = now() - firstT0;
+  const helperDeadline = now() + 120_000;
+  while (firstH.lane !== 'helper') {
+    if (now() > helperDeadline)
+      throw new Error(
+        `the UIA2 helper never served phone H: ${JSON.stringify((await programsOf(bridge, idH)).find((p) => p.program === 'uia2_server'))}`,
+      );
+    await waitUntil(async () => (await helperState()) === 'idle', 120_000, 'the UIA2 helper installed on phone H');
+    const helperT0 = now();
+    firstH = await callTool(client, ch.helper, 'android_ui_tree');
+    helperStartMs = now() - helperT0;
+  }
   const stockPrograms = await programsOf(bridge, idS);
   if (stockPrograms.some((p) => p.state !== 'off'))
     throw new Error(`phone S still runs programs: ${JSON.stringify(stockPrograms)}`);

@@ -314,7 +314,11 @@ export class PhonePrograms {
    */
   async yieldUiAutomation(deviceId: string): Promise<void> {
     const life = this.phones.get(deviceId)?.reader;
-    if (life && (life.state === 'ready' || life.state === 'starting')) await life.stop();
+    if (!life) return;
+    // A start cut short leaves a reader that connects and only then reads its closed input: one
+    // that is let start (briefly) is stopped by `quit` and seen to exit, so the connection is free.
+    if (life.starting) await joinStart(life.starting, READER_JOIN_MS, undefined);
+    if (life.state === 'ready' || life.state === 'starting') await life.stop();
   }
 
   /**
