@@ -12,7 +12,7 @@ import { eventually, startConsoleBrowser, stopConsoleBrowser } from '../helpers/
 import { startDeviceRig, type DeviceRig } from '../helpers/device-rig';
 
 const UI_MS = 10_000;
-const PROGRAMS = ['scrcpy_input', 'snapshot_tree', 'uia2_server', 'minicap_stream'] as const;
+const PROGRAMS = ['scrcpy_input', 'snapshot_tree', 'ui_reader', 'uia2_server', 'minicap_stream'] as const;
 const WORDS = {
   en: {
     lang: 'en-US',

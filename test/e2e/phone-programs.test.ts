@@ -5,7 +5,9 @@
  * the snapshot helper, and the card says so in words; a tap and a tree read count on the card
  * and the phone view's timeline names their lanes; a failed snapshot read shows its error and
  * when it is tried again; Turn off makes both "off" and the next tap
- * go the stock adb way; Turn on brings them back at the next call.
+ * go the stock adb way; Turn on brings them back at the next call. The UI reader is left out
+ * (`uiReader: false`, as a build without its jar) so that the snapshot helper reads the tree here;
+ * its row says it is not available.
  *
  * Screenshots: <os tmp>/xagent-console-i18n/<locale>/phone-programs-*.png.
  */
@@ -30,7 +32,7 @@ let n = 0;
 
 before(async () => {
   ({ browser, buildDir } = await startConsoleBrowser('phone-programs-e2e-'));
-  bound = await startBoundRig({ consoleDir: buildDir, fastLane: { portless: true } }, { withAdbKeyboard: false });
+  bound = await startBoundRig({ consoleDir: buildDir, fastLane: { portless: true, uiReader: false } }, { withAdbKeyboard: false });
   deviceId = bound.rig.device(0).deviceId;
 });
 
@@ -109,13 +111,14 @@ for (const locale of ['en', 'zh-CN'] as const) {
       assert.match(text, words(/agent-device snapshot helper/, /agent-device 快照助手/));
       assert.match(text, words(/running/, /运行中/));
       assert.match(text, words(/checked; runs for each read/, /已检查；每次读取时运行/));
+      await page.locator(row('ui_reader', 'unavailable')).waitFor({ timeout: UI_MS });
       // What each option does is one "What is this?" away: the switch's, then each program's.
       await page.getByTestId(`programs-what-${deviceId}`).click();
       assert.match(
         (await page.getByTestId(`programs-what-${deviceId}-text`).innerText()).replace(/\s+/g, ' '),
         words(
-          /scrcpy-server and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging \(adb\): nothing of theirs listens where an app or the network could reach it/,
-          /scrcpy-server 和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问/,
+          /scrcpy-server, the UI reader and the snapshot helper run only while an agent holds this phone’s lease, and are reached only through USB debugging \(adb\): nothing of theirs listens where an app or the network could reach it/,
+          /scrcpy-server、界面读取器和快照助手只在智能体持有这台手机的租约期间运行，且只能通过 USB 调试（adb）访问/,
         ),
       );
       await page.getByTestId(`program-${deviceId}-scrcpy_input-what`).click();
