@@ -228,9 +228,19 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
     assert.equal(await reader.ask('tree 0 1080 2400'), stock);
     // Requests come one at a time, each answered in order, for as long as it runs.
     assert.equal(await reader.ask('tree 0 1080 2400'), stock);
-    reader.write('bogus 1 2 3\n');
-    assert.match((await reader.line()) ?? '', /^error /);
-    assert.equal(await reader.ask('tree 0 1080 2400'), stock, 'an error line and it goes on');
+    // Failures are one line each and it goes on (UiReader.serve).
+    for (const [request, answer] of [
+      ['bogus 1 2 3', 'error bad-request'],
+      ['tree 0 1080', 'error bad-request'],
+      ['tree  0 1080 2400', 'error bad-request'],
+      ['tree x 1080 2400', 'error java.lang.NumberFormatException: For input string: "x"'],
+      ['quit ', 'error bad-request'],
+    ] as const) {
+      reader.write(`${request}\n`);
+      assert.equal(await reader.line(), answer, request);
+    }
+    assert.equal(await reader.ask('tree 0 1080 2400 '), stock, 'trailing spaces are dropped, as split(" ") does');
+    assert.equal(main.phone.fs.stat(DUMP), undefined, 'the dump file is deleted at once');
 
     reader.write('quit\n');
     assert.equal(await reader.rest(), '');
@@ -323,11 +333,13 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
     const stripped = await addPhone({ quirks: ['no-uiautomator-jar'] });
     await pushJar(stripped);
     const out = await stripped.phone.exec(START, { signal: AbortSignal.timeout(WAIT_MS) });
-    assert.equal(out.exitCode, 1);
-    assert.doesNotMatch(out.stdout.toString(), /ready/);
-    assert.match(
-      out.stderr.toString(),
-      /NoClassDefFoundError: Failed resolution of: Lcom\/android\/uiautomator\/core\/UiAutomationShellWrapper;/,
+    assert.deepEqual(
+      [out.stdout.toString(), out.stderr.toString(), out.exitCode],
+      [
+        'error connect java.lang.NoClassDefFoundError: Failed resolution of: Lcom/android/uiautomator/core/UiAutomationShellWrapper;\n',
+        '',
+        1,
+      ],
     );
     const dump = await stripped.phone.exec('uiautomator dump /dev/tty', { signal: AbortSignal.timeout(WAIT_MS) });
     assert.equal(dump.exitCode, 1);
@@ -364,7 +376,7 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
       const out = await refused.rest();
       assert.match(
         out,
-        /^error java\.lang\.IllegalStateException: UiAutomationService android\.accessibilityservice\.IAccessibilityServiceClient\$Stub\$Proxy@[0-9a-f]+already registered!\n$/,
+        /^error connect java\.lang\.IllegalStateException: UiAutomationService android\.accessibilityservice\.IAccessibilityServiceClient\$Stub\$Proxy@[0-9a-f]+already registered!\n$/,
       );
       assert.equal(readerRunning(main), false);
       const direct = await main.phone.exec(START, { signal: AbortSignal.timeout(WAIT_MS) });
@@ -427,7 +439,10 @@ void describe('the UI reader and appium-uiautomator2-server: one UiAutomation cl
     await h.phone.helper.waitForState('running', AbortSignal.timeout(WAIT_MS));
     const refused = await h.phone.exec(START, { signal: AbortSignal.timeout(WAIT_MS) });
     assert.equal(refused.exitCode, 1);
-    assert.match(refused.stdout.toString(), /^error java\.lang\.IllegalStateException: .*already registered!\n$/);
+    assert.match(
+      refused.stdout.toString(),
+      /^error connect java\.lang\.IllegalStateException: .*already registered!\n$/,
+    );
     instrumentation.child.kill();
     await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
     await h.phone.helper.waitForState('stopped', AbortSignal.timeout(WAIT_MS));
@@ -436,12 +451,16 @@ void describe('the UI reader and appium-uiautomator2-server: one UiAutomation cl
 
 void describe('the UI reader on phones with ui-dump quirks', { skip: SKIP }, () => {
   /** The reader run with these requests as its whole stdin (then EOF), as `echo … | app_process …` would. */
-  async function answers(quirks: string[], requests: string): Promise<{ stdout: string; exitCode: number }> {
+  async function answers(
+    quirks: string[],
+    requests: string,
+    line = START,
+  ): Promise<{ stdout: string; exitCode: number }> {
     const phone = createSimulatedPhone({ serial: 'uir-quirk', quirks, uiReaderJar: JAR });
     after(() => phone.close());
     phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o644, Math.floor(Date.now() / 1000));
     let live = '';
-    const result = await phone.execLive!(START, {
+    const result = await phone.execLive!(line, {
       signal: AbortSignal.timeout(WAIT_MS),
       stdin: Buffer.from(requests),
       onStdout: (chunk) => (live += chunk.toString()),
@@ -449,7 +468,7 @@ void describe('the UI reader on phones with ui-dump quirks', { skip: SKIP }, () 
     return { stdout: (live + result.stdout.toString()).replace(/ready \d+/, 'ready PID'), exitCode: result.exitCode };
   }
 
-  test('null root: none; unreadable: an error line and it goes on; never settling: the tree anyway', async () => {
+  test('null root: none; unreadable or no folder for the dump file: an error line and it goes on; never settling: the tree anyway', async () => {
     assert.deepEqual(await answers(['ui-dump-null-root'], 'tree 0 1080 2400\nfocus 0 1080 2400\n'), {
       stdout: 'xagent-ui-reader 1 ready PID\nnone\nnone\n',
       exitCode: 0,
@@ -457,12 +476,22 @@ void describe('the UI reader on phones with ui-dump quirks', { skip: SKIP }, () 
     const unreadable = await answers(['ui-dump-unreadable'], 'tree 0 1080 2400\nfocus 0 1080 2400\nquit\n');
     assert.equal(
       unreadable.stdout,
-      'xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: open failed: ENOENT (No such file or directory)\nnone\n',
+      `xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: ${DUMP}: open failed: ENOENT (No such file or directory)\nnone\n`,
     );
+    const nowhere = await answers(
+      [],
+      'tree 0 1080 2400\nquit\n',
+      START.replace(`'${DUMP}'`, "'/data/local/tmp/nope/d.xml'"),
+    );
+    assert.deepEqual(nowhere, {
+      stdout:
+        'xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: /data/local/tmp/nope/d.xml: open failed: ENOENT (No such file or directory)\n',
+      exitCode: 0,
+    });
     const busy = await answers(['ui-dump-idle-timeout'], 'tree 0 1080 2400');
     assert.match(busy.stdout, /^xagent-ui-reader 1 ready PID\ntree \d+\n<\?xml .*<\/hierarchy>$/s);
-    const empty = await answers(['ui-dump-empty'], 'tree 0 1080 2400\nfocus 0 1080 2400\n');
-    const xml = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
+    const empty = await answers(['ui-dump-empty'], 'tree 3 1080 2400\nfocus 0 1080 2400\n');
+    const xml = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="3" />`;
     assert.equal(empty.stdout, `xagent-ui-reader 1 ready PID\ntree ${xml.length}\n${xml}none\n`);
   });
 });
