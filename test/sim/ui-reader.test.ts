@@ -30,7 +30,7 @@ import { createSimulatedPhone, type SimulatedPhone, type SimulatedPhoneOptions }
 import type { PhoneStdinSource } from '../../main/sim/phone-device';
 import { USB_PHONE_TIMINGS } from '../../main/sim/timing-profiles';
 import { UI_READER_JAR_IN_REPO } from '../../main/sim/ui-reader/ui-reader';
-import { startAdbServer, type AdbServerRig } from '../helpers/adb-server';
+import { runAdb, startAdbServer, type AdbServerRig } from '../helpers/adb-server';
 import { startHelperRig, type HelperRig } from './helper-kit';
 
 /** The real jar; XAGENT_UI_READER_TEST_JAR names another file (a stand-in while the jar is being built). */
@@ -136,6 +136,7 @@ class ReaderStream {
 
 interface Phone {
   phone: SimulatedPhone;
+  serial: string;
   shell: AdbDeviceShell;
 }
 
@@ -165,7 +166,7 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
     servers.push(server);
     const serial = await attachToAdb(rig, server.port);
     const shell = new AdbDeviceShell(client, serial);
-    return { phone, shell };
+    return { phone, serial, shell };
   }
 
   /** Pushes `bytes` (default: the real jar) where the bridge puts it, as the bridge does. */
@@ -296,6 +297,27 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
     assert.equal(await reader.ask('focus 0 1080 2400'), null);
     reader.write('quit\n');
     await reader.rest();
+  });
+
+  test('the same over shell: (raw: the stream is stdin) and `adb shell` with stdin piped (v2: STDIN packets, CLOSE_STDIN is EOF)', async () => {
+    await main.shell.run(['input', 'keyevent', '3'], CALL);
+    const stock = await stockDump(main.shell);
+    const raw = new ReaderStream(await main.shell.openStream(`shell:${START}`, CALL));
+    streams.push(raw);
+    assert.match((await raw.line()) ?? '', /^xagent-ui-reader 1 ready \d+$/);
+    assert.equal(await raw.ask('tree 0 1080 2400'), stock);
+    raw.write('quit\n');
+    assert.equal(await raw.rest(), '');
+
+    // The adb CLI: stdin not a terminal, so `shell,v2,raw:`; its EOF ends the reader, exit 0.
+    const piped = await runAdb(rig, ['-s', main.serial, 'shell', START], {
+      input: 'tree 0 1080 2400\nfocus 0 1080 2400\n',
+      timeoutMs: WAIT_MS,
+    });
+    const out = piped.stdout.toString('utf8').replace(/ready \d+/, 'ready PID');
+    assert.equal(out, `xagent-ui-reader 1 ready PID\ntree ${Buffer.byteLength(stock)}\n${stock}none\n`);
+    assert.equal(piped.code, 0);
+    assert.equal(readerRunning(main), false);
   });
 
   test('closing the stream ends the process (EOF); kill <pid> ends it and closes the stream', async () => {
