@@ -19,7 +19,7 @@ import { checkQuirks, ZH_CN_LOCALE, zhCnText, type QuirkName } from './phone-qui
 import { PackageDb } from './phone-packages';
 import { SimHelper, type HelperControl } from './helper/helper-runtime';
 import { SimSnapshotHelper } from './helper/snapshot-instrumentation';
-import { SimUiReader } from './ui-reader/ui-reader';
+import { SimUiReader } from './ui-reader/ui-reader-state';
 import { UIAUTOMATOR_JAR } from './commands/uiautomator';
 import { PhoneNetwork, type NetworkControl } from './phone-network';
 import { PhoneSettings } from './phone-settings';

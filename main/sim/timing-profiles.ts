@@ -93,14 +93,15 @@ export const USB_PHONE_TIMINGS = {
 } as const;
 
 /** What the UI reader spends on each kind of work (TIMING-SOURCES.md "The UI reader"). */
-export type UiReaderTiming = 'start' | 'idle' | 'idleTimeout' | 'walk' | 'focus';
+export type UiReaderTiming = 'jvmStart' | 'connect' | 'idle' | 'idleTimeout' | 'walk' | 'focus';
 
 /** Milliseconds the UI reader takes for `what` on a phone with this profile; the instant profile waits for nothing. */
 export function uiReaderTimingMs(profile: TimingProfile, what: UiReaderTiming): number {
   if (!profile.realDurations) return 0;
   const t = USB_PHONE_TIMINGS;
   const usb: Record<UiReaderTiming, number> = {
-    start: t.uiReaderJvmStart + t.uiReaderConnect,
+    jvmStart: t.uiReaderJvmStart,
+    connect: t.uiReaderConnect,
     idle: t.uiReaderIdleQuiet,
     idleTimeout: t.uiReaderIdleTimeout,
     // The resident page-source walk (mobilecli#286): the same nodes through the same API.

@@ -3,7 +3,7 @@
  * stdin, an abort signal, output sinks) and the phone it runs on.
  */
 import type { SimSnapshotHelper } from '../helper/snapshot-instrumentation';
-import type { SimUiReader } from '../ui-reader/ui-reader';
+import type { SimUiReader } from '../ui-reader/ui-reader-state';
 import type { PhoneNetwork } from '../phone-network';
 import type { PhoneClipboard } from '../phone-clipboard';
 import type { PhoneProcesses } from '../phone-processes';

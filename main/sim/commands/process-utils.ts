@@ -93,6 +93,19 @@ export function killCommand(io: CommandIo, phone: PhoneContext): number {
 }
 
 /**
+ * DexPathList.toString for a class path: one `zip file "…"` element per entry that is a file
+ * (an entry that does not exist is left out, as makeDexElements skips it; a file that is no
+ * dex still has its element), then the native library folders.
+ */
+export function dexPathList(phone: PhoneContext, classPath: string, cwd: string): string {
+  const elements = classPath
+    .split(':')
+    .filter((entry) => entry !== '' && phone.fs.stat(normalizePhonePath(entry, cwd)) !== undefined)
+    .map((entry) => `zip file "${entry}"`);
+  return `DexPathList[[${elements.join(', ')}],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]`;
+}
+
+/**
  * `app_process [-Djava.class.path=PATH] PARENT_DIR [--nice-name=NAME] CLASS ARGS…` with the
  * class path from the option or CLASSPATH. Only minicap's APK, scrcpy-server's jar and the bridge's UI reader
  * run; anything else fails as ART does for a class it cannot find.
@@ -119,7 +132,7 @@ export function appProcessCommand(io: CommandIo, phone: PhoneContext): number | 
         runUiReader(io, phone, classPath, className, args));
   if (ran !== undefined) return ran;
   io.err(
-    `Exception in thread "main" java.lang.ClassNotFoundException: Didn't find class "${className}" on path: DexPathList[[zip file "${classPath ?? ''}"],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64]]\n`,
+    `Exception in thread "main" java.lang.ClassNotFoundException: Didn't find class "${className}" on path: ${dexPathList(phone, classPath ?? '', io.cwd)}\n`,
   );
   return 1;
 }

@@ -47,7 +47,7 @@ export interface DumpFrame {
  */
 export function stockDumpXml(phone: PhoneContext, frame?: DumpFrame): string {
   if (phone.quirks.has('ui-dump-empty'))
-    return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0" />`;
+    return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="${frame?.rotation ?? 0}" />`;
   const window = phone.screen.window();
   // Bounds are in the display's current orientation; <hierarchy rotation> says which it is.
   const { width, height } = frame ?? phone.displays.logicalSize();
