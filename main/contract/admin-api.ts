@@ -646,10 +646,12 @@ export interface AdminEvent {
 }
 
 /**
- * A program the bridge runs on a phone, all four with one lifecycle (program-lifecycle/program-lifecycle.ts):
- * - `scrcpy_input` (scrcpy-server, the input lane) and `snapshot_tree` (agent-device's snapshot
- *   helper, the tree lane): reached through adb only, nothing on the phone listens where an app
- *   or the network could reach it; on by default, the person may turn them off per phone.
+ * A program the bridge runs on a phone, all five with one lifecycle (program-lifecycle/program-lifecycle.ts):
+ * - `scrcpy_input` (scrcpy-server, the input lane), `ui_reader` (the xagent UI reader, the tree
+ *   lane, resident during a lease; it holds the phone's one UiAutomation connection while it
+ *   runs) and `snapshot_tree` (agent-device's snapshot helper, the tree lane where the reader
+ *   cannot serve): reached through adb only, nothing on the phone listens where an app or the
+ *   network could reach it; on by default under one consent, the person may turn them off per phone.
  * - `uia2_server` (appium-uiautomator2-server): off by default on every phone, a per-phone opt-in
  *   (enable must say `accept_open_ports: true`); while it runs, any app on the phone and any
  *   computer on its network can control the phone through its ports 6790 and 7810 with no
@@ -674,8 +676,9 @@ export interface AdminPhoneProgram {
   /**
    * What failed, as a stable word the console puts in the person's language with its fix:
    * scrcpy-server's (`inject_denied`, `android_too_old`, `clipboard_refused`, `version_mismatch`,
-   * `jar_unreadable`, `server_crashed`) or the snapshot helper's (`install_refused`, `crashed`,
-   * `timeout`, …); null when none is known.
+   * `jar_unreadable`, `server_crashed`), the UI reader's (`reader_jar_mismatch`,
+   * `reader_connect_failed`, `reader_ended`, `reader_timeout`, …) or the snapshot helper's
+   * (`install_refused`, `crashed`, `timeout`, …); null when none is known.
    */
   last_error_reason: string | null;
   retry_at: number | null;
