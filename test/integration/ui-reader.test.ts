@@ -4,7 +4,8 @@
  * `ui_reader` with no stock dump and no snapshot read; nothing of the bridge listens on the
  * phone meanwhile; typing Chinese and emoji asks the reader for the focused node instead of the
  * whole screen; a reader killed mid-lease leaves the next call's tree to the next lane in the
- * same call; a tampered jar is pushed again before it runs; the lease's end stops it.
+ * same call; a tampered jar is pushed again before it runs; it never runs beside UIA2 (the one
+ * UiAutomation connection); the lease's end stops it.
  */
 import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { invoke, startBoundRig, waitUntil, type BoundRig, type DeviceRig } from '../helpers/device-rig';
 import { result, type Json } from '../helpers/acks';
 import type { XAgentClient } from '../helpers/xagent-client';
+import { setHelper, waitForHelper } from '../helpers/fast-lane';
 import type { SimulatedPhone } from '../../main/sim/phone';
 import { UI_READER_JAR_REMOTE, uiReaderJarLocalPath } from '../../main/core/ui-reader/ui-reader-jar';
 import { UiReaderSession } from '../../main/core/ui-reader/ui-reader-session';
@@ -135,7 +137,8 @@ describe('the xagent UI reader: the tree lane through adb only', { skip: SKIP },
     assert.ok(sent.some(isSnapshotRead) || sent.some(isStockDump), JSON.stringify(sent));
     const failed = (await programs()).ui_reader;
     assert.equal(failed?.state, 'failed');
-    assert.equal(failed?.last_error_code, 'helper_unavailable');
+    // Seen as its stream's end, or by a read it left unanswered: the same reason either way.
+    assert.equal(failed?.last_error_reason, 'reader_ended', JSON.stringify(failed));
   });
 
   test('a tampered jar is pushed again before the reader runs again', async () => {
@@ -154,6 +157,27 @@ describe('the xagent UI reader: the tree lane through adb only', { skip: SKIP },
     const started = sent.findIndex(isReaderStart);
     assert.ok(hashed >= 0 && started > hashed, JSON.stringify(sent));
     const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-verified')));
+    assert.equal(tree.lane, 'ui_reader');
+  });
+
+  test('UIA2 turned on mid-lease: the reader lets go of UiAutomation before UIA2 serves; off again, the reader comes back', async () => {
+    assert.equal(phone.uiReader.holdsUiAutomation(), true, 'the reader runs');
+    await setHelper(rig, 'enable');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-uia2')));
+      assert.ok((tree.nodes as Json[]).length > 0, 'every read on the way succeeds');
+      if (tree.lane === 'helper') break;
+      assert.ok(Date.now() < deadline, `UIA2 never served: ${JSON.stringify(await programs())}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(phone.uiReader.holdsUiAutomation(), false, 'the reader is not running beside UIA2');
+    assert.equal(phone.helper.state(), 'running');
+    assert.ok(['idle', 'off'].includes(await readerState()), await readerState());
+    await setHelper(rig, 'disable');
+    await waitForHelper(rig, 'off');
+    await readerRunning('UIA2 off again');
+    const tree = result(await invoke(client, channel, 'android_ui_tree', {}, callId('tree-after-uia2')));
     assert.equal(tree.lane, 'ui_reader');
   });
 
