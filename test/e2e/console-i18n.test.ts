@@ -216,7 +216,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
     await go(zh, 'devices');
     // Names of things: the phone, the helper's package (appium-uiautomator2-server, Apache-2.0), ADB Keyboard,
     // the screen stream's program (minicap), the programs on the phone (scrcpy-server, agent-device's
-    // snapshot helper, its package com.callstack.agentdevice.snapshothelper, ASCII), and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
+    // snapshot helper, its package com.callstack.agentdevice.snapshothelper, the bridge's own xagent UI reader, ASCII), and the Android commands and fields the phone check quotes (uiautomator, mWakefulness=Awake, /data, adb shell).
     const names = [
       'Pixel',
       'Google',
@@ -232,6 +232,7 @@ describe('the console in English and Simplified Chinese', { concurrency: 1 }, ()
       'callstack',
       'agentdevice',
       'snapshothelper',
+      'xagent',
       'ASCII',
       'APK',
       'Keyboard',
