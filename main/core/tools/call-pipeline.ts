@@ -272,8 +272,9 @@ export class CallPipeline {
     return {
       readTree: async (window) => (await lanes.tree(read, window)).nodes,
       cheapTree,
-      // After an action, a tree read other than the stock dump starts at once (the snapshot helper
-      // costs the phone a read, not a held connection), so the next call's gate finds it ready.
+      // After an action, a tree read other than the stock dump starts at once (the UI reader and
+      // the snapshot helper cost the phone a read, not a new connection), so the next call's gate
+      // finds it ready.
       ...(call.tool.kind === 'control' && lanes.fastTreeReady()
         ? { screenAfter: () => this.screenAfter(call.device.deviceId, call.shell, lanes) }
         : {}),

@@ -67,8 +67,8 @@ export interface RefChecks {
 
 /**
  * Which lane served a call: appium-uiautomator2-server where the person opened its ports
- * ("helper"), scrcpy-server's input or the snapshot helper's tree (port-less, through adb
- * only), or stock adb commands.
+ * ("helper"), scrcpy-server's input, the UI reader's or the snapshot helper's tree (port-less,
+ * through adb only), or stock adb commands.
  */
 export type Lane = ActionLane;
 
