@@ -8,69 +8,18 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Duplex } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { BridgeError } from '../../main/core/errors';
-import type { ShellRunOptions } from '../../main/core/devices/device-shell';
 import { UiReaderSession, uiReaderCommandLine } from '../../main/core/ui-reader/ui-reader-session';
 import { installUiReaderJar, UI_READER_DIR, UI_READER_JAR_REMOTE } from '../../main/core/ui-reader/ui-reader-jar';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';
+import { FakeReader, ReaderShell } from '../helpers/fake-ui-reader';
 
 const DISPLAY = { rotation: 0, width: 1080, height: 2400 };
 const XML = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node text="你好" class="android.widget.EditText" focused="true" bounds="[0,0][10,10]" /></hierarchy>`;
-
-/** The reader's side of the adb stream: what the bridge wrote, line by line; what the test says back. */
-class FakeReader extends Duplex {
-  readonly lines: string[] = [];
-  private partial = '';
-  private readonly lineWaiters: Array<() => void> = [];
-
-  override _read(): void {}
-
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.partial += chunk.toString('utf8');
-    let end: number;
-    while ((end = this.partial.indexOf('\n')) >= 0) {
-      this.lines.push(this.partial.slice(0, end));
-      this.partial = this.partial.slice(end + 1);
-    }
-    for (const w of this.lineWaiters.splice(0)) w();
-    done();
-  }
-
-  say(data: string | Buffer): void {
-    this.push(data);
-  }
-
-  answer(kind: 'tree' | 'focus', xml: string): void {
-    const body = Buffer.from(xml, 'utf8');
-    this.push(Buffer.concat([Buffer.from(`${kind} ${body.length}\n`), body]));
-  }
-
-  /** The reader exits: its output ends. */
-  exit(): void {
-    this.push(null);
-  }
-
-  /** Resolves once the bridge has written `count` lines. */
-  async written(count: number): Promise<void> {
-    while (this.lines.length < count) await new Promise<void>((resolve) => this.lineWaiters.push(resolve));
-  }
-}
-
-class ReaderShell extends FakeDeviceShell {
-  readonly services: string[] = [];
-  constructor(readonly reader: FakeReader) {
-    super();
-  }
-  openStream(service: string, _options: ShellRunOptions): Promise<Duplex> {
-    this.services.push(service);
-    return Promise.resolve(this.reader);
-  }
-}
 
 async function started(
   reader = new FakeReader(),
@@ -93,7 +42,7 @@ function code(expected: string, reason?: string): (error: unknown) => boolean {
 
 describe('UiReaderSession', () => {
   test('starts through exec: with the CLASSPATH fixed and every word quoted, and is ready with its pid', async () => {
-    const { session, shell } = await started();
+    const { session, shell, reader } = await started();
     assert.deepEqual(shell.services, [`exec:${uiReaderCommandLine()}`]);
     assert.equal(
       uiReaderCommandLine(),
@@ -102,8 +51,9 @@ describe('UiReaderSession', () => {
     assert.equal(session.running, true);
     assert.equal(session.pid, 4321);
     assert.match(session.lastOutput(), /linker/);
-    session.stop().catch(() => undefined);
-    shell.reader.exit();
+    const stopping = session.stop();
+    reader.exit();
+    await stopping;
   });
 
   test('requests go one at a time and get their own answers in order', async () => {
