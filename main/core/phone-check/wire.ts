@@ -22,7 +22,11 @@ export interface PhoneCheckPorts {
     stopPhone(deviceId: string): Promise<void>;
     programView(deviceId: string): { enabled: boolean; state: string };
   };
-  programs: { view(deviceId: string): readonly { program: string; state: string }[] };
+  programs: {
+    view(deviceId: string): readonly { program: string; state: string }[];
+    /** The UI reader lets go of the phone's one UiAutomation connection (the check's stock dump needs it). */
+    yieldUiAutomation(deviceId: string): Promise<void>;
+  };
   tools: {
     lastRefusal(deviceId: string, code: 'input_blocked'): { at: number; message: string } | null;
     forgetScreenState(deviceId: string): void;
@@ -45,9 +49,10 @@ export function wirePhoneCheck(ports: PhoneCheckPorts): { phoneCheck: PhoneCheck
   const phoneCheck = new PhoneCheck({
     registry: ports.registry,
     shellFor: (device) => shells.shellFor(device),
-    // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
+    // The check's one stock dump needs UiAutomation: a running fast lane helper and UI reader stop first (the next call starts them).
     observe: async (deviceId, run) => {
       await helper.stopPhone(deviceId);
+      await programs.yieldUiAutomation(deviceId);
       return ports.queue.submit(deviceId, 'observation', 'phone-check', run);
     },
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
