@@ -10,14 +10,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import Adb from '@devicefarmer/adbkit';
-import { projectRoot } from '../../main/core/build-info';
 import { AdbDeviceShell } from '../../main/core/devices/adb-device-shell';
-import { buildCommandLine } from '../../main/core/devices/shell-quote';
 import {
   findSnapshotHelperApk,
   ensureSnapshotHelper,
@@ -27,112 +23,8 @@ import { BridgeError } from '../../main/core/errors';
 import { AdbdServer } from '../../main/sim/adbd-server';
 import { attachToAdb } from '../../main/sim/sim-farm';
 import { createSimulatedPhone, type SimulatedPhone, type SimulatedPhoneOptions } from '../../main/sim/phone';
-import type { PhoneStdinSource } from '../../main/sim/phone-device';
-import { USB_PHONE_TIMINGS } from '../../main/sim/timing-profiles';
-import { UI_READER_JAR_IN_REPO } from '../../main/sim/ui-reader/ui-reader';
 import { runAdb, startAdbServer, type AdbServerRig } from '../helpers/adb-server';
-import { startHelperRig, type HelperRig } from './helper-kit';
-
-/** The real jar; XAGENT_UI_READER_TEST_JAR names another file (a stand-in while the jar is being built). */
-const JAR = process.env.XAGENT_UI_READER_TEST_JAR ?? join(projectRoot(), UI_READER_JAR_IN_REPO);
-const SKIP = existsSync(JAR)
-  ? false
-  : `${UI_READER_JAR_IN_REPO} is not in this checkout yet (node scripts/build-ui-reader.mjs builds it)`;
-const DIR = '/data/local/tmp/xagent-ui-reader';
-const REMOTE_JAR = `${DIR}/ui-reader-v1.jar`;
-const DUMP = `${DIR}/dump.xml`;
-const UIAUTOMATOR_JAR = '/system/framework/uiautomator.jar';
-/** Exactly what the bridge sends (main/core/ui-reader): the assignment, then every word quoted. */
-const START = `CLASSPATH=${UIAUTOMATOR_JAR}:${REMOTE_JAR} ${buildCommandLine(['app_process', '/', 'com.xagent.bridge.UiReader', '1', DUMP])}`;
-const CALL = { timeoutMs: 15_000 };
-const WAIT_MS = 15_000;
-
-/** Lines and exact byte counts from the reader's stream, each read with a deadline. */
-class ReaderStream {
-  private buffered = Buffer.alloc(0);
-  private ended = false;
-  private wake: (() => void) | undefined;
-
-  constructor(readonly stream: Duplex) {
-    stream.on('data', (chunk: Buffer) => {
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      this.wake?.();
-    });
-    const end = (): void => {
-      this.ended = true;
-      this.wake?.();
-    };
-    stream.on('end', end);
-    stream.on('close', end);
-    stream.on('error', end);
-  }
-
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
-  write(text: string): void {
-    this.stream.write(text);
-  }
-
-  /** Waits until `ready()` says the buffer holds enough, or the stream ended. */
-  private async until(ready: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    while (!ready() && !this.ended) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; have ${JSON.stringify(this.buffered.toString())}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
-  }
-
-  /** The next line without its "\n"; undefined when the stream ends first. */
-  async line(): Promise<string | undefined> {
-    await this.until(() => this.buffered.includes(0x0a), 'a line');
-    const at = this.buffered.indexOf(0x0a);
-    if (at < 0) return undefined;
-    const line = this.buffered.subarray(0, at).toString('utf8');
-    this.buffered = this.buffered.subarray(at + 1);
-    return line;
-  }
-
-  async bytes(n: number): Promise<Buffer> {
-    await this.until(() => this.buffered.length >= n, `${n} bytes`);
-    assert.ok(this.buffered.length >= n, 'the stream ended inside an answer');
-    const out = this.buffered.subarray(0, n);
-    this.buffered = this.buffered.subarray(n);
-    return out;
-  }
-
-  /** Everything until the stream ends. */
-  async rest(): Promise<string> {
-    await this.until(() => false, 'the end of the stream');
-    const text = this.buffered.toString('utf8');
-    this.buffered = Buffer.alloc(0);
-    return text;
-  }
-
-  /** One request and its answer: the XML, or null for `none`. */
-  async ask(request: string): Promise<string | null> {
-    this.write(`${request}\n`);
-    const header = await this.line();
-    assert.ok(header !== undefined, `an answer to ${request}`);
-    if (header === 'none') return null;
-    const m = /^(tree|focus) (\d+)$/.exec(header);
-    assert.ok(m && m[1] === request.split(' ')[0], `a ${request.split(' ')[0]} answer, got ${JSON.stringify(header)}`);
-    return (await this.bytes(Number(m[2]))).toString('utf8');
-  }
-
-  close(): void {
-    this.stream.destroy();
-  }
-}
+import { CALL, DIR, DUMP, JAR, ReaderStream, REMOTE_JAR, SKIP, START, UIAUTOMATOR_JAR, WAIT_MS } from './ui-reader-kit';
 
 interface Phone {
   phone: SimulatedPhone;
@@ -160,7 +52,7 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
   let main: Phone;
 
   async function addPhone(options: Partial<SimulatedPhoneOptions> = {}): Promise<Phone> {
-    const phone = createSimulatedPhone({ serial: `uir-${phones.length}`, uiReaderJar: JAR, ...options });
+    const phone = createSimulatedPhone({ serial: `uir-${phones.length}`, ...options });
     phones.push(phone);
     const server = await AdbdServer.start({ phone });
     servers.push(server);
@@ -407,187 +299,5 @@ void describe('the UI reader on simulated phones (real adb server, exec: stream)
       release();
     }
     assert.ok((await reading).nodes.length > 0);
-  });
-});
-
-void describe('the UI reader and appium-uiautomator2-server: one UiAutomation client', { skip: SKIP }, () => {
-  let h: HelperRig;
-  before(async () => {
-    h = await startHelperRig({ uiReaderJar: JAR });
-    await h.installHelper();
-    h.phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o644, Math.floor(Date.now() / 1000));
-  });
-  after(async () => {
-    await h?.close();
-  });
-
-  /** The reader run live on the phone with a stdin that stays open until `end()`. */
-  function runReader(): { output: () => string; ready: Promise<void>; end: () => void; done: Promise<number> } {
-    let output = '';
-    let onOutput: (() => void) | undefined;
-    let eof: ((data: undefined) => void) | undefined;
-    const closed = new Promise<undefined>((resolve) => (eof = resolve));
-    const done = h.phone.execLive!(START, {
-      signal: AbortSignal.timeout(60_000),
-      stdinSource: { read: () => closed },
-      onStdout: (chunk) => {
-        output += chunk.toString();
-        onOutput?.();
-      },
-    });
-    const ready = (async () => {
-      while (!/ready \d+\n/.test(output)) {
-        const more = new Promise<void>((resolve) => (onOutput = resolve));
-        if ((await Promise.race([more.then(() => 'more'), done.then(() => 'done')])) === 'done')
-          throw new Error(`no ready line: ${output}`);
-      }
-    })();
-    return { output: () => output, ready, end: () => eof?.(undefined), done: done.then((r) => r.exitCode) };
-  }
-
-  test('the reader holds it: the server’s instrumentation dies at start (Process crashed.)', async () => {
-    const reader = runReader();
-    await reader.ready;
-    const instrumentation = await h.startInstrumentation();
-    const { output } = await instrumentation.exited;
-    assert.match(output, /INSTRUMENTATION_RESULT: shortMsg=Process crashed\./);
-    assert.equal(h.phone.helper.state(), 'stopped');
-    reader.end();
-    assert.equal(await reader.done, 0);
-  });
-
-  test('the server holds it: the reader prints error … already registered! and exits 1', async () => {
-    const instrumentation = await h.startInstrumentation();
-    await h.phone.helper.waitForState('running', AbortSignal.timeout(WAIT_MS));
-    const refused = await h.phone.exec(START, { signal: AbortSignal.timeout(WAIT_MS) });
-    assert.equal(refused.exitCode, 1);
-    assert.match(
-      refused.stdout.toString(),
-      /^error connect java\.lang\.IllegalStateException: .*already registered!\n$/,
-    );
-    instrumentation.child.kill();
-    await h.adb('shell', 'am', 'force-stop', 'io.appium.uiautomator2.server');
-    await h.phone.helper.waitForState('stopped', AbortSignal.timeout(WAIT_MS));
-  });
-});
-
-void describe('the UI reader on phones with ui-dump quirks', { skip: SKIP }, () => {
-  /** The reader run with these requests as its whole stdin (then EOF), as `echo … | app_process …` would. */
-  async function answers(
-    quirks: string[],
-    requests: string,
-    line = START,
-  ): Promise<{ stdout: string; exitCode: number }> {
-    const phone = createSimulatedPhone({ serial: 'uir-quirk', quirks, uiReaderJar: JAR });
-    after(() => phone.close());
-    phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o644, Math.floor(Date.now() / 1000));
-    let live = '';
-    const result = await phone.execLive!(line, {
-      signal: AbortSignal.timeout(WAIT_MS),
-      stdin: Buffer.from(requests),
-      onStdout: (chunk) => (live += chunk.toString()),
-    });
-    return { stdout: (live + result.stdout.toString()).replace(/ready \d+/, 'ready PID'), exitCode: result.exitCode };
-  }
-
-  test('null root: none; unreadable or no folder for the dump file: an error line and it goes on; never settling: the tree anyway', async () => {
-    assert.deepEqual(await answers(['ui-dump-null-root'], 'tree 0 1080 2400\nfocus 0 1080 2400\n'), {
-      stdout: 'xagent-ui-reader 1 ready PID\nnone\nnone\n',
-      exitCode: 0,
-    });
-    const unreadable = await answers(['ui-dump-unreadable'], 'tree 0 1080 2400\nfocus 0 1080 2400\nquit\n');
-    assert.equal(
-      unreadable.stdout,
-      `xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: ${DUMP}: open failed: ENOENT (No such file or directory)\nnone\n`,
-    );
-    const nowhere = await answers(
-      [],
-      'tree 0 1080 2400\nquit\n',
-      START.replace(`'${DUMP}'`, "'/data/local/tmp/nope/d.xml'"),
-    );
-    assert.deepEqual(nowhere, {
-      stdout:
-        'xagent-ui-reader 1 ready PID\nerror java.io.FileNotFoundException: /data/local/tmp/nope/d.xml: open failed: ENOENT (No such file or directory)\n',
-      exitCode: 0,
-    });
-    const busy = await answers(['ui-dump-idle-timeout'], 'tree 0 1080 2400');
-    assert.match(busy.stdout, /^xagent-ui-reader 1 ready PID\ntree \d+\n<\?xml .*<\/hierarchy>$/s);
-    const empty = await answers(['ui-dump-empty'], 'tree 3 1080 2400\nfocus 0 1080 2400\n');
-    const xml = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="3" />`;
-    assert.equal(empty.stdout, `xagent-ui-reader 1 ready PID\ntree ${xml.length}\n${xml}none\n`);
-  });
-});
-
-void describe('the UI reader’s timings (usb-phone, virtual time)', { skip: SKIP }, () => {
-  test('start = JVM + UiAutomation connect, tree = idle wait + walk, focus ≈ 20 ms', async () => {
-    // A wall clock that stands still: the phone's clock moves only by its own (virtual) waits.
-    const wall = Date.now();
-    const phone = createSimulatedPhone({
-      serial: 'uir-time',
-      profile: 'usb-phone',
-      virtualTime: true,
-      clock: () => wall,
-      uiReaderJar: JAR,
-    });
-    after(() => phone.close());
-    phone.fs.write(REMOTE_JAR, readFileSync(JAR), 0o100644, Math.floor(Date.now() / 1000));
-    const uptime = async (): Promise<number> => {
-      const out = await phone.exec('cat /proc/uptime', { signal: AbortSignal.timeout(WAIT_MS) });
-      return Math.round(Number(out.stdout.toString().split(' ')[0]) * 1000);
-    };
-    const lines: string[] = [];
-    let output = '';
-    let wake: (() => void) | undefined;
-    const nextOutput = async (pattern: RegExp): Promise<void> => {
-      while (!pattern.test(output)) await new Promise<void>((resolve) => (wake = resolve));
-    };
-    const requests: string[] = [];
-    let give: ((data: Buffer | undefined) => void) | undefined;
-    const stdinSource: PhoneStdinSource = {
-      read: () =>
-        new Promise((resolve) => {
-          const next = requests.shift();
-          if (next !== undefined) resolve(next === '' ? undefined : Buffer.from(next));
-          else give = resolve;
-        }),
-    };
-    const send = (line: string | undefined): void => {
-      const data = line === undefined ? undefined : Buffer.from(line);
-      if (give) {
-        const g = give;
-        give = undefined;
-        g(data);
-      } else requests.push(line ?? '');
-    };
-    const t0 = await uptime();
-    const running = phone.execLive!(START, {
-      signal: AbortSignal.timeout(60_000),
-      stdinSource,
-      onStdout: (chunk) => {
-        output += chunk.toString();
-        lines.push(chunk.toString());
-        wake?.();
-      },
-    });
-    await nextOutput(/ready \d+\n$/);
-    const t1 = await uptime();
-    // /proc/uptime has 10 ms steps, and each `cat` (toybox) and app_process's own shell step
-    // cost 5 ms more: the phone's time lies between the figure and 20 ms above it.
-    const within = (took: number, ms: number, what: string): void =>
-      assert.ok(took >= ms && took <= ms + 20, `${what} took ${took} ms, expected ${ms}`);
-    within(t1 - t0, USB_PHONE_TIMINGS.uiReaderJvmStart + USB_PHONE_TIMINGS.uiReaderConnect, 'start');
-    send('tree 0 1080 2400\n');
-    await nextOutput(/<\/hierarchy>$/);
-    const t2 = await uptime();
-    const tree = USB_PHONE_TIMINGS.uiReaderIdleQuiet + USB_PHONE_TIMINGS.helperSource;
-    within(t2 - t1, tree, 'tree');
-    send('focus 0 1080 2400\n');
-    await nextOutput(/none\n$/);
-    const t3 = await uptime();
-    within(t3 - t2, USB_PHONE_TIMINGS.uiReaderFocus, 'focus');
-    send(undefined); // EOF
-    const result = await running;
-    assert.equal(result.exitCode, 0);
-    assert.ok(lines.length >= 3);
   });
 });
