@@ -32,7 +32,10 @@ let n = 0;
 
 before(async () => {
   ({ browser, buildDir } = await startConsoleBrowser('phone-programs-e2e-'));
-  bound = await startBoundRig({ consoleDir: buildDir, fastLane: { portless: true, uiReader: false } }, { withAdbKeyboard: false });
+  bound = await startBoundRig(
+    { consoleDir: buildDir, fastLane: { portless: true, uiReader: false } },
+    { withAdbKeyboard: false },
+  );
   deviceId = bound.rig.device(0).deviceId;
 });
 
