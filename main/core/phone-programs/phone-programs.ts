@@ -275,9 +275,9 @@ export class PhonePrograms {
   async reader(deviceId: string, options: { signal?: AbortSignal } = {}): Promise<UiReaderSession | null> {
     if (!this.usable(deviceId)) return null;
     const life = this.phone(deviceId).reader;
-    let session = life.running;
-    if (!session && life.starting)
-      session = (await joinStart(life.starting, READER_JOIN_MS, options.signal)) ?? undefined;
+    if (!life.running && life.starting) await joinStart(life.starting, READER_JOIN_MS, options.signal);
+    // Asked again after the wait: a stop meanwhile (another reader's turn, the lease's end) is no failure.
+    const session = life.running;
     if (!session) return null;
     if (!session.running) {
       this.readerFailed(deviceId, new BridgeError('helper_unavailable', 'the UI reader ended'));
