@@ -32,6 +32,7 @@ import { installUiReaderJar, uiReaderJarLocalPath } from '../main/core/ui-reader
 import { UiReaderSession } from '../main/core/ui-reader/ui-reader-session';
 import {
   bindChannel,
+  bridgeDevices,
   callTool,
   connectClient,
   programsOf,
@@ -173,6 +174,15 @@ export async function fastLaneBench(
   const phoneH = phones[2]!;
   const bridge: BridgeHandle = await startInProcessBridge(cleanup, adb);
   const [idS, idF, idH] = (await waitForDevices(bridge, serials)) as [string, string, string];
+  // The check the bridge runs when a phone connects ends with a stock dump, for which the UI
+  // reader lets go: it is over before anything is timed.
+  await waitUntil(
+    async () =>
+      (await bridgeDevices(bridge)).filter((d) => [idS, idF, idH].includes(d.device_id) && d.check && !d.check.running)
+        .length === 3,
+    120_000,
+    'the phones’ first checks done',
+  );
   // S: the stock lane, as on a phone whose person turned the programs off on its card.
   await setPrograms(bridge, idS, 'disable');
   const enabled = await bridge.admin('POST', `/admin/api/devices/${idH}/programs`, {

@@ -42,6 +42,8 @@ export interface PhoneCheckDeps {
   inputRefusal?(deviceId: string): { at: number; message: string } | null;
   /** Whether the fast lane's helper is installed and allowed on this phone (it types any text, no ADB Keyboard needed). */
   helperTypes?(deviceId: string): boolean;
+  /** Before the check's stock dump, which needs the phone's one UiAutomation connection (the UI reader lets go). */
+  beforeDump?(deviceId: string): Promise<void>;
   /** Told what `dumpsys display` said (the display calls act on), or null when it did not say. */
   onDisplays?(deviceId: string, target: DisplayTarget | null): void;
   /** Told after every finished check (the admin state changed). */
@@ -163,6 +165,7 @@ export class PhoneCheck {
     this.imes.set(device.deviceId, imes);
     const df = await text(['df', '/data']);
     const battery = await text(['dumpsys', 'battery']);
+    await this.deps.beforeDump?.(device.deviceId).catch(() => undefined);
     const ui = await this.deps
       .observe(device.deviceId, (signal) => dumpUiXml(shell, { timeoutMs: timeoutMs * 2, signal }))
       .then(() => null)

@@ -49,12 +49,13 @@ export function wirePhoneCheck(ports: PhoneCheckPorts): { phoneCheck: PhoneCheck
   const phoneCheck = new PhoneCheck({
     registry: ports.registry,
     shellFor: (device) => shells.shellFor(device),
-    // The check's one stock dump needs UiAutomation: a running fast lane helper and UI reader stop first (the next call starts them).
+    // The check's one stock dump needs UiAutomation: a running fast lane helper stops first (the next call starts it).
     observe: async (deviceId, run) => {
       await helper.stopPhone(deviceId);
-      await programs.yieldUiAutomation(deviceId);
       return ports.queue.submit(deviceId, 'observation', 'phone-check', run);
     },
+    // The UI reader lets go only for the dump itself (a later call of the lease starts it again).
+    beforeDump: (deviceId) => programs.yieldUiAutomation(deviceId),
     inputRefusal: (deviceId) => tools.lastRefusal(deviceId, 'input_blocked'),
     // The open-ports helper where it is on, else scrcpy-server (pastes any text) where this build and phone can run it.
     helperTypes: (deviceId) => {
