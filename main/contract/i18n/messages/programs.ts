@@ -107,6 +107,12 @@ export default defineMessages(
     'reason.reader_ended':
       'The UI reader stopped on the phone; another way read the screen, and it starts again later.',
     'reason.reader_timeout': 'The UI reader did not answer in time; another way read the screen.',
+    'reason.reader_read_failed':
+      'The UI reader could not read this screen once; another way read it, and the reader keeps running.',
+    'reason.reader_no_window':
+      'The UI reader found no window to read (the screen off or locked, or between apps); stock adb read it.',
+    'reason.reader_too_large':
+      'This screen’s elements were too many for one answer of the UI reader (over 16 MiB); another way read it.',
     'reason.reader_wire_broken': 'The UI reader’s answer could not be read; it was stopped and starts again later.',
   },
   {
@@ -197,6 +203,9 @@ export default defineMessages(
     'reason.reader_version_mismatch': '手机上运行的是另一个版本的界面读取器；桥接程序会换回自己的版本。',
     'reason.reader_ended': '界面读取器在手机上停止了；屏幕改由其他方式读取，之后会再次启动它。',
     'reason.reader_timeout': '界面读取器没有及时响应；屏幕改由其他方式读取。',
+    'reason.reader_read_failed': '界面读取器这一次没能读取此屏幕；已改用其他方式读取，读取器继续运行。',
+    'reason.reader_no_window': '界面读取器没有找到可读取的窗口（屏幕关闭、锁定或正在切换应用）；已改用常规 adb 读取。',
+    'reason.reader_too_large': '此屏幕的元素太多，超出界面读取器单次回答的上限（16 MiB）；已改用其他方式读取。',
     'reason.reader_wire_broken': '无法读取界面读取器的回复；它已被停止，之后会再次启动。',
   },
 );
