@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { silentLogger } from '../../main/core/logging/logger';
 import { DeviceQueue } from '../../main/core/queue/device-queue';
-import { CallPipeline } from '../../main/core/tools/call-pipeline';
+import { CallPipeline, type CallPipelineOptions } from '../../main/core/tools/call-pipeline';
 import { ExactlyOnce } from '../../main/core/tools/exactly-once';
 import { PhoneMemory } from '../../main/core/tools/phone-memory';
 import type { PhoneShells } from '../../main/core/tools/phone-shells';
@@ -83,7 +83,7 @@ describe('call pipeline', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  function pipeline(gate: SafetyGate, lanes?: FastLanes) {
+  function pipeline(gate: SafetyGate, lanes?: CallPipelineOptions['lanes'], display = 0) {
     const dir = mkdtempSync(join(tmpdir(), 'call-pipeline-'));
     dirs.push(dir);
     const queue = new DeviceQueue({ maxDepth: 8, observationConcurrency: 2 });
@@ -101,7 +101,7 @@ describe('call pipeline', () => {
     const held = new Promise<void>((resolve) => (heldNow = resolve));
     // Only the display bookkeeping of the shells is used by the pipeline itself.
     const shells = {
-      displayInUse: () => 0,
+      displayInUse: () => display,
       beginCall: () => undefined,
       displayShown: () => null,
     } as unknown as PhoneShells;
@@ -146,6 +146,27 @@ describe('call pipeline', () => {
     });
     return { p, queue, exactlyOnce, audited, moments, held };
   }
+
+  test('a call on another display: no lanes, and a running UI reader lets go of UiAutomation first (that display reads with the stock dump)', async () => {
+    const released: string[] = [];
+    const lanes = {
+      forCall: (): never => assert.fail('the lanes serve display 0 only'),
+      releaseUiAutomation: async (deviceId: string) => void released.push(deviceId),
+    };
+    const ran: Array<{ args: unknown; signal: AbortSignal }> = [];
+    const gate = new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [], safety: { decision: 'allow' } });
+    const { p } = pipeline(gate, lanes, 1);
+    const controller = new AbortController();
+    const call = fakeToolCall({
+      toolId: 'android_launch_app',
+      tool: recordingTool(ran),
+      args: {},
+      signal: controller.signal,
+    });
+    await p.run(call, controller);
+    assert.equal(ran.length, 1);
+    assert.deepEqual(released, [call.device.deviceId]);
+  });
 
   test('an allowed call runs the tool with its validated arguments and its own signal; the audit hears it before the ack', async () => {
     const ran: Array<{ args: unknown; signal: AbortSignal }> = [];

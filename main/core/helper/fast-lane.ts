@@ -92,6 +92,14 @@ export class FastLanes {
   }
 
   /**
+   * The phone's UI reader lets go of UiAutomation, for reads the lanes do not serve (a call on
+   * another display reads with the stock dump): never starts anything.
+   */
+  async releaseUiAutomation(deviceId: string): Promise<void> {
+    await this.programs?.yieldUiAutomation(deviceId);
+  }
+
+  /**
    * @internal Tree reads that open a UiAutomation connection (the snapshot helper, the stock
    * dump) one at a time per phone: Android allows one connection, so a second reader started
    * meanwhile (the read after an action, an agent's `android_ui_tree`) would fail instead of wait.

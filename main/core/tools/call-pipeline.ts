@@ -48,7 +48,13 @@ export interface CallPipelineOptions {
   /** Policy and approvals; absent, every call is allowed (unit tests of the tools alone). */
   gate?: SafetyGate | undefined;
   /** The fast lane (helper/fast-lane.ts): tools use the helper on the phone when it runs. */
-  lanes?: { forCall(deviceId: string, shell: DeviceShell): ToolLanes } | undefined;
+  lanes?:
+    | {
+        forCall(deviceId: string, shell: DeviceShell): ToolLanes;
+        /** A running UI reader lets go of the phone's one UiAutomation connection (stock dumps need it). */
+        releaseUiAutomation?(deviceId: string): Promise<void>;
+      }
+    | undefined;
   /** Told about every finished call before its ack is sent (what the next call relies on). */
   sinks: readonly CallRecordSink[];
   /** Told about every finished call after its ack is sent: the audit line, the screen history's read (see finish). */
@@ -170,7 +176,11 @@ export class CallPipeline {
     this.refuseIfHeld(call);
     observed?.running();
     // The helper works on display 0 only: a phone driven on another display keeps the stock lane.
-    const lanes = this.o.shells.displayInUse(deviceId) === 0 ? this.o.lanes?.forCall(deviceId, shell) : undefined;
+    const onDefaultDisplay = this.o.shells.displayInUse(deviceId) === 0;
+    const lanes = onDefaultDisplay ? this.o.lanes?.forCall(deviceId, shell) : undefined;
+    // Another display's reads are stock dumps: a UI reader an earlier call started would hold
+    // the UiAutomation connection they need.
+    if (!onDefaultDisplay) await this.o.lanes?.releaseUiAutomation?.(deviceId);
     if (lanes) call.lanesAtSlot = this.callLanes(call, lanes);
     // A ref that no longer holds is refused before the screen is read or a person is asked (the
     // tool checks it again against the gate's read, targets.ts).
