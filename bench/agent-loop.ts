@@ -85,12 +85,21 @@ async function programCounts(bridge: BridgeHandle, deviceId: string): Promise<Ma
   return new Map((await programsOf(bridge, deviceId)).map((p) => [p.program, p]));
 }
 
+/** The short name of each program in the table (the lanes' words where a lane is named after it). */
+const PROGRAM_WORDS: Record<AdminPhoneProgram['program'], string> = {
+  scrcpy_input: 'scrcpy',
+  ui_reader: 'ui_reader',
+  snapshot_tree: 'snapshot',
+  uia2_server: 'uia2',
+  minicap_stream: 'minicap',
+};
+
 /** What each program served (and left to the stock lane) between two readings, or its state when off. */
 function programsServed(before: Map<string, AdminPhoneProgram>, after: Map<string, AdminPhoneProgram>): string {
   return (
     [...after.values()]
       .map((p) => {
-        const name = p.program === 'scrcpy_input' ? 'scrcpy' : p.program === 'ui_reader' ? 'ui_reader' : 'snapshot';
+        const name = PROGRAM_WORDS[p.program];
         if (p.state === 'off') return `${name} off`;
         const was = before.get(p.program);
         return `${name} ${p.served - (was?.served ?? 0)} served, ${p.fell_back - (was?.fell_back ?? 0)} to stock`;
