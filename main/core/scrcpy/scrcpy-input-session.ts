@@ -29,7 +29,7 @@ import { BridgeError, isBridgeError } from '../errors';
 import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
-import { minicapPrebuiltRoot, parseSha256sum } from '../stream/minicap-process';
+import { installCheckedFile, minicapPrebuiltRoot } from '../stream/minicap-process';
 import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
 import { classifyScrcpyOutput, failureError, type ScrcpyFailure } from './scrcpy-output';
 import {
@@ -92,19 +92,11 @@ function scidHex(scid: number): string {
 
 /** Puts the jar on the phone unless its copy already has the package's bytes; checks it after. */
 export async function installScrcpyJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
-  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
-  const want = jarSha256(local);
-  const before = parseSha256sum((await runText(shell, ['sha256sum', SCRCPY_JAR_REMOTE], options)).text);
-  if (before.get(SCRCPY_JAR_REMOTE) !== want) {
-    await runText(shell, ['mkdir', '-p', SCRCPY_DIR], options);
-    await shell.push(readFileSync(local), SCRCPY_JAR_REMOTE, { ...options, timeoutMs: 30_000, mode: 0o644 });
-  }
-  const after = parseSha256sum((await runText(shell, ['sha256sum', SCRCPY_JAR_REMOTE], options)).text);
-  if (after.get(SCRCPY_JAR_REMOTE) !== want)
-    throw new BridgeError(
-      'command_failed',
-      `the phone’s copy of ${SCRCPY_JAR_REMOTE} is not the bridge’s scrcpy-server; it was not run`,
-    );
+  await installCheckedFile(
+    shell,
+    { local, sha256: jarSha256(local), remote: SCRCPY_JAR_REMOTE, dir: SCRCPY_DIR, what: 'scrcpy-server' },
+    signal,
+  );
 }
 
 /** One finger of a gesture: where it is at each time (ms from the gesture's start). */

@@ -164,6 +164,42 @@ export function parseSha256sum(text: string): Map<string, string> {
   return out;
 }
 
+/** One file of the bridge's own for a phone: where it goes and the bytes it must have there. */
+export interface CheckedFile {
+  local: string;
+  sha256: string;
+  remote: string;
+  /** The folder `remote` is in, made when the file is pushed. */
+  dir: string;
+  /** chmod for that folder when it is made (a folder whose files only the shell user may read). */
+  dirMode?: string;
+  /** How the refusal names the program ("scrcpy-server", "UI reader"). */
+  what: string;
+  /** `details.reason` of the refusal, when the program has one. */
+  reason?: string;
+}
+
+/**
+ * Puts a program's file on the phone unless its copy already has the package's bytes, then
+ * checks the copy again: BridgeError('command_failed') when it still differs (it is never run).
+ */
+export async function installCheckedFile(shell: DeviceShell, file: CheckedFile, signal?: AbortSignal): Promise<void> {
+  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
+  const onPhone = async (): Promise<string | undefined> =>
+    parseSha256sum((await runText(shell, ['sha256sum', file.remote], options)).text).get(file.remote);
+  if ((await onPhone()) !== file.sha256) {
+    await runText(shell, ['mkdir', '-p', file.dir], options);
+    if (file.dirMode) await runText(shell, ['chmod', file.dirMode, file.dir], options);
+    await shell.push(readFileSync(file.local), file.remote, { ...options, timeoutMs: 30_000, mode: 0o644 });
+  }
+  if ((await onPhone()) !== file.sha256)
+    throw new BridgeError(
+      'command_failed',
+      `the phone’s copy of ${file.remote} is not the bridge’s ${file.what}; it was not run`,
+      file.reason ? { reason: file.reason } : undefined,
+    );
+}
+
 /** Puts the plan's files on the phone unless its copies are already the package's bytes; checks them after. */
 export async function installMinicapFiles(
   shell: DeviceShell,

@@ -8,11 +8,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { BridgeError } from '../errors';
 import { projectRoot } from '../build-info';
 import type { DeviceShell } from '../devices/device-shell';
 import { runText } from '../devices/shell-quote';
-import { parseSha256sum } from '../stream/minicap-process';
+import { installCheckedFile } from '../stream/minicap-process';
 
 /** The reader's own folder on the phone: the shell user's, mode 700. */
 export const UI_READER_DIR = '/data/local/tmp/xagent-ui-reader';
@@ -23,8 +22,6 @@ export const UI_READER_DUMP_FILE = `${UI_READER_DIR}/dump.xml`;
 export const PHONE_UIAUTOMATOR_JAR = '/system/framework/uiautomator.jar';
 export const UI_READER_MAIN_CLASS = 'com.xagent.bridge.UiReader';
 const LOCAL_NAME = 'xagent-ui-reader.jar';
-const COMMAND_MS = 10_000;
-const PUSH_MS = 30_000;
 
 /** The jar in this build (the asar-unpacked copy in the packaged app), or null when the build carries none. */
 export function uiReaderJarLocalPath(root = projectRoot()): string | null {
@@ -46,22 +43,20 @@ export function uiReaderJarSha256(path: string): string {
  * and the reader is not run.
  */
 export async function installUiReaderJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
-  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
-  const want = uiReaderJarSha256(local);
-  const before = parseSha256sum((await runText(shell, ['sha256sum', UI_READER_JAR_REMOTE], options)).text);
-  if (before.get(UI_READER_JAR_REMOTE) !== want) {
-    await runText(shell, ['mkdir', '-p', UI_READER_DIR], options);
-    // Only the shell user reads the folder: the dump written there is the screen's text.
-    await runText(shell, ['chmod', '700', UI_READER_DIR], options);
-    await shell.push(readFileSync(local), UI_READER_JAR_REMOTE, { ...options, timeoutMs: PUSH_MS, mode: 0o644 });
-  }
-  const after = parseSha256sum((await runText(shell, ['sha256sum', UI_READER_JAR_REMOTE], options)).text);
-  if (after.get(UI_READER_JAR_REMOTE) !== want)
-    throw new BridgeError(
-      'command_failed',
-      `the phone’s copy of ${UI_READER_JAR_REMOTE} is not the bridge’s UI reader; it was not run`,
-      { reason: 'reader_jar_mismatch' },
-    );
+  await installCheckedFile(
+    shell,
+    {
+      local,
+      sha256: uiReaderJarSha256(local),
+      remote: UI_READER_JAR_REMOTE,
+      dir: UI_READER_DIR,
+      // Only the shell user reads the folder: the dump written there is the screen's text.
+      dirMode: '700',
+      what: 'UI reader',
+      reason: 'reader_jar_mismatch',
+    },
+    signal,
+  );
 }
 
 /** Takes the reader's folder off the phone (the admin's Remove). */
