@@ -107,4 +107,35 @@ describe('the screen stream vouches for the read after an action', () => {
     await afterTap(h);
     assert.equal(h.mayVouch('phone-1'), false);
   });
+
+  test('actions back to back: one read at a time, and only the last action’s screen is read after it', async () => {
+    const h = history(() => true);
+    const span = { startedAt: 100, endedAt: 180 };
+    const started: string[] = [];
+    const finishFirst: Array<() => void> = [];
+    const tapReading = (name: string, gate?: Promise<void>): ToolCall =>
+      allowedTap(async () => {
+        started.push(name);
+        await gate;
+        return { window: { ...WINDOW, token: `Window{${name}}` }, nodes: NODES, span };
+      });
+    const first = tapReading('first', new Promise((resolve) => finishFirst.push(resolve)));
+    h.controlJudged('phone-1');
+    h.callFinished(first, 'ok');
+    h.readScreenAfter(first, 'ok');
+    // Two more taps while the first read runs: neither starts a read beside it.
+    const taps = [tapReading('second'), tapReading('third')];
+    for (const tap of taps) {
+      h.controlJudged('phone-1');
+      h.callFinished(tap, 'ok');
+      h.readScreenAfter(tap, 'ok');
+    }
+    assert.deepEqual(started, ['first']);
+    finishFirst[0]!();
+    const next = fakeToolCall({ toolId: 'android_tap', args: { ref: '@x' } });
+    await h.awaitScreenAfter(next);
+    // The second tap's screen was gone before its turn came: only the third's was read.
+    assert.deepEqual(started, ['first', 'third']);
+    assert.equal(h.stillShowing(next)?.window.token, 'Window{third}');
+  });
 });

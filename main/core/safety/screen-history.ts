@@ -63,6 +63,8 @@ export class ScreenHistory {
   private readonly generations = new Map<string, number>();
   /** The history a finished call settled, until its read after the ack starts (held by the call, not past it). */
   private readonly settledBy = new WeakMap<ToolCall, PhoneHistory>();
+  /** Per phone, the read after an action that runs or waits now (one at a time; settles, never rejects). */
+  private readonly readingAfter = new Map<string, Promise<void>>();
 
   constructor(private readonly o: ScreenHistoryOptions) {}
 
@@ -145,24 +147,32 @@ export class ScreenHistory {
     if (!history || this.history.get(deviceId) !== history) return;
     if (!screenAfter || outcome !== 'ok' || history.observedAfter) return;
     const generation = this.generations.get(deviceId) ?? 0;
-    const at = this.o.clock();
-    history.afterRead = screenAfter()
-      .then((read) => {
-        if (!read || read.window.token === null) return;
-        if (this.history.get(deviceId) !== history || (this.generations.get(deviceId) ?? 0) !== generation) return;
-        history.after = {
-          token: read.window.token,
-          window: read.window,
-          nodes: read.nodes,
-          read: read.span,
-          at,
-          generation,
-        };
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        history.afterRead = undefined;
-      });
+    const current = (): boolean =>
+      this.history.get(deviceId) === history && (this.generations.get(deviceId) ?? 0) === generation;
+    const read = async (): Promise<void> => {
+      // Actions that came back to back: only the last one's screen is read, after the read
+      // already running (each read costs the phone a walk of the screen; reads of screens
+      // already gone would only queue up behind it).
+      if (!current()) return;
+      const at = this.o.clock();
+      const screen = await screenAfter();
+      if (!screen || screen.window.token === null || !current()) return;
+      history.after = {
+        token: screen.window.token,
+        window: screen.window,
+        nodes: screen.nodes,
+        read: screen.span,
+        at,
+        generation,
+      };
+    };
+    const before = this.readingAfter.get(deviceId);
+    const reading = (before ? before.then(read) : read()).catch(() => undefined);
+    this.readingAfter.set(deviceId, reading);
+    history.afterRead = reading.finally(() => {
+      history.afterRead = undefined;
+      if (this.readingAfter.get(deviceId) === reading) this.readingAfter.delete(deviceId);
+    });
   }
 
   /**
