@@ -25,6 +25,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { BridgeError, isBridgeError } from '../errors';
 import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
@@ -189,17 +190,17 @@ export class ScrcpyInputSession {
     const session = await openStream(`shell:${scrcpyCommandLine(scid)}`, { timeoutMs: left(), ...signalOpt });
     let output = '';
     let sessionEnded = false;
-    const onOutput = new Set<(text: string) => void>();
+    // Until the session takes it over (and keeps it bounded), the output is kept here for a start failure's words.
+    let onOutput = (text: string): void => {
+      output += text;
+    };
+    const decoder = new StringDecoder('utf8');
     const ended = new Promise<void>((resolve) => {
       const end = (): void => {
         sessionEnded = true;
         resolve();
       };
-      session.on('data', (chunk: Buffer) => {
-        const text = chunk.toString('utf8');
-        output += text;
-        for (const f of onOutput) f(text);
-      });
+      session.on('data', (chunk: Buffer) => onOutput(decoder.write(chunk)));
       session.once('end', end);
       session.once('close', end);
       session.once('error', end);
@@ -225,7 +226,7 @@ export class ScrcpyInputSession {
     }
     const lane = new ScrcpyInputSession(shell, session, socket, scid, options.screen, ended);
     lane.output = output;
-    onOutput.add((text) => lane.onOutput(text));
+    onOutput = (text) => lane.onOutput(text);
     try {
       // A key the system ignores, then the barrier: a phone that refuses injection says so now.
       await lane.call(
