@@ -22,7 +22,7 @@
  * (`list(…, {typedText: true})`); the audit trail and every remote console keep to their
  * redacted form, and nothing of it is written to disk.
  */
-import { randomBytes } from 'node:crypto';
+import { newId } from '../protocol/envelope';
 import { isActionLane, type ActionLane, type AdminActionPoint, type AdminPhoneAction } from '../../contract/admin-api';
 import type { BridgeActionLine } from '../events/bridge-events';
 import type { DeviceShell } from '../devices/device-shell';
@@ -146,7 +146,7 @@ export class ActionTimeline implements CallObserver {
     this.seq += 1;
     const entry: Entry = {
       view: {
-        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        action_id: newId('act', 9),
         seq: this.seq,
         device_id: deviceId,
         connector_channel_id: call.channelId,
@@ -244,7 +244,7 @@ export class ActionTimeline implements CallObserver {
     const started = end - outcome.durationMs;
     ring.entries.push({
       view: {
-        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        action_id: newId('act', 9),
         seq: this.seq,
         device_id: deviceId,
         connector_channel_id: '',
@@ -290,7 +290,7 @@ export class ActionTimeline implements CallObserver {
     const at = line.action === 'turnover' ? end - durationMs : end;
     ring.entries.push({
       view: {
-        action_id: `act_${randomBytes(9).toString('base64url')}`,
+        action_id: newId('act', 9),
         seq: this.seq,
         device_id: line.deviceId,
         connector_channel_id: '',

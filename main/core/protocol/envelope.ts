@@ -3,7 +3,7 @@
  * builders for what we send.
  * Everything we send goes through `makePacket`, so every outgoing packet has the same shape.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import {
   formatIssue,
   MAX_WIRE_ID_LENGTH,
@@ -92,8 +92,24 @@ export function parseEnvelope(text: string): ParseResult {
   };
 }
 
+/**
+ * Random bytes for ids, drawn from one CSPRNG buffer refilled per 4 KiB (as crypto.randomUUID
+ * pools its own): every call mints several ids (its packets, timeline entry and audit line),
+ * and a sync randomBytes costs microseconds each on the call's path. Each byte is used once.
+ * Ids only: a secret is never made here.
+ */
+const ID_POOL = Buffer.alloc(4096);
+let idPoolUsed = ID_POOL.length;
+
 export function newId(prefix: string, bytes = 12): string {
-  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+  if (bytes > ID_POOL.length) return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+  if (idPoolUsed + bytes > ID_POOL.length) {
+    randomFillSync(ID_POOL);
+    idPoolUsed = 0;
+  }
+  const id = ID_POOL.toString('base64url', idPoolUsed, idPoolUsed + bytes);
+  idPoolUsed += bytes;
+  return `${prefix}_${id}`;
 }
 
 export function makePacket(

@@ -152,7 +152,9 @@ export class DeviceQueue {
     const line = this.lines.get(deviceId);
     if (!line) return 0;
     let count = 0;
-    const error = (): BridgeError => new BridgeError('canceled', reason);
+    // One error for every job it ends (its stack is built once, not twice per job).
+    let made: BridgeError | undefined;
+    const error = (): BridgeError => (made ??= new BridgeError('canceled', reason));
     for (const queue of [line.control, line.observationWaiting]) {
       for (let i = queue.length - 1; i >= 0; i -= 1) {
         const job = queue[i];

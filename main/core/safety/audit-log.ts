@@ -51,6 +51,8 @@ export class AuditLog {
   private pending: string[] = [];
   private writing: Promise<void> | undefined;
   private closed = false;
+  /** The current file, kept open between writes (one write per drain, not open, write, close); closed to rotate. */
+  private handle: fsp.FileHandle | undefined;
 
   constructor(
     private readonly options: {
@@ -132,11 +134,27 @@ export class AuditLog {
 
   private async write(text: string, bytes: number): Promise<void> {
     if (bytes === 0) return;
-    await fsp.appendFile(this.file(0), text, { mode: 0o600 });
+    this.handle ??= await fsp.open(this.file(0), 'a', 0o600);
+    try {
+      await this.handle.appendFile(text);
+    } catch (error) {
+      // Opened again by the next write: a file removed or a disk that failed may come back.
+      await this.closeHandle();
+      throw error;
+    }
     this.size += bytes;
   }
 
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+  }
+
   private async rotate(): Promise<void> {
+    // Closed before the rename: the next write opens the new current file (and Windows refuses
+    // to rename a file that is open).
+    await this.closeHandle();
     await fsp.rm(this.file(this.limits.maxFiles - 1), { force: true });
     for (let i = this.limits.maxFiles - 2; i >= 0; i--) {
       await fsp.rename(this.file(i), this.file(i + 1)).catch((error: NodeJS.ErrnoException) => {
@@ -154,6 +172,8 @@ export class AuditLog {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    await this.writing;
+    await this.closeHandle();
   }
 
   private async linesOf(i: number): Promise<string[]> {

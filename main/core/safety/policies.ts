@@ -85,20 +85,30 @@ export function parsePolicies(body: unknown): StoredPolicies {
 
 /** Reads and writes the policies in state.json; a damaged entry falls back to the defaults. */
 export class PolicyStore {
+  /**
+   * The last stored entry read and its checked form: every control call's gate and audit line
+   * asks, and `put` is the only writer (it replaces the entry, so a new object means new policies).
+   */
+  private parsed: { raw: ReturnType<StateStore['get']>['policies']; value: StoredPolicies } | undefined;
+
   constructor(private readonly store: StateStore) {}
 
   stored(): StoredPolicies {
     const raw = this.store.get().policies;
+    if (this.parsed?.raw === raw) return this.parsed.value;
+    let value: StoredPolicies;
     try {
-      return parsePolicies({
+      value = parsePolicies({
         defaults: raw.defaults ?? {},
         per_device: raw.per_device ?? {},
         sensitive_apps: raw.sensitive_apps ?? [],
         audit_typed_text: raw.audit_typed_text,
       });
     } catch {
-      return { defaults: {}, perDevice: {}, sensitiveApps: [], auditTypedText: DEFAULT_AUDIT_TYPED_TEXT };
+      value = { defaults: {}, perDevice: {}, sensitiveApps: [], auditTypedText: DEFAULT_AUDIT_TYPED_TEXT };
     }
+    this.parsed = { raw, value };
+    return value;
   }
 
   /** The API view: every class in `defaults` (built-in values filled in). */

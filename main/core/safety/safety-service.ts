@@ -4,7 +4,8 @@
  * builds one and hands its gate and sink to the tool runtime. The approver sees
  * typed text in full; the audit line keeps it as the policies' `audit_typed_text` says.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { newId } from '../protocol/envelope';
 import { join } from 'node:path';
 import type { AuditEntry, AuditTypedText } from '../../contract/admin-api';
 import { accessCodeMatches } from '../bindings/access-codes';
@@ -125,7 +126,7 @@ export class SafetyService {
    */
   recordBridgeAction(e: BridgeActionLine): void {
     this.audit.append({
-      id: `aud_${randomBytes(9).toString('base64url')}`,
+      id: newId('aud', 9),
       time: this.o.clock(),
       connector_channel_id: null,
       device_id: e.deviceId,
@@ -181,7 +182,7 @@ export class SafetyService {
     const { call } = e;
     const verdict = call.verdict;
     const entry: AuditEntry = {
-      id: `aud_${randomBytes(9).toString('base64url')}`,
+      id: newId('aud', 9),
       time: call.receivedAt,
       connector_channel_id: call.channelId,
       device_id: call.device.deviceId,
