@@ -1,7 +1,7 @@
 /**
  * Part i (#35, "agent loop"): a vision agent's step — tap by ref on what the last screenshot
  * showed, then a screenshot — under the default policy, side by side in one run on two
- * `usb-phone` phones (Android 12L) served by one bridge in its own process:
+ * `usb-phone` phones (Android 12L) served by one bridge in its own process, compiled as installed:
  *
  * - L, "the bridge's loop": the screen stream on, the lanes the bridge runs by default
  *   (scrcpy-server for input, the snapshot helper for the tree), timed once both are `ready`;
@@ -20,6 +20,7 @@ import type { AdminPhoneProgram } from '../main/contract/admin-api';
 import {
   bindChannel,
   callTool,
+  compileBridge,
   connectClient,
   programsOf,
   setPrograms,
@@ -118,7 +119,8 @@ export async function agentLoopBench(
   const steps = quick ? 6 : 20;
   log('i. agent loop: two usb-phone phones on Android 12L (L stream on, K stock), one bridge process');
   const set = await startPhones(cleanup, adb, ['usb-phone', 'usb-phone'], 'I', ANDROID_12L);
-  const bridge = await startSpawnedBridge(cleanup, adb);
+  compileBridge((line) => log(`i. ${line}`));
+  const bridge = await startSpawnedBridge(cleanup, adb, { built: true });
   const [idL, idK] = (await waitForDevices(bridge, [set.serial(0), set.serial(1)])) as [string, string];
   const client = await connectClient(cleanup, bridge, 'agent loop client');
   // K: the stock loop, as on a phone whose person turned the programs off on its card.

@@ -13,6 +13,9 @@
  *   command (`adb -s SERIAL shell input tap …`, `exec-out uiautomator dump /dev/tty`), no safety
  *   checks (mobile-next/mobile-mcp, src/android.ts), against phone S.
  *
+ * The bridge runs as installed: compiled (dist/, no tsx) in its own process, as `device-bridge
+ * serve` runs; the simulated phones and the bench's agent are in this process.
+ *
  * Calls of the paths alternate, so load affects them alike. Every row counts the lanes its
  * results said served them, so a column is never credited with a lane that fell back.
  *
@@ -38,7 +41,8 @@ import {
   programsOf,
   setPrograms,
   setScreenChecks,
-  startInProcessBridge,
+  compileBridge,
+  startSpawnedBridge,
   waitForDevices,
   waitForProgramsReady,
   waitUntil,
@@ -172,7 +176,10 @@ export async function fastLaneBench(
   const [serialS, serialF] = serials as [string, string, string];
   const phoneF = phones[1]!;
   const phoneH = phones[2]!;
-  const bridge: BridgeHandle = await startInProcessBridge(cleanup, adb);
+  // The bridge as installed: compiled, in its own process (the agent and the phones are never in
+  // its event loop), so its own time per call is the product's, not tsx's or the bench's.
+  compileBridge((line) => log(`e. ${line}`));
+  const bridge: BridgeHandle = await startSpawnedBridge(cleanup, adb, { built: true });
   const [idS, idF, idH] = (await waitForDevices(bridge, serials)) as [string, string, string];
   // The check the bridge runs when a phone connects ends with a stock dump, for which the UI
   // reader lets go: it is over before anything is timed.

@@ -7,13 +7,12 @@
  * bound), tap p95 on the other hosts' phones when one host is lost, and the console (Devices
  * listing all 256, a search, the page's JS heap) in Debian's Chromium.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Cleanup } from './env';
-import { bindChannel, bridgeDevices, connectClient, startAdb, startSpawnedBridge, waitUntil } from './env';
+import { bindChannel, bridgeDevices, compileBridge, connectClient, startAdb, startSpawnedBridge, waitUntil } from './env';
 import { figures, runLoad, type LoadResult } from './load';
 import { mib, readAfterGc, readCpuSeconds, readRss, RssSampler } from './memory';
 import type { Report } from './report';
@@ -171,13 +170,7 @@ export async function labScaleBench(
 
   // The bridge as installed runs compiled JavaScript; under tsx its idle RSS is 25-50 MiB more
   // (the loader's thread, the compiled sources it keeps), which is the bench's, not the product's.
-  log('j. compiling main/ (tsc -p tsconfig.build.json) to run the bridge as installed');
-  const compiled = spawnSync(
-    process.execPath,
-    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO_ROOT, 'tsconfig.build.json')],
-    { cwd: REPO_ROOT, stdio: 'inherit', timeout: 600_000 },
-  );
-  if (compiled.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (${String(compiled.status)})`);
+  compileBridge((line) => log(`j. ${line}`));
   notes.push('The bridge ran compiled (dist/main/cli.js, no tsx), as an installed `device-bridge serve` runs.');
 
   log('j. starting device-bridge serve on all 8 hosts');

@@ -13,9 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { Cleanup, startAdb, startInProcessBridge, startSpawnedBridge, waitUntil } from './env';
+import { Cleanup, compileBridge, startAdb, startInProcessBridge, startSpawnedBridge, waitUntil } from './env';
 import { readCpuSeconds } from './memory';
 import { summarize } from './stats';
 import { startSimFarm } from '../main/sim/sim-farm';
@@ -39,7 +37,6 @@ const SPAWNED = process.argv.includes('--spawned');
 const PROFILE_DIR = process.argv.includes('--cpu-prof')
   ? process.argv[process.argv.indexOf('--cpu-prof') + 1]
   : undefined;
-const REPO_ROOT = join(__dirname, '..');
 
 /** Like part j's phones: each phone's own serial differs from the others' only before its last four. */
 async function startHost(cleanup: Cleanup, host: number): Promise<AdbServerRig> {
@@ -146,12 +143,7 @@ async function main(): Promise<void> {
     );
 
     if (SPAWNED) {
-      const compiled = spawnSync(
-        process.execPath,
-        [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO_ROOT, 'tsconfig.build.json')],
-        { cwd: REPO_ROOT, stdio: 'inherit', timeout: 600_000 },
-      );
-      if (compiled.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (${String(compiled.status)})`);
+      compileBridge((line) => console.log(line));
       await cleanup.runNow('in-process bridge');
       const served = await startSpawnedBridge(cleanup, hosts[0]!, {
         adbArgs: hosts.flatMap((h) => ['--adb', `127.0.0.1:${h.port}`]),
