@@ -15,10 +15,10 @@ import {
   MINICAP_DIR,
   installMinicapFiles,
   minicapCommandLine,
-  parseSha256sum,
   planMinicapFiles,
   projectionFor,
 } from '../../main/core/stream/minicap-process';
+import { parseSha256sum } from '../../main/core/program-lifecycle/checked-files';
 import { isBridgeError } from '../../main/core/errors';
 import { frameCostMs, streamLatencyMs } from '../../main/core/stream/screen-streams';
 import { FakeDeviceShell } from '../helpers/fake-device-shell';

@@ -172,13 +172,10 @@ describe('installUiReaderJar', () => {
   const line = (hash: string): string => `${hash}  ${UI_READER_JAR_REMOTE}\n`;
   test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('a copy with the same bytes is used as is', async () => {
+  test('a copy with the same bytes is used as is, after one check', async () => {
     const shell = new FakeDeviceShell().on(['sha256sum'], line(sha));
     await installUiReaderJar(shell, jar);
-    assert.deepEqual(shell.argvs(), [
-      ['sha256sum', UI_READER_JAR_REMOTE],
-      ['sha256sum', UI_READER_JAR_REMOTE],
-    ]);
+    assert.deepEqual(shell.argvs(), [['sha256sum', UI_READER_JAR_REMOTE]]);
   });
 
   test('a missing or tampered copy is pushed again into a folder only the shell user reads, mode 0644', async () => {

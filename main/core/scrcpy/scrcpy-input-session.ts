@@ -21,8 +21,8 @@
  *   (provably not performed: the lane may use stock `input`). Once written, a connection that
  *   ends or a deadline that passes before the barrier is `outcome_unknown` (never resend).
  */
-import { createHash, randomInt } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -30,7 +30,8 @@ import { BridgeError, isBridgeError } from '../errors';
 import { pauseFor } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
-import { installCheckedFile, minicapPrebuiltRoot } from '../stream/minicap-process';
+import { minicapPrebuiltRoot } from '../stream/minicap-process';
+import { installCheckedFiles, localFileSha256 } from '../program-lifecycle/checked-files';
 import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
 import { classifyScrcpyOutput, failureError, type ScrcpyFailure } from './scrcpy-output';
 import {
@@ -60,12 +61,6 @@ export function scrcpyJarLocalPath(root = minicapPrebuiltRoot()): string | null 
   return existsSync(path) ? path : null;
 }
 
-let jarHash: { path: string; sha256: string } | undefined;
-function jarSha256(path: string): string {
-  if (jarHash?.path !== path) jarHash = { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
-  return jarHash.sha256;
-}
-
 /** The shell line that starts the server: a fixed variable assignment, then every word quoted. */
 export function scrcpyCommandLine(scid: number): string {
   return `CLASSPATH=${SCRCPY_JAR_REMOTE} ${buildCommandLine([
@@ -93,9 +88,13 @@ function scidHex(scid: number): string {
 
 /** Puts the jar on the phone unless its copy already has the package's bytes; checks it after. */
 export async function installScrcpyJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
-  await installCheckedFile(
+  await installCheckedFiles(
     shell,
-    { local, sha256: jarSha256(local), remote: SCRCPY_JAR_REMOTE, dir: SCRCPY_DIR, what: 'scrcpy-server' },
+    {
+      files: [{ local, sha256: localFileSha256(local), remote: SCRCPY_JAR_REMOTE }],
+      dir: SCRCPY_DIR,
+      what: 'scrcpy-server',
+    },
     signal,
   );
 }

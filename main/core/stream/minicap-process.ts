@@ -14,7 +14,7 @@
  *   client slot, so nothing else on the phone reads the screen through it.
  * - Stop: `kill` its pid (from the banner), then the shell is closed; cleanup removes the files.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -23,6 +23,7 @@ import { withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
 import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
+import { installCheckedFiles, localFileSha256 } from '../program-lifecycle/checked-files';
 import { MinicapReader, type MinicapBanner } from './minicap-wire';
 
 /** The phone folder that holds the bridge's copy of minicap (and nothing else). */
@@ -84,16 +85,6 @@ export function minicapPackageVersion(): string | null {
   return packageVersion;
 }
 
-const hashes = new Map<string, string>();
-function sha256Of(path: string): string {
-  let hash = hashes.get(path);
-  if (!hash) {
-    hash = createHash('sha256').update(readFileSync(path)).digest('hex');
-    hashes.set(path, hash);
-  }
-  return hash;
-}
-
 /**
  * Which way minicap can run on a phone with these ABIs (ro.product.cpu.abilist, best first) and
  * SDK, and the files it needs; null when the package has nothing for it.
@@ -113,8 +104,8 @@ export function planMinicapFiles(
         way: 'native',
         abi,
         files: [
-          { local: binary, remote: `${MINICAP_DIR}/minicap`, mode: 0o755, sha256: sha256Of(binary) },
-          { local: library, remote: `${MINICAP_DIR}/minicap.so`, mode: 0o644, sha256: sha256Of(library) },
+          { local: binary, remote: `${MINICAP_DIR}/minicap`, mode: 0o755, sha256: localFileSha256(binary) },
+          { local: library, remote: `${MINICAP_DIR}/minicap.so`, mode: 0o644, sha256: localFileSha256(library) },
         ],
       };
     }
@@ -124,7 +115,7 @@ export function planMinicapFiles(
   return {
     way: 'apk',
     abi: null,
-    files: [{ local: apk, remote: `${MINICAP_DIR}/minicap.apk`, mode: 0o644, sha256: sha256Of(apk) }],
+    files: [{ local: apk, remote: `${MINICAP_DIR}/minicap.apk`, mode: 0o644, sha256: localFileSha256(apk) }],
   };
 }
 
@@ -154,74 +145,19 @@ export function minicapCommandLine(plan: MinicapFilePlan, projection: string, so
   return `CLASSPATH=${MINICAP_DIR}/minicap.apk ${buildCommandLine(['app_process', '/system/bin', APK_MAIN_CLASS, ...options])}`;
 }
 
-/** `sha256sum` output → path → hash. */
-export function parseSha256sum(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]{64})\s+\*?(\S.*)$/.exec(line.trim());
-    if (m?.[1] && m[2]) out.set(m[2], m[1]);
-  }
-  return out;
-}
-
-/** One file of the bridge's own for a phone: where it goes and the bytes it must have there. */
-export interface CheckedFile {
-  local: string;
-  sha256: string;
-  remote: string;
-  /** The folder `remote` is in, made when the file is pushed. */
-  dir: string;
-  /** chmod for that folder when it is made (a folder whose files only the shell user may read). */
-  dirMode?: string;
-  /** How the refusal names the program ("scrcpy-server", "UI reader"). */
-  what: string;
-  /** `details.reason` of the refusal, when the program has one. */
-  reason?: string;
-}
-
-/**
- * Puts a program's file on the phone unless its copy already has the package's bytes, then
- * checks the copy again: BridgeError('command_failed') when it still differs (it is never run).
- */
-export async function installCheckedFile(shell: DeviceShell, file: CheckedFile, signal?: AbortSignal): Promise<void> {
-  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
-  const onPhone = async (): Promise<string | undefined> =>
-    parseSha256sum((await runText(shell, ['sha256sum', file.remote], options)).text).get(file.remote);
-  if ((await onPhone()) !== file.sha256) {
-    await runText(shell, ['mkdir', '-p', file.dir], options);
-    if (file.dirMode) await runText(shell, ['chmod', file.dirMode, file.dir], options);
-    await shell.push(readFileSync(file.local), file.remote, { ...options, timeoutMs: 30_000, mode: 0o644 });
-  }
-  if ((await onPhone()) !== file.sha256)
-    throw new BridgeError(
-      'command_failed',
-      `the phone’s copy of ${file.remote} is not the bridge’s ${file.what}; it was not run`,
-      file.reason ? { reason: file.reason } : undefined,
-    );
-}
-
 /** Puts the plan's files on the phone unless its copies are already the package's bytes; checks them after. */
 export async function installMinicapFiles(
   shell: DeviceShell,
   plan: MinicapFilePlan,
   signal?: AbortSignal,
 ): Promise<void> {
-  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
-  const remote = plan.files.map((f) => f.remote);
-  const before = parseSha256sum((await runText(shell, ['sha256sum', ...remote], options)).text);
-  for (const file of plan.files) {
-    if (before.get(file.remote) === file.sha256) continue;
-    await shell.push(readFileSync(file.local), file.remote, { ...options, timeoutMs: 30_000, mode: file.mode });
-  }
-  const after = parseSha256sum((await runText(shell, ['sha256sum', ...remote], options)).text);
-  const wrong = plan.files.filter((f) => after.get(f.remote) !== f.sha256);
-  if (wrong.length > 0)
-    throw new BridgeError(
-      'command_failed',
-      `the phone’s copy of ${wrong.map((f) => f.remote).join(', ')} is not the bridge’s minicap; it was not run`,
-    );
+  await installCheckedFiles(shell, { files: plan.files, what: 'minicap' }, signal);
   // Pushed files keep the mode sync gave them; an old copy may have lost its execute bit.
-  if (plan.way === 'native') await runText(shell, ['chmod', '755', `${MINICAP_DIR}/minicap`], options);
+  if (plan.way === 'native')
+    await runText(shell, ['chmod', '755', `${MINICAP_DIR}/minicap`], {
+      timeoutMs: COMMAND_MS,
+      ...(signal ? { signal } : {}),
+    });
 }
 
 /** Removes the bridge's minicap folder from the phone (nothing of it stays after a stream ends). */

@@ -5,13 +5,12 @@
  * copy is pushed again; a copy that still differs is never run. In the packaged app the folder
  * sits in `app.asar.unpacked` (electron-builder.yml's asarUnpack): adb pushes plain files.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { projectRoot } from '../build-info';
 import type { DeviceShell } from '../devices/device-shell';
 import { runText } from '../devices/shell-quote';
-import { installCheckedFile } from '../stream/minicap-process';
+import { installCheckedFiles, localFileSha256 } from '../program-lifecycle/checked-files';
 
 /** The reader's own folder on the phone: the shell user's, mode 700. */
 export const UI_READER_DIR = '/data/local/tmp/xagent-ui-reader';
@@ -29,26 +28,16 @@ export function uiReaderJarLocalPath(root = projectRoot()): string | null {
   return existsSync(path) ? path : null;
 }
 
-let jarHash: { path: string; sha256: string } | undefined;
-
-/** The local jar's SHA-256 (hex), computed once per path: every start compares against it. */
-export function uiReaderJarSha256(path: string): string {
-  if (jarHash?.path !== path) jarHash = { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
-  return jarHash.sha256;
-}
-
 /**
  * Puts the jar on the phone unless its copy already has the local jar's bytes, then checks the
  * copy again: throws BridgeError('command_failed', reason `reader_jar_mismatch`) when it still differs,
  * and the reader is not run.
  */
 export async function installUiReaderJar(shell: DeviceShell, local: string, signal?: AbortSignal): Promise<void> {
-  await installCheckedFile(
+  await installCheckedFiles(
     shell,
     {
-      local,
-      sha256: uiReaderJarSha256(local),
-      remote: UI_READER_JAR_REMOTE,
+      files: [{ local, sha256: localFileSha256(local), remote: UI_READER_JAR_REMOTE }],
       dir: UI_READER_DIR,
       // Only the shell user reads the folder: the dump written there is the screen's text.
       dirMode: '700',
