@@ -158,12 +158,42 @@ test('protocol 1: ready, a tree and a focused field with exact byte counts, erro
     'stub: connect',
     'stub: setCompressedLayoutHierarchy false',
     'stub: waitForIdle 100 500',
+    'stub: clearCache',
     'stub: dump 设置 Settings ✓ 1 1080 2400',
+    'stub: clearCache',
     'stub: findFocus 1',
     'stub: dump 搜索 field 0 1080 2400',
     'stub: waitForIdle 100 500',
+    'stub: clearCache',
     'stub: dump 设置 Settings ✓ 0 720 1600',
     'stub: disconnect',
+  ]);
+});
+
+test('every walk reads the phone, not the connection’s cache: clearCache, or before Android 14 the same service info applied again', async (t) => {
+  if (skipWhy) return t.skip(skipWhy);
+  // A long-lived UiAutomation's node cache can keep serving a screen that is gone
+  // (mobile-next/mobilecli#439); Android 13 and older have no UiAutomation.clearCache().
+  const dump = join(work ?? '', 'dump-cache.xml');
+  const run = await runReader(['1', dump], 'tree 0 1080 2400\nfocus 0 1080 2400\nquit\n', {
+    STUB_ROOT: 'home',
+    STUB_FOCUS: 'field',
+    STUB_BEFORE_ANDROID_14: '1',
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const [, tree, focus] = answers(run.stdout);
+  assert.match(tree?.body ?? '', /<node text="home"/);
+  assert.match(focus?.body ?? '', /<node text="field"/);
+  const calls = run.stderr.split('\n').filter((l) => l.startsWith('stub: '));
+  assert.deepEqual(calls.slice(2, -1), [
+    'stub: waitForIdle 100 500',
+    'stub: getServiceInfo',
+    'stub: setServiceInfo same',
+    'stub: dump home 0 1080 2400',
+    'stub: getServiceInfo',
+    'stub: setServiceInfo same',
+    'stub: findFocus 1',
+    'stub: dump field 0 1080 2400',
   ]);
 });
 

@@ -11,8 +11,8 @@
 #                 "xagent-ui-reader 1 ready <pid>"
 #                 for each stdin line until EOF or "quit": serve(line); flush
 #                 wrapper.disconnect(); exit 0
-#   serve(line):  "tree R W H"  -> waitIdle; root = getRootInActiveWindow()
-#                 "focus R W H" -> root = getRootInActiveWindow()?.findFocus(FOCUS_INPUT)
+#   serve(line):  "tree R W H"  -> waitIdle; freshNodes; root = getRootInActiveWindow()
+#                 "focus R W H" -> freshNodes; root = getRootInActiveWindow()?.findFocus(FOCUS_INPUT)
 #                 root == null -> "none"; else dumpWindowToFile(root, dump, R, W, H) and
 #                 "<kind> <n>" + the file's n bytes (the file is deleted at once)
 #                 anything thrown -> "error <one line>"; the reader goes on.
@@ -155,6 +155,7 @@
     move-result v5
     if-eqz v5, :not_tree
     invoke-static {p0}, Lcom/xagent/bridge/UiReader;->waitIdle(Landroid/app/UiAutomation;)V
+    invoke-static {p0}, Lcom/xagent/bridge/UiReader;->freshNodes(Landroid/app/UiAutomation;)V
     invoke-virtual {p0}, Landroid/app/UiAutomation;->getRootInActiveWindow()Landroid/view/accessibility/AccessibilityNodeInfo;
     move-result-object v5
     goto :have_answer
@@ -164,6 +165,7 @@
     invoke-virtual {v5, v1}, Ljava/lang/String;->equals(Ljava/lang/Object;)Z
     move-result v5
     if-eqz v5, :bad_request
+    invoke-static {p0}, Lcom/xagent/bridge/UiReader;->freshNodes(Landroid/app/UiAutomation;)V
     invoke-virtual {p0}, Landroid/app/UiAutomation;->getRootInActiveWindow()Landroid/view/accessibility/AccessibilityNodeInfo;
     move-result-object v5
     if-eqz v5, :have_answer
@@ -230,6 +232,37 @@
     return-void
 
     :not_idle
+    return-void
+.end method
+
+
+# Every walk reads the nodes from the phone, not from this connection's cache. A UiAutomation
+# that stays connected keeps an AccessibilityNodeInfo cache, and a subtree re-cached while its
+# invalidation raced a content change is served to every later walk: a stale screen until the
+# reader restarts (mobile-next/mobilecli#439, software-mansion/argent#591,
+# appium/appium-uiautomator2-server#730). Android 14+ has UiAutomation.clearCache(); on older
+# releases the call fails to link (NoSuchMethodError) and setServiceInfo, given the connection's
+# own service info back, clears the process's cache as it applies it (what Appium's server
+# relies on). A failure of both is not fatal: the walk goes on (the old behaviour).
+.method private static freshNodes(Landroid/app/UiAutomation;)V
+    .locals 1
+    :clear_start
+    invoke-virtual {p0}, Landroid/app/UiAutomation;->clearCache()Z
+    :clear_end
+    .catch Ljava/lang/Throwable; {:clear_start .. :clear_end} :before_android_14
+    return-void
+
+    :before_android_14
+    :info_start
+    invoke-virtual {p0}, Landroid/app/UiAutomation;->getServiceInfo()Landroid/accessibilityservice/AccessibilityServiceInfo;
+    move-result-object v0
+    if-eqz v0, :info_end
+    invoke-virtual {p0, v0}, Landroid/app/UiAutomation;->setServiceInfo(Landroid/accessibilityservice/AccessibilityServiceInfo;)V
+    :info_end
+    .catch Ljava/lang/Throwable; {:info_start .. :info_end} :not_cleared
+    return-void
+
+    :not_cleared
     return-void
 .end method
 
