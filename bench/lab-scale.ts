@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Cleanup } from './env';
-import { bindChannel, bridgeDevices, compileBridge, connectClient, startAdb, startSpawnedBridge, waitUntil } from './env';
+import {
+  bindChannel,
+  bridgeDevices,
+  compileBridge,
+  connectClient,
+  startAdb,
+  startSpawnedBridge,
+  waitUntil,
+} from './env';
 import { figures, runLoad, type LoadResult } from './load';
 import { mib, readAfterGc, readCpuSeconds, readRss, RssSampler } from './memory';
 import type { Report } from './report';
