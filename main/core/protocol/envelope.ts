@@ -108,8 +108,7 @@ export function parseEnvelope(text: string): ParseResult {
     return { ok: false, message: 'packet must be a JSON object' };
   }
   const record = raw as Record<string, unknown>;
-  const str = (v: unknown): string | undefined =>
-    typeof v === 'string' && v.length <= MAX_WIRE_ID_LENGTH ? v : undefined;
+  const str = (v: unknown): string | undefined => (isId(v) ? v : undefined);
   // JSON.parse copes with any depth, but the recursive code behind it (argument hashing,
   // schema checks) overflows the stack on a few thousand levels (found by the hardening fuzz:
   // an internal_error). No packet of ours is deep, so refuse deep ones here, at the edge.
