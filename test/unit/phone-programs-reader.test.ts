@@ -101,7 +101,9 @@ describe('the UI reader among the programs on a phone', () => {
   test('one read’s refusal leaves it running; a reader that is gone fails it', async () => {
     const r = rig();
     const reader = await readerUp(r);
-    r.programs.readerFailed(PHONE, new BridgeError('command_failed', 'x', { reason: 'reader_read_failed' }));
+    const running = await r.programs.reader(PHONE);
+    assert.ok(running);
+    r.programs.readerFailed(PHONE, running, new BridgeError('command_failed', 'x', { reason: 'reader_read_failed' }));
     assert.equal(r.programs.view(PHONE)[2]?.state, 'ready');
     reader.exit();
     const session = await r.programs.reader(PHONE);
@@ -112,6 +114,27 @@ describe('the UI reader among the programs on a phone', () => {
     assert.equal(failed?.state, 'failed');
     assert.equal(failed?.last_error_reason, 'reader_ended');
     assert.equal(await r.programs.reader(PHONE), null);
+    await r.programs.stop();
+  });
+
+  test('a read that finds its reader let go for the stock dump’s turn is no failure: started again at the next call', async () => {
+    const r = rig();
+    await readerUp(r);
+    const session = await r.programs.reader(PHONE);
+    assert.ok(session);
+    // The connect check's stock dump takes the phone's UiAutomation between the call's lookup and its read.
+    await r.programs.yieldUiAutomation(PHONE);
+    const refused = await session.tree({ rotation: 0, width: 1080, height: 2400 }, { timeoutMs: 1_000 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof BridgeError && refused.code === 'helper_unavailable', String(refused));
+    r.programs.readerFailed(PHONE, session, refused);
+    const view = r.programs.view(PHONE)[2];
+    assert.equal(view?.state, 'idle', JSON.stringify(view));
+    assert.equal(view?.last_error, null);
+    await readerUp(r);
+    assert.equal(r.shell.services.length, 2, 'started again at the next call, not held back until a retry time');
     await r.programs.stop();
   });
 

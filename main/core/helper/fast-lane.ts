@@ -236,7 +236,7 @@ class CallLanes implements ToolLanes {
     } catch (error) {
       if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
       if (isBridgeError(error) && error.details?.reason === 'reader_too_large') throw error;
-      programs.readerFailed(this.deviceId, error);
+      programs.readerFailed(this.deviceId, reader, error);
       programs.noteServed(this.deviceId, 'ui_reader', false);
       return null;
     }
@@ -264,7 +264,7 @@ class CallLanes implements ToolLanes {
         return xml === null ? null : parseUiXml(xml);
       } catch (error) {
         if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
-        programs.readerFailed(this.deviceId, error);
+        programs.readerFailed(this.deviceId, reader, error);
         programs.noteServed(this.deviceId, 'ui_reader', false);
         return undefined;
       }
@@ -467,7 +467,7 @@ class CallLanes implements ToolLanes {
     try {
       await work(input);
     } catch (error) {
-      this.programs.inputFailed(this.deviceId, error);
+      this.programs.inputFailed(this.deviceId, input, error);
       if (!notPerformed(error)) throw error;
       this.programs.noteServed(this.deviceId, 'scrcpy_input', false);
       return false;
@@ -664,7 +664,7 @@ class CallLanes implements ToolLanes {
           pasted = true;
         }
       } catch (error) {
-        programs.inputFailed(this.deviceId, error);
+        programs.inputFailed(this.deviceId, input, error);
         if (!notPerformed(error)) throw error;
         break;
       }
@@ -715,7 +715,7 @@ function scrcpyClipboard(input: ScrcpyInputSession, programs: PhonePrograms, dev
         served();
         return text;
       } catch (error) {
-        programs.inputFailed(deviceId, error);
+        programs.inputFailed(deviceId, input, error);
         throw error;
       }
     },
@@ -724,7 +724,7 @@ function scrcpyClipboard(input: ScrcpyInputSession, programs: PhonePrograms, dev
         await input.setClipboard(text, options);
         served();
       } catch (error) {
-        programs.inputFailed(deviceId, error);
+        programs.inputFailed(deviceId, input, error);
         throw error;
       }
     },

@@ -255,7 +255,7 @@ export class PhonePrograms {
       phone.input.touch();
       return session;
     }
-    if (session) this.inputFailed(deviceId, new Error('scrcpy-server ended'));
+    if (session) this.inputFailed(deviceId, session, new Error('scrcpy-server ended'));
     return null;
   }
 
@@ -280,7 +280,7 @@ export class PhonePrograms {
     const session = life.running;
     if (!session) return null;
     if (!session.running) {
-      this.readerFailed(deviceId, new BridgeError('helper_unavailable', 'the UI reader ended'));
+      this.readerFailed(deviceId, session, new BridgeError('helper_unavailable', 'the UI reader ended'));
       return null;
     }
     life.touch();
@@ -322,20 +322,21 @@ export class PhonePrograms {
   }
 
   /**
-   * The UI reader failed a read. Its own refusal of one read (an `error` answer, no window, a
-   * tree too large) leaves it running; a reader that is gone, stuck or out of step stops and is
-   * tried again after PROGRAM_RETRY_MS.
+   * The UI reader `session` failed a read. Its own refusal of one read (an `error` answer, no
+   * window, a tree too large) leaves it running; a reader that is gone, stuck or out of step
+   * stops and is tried again after PROGRAM_RETRY_MS. A session already let go (the stock dump's
+   * turn took it between the call's lookup and its read) is no failure: the call reads another way.
    */
-  readerFailed(deviceId: string, error: unknown): void {
+  readerFailed(deviceId: string, session: UiReaderSession, error: unknown): void {
     if (isBridgeError(error) && error.code === 'canceled') return;
     const life = this.phone(deviceId).reader;
     const reason = isBridgeError(error) ? error.details?.reason : undefined;
     if (
-      life.running?.running &&
+      session.running &&
       (reason === 'reader_read_failed' || reason === 'reader_no_window' || reason === 'reader_too_large')
     )
       return;
-    void life.fail(error);
+    void life.failRun(session, error);
   }
 
   /** A program served a call (or the stock lane served one it could not). */
@@ -354,13 +355,13 @@ export class PhonePrograms {
   /**
    * The input server failed a call. A refusal the phone will repeat (injection not allowed)
    * leaves it running — the stock lane is refused the same way — anything else stops it and
-   * it is tried again after PROGRAM_RETRY_MS.
+   * it is tried again after PROGRAM_RETRY_MS, unless `session` was already let go (a stop, or
+   * its end already seen): that is no new failure.
    */
-  inputFailed(deviceId: string, error: unknown): void {
+  inputFailed(deviceId: string, session: ScrcpyInputSession, error: unknown): void {
     if (isBridgeError(error) && (error.code === 'canceled' || error.code === 'input_blocked')) return;
-    const phone = this.phone(deviceId);
-    if (isBridgeError(error) && error.code === 'outcome_unknown' && phone.input.running?.running) return;
-    void phone.input.fail(error);
+    if (isBridgeError(error) && error.code === 'outcome_unknown' && session.running) return;
+    void this.phone(deviceId).input.failRun(session, error);
   }
 
   /** The snapshot helper failed a read: the stock dump serves this call; it is tried again later. */

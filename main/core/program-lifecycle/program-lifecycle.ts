@@ -258,6 +258,16 @@ export class ProgramLifecycle<R extends RunningProgram> {
     await run?.stop().catch(() => undefined);
   }
 
+  /**
+   * A call saw `run` fail. Taken as `fail()` only while `run` is still the one running: one that
+   * a stop already let go (another reader's turn, the lease's end, a newer start), or that was
+   * already seen to end, failed because of that, which is no new failure of the program.
+   */
+  async failRun(run: R, error: unknown): Promise<void> {
+    if (this.#run !== run) return;
+    await this.fail(error);
+  }
+
   /** It served a use: its idle stop counts from now. */
   touch(): void {
     this.#lastUsedAt = this.o.clock();
