@@ -116,7 +116,12 @@ describe('call pipeline', () => {
       services,
       gate,
       sinks: [
-        { record: (call, outcome) => audited.push({ call, outcome, verdictDecision: call.verdict?.decision ?? null }) },
+        {
+          record: (call, outcome) => {
+            moments.push(`sink:${outcome.outcome}`);
+            audited.push({ call, outcome, verdictDecision: call.verdict?.decision ?? null });
+          },
+        },
       ],
       observer: {
         queued: () => {
@@ -168,7 +173,7 @@ describe('call pipeline', () => {
     assert.deepEqual(released, [call.device.deviceId]);
   });
 
-  test('an allowed call runs the tool with its validated arguments and its own signal; the audit hears it before the ack', async () => {
+  test('an allowed call runs the tool with its validated arguments and its own signal; the sinks hear it first after the ack', async () => {
     const ran: Array<{ args: unknown; signal: AbortSignal }> = [];
     const gate = new ScriptedGate({ decision: 'allow', by: 'policy', reasons: [], safety: { decision: 'allow' } });
     const { p, audited, moments } = pipeline(gate);
@@ -192,16 +197,18 @@ describe('call pipeline', () => {
     );
     assert.equal(ran[0]?.signal, controller.signal, 'the tool gets the signal made at the edge');
     assert.equal(gate.asked[0], call, 'the gate sees the same record');
-    assert.equal(audited.length, 1, 'audited before the ack');
+    assert.equal(audited.length, 0, 'the agent’s answer does not wait for the sinks');
+    // The edge sent the ack (invoke-handler.ts), in the same turn: the sinks and watchers hear now.
+    p.acked(call);
+    assert.equal(audited.length, 1);
     assert.equal(audited[0]?.call, call);
     assert.equal(audited[0]?.verdictDecision, 'allow');
     assert.equal(audited[0]?.outcome.outcome, 'ok');
-    // The edge sent the ack (invoke-handler.ts): the watchers hear now.
-    p.acked(call);
     assert.deepEqual(moments, [
       'queued',
       'running',
       'before_action',
+      'sink:ok',
       'audit_line:ok',
       'screen_after:ok',
       'finished:ok',
@@ -232,7 +239,13 @@ describe('call pipeline', () => {
     p.acked(call);
     p.acked(call);
     p.flush();
-    assert.deepEqual(moments.slice(3), ['audit_line:ok', 'screen_after:ok', 'timeline_threw', 'state_event']);
+    assert.deepEqual(moments.slice(3), [
+      'sink:ok',
+      'audit_line:ok',
+      'screen_after:ok',
+      'timeline_threw',
+      'state_event',
+    ]);
   });
 
   test('a call whose ack was never sent (the bridge stopping) still gets its audit line at the flush', async () => {
@@ -266,10 +279,13 @@ describe('call pipeline', () => {
       args: { package: 'com.example.wallet' },
       signal: controller.signal,
     });
+    // As the edge does (invoke-handler.ts): the ack, then in the same turn what follows it.
     const first = await exactlyOnce.run(call.key, call.argsHash, true, () => p.run(call, controller));
+    p.acked(call);
     assert.equal(first.error?.code, 'policy_denied');
     assert.match(first.error?.message ?? '', /wallet apps are denied/);
     const retry = await exactlyOnce.run(call.key, call.argsHash, true, () => p.run(call, controller));
+    p.acked(call);
     assert.deepEqual(retry, first);
     assert.equal(gate.asked.length, 1, 'asked once');
     assert.equal(ran.length, 0, 'nothing reached the phone');
@@ -294,16 +310,16 @@ describe('call pipeline', () => {
     assert.equal(queue.cancelDevice('phone-1', 'stopped at the computer'), 1);
     assert.equal(call.signal.aborted, true, 'the record’s own signal fired');
     const ack = await answered;
+    p.acked(call);
     assert.equal(ack.error?.code, 'canceled');
     gate.release({ decision: 'allow', by: 'admin', reasons: [] });
     assert.equal(ran.length, 0);
     assert.equal(audited[0]?.outcome.errorCode, 'canceled');
-    // The edge sent the ack (invoke-handler.ts): the watchers hear now.
-    p.acked(call);
     assert.deepEqual(moments, [
       'queued',
       'running',
       'held',
+      'sink:error',
       'audit_line:error',
       'screen_after:error',
       'finished:canceled',

@@ -526,8 +526,12 @@ export class ScrcpyInputSession {
     const from = this.dropped + this.output.length;
     this.checkAlive();
     let written = false;
+    this.barrierCount += 1;
+    const name = `xagent.barrier.s${scidHex(this.scid)}.n${this.barrierCount}`;
     try {
-      for (let i = 0; i < batches.length; i++) {
+      // At least one write: a call with no messages (the barrier alone) still sends the barrier.
+      const writes = Math.max(1, batches.length);
+      for (let i = 0; i < writes; i++) {
         const wait = (times[i] ?? 0) - (performance.now() - started);
         if (written && wait > 0) await pauseFor(wait, options.signal);
         if (!written) this.checkAlive();
@@ -536,15 +540,25 @@ export class ScrcpyInputSession {
             'outcome_unknown',
             'scrcpy-server went away in the middle of a gesture; whether it acted is unknown',
           );
-        this.socket.write(Buffer.concat((batches[i] ?? []).map(encodeControlMessage)));
+        const messages = batches[i] ?? [];
+        // The barrier rides in the last batch's write: one segment for a tap, not two.
+        this.socket.write(
+          Buffer.concat(
+            (i === writes - 1 ? [...messages, { type: 'startApp' as const, name }] : messages).map(
+              encodeControlMessage,
+            ),
+          ),
+        );
         written = true;
       }
-      this.barrierCount += 1;
-      const name = `xagent.barrier.s${scidHex(this.scid)}.n${this.barrierCount}`;
-      this.socket.write(encodeControlMessage({ type: 'startApp', name }));
       const line = `No app found for package "${name}"`;
       const left = Math.max(1, options.timeoutMs - (performance.now() - started));
-      await this.waitFor(() => (this.output.includes(line) ? true : undefined), left, options.signal);
+      // Looked for in what the server said since this call's first byte (not the whole kept output).
+      await this.waitFor(
+        () => (this.output.indexOf(line, Math.max(0, from - this.dropped)) >= 0 ? true : undefined),
+        left,
+        options.signal,
+      );
     } catch (error) {
       if (!written && !(isBridgeError(error) && error.code === 'outcome_unknown')) throw error;
       throw this.unknown(error, 'the input');

@@ -1,10 +1,11 @@
 /**
  * The path of one validated call, top to bottom: the phone's queue (control calls one at a
  * time, observation beside them), the screen-lock guard, the safety gate, the journal, the
- * tool itself, then what the bridge remembers and the sinks. It always answers with one ack;
- * nothing reaches the phone unless the gate allowed it. What follows the ack (the audit line,
- * the fast lane's read of the new screen, the timeline, the events) is this file's too: one
- * ordered list per call, run when the edge says the ack is sent (`acked`).
+ * tool itself, then what the bridge remembers of the screen. It always answers with one ack;
+ * nothing reaches the phone unless the gate allowed it. What follows the ack (the journal's
+ * "done" line, the sinks, the audit line, the fast lane's read of the new screen, the timeline,
+ * the events) is this file's too: one ordered list per call, run in the turn in which the edge
+ * sends the ack (`acked`), so no later packet is read before it ran.
  */
 import { BridgeError, isBridgeError, toWireError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
@@ -55,7 +56,7 @@ export interface CallPipelineOptions {
         releaseUiAutomation?(deviceId: string): Promise<void>;
       }
     | undefined;
-  /** Told about every finished call before its ack is sent (what the next call relies on). */
+  /** Told about every finished call as its ack is sent, before any later packet is read (what the next call relies on). */
   sinks: readonly CallRecordSink[];
   /** Told about every finished call after its ack is sent: the audit line, the screen history's read (see finish). */
   afterAck?: AfterAck | undefined;
@@ -128,7 +129,6 @@ export class CallPipeline {
     }
     // Before anything keeps or sends it: a field showing a typed secret shows in later trees too.
     if (this.o.secrets) ack = scrubSecrets(ack, this.o.secrets.values());
-    this.o.exactlyOnce.settle(call, ack);
     return this.finish(call, ack);
   }
 
@@ -314,9 +314,11 @@ export class CallPipeline {
   }
 
   /**
-   * Before the ack: what the bridge remembers and what the next call is judged on are settled
-   * (the sinks), so a retry or the next call finds them. What only follows the ack is kept
-   * for `acked`, in one list, in its order.
+   * Before the ack: what the phone's memory says of the call (the marks the next call is judged
+   * on). Everything else is kept for `acked`, in one list, in its order, and runs in the same
+   * turn as the ack's send (invoke-handler.ts), before the bridge reads any next packet: a retry
+   * or the next call still finds the journal's last word and the sinks' records. Only the agent's
+   * answer no longer waits for them.
    */
   private finish(call: ToolCall, ack: StoredAck): StoredAck {
     const durationMs = this.o.clock() - call.receivedAt;
@@ -329,14 +331,16 @@ export class CallPipeline {
       ...(typeof result?.lane === 'string' ? { lane: result.lane } : {}),
       ...(result ? { result } : {}),
     };
-    for (const sink of this.o.sinks) sink.record(call, outcome);
     const after = this.o.afterAck ?? {};
-    // What follows the ack, in order. The audit line first (it is written even if a later step
-    // fails); then the fast lane's read of the screen the action left (it starts while the
-    // agent reads the answer); then the timeline, which shows the call done; last the events
-    // the console and the Descriptor hear (the state above is already set, so whatever they
-    // ask for after the ack says the same). None holds up the agent's answer.
+    // What follows the ack, in order. The journal's "done" line (with the ack a retry is given)
+    // and the sinks first, what a later packet relies on; then the audit line (it is written
+    // even if a later step fails); then the fast lane's read of the screen the action left (it
+    // starts while the agent reads the answer); then the timeline, which shows the call done;
+    // last the events the console and the Descriptor hear (the state above is already set, so
+    // whatever they ask for after the ack says the same). None holds up the agent's answer.
     this.followUps.set(call, [
+      () => this.o.exactlyOnce.settle(call, ack),
+      ...this.o.sinks.map((sink) => () => sink.record(call, outcome)),
       () => after.audit?.recordCall(call, outcome),
       () => after.screenHistory?.readScreenAfter(call, outcome.outcome),
       () =>

@@ -125,7 +125,7 @@ export interface CallOutcome {
   result?: Readonly<Record<string, unknown>>;
 }
 
-/** Told about every finished call before its ack is sent: what the next call relies on (counts, what the lease left). */
+/** Told about every finished call as its ack is sent, before any later packet is read: what the next call relies on (counts, what the lease left). */
 export interface CallRecordSink {
   record(call: ToolCall, outcome: CallOutcome): void;
 }

@@ -45,7 +45,7 @@ export interface ToolRuntimeOptions {
   clock: () => number;
   /** Policy and approvals, asked inside each call's queue slot; absent, everything is allowed. */
   gate?: SafetyGate;
-  /** Told about every finished call before its ack is sent (the audit trail). */
+  /** Told about every finished call as its ack is sent, before any later packet is read (counts, evidence, what the lease left). */
   sinks?: readonly CallRecordSink[];
   /** Told about every finished call once its ack is sent, in the pipeline's order (call-pipeline.ts). */
   afterAck?: AfterAck;
