@@ -4,6 +4,13 @@
  */
 import { BridgeError } from '../errors';
 
+/**
+ * Deadline of one short command on a phone (a hash, a kill, a rotation read, a dumpsys, a
+ * force-stop, opening a stream): well under a second on a responsive phone; 10 s is for a busy
+ * one, past which the phone is taken as not answering.
+ */
+export const SHORT_COMMAND_MS = 10_000;
+
 export async function withDeadline<T>(
   work: Promise<T>,
   options: { timeoutMs: number; signal?: AbortSignal; what: string; onCancel?: () => void },

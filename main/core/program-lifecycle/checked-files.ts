@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BridgeError } from '../errors';
+import { SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { runText } from '../devices/shell-quote';
 
-/** `sha256sum` and `mkdir`, each; the push has its own. */
-const COMMAND_MS = 10_000;
+/** The push of one file (`sha256sum` and `mkdir` are short commands). */
 const PUSH_MS = 30_000;
 
 const localHashes = new Map<string, string>();
@@ -53,7 +53,7 @@ export interface CheckedFiles {
  * them all again: BridgeError('command_failed') naming those that still differ (none is run).
  */
 export async function installCheckedFiles(shell: DeviceShell, set: CheckedFiles, signal?: AbortSignal): Promise<void> {
-  const options = { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) };
+  const options = { timeoutMs: SHORT_COMMAND_MS, ...(signal ? { signal } : {}) };
   const remote = set.files.map((f) => f.remote);
   const onPhone = async (): Promise<Map<string, string>> =>
     parseSha256sum((await runText(shell, ['sha256sum', ...remote], options)).text);

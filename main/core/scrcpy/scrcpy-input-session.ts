@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { BridgeError, isBridgeError } from '../errors';
-import { pauseFor } from '../devices/deadline';
+import { pauseFor, SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
 import { minicapPrebuiltRoot } from '../stream/minicap-process';
@@ -47,7 +47,6 @@ export const SCRCPY_VERSION = '3.3.1';
 export const SCRCPY_DIR = '/data/local/tmp/xagent-scrcpy';
 export const SCRCPY_JAR_REMOTE = `${SCRCPY_DIR}/scrcpy-server.jar`;
 const MAIN_CLASS = 'com.genymobile.scrcpy.Server';
-const COMMAND_MS = 10_000;
 const OUTPUT_KEEP_CHARS = 64 * 1024;
 /** ViewConfiguration's default long-press timeout is 400–500 ms; past it on every release. */
 const LONG_PRESS_MS = 600;
@@ -436,7 +435,7 @@ export class ScrcpyInputSession {
       // Closing the shell makes adbd hang it up: the server gets SIGHUP.
       this.session.destroy();
       if (!exited)
-        await runText(this.shell, ['pkill', '-f', `scid=${scidHex(this.scid)}`], { timeoutMs: COMMAND_MS }).catch(
+        await runText(this.shell, ['pkill', '-f', `scid=${scidHex(this.scid)}`], { timeoutMs: SHORT_COMMAND_MS }).catch(
           () => undefined,
         );
       this.state = 'ended';

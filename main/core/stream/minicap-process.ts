@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
-import { withDeadline } from '../devices/deadline';
+import { SHORT_COMMAND_MS, withDeadline } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, excerpt, runText } from '../devices/shell-quote';
 import { connectWhenListening } from '../program-lifecycle/connect-when-listening';
@@ -32,7 +32,6 @@ const APK_MAIN_CLASS = 'io.devicefarmer.minicap.Main';
 /** The longest side of the stream's pictures: the agent screenshot's default max_side. */
 export const STREAM_MAX_SIDE = 1280;
 const JPEG_QUALITY = 80;
-const COMMAND_MS = 10_000;
 /** Output of a failed start kept for its message. */
 const OUTPUT_KEEP_BYTES = 4_096;
 
@@ -155,14 +154,14 @@ export async function installMinicapFiles(
   // Pushed files keep the mode sync gave them; an old copy may have lost its execute bit.
   if (plan.way === 'native')
     await runText(shell, ['chmod', '755', `${MINICAP_DIR}/minicap`], {
-      timeoutMs: COMMAND_MS,
+      timeoutMs: SHORT_COMMAND_MS,
       ...(signal ? { signal } : {}),
     });
 }
 
 /** Removes the bridge's minicap folder from the phone (nothing of it stays after a stream ends). */
 export async function removeMinicapFiles(shell: DeviceShell, signal?: AbortSignal): Promise<void> {
-  await runText(shell, ['rm', '-rf', MINICAP_DIR], { timeoutMs: COMMAND_MS, ...(signal ? { signal } : {}) });
+  await runText(shell, ['rm', '-rf', MINICAP_DIR], { timeoutMs: SHORT_COMMAND_MS, ...(signal ? { signal } : {}) });
 }
 
 export interface RunningMinicap {
@@ -241,7 +240,7 @@ export async function startMinicap(shell: DeviceShell, options: StartOptions): P
         reader.close();
         // Killed while its shell is still open, so the pid is surely minicap's and not a reused one.
         if (!sessionEnded && banner.pid > 0)
-          await runText(shell, ['kill', String(banner.pid)], { timeoutMs: COMMAND_MS }).catch(() => undefined);
+          await runText(shell, ['kill', String(banner.pid)], { timeoutMs: SHORT_COMMAND_MS }).catch(() => undefined);
         session.destroy();
       })();
       return stopped;

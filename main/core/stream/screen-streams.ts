@@ -22,7 +22,7 @@ import { BridgeError, isBridgeError } from '../errors';
 import type { DeviceShell } from '../devices/device-shell';
 import { orientedSize, parseWmSize, readRotation, type Rotation } from '../android/device-info';
 import { runText } from '../devices/shell-quote';
-import { pauseFor } from '../devices/deadline';
+import { pauseFor, SHORT_COMMAND_MS } from '../devices/deadline';
 import type { Logger } from '../logging/logger';
 import {
   installMinicapFiles,
@@ -126,7 +126,6 @@ const START_ROOM_MS = 30_000;
 const FAILURE_WINDOW_MS = 5 * 60_000;
 const COOL_DOWN_MS = 60_000;
 const FPS_WINDOW_MS = 2_000;
-const COMMAND_MS = 10_000;
 
 interface PhoneStream {
   deviceId: string;
@@ -499,7 +498,7 @@ export class ScreenStreams {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell) return;
     const startedAt = performance.now();
-    phone.rotationReading = readRotation(shell, { timeoutMs: COMMAND_MS })
+    phone.rotationReading = readRotation(shell, { timeoutMs: SHORT_COMMAND_MS })
       .then((rotation) => {
         const now = rotation ?? 0;
         phone.rotationRead = { startedAt, rotation: now };
@@ -538,7 +537,7 @@ export class ScreenStreams {
   private async verifyFiles(phone: PhoneStream, signal: AbortSignal): Promise<void> {
     const shell = this.o.shellFor(phone.deviceId);
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
-    const options = { timeoutMs: COMMAND_MS, signal };
+    const options = { timeoutMs: SHORT_COMMAND_MS, signal };
     if (phone.plan === undefined || phone.sdk === undefined || !phone.natural) {
       const [abis, sdk, size] = await Promise.all([
         runText(shell, ['getprop', 'ro.product.cpu.abilist'], options),
@@ -571,7 +570,7 @@ export class ScreenStreams {
     if (!shell) throw new BridgeError('device_offline', 'the phone is not connected');
     if (!phone.plan || !phone.natural) throw new BridgeError('internal_error', 'minicap’s files were not checked');
     const rotationStartedAt = performance.now();
-    const rotation = (await readRotation(shell, { timeoutMs: COMMAND_MS, signal })) ?? 0;
+    const rotation = (await readRotation(shell, { timeoutMs: SHORT_COMMAND_MS, signal })) ?? 0;
     phone.rotationRead = { startedAt: rotationStartedAt, rotation };
     const run = await startMinicap(shell, {
       plan: phone.plan,
