@@ -32,6 +32,7 @@
  */
 import type { AdminPhoneProgram } from '../../contract/admin-api';
 import { BridgeError, isBridgeError } from '../errors';
+import { SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import type { Logger } from '../logging/logger';
 import {
@@ -177,8 +178,8 @@ export class PhonePrograms {
         'device_offline',
         'the phone is not connected; its programs can be removed once it is back',
       );
-    await runText(shell, ['rm', '-rf', SCRCPY_DIR], { timeoutMs: 10_000 });
-    await removeUiReader(shell, { timeoutMs: 10_000 });
+    await runText(shell, ['rm', '-rf', SCRCPY_DIR], { timeoutMs: SHORT_COMMAND_MS });
+    await removeUiReader(shell, { timeoutMs: SHORT_COMMAND_MS });
     if (this.snapshotApk) await removeSnapshotHelper(shell, this.snapshotApk, { timeoutMs: 60_000 });
     return this.view(deviceId);
   }
