@@ -284,7 +284,7 @@ export class ApprovalGate implements SafetyGate {
     return this.history.stillShowing(call)?.nodes ?? null;
   }
 
-  /** A call finished, before its ack: an allowed control call may have changed the screen (screen-history.ts). */
+  /** A call finished (its ack just sent, no later packet read yet): an allowed control call may have changed the screen (screen-history.ts). */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
     this.history.callFinished(call, outcome);
   }

@@ -115,9 +115,9 @@ export class ScreenHistory {
   }
 
   /**
-   * A call finished, before its ack is sent: an allowed control call may have changed the
-   * screen, so what the next call is judged on is settled now (readScreenAfter starts the
-   * read of the new screen once the ack is on its way).
+   * A call finished (told right after its ack is sent, in the same turn: before any later
+   * packet is read): an allowed control call may have changed the screen, so what the next
+   * call is judged on is settled now (readScreenAfter then starts the read of the new screen).
    */
   callFinished(call: ToolCall, outcome: 'ok' | 'error'): void {
     if (call.tool.kind !== 'control' || call.verdict?.decision !== 'allow') return;

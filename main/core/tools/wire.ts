@@ -47,7 +47,7 @@ export interface ToolsPorts extends Pick<ToolRuntimeOptions, Given | 'lanes' | '
     sink: CallRecordSink;
     auditor: NonNullable<AfterAck['audit']>;
   };
-  /** Told of every finished call before the ack, after the safety's sink: the metrics, what the lease left, the evidence. */
+  /** Told of every finished call as its ack is sent (before any later packet), after the safety's sink: the metrics, what the lease left, the evidence. */
   metrics: CallRecordSink;
   effects: CallRecordSink;
   evidence: { recorder: CallRecordSink };
