@@ -132,6 +132,26 @@ describe('program lifecycle', () => {
     assert.equal(r.life.running, undefined);
   });
 
+  test('a failure a call saw on a run already let go changes nothing; on the current run it fails it', async () => {
+    const r = rig();
+    const first = new FakeRun();
+    await r.life.start({ run: () => Promise.resolve(first) });
+    // Let go (another reader's turn, the lease's end), then started again.
+    await r.life.stop();
+    const second = new FakeRun();
+    await r.life.start({ run: () => Promise.resolve(second) });
+    // A call still holding the first run finds it stopped: that is the stop, not a failure.
+    await r.life.failRun(first, new BridgeError('helper_unavailable', 'not running; nothing was asked'));
+    assert.equal(r.life.state, 'ready');
+    assert.equal(r.life.running, second);
+    assert.equal(r.life.view().last_error, null);
+    assert.equal(second.stopped, 0);
+    await r.life.failRun(second, new BridgeError('helper_unavailable', 'it ended'));
+    assert.equal(r.life.state, 'failed');
+    assert.equal(second.stopped, 1);
+    assert.equal(r.life.view().last_error, 'it ended');
+  });
+
   test('a failure waits out its retry time; then the next start tries again', async () => {
     const r = rig();
     await r.life.start({ run: () => Promise.reject(new BridgeError('command_failed', 'no luck')) });
