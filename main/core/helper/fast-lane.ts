@@ -307,7 +307,7 @@ class CallLanes implements ToolLanes {
       return read.nodes;
     } catch (error) {
       if (options.signal.aborted || (isBridgeError(error) && error.code === 'canceled')) throw error;
-      this.programs.treeFailed(this.deviceId, error);
+      this.programs.treeFailed(this.deviceId, helper, error);
       this.programs.noteServed(this.deviceId, 'snapshot_tree', false);
       return null;
     }

@@ -365,10 +365,15 @@ export class PhonePrograms {
     void this.phone(deviceId).input.failRun(session, error);
   }
 
-  /** The snapshot helper failed a read: the stock dump serves this call; it is tried again later. */
-  treeFailed(deviceId: string, error: unknown): void {
+  /**
+   * The snapshot helper (checked as `handle`) failed a read: the stock dump serves this call; it
+   * is tried again later, unless that check was already let go (the lease's end): no new failure.
+   */
+  treeFailed(deviceId: string, handle: SnapshotHelperHandle, error: unknown): void {
     if (isBridgeError(error) && error.code === 'canceled') return;
-    void this.phone(deviceId).tree.fail(error);
+    const life = this.phone(deviceId).tree;
+    const run = life.running;
+    if (run?.handle === handle) void life.failRun(run, error);
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------
