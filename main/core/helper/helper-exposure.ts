@@ -17,7 +17,8 @@ import {
   type BridgeConnectionLedger,
   type TcpSocketRow,
 } from './helper-guard';
-import { COMMAND_TIMEOUT_MS, helperError, type HelperContext, type PhoneHelper } from './phone-helper';
+import { SHORT_COMMAND_MS } from '../devices/deadline';
+import { helperError, type HelperContext, type PhoneHelper } from './phone-helper';
 
 /** Something the person must hear about now: the helper was stopped to keep the phone safe. */
 export interface HelperAlert {
@@ -97,7 +98,7 @@ export function watchConnections(context: ExposureContext, phone: PhoneHelper, r
 async function watchOnce(context: ExposureContext, phone: PhoneHelper, run: WatchedRun): Promise<void> {
   const shell = context.shellFor(phone.deviceId);
   if (!shell || run.stopped || context.bridgeStopped()) return;
-  const options = { timeoutMs: COMMAND_TIMEOUT_MS };
+  const options = { timeoutMs: SHORT_COMMAND_MS };
   const readAt = context.clock();
   let rows: TcpSocketRow[];
   let addresses: string[] | null;

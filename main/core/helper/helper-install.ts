@@ -19,7 +19,8 @@ import {
   parseInstalledUid,
   parseInstalledVersion,
 } from './helper-protocol';
-import { COMMAND_TIMEOUT_MS, helperError, type HelperContext, type PhoneHelper } from './phone-helper';
+import { SHORT_COMMAND_MS } from '../devices/deadline';
+import { helperError, type HelperContext, type PhoneHelper } from './phone-helper';
 
 const INSTALL_TIMEOUT_MS = 180_000;
 const PUSH_TIMEOUT_MS = 120_000;
@@ -39,7 +40,7 @@ export async function installHelper(
 ): Promise<void> {
   const apks = context.apks;
   if (!apks) throw new BridgeError('tool_unavailable', 'this build carries no appium-uiautomator2-server');
-  const short = { timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) };
+  const short = { timeoutMs: SHORT_COMMAND_MS, ...(signal ? { signal } : {}) };
   try {
     const [serverDump, testDump] = await Promise.all(
       [HELPER_SERVER_PACKAGE, HELPER_TEST_PACKAGE].map(
@@ -68,7 +69,7 @@ export async function installHelper(
         try {
           await installApk(shell, remote, { timeoutMs: INSTALL_TIMEOUT_MS });
         } finally {
-          await shell.run(['rm', '-f', remote], { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
+          await shell.run(['rm', '-f', remote], { timeoutMs: SHORT_COMMAND_MS }).catch(() => undefined);
         }
       }
     }

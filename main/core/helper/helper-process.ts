@@ -12,7 +12,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { BridgeError, isBridgeError } from '../errors';
-import { pauseFor } from '../devices/deadline';
+import { pauseFor, SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { buildCommandLine, runText } from '../devices/shell-quote';
 import type { RunningProgram } from '../program-lifecycle/program-lifecycle';
@@ -20,7 +20,7 @@ import { HelperClient, notPerformed } from './helper-client';
 import { watchConnections, type ExposureContext, type WatchedRun } from './helper-exposure';
 import { BridgeConnectionLedger } from './helper-guard';
 import { HELPER_INSTRUMENT_ARGV, HELPER_STOP_ARGV, isNoInstrumentation } from './helper-protocol';
-import { COMMAND_TIMEOUT_MS, helperError, type PhoneHelper } from './phone-helper';
+import { helperError, type PhoneHelper } from './phone-helper';
 
 const STATUS_POLL_MS = 100;
 const STATUS_REQUEST_MS = 2_000;
@@ -90,7 +90,7 @@ export class HelperRun implements RunningProgram, WatchedRun {
     let instrument: Duplex;
     try {
       instrument = await shell.openStream(`shell:${buildCommandLine(HELPER_INSTRUMENT_ARGV)}`, {
-        timeoutMs: COMMAND_TIMEOUT_MS,
+        timeoutMs: SHORT_COMMAND_MS,
         signal,
       });
     } catch (error) {
@@ -144,7 +144,7 @@ export class HelperRun implements RunningProgram, WatchedRun {
     this.watchTimer = undefined;
     this.phone.watchedAt = null;
     this.instrument.destroy();
-    await runText(this.shell, HELPER_STOP_ARGV, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => undefined);
+    await runText(this.shell, HELPER_STOP_ARGV, { timeoutMs: SHORT_COMMAND_MS }).catch(() => undefined);
   }
 
   /** `/status` until it answers, then one session whose trees are read without waiting for idle. */
@@ -188,7 +188,7 @@ export class HelperRun implements RunningProgram, WatchedRun {
         'POST',
         '/session',
         { capabilities: { firstMatch: [{}], alwaysMatch: {} } },
-        { timeoutMs: COMMAND_TIMEOUT_MS, signal },
+        { timeoutMs: SHORT_COMMAND_MS, signal },
       );
       const value = created.body.value as { sessionId?: unknown } | undefined;
       sessionId =
@@ -214,7 +214,7 @@ export class HelperRun implements RunningProgram, WatchedRun {
         'POST',
         `/session/${encodeURIComponent(sessionId)}/appium/settings`,
         { settings: { waitForIdleTimeout: 0, actionAcknowledgmentTimeout: 0 } },
-        { timeoutMs: COMMAND_TIMEOUT_MS, signal },
+        { timeoutMs: SHORT_COMMAND_MS, signal },
       )
       .catch(() => undefined);
   }

@@ -8,15 +8,11 @@
  * Its failures carry a stable reason (`last_error_reason`, put in the person's language by the
  * console) and are taken by the rule in `helperFailureKind`.
  */
-import { SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { BridgeError, isBridgeError } from '../errors';
 import type { Logger } from '../logging/logger';
 import type { FailureKind } from '../program-lifecycle/program-lifecycle';
 import type { HelperApks } from './helper-apks';
-
-/** Deadline of one short phone command (dumpsys, force-stop, rm, a guard read, opening a stream). */
-export const COMMAND_TIMEOUT_MS = SHORT_COMMAND_MS;
 
 /**
  * What the install, check, start and guard steps read and write of one phone's helper. Its

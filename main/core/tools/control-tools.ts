@@ -36,6 +36,7 @@ import { requireFocusedField } from './focused-field';
 import { secretFieldNotMasked } from './secret-field';
 import { createReadStream } from 'node:fs';
 import { BridgeError } from '../errors';
+import { SHORT_COMMAND_MS } from '../devices/deadline';
 import type { DeviceShell } from '../devices/device-shell';
 import { runText } from '../devices/shell-quote';
 
@@ -417,7 +418,8 @@ const installApkTool = defineTool({
     // For the person's own user (the one in front), not every user: a work profile keeps its
     // own apps, and the turnover uninstalls for this user only (#36 point 6).
     const user =
-      (await currentUser(ctx.shell, { timeoutMs: 10_000, signal: ctx.signal }).catch(() => null)) ?? undefined;
+      (await currentUser(ctx.shell, { timeoutMs: SHORT_COMMAND_MS, signal: ctx.signal }).catch(() => null)) ??
+      undefined;
     // The apps installed before and after name what this install added: the lease's turnover
     // removes exactly those (an update of an app the phone already had is left installed).
     const userApps = (): Promise<string[] | null> =>
@@ -436,7 +438,7 @@ const installApkTool = defineTool({
         ...(user !== undefined ? { user } : {}),
       });
     } finally {
-      await ctx.shell.run(['rm', '-f', remote], { timeoutMs: 10_000 }).catch(() => undefined);
+      await ctx.shell.run(['rm', '-f', remote], { timeoutMs: SHORT_COMMAND_MS }).catch(() => undefined);
     }
     const after = before ? await userApps() : null;
     const added = before && after ? after.filter((pkg) => !before.includes(pkg)) : [];
@@ -500,7 +502,7 @@ const pushFileTool = defineTool({
   run: async (ctx, args) => {
     const file = ctx.services.uploadedFile(args.file_ref);
     const name = (args.filename ?? basename(file.filename)).replace(/[^\w.\- ()]/g, '_').replace(/^\.+/, '_');
-    const remote = await unusedDownloadPath(ctx.shell, name, { timeoutMs: 10_000, signal: ctx.signal });
+    const remote = await unusedDownloadPath(ctx.shell, name, { timeoutMs: SHORT_COMMAND_MS, signal: ctx.signal });
     await ctx.shell.push(createReadStream(file.path), remote, { timeoutMs: 120_000, signal: ctx.signal });
     return { status: 'copied', path: remote, byte_size: file.byteSize };
   },
